@@ -1,0 +1,12 @@
+// Command kaasctl is the operations toolkit for kaas.
+package main
+
+import (
+	"os"
+
+	"github.com/kaasctl/kaasctl/commands"
+)
+
+func main() {
+	os.Exit(commands.Main(os.Args, commands.System()))
+}

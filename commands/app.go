@@ -1,0 +1,171 @@
+// Package commands wires kaasctl's command line: each command lives in its
+// own file, parses its flags into an options struct, calls the logic in
+// inspect/ or repair/, and hands the result to render/.
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+)
+
+// NewApp builds the command tree writing to ios.
+func NewApp(ios *IOStreams) *cli.App {
+	app := &cli.App{
+		Name:                 "kaasctl",
+		Usage:                "operate kaas consumer groups: coordinators, offsets, assignments, takeovers",
+		Description:          "kaasctl reads the kaas shared volume directly (--data-dir / --cluster-dir), talks to brokers\nover the Kafka protocol, or both. Run 'kaasctl help exit-codes' for exit codes.",
+		Version:              versionString(),
+		Writer:               ios.Out,
+		ErrWriter:            ios.Err,
+		Reader:               ios.In,
+		Metadata:             map[string]any{"io": ios},
+		Commands:             buildCommands(),
+		EnableBashCompletion: true,
+		Suggest:              true,
+		HideVersion:          false,
+		ExitErrHandler:       func(*cli.Context, error) {},
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.Args().Present() {
+			return exit.UsageErrorf("unknown command %q; run 'kaasctl help' for the list", c.Args().First())
+		}
+		return cli.ShowAppHelp(c)
+	}
+	app.OnUsageError = usageError
+	for _, cmd := range app.Commands {
+		prepare(cmd)
+	}
+	return app
+}
+
+// prepare attaches the common flags to every leaf command, maps flag
+// parsing errors to exit 2, and makes parents reject unknown sub-commands.
+func prepare(cmd *cli.Command) {
+	cmd.OnUsageError = usageError
+	if len(cmd.Subcommands) > 0 {
+		name := cmd.Name
+		cmd.Action = func(c *cli.Context) error {
+			if c.Args().Present() {
+				return exit.UsageErrorf("unknown command %q for 'kaasctl %s'; run 'kaasctl %s --help'", c.Args().First(), name, name)
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
+		for _, s := range cmd.Subcommands {
+			prepare(s)
+		}
+		return
+	}
+	if cmd.Category != "help" {
+		cmd.Flags = append(cmd.Flags, commonFlags()...)
+	}
+}
+
+func usageError(_ *cli.Context, err error, _ bool) error {
+	return exit.UsageErrorf("%v", err)
+}
+
+// Main runs kaasctl with args (args[0] is the program name) and returns the
+// exit code.
+func Main(args []string, ios *IOStreams) int {
+	app := NewApp(ios)
+	err := app.Run(reorderArgs(app, args))
+	if err == nil {
+		return exit.OK
+	}
+	code := exit.Code(err)
+	if !exit.IsSilent(err) {
+		msg := err.Error()
+		if code == exit.Usage && !strings.Contains(msg, "--help") {
+			msg += " (see --help)"
+		}
+		fmt.Fprintf(ios.Err, "kaasctl: %s\n", msg)
+	}
+	return code
+}
+
+func fmtf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, a...) }
+
+// reorderArgs moves flags in front of positional arguments for the command
+// being run, so 'kaasctl whois g1 -o json' works like 'kaasctl whois -o json g1'
+// (the flag package stops at the first positional). Everything after "--"
+// stays positional.
+func reorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	cmds := app.Commands
+	var leaf *cli.Command
+	i := 1
+	for i < len(args) {
+		c := findCommand(cmds, args[i])
+		if c == nil {
+			break
+		}
+		out = append(out, args[i])
+		leaf = c
+		cmds = c.Subcommands
+		i++
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	if leaf == nil || len(leaf.Subcommands) > 0 {
+		return args
+	}
+	var flags, pos []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if takesValue(leaf, name) && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out = append(out, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+func takesValue(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				if tv, ok := f.(cli.DocGenerationFlag); ok {
+					return tv.TakesValue()
+				}
+				return true
+			}
+		}
+	}
+	return false
+}

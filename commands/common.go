@@ -1,0 +1,106 @@
+package commands
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// Names of the flags every command accepts.
+const (
+	flagDataDir    = "data-dir"
+	flagClusterDir = "cluster-dir"
+	flagOutput     = "output"
+	flagQuiet      = "quiet"
+	flagNoColor    = "no-color"
+)
+
+// commonFlags are attached to every leaf command, so they work after the
+// command name as every example writes them.
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
+		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
+		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
+		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
+		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
+	}
+}
+
+// Globals is what the common flags resolve to for one command run.
+type Globals struct {
+	IO      *IOStreams
+	Printer *render.Printer
+	Quiet   bool
+	vin     volume.ResolveInput
+}
+
+// globals reads the common flags.
+func globals(c *cli.Context) (*Globals, error) {
+	ios := iosFrom(c)
+	f, err := render.ParseFormat(c.String(flagOutput))
+	if err != nil {
+		return nil, exit.UsageErrorf("%v", err)
+	}
+	color := ios.OutTTY && !c.Bool(flagNoColor) && ios.getenv("NO_COLOR") == "" && ios.getenv("TERM") != "dumb"
+	g := &Globals{
+		IO:      ios,
+		Printer: &render.Printer{Format: f, Out: ios.Out, Err: ios.Err, TTY: ios.OutTTY, Color: color},
+		Quiet:   c.Bool(flagQuiet),
+		vin: volume.ResolveInput{
+			ClusterDirFlag: c.String(flagClusterDir),
+			DataDirFlag:    c.String(flagDataDir),
+			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
+			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
+		},
+	}
+	return g, nil
+}
+
+// Layout resolves the volume from flags and environment.
+func (g *Globals) Layout() (volume.Layout, error) {
+	l, err := volume.Resolve(g.vin)
+	if err == volume.ErrNoVolume {
+		return l, exit.UsageErrorf("%v", err)
+	}
+	return l, err
+}
+
+// HasVolume reports whether any source names a volume.
+func (g *Globals) HasVolume() bool {
+	v := g.vin
+	return v.ClusterDirFlag != "" || v.DataDirFlag != "" || v.EnvClusterDir != "" || v.EnvDataDir != "" ||
+		v.ProfileClusterDir != "" || v.ProfileDataDir != ""
+}
+
+// Notef prints a note on stderr unless --quiet.
+func (g *Globals) Notef(format string, a ...any) {
+	if g.Quiet {
+		return
+	}
+	fmtf(g.IO.Err, "kaasctl: "+format+"\n", a...)
+}
+
+// Warnf prints a warning on stderr (even with --quiet: warnings matter).
+func (g *Globals) Warnf(format string, a ...any) {
+	fmtf(g.IO.Err, "warning: "+format+"\n", a...)
+}
+
+// WarnFindings prints the warning- and error-level findings of a read.
+func (g *Globals) WarnFindings(fs []volume.Finding) {
+	for _, f := range fs {
+		if f.Severity == volume.SevInfo {
+			continue
+		}
+		g.Warnf("%s: %s", f.Path, f.Message)
+	}
+}
+
+func iosFrom(c *cli.Context) *IOStreams {
+	if ios, ok := c.App.Metadata["io"].(*IOStreams); ok {
+		return ios
+	}
+	return System()
+}

@@ -1,0 +1,220 @@
+package volume
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+)
+
+// Assignment is CD/assignment.json, written by kaas's controller.
+type Assignment struct {
+	ControllerEpoch   int64            `json:"controllerEpoch"`
+	AssignmentVersion int64            `json:"assignmentVersion"`
+	GeneratedAt       string           `json:"generatedAt"`
+	Controller        string           `json:"controller"`
+	Brokers           []BrokerEntry    `json:"brokers"`
+	Partitions        []PartitionEntry `json:"partitions"`
+	ConsumerGroups    []GroupEntry     `json:"consumerGroups,omitempty"`
+}
+
+// BrokerEntry is one brokers[] item.
+type BrokerEntry struct {
+	ID       string `json:"id"`
+	Health   string `json:"health"`
+	LastSeen string `json:"lastSeen"`
+}
+
+// PartitionEntry is one partitions[] item.
+type PartitionEntry struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Broker    string `json:"broker"`
+	Epoch     uint32 `json:"epoch"`
+	Role      string `json:"role"`
+}
+
+// GroupEntry is one explicit consumerGroups[] item.
+type GroupEntry struct {
+	GroupID string `json:"groupId"`
+	Broker  string `json:"broker"`
+	Epoch   uint32 `json:"epoch"`
+}
+
+// GeneratedTime parses generatedAt leniently (9 fractional digits from the
+// Rust controller, trimmed zeros from the Go one). Zero when unparseable.
+func (a *Assignment) GeneratedTime() time.Time {
+	t, err := time.Parse(time.RFC3339Nano, a.GeneratedAt)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// GrouphashBrokers converts brokers[] for the routing package.
+func (a *Assignment) GrouphashBrokers() []grouphash.Broker {
+	bs := make([]grouphash.Broker, len(a.Brokers))
+	for i, b := range a.Brokers {
+		bs[i] = grouphash.Broker{ID: b.ID, Health: b.Health}
+	}
+	return bs
+}
+
+// Router builds the two-tier router for this assignment.
+func (a *Assignment) Router() *grouphash.Router {
+	es := make([]grouphash.Entry, len(a.ConsumerGroups))
+	for i, e := range a.ConsumerGroups {
+		es[i] = grouphash.Entry{GroupID: e.GroupID, Broker: e.Broker}
+	}
+	return grouphash.NewRouter(a.GrouphashBrokers(), es)
+}
+
+// Health returns the broker's health, and whether it is listed at all.
+func (a *Assignment) Health(id string) (string, bool) {
+	for _, b := range a.Brokers {
+		if b.ID == id {
+			return b.Health, true
+		}
+	}
+	return "", false
+}
+
+// ReadAssignment reads and parses an assignment file. A missing, empty or
+// undecodable file is a *FileError; oddities that kaas tolerates are findings.
+func ReadAssignment(path string) (*Assignment, []Finding, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, &FileError{Path: path, Problem: "file does not exist (is this the cluster dir? has a controller written it yet?)"}
+		}
+		return nil, nil, &FileError{Path: path, Problem: err.Error()}
+	}
+	return ParseAssignment(path, data)
+}
+
+var knownAssignmentFields = []string{"controllerEpoch", "assignmentVersion", "generatedAt", "controller", "brokers", "partitions", "consumerGroups"}
+
+// ParseAssignment parses assignment.json bytes; path is used in messages.
+func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?)"}
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
+	}
+	if raw == nil {
+		return nil, nil, &FileError{Path: path, Problem: "the file holds JSON null, not an assignment object"}
+	}
+	a := &Assignment{}
+	var fs []Finding
+	add := func(sev Severity, code, msg, fix string) {
+		fs = append(fs, Finding{Severity: sev, Code: code, Path: path, Message: msg, Fix: fix})
+	}
+	field := func(name string, dst any) error {
+		v, ok := raw[name]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return &FileError{Path: path, Problem: fmt.Sprintf("field %q: %s", name, describeJSONError(v, err))}
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{
+		{"controllerEpoch", &a.ControllerEpoch},
+		{"assignmentVersion", &a.AssignmentVersion},
+		{"generatedAt", &a.GeneratedAt},
+		{"controller", &a.Controller},
+		{"brokers", &a.Brokers},
+		{"partitions", &a.Partitions},
+		{"consumerGroups", &a.ConsumerGroups},
+	} {
+		if err := field(f.name, f.dst); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, name := range []string{"brokers", "partitions"} {
+		v, ok := raw[name]
+		switch {
+		case !ok:
+			add(SevError, "assignment."+name+"Missing", fmt.Sprintf("%q is missing; kaas brokers refuse this file and keep their last good assignment", name),
+				"wait for the controller to rewrite the file; if it persists, check the controller's logs")
+		case string(bytes.TrimSpace(v)) == "null":
+			add(SevError, "assignment."+name+"Null", fmt.Sprintf("%q is null (an old Go-era writer?); kaas brokers refuse this file", name),
+				"wait for the controller to rewrite the file; if it persists, check the controller's logs")
+		}
+	}
+	if _, ok := raw["assignmentVersion"]; !ok {
+		add(SevWarning, "assignment.versionMissing", "assignmentVersion is missing; it reads as 0", "")
+	}
+	var unknown []string
+	for k := range raw {
+		if !slices.Contains(knownAssignmentFields, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		add(SevInfo, "assignment.unknownFields", "fields kaasctl does not know (ignored, as kaas does): "+strings.Join(unknown, ", "), "")
+	}
+	if a.GeneratedAt != "" && a.GeneratedTime().IsZero() {
+		add(SevWarning, "assignment.badTimestamp", fmt.Sprintf("generatedAt %q is not an RFC 3339 time", a.GeneratedAt), "")
+	}
+	seen := make(map[string]int, len(a.Brokers))
+	alive := 0
+	for _, b := range a.Brokers {
+		seen[b.ID]++
+		if seen[b.ID] == 2 {
+			add(SevError, "assignment.duplicateBroker", fmt.Sprintf("broker %q is listed more than once; the hash divisor counts it twice", b.ID),
+				"the controller must rewrite the file; restart the controller if it keeps writing duplicates")
+		}
+		switch b.Health {
+		case grouphash.HealthAlive:
+			alive++
+		case "draining", "dead":
+		default:
+			add(SevWarning, "assignment.unknownHealth", fmt.Sprintf("broker %q has health %q (known: alive, draining, dead); it counts as down", b.ID, b.Health), "")
+		}
+		if b.ID == "" {
+			add(SevError, "assignment.emptyBrokerID", "a broker entry has an empty id", "")
+		}
+	}
+	if len(a.Brokers) > 0 && alive == 0 {
+		add(SevError, "assignment.noAliveBroker", "no broker is alive: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
+	} else if len(a.Brokers) == 0 && raw["brokers"] != nil && string(bytes.TrimSpace(raw["brokers"])) != "null" {
+		add(SevError, "assignment.noBrokers", "brokers[] is empty: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
+	}
+	firstEntry := make(map[string]string, len(a.ConsumerGroups))
+	for _, e := range a.ConsumerGroups {
+		if prev, dup := firstEntry[e.GroupID]; dup {
+			add(SevWarning, "assignment.duplicateEntry", fmt.Sprintf("group %q has more than one consumerGroups entry (%s, then %s); the first wins", e.GroupID, prev, e.Broker), "")
+			continue
+		}
+		firstEntry[e.GroupID] = e.Broker
+		if seen[e.Broker] == 0 {
+			add(SevError, "assignment.entryUnknownBroker", fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker),
+				"wait for the next controller recompute (a broker join/leave or topic change); until then the group cannot commit")
+		} else if hl, _ := a.Health(e.Broker); hl != grouphash.HealthAlive {
+			add(SevError, "assignment.entryDeadBroker", fmt.Sprintf("group %q is explicitly assigned to %q, whose health is %q: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker, hl),
+				"wait for the next controller recompute; until then the group cannot commit")
+		}
+	}
+	if a.Brokers == nil {
+		a.Brokers = []BrokerEntry{}
+	}
+	if a.Partitions == nil {
+		a.Partitions = []PartitionEntry{}
+	}
+	return a, fs, nil
+}

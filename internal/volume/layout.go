@@ -1,0 +1,139 @@
+// Package volume reads kaas's shared volume: where the cluster dir is, and
+// every file format kaasctl understands (assignment.json today; offset files,
+// transaction slots and partition manifests beside it). Readers are lenient
+// but honest: a file that cannot be understood yields a *FileError naming the
+// file and the problem, and anything odd but readable yields a Finding.
+package volume
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Well-known names inside the cluster dir and the data dir.
+const (
+	AssignmentFile = "assignment.json"
+	OffsetsDir     = "__consumer_offsets"
+	ClusterSubdir  = "__cluster"
+	TxnStateDir    = "txn_state"
+	FencesDir      = "producer_fences"
+	MarkerQueueDir = "marker_queue"
+	ProducerIDsDir = "producer_ids"
+)
+
+// Layout is a resolved volume: the cluster dir always, the data dir when known.
+type Layout struct {
+	DataDir    string `json:"dataDir"`
+	ClusterDir string `json:"clusterDir"`
+	// Source says how ClusterDir was found, for messages.
+	Source string `json:"source"`
+}
+
+// AssignmentPath is CD/assignment.json.
+func (l Layout) AssignmentPath() string { return filepath.Join(l.ClusterDir, AssignmentFile) }
+
+// OffsetsPath is CD/__consumer_offsets (the current layout).
+func (l Layout) OffsetsPath() string { return filepath.Join(l.ClusterDir, OffsetsDir) }
+
+// LegacyOffsetsPath is DATA/__consumer_offsets, or "" when the data dir is unknown.
+func (l Layout) LegacyOffsetsPath() string {
+	if l.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(l.DataDir, OffsetsDir)
+}
+
+// TxnStatePath is CD/txn_state.
+func (l Layout) TxnStatePath() string { return filepath.Join(l.ClusterDir, TxnStateDir) }
+
+// ResolveInput is what the user gave, by source.
+type ResolveInput struct {
+	ClusterDirFlag, DataDirFlag       string // --cluster-dir, --data-dir
+	EnvClusterDir, EnvDataDir         string // KAAS_CLUSTER_DIR, KAAS_DATA_DIR
+	ProfileClusterDir, ProfileDataDir string // the active profile in config.yaml
+}
+
+// ErrNoVolume means no flag, environment variable or profile named a volume.
+var ErrNoVolume = errors.New("no volume given: pass --data-dir DIR or --cluster-dir DIR (or set KAAS_DATA_DIR / KAAS_CLUSTER_DIR)")
+
+// Resolve finds the cluster dir. Flags beat the environment, which beats the
+// profile; within one source the rule is kaas's own:
+//
+//  1. a cluster dir (--cluster-dir, KAAS_CLUSTER_DIR) names it directly;
+//  2. otherwise it is the data dir plus "__cluster";
+//  3. a data dir that holds assignment.json directly (the chart's split
+//     control-plane mount, or a copied snapshot) is itself the cluster dir.
+//
+// A data dir from the same or a lower source is kept beside an explicit
+// cluster dir: it holds legacy offsets and partition manifests.
+func Resolve(in ResolveInput) (Layout, error) {
+	type src struct{ cluster, data, cname, dname string }
+	for _, s := range []src{
+		{in.ClusterDirFlag, in.DataDirFlag, "--cluster-dir", "--data-dir"},
+		{in.EnvClusterDir, in.EnvDataDir, "KAAS_CLUSTER_DIR", "KAAS_DATA_DIR"},
+		{in.ProfileClusterDir, in.ProfileDataDir, "profile clusterDir", "profile dataDir"},
+	} {
+		if s.cluster == "" && s.data == "" {
+			continue
+		}
+		var l Layout
+		if s.cluster != "" {
+			data := s.data
+			if data == "" {
+				data = firstNonEmpty(in.EnvDataDir, in.ProfileDataDir)
+			}
+			l = Layout{ClusterDir: s.cluster, DataDir: data, Source: s.cname}
+		} else {
+			l = Layout{DataDir: s.data, ClusterDir: filepath.Join(s.data, ClusterSubdir), Source: s.dname + " + " + ClusterSubdir}
+			if !isDir(l.ClusterDir) && isFile(filepath.Join(s.data, AssignmentFile)) {
+				l = Layout{DataDir: s.data, ClusterDir: s.data, Source: s.dname + " (holds " + AssignmentFile + " directly)"}
+			}
+		}
+		if err := checkDir(l.ClusterDir, l.Source); err != nil {
+			return Layout{}, err
+		}
+		if l.DataDir != "" && l.DataDir != l.ClusterDir {
+			if err := checkDir(l.DataDir, "data dir"); err != nil {
+				return Layout{}, err
+			}
+		}
+		return l, nil
+	}
+	return Layout{}, ErrNoVolume
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func checkDir(dir, src string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &FileError{Path: dir, Problem: fmt.Sprintf("directory does not exist (from %s)", src)}
+		}
+		return &FileError{Path: dir, Problem: err.Error()}
+	}
+	if !st.IsDir() {
+		return &FileError{Path: dir, Problem: fmt.Sprintf("not a directory (from %s)", src)}
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,275 @@
+// Package render prints command results: tables for people (tablewriter on a
+// TTY, plain aligned text when piped) and stable machine formats (json,
+// jsonl, yaml, csv) with camelCase field names and [] rather than null.
+//
+// Commands build a typed view (structs with json tags) plus a Table, and
+// hand both to a Printer; they never format output themselves.
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"gopkg.in/yaml.v3"
+)
+
+// Format is an output format (-o).
+type Format string
+
+const (
+	Table Format = "table"
+	Wide  Format = "wide"
+	JSON  Format = "json"
+	JSONL Format = "jsonl"
+	YAML  Format = "yaml"
+	CSV   Format = "csv"
+)
+
+// Formats lists every format, for help and completion.
+var Formats = []Format{Table, Wide, JSON, JSONL, YAML, CSV}
+
+// ParseFormat validates -o.
+func ParseFormat(s string) (Format, error) {
+	if s == "" {
+		return Table, nil
+	}
+	for _, f := range Formats {
+		if strings.EqualFold(s, string(f)) {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown output format %q (choose one of: %s)", s, strings.Join(names, ", "))
+}
+
+// Machine reports whether f is meant for programs rather than people.
+func (f Format) Machine() bool { return f == JSON || f == JSONL || f == YAML || f == CSV }
+
+// Column is a table column. Wide columns appear only with -o wide (and
+// always in csv).
+type Column struct {
+	Header string
+	Wide   bool
+}
+
+// TableData is a table before rendering.
+type TableData struct {
+	Columns []Column
+	Rows    [][]string
+}
+
+// NewTable starts a table; a header ending in "+" is a wide-only column.
+func NewTable(headers ...string) *TableData {
+	t := &TableData{}
+	for _, h := range headers {
+		c := Column{Header: h}
+		if strings.HasSuffix(h, "+") {
+			c = Column{Header: strings.TrimSuffix(h, "+"), Wide: true}
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	return t
+}
+
+// Add appends a row; cells beyond the columns are dropped, missing ones blank.
+func (t *TableData) Add(cells ...string) {
+	row := make([]string, len(t.Columns))
+	copy(row, cells)
+	t.Rows = append(t.Rows, row)
+}
+
+// project keeps the columns shown in this mode.
+func (t *TableData) project(wide bool) ([]string, [][]string) {
+	var keep []int
+	var hdr []string
+	for i, c := range t.Columns {
+		if wide || !c.Wide {
+			keep = append(keep, i)
+			hdr = append(hdr, c.Header)
+		}
+	}
+	rows := make([][]string, len(t.Rows))
+	for r, row := range t.Rows {
+		out := make([]string, len(keep))
+		for j, i := range keep {
+			out[j] = row[i]
+		}
+		rows[r] = out
+	}
+	return hdr, rows
+}
+
+// Output is one command result.
+type Output struct {
+	// Data is the machine document for json and yaml.
+	Data any
+	// Items is what jsonl prints, one element per line; when nil, Data is
+	// used (each element if it is a slice, else Data itself on one line).
+	Items any
+	// Table is the human view; csv prints all of its columns.
+	Table *TableData
+	// Human, when set, replaces Table for table/wide output (charts,
+	// sections). It still goes through the Printer.
+	Human func(p *Printer) error
+}
+
+// Printer writes results in one format.
+type Printer struct {
+	Format Format
+	Out    io.Writer
+	Err    io.Writer
+	TTY    bool // Out is a terminal
+	Color  bool // colour allowed (TTY and no NO_COLOR)
+}
+
+// Wide reports whether wide columns are shown.
+func (p *Printer) Wide() bool { return p.Format == Wide }
+
+// Print renders o in the printer's format.
+func (p *Printer) Print(o Output) error {
+	switch p.Format {
+	case JSON:
+		return WriteJSON(p.Out, o.Data, true)
+	case YAML:
+		return WriteYAML(p.Out, o.Data)
+	case JSONL:
+		items := o.Items
+		if items == nil {
+			items = o.Data
+		}
+		return WriteJSONL(p.Out, items)
+	case CSV:
+		if o.Table == nil {
+			return fmt.Errorf("this command has no csv form; use -o json")
+		}
+		return WriteCSV(p.Out, o.Table)
+	default:
+		if o.Human != nil {
+			return o.Human(p)
+		}
+		if o.Table == nil {
+			return WriteJSON(p.Out, o.Data, true)
+		}
+		return p.Table(o.Table)
+	}
+}
+
+// Table renders a table for people: boxed on a TTY, plain aligned text
+// (easy to grep and cut) when piped.
+func (p *Printer) Table(t *TableData) error {
+	hdr, rows := t.project(p.Wide())
+	if !p.TTY {
+		return writePlain(p.Out, hdr, rows)
+	}
+	tb := tablewriter.NewTable(p.Out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Symbols:  tw.NewSymbols(tw.StyleLight),
+			Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On}, Lines: tw.Lines{ShowHeaderLine: tw.On}},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	tb.Header(hdr)
+	if err := tb.Bulk(rows); err != nil {
+		return err
+	}
+	return tb.Render()
+}
+
+func writePlain(w io.Writer, hdr []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	writeRow := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				io.WriteString(tw, "\t")
+			}
+			io.WriteString(tw, strings.NewReplacer("\t", " ", "\n", " ").Replace(orDash(c)))
+		}
+		io.WriteString(tw, "\n")
+	}
+	writeRow(hdr)
+	for _, r := range rows {
+		writeRow(r)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteJSON writes v as JSON without HTML escaping; nil slices become [].
+func WriteJSON(w io.Writer, v any, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(NoNulls(v))
+}
+
+// WriteJSONL writes each element of a slice on its own line.
+func WriteJSONL(w io.Writer, v any) error {
+	bw := bufio.NewWriter(w)
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice {
+		for i := 0; i < rv.Len(); i++ {
+			if err := WriteJSON(bw, rv.Index(i).Interface(), false); err != nil {
+				return err
+			}
+		}
+	} else if err := WriteJSON(bw, v, false); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteYAML writes v as YAML with the same field names and order as JSON.
+func WriteYAML(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v, false); err != nil {
+		return err
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// WriteCSV writes every column of t, with a header row.
+func WriteCSV(w io.Writer, t *TableData) error {
+	hdr, rows := t.project(true)
+	cw := csv.NewWriter(w)
+	if err := cw.Write(hdr); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
