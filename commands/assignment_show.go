@@ -1,0 +1,162 @@
+package commands
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+const assignmentUsage = "inspect the controller's assignment.json: versions, brokers, load per broker, diffs"
+
+// nowFunc is the clock for ages; tests pin it.
+var nowFunc = time.Now
+
+func init() {
+	registerSub("assignment", assignmentUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:      "show",
+			Usage:     "version, controller, brokers and health, partitions and groups per broker (bar chart)",
+			UsageText: "kaasctl assignment show [--assignment FILE] [--data-dir DIR | --cluster-dir DIR] [-o table|wide|json|yaml|csv]",
+			Description: "Groups per broker count every known group: explicit consumerGroups[] entries plus every\n" +
+				"group with an offset file on the volume, each resolved through kaas's two-tier routing.\n" +
+				"With --assignment FILE the file is shown; offset files still come from the volume when one is given.",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
+			},
+			Action: assignmentShow,
+		}
+	})
+}
+
+func assignmentShow(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	if c.Args().Present() {
+		return fmt.Errorf("assignment show takes no arguments (use --assignment FILE); got %q", c.Args().First())
+	}
+	path := c.String("assignment")
+	if path == "" {
+		l, err := g.Layout()
+		if err != nil {
+			return err
+		}
+		path = l.AssignmentPath()
+	}
+	a, fs, err := readAssignmentFile(g, path)
+	if err != nil {
+		return err
+	}
+	s := inspect.SummarizeAssignment(path, a, fs, knownGroupsFromVolume(g), nowFunc())
+
+	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")
+	for _, b := range s.Brokers {
+		t.Add(b.ID, b.Health, strconv.Itoa(b.Partitions), strconv.Itoa(b.Groups), strconv.Itoa(b.ExplicitGroups),
+			strconv.Itoa(b.HashGroups), strconv.Itoa(b.FallbackGroups), b.LastSeen)
+	}
+	return g.Printer.Print(render.Output{Data: s, Items: s.Brokers, Table: t, Human: func(p *render.Printer) error {
+		return renderAssignmentShow(p, s)
+	}})
+}
+
+func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error {
+	now := nowFunc()
+	gen := s.GeneratedAt
+	if t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt); err == nil {
+		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + ago(now, t) + ")"
+	}
+	lines := []string{
+		paint(p, ansiBold, fmt.Sprintf("assignment v%d · controller epoch %d · controller %s", s.AssignmentVersion, s.ControllerEpoch, orDashStr(s.Controller))),
+		"generated  " + orDashStr(gen),
+		"file       " + s.Path,
+		fmt.Sprintf("brokers    %d listed, %d alive (hash divisor %d)", countListed(s), s.AliveBrokers, countListed(s)),
+		fmt.Sprintf("partitions %d in %s", s.Partitions, plural(s.Topics, "topic", "topics")),
+		fmt.Sprintf("groups     %d known: %s, %s on the volume%s", s.KnownGroups,
+			plural(s.ExplicitEntries, "explicit entry", "explicit entries"), plural(s.OffsetFileGroups, "offset file", "offset files"),
+			uncoordinated(s.UncoordinatedGroups)),
+	}
+	if len(s.EntriesByStatus) > 0 {
+		var parts []string
+		for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
+			if n := s.EntriesByStatus[string(k)]; n > 0 {
+				txt := fmt.Sprintf("%d %s", n, k)
+				if k != inspect.EntryAgrees {
+					txt = paint(p, ansiYellow, txt)
+				}
+				parts = append(parts, txt)
+			}
+		}
+		lines = append(lines, "entries    "+strings.Join(parts, ", ")+"  (details: kaasctl assignment diff)")
+	}
+	lines = append(lines, "")
+	maxP, maxG, idW := 0, 0, len("BROKER")
+	for _, b := range s.Brokers {
+		maxP = max(maxP, b.Partitions)
+		maxG = max(maxG, b.Groups)
+		idW = max(idW, len(safeText(b.ID, 40)))
+	}
+	const barW = 20
+	pW := len(strconv.Itoa(maxP))
+	gW := len(strconv.Itoa(maxG))
+	head := padRight("BROKER", idW) + "  " + padRight("HEALTH", 9) + "  " + padRight("PARTITIONS", barW+pW+1) + "   GROUPS"
+	if p.Wide() {
+		head += strings.Repeat(" ", barW+gW+30) + "LAST SEEN"
+	}
+	lines = append(lines, paint(p, ansiDim, head))
+	for _, b := range s.Brokers {
+		health := padRight(b.Health, 9)
+		switch b.Health {
+		case "alive":
+			health = paint(p, ansiGreen, health)
+		default:
+			health = paint(p, ansiRed, health)
+		}
+		detail := fmt.Sprintf("(explicit %d, hash %d", b.ExplicitGroups, b.HashGroups)
+		if b.FallbackGroups > 0 {
+			detail += fmt.Sprintf(", %d via fallback", b.FallbackGroups)
+		}
+		detail += ")"
+		line := padRight(safeText(b.ID, 40), idW) + "  " + health + "  " +
+			bar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
+			bar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
+		if p.Wide() {
+			line += "  " + b.LastSeen
+		}
+		lines = append(lines, line)
+	}
+	if len(s.Brokers) == 0 {
+		lines = append(lines, paint(p, ansiRed, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
+	}
+	return writeLines(p.Out, lines...)
+}
+
+func countListed(s *inspect.AssignmentSummary) int {
+	n := 0
+	for _, b := range s.Brokers {
+		if b.Health != "unlisted" {
+			n++
+		}
+	}
+	return n
+}
+
+func uncoordinated(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d with no coordinator", n)
+}
+
+func orDashStr(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

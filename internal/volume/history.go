@@ -1,0 +1,203 @@
+package volume
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Snapshot is one assignment.json version read from disk: a file in a
+// history directory, a `kaasctl watch` journal, or the live file.
+type Snapshot struct {
+	Path       string      `json:"path"`
+	Assignment *Assignment `json:"-"`
+	// Digest is the SHA-256 of the file bytes, to tell a true duplicate from
+	// two different files that claim the same epoch and version.
+	Digest [32]byte `json:"-"`
+}
+
+// Key orders snapshots: controller epoch first, then assignment version.
+func (s Snapshot) Key() (int64, int64) {
+	return s.Assignment.ControllerEpoch, s.Assignment.AssignmentVersion
+}
+
+// HistoryResult is what LoadAssignmentHistory read.
+type HistoryResult struct {
+	// Snapshots in (controllerEpoch, assignmentVersion) order, duplicates
+	// dropped.
+	Snapshots []Snapshot
+	// Duplicates are files skipped because an identical version was read.
+	Duplicates []string
+	// Conflicts are files that claim an epoch and version already read with
+	// different content (a manual edit, or two clusters' files mixed); the
+	// first one read wins and each conflict is reported.
+	Conflicts []string
+	// Problems are files that could not be used; the rest is still loaded.
+	Problems []*FileError
+}
+
+// maxAssignmentBytes bounds one assignment file; real ones are well under
+// a few MB even with 100,000 entries.
+const maxAssignmentBytes = 512 << 20
+
+// LoadAssignmentHistory reads assignment versions from paths: each path is
+// a file, or a directory whose regular *.json files (any names, not
+// recursive, *.tmp ignored) are all versions. A path that does not exist
+// is a problem, not a fatal error.
+func LoadAssignmentHistory(paths []string) HistoryResult {
+	var res HistoryResult
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				res.Problems = append(res.Problems, &FileError{Path: p, Problem: "does not exist"})
+			} else {
+				res.Problems = append(res.Problems, &FileError{Path: p, Problem: err.Error()})
+			}
+			continue
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			res.Problems = append(res.Problems, &FileError{Path: p, Problem: err.Error()})
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+				continue
+			}
+			if e.Type()&fs.ModeType != 0 && e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			files = append(files, filepath.Join(p, name))
+		}
+	}
+	type key struct{ e, v int64 }
+	seen := map[key]int{}
+	for _, f := range files {
+		data, err := readBounded(f, maxAssignmentBytes)
+		if err != nil {
+			res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
+			continue
+		}
+		a, _, err := ParseAssignment(f, data)
+		if err != nil {
+			var fe *FileError
+			if errors.As(err, &fe) {
+				res.Problems = append(res.Problems, fe)
+			} else {
+				res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
+			}
+			continue
+		}
+		s := Snapshot{Path: f, Assignment: a, Digest: sha256.Sum256(data)}
+		k := key{a.ControllerEpoch, a.AssignmentVersion}
+		if i, ok := seen[k]; ok {
+			if res.Snapshots[i].Digest == s.Digest {
+				res.Duplicates = append(res.Duplicates, f)
+			} else {
+				res.Conflicts = append(res.Conflicts, f)
+			}
+			continue
+		}
+		seen[k] = len(res.Snapshots)
+		res.Snapshots = append(res.Snapshots, s)
+	}
+	slices.SortStableFunc(res.Snapshots, func(x, y Snapshot) int {
+		xe, xv := x.Key()
+		ye, yv := y.Key()
+		if xe != ye {
+			return cmpInt64(xe, ye)
+		}
+		return cmpInt64(xv, yv)
+	})
+	return res
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit for an assignment", st.Size(), limit)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + 512)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ListOffsetFileGroups lists the group names that have an offset file in
+// dir (CD/__consumer_offsets or the legacy DATA/__consumer_offsets): every
+// regular "<group>.json" directly in dir, name minus ".json". It reads
+// names only, never contents (the offsets reader does that). A missing dir
+// yields no names and no error.
+func ListOffsetFileGroups(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, &FileError{Path: dir, Problem: err.Error()}
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || e.IsDir() {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(name, ".json"))
+	}
+	return out, nil
+}
+
+// KnownOffsetGroups lists the offset-file group names of a layout, current
+// and legacy, deduplicated and sorted.
+func (l Layout) KnownOffsetGroups() ([]string, error) {
+	cur, err := ListOffsetFileGroups(l.OffsetsPath())
+	if err != nil {
+		return nil, err
+	}
+	leg, err := ListOffsetFileGroups(l.LegacyOffsetsPath())
+	if err != nil {
+		return cur, err
+	}
+	all := append(cur, leg...)
+	slices.Sort(all)
+	return slices.Compact(all), nil
+}
