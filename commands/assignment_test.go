@@ -173,7 +173,7 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 		Moves []struct {
 			Key, From, To, Cause string
 		} `json:"moves"`
-		Brokers []struct{ ID, Change string } `json:"brokers"`
+		Brokers []struct{ ID, Change string }    `json:"brokers"`
 		Entries []struct{ Group, Change string } `json:"entries"`
 	}
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
