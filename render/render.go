@@ -252,12 +252,23 @@ func WriteYAML(w io.Writer, v any) error {
 	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
 		return err
 	}
+	blockStyle(&node)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&node); err != nil {
 		return err
 	}
 	return enc.Close()
+}
+
+// blockStyle drops the flow style and quoting that JSON input carries, so
+// yaml output reads as YAML; the encoder still quotes strings that would
+// otherwise read as another type.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 // WriteCSV writes every column of t, with a header row.
