@@ -276,3 +276,77 @@ func BenchmarkCountLines100MB(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "lines")
 }
+
+// naiveCandidates lists the start of every line holding an anchor.
+func naiveCandidates(d []byte) []int {
+	var out []int
+	s := 0
+	for s <= len(d) {
+		e := bytes.IndexByte(d[s:], '\n')
+		if e < 0 {
+			e = len(d)
+		} else {
+			e += s
+		}
+		for _, a := range anchors {
+			if bytes.Contains(d[s:e], a) {
+				out = append(out, s)
+				break
+			}
+		}
+		s = e + 1
+	}
+	return out
+}
+
+func scanCandidates(d []byte) []int {
+	var out []int
+	for off := 0; off < len(d); {
+		s, e, ok := nextCandidate(d, off)
+		if !ok {
+			break
+		}
+		out = append(out, s)
+		off = e
+	}
+	return out
+}
+
+// TestCandidateScanFindsEveryAnchor checks the skipping scan against a
+// naive one, with anchors planted at every offset and line length.
+func TestCandidateScanFindsEveryAnchor(t *testing.T) {
+	filler := []byte(`{"fields":{"message":"produce request handled; ordered controll contro set change coordinator chang"}} `)
+	for _, a := range anchors {
+		for pre := 0; pre < 40; pre++ {
+			for post := 0; post < 12; post++ {
+				var b bytes.Buffer
+				b.Write(filler[:pre])
+				b.Write(a)
+				b.Write(filler[:post])
+				b.WriteByte('\n')
+				b.Write(filler)
+				b.WriteByte('\n')
+				b.Write(filler[:post])
+				b.Write(a)
+				d := b.Bytes()
+				if got, want := scanCandidates(d), naiveCandidates(d); !slices.Equal(got, want) {
+					t.Fatalf("anchor %q pre %d post %d: got %v want %v", a, pre, post, got, want)
+				}
+			}
+		}
+	}
+	d := genLog(4 << 20)
+	if got, want := scanCandidates(d), naiveCandidates(d); !slices.Equal(got, want) {
+		t.Fatalf("generated log: %d candidates, naive %d", len(got), len(want))
+	}
+}
+
+func FuzzCandidateScan(f *testing.F) {
+	f.Add([]byte("xx controller yy\nset changed\n\ncoordinator change"))
+	f.Add([]byte("contrcontroller"))
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if got, want := scanCandidates(d), naiveCandidates(d); !slices.Equal(got, want) {
+			t.Fatalf("got %v want %v", got, want)
+		}
+	})
+}
