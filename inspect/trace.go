@@ -540,3 +540,66 @@ func causeFromNotes(tr *Trace, ev TraceEvent, detail string) (Cause, string) {
 	}
 	return CauseUnknown, detail
 }
+
+// Step is one new version compared with the previous one, as `watch`
+// reports it: the version and its moves in the trace's event shape.
+type Step struct {
+	Version TraceVersion
+	Events  []TraceEvent
+	// State is the prepared new version, to pass as prev next time.
+	State *RoutingState
+}
+
+// NextStep compares a new version with the previous one (prev nil: the
+// first version, no events). observed is when the version was seen; it
+// dates events when generatedAt is missing. filter limits the groups
+// reported (names or globs; empty keeps all).
+func NextStep(prev *RoutingState, prevA, cur *volume.Assignment, groups, filter []string, observed time.Time) Step {
+	match := groupMatcher(filter)
+	st := NewRoutingState(cur)
+	v := TraceVersion{ControllerEpoch: cur.ControllerEpoch, AssignmentVersion: cur.AssignmentVersion,
+		GeneratedAt: cur.GeneratedAt, Controller: cur.Controller, Source: "snapshot", Entries: len(cur.ConsumerGroups)}
+	if t := cur.GeneratedTime(); !t.IsZero() {
+		v.Time, v.TimeSource = t, "generatedAt"
+	} else if !observed.IsZero() {
+		v.Time, v.TimeSource = observed, "observed"
+	}
+	for _, b := range cur.Brokers {
+		if b.Health == grouphash.HealthAlive {
+			v.Brokers = append(v.Brokers, b.ID)
+		}
+	}
+	slices.Sort(v.Brokers)
+	step := Step{State: st}
+	if prev == nil {
+		step.Version = v
+		return step
+	}
+	if prevA != nil && prevA.ControllerEpoch == cur.ControllerEpoch && cur.AssignmentVersion > prevA.AssignmentVersion+1 {
+		v.MissingBefore = cur.AssignmentVersion - prevA.AssignmentVersion - 1
+	}
+	r := ComputeMovesPrepared(prev, st, prevA, cur, groups, nil)
+	v.Joined, v.Left = r.Transition.Joined, r.Transition.Left
+	for _, m := range r.Moves {
+		if !match(m.Key) {
+			continue
+		}
+		ev := TraceEvent{Time: v.Time, TimeSource: v.TimeSource, Group: m.Key, From: m.From, To: m.To,
+			AssignmentVersion: v.AssignmentVersion, ControllerEpoch: v.ControllerEpoch, Cause: m.Cause,
+			Evidence: EvidenceAssignment, Detail: m.Detail, FromTier: string(m.FromTier), ToTier: string(m.ToTier)}
+		if v.MissingBefore > 0 {
+			ev.Detail += fmt.Sprintf(" (%d versions in between were not seen)", v.MissingBefore)
+		}
+		step.Events = append(step.Events, ev)
+	}
+	v.Moves = len(step.Events)
+	step.Version = v
+	return step
+}
+
+// Placements resolves groups at one prepared version.
+func Placements(rs *RoutingState, groups []string) []Placement { return placements(rs, groups) }
+
+// GroupMatcher matches group names against names and path.Match globs;
+// no patterns match everything.
+func GroupMatcher(patterns []string) func(string) bool { return groupMatcher(patterns) }

@@ -32,7 +32,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "genlogs:", err)
 			os.Exit(1)
 		}
-		if err := logparse.Synthesize(f, *size / int64(*files)); err != nil {
+		if err := logparse.Synthesize(f, *size/int64(*files)); err != nil {
 			fmt.Fprintln(os.Stderr, "genlogs:", err)
 			os.Exit(1)
 		}
