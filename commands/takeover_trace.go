@@ -89,6 +89,7 @@ type traceSources struct {
 
 type traceView struct {
 	Sources traceSources `json:"sources"`
+	Filters []string     `json:"filters"`
 	*inspect.Trace
 }
 
@@ -158,11 +159,11 @@ func takeoverTrace(c *cli.Context) error {
 		return err
 	}
 	var logs []logparse.Event
+	var logErrs []error
 	if len(inputs) > 0 {
-		var errs []error
 		var st logparse.Stats
-		logs, st, errs = logparse.ParseAll(inputs, logparse.Options{Broker: c.String("broker")})
-		for _, e := range errs {
+		logs, st, logErrs = logparse.ParseAll(inputs, logparse.Options{Broker: c.String("broker")})
+		for _, e := range logErrs {
 			g.Warnf("log %v (skipped)", e)
 		}
 		src.LogStats = st
@@ -188,14 +189,29 @@ func takeoverTrace(c *cli.Context) error {
 		Filter: c.StringSlice("group"), Since: since, Until: until,
 	})
 	view := traceView{Sources: src, Trace: tr}
+	for _, gname := range c.StringSlice("group") {
+		view.Filters = append(view.Filters, "group "+gname)
+	}
+	if !since.IsZero() {
+		view.Filters = append(view.Filters, "since "+since.UTC().Format(time.RFC3339))
+	}
+	if !until.IsZero() {
+		view.Filters = append(view.Filters, "until "+until.UTC().Format(time.RFC3339))
+	}
 	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")
 	for _, e := range tr.Events {
 		t.Add(fmtTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
 			string(e.Cause), string(e.Evidence), e.Detail, strings.Join(e.Logs, " "))
 	}
-	return g.Printer.Print(render.Output{Data: view, Items: tr.Events, Table: t, Human: func(p *render.Printer) error {
+	if err := g.Printer.Print(render.Output{Data: view, Items: tr.Events, Table: t, Human: func(p *render.Printer) error {
 		return renderTrace(p, view)
-	}})
+	}}); err != nil {
+		return err
+	}
+	if n := len(src.Unreadable) + len(logErrs); n > 0 {
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", plural(n, "input", "inputs"))}
+	}
+	return nil
 }
 
 // exactNames keeps the --group values that are names, not globs: those
@@ -313,8 +329,8 @@ func renderTrace(p *render.Printer, v traceView) error {
 			orphan = append(orphan, e)
 		}
 	}
-	filtered := v.Trace != nil && len(tr.Events) == 0
-	for i, x := range tr.Versions {
+	filtered := len(v.Filters) > 0
+	for _, x := range tr.Versions {
 		lines = append(lines, "")
 		desc := fmt.Sprintf("epoch %d v%d", x.ControllerEpoch, x.AssignmentVersion)
 		info := []string{}
@@ -336,7 +352,7 @@ func renderTrace(p *render.Printer, v traceView) error {
 				bs += " (" + strings.Join(delta, " ") + ")"
 			}
 			info = append(info, bs)
-			if i == 0 || (i > 0 && tr.Versions[0].Source != "snapshot" && x.Path == snaps[0].Path) {
+			if x.First {
 				info = append(info, "first version: "+placementSummary(tr.Initial))
 			} else {
 				info = append(info, plural(x.Moves, "move", "moves"))
@@ -362,7 +378,7 @@ func renderTrace(p *render.Printer, v traceView) error {
 	}
 	lines = append(lines, "")
 	if len(tr.Events) == 0 {
-		if filtered && len(tr.Versions) > 1 {
+		if filtered {
 			lines = append(lines, "no coordinator moves for the groups and times selected")
 		} else {
 			lines = append(lines, "no coordinator moves")

@@ -139,6 +139,7 @@ func watchCmd(c *cli.Context) error {
 	ctx, cancelCount := context.WithCancel(ctx)
 	defer cancelCount()
 	maxVersions := c.Int("count")
+	journalFailures := 0
 	var prevState *inspect.RoutingState
 	var prevA *volume.Assignment
 	gw, bw := 12, 8
@@ -146,6 +147,7 @@ func watchCmd(c *cli.Context) error {
 		a := v.Assignment
 		if journal != nil {
 			if jp, err := journal.Write(a.ControllerEpoch, a.AssignmentVersion, v.Raw, v.Digest); err != nil {
+				journalFailures++
 				g.Warnf("journal: %v (version epoch %d v%d not saved)", err, a.ControllerEpoch, a.AssignmentVersion)
 			} else if !g.Quiet {
 				g.Notef("journal: %s", jp)
@@ -221,6 +223,9 @@ func watchCmd(c *cli.Context) error {
 	}
 	if len(view.Versions) == 0 {
 		return fmt.Errorf("no readable version of %s was seen", path)
+	}
+	if journalFailures > 0 {
+		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", plural(journalFailures, "version", "versions"), journal.Dir)
 	}
 	return nil
 }

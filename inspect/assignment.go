@@ -251,6 +251,19 @@ type AssignmentSummary struct {
 	UncoordinatedGroups int              `json:"uncoordinatedGroups"`
 	EntriesByStatus     map[string]int   `json:"entriesByStatus"`
 	Findings            []volume.Finding `json:"findings"`
+	// Groups is every known group with its coordinator, sorted by name.
+	Groups []GroupPlacement `json:"groups"`
+}
+
+// GroupPlacement is one known group in an assignment: where it routes and
+// why kaasctl knows it.
+type GroupPlacement struct {
+	Group           string `json:"group"`
+	Coordinator     string `json:"coordinator"`
+	Tier            string `json:"tier"`
+	HashCoordinator string `json:"hashCoordinator"`
+	ExplicitEntry   bool   `json:"explicitEntry"`
+	OffsetFile      bool   `json:"offsetFile"`
 }
 
 // SummarizeAssignment counts partitions and groups per broker. offsetGroups
@@ -290,8 +303,15 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 	rt := a.Router()
 	groups := UnionGroups(a, nil, offsetGroups)
 	s.KnownGroups = len(groups)
+	hasFile := make(map[string]bool, len(offsetGroups))
+	for _, g := range offsetGroups {
+		hasFile[g] = true
+	}
+	s.Groups = make([]GroupPlacement, 0, len(groups))
 	for _, g := range groups {
 		r := rt.Group(g)
+		s.Groups = append(s.Groups, GroupPlacement{Group: g, Coordinator: r.Coordinator, Tier: string(r.Tier),
+			HashCoordinator: r.Hash.Coordinator, ExplicitEntry: r.HasExplicit, OffsetFile: hasFile[g]})
 		if r.Coordinator == "" {
 			s.UncoordinatedGroups++
 			continue

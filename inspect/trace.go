@@ -50,11 +50,13 @@ type TraceVersion struct {
 	Controller        string    `json:"controller"`
 	Path              string    `json:"path"`   // snapshot file; "" for a version known only from logs
 	Source            string    `json:"source"` // snapshot or log
-	Brokers           []string  `json:"brokers"`
-	Joined            []string  `json:"joined"`
-	Left              []string  `json:"left"`
-	Entries           int       `json:"entries"`
-	Moves             int       `json:"moves"`
+	// First marks the first snapshot: its placements are Trace.Initial.
+	First   bool     `json:"first"`
+	Brokers []string `json:"brokers"`
+	Joined  []string `json:"joined"`
+	Left    []string `json:"left"`
+	Entries int      `json:"entries"`
+	Moves   int      `json:"moves"`
 	// MissingBefore counts assignment versions of the same epoch between the
 	// previous snapshot and this one that no snapshot covers: moves across
 	// the gap are reported at this version.
@@ -162,6 +164,7 @@ func BuildTrace(in TraceInput) *Trace {
 			}
 		}
 		byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}] = i
+		v.First = i == 0
 		tr.Versions = append(tr.Versions, v)
 	}
 
@@ -213,6 +216,14 @@ func BuildTrace(in TraceInput) *Trace {
 			kept = append(kept, e)
 		}
 		tr.Events = kept
+		keptV := tr.Versions[:0]
+		for _, v := range tr.Versions {
+			if v.Time.IsZero() || (!in.Since.IsZero() && v.Time.Before(in.Since)) || (!in.Until.IsZero() && v.Time.After(in.Until)) {
+				continue
+			}
+			keptV = append(keptV, v)
+		}
+		tr.Versions = keptV
 	}
 	slices.SortStableFunc(tr.Events, func(a, b TraceEvent) int {
 		if c := cmpI64(a.ControllerEpoch, b.ControllerEpoch); c != 0 {

@@ -40,6 +40,14 @@ type HistoryResult struct {
 	Conflicts []string
 	// Problems are files that could not be used; the rest is still loaded.
 	Problems []*FileError
+	// Skipped are files in a listed directory that are not JSON objects.
+	Skipped []string
+}
+
+func looksLikeJSONObject(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	return len(t) > 0 && t[0] == '{'
 }
 
 // maxAssignmentBytes bounds one assignment file; real ones are well under
@@ -47,12 +55,14 @@ type HistoryResult struct {
 const maxAssignmentBytes = 512 << 20
 
 // LoadAssignmentHistory reads assignment versions from paths: each path is
-// a file, or a directory whose regular *.json files (any names, not
-// recursive, *.tmp ignored) are all versions. A path that does not exist
+// a file, or a directory whose regular files (any names, not recursive;
+// hidden files and *.tmp ignored; files that are not JSON objects skipped)
+// are all versions. A path that does not exist
 // is a problem, not a fatal error.
 func LoadAssignmentHistory(paths []string) HistoryResult {
 	var res HistoryResult
 	var files []string
+	inDir := map[string]bool{} // files found by listing a directory
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -74,13 +84,16 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			// Any name: kaas writes assignment.json, people save copies as
+			// they like. Hidden files and in-flight *.tmp writes are skipped.
+			if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".tmp") {
 				continue
 			}
 			if e.Type()&fs.ModeType != 0 && e.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
 			files = append(files, filepath.Join(p, name))
+			inDir[filepath.Join(p, name)] = true
 		}
 	}
 	type key struct{ e, v int64 }
@@ -89,6 +102,11 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 		data, err := readBounded(f, maxAssignmentBytes)
 		if err != nil {
 			res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
+			continue
+		}
+		if inDir[f] && !looksLikeJSONObject(data) {
+			// A README or a log beside the versions: not an assignment.
+			res.Skipped = append(res.Skipped, f)
 			continue
 		}
 		a, _, err := ParseAssignment(f, data)
