@@ -3,8 +3,10 @@ package inspect
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -125,7 +127,8 @@ type Transition struct {
 	Failover        bool // controller epoch went up
 	ControllerMoved bool // controller id differs
 
-	cache map[detailKey]cachedCause
+	// Sentences shared by many moves, built once.
+	divNote, setNote, failNote string
 }
 
 // NewTransition compares two prepared versions.
@@ -158,6 +161,9 @@ func NewTransition(old, cur *RoutingState) *Transition {
 	for _, s := range [][]string{t.Joined, t.Left, t.ListedJoined, t.ListedLeft} {
 		slices.Sort(s)
 	}
+	t.divNote = fmt.Sprintf("hash divisor %d → %d", t.OldDivisor, t.NewDivisor)
+	t.setNote = t.buildSetChangeNote()
+	t.failNote = t.buildFailoverDetail()
 	return t
 }
 
@@ -184,28 +190,8 @@ func (t *Transition) TxnMove(id string) (Move, bool) {
 	return t.classify(KindTxn, id, r0, r1), true
 }
 
-type detailKey struct {
-	from, to, e0, e1 string
-	x0, x1           bool
-	hashTo           string
-}
-
 func (t *Transition) classify(kind KeyKind, key string, r0, r1 grouphash.Resolution) Move {
-	dk := detailKey{r0.Coordinator, r1.Coordinator, r0.ExplicitBroker, r1.ExplicitBroker, r0.HasExplicit, r1.HasExplicit, r1.Hash.Coordinator}
-	if c, ok := t.cache[dk]; ok {
-		return Move{Kind: kind, Key: key, From: r0.Coordinator, To: r1.Coordinator, FromTier: r0.Tier, ToTier: r1.Tier, Cause: c.cause, Detail: c.detail}
-	}
-	m := t.classifyUncached(kind, key, r0, r1)
-	if t.cache == nil {
-		t.cache = map[detailKey]cachedCause{}
-	}
-	t.cache[dk] = cachedCause{m.Cause, m.Detail}
-	return m
-}
-
-type cachedCause struct {
-	cause  Cause
-	detail string
+	return t.classifyUncached(kind, key, r0, r1)
 }
 
 func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash.Resolution) Move {
@@ -216,9 +202,9 @@ func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash
 		m.Cause = CauseBrokerLeft
 		if t.New.listed[from] {
 			h, _ := healthOf(t.New, from)
-			m.Detail = fmt.Sprintf("%s is now %s", from, h)
+			m.Detail = from + " is now " + h
 		} else {
-			m.Detail = fmt.Sprintf("%s left the cluster", from)
+			m.Detail = from + " left the cluster"
 		}
 		if r0.HasExplicit && !r1.HasExplicit {
 			m.Detail += "; its explicit entry was retired"
@@ -231,29 +217,29 @@ func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash
 		case !r0.HasExplicit:
 			m.Cause = CauseEntryAdded
 			if r1.Hash.Coordinator == r1.ExplicitBroker {
-				m.Detail = fmt.Sprintf("explicit entry added for %s (the hash tier now agrees)", r1.ExplicitBroker)
+				m.Detail = "explicit entry added for " + r1.ExplicitBroker + " (the hash tier now agrees)"
 			} else {
-				m.Detail = fmt.Sprintf("explicit entry added for %s (the hash tier says %s)", r1.ExplicitBroker, orNone(r1.Hash.Coordinator))
+				m.Detail = "explicit entry added for " + r1.ExplicitBroker + " (the hash tier says " + orNone(r1.Hash.Coordinator) + ")"
 			}
 		case !r1.HasExplicit:
 			m.Cause = CauseEntryRemoved
-			m.Detail = fmt.Sprintf("explicit entry for %s retired; back to the hash tier", r0.ExplicitBroker)
+			m.Detail = "explicit entry for " + r0.ExplicitBroker + " retired; back to the hash tier"
 		default:
 			m.Cause = CauseEntryMoved
-			m.Detail = fmt.Sprintf("explicit entry moved %s → %s", r0.ExplicitBroker, r1.ExplicitBroker)
+			m.Detail = "explicit entry moved " + r0.ExplicitBroker + " → " + r1.ExplicitBroker
 		}
 	case t.Failover:
 		m.Cause = CauseControllerFailover
 		m.Detail = t.failoverDetail()
 	case to != "" && !t.Old.alive[to] && t.New.alive[to]:
 		m.Cause = CauseBrokerJoined
-		m.Detail = fmt.Sprintf("%s joined", to)
+		m.Detail = to + " joined"
 		if t.OldDivisor != t.NewDivisor {
-			m.Detail += fmt.Sprintf("; hash divisor %d → %d", t.OldDivisor, t.NewDivisor)
+			m.Detail += "; " + t.divisorNote()
 		}
 	case t.OldDivisor != t.NewDivisor:
 		m.Cause = CauseDivisorChanged
-		m.Detail = fmt.Sprintf("hash divisor %d → %d%s", t.OldDivisor, t.NewDivisor, t.setChangeNote())
+		m.Detail = t.divisorNote() + t.setChangeNote()
 	case len(t.Joined) > 0 || len(t.ListedJoined) > 0:
 		m.Cause = CauseBrokerJoined
 		m.Detail = "broker set changed at the same size" + t.setChangeNote()
@@ -264,14 +250,20 @@ func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash
 	return m
 }
 
-func (t *Transition) failoverDetail() string {
+func (t *Transition) divisorNote() string { return t.divNote }
+
+func (t *Transition) failoverDetail() string { return t.failNote }
+
+func (t *Transition) buildFailoverDetail() string {
 	if t.ControllerMoved {
 		return fmt.Sprintf("controller %s (epoch %d) → %s (epoch %d)", orNone(t.Old.Controller), t.Old.Epoch, orNone(t.New.Controller), t.New.Epoch)
 	}
 	return fmt.Sprintf("controller %s re-elected (epoch %d → %d)", orNone(t.New.Controller), t.Old.Epoch, t.New.Epoch)
 }
 
-func (t *Transition) setChangeNote() string {
+func (t *Transition) setChangeNote() string { return t.setNote }
+
+func (t *Transition) buildSetChangeNote() string {
 	var parts []string
 	if len(t.Left) > 0 {
 		parts = append(parts, strings.Join(t.Left, ", ")+" left")
@@ -336,7 +328,61 @@ func ComputeMovesPrepared(old, cur *RoutingState, oldA, newA *volume.Assignment,
 	res := MovesResult{Transition: t}
 	keys := UnionGroups(oldA, newA, groups)
 	res.GroupsChecked = len(keys)
-	res.Moves = make([]Move, 0, len(keys)/8+len(txns))
+	// Large key sets are split over the CPUs; each part keeps key order,
+	// and the parts are joined in order.
+	parts := 1
+	if len(keys) >= parallelMin {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	type part struct {
+		moves   []Move
+		entries []EntryChange
+	}
+	out := make([]part, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := len(keys)*p/parts, len(keys)*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[p].moves, out[p].entries = t.groupRange(keys[lo:hi])
+		}()
+	}
+	wg.Wait()
+	nm, ne := 0, 0
+	for _, p := range out {
+		nm += len(p.moves)
+		ne += len(p.entries)
+	}
+	res.Moves = make([]Move, 0, nm+len(txns))
+	res.Entries = make([]EntryChange, 0, ne)
+	for _, p := range out {
+		res.Moves = append(res.Moves, p.moves...)
+		res.Entries = append(res.Entries, p.entries...)
+	}
+	tx := slices.Clone(txns)
+	slices.Sort(tx)
+	tx = slices.Compact(tx)
+	res.TxnsChecked = len(tx)
+	for _, id := range tx {
+		if m, ok := t.TxnMove(id); ok {
+			res.Moves = append(res.Moves, m)
+		}
+	}
+	return res
+}
+
+// parallelMin is the number of keys from which ComputeMovesPrepared uses
+// every CPU.
+const parallelMin = 20000
+
+// groupRange compares keys (sorted) and returns their moves and entry
+// changes, in key order. A Transition is read-only, so ranges may run
+// concurrently.
+func (t *Transition) groupRange(keys []string) ([]Move, []EntryChange) {
+	var moves []Move
+	var entries []EntryChange
+	old, cur := t.Old, t.New
 	for _, g := range keys {
 		h := grouphash.FNV1a32(g)
 		r0 := old.Router.GroupHash(g, h)
@@ -351,22 +397,13 @@ func ComputeMovesPrepared(old, cur *RoutingState, oldA, newA *volume.Assignment,
 			default:
 				ec.Change = "moved"
 			}
-			res.Entries = append(res.Entries, ec)
+			entries = append(entries, ec)
 		}
 		if r0.Coordinator != r1.Coordinator {
-			res.Moves = append(res.Moves, t.classify(KindGroup, g, r0, r1))
+			moves = append(moves, t.classify(KindGroup, g, r0, r1))
 		}
 	}
-	tx := slices.Clone(txns)
-	slices.Sort(tx)
-	tx = slices.Compact(tx)
-	res.TxnsChecked = len(tx)
-	for _, id := range tx {
-		if m, ok := t.TxnMove(id); ok {
-			res.Moves = append(res.Moves, m)
-		}
-	}
-	return res
+	return moves, entries
 }
 
 // UnionGroups is the sorted, deduplicated union of both versions' explicit

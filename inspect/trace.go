@@ -172,27 +172,39 @@ func BuildTrace(in TraceInput) *Trace {
 	attachLogs(tr, in.Logs, byKey)
 
 	// Moves between consecutive snapshots.
+	results := make([]MovesResult, len(in.Snapshots))
+	total := 0
 	for i := 1; i < len(in.Snapshots); i++ {
-		r := ComputeMovesPrepared(states[i-1], states[i], in.Snapshots[i-1].Assignment, in.Snapshots[i].Assignment, groups, nil)
+		results[i] = ComputeMovesPrepared(states[i-1], states[i], in.Snapshots[i-1].Assignment, in.Snapshots[i].Assignment, groups, nil)
+		total += len(results[i].Moves)
+	}
+	tr.Events = make([]TraceEvent, 0, total)
+	for i := 1; i < len(in.Snapshots); i++ {
+		r := results[i]
+		results[i] = MovesResult{}
 		t := r.Transition
 		a := in.Snapshots[i].Assignment
 		v := &tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]]
 		v.Joined, v.Left = t.Joined, t.Left
+		// One read-only slice of log refs per version, shared by its events
+		// (clipped: appending to it copies).
+		var refs []string
+		for _, n := range v.Notes {
+			refs = append(refs, n.Ref)
+		}
+		refs = slices.Clip(refs)
+		gap := ""
+		if v.MissingBefore > 0 {
+			gap = fmt.Sprintf(" (%d versions before this one were not captured)", v.MissingBefore)
+		}
 		for _, m := range r.Moves {
 			if !match(m.Key) {
 				continue
 			}
-			ev := TraceEvent{Time: v.Time, TimeSource: v.TimeSource, Group: m.Key, From: m.From, To: m.To,
+			tr.Events = append(tr.Events, TraceEvent{Time: v.Time, TimeSource: v.TimeSource, Group: m.Key, From: m.From, To: m.To,
 				AssignmentVersion: v.AssignmentVersion, ControllerEpoch: v.ControllerEpoch,
-				Cause: m.Cause, Evidence: EvidenceAssignment, Detail: m.Detail,
-				FromTier: string(m.FromTier), ToTier: string(m.ToTier)}
-			if v.MissingBefore > 0 {
-				ev.Detail += fmt.Sprintf(" (%d versions before this one were not captured)", v.MissingBefore)
-			}
-			for _, n := range v.Notes {
-				ev.Logs = append(ev.Logs, n.Ref)
-			}
-			tr.Events = append(tr.Events, ev)
+				Cause: m.Cause, Evidence: EvidenceAssignment, Detail: m.Detail + gap,
+				FromTier: string(m.FromTier), ToTier: string(m.ToTier), Logs: refs})
 			v.Moves++
 		}
 	}
@@ -225,7 +237,7 @@ func BuildTrace(in TraceInput) *Trace {
 		}
 		tr.Versions = keptV
 	}
-	slices.SortStableFunc(tr.Events, func(a, b TraceEvent) int {
+	byOrder := func(a, b *TraceEvent) int {
 		if c := cmpI64(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
 			return c
 		}
@@ -236,10 +248,32 @@ func BuildTrace(in TraceInput) *Trace {
 			return c
 		}
 		return strings.Compare(a.Group, b.Group)
-	})
-	moves := make([]Move, len(tr.Events))
-	for i, e := range tr.Events {
-		moves[i].Cause = e.Cause
+	}
+	// Recomputed events are already in order; only log-only ones are not.
+	// Sort indexes, not the (large) events.
+	sorted := true
+	for i := 1; i < len(tr.Events); i++ {
+		if byOrder(&tr.Events[i-1], &tr.Events[i]) > 0 {
+			sorted = false
+			break
+		}
+	}
+	if !sorted {
+		idx := make([]int, len(tr.Events))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return byOrder(&tr.Events[a], &tr.Events[b]) })
+		out := make([]TraceEvent, len(tr.Events))
+		for i, j := range idx {
+			out[i] = tr.Events[j]
+		}
+		tr.Events = out
+	}
+	counts := map[Cause]int{}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		counts[e.Cause]++
 		switch e.Evidence {
 		case EvidenceLog:
 			tr.LogOnlyMoves++
@@ -247,7 +281,11 @@ func BuildTrace(in TraceInput) *Trace {
 			tr.Confirmed++
 		}
 	}
-	tr.EventsBy = CountByCause(moves)
+	for _, c := range append(slices.Clone(Causes), CauseUnknown) {
+		if counts[c] > 0 {
+			tr.EventsBy = append(tr.EventsBy, CauseCount{Cause: c, Count: counts[c]})
+		}
+	}
 	return tr
 }
 
@@ -454,9 +492,20 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 		from, to string
 		version  int64
 	}
+	logged := map[string]bool{}
+	for _, e := range logs {
+		if e.Kind == logparse.CoordinatorChange && e.Group != "" {
+			logged[e.Group] = true
+		}
+	}
+	if len(logged) == 0 {
+		return
+	}
 	idx := map[mk]int{}
 	for i, e := range tr.Events {
-		idx[mk{e.Group, e.From, e.To, e.AssignmentVersion}] = i
+		if logged[e.Group] {
+			idx[mk{e.Group, e.From, e.To, e.AssignmentVersion}] = i
+		}
 	}
 	added := map[mk]int{}
 	for _, e := range logs {
