@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +29,7 @@ func init() {
 				"With --assignment FILE the file is shown; offset files still come from the volume when one is given.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
+				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
 			},
 			Action: assignmentShow,
 		}
@@ -54,7 +56,7 @@ func assignmentShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s := inspect.SummarizeAssignment(path, a, fs, knownGroupsFromVolume(g), nowFunc())
+	s := inspect.SummarizeAssignment(path, a, fs, knownGroupsFromVolume(g), c.StringSlice("group"), nowFunc())
 
 	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")
 	for _, b := range s.Brokers {
@@ -78,9 +80,9 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error
 		"file       " + s.Path,
 		fmt.Sprintf("brokers    %d listed, %d alive (hash divisor %d)", countListed(s), s.AliveBrokers, countListed(s)),
 		fmt.Sprintf("partitions %d in %s", s.Partitions, plural(s.Topics, "topic", "topics")),
-		fmt.Sprintf("groups     %d known: %s, %s on the volume%s", s.KnownGroups,
+		fmt.Sprintf("groups     %d known: %s, %s on the volume%s%s", s.KnownGroups,
 			plural(s.ExplicitEntries, "explicit entry", "explicit entries"), plural(s.OffsetFileGroups, "offset file", "offset files"),
-			uncoordinated(s.UncoordinatedGroups)),
+			extraNote(s.ExtraGroups), uncoordinated(s.UncoordinatedGroups)),
 	}
 	if len(s.EntriesByStatus) > 0 {
 		var parts []string
@@ -106,30 +108,37 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error
 	pW := len(strconv.Itoa(maxP))
 	gW := len(strconv.Itoa(maxG))
 	head := padRight("BROKER", idW) + "  " + padRight("HEALTH", 9) + "  " + padRight("PARTITIONS", barW+pW+1) + "   GROUPS"
-	if p.Wide() {
-		head += strings.Repeat(" ", barW+gW+30) + "LAST SEEN"
-	}
-	lines = append(lines, paint(p, ansiDim, head))
+	rows := make([]string, 0, len(s.Brokers))
+	width := utf8.RuneCountInString(head)
 	for _, b := range s.Brokers {
-		health := padRight(b.Health, 9)
-		switch b.Health {
-		case "alive":
-			health = paint(p, ansiGreen, health)
-		default:
-			health = paint(p, ansiRed, health)
-		}
 		detail := fmt.Sprintf("(explicit %d, hash %d", b.ExplicitGroups, b.HashGroups)
 		if b.FallbackGroups > 0 {
 			detail += fmt.Sprintf(", %d via fallback", b.FallbackGroups)
 		}
 		detail += ")"
-		line := padRight(safeText(b.ID, 40), idW) + "  " + health + "  " +
+		row := padRight(safeText(b.ID, 40), idW) + "  " + padRight(b.Health, 9) + "  " +
 			bar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
 			bar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
+		width = max(width, utf8.RuneCountInString(row))
+		rows = append(rows, row)
+	}
+	if p.Wide() {
+		head = padRight(head, width) + "  LAST SEEN"
+	}
+	lines = append(lines, paint(p, ansiDim, head))
+	for i, b := range s.Brokers {
+		row := rows[i]
 		if p.Wide() {
-			line += "  " + b.LastSeen
+			row = padRight(row, width) + "  " + b.LastSeen
 		}
-		lines = append(lines, line)
+		// Colour the health after padding, so escapes do not skew widths.
+		hs := len(padRight(safeText(b.ID, 40), idW)) + 2
+		colour := ansiRed
+		if b.Health == "alive" {
+			colour = ansiGreen
+		}
+		row = row[:hs] + paint(p, colour, b.Health) + row[hs+len(b.Health):]
+		lines = append(lines, row)
 	}
 	if len(s.Brokers) == 0 {
 		lines = append(lines, paint(p, ansiRed, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
@@ -145,6 +154,13 @@ func countListed(s *inspect.AssignmentSummary) int {
 		}
 	}
 	return n
+}
+
+func extraNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d named with --group", n)
 }
 
 func uncoordinated(n int) string {

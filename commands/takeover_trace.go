@@ -26,8 +26,8 @@ func init() {
 			ArgsUsage: "[PATH...]",
 			UsageText: "kaasctl takeover trace --assignments DIR|FILE... [--logs FILE|DIR|-...] [--group G]... [--since T] [--until T]\n" +
 				"kaasctl takeover trace --data-dir /data --journal ~/kaas-journal --logs kaas-0.log,kaas-1.log.gz",
-			Description: "Assignment versions come from --assignments (files, or directories of *.json versions with any\n" +
-				"names), --journal (a 'kaasctl watch --journal' directory) and the volume's live assignment.json\n" +
+			Description: "Assignment versions come from --assignments (files, or directories whose files, any names, are\n" +
+				"versions), --journal (a 'kaasctl watch --journal' directory) and the volume's live assignment.json\n" +
 				"when a volume is given; they are ordered by controller epoch then version, duplicates dropped.\n" +
 				"Positional PATHs that are directories or *.json files are assignment sources; other PATHs are logs.\n\n" +
 				"At each version every known group's coordinator is recomputed (groups: explicit entries, offset\n" +

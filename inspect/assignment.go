@@ -248,6 +248,7 @@ type AssignmentSummary struct {
 	ExplicitEntries     int              `json:"explicitEntries"`
 	KnownGroups         int              `json:"knownGroups"`
 	OffsetFileGroups    int              `json:"offsetFileGroups"`
+	ExtraGroups         int              `json:"extraGroups"` // named with --group
 	UncoordinatedGroups int              `json:"uncoordinatedGroups"`
 	EntriesByStatus     map[string]int   `json:"entriesByStatus"`
 	Findings            []volume.Finding `json:"findings"`
@@ -268,7 +269,7 @@ type GroupPlacement struct {
 
 // SummarizeAssignment counts partitions and groups per broker. offsetGroups
 // are group names with an offset file; now is used for the age.
-func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Finding, offsetGroups []string, now time.Time) *AssignmentSummary {
+func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Finding, offsetGroups, extraGroups []string, now time.Time) *AssignmentSummary {
 	s := &AssignmentSummary{VersionRef: Ref(path, a), Partitions: len(a.Partitions),
 		ExplicitEntries: len(a.ConsumerGroups), OffsetFileGroups: len(offsetGroups),
 		EntriesByStatus: map[string]int{}, Findings: findings}
@@ -301,7 +302,8 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 	}
 	s.Topics = len(topics)
 	rt := a.Router()
-	groups := UnionGroups(a, nil, offsetGroups)
+	groups := UnionGroups(a, nil, append(slices.Clone(offsetGroups), extraGroups...))
+	s.ExtraGroups = len(UnionGroups(nil, nil, extraGroups))
 	s.KnownGroups = len(groups)
 	hasFile := make(map[string]bool, len(offsetGroups))
 	for _, g := range offsetGroups {
