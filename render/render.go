@@ -191,6 +191,9 @@ func (p *Printer) Table(t *TableData) error {
 	return tb.Render()
 }
 
+// cellReplacer keeps a plain-text cell on one line and in one column.
+var cellReplacer = strings.NewReplacer("\t", " ", "\n", " ")
+
 func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	writeRow := func(cells []string) {
@@ -198,7 +201,7 @@ func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 			if i > 0 {
 				io.WriteString(tw, "\t")
 			}
-			io.WriteString(tw, strings.NewReplacer("\t", " ", "\n", " ").Replace(orDash(c)))
+			io.WriteString(tw, cellReplacer.Replace(orDash(c)))
 		}
 		io.WriteString(tw, "\n")
 	}
