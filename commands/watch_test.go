@@ -117,6 +117,41 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 	if tcode != 0 || strings.Count(tout, "\n") != len(events) {
 		t.Errorf("trace of the journal: exit %d, %d events, want %d: %s", tcode, strings.Count(tout, "\n"), len(events), terr)
 	}
+
+	// Broker logs beside the journal: kubectl-prefixed Rust JSON from the
+	// new coordinator confirms one move; a Rust text line (gzip would do
+	// too) dates the failover version.
+	logs := filepath.Join(t.TempDir(), "logs")
+	os.MkdirAll(logs, 0o755)
+	os.WriteFile(filepath.Join(logs, "all.log"), []byte(
+		`[pod/skafka-0/kaas] {"timestamp":"2026-11-29T09:08:36.100000Z","level":"INFO","fields":{"message":"group coordinator change","group":"lab-group","from":"skafka-1","to":"skafka-0","assignment_version":3,"side":"gained"},"target":"kaas_broker::group_takeover"}`+"\n"+
+			`[pod/skafka-2/kaas] 2026-11-29T09:09:09.900000Z  INFO kaas_controller::kube_election: controller lease acquired epoch=1 identity=skafka-2`+"\n"), 0o644)
+	tout, terr, tcode = runCLI(t, "", "takeover", "trace", "--journal", journal, "--logs", logs, "-g", "lab-group", "-o", "json")
+	if tcode != 0 {
+		t.Fatalf("trace with logs: exit %d %s", tcode, terr)
+	}
+	var tr traceJSON
+	if err := json.Unmarshal([]byte(tout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	var confirmed bool
+	for _, e := range tr.Events {
+		if e.Group == "lab-group" && e.AssignmentVersion == 3 {
+			confirmed = e.Evidence == "both"
+		}
+	}
+	if !confirmed {
+		t.Errorf("lab-group's move at v3 not confirmed by the log: %+v", tr.Events)
+	}
+	var leaseNote bool
+	for _, v := range tr.Versions {
+		for _, n := range v.Notes {
+			leaseNote = leaseNote || strings.Contains(n.Text, "lease acquired by skafka-2")
+		}
+	}
+	if !leaseNote {
+		t.Errorf("failover lease line not attached: %+v", tr.Versions)
+	}
 }
 
 func TestWatchOnceAndUsage(t *testing.T) {

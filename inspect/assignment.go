@@ -136,39 +136,6 @@ func firstHealth(a *volume.Assignment) map[string]string {
 	return m
 }
 
-// DiffEntries lists winning-entry changes, sorted by group.
-func DiffEntries(old, cur *volume.Assignment) []EntryChange {
-	oe := winningEntries(old)
-	ne := winningEntries(cur)
-	var out []EntryChange
-	for g, b := range ne {
-		o, ok := oe[g]
-		switch {
-		case !ok:
-			out = append(out, EntryChange{Group: g, Change: "added", NewBroker: b})
-		case o != b:
-			out = append(out, EntryChange{Group: g, Change: "moved", OldBroker: o, NewBroker: b})
-		}
-	}
-	for g, b := range oe {
-		if _, ok := ne[g]; !ok {
-			out = append(out, EntryChange{Group: g, Change: "removed", OldBroker: b})
-		}
-	}
-	slices.SortFunc(out, func(a, b EntryChange) int { return strings.Compare(a.Group, b.Group) })
-	return out
-}
-
-func winningEntries(a *volume.Assignment) map[string]string {
-	m := make(map[string]string, len(a.ConsumerGroups))
-	for _, e := range a.ConsumerGroups {
-		if _, ok := m[e.GroupID]; !ok {
-			m[e.GroupID] = e.Broker
-		}
-	}
-	return m
-}
-
 // VersionRef identifies one assignment version in reports.
 type VersionRef struct {
 	Path              string `json:"path"`
