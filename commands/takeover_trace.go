@@ -46,6 +46,7 @@ func init() {
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
 				&cli.StringFlag{Name: "since", Usage: "only events at or after this time (RFC 3339, or a duration before now: 2h)"},
 				&cli.StringFlag{Name: "until", Usage: "only events at or before this time (RFC 3339, or a duration before now)"},
+				&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
 			},
 			Action: takeoverTrace,
 		}
@@ -186,7 +187,7 @@ func takeoverTrace(c *cli.Context) error {
 	tr := inspect.BuildTrace(inspect.TraceInput{
 		Snapshots: hist.Snapshots, Logs: logs,
 		Groups: append(offsetGroups, exactNames(c.StringSlice("group"))...),
-		Filter: c.StringSlice("group"), Since: since, Until: until,
+		Filter: c.StringSlice("group"), Since: since, Until: until, Placements: c.Bool("placements"),
 	})
 	view := traceView{Sources: src, Trace: tr}
 	for _, gname := range c.StringSlice("group") {

@@ -93,6 +93,37 @@ func TestTakeoverTraceLab(t *testing.T) {
 			t.Errorf("event %+v", e)
 		}
 	}
+
+	// --placements states it directly: every group's coordinator per version.
+	out, _, code = runCLI(t, "", append(args, "--placements")...)
+	var pv struct {
+		Versions []struct {
+			AssignmentVersion int64 `json:"assignmentVersion"`
+			Placements        []struct {
+				Group, Coordinator string
+			} `json:"placements"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(out), &pv); err != nil || code != 0 {
+		t.Fatalf("placements: %v exit %d", err, code)
+	}
+	phase := map[int64]map[string]string{2: p1, 3: p2}
+	checked := 0
+	for _, v := range pv.Versions {
+		want, ok := phase[v.AssignmentVersion]
+		if !ok {
+			continue
+		}
+		for _, pl := range v.Placements {
+			checked++
+			if want[pl.Group] != pl.Coordinator {
+				t.Errorf("v%d %s: placement %s, FindCoordinator %s", v.AssignmentVersion, pl.Group, pl.Coordinator, want[pl.Group])
+			}
+		}
+	}
+	if checked != 10 {
+		t.Errorf("checked %d placements, want 10", checked)
+	}
 }
 
 func TestTakeoverTraceGoldenAndFormats(t *testing.T) {

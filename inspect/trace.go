@@ -63,6 +63,9 @@ type TraceVersion struct {
 	MissingBefore int64 `json:"missingBefore"`
 	// Notes are log lines attached to this version, in words.
 	Notes []TraceNote `json:"notes"`
+	// Placements are every followed group's coordinator at this version
+	// (only with TraceInput.Placements; snapshot versions only).
+	Placements []Placement `json:"placements,omitempty"`
 }
 
 // TraceNote is a log line attached to a version.
@@ -92,6 +95,9 @@ type TraceInput struct {
 	// Since and Until bound event times (zero: unbounded). Events without a
 	// time are dropped when a bound is set.
 	Since, Until time.Time
+	// Placements asks for every group's coordinator at every snapshot
+	// version (large: groups × versions).
+	Placements bool
 }
 
 // Trace is the reconstructed coordinator timeline.
@@ -212,6 +218,12 @@ func BuildTrace(in TraceInput) *Trace {
 	// Coordinator-change lines: confirm or add.
 	mergeCoordinatorLogs(tr, in.Logs, byKey, match)
 
+	if in.Placements {
+		for i, s := range in.Snapshots {
+			a := s.Assignment
+			tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]].Placements = placements(states[i], groups)
+		}
+	}
 	// Initial and final placements.
 	if n := len(in.Snapshots); n > 0 {
 		tr.Initial = placements(states[0], groups)
