@@ -192,6 +192,18 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; n != 5 {
 		t.Errorf("jsonl: %d lines:\n%s", n, out)
 	}
+	// With a volume, its offset files name the groups to check.
+	out, _, code = runCLI(t, "", "assignment", "diff", v2, v3, "--cluster-dir", labVolume(t), "-o", "json")
+	var dv struct {
+		GroupsChecked int                    `json:"groupsChecked"`
+		Moves         []struct{ Key string } `json:"moves"`
+	}
+	if err := json.Unmarshal([]byte(out), &dv); err != nil || code != 0 {
+		t.Fatalf("volume diff: %v exit %d", err, code)
+	}
+	if dv.GroupsChecked != 3 || len(dv.Moves) != 3 {
+		t.Errorf("volume diff: %+v", dv)
+	}
 	// Too many args.
 	if _, _, code = runCLI(t, "", "assignment", "diff", v2, v3, v3); code != 2 {
 		t.Errorf("three files: exit %d, want 2", code)
