@@ -12,7 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
-func writeSynthAssignment(b *testing.B, path string, nBrokers, nEntries, shift int) {
+func trWriteSynthAssignment(b *testing.B, path string, nBrokers, nEntries, shift int) {
 	a := volume.Assignment{ControllerEpoch: 1, AssignmentVersion: int64(shift + 1), Controller: "kaas-0", GeneratedAt: "2026-07-23T11:40:02.120000000Z"}
 	for i := 0; i < nBrokers; i++ {
 		if shift > 0 && i%97 == 0 {
@@ -39,8 +39,8 @@ func writeSynthAssignment(b *testing.B, path string, nBrokers, nEntries, shift i
 func BenchmarkAssignmentDiffCommand(b *testing.B) {
 	dir := b.TempDir()
 	oldP, newP := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
-	writeSynthAssignment(b, oldP, 1000, 100000, 0)
-	writeSynthAssignment(b, newP, 1000, 100000, 1)
+	trWriteSynthAssignment(b, oldP, 1000, 100000, 0)
+	trWriteSynthAssignment(b, newP, 1000, 100000, 1)
 	for _, format := range []string{"table", "json"} {
 		b.Run(format, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -90,7 +90,7 @@ func assignmentDiff(c *cli.Context) error {
 		g.Warnf("OLD (epoch %d, v%d) is newer than NEW (epoch %d, v%d); comparing in the order given",
 			old.ControllerEpoch, old.AssignmentVersion, cur.ControllerEpoch, cur.AssignmentVersion)
 	}
-	groups := append(knownGroupsFromVolume(g), c.StringSlice("group")...)
+	groups := append(trOffsetGroups(g), c.StringSlice("group")...)
 	d := inspect.DiffAssignments(args[0], old, args[1], cur, groups, c.StringSlice("txn"))
 
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "FROM TIER+", "TO TIER+", "DETAIL+")
@@ -98,7 +98,7 @@ func assignmentDiff(c *cli.Context) error {
 		t.Add(string(m.Kind), m.Key, m.From, m.To, string(m.Cause), string(m.FromTier), string(m.ToTier), m.Detail)
 	}
 	if err := g.Printer.Print(render.Output{Data: d, Items: d.Moves, Table: t, Human: func(p *render.Printer) error {
-		return renderDiff(p, d)
+		return trRenderDiff(p, d)
 	}}); err != nil {
 		return err
 	}
@@ -108,65 +108,65 @@ func assignmentDiff(c *cli.Context) error {
 	return nil
 }
 
-func renderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
+func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	ref := func(r inspect.VersionRef) string {
-		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, orDashStr(r.Controller), orDashStr(r.GeneratedAt))
+		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, trDash(r.Controller), trDash(r.GeneratedAt))
 	}
 	lines := []string{
 		"old  " + ref(d.Old) + "  " + d.Old.Path,
 		"new  " + ref(d.New) + "  " + d.New.Path,
 	}
 	if d.Failover {
-		lines = append(lines, paint(p, ansiYellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
-			d.Old.ControllerEpoch, d.New.ControllerEpoch, orDashStr(d.Old.Controller), orDashStr(d.New.Controller))))
+		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
+			d.Old.ControllerEpoch, d.New.ControllerEpoch, trDash(d.Old.Controller), trDash(d.New.Controller))))
 	} else if d.ControllerChanged {
-		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", orDashStr(d.Old.Controller), orDashStr(d.New.Controller)))
+		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", trDash(d.Old.Controller), trDash(d.New.Controller)))
 	}
 	if d.OldDivisor != d.NewDivisor {
 		lines = append(lines, fmt.Sprintf("hash divisor %d → %d: hash-tier groups may move", d.OldDivisor, d.NewDivisor))
 	}
-	lines = append(lines, "", paint(p, ansiBold, "BROKERS"))
+	lines = append(lines, "", trPaint(p, trBold, "BROKERS"))
 	if len(d.Brokers) == 0 {
 		lines = append(lines, "  no change")
 	}
 	for _, b := range d.Brokers {
 		switch b.Change {
 		case "joined":
-			lines = append(lines, paint(p, ansiGreen, "  + "+safeText(b.ID, 80))+"  joined ("+b.NewHealth+")")
+			lines = append(lines, trPaint(p, trGreen, "  + "+trSafe(b.ID, 80))+"  joined ("+b.NewHealth+")")
 		case "left":
-			lines = append(lines, paint(p, ansiRed, "  - "+safeText(b.ID, 80))+"  left (was "+b.OldHealth+")")
+			lines = append(lines, trPaint(p, trRed, "  - "+trSafe(b.ID, 80))+"  left (was "+b.OldHealth+")")
 		default:
-			lines = append(lines, paint(p, ansiYellow, "  ~ "+safeText(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
+			lines = append(lines, trPaint(p, trYellow, "  ~ "+trSafe(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
 		}
 	}
-	lines = append(lines, "", paint(p, ansiBold, "EXPLICIT ENTRIES"))
+	lines = append(lines, "", trPaint(p, trBold, "EXPLICIT ENTRIES"))
 	if len(d.Entries) == 0 {
 		lines = append(lines, "  no change")
 	}
 	for _, e := range d.Entries {
 		switch e.Change {
 		case "added":
-			lines = append(lines, "  + "+safeText(e.Group, 80)+" → "+e.NewBroker)
+			lines = append(lines, "  + "+trSafe(e.Group, 80)+" → "+e.NewBroker)
 		case "removed":
-			lines = append(lines, "  - "+safeText(e.Group, 80)+" (was "+e.OldBroker+")")
+			lines = append(lines, "  - "+trSafe(e.Group, 80)+" (was "+e.OldBroker+")")
 		default:
-			lines = append(lines, "  ~ "+safeText(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
+			lines = append(lines, "  ~ "+trSafe(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
 		}
 	}
-	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", countKind(d.Moves, inspect.KindGroup), d.GroupsChecked)
+	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", trCountKind(d.Moves, inspect.KindGroup), d.GroupsChecked)
 	if d.TxnsChecked > 0 {
-		head += fmt.Sprintf(", %d of %d transactional ids", countKind(d.Moves, inspect.KindTxn), d.TxnsChecked)
+		head += fmt.Sprintf(", %d of %d transactional ids", trCountKind(d.Moves, inspect.KindTxn), d.TxnsChecked)
 	}
-	lines = append(lines, "", paint(p, ansiBold, head))
-	if err := writeLines(p.Out, lines...); err != nil {
+	lines = append(lines, "", trPaint(p, trBold, head))
+	if err := trLines(p.Out, lines...); err != nil {
 		return err
 	}
 	if len(d.Moves) == 0 {
-		return writeLines(p.Out, "  none")
+		return trLines(p.Out, "  none")
 	}
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "DETAIL")
 	for _, m := range d.Moves {
-		t.Add(string(m.Kind), safeText(m.Key, 60), m.From, m.To, string(m.Cause), m.Detail)
+		t.Add(string(m.Kind), trSafe(m.Key, 60), m.From, m.To, string(m.Cause), m.Detail)
 	}
 	if err := p.Table(t); err != nil {
 		return err
@@ -175,10 +175,10 @@ func renderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	for _, cc := range d.MovesByCause {
 		parts = append(parts, cc.Cause.String()+" "+strconv.Itoa(cc.Count))
 	}
-	return writeLines(p.Out, "by cause: "+strings.Join(parts, ", "))
+	return trLines(p.Out, "by cause: "+strings.Join(parts, ", "))
 }
 
-func countKind(ms []inspect.Move, k inspect.KeyKind) int {
+func trCountKind(ms []inspect.Move, k inspect.KeyKind) int {
 	n := 0
 	for _, m := range ms {
 		if m.Kind == k {
@@ -188,18 +188,18 @@ func countKind(ms []inspect.Move, k inspect.KeyKind) int {
 	return n
 }
 
-type auditView struct {
+type trAuditView struct {
 	Assignment inspect.VersionRef   `json:"assignment"`
 	Counts     map[string]int       `json:"counts"`
 	Entries    []inspect.EntryAudit `json:"entries"`
 }
 
 func assignmentAudit(c *cli.Context, g *Globals, path string) error {
-	a, _, err := readAssignmentFile(g, path)
+	a, _, err := trReadAssignment(g, path)
 	if err != nil {
 		return err
 	}
-	v := auditView{Assignment: inspect.Ref(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
+	v := trAuditView{Assignment: inspect.Ref(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
 	problems := 0
 	for _, e := range v.Entries {
 		v.Counts[string(e.Status)]++
@@ -214,8 +214,8 @@ func assignmentAudit(c *cli.Context, g *Globals, path string) error {
 	}
 	err = g.Printer.Print(render.Output{Data: v, Items: v.Entries, Table: t, Human: func(p *render.Printer) error {
 		head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
-			a.ControllerEpoch, a.AssignmentVersion, orDashStr(a.Controller), path,
-			plural(len(v.Entries), "explicit entry", "explicit entries"))
+			a.ControllerEpoch, a.AssignmentVersion, trDash(a.Controller), path,
+			trPlural(len(v.Entries), "explicit entry", "explicit entries"))
 		var parts []string
 		for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
 			if n := v.Counts[string(k)]; n > 0 {
@@ -225,19 +225,19 @@ func assignmentAudit(c *cli.Context, g *Globals, path string) error {
 		if len(parts) > 0 {
 			head += " — " + strings.Join(parts, ", ")
 		}
-		if err := writeLines(p.Out, head); err != nil {
+		if err := trLines(p.Out, head); err != nil {
 			return err
 		}
 		if len(v.Entries) == 0 {
-			return writeLines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
+			return trLines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
 		}
 		tt := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
 		for _, e := range v.Entries {
 			st := string(e.Status)
 			if e.Status != inspect.EntryAgrees {
-				st = paint(p, ansiYellow, st)
+				st = trPaint(p, trYellow, st)
 			}
-			tt.Add(safeText(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
+			tt.Add(trSafe(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
 				strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
 		}
 		return p.Table(tt)

@@ -15,8 +15,8 @@ import (
 
 const assignmentUsage = "inspect the controller's assignment.json: versions, brokers, load per broker, diffs"
 
-// nowFunc is the clock for ages; tests pin it.
-var nowFunc = time.Now
+// trNow is the clock for ages; tests pin it.
+var trNow = time.Now
 
 func init() {
 	registerSub("assignment", assignmentUsage, func() *cli.Command {
@@ -52,11 +52,11 @@ func assignmentShow(c *cli.Context) error {
 		}
 		path = l.AssignmentPath()
 	}
-	a, fs, err := readAssignmentFile(g, path)
+	a, fs, err := trReadAssignment(g, path)
 	if err != nil {
 		return err
 	}
-	s := inspect.SummarizeAssignment(path, a, fs, knownGroupsFromVolume(g), c.StringSlice("group"), nowFunc())
+	s := inspect.SummarizeAssignment(path, a, fs, trOffsetGroups(g), c.StringSlice("group"), trNow())
 
 	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")
 	for _, b := range s.Brokers {
@@ -69,20 +69,20 @@ func assignmentShow(c *cli.Context) error {
 }
 
 func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error {
-	now := nowFunc()
+	now := trNow()
 	gen := s.GeneratedAt
 	if t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt); err == nil {
-		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + ago(now, t) + ")"
+		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + trAgo(now, t) + ")"
 	}
 	lines := []string{
-		paint(p, ansiBold, fmt.Sprintf("assignment v%d · controller epoch %d · controller %s", s.AssignmentVersion, s.ControllerEpoch, orDashStr(s.Controller))),
-		"generated  " + orDashStr(gen),
+		trPaint(p, trBold, fmt.Sprintf("assignment v%d · controller epoch %d · controller %s", s.AssignmentVersion, s.ControllerEpoch, trDash(s.Controller))),
+		"generated  " + trDash(gen),
 		"file       " + s.Path,
-		fmt.Sprintf("brokers    %d listed, %d alive (hash divisor %d)", countListed(s), s.AliveBrokers, countListed(s)),
-		fmt.Sprintf("partitions %d in %s", s.Partitions, plural(s.Topics, "topic", "topics")),
+		fmt.Sprintf("brokers    %d listed, %d alive (hash divisor %d)", trCountListed(s), s.AliveBrokers, trCountListed(s)),
+		fmt.Sprintf("partitions %d in %s", s.Partitions, trPlural(s.Topics, "topic", "topics")),
 		fmt.Sprintf("groups     %d known: %s, %s on the volume%s%s", s.KnownGroups,
-			plural(s.ExplicitEntries, "explicit entry", "explicit entries"), plural(s.OffsetFileGroups, "offset file", "offset files"),
-			extraNote(s.ExtraGroups), uncoordinated(s.UncoordinatedGroups)),
+			trPlural(s.ExplicitEntries, "explicit entry", "explicit entries"), trPlural(s.OffsetFileGroups, "offset file", "offset files"),
+			trExtraNote(s.ExtraGroups), trUncoordinated(s.UncoordinatedGroups)),
 	}
 	if len(s.EntriesByStatus) > 0 {
 		var parts []string
@@ -90,7 +90,7 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error
 			if n := s.EntriesByStatus[string(k)]; n > 0 {
 				txt := fmt.Sprintf("%d %s", n, k)
 				if k != inspect.EntryAgrees {
-					txt = paint(p, ansiYellow, txt)
+					txt = trPaint(p, trYellow, txt)
 				}
 				parts = append(parts, txt)
 			}
@@ -102,12 +102,12 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error
 	for _, b := range s.Brokers {
 		maxP = max(maxP, b.Partitions)
 		maxG = max(maxG, b.Groups)
-		idW = max(idW, len(safeText(b.ID, 40)))
+		idW = max(idW, len(trSafe(b.ID, 40)))
 	}
 	const barW = 20
 	pW := len(strconv.Itoa(maxP))
 	gW := len(strconv.Itoa(maxG))
-	head := padRight("BROKER", idW) + "  " + padRight("HEALTH", 9) + "  " + padRight("PARTITIONS", barW+pW+1) + "   GROUPS"
+	head := trPad("BROKER", idW) + "  " + trPad("HEALTH", 9) + "  " + trPad("PARTITIONS", barW+pW+1) + "   GROUPS"
 	rows := make([]string, 0, len(s.Brokers))
 	width := utf8.RuneCountInString(head)
 	for _, b := range s.Brokers {
@@ -116,37 +116,37 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error
 			detail += fmt.Sprintf(", %d via fallback", b.FallbackGroups)
 		}
 		detail += ")"
-		row := padRight(safeText(b.ID, 40), idW) + "  " + padRight(b.Health, 9) + "  " +
-			bar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
-			bar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
+		row := trPad(trSafe(b.ID, 40), idW) + "  " + trPad(b.Health, 9) + "  " +
+			trBar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
+			trBar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
 		width = max(width, utf8.RuneCountInString(row))
 		rows = append(rows, row)
 	}
 	if p.Wide() {
-		head = padRight(head, width) + "  LAST SEEN"
+		head = trPad(head, width) + "  LAST SEEN"
 	}
-	lines = append(lines, paint(p, ansiDim, head))
+	lines = append(lines, trPaint(p, trDim, head))
 	for i, b := range s.Brokers {
 		row := rows[i]
 		if p.Wide() {
-			row = padRight(row, width) + "  " + b.LastSeen
+			row = trPad(row, width) + "  " + b.LastSeen
 		}
 		// Colour the health after padding, so escapes do not skew widths.
-		hs := len(padRight(safeText(b.ID, 40), idW)) + 2
-		colour := ansiRed
+		hs := len(trPad(trSafe(b.ID, 40), idW)) + 2
+		colour := trRed
 		if b.Health == "alive" {
-			colour = ansiGreen
+			colour = trGreen
 		}
-		row = row[:hs] + paint(p, colour, b.Health) + row[hs+len(b.Health):]
+		row = row[:hs] + trPaint(p, colour, b.Health) + row[hs+len(b.Health):]
 		lines = append(lines, row)
 	}
 	if len(s.Brokers) == 0 {
-		lines = append(lines, paint(p, ansiRed, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
+		lines = append(lines, trPaint(p, trRed, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
 	}
-	return writeLines(p.Out, lines...)
+	return trLines(p.Out, lines...)
 }
 
-func countListed(s *inspect.AssignmentSummary) int {
+func trCountListed(s *inspect.AssignmentSummary) int {
 	n := 0
 	for _, b := range s.Brokers {
 		if b.Health != "unlisted" {
@@ -156,21 +156,21 @@ func countListed(s *inspect.AssignmentSummary) int {
 	return n
 }
 
-func extraNote(n int) string {
+func trExtraNote(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf(", %d named with --group", n)
 }
 
-func uncoordinated(n int) string {
+func trUncoordinated(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf("; %d with no coordinator", n)
 }
 
-func orDashStr(s string) string {
+func trDash(s string) string {
 	if s == "" {
 		return "-"
 	}

@@ -21,23 +21,23 @@ func init() {
 	}
 }
 
-func updateGolden() bool {
+func trUpdateGolden() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
 }
 
 // runCLI runs kaasctl with args and returns stdout, stderr and the exit code.
-func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+func trRun(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(append([]string{"kaasctl"}, args...), &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
 	return out.String(), errb.String(), code
 }
 
-func golden(t *testing.T, name, got string) {
+func trGolden(t *testing.T, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", "golden", name)
-	if updateGolden() {
+	if trUpdateGolden() {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -56,20 +56,20 @@ func golden(t *testing.T, name, got string) {
 }
 
 // The repository's fixed copy of the lab capture, for golden output.
-const labCopy = "../testdata/lab-go-kaas"
+const trLabCopy = "../testdata/lab-go-kaas"
 
-func pinClock(t *testing.T) {
-	old := nowFunc
-	nowFunc = func() time.Time { return time.Date(2026, 11, 29, 9, 10, 0, 0, time.UTC) }
-	t.Cleanup(func() { nowFunc = old })
+func trPinClock(t *testing.T) {
+	old := trNow
+	trNow = func() time.Time { return time.Date(2026, 11, 29, 9, 10, 0, 0, time.UTC) }
+	t.Cleanup(func() { trNow = old })
 }
 
 // labVolume builds a cluster dir with the phase-2 assignment and offset
 // files for the three groups the lab consumers committed.
-func labVolume(t *testing.T) string {
+func trLabVolume(t *testing.T) string {
 	t.Helper()
 	cd := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(labCopy, "phase2-after-kill9-skafka-1", "assignment.json"))
+	data, err := os.ReadFile(filepath.Join(trLabCopy, "phase2-after-kill9-skafka-1", "assignment.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,20 +92,20 @@ func labVolume(t *testing.T) string {
 }
 
 func TestAssignmentShow(t *testing.T) {
-	pinClock(t)
-	cd := labVolume(t)
-	out, errOut, code := runCLI(t, "", "assignment", "show", "--cluster-dir", cd)
+	trPinClock(t)
+	cd := trLabVolume(t)
+	out, errOut, code := trRun(t, "", "assignment", "show", "--cluster-dir", cd)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "assignment-show.txt", strings.ReplaceAll(out, cd, "CD"))
+	trGolden(t, "assignment-show.txt", strings.ReplaceAll(out, cd, "CD"))
 	for _, want := range []string{"skafka-0", "skafka-2", "3 offset files", "explicit 1, hash 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 
-	out, _, code = runCLI(t, "", "assignment", "show", "--cluster-dir", cd, "-o", "json")
+	out, _, code = trRun(t, "", "assignment", "show", "--cluster-dir", cd, "-o", "json")
 	if code != 0 {
 		t.Fatal(code)
 	}
@@ -137,35 +137,35 @@ func TestAssignmentShow(t *testing.T) {
 	}
 
 	// --assignment FILE without a volume; csv has every column.
-	out, _, code = runCLI(t, "", "assignment", "show", "--assignment", filepath.Join(labCopy, "assignment-history", "assignment-e0-v2-090803.json"), "-o", "csv")
+	out, _, code = trRun(t, "", "assignment", "show", "--assignment", filepath.Join(trLabCopy, "assignment-history", "assignment-e0-v2-090803.json"), "-o", "csv")
 	if code != 0 {
 		t.Fatal(code)
 	}
-	golden(t, "assignment-show-v2.csv", out)
+	trGolden(t, "assignment-show-v2.csv", out)
 
 	// Missing file: exit 1 naming the file.
-	_, errOut, code = runCLI(t, "", "assignment", "show", "--assignment", filepath.Join(cd, "nope.json"))
+	_, errOut, code = trRun(t, "", "assignment", "show", "--assignment", filepath.Join(cd, "nope.json"))
 	if code != 1 || !strings.Contains(errOut, "nope.json") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
 	// No volume at all: usage.
-	if _, _, code = runCLI(t, "", "assignment", "show"); code != 2 {
+	if _, _, code = trRun(t, "", "assignment", "show"); code != 2 {
 		t.Errorf("no volume: exit %d, want 2", code)
 	}
 }
 
 func TestAssignmentDiffTwoFiles(t *testing.T) {
-	h := filepath.Join(labCopy, "assignment-history")
+	h := filepath.Join(trLabCopy, "assignment-history")
 	v2 := filepath.Join(h, "assignment-e0-v2-090803.json")
 	v3 := filepath.Join(h, "assignment-e0-v3-090836.json")
 	args := []string{"assignment", "diff", v2, v3, "--group", "g-alpha", "--group", "g-delta", "--group", "lab-group"}
-	out, errOut, code := runCLI(t, "", args...)
+	out, errOut, code := trRun(t, "", args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "assignment-diff-v2-v3.txt", out)
+	trGolden(t, "assignment-diff-v2-v3.txt", out)
 
-	out, _, code = runCLI(t, "", append(args, "-o", "json", "--exit-code")...)
+	out, _, code = trRun(t, "", append(args, "-o", "json", "--exit-code")...)
 	if code != 3 {
 		t.Errorf("--exit-code with differences: exit %d, want 3", code)
 	}
@@ -184,16 +184,16 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 	}
 
 	// Same file twice: no differences, exit 0 even with --exit-code.
-	if _, _, code = runCLI(t, "", "assignment", "diff", v3, v3, "--exit-code"); code != 0 {
+	if _, _, code = trRun(t, "", "assignment", "diff", v3, v3, "--exit-code"); code != 0 {
 		t.Errorf("identical files: exit %d", code)
 	}
 	// jsonl streams moves.
-	out, _, _ = runCLI(t, "", append(args, "-o", "jsonl")...)
+	out, _, _ = trRun(t, "", append(args, "-o", "jsonl")...)
 	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; n != 5 {
 		t.Errorf("jsonl: %d lines:\n%s", n, out)
 	}
 	// With a volume, its offset files name the groups to check.
-	out, _, code = runCLI(t, "", "assignment", "diff", v2, v3, "--cluster-dir", labVolume(t), "-o", "json")
+	out, _, code = trRun(t, "", "assignment", "diff", v2, v3, "--cluster-dir", trLabVolume(t), "-o", "json")
 	var dv struct {
 		GroupsChecked int                    `json:"groupsChecked"`
 		Moves         []struct{ Key string } `json:"moves"`
@@ -205,7 +205,7 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 		t.Errorf("volume diff: %+v", dv)
 	}
 	// Too many args.
-	if _, _, code = runCLI(t, "", "assignment", "diff", v2, v3, v3); code != 2 {
+	if _, _, code = trRun(t, "", "assignment", "diff", v2, v3, v3); code != 2 {
 		t.Errorf("three files: exit %d, want 2", code)
 	}
 }
@@ -225,7 +225,7 @@ func TestAssignmentDiffLabAcceptance(t *testing.T) {
 	for g := range p1 {
 		args = append(args, "--group", g)
 	}
-	out, errOut, code := runCLI(t, "", args...)
+	out, errOut, code := trRun(t, "", args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -258,18 +258,18 @@ func TestAssignmentDiffAudit(t *testing.T) {
 	os.WriteFile(p, []byte(`{"controllerEpoch":2,"assignmentVersion":9,"generatedAt":"2026-07-23T11:40:02.120000000Z","controller":"kaas-0",
 "brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"dead"},{"id":"kaas-2","health":"alive"}],"partitions":[],
 "consumerGroups":[{"groupId":"orders","broker":"kaas-0","epoch":1},{"groupId":"billing","broker":"kaas-1","epoch":2},{"groupId":"ghost","broker":"kaas-7","epoch":1},{"groupId":"orders","broker":"kaas-2","epoch":1}]}`), 0o644)
-	out, errOut, code := runCLI(t, "", "assignment", "diff", p, "--exit-code")
+	out, errOut, code := trRun(t, "", "assignment", "diff", p, "--exit-code")
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, errOut)
 	}
-	golden(t, "assignment-diff-audit.txt", strings.ReplaceAll(out, dir, "DIR"))
-	out, _, _ = runCLI(t, "", "assignment", "diff", "--cluster-dir", dir, "-o", "json")
+	trGolden(t, "assignment-diff-audit.txt", strings.ReplaceAll(out, dir, "DIR"))
+	out, _, _ = trRun(t, "", "assignment", "diff", "--cluster-dir", dir, "-o", "json")
 	if !strings.Contains(out, `"no such`) && code == 0 {
 		t.Log(out)
 	}
 	// Through the volume: the file is CD/assignment.json.
 	os.Rename(p, filepath.Join(dir, "assignment.json"))
-	out, errOut, code = runCLI(t, "", "assignment", "diff", "--cluster-dir", dir, "-o", "json")
+	out, errOut, code = trRun(t, "", "assignment", "diff", "--cluster-dir", dir, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -297,11 +297,11 @@ func TestAssignmentDiffBadInput(t *testing.T) {
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
-		_, errOut, code := runCLI(t, "", "assignment", "diff", p, p)
+		_, errOut, code := trRun(t, "", "assignment", "diff", p, p)
 		if code != 1 || !strings.Contains(errOut, name) {
 			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
 		}
-		_, _, code = runCLI(t, "", "assignment", "show", "--assignment", p)
+		_, _, code = trRun(t, "", "assignment", "show", "--assignment", p)
 		if code != 1 {
 			t.Errorf("show %s: exit %d", name, code)
 		}

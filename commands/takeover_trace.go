@@ -55,7 +55,7 @@ func init() {
 
 // parseWhen reads an RFC 3339 time, a date, or a duration before now
 // ("90m", "2h", "1d").
-func parseWhen(s string, now time.Time) (time.Time, error) {
+func trParseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -99,12 +99,12 @@ func takeoverTrace(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := nowFunc()
-	since, err := parseWhen(c.String("since"), now)
+	now := trNow()
+	since, err := trParseWhen(c.String("since"), now)
 	if err != nil {
 		return exit.UsageErrorf("--since: %v", err)
 	}
-	until, err := parseWhen(c.String("until"), now)
+	until, err := trParseWhen(c.String("until"), now)
 	if err != nil {
 		return exit.UsageErrorf("--until: %v", err)
 	}
@@ -136,7 +136,7 @@ func takeoverTrace(c *cli.Context) error {
 				g.Warnf("%s: %v (the live version is not included)", l.AssignmentPath(), err)
 			}
 		}
-		offsetGroups = knownGroupsFromVolume(g)
+		offsetGroups = trOffsetGroups(g)
 	}
 	if len(asgPaths) == 0 && len(logPaths) == 0 {
 		return exit.UsageErrorf("nothing to trace: give --assignments DIR (a history or a watch journal), --journal DIR, a volume (--data-dir/--cluster-dir), or --logs")
@@ -155,7 +155,7 @@ func takeoverTrace(c *cli.Context) error {
 		g.Warnf("no readable assignment version among %s", strings.Join(asgPaths, ", "))
 	}
 
-	inputs, err := logInputs(logPaths, g)
+	inputs, err := trLogInputs(logPaths, g)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func takeoverTrace(c *cli.Context) error {
 		for _, u := range st.UnknownFormat {
 			g.Warnf("%s: no line in a known kaas log format (is this a broker log?)", u)
 		}
-		g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, plural(st.Files, "input", "inputs"), len(logs))
+		g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, trPlural(st.Files, "input", "inputs"), len(logs))
 	}
 	if len(hist.Snapshots) == 0 && len(logs) == 0 {
 		return fmt.Errorf("nothing to trace: no readable assignment version and no recognized log line")
@@ -186,7 +186,7 @@ func takeoverTrace(c *cli.Context) error {
 
 	tr := inspect.BuildTrace(inspect.TraceInput{
 		Snapshots: hist.Snapshots, Logs: logs,
-		Groups: append(offsetGroups, exactNames(c.StringSlice("group"))...),
+		Groups: append(offsetGroups, trExactNames(c.StringSlice("group"))...),
 		Filter: c.StringSlice("group"), Since: since, Until: until, Placements: c.Bool("placements"),
 	})
 	view := traceView{Sources: src, Trace: tr}
@@ -201,23 +201,23 @@ func takeoverTrace(c *cli.Context) error {
 	}
 	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")
 	for _, e := range tr.Events {
-		t.Add(fmtTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
+		t.Add(trTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
 			string(e.Cause), string(e.Evidence), e.Detail, strings.Join(e.Logs, " "))
 	}
 	if err := g.Printer.Print(render.Output{Data: view, Items: tr.Events, Table: t, Human: func(p *render.Printer) error {
-		return renderTrace(p, view)
+		return trRenderTrace(p, view)
 	}}); err != nil {
 		return err
 	}
 	if n := len(src.Unreadable) + len(logErrs); n > 0 {
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", plural(n, "input", "inputs"))}
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", trPlural(n, "input", "inputs"))}
 	}
 	return nil
 }
 
 // exactNames keeps the --group values that are names, not globs: those
 // join the followed set even when nothing else mentions them.
-func exactNames(gs []string) []string {
+func trExactNames(gs []string) []string {
 	var out []string
 	for _, g := range gs {
 		if !strings.ContainsAny(g, "*?[") {
@@ -228,7 +228,7 @@ func exactNames(gs []string) []string {
 }
 
 // logInputs expands --logs: files, directories (their regular files), "-".
-func logInputs(paths []string, g *Globals) ([]logparse.Input, error) {
+func trLogInputs(paths []string, g *Globals) ([]logparse.Input, error) {
 	var out []logparse.Input
 	stdin := false
 	for _, p := range paths {
@@ -263,14 +263,14 @@ func logInputs(paths []string, g *Globals) ([]logparse.Input, error) {
 	return out, nil
 }
 
-func fmtTime(t time.Time) string {
+func trTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-func fmtClock(t time.Time, withDate bool) string {
+func trClock(t time.Time, withDate bool) string {
 	if t.IsZero() {
 		return "(time unknown)"
 	}
@@ -280,10 +280,10 @@ func fmtClock(t time.Time, withDate bool) string {
 	return t.UTC().Format("15:04:05.000")
 }
 
-func renderTrace(p *render.Printer, v traceView) error {
+func trRenderTrace(p *render.Printer, v traceView) error {
 	tr := v.Trace
 	var lines []string
-	head := fmt.Sprintf("takeover trace · %s", plural(tr.Groups, "group", "groups"))
+	head := fmt.Sprintf("takeover trace · %s", trPlural(tr.Groups, "group", "groups"))
 	var snaps []inspect.TraceVersion
 	for _, x := range tr.Versions {
 		if x.Source == "snapshot" {
@@ -291,13 +291,13 @@ func renderTrace(p *render.Printer, v traceView) error {
 		}
 	}
 	if len(snaps) > 0 {
-		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", plural(len(snaps), "assignment version", "assignment versions"),
+		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", trPlural(len(snaps), "assignment version", "assignment versions"),
 			snaps[0].ControllerEpoch, snaps[0].AssignmentVersion, snaps[len(snaps)-1].ControllerEpoch, snaps[len(snaps)-1].AssignmentVersion)
 	}
 	if len(v.Sources.Logs) > 0 {
-		head += fmt.Sprintf(" · %s (%d lines, %d used)", plural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
+		head += fmt.Sprintf(" · %s (%d lines, %d used)", trPlural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
 	}
-	lines = append(lines, paint(p, ansiBold, head))
+	lines = append(lines, trPaint(p, trBold, head))
 	// Dates once: on the first line and when the day changes.
 	day := ""
 	stamp := func(t time.Time) string {
@@ -305,7 +305,7 @@ func renderTrace(p *render.Printer, v traceView) error {
 		if !t.IsZero() {
 			d = t.UTC().Format("2006-01-02")
 		}
-		s := fmtClock(t, d != day && d != "")
+		s := trClock(t, d != day && d != "")
 		if d != "" {
 			day = d
 		}
@@ -313,7 +313,7 @@ func renderTrace(p *render.Printer, v traceView) error {
 	}
 	gw, bw := 5, 4
 	for _, e := range tr.Events {
-		gw = max(gw, min(40, len(safeText(e.Group, 40))))
+		gw = max(gw, min(40, len(trSafe(e.Group, 40))))
 		bw = max(bw, len(e.From), len(e.To))
 	}
 	evByVersion := map[[2]int64][]inspect.TraceEvent{}
@@ -354,24 +354,24 @@ func renderTrace(p *render.Printer, v traceView) error {
 			}
 			info = append(info, bs)
 			if x.First {
-				info = append(info, "first version: "+placementSummary(tr.Initial))
+				info = append(info, "first version: "+trPlacementSummary(tr.Initial))
 			} else {
-				info = append(info, plural(x.Moves, "move", "moves"))
+				info = append(info, trPlural(x.Moves, "move", "moves"))
 			}
 		}
 		if x.MissingBefore > 0 {
-			info = append(info, paint(p, ansiYellow, fmt.Sprintf("%d earlier versions not captured", x.MissingBefore)))
+			info = append(info, trPaint(p, trYellow, fmt.Sprintf("%d earlier versions not captured", x.MissingBefore)))
 		}
-		lines = append(lines, paint(p, ansiBold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
+		lines = append(lines, trPaint(p, trBold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
 		for _, n := range x.Notes {
-			lines = append(lines, paint(p, ansiDim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", fmtClock(n.Time, false), orDashStr(n.Broker), n.Text, n.Ref)))
+			lines = append(lines, trPaint(p, trDim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", trClock(n.Time, false), trDash(n.Broker), n.Text, n.Ref)))
 		}
 		for _, e := range evByVersion[[2]int64{x.ControllerEpoch, x.AssignmentVersion}] {
 			lines = append(lines, traceEventLine(p, e, gw, bw))
 		}
 	}
 	if len(orphan) > 0 {
-		lines = append(lines, "", paint(p, ansiBold, "moves seen only in logs, at versions with no snapshot"))
+		lines = append(lines, "", trPaint(p, trBold, "moves seen only in logs, at versions with no snapshot"))
 		for _, e := range orphan {
 			lines = append(lines, "  "+stamp(e.Time)+" epoch "+strconv.FormatInt(e.ControllerEpoch, 10)+" v"+strconv.FormatInt(e.AssignmentVersion, 10))
 			lines = append(lines, traceEventLine(p, e, gw, bw))
@@ -390,23 +390,23 @@ func renderTrace(p *render.Printer, v traceView) error {
 			parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
-			plural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
+			trPlural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
 	}
-	return writeLines(p.Out, lines...)
+	return trLines(p.Out, lines...)
 }
 
 func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string {
 	cause := string(e.Cause)
 	switch e.Cause {
 	case inspect.CauseBrokerLeft, inspect.CauseControllerFailover:
-		cause = paint(p, ansiRed, padRight(cause, 19))
+		cause = trPaint(p, trRed, trPad(cause, 19))
 	case inspect.CauseUnknown:
-		cause = paint(p, ansiYellow, padRight(cause, 19))
+		cause = trPaint(p, trYellow, trPad(cause, 19))
 	default:
-		cause = padRight(cause, 19)
+		cause = trPad(cause, 19)
 	}
-	s := "    " + padRight(safeText(e.Group, 40), gw) + "  " + padRight(orDashStr(e.From), bw) + " → " + padRight(orDashStr(e.To), bw) +
-		"  " + cause + " " + padRight(string(e.Evidence), 10)
+	s := "    " + trPad(trSafe(e.Group, 40), gw) + "  " + trPad(trDash(e.From), bw) + " → " + trPad(trDash(e.To), bw) +
+		"  " + cause + " " + trPad(string(e.Evidence), 10)
 	if p.Wide() {
 		s += "  " + e.Detail
 		if len(e.Logs) > 0 {
@@ -416,13 +416,13 @@ func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string 
 	return strings.TrimRight(s, " ")
 }
 
-func placementSummary(ps []inspect.Placement) string {
+func trPlacementSummary(ps []inspect.Placement) string {
 	if len(ps) == 0 {
 		return "no groups known"
 	}
 	counts := map[string]int{}
 	for _, p := range ps {
-		counts[orDashStr(p.Coordinator)]++
+		counts[trDash(p.Coordinator)]++
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -433,5 +433,5 @@ func placementSummary(ps []inspect.Placement) string {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
-	return plural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
+	return trPlural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/labdata"
 )
 
-type traceJSON struct {
+type trTraceJSON struct {
 	Sources struct {
 		Snapshots int `json:"snapshots"`
 		LogStats  struct {
@@ -53,11 +53,11 @@ func TestTakeoverTraceLab(t *testing.T) {
 	for g := range p1 {
 		args = append(args, "--group", g)
 	}
-	out, errOut, code := runCLI(t, "", args...)
+	out, errOut, code := trRun(t, "", args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var tr traceJSON
+	var tr trTraceJSON
 	if err := json.Unmarshal([]byte(out), &tr); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -95,7 +95,7 @@ func TestTakeoverTraceLab(t *testing.T) {
 	}
 
 	// --placements states it directly: every group's coordinator per version.
-	out, _, code = runCLI(t, "", append(args, "--placements")...)
+	out, _, code = trRun(t, "", append(args, "--placements")...)
 	var pv struct {
 		Versions []struct {
 			AssignmentVersion int64 `json:"assignmentVersion"`
@@ -127,29 +127,29 @@ func TestTakeoverTraceLab(t *testing.T) {
 }
 
 func TestTakeoverTraceGoldenAndFormats(t *testing.T) {
-	hist := filepath.Join(labCopy, "assignment-history")
-	logs := filepath.Join(labCopy, "logs")
+	hist := filepath.Join(trLabCopy, "assignment-history")
+	logs := filepath.Join(trLabCopy, "logs")
 	base := []string{"takeover", "trace", hist, "--logs", logs, "-g", "lab-group", "-g", "g-alpha", "-g", "g-beta", "-g", "g-gamma", "-g", "g-delta"}
-	out, errOut, code := runCLI(t, "", base...)
+	out, errOut, code := trRun(t, "", base...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "takeover-trace-lab.txt", out)
-	out, _, _ = runCLI(t, "", append(base, "-o", "wide")...)
-	golden(t, "takeover-trace-lab-wide.txt", out)
-	out, _, _ = runCLI(t, "", append(base, "-o", "csv")...)
-	golden(t, "takeover-trace-lab.csv", out)
-	out, _, _ = runCLI(t, "", append(base, "-o", "jsonl")...)
+	trGolden(t, "takeover-trace-lab.txt", out)
+	out, _, _ = trRun(t, "", append(base, "-o", "wide")...)
+	trGolden(t, "takeover-trace-lab-wide.txt", out)
+	out, _, _ = trRun(t, "", append(base, "-o", "csv")...)
+	trGolden(t, "takeover-trace-lab.csv", out)
+	out, _, _ = trRun(t, "", append(base, "-o", "jsonl")...)
 	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 8 {
 		t.Errorf("jsonl: %d events:\n%s", n, out)
 	}
-	out, _, code = runCLI(t, "", append(base, "-o", "yaml")...)
+	out, _, code = trRun(t, "", append(base, "-o", "yaml")...)
 	if code != 0 || !strings.Contains(out, "events:") {
 		t.Errorf("yaml: %d\n%s", code, out)
 	}
 	// A glob and a time window: only g-* moves at v3.
-	out, _, _ = runCLI(t, "", "takeover", "trace", hist, "-g", "g-*", "-g", "g-alpha", "-g", "g-delta", "--since", "2026-11-29T09:08:30Z", "-o", "json")
-	var tr traceJSON
+	out, _, _ = trRun(t, "", "takeover", "trace", hist, "-g", "g-*", "-g", "g-alpha", "-g", "g-delta", "--since", "2026-11-29T09:08:30Z", "-o", "json")
+	var tr trTraceJSON
 	if err := json.Unmarshal([]byte(out), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +170,11 @@ func TestTakeoverTraceStdinAndGarbage(t *testing.T) {
 		`{"timestamp":"2026-07-23T11:40:0` + "\n" +
 		"[pod/kaas-1/kaas] 2026-07-23T11:40:02.123456Z  INFO kaas_broker::group_takeover: group coordinator change group=orders from=kaas-0 to=kaas-1 assignment_version=58 side=gained\n"
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\nworld\n"), 0o644)
-	out, errOut, code := runCLI(t, stdin, "takeover", "trace", "--logs", "-", "--logs", filepath.Join(dir, "notes.txt"), "--broker", "kaas-9", "-o", "json")
+	out, errOut, code := trRun(t, stdin, "takeover", "trace", "--logs", "-", "--logs", filepath.Join(dir, "notes.txt"), "--broker", "kaas-9", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var tr traceJSON
+	var tr trTraceJSON
 	if err := json.Unmarshal([]byte(out), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -189,29 +189,29 @@ func TestTakeoverTraceStdinAndGarbage(t *testing.T) {
 }
 
 func TestTakeoverTraceUsage(t *testing.T) {
-	if _, _, code := runCLI(t, "", "takeover", "trace"); code != 2 {
+	if _, _, code := trRun(t, "", "takeover", "trace"); code != 2 {
 		t.Errorf("no inputs: exit %d, want 2", code)
 	}
-	if _, errOut, code := runCLI(t, "", "takeover", "trace", labCopy+"/assignment-history", "--since", "yesterday"); code != 2 || !strings.Contains(errOut, "--since") {
+	if _, errOut, code := trRun(t, "", "takeover", "trace", trLabCopy+"/assignment-history", "--since", "yesterday"); code != 2 || !strings.Contains(errOut, "--since") {
 		t.Errorf("bad --since: exit %d %s", code, errOut)
 	}
-	if _, _, code := runCLI(t, "", "takeover", "trace", labCopy+"/assignment-history", "--since", "1h", "--until", "2h"); code != 2 {
+	if _, _, code := trRun(t, "", "takeover", "trace", trLabCopy+"/assignment-history", "--since", "1h", "--until", "2h"); code != 2 {
 		t.Errorf("until before since: exit %d", code)
 	}
 	// Only unreadable sources: error, with the files named.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"brokers":[`), 0o644)
-	_, errOut, code := runCLI(t, "", "takeover", "trace", dir)
+	_, errOut, code := trRun(t, "", "takeover", "trace", dir)
 	if code != 1 || !strings.Contains(errOut, "a.json") {
 		t.Errorf("unreadable: exit %d %s", code, errOut)
 	}
 	// A volume: the live file joins the history (duplicate of v3 dropped).
-	cd := labVolume(t)
-	out, errOut, code := runCLI(t, "", "takeover", "trace", "--cluster-dir", cd, "--assignments", labCopy+"/assignment-history", "-o", "json")
+	cd := trLabVolume(t)
+	out, errOut, code := trRun(t, "", "takeover", "trace", "--cluster-dir", cd, "--assignments", trLabCopy+"/assignment-history", "-o", "json")
 	if code != 0 {
 		t.Fatalf("volume: exit %d %s", code, errOut)
 	}
-	var tr traceJSON
+	var tr trTraceJSON
 	json.Unmarshal([]byte(out), &tr)
 	if tr.Sources.Snapshots != 3 || tr.Groups != 3 {
 		t.Errorf("volume trace: snapshots %d groups %d", tr.Sources.Snapshots, tr.Groups)

@@ -15,7 +15,7 @@ import (
 // Helpers shared by the assignment, takeover and watch commands.
 
 // readAssignmentFile reads one assignment and prints its warnings.
-func readAssignmentFile(g *Globals, path string) (*volume.Assignment, []volume.Finding, error) {
+func trReadAssignment(g *Globals, path string) (*volume.Assignment, []volume.Finding, error) {
 	a, fs, err := volume.ReadAssignment(path)
 	if err != nil {
 		return nil, nil, err
@@ -26,7 +26,7 @@ func readAssignmentFile(g *Globals, path string) (*volume.Assignment, []volume.F
 
 // knownGroupsFromVolume lists offset-file group names when a volume is
 // given; a volume that cannot be resolved yields nothing and a warning.
-func knownGroupsFromVolume(g *Globals) []string {
+func trOffsetGroups(g *Globals) []string {
 	if !g.HasVolume() {
 		return nil
 	}
@@ -44,7 +44,7 @@ func knownGroupsFromVolume(g *Globals) []string {
 
 // bar draws a horizontal bar of value/max over width cells with eighth
 // blocks, padded to width.
-func bar(value, max, width int) string {
+func trBar(value, max, width int) string {
 	if width <= 0 {
 		return ""
 	}
@@ -64,11 +64,11 @@ func bar(value, max, width int) string {
 		b.WriteRune([]rune("▏▎▍▌▋▊▉")[rem-1])
 		cells++
 	}
-	b.WriteString(strings.Repeat(" ", max0(width-cells)))
+	b.WriteString(strings.Repeat(" ", trMax0(width-cells)))
 	return b.String()
 }
 
-func max0(n int) int {
+func trMax0(n int) int {
 	if n < 0 {
 		return 0
 	}
@@ -77,7 +77,7 @@ func max0(n int) int {
 
 // padRight pads s to n display cells (runes; the text here is ASCII or
 // block characters, each one cell).
-func padRight(s string, n int) string {
+func trPad(s string, n int) string {
 	c := utf8.RuneCountInString(s)
 	if c >= n {
 		return s
@@ -86,7 +86,7 @@ func padRight(s string, n int) string {
 }
 
 // paint wraps s in an ANSI colour when colour is on.
-func paint(p *render.Printer, code, s string) string {
+func trPaint(p *render.Printer, code, s string) string {
 	if !p.Color {
 		return s
 	}
@@ -94,16 +94,16 @@ func paint(p *render.Printer, code, s string) string {
 }
 
 const (
-	ansiRed    = "31"
-	ansiYellow = "33"
-	ansiGreen  = "32"
-	ansiBold   = "1"
-	ansiDim    = "2"
+	trRed    = "31"
+	trYellow = "33"
+	trGreen  = "32"
+	trBold   = "1"
+	trDim    = "2"
 )
 
 // safeText makes a hostile name printable on one line: control characters
 // and invalid UTF-8 are escaped, very long names shortened for tables.
-func safeText(s string, limit int) string {
+func trSafe(s string, limit int) string {
 	clean := true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -125,7 +125,7 @@ func safeText(s string, limit int) string {
 }
 
 // ago renders how long ago t was, for people.
-func ago(now, t time.Time) string {
+func trAgo(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -144,14 +144,14 @@ func ago(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
-func plural(n int, one, many string) string {
+func trPlural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func writeLines(w io.Writer, lines ...string) error {
+func trLines(w io.Writer, lines ...string) error {
 	for _, l := range lines {
 		if _, err := io.WriteString(w, l+"\n"); err != nil {
 			return err

@@ -58,11 +58,11 @@ type watchOnceView struct {
 	Path         string               `json:"path"`
 	Version      inspect.TraceVersion `json:"version"`
 	KnownGroups  int                  `json:"knownGroups"`
-	Coordinators []brokerGroupCount   `json:"coordinators"`
+	Coordinators []trBrokerGroupCount `json:"coordinators"`
 	Journal      string               `json:"journal"`
 }
 
-type brokerGroupCount struct {
+type trBrokerGroupCount struct {
 	Broker string `json:"broker"`
 	Groups int    `json:"groups"`
 }
@@ -106,9 +106,9 @@ func watchCmd(c *cli.Context) error {
 		journal = &watch.Journal{Dir: dir}
 	}
 	filter := c.StringSlice("group")
-	extra := exactNames(filter)
+	extra := trExactNames(filter)
 	groupsFor := func(a *volume.Assignment) []string {
-		gs := append(knownGroupsFromVolume(g), extra...)
+		gs := append(trOffsetGroups(g), extra...)
 		return inspect.UnionGroups(a, nil, gs)
 	}
 	if c.Bool("once") {
@@ -177,25 +177,25 @@ func watchCmd(c *cli.Context) error {
 			}
 		case render.CSV:
 			for _, e := range step.Events {
-				csvw.Write([]string{fmtTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10),
+				csvw.Write([]string{trTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10),
 					e.Group, e.From, e.To, string(e.Cause), string(e.Evidence), e.Detail})
 			}
 			csvw.Flush()
 		default:
 			for _, e := range step.Events {
-				gw = max(gw, min(40, len(safeText(e.Group, 40))))
+				gw = max(gw, min(40, len(trSafe(e.Group, 40))))
 				bw = max(bw, len(e.From), len(e.To))
 			}
 			var lines []string
-			summary := plural(len(step.Events), "move", "moves")
+			summary := trPlural(len(step.Events), "move", "moves")
 			if first {
-				summary = "current version: " + placementSummary(inspect.Placements(step.State, filterGroups(groups, filter)))
+				summary = "current version: " + trPlacementSummary(inspect.Placements(step.State, trFilterGroups(groups, filter)))
 			}
-			lines = append(lines, versionLine(p, step.Version, summary))
+			lines = append(lines, trVersionLine(p, step.Version, summary))
 			for _, e := range step.Events {
 				lines = append(lines, traceEventLine(p, e, gw, bw))
 			}
-			writeLines(p.Out, lines...)
+			trLines(p.Out, lines...)
 		}
 	}
 	var problems []string
@@ -210,7 +210,7 @@ func watchCmd(c *cli.Context) error {
 			problems = append(problems, msg)
 			g.Warnf("%s", msg)
 		},
-		Now: nowFunc,
+		Now: trNow,
 	})
 	if err != nil {
 		return err
@@ -225,12 +225,12 @@ func watchCmd(c *cli.Context) error {
 		return fmt.Errorf("no readable version of %s was seen", path)
 	}
 	if journalFailures > 0 {
-		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", plural(journalFailures, "version", "versions"), journal.Dir)
+		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", trPlural(journalFailures, "version", "versions"), journal.Dir)
 	}
 	return nil
 }
 
-func filterGroups(groups, filter []string) []string {
+func trFilterGroups(groups, filter []string) []string {
 	if len(filter) == 0 {
 		return groups
 	}
@@ -244,7 +244,7 @@ func filterGroups(groups, filter []string) []string {
 	return out
 }
 
-func versionLine(p *render.Printer, v inspect.TraceVersion, summary string) string {
+func trVersionLine(p *render.Printer, v inspect.TraceVersion, summary string) string {
 	info := []string{}
 	if v.Controller != "" {
 		info = append(info, "controller "+v.Controller)
@@ -262,9 +262,9 @@ func versionLine(p *render.Printer, v inspect.TraceVersion, summary string) stri
 	}
 	info = append(info, bs, summary)
 	if v.MissingBefore > 0 {
-		info = append(info, paint(p, ansiYellow, fmt.Sprintf("%d versions in between not seen", v.MissingBefore)))
+		info = append(info, trPaint(p, trYellow, fmt.Sprintf("%d versions in between not seen", v.MissingBefore)))
 	}
-	return paint(p, ansiBold, fmtClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
+	return trPaint(p, trBold, trClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }
 
 func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
@@ -286,8 +286,8 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		}
 		view.Journal = jp
 	}
-	groups := filterGroups(groupsFor(a), filter)
-	step := inspect.NextStep(nil, nil, a, groups, filter, nowFunc())
+	groups := trFilterGroups(groupsFor(a), filter)
+	step := inspect.NextStep(nil, nil, a, groups, filter, trNow())
 	view.Version = step.Version
 	view.KnownGroups = len(groups)
 	counts := map[string]int{}
@@ -295,11 +295,11 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		counts[pl.Coordinator]++
 	}
 	for _, b := range step.Version.Brokers {
-		view.Coordinators = append(view.Coordinators, brokerGroupCount{Broker: b, Groups: counts[b]})
+		view.Coordinators = append(view.Coordinators, trBrokerGroupCount{Broker: b, Groups: counts[b]})
 		delete(counts, b)
 	}
 	for b, n := range counts {
-		view.Coordinators = append(view.Coordinators, brokerGroupCount{Broker: b, Groups: n})
+		view.Coordinators = append(view.Coordinators, trBrokerGroupCount{Broker: b, Groups: n})
 	}
 	t := render.NewTable("BROKER", "GROUPS")
 	for _, bc := range view.Coordinators {
@@ -310,10 +310,10 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		t.Add(name, strconv.Itoa(bc.Groups))
 	}
 	return g.Printer.Print(render.Output{Data: view, Items: view.Coordinators, Table: t, Human: func(p *render.Printer) error {
-		lines := []string{versionLine(p, step.Version, "current version: "+placementSummary(inspect.Placements(step.State, groups)))}
+		lines := []string{trVersionLine(p, step.Version, "current version: "+trPlacementSummary(inspect.Placements(step.State, groups)))}
 		if view.Journal != "" {
 			lines = append(lines, "journal: "+view.Journal)
 		}
-		return writeLines(p.Out, lines...)
+		return trLines(p.Out, lines...)
 	}})
 }

@@ -12,7 +12,7 @@ import (
 
 // waitFile waits for path to exist (a guard against hangs, not a timing
 // assertion).
-func waitFile(t *testing.T, path string) {
+func trWaitFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -25,7 +25,7 @@ func waitFile(t *testing.T, path string) {
 }
 
 func TestWatchStreamsMovesAndJournal(t *testing.T) {
-	hist := filepath.Join(labCopy, "assignment-history")
+	hist := filepath.Join(trLabCopy, "assignment-history")
 	read := func(n string) []byte {
 		b, err := os.ReadFile(filepath.Join(hist, n))
 		if err != nil {
@@ -50,16 +50,16 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 			"-g", "lab-group", "-g", "g-alpha", "-g", "g-beta", "-g", "g-gamma", "-g", "g-delta", "-o", "jsonl"},
 			&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
 	}()
-	waitFile(t, filepath.Join(journal, "assignment-e0-v1.json"))
+	trWaitFile(t, filepath.Join(journal, "assignment-e0-v1.json"))
 	// Replaced by rename, like the controller does.
 	os.WriteFile(path+".tmp", v2, 0o644)
 	os.Rename(path+".tmp", path)
-	waitFile(t, filepath.Join(journal, "assignment-e0-v2.json"))
+	trWaitFile(t, filepath.Join(journal, "assignment-e0-v2.json"))
 	// Half-written in place, then complete.
 	os.WriteFile(path, v3[:len(v3)/3], 0o644)
 	time.Sleep(50 * time.Millisecond)
 	os.WriteFile(path, v3, 0o644)
-	waitFile(t, filepath.Join(journal, "assignment-e0-v3.json"))
+	trWaitFile(t, filepath.Join(journal, "assignment-e0-v3.json"))
 	// Missing, then back after a failover.
 	os.Remove(path)
 	time.Sleep(50 * time.Millisecond)
@@ -113,7 +113,7 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 		t.Errorf("missing file not reported: %s", errb.String())
 	}
 	// The journal feeds takeover trace: same moves.
-	tout, terr, tcode := runCLI(t, "", "takeover", "trace", "--journal", journal, "-g", "lab-group", "-g", "g-alpha", "-g", "g-beta", "-g", "g-gamma", "-g", "g-delta", "-o", "jsonl")
+	tout, terr, tcode := trRun(t, "", "takeover", "trace", "--journal", journal, "-g", "lab-group", "-g", "g-alpha", "-g", "g-beta", "-g", "g-gamma", "-g", "g-delta", "-o", "jsonl")
 	if tcode != 0 || strings.Count(tout, "\n") != len(events) {
 		t.Errorf("trace of the journal: exit %d, %d events, want %d: %s", tcode, strings.Count(tout, "\n"), len(events), terr)
 	}
@@ -126,11 +126,11 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 	os.WriteFile(filepath.Join(logs, "all.log"), []byte(
 		`[pod/skafka-0/kaas] {"timestamp":"2026-11-29T09:08:36.100000Z","level":"INFO","fields":{"message":"group coordinator change","group":"lab-group","from":"skafka-1","to":"skafka-0","assignment_version":3,"side":"gained"},"target":"kaas_broker::group_takeover"}`+"\n"+
 			`[pod/skafka-2/kaas] 2026-11-29T09:09:09.900000Z  INFO kaas_controller::kube_election: controller lease acquired epoch=1 identity=skafka-2`+"\n"), 0o644)
-	tout, terr, tcode = runCLI(t, "", "takeover", "trace", "--journal", journal, "--logs", logs, "-g", "lab-group", "-o", "json")
+	tout, terr, tcode = trRun(t, "", "takeover", "trace", "--journal", journal, "--logs", logs, "-g", "lab-group", "-o", "json")
 	if tcode != 0 {
 		t.Fatalf("trace with logs: exit %d %s", tcode, terr)
 	}
-	var tr traceJSON
+	var tr trTraceJSON
 	if err := json.Unmarshal([]byte(tout), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 }
 
 func TestWatchOnceAndUsage(t *testing.T) {
-	cd := labVolume(t)
-	out, errOut, code := runCLI(t, "", "watch", "--cluster-dir", cd, "--once", "-o", "json")
+	cd := trLabVolume(t)
+	out, errOut, code := trRun(t, "", "watch", "--cluster-dir", cd, "--once", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, errOut)
 	}
@@ -170,7 +170,7 @@ func TestWatchOnceAndUsage(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.KnownGroups != 3 || len(v.Coordinators) != 2 {
 		t.Errorf("once: %v %+v", err, v)
 	}
-	out, _, _ = runCLI(t, "", "watch", "--cluster-dir", cd, "--once")
+	out, _, _ = trRun(t, "", "watch", "--cluster-dir", cd, "--once")
 	if !strings.Contains(out, "epoch 0 v3") {
 		t.Errorf("once table: %s", out)
 	}
@@ -178,21 +178,21 @@ func TestWatchOnceAndUsage(t *testing.T) {
 	data := t.TempDir()
 	os.MkdirAll(filepath.Join(data, "__cluster"), 0o755)
 	os.WriteFile(filepath.Join(data, "__cluster", "assignment.json"), []byte(`{"brokers":[],"partitions":[]}`), 0o644)
-	if _, errOut, code := runCLI(t, "", "watch", "--data-dir", data, "--journal", filepath.Join(data, "journal"), "--once"); code != 4 {
+	if _, errOut, code := trRun(t, "", "watch", "--data-dir", data, "--journal", filepath.Join(data, "journal"), "--once"); code != 4 {
 		t.Errorf("journal at root: exit %d %s", code, errOut)
 	}
 	// Nothing to watch: usage.
-	if _, _, code := runCLI(t, "", "watch"); code != 2 {
+	if _, _, code := trRun(t, "", "watch"); code != 2 {
 		t.Errorf("no volume: exit %d", code)
 	}
 	// Missing file with --once: error naming it.
-	if _, errOut, code := runCLI(t, "", "watch", "--assignment", filepath.Join(cd, "nope.json"), "--once"); code != 1 || !strings.Contains(errOut, "nope.json") {
+	if _, errOut, code := trRun(t, "", "watch", "--assignment", filepath.Join(cd, "nope.json"), "--once"); code != 1 || !strings.Contains(errOut, "nope.json") {
 		t.Errorf("missing: exit %d %s", code, errOut)
 	}
 	// A file that never becomes readable: the timeout ends the watch, exit 1.
 	bad := filepath.Join(t.TempDir(), "assignment.json")
 	os.WriteFile(bad, []byte(`{"controllerEpoch":`), 0o644)
-	_, errOut, code = runCLI(t, "", "watch", "--assignment", bad, "--timeout", "100ms", "--poll-interval", "20ms")
+	_, errOut, code = trRun(t, "", "watch", "--assignment", bad, "--timeout", "100ms", "--poll-interval", "20ms")
 	if code != 1 || !strings.Contains(errOut, "half-written") {
 		t.Errorf("never readable: exit %d %s", code, errOut)
 	}
