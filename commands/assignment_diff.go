@@ -199,7 +199,7 @@ func assignmentAudit(c *cli.Context, g *Globals, path string) error {
 	if err != nil {
 		return err
 	}
-	v := trAuditView{Assignment: inspect.Ref(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
+	v := trAuditView{Assignment: inspect.VersionRefOf(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
 	problems := 0
 	for _, e := range v.Entries {
 		v.Counts[string(e.Status)]++

@@ -189,7 +189,7 @@ func watchCmd(c *cli.Context) error {
 			var lines []string
 			summary := trPlural(len(step.Events), "move", "moves")
 			if first {
-				summary = "current version: " + trPlacementSummary(inspect.Placements(step.State, trFilterGroups(groups, filter)))
+				summary = "current version: " + trPlacementSummary(inspect.PlacementsAt(step.State, trFilterGroups(groups, filter)))
 			}
 			lines = append(lines, trVersionLine(p, step.Version, summary))
 			for _, e := range step.Events {
@@ -291,7 +291,7 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 	view.Version = step.Version
 	view.KnownGroups = len(groups)
 	counts := map[string]int{}
-	for _, pl := range inspect.Placements(step.State, groups) {
+	for _, pl := range inspect.PlacementsAt(step.State, groups) {
 		counts[pl.Coordinator]++
 	}
 	for _, b := range step.Version.Brokers {
@@ -310,7 +310,7 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		t.Add(name, strconv.Itoa(bc.Groups))
 	}
 	return g.Printer.Print(render.Output{Data: view, Items: view.Coordinators, Table: t, Human: func(p *render.Printer) error {
-		lines := []string{trVersionLine(p, step.Version, "current version: "+trPlacementSummary(inspect.Placements(step.State, groups)))}
+		lines := []string{trVersionLine(p, step.Version, "current version: "+trPlacementSummary(inspect.PlacementsAt(step.State, groups)))}
 		if view.Journal != "" {
 			lines = append(lines, "journal: "+view.Journal)
 		}

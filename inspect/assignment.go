@@ -79,7 +79,7 @@ func AuditEntries(a *volume.Assignment) []EntryAudit {
 			ea.Status = EntryAgrees
 		default:
 			ea.Status = EntryDisagrees
-			ea.Note = "retiring the entry moves the group to " + orNone(hp.Coordinator)
+			ea.Note = "retiring the entry moves the group to " + mvNone(hp.Coordinator)
 		}
 		out = append(out, ea)
 	}
@@ -105,8 +105,8 @@ type EntryChange struct {
 
 // DiffBrokers lists broker changes, sorted by id.
 func DiffBrokers(old, cur *volume.Assignment) []BrokerChange {
-	oh := firstHealth(old)
-	nh := firstHealth(cur)
+	oh := brokerHealthMap(old)
+	nh := brokerHealthMap(cur)
 	var out []BrokerChange
 	for id, h := range nh {
 		o, ok := oh[id]
@@ -126,7 +126,7 @@ func DiffBrokers(old, cur *volume.Assignment) []BrokerChange {
 	return out
 }
 
-func firstHealth(a *volume.Assignment) map[string]string {
+func brokerHealthMap(a *volume.Assignment) map[string]string {
 	m := make(map[string]string, len(a.Brokers))
 	for _, b := range a.Brokers {
 		if _, ok := m[b.ID]; !ok {
@@ -146,7 +146,7 @@ type VersionRef struct {
 }
 
 // Ref describes a.
-func Ref(path string, a *volume.Assignment) VersionRef {
+func VersionRefOf(path string, a *volume.Assignment) VersionRef {
 	return VersionRef{Path: path, ControllerEpoch: a.ControllerEpoch, AssignmentVersion: a.AssignmentVersion,
 		Controller: a.Controller, GeneratedAt: a.GeneratedAt}
 }
@@ -178,7 +178,7 @@ func (d *AssignmentDiff) HasDifferences() bool {
 func DiffAssignments(oldPath string, old *volume.Assignment, newPath string, cur *volume.Assignment, groups, txns []string) *AssignmentDiff {
 	r := ComputeMoves(MovesInput{Old: old, New: cur, Groups: groups, TxnIDs: txns})
 	return &AssignmentDiff{
-		Old: Ref(oldPath, old), New: Ref(newPath, cur),
+		Old: VersionRefOf(oldPath, old), New: VersionRefOf(newPath, cur),
 		ControllerChanged: r.Transition.ControllerMoved,
 		Failover:          r.Transition.Failover,
 		OldDivisor:        r.Transition.OldDivisor,
@@ -237,7 +237,7 @@ type GroupPlacement struct {
 // SummarizeAssignment counts partitions and groups per broker. offsetGroups
 // are group names with an offset file; now is used for the age.
 func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Finding, offsetGroups, extraGroups []string, now time.Time) *AssignmentSummary {
-	s := &AssignmentSummary{VersionRef: Ref(path, a), Partitions: len(a.Partitions),
+	s := &AssignmentSummary{VersionRef: VersionRefOf(path, a), Partitions: len(a.Partitions),
 		ExplicitEntries: len(a.ConsumerGroups), OffsetFileGroups: len(offsetGroups),
 		EntriesByStatus: map[string]int{}, Findings: findings}
 	if t := a.GeneratedTime(); !t.IsZero() && !now.IsZero() {

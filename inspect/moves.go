@@ -201,7 +201,7 @@ func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash
 	case from != "" && t.Old.alive[from] && !t.New.alive[from]:
 		m.Cause = CauseBrokerLeft
 		if t.New.listed[from] {
-			h, _ := healthOf(t.New, from)
+			h, _ := mvHealthOf(t.New, from)
 			m.Detail = from + " is now " + h
 		} else {
 			m.Detail = from + " left the cluster"
@@ -219,7 +219,7 @@ func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash
 			if r1.Hash.Coordinator == r1.ExplicitBroker {
 				m.Detail = "explicit entry added for " + r1.ExplicitBroker + " (the hash tier now agrees)"
 			} else {
-				m.Detail = "explicit entry added for " + r1.ExplicitBroker + " (the hash tier says " + orNone(r1.Hash.Coordinator) + ")"
+				m.Detail = "explicit entry added for " + r1.ExplicitBroker + " (the hash tier says " + mvNone(r1.Hash.Coordinator) + ")"
 			}
 		case !r1.HasExplicit:
 			m.Cause = CauseEntryRemoved
@@ -256,9 +256,9 @@ func (t *Transition) failoverDetail() string { return t.failNote }
 
 func (t *Transition) buildFailoverDetail() string {
 	if t.ControllerMoved {
-		return fmt.Sprintf("controller %s (epoch %d) → %s (epoch %d)", orNone(t.Old.Controller), t.Old.Epoch, orNone(t.New.Controller), t.New.Epoch)
+		return fmt.Sprintf("controller %s (epoch %d) → %s (epoch %d)", mvNone(t.Old.Controller), t.Old.Epoch, mvNone(t.New.Controller), t.New.Epoch)
 	}
-	return fmt.Sprintf("controller %s re-elected (epoch %d → %d)", orNone(t.New.Controller), t.Old.Epoch, t.New.Epoch)
+	return fmt.Sprintf("controller %s re-elected (epoch %d → %d)", mvNone(t.New.Controller), t.Old.Epoch, t.New.Epoch)
 }
 
 func (t *Transition) setChangeNote() string { return t.setNote }
@@ -277,7 +277,7 @@ func (t *Transition) buildSetChangeNote() string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-func healthOf(rs *RoutingState, id string) (string, bool) {
+func mvHealthOf(rs *RoutingState, id string) (string, bool) {
 	if rs.alive[id] {
 		return grouphash.HealthAlive, true
 	}
@@ -287,7 +287,7 @@ func healthOf(rs *RoutingState, id string) (string, bool) {
 	return "", false
 }
 
-func orNone(s string) string {
+func mvNone(s string) string {
 	if s == "" {
 		return "(none)"
 	}

@@ -11,12 +11,12 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
-func asg(epoch, version int64, controller string, brokers []volume.BrokerEntry, entries ...volume.GroupEntry) *volume.Assignment {
+func mvAsg(epoch, version int64, controller string, brokers []volume.BrokerEntry, entries ...volume.GroupEntry) *volume.Assignment {
 	return &volume.Assignment{ControllerEpoch: epoch, AssignmentVersion: version, Controller: controller,
 		GeneratedAt: "2026-07-23T11:40:02.120000000Z", Brokers: brokers, ConsumerGroups: entries}
 }
 
-func alive(ids ...string) []volume.BrokerEntry {
+func mvAlive(ids ...string) []volume.BrokerEntry {
 	var out []volume.BrokerEntry
 	for _, id := range ids {
 		out = append(out, volume.BrokerEntry{ID: id, Health: "alive"})
@@ -25,7 +25,7 @@ func alive(ids ...string) []volume.BrokerEntry {
 }
 
 // findGroup returns a group name whose hash slot over n brokers is slot.
-func findGroup(t *testing.T, prefix string, pred func(h uint32) bool) string {
+func mvFindGroup(t *testing.T, prefix string, pred func(h uint32) bool) string {
 	t.Helper()
 	for i := 0; i < 100000; i++ {
 		g := fmt.Sprintf("%s-%d", prefix, i)
@@ -37,7 +37,7 @@ func findGroup(t *testing.T, prefix string, pred func(h uint32) bool) string {
 	return ""
 }
 
-func moveOf(t *testing.T, r MovesResult, key string) Move {
+func mvMoveOf(t *testing.T, r MovesResult, key string) Move {
 	t.Helper()
 	for _, m := range r.Moves {
 		if m.Key == key {
@@ -49,27 +49,27 @@ func moveOf(t *testing.T, r MovesResult, key string) Move {
 }
 
 func TestCauses(t *testing.T) {
-	b3 := alive("kaas-0", "kaas-1", "kaas-2")
-	b2 := alive("kaas-0", "kaas-2")
+	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
+	b2 := mvAlive("kaas-0", "kaas-2")
 	// slot 1 of 3 (kaas-1) → coordinator leaves.
-	gLeft := findGroup(t, "left", func(h uint32) bool { return h%3 == 1 })
+	gLeft := mvFindGroup(t, "left", func(h uint32) bool { return h%3 == 1 })
 	// kaas-0 of 3 → kaas-2 of 2, both alive in both: divisor change.
-	gDiv := findGroup(t, "div", func(h uint32) bool { return h%3 == 0 && h%2 == 1 })
+	gDiv := mvFindGroup(t, "div", func(h uint32) bool { return h%3 == 0 && h%2 == 1 })
 	// stays on kaas-0
-	gStay := findGroup(t, "stay", func(h uint32) bool { return h%3 == 0 && h%2 == 0 })
+	gStay := mvFindGroup(t, "stay", func(h uint32) bool { return h%3 == 0 && h%2 == 0 })
 	// hash would stay on kaas-0, entry sends it to kaas-2
-	gEntry := findGroup(t, "entry", func(h uint32) bool { return h%3 == 0 && h%2 == 0 })
+	gEntry := mvFindGroup(t, "entry", func(h uint32) bool { return h%3 == 0 && h%2 == 0 })
 
-	old := asg(1, 5, "kaas-0", b3)
-	cur := asg(1, 6, "kaas-0", b2, volume.GroupEntry{GroupID: gEntry, Broker: "kaas-2"})
+	old := mvAsg(1, 5, "kaas-0", b3)
+	cur := mvAsg(1, 6, "kaas-0", b2, volume.GroupEntry{GroupID: gEntry, Broker: "kaas-2"})
 	r := ComputeMoves(MovesInput{Old: old, New: cur, Groups: []string{gLeft, gDiv, gStay}})
-	if got := moveOf(t, r, gLeft); got.Cause != CauseBrokerLeft || got.From != "kaas-1" {
+	if got := mvMoveOf(t, r, gLeft); got.Cause != CauseBrokerLeft || got.From != "kaas-1" {
 		t.Errorf("left: %+v", got)
 	}
-	if got := moveOf(t, r, gDiv); got.Cause != CauseDivisorChanged || got.From != "kaas-0" || got.To != "kaas-2" {
+	if got := mvMoveOf(t, r, gDiv); got.Cause != CauseDivisorChanged || got.From != "kaas-0" || got.To != "kaas-2" {
 		t.Errorf("divisor: %+v", got)
 	}
-	if got := moveOf(t, r, gEntry); got.Cause != CauseEntryAdded || got.To != "kaas-2" || got.ToTier != grouphash.TierExplicit {
+	if got := mvMoveOf(t, r, gEntry); got.Cause != CauseEntryAdded || got.To != "kaas-2" || got.ToTier != grouphash.TierExplicit {
 		t.Errorf("entry: %+v", got)
 	}
 	for _, m := range r.Moves {
@@ -84,55 +84,55 @@ func TestCauses(t *testing.T) {
 	// Reverse: kaas-1 joins. gLeft comes back to kaas-1 (joined); the
 	// entry is retired (entry_removed beats broker_joined).
 	r = ComputeMoves(MovesInput{Old: cur, New: old, Groups: []string{gLeft, gDiv}})
-	if got := moveOf(t, r, gLeft); got.Cause != CauseBrokerJoined || got.To != "kaas-1" {
+	if got := mvMoveOf(t, r, gLeft); got.Cause != CauseBrokerJoined || got.To != "kaas-1" {
 		t.Errorf("joined: %+v", got)
 	}
-	if got := moveOf(t, r, gEntry); got.Cause != CauseEntryRemoved {
+	if got := mvMoveOf(t, r, gEntry); got.Cause != CauseEntryRemoved {
 		t.Errorf("entry removed: %+v", got)
 	}
-	if got := moveOf(t, r, gDiv); got.Cause != CauseDivisorChanged {
+	if got := mvMoveOf(t, r, gDiv); got.Cause != CauseDivisorChanged {
 		t.Errorf("divisor on join: %+v", got)
 	}
 
 	// Entry moved between two alive brokers.
-	a := asg(1, 7, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-0"})
-	b := asg(1, 8, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-2"})
+	a := mvAsg(1, 7, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-0"})
+	b := mvAsg(1, 8, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-2"})
 	r = ComputeMoves(MovesInput{Old: a, New: b})
-	if got := moveOf(t, r, "orders"); got.Cause != CauseEntryMoved {
+	if got := mvMoveOf(t, r, "orders"); got.Cause != CauseEntryMoved {
 		t.Errorf("entry moved: %+v", got)
 	}
 
 	// An entry on a broker that leaves, retired at the same time: broker_left wins.
-	a = asg(1, 7, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-1"})
-	b = asg(1, 8, "kaas-0", b2)
+	a = mvAsg(1, 7, "kaas-0", b3, volume.GroupEntry{GroupID: "orders", Broker: "kaas-1"})
+	b = mvAsg(1, 8, "kaas-0", b2)
 	r = ComputeMoves(MovesInput{Old: a, New: b})
-	if got := moveOf(t, r, "orders"); got.Cause != CauseBrokerLeft {
+	if got := mvMoveOf(t, r, "orders"); got.Cause != CauseBrokerLeft {
 		t.Errorf("entry on leaving broker: %+v", got)
 	}
 
 	// Failover: epoch bump with a new broker set; the group that moves
 	// between survivors is controller_failover, the one whose broker left
 	// is still broker_left.
-	a = asg(3, 10, "kaas-1", b3)
-	b = asg(4, 1, "kaas-0", b2)
+	a = mvAsg(3, 10, "kaas-1", b3)
+	b = mvAsg(4, 1, "kaas-0", b2)
 	r = ComputeMoves(MovesInput{Old: a, New: b, Groups: []string{gLeft, gDiv}})
-	if got := moveOf(t, r, gDiv); got.Cause != CauseControllerFailover {
+	if got := mvMoveOf(t, r, gDiv); got.Cause != CauseControllerFailover {
 		t.Errorf("failover: %+v", got)
 	}
-	if got := moveOf(t, r, gLeft); got.Cause != CauseBrokerLeft {
+	if got := mvMoveOf(t, r, gLeft); got.Cause != CauseBrokerLeft {
 		t.Errorf("failover left: %+v", got)
 	}
 
 	// Health flip: kaas-1 listed but draining → hash-fallback.
 	drain := []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "draining"}, {ID: "kaas-2", Health: "alive"}}
-	r = ComputeMoves(MovesInput{Old: asg(1, 1, "kaas-0", b3), New: asg(1, 2, "kaas-0", drain), Groups: []string{gLeft}})
-	if got := moveOf(t, r, gLeft); got.Cause != CauseBrokerLeft || got.ToTier != grouphash.TierHashFallback {
+	r = ComputeMoves(MovesInput{Old: mvAsg(1, 1, "kaas-0", b3), New: mvAsg(1, 2, "kaas-0", drain), Groups: []string{gLeft}})
+	if got := mvMoveOf(t, r, gLeft); got.Cause != CauseBrokerLeft || got.ToTier != grouphash.TierHashFallback {
 		t.Errorf("draining: %+v", got)
 	}
 
 	// Everyone gone: no coordinator.
-	r = ComputeMoves(MovesInput{Old: asg(1, 1, "kaas-0", b3), New: asg(1, 2, "kaas-0", nil), Groups: []string{gStay}})
-	if got := moveOf(t, r, gStay); got.Cause != CauseBrokerLeft || got.To != "" {
+	r = ComputeMoves(MovesInput{Old: mvAsg(1, 1, "kaas-0", b3), New: mvAsg(1, 2, "kaas-0", nil), Groups: []string{gStay}})
+	if got := mvMoveOf(t, r, gStay); got.Cause != CauseBrokerLeft || got.To != "" {
 		t.Errorf("none: %+v", got)
 	}
 
@@ -143,19 +143,19 @@ func TestCauses(t *testing.T) {
 			t.Errorf("txn id moved by a group entry: %+v", m)
 		}
 	}
-	if got := moveOf(t, ComputeMoves(MovesInput{Old: old, New: cur, TxnIDs: []string{gLeft}}), gLeft); got.Kind != KindTxn || got.Cause != CauseBrokerLeft {
+	if got := mvMoveOf(t, ComputeMoves(MovesInput{Old: old, New: cur, TxnIDs: []string{gLeft}}), gLeft); got.Kind != KindTxn || got.Cause != CauseBrokerLeft {
 		t.Errorf("txn left: %+v", got)
 	}
 }
 
 func TestAuditEntries(t *testing.T) {
-	g0 := findGroup(t, "g", func(h uint32) bool { return h%3 == 0 })
-	a := asg(1, 1, "kaas-0", []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "dead"}, {ID: "kaas-2", Health: "alive"}},
+	g0 := mvFindGroup(t, "g", func(h uint32) bool { return h%3 == 0 })
+	a := mvAsg(1, 1, "kaas-0", []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "dead"}, {ID: "kaas-2", Health: "alive"}},
 		volume.GroupEntry{GroupID: g0, Broker: "kaas-0"},
 		volume.GroupEntry{GroupID: "x", Broker: "kaas-1"},
 		volume.GroupEntry{GroupID: "y", Broker: "kaas-9"},
 		volume.GroupEntry{GroupID: g0, Broker: "kaas-2"},
-		volume.GroupEntry{GroupID: findGroup(t, "d", func(h uint32) bool { return h%3 == 2 }), Broker: "kaas-0"},
+		volume.GroupEntry{GroupID: mvFindGroup(t, "d", func(h uint32) bool { return h%3 == 2 }), Broker: "kaas-0"},
 	)
 	got := AuditEntries(a)
 	want := []EntryStatus{EntryAgrees, EntryDeadBroker, EntryUnknownBroker, EntryDuplicate, EntryDisagrees}
@@ -237,7 +237,7 @@ func TestLabDiffMatchesFindCoordinator(t *testing.T) {
 	}
 }
 
-func synthAssignment(nBrokers, nEntries int, shift int) *volume.Assignment {
+func mvSynth(nBrokers, nEntries int, shift int) *volume.Assignment {
 	a := &volume.Assignment{ControllerEpoch: 1, AssignmentVersion: int64(shift + 1), Controller: "kaas-0"}
 	for i := 0; i < nBrokers; i++ {
 		if shift > 0 && i%97 == 0 {
@@ -255,8 +255,8 @@ func synthAssignment(nBrokers, nEntries int, shift int) *volume.Assignment {
 // BenchmarkDiff100kEntries1kBrokers is SPEC §7's target: diff two versions
 // with 100,000 entries and 1,000 brokers in under 1 s.
 func BenchmarkDiff100kEntries1kBrokers(b *testing.B) {
-	old := synthAssignment(1000, 100000, 0)
-	cur := synthAssignment(1000, 100000, 1)
+	old := mvSynth(1000, 100000, 0)
+	cur := mvSynth(1000, 100000, 1)
 	extra := make([]string, 50000)
 	for i := range extra {
 		extra[i] = fmt.Sprintf("file-only-%d", i)

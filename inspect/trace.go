@@ -221,13 +221,13 @@ func BuildTrace(in TraceInput) *Trace {
 	if in.Placements {
 		for i, s := range in.Snapshots {
 			a := s.Assignment
-			tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]].Placements = placements(states[i], groups)
+			tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]].Placements = placementsAt(states[i], groups)
 		}
 	}
 	// Initial and final placements.
 	if n := len(in.Snapshots); n > 0 {
-		tr.Initial = placements(states[0], groups)
-		tr.Final = placements(states[n-1], groups)
+		tr.Initial = placementsAt(states[0], groups)
+		tr.Final = placementsAt(states[n-1], groups)
 	}
 
 	// Time filters.
@@ -250,10 +250,10 @@ func BuildTrace(in TraceInput) *Trace {
 		tr.Versions = keptV
 	}
 	byOrder := func(a, b *TraceEvent) int {
-		if c := cmpI64(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
+		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
 			return c
 		}
-		if c := cmpI64(a.AssignmentVersion, b.AssignmentVersion); c != 0 {
+		if c := cmpVersionPart(a.AssignmentVersion, b.AssignmentVersion); c != 0 {
 			return c
 		}
 		if c := a.Time.Compare(b.Time); c != 0 {
@@ -301,7 +301,7 @@ func BuildTrace(in TraceInput) *Trace {
 	return tr
 }
 
-func cmpI64(a, b int64) int {
+func cmpVersionPart(a, b int64) int {
 	switch {
 	case a < b:
 		return -1
@@ -311,7 +311,7 @@ func cmpI64(a, b int64) int {
 	return 0
 }
 
-func placements(rs *RoutingState, groups []string) []Placement {
+func placementsAt(rs *RoutingState, groups []string) []Placement {
 	out := make([]Placement, len(groups))
 	for i, g := range groups {
 		r := rs.Router.Group(g)
@@ -348,7 +348,7 @@ func groupMatcher(patterns []string) func(string) bool {
 	}
 }
 
-func logRef(e logparse.Event) string {
+func logLineRef(e logparse.Event) string {
 	src := e.Source
 	if i := strings.LastIndexAny(src, "/\\"); i >= 0 {
 		src = src[i+1:]
@@ -432,10 +432,10 @@ func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 	}
 	// Log-only versions sort into the timeline.
 	slices.SortStableFunc(tr.Versions, func(a, b TraceVersion) int {
-		if c := cmpI64(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
+		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
 			return c
 		}
-		return cmpI64(a.AssignmentVersion, b.AssignmentVersion)
+		return cmpVersionPart(a.AssignmentVersion, b.AssignmentVersion)
 	})
 	for i, v := range tr.Versions {
 		if v.Source == "snapshot" {
@@ -462,20 +462,20 @@ func epochAt(tr *Trace, e logparse.Event) int64 {
 }
 
 func noteOf(e logparse.Event) TraceNote {
-	n := TraceNote{Time: e.Time, Broker: e.Broker, Ref: logRef(e)}
+	n := TraceNote{Time: e.Time, Broker: e.Broker, Ref: logLineRef(e)}
 	switch e.Kind {
 	case logparse.AssignmentPublished:
-		n.Text = fmt.Sprintf("controller %s published epoch %d v%d", orNone(e.Broker), e.Epoch, e.Version)
+		n.Text = fmt.Sprintf("controller %s published epoch %d v%d", mvNone(e.Broker), e.Epoch, e.Version)
 	case logparse.Recompute:
-		n.Text = fmt.Sprintf("controller recompute v%d (reason %s)", e.Version, orNone(e.Reason))
+		n.Text = fmt.Sprintf("controller recompute v%d (reason %s)", e.Version, mvNone(e.Reason))
 	case logparse.LeaseAcquired:
 		who := e.Identity
 		if who == "" {
 			who = e.Broker
 		}
-		n.Text = fmt.Sprintf("controller lease acquired by %s (epoch %d)", orNone(who), e.Epoch)
+		n.Text = fmt.Sprintf("controller lease acquired by %s (epoch %d)", mvNone(who), e.Epoch)
 	case logparse.LeaseLost:
-		n.Text = fmt.Sprintf("%s: %s", orNone(e.Broker), e.Message)
+		n.Text = fmt.Sprintf("%s: %s", mvNone(e.Broker), e.Message)
 	case logparse.BrokerSetChanged:
 		var parts []string
 		if len(e.Added) > 0 {
@@ -489,7 +489,7 @@ func noteOf(e logparse.Event) TraceNote {
 		}
 		n.Text = "broker set changed: " + strings.Join(parts, "; ")
 	case logparse.StaleAssignment:
-		n.Text = fmt.Sprintf("%s rejected assignment.json with stale epoch %d", orNone(e.Broker), e.Epoch)
+		n.Text = fmt.Sprintf("%s rejected assignment.json with stale epoch %d", mvNone(e.Broker), e.Epoch)
 	default:
 		n.Text = e.Message
 	}
@@ -532,11 +532,11 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 		if from == "" && e.Side == "lost" {
 			from = e.Broker
 		}
-		ref := logRef(e)
+		ref := logLineRef(e)
 		if e.HasVersion {
 			k := mk{e.Group, from, to, e.Version}
 			if i, ok := idx[k]; ok {
-				confirm(&tr.Events[i], ref)
+				confirmEvent(&tr.Events[i], ref)
 				continue
 			}
 		} else {
@@ -556,7 +556,7 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 				}
 			}
 			if bi >= 0 {
-				confirm(&tr.Events[bi], ref)
+				confirmEvent(&tr.Events[bi], ref)
 				continue
 			}
 		}
@@ -577,7 +577,7 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 				ev.Time = tr.Versions[i].Time
 			}
 		} else {
-			ev.Detail = "no snapshot of this version; seen only in " + orNone(e.Broker) + "'s log"
+			ev.Detail = "no snapshot of this version; seen only in " + mvNone(e.Broker) + "'s log"
 			ev.Cause, ev.Detail = causeFromNotes(tr, ev, ev.Detail)
 		}
 		added[k] = len(tr.Events)
@@ -585,7 +585,7 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 	}
 }
 
-func confirm(ev *TraceEvent, ref string) {
+func confirmEvent(ev *TraceEvent, ref string) {
 	ev.Evidence = EvidenceBoth
 	if !slices.Contains(ev.Logs, ref) {
 		ev.Logs = append(ev.Logs, ref)
@@ -670,7 +670,7 @@ func NextStep(prev *RoutingState, prevA, cur *volume.Assignment, groups, filter 
 }
 
 // Placements resolves groups at one prepared version.
-func Placements(rs *RoutingState, groups []string) []Placement { return placements(rs, groups) }
+func PlacementsAt(rs *RoutingState, groups []string) []Placement { return placementsAt(rs, groups) }
 
 // GroupMatcher matches group names against names and path.Match globs;
 // no patterns match everything.

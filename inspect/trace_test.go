@@ -14,7 +14,7 @@ import (
 
 // coordinatorsAt replays a trace: the coordinator of every group at each
 // snapshot version, from the initial placement and the events.
-func coordinatorsAt(tr *Trace) map[int64]map[string]string {
+func trCoordinatorsAt(tr *Trace) map[int64]map[string]string {
 	cur := map[string]string{}
 	for _, p := range tr.Initial {
 		cur[p.Group] = p.Coordinator
@@ -73,7 +73,7 @@ func TestLabTraceMatchesFindCoordinator(t *testing.T) {
 	if tr.Groups != 5 || len(tr.Versions) != 3 {
 		t.Fatalf("groups %d versions %d", tr.Groups, len(tr.Versions))
 	}
-	at := coordinatorsAt(tr)
+	at := trCoordinatorsAt(tr)
 	for v, want := range answers {
 		for g, w := range want {
 			if w == "" {
@@ -99,18 +99,18 @@ func TestLabTraceMatchesFindCoordinator(t *testing.T) {
 	}
 }
 
-func snapshot(a *volume.Assignment) volume.Snapshot {
+func trSnapshot(a *volume.Assignment) volume.Snapshot {
 	return volume.Snapshot{Path: "x", Assignment: a}
 }
 
 func TestTraceLogEvidence(t *testing.T) {
 	t0 := time.Date(2026, 7, 23, 11, 40, 0, 0, time.UTC)
-	b3 := alive("kaas-0", "kaas-1", "kaas-2")
-	b2 := alive("kaas-0", "kaas-2")
-	g := findGroup(t, "g", func(h uint32) bool { return h%3 == 1 }) // on kaas-1, moves when it leaves
-	v1 := asg(4, 57, "kaas-0", b3)
+	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
+	b2 := mvAlive("kaas-0", "kaas-2")
+	g := mvFindGroup(t, "g", func(h uint32) bool { return h%3 == 1 }) // on kaas-1, moves when it leaves
+	v1 := mvAsg(4, 57, "kaas-0", b3)
 	v1.GeneratedAt = t0.Format(time.RFC3339Nano)
-	v2 := asg(4, 58, "kaas-0", b2)
+	v2 := mvAsg(4, 58, "kaas-0", b2)
 	v2.GeneratedAt = ""
 	newTo := NewRoutingState(v2).Router.Group(g).Coordinator
 	logs := []logparse.Event{
@@ -122,7 +122,7 @@ func TestTraceLogEvidence(t *testing.T) {
 		{Kind: logparse.CoordinatorChange, Time: t0.Add(62 * time.Second), Group: g, From: newTo, To: "kaas-1", Version: 59, HasVersion: true, Epoch: 4, HasEpoch: true, Side: "gained", Broker: "kaas-1", Source: "k1.log", Line: 7},
 		{Kind: logparse.CoordinatorChange, Time: t0.Add(62 * time.Second), Group: g, From: newTo, To: "kaas-1", Version: 59, HasVersion: true, Epoch: 4, HasEpoch: true, Side: "lost", Broker: newTo, Source: "k2.log", Line: 8},
 	}
-	tr := BuildTrace(TraceInput{Snapshots: []volume.Snapshot{snapshot(v1), snapshot(v2)}, Logs: logs})
+	tr := BuildTrace(TraceInput{Snapshots: []volume.Snapshot{trSnapshot(v1), trSnapshot(v2)}, Logs: logs})
 	if len(tr.Events) != 2 {
 		t.Fatalf("events %+v", tr.Events)
 	}
@@ -142,21 +142,21 @@ func TestTraceLogEvidence(t *testing.T) {
 	}
 
 	// Filters: a group glob that matches nothing, and a time window.
-	tr = BuildTrace(TraceInput{Snapshots: []volume.Snapshot{snapshot(v1), snapshot(v2)}, Logs: logs, Filter: []string{"orders-*"}})
+	tr = BuildTrace(TraceInput{Snapshots: []volume.Snapshot{trSnapshot(v1), trSnapshot(v2)}, Logs: logs, Filter: []string{"orders-*"}})
 	if len(tr.Events) != 0 || tr.Groups != 0 {
 		t.Errorf("filtered: %+v", tr.Events)
 	}
-	tr = BuildTrace(TraceInput{Snapshots: []volume.Snapshot{snapshot(v1), snapshot(v2)}, Logs: logs, Since: t0.Add(30 * time.Second)})
+	tr = BuildTrace(TraceInput{Snapshots: []volume.Snapshot{trSnapshot(v1), trSnapshot(v2)}, Logs: logs, Since: t0.Add(30 * time.Second)})
 	if len(tr.Events) != 1 || tr.Events[0].AssignmentVersion != 59 {
 		t.Errorf("since: %+v", tr.Events)
 	}
 }
 
 func TestTraceGapAndFailover(t *testing.T) {
-	b3 := alive("kaas-0", "kaas-1", "kaas-2")
-	b2 := alive("kaas-0", "kaas-2")
-	g := findGroup(t, "g", func(h uint32) bool { return h%3 == 0 && h%2 == 1 })
-	snaps := []volume.Snapshot{snapshot(asg(1, 3, "kaas-1", b3)), snapshot(asg(1, 7, "kaas-1", b3)), snapshot(asg(2, 8, "kaas-0", b2))}
+	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
+	b2 := mvAlive("kaas-0", "kaas-2")
+	g := mvFindGroup(t, "g", func(h uint32) bool { return h%3 == 0 && h%2 == 1 })
+	snaps := []volume.Snapshot{trSnapshot(mvAsg(1, 3, "kaas-1", b3)), trSnapshot(mvAsg(1, 7, "kaas-1", b3)), trSnapshot(mvAsg(2, 8, "kaas-0", b2))}
 	tr := BuildTrace(TraceInput{Snapshots: snaps, Groups: []string{g}})
 	if tr.Versions[1].MissingBefore != 3 {
 		t.Errorf("gap %d", tr.Versions[1].MissingBefore)
@@ -182,15 +182,15 @@ func BenchmarkTrace100MBLogs(b *testing.B) {
 	f.Close()
 	var snaps []volume.Snapshot
 	for v := 1; v <= 200; v++ {
-		bs := alive("kaas-0", "kaas-1", "kaas-2", "kaas-3", "kaas-4")
+		bs := mvAlive("kaas-0", "kaas-1", "kaas-2", "kaas-3", "kaas-4")
 		if (v/10)%2 == 1 {
 			bs = bs[:4]
 		}
-		snaps = append(snaps, snapshot(asg(1, int64(v), "kaas-0", bs)))
+		snaps = append(snaps, trSnapshot(mvAsg(1, int64(v), "kaas-0", bs)))
 	}
 	groups := make([]string, 10000)
 	for i := range groups {
-		groups[i] = "group-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)
+		groups[i] = "group-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + trItoa(i)
 	}
 	b.SetBytes(100 << 20)
 	b.ResetTimer()
@@ -203,10 +203,10 @@ func BenchmarkTrace100MBLogs(b *testing.B) {
 	b.ReportMetric(float64(events), "moves")
 }
 
-func itoa(i int) string {
+func trItoa(i int) string {
 	const d = "0123456789"
 	if i < 10 {
 		return d[i : i+1]
 	}
-	return itoa(i/10) + d[i%10:i%10+1]
+	return trItoa(i/10) + d[i%10:i%10+1]
 }

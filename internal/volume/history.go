@@ -44,7 +44,7 @@ type HistoryResult struct {
 	Skipped []string
 }
 
-func looksLikeJSONObject(data []byte) bool {
+func historyLooksJSON(data []byte) bool {
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
 	return len(t) > 0 && t[0] == '{'
@@ -99,12 +99,12 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 	type key struct{ e, v int64 }
 	seen := map[key]int{}
 	for _, f := range files {
-		data, err := readBounded(f, maxAssignmentBytes)
+		data, err := readBoundedHistory(f, maxAssignmentBytes)
 		if err != nil {
 			res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
 			continue
 		}
-		if inDir[f] && !looksLikeJSONObject(data) {
+		if inDir[f] && !historyLooksJSON(data) {
 			// A README or a log beside the versions: not an assignment.
 			res.Skipped = append(res.Skipped, f)
 			continue
@@ -136,14 +136,14 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 		xe, xv := x.Key()
 		ye, yv := y.Key()
 		if xe != ye {
-			return cmpInt64(xe, ye)
+			return cmpHistoryKey(xe, ye)
 		}
-		return cmpInt64(xv, yv)
+		return cmpHistoryKey(xv, yv)
 	})
 	return res
 }
 
-func cmpInt64(a, b int64) int {
+func cmpHistoryKey(a, b int64) int {
 	switch {
 	case a < b:
 		return -1
@@ -153,7 +153,7 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-func readBounded(path string, limit int64) ([]byte, error) {
+func readBoundedHistory(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func asgBytes(epoch, version string) []byte {
+func histAsgBytes(epoch, version string) []byte {
 	return []byte(`{"controllerEpoch":` + epoch + `,"assignmentVersion":` + version + `,"generatedAt":"2026-07-23T11:40:02Z","controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}],"partitions":[]}`)
 }
 
@@ -20,24 +20,24 @@ func TestLoadAssignmentHistory(t *testing.T) {
 		}
 		return p
 	}
-	w("b", asgBytes("2", "1"))                    // any name
-	w("a.json", asgBytes("1", "9"))               // same epoch, later version
-	w("c.json", asgBytes("1", "10"))              //
-	w("dup.json", asgBytes("1", "9"))             // identical duplicate
-	w("conflict.json", asgBytes("1", "10")[:100]) // truncated: a problem
+	w("b", histAsgBytes("2", "1"))                    // any name
+	w("a.json", histAsgBytes("1", "9"))               // same epoch, later version
+	w("c.json", histAsgBytes("1", "10"))              //
+	w("dup.json", histAsgBytes("1", "9"))             // identical duplicate
+	w("conflict.json", histAsgBytes("1", "10")[:100]) // truncated: a problem
 	w("z.json", []byte(`{"controllerEpoch":1,"assignmentVersion":10,"brokers":[],"partitions":[]}`))
 	w("README", []byte("notes about these files\n"))
-	w("assignment.json.tmp", asgBytes("9", "9"))
-	w(".hidden.json", asgBytes("9", "9"))
+	w("assignment.json.tmp", histAsgBytes("9", "9"))
+	w(".hidden.json", histAsgBytes("9", "9"))
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	extra := filepath.Join(t.TempDir(), "live.json")
-	os.WriteFile(extra, asgBytes("2", "2"), 0o644)
+	os.WriteFile(extra, histAsgBytes("2", "2"), 0o644)
 
 	res := LoadAssignmentHistory([]string{dir, extra, filepath.Join(dir, "missing")})
 	var keys []string
 	for _, s := range res.Snapshots {
 		e, v := s.Key()
-		keys = append(keys, filepath.Base(s.Path)+":"+itoa(e)+"/"+itoa(v))
+		keys = append(keys, filepath.Base(s.Path)+":"+histItoa(e)+"/"+histItoa(v))
 	}
 	want := []string{"a.json:1/9", "c.json:1/10", "b:2/1", "live.json:2/2"}
 	if !slices.Equal(keys, want) {
@@ -57,11 +57,11 @@ func TestLoadAssignmentHistory(t *testing.T) {
 	}
 }
 
-func itoa(n int64) string {
+func histItoa(n int64) string {
 	if n < 10 {
 		return string(rune('0' + n))
 	}
-	return itoa(n/10) + string(rune('0'+n%10))
+	return histItoa(n/10) + string(rune('0'+n%10))
 }
 
 func TestListOffsetFileGroups(t *testing.T) {
