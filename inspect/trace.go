@@ -430,6 +430,22 @@ func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 			tr.Versions[idx].Notes = append(tr.Versions[idx].Notes, noteOf(e))
 		}
 	}
+	// A log-only version's controller, when its line named none: the
+	// holder of that epoch's lease.
+	for i := range tr.Versions {
+		v := &tr.Versions[i]
+		if v.Source != "log" || v.Controller != "" {
+			continue
+		}
+		for _, e := range logs {
+			if e.Kind == logparse.LeaseAcquired && e.HasEpoch && e.Epoch == v.ControllerEpoch {
+				if v.Controller = e.Identity; v.Controller == "" {
+					v.Controller = e.Broker
+				}
+				break
+			}
+		}
+	}
 	// Log-only versions sort into the timeline.
 	slices.SortStableFunc(tr.Versions, func(a, b TraceVersion) int {
 		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
@@ -445,17 +461,25 @@ func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 	}
 }
 
-// epochAt guesses the controller epoch of a line without one: the epoch of
-// the last snapshot generated at or before the line, else the first.
+// epochAt guesses the controller epoch of a line without one: the highest
+// epoch of any version (snapshot or log) dated at or before the line, else
+// the first snapshot's.
 func epochAt(tr *Trace, e logparse.Event) int64 {
 	var ep int64
 	found := false
 	for _, v := range tr.Versions {
-		if v.Source != "snapshot" {
+		if v.Time.IsZero() || e.Time.IsZero() || v.Time.After(e.Time.Add(time.Second)) {
 			continue
 		}
-		if !found || (!v.Time.IsZero() && !e.Time.IsZero() && !v.Time.After(e.Time.Add(time.Second))) {
+		if !found || v.ControllerEpoch > ep {
 			ep, found = v.ControllerEpoch, true
+		}
+	}
+	if !found {
+		for _, v := range tr.Versions {
+			if v.Source == "snapshot" {
+				return v.ControllerEpoch
+			}
 		}
 	}
 	return ep
@@ -465,7 +489,11 @@ func noteOf(e logparse.Event) TraceNote {
 	n := TraceNote{Time: e.Time, Broker: e.Broker, Ref: logLineRef(e)}
 	switch e.Kind {
 	case logparse.AssignmentPublished:
-		n.Text = fmt.Sprintf("controller %s published epoch %d v%d", mvNone(e.Broker), e.Epoch, e.Version)
+		if e.Broker == "" {
+			n.Text = fmt.Sprintf("controller published epoch %d v%d", e.Epoch, e.Version)
+		} else {
+			n.Text = fmt.Sprintf("controller %s published epoch %d v%d", e.Broker, e.Epoch, e.Version)
+		}
 	case logparse.Recompute:
 		n.Text = fmt.Sprintf("controller recompute v%d (reason %s)", e.Version, mvNone(e.Reason))
 	case logparse.LeaseAcquired:
@@ -577,7 +605,11 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 				ev.Time = tr.Versions[i].Time
 			}
 		} else {
-			ev.Detail = "no snapshot of this version; seen only in " + mvNone(e.Broker) + "'s log"
+			if e.Broker != "" {
+				ev.Detail = "no snapshot of this version; seen only in " + e.Broker + "'s log"
+			} else {
+				ev.Detail = "no snapshot of this version; seen only in a broker log"
+			}
 			ev.Cause, ev.Detail = causeFromNotes(tr, ev, ev.Detail)
 		}
 		added[k] = len(tr.Events)

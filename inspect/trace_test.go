@@ -210,3 +210,28 @@ func trItoa(i int) string {
 	}
 	return trItoa(i/10) + d[i%10:i%10+1]
 }
+
+// A failover seen only in logs: the lease line and the published line
+// create the version, a coordinator-change line without an epoch lands
+// on it, and the lease explains the move.
+func TestTraceLogOnlyFailover(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 9, 9, 0, 0, time.UTC)
+	v1 := mvAsg(0, 3, "kaas-0", mvAlive("kaas-0", "kaas-2"))
+	v1.GeneratedAt = t0.Format(time.RFC3339Nano)
+	logs := []logparse.Event{
+		{Kind: logparse.LeaseAcquired, Time: t0.Add(10 * time.Second), Epoch: 1, HasEpoch: true, Identity: "kaas-2", Source: "r.log", Line: 1},
+		{Kind: logparse.AssignmentPublished, Time: t0.Add(17 * time.Second), Epoch: 1, HasEpoch: true, Version: 4, HasVersion: true, Source: "r.log", Line: 2},
+		{Kind: logparse.CoordinatorChange, Time: t0.Add(18 * time.Second), Group: "orders", From: "kaas-0", To: "kaas-2", Version: 4, HasVersion: true, Side: "gained", Source: "r.log", Line: 3},
+	}
+	tr := BuildTrace(TraceInput{Snapshots: []volume.Snapshot{trSnapshot(v1)}, Logs: logs})
+	if len(tr.Versions) != 2 || tr.Versions[1].Source != "log" || tr.Versions[1].Controller != "kaas-2" || tr.Versions[1].ControllerEpoch != 1 {
+		t.Fatalf("versions %+v", tr.Versions)
+	}
+	if len(tr.Events) != 1 {
+		t.Fatalf("events %+v", tr.Events)
+	}
+	e := tr.Events[0]
+	if e.ControllerEpoch != 1 || e.Cause != CauseControllerFailover || e.Evidence != EvidenceLog || e.Group != "orders" {
+		t.Errorf("event %+v", e)
+	}
+}
