@@ -235,3 +235,35 @@ func TestTraceLogOnlyFailover(t *testing.T) {
 		t.Errorf("event %+v", e)
 	}
 }
+
+// FuzzTraceLogs feeds arbitrary log bytes through the parser into a trace
+// over two snapshots: whatever the lines claim (versions, epochs, groups),
+// the trace must build without panicking and keep its invariants.
+func FuzzTraceLogs(f *testing.F) {
+	f.Add([]byte(`{"timestamp":"2026-07-23T11:40:05Z","level":"INFO","fields":{"message":"group coordinator change","group":"g","from":"kaas-1","to":"kaas-0","assignment_version":-9223372036854775808,"side":"lost"},"target":"x"}`))
+	f.Add([]byte(`2026-07-23T11:40:02Z  INFO kaas::cluster: controller active: assignment published epoch=9223372036854775807 version=1` + "\n" +
+		`2026-07-23T11:39:02Z  INFO kaas::cluster: controller: broker set changed prev={"kaas-0"} cur={}`))
+	f.Add([]byte(`{"time":"2026-07-23T11:40:02Z","msg":"controller acquired lease","epoch":-1}`))
+	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
+	v1 := mvAsg(4, 57, "kaas-0", b3)
+	v2 := mvAsg(4, 60, "kaas-1", b3[:2], volume.GroupEntry{GroupID: "g", Broker: "kaas-9"})
+	v2.GeneratedAt = "2026-07-23T11:41:00Z"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var logs []logparse.Event
+		logparse.Parse(strings.NewReader(string(data)), logparse.Options{Source: "f.log"}, func(e logparse.Event) { logs = append(logs, e) })
+		logparse.SortEvents(logs)
+		tr := BuildTrace(TraceInput{Snapshots: []volume.Snapshot{trSnapshot(v1), trSnapshot(v2)}, Logs: logs, Groups: []string{"g", "h"}, Placements: true})
+		n := 0
+		for _, c := range tr.EventsBy {
+			n += c.Count
+		}
+		if n != len(tr.Events) {
+			t.Fatalf("cause counts %d, events %d", n, len(tr.Events))
+		}
+		for _, e := range tr.Events {
+			if e.Evidence == "" || e.Cause == "" {
+				t.Fatalf("event without evidence or cause: %+v", e)
+			}
+		}
+	})
+}
