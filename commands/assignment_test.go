@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,5 +306,41 @@ func TestAssignmentDiffBadInput(t *testing.T) {
 		if code != 1 {
 			t.Errorf("show %s: exit %d", name, code)
 		}
+	}
+}
+
+// Hostile group names (control characters, escapes, invalid UTF-8, 10 kB)
+// reach the tables escaped and on one line, and intact in JSON.
+func TestAssignmentHostileNames(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 10000)
+	names := []string{"evil\x1b[31m\nsecond line", "bad\xffutf8", "../x", "/abs", long}
+	var entries []string
+	for i, n := range names {
+		b, _ := json.Marshal(n)
+		entries = append(entries, fmt.Sprintf(`{"groupId":%s,"broker":"kaas-%d","epoch":1}`, b, i%2))
+	}
+	p := filepath.Join(dir, "a.json")
+	os.WriteFile(p, []byte(`{"controllerEpoch":1,"assignmentVersion":2,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"alive"}],"partitions":[],"consumerGroups":[`+strings.Join(entries, ",")+`]}`), 0o644)
+	q := filepath.Join(dir, "b.json")
+	os.WriteFile(q, []byte(`{"controllerEpoch":1,"assignmentVersion":3,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}],"partitions":[]}`), 0o644)
+	for _, args := range [][]string{{"assignment", "diff", p}, {"assignment", "diff", p, q}, {"takeover", "trace", p, q}, {"assignment", "show", "--assignment", p}} {
+		out, errOut, code := trRun(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errOut)
+		}
+		if strings.Contains(out, "\x1b") || strings.Contains(out, "second line\n") || strings.Contains(out, long) {
+			t.Errorf("%v: raw hostile name in the table:\n%s", args, out)
+		}
+	}
+	out, _, _ := trRun(t, "", "assignment", "diff", p, "-o", "json")
+	var d struct {
+		Entries []struct{ Group string } `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Entries) != len(names) || d.Entries[0].Group != names[0] || d.Entries[4].Group != long {
+		t.Errorf("json lost the exact names: %d entries", len(d.Entries))
 	}
 }
