@@ -215,7 +215,9 @@ func oneLine(s string) string {
 }
 
 // Classify turns a request error into a BrokerError with a short reason.
-func Classify(broker string, err error, timeout time.Duration) *BrokerError {
+// saslOn says the client logs in with SASL, so a connection closed during
+// the exchange is read as a failed login.
+func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
 	be := &BrokerError{Broker: broker, Err: err}
 	var ke *kerr.Error
 	var opErr *net.OpError
@@ -244,6 +246,8 @@ func Classify(broker string, err error, timeout time.Duration) *BrokerError {
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		be.Reason = fmt.Sprintf("no answer within %s (timeout)", timeout)
 		be.Err = nil
+	case saslOn && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		be.Reason = "SASL authentication failed (the broker closed the connection during login: wrong user, password or mechanism?)"
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed):
 		be.Reason = "connection closed by the broker (TLS or SASL mismatch, or the broker is shutting down)"
 	case errors.Is(err, kgo.ErrClientClosed):
@@ -263,7 +267,13 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// Check reaches every seed broker with an ApiVersions request (concurrently)
+// classify is Classify with this client's timeout and SASL setting.
+func (c *Client) classify(broker string, err error) *BrokerError {
+	return Classify(broker, err, c.Timeout(), c.Settings.SASL.Mechanism != "")
+}
+
+// Check reaches every seed broker with a metadata request (concurrently; it
+// needs a completed SASL login where ApiVersions would not)
 // and returns the seeds that answered. It fails only when none answered,
 // with every seed's reason.
 func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
@@ -281,12 +291,12 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 			defer wg.Done()
 			cctx, cancel := c.WithTimeout(ctx)
 			defer cancel()
-			req := kmsg.NewPtrApiVersionsRequest()
-			req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl", "1"
+			req := kmsg.NewPtrMetadataRequest()
+			req.Topics = []kmsg.MetadataRequestTopic{}
 			_, err := b.Request(cctx, req)
 			out[i].addr = addr
 			if err != nil {
-				out[i].err = Classify(addr, err, c.Timeout())
+				out[i].err = c.classify(addr, err)
 			}
 		}()
 	}

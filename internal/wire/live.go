@@ -87,7 +87,7 @@ func (c *Client) request(ctx context.Context, node int32, req kmsg.Request) (kms
 	defer cancel()
 	resp, err := c.KGO.Broker(int(node)).Request(cctx, req)
 	if err != nil {
-		return nil, Classify(c.brokerName(node), err, c.Timeout())
+		return nil, c.classify(c.brokerName(node), err)
 	}
 	return resp, nil
 }
@@ -130,7 +130,7 @@ func (c *Client) metadata(ctx context.Context, topics []string) (*Metadata, erro
 	defer cancel()
 	kresp, err := c.KGO.Request(cctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", Classify(strings.Join(c.seedAddr, ","), err, c.Timeout()))
+		return nil, fmt.Errorf("metadata: %w", c.classify(strings.Join(c.seedAddr, ","), err))
 	}
 	resp := kresp.(*kmsg.MetadataResponse)
 	md := &Metadata{Topics: map[string]*TopicMeta{}}
@@ -266,7 +266,7 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 	defer cancel()
 	kresp, err := c.KGO.Request(cctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("FindCoordinator: %w", Classify(strings.Join(c.seedAddr, ","), err, c.Timeout()))
+		return nil, fmt.Errorf("FindCoordinator: %w", c.classify(strings.Join(c.seedAddr, ","), err))
 	}
 	resp := kresp.(*kmsg.FindCoordinatorResponse)
 	if len(resp.Coordinators) == 0 && len(keys) == 1 {
