@@ -235,7 +235,7 @@ func (p *Profile) Validate() error {
 		}
 	}
 	if p.SASL != nil && p.SASL.PasswordEnv != "" && !validEnvName(p.SASL.PasswordEnv) {
-		return fmt.Errorf("sasl.passwordEnv %q is not an environment variable name", p.SASL.PasswordEnv)
+		return errors.New("sasl.passwordEnv is not an environment variable name: it names the variable holding the password, never the password itself (value not shown)")
 	}
 	return nil
 }

@@ -252,7 +252,7 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 			s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = DefaultPasswordEnv, Source{"default", ""}
 		}
 		if s.SASL.PasswordEnv != "" && !validEnvName(s.SASL.PasswordEnv) {
-			return nil, fmt.Errorf("sasl-password-env %q is not an environment variable name (it names the variable holding the password, not the password)", s.SASL.PasswordEnv)
+			return nil, fmt.Errorf("sasl-password-env (from %s) is not an environment variable name: it names the variable holding the password, never the password itself (value not shown)", s.Sources[KeySASLPasswordEnv])
 		}
 	} else if s.SASL.User != "" {
 		return nil, fmt.Errorf("--sasl-user (from %s) needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", s.Sources[KeySASLUser])
