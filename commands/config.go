@@ -8,11 +8,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const configUsage = "manage connection profiles in the kaasctl config file (list, use, show, set-profile, delete, path)"
+const configUsage = "manage connection profiles in the kaasctl config file (list, use, show, set-profile, delete, path, check)"
 
 func init() {
 	registerSub("config", configUsage, configPathCmd)
@@ -21,6 +22,7 @@ func init() {
 	registerSub("config", configUsage, configShowCmd)
 	registerSub("config", configUsage, configSetProfileCmd)
 	registerSub("config", configUsage, configDeleteCmd)
+	registerSub("config", configUsage, configCheckCmd)
 }
 
 // configFile returns the config path in use, or a usage error when none can
@@ -309,6 +311,13 @@ func showView(g *Globals, st *connState) configShowView {
 		cdSrc = wire.Source{}
 	}
 	add("cluster-dir", cd, cdSrc)
+	vin := g.vin
+	vin.ProfileDataDir, vin.ProfileClusterDir = s.DataDir, s.ClusterDir
+	if l, err := volume.Resolve(vin); err == nil {
+		add("volume", l.ClusterDir, wire.Source{Kind: "resolved", Detail: l.Source})
+	} else if err != volume.ErrNoVolume {
+		v.Problems = append(v.Problems, "volume: "+err.Error())
+	}
 	return v
 }
 
@@ -543,6 +552,80 @@ func configDeleteCmd() *cli.Command {
 				return err
 			}
 			g.Notef("profile %q deleted from %s", name, path)
+			return nil
+		},
+	}
+}
+
+type seedCheck struct {
+	Broker string `json:"broker"`
+	OK     bool   `json:"ok"`
+	Error  string `json:"error,omitempty"`
+}
+
+type configCheckView struct {
+	Profile     string            `json:"profile"`
+	Seeds       []seedCheck       `json:"seeds"`
+	Brokers     []wire.Broker     `json:"brokers"`
+	MaxVersions string            `json:"maxVersions"`
+	Caps        []wire.VersionCap `json:"caps"`
+	TLS         bool              `json:"tls"`
+	SASL        string            `json:"sasl"`
+}
+
+func configCheckCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
+		UsageText: "kaasctl config check [--brokers HOST:PORT,...] [--profile NAME]",
+		Action: func(c *cli.Context) error {
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			if g.conn.err != nil {
+				return exit.UsageErrorf("%v", g.conn.err)
+			}
+			s := g.Conn()
+			if len(s.Brokers) == 0 {
+				return exit.UsageErrorf("%v", wire.ErrNoBrokers)
+			}
+			cl, err := wire.NewClient(s)
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			ok, bad, err := cl.Check(c.Context)
+			if err != nil {
+				return err
+			}
+			v := configCheckView{Profile: s.Profile, Seeds: []seedCheck{}, MaxVersions: s.MaxVersions, Caps: wire.GroupAPICaps(cl.Versions), TLS: s.TLS.Enabled, SASL: s.SASL.Mechanism}
+			for _, a := range ok {
+				v.Seeds = append(v.Seeds, seedCheck{Broker: a, OK: true})
+			}
+			for _, b := range bad {
+				v.Seeds = append(v.Seeds, seedCheck{Broker: b.Broker, Error: b.Error()})
+			}
+			if v.Brokers, err = cl.Brokers(c.Context); err != nil {
+				return err
+			}
+			t := render.NewTable("NODE", "BROKER", "STATUS")
+			for _, b := range v.Brokers {
+				t.Add(strconv.Itoa(int(b.NodeID)), b.Addr(), "in cluster metadata")
+			}
+			for _, sc := range v.Seeds {
+				st := "seed answered"
+				if !sc.OK {
+					st = sc.Error
+				}
+				t.Add("seed", sc.Broker, st)
+			}
+			if err := g.Printer.Print(render.Output{Data: v, Items: v.Seeds, Table: t}); err != nil {
+				return err
+			}
+			if len(bad) > 0 {
+				return exit.ProblemsFound("%d of %d seed brokers did not answer", len(bad), len(v.Seeds))
+			}
 			return nil
 		},
 	}
