@@ -60,6 +60,7 @@ func BenchmarkDescribe10kGroups(b *testing.B) {
 	s := settings(b, brokers, nil, nil)
 
 	var maxPerBroker, total int64
+	var last []BrokerCount
 	var brokersSeen int
 	b.ResetTimer()
 	for b.Loop() {
@@ -82,6 +83,7 @@ func BenchmarkDescribe10kGroups(b *testing.B) {
 			b.Fatalf("wrong lag for %s: %+v", ds[7].Group, ds[7].Lag)
 		}
 		snap := c.Counter.Snapshot()
+		last = snap
 		total = c.Counter.Total()
 		maxPerBroker, brokersSeen = 0, 0
 		for _, bc := range snap {
@@ -94,6 +96,13 @@ func BenchmarkDescribe10kGroups(b *testing.B) {
 		c.Close()
 	}
 	b.StopTimer()
+	for _, bc := range last {
+		name := fmt.Sprintf("node %d", bc.Node)
+		if bc.Seed {
+			name = "seed " + bc.Addr
+		}
+		b.Logf("%s: %d requests %v", name, bc.Requests, bc.ByAPI)
+	}
 	b.ReportMetric(float64(nGroups), "groups")
 	b.ReportMetric(float64(total), "requests/op")
 	b.ReportMetric(float64(maxPerBroker), "max-requests/broker")

@@ -43,6 +43,9 @@ type Client struct {
 	Counter  *Counter
 	// Concurrency bounds the requests kaasctl issues at once.
 	Concurrency int
+	// MaxBatch caps the groups in one DescribeGroups or OffsetFetch
+	// request (0: all of a coordinator's groups in one request).
+	MaxBatch int
 
 	mu       sync.Mutex
 	brokerV  map[int32]*kversion.Versions

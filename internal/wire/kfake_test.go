@@ -639,3 +639,112 @@ func indexOf(s, sub string) int {
 	}
 	return -1
 }
+
+func TestSilentBrokerTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // accept, never answer
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	c := dial(t, settings(t, []string{ln.Addr().String()}, map[string]string{KeyTimeout: "300ms"}, nil))
+	_, _, err = c.Check(context.Background())
+	if err == nil || !contains(err.Error(), "timeout") || !contains(err.Error(), ln.Addr().String()) {
+		t.Fatalf("silent broker: %v", err)
+	}
+}
+
+func TestMaxBatchSplitsPerCoordinator(t *testing.T) {
+	cl := newCluster(t, kfake.SeedTopics(1, "t"))
+	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
+	var groups []string
+	perCoord := map[int32]int{}
+	for i := 0; i < 30; i++ {
+		g := fmt.Sprintf("mb-%d", i)
+		groups = append(groups, g)
+		commit(t, adm, g, "t", map[int32]int64{0: 1})
+		perCoord[cl.CoordinatorFor(g)]++
+	}
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	c.MaxBatch = 4
+	vl := watchVersions(cl)
+	ds, err := c.DescribeMany(context.Background(), groups, DescribeOptions{Known: map[string]TopicPartitions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, n := range perCoord {
+		want += (n + 3) / 4
+	}
+	if _, n := vl.get(kmsg.DescribeGroups); n != want {
+		t.Errorf("%d DescribeGroups requests, want %d (batches of 4 per coordinator)", n, want)
+	}
+	for _, d := range ds {
+		if d.Err != "" || d.State != "Empty" {
+			t.Errorf("%s: %+v", d.Group, d.DescribedGroup)
+		}
+	}
+}
+
+// kaas leaves client_host and member metadata empty and may send empty
+// assignment bytes: kaasctl says so instead of showing nothing.
+func TestDescribeKaasEmptyMemberFields(t *testing.T) {
+	cl := newCluster(t)
+	cl.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		r := req.(*kmsg.DescribeGroupsRequest)
+		resp := r.ResponseKind().(*kmsg.DescribeGroupsResponse)
+		for _, g := range r.Groups {
+			rg := kmsg.NewDescribeGroupsResponseGroup()
+			rg.Group, rg.State, rg.ProtocolType, rg.Protocol = g, "Stable", "consumer", "range"
+			m := kmsg.NewDescribeGroupsResponseGroupMember()
+			m.MemberID, m.ClientID = "m-1", "app"
+			rg.Members = append(rg.Members, m)
+			bad := kmsg.NewDescribeGroupsResponseGroupMember()
+			bad.MemberID, bad.ClientHost, bad.MemberAssignment = "m-2", "/10.0.0.9", []byte{0, 1, 0}
+			rg.Members = append(rg.Members, bad)
+			resp.Groups = append(resp.Groups, rg)
+		}
+		return resp, nil, true
+	})
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	ctx := context.Background()
+	co, err := c.FindCoordinators(ctx, []string{"g"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := c.DescribeGroups(ctx, []string{"g"}, co)
+	if len(ds) != 1 || len(ds[0].Members) != 2 {
+		t.Fatalf("%+v", ds)
+	}
+	m := ds[0].Members[0]
+	if m.Host() != NotReported || m.SubscriptionText() != NotReported || m.AssignmentText() != NotReported {
+		t.Errorf("empty fields: host %q subscription %q assignment %q", m.Host(), m.SubscriptionText(), m.AssignmentText())
+	}
+	if m.Subscription == nil || m.Assignment == nil {
+		t.Error("nil slices would print as null")
+	}
+	b := ds[0].Members[1]
+	if b.Host() != "/10.0.0.9" || !contains(b.AssignmentText(), "undecodable") {
+		t.Errorf("garbage assignment: %q %q", b.Host(), b.AssignmentText())
+	}
+}

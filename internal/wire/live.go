@@ -340,6 +340,20 @@ func (m Member) Host() string {
 	return m.ClientHost
 }
 
+// SubscriptionText renders the subscribed topics or NotReported.
+func (m Member) SubscriptionText() string {
+	if !m.MetadataReported {
+		return NotReported
+	}
+	if m.MetadataErr != "" {
+		return "undecodable: " + m.MetadataErr
+	}
+	if len(m.Subscription) == 0 {
+		return "(no topics)"
+	}
+	return strings.Join(m.Subscription, ",")
+}
+
 // AssignmentText renders the assignment as "t: 0,1; u: 2" or NotReported.
 func (m Member) AssignmentText() string {
 	if !m.AssignmentReported {
@@ -448,6 +462,31 @@ func byNode(keys []string, coords map[string]Coordinator) (map[int32][]string, m
 	return groups, failed
 }
 
+// batch is one request's worth of groups for one coordinator.
+type batch struct {
+	node   int32
+	groups []string
+}
+
+// batches splits each coordinator's groups into requests of at most
+// MaxBatch groups (all in one when MaxBatch is 0).
+func (c *Client) batches(per map[int32][]string) []batch {
+	var out []batch
+	for _, n := range nodes(per) {
+		gs := per[n]
+		size := c.MaxBatch
+		if size <= 0 {
+			size = len(gs)
+		}
+		for len(gs) > 0 {
+			k := min(size, len(gs))
+			out = append(out, batch{n, gs[:k]})
+			gs = gs[k:]
+		}
+	}
+	return out
+}
+
 func nodes(m map[int32][]string) []int32 {
 	out := make([]int32, 0, len(m))
 	for n := range m {
@@ -467,10 +506,9 @@ func (c *Client) DescribeGroups(ctx context.Context, groups []string, coords map
 	for g, co := range failed {
 		res[g] = DescribedGroup{Group: g, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
 	}
-	ns := nodes(per)
-	c.forEach(len(ns), func(i int) {
-		node := ns[i]
-		gs := per[node]
+	bs := c.batches(per)
+	c.forEach(len(bs), func(i int) {
+		node, gs := bs[i].node, bs[i].groups
 		req := kmsg.NewPtrDescribeGroupsRequest()
 		req.Groups = gs
 		kresp, err := c.request(ctx, node, req)
@@ -606,7 +644,9 @@ func (c *Client) FetchCommitted(ctx context.Context, want map[string]TopicPartit
 		jmu.Lock()
 		defer jmu.Unlock()
 		if v >= 8 {
-			jobs = append(jobs, job{node, per[node], true})
+			for _, b := range c.batches(map[int32][]string{node: per[node]}) {
+				jobs = append(jobs, job{node, b.groups, true})
+			}
 			return
 		}
 		for _, g := range per[node] {
