@@ -278,10 +278,14 @@ func showView(g *Globals, st *connState) configShowView {
 	add(wire.KeyTLSServerName, s.TLS.ServerName, src(wire.KeyTLSServerName))
 	add(wire.KeySASLMechanism, s.SASL.Mechanism, src(wire.KeySASLMechanism))
 	add(wire.KeySASLUser, s.SASL.User, src(wire.KeySASLUser))
-	add(wire.KeySASLPasswordEnv, s.SASL.PasswordEnv, src(wire.KeySASLPasswordEnv))
+	pwEnv := s.SASL.PasswordEnv
+	if pwEnv != "" {
+		pwEnv = wire.SafeEnvName(pwEnv)
+	}
+	add(wire.KeySASLPasswordEnv, pwEnv, src(wire.KeySASLPasswordEnv))
 	add(wire.KeySASLPasswordFil, s.SASL.PasswordFile, src(wire.KeySASLPasswordFil))
 	if s.SASL.Mechanism != "" {
-		pwSrc := wire.Source{Kind: "env", Detail: s.SASL.PasswordEnv}
+		pwSrc := wire.Source{Kind: "env", Detail: wire.SafeEnvName(s.SASL.PasswordEnv)}
 		if s.SASL.PasswordFile != "" {
 			pwSrc = wire.Source{Kind: "file", Detail: s.SASL.PasswordFile}
 		}
@@ -499,6 +503,9 @@ func applyProfileFlags(c *cli.Context, p *wire.Profile) error {
 		if c.IsSet(k) {
 			*dst, saslTouched = c.String(k), true
 		}
+	}
+	if c.IsSet(wire.KeySASLPasswordEnv) && !wire.ConventionalEnvName(sasl.PasswordEnv) {
+		return exit.UsageErrorf("--sasl-password-env takes the NAME of an environment variable (like KAAS_PASSWORD), never the password; the value given does not look like a variable name and is not saved (or shown)")
 	}
 	if saslTouched {
 		p.SASL = &sasl

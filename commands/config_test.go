@@ -398,3 +398,27 @@ func TestClientAccessor(t *testing.T) {
 		t.Errorf("no brokers: %v", err)
 	}
 }
+
+func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
+	e := newCfgEnv(t)
+	code, out, errOut := e.run("config", "set-profile", "p", "-b", "h:1", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-env", "hunter2")
+	if code != 2 || strings.Contains(out+errOut, "hunter2") {
+		t.Errorf("set-profile with a password as env name: %d %q %q", code, out, errOut)
+	}
+	if _, err := os.Stat(e.path()); err == nil {
+		data, _ := os.ReadFile(e.path())
+		if strings.Contains(string(data), "hunter2") {
+			t.Fatal("password saved")
+		}
+	}
+	for _, args := range [][]string{
+		{"config", "show", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-env", "hunter2"},
+		{"config", "show", "-o", "json", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-env", "hunter2"},
+		{"config", "check", "-b", "127.0.0.1:1", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-env", "hunter2"},
+	} {
+		_, out, errOut := e.run(args...)
+		if strings.Contains(out+errOut, "hunter2") {
+			t.Errorf("%v prints the value: %s %s", args, out, errOut)
+		}
+	}
+}

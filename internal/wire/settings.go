@@ -404,9 +404,33 @@ func (s *Settings) Password() (string, error) {
 	}
 	p := s.getenv(name)
 	if p == "" {
-		return "", fmt.Errorf("SASL password: environment variable %s is empty or unset (or use --sasl-password-file)", name)
+		return "", fmt.Errorf("SASL password: environment variable %s is empty or unset (or use --sasl-password-file)", SafeEnvName(name))
 	}
 	return p, nil
+}
+
+// ConventionalEnvName reports whether s looks like an environment variable
+// name as people write them (upper case, digits, underscores).
+func ConventionalEnvName(s string) bool {
+	if s == "" || len(s) > 256 || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// SafeEnvName is the password variable's name for display. A name that
+// does not look like a variable name may be a password typed in the wrong
+// place, so it is not shown.
+func SafeEnvName(s string) string {
+	if ConventionalEnvName(s) {
+		return s
+	}
+	return "(name hidden: it does not look like a variable name; did you pass the password itself?)"
 }
 
 // PasswordStatus describes, without revealing it, whether a password is
@@ -425,6 +449,9 @@ func (s *Settings) PasswordStatus() string {
 	}
 	if _, err := s.Password(); err != nil {
 		return "(not set)"
+	}
+	if !ConventionalEnvName(s.SASL.PasswordEnv) {
+		return "******** (check sasl-password-env: it does not look like a variable name)"
 	}
 	return "********"
 }
