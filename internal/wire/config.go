@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -171,7 +172,7 @@ func rejectPasswords(data []byte) error {
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := strings.ToLower(n.Content[i].Value)
-				if k == "password" || k == "pass" || k == "secret" {
+				if k == "password" || k == "pass" || k == "passwd" || k == "pwd" || k == "secret" || k == "token" {
 					return fmt.Errorf("line %d: %q: passwords are never stored in the config; use sasl.passwordEnv (an environment variable name) or sasl.passwordFile", n.Content[i].Line, n.Content[i].Value)
 				}
 			}
@@ -186,8 +187,13 @@ func rejectPasswords(data []byte) error {
 	return walk(&n)
 }
 
+// yamlValue matches the values yaml.v3 quotes in its errors; they are not
+// repeated, in case a secret sits in the wrong field.
+var yamlValue = regexp.MustCompile("`[^`]*`")
+
 func cleanYAMLError(err error) string {
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	s = yamlValue.ReplaceAllString(s, "a value")
 	s = strings.ReplaceAll(s, "unmarshal errors:\n  ", "")
 	s = strings.ReplaceAll(s, "\n  ", "; ")
 	s = strings.ReplaceAll(s, "in type wire.", "in ")

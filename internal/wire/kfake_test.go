@@ -417,6 +417,14 @@ func TestListGroupsEveryBrokerKeepsAnswersApart(t *testing.T) {
 	if got := ListedBy(ans)["a"]; len(got) != 2 {
 		t.Fatalf("stale listing lost in the merge: %v", got)
 	}
+	coords, err := c.FindCoordinators(context.Background(), groups, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := StaleListings(ans, coords)
+	if len(st) != 1 || st[0].Group != "a" || st[0].ListedBy != stale || st[0].Coordinator != co {
+		t.Fatalf("stale listings %+v, want a listed by %d coordinated by %d", st, stale, co)
+	}
 }
 
 func TestDescribeBatchedPerCoordinator(t *testing.T) {
@@ -506,6 +514,30 @@ func TestDescribeBatchedPerCoordinator(t *testing.T) {
 	ne := byName["never-existed"]
 	if ne.Err == "" && ne.State != "Dead" {
 		t.Errorf("never-existed: %+v", ne.DescribedGroup)
+	}
+}
+
+func TestFindCoordinatorsGroupsAndTxn(t *testing.T) {
+	cl := newCluster(t)
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	keys := []string{"k1", "k2", "k3", "k4", "k5", "k1"}
+	vl := watchVersions(cl)
+	for _, txn := range []bool{false, true} {
+		got, err := c.FindCoordinators(context.Background(), keys, txn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 5 {
+			t.Fatalf("%d answers for 5 distinct keys", len(got))
+		}
+		for k, co := range got {
+			if co.Err != "" || co.NodeID != cl.CoordinatorFor(k) || co.Host == "" {
+				t.Errorf("txn=%v %s: %+v, kfake says %d", txn, k, co, cl.CoordinatorFor(k))
+			}
+		}
+	}
+	if v, n := vl.get(kmsg.FindCoordinator); n != 2 || v != 4 {
+		t.Errorf("%d FindCoordinator requests at v%d; want 2 batched v4 requests", n, v)
 	}
 }
 

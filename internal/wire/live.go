@@ -887,3 +887,36 @@ func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[
 	})
 	return out, nil
 }
+
+// StaleListing is a group listed by a broker that does not coordinate it
+// (per FindCoordinator): on kaas, a stale in-memory group, the "deleted
+// group reappears in --list" symptom.
+type StaleListing struct {
+	Group       string `json:"group"`
+	ListedBy    int32  `json:"listedBy"`
+	Coordinator int32  `json:"coordinator"`
+	State       string `json:"state"`
+}
+
+// StaleListings compares every broker's ListGroups answer with the
+// coordinators FindCoordinator gave. Groups whose lookup failed are
+// skipped (no claim can be made about them).
+func StaleListings(answers []BrokerGroups, coords map[string]Coordinator) []StaleListing {
+	out := []StaleListing{}
+	for _, a := range answers {
+		for _, g := range a.Groups {
+			co, ok := coords[g.Group]
+			if !ok || co.Err != "" || co.NodeID < 0 || co.NodeID == a.Broker.NodeID {
+				continue
+			}
+			out = append(out, StaleListing{Group: g.Group, ListedBy: a.Broker.NodeID, Coordinator: co.NodeID, State: g.State})
+		}
+	}
+	slices.SortFunc(out, func(x, y StaleListing) int {
+		if c := strings.Compare(x.Group, y.Group); c != 0 {
+			return c
+		}
+		return int(x.ListedBy) - int(y.ListedBy)
+	})
+	return out
+}

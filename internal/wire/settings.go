@@ -356,7 +356,7 @@ func NormalizeMechanism(m string) (string, error) {
 func ValidateBroker(b string) error {
 	host, port, err := net.SplitHostPort(b)
 	if err != nil {
-		return fmt.Errorf("%q is not host:port", b)
+		return fmt.Errorf("%q is not host:port (for example kaas-0.kaas:9092)", b)
 	}
 	if host == "" {
 		return fmt.Errorf("%q has no host", b)

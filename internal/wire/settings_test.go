@@ -64,6 +64,7 @@ func TestParseConfigRejects(t *testing.T) {
 		"not yaml":        {"profiles: [\n", "config.yaml"},
 		"two docs":        {"profiles: {}\n---\nprofiles: {}\n", "more than one"},
 		"bad name":        {"profiles:\n  \"a b\": {}\n", "profile name"},
+		"typed value":     {"profiles:\n  p:\n    tls: {insecureSkipVerify: hunter2}\n", "line 3"},
 		"env value":       {"profiles:\n  p:\n    sasl: {mechanism: PLAIN, user: u, passwordEnv: \"pa ss\"}\n", "environment variable"},
 	} {
 		t.Run(name, func(t *testing.T) {
