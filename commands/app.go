@@ -27,6 +27,7 @@ func NewApp(ios *IOStreams) *cli.App {
 		Commands:             buildCommands(),
 		EnableBashCompletion: true,
 		Suggest:              true,
+		HideHelpCommand:      true,
 		HideVersion:          false,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
@@ -60,7 +61,7 @@ func prepare(cmd *cli.Command) {
 		}
 		return
 	}
-	if cmd.Category != "help" {
+	if cmd.Name != "help" {
 		cmd.Flags = append(cmd.Flags, commonFlags()...)
 	}
 }
