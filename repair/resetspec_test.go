@@ -121,7 +121,7 @@ func TestParseResetCSVErrors(t *testing.T) {
 		"orders,0,-5\n":              `offset "-5"`,
 		"orders,0,5\norders,0,6\n":   "listed twice",
 		"orders,0,5\ng,orders,1,6\n": "one file holds one layout",
-		",0,5\n":                     "empty topic",
+		",0,5\n":                     "not a valid topic name",
 		"\"unterminated,0,5\n":       "f:",
 	} {
 		_, err := ParseResetCSV(strings.NewReader(in), "f")
