@@ -116,7 +116,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			break
 		}
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil || len(leaf.Subcommands) > 0 || leaf.SkipFlagParsing {
 		return args
 	}
 	var flags, pos []string
