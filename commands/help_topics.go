@@ -19,7 +19,10 @@ Tier 2, hash: otherwise
 Transactional ids use tier 2 only, and live in txn_state/slot-<fnv1a32(id) % 50>.json.
 
 Worked example: brokers kaas-0, kaas-1, kaas-2 (all alive), group "orders-app", no entry.
-  fnv1a32("orders-app") = 0x..., and 0x... % 3 is the slot; ids[slot] is the coordinator.
+  fnv1a32("orders-app") = 0x2cf824e6 = 754459878; 754459878 % 3 = 0; ids[0] = kaas-0.
+  If kaas-0 dies and the controller drops it, the divisor becomes 2: 754459878 % 2 = 0, and
+  ids = [kaas-1, kaas-2], so the group moves to kaas-1. If kaas-0 stayed listed as dead, the
+  fallback would pick alive[0 % 2] = kaas-1 as well — but other groups would not move.
   kaasctl whois shows every step:  kaasctl whois --data-dir /data -o wide orders-app
 
 What moves groups in practice:
