@@ -252,6 +252,7 @@ func WriteYAML(w io.Writer, v any) error {
 	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
 		return err
 	}
+	blockStyle(&node)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&node); err != nil {
@@ -272,4 +273,14 @@ func WriteCSV(w io.Writer, t *TableData) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// blockStyle drops the flow and quoting styles that parsing JSON leaves on
+// the nodes, so the encoder writes ordinary block YAML (it still quotes a
+// string that would otherwise read as another type).
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
