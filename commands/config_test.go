@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/urfave/cli/v2"
 )
 
 func init() {
@@ -420,5 +421,38 @@ func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
 		if strings.Contains(out+errOut, "hunter2") {
 			t.Errorf("%v prints the value: %s %s", args, out, errOut)
 		}
+	}
+}
+
+func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
+	own := []cli.Flag{&cli.IntFlag{Name: "brokers", Value: 3}}
+	got := appendMissing(own, commonFlags())
+	n := 0
+	for _, f := range got {
+		for _, name := range f.Names() {
+			if name == "brokers" || name == "b" {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d flags named brokers/b after merging", n)
+	}
+	// The command runs, and its own --brokers is not read as a broker list.
+	app := &cli.App{Writer: &bytes.Buffer{}, Commands: []*cli.Command{{
+		Name:  "x",
+		Flags: got,
+		Action: func(c *cli.Context) error {
+			if c.Int("brokers") != 5 {
+				t.Errorf("own flag lost: %d", c.Int("brokers"))
+			}
+			if m := flagInput(c); m["brokers"] != "" {
+				t.Errorf("own --brokers read as a connection flag: %q", m["brokers"])
+			}
+			return nil
+		},
+	}}}
+	if err := app.Run([]string{"kaasctl", "x", "--brokers", "5", "--timeout", "3s"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,8 +15,10 @@ import (
 // The connection flags: attached to every leaf command with the common
 // flags. Each has a KAASCTL_* environment variable and a profile field;
 // flags beat the environment, which beats the profile.
+const connCategory = "Connection"
+
 func liveFlags() []cli.Flag {
-	const cat = "Connection"
+	const cat = connCategory
 	env := func(k string) string { return " (" + wire.EnvName(k) + ")" }
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b"}, Usage: "kaas brokers host:port, comma separated or repeated" + env(wire.KeyBrokers), Category: cat},
@@ -55,7 +57,7 @@ type connState struct {
 func flagInput(c *cli.Context) map[string]string {
 	m := map[string]string{}
 	for _, k := range append([]string{wire.KeyConfig, wire.KeyProfile}, wire.ConnectionKeys...) {
-		if !c.IsSet(k) {
+		if !c.IsSet(k) || !isConnFlag(c, k) {
 			continue
 		}
 		switch k {
@@ -181,6 +183,49 @@ func isConfigCommand(c *cli.Context) bool {
 	for _, l := range c.Lineage() {
 		if l.Command != nil && l.Command.Name == "config" {
 			return true
+		}
+	}
+	return false
+}
+
+// appendMissing adds the common flags a command does not define itself: a
+// command's own flag wins when a name collides (sandbox's --brokers N is a
+// broker count, not a bootstrap list), instead of the flag set panicking.
+func appendMissing(own, common []cli.Flag) []cli.Flag {
+	taken := map[string]bool{}
+	for _, f := range own {
+		for _, n := range f.Names() {
+			taken[n] = true
+		}
+	}
+	out := own
+	for _, f := range common {
+		clash := false
+		for _, n := range f.Names() {
+			if taken[n] {
+				clash = true
+			}
+		}
+		if !clash {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isConnFlag reports whether the command's flag called name is one of the
+// connection flags (and not a command's own flag of the same name).
+func isConnFlag(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return true
+	}
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			cf, ok := f.(cli.CategorizableFlag)
+			return ok && cf.GetCategory() == connCategory
 		}
 	}
 	return false
