@@ -86,3 +86,42 @@ func TestSaveConfigRefusesUnreadable(t *testing.T) {
 		t.Fatal("file written anyway")
 	}
 }
+
+func TestParseLagFilter(t *testing.T) {
+	for s, c := range map[string]struct {
+		yes, no int64
+	}{
+		">100": {101, 100}, ">=5": {5, 4}, "<3": {2, 3}, "<=0": {0, 1}, "=7": {7, 8}, "==7": {7, 6},
+		"!=0": {1, 0}, "10..20": {15, 21}, "42": {42, 41}, " > 9 ": {10, 9},
+	} {
+		f, err := ParseLagFilter(s)
+		if err != nil {
+			t.Errorf("%q: %v", s, err)
+			continue
+		}
+		if !f.Match(c.yes) || f.Match(c.no) {
+			t.Errorf("%q: match(%d)=%v match(%d)=%v", s, c.yes, f.Match(c.yes), c.no, f.Match(c.no))
+		}
+	}
+	for _, s := range []string{"", ">", ">-1", "5..2", "abc", ">=1.5", "<<3", "1..", "..3", strings.Repeat("9", 70)} {
+		if _, err := ParseLagFilter(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+func FuzzParseLagFilter(f *testing.F) {
+	for _, s := range []string{">100", ">=0", "<5", "=3", "!=0", "1..9", "42", "", "..", ">>1", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lf, err := ParseLagFilter(s)
+		if err != nil {
+			return
+		}
+		if lf.N < 0 || (lf.Op == ".." && lf.M < lf.N) {
+			t.Fatalf("%q parsed to %+v", s, lf)
+		}
+		_ = lf.Match(lf.N)
+	})
+}
