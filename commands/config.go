@@ -597,6 +597,7 @@ func configCheckCmd() *cli.Command {
 			if len(s.Brokers) == 0 {
 				return exit.UsageErrorf("%v", wire.ErrNoBrokers)
 			}
+			wire.SoftwareVersion = Version
 			cl, err := wire.NewClient(s)
 			if err != nil {
 				return err

@@ -456,3 +456,13 @@ func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHelpConnectionTopic(t *testing.T) {
+	e := newCfgEnv(t)
+	out := e.must("help", "connection")
+	for _, want := range []string{"KAASCTL_BROKERS", "passwordEnv", "--max-versions", "ApiVersions v0-4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help connection lacks %q", want)
+		}
+	}
+}

@@ -140,6 +140,7 @@ func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
 	if len(s.Brokers) == 0 {
 		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}
+	wire.SoftwareVersion = Version
 	cl, err := wire.NewClient(s)
 	if err != nil {
 		return nil, err

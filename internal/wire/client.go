@@ -30,6 +30,10 @@ import (
 // ErrNoBrokers means no source named a broker.
 var ErrNoBrokers = errors.New("no brokers given: pass --brokers or set KAASCTL_BROKERS or a profile")
 
+// SoftwareVersion is the client software version sent in ApiVersions (the
+// commands set it to kaasctl's version).
+var SoftwareVersion = "dev"
+
 // DefaultConcurrency bounds the requests in flight at once.
 const DefaultConcurrency = 16
 
@@ -78,7 +82,7 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(s.Brokers...),
 		kgo.ClientID("kaasctl"),
-		kgo.SoftwareNameAndVersion("kaasctl", "1"),
+		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion()),
 		kgo.MaxVersions(vers),
 		kgo.DialTimeout(timeout),
 		kgo.RequestTimeoutOverhead(timeout),
@@ -268,6 +272,23 @@ func Classify(broker string, err error, timeout time.Duration, saslOn bool) *Bro
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// softwareVersion is SoftwareVersion reduced to what ApiVersions v3+
+// accepts ([a-zA-Z0-9.-], starting and ending alphanumeric).
+func softwareVersion() string {
+	b := []byte(SoftwareVersion)
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == '.' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+			out = append(out, c)
+		}
+	}
+	s := strings.Trim(string(out), ".-")
+	if s == "" || len(s) > 64 {
+		return "dev"
+	}
+	return s
 }
 
 // classify is Classify with this client's timeout and SASL setting.

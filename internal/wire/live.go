@@ -571,7 +571,7 @@ func (c *Client) brokerVersions(ctx context.Context, node int32) (*kversion.Vers
 		return v, nil
 	}
 	req := kmsg.NewPtrApiVersionsRequest()
-	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl", "1"
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl", softwareVersion()
 	kresp, err := c.request(ctx, node, req)
 	if err != nil {
 		return nil, err
