@@ -308,6 +308,48 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+func TestMutualTLS(t *testing.T) {
+	caPath, srv := tlsFiles(t)
+	caPEM, _ := os.ReadFile(caPath)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	srv.ClientCAs, srv.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	cl := newCluster(t, kfake.TLS(srv))
+	addr := cl.ListenAddrs()[0]
+
+	// The client certificate comes from a second CA the server trusts.
+	dir := t.TempDir()
+	cKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca2Key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca2Tmpl := &x509.Certificate{SerialNumber: big.NewInt(10), Subject: pkix.Name{CommonName: "client CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
+	ca2DER, _ := x509.CreateCertificate(rand.Reader, ca2Tmpl, ca2Tmpl, &ca2Key.PublicKey, ca2Key)
+	ca2, _ := x509.ParseCertificate(ca2DER)
+	pool.AddCert(ca2)
+	cTmpl := &x509.Certificate{SerialNumber: big.NewInt(11), Subject: pkix.Name{CommonName: "ops"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	cDER, _ := x509.CreateCertificate(rand.Reader, cTmpl, ca2, &cKey.PublicKey, ca2Key)
+	keyDER, _ := x509.MarshalECPrivateKey(cKey)
+	certPath, keyPath := filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key")
+	os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cDER}), 0o600)
+	os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+
+	ok := dial(t, settings(t, []string{addr}, map[string]string{KeyTLSCA: caPath, KeyTLSCert: certPath, KeyTLSKey: keyPath}, nil))
+	if _, _, err := ok.Check(context.Background()); err != nil {
+		t.Fatalf("mutual TLS with a client cert: %v", err)
+	}
+	no := dial(t, settings(t, []string{addr}, map[string]string{KeyTLSCA: caPath, KeyTimeout: "3s"}, nil))
+	_, _, err := no.Check(context.Background())
+	if err == nil || !contains(err.Error(), addr) || !contains(err.Error(), "TLS") {
+		t.Fatalf("no client cert: %v", err)
+	}
+	if _, err := NewClient(settings(t, []string{addr}, map[string]string{KeyTLSCert: keyPath, KeyTLSKey: certPath}, nil)); err == nil || !contains(err.Error(), "client certificate") {
+		t.Fatalf("swapped cert/key: %v", err)
+	}
+}
+
 func TestTLSBadCAFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(p, []byte("not a cert"), 0o600)
