@@ -330,6 +330,15 @@ func SaveConfig(path string, cfg *Config) error {
 	if _, err := ParseConfig(path, data); err != nil {
 		return fmt.Errorf("refusing to write a config kaasctl could not read back: %w", err)
 	}
+	// A symlinked config (dotfiles) is updated where it points, not
+	// replaced by a regular file.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return &ConfigError{path, fmt.Sprintf("is a symlink that does not resolve: %v", unwrapPathErr(err))}
+		}
+		path = target
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return &ConfigError{path, fmt.Sprintf("cannot create directory %s: %v", dir, unwrapPathErr(err))}

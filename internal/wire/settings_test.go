@@ -397,3 +397,24 @@ func TestSoftwareVersionSanitised(t *testing.T) {
 		}
 	}
 }
+
+func TestSaveConfigThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "kaasctl.yaml")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	os.WriteFile(real, []byte("profiles: {}\n"), 0o600)
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if err := SaveConfig(link, parse(t, sampleConfig)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("symlink replaced by a file")
+	}
+	back, _, err := LoadConfig(real)
+	if err != nil || back.Current != "prod" {
+		t.Fatalf("target not updated: %+v %v", back, err)
+	}
+}
