@@ -822,3 +822,45 @@ func TestDescribeKaasEmptyMemberFields(t *testing.T) {
 		t.Errorf("garbage assignment: %q %q", b.Host(), b.AssignmentText())
 	}
 }
+
+// One coordinator failing spoils only its own groups, and says which broker.
+func TestDescribePartialFailureNamesBroker(t *testing.T) {
+	cl := newCluster(t, kfake.SeedTopics(1, "t"))
+	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
+	var groups []string
+	for i := 0; i < 12; i++ {
+		g := fmt.Sprintf("pf-%d", i)
+		groups = append(groups, g)
+		commit(t, adm, g, "t", map[int32]int64{0: 1})
+	}
+	broken := cl.CoordinatorFor(groups[0])
+	cl.ControlKey(int16(kmsg.DescribeGroups), func(kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		if cl.CurrentNode() != broken {
+			return nil, nil, false
+		}
+		return nil, fmt.Errorf("drop"), true // closes the connection
+	})
+	c := dial(t, settings(t, cl.ListenAddrs(), map[string]string{KeyTimeout: "3s"}, nil))
+	ds, err := c.DescribeMany(context.Background(), groups, DescribeOptions{Known: map[string]TopicPartitions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	okN, badN := 0, 0
+	for _, d := range ds {
+		if cl.CoordinatorFor(d.Group) == broken {
+			badN++
+			if d.Err == "" || !contains(d.Err, fmt.Sprintf("node %d", broken)) {
+				t.Errorf("%s on the broken coordinator: err %q", d.Group, d.Err)
+			}
+		} else {
+			okN++
+			if d.Err != "" || d.State != "Empty" {
+				t.Errorf("%s on a healthy coordinator: %+v", d.Group, d.DescribedGroup)
+			}
+		}
+	}
+	if okN == 0 || badN == 0 {
+		t.Fatalf("test needs groups on both sides: ok %d bad %d", okN, badN)
+	}
+}
