@@ -289,4 +289,3 @@ func quoteList(ss []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
