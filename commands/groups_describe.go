@@ -104,9 +104,11 @@ func runGroupsDescribe(c *cli.Context) error {
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
 	mr := &volume.ManifestReader{L: l}
+	warned := map[*volume.Manifest]bool{}
 	lookup := func(topic string, p int32) (*volume.Manifest, error) {
 		m, fs, err := mr.Get(topic, p)
-		if err == nil {
+		if err == nil && !warned[m] {
+			warned[m] = true
 			g.WarnFindings(fs)
 		}
 		return m, err
@@ -258,6 +260,8 @@ func shortNote(p inspect.PartitionOffset) string {
 		return "below log start: consumer will reset"
 	case p.Lag == nil && strings.Contains(p.LagNote, "no manifest"):
 		return "no manifest: lag unknown"
+	case p.Lag == nil && strings.Contains(p.LagNote, "inconsistent"):
+		return "manifest inconsistent: lag unknown"
 	case p.Lag == nil && p.Committed < 0:
 		return "no committed offset"
 	case p.Lag == nil:

@@ -37,7 +37,7 @@ func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 			kv.Add("ongoing since", r.OngoingSince)
 			kv.Add("deadline", r.Deadline+"  (ongoingSince + timeout)")
 		}
-		kv.Add("timeout", inspect.FormatDurationMs(int64(r.TransactionTimeoutMs)))
+		kv.Add("timeout", timeoutCell(r))
 		if r.State == volume.TxnOngoing {
 			age := inspect.FormatDurationMs(r.AgeMs) + " at " + v.Now
 			if r.Overdue {

@@ -107,7 +107,7 @@ func runTxn(c *cli.Context, describe bool) error {
 	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
 	for _, r := range rows {
 		t.Add(volume.DisplayName(r.ID), txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
-			strings.Join(r.Groups, ","), r.OngoingSince, inspect.FormatDurationMs(int64(r.TransactionTimeoutMs)), overdueCell(r), r.Coordinator,
+			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
 			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
 	}
 	var human func(p *render.Printer) error
@@ -163,4 +163,11 @@ func overdueCell(r inspect.TxnRow) string {
 		return ""
 	}
 	return "OVERDUE by " + inspect.FormatDurationMs(r.OverdueByMs)
+}
+
+func timeoutCell(r inspect.TxnRow) string {
+	if r.TransactionTimeoutMs == 0 {
+		return ""
+	}
+	return inspect.FormatDurationMs(int64(r.TransactionTimeoutMs))
 }

@@ -209,6 +209,10 @@ func fillLag(p *PartitionOffset, manifests ManifestLookup) {
 	}
 	ls, hw := m.LogStartOffset, m.HighWatermark
 	p.LogStartOffset, p.HighWatermark = &ls, &hw
+	if ls < 0 || hw < 0 || ls > hw {
+		p.LagNote = fmt.Sprintf("lag unknown: the manifest is inconsistent (logStartOffset %d, highWatermark %d)", ls, hw)
+		return
+	}
 	if p.Committed < 0 {
 		p.LagNote = fmt.Sprintf("committed offset %d means none: the consumer starts per auto.offset.reset", p.Committed)
 		return
