@@ -138,7 +138,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
-			t.Add(volume.DisplayName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
+			t.Add(cellName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
 				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
 		}
 	}
@@ -183,12 +183,12 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			if d.Format != "" {
 				f += "  (" + d.Format + ")"
 			}
-			kv.Add("offset file", f)
+			kv.Add("offset file", volume.DisplayName(f))
 		} else {
 			kv.Add("offset file", "none: no committed offsets on the volume")
 		}
 		for _, o := range d.OtherFiles {
-			kv.Add("also", o+"  (not what brokers load)")
+			kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
 		lag := "unknown"

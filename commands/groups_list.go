@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,8 +109,8 @@ func runGroupsList(c *cli.Context) error {
 	}
 	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
 	for _, r := range rows {
-		t.Add(volume.DisplayName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
-			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, strings.Join(r.Files, " "))
+		t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
+			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
 		if len(rows) == 0 {
@@ -131,4 +132,15 @@ func filteredSuffix(total int) string {
 		return " on this volume"
 	}
 	return " match (" + plural(total, "group", "groups") + " on the volume)"
+}
+
+func filesCell(files []string) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = volume.DisplayName(f)
+		if len(filepath.Base(f)) > 64 {
+			out[i] = volume.DisplayName(filepath.Dir(f)) + "/" + cellName(filepath.Base(f))
+		}
+	}
+	return strings.Join(out, " ")
 }

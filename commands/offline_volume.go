@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,4 +75,18 @@ func collectGroupFiles(l volume.Layout, opts volume.ScanOptions) ([]inspect.Grou
 		return nil
 	})
 	return out, sr, err
+}
+
+// cellName shows a group id in a table: escaped when not printable, and
+// shortened past 64 bytes (machine formats always carry the full id).
+func cellName(s string) string {
+	d := volume.DisplayName(s)
+	if len(d) <= 64 {
+		return d
+	}
+	cut := 56
+	for cut > 0 && !utf8.RuneStart(d[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d bytes)", d[:cut], len(s))
 }

@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -132,9 +134,18 @@ func runTxn(c *cli.Context, describe bool) error {
 		return err
 	}
 	if len(v.NotFound) > 0 {
-		return fmt.Errorf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(v.NotFound), expectedSlots(v.NotFound))
+		msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(v.NotFound), expectedSlots(v.NotFound))
+		for _, id := range v.NotFound {
+			for _, b := range bad {
+				if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
+					msg += fmt.Sprintf("; %s could not be decoded, so %q may be in it", b.Path, id)
+				}
+			}
+		}
+		return errors.New(msg)
 	}
-	if len(bad) > 0 {
+	// describe only cares about the slots of the ids asked for.
+	if len(bad) > 0 && !describe {
 		return fmt.Errorf("%s could not be decoded; their transactions are missing above (run 'kaasctl volume check')", plural(len(bad), "slot file", "slot files"))
 	}
 	return nil

@@ -198,7 +198,7 @@ func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 			if i > 0 {
 				io.WriteString(tw, "\t")
 			}
-			io.WriteString(tw, strings.NewReplacer("\t", " ", "\n", " ").Replace(orDash(c)))
+			io.WriteString(tw, strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`).Replace(orDash(c)))
 		}
 		io.WriteString(tw, "\n")
 	}
