@@ -190,3 +190,29 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastEnvelope checks that the fast path agrees with the general parser
+// on every input it accepts.
+func FuzzFastEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"offsets":{"orders/0":1042,"orders/1":998},"metadata":{"orders/0":"host-a"}}`,
+		` { "metadata" : { "t/0" : "m" } , "offsets" : { "t/0" : 0 } } `, `{"offsets":{"t/0":1,"t/0":2}}`,
+		`{"offsets":{"t/0":9223372036854775807}}`, `{"offsets":{"t/0":9223372036854775808}}`, `{"offsets":{"t/0":-0}}`,
+		`{"offsets":{"a\u00e9/0":1}}`, `{"offsets":{"é/0":1}}`, `{"offsets":{"t/0":1.0}}`, `{"offsets":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := fastEnvelope("p", data)
+		if !ok {
+			return
+		}
+		slow, fs, err := parseOffsetFileGeneral("p", data)
+		if err != nil || len(fs) != 0 {
+			t.Fatalf("fast path accepted %q; general parser: %v %+v", data, err, fs)
+		}
+		if !slices.Equal(fast.Entries, slow.Entries) || fast.Format != slow.Format || fast.BrokerSeesEmpty != slow.BrokerSeesEmpty {
+			t.Fatalf("%q: fast %+v, general %+v", data, fast, slow)
+		}
+	})
+}

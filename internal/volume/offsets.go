@@ -81,6 +81,14 @@ func ReadOffsetFile(path string) (*OffsetFile, []Finding, error) {
 // is a *FileError (and kaas silently treats the group as having no offsets).
 // Everything else yields the entries kaasctl could read plus findings.
 func ParseOffsetFile(path string, data []byte) (*OffsetFile, []Finding, error) {
+	if of, ok := fastEnvelope(path, data); ok {
+		return of, nil, nil
+	}
+	return parseOffsetFileGeneral(path, data)
+}
+
+// parseOffsetFileGeneral is the full parser, explaining every oddity.
+func parseOffsetFileGeneral(path string, data []byte) (*OffsetFile, []Finding, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?); kaas ignores it and the group's offsets are lost"}
 	}

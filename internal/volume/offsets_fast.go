@@ -1,0 +1,226 @@
+package volume
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// fastEnvelope parses the overwhelmingly common, clean offset file:
+//
+//	{"offsets":{"<topic>/<partition>":<n>,...},"metadata":{"<key>":"<str>",...}}
+//
+// with no escapes, no duplicate keys, valid keys, non-negative offsets and
+// no metadata without an offset. Anything else returns ok=false and the
+// general parser (which explains every oddity) takes over. The result is
+// identical to the general parser's for every input it accepts.
+func fastEnvelope(path string, data []byte) (*OffsetFile, bool) {
+	p := fastParser{b: data}
+	p.ws()
+	if !p.eat('{') {
+		return nil, false
+	}
+	var offs []OffsetEntry
+	var keys []string
+	var metaK, metaV []string
+	seenOffsets, seenMeta := false, false
+	p.ws()
+	if p.peek() == '}' {
+		return nil, false // {}: let the general parser report "no offsets"
+	}
+	for {
+		p.ws()
+		name, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		p.ws()
+		if !p.eat(':') {
+			return nil, false
+		}
+		p.ws()
+		switch {
+		case name == "offsets" && !seenOffsets:
+			seenOffsets = true
+			if !p.object(func(k string) bool {
+				n, ok := p.int()
+				if !ok || n < 0 {
+					return false
+				}
+				topic, part, err := SplitOffsetKey(k)
+				if err != nil {
+					return false
+				}
+				keys = append(keys, k)
+				offs = append(offs, OffsetEntry{Topic: topic, Partition: part, Offset: n})
+				return true
+			}) {
+				return nil, false
+			}
+		case name == "metadata" && !seenMeta:
+			seenMeta = true
+			if !p.object(func(k string) bool {
+				v, ok := p.str()
+				if !ok {
+					return false
+				}
+				metaK = append(metaK, k)
+				metaV = append(metaV, v)
+				return true
+			}) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if !p.eat('}') {
+			return nil, false
+		}
+		break
+	}
+	p.ws()
+	if p.i != len(p.b) || !seenOffsets || len(offs) == 0 {
+		return nil, false
+	}
+	// Duplicate keys: encoding/json keeps the last; leave that to the general path.
+	if len(keys) > 1 {
+		sorted := slices.Clone(keys)
+		slices.Sort(sorted)
+		for i := 1; i < len(sorted); i++ {
+			if sorted[i] == sorted[i-1] {
+				return nil, false
+			}
+		}
+	}
+	for i, mk := range metaK {
+		j := slices.Index(keys, mk)
+		if j < 0 {
+			return nil, false // metadata without an offset: reported by the general path
+		}
+		if slices.Contains(metaK[i+1:], mk) {
+			return nil, false
+		}
+		offs[j].Metadata = metaV[i]
+	}
+	sortEntries(offs)
+	return &OffsetFile{Path: path, Format: FormatEnvelope, Entries: offs}, true
+}
+
+type fastParser struct {
+	b []byte
+	i int
+}
+
+func (p *fastParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *fastParser) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *fastParser) eat(c byte) bool {
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control characters, valid UTF-8.
+func (p *fastParser) str() (string, bool) {
+	if !p.eat('"') {
+		return "", false
+	}
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			if !utf8.Valid(s) {
+				return "", false
+			}
+			return string(s), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+		p.i++
+	}
+	return "", false
+}
+
+// int reads a JSON integer that fits int64 (no fraction or exponent).
+func (p *fastParser) int() (int64, bool) {
+	neg := p.eat('-')
+	start := p.i
+	var n uint64
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		d := uint64(p.b[p.i] - '0')
+		if n > (1<<63-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+		p.i++
+	}
+	digits := p.i - start
+	if digits == 0 || (digits > 1 && p.b[start] == '0') {
+		return 0, false
+	}
+	if p.i < len(p.b) && strings.IndexByte(".eE", p.b[p.i]) >= 0 {
+		return 0, false
+	}
+	if neg {
+		return -int64(n), true
+	}
+	if n > 1<<63-1 {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// object reads {"k": <value read by val>, ...}.
+func (p *fastParser) object(val func(k string) bool) bool {
+	if !p.eat('{') {
+		return false
+	}
+	p.ws()
+	if p.eat('}') {
+		return true
+	}
+	for {
+		p.ws()
+		k, ok := p.str()
+		if !ok {
+			return false
+		}
+		p.ws()
+		if !p.eat(':') {
+			return false
+		}
+		p.ws()
+		if !val(k) {
+			return false
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		return p.eat('}')
+	}
+}
