@@ -69,6 +69,7 @@ func plural(n int, one, many string) string {
 
 // collectGroupFiles streams every offset file into a small summary each.
 func collectGroupFiles(l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
+	opts.SummaryOnly = true
 	var out []inspect.GroupFile
 	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
 		out = append(out, inspect.SummarizeOffsetItem(it))

@@ -63,6 +63,10 @@ func SummarizeOffsetItem(it *volume.OffsetScanItem) GroupFile {
 		gf.Corrupt = true
 		gf.Problem = it.Err.Problem
 	}
+	if it.Summary.Format != "" {
+		gf.Format = it.Summary.Format
+		gf.Partitions = it.Summary.Partitions
+	}
 	if it.File != nil {
 		gf.Format = it.File.Format
 		gf.Partitions = len(it.File.Entries)

@@ -56,6 +56,7 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	// Offset files, streamed.
 	layouts := map[string]string{}
 	scan.Now = now
+	scan.SummaryOnly = true // clean files have no findings; odd ones are fully parsed
 	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
 		res.Checked["offsets"]++
 		add(it.Findings...)

@@ -216,3 +216,26 @@ func FuzzFastEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSummarizeFast checks the allocation-free summary against the general
+// parser: whenever it accepts, the general parser finds nothing wrong and
+// counts the same partitions.
+func FuzzSummarizeFast(f *testing.F) {
+	for _, s := range []string{
+		`{"offsets":{"orders/0":1042,"orders/1":998},"metadata":{"orders/0":"host-a"}}`,
+		`{"offsets":{"t/0":1,"t/0":2}}`, `{"offsets":{"t/0":1},"metadata":{"t/1":"x"}}`, `{"offsets":{"t/01":1}}`,
+		`{"offsets":{"t/2147483648":1}}`, `{"offsets":{"/0":1}}`, `{"offsets":{"t/0":-1}}`, `{"offsets":{}}`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sum, ok := summarizeFast(data)
+		if !ok {
+			return
+		}
+		of, fs, err := parseOffsetFileGeneral("p", data)
+		if err != nil || len(fs) != 0 || of.Format != sum.Format || len(of.Entries) != sum.Partitions {
+			t.Fatalf("summary accepted %q as %+v; general parser: %v %+v %+v", data, sum, err, fs, of)
+		}
+	})
+}
