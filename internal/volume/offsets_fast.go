@@ -249,15 +249,20 @@ func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 			}
 		}
 	}
-	for i, mk := range metaK {
-		j := slices.Index(keys, mk)
-		if j < 0 {
-			return nil, false // metadata without an offset: reported by the general path
+	if len(metaK) > 0 {
+		idx := make(map[string]int, len(keys))
+		for i, k := range keys {
+			idx[k] = i
 		}
-		if slices.Contains(metaK[i+1:], mk) {
-			return nil, false
+		seen := make(map[string]bool, len(metaK))
+		for i, mk := range metaK {
+			j, ok := idx[mk]
+			if !ok || seen[mk] {
+				return nil, false // metadata without an offset, or a duplicate: the general path reports it
+			}
+			seen[mk] = true
+			offs[j].Metadata = metaV[i]
 		}
-		offs[j].Metadata = metaV[i]
 	}
 	sortEntries(offs)
 	return &OffsetFile{Path: path, Format: FormatEnvelope, Entries: offs}, true
@@ -274,23 +279,21 @@ func (p *fastParser) rawStr() ([]byte, bool) {
 	if !p.eat('"') {
 		return nil, false
 	}
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			if !utf8.Valid(s) {
-				return nil, false
-			}
-			return s, true
-		case c == '\\' || c < 0x20:
+	end := bytes.IndexByte(p.b[p.i:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	s := p.b[p.i : p.i+end]
+	for _, c := range s {
+		if c == '\\' || c < 0x20 {
 			return nil, false
 		}
-		p.i++
 	}
-	return nil, false
+	if !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i += end + 1
+	return s, true
 }
 
 // rawObject is object with aliased keys.
