@@ -48,7 +48,20 @@ func init() {
 			Aliases: []string{"ls"},
 			Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
 			Description: "Offline: reads assignment.json and every offset file under CD/__consumer_offsets and the legacy\n" +
-				"DATA/__consumer_offsets. Issue flags: " + strings.Join(inspect.KnownIssues()[:12], ", ") + ".",
+				"DATA/__consumer_offsets; no broker is asked. Sources: file, legacyFile, entry (consumerGroups[]).\n\n" +
+				"Issue flags:\n" +
+				"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
+				"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load)\n" +
+				"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +
+				"  entryDeadBroker       explicit entry names a broker that is not alive: same effect\n" +
+				"  noCoordinator         no alive broker: COORDINATOR_NOT_AVAILABLE\n" +
+				"  noAssignment          assignment.json missing or unreadable: coordinator unknown\n" +
+				"  legacyDir             offsets only in DATA/__consumer_offsets, which v0.2.18 ignores and the operator deletes\n" +
+				"  currentAndLegacy      offset files in both layouts; brokers use the cluster-dir one\n" +
+				"  badEntries            keys or values no consumer can use\n" +
+				"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
+				"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
+				"  duplicateEntry        more than one consumerGroups[] entry (the first wins)",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
 				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},

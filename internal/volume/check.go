@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,13 +37,15 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		add(Finding{Severity: SevError, Code: code, Path: fe.Path, Message: fe.Problem, Fix: fix})
 	}
 	// Assignment.
+	var asg *Assignment
 	ap := l.AssignmentPath()
 	if _, err := os.Stat(ap); errors.Is(err, fs.ErrNotExist) {
 		add(Finding{Severity: SevError, Code: CodeAssignmentMissing, Path: ap, Message: "no assignment.json: no controller has written one (or this is not the cluster dir); brokers cannot route any group",
 			Fix: "check --cluster-dir/--data-dir; then check that a controller holds the kaas-controller lease"})
 	} else {
 		res.Checked["assignment"]++
-		_, afs, err := ReadAssignment(ap)
+		a, afs, err := ReadAssignment(ap)
+		asg = a
 		add(afs...)
 		if err != nil {
 			fixA := "brokers keep their last good assignment until the controller rewrites the file; check the controller's logs"
@@ -94,6 +97,31 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		fileErr(CodeTxnCorrupt, fe, fixTxnCorrupt)
 	}
 	pl, pfs, perrs := ReadPlumbing(l, now)
+	if asg != nil {
+		// A marker waiting for a broker that is not alive is never applied.
+		for i := range pfs {
+			f := &pfs[i]
+			if f.Code != CodeMarkerPending {
+				continue
+			}
+			for _, m := range pl.Markers {
+				if m.Path != f.Path {
+					continue
+				}
+				if h, listed := asg.Health(m.Target); !listed || h != "alive" {
+					f.Severity = SevWarning
+					state := "not in assignment.json"
+					if listed {
+						state = "health " + strconv.Quote(h)
+					}
+					f.Message += fmt.Sprintf("; %s is %s, so nothing applies this marker until it returns", m.Target, state)
+					if f.Fix == "" {
+						f.Fix = fmt.Sprintf("bring %s back (it applies its inbox on start); read_committed consumers of the marker's partitions stall until then", m.Target)
+					}
+				}
+			}
+		}
+	}
 	res.Checked["fences"] += len(pl.Fences)
 	res.Checked["markers"] += len(pl.Markers)
 	res.Checked["producerIds"] += len(pl.ProducerIDs)
