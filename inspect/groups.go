@@ -127,14 +127,18 @@ type GroupsInput struct {
 // BuildGroupRows returns one row per group known from offset files or
 // explicit entries, sorted by group id.
 func BuildGroupRows(in GroupsInput) []GroupRow {
-	rows := map[string]*GroupRow{}
+	// Rows live in one slice (indexed by group) so 100,000 groups cost one
+	// allocation, and machine output needs no nil-slice rewriting.
+	idx := make(map[string]int, len(in.Files))
+	out := make([]GroupRow, 0, len(in.Files))
 	get := func(g string) *GroupRow {
-		r, ok := rows[g]
+		i, ok := idx[g]
 		if !ok {
-			r = &GroupRow{Group: g}
-			rows[g] = r
+			i = len(out)
+			idx[g] = i
+			out = append(out, GroupRow{Group: g, Sources: []string{}, Issues: []string{}, Files: []string{}})
 		}
-		return r
+		return &out[i]
 	}
 	var rt *grouphash.Router
 	entryCount := map[string]int{}
@@ -186,8 +190,8 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 			addOnce(&r.Issues, IssueUnroundtrippableName)
 		}
 	}
-	out := make([]GroupRow, 0, len(rows))
-	for _, r := range rows {
+	for i := range out {
+		r := &out[i]
 		if rt == nil {
 			r.Tier = string(grouphash.TierNone)
 			addOnce(&r.Issues, IssueNoAssignment)
@@ -218,7 +222,6 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 		}
 		sortIssues(r.Issues)
 		slices.Sort(r.Files)
-		out = append(out, *r)
 	}
 	slices.SortFunc(out, func(a, b GroupRow) int { return strings.Compare(a.Group, b.Group) })
 	return out
