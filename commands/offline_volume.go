@@ -71,6 +71,7 @@ func plural(n int, one, many string) string {
 func collectGroupFiles(l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
 	opts.SummaryOnly = true
 	var out []inspect.GroupFile
+	opts.OnListed = func(n int) { out = make([]inspect.GroupFile, 0, n) }
 	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
 		out = append(out, inspect.SummarizeOffsetItem(it))
 		return nil

@@ -282,9 +282,19 @@ func (f GroupFilter) Match(r *GroupRow) bool {
 	return true
 }
 
-// FilterGroups keeps the rows that match.
+// FilterGroups keeps the rows that match (rows itself when the filter is
+// empty; otherwise a new slice, rows is not modified).
 func FilterGroups(rows []GroupRow, f GroupFilter) []GroupRow {
-	out := rows[:0:0]
+	if f == (GroupFilter{}) {
+		return rows
+	}
+	n := 0
+	for i := range rows {
+		if f.Match(&rows[i]) {
+			n++
+		}
+	}
+	out := make([]GroupRow, 0, n)
 	for i := range rows {
 		if f.Match(&rows[i]) {
 			out = append(out, rows[i])

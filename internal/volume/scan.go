@@ -71,6 +71,9 @@ type ScanOptions struct {
 	Now time.Time
 	// NamesOnly skips reading the files (Group, Path, Layout, names only).
 	NamesOnly bool
+	// OnListed, when set, is called with the number of files before the
+	// first item (to size the caller's buffers).
+	OnListed func(files int)
 	// SummaryOnly validates clean files and counts their partitions without
 	// keeping entries (Summary set, File nil); files with anything odd are
 	// still fully parsed so their findings are complete.
@@ -124,6 +127,9 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 		}
 	}
 	res.Files = len(jobs)
+	if opts.OnListed != nil {
+		opts.OnListed(len(jobs))
+	}
 	return res, runOrdered(jobs, opts, fn)
 }
 
