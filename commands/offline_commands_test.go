@@ -307,3 +307,26 @@ func TestOfflineMachineFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestOfflineClusterDirOnly(t *testing.T) {
+	vol := copyVolume(t, "damaged")
+	cd := vol + "/__cluster"
+	// Explicit cluster dir plus data dir: same answer as --data-dir alone.
+	a, _, _ := runCLI(t, "groups", "list", "--data-dir", vol, "-o", "json")
+	b, _, _ := runCLI(t, "groups", "list", "--cluster-dir", cd, "--data-dir", vol, "-o", "json")
+	if a != b {
+		t.Errorf("--cluster-dir + --data-dir differs from --data-dir")
+	}
+	// Cluster dir only: no legacy dir, no manifests, lag unknown and said so.
+	out, errOut, code := runCLI(t, "groups", "describe", "good", "--cluster-dir", cd, "-o", "json")
+	if code != 0 || !strings.Contains(errOut, "--data-dir") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	d := mustJSON[GroupsDescribeView](t, out).Groups[0]
+	if d.LagKnown || len(d.Partitions) != 3 || d.Partitions[0].Lag != nil || !strings.Contains(d.Partitions[0].LagNote, "data dir unknown") {
+		t.Errorf("cluster dir only: %+v", d)
+	}
+	if strings.Join(d.Sources, ",") != "file" {
+		t.Errorf("without the data dir the legacy file is not visible: sources %v", d.Sources)
+	}
+}
