@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -17,19 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/urfave/cli/v2"
 )
-
-func init() {
-	// Shared by every golden test in this package; defined once whichever
-	// file's init runs first.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/golden")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // checkGolden compares got with testdata/golden/name, rewriting it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {

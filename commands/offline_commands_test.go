@@ -21,7 +21,7 @@ func mustJSON[T any](t *testing.T, out string) T {
 
 func TestGroupsListDamagedFlags(t *testing.T) {
 	vol := copyVolume(t, "damaged")
-	out, errOut, code := runCLI(t, "groups", "list", "--data-dir", vol, "-o", "json")
+	out, errOut, code := runVol(t, "groups", "list", "--data-dir", vol, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -71,7 +71,7 @@ func TestGroupsListDamagedFlags(t *testing.T) {
 
 	// Filters.
 	filtered := func(args ...string) []string {
-		out, errOut, code := runCLI(t, append([]string{"groups", "list", "--data-dir", vol, "-o", "json"}, args...)...)
+		out, errOut, code := runVol(t, append([]string{"groups", "list", "--data-dir", vol, "-o", "json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
@@ -104,7 +104,7 @@ func TestGroupsListLabMatchesFindCoordinator(t *testing.T) {
 	}
 	for vname, groups := range want {
 		vol := copyVolume(t, vname)
-		out, errOut, code := runCLI(t, "groups", "list", "--data-dir", vol, "-o", "json")
+		out, errOut, code := runVol(t, "groups", "list", "--data-dir", vol, "-o", "json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", vname, code, errOut)
 		}
@@ -121,7 +121,7 @@ func TestGroupsListLabMatchesFindCoordinator(t *testing.T) {
 
 func TestGroupsDescribeLag(t *testing.T) {
 	vol := copyVolume(t, "damaged")
-	out, errOut, code := runCLI(t, "groups", "describe", "good", "lagging", "--data-dir", vol, "-o", "json")
+	out, errOut, code := runVol(t, "groups", "describe", "good", "lagging", "--data-dir", vol, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -151,7 +151,7 @@ func TestGroupsDescribeLag(t *testing.T) {
 
 	// --lag filters on the total.
 	for expr, want := range map[string]string{">50": "lagging", "<=22": "good", "=22": "good", "22": "good", ">1000": ""} {
-		out, errOut, code := runCLI(t, "groups", "describe", "--regex", "^(good|lagging)$", "--lag", expr, "--data-dir", vol, "-o", "json")
+		out, errOut, code := runVol(t, "groups", "describe", "--regex", "^(good|lagging)$", "--lag", expr, "--data-dir", vol, "-o", "json")
 		if code != 0 {
 			t.Fatalf("--lag %s: exit %d: %s", expr, code, errOut)
 		}
@@ -179,22 +179,22 @@ func TestOfflineUsageErrors(t *testing.T) {
 		{"txn", "list", "--now", "yesterday"},
 		{"txn", "describe"},
 	} {
-		_, errOut, code := runCLI(t, append(args, "--data-dir", vol)...)
+		_, errOut, code := runVol(t, append(args, "--data-dir", vol)...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage); stderr %s", args, code, errOut)
 		}
 	}
-	if _, _, code := runCLI(t, "groups", "list"); code != 2 {
+	if _, _, code := runVol(t, "groups", "list"); code != 2 {
 		t.Errorf("groups list without a volume: exit %d, want 2", code)
 	}
-	if _, errOut, code := runCLI(t, "groups", "describe", "nobody", "--data-dir", vol); code != 1 || !strings.Contains(errOut, `"nobody"`) {
+	if _, errOut, code := runVol(t, "groups", "describe", "nobody", "--data-dir", vol); code != 1 || !strings.Contains(errOut, `"nobody"`) {
 		t.Errorf("describe of an unknown group: exit %d, stderr %q; want 1 naming the group", code, errOut)
 	}
 }
 
 func TestVolumeCheckDamaged(t *testing.T) {
 	vol := copyVolume(t, "damaged")
-	out, _, code := runCLI(t, "volume", "check", "--data-dir", vol, "--now", volNow, "-o", "json")
+	out, _, code := runVol(t, "volume", "check", "--data-dir", vol, "--now", volNow, "-o", "json")
 	if code != 3 {
 		t.Fatalf("exit %d, want 3", code)
 	}
@@ -220,7 +220,7 @@ func TestVolumeCheckDamaged(t *testing.T) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	// --severity error keeps only errors but still exits 3 and counts all.
-	out, _, code = runCLI(t, "volume", "check", "--data-dir", vol, "--now", volNow, "-o", "json", "--severity", "error")
+	out, _, code = runVol(t, "volume", "check", "--data-dir", vol, "--now", volNow, "-o", "json", "--severity", "error")
 	r2 := mustJSON[inspect.CheckReport](t, out)
 	if code != 3 || r2.Summary.Errors != rep.Summary.Errors || r2.Summary.Warnings != rep.Summary.Warnings {
 		t.Errorf("--severity error: exit %d summary %+v", code, r2.Summary)
@@ -231,7 +231,7 @@ func TestVolumeCheckDamaged(t *testing.T) {
 		}
 	}
 	// The lab volumes have no error.
-	if _, _, code := runCLI(t, "volume", "check", "--data-dir", copyVolume(t, "lab-phase2"), "--now", volNow); code != 0 {
+	if _, _, code := runVol(t, "volume", "check", "--data-dir", copyVolume(t, "lab-phase2"), "--now", volNow); code != 0 {
 		t.Errorf("lab-phase2 check: exit %d, want 0", code)
 	}
 }
@@ -239,7 +239,7 @@ func TestVolumeCheckDamaged(t *testing.T) {
 func TestTxnFilters(t *testing.T) {
 	vol := copyVolume(t, "damaged")
 	ids := func(args ...string) string {
-		out, _, _ := runCLI(t, append([]string{"txn", "list", "--data-dir", vol, "--now", volNow, "-o", "json"}, args...)...)
+		out, _, _ := runVol(t, append([]string{"txn", "list", "--data-dir", vol, "--now", volNow, "-o", "json"}, args...)...)
 		var names []string
 		for _, r := range mustJSON[TxnListView](t, out).Transactions {
 			names = append(names, r.ID)
@@ -259,7 +259,7 @@ func TestTxnFilters(t *testing.T) {
 	if got := ids("--overdue", "--now", "2026-07-23T11:00:30Z"); got != "" {
 		t.Errorf("--overdue at 11:00:30 = %q, want none", got)
 	}
-	out, errOut, code := runCLI(t, "txn", "describe", "tx-corrupt", "--data-dir", vol, "--now", volNow)
+	out, errOut, code := runVol(t, "txn", "describe", "tx-corrupt", "--data-dir", vol, "--now", volNow)
 	if code != 1 || !strings.Contains(errOut, "slot-11.json could not be decoded") {
 		t.Errorf("describe of an id in a corrupt slot: exit %d, out %q, err %q", code, out, errOut)
 	}
@@ -271,7 +271,7 @@ func TestOfflineMachineFormats(t *testing.T) {
 		{"groups", "list"}, {"groups", "describe", "--all"}, {"volume", "check", "--now", volNow}, {"txn", "list", "--now", volNow},
 	} {
 		for _, f := range []string{"jsonl", "yaml", "csv", "json"} {
-			out, errOut, code := runCLI(t, append(append([]string{}, args...), "--data-dir", vol, "-o", f)...)
+			out, errOut, code := runVol(t, append(append([]string{}, args...), "--data-dir", vol, "-o", f)...)
 			if code == 2 || strings.Contains(errOut, "no csv form") {
 				t.Fatalf("%v -o %s: exit %d: %s", args, f, code, errOut)
 			}
@@ -312,13 +312,13 @@ func TestOfflineClusterDirOnly(t *testing.T) {
 	vol := copyVolume(t, "damaged")
 	cd := vol + "/__cluster"
 	// Explicit cluster dir plus data dir: same answer as --data-dir alone.
-	a, _, _ := runCLI(t, "groups", "list", "--data-dir", vol, "-o", "json")
-	b, _, _ := runCLI(t, "groups", "list", "--cluster-dir", cd, "--data-dir", vol, "-o", "json")
+	a, _, _ := runVol(t, "groups", "list", "--data-dir", vol, "-o", "json")
+	b, _, _ := runVol(t, "groups", "list", "--cluster-dir", cd, "--data-dir", vol, "-o", "json")
 	if a != b {
 		t.Errorf("--cluster-dir + --data-dir differs from --data-dir")
 	}
 	// Cluster dir only: no legacy dir, no manifests, lag unknown and said so.
-	out, errOut, code := runCLI(t, "groups", "describe", "good", "--cluster-dir", cd, "-o", "json")
+	out, errOut, code := runVol(t, "groups", "describe", "good", "--cluster-dir", cd, "-o", "json")
 	if code != 0 || !strings.Contains(errOut, "--data-dir") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}

@@ -40,14 +40,14 @@ func TestOfflineGolden(t *testing.T) {
 		t.Run(c.golden, func(t *testing.T) {
 			vol := vols[c.vol]
 			args := append(append([]string{}, c.args...), "--data-dir", vol)
-			out, errOut, code := runCLI(t, args...)
+			out, errOut, code := runVol(t, args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstderr: %s", code, c.code, errOut)
 			}
 			if strings.Contains(errOut, "panic") {
 				t.Fatalf("stderr mentions a panic: %s", errOut)
 			}
-			checkGolden(t, c.golden, vol, out)
+			checkVolGolden(t, c.golden, vol, out)
 		})
 	}
 }

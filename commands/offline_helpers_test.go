@@ -110,7 +110,7 @@ func copyVolume(t testing.TB, name string) string {
 }
 
 // runCLI runs kaasctl and returns stdout, stderr and the exit code.
-func runCLI(t testing.TB, args ...string) (string, string, int) {
+func runVol(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(append([]string{"kaasctl"}, args...), &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
@@ -118,7 +118,7 @@ func runCLI(t testing.TB, args ...string) (string, string, int) {
 }
 
 // checkGolden compares got (with vol replaced by $VOL) to testdata/golden/<name>.
-func checkGolden(t *testing.T, name, vol, got string) {
+func checkVolGolden(t *testing.T, name, vol, got string) {
 	t.Helper()
 	got = strings.ReplaceAll(got, vol, "$VOL")
 	p := filepath.Join(repoRoot(t), "testdata", "golden", name)
