@@ -22,7 +22,7 @@ test: fmt-check vet
 # Benchmarks with synthetic data generated at run time; each prints its
 # figure beside the SPEC target.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	@sh scripts/bench.sh
 
 # Run every fuzz target for FUZZTIME each (seeds are checked in under testdata/fuzz).

@@ -27,6 +27,7 @@ func NewApp(ios *IOStreams) *cli.App {
 		Commands:             buildCommands(),
 		EnableBashCompletion: true,
 		Suggest:              true,
+		HideHelpCommand:      true,
 		HideVersion:          false,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
@@ -60,8 +61,8 @@ func prepare(cmd *cli.Command) {
 		}
 		return
 	}
-	if cmd.Category != "help" {
-		cmd.Flags = append(cmd.Flags, commonFlags()...)
+	if cmd.Name != "help" {
+		cmd.Flags = appendMissing(cmd.Flags, commonFlags())
 	}
 }
 
@@ -115,7 +116,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			break
 		}
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil || len(leaf.Subcommands) > 0 || leaf.SkipFlagParsing {
 		return args
 	}
 	var flags, pos []string

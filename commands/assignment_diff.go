@@ -178,7 +178,7 @@ func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	return trLines(p.Out, "by cause: "+strings.Join(parts, ", "))
 }
 
-func trCountKind(ms []inspect.Move, k inspect.KeyKind) int {
+func trCountKind(ms []inspect.Move, k inspect.Kind) int {
 	n := 0
 	for _, m := range ms {
 		if m.Kind == k {

@@ -1,9 +1,7 @@
 package commands
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,50 +12,16 @@ import (
 	"github.com/kaasctl/kaasctl/internal/labdata"
 )
 
-// The -update flag rewrites golden files. Another test file of this package
-// may register it first; share it then.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/golden")
-	}
-}
-
-func trUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// runCLI runs kaasctl with args and returns stdout, stderr and the exit code.
+// trRun adapts runCLI to the (stdout, stderr, code) triple these tests
+// read.
 func trRun(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(append([]string{"kaasctl"}, args...), &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
-	return out.String(), errb.String(), code
-}
-
-func trGolden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if trUpdateGolden() {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	r := runCLI(t, stdin, nil, args...)
+	return r.Out, r.Err, r.Code
 }
 
 // The repository's fixed copy of the lab capture, for golden output.
-const trLabCopy = "../testdata/lab-go-kaas"
+const trLabCopy = "../testdata/lab/lab-go-kaas"
 
 func trPinClock(t *testing.T) {
 	old := trNow
@@ -99,7 +63,7 @@ func TestAssignmentShow(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	trGolden(t, "assignment-show.txt", strings.ReplaceAll(out, cd, "CD"))
+	golden(t, "assignment-show.txt", strings.ReplaceAll(out, cd, "CD"))
 	for _, want := range []string{"skafka-0", "skafka-2", "3 offset files", "explicit 1, hash 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -142,7 +106,7 @@ func TestAssignmentShow(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	trGolden(t, "assignment-show-v2.csv", out)
+	golden(t, "assignment-show-v2.csv", out)
 
 	// Missing file: exit 1 naming the file.
 	_, errOut, code = trRun(t, "", "assignment", "show", "--assignment", filepath.Join(cd, "nope.json"))
@@ -164,7 +128,7 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	trGolden(t, "assignment-diff-v2-v3.txt", out)
+	golden(t, "assignment-diff-v2-v3.txt", out)
 
 	out, _, code = trRun(t, "", append(args, "-o", "json", "--exit-code")...)
 	if code != 3 {
@@ -263,7 +227,7 @@ func TestAssignmentDiffAudit(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, errOut)
 	}
-	trGolden(t, "assignment-diff-audit.txt", strings.ReplaceAll(out, dir, "DIR"))
+	golden(t, "assignment-diff-audit.txt", strings.ReplaceAll(out, dir, "DIR"))
 	out, _, _ = trRun(t, "", "assignment", "diff", "--cluster-dir", dir, "-o", "json")
 	if !strings.Contains(out, `"no such`) && code == 0 {
 		t.Log(out)

@@ -134,11 +134,11 @@ func TestTakeoverTraceGoldenAndFormats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	trGolden(t, "takeover-trace-lab.txt", out)
+	golden(t, "takeover-trace-lab.txt", out)
 	out, _, _ = trRun(t, "", append(base, "-o", "wide")...)
-	trGolden(t, "takeover-trace-lab-wide.txt", out)
+	golden(t, "takeover-trace-lab-wide.txt", out)
 	out, _, _ = trRun(t, "", append(base, "-o", "csv")...)
-	trGolden(t, "takeover-trace-lab.csv", out)
+	golden(t, "takeover-trace-lab.csv", out)
 	out, _, _ = trRun(t, "", append(base, "-o", "jsonl")...)
 	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 8 {
 		t.Errorf("jsonl: %d events:\n%s", n, out)

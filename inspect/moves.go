@@ -54,17 +54,9 @@ const (
 var Causes = []Cause{CauseBrokerLeft, CauseEntryAdded, CauseEntryRemoved, CauseEntryMoved,
 	CauseControllerFailover, CauseBrokerJoined, CauseDivisorChanged}
 
-// KeyKind distinguishes consumer groups from transactional ids.
-type KeyKind string
-
-const (
-	KindGroup KeyKind = "group"
-	KindTxn   KeyKind = "txn"
-)
-
 // Move is one key whose coordinator differs between two versions.
 type Move struct {
-	Kind     KeyKind        `json:"kind"`
+	Kind     Kind           `json:"kind"`
 	Key      string         `json:"key"`
 	From     string         `json:"from"`
 	To       string         `json:"to"`
@@ -190,11 +182,11 @@ func (t *Transition) TxnMove(id string) (Move, bool) {
 	return t.classify(KindTxn, id, r0, r1), true
 }
 
-func (t *Transition) classify(kind KeyKind, key string, r0, r1 grouphash.Resolution) Move {
+func (t *Transition) classify(kind Kind, key string, r0, r1 grouphash.Resolution) Move {
 	return t.classifyUncached(kind, key, r0, r1)
 }
 
-func (t *Transition) classifyUncached(kind KeyKind, key string, r0, r1 grouphash.Resolution) Move {
+func (t *Transition) classifyUncached(kind Kind, key string, r0, r1 grouphash.Resolution) Move {
 	m := Move{Kind: kind, Key: key, From: r0.Coordinator, To: r1.Coordinator, FromTier: r0.Tier, ToTier: r1.Tier}
 	from, to := r0.Coordinator, r1.Coordinator
 	switch {

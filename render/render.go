@@ -191,8 +191,9 @@ func (p *Printer) Table(t *TableData) error {
 	return tb.Render()
 }
 
-// cellReplacer keeps a plain-text cell on one line and in one column.
-var cellReplacer = strings.NewReplacer("\t", " ", "\n", " ")
+// cellCleaner keeps a cell on one line and escapes 0xff, which tabwriter
+// would take as its escape character. Built once: a Replacer is costly.
+var cellCleaner = strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`)
 
 func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -201,7 +202,7 @@ func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 			if i > 0 {
 				io.WriteString(tw, "\t")
 			}
-			io.WriteString(tw, cellReplacer.Replace(orDash(c)))
+			io.WriteString(tw, cellCleaner.Replace(orDash(c)))
 		}
 		io.WriteString(tw, "\n")
 	}
@@ -264,16 +265,6 @@ func WriteYAML(w io.Writer, v any) error {
 	return enc.Close()
 }
 
-// blockStyle drops the flow style and quoting that JSON input carries, so
-// yaml output reads as YAML; the encoder still quotes strings that would
-// otherwise read as another type.
-func blockStyle(n *yaml.Node) {
-	n.Style = 0
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
-}
-
 // WriteCSV writes every column of t, with a header row.
 func WriteCSV(w io.Writer, t *TableData) error {
 	hdr, rows := t.project(true)
@@ -286,4 +277,14 @@ func WriteCSV(w io.Writer, t *TableData) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// blockStyle drops the flow and quoting styles that parsing JSON leaves on
+// the nodes, so the encoder writes ordinary block YAML (it still quotes a
+// string that would otherwise read as another type).
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }

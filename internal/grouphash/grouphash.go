@@ -244,3 +244,25 @@ func (rt *Router) resolve(key string, h uint32, groups bool) Resolution {
 	}
 	return res
 }
+
+// GroupKey is Group for a key held in a byte slice; it does not allocate,
+// which keeps streaming millions of keys cheap.
+func (rt *Router) GroupKey(key []byte) Resolution {
+	return rt.GroupKeyHash(key, FNV1a32Bytes(key))
+}
+
+// GroupKeyHash is GroupKey with the key's hash already computed.
+func (rt *Router) GroupKeyHash(key []byte, h uint32) Resolution {
+	hp := rt.ring.PickHash(h)
+	res := Resolution{Coordinator: hp.Coordinator, Tier: hp.Tier, Hash: hp}
+	if b, ok := rt.explicit[string(key)]; ok {
+		res.HasExplicit, res.ExplicitBroker, res.Coordinator, res.Tier = true, b, b, TierExplicit
+	}
+	return res
+}
+
+// TxnKey is Txn for a key held in a byte slice.
+func (rt *Router) TxnKey(key []byte) Resolution {
+	hp := rt.ring.PickHash(FNV1a32Bytes(key))
+	return Resolution{Coordinator: hp.Coordinator, Tier: hp.Tier, Hash: hp}
+}

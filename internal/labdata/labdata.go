@@ -30,7 +30,7 @@ func Dir() (string, error) {
 		}
 		if repoCopy == "" {
 			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				repoCopy = filepath.Join(d, "testdata", "lab-go-kaas")
+				repoCopy = filepath.Join(d, "testdata", "lab", "lab-go-kaas")
 			}
 		}
 		if filepath.Dir(d) == d {
@@ -42,7 +42,7 @@ func Dir() (string, error) {
 			return repoCopy, nil
 		}
 	}
-	return "", errors.New("lab-go-kaas test data not found (neither ../shared/testdata nor testdata/)")
+	return "", errors.New("lab-go-kaas test data not found (neither ../shared/testdata nor testdata/lab/)")
 }
 
 var fcLine = regexp.MustCompile(`FindCoordinator\(([^)]*)\) via \S+ \(v\d+\): node=(-?\d+) \S+ err=0`)

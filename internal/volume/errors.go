@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // FileError is a file kaasctl could not use, with the reason in words.
@@ -41,7 +42,7 @@ func describeJSONError(data []byte, err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && syn.Offset >= int64(len(data))):
+	case errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input")):
 		return fmt.Sprintf("truncated JSON: the file ends after %d bytes in the middle of a value (an interrupted write?)", len(data))
 	case errors.As(err, &syn):
 		return fmt.Sprintf("invalid JSON at byte %d: %s", syn.Offset, syn.Error())

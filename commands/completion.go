@@ -1,0 +1,300 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// Shell completion: the scripts call the hidden '__complete' command with
+// the words typed so far; kaasctl answers with one candidate per line, so
+// the logic (and the dynamic group and broker names read from the volume)
+// lives here, once, for every shell.
+
+// flagValues are the fixed choices of flags, for completion.
+var flagValues = map[string][]string{
+	"output":         formatNames(),
+	"o":              formatNames(),
+	"placement":      {"hash", "rendezvous"},
+	"tier":           {"explicit", "hash", "hash-fallback", "none"},
+	"severity":       {"error", "warning", "info"},
+	"state":          {"Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Dead", "Ongoing", "CompleteCommit", "CompleteAbort"},
+	"max-versions":   {"kaas", "latest"},
+	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
+}
+
+// flagDynamic names flags whose values come from the volume.
+var flagDynamic = map[string]string{
+	"group":           "group",
+	"coordinator":     "broker",
+	"what-if-down":    "broker",
+	"what-if-brokers": "broker",
+	"broker":          "broker",
+}
+
+func formatNames() []string {
+	var out []string
+	for _, f := range render.Formats {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+func init() {
+	register(newCompletionCmd)
+	register(newCompleteCmd)
+}
+
+func newCompletionCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script (bash, zsh or fish)",
+		ArgsUsage: "bash|zsh|fish",
+		Description: `Completes commands, flags, flag values (-o, --placement, ...), and group and broker names
+read from the volume named on the command line (--data-dir / --cluster-dir) or in KAAS_DATA_DIR.
+
+Examples:
+  source <(kaasctl completion bash)                       # this shell
+  kaasctl completion bash > /etc/bash_completion.d/kaasctl
+  kaasctl completion zsh > "${fpath[1]}/_kaasctl"
+  kaasctl completion fish > ~/.config/fish/completions/kaasctl.fish`,
+		Action: func(c *cli.Context) error {
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 1 {
+				return exit.UsageErrorf("name one shell: bash, zsh or fish")
+			}
+			script, ok := completionScripts[c.Args().First()]
+			if !ok {
+				return exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
+			}
+			_, err = fmt.Fprint(g.IO.Out, script)
+			return err
+		},
+	}
+}
+
+func newCompleteCmd() *cli.Command {
+	return &cli.Command{
+		Name:            "__complete",
+		Hidden:          true,
+		HideHelp:        true,
+		SkipFlagParsing: true,
+		Usage:           "print completion candidates for the words typed so far (used by the completion scripts)",
+		Action: func(c *cli.Context) error {
+			ios := iosFrom(c)
+			for _, cand := range complete(c.App, c.Args().Slice(), ios.getenv) {
+				fmt.Fprintln(ios.Out, cand)
+			}
+			return nil
+		},
+	}
+}
+
+// complete returns the candidates for the last of words (the word being
+// typed, possibly empty); words[0] is the first word after "kaasctl".
+func complete(app *cli.App, words []string, getenv func(string) string) []string {
+	if len(words) == 0 {
+		words = []string{""}
+	}
+	cur := words[len(words)-1]
+	prev := words[:len(words)-1]
+
+	cmds := app.Commands
+	var leaf *cli.Command
+	i := 0
+	for ; i < len(prev); i++ {
+		c := findCommand(cmds, prev[i])
+		if c == nil {
+			break
+		}
+		leaf, cmds = c, c.Subcommands
+	}
+	if leaf == nil || len(leaf.Subcommands) > 0 {
+		if i < len(prev) {
+			return nil
+		}
+		var out []string
+		for _, c := range cmds {
+			if !c.Hidden && strings.HasPrefix(c.Name, cur) {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	rest := prev[i:]
+
+	// A flag's value?
+	if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "-") && !strings.Contains(rest[n-1], "=") {
+		name := strings.TrimLeft(rest[n-1], "-")
+		if takesValue(leaf, name) {
+			return filterPrefix(flagValueCandidates(leaf, name, words, getenv), cur)
+		}
+	}
+	if strings.HasPrefix(cur, "-") {
+		if name, val, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
+			prefix := cur[:len(cur)-len(val)]
+			var out []string
+			for _, v := range filterPrefix(flagValueCandidates(leaf, name, words, getenv), val) {
+				out = append(out, prefix+v)
+			}
+			return out
+		}
+		var out []string
+		for _, f := range leaf.Flags {
+			for _, n := range f.Names() {
+				flag := "--" + n
+				if len(n) == 1 {
+					flag = "-" + n
+				}
+				if strings.HasPrefix(flag, cur) {
+					out = append(out, flag)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// A positional argument.
+	switch usage := leaf.ArgsUsage; {
+	case strings.Contains(usage, "GROUP") || strings.Contains(usage, "KEY"):
+		return filterPrefix(volumeNames("group", words, getenv), cur)
+	case strings.Contains(usage, "bash|zsh|fish"):
+		return filterPrefix([]string{"bash", "zsh", "fish"}, cur)
+	case strings.Contains(usage, "TOPIC") || strings.Contains(usage, "COMMAND"):
+		if leaf.Name == "help" {
+			var out []string
+			for _, c := range app.Commands {
+				if !c.Hidden {
+					out = append(out, c.Name)
+				}
+			}
+			return filterPrefix(append(out, topicNames()...), cur)
+		}
+	}
+	return nil
+}
+
+func flagValueCandidates(leaf *cli.Command, name string, words []string, getenv func(string) string) []string {
+	if vs, ok := flagValues[name]; ok {
+		return vs
+	}
+	if kind, ok := flagDynamic[name]; ok {
+		return volumeNames(kind, words, getenv)
+	}
+	return nil
+}
+
+func filterPrefix(vs []string, prefix string) []string {
+	var out []string
+	for _, v := range vs {
+		if strings.HasPrefix(v, prefix) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// volumeNames lists group ids or broker ids from the volume named on the
+// command line or in the environment. It reads names only (a directory
+// listing and assignment.json), so it stays fast on big volumes, and it is
+// silent on any error: completion must never print noise.
+func volumeNames(kind string, words []string, getenv func(string) string) []string {
+	in := volume.ResolveInput{EnvClusterDir: getenv("KAAS_CLUSTER_DIR"), EnvDataDir: getenv("KAAS_DATA_DIR")}
+	for i, w := range words {
+		for _, f := range []struct {
+			name string
+			dst  *string
+		}{{flagDataDir, &in.DataDirFlag}, {flagClusterDir, &in.ClusterDirFlag}} {
+			if w == "--"+f.name && i+1 < len(words) {
+				*f.dst = words[i+1]
+			} else if v, ok := strings.CutPrefix(w, "--"+f.name+"="); ok {
+				*f.dst = v
+			}
+		}
+	}
+	l, err := volume.Resolve(in)
+	if err != nil {
+		return nil
+	}
+	set := map[string]bool{}
+	a, _, aerr := volume.ReadAssignment(l.AssignmentPath())
+	switch kind {
+	case "broker":
+		if aerr == nil {
+			for _, b := range a.Brokers {
+				set[b.ID] = true
+			}
+		}
+	case "group":
+		if aerr == nil {
+			for _, e := range a.ConsumerGroups {
+				set[e.GroupID] = true
+			}
+		}
+		for _, dir := range []string{l.OffsetsPath(), l.LegacyOffsetsPath()} {
+			if dir == "" {
+				continue
+			}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".json") && filepath.Ext(strings.TrimSuffix(n, ".json")) != ".json" {
+					set[strings.TrimSuffix(n, ".json")] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var completionScripts = map[string]string{
+	"bash": `# bash completion for kaasctl
+_kaasctl_complete() {
+    local cur words
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    words=("${COMP_WORDS[@]:1:COMP_CWORD}")
+    local IFS=$'\n'
+    COMPREPLY=($(kaasctl __complete "${words[@]}" 2>/dev/null))
+    return 0
+}
+complete -o default -F _kaasctl_complete kaasctl
+`,
+	"zsh": `#compdef kaasctl
+# zsh completion for kaasctl
+_kaasctl() {
+    local -a candidates
+    candidates=("${(@f)$(kaasctl __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+    if (( ${#candidates[@]} )) && [[ -n "${candidates[1]}" ]]; then
+        compadd -- "${candidates[@]}"
+    else
+        _files
+    fi
+}
+if [[ "$(basename -- ${(%):-%x})" != "_kaasctl" ]]; then
+    compdef _kaasctl kaasctl
+fi
+`,
+	"fish": `# fish completion for kaasctl
+function __kaasctl_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    kaasctl __complete $words (commandline -ct) 2>/dev/null
+end
+complete -c kaasctl -f -a '(__kaasctl_complete)'
+`,
+}

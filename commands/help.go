@@ -1,0 +1,94 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+)
+
+// helpTopics are the pages of 'kaasctl help TOPIC'. Other files add
+// theirs from init().
+var helpTopics = map[string]helpTopic{}
+
+type helpTopic struct {
+	Summary string
+	Text    string
+}
+
+func addHelpTopic(name, summary, text string) {
+	helpTopics[name] = helpTopic{Summary: summary, Text: strings.TrimLeft(text, "\n")}
+}
+
+func init() {
+	addHelpTopic("exit-codes", "what kaasctl's exit codes mean", `
+kaasctl exit codes
+
+  0  ok: the command did what was asked and found nothing wrong
+  1  error: something failed (a file could not be read or parsed, a broker did not answer,
+     a per-item operation failed); the message on stderr names the file or broker and why
+  2  usage: the command line is wrong (unknown command or flag, missing argument,
+     conflicting flags); nothing was read or written
+  3  problems found: the command ran to the end and reports problems
+     (volume check and doctor findings of error severity, assignment diff --exit-code
+     with differences, whois --live --exit-code with disagreements)
+  4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
+     not Empty or Dead); nothing was written
+
+Any failure of a single item (one group, one partition, one file) makes the whole run
+non-zero, and machine output (-o json/jsonl/yaml/csv) stays valid on partial failure.
+`)
+	register(newHelpCmd)
+}
+
+func newHelpCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show help for a command, or a topic: " + strings.Join(topicNames(), ", "),
+		ArgsUsage: "[TOPIC | COMMAND [SUBCOMMAND]]",
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if len(args) == 0 {
+				if err := cli.ShowAppHelp(c); err != nil {
+					return err
+				}
+				fmt.Fprintln(c.App.Writer, "\nHELP TOPICS (kaasctl help TOPIC):")
+				for _, n := range topicNames() {
+					fmt.Fprintf(c.App.Writer, "   %-12s %s\n", n, helpTopics[n].Summary)
+				}
+				return nil
+			}
+			if t, ok := helpTopics[args[0]]; ok && len(args) == 1 {
+				fmt.Fprint(c.App.Writer, t.Text)
+				return nil
+			}
+			cmds := c.App.Commands
+			var path []string
+			var cmd *cli.Command
+			for _, a := range args {
+				cmd = findCommand(cmds, a)
+				if cmd == nil {
+					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))
+				}
+				path = append(path, cmd.Name)
+				cmds = cmd.Subcommands
+			}
+			// Re-run the command with --help so urfave prints its page with
+			// the right lineage.
+			return c.App.Run(append(append([]string{c.App.Name}, path...), "--help"))
+		},
+	}
+}
+
+func topicNames() []string {
+	var ns []string
+	for n := range helpTopics {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
+}

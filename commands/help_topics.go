@@ -1,0 +1,69 @@
+package commands
+
+func init() {
+	addHelpTopic("routing", "how kaas picks a group's coordinator (the two tiers, worked example)", `
+How kaas routes a consumer group to its coordinator
+
+Tier 1, explicit: assignment.json's consumerGroups[] may hold {"groupId","broker","epoch"}.
+The FIRST entry for the group wins, whatever the named broker's health — even if it is dead
+or not listed at all (then every broker answers NOT_COORDINATOR until the controller's next
+recompute, which usually retires the entry).
+
+Tier 2, hash: otherwise
+  ids   = brokers[].id sorted lexicographically   (so kaas-10 sorts before kaas-2)
+  slot  = fnv1a32(group) % len(ids)               (FNV-1a 32 over the UTF-8 bytes)
+  if ids[slot] is "alive": it coordinates                              -> tier "hash"
+  else alive = the alive ids in the same order; alive[slot % len(alive)] -> tier "hash-fallback"
+  no alive broker: nobody coordinates (COORDINATOR_NOT_AVAILABLE)      -> tier "none"
+
+Transactional ids use tier 2 only, and live in txn_state/slot-<fnv1a32(id) % 50>.json.
+
+Worked example: brokers kaas-0, kaas-1, kaas-2 (all alive), group "orders-app", no entry.
+  fnv1a32("orders-app") = 0x2cf824e6 = 754459878; 754459878 % 3 = 0; ids[0] = kaas-0.
+  If kaas-0 dies and the controller drops it, the divisor becomes 2: 754459878 % 2 = 0, and
+  ids = [kaas-1, kaas-2], so the group moves to kaas-1. If kaas-0 stayed listed as dead, the
+  fallback would pick alive[0 % 2] = kaas-1 as well — but other groups would not move.
+  kaasctl whois shows every step:  kaasctl whois --data-dir /data -o wide orders-app
+
+What moves groups in practice:
+  - today's controller lists only ALIVE brokers, so every broker join or leave changes the
+    divisor and moves most hash-routed groups (and every transactional id) at once;
+  - the controller places explicit entries with a different hash (rendezvous) than the
+    routing tier, so a group's first entry often moves it (one rebalance), and retiring the
+    entry moves it back;
+  - an entry naming a dead broker blocks the group until the next recompute.
+
+Ask "what if": kaasctl whois --what-if-down kaas-1 ...      (the controller drops kaas-1)
+               kaasctl whois --what-if-down kaas-1 --keep-listed ...   (a stable divisor)
+`)
+	addHelpTopic("volume", "the kaas shared volume layout kaasctl reads", `
+The kaas shared volume
+
+DATA is the broker data dir (KAAS_DATA_DIR, /data in the chart). The cluster dir CD is
+KAAS_CLUSTER_DIR when set, else DATA/__cluster. With the chart's split control-plane volume,
+CD is the mount itself (e.g. /cluster) and holds assignment.json directly.
+
+kaasctl finds CD from --cluster-dir, KAAS_CLUSTER_DIR, --data-dir/KAAS_DATA_DIR + __cluster,
+or a --data-dir that holds assignment.json directly (a copied snapshot works too).
+
+  CD/assignment.json                     the controller's assignment: brokers and health,
+                                         partition leaders, explicit consumer-group entries
+  CD/__consumer_offsets/<group>.json     committed offsets of one group:
+                                         {"offsets":{"topic/partition":next},"metadata":{...}}
+  DATA/__consumer_offsets/<group>.json   the same, legacy layout (kaas <= 0.2.15, Go flavour);
+                                         today's operator deletes this dir
+  CD/txn_state/slot-<n>.json             transactions, n = fnv1a32(transactional.id) % 50
+  CD/producer_fences/from-<broker>.json  producer epoch fences
+  CD/marker_queue/to-<broker>/*.json     pending transaction markers
+  CD/producer_ids/kaas-<N>.json          producer id blocks
+  DATA/<topic>/<partition>/manifest.json {"epoch","highWatermark","logStartOffset"}: offline lag
+  *.tmp                                  an interrupted or in-flight atomic write
+
+Group ids are used raw as file names: "a/b", "../x", absolute ids and ids over 246 bytes
+break on the broker side, and kaasctl reports them.
+
+kaasctl never writes assignment.json and never creates directories at the data-dir root (the
+kaas operator deletes unknown ones). Its backups sit beside the file they protect
+(<file>.kaasctl-bak-<time>).
+`)
+}

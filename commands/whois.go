@@ -1,0 +1,332 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+type whoisOptions struct {
+	Keys           []string
+	Txn            bool
+	Stdin          bool
+	AssignmentFile string
+	WhatIf         inspect.WhatIf
+}
+
+func init() {
+	register(newWhoisCmd)
+}
+
+func newWhoisCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "whois-coordinator",
+		Aliases:   []string{"whois"},
+		Usage:     "which broker coordinates a group (or transactional id), and why",
+		ArgsUsage: "KEY...",
+		Description: `Resolves each key through kaas's two routing tiers, reading assignment.json from the volume:
+  explicit       a consumerGroups[] entry names the broker (wins even if that broker is dead)
+  hash           brokers sorted lexicographically, fnv1a32(key) % count, and that broker is alive
+  hash-fallback  the slot's broker is not alive; the pick moves among the alive brokers
+  none           no alive broker: clients get COORDINATOR_NOT_AVAILABLE
+The table shows what the hash tier alone would say beside the final answer, and warns when an
+entry names a dead or absent broker (every broker then answers NOT_COORDINATOR).
+
+Examples:
+  kaasctl whois --data-dir /data orders-app billing
+  kaasctl whois-coordinator --cluster-dir /cluster -o json orders-app
+  kaasctl whois --txn --data-dir /data payments-tx-0
+  kubectl exec kaas-0 -- ls /data/__cluster/__consumer_offsets | sed 's/\.json$//' | kaasctl whois --stdin -o jsonl --data-dir ./snapshot
+  kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
+  kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
+			&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
+			&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)"},
+			&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
+			&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
+			&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := whoisOptions{
+				Keys:           c.Args().Slice(),
+				Txn:            c.Bool("txn"),
+				Stdin:          c.Bool("stdin"),
+				AssignmentFile: c.String("assignment"),
+				WhatIf: inspect.WhatIf{
+					Down:       splitList(c.StringSlice("what-if-down")),
+					Brokers:    splitList(c.StringSlice("what-if-brokers")),
+					KeepListed: c.Bool("keep-listed"),
+				},
+			}
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			return runWhois(g, opts)
+		},
+	}
+}
+
+// splitList flattens repeated and comma-separated values.
+func splitList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// loadAssignment reads the assignment from --assignment or the volume.
+func loadAssignment(g *Globals, file string) (*volume.Assignment, error) {
+	if file == "" {
+		l, err := g.Layout()
+		if err != nil {
+			return nil, err
+		}
+		file = l.AssignmentPath()
+	}
+	a, findings, err := volume.ReadAssignment(file)
+	if err != nil {
+		return nil, err
+	}
+	g.WarnFindings(findings)
+	return a, nil
+}
+
+func runWhois(g *Globals, opts whoisOptions) error {
+	if len(opts.Keys) == 0 && !opts.Stdin {
+		return exit.UsageErrorf("give at least one KEY, or --stdin to read keys from standard input")
+	}
+	if opts.WhatIf.KeepListed && len(opts.WhatIf.Down) == 0 {
+		return exit.UsageErrorf("--keep-listed goes with --what-if-down")
+	}
+	a, err := loadAssignment(g, opts.AssignmentFile)
+	if err != nil {
+		return err
+	}
+	kind := inspect.KindGroup
+	if opts.Txn {
+		kind = inspect.KindTxn
+	}
+	wh, err := inspect.NewWhois(a, kind, opts.WhatIf)
+	if err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
+	if opts.Stdin {
+		if len(opts.Keys) > 0 {
+			return exit.UsageErrorf("give keys as arguments or with --stdin, not both")
+		}
+		return streamWhois(g, wh, g.IO.In)
+	}
+	results := make([]inspect.WhoisResult, len(opts.Keys))
+	for i, k := range opts.Keys {
+		results[i] = wh.Resolve(k)
+	}
+	t := whoisTable(wh, results)
+	return g.Printer.Print(render.Output{
+		Data:  results,
+		Table: t,
+		Human: func(p *render.Printer) error {
+			fmt.Fprintln(p.Out, wh.Scenario)
+			return p.Table(t)
+		},
+	})
+}
+
+func whoisHeaders(wh *inspect.Whois, whatIf bool) []string {
+	h := []string{"KEY"}
+	if whatIf {
+		h = append(h, "NOW", "THEN", "MOVES")
+	} else {
+		h = append(h, "COORDINATOR")
+	}
+	h = append(h, "TIER", "HASH SAYS", "SLOT")
+	if wh.Kind == inspect.KindTxn {
+		h = append(h, "TXN SLOT FILE")
+	}
+	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
+}
+
+func whoisRow(r inspect.WhoisResult) []string {
+	row := []string{r.Key}
+	if r.CurrentCoordinator != nil {
+		moves := "-"
+		if *r.Moves {
+			moves = "yes"
+		}
+		row = append(row, orDashStr(*r.CurrentCoordinator), orDashStr(r.Coordinator), moves)
+	} else {
+		row = append(row, orDashStr(r.Coordinator))
+	}
+	row = append(row, r.Tier, orDashStr(r.HashCoordinator), slotCell(r))
+	if r.Kind == inspect.KindTxn {
+		row = append(row, r.TxnSlotFile)
+	}
+	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
+}
+
+func slotCell(r inspect.WhoisResult) string {
+	if r.Slot < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", r.Slot, r.NumBrokers)
+}
+
+func orDashStr(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
+	whatIf := len(rs) > 0 && rs[0].CurrentCoordinator != nil
+	t := render.NewTable(whoisHeaders(wh, whatIf)...)
+	for _, r := range rs {
+		t.Add(whoisRow(r)...)
+	}
+	return t
+}
+
+// streamWhois answers keys from r line by line without holding them: the
+// json and jsonl fast path appends bytes directly; other formats go row by
+// row (tables are aligned in blocks of 4096 rows).
+func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	bw := bufio.NewWriterSize(g.IO.Out, 256<<10)
+	f := g.Printer.Format
+	cols := whoisHeaders(wh, wh.WhatIfMode())
+	// shown[i]: column i is printed in this format.
+	shown := make([]bool, len(cols))
+	var hdr []string
+	for i, h := range cols {
+		shown[i] = !strings.HasSuffix(h, "+") || f == render.Wide || f == render.CSV
+		if shown[i] {
+			hdr = append(hdr, strings.TrimSuffix(h, "+"))
+		}
+	}
+	cells := func(key []byte) []string {
+		row := whoisRow(wh.Resolve(string(key)))
+		out := make([]string, 0, len(hdr))
+		for i, c := range row {
+			if shown[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	var (
+		buf     []byte
+		n       int
+		csvw    *csv.Writer
+		tw      *tabwriter.Writer
+		pending int
+	)
+	switch f {
+	case render.JSON:
+		bw.WriteString("[\n")
+	case render.CSV:
+		csvw = csv.NewWriter(bw)
+		csvw.Write(hdr)
+	case render.Table, render.Wide:
+		fmt.Fprintln(bw, wh.Scenario)
+	}
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A key longer than the buffer: collect it whole.
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if key := bytes.TrimRight(line, "\r\n"); len(key) > 0 {
+			switch f {
+			case render.JSONL:
+				buf = wh.AppendJSON(buf[:0], key)
+				bw.Write(buf)
+			case render.JSON:
+				if n > 0 {
+					bw.WriteString(",\n")
+				}
+				buf = wh.AppendJSON(buf[:0], key)
+				bw.Write(buf[:len(buf)-1])
+			case render.YAML:
+				if err := render.WriteYAML(bw, []inspect.WhoisResult{wh.Resolve(string(key))}); err != nil {
+					return err
+				}
+			case render.CSV:
+				csvw.Write(cells(key))
+			default:
+				if tw == nil {
+					tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, strings.Join(hdr, "\t"))
+				}
+				row := cells(key)
+				for i := range row {
+					row[i] = strings.ReplaceAll(orDashStr(row[i]), "\t", " ")
+				}
+				fmt.Fprintln(tw, strings.Join(row, "\t"))
+				if pending++; pending == 4096 {
+					tw.Flush()
+					tw, pending = nil, 0
+				}
+			}
+			n++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading keys from standard input: %w", err)
+		}
+	}
+	switch f {
+	case render.JSON:
+		if n > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("]\n")
+	case render.CSV:
+		csvw.Flush()
+		if err := csvw.Error(); err != nil {
+			return err
+		}
+	case render.YAML:
+		if n == 0 {
+			bw.WriteString("[]\n")
+		}
+	default:
+		if tw != nil {
+			tw.Flush()
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if n == 0 {
+		g.Warnf("no keys on standard input")
+	} else if g.IO.ErrTTY {
+		g.Notef("resolved %s keys", strconv.Itoa(n))
+	}
+	return nil
+}

@@ -1,0 +1,509 @@
+// Package inspect holds kaasctl's read-only analysis: routing answers,
+// diffs, traces and checks. Functions take parsed data and return views;
+// they do no I/O, so every answer can be tested without a volume.
+package inspect
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Kind is what a key names.
+type Kind string
+
+const (
+	KindGroup Kind = "group"
+	KindTxn   Kind = "txn"
+)
+
+// WhatIf is a hypothetical broker set.
+type WhatIf struct {
+	// Down lists brokers that stop.
+	Down []string
+	// Brokers replaces the broker set (all alive).
+	Brokers []string
+	// KeepListed keeps down brokers in brokers[] with health "dead" (the
+	// "stable divisor" the kaas design describes) instead of dropping them,
+	// as today's controller does.
+	KeepListed bool
+}
+
+// Active reports whether any hypothetical change was asked for.
+func (w WhatIf) Active() bool { return len(w.Down) > 0 || len(w.Brokers) > 0 }
+
+// WhoisResult is one key's answer. Field names are the JSON contract.
+type WhoisResult struct {
+	Key                string   `json:"key"`
+	Kind               Kind     `json:"kind"`
+	Coordinator        string   `json:"coordinator"`
+	Tier               string   `json:"tier"`
+	HashCoordinator    string   `json:"hashCoordinator"`
+	HashTier           string   `json:"hashTier"`
+	Preferred          string   `json:"preferred"`
+	Slot               int      `json:"slot"`
+	NumBrokers         int      `json:"numBrokers"`
+	AliveBrokers       int      `json:"aliveBrokers"`
+	FNV1a32            string   `json:"fnv1a32"`
+	ExplicitBroker     string   `json:"explicitBroker,omitempty"`
+	TxnSlotFile        string   `json:"txnSlotFile,omitempty"`
+	CurrentCoordinator *string  `json:"currentCoordinator,omitempty"`
+	Moves              *bool    `json:"moves,omitempty"`
+	Warnings           []string `json:"warnings"`
+}
+
+// Whois answers "who coordinates this key, and why" for one broker set.
+type Whois struct {
+	Kind Kind
+	// Scenario describes the broker set in words (for the table header).
+	Scenario string
+	router   *grouphash.Router
+	health   map[string]string
+	current  *grouphash.Router // set in what-if mode: today's answer
+	// countsJSON is the constant middle of every streamed object.
+	countsJSON []byte
+	// slotJSON[i] is everything between the key and the hash value for a
+	// group the hash tier places at slot i, with no entry and nothing to
+	// warn about: that answer depends on the slot alone.
+	slotJSON [][]byte
+}
+
+// NewWhois prepares answers for an assignment, optionally under a
+// hypothetical broker set.
+func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
+	brokers := a.GrouphashBrokers()
+	entries := make([]grouphash.Entry, 0, len(a.ConsumerGroups))
+	for _, e := range a.ConsumerGroups {
+		entries = append(entries, grouphash.Entry{GroupID: e.GroupID, Broker: e.Broker})
+	}
+	wh := &Whois{Kind: kind}
+	alive := 0
+	for _, b := range brokers {
+		if b.Health == grouphash.HealthAlive {
+			alive++
+		}
+	}
+	wh.Scenario = fmt.Sprintf("assignment v%d (controller epoch %d, controller %s): %d brokers listed, %d alive, %d explicit entries",
+		a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), len(brokers), alive, len(a.ConsumerGroups))
+	if w.Active() {
+		wh.current = grouphash.NewRouter(brokers, entries)
+		var err error
+		brokers, entries, err = applyWhatIf(brokers, entries, w)
+		if err != nil {
+			return nil, err
+		}
+		wh.Scenario = whatIfScenario(w, brokers, entries)
+	}
+	wh.router = grouphash.NewRouter(brokers, entries)
+	wh.countsJSON = fmt.Appendf(nil, `,"numBrokers":%d,"aliveBrokers":%d,"fnv1a32":"0x`, wh.router.Ring().Len(), wh.router.Ring().AliveCount())
+	if kind == KindGroup && wh.current == nil {
+		for i := 0; i < wh.router.Ring().Len(); i++ {
+			hp := wh.router.Ring().PickHash(uint32(i))
+			var frag []byte
+			if hp.Tier == grouphash.TierHash {
+				frag = wh.appendAnswer(nil, grouphash.Resolution{Coordinator: hp.Coordinator, Tier: hp.Tier, Hash: hp})
+			}
+			wh.slotJSON = append(wh.slotJSON, frag)
+		}
+	}
+	wh.health = make(map[string]string, len(brokers))
+	for _, b := range brokers {
+		if _, seen := wh.health[b.ID]; !seen {
+			wh.health[b.ID] = b.Health
+		}
+	}
+	return wh, nil
+}
+
+// applyWhatIf models the controller's next publication: brokers that stop
+// leave brokers[] (or stay as "dead" with KeepListed), and explicit entries
+// on a broker that is no longer alive are retired, because that broker can
+// no longer report the group as active.
+func applyWhatIf(brokers []grouphash.Broker, entries []grouphash.Entry, w WhatIf) ([]grouphash.Broker, []grouphash.Entry, error) {
+	listed := map[string]bool{}
+	for _, b := range brokers {
+		listed[b.ID] = true
+	}
+	for _, d := range w.Down {
+		if !listed[d] && len(w.Brokers) == 0 {
+			ids := make([]string, 0, len(listed))
+			for id := range listed {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			return nil, nil, fmt.Errorf("--what-if-down %s: no such broker in the assignment (brokers: %s)", d, strings.Join(ids, ", "))
+		}
+	}
+	if len(w.Brokers) > 0 {
+		brokers = brokers[:0:0]
+		for _, id := range w.Brokers {
+			brokers = append(brokers, grouphash.Broker{ID: id, Health: grouphash.HealthAlive})
+		}
+	}
+	var next []grouphash.Broker
+	for _, b := range brokers {
+		switch {
+		case !slices.Contains(w.Down, b.ID):
+			next = append(next, b)
+		case w.KeepListed:
+			next = append(next, grouphash.Broker{ID: b.ID, Health: "dead"})
+		}
+	}
+	aliveNext := map[string]bool{}
+	for _, b := range next {
+		if b.Health == grouphash.HealthAlive {
+			aliveNext[b.ID] = true
+		}
+	}
+	var keep []grouphash.Entry
+	for _, e := range entries {
+		if aliveNext[e.Broker] {
+			keep = append(keep, e)
+		}
+	}
+	return next, keep, nil
+}
+
+func whatIfScenario(w WhatIf, brokers []grouphash.Broker, entries []grouphash.Entry) string {
+	var parts []string
+	if len(w.Brokers) > 0 {
+		parts = append(parts, "brokers "+strings.Join(w.Brokers, ","))
+	}
+	if len(w.Down) > 0 {
+		how := "dropped from brokers[] as today's controller does"
+		if w.KeepListed {
+			how = "kept in brokers[] as dead"
+		}
+		parts = append(parts, strings.Join(w.Down, ",")+" down ("+how+")")
+	}
+	alive := 0
+	for _, b := range brokers {
+		if b.Health == grouphash.HealthAlive {
+			alive++
+		}
+	}
+	return fmt.Sprintf("what if %s: %d brokers listed, %d alive, %d explicit entries kept (entries on brokers that are not alive are retired)",
+		strings.Join(parts, "; "), len(brokers), alive, len(entries))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func (wh *Whois) resolve(key []byte) grouphash.Resolution {
+	return wh.resolveHash(key, grouphash.FNV1a32Bytes(key))
+}
+
+func (wh *Whois) resolveHash(key []byte, h uint32) grouphash.Resolution {
+	if wh.Kind == KindTxn {
+		return wh.router.TxnHash(string(key), h)
+	}
+	return wh.router.GroupKeyHash(key, h)
+}
+
+// Key scan flags: what one pass over a key found.
+const (
+	keyEscape  = 1 << iota // a byte that JSON must escape (or non-ASCII)
+	keySpecial             // '/', NUL or '.' somewhere: the group id needs the full check
+)
+
+// scanKey hashes a key and classifies its bytes in one pass, so the
+// streaming path reads each key once.
+func scanKey(key []byte) (uint32, int) {
+	h := uint32(0x811c9dc5) // FNV-1a 32, as grouphash.FNV1a32Bytes
+	fl := 0
+	for _, c := range key {
+		h = (h ^ uint32(c)) * 0x01000193
+		if !plainJSON[c] {
+			fl |= keyEscape
+		}
+		if c == '/' || c == 0 || c == '.' {
+			fl |= keySpecial
+		}
+	}
+	return h, fl
+}
+
+// Resolve answers for one key.
+func (wh *Whois) Resolve(key string) WhoisResult {
+	kb := []byte(key)
+	r := wh.resolve(kb)
+	res := WhoisResult{
+		Key:             key,
+		Kind:            wh.Kind,
+		Coordinator:     r.Coordinator,
+		Tier:            string(r.Tier),
+		HashCoordinator: r.Hash.Coordinator,
+		HashTier:        string(r.Hash.Tier),
+		Preferred:       r.Hash.Preferred,
+		Slot:            r.Hash.Slot,
+		NumBrokers:      wh.router.Ring().Len(),
+		AliveBrokers:    wh.router.Ring().AliveCount(),
+		FNV1a32:         fmt.Sprintf("0x%08x", r.Hash.Hash),
+		ExplicitBroker:  r.ExplicitBroker,
+		Warnings:        wh.warnings(kb, r),
+	}
+	if wh.Kind == KindTxn {
+		res.TxnSlotFile = grouphash.TxnSlotFile(key)
+	}
+	if wh.current != nil {
+		var cur grouphash.Resolution
+		if wh.Kind == KindTxn {
+			cur = wh.current.TxnKey(kb)
+		} else {
+			cur = wh.current.GroupKey(kb)
+		}
+		c := cur.Coordinator
+		moves := c != r.Coordinator
+		res.CurrentCoordinator, res.Moves = &c, &moves
+	}
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
+	return res
+}
+
+// warnings explains what an operator must know about this answer. It
+// allocates only when there is something to say.
+func (wh *Whois) warnings(key []byte, r grouphash.Resolution) []string {
+	return wh.warningsScanned(key, r, keyEscape|keySpecial)
+}
+
+// warningsScanned is warnings with scanKey's flags: a plain ASCII key of
+// sane length without '/', NUL or '.' needs no file-name check.
+func (wh *Whois) warningsScanned(key []byte, r grouphash.Resolution, fl int) []string {
+	if !r.HasExplicit && r.Hash.Tier == grouphash.TierHash && fl == 0 && len(key) > 0 && len(key) <= 246 {
+		return nil
+	}
+	var ws []string
+	if r.HasExplicit {
+		h, listed := wh.health[r.ExplicitBroker]
+		switch {
+		case !listed:
+			ws = append(ws, fmt.Sprintf("explicit entry names %s, which is not in brokers[]: every broker answers NOT_COORDINATOR until the controller recomputes", r.ExplicitBroker))
+		case h != grouphash.HealthAlive:
+			ws = append(ws, fmt.Sprintf("explicit entry names %s, whose health is %q: every broker answers NOT_COORDINATOR until the controller recomputes", r.ExplicitBroker, h))
+		}
+		if r.Hash.Coordinator != r.ExplicitBroker && r.Hash.Coordinator != "" {
+			ws = append(ws, fmt.Sprintf("the hash tier says %s: when this entry is retired the group moves (one rebalance)", r.Hash.Coordinator))
+		}
+	}
+	switch r.Hash.Tier {
+	case grouphash.TierNone:
+		if !r.HasExplicit {
+			ws = append(ws, "no alive broker: clients get COORDINATOR_NOT_AVAILABLE")
+		}
+	case grouphash.TierHashFallback:
+		ws = append(ws, fmt.Sprintf("preferred broker %s is %s; the hash fell back to the alive brokers", r.Hash.Preferred, orNone(wh.health[r.Hash.Preferred])))
+	}
+	if wh.Kind == KindGroup {
+		if p := GroupIDProblem(key); p != "" {
+			ws = append(ws, "kaas cannot keep offsets for this group id: "+p)
+		}
+	}
+	return ws
+}
+
+// GroupIDProblem says why kaas cannot store a group id as a file name
+// (CD/__consumer_offsets/<id>.json, unescaped), or "" when it can.
+func GroupIDProblem(id []byte) string {
+	switch {
+	case len(id) == 0:
+		return "the id is empty (file \".json\")"
+	case len(id) > 246:
+		return fmt.Sprintf("the id is %d bytes; kaas's <id>.json.tmp exceeds the 255-byte file name limit, so commits are silently lost", len(id))
+	case slices.Contains(id, 0):
+		return "the id contains a NUL byte"
+	case !utf8.Valid(id):
+		return "the id is not valid UTF-8 (kaas rejects it on the wire)"
+	case id[0] == '/':
+		return "the id is an absolute path: kaas writes the offsets file outside the cluster dir"
+	case string(id) == ".." || hasDotDot(id):
+		return "the id contains '..': kaas writes the offsets file outside the offsets dir"
+	case slices.Contains(id, '/'):
+		return "the id contains '/': kaas's write fails (no such directory) and commits are silently lost"
+	}
+	return ""
+}
+
+// hasDotDot reports whether a '/'-separated element of id is "..".
+func hasDotDot(id []byte) bool {
+	start := 0
+	for i := 0; i <= len(id); i++ {
+		if i == len(id) || id[i] == '/' {
+			if i-start == 2 && id[start] == '.' && id[start+1] == '.' {
+				return true
+			}
+			start = i + 1
+		}
+	}
+	return false
+}
+
+// AppendJSON appends the key's answer as one compact JSON object (the same
+// fields and values as encoding/json of Resolve's result) and a newline.
+// It is the streaming fast path: no allocation unless there are warnings.
+func (wh *Whois) AppendJSON(dst, key []byte) []byte {
+	h, fl := scanKey(key)
+	r := wh.resolveHash(key, h)
+	dst = append(dst, `{"key":`...)
+	if fl&keyEscape == 0 {
+		dst = append(dst, '"')
+		dst = append(dst, key...)
+		dst = append(dst, '"')
+	} else {
+		dst = appendJSONString(dst, key)
+	}
+	if wh.slotJSON != nil && !r.HasExplicit && r.Hash.Tier == grouphash.TierHash && fl == 0 && len(key) <= 246 {
+		// The common case: the answer depends on the slot alone.
+		dst = append(dst, wh.slotJSON[r.Hash.Slot]...)
+		dst = appendHex8(dst, r.Hash.Hash)
+		return append(dst, `","warnings":[]}`+"\n"...)
+	}
+	dst = wh.appendAnswer(dst, r)
+	dst = appendHex8(dst, r.Hash.Hash)
+	dst = append(dst, '"')
+	if r.HasExplicit && r.ExplicitBroker != "" {
+		dst = append(dst, `,"explicitBroker":`...)
+		dst = appendJSONString(dst, r.ExplicitBroker)
+	}
+	if wh.Kind == KindTxn {
+		dst = append(dst, `,"txnSlotFile":"slot-`...)
+		dst = strconv.AppendInt(dst, int64(grouphash.TxnSlot(r.Hash.Hash)), 10)
+		dst = append(dst, `.json"`...)
+	}
+	if wh.current != nil {
+		var cur grouphash.Resolution
+		if wh.Kind == KindTxn {
+			cur = wh.current.TxnKey(key)
+		} else {
+			cur = wh.current.GroupKey(key)
+		}
+		dst = append(dst, `,"currentCoordinator":`...)
+		dst = appendJSONString(dst, cur.Coordinator)
+		dst = append(dst, `,"moves":`...)
+		dst = strconv.AppendBool(dst, cur.Coordinator != r.Coordinator)
+	}
+	dst = append(dst, `,"warnings":[`...)
+	for i, w := range wh.warningsScanned(key, r, fl) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, w)
+	}
+	return append(dst, "]}\n"...)
+}
+
+// appendAnswer appends a resolution's fields from "kind" up to the opening
+// quote of the hash value.
+func (wh *Whois) appendAnswer(dst []byte, r grouphash.Resolution) []byte {
+	dst = append(dst, `,"kind":"`...)
+	dst = append(dst, wh.Kind...)
+	dst = append(dst, `","coordinator":`...)
+	dst = appendJSONString(dst, r.Coordinator)
+	dst = append(dst, `,"tier":"`...)
+	dst = append(dst, r.Tier...)
+	dst = append(dst, `","hashCoordinator":`...)
+	dst = appendJSONString(dst, r.Hash.Coordinator)
+	dst = append(dst, `,"hashTier":"`...)
+	dst = append(dst, r.Hash.Tier...)
+	dst = append(dst, `","preferred":`...)
+	dst = appendJSONString(dst, r.Hash.Preferred)
+	dst = append(dst, `,"slot":`...)
+	dst = strconv.AppendInt(dst, int64(r.Hash.Slot), 10)
+	return append(dst, wh.countsJSON...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plainJSON marks the bytes that go into a JSON string as they are.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func appendHex8(dst []byte, h uint32) []byte {
+	for shift := 28; shift >= 0; shift -= 4 {
+		dst = append(dst, hexDigits[(h>>uint(shift))&0xf])
+	}
+	return dst
+}
+
+// appendJSONString quotes s exactly as encoding/json does with HTML
+// escaping off: control characters as \u00XX (or \n, \t, ...), invalid
+// UTF-8 as \ufffd, and U+2028/U+2029 escaped.
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainJSON[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func decodeRune[S ~string | ~[]byte](s S) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v)
+	case []byte:
+		return utf8.DecodeRune(v)
+	}
+	return utf8.DecodeRuneInString(string(s))
+}
+
+// WhatIfMode reports whether answers compare a hypothetical broker set with
+// today's.
+func (wh *Whois) WhatIfMode() bool { return wh.current != nil }

@@ -1,0 +1,117 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+func whoisAssignment() *volume.Assignment {
+	return &volume.Assignment{
+		AssignmentVersion: 4, ControllerEpoch: 1, Controller: "kaas-0",
+		Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "dead"}, {ID: "kaas-10", Health: "alive"}, {ID: "kaas-2", Health: "draining"}},
+		ConsumerGroups: []volume.GroupEntry{
+			{GroupID: "pinned", Broker: "kaas-10"}, {GroupID: "on-dead", Broker: "kaas-1"}, {GroupID: "ghost", Broker: "kaas-7"},
+		},
+	}
+}
+
+// The streaming fast path must print exactly what encoding/json prints for
+// the same answer.
+func checkAppendJSON(t *testing.T, wh *Whois, key string) {
+	t.Helper()
+	fast := wh.AppendJSON(nil, []byte(key))
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(wh.Resolve(key)); err != nil {
+		t.Fatal(err)
+	}
+	if string(fast) != want.String() {
+		t.Fatalf("key %q:\nfast %s\njson %s", key, fast, want.String())
+	}
+}
+
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	keys := []string{"", "pinned", "on-dead", "ghost", "billing", "a/b", "../x", "/abs", "quote\"back\\slash", "ctl\x00\x01\x1f\n\t\r\b\f",
+		"<html>&amp;", "ünïcødé", "bad\xffutf8\xc3", "line\u2028sep\u2029", strings.Repeat("x", 300)}
+	for i := 0; i < 100; i++ {
+		keys = append(keys, fmt.Sprintf("group-%d", i))
+	}
+	for _, kind := range []Kind{KindGroup, KindTxn} {
+		for _, wi := range []WhatIf{{}, {Down: []string{"kaas-10"}}, {Down: []string{"kaas-0"}, KeepListed: true}, {Brokers: []string{"kaas-3", "kaas-4"}}} {
+			wh, err := NewWhois(whoisAssignment(), kind, wi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				checkAppendJSON(t, wh, k)
+			}
+		}
+	}
+}
+
+func FuzzWhoisJSON(f *testing.F) {
+	for _, s := range []string{"", "pinned", "a/b", "bad\xff", "\u2028", "ctl\x00"} {
+		f.Add(s, false)
+	}
+	wh, _ := NewWhois(whoisAssignment(), KindGroup, WhatIf{})
+	whTxn, _ := NewWhois(whoisAssignment(), KindTxn, WhatIf{Down: []string{"kaas-0"}})
+	f.Fuzz(func(t *testing.T, key string, txn bool) {
+		w := wh
+		if txn {
+			w = whTxn
+		}
+		checkAppendJSON(t, w, key)
+		var v map[string]any
+		if err := json.Unmarshal(w.AppendJSON(nil, []byte(key)), &v); err != nil {
+			t.Fatalf("invalid JSON for %q: %v", key, err)
+		}
+	})
+}
+
+func TestGroupIDProblem(t *testing.T) {
+	for id, bad := range map[string]bool{
+		"orders-app": false, "ünïcødé": false, "a.b": false, "..x": false,
+		"": true, "a/b": true, "../x": true, "x/../y": true, "/abs": true, "a\x00b": true, "bad\xff": true,
+		strings.Repeat("g", 246): false, strings.Repeat("g", 247): true,
+	} {
+		if got := GroupIDProblem([]byte(id)) != ""; got != bad {
+			t.Errorf("GroupIDProblem(%.20q) = %v, want %v", id, got, bad)
+		}
+	}
+}
+
+func TestWhatIfRetiresEntriesOnDownBrokers(t *testing.T) {
+	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := wh.Resolve("pinned")
+	if r.Tier == "explicit" || r.Coordinator == "kaas-10" || *r.CurrentCoordinator != "kaas-10" || !*r.Moves {
+		t.Errorf("entry on a down broker must be retired: %+v", r)
+	}
+	if r.NumBrokers != 3 {
+		t.Errorf("down broker must leave brokers[]: %d listed", r.NumBrokers)
+	}
+	wh, _ = NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}, KeepListed: true})
+	if r := wh.Resolve("pinned"); r.NumBrokers != 4 {
+		t.Errorf("--keep-listed must keep the divisor: %d", r.NumBrokers)
+	}
+	if _, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"nope"}}); err == nil {
+		t.Error("unknown broker accepted")
+	}
+}
+
+func TestScanKeyHashIsFNV(t *testing.T) {
+	for _, k := range []string{"", "a", "foobar", "g1", "bad\xff", strings.Repeat("z", 999)} {
+		if h, _ := scanKey([]byte(k)); h != grouphash.FNV1a32(k) {
+			t.Errorf("scanKey(%q) hash %#x, want %#x", k, h, grouphash.FNV1a32(k))
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package volume
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func findingCodes(fs []Finding) string {
+	var cs []string
+	for _, f := range fs {
+		cs = append(cs, f.Code)
+	}
+	return strings.Join(cs, ",")
+}
+
+func TestParseAssignmentLab(t *testing.T) {
+	p := filepath.Join("..", "..", "testdata", "lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "assignment.json")
+	a, fs, err := ReadAssignment(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.AssignmentVersion != 3 || a.Controller != "skafka-0" || len(a.Brokers) != 2 || len(a.ConsumerGroups) != 2 || len(a.Partitions) != 6 {
+		t.Errorf("parsed %+v", a)
+	}
+	if len(fs) != 0 {
+		t.Errorf("unexpected findings: %v", fs)
+	}
+	if a.GeneratedTime().IsZero() {
+		t.Error("9-digit timestamp not parsed")
+	}
+	if got := a.Router().Group("g-beta").Coordinator; got != "skafka-2" {
+		t.Errorf("g-beta -> %s", got)
+	}
+}
+
+func TestParseAssignmentFindings(t *testing.T) {
+	for _, tc := range []struct {
+		json, want string
+	}{
+		{`{"brokers":null,"partitions":[]}`, "assignment.brokersNull"},
+		{`{"partitions":[]}`, "assignment.brokersMissing"},
+		{`{"brokers":[{"id":"a","health":"alive"},{"id":"a","health":"alive"}],"partitions":[]}`, "assignment.duplicateBroker"},
+		{`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a"},{"groupId":"g","broker":"a"}]}`, "assignment.duplicateEntry"},
+		{`{"brokers":[{"id":"a","health":"weird"}],"partitions":[]}`, "assignment.unknownHealth"},
+		{`{"brokers":[{"id":"a","health":"dead"}],"partitions":[]}`, "assignment.noAliveBroker"},
+		{`{"brokers":[],"partitions":[]}`, "assignment.noBrokers"},
+		{`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"b"}]}`, "assignment.entryUnknownBroker"},
+		{`{"brokers":[{"id":"a","health":"alive"},{"id":"b","health":"draining"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"b"}]}`, "assignment.entryDeadBroker"},
+		{`{"brokers":[],"partitions":[],"x":1}`, "assignment.unknownFields"},
+		{`{"generatedAt":"yesterday","brokers":[],"partitions":[]}`, "assignment.badTimestamp"},
+	} {
+		_, fs, err := ParseAssignment("a.json", []byte(tc.json))
+		if err != nil {
+			t.Errorf("%s: %v", tc.json, err)
+			continue
+		}
+		if !strings.Contains(findingCodes(fs), tc.want) {
+			t.Errorf("%s: findings %s, want %s", tc.json, findingCodes(fs), tc.want)
+		}
+		for _, f := range fs {
+			if f.Path != "a.json" || f.Message == "" || f.Severity == "" {
+				t.Errorf("incomplete finding %+v", f)
+			}
+		}
+	}
+}
+
+func TestParseAssignmentErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ json, want string }{
+		"empty":     {"", "file is empty"},
+		"truncated": {`{"brokers":[{"id":"a"`, "truncated JSON"},
+		"syntax":    {`{"brokers":[}`, "invalid JSON at byte"},
+		"null":      {`null`, "JSON null"},
+		"array":     {`[]`, "wrong type"},
+		"field":     {`{"brokers":{"id":"a"}}`, `field "brokers"`},
+	} {
+		_, _, err := ParseAssignment("/v/assignment.json", []byte(tc.json))
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Path != "/v/assignment.json" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a FileError containing %q", name, err, tc.want)
+		}
+	}
+	_, _, err := ReadAssignment(filepath.Join(t.TempDir(), "none.json"))
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func FuzzParseAssignment(f *testing.F) {
+	for _, p := range []string{
+		filepath.Join("..", "..", "testdata", "lab", "lab-go-kaas", "phase1-steady-3-brokers", "assignment.json"),
+		filepath.Join("..", "..", "testdata", "lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "assignment.json"),
+	} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"brokers":null}`))
+	f.Add([]byte(`{"brokers":[{"id":"a","health":"alive"}],"consumerGroups":[{"groupId":"g","broker":"z"}]}`))
+	f.Add([]byte(`{"brokers":[{"id":"a"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, fs, err := ParseAssignment("f.json", data)
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.Problem == "" {
+				t.Fatalf("error is not a FileError with a problem: %v", err)
+			}
+			if a != nil {
+				t.Fatal("assignment returned with an error")
+			}
+			return
+		}
+		if a.Brokers == nil || a.Partitions == nil {
+			t.Fatal("nil arrays returned")
+		}
+		for _, f := range fs {
+			if f.Code == "" || f.Message == "" {
+				t.Fatalf("empty finding %+v", f)
+			}
+		}
+		rt := a.Router()
+		for _, e := range a.ConsumerGroups {
+			if rt.Group(e.GroupID).Tier != "explicit" {
+				t.Fatalf("entry %q not routed explicitly", e.GroupID)
+			}
+		}
+	})
+}

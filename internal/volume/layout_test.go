@@ -1,0 +1,79 @@
+package volume
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func mkfile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	data := t.TempDir()
+	mkfile(t, filepath.Join(data, "__cluster", "assignment.json"), "{}")
+	split := t.TempDir() // the chart's control-plane mount: files directly
+	mkfile(t, filepath.Join(split, "assignment.json"), "{}")
+	other := t.TempDir()
+
+	for _, tc := range []struct {
+		name        string
+		in          ResolveInput
+		wantCluster string
+		wantData    string
+	}{
+		{"data flag", ResolveInput{DataDirFlag: data}, filepath.Join(data, "__cluster"), data},
+		{"cluster flag", ResolveInput{ClusterDirFlag: split}, split, ""},
+		{"cluster flag keeps env data dir", ResolveInput{ClusterDirFlag: split, EnvDataDir: data}, split, data},
+		{"env cluster", ResolveInput{EnvClusterDir: split, EnvDataDir: data}, split, data},
+		{"env data", ResolveInput{EnvDataDir: data}, filepath.Join(data, "__cluster"), data},
+		{"flag beats env", ResolveInput{DataDirFlag: data, EnvClusterDir: split}, filepath.Join(data, "__cluster"), data},
+		{"data dir holding assignment.json", ResolveInput{DataDirFlag: split}, split, split},
+		{"profile", ResolveInput{ProfileDataDir: data}, filepath.Join(data, "__cluster"), data},
+		{"env beats profile", ResolveInput{EnvClusterDir: split, ProfileDataDir: other}, split, other},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Resolve(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.ClusterDir != tc.wantCluster || l.DataDir != tc.wantData {
+				t.Errorf("got cluster %q data %q, want %q %q", l.ClusterDir, l.DataDir, tc.wantCluster, tc.wantData)
+			}
+			if l.Source == "" {
+				t.Error("source not recorded")
+			}
+		})
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	if _, err := Resolve(ResolveInput{}); !errors.Is(err, ErrNoVolume) {
+		t.Errorf("no input: %v", err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := Resolve(ResolveInput{ClusterDirFlag: missing})
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != missing || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing dir: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	mkfile(t, f, "x")
+	if _, err := Resolve(ResolveInput{ClusterDirFlag: f}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("file as dir: %v", err)
+	}
+	// A data dir without __cluster or assignment.json names the missing cluster dir.
+	d := t.TempDir()
+	if _, err := Resolve(ResolveInput{DataDirFlag: d}); err == nil || !strings.Contains(err.Error(), "__cluster") {
+		t.Errorf("empty data dir: %v", err)
+	}
+}

@@ -1,0 +1,169 @@
+package repair
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// PartitionInfo is what a plan knows about one partition of one group.
+type PartitionInfo struct {
+	Topic     string
+	Partition int32
+	// Committed is the group's committed offset (the next offset to read).
+	Committed    int64
+	HasCommitted bool
+	// LogStart and LogEnd bound the valid offsets; HasLog is false when
+	// they are unknown (offline, no partition manifest).
+	LogStart, LogEnd int64
+	HasLog           bool
+	// TimeOffset is the first offset at or after the spec's time
+	// (to-datetime, by-duration); HasTimeOffset false when the log has
+	// nothing at or after it.
+	TimeOffset    int64
+	HasTimeOffset bool
+}
+
+// PlanRow is one partition's change. Field names are the JSON contract.
+type PlanRow struct {
+	Group     string   `json:"group"`
+	Topic     string   `json:"topic"`
+	Partition int32    `json:"partition"`
+	Current   *int64   `json:"current,omitempty"`
+	New       int64    `json:"new"`
+	LogStart  *int64   `json:"logStart,omitempty"`
+	LogEnd    *int64   `json:"logEnd,omitempty"`
+	Changed   bool     `json:"changed"`
+	Clamped   bool     `json:"clamped"`
+	Warnings  []string `json:"warnings"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Plan computes the new offset of every partition for one group. Targets
+// outside [log start, log end] are clamped with a warning, as Kafka's tool
+// does; a partition that cannot be planned carries an Error (the caller
+// must then refuse to execute).
+func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
+	var fileOffsets map[string]map[int32]int64
+	if spec.Kind == FromFile {
+		fileOffsets = map[string]map[int32]int64{}
+		for _, r := range spec.File.ForGroup(group) {
+			if fileOffsets[r.Topic] == nil {
+				fileOffsets[r.Topic] = map[int32]int64{}
+			}
+			fileOffsets[r.Topic][r.Partition] = r.Offset
+		}
+	}
+	rows := make([]PlanRow, 0, len(parts))
+	for _, p := range parts {
+		row := PlanRow{Group: group, Topic: p.Topic, Partition: p.Partition, Warnings: []string{}}
+		if p.HasCommitted {
+			c := p.Committed
+			row.Current = &c
+		}
+		if p.HasLog {
+			s, e := p.LogStart, p.LogEnd
+			row.LogStart, row.LogEnd = &s, &e
+		}
+		target, ok := int64(0), true
+		switch spec.Kind {
+		case ToEarliest:
+			target, ok = p.LogStart, requireLog(&row, p)
+		case ToLatest:
+			target, ok = p.LogEnd, requireLog(&row, p)
+		case ToCurrent:
+			switch {
+			case p.HasCommitted:
+				target = p.Committed
+			case p.HasLog:
+				target = p.LogEnd
+				row.Warnings = append(row.Warnings, "no committed offset: using the log end, as Kafka does")
+			default:
+				ok = false
+				row.Error = "no committed offset and the log end is unknown"
+			}
+		case ToOffset:
+			target = spec.Offset
+		case ShiftBy:
+			if !p.HasCommitted {
+				ok = false
+				row.Error = fmt.Sprintf("cannot shift offset for partition %s-%d since there is no current committed offset", p.Topic, p.Partition)
+				break
+			}
+			target = p.Committed + spec.Shift
+		case ToDatetime, ByDuration:
+			switch {
+			case p.HasTimeOffset:
+				target = p.TimeOffset
+			case p.HasLog:
+				target = p.LogEnd
+				row.Warnings = append(row.Warnings, "nothing in the log at or after that time: using the log end")
+			default:
+				ok = false
+				row.Error = "the offset for that time is unknown (time lookups need live brokers)"
+			}
+		case FromFile:
+			o, found := fileOffsets[p.Topic][p.Partition]
+			if !found {
+				ok = false
+				row.Error = "not in the plan file"
+				break
+			}
+			target = o
+		default:
+			ok = false
+			row.Error = fmt.Sprintf("unknown reset spec %q", spec.Kind)
+		}
+		if ok {
+			row.New = clamp(&row, target, p)
+			row.Changed = !p.HasCommitted || row.New != p.Committed
+		}
+		rows = append(rows, row)
+	}
+	slices.SortFunc(rows, func(a, b PlanRow) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return rows
+}
+
+func requireLog(row *PlanRow, p PartitionInfo) bool {
+	if !p.HasLog {
+		row.Error = "the log start and end are unknown (no broker answered and no partition manifest)"
+		return false
+	}
+	return true
+}
+
+func clamp(row *PlanRow, target int64, p PartitionInfo) int64 {
+	if target < 0 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("new offset (%d) is negative: value will be set to 0", target))
+		row.Clamped = true
+		target = 0
+	}
+	if !p.HasLog {
+		row.Warnings = append(row.Warnings, "log start/end unknown: the offset was not checked against the log")
+		return target
+	}
+	switch {
+	case target < p.LogStart:
+		row.Warnings = append(row.Warnings, fmt.Sprintf("new offset (%d) is lower than the earliest offset (%d) for partition %s-%d: value will be set to %d", target, p.LogStart, p.Topic, p.Partition, p.LogStart))
+		row.Clamped = true
+		return p.LogStart
+	case target > p.LogEnd:
+		row.Warnings = append(row.Warnings, fmt.Sprintf("new offset (%d) is higher than the latest offset (%d) for partition %s-%d: value will be set to %d", target, p.LogEnd, p.Topic, p.Partition, p.LogEnd))
+		row.Clamped = true
+		return p.LogEnd
+	}
+	return target
+}
+
+// PlanErrors counts rows that cannot be executed.
+func PlanErrors(rows []PlanRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Error != "" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,311 @@
+package repair
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SpecKind is how new offsets are chosen (Kafka's reset matrix).
+type SpecKind string
+
+const (
+	ToEarliest SpecKind = "to-earliest"
+	ToLatest   SpecKind = "to-latest"
+	ToCurrent  SpecKind = "to-current"
+	ToOffset   SpecKind = "to-offset"
+	ShiftBy    SpecKind = "shift-by"
+	ToDatetime SpecKind = "to-datetime"
+	ByDuration SpecKind = "by-duration"
+	FromFile   SpecKind = "from-file"
+)
+
+// Spec is one reset specification.
+type Spec struct {
+	Kind   SpecKind
+	Offset int64     // to-offset
+	Shift  int64     // shift-by
+	Time   time.Time // to-datetime, and by-duration resolved against now
+	File   FilePlan  // from-file
+}
+
+// NeedsTime reports whether the spec needs offsets looked up by timestamp.
+func (s Spec) NeedsTime() bool { return s.Kind == ToDatetime || s.Kind == ByDuration }
+
+// String is the spec as the user would write it.
+func (s Spec) String() string {
+	switch s.Kind {
+	case ToOffset:
+		return fmt.Sprintf("--to-offset %d", s.Offset)
+	case ShiftBy:
+		return fmt.Sprintf("--shift-by %+d", s.Shift)
+	case ToDatetime, ByDuration:
+		return fmt.Sprintf("--%s (%s)", s.Kind, s.Time.Format(time.RFC3339Nano))
+	}
+	return "--" + string(s.Kind)
+}
+
+var dateTimeRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$`)
+
+// ParseDateTime reads --to-datetime: 'YYYY-MM-DDTHH:mm:SS.sss' with an
+// optional zone (Z, +hh:mm, +hhmm), a date alone (midnight), or Unix epoch
+// milliseconds (13 digits) / seconds (10 digits). Without a zone the time
+// is read in loc (Kafka reads it in the local zone); note says so, so the
+// operator is never surprised by the zone.
+func ParseDateTime(s string, loc *time.Location) (t time.Time, note string, err error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		switch len(strings.TrimLeft(s, "-")) {
+		case 13:
+			return time.UnixMilli(n).UTC(), "", nil
+		case 10:
+			return time.Unix(n, 0).UTC(), "", nil
+		}
+		return time.Time{}, "", fmt.Errorf("--to-datetime %q: a number must be Unix epoch milliseconds (13 digits) or seconds (10 digits)", s)
+	}
+	m := dateTimeRE.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, "", fmt.Errorf("--to-datetime %q: use YYYY-MM-DDTHH:mm:SS[.sss][Z|+hh:mm], e.g. 2026-11-29T03:00:00Z", s)
+	}
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	nsec := 0
+	if m[7] != "" {
+		nsec = atoi((m[7] + "000000000")[:9])
+	}
+	zone := loc
+	if m[8] == "" {
+		if loc == nil {
+			zone = time.UTC
+		}
+		t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
+		note = fmt.Sprintf("--to-datetime %q has no time zone: read as %s (%s); add Z or +hh:mm to be explicit", s, zone, t.Format(time.RFC3339))
+	} else {
+		z := m[8]
+		if z == "Z" {
+			zone = time.UTC
+		} else {
+			z = strings.Replace(z, ":", "", 1)
+			off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
+			if z[0] == '-' {
+				off = -off
+			}
+			zone = time.FixedZone(m[8], off)
+		}
+		t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
+	}
+	if t.Month() != time.Month(atoi(m[2])) || t.Day() != atoi(m[3]) || atoi(m[4]) > 23 || atoi(m[5]) > 59 || atoi(m[6]) > 60 {
+		return time.Time{}, "", fmt.Errorf("--to-datetime %q: not a real date and time", s)
+	}
+	return t, note, nil
+}
+
+var isoDurationRE = regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
+var shortDurationRE = regexp.MustCompile(`^(?:(\d+(?:\.\d+)?)(d|h|m|s|ms))+$`)
+var shortPartRE = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|d|h|m|s)`)
+
+// ParseDuration reads --by-duration in ISO 8601 (PnDTnHnMnS, as Kafka
+// takes it: PT1H, P1DT12H, PT90M) or the short form (1h, 90m, 2d, 1h30m).
+// A leading '-' is accepted and ignored: the duration always reaches back.
+func ParseDuration(s string) (time.Duration, error) {
+	in := strings.TrimSpace(s)
+	u := strings.ToUpper(strings.TrimPrefix(in, "-"))
+	var total float64
+	switch {
+	case strings.HasPrefix(u, "P") && u != "P" && !strings.HasSuffix(u, "T"):
+		m := isoDurationRE.FindStringSubmatch(u)
+		if m == nil {
+			return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
+		}
+		for i, unit := range []float64{86400, 3600, 60, 1} {
+			if m[i+1] != "" {
+				v, _ := strconv.ParseFloat(m[i+1], 64)
+				total += v * unit
+			}
+		}
+	case shortDurationRE.MatchString(strings.ToLower(strings.TrimPrefix(in, "-"))):
+		for _, p := range shortPartRE.FindAllStringSubmatch(strings.ToLower(strings.TrimPrefix(in, "-")), -1) {
+			v, _ := strconv.ParseFloat(p[1], 64)
+			total += v * map[string]float64{"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}[p[2]]
+		}
+	default:
+		return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
+	}
+	if total <= 0 {
+		return 0, fmt.Errorf("--by-duration %q: the duration must be more than zero", s)
+	}
+	if total > 100*365*86400 {
+		return 0, fmt.Errorf("--by-duration %q: longer than a hundred years", s)
+	}
+	return time.Duration(total * float64(time.Second)), nil
+}
+
+var topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+// validTopic checks a topic name against Kafka's rules (letters, digits,
+// '.', '_', '-'; at most 249 characters).
+func validTopic(t string) bool { return topicNameRE.MatchString(t) }
+
+// TopicScope is one --topic value: a topic, and optionally partitions.
+type TopicScope struct {
+	Topic      string
+	Partitions []int32 // nil: every partition
+}
+
+// ParseTopicScope reads "orders" or "orders:0,2,5".
+func ParseTopicScope(s string) (TopicScope, error) {
+	topic, parts, hasParts := strings.Cut(s, ":") // topic names cannot hold ':'
+	if !validTopic(topic) {
+		return TopicScope{}, fmt.Errorf("--topic %q: %q is not a valid topic name (letters, digits, '.', '_', '-')", s, topic)
+	}
+	ts := TopicScope{Topic: topic}
+	if !hasParts {
+		return ts, nil
+	}
+	for _, p := range strings.Split(parts, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
+		if err != nil || n < 0 {
+			return TopicScope{}, fmt.Errorf("--topic %q: %q is not a partition number", s, p)
+		}
+		if !slices.Contains(ts.Partitions, int32(n)) {
+			ts.Partitions = append(ts.Partitions, int32(n))
+		}
+	}
+	slices.Sort(ts.Partitions)
+	return ts, nil
+}
+
+// FileRow is one line of a reset plan file.
+type FileRow struct {
+	Group     string // "" in the one-group layout
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// FilePlan is a parsed --from-file.
+type FilePlan struct {
+	Rows []FileRow
+	// MultiGroup is true for the group,topic,partition,offset layout.
+	MultiGroup bool
+}
+
+// ForGroup returns the rows that apply to group.
+func (fp FilePlan) ForGroup(group string) []FileRow {
+	var out []FileRow
+	for _, r := range fp.Rows {
+		if !fp.MultiGroup || r.Group == group {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Groups lists the groups a multi-group file names, in file order.
+func (fp FilePlan) Groups() []string {
+	var gs []string
+	for _, r := range fp.Rows {
+		if r.Group != "" && !slices.Contains(gs, r.Group) {
+			gs = append(gs, r.Group)
+		}
+	}
+	return gs
+}
+
+// ParseResetCSV reads a plan in either layout kafka-consumer-groups.sh
+// writes with --export: topic,partition,offset (one group) or
+// group,topic,partition,offset (several). A header row is skipped; blank
+// lines and lines starting with '#' are ignored. name is used in messages.
+func ParseResetCSV(r io.Reader, name string) (FilePlan, error) {
+	cr := csv.NewReader(bufio.NewReader(r))
+	cr.FieldsPerRecord = -1
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	var fp FilePlan
+	width := 0
+	seen := map[FileRow]bool{}
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return FilePlan{}, fmt.Errorf("%s: %w", name, err)
+		}
+		ln, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != 3 && len(rec) != 4 {
+			return FilePlan{}, fmt.Errorf("%s:%d: %d fields; want topic,partition,offset or group,topic,partition,offset", name, ln, len(rec))
+		}
+		if width == 0 {
+			width = len(rec)
+			fp.MultiGroup = width == 4
+			// A header row names its columns.
+			if strings.EqualFold(strings.TrimSpace(rec[width-2]), "partition") {
+				continue
+			}
+		} else if len(rec) != width {
+			return FilePlan{}, fmt.Errorf("%s:%d: %d fields, but earlier lines have %d: one file holds one layout", name, ln, len(rec), width)
+		}
+		var row FileRow
+		f := rec
+		if width == 4 {
+			row.Group, f = strings.TrimSpace(rec[0]), rec[1:]
+			if row.Group == "" {
+				return FilePlan{}, fmt.Errorf("%s:%d: empty group", name, ln)
+			}
+		}
+		row.Topic = strings.TrimSpace(f[0])
+		if !validTopic(row.Topic) {
+			return FilePlan{}, fmt.Errorf("%s:%d: %q is not a valid topic name", name, ln, row.Topic)
+		}
+		p, err := strconv.ParseInt(strings.TrimSpace(f[1]), 10, 32)
+		if err != nil || p < 0 {
+			return FilePlan{}, fmt.Errorf("%s:%d: partition %q is not a partition number", name, ln, f[1])
+		}
+		o, err := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
+		if err != nil || o < 0 {
+			return FilePlan{}, fmt.Errorf("%s:%d: offset %q is not an offset (a whole number >= 0)", name, ln, f[2])
+		}
+		row.Partition, row.Offset = int32(p), o
+		key := FileRow{Group: row.Group, Topic: row.Topic, Partition: row.Partition}
+		if seen[key] {
+			return FilePlan{}, fmt.Errorf("%s:%d: %s partition %d is listed twice", name, ln, row.Topic, row.Partition)
+		}
+		seen[key] = true
+		fp.Rows = append(fp.Rows, row)
+	}
+	if len(fp.Rows) == 0 {
+		return FilePlan{}, fmt.Errorf("%s: no offsets in the file", name)
+	}
+	return fp, nil
+}
+
+// ExportCSV writes a plan in kafka-consumer-groups.sh's --export layout:
+// topic,partition,offset for one group, group,topic,partition,offset for
+// several. Rows that cannot be executed are left out.
+func ExportCSV(w io.Writer, rows []PlanRow, multiGroup bool) error {
+	cw := csv.NewWriter(w)
+	for _, r := range rows {
+		if r.Error != "" {
+			continue
+		}
+		rec := []string{r.Topic, strconv.Itoa(int(r.Partition)), strconv.FormatInt(r.New, 10)}
+		if multiGroup {
+			rec = append([]string{r.Group}, rec...)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
