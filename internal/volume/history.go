@@ -177,45 +177,16 @@ func readBoundedHistory(path string, limit int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ListOffsetFileGroups lists the group names that have an offset file in
-// dir (CD/__consumer_offsets or the legacy DATA/__consumer_offsets): every
-// regular "<group>.json" directly in dir, name minus ".json". It reads
-// names only, never contents (the offsets reader does that). A missing dir
-// yields no names and no error.
-func ListOffsetFileGroups(dir string) ([]string, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, &FileError{Path: dir, Problem: err.Error()}
-	}
-	var out []string
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".json") || e.IsDir() {
-			continue
-		}
-		out = append(out, strings.TrimSuffix(name, ".json"))
-	}
-	return out, nil
-}
-
-// KnownOffsetGroups lists the offset-file group names of a layout, current
-// and legacy, deduplicated and sorted.
+// KnownOffsetGroups lists the group names that have an offset file, in
+// the current and the legacy layout (sub-directories included, as
+// ScanOffsets names them), deduplicated and sorted. Names only: no file is
+// read.
 func (l Layout) KnownOffsetGroups() ([]string, error) {
-	cur, err := ListOffsetFileGroups(l.OffsetsPath())
-	if err != nil {
-		return nil, err
-	}
-	leg, err := ListOffsetFileGroups(l.LegacyOffsetsPath())
-	if err != nil {
-		return cur, err
-	}
-	all := append(cur, leg...)
-	slices.Sort(all)
-	return slices.Compact(all), nil
+	var names []string
+	_, err := ScanOffsets(l, ScanOptions{NamesOnly: true}, func(it *OffsetScanItem) error {
+		names = append(names, it.Group)
+		return nil
+	})
+	slices.Sort(names)
+	return slices.Compact(names), err
 }

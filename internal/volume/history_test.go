@@ -64,7 +64,7 @@ func histItoa(n int64) string {
 	return histItoa(n/10) + string(rune('0'+n%10))
 }
 
-func TestListOffsetFileGroups(t *testing.T) {
+func TestKnownOffsetGroups(t *testing.T) {
 	cd := t.TempDir()
 	od := filepath.Join(cd, OffsetsDir)
 	os.MkdirAll(filepath.Join(od, "a"), 0o755)
@@ -80,10 +80,10 @@ func TestListOffsetFileGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"", "billing", "legacy", "orders"}; !slices.Equal(got, want) {
+	if want := []string{"", "a/b", "billing", "legacy", "orders"}; !slices.Equal(got, want) {
 		t.Errorf("groups %q, want %q", got, want)
 	}
-	if g, err := ListOffsetFileGroups(filepath.Join(cd, "nope")); g != nil || err != nil {
+	if g, err := (Layout{ClusterDir: filepath.Join(cd, "nope")}).KnownOffsetGroups(); len(g) != 0 || err != nil {
 		t.Errorf("missing dir: %v %v", g, err)
 	}
 }
