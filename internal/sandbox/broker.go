@@ -106,10 +106,10 @@ func (b *broker) forget(cc *clientConn) {
 // local answer or a request relayed to kfake whose response is post-processed.
 type item struct {
 	f     *frame
-	local []byte                          // a full response frame, when answered here
-	resp  chan []byte                     // the relayed response (no size prefix)
+	local []byte                            // a full response frame, when answered here
+	resp  chan []byte                       // the relayed response (no size prefix)
 	post  func(f *frame, raw []byte) []byte // turns the relayed response into the client's frame
-	fwd   []byte                          // what to relay (nil: the request as received)
+	fwd   []byte                            // what to relay (nil: the request as received)
 }
 
 // clientConn relays one client connection over one kfake connection, so

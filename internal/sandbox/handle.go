@@ -16,22 +16,22 @@ var (
 // kaasMaxVersions caps what ApiVersions advertises to what kaas serves for
 // the group APIs; -1 hides an API kaas does not serve (KIP-848, share groups).
 var kaasMaxVersions = map[int16]int16{
-	int16(kmsg.OffsetCommit):                8,
-	int16(kmsg.OffsetFetch):                 8,
-	int16(kmsg.FindCoordinator):             4,
-	int16(kmsg.DescribeGroups):              5,
-	int16(kmsg.ListGroups):                  4,
-	int16(kmsg.DeleteGroups):                2,
-	int16(kmsg.OffsetDelete):                0,
-	int16(kmsg.ConsumerGroupHeartbeat):      -1,
-	int16(kmsg.ConsumerGroupDescribe):       -1,
-	int16(kmsg.ShareGroupHeartbeat):         -1,
-	int16(kmsg.ShareGroupDescribe):          -1,
-	int16(kmsg.ShareFetch):                  -1,
-	int16(kmsg.ShareAcknowledge):            -1,
-	int16(kmsg.DescribeShareGroupOffsets):   -1,
-	int16(kmsg.AlterShareGroupOffsets):      -1,
-	int16(kmsg.DeleteShareGroupOffsets):     -1,
+	int16(kmsg.OffsetCommit):              8,
+	int16(kmsg.OffsetFetch):               8,
+	int16(kmsg.FindCoordinator):           4,
+	int16(kmsg.DescribeGroups):            5,
+	int16(kmsg.ListGroups):                4,
+	int16(kmsg.DeleteGroups):              2,
+	int16(kmsg.OffsetDelete):              0,
+	int16(kmsg.ConsumerGroupHeartbeat):    -1,
+	int16(kmsg.ConsumerGroupDescribe):     -1,
+	int16(kmsg.ShareGroupHeartbeat):       -1,
+	int16(kmsg.ShareGroupDescribe):        -1,
+	int16(kmsg.ShareFetch):                -1,
+	int16(kmsg.ShareAcknowledge):          -1,
+	int16(kmsg.DescribeShareGroupOffsets): -1,
+	int16(kmsg.AlterShareGroupOffsets):    -1,
+	int16(kmsg.DeleteShareGroupOffsets):   -1,
 }
 
 func relay(f *frame) *item { return &item{f: f} }
