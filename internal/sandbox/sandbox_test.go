@@ -118,3 +118,5 @@ func mapsEqual(a, b map[string]int64) bool {
 	}
 	return true
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
