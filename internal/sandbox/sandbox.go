@@ -148,6 +148,10 @@ type Sandbox struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	demoCtx    context.Context
+	demoCancel context.CancelFunc
+	demoWG     sync.WaitGroup
 	closed atomic.Bool
 }
 
@@ -249,6 +253,7 @@ func New(opts Options) (*Sandbox, error) {
 
 	s := &Sandbox{opts: opts, layout: layout, byID: map[string]*broker{}, known: map[string]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.demoCtx, s.demoCancel = context.WithCancel(s.ctx)
 	ok := false
 	defer func() {
 		if !ok {
@@ -341,6 +346,11 @@ func (s *Sandbox) Close() {
 	if s.closed.Swap(true) {
 		return
 	}
+	// Demo clients leave their groups while the brokers still answer.
+	if s.demoCancel != nil {
+		s.demoCancel()
+	}
+	s.demoWG.Wait()
 	if s.cancel != nil {
 		s.cancel()
 	}
