@@ -213,6 +213,14 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 		}
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/stop", "/start", "/quit":
+			reply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
+			return
+		case "/status":
+			reply(w, 405, map[string]string{"error": "use GET /status"})
+			return
+		}
 		reply(w, 404, map[string]string{"error": "unknown endpoint " + r.Method + " " + r.URL.Path, "help": ControlHelp})
 	})
 	cs := &ControlServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
