@@ -36,7 +36,6 @@ func (b *broker) listen(addr string) error {
 	}
 	b.mu.Lock()
 	b.ln = ln
-	b.addr = ln.Addr().String()
 	b.running = true
 	b.mu.Unlock()
 	return nil

@@ -165,8 +165,8 @@ func (c *ControlServer) Close() {
 // ServeControl starts the HTTP control endpoint on addr (e.g.
 // "127.0.0.1:0"). onQuit runs for POST /quit.
 //
-//	GET  /status                 Status as JSON
-//	POST /stop?broker=kaas-1     ChangeResult as JSON
+//	GET  /status                 Status as JSON (?format=text: the status table)
+//	POST /stop?broker=kaas-1     ChangeResult as JSON (?format=text: one line per moved group)
 //	POST /start?broker=kaas-1    ChangeResult as JSON
 //	POST /quit                   {"quitting":true}
 //
@@ -185,7 +185,14 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(v)
 	}
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) { reply(w, 200, s.Status()) })
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") == "text" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte(FormatStatus(s.Status()) + "\n"))
+			return
+		}
+		reply(w, 200, s.Status())
+	})
 	change := func(action string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			id := r.URL.Query().Get("broker")
@@ -199,6 +206,9 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 				reply(w, 404, map[string]string{"error": err.Error()})
 			case err != nil:
 				reply(w, 500, map[string]string{"error": err.Error()})
+			case r.URL.Query().Get("format") == "text":
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				_, _ = w.Write([]byte(FormatChange(res) + "\n"))
 			default:
 				reply(w, 200, res)
 			}

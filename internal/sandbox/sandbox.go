@@ -152,7 +152,7 @@ type Sandbox struct {
 	demoCtx    context.Context
 	demoCancel context.CancelFunc
 	demoWG     sync.WaitGroup
-	closed atomic.Bool
+	closed     atomic.Bool
 }
 
 // routeState is the assignment the brokers route by.
@@ -296,6 +296,7 @@ func New(opts Options) (*Sandbox, error) {
 		if err := b.listen(net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.id, err)
 		}
+		b.addr = b.ln.Addr().String() // fixed for the sandbox's life; restarts reuse it
 		s.brokers = append(s.brokers, b)
 		s.byID[b.id] = b
 	}
