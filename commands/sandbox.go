@@ -40,6 +40,10 @@ entries: "rendezvous" (the default) is what kaas's controller does today
 tier, so a group's first entry usually moves it; "hash" places entries where
 the routing hash would, as kaas's design intends.
 
+Topics, records, groups and committed offsets are kept under
+DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
+carries on where it stopped (the controller takes the next epoch and version).
+
 The sandbox refuses a data dir holding an assignment.json it did not write
 (a real kaas volume) unless --force: it writes assignment.json.
 
@@ -142,7 +146,7 @@ func runSandbox(c *cli.Context) error {
 
 	sb, err := sandbox.New(sandbox.Options{
 		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement,
-		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true,
+		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
 	})
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)

@@ -118,6 +118,10 @@ type Options struct {
 	PollInterval time.Duration
 	// Now is the clock for file and log timestamps (default time.Now).
 	Now func() time.Time
+	// Persist keeps the Kafka state (topics, records, groups, committed
+	// offsets) under DATA/.kaasctl-sandbox/kfake, so a sandbox restarted on
+	// the same data dir carries on where it stopped.
+	Persist bool
 }
 
 // Sandbox is a running sandbox cluster. Its methods are safe for concurrent use.
@@ -268,6 +272,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	if opts.AutoCreateTopics {
 		kopts = append(kopts, kfake.AllowAutoTopicCreation())
+	}
+	if opts.Persist {
+		kopts = append(kopts, kfake.DataDir(filepath.Join(dataDir, StateDirName, "kfake")))
 	}
 	if s.kf, err = kfake.NewCluster(kopts...); err != nil {
 		return nil, fmt.Errorf("start kfake: %w", err)

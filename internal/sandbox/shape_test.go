@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -215,4 +217,37 @@ func FuzzRequestFrame(f *testing.F) {
 			_ = fr.withBody(req)
 		}
 	})
+}
+
+func TestPersistedRestartKeepsRecordsAndGroups(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{DataDir: dir, Brokers: 2, Persist: true, Topics: []Topic{{Name: "orders", Partitions: 2}}}
+	sb, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := newClient(t, sb, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	produce(t, prod, "orders", 2, 4)
+	commitGroups(t, sb, "orders", "keeper")
+	prod.Close()
+	sb.Close()
+
+	sb2 := Start(t, opts)
+	adm := kadm.NewClient(newClient(t, sb2))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := ends.Lookup("orders", 1); o.Offset != 4 {
+		t.Fatalf("end offset of orders/1 after restart = %d, want 4", o.Offset)
+	}
+	fo, err := adm.FetchOffsets(ctx, "keeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := fo.Lookup("orders", 0); !ok || o.At != 1 {
+		t.Fatalf("committed offset of keeper after restart = %+v", o)
+	}
 }
