@@ -32,6 +32,7 @@ type ChangeResult struct {
 // Change stops or starts a broker and reports which known groups moved.
 func (s *Sandbox) Change(action, id string) (ChangeResult, error) {
 	res := ChangeResult{Broker: id, Action: action, Moved: []Move{}, Brokers: []string{}}
+	s.refreshGroups()
 	groups := s.knownGroups()
 	before := make(map[string]string, len(groups))
 	for _, g := range groups {

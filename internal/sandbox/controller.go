@@ -235,13 +235,13 @@ func (s *Sandbox) activeGroups(ctx context.Context, alive []string) ([]string, e
 	if err != nil {
 		return nil, err
 	}
+	s.setKfakeGroups(lg)
 	rs := s.route.Load()
 	var out []string
 	for g, d := range lg {
 		if d.State == "Dead" {
 			continue
 		}
-		s.noteGroup(g)
 		if rs == nil || !slices.Contains(alive, rs.group(g)) {
 			continue
 		}

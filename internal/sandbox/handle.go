@@ -240,7 +240,6 @@ func (s *Sandbox) findCoordinator(f *frame) *item {
 		var id string
 		switch r.CoordinatorType {
 		case 0:
-			s.noteGroup(k)
 			id = rs.group(k)
 		case 1:
 			id = rs.txn(k)
@@ -276,7 +275,6 @@ func (s *Sandbox) filterListGroups(b *broker, f *frame, raw []byte) []byte {
 	rs := s.route.Load()
 	keep := r.Groups[:0]
 	for _, g := range r.Groups {
-		s.noteGroup(g.Group)
 		if rs.group(g.Group) == b.id {
 			keep = append(keep, g)
 		}
@@ -294,7 +292,6 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 	ownsTxn := func(id string) bool { return rs.txn(id) == b.id }
 	switch r := req.(type) {
 	case *kmsg.OffsetCommitRequest:
-		s.noteGroup(r.Group)
 		if !owns(r.Group) {
 			resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
 			for _, t := range r.Topics {
@@ -315,9 +312,8 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 		if r.Version >= 8 {
 			return s.offsetFetchGroups(b, f, r, owns)
 		}
-		s.noteGroup(r.Group)
 		if owns(r.Group) {
-			return relay(f)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return unknownGroupAsEmpty(f, r, raw) })
 		}
 		resp := r.ResponseKind().(*kmsg.OffsetFetchResponse)
 		resp.ErrorCode = errNotCoordinator
@@ -334,7 +330,6 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 		return local(f, resp)
 
 	case *kmsg.JoinGroupRequest:
-		s.noteGroup(r.Group)
 		if owns(r.Group) {
 			return relay(f)
 		}
@@ -343,7 +338,6 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 		return local(f, resp)
 
 	case *kmsg.SyncGroupRequest:
-		s.noteGroup(r.Group)
 		if owns(r.Group) {
 			return relay(f)
 		}
@@ -368,7 +362,6 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 		return local(f, resp)
 
 	case *kmsg.OffsetDeleteRequest:
-		s.noteGroup(r.Group)
 		if !owns(r.Group) {
 			resp := r.ResponseKind().(*kmsg.OffsetDeleteResponse)
 			resp.ErrorCode = errNotCoordinator
@@ -377,7 +370,6 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 		return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterOffsetDelete(b, f, r, raw) })
 
 	case *kmsg.TxnOffsetCommitRequest:
-		s.noteGroup(r.Group)
 		if owns(r.Group) {
 			return relay(f)
 		}
@@ -481,7 +473,6 @@ func (s *Sandbox) splitGroups(b *broker, f *frame, groups []string, owns func(st
 	mkSub func([]string) kmsg.Request, notOwned func(string) any, after func(kmsg.Response)) *item {
 	var mine []string
 	for _, g := range groups {
-		s.noteGroup(g)
 		if owns(g) {
 			mine = append(mine, g)
 		}
@@ -595,12 +586,64 @@ func mergeGroups(resp kmsg.Response, order []string, owns func(string) bool, not
 	return out
 }
 
+// unknownGroupAsEmpty answers OffsetFetch of a group the coordinator does
+// not hold the way kaas does: no error, offset -1 for each requested
+// partition (kfake says GROUP_ID_NOT_FOUND).
+func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte) []byte {
+	resp, err := f.decodeResponse(raw)
+	if err != nil {
+		return withSize(raw)
+	}
+	r := resp.(*kmsg.OffsetFetchResponse)
+	changed := false
+	if req.Version < 8 && r.ErrorCode == kerr.GroupIDNotFound.Code {
+		r.ErrorCode, r.Topics, changed = 0, nil, true
+		for _, t := range req.Topics {
+			rt := kmsg.NewOffsetFetchResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewOffsetFetchResponseTopicPartition()
+				rp.Partition, rp.Offset = p, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			r.Topics = append(r.Topics, rt)
+		}
+	}
+	if req.Version >= 8 {
+		asked := map[string]kmsg.OffsetFetchRequestGroup{}
+		for _, g := range req.Groups {
+			asked[g.Group] = g
+		}
+		for i := range r.Groups {
+			g := &r.Groups[i]
+			if g.ErrorCode != kerr.GroupIDNotFound.Code {
+				continue
+			}
+			g.ErrorCode, g.Topics, changed = 0, nil, true
+			for _, t := range asked[g.Group].Topics {
+				rt := kmsg.NewOffsetFetchResponseGroupTopic()
+				rt.Topic = t.Topic
+				for _, p := range t.Partitions {
+					rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+					rp.Partition, rp.Offset = p, -1
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				g.Topics = append(g.Topics, rt)
+			}
+		}
+	}
+	if !changed {
+		return withSize(raw)
+	}
+	return rawResponse(f, r)
+}
+
 func (s *Sandbox) offsetFetchGroups(b *broker, f *frame, r *kmsg.OffsetFetchRequest, owns func(string) bool) *item {
 	names := make([]string, len(r.Groups))
 	for i, g := range r.Groups {
 		names[i] = g.Group
 	}
-	return s.splitGroups(b, f, names, owns,
+	it := s.splitGroups(b, f, names, owns,
 		func(sub []string) kmsg.Request {
 			c := *r
 			c.Groups = nil
@@ -616,4 +659,11 @@ func (s *Sandbox) offsetFetchGroups(b *broker, f *frame, r *kmsg.OffsetFetchRequ
 			d.Group, d.ErrorCode = g, errNotCoordinator
 			return d
 		}, nil)
+	if post := it.post; post != nil {
+		it.post = func(f *frame, raw []byte) []byte {
+			out := post(f, raw)
+			return unknownGroupAsEmpty(f, r, out[4:])
+		}
+	}
+	return it
 }

@@ -153,6 +153,17 @@ func (o *offsetStore) remove(group string) error {
 	return err
 }
 
+// groupNames lists the groups with a committed set.
+func (o *offsetStore) groupNames() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]string, 0, len(o.groups))
+	for g := range o.groups {
+		out = append(out, g)
+	}
+	return out
+}
+
 // snapshot returns a copy of a group's committed set.
 func (o *offsetStore) snapshot(group string) map[string]int64 {
 	o.mu.Lock()

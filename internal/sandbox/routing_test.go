@@ -551,3 +551,44 @@ func consume(t *testing.T, cl *kgo.Client, n int) {
 		got += fs.NumRecords()
 	}
 }
+
+func TestOffsetFetchOfUnknownGroupIsEmptyLikeKaas(t *testing.T) {
+	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}})
+	const g = "nobody-here"
+	coord := sb.Coordinator(g)
+	for _, v := range []int16{7, 8} {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.Version = v
+		if v < 8 {
+			req.Group = g
+			req.Topics = []kmsg.OffsetFetchRequestTopic{{Topic: "orders", Partitions: []int32{0, 1}}}
+		} else {
+			req.Groups = []kmsg.OffsetFetchRequestGroup{{Group: g, Topics: []kmsg.OffsetFetchRequestGroupTopic{{Topic: "orders", Partitions: []int32{0, 1}}}}}
+		}
+		vs := kversion.V3_0_0()
+		if v < 8 {
+			vs = kversion.V2_8_0()
+		}
+		resp := direct(t, sb, coord, req, kgo.MaxVersions(vs)).(*kmsg.OffsetFetchResponse)
+		if resp.Version != v {
+			t.Fatalf("sent v%d, want v%d", resp.Version, v)
+		}
+		if v < 8 {
+			if resp.ErrorCode != 0 || len(resp.Topics) != 1 || resp.Topics[0].Partitions[1].Offset != -1 {
+				t.Errorf("v%d: %+v", resp.Version, resp)
+			}
+		} else if len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 || resp.Groups[0].Topics[0].Partitions[0].Offset != -1 {
+			t.Errorf("v%d: %+v", resp.Version, resp)
+		}
+	}
+	adm := kadm.NewClient(newClient(t, sb))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fo, err := adm.FetchOffsets(ctx, g)
+	if err != nil {
+		t.Fatalf("kadm FetchOffsets of an unknown group: %v (kaas answers empty)", err)
+	}
+	if len(fo) != 0 {
+		t.Fatalf("offsets of an unknown group: %v", fo)
+	}
+}

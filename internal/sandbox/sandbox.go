@@ -72,7 +72,8 @@ import (
 const Limits = `the sandbox differs from kaas in these ways:
 - group state lives in one kfake cluster behind all brokers, so a group that moves keeps its members and offsets in memory (kaas drops them and the members rejoin);
 - OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any generation);
-- OffsetFetch of an unknown group answers GROUP_ID_NOT_FOUND (kfake), kaas answers empty;
+- produce and fetch are served by any broker (leaders are advertised in Metadata from assignment.json but not enforced);
+- DescribeGroups of a group the coordinator does not hold answers Dead (kfake), kaas answers Empty;
 - transactional offset commits are not mirrored into the offset files;
 - a controller change is immediate (kaas waits for its lease and a 2 s broker poll).`
 
@@ -146,8 +147,8 @@ type Sandbox struct {
 	offsets   *offsetStore
 	manifests *manifestWriter
 
-	knownMu sync.Mutex
-	known   map[string]struct{}
+	groupsMu sync.Mutex
+	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -255,7 +256,7 @@ func New(opts Options) (*Sandbox, error) {
 		}
 	}
 
-	s := &Sandbox{opts: opts, layout: layout, byID: map[string]*broker{}, known: map[string]struct{}{}}
+	s := &Sandbox{opts: opts, layout: layout, byID: map[string]*broker{}, kfGroups: map[string]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.demoCtx, s.demoCancel = context.WithCancel(s.ctx)
 	ok := false
@@ -286,9 +287,7 @@ func New(opts Options) (*Sandbox, error) {
 	s.adm = kadm.NewClient(s.admin)
 
 	s.offsets = newOffsetStore(layout.OffsetsPath())
-	for _, g := range s.offsets.load() {
-		s.known[g] = struct{}{}
-	}
+	s.offsets.load()
 	s.manifests = newManifestWriter(dataDir)
 
 	for i := 0; i < opts.Brokers; i++ {
@@ -605,21 +604,44 @@ func (s *Sandbox) Status() Status {
 	return st
 }
 
-func (s *Sandbox) noteGroup(g string) {
-	s.knownMu.Lock()
-	if len(s.known) < 1_000_000 {
-		s.known[g] = struct{}{}
+// setKfakeGroups records the groups kfake holds (from a ListGroups).
+func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
+	m := make(map[string]struct{}, len(lg))
+	for g, d := range lg {
+		if d.State != "Dead" {
+			m[g] = struct{}{}
+		}
 	}
-	s.knownMu.Unlock()
+	s.groupsMu.Lock()
+	s.kfGroups = m
+	s.groupsMu.Unlock()
 }
 
+// refreshGroups asks kfake which groups exist now.
+func (s *Sandbox) refreshGroups() {
+	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Second)
+	defer cancel()
+	if lg, err := s.adm.ListGroups(ctx); err == nil {
+		s.setKfakeGroups(lg)
+	}
+}
+
+// knownGroups are the groups that exist: in the brokers' memory (kfake, as
+// of the last look) or on the volume (an offsets file).
 func (s *Sandbox) knownGroups() []string {
-	s.knownMu.Lock()
-	out := make([]string, 0, len(s.known))
-	for g := range s.known {
+	set := map[string]struct{}{}
+	s.groupsMu.Lock()
+	for g := range s.kfGroups {
+		set[g] = struct{}{}
+	}
+	s.groupsMu.Unlock()
+	for _, g := range s.offsets.groupNames() {
+		set[g] = struct{}{}
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
 		out = append(out, g)
 	}
-	s.knownMu.Unlock()
 	slices.Sort(out)
 	return out
 }
@@ -666,6 +688,7 @@ func (s *Sandbox) pollLoop() {
 			return
 		case <-tk.C:
 		}
+		s.refreshGroups()
 		s.checkAssignmentFile()
 		s.refreshTopics()
 	}
