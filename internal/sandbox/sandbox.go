@@ -70,7 +70,7 @@ import (
 
 // Limits lists where the sandbox knowingly differs from kaas.
 const Limits = `the sandbox differs from kaas in these ways:
-- group state lives in one kfake cluster behind all brokers, so a group that moves keeps its members and offsets in memory (kaas drops them and the members rejoin);
+- group state lives in one kfake cluster behind all brokers: a group that moves has its members evicted (they rejoin, one rebalance, as on kaas) but its committed offsets stay in memory (kaas's new coordinator reloads them from the file at the rejoin);
 - OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any generation);
 - produce and fetch are served by any broker (leaders are advertised in Metadata from assignment.json but not enforced);
 - DescribeGroups of a group the coordinator does not hold answers Dead (kfake), kaas answers Empty;
@@ -146,6 +146,11 @@ type Sandbox struct {
 
 	offsets   *offsetStore
 	manifests *manifestWriter
+
+	// KeepMembersOnMove, when set before groups move, lets a moved group
+	// keep its members (no rebalance); by default they are evicted and
+	// rejoin, as on kaas.
+	KeepMembersOnMove bool
 
 	groupsMu sync.Mutex
 	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
@@ -659,11 +664,13 @@ func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
 	if old == nil {
 		return
 	}
+	var moved []string
 	for _, g := range s.knownGroups() {
 		from, to := old.group(g), ns.group(g)
 		if from == to {
 			continue
 		}
+		moved = append(moved, g)
 		fields := func(side string) []kv {
 			return []kv{{"group", g}, {"from", from}, {"to", to}, {"assignment_version", a.AssignmentVersion}, {"side", side}}
 		}
@@ -674,6 +681,7 @@ func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
 			b.log.log("INFO", targetTakeover, "group coordinator change", fields("gained")...)
 		}
 	}
+	s.evictMembers(moved)
 }
 
 // pollLoop refreshes manifests, notices topic changes and re-reads
