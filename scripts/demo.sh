@@ -101,6 +101,10 @@ step "the brokers' logs saw it too (kaas tracing JSON)"
 grep -h '"group coordinator change"' "$D"/.kaasctl-sandbox/logs/kaas-*.log | head -n 6 || true
 grep -h '"controller: broker set changed"' "$D"/.kaasctl-sandbox/logs/kaas-*.log | head -n 2 || true
 
+step "start kaas-1 again: a new version; entries are kept, active groups without one get one (rendezvous), which can move them"
+printf '$ curl -XPOST %s/start?broker=kaas-1\n' "$CONTROL"
+post "$CONTROL/start?broker=kaas-1&format=text"
+
 step "the consumers followed their coordinators and keep committing"
 sleep 2
 run cat "$D/__cluster/__consumer_offsets/orders-app.json"
