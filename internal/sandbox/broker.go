@@ -12,7 +12,8 @@ type broker struct {
 	s    *Sandbox
 	id   string
 	node int32
-	addr string
+	addr string // advertised to clients
+	bind string // what the listener binds
 	log  *brokerLog
 
 	mu      sync.Mutex

@@ -307,7 +307,9 @@ func New(opts Options) (*Sandbox, error) {
 		if err := b.listen(net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.id, err)
 		}
-		b.addr = b.ln.Addr().String() // fixed for the sandbox's life; restarts reuse it
+		// Fixed for the sandbox's life; a restart binds the same address.
+		b.bind = b.ln.Addr().String()
+		b.addr = advertised(b.ln.Addr())
 		s.brokers = append(s.brokers, b)
 		s.byID[b.id] = b
 	}
@@ -334,6 +336,16 @@ func New(opts Options) (*Sandbox, error) {
 // StateDirName is the dot-directory at the data-dir root that holds the
 // sandbox's own files (logs by default). kaas's operator keeps dot-dirs.
 const StateDirName = ".kaasctl-sandbox"
+
+// advertised is the address clients are told: a wildcard bind is
+// advertised as loopback.
+func advertised(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+}
 
 func parseListen(s string) (string, int, error) {
 	if s == "" {
@@ -496,8 +508,8 @@ func (s *Sandbox) StartBroker(id string) (changed bool, err error) {
 	if b.isRunning() {
 		return false, nil
 	}
-	if err := b.listen(b.addr); err != nil {
-		return false, fmt.Errorf("%s: listen again on %s: %w", id, b.addr, err)
+	if err := b.listen(b.bind); err != nil {
+		return false, fmt.Errorf("%s: listen again on %s: %w", id, b.bind, err)
 	}
 	b.log.log("INFO", targetSandbox, "sandbox: broker started", kv{"broker", b.id}, kv{"addr", b.addr})
 	if err := s.ctl.recompute("broker_joined"); err != nil {

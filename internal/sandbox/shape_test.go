@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +253,32 @@ func TestPersistedRestartKeepsRecordsAndGroups(t *testing.T) {
 	if o, ok := fo.Lookup("orders", 0); !ok || o.At != 1 {
 		t.Fatalf("committed offset of keeper after restart = %+v", o)
 	}
+}
+
+func TestListenPortsFollowTheFirst(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	if port > 65000 {
+		t.Skip("port too high to add brokers after it")
+	}
+	sb := Start(t, Options{Brokers: 2, Listen: fmt.Sprintf("0.0.0.0:%d", port)})
+	want := []string{fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)}
+	if got := sb.Bootstrap(); !slices.Equal(got, want) {
+		t.Fatalf("bootstrap %v, want %v (wildcard binds advertise loopback)", got, want)
+	}
+	if _, err := sb.StopBroker("kaas-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.StartBroker("kaas-1"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.DialTimeout("tcp", want[1], time.Second)
+	if err != nil {
+		t.Fatalf("kaas-1 not back on %s: %v", want[1], err)
+	}
+	c.Close()
 }
