@@ -144,3 +144,45 @@ func TestDemoGroupsCommitAndFollowTheirCoordinator(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestChurnKeepsDemoGroupsCommitting(t *testing.T) {
+	sb := Start(t, Options{Brokers: 4, Topics: DemoTopics, PollInterval: 50 * time.Millisecond})
+	if err := sb.StartDemo(); err != nil {
+		t.Fatal(err)
+	}
+	sb.WaitFor(t, "the first commit of orders-app", 20*time.Second, func() bool {
+		_, ok := readOffsets(t, sb, "orders-app")
+		return ok
+	})
+	last := sb.Assignment().AssignmentVersion
+	for i, step := range []string{"stop kaas-1", "stop kaas-0", "start kaas-1", "stop kaas-3", "start kaas-0", "start kaas-3"} {
+		if _, err := sb.Command(step); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		v := sb.Assignment().AssignmentVersion
+		if v != last+1 {
+			t.Fatalf("step %d (%s): version %d after %d", i, step, v, last)
+		}
+		last = v
+		assertFindCoordinator(t, sb, DemoGroupNames())
+		time.Sleep(150 * time.Millisecond)
+	}
+	before, _ := readOffsets(t, sb, "audit")
+	sb.WaitFor(t, "audit to commit progress after the churn", 20*time.Second, func() bool {
+		after, _ := readOffsets(t, sb, "audit")
+		for k, v := range after.Offsets {
+			if v > before.Offsets[k] {
+				return true
+			}
+		}
+		return false
+	})
+	a := sb.Assignment()
+	// kaas-1 was down when kaas-0 stopped, so kaas-2 won the lease and kept it.
+	if a.ControllerEpoch != 2 || a.Controller != "kaas-2" {
+		t.Fatalf("controller after stopping kaas-0: %s epoch %d, want kaas-2 epoch 2", a.Controller, a.ControllerEpoch)
+	}
+	if !strings.Contains(readLog(t, sb, "kaas-0"), "controller stack shut down") {
+		t.Fatal("kaas-0 did not log the end of its controller term")
+	}
+}

@@ -489,6 +489,9 @@ func (s *Sandbox) StopBroker(id string) (changed bool, err error) {
 	if !b.isRunning() {
 		return false, nil
 	}
+	if s.ctl.id == b.id {
+		b.log.log("INFO", targetCluster, "controller stack shut down (lease lost or shutdown)")
+	}
 	b.log.log("INFO", targetSandbox, "sandbox: broker stopped (listener and connections closed)", kv{"broker", b.id})
 	b.stop()
 	return true, s.ctl.recompute("broker_dead")
