@@ -280,6 +280,11 @@ func (s *Sandbox) filterListGroups(b *broker, f *frame, raw []byte) []byte {
 		}
 	}
 	r.Groups = keep
+	var lreq *kmsg.ListGroupsRequest
+	if req, err := f.decode(); err == nil {
+		lreq, _ = req.(*kmsg.ListGroupsRequest)
+	}
+	s.addStaleListings(b, lreq, r) // stale.go (off by default)
 	return rawResponse(f, r)
 }
 

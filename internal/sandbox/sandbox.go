@@ -163,6 +163,8 @@ type Sandbox struct {
 	demoCancel context.CancelFunc
 	demoWG     sync.WaitGroup
 	closed     atomic.Bool
+
+	stale staleSet // stale.go: stale in-memory groups, when emulated
 }
 
 // routeState is the assignment the brokers route by.
@@ -494,6 +496,7 @@ func (s *Sandbox) StopBroker(id string) (changed bool, err error) {
 	}
 	b.log.log("INFO", targetSandbox, "sandbox: broker stopped (listener and connections closed)", kv{"broker", b.id})
 	b.stop()
+	s.forgetStale(b.id) // stale.go: a restart drops the broker's memory
 	return true, s.ctl.recompute("broker_dead")
 }
 
@@ -696,6 +699,7 @@ func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
 			b.log.log("INFO", targetTakeover, "group coordinator change", fields("gained")...)
 		}
 	}
+	s.noteMoves(old, ns, moved) // stale.go
 	s.evictMembers(moved)
 }
 
