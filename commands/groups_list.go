@@ -31,6 +31,10 @@ type GroupsSourcesView struct {
 	OffsetFiles   int    `json:"offsetFiles"`
 	ExplicitCount int    `json:"explicitEntries"`
 	Live          bool   `json:"live"`
+	// Mode and Brokers are set when brokers were asked: mode "live"
+	// (brokers only) or "merged" (volume and brokers).
+	Mode    string             `json:"mode,omitempty"`
+	Brokers []BrokerSourceView `json:"brokers,omitempty"`
 }
 
 // GroupsListView is the machine document of 'groups list'.
@@ -61,13 +65,20 @@ func init() {
 				"  badEntries            keys or values no consumer can use\n" +
 				"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
 				"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
-				"  duplicateEntry        more than one consumerGroups[] entry (the first wins)",
+				"  duplicateEntry        more than one consumerGroups[] entry (the first wins)\n\n" +
+				"With brokers (--brokers, KAASCTL_BROKERS or a profile), ListGroups goes to EVERY broker and\n" +
+				"FindCoordinator to all groups (batched), unioned with the volume when one is given; live flags:\n" +
+				"  staleOnNonCoordinator a broker lists a group it does not coordinate (the \"deleted group reappears\" symptom)\n" +
+				"  fileOnly              committed offsets on the volume but no live group on its coordinator\n" +
+				"  wireMismatch          FindCoordinator disagrees with the coordinator computed from assignment.json\n" +
+				"Brokers without a volume show the live view only (say so, fewer columns).",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
 				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
 				&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
 				&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
 			},
 			Action: runGroupsList,
 		}
@@ -96,6 +107,21 @@ func runGroupsList(c *cli.Context) error {
 	}
 	if o.filter.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
 		return err
+	}
+	states, err := inspect.ParseStates(c.String("state"))
+	if err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
+	cl, err := liveClient(c.Context, g)
+	if err != nil {
+		return err
+	}
+	if cl != nil {
+		defer cl.Close()
+		return runGroupsListLive(c, g, cl, o, states) // groups_list_live.go
+	}
+	if len(states) > 0 {
+		return exit.UsageErrorf("--state needs live state: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
 	l, err := g.Layout()
 	if err != nil {

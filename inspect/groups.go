@@ -95,6 +95,12 @@ type GroupLive struct {
 	Members         int      `json:"members"`
 	WireCoordinator string   `json:"wireCoordinator"`
 	ListedBy        []string `json:"listedBy"`
+	// Protocol is the assignor; StaleOn the brokers listing the group
+	// without coordinating it; WireError a failed FindCoordinator or
+	// DescribeGroups for this group (live.go).
+	Protocol  string   `json:"protocol"`
+	StaleOn   []string `json:"staleOn"`
+	WireError string   `json:"wireError,omitempty"`
 }
 
 // GroupRow is one line of 'groups list'.
@@ -122,6 +128,9 @@ type GroupsInput struct {
 	// Assignment may be nil when assignment.json is missing or unreadable.
 	Assignment *volume.Assignment
 	Files      []GroupFile
+	// Extra names groups known from elsewhere (ListGroups answers): they
+	// get a row with their computed coordinator and no source.
+	Extra []string
 }
 
 // BuildGroupRows returns one row per group known from offset files or
@@ -149,6 +158,9 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 			r := get(e.GroupID)
 			addOnce(&r.Sources, SourceEntry)
 		}
+	}
+	for _, g := range in.Extra {
+		get(g)
 	}
 	hasCurrent := map[string]bool{}
 	for i := range in.Files {

@@ -1,0 +1,135 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// Plumbing shared by the live commands (groups list/describe, whois
+// --live, doctor).
+
+// findChunk is the most keys sent in one FindCoordinator request.
+const findChunk = 1000
+
+// findCoordinators resolves keys with batched FindCoordinator requests of
+// at most findChunk keys, a few in flight at once.
+func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn bool) (map[string]wire.Coordinator, error) {
+	out := make(map[string]wire.Coordinator, len(keys))
+	if len(keys) <= findChunk {
+		return cl.FindCoordinators(ctx, keys, txn)
+	}
+	var chunks [][]string
+	for len(keys) > 0 {
+		n := min(findChunk, len(keys))
+		chunks = append(chunks, keys[:n])
+		keys = keys[n:]
+	}
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for _, ch := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			m, err := cl.FindCoordinators(ctx, ch, txn)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for k, v := range m {
+				out[k] = v
+			}
+		}()
+	}
+	wg.Wait()
+	return out, firstErr
+}
+
+// BrokerSourceView is one broker as a source of a live command.
+type BrokerSourceView struct {
+	Node     int32  `json:"node"`
+	Broker   string `json:"broker"`
+	Addr     string `json:"addr"`
+	Answered bool   `json:"answered"`
+	Groups   int    `json:"groups"`
+	Error    string `json:"error,omitempty"`
+}
+
+// brokerSources summarizes the ListGroups answers as sources.
+func brokerSources(ls []wire.BrokerGroups, names *inspect.NodeNamer) []BrokerSourceView {
+	out := make([]BrokerSourceView, 0, len(ls))
+	for _, a := range ls {
+		out = append(out, BrokerSourceView{Node: a.Broker.NodeID, Broker: names.Name(a.Broker.NodeID), Addr: a.Broker.Addr(),
+			Answered: a.Err == "", Groups: len(a.Groups), Error: a.Err})
+	}
+	return out
+}
+
+// brokersLine is the header line naming the brokers used.
+func brokersLine(bs []BrokerSourceView) string {
+	var ok, bad []string
+	for _, b := range bs {
+		if b.Answered {
+			ok = append(ok, b.Broker)
+		} else {
+			bad = append(bad, b.Broker)
+		}
+	}
+	s := fmt.Sprintf("brokers %s (%d of %d answered)", strings.Join(ok, ","), len(ok), len(bs))
+	if len(ok) == 0 {
+		s = fmt.Sprintf("brokers: none of %d answered", len(bs))
+	}
+	if len(bad) > 0 {
+		s += "; unreachable: " + strings.Join(bad, ",")
+	}
+	return s
+}
+
+// volumeLine is the header line naming the volume used.
+func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
+	s := "volume " + volume.DisplayName(l.ClusterDir)
+	if a != nil {
+		s += fmt.Sprintf(" (assignment v%d, %s, %s)", a.AssignmentVersion, plural(files, "offset file", "offset files"),
+			plural(len(a.ConsumerGroups), "explicit entry", "explicit entries"))
+	} else {
+		s += fmt.Sprintf(" (assignment unreadable, %s)", plural(files, "offset file", "offset files"))
+	}
+	return s
+}
+
+// liveClient connects when brokers are configured. It returns nil, nil
+// when none are; a connection failure is returned as the error.
+func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
+	if g.conn != nil && g.conn.err != nil {
+		// A connection setting that does not resolve (a broker list that
+		// does not parse, an unknown SASL mechanism) must not silently turn
+		// a live run into an offline one.
+		return g.Client(ctx)
+	}
+	if !g.HasBrokers() {
+		return nil, nil
+	}
+	return g.Client(ctx)
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

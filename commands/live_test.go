@@ -1,0 +1,255 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Live commands against the in-process sandbox (internal/sandbox).
+
+// liveSB starts a 3-broker sandbox with topic "orders" (4 partitions).
+func liveSB(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	return sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
+}
+
+func sbClient(t *testing.T, sb *sandbox.Sandbox, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	opts = append([]kgo.Opt{kgo.SeedBrokers(sb.Bootstrap()...), kgo.MetadataMinAge(50 * time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond })}, opts...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// commitAdmin commits offsets for a group as an admin (generation -1).
+func commitAdmin(t *testing.T, sb *sandbox.Sandbox, group string, offs map[int32]int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	os := kadm.Offsets{}
+	for p, o := range offs {
+		os.AddOffset("orders", p, o, -1)
+	}
+	if err := kadm.NewClient(sbClient(t, sb)).CommitAllOffsets(ctx, group, os); err != nil {
+		t.Fatalf("commit %s: %v", group, err)
+	}
+}
+
+// produceOrders writes n records to each partition of "orders".
+func produceOrders(t *testing.T, sb *sandbox.Sandbox, n int) {
+	t.Helper()
+	cl := sbClient(t, sb, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var rs []*kgo.Record
+	for p := range int32(4) {
+		for i := range n {
+			rs = append(rs, &kgo.Record{Topic: "orders", Partition: p, Value: []byte(fmt.Sprint(i))})
+		}
+	}
+	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+}
+
+// live runs kaasctl with the sandbox's brokers in KAASCTL_BROKERS.
+func live(t *testing.T, sb *sandbox.Sandbox, args ...string) cliResult {
+	t.Helper()
+	return runCLI(t, "", map[string]string{"KAASCTL_BROKERS": strings.Join(sb.Bootstrap(), ","), "KAASCTL_TIMEOUT": "3s"}, args...)
+}
+
+func decodeJSON[T any](t *testing.T, r cliResult) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
+		t.Fatalf("not JSON (%v): exit %d\nstdout: %s\nstderr: %s", err, r.Code, r.Out, r.Err)
+	}
+	return v
+}
+
+func rowOf(t *testing.T, v GroupsListView, group string) inspect.GroupRow {
+	t.Helper()
+	for _, r := range v.Groups {
+		if r.Group == group {
+			return r
+		}
+	}
+	t.Fatalf("group %s not listed; have %d rows", group, len(v.Groups))
+	return inspect.GroupRow{}
+}
+
+// groupsMovedBetweenRunning returns groups whose coordinator changed
+// between two running brokers when broker stop is stopped.
+func stopAndFindStale(t *testing.T, sb *sandbox.Sandbox, groups []string, stop string) map[string]string {
+	t.Helper()
+	before := map[string]string{}
+	for _, g := range groups {
+		before[g] = sb.Coordinator(g)
+	}
+	if _, err := sb.StopBroker(stop); err != nil {
+		t.Fatal(err)
+	}
+	stale := map[string]string{}
+	for _, g := range groups {
+		if from := before[g]; from != stop && from != sb.Coordinator(g) {
+			stale[g] = from
+		}
+	}
+	if len(stale) == 0 {
+		t.Fatal("no group moved between running brokers")
+	}
+	return stale
+}
+
+// groups list, merged: a stale group on a non-coordinator (made by moving
+// groups with stale emulation on), a file-only group (an offset file
+// written on the volume), live state and members, sources and --state.
+func TestLiveGroupsListMerged(t *testing.T) {
+	sb := liveSB(t)
+	sb.EmulateStaleGroups(true)
+	var groups []string
+	for i := range 10 {
+		g := fmt.Sprintf("app-%d", i)
+		groups = append(groups, g)
+		commitAdmin(t, sb, g, map[int32]int64{0: 1})
+	}
+	stale := stopAndFindStale(t, sb, groups, "kaas-2")
+	l := sb.Layout()
+	writeFile(t, l.OffsetsPath(), "only-on-disk.json", `{"offsets":{"orders/0":7,"orders/1":9}}`)
+
+	r := live(t, sb, "groups", "list", "--data-dir", l.DataDir, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	// kaas-2 is stopped: its seed address is refused (it is no longer in
+	// the cluster metadata, so ListGroups goes to the two others).
+	if !strings.Contains(r.Err, "connection refused") {
+		t.Errorf("stderr does not name the refused seed:\n%s", r.Err)
+	}
+	v := decodeJSON[GroupsListView](t, r)
+	if v.Sources.Mode != "merged" || !v.Sources.Live || len(v.Sources.Brokers) != 2 || v.Sources.OffsetFiles == 0 {
+		t.Errorf("sources = %+v", v.Sources)
+	}
+	for g, from := range stale {
+		row := rowOf(t, v, g)
+		if !row.HasIssue(inspect.IssueStaleOnNonCoord) || !slices.Contains(row.Live.StaleOn, from) {
+			t.Errorf("%s (moved from %s to %s): issues %v staleOn %v", g, from, sb.Coordinator(g), row.Issues, row.Live.StaleOn)
+		}
+		if row.Live.WireCoordinator != sb.Coordinator(g) || row.Coordinator != sb.Coordinator(g) {
+			t.Errorf("%s: wire %s computed %s, sandbox routes to %s", g, row.Live.WireCoordinator, row.Coordinator, sb.Coordinator(g))
+		}
+	}
+	fo := rowOf(t, v, "only-on-disk")
+	if !fo.HasIssue(inspect.IssueFileOnly) || fo.CommittedPartitions != 2 || fo.Live.State != "" {
+		t.Errorf("file-only row = %+v live %+v", fo, fo.Live)
+	}
+	for _, g := range groups {
+		row := rowOf(t, v, g)
+		if row.HasIssue(inspect.IssueWireMismatch) {
+			t.Errorf("%s: wireMismatch with an untouched volume", g)
+		}
+		if _, isStale := stale[g]; !isStale && row.HasIssue(inspect.IssueStaleOnNonCoord) {
+			t.Errorf("%s: staleOnNonCoordinator but it did not move", g)
+		}
+		if !slices.Contains(row.Sources, inspect.SourceLive) || !slices.Contains(row.Sources, inspect.SourceFile) {
+			t.Errorf("%s: sources %v", g, row.Sources)
+		}
+	}
+
+	// The table says which sources were used and shows the flags.
+	r = live(t, sb, "groups", "list", "--data-dir", l.DataDir, "--issue", "staleOnNonCoordinator")
+	if !strings.HasPrefix(r.Out, "sources: volume ") || !strings.Contains(r.Out, "brokers kaas-0,kaas-1 (2 of 2 answered)") {
+		t.Errorf("table header:\n%s", r.Out)
+	}
+	for g := range stale {
+		if !strings.Contains(r.Out, g) {
+			t.Errorf("table misses stale group %s:\n%s", g, r.Out)
+		}
+	}
+	if !strings.Contains(r.Err, "restart the listing broker") {
+		t.Errorf("no stale warning on stderr:\n%s", r.Err)
+	}
+
+	// --state is case-insensitive; file-only groups have no live state.
+	v = decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "--state", "EMPTY,stable", "-o", "json"))
+	if v.Shown == 0 || v.Shown == v.Total {
+		t.Errorf("--state EMPTY,stable: shown %d of %d", v.Shown, v.Total)
+	}
+	for _, row := range v.Groups {
+		if row.Live == nil || (row.Live.State != "Empty" && row.Live.State != "Stable") {
+			t.Errorf("--state kept %s in state %+v", row.Group, row.Live)
+		}
+	}
+	if r := live(t, sb, "groups", "list", "--state", "sleepy"); r.Code != 2 || !strings.Contains(r.Err, "unknown state") {
+		t.Errorf("--state sleepy: exit %d %s", r.Code, r.Err)
+	}
+	if r := runCLI(t, "", nil, "groups", "list", "--data-dir", l.DataDir, "--state", "empty"); r.Code != 2 || !strings.Contains(r.Err, "needs live state") {
+		t.Errorf("--state offline: exit %d %s", r.Code, r.Err)
+	}
+}
+
+// groups list with brokers only: live columns, and says there is no volume.
+func TestLiveGroupsListBrokersOnly(t *testing.T) {
+	sb := liveSB(t)
+	commitAdmin(t, sb, "solo", map[int32]int64{0: 3})
+	r := live(t, sb, "groups", "list")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	if !strings.Contains(r.Out, "no volume: live state only") || !strings.Contains(r.Out, "LISTED-BY") || strings.Contains(r.Out, "TIER") {
+		t.Errorf("brokers-only table:\n%s", r.Out)
+	}
+	v := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "-o", "json"))
+	row := rowOf(t, v, "solo")
+	// Without a volume brokers are named by node id.
+	want := "node " + strings.TrimPrefix(sb.Coordinator("solo"), "kaas-")
+	if v.Sources.Mode != "live" || row.Live.WireCoordinator != want || !slices.Equal(row.Live.ListedBy, []string{want}) || row.Live.State != "Empty" {
+		t.Errorf("sources %+v row %+v live %+v", v.Sources, row, row.Live)
+	}
+}
+
+// A wrong explicit entry on the volume that the brokers did not take (a
+// file from a stale controller epoch, which kaas rejects): the row shows
+// entryUnknownBroker from the volume and wireMismatch against FindCoordinator.
+func TestLiveGroupsListWrongEntry(t *testing.T) {
+	sb := liveSB(t)
+	commitAdmin(t, sb, "billing", map[int32]int64{0: 1})
+	a := sb.Assignment()
+	a.ControllerEpoch--
+	a.AssignmentVersion += 10
+	a.ConsumerGroups = append([]volume.GroupEntry{{GroupID: "billing", Broker: "kaas-7", Epoch: 1}}, a.ConsumerGroups...)
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sb.Layout().ClusterDir, "assignment.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // let the sandbox see (and reject) the file
+	v := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", sb.Layout().DataDir, "-o", "json"))
+	row := rowOf(t, v, "billing")
+	if !row.HasIssue(inspect.IssueEntryUnknownBroker) || !row.HasIssue(inspect.IssueWireMismatch) {
+		t.Errorf("billing issues %v (computed %s, wire %s)", row.Issues, row.Coordinator, row.Live.WireCoordinator)
+	}
+	if row.Live.WireCoordinator != sb.Coordinator("billing") {
+		t.Errorf("wire says %s, sandbox routes to %s", row.Live.WireCoordinator, sb.Coordinator("billing"))
+	}
+}

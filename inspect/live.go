@@ -1,0 +1,269 @@
+package inspect
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// Live analysis: the brokers' answers joined with the volume. Kafka node
+// ids are broker ordinals: broker "kaas-2" (any prefix: "skafka-2") is
+// node 2, the text after the last '-'.
+
+// BrokerOrdinal returns the node id of a broker id ("kaas-2" → 2).
+func BrokerOrdinal(id string) (int32, bool) {
+	i := strings.LastIndexByte(id, '-')
+	n, err := strconv.ParseInt(id[i+1:], 10, 32)
+	if err != nil || n < 0 {
+		return -1, false
+	}
+	return int32(n), true
+}
+
+// NodeNamer names wire node ids the way the volume names brokers.
+type NodeNamer struct {
+	ids    map[int32]string
+	prefix string
+}
+
+// NewNodeNamer learns broker ids from an assignment (nil: node ids are
+// shown as "node N").
+func NewNodeNamer(a *volume.Assignment) *NodeNamer {
+	n := &NodeNamer{ids: map[int32]string{}}
+	if a == nil {
+		return n
+	}
+	prefixes := map[string]bool{}
+	add := func(id string) {
+		if o, ok := BrokerOrdinal(id); ok {
+			n.ids[o] = id
+			prefixes[id[:strings.LastIndexByte(id, '-')+1]] = true
+		}
+	}
+	for _, b := range a.Brokers {
+		add(b.ID)
+	}
+	for _, e := range a.ConsumerGroups {
+		add(e.Broker)
+	}
+	if len(prefixes) == 1 {
+		for p := range prefixes {
+			n.prefix = p
+		}
+	}
+	return n
+}
+
+// Name is the broker id of node (e.g. "kaas-1"), or "node N" when the
+// volume does not say.
+func (n *NodeNamer) Name(node int32) string {
+	if node < 0 {
+		return ""
+	}
+	if id, ok := n.ids[node]; ok {
+		return id
+	}
+	if n.prefix != "" {
+		return n.prefix + strconv.Itoa(int(node))
+	}
+	return "node " + strconv.Itoa(int(node))
+}
+
+// SameBroker reports whether a wire node is the broker id computed from
+// the volume (by ordinal, so prefixes never matter).
+func SameBroker(id string, node int32) bool {
+	o, ok := BrokerOrdinal(id)
+	return ok && o == node
+}
+
+// GroupStates are the consumer group states brokers report.
+var GroupStates = []string{"Stable", "Empty", "Dead", "PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling", "Unknown"}
+
+// ParseStates validates a comma list of states case-insensitively and
+// returns their canonical spelling.
+func ParseStates(s string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		i := slices.IndexFunc(GroupStates, func(st string) bool { return strings.EqualFold(st, p) })
+		if i < 0 {
+			return nil, fmt.Errorf("--state %q: unknown state (choose from %s)", p, strings.Join(GroupStates, ", "))
+		}
+		if !slices.Contains(out, GroupStates[i]) {
+			out = append(out, GroupStates[i])
+		}
+	}
+	return out, nil
+}
+
+// LiveAnswers is everything the brokers said for groups list.
+type LiveAnswers struct {
+	// Listings is every broker's ListGroups answer.
+	Listings []wire.BrokerGroups
+	// Coords is FindCoordinator per group (batched).
+	Coords map[string]wire.Coordinator
+	// Described is DescribeGroups from each listed group's coordinator.
+	Described map[string]wire.DescribedGroup
+	// HasAssignment: the volume's assignment was readable, so computed
+	// coordinators can be compared with the wire.
+	HasAssignment bool
+	Names         *NodeNamer
+}
+
+// LiveGroupNames lists every group some broker listed, sorted.
+func (la *LiveAnswers) LiveGroupNames() []string {
+	set := map[string]bool{}
+	for _, a := range la.Listings {
+		for _, g := range a.Groups {
+			set[g.Group] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MergeLive fills each row's live view and the live issue flags:
+// staleOnNonCoordinator (a broker lists a group it does not coordinate),
+// fileOnly (committed offsets on the volume, but the coordinator holds no
+// such group), wireMismatch (FindCoordinator ≠ the volume's answer). Rows
+// are modified in place; groups only the brokers know must already have a
+// row (GroupsInput.Extra).
+func MergeLive(rows []GroupRow, la *LiveAnswers) {
+	names := la.Names
+	if names == nil {
+		names = NewNodeNamer(nil)
+	}
+	type listing struct {
+		node  int32
+		group wire.ListedGroup
+	}
+	listed := map[string][]listing{}
+	for _, a := range la.Listings {
+		for _, g := range a.Groups {
+			listed[g.Group] = append(listed[g.Group], listing{a.Broker.NodeID, g})
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		ls := listed[r.Group]
+		lv := &GroupLive{ListedBy: []string{}, StaleOn: []string{}}
+		r.Live = lv
+		if len(ls) > 0 {
+			addOnce(&r.Sources, SourceLive)
+		}
+		co, hasCo := la.Coords[r.Group]
+		coordNode := int32(-1)
+		switch {
+		case !hasCo:
+			lv.WireError = "not looked up"
+		case co.Err != "":
+			lv.WireError = "FindCoordinator: " + co.Err
+		default:
+			coordNode = co.NodeID
+			lv.WireCoordinator = names.Name(co.NodeID)
+		}
+		// Which broker should hold the group: the wire's answer, else the
+		// volume's.
+		owner := coordNode
+		if owner < 0 && r.Coordinator != "" {
+			if o, ok := BrokerOrdinal(r.Coordinator); ok {
+				owner = o
+			}
+		}
+		ownerLists := false
+		for _, l := range ls {
+			lv.ListedBy = append(lv.ListedBy, names.Name(l.node))
+			if l.node == owner {
+				ownerLists = true
+				lv.State, lv.ProtocolType = l.group.State, l.group.ProtocolType
+			} else if owner >= 0 {
+				lv.StaleOn = append(lv.StaleOn, names.Name(l.node))
+			}
+		}
+		if d, ok := la.Described[r.Group]; ok && ownerLists {
+			if d.Err != "" {
+				lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
+			} else {
+				if d.State != "" {
+					lv.State = d.State
+				}
+				if d.ProtocolType != "" {
+					lv.ProtocolType = d.ProtocolType
+				}
+				lv.Protocol = d.Protocol
+				lv.Members = len(d.Members)
+			}
+		}
+		if !ownerLists && owner < 0 && len(ls) > 0 {
+			// Nobody coordinates it per either source: show what was listed.
+			lv.State, lv.ProtocolType = ls[0].group.State, ls[0].group.ProtocolType
+		}
+		if len(lv.StaleOn) > 0 {
+			addOnce(&r.Issues, IssueStaleOnNonCoord)
+		}
+		onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile)
+		if onVolume && !ownerLists {
+			addOnce(&r.Issues, IssueFileOnly)
+		}
+		if la.HasAssignment && hasCo {
+			if WireDisagrees(r.Coordinator, co) {
+				addOnce(&r.Issues, IssueWireMismatch)
+			}
+		}
+		sortIssues(r.Issues)
+	}
+}
+
+// WireDisagrees reports whether FindCoordinator's answer differs from the
+// coordinator computed from the volume ("" = none, which the wire shows as
+// COORDINATOR_NOT_AVAILABLE).
+func WireDisagrees(computed string, co wire.Coordinator) bool {
+	if co.Err != "" || co.NodeID < 0 {
+		// COORDINATOR_NOT_AVAILABLE agrees with "none"; any other failure
+		// says nothing about routing.
+		if co.Code == kerr.CoordinatorNotAvailable.Code {
+			return computed != ""
+		}
+		return false
+	}
+	return !SameBroker(computed, co.NodeID)
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// BrokersOnlyRows builds rows from the wire alone (no volume): every
+// listed group, source live, coordinator unknown from the volume.
+func BrokersOnlyRows(groups []string) []GroupRow {
+	out := make([]GroupRow, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, GroupRow{Group: g, Sources: []string{}, Issues: []string{}, Files: []string{}})
+	}
+	return out
+}
+
+// StateMatch reports whether a row's live state is one of states (empty
+// states: every row).
+func StateMatch(r *GroupRow, states []string) bool {
+	if len(states) == 0 {
+		return true
+	}
+	return r.Live != nil && slices.Contains(states, r.Live.State)
+}
