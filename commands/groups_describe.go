@@ -35,15 +35,20 @@ func init() {
 	registerSub("groups", groupsUsage, func() *cli.Command {
 		return &cli.Command{
 			Name:      "describe",
-			Usage:     "coordinator resolution, committed offsets and offline lag of groups",
+			Usage:     "coordinator, members, committed offsets (file and live) and lag of groups",
 			ArgsUsage: "GROUP...",
 			Description: "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
 				"else the legacy one); log start and high watermark from DATA/<topic>/<partition>/manifest.json.\n" +
-				"Lag is HIGH-WATERMARK − COMMITTED as of the partition manifest, not a live log end offset.",
+				"Lag is HIGH-WATERMARK − COMMITTED as of the partition manifest, not a live log end offset.\n\n" +
+				"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
+				"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
+				"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
+				"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
+				"--all/--regex batch per coordinator: O(brokers) round trips however many groups.",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-				&cli.StringFlag{Name: "lag", Usage: "only groups whose total offline lag matches `EXPR`: >N, >=N, <N, <=N, =N or N"},
+				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N or N"},
 			},
 			Action: runGroupsDescribe,
 		}
@@ -68,6 +73,14 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	if len(o.names) > 0 && (o.all || re != nil) {
 		return exit.UsageErrorf("give GROUP names or --all/--regex, not both")
+	}
+	cl, err := liveClient(c.Context, g)
+	if err != nil {
+		return err
+	}
+	if cl != nil {
+		defer cl.Close()
+		return runGroupsDescribeLive(c, g, cl, o, re) // groups_describe_live.go
 	}
 	l, err := g.Layout()
 	if err != nil {

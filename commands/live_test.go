@@ -13,6 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
@@ -251,5 +252,134 @@ func TestLiveGroupsListWrongEntry(t *testing.T) {
 	}
 	if row.Live.WireCoordinator != sb.Coordinator("billing") {
 		t.Errorf("wire says %s, sandbox routes to %s", row.Live.WireCoordinator, sb.Coordinator("billing"))
+	}
+}
+
+// consumeAndCommit joins group with a kgo consumer, reads every record of
+// "orders" and commits offs; the member stays in the group (Stable) until
+// the test ends.
+func consumeAndCommit(t *testing.T, sb *sandbox.Sandbox, group string, total int, offs map[int32]int64) *kgo.Client {
+	t.Helper()
+	cl := sbClient(t, sb, kgo.ConsumerGroup(group), kgo.ConsumeTopics("orders"), kgo.ClientID("lag-test-client"),
+		kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(100*time.Millisecond), kgo.RebalanceTimeout(6*time.Second),
+		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	got := 0
+	for got < total {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("consumed %d of %d: %v", got, total, err)
+		}
+		got += fs.NumRecords()
+	}
+	m := map[string]map[int32]kgo.EpochOffset{"orders": {}}
+	for p, o := range offs {
+		m["orders"][p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+	}
+	var cerr error
+	done := make(chan struct{})
+	cl.CommitOffsetsSync(ctx, m, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, _ *kmsg.OffsetCommitResponse, err error) {
+		cerr = err
+		close(done)
+	})
+	<-done
+	if cerr != nil {
+		t.Fatalf("commit: %v", cerr)
+	}
+	return cl
+}
+
+func describeOf(t *testing.T, v GroupsDescribeLiveView, group string) inspect.LiveDescription {
+	t.Helper()
+	for _, d := range v.Groups {
+		if d.Group == group {
+			return d
+		}
+	}
+	t.Fatalf("group %s not described (notFound %v)", group, v.NotFound)
+	return inspect.LiveDescription{}
+}
+
+// groups describe, live: lag numbers against a kgo consumer's commits,
+// members and client ids, file vs live side by side, a file-only group
+// (lag from the file), a disagreement, --lag, Kafka-style state lines.
+func TestLiveGroupsDescribe(t *testing.T) {
+	sb := liveSB(t)
+	produceOrders(t, sb, 10)
+	consumeAndCommit(t, sb, "lagging", 40, map[int32]int64{0: 3, 1: 5, 2: 10, 3: 0})
+	commitAdmin(t, sb, "idle", map[int32]int64{0: 2, 1: 2})
+	l := sb.Layout()
+	// The file of "idle" no longer matches the coordinator's memory (a hand
+	// edit, or an admin commit to a coordinator that did not load the group).
+	writeFile(t, l.OffsetsPath(), "idle.json", `{"offsets":{"orders/0":2,"orders/1":8}}`)
+	writeFile(t, l.OffsetsPath(), "ghost.json", `{"offsets":{"orders/0":4}}`)
+
+	r := live(t, sb, "groups", "describe", "lagging", "idle", "ghost", "--data-dir", l.DataDir, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	v := decodeJSON[GroupsDescribeLiveView](t, r)
+	if v.Sources.Mode != "merged" {
+		t.Errorf("mode %q", v.Sources.Mode)
+	}
+	lag := describeOf(t, v, "lagging")
+	if lag.State != "Stable" || len(lag.Members) != 1 || lag.Members[0].ClientID != "lag-test-client" {
+		t.Errorf("lagging: state %s members %+v", lag.State, lag.Members)
+	}
+	wantLag := map[int32]int64{0: 7, 1: 5, 2: 0, 3: 10}
+	wantCommitted := map[int32]int64{0: 3, 1: 5, 2: 10, 3: 0}
+	for _, p := range lag.Partitions {
+		if p.Lag == nil || *p.Lag != wantLag[p.Partition] || p.Committed != wantCommitted[p.Partition] || p.LogEnd != 10 || p.LagFrom != "live" {
+			t.Errorf("lagging %s/%d: committed %d logEnd %d lag %v from %s", p.Topic, p.Partition, p.Committed, p.LogEnd, p.Lag, p.LagFrom)
+		}
+		if p.FileCommitted == nil || *p.FileCommitted != p.Committed || p.Disagree {
+			t.Errorf("lagging %d: file %v vs live %d", p.Partition, p.FileCommitted, p.Committed)
+		}
+		if p.Member == "" {
+			t.Errorf("lagging %d: no member", p.Partition)
+		}
+	}
+	if len(lag.Partitions) != 4 || lag.TotalLag != 22 || len(lag.Topics) != 1 || lag.Topics[0].Lag != 22 || lag.CoordinatorAgrees == nil || !*lag.CoordinatorAgrees {
+		t.Errorf("lagging: %d partitions, total %d, topics %+v, agrees %v", len(lag.Partitions), lag.TotalLag, lag.Topics, lag.CoordinatorAgrees)
+	}
+	if lag.LagSource != inspect.LagSourceLive || lag.File == nil || lag.File.LagSource != inspect.LagSourceManifest {
+		t.Errorf("lag labels: live %q file %+v", lag.LagSource, lag.File)
+	}
+	idle := describeOf(t, v, "idle")
+	if idle.OffsetsDisagree != 1 {
+		t.Errorf("idle: %d disagreements, want 1 (partition 1: file 8, live 2)", idle.OffsetsDisagree)
+	}
+	ghost := describeOf(t, v, "ghost")
+	if len(ghost.Partitions) == 0 || ghost.Partitions[0].LagFrom != "file" || ghost.Partitions[0].Lag == nil || *ghost.Partitions[0].Lag != 6 {
+		t.Errorf("ghost (file only): %+v", ghost.Partitions)
+	}
+	if !strings.Contains(r.Err, "Consumer group 'idle' has no active members.") {
+		t.Errorf("no Kafka-style Empty line:\n%s", r.Err)
+	}
+	if !strings.Contains(r.Err, "group idle: the offset file and the coordinator disagree on 1 partition") {
+		t.Errorf("no disagreement warning:\n%s", r.Err)
+	}
+
+	// --lag keeps groups by live total lag.
+	v = decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--all", "--lag", ">20", "--data-dir", l.DataDir, "-o", "json"))
+	if len(v.Groups) != 1 || v.Groups[0].Group != "lagging" {
+		var gs []string
+		for _, d := range v.Groups {
+			gs = append(gs, fmt.Sprintf("%s=%d", d.Group, d.TotalLag))
+		}
+		t.Errorf("--lag >20: %v", gs)
+	}
+	// The table: live lag labelled live, members with their client id.
+	r = live(t, sb, "groups", "describe", "lagging", "--data-dir", l.DataDir)
+	for _, want := range []string{"live (ListOffsets now)", "as of the partition manifest", "lag-test-client", "FILE-COMMITTED", "agrees with"} {
+		if !strings.Contains(r.Out, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.Out)
+		}
+	}
+	// Brokers only, and an unknown group.
+	r = live(t, sb, "groups", "describe", "lagging", "nobody-here")
+	if r.Code != 1 || !strings.Contains(r.Err, `"nobody-here"`) || strings.Contains(r.Out, "FILE-COMMITTED") || !strings.Contains(r.Out, "no volume") {
+		t.Errorf("brokers only: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 }

@@ -1,0 +1,380 @@
+package commands
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// groups describe with brokers: DescribeGroups on each coordinator,
+// committed offsets by explicit-partition OffsetFetch (partitions from the
+// offset file and the topics' metadata), log start/end from one ListOffsets
+// round over the union, side by side with the offset file when a volume is
+// given. Many groups cost O(brokers) round trips (wire.DescribeMany).
+
+// GroupsDescribeLiveView is the machine document of 'groups describe' with
+// brokers.
+type GroupsDescribeLiveView struct {
+	Sources  GroupsSourcesView         `json:"sources"`
+	Groups   []inspect.LiveDescription `json:"groups"`
+	NotFound []string                  `json:"notFound"`
+	// Requests counts the requests sent to each broker.
+	Requests []wire.BrokerCount `json:"requests"`
+}
+
+func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions, re *regexp.Regexp) error {
+	ctx := c.Context
+	hasVolume := g.HasVolume()
+	var (
+		l       volume.Layout
+		a       *volume.Assignment
+		sr      volume.ScanResult
+		err     error
+		byGroup = map[string][]inspect.GroupFileData{}
+		known   = map[string]bool{}
+	)
+	want := map[string]bool{}
+	for _, n := range o.names {
+		want[n] = true
+	}
+	pick := func(group string) bool { return want[group] || o.all || (re != nil && re.MatchString(group)) }
+	if hasVolume {
+		if l, err = g.Layout(); err != nil {
+			return err
+		}
+		a = offlineAssignment(g, l)
+		sr, err = volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
+			known[it.Group] = true
+			if pick(it.Group) {
+				byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if a != nil {
+			for _, e := range a.ConsumerGroups {
+				known[e.GroupID] = true
+			}
+		}
+	}
+	names := inspect.NewNodeNamer(a)
+	var brokers []BrokerSourceView
+	if o.all || re != nil {
+		// Every group some broker holds, too.
+		ls, err := cl.ListGroupsEveryBroker(ctx)
+		if err != nil {
+			return err
+		}
+		brokers = brokerSources(ls, names)
+		for _, b := range ls {
+			if b.Err != "" {
+				g.Warnf("%s: groups only it holds are not described", b.Err)
+			}
+			for _, lg := range b.Groups {
+				known[lg.Group] = true
+			}
+		}
+	}
+	var selected []string
+	if o.all || re != nil {
+		selected = inspect.SelectGroups(sortedKeys(known), nil, o.all, re)
+	} else {
+		selected = inspect.SelectGroups(nil, o.names, false, nil)
+	}
+	// Offline descriptions first: their partitions are asked for explicitly.
+	files := map[string]*inspect.GroupDescription{}
+	knownTP := map[string]wire.TopicPartitions{}
+	if hasVolume {
+		lookup := manifestLookup(g, l)
+		for _, name := range selected {
+			if !known[name] {
+				continue
+			}
+			d := inspect.DescribeGroup(name, a, byGroup[name], lookup)
+			files[name] = &d
+			if len(d.Partitions) > 0 {
+				tp := wire.TopicPartitions{}
+				for _, p := range d.Partitions {
+					tp.Add(p.Topic, p.Partition)
+				}
+				knownTP[name] = tp
+			}
+		}
+	}
+	described, derr := cl.DescribeMany(ctx, selected, wire.DescribeOptions{Known: knownTP})
+	if described == nil && derr != nil {
+		return derr
+	}
+	if derr != nil {
+		g.Warnf("log offsets: %v (lag unknown where the log end is missing)", derr)
+	}
+	v := GroupsDescribeLiveView{NotFound: []string{}, Groups: []inspect.LiveDescription{},
+		Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: brokers}}
+	if hasVolume {
+		v.Sources.Mode = "merged"
+		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.LegacyDir, v.Sources.OffsetFiles =
+			l.AssignmentPath(), a != nil, l.OffsetsPath(), sr.LegacyDir, sr.Files
+		if a != nil {
+			v.Sources.ExplicitCount = len(a.ConsumerGroups)
+		}
+	}
+	var failed []string
+	for _, w := range described {
+		logs := logsFromLag(w.Lag)
+		ld := inspect.BuildLiveDescription(w, files[w.Group], logs, names)
+		// A group neither the brokers nor the volume know.
+		deadOnWire := w.Err == "" && (w.State == "Dead" || w.State == "") && len(w.Members) == 0
+		if deadOnWire && files[w.Group] == nil && !hasCommitted(ld) {
+			v.NotFound = append(v.NotFound, w.Group)
+			continue
+		}
+		if w.Err != "" {
+			failed = append(failed, w.Group)
+		}
+		if !o.lag.MatchTotal(ld.LagKnown, ld.TotalLag) {
+			continue
+		}
+		v.Groups = append(v.Groups, ld)
+	}
+	v.Requests = cl.Counter.Snapshot()
+	// Kafka-style state lines and disagreements, on stderr.
+	for _, d := range v.Groups {
+		if m := inspect.StateMessage(d.Group, d.State); m != "" && !g.Quiet {
+			fmtf(g.IO.Err, "%s\n", m)
+		}
+		if d.OffsetsDisagree > 0 {
+			g.Warnf("group %s: the offset file and the coordinator disagree on %s", volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions"))
+		}
+		if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
+			g.Warnf("group %s: FindCoordinator says %s, the volume's assignment says %s", volume.DisplayName(d.Group), d.WireCoordinator, orNone(d.Coordinator.Coordinator))
+		}
+		for _, e := range d.Errors {
+			g.Warnf("group %s: %s", volume.DisplayName(d.Group), e)
+		}
+	}
+	var rounds []string
+	for _, bc := range v.Requests {
+		if !bc.Seed {
+			rounds = append(rounds, fmt.Sprintf("%s %d", names.Name(bc.Node), bc.Requests))
+		}
+	}
+	g.Notef("live: %s described with %s (requests per broker: %s)", plural(len(v.Groups), "group", "groups"),
+		plural(int(cl.Counter.Total()), "request", "requests"), strings.Join(rounds, ", "))
+	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "FILE-COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "STATE+", "COORDINATOR+", "NOTE+")
+	for _, d := range v.Groups {
+		for _, p := range d.Partitions {
+			t.Add(cellName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offCell(p.Committed), optInt(p.FileCommitted), offCell(p.LogStart), offCell(p.LogEnd),
+				optInt(p.Lag), orDashStr(p.Member), orDashStr(p.ClientID), orDashStr(hostCell(p)), d.State, d.WireCoordinator, p.Note)
+		}
+	}
+	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error { return describeLiveHuman(p, &v, hasVolume) }})
+	if perr != nil {
+		return perr
+	}
+	if len(v.NotFound) > 0 {
+		return fmt.Errorf("no such group on the brokers or the volume: %s", quoteList(v.NotFound))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s could not be described: %s", plural(len(failed), "group", "groups"), quoteList(failed))
+	}
+	if len(selected) == 0 {
+		g.Notef("no group matches")
+	}
+	return nil
+}
+
+func hasCommitted(d inspect.LiveDescription) bool {
+	for _, p := range d.Partitions {
+		if p.Committed >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hostCell(p inspect.LivePartition) string {
+	if p.Member == "" {
+		return ""
+	}
+	return p.Host
+}
+
+func offCell(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// logsFromLag recovers the log offsets wire.DescribeMany found.
+func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
+	out := map[string]map[int32]wire.LogOffsets{}
+	for _, p := range gl.Partitions {
+		if p.Start < 0 && p.End < 0 {
+			continue
+		}
+		if out[p.Topic] == nil {
+			out[p.Topic] = map[int32]wire.LogOffsets{}
+		}
+		out[p.Topic][p.Partition] = wire.LogOffsets{Start: p.Start, End: p.End, Leader: -1}
+	}
+	return out
+}
+
+// manifestLookup reads partition manifests for offline lag (nil without a
+// data dir).
+func manifestLookup(g *Globals, l volume.Layout) inspect.ManifestLookup {
+	if l.DataDir == "" {
+		return nil
+	}
+	mr := &volume.ManifestReader{L: l}
+	warned := map[*volume.Manifest]bool{}
+	return func(topic string, p int32) (*volume.Manifest, error) {
+		m, fs, err := mr.Get(topic, p)
+		if err == nil && !warned[m] {
+			warned[m] = true
+			g.WarnFindings(fs)
+		}
+		return m, err
+	}
+}
+
+func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
+	for i := range v.Groups {
+		d := &v.Groups[i]
+		if i > 0 {
+			fmtf(p.Out, "\n")
+		}
+		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
+		kv := render.NewTable("FIELD", "VALUE")
+		wc := orNone(d.WireCoordinator)
+		if d.WireCoordinatorAddr != "" {
+			wc += " (" + d.WireCoordinatorAddr + ")"
+		}
+		if d.Coordinator != nil {
+			agree := "agrees with"
+			if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
+				agree = "DISAGREES with"
+			}
+			wc += fmt.Sprintf("  FindCoordinator; %s the volume: %s (%s)", agree, orNone(d.Coordinator.Coordinator), d.Coordinator.Tier)
+		} else {
+			wc += "  FindCoordinator (no volume: not compared with assignment.json)"
+		}
+		kv.Add("coordinator", wc)
+		state := orNone(d.State)
+		if d.ProtocolType != "" || d.Protocol != "" {
+			state += fmt.Sprintf("  (protocol %s/%s)", orNone(d.ProtocolType), orNone(d.Protocol))
+		}
+		kv.Add("state", state)
+		kv.Add("members", strconv.Itoa(len(d.Members)))
+		kv.Add("sources", strings.Join(d.Sources, ", "))
+		if d.File != nil {
+			if d.File.OffsetFile != "" {
+				kv.Add("offset file", volume.DisplayName(d.File.OffsetFile))
+			} else {
+				kv.Add("offset file", "none: no committed offsets on the volume")
+			}
+		}
+		kv.Add("issues", strings.Join(d.Issues, ", "))
+		lag := "unknown"
+		if d.LagKnown {
+			lag = strconv.FormatInt(d.TotalLag, 10)
+			if d.LagUnknown > 0 {
+				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
+			}
+		}
+		kv.Add("total lag", lag+"  live (ListOffsets now)")
+		if d.File != nil && len(d.File.Partitions) > 0 {
+			fl := "unknown"
+			if d.File.LagKnown {
+				fl = strconv.FormatInt(d.File.TotalLag, 10)
+			}
+			kv.Add("file lag", fl+"  offset file vs high watermark as of the partition manifest")
+		}
+		if d.OffsetsDisagree > 0 {
+			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+		}
+		if err := writeKV(p, kv); err != nil {
+			return err
+		}
+		if len(d.Members) > 0 {
+			fmtf(p.Out, "\n")
+			mt := render.NewTable("MEMBER", "CLIENT-ID", "HOST", "ASSIGNMENT", "INSTANCE+", "SUBSCRIPTION+")
+			for _, m := range d.Members {
+				mt.Add(m.MemberID, m.ClientID, m.Host(), m.AssignmentText(), m.InstanceID, m.SubscriptionText())
+			}
+			if err := p.Table(mt); err != nil {
+				return err
+			}
+		}
+		if len(d.Partitions) > 0 {
+			fmtf(p.Out, "\n")
+			cols := []string{"TOPIC", "PARTITION", "COMMITTED"}
+			if hasVolume {
+				cols = append(cols, "FILE-COMMITTED")
+			}
+			cols = append(cols, "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "NOTE+")
+			t := render.NewTable(cols...)
+			for _, pp := range d.Partitions {
+				row := []string{pp.Topic, strconv.Itoa(int(pp.Partition)), offCell(pp.Committed)}
+				if hasVolume {
+					fc := optInt(pp.FileCommitted)
+					if pp.FileCommitted == nil {
+						fc = "-"
+					}
+					if pp.Disagree {
+						fc += " (!)"
+					}
+					row = append(row, fc)
+				}
+				row = append(row, offCell(pp.LogStart), offCell(pp.LogEnd), lagCell(pp), orDashStr(pp.Member), orDashStr(pp.ClientID), orDashStr(hostCell(pp)), pp.Note)
+				t.Add(row...)
+			}
+			if err := p.Table(t); err != nil {
+				return err
+			}
+			if len(d.Topics) > 1 {
+				fmtf(p.Out, "\n")
+				tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
+				for _, tl := range d.Topics {
+					lag := strconv.FormatInt(tl.Lag, 10)
+					if tl.Unknown == tl.Partitions {
+						lag = "unknown"
+					}
+					tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
+				}
+				if err := p.Table(tt); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
+		fmtf(p.Out, "no group matches\n")
+	}
+	return nil
+}
+
+func lagCell(p inspect.LivePartition) string {
+	if p.Lag == nil {
+		return "-"
+	}
+	s := strconv.FormatInt(*p.Lag, 10)
+	switch p.LagFrom {
+	case "file":
+		s += " (file)"
+	case "logStart":
+		s += " (from start)"
+	}
+	return s
+}
