@@ -233,18 +233,7 @@ func TestLiveGroupsListBrokersOnly(t *testing.T) {
 func TestLiveGroupsListWrongEntry(t *testing.T) {
 	sb := liveSB(t)
 	commitAdmin(t, sb, "billing", map[int32]int64{0: 1})
-	a := sb.Assignment()
-	a.ControllerEpoch--
-	a.AssignmentVersion += 10
-	a.ConsumerGroups = append([]volume.GroupEntry{{GroupID: "billing", Broker: "kaas-7", Epoch: 1}}, a.ConsumerGroups...)
-	data, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(sb.Layout().ClusterDir, "assignment.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // let the sandbox see (and reject) the file
+	writeStaleEpochAssignment(t, sb, "billing", "kaas-7")
 	v := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", sb.Layout().DataDir, "-o", "json"))
 	row := rowOf(t, v, "billing")
 	if !row.HasIssue(inspect.IssueEntryUnknownBroker) || !row.HasIssue(inspect.IssueWireMismatch) {
@@ -381,5 +370,95 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	r = live(t, sb, "groups", "describe", "lagging", "nobody-here")
 	if r.Code != 1 || !strings.Contains(r.Err, `"nobody-here"`) || strings.Contains(r.Out, "FILE-COMMITTED") || !strings.Contains(r.Out, "no volume") {
 		t.Errorf("brokers only: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}
+
+// writeStaleEpochAssignment writes an assignment.json the brokers reject
+// (a lower controller epoch) with an explicit entry for group on broker.
+func writeStaleEpochAssignment(t *testing.T, sb *sandbox.Sandbox, group, broker string) {
+	t.Helper()
+	a := sb.Assignment()
+	a.ControllerEpoch--
+	a.AssignmentVersion += 10
+	a.ConsumerGroups = append([]volume.GroupEntry{{GroupID: group, Broker: broker, Epoch: 1}}, a.ConsumerGroups...)
+	data, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sb.Layout().ClusterDir, "assignment.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the sandbox sees (and rejects) it
+}
+
+// whois --live: every broker's FindCoordinator agrees with the volume;
+// --stdin in chunks; a disagreement is flagged and --exit-code exits 3.
+func TestLiveWhois(t *testing.T) {
+	sb := liveSB(t)
+	keys := []string{"orders-app", "billing", "payments", "x"}
+	dd := sb.Layout().DataDir
+	for _, id := range sb.BrokerIDs() {
+		addr, _ := sb.Addr(id)
+		r := runCLI(t, "", nil, "whois", "--live", "--exit-code", "--brokers", addr, "--data-dir", dd, "-o", "json", keys[0], keys[1], keys[2], keys[3])
+		if r.Code != 0 {
+			t.Fatalf("asking %s: exit %d\n%s", id, r.Code, r.Err)
+		}
+		rs := decodeJSON[[]WhoisLiveResult](t, r)
+		for _, x := range rs {
+			if !x.Agrees || !x.Compared || x.WireCoordinator != x.Coordinator || x.Coordinator != sb.Coordinator(x.Key) {
+				t.Errorf("asking %s: %s wire %s computed %s agrees %v", id, x.Key, x.WireCoordinator, x.Coordinator, x.Agrees)
+			}
+		}
+	}
+	// The table has WIRE and AGREES.
+	r := live(t, sb, "whois", "--live", "--data-dir", dd, "orders-app")
+	if !strings.Contains(r.Out, "WIRE") || !strings.Contains(r.Out, "AGREES") || !strings.Contains(r.Out, "yes") {
+		t.Errorf("table:\n%s", r.Out)
+	}
+	// --stdin: 2,500 keys in chunks of 1,000.
+	var in strings.Builder
+	for i := range 2500 {
+		fmt.Fprintf(&in, "g-%d\n", i)
+	}
+	r = runCLI(t, in.String(), map[string]string{"KAASCTL_BROKERS": strings.Join(sb.Bootstrap(), ",")}, "whois", "--live", "--stdin", "--data-dir", dd, "-o", "jsonl")
+	if r.Code != 0 {
+		t.Fatalf("--stdin: exit %d %s", r.Code, r.Err)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Out), "\n")
+	if len(lines) != 2500 {
+		t.Fatalf("--stdin: %d lines", len(lines))
+	}
+	for _, ln := range lines {
+		var x WhoisLiveResult
+		if err := json.Unmarshal([]byte(ln), &x); err != nil || !x.Agrees {
+			t.Fatalf("--stdin line %s: %v", ln, err)
+		}
+	}
+	// A disagreement: the volume names kaas-2 for "billing", the brokers
+	// rejected that file.
+	other := "kaas-2"
+	if sb.Coordinator("billing") == other {
+		other = "kaas-0"
+	}
+	writeStaleEpochAssignment(t, sb, "billing", other)
+	r = live(t, sb, "whois", "--live", "--data-dir", dd, "billing", "payments")
+	if r.Code != 0 || !strings.Contains(r.Out, "NO") || !strings.Contains(r.Err, "1 key of 2: FindCoordinator disagrees") {
+		t.Errorf("disagreement without --exit-code: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	r = live(t, sb, "whois", "--live", "--exit-code", "--data-dir", dd, "billing", "-o", "json")
+	rs := decodeJSON[[]WhoisLiveResult](t, r)
+	if r.Code != 3 || rs[0].Agrees || rs[0].Coordinator != other || !strings.Contains(strings.Join(rs[0].Warnings, ";"), "DISAGREES") {
+		t.Errorf("--exit-code: exit %d %+v", r.Code, rs)
+	}
+	r = runCLI(t, "billing\n", map[string]string{"KAASCTL_BROKERS": strings.Join(sb.Bootstrap(), ",")}, "whois", "--live", "--exit-code", "--stdin", "--data-dir", dd)
+	if r.Code != 3 || !strings.Contains(r.Out, "NO") {
+		t.Errorf("--stdin --exit-code: exit %d\n%s", r.Code, r.Out)
+	}
+	// Usage errors.
+	if r := runCLI(t, "", nil, "whois", "--live", "--data-dir", dd, "x"); r.Code != 2 || !strings.Contains(r.Err, "needs brokers") {
+		t.Errorf("--live without brokers: exit %d %s", r.Code, r.Err)
+	}
+	if r := live(t, sb, "whois", "--exit-code", "--data-dir", dd, "x"); r.Code != 2 {
+		t.Errorf("--exit-code without --live: exit %d", r.Code)
 	}
 }

@@ -50,7 +50,8 @@ Examples:
   kaasctl whois --txn --data-dir /data payments-tx-0
   kubectl exec kaas-0 -- ls /data/__cluster/__consumer_offsets | sed 's/\.json$//' | kaasctl whois --stdin -o jsonl --data-dir ./snapshot
   kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
-  kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app`,
+  kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app
+  kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
 			&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
@@ -58,6 +59,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
 			&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
 			&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+			&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
+			&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := whoisOptions{
@@ -74,6 +77,9 @@ Examples:
 			g, err := globals(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("live") || c.Bool("exit-code") {
+				return runWhoisLiveCmd(c, g, opts) // whois_live.go
 			}
 			return runWhois(g, opts)
 		},

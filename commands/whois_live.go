@@ -1,0 +1,325 @@
+package commands
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// whois --live: FindCoordinator for every key (batched), beside the answer
+// computed from the volume.
+
+// WhoisLiveResult is one key's computed answer plus the wire's.
+type WhoisLiveResult struct {
+	inspect.WhoisResult
+	// WireCoordinator is FindCoordinator's answer ("" when it failed).
+	WireCoordinator string `json:"wireCoordinator"`
+	WireNode        int32  `json:"wireNode"`
+	WireError       string `json:"wireError,omitempty"`
+	// Compared is false when FindCoordinator failed for another reason
+	// than COORDINATOR_NOT_AVAILABLE: nothing to compare (Agrees false).
+	Compared bool `json:"compared"`
+	// Agrees: the wire and the volume name the same broker (a
+	// COORDINATOR_NOT_AVAILABLE answer agrees with "none").
+	Agrees bool `json:"agrees"`
+}
+
+// whoisLiveStats counts what a run found.
+type whoisLiveStats struct {
+	keys, disagree, failed int
+}
+
+func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *whoisLiveStats) ([]WhoisLiveResult, error) {
+	coords, err := findCoordinators(ctx, cl, keys, wh.Kind == inspect.KindTxn)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WhoisLiveResult, len(keys))
+	for i, k := range keys {
+		r := WhoisLiveResult{WhoisResult: wh.Resolve(k), WireNode: -1}
+		co := coords[k]
+		if co.Err != "" {
+			r.WireError = co.Err
+		} else {
+			r.WireNode = co.NodeID
+			r.WireCoordinator = names.Name(co.NodeID)
+		}
+		r.Compared = co.Err == "" || co.Code == kerr.CoordinatorNotAvailable.Code
+		r.Agrees = r.Compared && !inspect.WireDisagrees(r.Coordinator, co)
+		if !r.Compared {
+			st.failed++
+			r.Warnings = append(r.Warnings, "FindCoordinator failed: "+co.Err)
+		} else if !r.Agrees {
+			st.disagree++
+			wireSays := r.WireCoordinator
+			if wireSays == "" {
+				wireSays = "no coordinator (" + co.Err + ")"
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("DISAGREES: FindCoordinator says %s, the volume says %s", wireSays, orNone(r.Coordinator)))
+		}
+		if r.Warnings == nil {
+			r.Warnings = []string{}
+		}
+		st.keys++
+		out[i] = r
+	}
+	return out, nil
+}
+
+func whoisLiveHeaders(wh *inspect.Whois) []string {
+	h := []string{"KEY", "COORDINATOR", "WIRE", "AGREES", "TIER", "HASH SAYS", "SLOT"}
+	if wh.Kind == inspect.KindTxn {
+		h = append(h, "TXN SLOT FILE")
+	}
+	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
+}
+
+func whoisLiveRow(r WhoisLiveResult) []string {
+	agrees := "yes"
+	switch {
+	case !r.Compared:
+		agrees = "unknown"
+	case !r.Agrees:
+		agrees = "NO"
+	}
+	wireCell := r.WireCoordinator
+	if wireCell == "" {
+		wireCell = "error"
+		if r.Compared {
+			wireCell = "none"
+		}
+	}
+	row := []string{r.Key, orDashStr(r.Coordinator), wireCell, agrees, r.Tier, orDashStr(r.HashCoordinator), slotCell(r.WhoisResult)}
+	if r.Kind == inspect.KindTxn {
+		row = append(row, r.TxnSlotFile)
+	}
+	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
+}
+
+// runWhoisLive answers keys (arguments, or stdin in chunks) with the wire
+// beside the volume.
+func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, opts whoisOptions, names *inspect.NodeNamer, exitCode bool) error {
+	var st whoisLiveStats
+	if !opts.Stdin {
+		rs, err := liveWhoisResults(ctx, cl, wh, names, opts.Keys, &st)
+		if err != nil {
+			return err
+		}
+		t := render.NewTable(whoisLiveHeaders(wh)...)
+		for _, r := range rs {
+			t.Add(whoisLiveRow(r)...)
+		}
+		if err := g.Printer.Print(render.Output{Data: rs, Items: rs, Table: t, Human: func(p *render.Printer) error {
+			fmtf(p.Out, "%s; live: FindCoordinator from %s\n", wh.Scenario, strings.Join(cl.Settings.Brokers, ","))
+			return p.Table(t)
+		}}); err != nil {
+			return err
+		}
+	} else if err := streamWhoisLive(ctx, g, cl, wh, names, &st); err != nil {
+		return err
+	}
+	return whoisLiveVerdict(g, &st, exitCode)
+}
+
+func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
+	if st.disagree > 0 {
+		g.Warnf("%s of %d: FindCoordinator disagrees with the coordinator computed from the volume (brokers route by another assignment, or an entry names a broker that is gone)",
+			plural(st.disagree, "key", "keys"), st.keys)
+	} else if st.keys > 0 {
+		g.Notef("live: FindCoordinator agrees with the volume for all %s", plural(st.keys, "key", "keys"))
+	}
+	if st.failed > 0 {
+		return fmt.Errorf("FindCoordinator failed for %s", plural(st.failed, "key", "keys"))
+	}
+	if st.disagree > 0 && exitCode {
+		return exit.ProblemsFound("%s disagree", plural(st.disagree, "key", "keys"))
+	}
+	return nil
+}
+
+// streamWhoisLive reads keys from stdin and answers them findChunk at a
+// time, so millions of keys never sit in memory at once.
+func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
+	br := bufio.NewReaderSize(g.IO.In, 256<<10)
+	bw := bufio.NewWriterSize(g.IO.Out, 256<<10)
+	f := g.Printer.Format
+	cols := whoisLiveHeaders(wh)
+	shown := make([]bool, len(cols))
+	var hdr []string
+	for i, h := range cols {
+		shown[i] = !strings.HasSuffix(h, "+") || f == render.Wide || f == render.CSV
+		if shown[i] {
+			hdr = append(hdr, strings.TrimSuffix(h, "+"))
+		}
+	}
+	var csvw *csv.Writer
+	n := 0
+	switch f {
+	case render.JSON:
+		bw.WriteString("[\n")
+	case render.CSV:
+		csvw = csv.NewWriter(bw)
+		csvw.Write(hdr)
+	case render.Table, render.Wide:
+		fmtf(bw, "%s; live: FindCoordinator from %s\n", wh.Scenario, strings.Join(cl.Settings.Brokers, ","))
+	}
+	flush := func(keys []string) error {
+		if len(keys) == 0 {
+			return nil
+		}
+		rs, err := liveWhoisResults(ctx, cl, wh, names, keys, st)
+		if err != nil {
+			return err
+		}
+		var tw *tabwriter.Writer
+		for _, r := range rs {
+			switch f {
+			case render.JSON, render.JSONL:
+				b, err := json.Marshal(r)
+				if err != nil {
+					return err
+				}
+				if f == render.JSON && n > 0 {
+					bw.WriteString(",\n")
+				}
+				bw.Write(b)
+				if f == render.JSONL {
+					bw.WriteByte('\n')
+				}
+			case render.YAML:
+				if err := render.WriteYAML(bw, []WhoisLiveResult{r}); err != nil {
+					return err
+				}
+			default:
+				row := whoisLiveRow(r)
+				cells := make([]string, 0, len(hdr))
+				for i, c := range row {
+					if shown[i] {
+						cells = append(cells, c)
+					}
+				}
+				if f == render.CSV {
+					csvw.Write(cells)
+					break
+				}
+				if tw == nil {
+					tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+					if n == 0 {
+						fmtf(tw, "%s\n", strings.Join(hdr, "\t"))
+					}
+				}
+				for i := range cells {
+					cells[i] = strings.ReplaceAll(orDashStr(cells[i]), "\t", " ")
+				}
+				fmtf(tw, "%s\n", strings.Join(cells, "\t"))
+			}
+			n++
+		}
+		if tw != nil {
+			tw.Flush()
+		}
+		return nil
+	}
+	chunk := make([]string, 0, findChunk)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if key := bytes.TrimRight(line, "\r\n"); len(key) > 0 {
+			chunk = append(chunk, string(key))
+			if len(chunk) == findChunk {
+				if ferr := flush(chunk); ferr != nil {
+					return ferr
+				}
+				chunk = chunk[:0]
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading keys from standard input: %w", err)
+		}
+	}
+	if err := flush(chunk); err != nil {
+		return err
+	}
+	switch f {
+	case render.JSON:
+		if n > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("]\n")
+	case render.CSV:
+		csvw.Flush()
+		if err := csvw.Error(); err != nil {
+			return err
+		}
+	case render.YAML:
+		if n == 0 {
+			bw.WriteString("[]\n")
+		}
+	}
+	if n == 0 {
+		g.Warnf("no keys on standard input")
+	}
+	return bw.Flush()
+}
+
+// runWhoisLiveCmd checks the flags and connects.
+func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
+	if !c.Bool("live") {
+		return exit.UsageErrorf("--exit-code goes with --live")
+	}
+	if opts.WhatIf.Active() || opts.WhatIf.KeepListed {
+		return exit.UsageErrorf("--live compares the brokers with the current assignment; it does not go with --what-if-down/--what-if-brokers")
+	}
+	if len(opts.Keys) == 0 && !opts.Stdin {
+		return exit.UsageErrorf("give at least one KEY, or --stdin to read keys from standard input")
+	}
+	if len(opts.Keys) > 0 && opts.Stdin {
+		return exit.UsageErrorf("give keys as arguments or with --stdin, not both")
+	}
+	cl, err := liveClient(c.Context, g)
+	if err != nil {
+		return err
+	}
+	if cl == nil {
+		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
+	}
+	defer cl.Close()
+	a, err := loadAssignment(g, opts.AssignmentFile)
+	if err != nil {
+		return err
+	}
+	kind := inspect.KindGroup
+	if opts.Txn {
+		kind = inspect.KindTxn
+	}
+	wh, err := inspect.NewWhois(a, kind, inspect.WhatIf{})
+	if err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
+	return runWhoisLive(c.Context, g, cl, wh, opts, inspect.NewNodeNamer(a), c.Bool("exit-code"))
+}
