@@ -462,3 +462,131 @@ func TestLiveWhois(t *testing.T) {
 		t.Errorf("--exit-code without --live: exit %d", r.Code)
 	}
 }
+
+type doctorJSON struct {
+	Mode     string                  `json:"mode"`
+	Checks   []inspect.CheckRun      `json:"checks"`
+	Summary  inspect.CheckSummary    `json:"summary"`
+	Findings []inspect.DoctorFinding `json:"findings"`
+	Sources  GroupsSourcesView       `json:"sources"`
+}
+
+func findingOf(t *testing.T, d doctorJSON, code string) inspect.DoctorFinding {
+	t.Helper()
+	for _, f := range d.Findings {
+		if f.Code == code {
+			return f
+		}
+	}
+	var codes []string
+	for _, f := range d.Findings {
+		codes = append(codes, f.Code)
+	}
+	t.Fatalf("no %s finding; have %v", code, codes)
+	return inspect.DoctorFinding{}
+}
+
+// doctor against the sandbox: healthy first (exit 0), then stale groups,
+// a file-only group and a wrong explicit entry the brokers rejected: ranked
+// findings with fixes, exit 3.
+func TestLiveDoctor(t *testing.T) {
+	sb := liveSB(t)
+	sb.EmulateStaleGroups(true)
+	dd := sb.Layout().DataDir
+	var groups []string
+	for i := range 10 {
+		g := fmt.Sprintf("doc-%d", i)
+		groups = append(groups, g)
+		commitAdmin(t, sb, g, map[int32]int64{0: 1})
+	}
+	r := live(t, sb, "doctor", "--data-dir", dd)
+	if r.Code != 0 || !strings.Contains(r.Out, "kaasctl doctor: merged; checks run: volume, entries, txn, live") {
+		t.Fatalf("healthy sandbox: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	stale := stopAndFindStale(t, sb, groups, "kaas-2")
+	writeFile(t, sb.Layout().OffsetsPath(), "forgotten.json", `{"offsets":{"orders/0":1}}`)
+	writeStaleEpochAssignment(t, sb, "doc-0", "kaas-7")
+
+	r = live(t, sb, "doctor", "--data-dir", dd, "-o", "json")
+	if r.Code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.Code, r.Err)
+	}
+	d := decodeJSON[doctorJSON](t, r)
+	if d.Mode != "merged" || d.Summary.Errors == 0 {
+		t.Errorf("mode %s summary %+v", d.Mode, d.Summary)
+	}
+	// Ranked: errors first, then warnings, then info; within a severity by blast radius.
+	for i := 1; i < len(d.Findings); i++ {
+		a, b := d.Findings[i-1], d.Findings[i]
+		ra, rb := inspect.SeverityRank(a.Severity), inspect.SeverityRank(b.Severity)
+		if ra > rb || (ra == rb && a.BlastRadius < b.BlastRadius) {
+			t.Errorf("not ranked: %s(%s,%d) before %s(%s,%d)", a.Code, a.Severity, a.BlastRadius, b.Code, b.Severity, b.BlastRadius)
+		}
+	}
+	staleBrokers := map[string]bool{}
+	for _, from := range stale {
+		staleBrokers[from] = true
+	}
+	for _, f := range d.Findings {
+		if f.Code == inspect.DocStaleGroups {
+			b := strings.Fields(f.Message)[1]
+			if !staleBrokers[b] || !strings.Contains(f.Fix, "restart broker "+b+" to drop its stale cache") {
+				t.Errorf("stale finding %+v (stale on %v)", f, staleBrokers)
+			}
+			delete(staleBrokers, b)
+		}
+	}
+	if len(staleBrokers) > 0 {
+		t.Errorf("no stale finding for %v", staleBrokers)
+	}
+	wm := findingOf(t, d, inspect.DocWireMismatch)
+	if wm.Severity != volume.SevError || !slices.Contains(wm.Subjects, "doc-0") || len(wm.Commands) == 0 || !strings.Contains(wm.Commands[0], "whois --live") {
+		t.Errorf("wireMismatch finding %+v", wm)
+	}
+	eu := findingOf(t, d, inspect.DocEntryUnknownBroker)
+	if eu.Severity != volume.SevError || !strings.Contains(eu.Message, "kaas-7") {
+		t.Errorf("entry finding %+v", eu)
+	}
+	fo := findingOf(t, d, inspect.DocFileOnly)
+	if fo.Severity != volume.SevInfo || !slices.Contains(fo.Subjects, "forgotten") || !strings.Contains(strings.Join(fo.Commands, " "), "kaasctl offsets reset") {
+		t.Errorf("file-only finding %+v", fo)
+	}
+	// The table groups by severity and prints the fixes.
+	r = live(t, sb, "doctor", "--data-dir", dd)
+	for _, want := range []string{"ERRORS (", "WARNINGS (", "INFO (", "fix: restart broker", "$ kaasctl whois --live", "PROBLEMS FOUND"} {
+		if !strings.Contains(r.Out, want) {
+			t.Errorf("doctor table lacks %q:\n%s", want, r.Out)
+		}
+	}
+	// --severity error hides the rest, but the exit code stays 3.
+	d = decodeJSON[doctorJSON](t, live(t, sb, "doctor", "--data-dir", dd, "-s", "error", "-o", "json"))
+	for _, f := range d.Findings {
+		if f.Severity != volume.SevError {
+			t.Errorf("-s error shows %s %s", f.Severity, f.Code)
+		}
+	}
+}
+
+// doctor when no broker answers: the offline checks run and it says so;
+// offline without brokers says so too.
+func TestDoctorOfflineOnly(t *testing.T) {
+	sb := liveSB(t)
+	dd := sb.Layout().DataDir
+	addr, _ := sb.Addr("kaas-1")
+	sb.Close()
+	r := runCLI(t, "", map[string]string{"KAASCTL_TIMEOUT": "1s"}, "doctor", "--data-dir", dd, "--brokers", addr, "-o", "json")
+	if r.Code != 3 || !strings.Contains(r.Err, "no broker answered") {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	d := decodeJSON[doctorJSON](t, r)
+	if d.Mode != "offline" || findingOf(t, d, inspect.DocNoBrokerAnswers).Severity != volume.SevError {
+		t.Errorf("mode %s findings %+v", d.Mode, d.Findings)
+	}
+	r = runCLI(t, "", nil, "doctor", "--data-dir", dd)
+	if r.Code != 0 || !strings.Contains(r.Err, "offline only") || !strings.Contains(r.Out, "not run: live (no brokers given") {
+		t.Errorf("offline: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if r := runCLI(t, "", nil, "doctor"); r.Code != 2 {
+		t.Errorf("nothing to check: exit %d %s", r.Code, r.Err)
+	}
+}
