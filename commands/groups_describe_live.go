@@ -118,6 +118,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	if derr != nil {
 		g.Warnf("log offsets: %v (lag unknown where the log end is missing)", derr)
 	}
+	fetchAllFallback(c, g, cl, described, knownTP, hasVolume)
 	v := GroupsDescribeLiveView{NotFound: []string{}, Groups: []inspect.LiveDescription{},
 		Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: brokers}}
 	if hasVolume {
@@ -377,4 +378,67 @@ func lagCell(p inspect.LivePartition) string {
 		s += " (from start)"
 	}
 	return s
+}
+
+// fetchAllFallback asks OffsetFetch-all for groups whose partitions nothing
+// named (no members, no offset file): Kafka answers it, kaas answers
+// nothing. Found partitions get their log offsets in one more round.
+func fetchAllFallback(c *cli.Context, g *Globals, cl *wire.Client, described []wire.GroupDescription, knownTP map[string]wire.TopicPartitions, hasVolume bool) {
+	coords := map[string]wire.Coordinator{}
+	idx := map[string]int{}
+	var groups []string
+	for i, w := range described {
+		if w.Err != "" || w.Coordinator < 0 || len(w.Members) > 0 || knownTP[w.Group] != nil || len(w.Committed.Offsets) > 0 {
+			continue
+		}
+		coords[w.Group] = wire.Coordinator{Key: w.Group, NodeID: w.Coordinator}
+		idx[w.Group] = i
+		groups = append(groups, w.Group)
+	}
+	if len(groups) == 0 {
+		return
+	}
+	fetched := cl.FetchAllCommitted(c.Context, groups, coords)
+	union := wire.TopicPartitions{}
+	var empty []string
+	for _, grp := range groups {
+		fo := fetched[grp]
+		n := 0
+		for t, ps := range fo.Offsets {
+			for p := range ps {
+				union.Add(t, p)
+				n++
+			}
+		}
+		if n == 0 {
+			empty = append(empty, grp)
+		}
+	}
+	var logs map[string]map[int32]wire.LogOffsets
+	if len(union) > 0 {
+		var err error
+		if logs, err = cl.ListLogOffsets(c.Context, union); err != nil {
+			g.Warnf("log offsets: %v", err)
+		}
+	}
+	for _, grp := range groups {
+		fo := fetched[grp]
+		if len(fo.Offsets) == 0 {
+			continue
+		}
+		w := &described[idx[grp]]
+		w.Committed = fo
+		gl := map[string]map[int32]wire.LogOffsets{}
+		for t := range fo.Offsets {
+			gl[t] = logs[t]
+		}
+		w.Lag = wire.ComputeLag(fo.Offsets, gl, nil)
+	}
+	if len(empty) > 0 {
+		hint := "pass --data-dir to read their offset files"
+		if hasVolume {
+			hint = "and no offset file on the volume"
+		}
+		g.Warnf("no partitions known for %s (no members, and kaas answers nothing to OffsetFetch-all): %s", quoteList(empty), hint)
+	}
 }
