@@ -148,6 +148,9 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Groups = append(v.Groups, ld)
 	}
 	v.Requests = cl.Counter.Snapshot()
+	if v.Sources.Brokers == nil {
+		v.Sources.Brokers = []BrokerSourceView{}
+	}
 	// Kafka-style state lines and disagreements, on stderr.
 	for _, d := range v.Groups {
 		if m := inspect.StateMessage(d.Group, d.State); m != "" && !g.Quiet {

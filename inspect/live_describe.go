@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
@@ -101,6 +102,9 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 		d.Errors = append(d.Errors, "OffsetFetch: "+w.Committed.Err)
 	}
 	if file != nil {
+		fc := *file
+		noNilSlices(&fc)
+		file = &fc
 		d.File = file
 		cv := file.Coordinator
 		d.Coordinator = &cv
@@ -245,4 +249,27 @@ func (f *LagFilter) MatchTotal(known bool, total int64) bool {
 		return false
 	}
 	return f.Match(&GroupDescription{LagKnown: true, TotalLag: total})
+}
+
+// noNilSlices makes every list of an offline description non-nil, so
+// machine output needs no rewriting pass (10,000 groups in one document).
+func noNilSlices(d *GroupDescription) {
+	if d.Sources == nil {
+		d.Sources = []string{}
+	}
+	if d.Issues == nil {
+		d.Issues = []string{}
+	}
+	if d.OtherFiles == nil {
+		d.OtherFiles = []string{}
+	}
+	if d.Partitions == nil {
+		d.Partitions = []PartitionOffset{}
+	}
+	if d.Topics == nil {
+		d.Topics = []TopicLag{}
+	}
+	if d.Findings == nil {
+		d.Findings = []volume.Finding{}
+	}
 }
