@@ -119,7 +119,13 @@ func runDoctor(c *cli.Context) error {
 		}
 	default:
 		brokerFlags = " --brokers " + shellQuoteCmd(strings.Join(g.Conn().Brokers, ","))
-		cl, cerr := g.Client(c.Context)
+		cl, badSeeds, cerr := doctorClient(c, g)
+		for _, b := range badSeeds {
+			rep.Add(inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,
+				Subjects: []string{b.Broker}, Message: "seed " + b.Error(),
+				Fix:      "if that broker was removed on purpose, drop it from --brokers/KAASCTL_BROKERS/the profile; otherwise check its pod and logs",
+				Commands: []string{"kaasctl config check" + brokerFlags}})
+		}
 		if cerr != nil {
 			if exit.Code(cerr) == 2 {
 				return cerr
@@ -289,4 +295,26 @@ func shellQuoteCmd(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// doctorClient connects like Globals.Client but hands back the seeds that
+// did not answer, so they become findings instead of bare warnings.
+func doctorClient(c *cli.Context, g *Globals) (*wire.Client, []*wire.BrokerError, error) {
+	if g.conn.err != nil {
+		return nil, nil, exit.UsageErrorf("%v", g.conn.err)
+	}
+	if g.conn.fileErr != nil && g.conn.explicit {
+		return nil, nil, exit.UsageErrorf("%v", g.conn.fileErr)
+	}
+	wire.SoftwareVersion = Version
+	cl, err := wire.NewClient(g.Conn())
+	if err != nil {
+		return nil, nil, err
+	}
+	_, bad, err := cl.Check(c.Context)
+	if err != nil {
+		cl.Close()
+		return nil, bad, err
+	}
+	return cl, bad, nil
 }

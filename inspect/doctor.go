@@ -29,6 +29,7 @@ const (
 	DocTxnOverdue         = "txn.overdue"
 	DocBrokerUnreachable  = "live.brokerUnreachable"
 	DocNoBrokerAnswers    = "live.noBrokerAnswers"
+	DocSeedUnreachable    = "live.seedUnreachable"
 	DocStaleGroups        = "live.staleGroups"
 	DocWireMismatch       = "live.wireMismatch"
 	DocFileOnly           = "live.fileOnlyGroups"
