@@ -590,3 +590,39 @@ func TestDoctorOfflineOnly(t *testing.T) {
 		t.Errorf("nothing to check: exit %d %s", r.Code, r.Err)
 	}
 }
+
+// groups describe --regex with brokers selects from the volume and every
+// broker's ListGroups; doctor --offline skips the live checks.
+func TestLiveDescribeRegexAndDoctorOffline(t *testing.T) {
+	sb := liveSB(t)
+	for _, g := range []string{"team-a", "team-b", "other"} {
+		commitAdmin(t, sb, g, map[int32]int64{0: 1})
+	}
+	dd := sb.Layout().DataDir
+	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--regex", "^team-", "-o", "json"))
+	var got []string
+	for _, d := range v.Groups {
+		got = append(got, d.Group)
+	}
+	if !slices.Equal(got, []string{"team-a", "team-b"}) || v.Sources.Mode != "live" {
+		t.Errorf("--regex ^team- (brokers only): %v mode %s", got, v.Sources.Mode)
+	}
+	// Requests per broker are reported and bounded by the brokers, not the groups.
+	var total int64
+	for _, bc := range v.Requests {
+		total += bc.Requests
+	}
+	if len(v.Requests) == 0 || total > 40 {
+		t.Errorf("requests %+v", v.Requests)
+	}
+	r := live(t, sb, "doctor", "--offline", "--data-dir", dd, "-o", "json")
+	d := decodeJSON[doctorJSON](t, r)
+	if r.Code != 0 || d.Mode != "offline" || len(d.Sources.Brokers) != 0 {
+		t.Errorf("--offline: exit %d mode %s", r.Code, d.Mode)
+	}
+	for _, c := range d.Checks {
+		if c.Name == inspect.CheckLive && (c.Ran || !strings.Contains(c.Note, "--offline")) {
+			t.Errorf("live check with --offline: %+v", c)
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package inspect
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+func TestBrokerOrdinalAndNames(t *testing.T) {
+	for id, want := range map[string]int32{"kaas-2": 2, "skafka-10": 10, "a-b-c-7": 7, "7": 7, "kaas-": -1, "kaas-x": -1, "": -1} {
+		got, ok := BrokerOrdinal(id)
+		if (want >= 0) != ok || (ok && got != want) {
+			t.Errorf("BrokerOrdinal(%q) = %d, %v; want %d", id, got, ok, want)
+		}
+	}
+	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "skafka-0", Health: "alive"}, {ID: "skafka-2", Health: "alive"}}}
+	n := NewNodeNamer(a)
+	if n.Name(2) != "skafka-2" || n.Name(1) != "skafka-1" || n.Name(-1) != "" {
+		t.Errorf("names: %q %q", n.Name(2), n.Name(1))
+	}
+	if NewNodeNamer(nil).Name(3) != "node 3" {
+		t.Errorf("no volume: %q", NewNodeNamer(nil).Name(3))
+	}
+	if !SameBroker("skafka-2", 2) || SameBroker("skafka-2", 20) || SameBroker("", 0) {
+		t.Error("SameBroker")
+	}
+}
+
+func TestParseStates(t *testing.T) {
+	got, err := ParseStates(" empty,STABLE,, preparingrebalance,Empty")
+	if err != nil || !slices.Equal(got, []string{"Empty", "Stable", "PreparingRebalance"}) {
+		t.Errorf("got %v %v", got, err)
+	}
+	if _, err := ParseStates("stable,sleepy"); err == nil || !strings.Contains(err.Error(), "sleepy") {
+		t.Errorf("bad state: %v", err)
+	}
+	if got, err := ParseStates(""); err != nil || got != nil {
+		t.Errorf("empty: %v %v", got, err)
+	}
+}
+
+func FuzzParseStates(f *testing.F) {
+	for _, s := range []string{"", "empty", "Stable,Dead", ",,,", "\x00", "stable,stable", strings.Repeat("x,", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseStates(s)
+		if err != nil {
+			return
+		}
+		for _, st := range got {
+			if !slices.Contains(GroupStates, st) {
+				t.Fatalf("%q gave unknown state %q", s, st)
+			}
+		}
+	})
+}
+
+func FuzzBrokerOrdinal(f *testing.F) {
+	for _, s := range []string{"kaas-0", "skafka-12", "-", "", "kaas-99999999999", "\xff-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := BrokerOrdinal(s)
+		if ok && (n < 0 || !strings.HasSuffix(s, strconv.Itoa(int(n)))) {
+			t.Fatalf("%q → %d", s, n)
+		}
+	})
+}
+
+func TestWireDisagrees(t *testing.T) {
+	ok := wire.Coordinator{Key: "g", NodeID: 1}
+	cna := wire.Coordinator{Key: "g", NodeID: -1, Code: kerr.CoordinatorNotAvailable.Code, Err: "COORDINATOR_NOT_AVAILABLE"}
+	other := wire.Coordinator{Key: "g", NodeID: -1, Err: "the broker did not answer for this key"}
+	cases := []struct {
+		computed string
+		co       wire.Coordinator
+		want     bool
+	}{
+		{"kaas-1", ok, false}, {"kaas-2", ok, true}, {"", ok, true},
+		{"", cna, false}, {"kaas-1", cna, true}, {"kaas-1", other, false},
+	}
+	for _, c := range cases {
+		if got := WireDisagrees(c.computed, c.co); got != c.want {
+			t.Errorf("WireDisagrees(%q, %+v) = %v", c.computed, c.co, got)
+		}
+	}
+}
+
+// MergeLive from literals: a stale listing, a file-only group, a wire
+// mismatch, and a live-only group.
+func TestMergeLive(t *testing.T) {
+	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}},
+		ConsumerGroups: []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-1"}}}
+	rt := a.Router()
+	coordOf := func(g string) int32 { n, _ := BrokerOrdinal(rt.Group(g).Coordinator); return n }
+	other := func(n int32) int32 { return 1 - n }
+	files := []GroupFile{{Group: "on-disk", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 2},
+		{Group: "busy", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 1}}
+	ls := []wire.BrokerGroups{
+		{Broker: wire.Broker{NodeID: coordOf("busy")}, Groups: []wire.ListedGroup{{Group: "busy", State: "Stable", ProtocolType: "consumer"}}},
+		{Broker: wire.Broker{NodeID: other(coordOf("busy"))}, Groups: []wire.ListedGroup{{Group: "busy", State: "Empty"}, {Group: "live-only", State: "Empty"}}},
+	}
+	coords := map[string]wire.Coordinator{
+		"busy":      {Key: "busy", NodeID: coordOf("busy")},
+		"on-disk":   {Key: "on-disk", NodeID: coordOf("on-disk")},
+		"pinned":    {Key: "pinned", NodeID: 0}, // the volume says kaas-1
+		"live-only": {Key: "live-only", NodeID: other(coordOf("busy"))},
+	}
+	la := &LiveAnswers{Listings: ls, Coords: coords, HasAssignment: true, Names: NewNodeNamer(a),
+		Described: map[string]wire.DescribedGroup{"busy": {Group: "busy", State: "Stable", Protocol: "range", Members: make([]wire.Member, 3)}}}
+	rows := BuildGroupRows(GroupsInput{Assignment: a, Files: files, Extra: la.LiveGroupNames()})
+	MergeLive(rows, la)
+	by := map[string]GroupRow{}
+	for _, r := range rows {
+		by[r.Group] = r
+	}
+	busy := by["busy"]
+	if !busy.HasIssue(IssueStaleOnNonCoord) || busy.Live.Members != 3 || busy.Live.State != "Stable" || busy.Live.Protocol != "range" || len(busy.Live.StaleOn) != 1 {
+		t.Errorf("busy: %+v %+v", busy, busy.Live)
+	}
+	if busy.HasIssue(IssueFileOnly) || busy.HasIssue(IssueWireMismatch) {
+		t.Errorf("busy flags %v", busy.Issues)
+	}
+	if d := by["on-disk"]; !d.HasIssue(IssueFileOnly) || d.Live.State != "" {
+		t.Errorf("on-disk: %v", d.Issues)
+	}
+	if p := by["pinned"]; !p.HasIssue(IssueWireMismatch) || p.HasIssue(IssueFileOnly) {
+		t.Errorf("pinned: %v", p.Issues)
+	}
+	lo := by["live-only"]
+	if !slices.Equal(lo.Sources, []string{SourceLive}) || lo.HasIssue(IssueStaleOnNonCoord) || lo.Live.State != "Empty" {
+		t.Errorf("live-only: %+v %+v", lo, lo.Live)
+	}
+	if !StateMatch(&lo, []string{"Empty"}) || StateMatch(&lo, []string{"Stable"}) || !StateMatch(&lo, nil) {
+		t.Error("StateMatch")
+	}
+}
+
+func TestStateMessage(t *testing.T) {
+	for state, want := range map[string]string{
+		"Empty":              "Consumer group 'g' has no active members.",
+		"Dead":               "Consumer group 'g' does not exist.",
+		"PreparingRebalance": "Warning: Consumer group 'g' is rebalancing.",
+		"Stable":             "",
+	} {
+		if got := StateMessage("g", state); got != want {
+			t.Errorf("%s: %q", state, got)
+		}
+	}
+}
+
+// BuildLiveDescription: file vs live, lag from live, from the file when the
+// coordinator has nothing loaded, from the log start when nothing is committed.
+func TestBuildLiveDescription(t *testing.T) {
+	w := wire.GroupDescription{DescribedGroup: wire.DescribedGroup{Group: "g", Coordinator: 1, State: "Empty", Members: []wire.Member{}},
+		Committed: wire.GroupOffsets{Offsets: map[string]map[int32]wire.Committed{"t": {0: {Offset: 5}, 1: {Offset: -1}, 2: {Offset: 9}}}}}
+	file := &GroupDescription{Group: "g", Coordinator: CoordinatorView{Coordinator: "kaas-1", Tier: "hash"}, Sources: []string{SourceFile},
+		Partitions: []PartitionOffset{{Topic: "t", Partition: 0, Committed: 5}, {Topic: "t", Partition: 1, Committed: 3}, {Topic: "t", Partition: 2, Committed: 7}}}
+	logs := map[string]map[int32]wire.LogOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}, 3: {Start: 4, End: 10}}}
+	d := BuildLiveDescription(w, file, logs, nil)
+	if len(d.Partitions) != 3 || d.TotalLag != 5+7+1 || d.OffsetsDisagree != 1 || d.CoordinatorAgrees == nil || !*d.CoordinatorAgrees {
+		t.Fatalf("%+v", d)
+	}
+	p1 := d.Partitions[1]
+	if p1.LagFrom != "file" || *p1.Lag != 7 || p1.Committed != -1 || !strings.Contains(p1.Note, "offset file") {
+		t.Errorf("p1 %+v", p1)
+	}
+	if p2 := d.Partitions[2]; !p2.Disagree || p2.LagFrom != "live" || *p2.Lag != 1 {
+		t.Errorf("p2 %+v", p2)
+	}
+	file.Coordinator.Coordinator = "kaas-0"
+	if d := BuildLiveDescription(w, file, logs, nil); !slices.Contains(d.Issues, IssueWireMismatch) {
+		t.Errorf("mismatch not flagged: %v", d.Issues)
+	}
+	// Nothing committed anywhere: lag from the log start.
+	w.Committed.Offsets = map[string]map[int32]wire.Committed{"t": {3: {Offset: -1}}}
+	w.Members = []wire.Member{{MemberID: "m", Assignment: []wire.AssignedTopic{{Topic: "t", Partitions: []int32{3}}}, AssignmentReported: true}}
+	d = BuildLiveDescription(w, nil, logs, nil)
+	if len(d.Partitions) != 1 || d.Partitions[0].LagFrom != "logStart" || *d.Partitions[0].Lag != 6 || d.Partitions[0].Member != "m" || d.Coordinator != nil {
+		t.Errorf("log start: %+v", d.Partitions)
+	}
+}
