@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -122,7 +123,11 @@ func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
 	if !g.HasBrokers() {
 		return nil, nil
 	}
-	return g.Client(ctx)
+	cl, err := g.Client(ctx)
+	if err != nil && g.HasVolume() && exit.Code(err) != exit.Usage {
+		return nil, fmt.Errorf("%w (for the volume alone, run without brokers: drop --brokers / unset KAASCTL_BROKERS)", err)
+	}
+	return cl, err
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

@@ -301,12 +301,12 @@ func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
 	if len(opts.Keys) > 0 && opts.Stdin {
 		return exit.UsageErrorf("give keys as arguments or with --stdin, not both")
 	}
-	cl, err := liveClient(c.Context, g)
+	if !g.HasBrokers() && (g.conn == nil || g.conn.err == nil) {
+		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
+	}
+	cl, err := g.Client(c.Context)
 	if err != nil {
 		return err
-	}
-	if cl == nil {
-		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
 	defer cl.Close()
 	a, err := loadAssignment(g, opts.AssignmentFile)
