@@ -175,6 +175,31 @@ func TestLiveGroupsListMerged(t *testing.T) {
 		}
 	}
 
+	// "A deleted group reappears": delete a stale group on its coordinator;
+	// its old broker still lists it.
+	var deleted string
+	for g := range stale {
+		deleted = g
+		break
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var running []string
+	for _, id := range sb.BrokerIDs() {
+		if a, _ := sb.Addr(id); sb.Running(id) {
+			running = append(running, a)
+		}
+	}
+	if _, err := kadm.NewClient(sbClient(t, sb, kgo.SeedBrokers(running...))).DeleteGroups(ctx, deleted); err != nil {
+		t.Fatal(err)
+	}
+	v = decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "-o", "json"))
+	row := rowOf(t, v, deleted)
+	if slices.Contains(row.Sources, inspect.SourceFile) || !slices.Contains(row.Sources, inspect.SourceLive) || !row.HasIssue(inspect.IssueStaleOnNonCoord) || row.Live.State != "" ||
+		!slices.Equal(row.Live.ListedBy, []string{stale[deleted]}) {
+		t.Errorf("deleted %s: sources %v issues %v live %+v", deleted, row.Sources, row.Issues, row.Live)
+	}
+
 	// The table says which sources were used and shows the flags.
 	r = live(t, sb, "groups", "list", "--data-dir", l.DataDir, "--issue", "staleOnNonCoordinator")
 	if !strings.HasPrefix(r.Out, "sources: volume ") || !strings.Contains(r.Out, "brokers kaas-0,kaas-1 (2 of 2 answered)") {
@@ -409,6 +434,10 @@ func TestLiveWhois(t *testing.T) {
 				t.Errorf("asking %s: %s wire %s computed %s agrees %v", id, x.Key, x.WireCoordinator, x.Coordinator, x.Agrees)
 			}
 		}
+	}
+	// Transactional ids go through FindCoordinator type 1 (hash tier).
+	if rs := decodeJSON[[]WhoisLiveResult](t, live(t, sb, "whois", "--live", "--txn", "--exit-code", "--data-dir", dd, "-o", "json", "tx-1", "payments-tx-0")); len(rs) != 2 || !rs[0].Agrees || !rs[1].Agrees || rs[0].Kind != "txn" {
+		t.Errorf("--txn --live: %+v", rs)
 	}
 	// The table has WIRE and AGREES.
 	r := live(t, sb, "whois", "--live", "--data-dir", dd, "orders-app")
