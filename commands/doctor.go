@@ -112,7 +112,7 @@ func runDoctor(c *cli.Context) error {
 	switch {
 	case c.Bool("offline"):
 		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "skipped (--offline)"})
-	case !g.HasBrokers() && (g.conn == nil || g.conn.err == nil):
+	case !wantsBrokers(c, g):
 		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "no brokers given (--brokers, KAASCTL_BROKERS or a profile)"})
 		if !hasVolume {
 			return exit.UsageErrorf("nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)")

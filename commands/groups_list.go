@@ -112,7 +112,7 @@ func runGroupsList(c *cli.Context) error {
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
 	}
-	cl, err := liveClient(c.Context, g)
+	cl, err := liveClient(c, g)
 	if err != nil {
 		return err
 	}

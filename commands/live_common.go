@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -113,14 +115,9 @@ func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 
 // liveClient connects when brokers are configured. It returns nil, nil
 // when none are; a connection failure is returned as the error.
-func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
-	if g.conn != nil && g.conn.err != nil {
-		// A connection setting that does not resolve (a broker list that
-		// does not parse, an unknown SASL mechanism) must not silently turn
-		// a live run into an offline one.
-		return g.Client(ctx)
-	}
-	if !g.HasBrokers() {
+func liveClient(c *cli.Context, g *Globals) (*wire.Client, error) {
+	ctx := c.Context
+	if !wantsBrokers(c, g) {
 		return nil, nil
 	}
 	cl, err := g.Client(ctx)
@@ -128,6 +125,21 @@ func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
 		return nil, fmt.Errorf("%w (for the volume alone, run without brokers: drop --brokers / unset KAASCTL_BROKERS)", err)
 	}
 	return cl, err
+}
+
+// wantsBrokers reports whether brokers were asked for. A connection setting
+// that does not resolve must not silently turn a live run into an offline
+// one when brokers were named (Client then reports it); with no brokers
+// named anywhere it only earns a warning.
+func wantsBrokers(c *cli.Context, g *Globals) bool {
+	if g.conn != nil && g.conn.err != nil {
+		if c.IsSet(wire.KeyBrokers) || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.explicit {
+			return true
+		}
+		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.err)
+		return false
+	}
+	return g.HasBrokers()
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {
