@@ -264,7 +264,7 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 		for i, f := range fs {
 			fmtf(p.Out, "%2d. [%s] %s  (affects %d)\n", i+1, f.Check, f.Code, f.BlastRadius)
 			fmtf(p.Out, "    %s\n", f.Message)
-			if len(f.Subjects) > 0 && f.BlastRadius > 1 {
+			if len(f.Subjects) > 0 && (f.BlastRadius > 1 || !strings.Contains(f.Message, f.Subjects[0])) {
 				more := ""
 				if f.BlastRadius > len(f.Subjects) {
 					more = fmt.Sprintf(" … and %d more", f.BlastRadius-len(f.Subjects))

@@ -78,6 +78,7 @@ func init() {
 				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
 				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
 				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
 			},
 			Action: runSandbox,
 		}
@@ -152,6 +153,7 @@ func runSandbox(c *cli.Context) error {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	defer sb.Close()
+	sb.EmulateStaleGroups(c.Bool("stale-groups")) // internal/sandbox/stale.go
 	// The marker that makes this volume a sandbox's (see checkSandboxDir).
 	_ = os.MkdirAll(filepath.Join(sb.Layout().DataDir, sandbox.StateDirName), 0o755)
 
