@@ -87,7 +87,9 @@ func (s *Sandbox) StartDemo() error {
 		for m := 0; m < g.members; m++ {
 			cl, err := kgo.NewClient(append(common,
 				kgo.ConsumerGroup(g.group), kgo.ConsumeTopics(g.topics...),
-				kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
+				// A short rebalance timeout bounds how long a rebalance
+				// waits for a member lost with a stopped broker's connection.
+				kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(500*time.Millisecond), kgo.RebalanceTimeout(5*time.Second),
 				kgo.AutoCommitInterval(time.Second), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 			if err != nil {
 				return err

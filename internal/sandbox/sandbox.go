@@ -370,11 +370,12 @@ func (s *Sandbox) Close() {
 	if s.closed.Swap(true) {
 		return
 	}
-	// Demo clients leave their groups while the brokers still answer.
+	// Demo clients leave their groups while the brokers still answer (a
+	// client stuck in a rebalance is cut off when the brokers stop).
 	if s.demoCancel != nil {
 		s.demoCancel()
 	}
-	s.demoWG.Wait()
+	waitTimeout(&s.demoWG, 10*time.Second)
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -382,6 +383,7 @@ func (s *Sandbox) Close() {
 		b.stop()
 	}
 	s.wg.Wait()
+	waitTimeout(&s.demoWG, 5*time.Second)
 	if s.admin != nil {
 		s.admin.Close()
 	}
@@ -391,6 +393,21 @@ func (s *Sandbox) Close() {
 	for _, b := range s.brokers {
 		b.log.log("INFO", targetSandbox, "sandbox: broker shut down", kv{"broker", b.id})
 		b.log.close()
+	}
+}
+
+// waitTimeout waits for wg, at most d.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 
