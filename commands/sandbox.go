@@ -68,7 +68,7 @@ func init() {
 			Name:        "sandbox",
 			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
 			UsageText:   "kaasctl sandbox [--brokers N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
-			Description: sandboxDescription,
+			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "brokers", Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
 				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},

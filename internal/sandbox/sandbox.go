@@ -26,6 +26,10 @@
 //     lines and `group coordinator change` lines (side gained/lost).
 //   - A stopped broker closes its listener and every connection: clients get
 //     connection refused, exactly as with a dead pod.
+//   - A group whose coordinator changes loses its members (they get
+//     UNKNOWN_MEMBER_ID and rejoin: one rebalance, as on kaas).
+//   - ApiVersions advertises kaas's version caps for the group APIs and hides
+//     KIP-848 and share groups, which kaas does not serve.
 //
 // The sandbox also re-reads assignment.json every PollInterval, so a
 // hand-edited file (same controllerEpoch, higher assignmentVersion) takes
@@ -41,7 +45,11 @@
 //	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { ... })
 //
 // Start registers Close with t.Cleanup. New/Close do the same without a
-// testing.TB. Known differences from kaas are listed in Limits.
+// testing.TB. Change/Command return which known groups moved; Status and
+// ServeControl (GET /status, POST /stop?broker=…) are what the command
+// exposes. Sandbox.Kfake gives kfake's GroupInfo for assertions about group
+// state. With Options.Persist the Kafka state survives a restart on the same
+// data dir. Known differences from kaas are listed in Limits.
 package sandbox
 
 import (
@@ -69,13 +77,15 @@ import (
 )
 
 // Limits lists where the sandbox knowingly differs from kaas.
-const Limits = `the sandbox differs from kaas in these ways:
-- group state lives in one kfake cluster behind all brokers: a group that moves has its members evicted (they rejoin, one rebalance, as on kaas) but its committed offsets stay in memory (kaas's new coordinator reloads them from the file at the rejoin);
-- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any generation);
-- produce and fetch are served by any broker (leaders are advertised in Metadata from assignment.json but not enforced);
-- DescribeGroups of a group the coordinator does not hold answers Dead (kfake), kaas answers Empty;
+const Limits = `- one kfake cluster holds every group behind all brokers: a group that moves has
+  its members evicted (they rejoin, one rebalance, as on kaas) but keeps its
+  committed offsets in memory (kaas's new coordinator reloads the file instead);
+- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any);
+- produce and fetch are served by any broker (Metadata advertises the leaders of
+  assignment.json, but they are not enforced);
+- DescribeGroups of a group the coordinator does not hold says Dead (kaas: Empty);
 - transactional offset commits are not mirrored into the offset files;
-- a controller change is immediate (kaas waits for its lease and a 2 s broker poll).`
+- controller changes are immediate (kaas waits for its lease and a 2 s poll).`
 
 // Placement chooses how the controller places explicit consumerGroups[] entries.
 type Placement string
