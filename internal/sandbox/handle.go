@@ -401,7 +401,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 				d := kmsg.NewDescribeGroupsResponseGroup()
 				d.Group, d.ErrorCode = g, errNotCoordinator
 				return d
-			}, nil)
+			}, deadAsEmpty)
 
 	case *kmsg.DeleteGroupsRequest:
 		return s.splitGroups(b, f, r.Groups, owns,
@@ -503,6 +503,17 @@ func (s *Sandbox) splitGroups(b *broker, f *frame, groups []string, owns func(st
 		return rawResponse(f, resp)
 	}
 	return it
+}
+
+// deadAsEmpty: kaas describes a group it coordinates but does not hold in
+// memory as Empty with no members; kfake says Dead.
+func deadAsEmpty(resp kmsg.Response) {
+	r := resp.(*kmsg.DescribeGroupsResponse)
+	for i := range r.Groups {
+		if g := &r.Groups[i]; g.ErrorCode == 0 && g.State == "Dead" {
+			g.State = "Empty"
+		}
+	}
 }
 
 func appendGroup(resp kmsg.Response, g any) {

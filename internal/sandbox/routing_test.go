@@ -625,3 +625,14 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+func TestDescribeUnknownGroupIsEmptyLikeKaas(t *testing.T) {
+	sb := Start(t, Options{Brokers: 2})
+	const g = "never-seen"
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Groups = []string{g}
+	resp := direct(t, sb, sb.Coordinator(g), dg).(*kmsg.DescribeGroupsResponse)
+	if len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 || resp.Groups[0].State != "Empty" || len(resp.Groups[0].Members) != 0 {
+		t.Fatalf("describe of an unknown group = %+v, want Empty with no members (kaas)", resp.Groups)
+	}
+}

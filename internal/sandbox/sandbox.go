@@ -83,7 +83,6 @@ const Limits = `- one kfake cluster holds every group behind all brokers: a grou
 - OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any);
 - produce and fetch are served by any broker (Metadata advertises the leaders of
   assignment.json, but they are not enforced);
-- DescribeGroups of a group the coordinator does not hold says Dead (kaas: Empty);
 - transactional offset commits are not mirrored into the offset files;
 - controller changes are immediate (kaas waits for its lease and a 2 s poll).`
 
