@@ -38,11 +38,14 @@
 // # Using it in a test
 //
 //	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
-//	cl, _ := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...), kgo.ConsumerGroup("g1"), ...)
-//	layout := sb.Layout()                   // volume.Layout{DataDir, ClusterDir}
-//	v := sb.Assignment().AssignmentVersion  // what the brokers route by now
-//	sb.StopBroker("kaas-1")                 // returns once the new assignment is written
-//	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { ... })
+//	ctx := context.Background()
+//	sb.Produce(ctx, "orders", 4, 10)                               // 10 records per partition
+//	sb.Commit(ctx, "billing", map[string]map[int32]int64{"orders": {0: 5}}) // an Empty group with a file
+//	cl, _ := sb.Client(sandbox.ConsumerOpts("g1", "orders")...)     // a live member (quick timeouts)
+//	layout := sb.Layout()                                          // volume.Layout{DataDir, ClusterDir}
+//	v := sb.Assignment().AssignmentVersion                         // what the brokers route by now
+//	sb.StopBroker("kaas-1")                                        // returns once the new assignment is written
+//	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { _, ok := sb.CommittedOffsets("g1"); return ok })
 //
 // Start registers Close with t.Cleanup. New/Close do the same without a
 // testing.TB. Change/Command return which known groups moved; Status and
