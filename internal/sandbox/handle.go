@@ -23,6 +23,7 @@ var kaasMaxVersions = map[int16]int16{
 	int16(kmsg.ListGroups):                4,
 	int16(kmsg.DeleteGroups):              2,
 	int16(kmsg.OffsetDelete):              0,
+	int16(kmsg.TxnOffsetCommit):           5, // by topic name, as the offset files are keyed
 	int16(kmsg.ConsumerGroupHeartbeat):    -1,
 	int16(kmsg.ConsumerGroupDescribe):     -1,
 	int16(kmsg.ShareGroupHeartbeat):       -1,
@@ -371,7 +372,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 
 	case *kmsg.TxnOffsetCommitRequest:
 		if owns(r.Group) {
-			return relay(f)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterTxnOffsetCommit(b, f, r, raw) })
 		}
 		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
 		for _, t := range r.Topics {
@@ -456,7 +457,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 
 	case *kmsg.EndTxnRequest:
 		if ownsTxn(r.TransactionalID) {
-			return relay(f)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterEndTxn(b, f, r, raw) })
 		}
 		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
 		resp.ErrorCode = errNotCoordinator

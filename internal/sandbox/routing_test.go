@@ -636,3 +636,27 @@ func TestDescribeUnknownGroupIsEmptyLikeKaas(t *testing.T) {
 		t.Fatalf("describe of an unknown group = %+v, want Empty with no members (kaas)", resp.Groups)
 	}
 }
+
+func TestApiVersionsAdvertiseKaasCaps(t *testing.T) {
+	sb := Start(t, Options{Brokers: 1})
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 3
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl-test", "1"
+	resp := direct(t, sb, "kaas-0", req).(*kmsg.ApiVersionsResponse)
+	got := map[int16]int16{}
+	for _, k := range resp.ApiKeys {
+		got[k.ApiKey] = k.MaxVersion
+	}
+	for key, max := range kaasMaxVersions {
+		v, listed := got[key]
+		if max < 0 && listed {
+			t.Errorf("%s is advertised; kaas does not serve it", kmsg.NameForKey(key))
+		}
+		if max >= 0 && (!listed || v > max) {
+			t.Errorf("%s: advertised max v%d (listed %v), kaas serves up to v%d", kmsg.NameForKey(key), v, listed, max)
+		}
+	}
+	if _, ok := got[int16(kmsg.Produce)]; !ok {
+		t.Fatal("Produce vanished from ApiVersions")
+	}
+}

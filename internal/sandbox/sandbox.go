@@ -86,7 +86,8 @@ const Limits = `- one kfake cluster holds every group behind all brokers: a grou
 - OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any);
 - produce and fetch are served by any broker (Metadata advertises the leaders of
   assignment.json, but they are not enforced);
-- transactional offset commits are not mirrored into the offset files;
+- transactional offsets reach the offset files at EndTxn(commit) even when the
+  transaction and group coordinators differ (kaas loses them then, gh #114);
 - controller changes are immediate (kaas waits for its lease and a 2 s poll).`
 
 // Placement chooses how the controller places explicit consumerGroups[] entries.
@@ -158,6 +159,7 @@ type Sandbox struct {
 
 	offsets   *offsetStore
 	manifests *manifestWriter
+	txn       txnOffsets
 
 	// KeepMembersOnMove, when set before groups move, lets a moved group
 	// keep its members (no rebalance); by default they are evicted and
