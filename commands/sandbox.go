@@ -44,11 +44,15 @@ Topics, records, groups and committed offsets are kept under
 DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
 carries on where it stopped (the controller takes the next epoch and version).
 
+Only --data-dir names the volume (KAAS_DATA_DIR is ignored, so a sandbox never
+lands on a real cluster's volume by accident); -q skips the banner, -o json
+prints it as one JSON object.
+
 The sandbox refuses a data dir holding an assignment.json it did not write
 (a real kaas volume) unless --force: it writes assignment.json.
 
 Examples:
-  # a 3-broker sandbox with demo groups, in a new temporary dir
+  # a 3-broker sandbox with demo groups, in a temporary dir removed on exit
   kaasctl sandbox --demo
 
   # a fixed volume and ports, 5 brokers
@@ -78,6 +82,7 @@ func init() {
 				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
 				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
 				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
 			},
 			Action: runSandbox,
 		}
@@ -96,6 +101,7 @@ type sandboxInfo struct {
 	Placement  string   `json:"placement"`
 	Demo       bool     `json:"demo"`
 	TempDir    bool     `json:"tempDir"`
+	Keep       bool     `json:"keep"`
 }
 
 func runSandbox(c *cli.Context) error {
@@ -144,6 +150,9 @@ func runSandbox(c *cli.Context) error {
 		return err
 	}
 
+	if temp && !c.Bool("keep") {
+		defer os.RemoveAll(dataDir)
+	}
 	sb, err := sandbox.New(sandbox.Options{
 		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement,
 		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
@@ -186,9 +195,11 @@ func runSandbox(c *cli.Context) error {
 
 	l := sb.Layout()
 	info := sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
-		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp}
-	if err := printSandboxInfo(g, info); err != nil {
-		return err
+		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp, Keep: c.Bool("keep")}
+	if !g.Quiet || g.Printer.Format.Machine() {
+		if err := printSandboxInfo(g, info); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -223,10 +234,14 @@ func runSandbox(c *cli.Context) error {
 }
 
 func finishSandbox(g *Globals, info sandboxInfo) error {
-	if !g.Printer.Format.Machine() {
-		fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
-		if info.TempDir {
-			fmtf(g.IO.Out, "remove it with: rm -rf %s\n", info.DataDir)
+	if !g.Printer.Format.Machine() && !g.Quiet {
+		switch {
+		case !info.TempDir:
+			fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
+		case info.Keep:
+			fmtf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
+		default:
+			fmtf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
 		}
 	}
 	return nil
@@ -250,8 +265,10 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 	w := g.IO.Out
 	fmtf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
 	fmtf(w, "  bootstrap:   %s\n", info.Bootstrap)
-	if info.TempDir {
-		fmtf(w, "  data dir:    %s (new temporary dir)\n", info.DataDir)
+	if info.TempDir && !info.Keep {
+		fmtf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
+	} else if info.TempDir {
+		fmtf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
 	} else {
 		fmtf(w, "  data dir:    %s\n", info.DataDir)
 	}
