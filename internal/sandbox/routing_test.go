@@ -660,3 +660,19 @@ func TestApiVersionsAdvertiseKaasCaps(t *testing.T) {
 		t.Fatal("Produce vanished from ApiVersions")
 	}
 }
+
+func TestElevenBrokersSortLexicographically(t *testing.T) {
+	sb := Start(t, Options{Brokers: 11})
+	a, rt := volumeRouter(t, sb)
+	if a.Brokers[2].ID != "kaas-10" {
+		t.Fatalf("brokers[] not in kaas's lexicographic order: %v", a.Brokers)
+	}
+	// g1 hashes to slot 10 of 11: kaas-9 (lexicographic), billing to slot 2: kaas-10.
+	if c := rt.Group("g1").Coordinator; c != "kaas-9" {
+		t.Fatalf("g1 -> %s, want kaas-9", c)
+	}
+	if c := rt.Group("billing").Coordinator; c != "kaas-10" {
+		t.Fatalf("billing -> %s, want kaas-10", c)
+	}
+	assertFindCoordinator(t, sb, append(groupNames(30), "g1", "billing"))
+}
