@@ -62,7 +62,7 @@ func prepare(cmd *cli.Command) {
 		return
 	}
 	if cmd.Name != "help" {
-		cmd.Flags = append(cmd.Flags, commonFlags()...)
+		cmd.Flags = appendMissing(cmd.Flags, commonFlags())
 	}
 }
 

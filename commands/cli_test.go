@@ -2,15 +2,12 @@ package commands
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
 
 // cliResult is what one kaasctl run printed.
 type cliResult struct {
@@ -35,23 +32,7 @@ func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) c
 // golden compares got with testdata/golden/NAME (rewritten with -update).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run go test -run %s -update)", p, err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("output differs from %s (run with -update to accept):\n--- want\n%s\n--- got\n%s", p, want, got)
-	}
+	checkGolden(t, name, []byte(got))
 }
 
 // repoTestdata is the repository's top-level testdata dir.

@@ -20,13 +20,13 @@ const (
 // commonFlags are attached to every leaf command, so they work after the
 // command name as every example writes them.
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
-	}
+	}, liveFlags()...)
 }
 
 // Globals is what the common flags resolve to for one command run.
@@ -35,6 +35,7 @@ type Globals struct {
 	Printer *render.Printer
 	Quiet   bool
 	vin     volume.ResolveInput
+	conn    *connState // connection settings and profile (liveflags.go)
 }
 
 // globals reads the common flags.
@@ -55,6 +56,9 @@ func globals(c *cli.Context) (*Globals, error) {
 			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
 			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
 		},
+	}
+	if err := g.applyConn(c); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

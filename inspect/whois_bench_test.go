@@ -7,7 +7,7 @@ import (
 
 // BenchmarkAppendJSON is the per-key cost of the streaming fast path.
 func BenchmarkAppendJSON(b *testing.B) {
-	wh, err := NewWhois(testAssignment(), KindGroup, WhatIf{})
+	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 
 // BenchmarkAppendJSONHealthy is the common case: every broker alive, no entry.
 func BenchmarkAppendJSONHealthy(b *testing.B) {
-	a := testAssignment()
+	a := whoisAssignment()
 	for i := range a.Brokers {
 		a.Brokers[i].Health = "alive"
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
-func testAssignment() *volume.Assignment {
+func whoisAssignment() *volume.Assignment {
 	return &volume.Assignment{
 		AssignmentVersion: 4, ControllerEpoch: 1, Controller: "kaas-0",
 		Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "dead"}, {ID: "kaas-10", Health: "alive"}, {ID: "kaas-2", Health: "draining"}},
@@ -45,7 +45,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, kind := range []Kind{KindGroup, KindTxn} {
 		for _, wi := range []WhatIf{{}, {Down: []string{"kaas-10"}}, {Down: []string{"kaas-0"}, KeepListed: true}, {Brokers: []string{"kaas-3", "kaas-4"}}} {
-			wh, err := NewWhois(testAssignment(), kind, wi)
+			wh, err := NewWhois(whoisAssignment(), kind, wi)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +60,8 @@ func FuzzWhoisJSON(f *testing.F) {
 	for _, s := range []string{"", "pinned", "a/b", "bad\xff", "\u2028", "ctl\x00"} {
 		f.Add(s, false)
 	}
-	wh, _ := NewWhois(testAssignment(), KindGroup, WhatIf{})
-	whTxn, _ := NewWhois(testAssignment(), KindTxn, WhatIf{Down: []string{"kaas-0"}})
+	wh, _ := NewWhois(whoisAssignment(), KindGroup, WhatIf{})
+	whTxn, _ := NewWhois(whoisAssignment(), KindTxn, WhatIf{Down: []string{"kaas-0"}})
 	f.Fuzz(func(t *testing.T, key string, txn bool) {
 		w := wh
 		if txn {
@@ -88,7 +88,7 @@ func TestGroupIDProblem(t *testing.T) {
 }
 
 func TestWhatIfRetiresEntriesOnDownBrokers(t *testing.T) {
-	wh, err := NewWhois(testAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}})
+	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestWhatIfRetiresEntriesOnDownBrokers(t *testing.T) {
 	if r.NumBrokers != 3 {
 		t.Errorf("down broker must leave brokers[]: %d listed", r.NumBrokers)
 	}
-	wh, _ = NewWhois(testAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}, KeepListed: true})
+	wh, _ = NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}, KeepListed: true})
 	if r := wh.Resolve("pinned"); r.NumBrokers != 4 {
 		t.Errorf("--keep-listed must keep the divisor: %d", r.NumBrokers)
 	}
-	if _, err := NewWhois(testAssignment(), KindGroup, WhatIf{Down: []string{"nope"}}); err == nil {
+	if _, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"nope"}}); err == nil {
 		t.Error("unknown broker accepted")
 	}
 }

@@ -191,6 +191,10 @@ func (p *Printer) Table(t *TableData) error {
 	return tb.Render()
 }
 
+// cellCleaner keeps a cell on one line and escapes 0xff, which tabwriter
+// would take as its escape character. Built once: a Replacer is costly.
+var cellCleaner = strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`)
+
 func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	writeRow := func(cells []string) {
@@ -198,7 +202,7 @@ func writePlain(w io.Writer, hdr []string, rows [][]string) error {
 			if i > 0 {
 				io.WriteString(tw, "\t")
 			}
-			io.WriteString(tw, strings.NewReplacer("\t", " ", "\n", " ").Replace(orDash(c)))
+			io.WriteString(tw, cellCleaner.Replace(orDash(c)))
 		}
 		io.WriteString(tw, "\n")
 	}

@@ -172,9 +172,13 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 		add(SevWarning, "assignment.badTimestamp", fmt.Sprintf("generatedAt %q is not an RFC 3339 time", a.GeneratedAt), "")
 	}
 	seen := make(map[string]int, len(a.Brokers))
+	health := make(map[string]string, len(a.Brokers)) // first listing wins, as Health does
 	alive := 0
 	for _, b := range a.Brokers {
 		seen[b.ID]++
+		if seen[b.ID] == 1 {
+			health[b.ID] = b.Health
+		}
 		if seen[b.ID] == 2 {
 			add(SevError, "assignment.duplicateBroker", fmt.Sprintf("broker %q is listed more than once; the hash divisor counts it twice", b.ID),
 				"the controller must rewrite the file; restart the controller if it keeps writing duplicates")
@@ -205,7 +209,7 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 		if seen[e.Broker] == 0 {
 			add(SevError, "assignment.entryUnknownBroker", fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker),
 				"wait for the next controller recompute (a broker join/leave or topic change); until then the group cannot commit")
-		} else if hl, _ := a.Health(e.Broker); hl != grouphash.HealthAlive {
+		} else if hl := health[e.Broker]; hl != grouphash.HealthAlive {
 			add(SevError, "assignment.entryDeadBroker", fmt.Sprintf("group %q is explicitly assigned to %q, whose health is %q: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker, hl),
 				"wait for the next controller recompute; until then the group cannot commit")
 		}

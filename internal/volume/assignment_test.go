@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func codes(fs []Finding) string {
+func findingCodes(fs []Finding) string {
 	var cs []string
 	for _, f := range fs {
 		cs = append(cs, f.Code)
@@ -57,8 +57,8 @@ func TestParseAssignmentFindings(t *testing.T) {
 			t.Errorf("%s: %v", tc.json, err)
 			continue
 		}
-		if !strings.Contains(codes(fs), tc.want) {
-			t.Errorf("%s: findings %s, want %s", tc.json, codes(fs), tc.want)
+		if !strings.Contains(findingCodes(fs), tc.want) {
+			t.Errorf("%s: findings %s, want %s", tc.json, findingCodes(fs), tc.want)
 		}
 		for _, f := range fs {
 			if f.Path != "a.json" || f.Message == "" || f.Severity == "" {

@@ -1,0 +1,252 @@
+package commands
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+func init() {
+	registerSub("assignment", assignmentUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:      "diff",
+			Usage:     "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+			ArgsUsage: "[OLD] [NEW]",
+			UsageText: "kaasctl assignment diff [FILE]            audit every explicit entry (no FILE: the volume's assignment.json)\n" +
+				"kaasctl assignment diff OLD NEW [--group G]... [--txn ID]... [--exit-code]",
+			Description: "With one file (or none), every consumerGroups[] entry is checked against what the hash tier\n" +
+				"alone would say: agrees, disagrees (retiring the entry would move the group), deadBroker,\n" +
+				"unknownBroker, duplicate.\n\n" +
+				"With two files: brokers joined/left/health changed, entries added/removed/moved, and every\n" +
+				"known group (entries of both files ∪ offset files on the volume when one is given ∪ --group)\n" +
+				"whose coordinator changes, with its cause. Causes, first match wins: broker_left,\n" +
+				"entry_added/entry_removed/entry_moved, controller_failover, broker_joined, divisor_changed.\n\n" +
+				"--exit-code: exit 3 when there are differences (two files) or entries that do not agree (one file).",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
+				&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
+				&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
+			},
+			Action: assignmentDiff,
+		}
+	})
+}
+
+func assignmentDiff(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	args := c.Args().Slice()
+	if len(args) > 2 {
+		return exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d", len(args))
+	}
+	if len(args) < 2 {
+		path := ""
+		if len(args) == 1 {
+			path = args[0]
+		} else {
+			l, err := g.Layout()
+			if err != nil {
+				return err
+			}
+			path = l.AssignmentPath()
+		}
+		return assignmentAudit(c, g, path)
+	}
+	// Both files are read and parsed at once: with 100,000 entries the
+	// JSON decoding is most of the work.
+	type read struct {
+		a   *volume.Assignment
+		fs  []volume.Finding
+		err error
+	}
+	var r [2]read
+	var wg sync.WaitGroup
+	for i := range r {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r[i].a, r[i].fs, r[i].err = volume.ReadAssignment(args[i])
+		}()
+	}
+	wg.Wait()
+	for i := range r {
+		if r[i].err != nil {
+			return r[i].err
+		}
+		g.WarnFindings(r[i].fs)
+	}
+	old, cur := r[0].a, r[1].a
+	if old.ControllerEpoch > cur.ControllerEpoch || (old.ControllerEpoch == cur.ControllerEpoch && old.AssignmentVersion > cur.AssignmentVersion) {
+		g.Warnf("OLD (epoch %d, v%d) is newer than NEW (epoch %d, v%d); comparing in the order given",
+			old.ControllerEpoch, old.AssignmentVersion, cur.ControllerEpoch, cur.AssignmentVersion)
+	}
+	groups := append(trOffsetGroups(g), c.StringSlice("group")...)
+	d := inspect.DiffAssignments(args[0], old, args[1], cur, groups, c.StringSlice("txn"))
+
+	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "FROM TIER+", "TO TIER+", "DETAIL+")
+	for _, m := range d.Moves {
+		t.Add(string(m.Kind), m.Key, m.From, m.To, string(m.Cause), string(m.FromTier), string(m.ToTier), m.Detail)
+	}
+	if err := g.Printer.Print(render.Output{Data: d, Items: d.Moves, Table: t, Human: func(p *render.Printer) error {
+		return trRenderDiff(p, d)
+	}}); err != nil {
+		return err
+	}
+	if c.Bool("exit-code") && d.HasDifferences() {
+		return exit.ProblemsFound("differences found")
+	}
+	return nil
+}
+
+func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
+	ref := func(r inspect.VersionRef) string {
+		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, trDash(r.Controller), trDash(r.GeneratedAt))
+	}
+	lines := []string{
+		"old  " + ref(d.Old) + "  " + d.Old.Path,
+		"new  " + ref(d.New) + "  " + d.New.Path,
+	}
+	if d.Failover {
+		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
+			d.Old.ControllerEpoch, d.New.ControllerEpoch, trDash(d.Old.Controller), trDash(d.New.Controller))))
+	} else if d.ControllerChanged {
+		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", trDash(d.Old.Controller), trDash(d.New.Controller)))
+	}
+	if d.OldDivisor != d.NewDivisor {
+		lines = append(lines, fmt.Sprintf("hash divisor %d → %d: hash-tier groups may move", d.OldDivisor, d.NewDivisor))
+	}
+	lines = append(lines, "", trPaint(p, trBold, "BROKERS"))
+	if len(d.Brokers) == 0 {
+		lines = append(lines, "  no change")
+	}
+	for _, b := range d.Brokers {
+		switch b.Change {
+		case "joined":
+			lines = append(lines, trPaint(p, trGreen, "  + "+trSafe(b.ID, 80))+"  joined ("+b.NewHealth+")")
+		case "left":
+			lines = append(lines, trPaint(p, trRed, "  - "+trSafe(b.ID, 80))+"  left (was "+b.OldHealth+")")
+		default:
+			lines = append(lines, trPaint(p, trYellow, "  ~ "+trSafe(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
+		}
+	}
+	lines = append(lines, "", trPaint(p, trBold, "EXPLICIT ENTRIES"))
+	if len(d.Entries) == 0 {
+		lines = append(lines, "  no change")
+	}
+	for _, e := range d.Entries {
+		switch e.Change {
+		case "added":
+			lines = append(lines, "  + "+trSafe(e.Group, 80)+" → "+e.NewBroker)
+		case "removed":
+			lines = append(lines, "  - "+trSafe(e.Group, 80)+" (was "+e.OldBroker+")")
+		default:
+			lines = append(lines, "  ~ "+trSafe(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
+		}
+	}
+	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", trCountKind(d.Moves, inspect.KindGroup), d.GroupsChecked)
+	if d.TxnsChecked > 0 {
+		head += fmt.Sprintf(", %d of %d transactional ids", trCountKind(d.Moves, inspect.KindTxn), d.TxnsChecked)
+	}
+	lines = append(lines, "", trPaint(p, trBold, head))
+	if err := trLines(p.Out, lines...); err != nil {
+		return err
+	}
+	if len(d.Moves) == 0 {
+		return trLines(p.Out, "  none")
+	}
+	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "DETAIL")
+	for _, m := range d.Moves {
+		t.Add(string(m.Kind), trSafe(m.Key, 60), m.From, m.To, string(m.Cause), m.Detail)
+	}
+	if err := p.Table(t); err != nil {
+		return err
+	}
+	var parts []string
+	for _, cc := range d.MovesByCause {
+		parts = append(parts, cc.Cause.String()+" "+strconv.Itoa(cc.Count))
+	}
+	return trLines(p.Out, "by cause: "+strings.Join(parts, ", "))
+}
+
+func trCountKind(ms []inspect.Move, k inspect.Kind) int {
+	n := 0
+	for _, m := range ms {
+		if m.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+type trAuditView struct {
+	Assignment inspect.VersionRef   `json:"assignment"`
+	Counts     map[string]int       `json:"counts"`
+	Entries    []inspect.EntryAudit `json:"entries"`
+}
+
+func assignmentAudit(c *cli.Context, g *Globals, path string) error {
+	a, _, err := trReadAssignment(g, path)
+	if err != nil {
+		return err
+	}
+	v := trAuditView{Assignment: inspect.VersionRefOf(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
+	problems := 0
+	for _, e := range v.Entries {
+		v.Counts[string(e.Status)]++
+		if e.Status != inspect.EntryAgrees {
+			problems++
+		}
+	}
+	t := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
+	for _, e := range v.Entries {
+		t.Add(e.Group, e.Broker, string(e.Status), e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
+			strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
+	}
+	err = g.Printer.Print(render.Output{Data: v, Items: v.Entries, Table: t, Human: func(p *render.Printer) error {
+		head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
+			a.ControllerEpoch, a.AssignmentVersion, trDash(a.Controller), path,
+			trPlural(len(v.Entries), "explicit entry", "explicit entries"))
+		var parts []string
+		for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
+			if n := v.Counts[string(k)]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		if len(parts) > 0 {
+			head += " — " + strings.Join(parts, ", ")
+		}
+		if err := trLines(p.Out, head); err != nil {
+			return err
+		}
+		if len(v.Entries) == 0 {
+			return trLines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
+		}
+		tt := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
+		for _, e := range v.Entries {
+			st := string(e.Status)
+			if e.Status != inspect.EntryAgrees {
+				st = trPaint(p, trYellow, st)
+			}
+			tt.Add(trSafe(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
+				strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
+		}
+		return p.Table(tt)
+	}})
+	if err != nil {
+		return err
+	}
+	if c.Bool("exit-code") && problems > 0 {
+		return exit.ProblemsFound("%d entries do not agree with the hash tier", problems)
+	}
+	return nil
+}

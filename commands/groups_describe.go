@@ -1,0 +1,295 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// groupsDescribeOptions is 'groups describe' after flag parsing.
+type groupsDescribeOptions struct {
+	names []string
+	all   bool
+	regex string
+	lag   *inspect.LagFilter
+}
+
+// GroupsDescribeView is the machine document of 'groups describe'.
+type GroupsDescribeView struct {
+	Sources GroupsSourcesView          `json:"sources"`
+	Groups  []inspect.GroupDescription `json:"groups"`
+	// NotFound lists requested groups with neither an offset file nor an
+	// explicit entry.
+	NotFound []string `json:"notFound"`
+}
+
+func init() {
+	registerSub("groups", groupsUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:      "describe",
+			Usage:     "coordinator resolution, committed offsets and offline lag of groups",
+			ArgsUsage: "GROUP...",
+			Description: "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
+				"else the legacy one); log start and high watermark from DATA/<topic>/<partition>/manifest.json.\n" +
+				"Lag is HIGH-WATERMARK − COMMITTED as of the partition manifest, not a live log end offset.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
+				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
+				&cli.StringFlag{Name: "lag", Usage: "only groups whose total offline lag matches `EXPR`: >N, >=N, <N, <=N, =N or N"},
+			},
+			Action: runGroupsDescribe,
+		}
+	})
+}
+
+func runGroupsDescribe(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex")}
+	re, err := compileRegex("regex", o.regex)
+	if err != nil {
+		return err
+	}
+	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
+	if len(o.names) == 0 && !o.all && re == nil {
+		return exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
+	}
+	if len(o.names) > 0 && (o.all || re != nil) {
+		return exit.UsageErrorf("give GROUP names or --all/--regex, not both")
+	}
+	l, err := g.Layout()
+	if err != nil {
+		return err
+	}
+	a := offlineAssignment(g, l)
+	// Read the offset files of the selected groups, streaming the scan so
+	// only those groups' files are kept.
+	want := map[string]bool{}
+	for _, n := range o.names {
+		want[n] = true
+	}
+	byGroup := map[string][]inspect.GroupFileData{}
+	known := map[string]bool{}
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
+		known[it.Group] = true
+		if want[it.Group] || o.all || (re != nil && re.MatchString(it.Group)) {
+			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if a != nil {
+		for _, e := range a.ConsumerGroups {
+			known[e.GroupID] = true
+		}
+	}
+	var knownList []string
+	for k := range known {
+		knownList = append(knownList, k)
+	}
+	slices.Sort(knownList)
+	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
+	mr := &volume.ManifestReader{L: l}
+	warned := map[*volume.Manifest]bool{}
+	lookup := func(topic string, p int32) (*volume.Manifest, error) {
+		m, fs, err := mr.Get(topic, p)
+		if err == nil && !warned[m] {
+			warned[m] = true
+			g.WarnFindings(fs)
+		}
+		return m, err
+	}
+	if l.DataDir == "" {
+		lookup = nil
+	}
+	v := GroupsDescribeView{Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files}}
+	if a != nil {
+		v.Sources.ExplicitCount = len(a.ConsumerGroups)
+	}
+	for _, name := range selected {
+		if !known[name] {
+			v.NotFound = append(v.NotFound, name)
+			continue
+		}
+		d := inspect.DescribeGroup(name, a, byGroup[name], lookup)
+		if !o.lag.Match(&d) {
+			continue
+		}
+		v.Groups = append(v.Groups, d)
+	}
+	if lookup == nil {
+		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
+	}
+	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked")
+	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
+	for _, d := range v.Groups {
+		for _, p := range d.Partitions {
+			t.Add(cellName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
+				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
+		}
+	}
+	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error { return describeHuman(p, &v) }})
+	if perr != nil {
+		return perr
+	}
+	if len(v.NotFound) > 0 {
+		return fmt.Errorf("no offset file and no explicit entry for %s on this volume", quoteList(v.NotFound))
+	}
+	if len(selected) == 0 {
+		g.Notef("no group matches")
+	}
+	return nil
+}
+
+func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
+	for i := range v.Groups {
+		d := &v.Groups[i]
+		if i > 0 {
+			fmtf(p.Out, "\n")
+		}
+		cv := d.Coordinator
+		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
+		kv := render.NewTable("FIELD", "VALUE")
+		coord := orNone(cv.Coordinator)
+		switch cv.Tier {
+		case "explicit":
+			coord += fmt.Sprintf("  (explicit entry; the hash tier alone says %s)", orNone(cv.HashCoordinator))
+		case "hash":
+			coord += fmt.Sprintf("  (hash: slot %d of %d brokers, fnv %s)", cv.HashSlot, cv.Brokers, cv.FNV)
+		case "hash-fallback":
+			coord += fmt.Sprintf("  (hash fallback: slot %d names %s, which is not alive; %d alive brokers)", cv.HashSlot, cv.HashPreferred, cv.AliveBrokers)
+		default:
+			coord += "  (COORDINATOR_NOT_AVAILABLE: no alive broker, or assignment.json unreadable)"
+		}
+		kv.Add("coordinator", coord)
+		kv.Add("tier", cv.Tier)
+		kv.Add("sources", strings.Join(d.Sources, ", "))
+		if d.OffsetFile != "" {
+			f := d.OffsetFile
+			if d.Format != "" {
+				f += "  (" + d.Format + ")"
+			}
+			kv.Add("offset file", volume.DisplayName(f))
+		} else {
+			kv.Add("offset file", "none: no committed offsets on the volume")
+		}
+		for _, o := range d.OtherFiles {
+			kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
+		}
+		kv.Add("issues", strings.Join(d.Issues, ", "))
+		lag := "unknown"
+		if d.LagKnown {
+			lag = strconv.FormatInt(d.TotalLag, 10)
+			if d.LagUnknown > 0 {
+				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
+			}
+		}
+		kv.Add("total lag", lag+"  as of the partition manifest")
+		if err := writeKV(p, kv); err != nil {
+			return err
+		}
+		for _, f := range d.Findings {
+			fmtf(p.Out, "  %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Message)
+		}
+		if len(d.Partitions) == 0 {
+			continue
+		}
+		fmtf(p.Out, "\n")
+		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "METADATA+", "NOTE")
+		for _, pp := range d.Partitions {
+			t.Add(pp.Topic, strconv.Itoa(int(pp.Partition)), strconv.FormatInt(pp.Committed, 10), optInt(pp.LogStartOffset), optInt(pp.HighWatermark), optInt(pp.Lag), pp.Metadata, shortNote(pp))
+		}
+		if err := p.Table(t); err != nil {
+			return err
+		}
+		if len(d.Topics) > 0 {
+			fmtf(p.Out, "\n")
+			tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
+			for _, tl := range d.Topics {
+				lag := strconv.FormatInt(tl.Lag, 10)
+				if tl.Unknown == tl.Partitions {
+					lag = "unknown"
+				}
+				tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
+			}
+			if err := p.Table(tt); err != nil {
+				return err
+			}
+		}
+	}
+	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
+		fmtf(p.Out, "no group matches\n")
+	}
+	return nil
+}
+
+// writeKV prints a two-column key/value block without a header.
+func writeKV(p *render.Printer, t *render.TableData) error {
+	w := 0
+	for _, r := range t.Rows {
+		w = max(w, len(r[0]))
+	}
+	for _, r := range t.Rows {
+		v := r[1]
+		if v == "" {
+			v = "-"
+		}
+		fmtf(p.Out, "  %-*s  %s\n", w, r[0], v)
+	}
+	return nil
+}
+
+// shortNote keeps the table's note column readable; -o json has the full text.
+func shortNote(p inspect.PartitionOffset) string {
+	switch {
+	case p.BelowLogStart:
+		return "below log start: consumer will reset"
+	case p.Lag == nil && strings.Contains(p.LagNote, "no manifest"):
+		return "no manifest: lag unknown"
+	case p.Lag == nil && strings.Contains(p.LagNote, "inconsistent"):
+		return "manifest inconsistent: lag unknown"
+	case p.Lag == nil && p.Committed < 0:
+		return "no committed offset"
+	case p.Lag == nil:
+		return p.LagNote
+	case strings.Contains(p.LagNote, "ahead of"):
+		return "committed ahead of manifest"
+	}
+	return ""
+}
+
+func optInt(p *int64) string {
+	if p == nil {
+		return "?"
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,159 @@
+package commands
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+const groupsUsage = "consumer groups: list and describe, from the volume and the brokers"
+
+// groupsListOptions is 'groups list' after flag parsing.
+type groupsListOptions struct {
+	filter inspect.GroupFilter
+}
+
+// GroupsSourcesView says which sources a groups command used.
+type GroupsSourcesView struct {
+	Assignment    string `json:"assignment"`
+	AssignmentOK  bool   `json:"assignmentOk"`
+	OffsetsDir    string `json:"offsetsDir"`
+	LegacyDir     string `json:"legacyOffsetsDir"`
+	OffsetFiles   int    `json:"offsetFiles"`
+	ExplicitCount int    `json:"explicitEntries"`
+	Live          bool   `json:"live"`
+}
+
+// GroupsListView is the machine document of 'groups list'.
+type GroupsListView struct {
+	Sources GroupsSourcesView  `json:"sources"`
+	Total   int                `json:"total"`
+	Shown   int                `json:"shown"`
+	Groups  []inspect.GroupRow `json:"groups"`
+}
+
+func init() {
+	registerSub("groups", groupsUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:    "list",
+			Aliases: []string{"ls"},
+			Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
+			Description: "Offline: reads assignment.json and every offset file under CD/__consumer_offsets and the legacy\n" +
+				"DATA/__consumer_offsets; no broker is asked. Sources: file, legacyFile, entry (consumerGroups[]).\n\n" +
+				"Issue flags:\n" +
+				"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
+				"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load)\n" +
+				"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +
+				"  entryDeadBroker       explicit entry names a broker that is not alive: same effect\n" +
+				"  noCoordinator         no alive broker: COORDINATOR_NOT_AVAILABLE\n" +
+				"  noAssignment          assignment.json missing or unreadable: coordinator unknown\n" +
+				"  legacyDir             offsets only in DATA/__consumer_offsets, which v0.2.18 ignores and the operator deletes\n" +
+				"  currentAndLegacy      offset files in both layouts; brokers use the cluster-dir one\n" +
+				"  badEntries            keys or values no consumer can use\n" +
+				"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
+				"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
+				"  duplicateEntry        more than one consumerGroups[] entry (the first wins)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
+				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
+				&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
+				&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
+				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+			},
+			Action: runGroupsList,
+		}
+	})
+}
+
+func runGroupsList(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	var o groupsListOptions
+	o.filter.Coordinator = c.String("coordinator")
+	o.filter.IssuesOnly = c.Bool("issues-only")
+	if t := c.String("tier"); t != "" {
+		if !slices.Contains([]string{string(grouphash.TierExplicit), string(grouphash.TierHash), string(grouphash.TierHashFallback), string(grouphash.TierNone)}, t) {
+			return exit.UsageErrorf("--tier %q: choose explicit, hash, hash-fallback or none", t)
+		}
+		o.filter.Tier = t
+	}
+	if is := c.String("issue"); is != "" {
+		if !slices.Contains(inspect.KnownIssues(), is) {
+			return exit.UsageErrorf("--issue %q: known flags are %s", is, strings.Join(inspect.KnownIssues(), ", "))
+		}
+		o.filter.Issue = is
+	}
+	if o.filter.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
+		return err
+	}
+	l, err := g.Layout()
+	if err != nil {
+		return err
+	}
+	a := offlineAssignment(g, l)
+	files, sr, err := collectGroupFiles(l, volume.ScanOptions{})
+	if err != nil {
+		return err
+	}
+	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
+	rows := inspect.FilterGroups(all, o.filter)
+	v := GroupsListView{
+		Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files},
+		Total:   len(all), Shown: len(rows), Groups: rows,
+	}
+	if a != nil {
+		v.Sources.ExplicitCount = len(a.ConsumerGroups)
+	}
+	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown)",
+		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"))
+	if sr.LegacyDir != "" {
+		g.Warnf("legacy offsets dir %s exists: kaas v0.2.18 does not read it and its operator deletes it (see 'kaasctl volume check')", sr.LegacyDir)
+	}
+	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
+	for _, r := range rows {
+		t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
+			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+	}
+	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
+		if len(rows) == 0 {
+			fmtf(p.Out, "no groups%s\n", filteredSuffix(len(all)))
+			return nil
+		}
+		if err := p.Table(t); err != nil {
+			return err
+		}
+		if len(rows) != len(all) {
+			fmtf(p.Out, "%d of %d groups shown\n", len(rows), len(all))
+		}
+		return nil
+	}})
+}
+
+func filteredSuffix(total int) string {
+	if total == 0 {
+		return " on this volume"
+	}
+	return " match (" + plural(total, "group", "groups") + " on the volume)"
+}
+
+func filesCell(files []string) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = volume.DisplayName(f)
+		if len(filepath.Base(f)) > 64 {
+			out[i] = volume.DisplayName(filepath.Dir(f)) + "/" + cellName(filepath.Base(f))
+		}
+	}
+	return strings.Join(out, " ")
+}

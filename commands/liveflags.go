@@ -1,0 +1,233 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// The connection flags: attached to every leaf command with the common
+// flags. Each has a KAASCTL_* environment variable and a profile field;
+// flags beat the environment, which beats the profile.
+const connCategory = "Connection"
+
+func liveFlags() []cli.Flag {
+	const cat = connCategory
+	env := func(k string) string { return " (" + wire.EnvName(k) + ")" }
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b"}, Usage: "kaas brokers host:port, comma separated or repeated" + env(wire.KeyBrokers), Category: cat},
+		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: cat},
+		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: cat},
+		&cli.BoolFlag{Name: wire.KeyTLS, Usage: "connect with TLS (implied by the other --tls-* flags)" + env(wire.KeyTLS), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTLSCA, Usage: "PEM file of the CA that signed the brokers' certificates" + env(wire.KeyTLSCA), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTLSCert, Usage: "PEM client certificate for mutual TLS" + env(wire.KeyTLSCert), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTLSKey, Usage: "PEM client key for mutual TLS" + env(wire.KeyTLSKey), Category: cat},
+		&cli.BoolFlag{Name: wire.KeyTLSInsecure, Usage: "do not verify the brokers' certificates (testing only)" + env(wire.KeyTLSInsecure), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTLSServerName, Usage: "name to verify the brokers' certificates against" + env(wire.KeyTLSServerName), Category: cat},
+		&cli.StringFlag{Name: wire.KeySASLMechanism, Usage: "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" + env(wire.KeySASLMechanism), Category: cat},
+		&cli.StringFlag{Name: wire.KeySASLUser, Usage: "SASL user" + env(wire.KeySASLUser), Category: cat},
+		&cli.StringFlag{Name: wire.KeySASLPasswordEnv, Usage: "NAME of the environment variable holding the SASL password (default " + wire.DefaultPasswordEnv + ")" + env(wire.KeySASLPasswordEnv), Category: cat},
+		&cli.StringFlag{Name: wire.KeySASLPasswordFil, Usage: "file holding the SASL password" + env(wire.KeySASLPasswordFil), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTimeout, Usage: "timeout of each broker call, e.g. 10s, 500ms (default 10s)" + env(wire.KeyTimeout), Category: cat},
+		&cli.StringFlag{Name: wire.KeyMaxVersions, Usage: "cap on request versions: " + wire.MaxVersionsHelp + env(wire.KeyMaxVersions), Category: cat},
+	}
+}
+
+// connState is the connection configuration resolved for one run.
+type connState struct {
+	settings *wire.Settings
+	cfg      *wire.Config
+	// fileErr is a config file that cannot be read; it stops every
+	// command when the user named the file or a profile, and is a warning
+	// otherwise (the settings are then resolved without the file).
+	fileErr error
+	// err is a setting that cannot be resolved (bad value, unknown
+	// profile); it stops every command that needs the brokers.
+	err      error
+	explicit bool // the user named a config file or a profile
+}
+
+// flagInput collects the connection flags actually given.
+func flagInput(c *cli.Context) map[string]string {
+	m := map[string]string{}
+	for _, k := range append([]string{wire.KeyConfig, wire.KeyProfile}, wire.ConnectionKeys...) {
+		if !c.IsSet(k) || !isConnFlag(c, k) {
+			continue
+		}
+		switch k {
+		case wire.KeyBrokers:
+			m[k] = strings.Join(c.StringSlice(k), ",")
+		case wire.KeyTLS, wire.KeyTLSInsecure:
+			m[k] = strconv.FormatBool(c.Bool(k))
+		default:
+			m[k] = c.String(k)
+		}
+	}
+	return m
+}
+
+// configLocation says which config file is in use and why.
+func configLocation(flags map[string]string, getenv func(string) string) (string, wire.Source) {
+	if p := flags[wire.KeyConfig]; p != "" {
+		return p, wire.Source{Kind: "flag", Detail: "--config"}
+	}
+	if p := getenv(wire.EnvName(wire.KeyConfig)); p != "" {
+		return p, wire.Source{Kind: "env", Detail: wire.EnvName(wire.KeyConfig)}
+	}
+	if p := wire.DefaultConfigPath(getenv); p != "" {
+		return p, wire.Source{Kind: "default"}
+	}
+	return "", wire.Source{}
+}
+
+// resolveConn loads the config file and resolves the connection settings.
+func resolveConn(c *cli.Context, ios *IOStreams) *connState {
+	flags := flagInput(c)
+	return resolveConnFrom(flags, ios)
+}
+
+func resolveConnFrom(flags map[string]string, ios *IOStreams) *connState {
+	st := &connState{}
+	path, src := configLocation(flags, ios.getenv)
+	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
+	var exists bool
+	if path != "" {
+		cfg, ex, err := wire.LoadConfig(path)
+		if err != nil {
+			st.fileErr = err
+			// Resolve without the file, so flags and env still work.
+			cfg = nil
+		}
+		st.cfg, exists = cfg, ex
+	}
+	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv}, st.cfg, path, src, exists)
+	if err != nil {
+		st.err = err
+		s, _ = wire.Resolve(wire.Input{Getenv: func(string) string { return "" }}, nil, path, src, exists)
+	}
+	st.settings = s
+	return st
+}
+
+// Conn returns the resolved connection settings (never nil).
+func (g *Globals) Conn() *wire.Settings { return g.conn.settings }
+
+// HasBrokers reports whether a flag, variable or profile names brokers.
+func (g *Globals) HasBrokers() bool {
+	return g.conn != nil && g.conn.err == nil && len(g.conn.settings.Brokers) > 0
+}
+
+// Client returns a client connected to the brokers (at least one seed
+// answered; unreachable seeds are warned about), or a clear error.
+// The caller closes it.
+func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
+	if g.conn == nil {
+		return nil, errors.New("connection settings were not resolved")
+	}
+	if g.conn.err != nil {
+		return nil, exit.UsageErrorf("%v", g.conn.err)
+	}
+	if g.conn.fileErr != nil && g.conn.explicit {
+		return nil, exit.UsageErrorf("%v", g.conn.fileErr)
+	}
+	s := g.conn.settings
+	if len(s.Brokers) == 0 {
+		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
+	}
+	wire.SoftwareVersion = Version
+	cl, err := wire.NewClient(s)
+	if err != nil {
+		return nil, err
+	}
+	_, bad, err := cl.Check(ctx)
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	for _, b := range bad {
+		g.Warnf("%v", b)
+	}
+	return cl, nil
+}
+
+// applyConn feeds the profile's volume dirs to the volume resolver and
+// reports config problems for commands that do not need the brokers.
+// A broken config file or an unknown profile stops the command when the
+// user named them; other setting errors wait for Client, so offline
+// commands still run.
+func (g *Globals) applyConn(c *cli.Context) error {
+	g.conn = resolveConn(c, g.IO)
+	config := isConfigCommand(c)
+	if g.conn.fileErr != nil {
+		if g.conn.explicit && !config {
+			return exit.UsageErrorf("%v", g.conn.fileErr)
+		}
+		if !config {
+			g.Warnf("%v (ignoring the file)", g.conn.fileErr)
+		}
+	}
+	if g.conn.err != nil && !config && strings.HasPrefix(g.conn.err.Error(), "profile ") {
+		return exit.UsageErrorf("%v", g.conn.err)
+	}
+	g.vin.ProfileDataDir = g.conn.settings.DataDir
+	g.vin.ProfileClusterDir = g.conn.settings.ClusterDir
+	return nil
+}
+
+func isConfigCommand(c *cli.Context) bool {
+	for _, l := range c.Lineage() {
+		if l.Command != nil && l.Command.Name == "config" {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMissing adds the common flags a command does not define itself: a
+// command's own flag wins when a name collides (sandbox's --brokers N is a
+// broker count, not a bootstrap list), instead of the flag set panicking.
+func appendMissing(own, common []cli.Flag) []cli.Flag {
+	taken := map[string]bool{}
+	for _, f := range own {
+		for _, n := range f.Names() {
+			taken[n] = true
+		}
+	}
+	out := own
+	for _, f := range common {
+		clash := false
+		for _, n := range f.Names() {
+			if taken[n] {
+				clash = true
+			}
+		}
+		if !clash {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isConnFlag reports whether the command's flag called name is one of the
+// connection flags (and not a command's own flag of the same name).
+func isConnFlag(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return true
+	}
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			cf, ok := f.(cli.CategorizableFlag)
+			return ok && cf.GetCategory() == connCategory
+		}
+	}
+	return false
+}

@@ -1,0 +1,94 @@
+package commands
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Shared plumbing of the offline commands (groups list/describe, txn,
+// volume check): reading the assignment leniently, the injectable clock,
+// and regex flags.
+
+const flagNow = "now"
+
+// nowFlag is a hidden flag that pins "now" (RFC 3339), for reproducible
+// overdue and age figures in tests and post-mortems.
+func nowFlag() cli.Flag {
+	return &cli.StringFlag{Name: flagNow, Hidden: true, Usage: "evaluate ages and overdue transactions at this RFC 3339 time instead of the clock"}
+}
+
+func nowFrom(c *cli.Context) (time.Time, error) {
+	s := c.String(flagNow)
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, exit.UsageErrorf("--now %q: expected an RFC 3339 time such as 2026-07-23T11:40:02Z", s)
+	}
+	return t.UTC(), nil
+}
+
+// offlineAssignment reads assignment.json for commands that can still work
+// without it: problems become warnings on stderr and a nil assignment.
+func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
+	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		g.Warnf("%v; coordinators are unknown (tier none)", err)
+		return nil
+	}
+	g.WarnFindings(fs)
+	return a
+}
+
+func compileRegex(flag, s string) (*regexp.Regexp, error) {
+	if s == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return nil, exit.UsageErrorf("--%s %q: %v", flag, s, err)
+	}
+	return re, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// collectGroupFiles streams every offset file into a small summary each.
+func collectGroupFiles(l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
+	opts.SummaryOnly = true
+	var out []inspect.GroupFile
+	opts.OnListed = func(n int) { out = make([]inspect.GroupFile, 0, n) }
+	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
+		out = append(out, inspect.SummarizeOffsetItem(it))
+		return nil
+	})
+	return out, sr, err
+}
+
+// cellName shows a group id in a table: escaped when not printable, and
+// shortened past 64 bytes (machine formats always carry the full id).
+func cellName(s string) string {
+	d := volume.DisplayName(s)
+	if len(d) <= 64 {
+		return d
+	}
+	cut := 56
+	for cut > 0 && !utf8.RuneStart(d[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…(%d bytes)", d[:cut], len(s))
+}

@@ -1,0 +1,308 @@
+package inspect
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// LagSourceManifest labels every offline lag figure.
+const LagSourceManifest = "as of the partition manifest (offline: highWatermark in DATA/<topic>/<partition>/manifest.json, which the leader rewrites; not a live log end offset)"
+
+// CoordinatorView is a group's coordinator resolution through both tiers.
+type CoordinatorView struct {
+	Coordinator     string `json:"coordinator"`
+	Tier            string `json:"tier"`
+	HashCoordinator string `json:"hashCoordinator"`
+	HashPreferred   string `json:"hashPreferred"`
+	HashSlot        int    `json:"hashSlot"`
+	HashTier        string `json:"hashTier"`
+	Brokers         int    `json:"brokers"`
+	AliveBrokers    int    `json:"aliveBrokers"`
+	ExplicitBroker  string `json:"explicitBroker"`
+	// FNV is the group id's FNV-1a 32 hash in hex.
+	FNV string `json:"fnv"`
+}
+
+// ResolveCoordinator resolves group against an assignment (nil → none).
+func ResolveCoordinator(a *volume.Assignment, group string) CoordinatorView {
+	h := grouphash.FNV1a32(group)
+	v := CoordinatorView{Tier: string(grouphash.TierNone), HashTier: string(grouphash.TierNone), HashSlot: -1, FNV: fmt.Sprintf("0x%08x", h)}
+	if a == nil {
+		return v
+	}
+	rt := a.Router()
+	res := rt.GroupHash(group, h)
+	v.Coordinator = res.Coordinator
+	v.Tier = string(res.Tier)
+	v.HashCoordinator = res.Hash.Coordinator
+	v.HashPreferred = res.Hash.Preferred
+	v.HashSlot = res.Hash.Slot
+	v.HashTier = string(res.Hash.Tier)
+	v.Brokers = rt.Ring().Len()
+	v.AliveBrokers = rt.Ring().AliveCount()
+	if res.HasExplicit {
+		v.ExplicitBroker = res.ExplicitBroker
+	}
+	return v
+}
+
+// PartitionOffset is one committed partition of a group with its offline lag.
+type PartitionOffset struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Committed int64  `json:"committed"`
+	Metadata  string `json:"metadata"`
+	// LogStartOffset, HighWatermark and Lag are nil when no manifest was readable.
+	LogStartOffset *int64 `json:"logStartOffset"`
+	HighWatermark  *int64 `json:"highWatermark"`
+	Lag            *int64 `json:"lag"`
+	// LagNote explains an unknown or odd lag, in words.
+	LagNote string `json:"lagNote"`
+	// BelowLogStart: the committed offset was deleted by retention; the next
+	// fetch is out of range and the consumer resets per auto.offset.reset.
+	BelowLogStart bool `json:"belowLogStart"`
+}
+
+// TopicLag sums lag per topic.
+type TopicLag struct {
+	Topic      string `json:"topic"`
+	Partitions int    `json:"partitions"`
+	// Lag sums the partitions whose lag is known; Unknown counts the others.
+	Lag     int64 `json:"lag"`
+	Unknown int   `json:"unknown"`
+}
+
+// GroupDescription is 'groups describe' for one group.
+type GroupDescription struct {
+	Group       string          `json:"group"`
+	Coordinator CoordinatorView `json:"coordinator"`
+	Sources     []string        `json:"sources"`
+	Issues      []string        `json:"issues"`
+	// OffsetFile is the file whose offsets are shown (what brokers load);
+	// Format its format.
+	OffsetFile string            `json:"offsetFile"`
+	Format     string            `json:"format"`
+	OtherFiles []string          `json:"otherFiles"`
+	LagSource  string            `json:"lagSource"`
+	Partitions []PartitionOffset `json:"partitions"`
+	Topics     []TopicLag        `json:"topics"`
+	// TotalLag sums every known partition lag; LagUnknown counts partitions
+	// without one. LagKnown is false when no partition lag is known.
+	TotalLag   int64            `json:"totalLag"`
+	LagUnknown int              `json:"lagUnknown"`
+	LagKnown   bool             `json:"lagKnown"`
+	Findings   []volume.Finding `json:"findings"`
+	Live       *GroupLive       `json:"live,omitempty"`
+}
+
+// ManifestLookup returns a partition's manifest, or an error whose text
+// says why there is none.
+type ManifestLookup func(topic string, partition int32) (*volume.Manifest, error)
+
+// GroupFileData is one parsed offset file of a group (or its failure).
+type GroupFileData struct {
+	Path     string
+	Layout   string
+	File     *volume.OffsetFile // nil when unreadable
+	Err      *volume.FileError
+	Findings []volume.Finding
+}
+
+// DescribeGroup builds the offline description of a group from its offset
+// files (current and legacy, either may be absent), the assignment (may be
+// nil) and a manifest lookup (may be nil: lag unknown).
+func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, manifests ManifestLookup) GroupDescription {
+	d := GroupDescription{Group: group, Coordinator: ResolveCoordinator(a, group), LagSource: LagSourceManifest}
+	// Issues and sources come from the same analysis as groups list.
+	var gfs []GroupFile
+	for _, f := range files {
+		it := volume.OffsetScanItem{Group: group, Path: f.Path, Layout: f.Layout, File: f.File, Err: f.Err, Findings: f.Findings, NameProblems: volume.NameProblems(group)}
+		gfs = append(gfs, SummarizeOffsetItem(&it))
+		d.Findings = append(d.Findings, f.Findings...)
+		if f.Err != nil {
+			d.Findings = append(d.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: f.Path, Message: f.Err.Problem,
+				Fix: "kaas ignores this file without a log line and the next commit overwrites it with only the newly committed partitions; run 'kaasctl volume repair' to quarantine it"})
+		}
+	}
+	var in GroupsInput
+	in.Assignment = a
+	in.Files = gfs
+	for _, r := range BuildGroupRows(in) {
+		if r.Group == group {
+			d.Sources, d.Issues = r.Sources, r.Issues
+		}
+	}
+	// Show what brokers load: the current file, else the legacy one.
+	var shown *GroupFileData
+	for i := range files {
+		if files[i].Layout == volume.OffsetsCurrent {
+			shown = &files[i]
+		}
+	}
+	if shown == nil && len(files) > 0 {
+		shown = &files[0]
+	}
+	for i := range files {
+		if &files[i] != shown {
+			d.OtherFiles = append(d.OtherFiles, files[i].Path)
+		}
+	}
+	if shown == nil {
+		return d
+	}
+	d.OffsetFile = shown.Path
+	if shown.File == nil {
+		return d
+	}
+	d.Format = shown.File.Format
+	for _, e := range shown.File.Entries {
+		p := PartitionOffset{Topic: e.Topic, Partition: e.Partition, Committed: e.Offset, Metadata: e.Metadata}
+		fillLag(&p, manifests)
+		d.Partitions = append(d.Partitions, p)
+	}
+	topics := map[string]*TopicLag{}
+	var order []string
+	for _, p := range d.Partitions {
+		t, ok := topics[p.Topic]
+		if !ok {
+			t = &TopicLag{Topic: p.Topic}
+			topics[p.Topic] = t
+			order = append(order, p.Topic)
+		}
+		t.Partitions++
+		if p.Lag == nil {
+			t.Unknown++
+			d.LagUnknown++
+			continue
+		}
+		t.Lag += *p.Lag
+		d.TotalLag += *p.Lag
+		d.LagKnown = true
+	}
+	for _, name := range order {
+		d.Topics = append(d.Topics, *topics[name])
+	}
+	return d
+}
+
+func fillLag(p *PartitionOffset, manifests ManifestLookup) {
+	if manifests == nil {
+		p.LagNote = "no partition manifests (data dir unknown)"
+		return
+	}
+	m, err := manifests(p.Topic, p.Partition)
+	if err != nil || m == nil {
+		if fe, ok := err.(*volume.FileError); ok {
+			p.LagNote = "lag unknown: " + fe.Problem
+		} else if err != nil {
+			p.LagNote = "lag unknown: " + err.Error()
+		} else {
+			p.LagNote = "lag unknown: no manifest"
+		}
+		return
+	}
+	ls, hw := m.LogStartOffset, m.HighWatermark
+	p.LogStartOffset, p.HighWatermark = &ls, &hw
+	if ls < 0 || hw < 0 || ls > hw {
+		p.LagNote = fmt.Sprintf("lag unknown: the manifest is inconsistent (logStartOffset %d, highWatermark %d)", ls, hw)
+		return
+	}
+	if p.Committed < 0 {
+		p.LagNote = fmt.Sprintf("committed offset %d means none: the consumer starts per auto.offset.reset", p.Committed)
+		return
+	}
+	lag := hw - p.Committed
+	switch {
+	case p.Committed < ls:
+		p.BelowLogStart = true
+		p.LagNote = fmt.Sprintf("committed %d is below log start %d: those records were deleted; the next fetch is out of range and the consumer resets per auto.offset.reset", p.Committed, ls)
+	case lag < 0:
+		p.LagNote = fmt.Sprintf("committed %d is ahead of the manifest's high watermark %d (a stale manifest, or a recreated topic); lag shown as 0", p.Committed, hw)
+		lag = 0
+	}
+	p.Lag = &lag
+}
+
+// LagFilter selects groups by total lag: ">N", ">=N", "<N", "<=N", "=N" or "N".
+type LagFilter struct {
+	Op string
+	N  int64
+}
+
+// ParseLagFilter parses a --lag expression.
+func ParseLagFilter(s string) (*LagFilter, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	op := "="
+	for _, o := range []string{">=", "<=", ">", "<", "=="} {
+		if strings.HasPrefix(s, o) {
+			op = o
+			break
+		}
+	}
+	if op == "=" && strings.HasPrefix(s, "=") {
+		s = s[1:]
+	} else if op != "=" {
+		s = s[len(op):]
+	}
+	if op == "==" {
+		op = "="
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("--lag %q: expected >N, >=N, <N, <=N, =N or N with N an integer", s)
+	}
+	return &LagFilter{Op: op, N: n}, nil
+}
+
+// Match reports whether a total lag passes; an unknown lag never does.
+func (f *LagFilter) Match(d *GroupDescription) bool {
+	if f == nil {
+		return true
+	}
+	if !d.LagKnown {
+		return false
+	}
+	v := d.TotalLag
+	switch f.Op {
+	case ">":
+		return v > f.N
+	case ">=":
+		return v >= f.N
+	case "<":
+		return v < f.N
+	case "<=":
+		return v <= f.N
+	}
+	return v == f.N
+}
+
+// SelectGroups picks group ids for describe: explicit names (kept in the
+// order given, duplicates dropped), or every known group matching re when
+// all is set or re is non-nil.
+func SelectGroups(known []string, names []string, all bool, re *regexp.Regexp) []string {
+	if !all && re == nil {
+		var out []string
+		for _, n := range names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, g := range known {
+		if re == nil || re.MatchString(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}

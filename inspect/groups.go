@@ -1,0 +1,307 @@
+// Package inspect is kaasctl's analysis: pure functions from parsed volume
+// data (and, later, live broker answers) to the views commands print. No
+// I/O happens here, so everything is testable with literals.
+package inspect
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Sources of a group row. The live layer adds SourceLive.
+const (
+	SourceFile       = "file"       // CD/__consumer_offsets/<group>.json
+	SourceLegacyFile = "legacyFile" // DATA/__consumer_offsets/<group>.json
+	SourceEntry      = "entry"      // an explicit consumerGroups[] entry
+	SourceLive       = "live"       // ListGroups from a broker (live layer)
+)
+
+// Issue flags of a group row, offline ones first. The live layer adds the
+// last three; their names are fixed here so both layers agree.
+const (
+	IssueLegacyPlainMap       = "legacyPlainMap"       // brokers read the file as EMPTY
+	IssueCorruptFile          = "corruptFile"          // brokers ignore the file
+	IssueBadEntries           = "badEntries"           // keys or values kaas cannot use
+	IssueLegacyDir            = "legacyDir"            // offsets only in DATA/__consumer_offsets
+	IssueCurrentAndLegacy     = "currentAndLegacy"     // a file in both layouts
+	IssueEntryDeadBroker      = "entryDeadBroker"      // explicit entry names a broker that is not alive
+	IssueEntryUnknownBroker   = "entryUnknownBroker"   // explicit entry names a broker not in brokers[]
+	IssueTiersDisagree        = "tiersDisagree"        // explicit entry ≠ hash tier: retiring it moves the group
+	IssueDuplicateEntry       = "duplicateEntry"       // more than one consumerGroups[] entry
+	IssueUnroundtrippableName = "unroundtrippableName" // kaas cannot write this group's file
+	IssueNoCoordinator        = "noCoordinator"        // COORDINATOR_NOT_AVAILABLE
+	IssueNoAssignment         = "noAssignment"         // assignment.json unreadable: coordinator unknown
+	IssueStaleOnNonCoord      = "staleOnNonCoordinator"
+	IssueFileOnly             = "fileOnly"
+	IssueWireMismatch         = "wireMismatch"
+)
+
+// GroupFile is what groups list needs from one offset file: a summary, so a
+// scan of 100,000 files keeps no file content.
+type GroupFile struct {
+	Group  string `json:"group"`
+	Path   string `json:"path"`
+	Layout string `json:"layout"` // volume.OffsetsCurrent or volume.OffsetsLegacy
+	Format string `json:"format"` // envelope, plainMap, or "" when unreadable
+	// Partitions is the number of committed partitions kaasctl could read.
+	Partitions      int      `json:"partitions"`
+	Corrupt         bool     `json:"corrupt"`
+	Problem         string   `json:"problem"`
+	BadEntries      bool     `json:"badEntries"`
+	BrokerSeesEmpty bool     `json:"brokerSeesEmpty"`
+	NameProblems    []string `json:"nameProblems"`
+}
+
+// SummarizeOffsetItem reduces one scanned offset file to a GroupFile.
+func SummarizeOffsetItem(it *volume.OffsetScanItem) GroupFile {
+	gf := GroupFile{Group: it.Group, Path: it.Path, Layout: it.Layout, NameProblems: it.NameProblems}
+	if it.Err != nil {
+		gf.Corrupt = true
+		gf.Problem = it.Err.Problem
+	}
+	if it.Summary.Format != "" {
+		gf.Format = it.Summary.Format
+		gf.Partitions = it.Summary.Partitions
+	}
+	if it.File != nil {
+		gf.Format = it.File.Format
+		gf.Partitions = len(it.File.Entries)
+		gf.BrokerSeesEmpty = it.File.BrokerSeesEmpty
+	}
+	for _, f := range it.Findings {
+		switch f.Code {
+		case volume.CodeOffsetsBadKey, volume.CodeOffsetsBadValue:
+			gf.BadEntries = true
+		}
+		if f.Code == volume.CodeOffsetsBadValue {
+			// kaas cannot decode the file at all.
+			gf.Corrupt = true
+			if gf.Problem == "" {
+				gf.Problem = f.Message
+			}
+		}
+	}
+	return gf
+}
+
+// GroupLive is what the live layer adds to a row (nil offline).
+type GroupLive struct {
+	State           string   `json:"state"`
+	ProtocolType    string   `json:"protocolType"`
+	Members         int      `json:"members"`
+	WireCoordinator string   `json:"wireCoordinator"`
+	ListedBy        []string `json:"listedBy"`
+}
+
+// GroupRow is one line of 'groups list'.
+type GroupRow struct {
+	Group string `json:"group"`
+	// Coordinator is computed from assignment.json ("" when none).
+	Coordinator string `json:"coordinator"`
+	Tier        string `json:"tier"`
+	// HashCoordinator is what the hash tier alone says; ExplicitBroker the
+	// winning consumerGroups[] entry ("" when none).
+	HashCoordinator     string     `json:"hashCoordinator"`
+	ExplicitBroker      string     `json:"explicitBroker"`
+	CommittedPartitions int        `json:"committedPartitions"`
+	Sources             []string   `json:"sources"`
+	Issues              []string   `json:"issues"`
+	Files               []string   `json:"files"`
+	Live                *GroupLive `json:"live,omitempty"`
+}
+
+// HasIssue reports whether the row carries flag.
+func (r *GroupRow) HasIssue(flag string) bool { return slices.Contains(r.Issues, flag) }
+
+// GroupsInput is everything offline groups analysis needs.
+type GroupsInput struct {
+	// Assignment may be nil when assignment.json is missing or unreadable.
+	Assignment *volume.Assignment
+	Files      []GroupFile
+}
+
+// BuildGroupRows returns one row per group known from offset files or
+// explicit entries, sorted by group id.
+func BuildGroupRows(in GroupsInput) []GroupRow {
+	// Rows live in one slice (indexed by group) so 100,000 groups cost one
+	// allocation, and machine output needs no nil-slice rewriting.
+	idx := make(map[string]int, len(in.Files))
+	out := make([]GroupRow, 0, len(in.Files))
+	get := func(g string) *GroupRow {
+		i, ok := idx[g]
+		if !ok {
+			i = len(out)
+			idx[g] = i
+			out = append(out, GroupRow{Group: g, Sources: []string{}, Issues: []string{}, Files: []string{}})
+		}
+		return &out[i]
+	}
+	var rt *grouphash.Router
+	entryCount := map[string]int{}
+	if a := in.Assignment; a != nil {
+		rt = a.Router()
+		for _, e := range a.ConsumerGroups {
+			entryCount[e.GroupID]++
+			r := get(e.GroupID)
+			addOnce(&r.Sources, SourceEntry)
+		}
+	}
+	hasCurrent := map[string]bool{}
+	for i := range in.Files {
+		if in.Files[i].Layout == volume.OffsetsCurrent {
+			hasCurrent[in.Files[i].Group] = true
+		}
+	}
+	for i := range in.Files {
+		f := &in.Files[i]
+		r := get(f.Group)
+		r.Files = append(r.Files, f.Path)
+		legacy := f.Layout == volume.OffsetsLegacy
+		if legacy {
+			addOnce(&r.Sources, SourceLegacyFile)
+		} else {
+			addOnce(&r.Sources, SourceFile)
+		}
+		// The partition count is what brokers would load: the current file
+		// when there is one, else the legacy one.
+		if !legacy || !hasCurrent[f.Group] {
+			r.CommittedPartitions = f.Partitions
+		}
+		if f.Format == volume.FormatPlainMap {
+			addOnce(&r.Issues, IssueLegacyPlainMap)
+		}
+		if f.Corrupt {
+			addOnce(&r.Issues, IssueCorruptFile)
+		} else if f.BadEntries {
+			addOnce(&r.Issues, IssueBadEntries)
+		}
+		if legacy {
+			if hasCurrent[f.Group] {
+				addOnce(&r.Issues, IssueCurrentAndLegacy)
+			} else {
+				addOnce(&r.Issues, IssueLegacyDir)
+			}
+		}
+		if len(f.NameProblems) > 0 {
+			addOnce(&r.Issues, IssueUnroundtrippableName)
+		}
+	}
+	for i := range out {
+		r := &out[i]
+		if rt == nil {
+			r.Tier = string(grouphash.TierNone)
+			addOnce(&r.Issues, IssueNoAssignment)
+		} else {
+			res := rt.Group(r.Group)
+			r.Coordinator = res.Coordinator
+			r.Tier = string(res.Tier)
+			r.HashCoordinator = res.Hash.Coordinator
+			if res.HasExplicit {
+				r.ExplicitBroker = res.ExplicitBroker
+				ring := rt.Ring()
+				switch {
+				case !ring.Listed(res.ExplicitBroker):
+					addOnce(&r.Issues, IssueEntryUnknownBroker)
+				case !ring.Alive(res.ExplicitBroker):
+					addOnce(&r.Issues, IssueEntryDeadBroker)
+				}
+				if res.ExplicitBroker != res.Hash.Coordinator {
+					addOnce(&r.Issues, IssueTiersDisagree)
+				}
+			}
+			if r.Coordinator == "" {
+				addOnce(&r.Issues, IssueNoCoordinator)
+			}
+			if entryCount[r.Group] > 1 {
+				addOnce(&r.Issues, IssueDuplicateEntry)
+			}
+		}
+		sortIssues(r.Issues)
+		slices.Sort(r.Files)
+	}
+	slices.SortFunc(out, func(a, b GroupRow) int { return strings.Compare(a.Group, b.Group) })
+	return out
+}
+
+var issueOrder = []string{IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,
+	IssueNoAssignment, IssueLegacyDir, IssueCurrentAndLegacy, IssueBadEntries, IssueUnroundtrippableName, IssueTiersDisagree,
+	IssueDuplicateEntry, IssueStaleOnNonCoord, IssueFileOnly, IssueWireMismatch}
+
+func sortIssues(is []string) {
+	slices.SortFunc(is, func(a, b string) int {
+		ia, ib := slices.Index(issueOrder, a), slices.Index(issueOrder, b)
+		if ia < 0 {
+			ia = len(issueOrder)
+		}
+		if ib < 0 {
+			ib = len(issueOrder)
+		}
+		if ia != ib {
+			return ia - ib
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+func addOnce(s *[]string, v string) {
+	if !slices.Contains(*s, v) {
+		*s = append(*s, v)
+	}
+}
+
+// GroupFilter selects rows of 'groups list'. Zero values select everything.
+type GroupFilter struct {
+	Coordinator string
+	Tier        string
+	IssuesOnly  bool
+	Issue       string // only rows with this issue flag
+	Regex       *regexp.Regexp
+}
+
+// Match reports whether r passes the filter.
+func (f GroupFilter) Match(r *GroupRow) bool {
+	if f.Coordinator != "" && r.Coordinator != f.Coordinator {
+		return false
+	}
+	if f.Tier != "" && r.Tier != f.Tier {
+		return false
+	}
+	if f.IssuesOnly && len(r.Issues) == 0 {
+		return false
+	}
+	if f.Issue != "" && !r.HasIssue(f.Issue) {
+		return false
+	}
+	if f.Regex != nil && !f.Regex.MatchString(r.Group) {
+		return false
+	}
+	return true
+}
+
+// FilterGroups keeps the rows that match (rows itself when the filter is
+// empty; otherwise a new slice, rows is not modified).
+func FilterGroups(rows []GroupRow, f GroupFilter) []GroupRow {
+	if f == (GroupFilter{}) {
+		return rows
+	}
+	n := 0
+	for i := range rows {
+		if f.Match(&rows[i]) {
+			n++
+		}
+	}
+	out := make([]GroupRow, 0, n)
+	for i := range rows {
+		if f.Match(&rows[i]) {
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}
+
+// KnownIssues lists every issue flag, for help text and validation.
+func KnownIssues() []string { return slices.Clone(issueOrder) }

@@ -1,0 +1,198 @@
+package inspect
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+func testAssignment() *volume.Assignment {
+	return &volume.Assignment{
+		Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}, {ID: "kaas-2", Health: "dead"}, {ID: "kaas-10", Health: "alive"}},
+		ConsumerGroups: []volume.GroupEntry{
+			{GroupID: "e-agree", Broker: "kaas-1"}, {GroupID: "e-disagree", Broker: "kaas-10"},
+			{GroupID: "e-dead", Broker: "kaas-2"}, {GroupID: "e-unknown", Broker: "kaas-9"}, {GroupID: "e-agree", Broker: "kaas-0"},
+		},
+	}
+}
+
+func TestBuildGroupRows(t *testing.T) {
+	rows := BuildGroupRows(GroupsInput{Assignment: testAssignment(), Files: []GroupFile{
+		{Group: "plain", Path: "c/plain.json", Layout: volume.OffsetsCurrent, Format: volume.FormatPlainMap, Partitions: 2, BrokerSeesEmpty: true},
+		{Group: "both", Path: "c/both.json", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 3},
+		{Group: "both", Path: "l/both.json", Layout: volume.OffsetsLegacy, Format: volume.FormatEnvelope, Partitions: 9},
+		{Group: "old", Path: "l/old.json", Layout: volume.OffsetsLegacy, Format: volume.FormatEnvelope, Partitions: 4},
+		{Group: "bad", Path: "c/bad.json", Layout: volume.OffsetsCurrent, Corrupt: true, Problem: "truncated"},
+		{Group: "a/b", Path: "c/a/b.json", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 1, NameProblems: []string{"slash"}},
+		{Group: "e-disagree", Path: "c/e-disagree.json", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 1},
+	}})
+	got := map[string]string{}
+	var order []string
+	for _, r := range rows {
+		order = append(order, r.Group)
+		got[r.Group] = r.Coordinator + "|" + r.Tier + "|" + strings.Join(r.Sources, ",") + "|" + strings.Join(r.Issues, ",") + "|" + string(rune('0'+r.CommittedPartitions))
+	}
+	// coordinator|tier for the hash tier is checked against the router in
+	// grouphash's own tests; here: explicit tiers, sources, issues, counts.
+	want := map[string]string{
+		"plain":      "kaas-0|hash-fallback|file|legacyPlainMap|2",
+		"both":       "*|file,legacyFile|currentAndLegacy|3",
+		"old":        "*|legacyFile|legacyDir|4",
+		"bad":        "*|file|corruptFile|0",
+		"a/b":        "*|file|unroundtrippableName|1",
+		"e-agree":    "kaas-1|explicit|entry|duplicateEntry|0",
+		"e-disagree": "kaas-10|explicit|entry,file|tiersDisagree|1",
+		"e-dead":     "kaas-2|explicit|entry|entryDeadBroker,tiersDisagree|0",
+		"e-unknown":  "kaas-9|explicit|entry|entryUnknownBroker,tiersDisagree|0",
+	}
+	for g, w := range want {
+		if rest, ok := strings.CutPrefix(w, "*|"); ok {
+			parts := strings.SplitN(got[g], "|", 3)
+			if len(parts) != 3 || parts[2] != rest || parts[1] == "explicit" {
+				t.Errorf("%s: %s, want <hash>|%s", g, got[g], rest)
+			}
+			delete(want, g)
+		}
+	}
+	for g, w := range want {
+		if got[g] != w {
+			t.Errorf("%s: %s, want %s", g, got[g], w)
+		}
+	}
+	if strings.Join(order, ",") != "a/b,bad,both,e-agree,e-dead,e-disagree,e-unknown,old,plain" {
+		t.Errorf("order %v", order)
+	}
+	// Without an assignment every row says so.
+	for _, r := range BuildGroupRows(GroupsInput{Files: []GroupFile{{Group: "x", Layout: volume.OffsetsCurrent}}}) {
+		if r.Tier != "none" || !r.HasIssue(IssueNoAssignment) || r.Coordinator != "" {
+			t.Errorf("no assignment: %+v", r)
+		}
+	}
+	f := GroupFilter{Coordinator: "kaas-10", Tier: "explicit", Regex: regexp.MustCompile("^e-")}
+	if fr := FilterGroups(rows, f); len(fr) != 1 || fr[0].Group != "e-disagree" {
+		t.Errorf("filter: %+v", fr)
+	}
+}
+
+func TestDescribeGroupLag(t *testing.T) {
+	of := &volume.OffsetFile{Path: "c/g.json", Format: volume.FormatEnvelope, Entries: []volume.OffsetEntry{
+		{Topic: "a", Partition: 0, Offset: 10}, {Topic: "a", Partition: 1, Offset: 5}, {Topic: "a", Partition: 2, Offset: 50},
+		{Topic: "b", Partition: 0, Offset: -1}, {Topic: "b", Partition: 1, Offset: 3}, {Topic: "c", Partition: 0, Offset: 7},
+	}}
+	man := map[string]volume.Manifest{
+		"a/0": {HighWatermark: 15, LogStartOffset: 0}, "a/1": {HighWatermark: 30, LogStartOffset: 20}, "a/2": {HighWatermark: 40},
+		"b/0": {HighWatermark: 9}, "c/0": {HighWatermark: 1, LogStartOffset: 5},
+	}
+	lookup := func(topic string, p int32) (*volume.Manifest, error) {
+		m, ok := man[topic+"/"+string(rune('0'+p))]
+		if !ok {
+			return nil, &volume.FileError{Path: "m", Problem: "no manifest"}
+		}
+		return &m, nil
+	}
+	d := DescribeGroup("g", testAssignment(), []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}, lookup)
+	lag := func(i int) string {
+		if d.Partitions[i].Lag == nil {
+			return "?"
+		}
+		return string(rune('0' + *d.Partitions[i].Lag))
+	}
+	if lag(0) != "5" || lag(1) != "?"+"" && *d.Partitions[1].Lag != 25 {
+		t.Errorf("a/0 lag %s, a/1 %+v", lag(0), d.Partitions[1])
+	}
+	if !d.Partitions[1].BelowLogStart || *d.Partitions[1].Lag != 25 {
+		t.Errorf("a/1 committed 5 < log start 20: %+v", d.Partitions[1])
+	}
+	if *d.Partitions[2].Lag != 0 || !strings.Contains(d.Partitions[2].LagNote, "ahead") {
+		t.Errorf("a/2 committed ahead of HWM: %+v", d.Partitions[2])
+	}
+	if d.Partitions[3].Lag != nil || !strings.Contains(d.Partitions[3].LagNote, "none") {
+		t.Errorf("b/0 committed -1: %+v", d.Partitions[3])
+	}
+	if d.Partitions[4].Lag != nil || !strings.Contains(d.Partitions[4].LagNote, "no manifest") {
+		t.Errorf("b/1 missing manifest: %+v", d.Partitions[4])
+	}
+	if d.Partitions[5].Lag != nil || !strings.Contains(d.Partitions[5].LagNote, "inconsistent") {
+		t.Errorf("c/0 inconsistent manifest: %+v", d.Partitions[5])
+	}
+	if !d.LagKnown || d.TotalLag != 30 || d.LagUnknown != 3 || len(d.Topics) != 3 || d.Topics[0].Lag != 30 || d.Topics[1].Unknown != 2 {
+		t.Errorf("totals: %d known %v unknown %d topics %+v", d.TotalLag, d.LagKnown, d.LagUnknown, d.Topics)
+	}
+	if d.Coordinator.Tier != "hash" && d.Coordinator.Tier != "hash-fallback" {
+		t.Errorf("coordinator %+v", d.Coordinator)
+	}
+	// No manifests at all.
+	d2 := DescribeGroup("g", nil, []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}, nil)
+	if d2.LagKnown || d2.Coordinator.Tier != "none" {
+		t.Errorf("no manifests, no assignment: %+v", d2)
+	}
+}
+
+func TestParseLagFilter(t *testing.T) {
+	d := &GroupDescription{TotalLag: 10, LagKnown: true}
+	for expr, want := range map[string]bool{">9": true, ">10": false, ">=10": true, "<10": false, "<=10": true, "=10": true, "10": true, "==10": true, " > 9 ": true} {
+		f, err := ParseLagFilter(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if f.Match(d) != want {
+			t.Errorf("%q matched %v", expr, !want)
+		}
+	}
+	for _, bad := range []string{">", "x", ">=-", "1.5", "<>3"} {
+		if _, err := ParseLagFilter(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	f, _ := ParseLagFilter(">=0")
+	if f.Match(&GroupDescription{}) {
+		t.Error("unknown lag must never match")
+	}
+}
+
+func TestBuildTxnRows(t *testing.T) {
+	since := time.Date(2026, 7, 23, 11, 0, 0, 0, time.UTC)
+	slots := []*volume.TxnSlotFile{{Path: "txn_state/slot-25.json", Slot: 25, Entries: []volume.TxnEntry{
+		{ID: "tx-ongoing", PID: 7, Epoch: 1, State: "Ongoing", OngoingSinceMs: since.UnixMilli(), TransactionTimeoutMs: 60000,
+			Partitions: []volume.TxnTopicPartitions{{Topic: "o", Partitions: []int32{0, 3}}}},
+	}}, {Path: "txn_state/slot-9.json", Slot: 9, Entries: []volume.TxnEntry{{ID: "tx-commit", PID: 8, State: "CompleteCommit"}}}}
+	rows := BuildTxnRows(slots, testAssignment(), since.Add(30*time.Second))
+	if len(rows) != 2 || rows[0].ID != "tx-commit" || rows[1].Overdue {
+		t.Fatalf("at +30s: %+v", rows)
+	}
+	rows = BuildTxnRows(slots, testAssignment(), since.Add(2*time.Minute))
+	r := rows[1]
+	if !r.Overdue || r.OverdueByMs != 60000 || r.PartitionCount != 2 || r.ExpectedSlotFile != "slot-25.json" || r.Coordinator == "" || r.Tier == "explicit" {
+		t.Errorf("at +2m: %+v", r)
+	}
+	if got := FilterTxns(rows, TxnFilter{Overdue: true}); len(got) != 1 || got[0].ID != "tx-ongoing" {
+		t.Errorf("overdue filter %+v", got)
+	}
+	if got := FilterTxns(rows, TxnFilter{States: []string{"completecommit"}}); len(got) != 1 || got[0].ID != "tx-commit" {
+		t.Errorf("state filter %+v", got)
+	}
+	if _, err := NormalizeTxnState("running"); err == nil {
+		t.Error("unknown state accepted")
+	}
+}
+
+func TestBuildCheckReport(t *testing.T) {
+	res := &volume.CheckResult{Findings: []volume.Finding{
+		{Severity: "info", Code: "c", Path: "b"}, {Severity: "error", Code: "b", Path: "z"}, {Severity: "warning", Code: "a", Path: "a"}, {Severity: "error", Code: "a", Path: "a"},
+	}}
+	rep := BuildCheckReport(volume.Layout{}, res, volume.SevWarning)
+	if rep.Summary.Errors != 2 || rep.Summary.Warnings != 1 || rep.Summary.Info != 1 || len(rep.Findings) != 3 {
+		t.Fatalf("%+v", rep)
+	}
+	if rep.Findings[0].Path != "a" || rep.Findings[1].Path != "z" || rep.Findings[2].Severity != "warning" {
+		t.Errorf("order %+v", rep.Findings)
+	}
+	if _, err := ParseSeverity("loud"); err == nil {
+		t.Error("bad severity accepted")
+	}
+	_ = errors.New
+}

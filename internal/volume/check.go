@@ -1,0 +1,154 @@
+package volume
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// More finding codes used by CheckVolume.
+const (
+	CodeAssignmentUnreadable = "assignment.unreadable"
+	CodeAssignmentMissing    = "assignment.missing"
+	CodeUnreadableFile       = "volume.unreadableFile"
+)
+
+// CheckResult is everything CheckVolume found.
+type CheckResult struct {
+	Findings []Finding `json:"findings"`
+	// Checked counts the files kaasctl read, by kind.
+	Checked map[string]int `json:"checked"`
+}
+
+// CheckVolume reads every file kaasctl understands and returns all findings.
+// It never stops at a bad file; each problem becomes a finding. It holds no
+// offset file content (the scan streams).
+func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error) {
+	if now.IsZero() {
+		now = time.Now()
+	}
+	res := &CheckResult{Checked: map[string]int{}}
+	add := func(fs ...Finding) { res.Findings = append(res.Findings, fs...) }
+	fileErr := func(code string, fe *FileError, fix string) {
+		add(Finding{Severity: SevError, Code: code, Path: fe.Path, Message: fe.Problem, Fix: fix})
+	}
+	// Assignment.
+	var asg *Assignment
+	ap := l.AssignmentPath()
+	if _, err := os.Stat(ap); errors.Is(err, fs.ErrNotExist) {
+		add(Finding{Severity: SevError, Code: CodeAssignmentMissing, Path: ap, Message: "no assignment.json: no controller has written one (or this is not the cluster dir); brokers cannot route any group",
+			Fix: "check --cluster-dir/--data-dir; then check that a controller holds the kaas-controller lease"})
+	} else {
+		res.Checked["assignment"]++
+		a, afs, err := ReadAssignment(ap)
+		asg = a
+		add(afs...)
+		if err != nil {
+			fixA := "brokers keep their last good assignment until the controller rewrites the file; check the controller's logs"
+			if fe, ok := err.(*FileError); ok {
+				fileErr(CodeAssignmentUnreadable, fe, fixA)
+			} else {
+				add(Finding{Severity: SevError, Code: CodeAssignmentUnreadable, Path: ap, Message: err.Error(), Fix: fixA})
+			}
+		}
+	}
+	// Offset files, streamed.
+	layouts := map[string]string{}
+	scan.Now = now
+	scan.SummaryOnly = true // clean files have no findings; odd ones are fully parsed
+	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
+		res.Checked["offsets"]++
+		add(it.Findings...)
+		if it.Err != nil {
+			fileErr(CodeOffsetsCorrupt, it.Err, fixCorrupt)
+		}
+		if len(it.NameProblems) > 0 {
+			sev := SevWarning
+			if it.InSubdir {
+				add(Finding{Severity: SevWarning, Code: CodeSubdirGroup, Path: it.Path,
+					Message: fmt.Sprintf("group %q lives in a sub-directory of the offsets dir: kaas lists only the top level and never creates sub-directories, so its commits fail while clients see success", DisplayName(it.Group)),
+					Fix:     "rename the group in its consumers to one without \"/\"; copy the offsets over with 'kaasctl offsets reset --from-file'"})
+			}
+			add(Finding{Severity: sev, Code: CodeUnroundtrippable, Path: it.Path,
+				Message: fmt.Sprintf("group id %q cannot round-trip through kaas: %s", DisplayName(it.Group), strings.Join(it.NameProblems, "; ")),
+				Fix:     "use group ids of valid UTF-8, without \"/\", at most 246 bytes"})
+		}
+		if prev, ok := layouts[it.Group]; ok && prev != it.Layout {
+			add(Finding{Severity: SevWarning, Code: CodeDuplicateGroupFile, Path: it.Path,
+				Message: fmt.Sprintf("group %q has offset files in both layouts; brokers read only the cluster-dir one", DisplayName(it.Group)),
+				Fix:     "compare the two with 'kaasctl groups describe'; 'kaasctl volume repair' keeps the current one and backs up the legacy one"})
+		}
+		layouts[it.Group] = it.Layout
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	add(sr.Findings...)
+	// Transactions.
+	slots, tfs, terrs := ReadTxnState(l)
+	res.Checked["txnSlots"] += len(slots) + len(terrs)
+	add(tfs...)
+	for _, fe := range terrs {
+		fileErr(CodeTxnCorrupt, fe, fixTxnCorrupt)
+	}
+	pl, pfs, perrs := ReadPlumbing(l, now)
+	if asg != nil {
+		// A marker waiting for a broker that is not alive is never applied.
+		for i := range pfs {
+			f := &pfs[i]
+			if f.Code != CodeMarkerPending {
+				continue
+			}
+			for _, m := range pl.Markers {
+				if m.Path != f.Path {
+					continue
+				}
+				if h, listed := asg.Health(m.Target); !listed || h != "alive" {
+					f.Severity = SevWarning
+					state := "not in assignment.json"
+					if listed {
+						state = "health " + strconv.Quote(h)
+					}
+					f.Message += fmt.Sprintf("; %s is %s, so nothing applies this marker until it returns", m.Target, state)
+					if f.Fix == "" {
+						f.Fix = fmt.Sprintf("bring %s back (it applies its inbox on start); read_committed consumers of the marker's partitions stall until then", m.Target)
+					}
+				}
+			}
+		}
+	}
+	res.Checked["fences"] += len(pl.Fences)
+	res.Checked["markers"] += len(pl.Markers)
+	res.Checked["producerIds"] += len(pl.ProducerIDs)
+	add(pfs...)
+	for _, fe := range perrs {
+		code := CodeUnreadableFile
+		fix := ""
+		switch {
+		case strings.Contains(fe.Path, "/"+FencesDir+"/"):
+			code, fix = CodeFenceCorrupt, "move the file aside; its broker rewrites it on the next transactional InitProducerId"
+			res.Checked["fences"]++
+		case strings.Contains(fe.Path, "/"+MarkerQueueDir+"/"):
+			code, fix = CodeMarkerCorrupt, "the target broker cannot apply this marker: check its logs; read_committed consumers may stall on the marker's partitions"
+			res.Checked["markers"]++
+		case strings.Contains(fe.Path, "/"+ProducerIDsDir+"/"):
+			code, fix = CodePIDCorrupt, "stop the broker, restore the file from a backup or set nextBlock above every producer id it has handed out (a multiple of 1000)"
+			res.Checked["producerIds"]++
+		}
+		fileErr(code, fe, fix)
+	}
+	ms, mfs, merrs := ScanManifests(l)
+	res.Checked["manifests"] += len(ms) + len(merrs)
+	add(mfs...)
+	for _, fe := range merrs {
+		fileErr(CodeManifestCorrupt, fe, "the partition leader rewrites its manifest; check its logs (offline lag is unknown for this partition)")
+	}
+	add(TmpFindings(l, now)...)
+	add(DeletingDirFindings(l)...)
+	return res, nil
+}

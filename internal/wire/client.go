@@ -1,0 +1,432 @@
+package wire
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// ErrNoBrokers means no source named a broker.
+var ErrNoBrokers = errors.New("no brokers given: pass --brokers or set KAASCTL_BROKERS or a profile")
+
+// SoftwareVersion is the client software version sent in ApiVersions (the
+// commands set it to kaasctl's version).
+var SoftwareVersion = "dev"
+
+// DefaultConcurrency bounds the requests in flight at once.
+const DefaultConcurrency = 16
+
+// Client is a connected kaasctl client: a kgo client with kaasctl's
+// settings, its kadm companion, and a per-broker request counter.
+type Client struct {
+	KGO      *kgo.Client
+	Adm      *kadm.Client
+	Settings *Settings
+	Versions *kversion.Versions
+	Counter  *Counter
+	// Concurrency bounds the requests kaasctl issues at once.
+	Concurrency int
+	// MaxBatch caps the groups in one DescribeGroups or OffsetFetch
+	// request (0: all of a coordinator's groups in one request).
+	MaxBatch int
+
+	mu       sync.Mutex
+	brokerV  map[int32]*kversion.Versions
+	addrs    map[int32]string
+	seedAddr []string
+}
+
+// Option adjusts a client before it is built.
+type Option func(*[]kgo.Opt)
+
+// WithKgoOpts passes extra kgo options (tests).
+func WithKgoOpts(o ...kgo.Opt) Option { return func(opts *[]kgo.Opt) { *opts = append(*opts, o...) } }
+
+// NewClient builds a client from resolved settings. It does not touch the
+// network; Check does.
+func NewClient(s *Settings, opts ...Option) (*Client, error) {
+	if len(s.Brokers) == 0 {
+		return nil, ErrNoBrokers
+	}
+	vers, err := ParseMaxVersions(s.MaxVersions)
+	if err != nil {
+		return nil, fmt.Errorf("max-versions: %v", err)
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	c := &Client{Settings: s, Versions: vers, Counter: NewCounter(), Concurrency: DefaultConcurrency,
+		brokerV: map[int32]*kversion.Versions{}, addrs: map[int32]string{}, seedAddr: slices.Clone(s.Brokers)}
+	kopts := []kgo.Opt{
+		kgo.SeedBrokers(s.Brokers...),
+		kgo.ClientID("kaasctl"),
+		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion()),
+		kgo.MaxVersions(vers),
+		kgo.DialTimeout(timeout),
+		kgo.RequestTimeoutOverhead(timeout),
+		kgo.RetryTimeout(timeout),
+		kgo.RequestRetries(2),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),
+		kgo.MetadataMinAge(time.Second),
+		kgo.WithHooks(c.Counter),
+	}
+	if s.TLS.Enabled {
+		tc, err := buildTLS(s.TLS)
+		if err != nil {
+			return nil, err
+		}
+		kopts = append(kopts, kgo.DialTLSConfig(tc))
+	}
+	if s.SASL.Mechanism != "" {
+		m, err := buildSASL(s)
+		if err != nil {
+			return nil, err
+		}
+		kopts = append(kopts, kgo.SASL(m))
+	}
+	for _, o := range opts {
+		o(&kopts)
+	}
+	cl, err := kgo.NewClient(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the client: %v", err)
+	}
+	c.KGO = cl
+	c.Adm = kadm.NewClient(cl)
+	return c, nil
+}
+
+// Close releases the connections.
+func (c *Client) Close() {
+	if c != nil && c.KGO != nil {
+		c.KGO.Close()
+	}
+}
+
+// Timeout is the per-call timeout.
+func (c *Client) Timeout() time.Duration {
+	if c.Settings.Timeout > 0 {
+		return c.Settings.Timeout
+	}
+	return DefaultTimeout
+}
+
+// WithTimeout derives the context of one call.
+func (c *Client) WithTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.Timeout())
+}
+
+func buildTLS(t TLSSettings) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify, ServerName: t.ServerName}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS CA file %s: %v", t.CAFile, unwrapPathErr(err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s: no PEM certificate in it", t.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate %s / key %s: %v", t.CertFile, t.KeyFile, unwrapPathErr(err))
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+func buildSASL(s *Settings) (sasl.Mechanism, error) {
+	pass, err := s.Password()
+	if err != nil {
+		return nil, err
+	}
+	switch s.SASL.Mechanism {
+	case "PLAIN":
+		return plain.Auth{User: s.SASL.User, Pass: pass}.AsMechanism(), nil
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: s.SASL.User, Pass: pass}.AsSha256Mechanism(), nil
+	case "SCRAM-SHA-512":
+		return scram.Auth{User: s.SASL.User, Pass: pass}.AsSha512Mechanism(), nil
+	}
+	return nil, fmt.Errorf("unknown SASL mechanism %q", s.SASL.Mechanism)
+}
+
+// BrokerError is one broker that could not be used, with the reason in
+// one line.
+type BrokerError struct {
+	Broker string // host:port, or "node N (host:port)"
+	Reason string // connection refused, TLS handshake failed, ...
+	Err    error
+}
+
+func (e *BrokerError) Error() string {
+	d := ""
+	if e.Err != nil {
+		d = oneLine(e.Err.Error())
+	}
+	if d == "" || strings.EqualFold(d, e.Reason) {
+		return fmt.Sprintf("broker %s: %s", e.Broker, e.Reason)
+	}
+	return fmt.Sprintf("broker %s: %s: %s", e.Broker, e.Reason, d)
+}
+
+func (e *BrokerError) Unwrap() error { return e.Err }
+
+// ConnectError is every seed failing.
+type ConnectError struct{ Brokers []*BrokerError }
+
+func (e *ConnectError) Error() string {
+	if len(e.Brokers) == 1 {
+		return "cannot reach kaas: " + e.Brokers[0].Error()
+	}
+	parts := make([]string, len(e.Brokers))
+	for i, b := range e.Brokers {
+		parts[i] = b.Error()
+	}
+	return fmt.Sprintf("cannot reach any of %d brokers: %s", len(e.Brokers), strings.Join(parts, "; "))
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// Classify turns a request error into a BrokerError with a short reason.
+// saslOn says the client logs in with SASL, so a connection closed during
+// the exchange is read as a failed login.
+func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
+	be := &BrokerError{Broker: broker, Err: err}
+	var ke *kerr.Error
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var unkAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var recErr tls.RecordHeaderError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &ke) && (ke.Code == kerr.SaslAuthenticationFailed.Code || ke.Code == kerr.IllegalSaslState.Code || ke.Code == kerr.UnsupportedSaslMechanism.Code):
+		be.Reason = "SASL authentication failed"
+		be.Err = errors.New(ke.Message)
+		if ke.Code == kerr.UnsupportedSaslMechanism.Code {
+			be.Reason = "SASL mechanism not enabled on the broker"
+		}
+	case strings.Contains(msg, "SASL") || strings.Contains(msg, "sasl"):
+		be.Reason = "SASL authentication failed"
+	case errors.As(err, &certErr) || errors.As(err, &unkAuth) || errors.As(err, &hostErr) || errors.As(err, &recErr) ||
+		strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:"):
+		be.Reason = "TLS handshake failed"
+	case errors.As(err, &dnsErr):
+		be.Reason = "host not found"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		be.Reason = "connection refused"
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		be.Reason = fmt.Sprintf("no answer within %s (timeout)", timeout)
+		be.Err = nil
+	case saslOn && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		be.Reason = "SASL authentication failed (the broker closed the connection during login: wrong user, password or mechanism?)"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed):
+		be.Reason = "connection closed by the broker (TLS or SASL mismatch, or the broker is shutting down)"
+	case errors.Is(err, kgo.ErrClientClosed):
+		be.Reason = "client closed"
+	case errors.As(err, &opErr):
+		be.Reason = "cannot connect"
+	case errors.Is(err, context.Canceled):
+		be.Reason = "interrupted"
+	default:
+		be.Reason = "request failed"
+	}
+	return be
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// softwareVersion is SoftwareVersion reduced to what ApiVersions v3+
+// accepts ([a-zA-Z0-9.-], starting and ending alphanumeric).
+func softwareVersion() string {
+	b := []byte(SoftwareVersion)
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == '.' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+			out = append(out, c)
+		}
+	}
+	s := strings.Trim(string(out), ".-")
+	if s == "" || len(s) > 64 {
+		return "dev"
+	}
+	return s
+}
+
+// classify is Classify with this client's timeout and SASL setting.
+func (c *Client) classify(broker string, err error) *BrokerError {
+	return Classify(broker, err, c.Timeout(), c.Settings.SASL.Mechanism != "")
+}
+
+// Check reaches every seed broker with a metadata request (concurrently; it
+// needs a completed SASL login where ApiVersions would not)
+// and returns the seeds that answered. It fails only when none answered,
+// with every seed's reason.
+func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
+	seeds := c.KGO.SeedBrokers()
+	type res struct {
+		addr string
+		err  *BrokerError
+	}
+	out := make([]res, len(seeds))
+	var wg sync.WaitGroup
+	for i, b := range seeds {
+		addr := c.seedAddr[min(i, len(c.seedAddr)-1)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := c.WithTimeout(ctx)
+			defer cancel()
+			req := kmsg.NewPtrMetadataRequest()
+			req.Topics = []kmsg.MetadataRequestTopic{}
+			_, err := b.Request(cctx, req)
+			out[i].addr = addr
+			if err != nil {
+				out[i].err = c.classify(addr, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var ok []string
+	var bad []*BrokerError
+	for _, r := range out {
+		if r.err != nil {
+			bad = append(bad, r.err)
+		} else {
+			ok = append(ok, r.addr)
+		}
+	}
+	if len(ok) == 0 {
+		return nil, bad, &ConnectError{Brokers: bad}
+	}
+	return ok, bad, nil
+}
+
+// Counter counts the requests written to each broker, by API. It is a kgo
+// hook, so it sees every request the client sends, including ApiVersions,
+// SASL and metadata refreshes.
+type Counter struct {
+	mu sync.Mutex
+	m  map[int32]*BrokerCount
+}
+
+// BrokerCount is the requests one broker received.
+type BrokerCount struct {
+	Node     int32            `json:"node"`
+	Addr     string           `json:"addr"`
+	Seed     bool             `json:"seed,omitempty"`
+	Requests int64            `json:"requests"`
+	ByAPI    map[string]int64 `json:"byApi"`
+}
+
+// NewCounter returns an empty counter.
+func NewCounter() *Counter { return &Counter{m: map[int32]*BrokerCount{}} }
+
+// OnBrokerWrite implements kgo.HookBrokerWrite.
+func (c *Counter) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bc := c.m[meta.NodeID]
+	if bc == nil {
+		bc = &BrokerCount{Node: meta.NodeID, Addr: net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))), ByAPI: map[string]int64{}}
+		bc.Seed = meta.NodeID < math.MinInt32+1<<16
+		c.m[meta.NodeID] = bc
+	}
+	bc.Requests++
+	bc.ByAPI[kmsg.NameForKey(key)]++
+}
+
+// Snapshot returns the counts, brokers by node id (seed connections last).
+func (c *Counter) Snapshot() []BrokerCount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]BrokerCount, 0, len(c.m))
+	for _, bc := range c.m {
+		cp := *bc
+		cp.ByAPI = map[string]int64{}
+		for k, v := range bc.ByAPI {
+			cp.ByAPI[k] = v
+		}
+		out = append(out, cp)
+	}
+	slices.SortFunc(out, func(a, b BrokerCount) int {
+		if a.Seed != b.Seed {
+			if a.Seed {
+				return 1
+			}
+			return -1
+		}
+		return int(a.Node) - int(b.Node)
+	})
+	return out
+}
+
+// Total is the number of requests sent so far.
+func (c *Counter) Total() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for _, bc := range c.m {
+		n += bc.Requests
+	}
+	return n
+}
+
+// ByAPI sums the requests of one API over all brokers.
+func (c *Counter) ByAPI(api string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for _, bc := range c.m {
+		n += bc.ByAPI[api]
+	}
+	return n
+}
+
+// Reset forgets the counts.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	c.m = map[int32]*BrokerCount{}
+	c.mu.Unlock()
+}

@@ -1,0 +1,336 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PartitionLag is one partition of a group: committed offset, log
+// offsets and the lag between them.
+type PartitionLag struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Committed is the next offset the group will read; -1 when the
+	// group has no committed offset here.
+	Committed int64 `json:"committed"`
+	Start     int64 `json:"logStart"`
+	End       int64 `json:"logEnd"`
+	// Lag is End - Committed (0 when the commit is past the end);
+	// Known is false when either side is missing.
+	Lag   int64  `json:"lag"`
+	Known bool   `json:"known"`
+	Note  string `json:"note,omitempty"`
+	// Member is the member assigned the partition, when one is.
+	Member string `json:"member,omitempty"`
+}
+
+// TopicLag sums a topic's known partition lags.
+type TopicLag struct {
+	Topic      string `json:"topic"`
+	Lag        int64  `json:"lag"`
+	Partitions int    `json:"partitions"`
+	Unknown    int    `json:"unknown"`
+}
+
+// GroupLag is the lag of one group.
+type GroupLag struct {
+	Partitions []PartitionLag `json:"partitions"`
+	Topics     []TopicLag     `json:"topics"`
+	Total      int64          `json:"total"`
+	// Unknown counts partitions whose lag could not be computed.
+	Unknown int `json:"unknown"`
+}
+
+// PartitionLagOf computes one partition's lag.
+func PartitionLagOf(topic string, part int32, committed int64, hasCommit bool, lo LogOffsets, hasLog bool) PartitionLag {
+	pl := PartitionLag{Topic: topic, Partition: part, Committed: -1, Start: -1, End: -1}
+	if hasCommit {
+		pl.Committed = committed
+	}
+	if hasLog {
+		pl.Start, pl.End = lo.Start, lo.End
+	}
+	switch {
+	case !hasCommit || committed < 0:
+		pl.Note = "no committed offset"
+	case !hasLog || lo.Err != "" || lo.End < 0:
+		pl.Note = "log end unknown"
+		if hasLog && lo.Err != "" {
+			pl.Note += ": " + lo.Err
+		}
+	default:
+		pl.Known = true
+		pl.Lag = lo.End - committed
+		if pl.Lag < 0 {
+			pl.Lag = 0
+			pl.Note = "committed offset is past the log end (topic recreated or truncated?)"
+		} else if lo.Start >= 0 && committed < lo.Start {
+			pl.Note = "committed offset is before the log start: records were deleted"
+		}
+	}
+	return pl
+}
+
+// ComputeLag joins committed offsets with log offsets over the union of
+// their partitions (the caller passes only the group's topics). owners maps "topic/partition" to a member id.
+func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) GroupLag {
+	keys := TopicPartitions{}
+	for t, ps := range committed {
+		for p := range ps {
+			keys.Add(t, p)
+		}
+	}
+	for t, ps := range logs {
+		for p := range ps {
+			keys.Add(t, p)
+		}
+	}
+	for k := range owners {
+		if i := strings.LastIndexByte(k, '/'); i > 0 {
+			t := k[:i]
+			var p int32
+			if _, err := fmtSscan(k[i+1:], &p); err == nil {
+				keys.Add(t, p)
+			}
+		}
+	}
+	gl := GroupLag{Partitions: []PartitionLag{}, Topics: []TopicLag{}}
+	for _, t := range keys.Topics() {
+		tl := TopicLag{Topic: t}
+		for _, p := range keys[t] {
+			co, hasC := committed[t][p]
+			if hasC && co.Err != "" {
+				hasC = false
+			}
+			lo, hasL := logs[t][p]
+			pl := PartitionLagOf(t, p, co.Offset, hasC, lo, hasL)
+			pl.Member = owners[t+"/"+itoa(p)]
+			gl.Partitions = append(gl.Partitions, pl)
+			tl.Partitions++
+			if pl.Known {
+				tl.Lag += pl.Lag
+			} else {
+				tl.Unknown++
+			}
+		}
+		gl.Total += tl.Lag
+		gl.Unknown += tl.Unknown
+		gl.Topics = append(gl.Topics, tl)
+	}
+	return gl
+}
+
+// GroupDescription is everything the wire says about one group.
+type GroupDescription struct {
+	DescribedGroup
+	CoordinatorAddr string       `json:"coordinatorAddr,omitempty"`
+	Committed       GroupOffsets `json:"committed"`
+	Lag             GroupLag     `json:"lag"`
+}
+
+// DescribeOptions tunes DescribeMany.
+type DescribeOptions struct {
+	// Known maps a group to partitions known from elsewhere (its offset
+	// file): kaas answers nothing to OffsetFetch-all, so these are asked
+	// for explicitly together with every partition of the topics the
+	// members subscribe to or are assigned.
+	Known map[string]TopicPartitions
+	// NoOffsets skips OffsetFetch and ListOffsets.
+	NoOffsets bool
+}
+
+// DescribeMany describes many groups in O(brokers) round trips: one batched
+// FindCoordinator, one DescribeGroups per coordinator, one metadata
+// request for the topics involved, OffsetFetch per coordinator by explicit
+// partitions, and one ListOffsets round over the union of partitions.
+func (c *Client) DescribeMany(ctx context.Context, groups []string, opt DescribeOptions) ([]GroupDescription, error) {
+	groups = dedupe(groups)
+	coords, err := c.FindCoordinators(ctx, groups, false)
+	if err != nil {
+		return nil, err
+	}
+	described := c.DescribeGroups(ctx, groups, coords)
+	out := make([]GroupDescription, len(described))
+	for i, d := range described {
+		out[i] = GroupDescription{DescribedGroup: d, Committed: GroupOffsets{Group: d.Group, Coordinator: d.Coordinator, Offsets: map[string]map[int32]Committed{}},
+			Lag: GroupLag{Partitions: []PartitionLag{}, Topics: []TopicLag{}}}
+		if co := coords[d.Group]; co.Host != "" {
+			out[i].CoordinatorAddr = Broker{Host: co.Host, Port: co.Port}.Addr()
+		}
+	}
+	if opt.NoOffsets {
+		return out, nil
+	}
+	// Topics per group, then their partitions from metadata.
+	allTopics := map[string]bool{}
+	for _, d := range described {
+		for _, t := range d.Topics() {
+			allTopics[t] = true
+		}
+		for t := range opt.Known[d.Group] {
+			allTopics[t] = true
+		}
+	}
+	var md *Metadata
+	if len(allTopics) > 0 {
+		ts := make([]string, 0, len(allTopics))
+		for t := range allTopics {
+			ts = append(ts, t)
+		}
+		if md, err = c.Metadata(ctx, ts); err != nil {
+			return out, err
+		}
+	}
+	want := map[string]TopicPartitions{}
+	union := TopicPartitions{}
+	for _, d := range described {
+		tp := TopicPartitions{}
+		topics := d.Topics()
+		for t := range opt.Known[d.Group] {
+			topics = append(topics, t)
+		}
+		for _, t := range dedupe(topics) {
+			if md != nil && md.Topics[t] != nil {
+				for p := range md.Topics[t].Partitions {
+					tp.Add(t, p)
+				}
+			}
+			if ps := opt.Known[d.Group][t]; len(ps) > 0 {
+				tp.Add(t, ps...)
+			}
+		}
+		if len(tp) > 0 {
+			want[d.Group] = tp
+			for t, ps := range tp {
+				union.Add(t, ps...)
+			}
+		}
+	}
+	var committed map[string]GroupOffsets
+	var logs map[string]map[int32]LogOffsets
+	var lerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		logs, lerr = c.ListLogOffsets(ctx, union)
+	}()
+	committed = c.FetchCommitted(ctx, want, coords)
+	<-done
+	for i := range out {
+		g := out[i].Group
+		if co, ok := committed[g]; ok {
+			out[i].Committed = co
+		}
+		owners := map[string]string{}
+		for _, m := range out[i].Members {
+			for _, a := range m.Assignment {
+				for _, p := range a.Partitions {
+					owners[a.Topic+"/"+itoa(p)] = m.MemberID
+				}
+			}
+		}
+		groupLogs := map[string]map[int32]LogOffsets{}
+		for t := range want[g] {
+			groupLogs[t] = logs[t]
+		}
+		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
+	}
+	return out, lerr
+}
+
+// onlyValid drops "no offset" answers (-1) so they count as no commit.
+func onlyValid(m map[string]map[int32]Committed) map[string]map[int32]Committed {
+	out := map[string]map[int32]Committed{}
+	for t, ps := range m {
+		for p, c := range ps {
+			if c.Offset < 0 && c.Err == "" {
+				continue
+			}
+			if out[t] == nil {
+				out[t] = map[int32]Committed{}
+			}
+			out[t][p] = c
+		}
+	}
+	return out
+}
+
+// SortedPartitions returns the partition lags sorted by topic, partition.
+func (g GroupLag) SortedPartitions() []PartitionLag {
+	out := slices.Clone(g.Partitions)
+	slices.SortFunc(out, func(a, b PartitionLag) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	return out
+}
+
+// LagFilter is a parsed --lag expression: ">N", ">=N", "<N", "<=N", "=N"
+// (or "==N", or plain "N" meaning >=N), "!=N", or a range "N..M"
+// (inclusive).
+type LagFilter struct {
+	Op     string `json:"op"`
+	N      int64  `json:"n"`
+	M      int64  `json:"m,omitempty"`
+	Source string `json:"source"`
+}
+
+// ParseLagFilter parses a --lag expression.
+func ParseLagFilter(s string) (LagFilter, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	bad := func() (LagFilter, error) {
+		return LagFilter{}, fmt.Errorf("--lag %.40q: use >N, >=N, <N, <=N, =N, !=N or N..M (N a whole number of messages)", s)
+	}
+	if t == "" || len(t) > 64 {
+		return bad()
+	}
+	if i := strings.Index(t, ".."); i >= 0 {
+		n, err1 := strconv.ParseInt(t[:i], 10, 64)
+		m, err2 := strconv.ParseInt(t[i+2:], 10, 64)
+		if err1 != nil || err2 != nil || n < 0 || m < n {
+			return bad()
+		}
+		return LagFilter{Op: "..", N: n, M: m, Source: s}, nil
+	}
+	op := ">="
+	for _, o := range []string{">=", "<=", "!=", "==", ">", "<", "="} {
+		if strings.HasPrefix(t, o) {
+			op, t = o, t[len(o):]
+			break
+		}
+	}
+	if op == "==" {
+		op = "="
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return bad()
+	}
+	return LagFilter{Op: op, N: n, Source: s}, nil
+}
+
+// Match reports whether lag satisfies the filter.
+func (f LagFilter) Match(lag int64) bool {
+	switch f.Op {
+	case ">":
+		return lag > f.N
+	case ">=":
+		return lag >= f.N
+	case "<":
+		return lag < f.N
+	case "<=":
+		return lag <= f.N
+	case "=":
+		return lag == f.N
+	case "!=":
+		return lag != f.N
+	case "..":
+		return lag >= f.N && lag <= f.M
+	}
+	return true
+}
