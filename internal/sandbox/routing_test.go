@@ -676,3 +676,32 @@ func TestElevenBrokersSortLexicographically(t *testing.T) {
 	}
 	assertFindCoordinator(t, sb, append(groupNames(30), "g1", "billing"))
 }
+
+func TestHandWrittenVersionMakesBrokersSkipTheController(t *testing.T) {
+	sb := Start(t, Options{Brokers: 3, PollInterval: 20 * time.Millisecond})
+	a, _ := volumeRouter(t, sb)
+	a.AssignmentVersion += 2 // the controller is at 1; this file says 3
+	a.ConsumerGroups = []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-2", Epoch: 1}}
+	writeAssignment(t, sb, a)
+	sb.WaitFor(t, "the hand-written v3 to apply", 10*time.Second, func() bool { return sb.Coordinator("pinned") == "kaas-2" })
+
+	// The controller writes v2 and v3: both skipped by the brokers, as on kaas.
+	for i := 0; i < 2; i++ {
+		if _, err := sb.Change("stop", "kaas-1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.Change("start", "kaas-1"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && sb.Coordinator("pinned") != "kaas-2" {
+			t.Fatal("a controller write at or below the hand-written version was applied")
+		}
+	}
+	// By now the controller has written v5: applied, and the entry is gone.
+	if v := sb.Assignment().AssignmentVersion; v != 5 || sb.Coordinator("pinned") == "" {
+		t.Fatalf("applied version %d after the controller passed the hand-written one", v)
+	}
+	if !strings.Contains(readLog(t, sb, "kaas-0"), "sandbox: assignment.json skipped") {
+		t.Fatal("no log line about the skipped writes")
+	}
+}
