@@ -33,7 +33,9 @@
 //
 // The sandbox also re-reads assignment.json every PollInterval, so a
 // hand-edited file (same controllerEpoch, higher assignmentVersion) takes
-// effect as it would on kaas brokers.
+// effect as it would on kaas brokers — and, as on kaas, the controller's
+// own writes are then skipped until its version passes the hand-written
+// one; a lower controllerEpoch is rejected with kaas's warning.
 //
 // # Using it in a test
 //
