@@ -69,6 +69,7 @@ const ControlHelp = `commands:
   stop kaas-N     stop a broker (listener and connections close; the controller rewrites assignment.json)
   start kaas-N    start a stopped broker again on its old address
   status          brokers, controller, assignment version, groups per broker
+  groups          every known group with its coordinator and routing tier
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N, POST /quit`
@@ -89,6 +90,9 @@ func (s *Sandbox) Command(line string) (string, error) {
 		return "", ErrQuit
 	case "status":
 		return FormatStatus(s.Status()), nil
+	case "groups":
+		s.refreshGroups()
+		return s.formatGroups(), nil
 	case "stop", "start":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: %s kaas-N", f[0])
@@ -142,6 +146,27 @@ func FormatStatus(st Status) string {
 			role = "controller"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\n", br.ID, br.NodeID, br.Addr, br.State, br.Groups, role)
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (s *Sandbox) formatGroups() string {
+	rs := s.route.Load()
+	groups := s.knownGroups()
+	if len(groups) == 0 {
+		return "no groups yet"
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tCOORDINATOR\tTIER")
+	for _, g := range groups {
+		coord, tier := "", "none"
+		if rs != nil {
+			r := rs.router.Group(g)
+			coord, tier = r.Coordinator, string(r.Tier)
+		}
+		fmt.Fprintf(tw, "%q\t%s\t%s\n", g, orNone(coord), tier)
 	}
 	tw.Flush()
 	return strings.TrimRight(b.String(), "\n")
