@@ -29,7 +29,7 @@ logs in kaas's tracing shape. Stop and start brokers to watch groups move.
 
 It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
 typing on stdin, or from scripts through the HTTP control endpoint it prints:
-  stop kaas-N | start kaas-N | status | help | quit
+  stop kaas-N | start kaas-N | status | groups | help | quit
   curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
   curl -s http://127.0.0.1:PORT/status
 The addresses are also written to DATA/.kaasctl-sandbox.json.
@@ -282,7 +282,7 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
 	}
 	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
-	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | help | quit\n")
+	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
 	return nil
 }
 
