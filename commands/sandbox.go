@@ -1,0 +1,329 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+const sandboxDescription = `Runs N kaas-compatible brokers in this process on loopback: the real Kafka
+protocol, kaas's coordinator routing (FindCoordinator by the two-tier rule from
+assignment.json, NOT_COORDINATOR from the other brokers, ListGroups filtered by
+ownership), a controller writing DATA/__cluster/assignment.json, offset files in
+CD/__consumer_offsets on every commit, partition manifests, and per-broker JSON
+logs in kaas's tracing shape. Stop and start brokers to watch groups move.
+
+It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
+typing on stdin, or from scripts through the HTTP control endpoint it prints:
+  stop kaas-N | start kaas-N | status | help | quit
+  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
+  curl -s http://127.0.0.1:PORT/status
+The addresses are also written to DATA/.kaasctl-sandbox.json.
+
+--placement chooses how the controller places explicit consumerGroups[]
+entries: "rendezvous" (the default) is what kaas's controller does today
+(highest XXH64 of groupId+0x00+brokerId), which often disagrees with the hash
+tier, so a group's first entry usually moves it; "hash" places entries where
+the routing hash would, as kaas's design intends.
+
+Topics, records, groups and committed offsets are kept under
+DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
+carries on where it stopped (the controller takes the next epoch and version).
+
+The sandbox refuses a data dir holding an assignment.json it did not write
+(a real kaas volume) unless --force: it writes assignment.json.
+
+Examples:
+  # a 3-broker sandbox with demo groups, in a new temporary dir
+  kaasctl sandbox --demo
+
+  # a fixed volume and ports, 5 brokers
+  kaasctl sandbox --brokers 5 --data-dir /tmp/kaas-lab --listen 127.0.0.1:19092
+
+  # in another terminal, against the printed data dir
+  kaasctl whois --data-dir /tmp/kaas-lab orders-app
+  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
+
+  # scripts: run in the background and read the state file
+  kaasctl sandbox --demo --data-dir "$D" </dev/null &
+  jq -r .control "$D/.kaasctl-sandbox.json"`
+
+func init() {
+	register(func() *cli.Command {
+		return &cli.Command{
+			Name:        "sandbox",
+			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
+			UsageText:   "kaasctl sandbox [--brokers N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
+			Description: sandboxDescription,
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "brokers", Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
+				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
+				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
+				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
+				&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
+				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
+				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
+				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+			},
+			Action: runSandbox,
+		}
+	})
+}
+
+// sandboxInfo is what the command prints at start (-o json for scripts).
+type sandboxInfo struct {
+	Bootstrap  string   `json:"bootstrap"`
+	Brokers    []string `json:"brokers"`
+	DataDir    string   `json:"dataDir"`
+	ClusterDir string   `json:"clusterDir"`
+	LogDir     string   `json:"logDir"`
+	Control    string   `json:"control"`
+	StateFile  string   `json:"stateFile"`
+	Placement  string   `json:"placement"`
+	Demo       bool     `json:"demo"`
+	TempDir    bool     `json:"tempDir"`
+}
+
+func runSandbox(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	if c.Args().Present() {
+		return exit.UsageErrorf("sandbox takes no arguments (got %q)", c.Args().First())
+	}
+	if c.String(flagClusterDir) != "" {
+		return exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
+	}
+	placement := sandbox.Placement(strings.ToLower(c.String("placement")))
+	if placement != sandbox.PlacementRendezvous && placement != sandbox.PlacementHash {
+		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+	}
+	n := c.Int("brokers")
+	if n < 1 || n > sandbox.MaxBrokers {
+		return exit.UsageErrorf("--brokers must be between 1 and %d, got %d", sandbox.MaxBrokers, n)
+	}
+	var topics []sandbox.Topic
+	for _, spec := range c.StringSlice("topic") {
+		t, err := parseTopicSpec(spec)
+		if err != nil {
+			return exit.UsageErrorf("--topic %q: %v", spec, err)
+		}
+		topics = append(topics, t)
+	}
+	if c.Bool("demo") {
+		for _, t := range sandbox.DemoTopics {
+			if !hasTopic(topics, t.Name) {
+				topics = append(topics, t)
+			}
+		}
+	}
+
+	dataDir := c.String(flagDataDir)
+	temp := false
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "kaasctl-sandbox-"); err != nil {
+			return err
+		}
+		temp = true
+	} else if err := checkSandboxDir(dataDir, c.Bool("force")); err != nil {
+		return err
+	}
+
+	sb, err := sandbox.New(sandbox.Options{
+		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement,
+		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
+	})
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	defer sb.Close()
+	// The marker that makes this volume a sandbox's (see checkSandboxDir).
+	_ = os.MkdirAll(filepath.Join(sb.Layout().DataDir, sandbox.StateDirName), 0o755)
+
+	quit := make(chan struct{})
+	var quitOnce = make(chan struct{}, 1)
+	requestQuit := func() {
+		select {
+		case quitOnce <- struct{}{}:
+			close(quit)
+		default:
+		}
+	}
+	control := ""
+	if addr := c.String("control"); addr != "" && addr != "off" {
+		cs, err := sb.ServeControl(addr, requestQuit)
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		control = cs.URL()
+	}
+	if c.Bool("demo") {
+		if err := sb.StartDemo(); err != nil {
+			return err
+		}
+	}
+	stateFile, err := sb.WriteStateFile(control)
+	if err != nil {
+		return fmt.Errorf("write state file: %w", err)
+	}
+	defer os.Remove(stateFile)
+
+	l := sb.Layout()
+	info := sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
+		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp}
+	if err := printSandboxInfo(g, info); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	lines := make(chan string)
+	go readLines(g.IO.In, lines)
+	out := g.IO.Out
+	for {
+		select {
+		case <-ctx.Done():
+			fmtf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
+			return finishSandbox(g, info)
+		case <-quit:
+			fmtf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
+			return finishSandbox(g, info)
+		case line, ok := <-lines:
+			if !ok {
+				lines = nil // stdin closed: keep running until a signal or /quit
+				continue
+			}
+			reply, err := sb.Command(line)
+			switch {
+			case errors.Is(err, sandbox.ErrQuit):
+				return finishSandbox(g, info)
+			case err != nil:
+				fmtf(g.IO.Err, "error: %v\n", err)
+			case reply != "":
+				fmtf(out, "%s\n", reply)
+			}
+		}
+	}
+}
+
+func finishSandbox(g *Globals, info sandboxInfo) error {
+	if !g.Printer.Format.Machine() {
+		fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
+		if info.TempDir {
+			fmtf(g.IO.Out, "remove it with: rm -rf %s\n", info.DataDir)
+		}
+	}
+	return nil
+}
+
+func readLines(r io.Reader, out chan<- string) {
+	defer close(out)
+	if r == nil {
+		return
+	}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		out <- sc.Text()
+	}
+}
+
+func printSandboxInfo(g *Globals, info sandboxInfo) error {
+	if g.Printer.Format.Machine() {
+		return g.Printer.Print(render.Output{Data: info})
+	}
+	w := g.IO.Out
+	fmtf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
+	fmtf(w, "  bootstrap:   %s\n", info.Bootstrap)
+	if info.TempDir {
+		fmtf(w, "  data dir:    %s (new temporary dir)\n", info.DataDir)
+	} else {
+		fmtf(w, "  data dir:    %s\n", info.DataDir)
+	}
+	fmtf(w, "  cluster dir: %s\n", info.ClusterDir)
+	fmtf(w, "  logs:        %s/kaas-N.log\n", info.LogDir)
+	if info.Control != "" {
+		fmtf(w, "  control:     %s  (GET /status, POST /stop?broker=kaas-1, POST /start?broker=kaas-1, POST /quit)\n", info.Control)
+	}
+	fmtf(w, "  state file:  %s\n", info.StateFile)
+	if info.Demo {
+		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
+	}
+	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
+	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | help | quit\n")
+	return nil
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func parseTopicSpec(spec string) (sandbox.Topic, error) {
+	name, parts, ok := strings.Cut(spec, ":")
+	t := sandbox.Topic{Name: name, Partitions: 3}
+	if ok {
+		var n int
+		if _, err := fmt.Sscanf(parts, "%d", &n); err != nil || fmt.Sprint(n) != parts {
+			return t, fmt.Errorf("partitions %q is not a number", parts)
+		}
+		t.Partitions = int32(n)
+	}
+	if t.Partitions < 1 || t.Partitions > 10000 {
+		return t, fmt.Errorf("partitions must be between 1 and 10000")
+	}
+	return t, nil
+}
+
+func hasTopic(ts []sandbox.Topic, name string) bool {
+	for _, t := range ts {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSandboxDir refuses a volume that looks like a real kaas cluster's:
+// the sandbox writes assignment.json, which kaasctl otherwise never does.
+func checkSandboxDir(dataDir string, force bool) error {
+	st, err := os.Stat(dataDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // created by the sandbox
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return exit.UsageErrorf("--data-dir %s is not a directory", dataDir)
+	}
+	a := filepath.Join(dataDir, volume.ClusterSubdir, volume.AssignmentFile)
+	if _, err := os.Stat(a); err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, sandbox.StateDirName)); err == nil || force {
+		if pid := runningSandboxPID(dataDir); pid > 0 {
+			return exit.Refusedf("another kaasctl sandbox (pid %d) is running on %s; stop it first", pid, dataDir)
+		}
+		return nil
+	}
+	return exit.Refusedf("%s exists and was not written by a kaasctl sandbox; the sandbox would overwrite it. Use an empty dir, or --force if this really is a scratch volume", a)
+}

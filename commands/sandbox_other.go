@@ -1,0 +1,5 @@
+//go:build !unix
+
+package commands
+
+func runningSandboxPID(string) int { return 0 }

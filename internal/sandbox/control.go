@@ -1,0 +1,240 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Move is one group whose coordinator changed with a broker stop or start.
+type Move struct {
+	Group string `json:"group"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+// ChangeResult is what a stop or start did.
+type ChangeResult struct {
+	Broker            string   `json:"broker"`
+	Action            string   `json:"action"` // stop | start
+	Changed           bool     `json:"changed"`
+	AssignmentVersion int64    `json:"assignmentVersion"`
+	Brokers           []string `json:"brokers"` // brokers[] of the new assignment
+	Moved             []Move   `json:"moved"`
+}
+
+// Change stops or starts a broker and reports which known groups moved.
+func (s *Sandbox) Change(action, id string) (ChangeResult, error) {
+	res := ChangeResult{Broker: id, Action: action, Moved: []Move{}, Brokers: []string{}}
+	s.refreshGroups()
+	groups := s.knownGroups()
+	before := make(map[string]string, len(groups))
+	for _, g := range groups {
+		before[g] = s.Coordinator(g)
+	}
+	var err error
+	switch action {
+	case "stop":
+		res.Changed, err = s.StopBroker(id)
+	case "start":
+		res.Changed, err = s.StartBroker(id)
+	default:
+		return res, fmt.Errorf("unknown action %q (stop or start)", action)
+	}
+	if err != nil {
+		return res, err
+	}
+	if a := s.Assignment(); a != nil {
+		res.AssignmentVersion = a.AssignmentVersion
+		for _, b := range a.Brokers {
+			res.Brokers = append(res.Brokers, b.ID)
+		}
+	}
+	for _, g := range groups {
+		if to := s.Coordinator(g); to != before[g] {
+			res.Moved = append(res.Moved, Move{Group: g, From: before[g], To: to})
+		}
+	}
+	return res, nil
+}
+
+// ControlHelp lists the control commands (stdin and HTTP).
+const ControlHelp = `commands:
+  stop kaas-N     stop a broker (listener and connections close; the controller rewrites assignment.json)
+  start kaas-N    start a stopped broker again on its old address
+  status          brokers, controller, assignment version, groups per broker
+  help            this text
+  quit            stop the sandbox (also Ctrl-C)
+HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N, POST /quit`
+
+// ErrQuit is returned by Command for "quit".
+var ErrQuit = errors.New("quit")
+
+// Command runs one control command line and returns its human-readable reply.
+func (s *Sandbox) Command(line string) (string, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return "", nil
+	}
+	switch strings.ToLower(f[0]) {
+	case "help", "?":
+		return ControlHelp, nil
+	case "quit", "exit":
+		return "", ErrQuit
+	case "status":
+		return FormatStatus(s.Status()), nil
+	case "stop", "start":
+		if len(f) != 2 {
+			return "", fmt.Errorf("usage: %s kaas-N", f[0])
+		}
+		res, err := s.Change(strings.ToLower(f[0]), f[1])
+		if err != nil {
+			return "", err
+		}
+		return FormatChange(res), nil
+	}
+	return "", fmt.Errorf("unknown command %q; try 'help'", f[0])
+}
+
+// FormatChange renders a ChangeResult for people.
+func FormatChange(r ChangeResult) string {
+	verb := map[string]string{"stop": "stopped", "start": "started"}[r.Action]
+	if !r.Changed {
+		state := map[string]string{"stop": "stopped", "start": "running"}[r.Action]
+		return fmt.Sprintf("%s is already %s; nothing changed", r.Broker, state)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: assignment.json v%d written (brokers: %s)", verb, r.Broker, r.AssignmentVersion, strings.Join(r.Brokers, ", "))
+	if len(r.Moved) == 0 {
+		b.WriteString("; no known group moved")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; %d group(s) moved:", len(r.Moved))
+	for _, m := range r.Moved {
+		fmt.Fprintf(&b, "\n  %s: %s -> %s", m.Group, orNone(m.From), orNone(m.To))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// FormatStatus renders a Status for people.
+func FormatStatus(st Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "assignment v%d, controller %s (epoch %d), placement %s, %d known group(s)\n",
+		st.AssignmentVersion, orNone(st.Controller), st.ControllerEpoch, st.Placement, len(st.Groups))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BROKER\tNODE\tADDR\tSTATE\tGROUPS\tROLE")
+	for _, br := range st.Brokers {
+		role := ""
+		if br.Controller {
+			role = "controller"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\n", br.ID, br.NodeID, br.Addr, br.State, br.Groups, role)
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ControlServer is the HTTP control endpoint on loopback.
+type ControlServer struct {
+	ln  net.Listener
+	srv *http.Server
+}
+
+// URL is the endpoint's base URL.
+func (c *ControlServer) URL() string { return "http://" + c.ln.Addr().String() }
+
+// Close stops the endpoint.
+func (c *ControlServer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = c.srv.Shutdown(ctx)
+}
+
+// ServeControl starts the HTTP control endpoint on addr (e.g.
+// "127.0.0.1:0"). onQuit runs for POST /quit.
+//
+//	GET  /status                 Status as JSON (?format=text: the status table)
+//	POST /stop?broker=kaas-1     ChangeResult as JSON (?format=text: one line per moved group)
+//	POST /start?broker=kaas-1    ChangeResult as JSON
+//	POST /quit                   {"quitting":true}
+//
+// Errors come back as {"error":"..."} with 400 (bad request) or 404
+// (unknown broker).
+func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("control endpoint: %w", err)
+	}
+	mux := http.NewServeMux()
+	reply := func(w http.ResponseWriter, code int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(v)
+	}
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") == "text" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte(FormatStatus(s.Status()) + "\n"))
+			return
+		}
+		reply(w, 200, s.Status())
+	})
+	change := func(action string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			id := r.URL.Query().Get("broker")
+			if id == "" {
+				reply(w, 400, map[string]string{"error": "missing ?broker=kaas-N"})
+				return
+			}
+			res, err := s.Change(action, id)
+			switch {
+			case errors.Is(err, ErrUnknownBroker):
+				reply(w, 404, map[string]string{"error": err.Error()})
+			case err != nil:
+				reply(w, 500, map[string]string{"error": err.Error()})
+			case r.URL.Query().Get("format") == "text":
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				_, _ = w.Write([]byte(FormatChange(res) + "\n"))
+			default:
+				reply(w, 200, res)
+			}
+		}
+	}
+	mux.HandleFunc("POST /stop", change("stop"))
+	mux.HandleFunc("POST /start", change("start"))
+	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, map[string]bool{"quitting": true})
+		if onQuit != nil {
+			go onQuit()
+		}
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/stop", "/start", "/quit":
+			reply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
+			return
+		case "/status":
+			reply(w, 405, map[string]string{"error": "use GET /status"})
+			return
+		}
+		reply(w, 404, map[string]string{"error": "unknown endpoint " + r.Method + " " + r.URL.Path, "help": ControlHelp})
+	})
+	cs := &ControlServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
+	go func() { _ = cs.srv.Serve(ln) }()
+	return cs, nil
+}

@@ -1,0 +1,802 @@
+// Package sandbox runs an in-process, kaas-compatible cluster on loopback:
+// the real Kafka wire protocol (franz-go's kfake does the Kafka work) behind
+// a coordination layer that behaves like kaas, over a real volume directory.
+//
+// Every live kaasctl test and the `kaasctl sandbox` command run on it.
+//
+// # What it emulates
+//
+//   - Brokers kaas-0 … kaas-<N-1>, each its own TCP listener (node id = the
+//     ordinal). Each client connection is relayed to kfake on a connection of
+//     its own, so blocking requests (JoinGroup, Fetch) behave as on a broker.
+//   - A controller that writes CD/assignment.json exactly as kaas does
+//     (compact camelCase, 9-digit timestamps, alive brokers only, partition
+//     leaders, explicit consumerGroups[] entries for the groups active at the
+//     recompute, a new assignmentVersion on every change, tmp file + fsync +
+//     rename) whenever a broker stops or starts or topics change.
+//   - FindCoordinator answered by the two-tier rule (internal/grouphash) from
+//     the current assignment; group requests sent to a non-coordinator get
+//     NOT_COORDINATOR; ListGroups on a broker lists only the groups it
+//     coordinates; transactional requests follow the hash tier.
+//   - Every successful OffsetCommit writes CD/__consumer_offsets/<group>.json
+//     (kaas's v2 envelope, the group's full committed set); DeleteGroups
+//     removes it. DATA/<topic>/<partition>/manifest.json is kept current so
+//     offline lag works on the sandbox volume.
+//   - Per-broker JSON logs in kaas's tracing shape, including the controller
+//     lines and `group coordinator change` lines (side gained/lost).
+//   - A stopped broker closes its listener and every connection: clients get
+//     connection refused, exactly as with a dead pod.
+//
+// The sandbox also re-reads assignment.json every PollInterval, so a
+// hand-edited file (same controllerEpoch, higher assignmentVersion) takes
+// effect as it would on kaas brokers.
+//
+// # Using it in a test
+//
+//	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
+//	cl, _ := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...), kgo.ConsumerGroup("g1"), ...)
+//	layout := sb.Layout()                   // volume.Layout{DataDir, ClusterDir}
+//	v := sb.Assignment().AssignmentVersion  // what the brokers route by now
+//	sb.StopBroker("kaas-1")                 // returns once the new assignment is written
+//	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { ... })
+//
+// Start registers Close with t.Cleanup. New/Close do the same without a
+// testing.TB. Known differences from kaas are listed in Limits.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Limits lists where the sandbox knowingly differs from kaas.
+const Limits = `the sandbox differs from kaas in these ways:
+- group state lives in one kfake cluster behind all brokers: a group that moves has its members evicted (they rejoin, one rebalance, as on kaas) but its committed offsets stay in memory (kaas's new coordinator reloads them from the file at the rejoin);
+- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any generation);
+- produce and fetch are served by any broker (leaders are advertised in Metadata from assignment.json but not enforced);
+- DescribeGroups of a group the coordinator does not hold answers Dead (kfake), kaas answers Empty;
+- transactional offset commits are not mirrored into the offset files;
+- a controller change is immediate (kaas waits for its lease and a 2 s broker poll).`
+
+// Placement chooses how the controller places explicit consumerGroups[] entries.
+type Placement string
+
+const (
+	// PlacementRendezvous is kaas's controller today: the highest XXH64 of
+	// groupId 0x00 brokerId over the alive brokers. It often disagrees with
+	// the hash tier, so a group's first entry usually moves it.
+	PlacementRendezvous Placement = "rendezvous"
+	// PlacementHash places entries where the routing hash would put them
+	// (what kaas's design says the controller should do).
+	PlacementHash Placement = "hash"
+)
+
+// Topic is a topic created when the sandbox starts.
+type Topic struct {
+	Name       string
+	Partitions int32
+}
+
+// Options configure a sandbox. The zero value is usable apart from DataDir.
+type Options struct {
+	// Brokers is the number of brokers (default 3, at most 64).
+	Brokers int
+	// DataDir is the volume root (DATA). It is created when missing. The
+	// cluster dir is DATA/__cluster.
+	DataDir string
+	// Listen is "host:port" for kaas-0; kaas-i listens on port+i. Empty or
+	// port 0 means random loopback ports.
+	Listen string
+	// Placement of explicit entries (default rendezvous).
+	Placement Placement
+	// LogDir holds kaas-N.log (default DATA/.kaasctl-sandbox/logs).
+	LogDir string
+	// Topics are created at start.
+	Topics []Topic
+	// AutoCreateTopics lets producers create topics by writing to them.
+	AutoCreateTopics bool
+	// PollInterval is how often partition manifests are refreshed, topic
+	// changes are detected and assignment.json is re-read (default 200ms).
+	PollInterval time.Duration
+	// Now is the clock for file and log timestamps (default time.Now).
+	Now func() time.Time
+	// Persist keeps the Kafka state (topics, records, groups, committed
+	// offsets) under DATA/.kaasctl-sandbox/kfake, so a sandbox restarted on
+	// the same data dir carries on where it stopped.
+	Persist bool
+}
+
+// Sandbox is a running sandbox cluster. Its methods are safe for concurrent use.
+type Sandbox struct {
+	opts   Options
+	layout volume.Layout
+
+	kf     *kfake.Cluster
+	kfAddr string
+	admin  *kgo.Client
+	adm    *kadm.Client
+
+	brokers []*broker
+	byID    map[string]*broker
+
+	lifeMu sync.Mutex // serialises stop/start/recompute
+	ctl    *controller
+
+	route   atomic.Pointer[routeState]
+	applyMu sync.Mutex
+
+	offsets   *offsetStore
+	manifests *manifestWriter
+
+	// KeepMembersOnMove, when set before groups move, lets a moved group
+	// keep its members (no rebalance); by default they are evicted and
+	// rejoin, as on kaas.
+	KeepMembersOnMove bool
+
+	groupsMu sync.Mutex
+	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	demoCtx    context.Context
+	demoCancel context.CancelFunc
+	demoWG     sync.WaitGroup
+	closed     atomic.Bool
+}
+
+// routeState is the assignment the brokers route by.
+type routeState struct {
+	raw     []byte
+	a       *volume.Assignment
+	router  *grouphash.Router
+	leaders map[tp]string
+	epochs  map[tp]uint32
+	mtime   time.Time
+	size    int64
+}
+
+type tp struct {
+	topic string
+	part  int32
+}
+
+func newRouteState(raw []byte, a *volume.Assignment) *routeState {
+	rs := &routeState{raw: raw, a: a, router: a.Router(), leaders: map[tp]string{}, epochs: map[tp]uint32{}}
+	for _, p := range a.Partitions {
+		k := tp{p.Topic, p.Partition}
+		if _, dup := rs.leaders[k]; !dup {
+			rs.leaders[k] = p.Broker
+			rs.epochs[k] = p.Epoch
+		}
+	}
+	return rs
+}
+
+func (rs *routeState) group(g string) string {
+	if rs == nil {
+		return ""
+	}
+	return rs.router.Group(g).Coordinator
+}
+
+func (rs *routeState) txn(id string) string {
+	if rs == nil {
+		return ""
+	}
+	return rs.router.Txn(id).Coordinator
+}
+
+// MaxBrokers bounds Options.Brokers.
+const MaxBrokers = 64
+
+// New starts a sandbox. Close it when done.
+func New(opts Options) (*Sandbox, error) {
+	if opts.Brokers == 0 {
+		opts.Brokers = 3
+	}
+	if opts.Brokers < 1 || opts.Brokers > MaxBrokers {
+		return nil, fmt.Errorf("brokers must be between 1 and %d, got %d", MaxBrokers, opts.Brokers)
+	}
+	switch opts.Placement {
+	case "":
+		opts.Placement = PlacementRendezvous
+	case PlacementRendezvous, PlacementHash:
+	default:
+		return nil, fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
+	}
+	if opts.DataDir == "" {
+		return nil, errors.New("sandbox: DataDir is required")
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 200 * time.Millisecond
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	for _, t := range opts.Topics {
+		if err := validTopicName(t.Name); err != nil {
+			return nil, err
+		}
+		if t.Partitions < 1 || t.Partitions > 10000 {
+			return nil, fmt.Errorf("topic %q: partitions must be between 1 and 10000, got %d", t.Name, t.Partitions)
+		}
+	}
+	host, port0, err := parseListen(opts.Listen)
+	if err != nil {
+		return nil, err
+	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	opts.DataDir = dataDir
+	if opts.LogDir == "" {
+		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
+	}
+	layout := volume.Layout{DataDir: dataDir, ClusterDir: filepath.Join(dataDir, volume.ClusterSubdir), Source: "sandbox"}
+	for _, d := range []string{layout.ClusterDir, layout.OffsetsPath(), opts.LogDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+
+	s := &Sandbox{opts: opts, layout: layout, byID: map[string]*broker{}, kfGroups: map[string]struct{}{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.demoCtx, s.demoCancel = context.WithCancel(s.ctx)
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+
+	kopts := []kfake.Opt{kfake.NumBrokers(1), kfake.ClusterID("kaas-sandbox"),
+		kfake.GroupMinSessionTimeout(100 * time.Millisecond)}
+	for _, t := range opts.Topics {
+		kopts = append(kopts, kfake.SeedTopics(t.Partitions, t.Name))
+	}
+	if opts.AutoCreateTopics {
+		kopts = append(kopts, kfake.AllowAutoTopicCreation())
+	}
+	if opts.Persist {
+		kopts = append(kopts, kfake.DataDir(filepath.Join(dataDir, StateDirName, "kfake")))
+	}
+	if s.kf, err = kfake.NewCluster(kopts...); err != nil {
+		return nil, fmt.Errorf("start kfake: %w", err)
+	}
+	s.kfAddr = s.kf.ListenAddrs()[0]
+	if s.admin, err = kgo.NewClient(kgo.SeedBrokers(s.kfAddr), kgo.RequestRetries(2), kgo.RetryTimeout(5*time.Second)); err != nil {
+		return nil, err
+	}
+	s.adm = kadm.NewClient(s.admin)
+
+	s.offsets = newOffsetStore(layout.OffsetsPath())
+	s.offsets.load()
+	s.manifests = newManifestWriter(dataDir)
+
+	for i := 0; i < opts.Brokers; i++ {
+		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}
+		if b.log, err = openBrokerLog(opts.LogDir, b.id, opts.Now); err != nil {
+			return nil, err
+		}
+		port := 0
+		if port0 > 0 {
+			port = port0 + i
+		}
+		if err := b.listen(net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.id, err)
+		}
+		// Fixed for the sandbox's life; a restart binds the same address.
+		b.bind = b.ln.Addr().String()
+		b.addr = advertised(b.ln.Addr())
+		s.brokers = append(s.brokers, b)
+		s.byID[b.id] = b
+	}
+	for _, b := range s.brokers {
+		b.log.log("INFO", targetCluster, "kaas broker listening", kv{"broker", b.id}, kv{"node_id", int(b.node)}, kv{"addr", b.addr})
+	}
+
+	s.ctl = newController(s)
+	s.lifeMu.Lock()
+	err = s.ctl.recompute("startup")
+	s.lifeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range s.brokers {
+		b.serve()
+	}
+	s.wg.Add(1)
+	go s.pollLoop()
+	ok = true
+	return s, nil
+}
+
+// StateDirName is the dot-directory at the data-dir root that holds the
+// sandbox's own files (logs by default). kaas's operator keeps dot-dirs.
+const StateDirName = ".kaasctl-sandbox"
+
+// advertised is the address clients are told: a wildcard bind is
+// advertised as loopback.
+func advertised(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+}
+
+func parseListen(s string) (string, int, error) {
+	if s == "" {
+		return "127.0.0.1", 0, nil
+	}
+	host, p, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, fmt.Errorf("listen address %q: %v (want host:port, e.g. 127.0.0.1:9092)", s, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("listen address %q: port must be a number between 0 and 65535", s)
+	}
+	return host, port, nil
+}
+
+// Close stops every broker and releases everything. Safe to call twice.
+func (s *Sandbox) Close() {
+	if s.closed.Swap(true) {
+		return
+	}
+	// Demo clients leave their groups while the brokers still answer.
+	if s.demoCancel != nil {
+		s.demoCancel()
+	}
+	s.demoWG.Wait()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	for _, b := range s.brokers {
+		b.stop()
+	}
+	s.wg.Wait()
+	if s.admin != nil {
+		s.admin.Close()
+	}
+	if s.kf != nil {
+		s.kf.Close()
+	}
+	for _, b := range s.brokers {
+		b.log.log("INFO", targetSandbox, "sandbox: broker shut down", kv{"broker", b.id})
+		b.log.close()
+	}
+}
+
+// Bootstrap returns the listen address of every broker (stopped ones too:
+// clients skip the ones that refuse).
+func (s *Sandbox) Bootstrap() []string {
+	out := make([]string, len(s.brokers))
+	for i, b := range s.brokers {
+		out[i] = b.addr
+	}
+	return out
+}
+
+// Layout is the sandbox's volume: DataDir and ClusterDir.
+func (s *Sandbox) Layout() volume.Layout { return s.layout }
+
+// LogDir is where kaas-N.log files are written.
+func (s *Sandbox) LogDir() string { return s.opts.LogDir }
+
+// Placement is the controller's placement of explicit entries.
+func (s *Sandbox) Placement() Placement { return s.opts.Placement }
+
+// KfakeAddr is the address of the kfake node behind the brokers. Requests
+// sent there bypass kaas's rules; tests use it only to inspect group state.
+func (s *Sandbox) KfakeAddr() string { return s.kfAddr }
+
+// Kfake is the kfake cluster behind the brokers (for GroupInfo and similar).
+func (s *Sandbox) Kfake() *kfake.Cluster { return s.kf }
+
+// BrokerIDs lists every broker id, running or not, in ordinal order.
+func (s *Sandbox) BrokerIDs() []string {
+	out := make([]string, len(s.brokers))
+	for i, b := range s.brokers {
+		out[i] = b.id
+	}
+	return out
+}
+
+// Addr returns a broker's listen address.
+func (s *Sandbox) Addr(id string) (string, bool) {
+	b, ok := s.byID[id]
+	if !ok {
+		return "", false
+	}
+	return b.addr, true
+}
+
+// Running reports whether a broker is running.
+func (s *Sandbox) Running(id string) bool {
+	b, ok := s.byID[id]
+	return ok && b.isRunning()
+}
+
+// Assignment returns the assignment the brokers route by now (a copy of
+// the last applied file).
+func (s *Sandbox) Assignment() *volume.Assignment {
+	rs := s.route.Load()
+	if rs == nil {
+		return nil
+	}
+	a, _, err := volume.ParseAssignment("assignment.json", rs.raw)
+	if err != nil {
+		return nil
+	}
+	return a
+}
+
+// Coordinator is the broker that coordinates a group under the current
+// assignment ("" when none).
+func (s *Sandbox) Coordinator(group string) string { return s.route.Load().group(group) }
+
+// ErrUnknownBroker is returned for a broker id the sandbox does not have.
+var ErrUnknownBroker = errors.New("unknown broker")
+
+func (s *Sandbox) lookup(id string) (*broker, error) {
+	b, ok := s.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (have %s)", ErrUnknownBroker, id, strings.Join(s.BrokerIDs(), ", "))
+	}
+	return b, nil
+}
+
+// StopBroker stops a broker: its listener and every connection close, the
+// controller recomputes and the new assignment.json is written before this
+// returns. Stopping a stopped broker is not an error (changed is false).
+func (s *Sandbox) StopBroker(id string) (changed bool, err error) {
+	if s.closed.Load() {
+		return false, errors.New("sandbox is closed")
+	}
+	b, err := s.lookup(id)
+	if err != nil {
+		return false, err
+	}
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if !b.isRunning() {
+		return false, nil
+	}
+	if s.ctl.id == b.id {
+		b.log.log("INFO", targetCluster, "controller stack shut down (lease lost or shutdown)")
+	}
+	b.log.log("INFO", targetSandbox, "sandbox: broker stopped (listener and connections closed)", kv{"broker", b.id})
+	b.stop()
+	return true, s.ctl.recompute("broker_dead")
+}
+
+// StartBroker starts a stopped broker on its old address and recomputes.
+func (s *Sandbox) StartBroker(id string) (changed bool, err error) {
+	if s.closed.Load() {
+		return false, errors.New("sandbox is closed")
+	}
+	b, err := s.lookup(id)
+	if err != nil {
+		return false, err
+	}
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if b.isRunning() {
+		return false, nil
+	}
+	if err := b.listen(b.bind); err != nil {
+		return false, fmt.Errorf("%s: listen again on %s: %w", id, b.bind, err)
+	}
+	b.log.log("INFO", targetSandbox, "sandbox: broker started", kv{"broker", b.id}, kv{"addr", b.addr})
+	if err := s.ctl.recompute("broker_joined"); err != nil {
+		return true, err
+	}
+	b.serve()
+	return true, nil
+}
+
+// TB is the part of testing.TB that Start and WaitFor use.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+	TempDir() string
+}
+
+// Start starts a sandbox for a test (DataDir defaults to t.TempDir()) and
+// closes it when the test ends. It fails the test when the sandbox cannot start.
+func Start(t TB, opts Options) *Sandbox {
+	t.Helper()
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// WaitFor polls cond every 20ms until it is true, and fails the test with
+// "timed out after D waiting for WHAT" when timeout passes first.
+func (s *Sandbox) WaitFor(t TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	if err := WaitUntil(timeout, cond); err != nil {
+		t.Fatalf("sandbox: %v waiting for %s", err, what)
+	}
+}
+
+// WaitUntil polls cond every 20ms until it is true or timeout passes.
+func WaitUntil(timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// BrokerStatus is one broker in Status.
+type BrokerStatus struct {
+	ID         string `json:"id"`
+	NodeID     int32  `json:"nodeId"`
+	Addr       string `json:"addr"`
+	State      string `json:"state"` // running | stopped
+	Controller bool   `json:"controller"`
+	Log        string `json:"log"`
+	Groups     int    `json:"groups"` // known groups it coordinates
+}
+
+// Status is the sandbox at a glance (the control endpoint's GET /status).
+type Status struct {
+	Bootstrap         string         `json:"bootstrap"`
+	DataDir           string         `json:"dataDir"`
+	ClusterDir        string         `json:"clusterDir"`
+	LogDir            string         `json:"logDir"`
+	Placement         Placement      `json:"placement"`
+	Controller        string         `json:"controller"`
+	ControllerEpoch   int64          `json:"controllerEpoch"`
+	AssignmentVersion int64          `json:"assignmentVersion"`
+	Brokers           []BrokerStatus `json:"brokers"`
+	Groups            []string       `json:"groups"`
+}
+
+// Status reports brokers, the current assignment and the known groups.
+func (s *Sandbox) Status() Status {
+	rs := s.route.Load()
+	st := Status{
+		Bootstrap:  strings.Join(s.Bootstrap(), ","),
+		DataDir:    s.layout.DataDir,
+		ClusterDir: s.layout.ClusterDir,
+		LogDir:     s.opts.LogDir,
+		Placement:  s.opts.Placement,
+		Groups:     s.knownGroups(),
+	}
+	if rs != nil {
+		st.Controller = rs.a.Controller
+		st.ControllerEpoch = rs.a.ControllerEpoch
+		st.AssignmentVersion = rs.a.AssignmentVersion
+	}
+	counts := map[string]int{}
+	for _, g := range st.Groups {
+		counts[rs.group(g)]++
+	}
+	for _, b := range s.brokers {
+		state := "stopped"
+		if b.isRunning() {
+			state = "running"
+		}
+		st.Brokers = append(st.Brokers, BrokerStatus{ID: b.id, NodeID: b.node, Addr: b.addr, State: state,
+			Controller: rs != nil && rs.a.Controller == b.id, Log: b.log.path, Groups: counts[b.id]})
+	}
+	return st
+}
+
+// setKfakeGroups records the groups kfake holds (from a ListGroups).
+func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
+	m := make(map[string]struct{}, len(lg))
+	for g, d := range lg {
+		if d.State != "Dead" {
+			m[g] = struct{}{}
+		}
+	}
+	s.groupsMu.Lock()
+	s.kfGroups = m
+	s.groupsMu.Unlock()
+}
+
+// refreshGroups asks kfake which groups exist now.
+func (s *Sandbox) refreshGroups() {
+	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Second)
+	defer cancel()
+	if lg, err := s.adm.ListGroups(ctx); err == nil {
+		s.setKfakeGroups(lg)
+	}
+}
+
+// knownGroups are the groups that exist: in the brokers' memory (kfake, as
+// of the last look) or on the volume (an offsets file).
+func (s *Sandbox) knownGroups() []string {
+	set := map[string]struct{}{}
+	s.groupsMu.Lock()
+	for g := range s.kfGroups {
+		set[g] = struct{}{}
+	}
+	s.groupsMu.Unlock()
+	for _, g := range s.offsets.groupNames() {
+		set[g] = struct{}{}
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// apply makes a new assignment the one brokers route by, and logs every
+// known group whose coordinator changes on both brokers' logs.
+func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	ns := newRouteState(raw, a)
+	if st != nil {
+		ns.mtime, ns.size = st.ModTime(), st.Size()
+	}
+	old := s.route.Swap(ns)
+	if old == nil {
+		return
+	}
+	var moved []string
+	for _, g := range s.knownGroups() {
+		from, to := old.group(g), ns.group(g)
+		if from == to {
+			continue
+		}
+		moved = append(moved, g)
+		fields := func(side string) []kv {
+			return []kv{{"group", g}, {"from", from}, {"to", to}, {"assignment_version", a.AssignmentVersion}, {"side", side}}
+		}
+		if b, ok := s.byID[from]; ok && b.isRunning() {
+			b.log.log("INFO", targetTakeover, "group coordinator change", fields("lost")...)
+		}
+		if b, ok := s.byID[to]; ok && b.isRunning() {
+			b.log.log("INFO", targetTakeover, "group coordinator change", fields("gained")...)
+		}
+	}
+	s.evictMembers(moved)
+}
+
+// pollLoop refreshes manifests, notices topic changes and re-reads
+// assignment.json (a hand edit takes effect like on kaas brokers).
+func (s *Sandbox) pollLoop() {
+	defer s.wg.Done()
+	tk := time.NewTicker(s.opts.PollInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tk.C:
+		}
+		s.refreshGroups()
+		s.checkAssignmentFile()
+		s.refreshTopics()
+	}
+}
+
+// checkAssignmentFile applies an assignment.json written by someone else.
+func (s *Sandbox) checkAssignmentFile() {
+	p := s.layout.AssignmentPath()
+	st, err := os.Stat(p)
+	if err != nil {
+		return
+	}
+	cur := s.route.Load()
+	if cur != nil && st.ModTime().Equal(cur.mtime) && st.Size() == cur.size {
+		return
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	if cur != nil && bytes.Equal(raw, cur.raw) {
+		s.applyMu.Lock()
+		if s.route.Load() == cur {
+			cur.mtime, cur.size = st.ModTime(), st.Size()
+		}
+		s.applyMu.Unlock()
+		return
+	}
+	a, _, err := volume.ParseAssignment(p, raw)
+	for _, b := range s.brokers {
+		if !b.isRunning() {
+			continue
+		}
+		switch {
+		case err != nil:
+			b.log.log("DEBUG", targetCoordinator, "assignment.json: parse failed (will retry)", kv{"path", p}, kv{"e", err.Error()})
+		case cur != nil && a.ControllerEpoch < cur.a.ControllerEpoch:
+			b.log.log("WARN", targetCoordinator, "assignment.json rejected — stale controller epoch", kv{"file_epoch", a.ControllerEpoch}, kv{"lease_epoch", cur.a.ControllerEpoch})
+		}
+	}
+	if err != nil || (cur != nil && a.ControllerEpoch < cur.a.ControllerEpoch) {
+		s.applyMu.Lock()
+		if c := s.route.Load(); c == cur && cur != nil {
+			cur.mtime, cur.size = st.ModTime(), st.Size()
+		}
+		s.applyMu.Unlock()
+		return
+	}
+	if cur != nil && a.ControllerEpoch == cur.a.ControllerEpoch && a.AssignmentVersion <= cur.a.AssignmentVersion {
+		// kaas skips it too (same epoch, version not newer).
+		s.applyMu.Lock()
+		if c := s.route.Load(); c == cur {
+			cur.mtime, cur.size = st.ModTime(), st.Size()
+		}
+		s.applyMu.Unlock()
+		return
+	}
+	s.apply(raw, a, st)
+}
+
+// stateFile is what `kaasctl sandbox` writes for scripts.
+type stateFile struct {
+	PID        int      `json:"pid"`
+	Bootstrap  string   `json:"bootstrap"`
+	Brokers    []string `json:"brokers"`
+	Control    string   `json:"control"`
+	DataDir    string   `json:"dataDir"`
+	ClusterDir string   `json:"clusterDir"`
+	LogDir     string   `json:"logDir"`
+}
+
+// WriteStateFile writes DATA/.kaasctl-sandbox.json (bootstrap, control
+// endpoint, directories) atomically, for scripts.
+func (s *Sandbox) WriteStateFile(control string) (string, error) {
+	p := filepath.Join(s.layout.DataDir, StateFileName)
+	sf := stateFile{PID: os.Getpid(), Bootstrap: strings.Join(s.Bootstrap(), ","), Brokers: s.BrokerIDs(), Control: control,
+		DataDir: s.layout.DataDir, ClusterDir: s.layout.ClusterDir, LogDir: s.opts.LogDir}
+	data, err := json.MarshalIndent(sf, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return p, writeFileAtomic(p, append(data, '\n'))
+}
+
+// StateFileName is the file at the data-dir root naming a running sandbox.
+const StateFileName = ".kaasctl-sandbox.json"
+
+type kadmListedOffset = kadm.ListedOffset
