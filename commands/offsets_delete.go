@@ -28,7 +28,7 @@ func init() {
 				"  kaasctl offsets delete ... --group g --topic orders:3,4 --execute",
 			Flags: append(writeSafetyFlags(),
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "group (repeatable)"},
-				&cli.StringSliceFlag{Name: "topic", Aliases: []string{"t"}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
+				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
 			),
 			Action: runOffsetsDelete,
 		}
@@ -51,7 +51,7 @@ func runOffsetsDelete(c *cli.Context) error {
 	if len(groups) == 0 {
 		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}
-	if len(c.StringSlice("topic")) == 0 {
+	if len(repeated(c, "topic")) == 0 {
 		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
 	}
 	_, scopes, err := parseScopes(c, true)

@@ -45,7 +45,7 @@ func init() {
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
 				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-				&cli.StringSliceFlag{Name: "topic", Aliases: []string{"t"}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
 				&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
@@ -253,7 +253,7 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 // parseScopes reads --all-topics / --topic.
 func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, error) {
 	all := c.Bool("all-topics")
-	topics := c.StringSlice("topic")
+	topics := repeated(c, "topic")
 	if all && len(topics) > 0 {
 		return false, nil, exit.UsageErrorf("Option \"[all-topics]\" can't be used with option \"[topic]\"")
 	}
@@ -564,4 +564,26 @@ func exportPlan(g *Globals, plans []*repair.GroupPlan) error {
 		}
 	}
 	return repair.ExportCSV(g.IO.Out, rows, len(plans) > 1)
+}
+
+// repeatedFlag is a repeatable string flag whose values may hold commas
+// (--topic orders:0,2), unlike StringSliceFlag, which splits them.
+type repeatedFlag struct{ vals []string }
+
+func (r *repeatedFlag) Set(s string) error {
+	// urfave/cli copies a flag given by its alias to its name by setting
+	// the joined String(); that copy is not a new value.
+	if len(r.vals) > 0 && s == r.String() {
+		return nil
+	}
+	r.vals = append(r.vals, s)
+	return nil
+}
+func (r *repeatedFlag) String() string { return strings.Join(r.vals, " ") }
+
+func repeated(c *cli.Context, name string) []string {
+	if r, ok := c.Generic(name).(*repeatedFlag); ok && r != nil {
+		return r.vals
+	}
+	return nil
 }

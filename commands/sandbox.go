@@ -30,7 +30,9 @@ logs in kaas's tracing shape. Stop and start brokers to watch groups move.
 It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
 typing on stdin, or from scripts through the HTTP control endpoint it prints:
   stop kaas-N | start kaas-N | status | help | quit
+  consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
   curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
+  curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
   curl -s http://127.0.0.1:PORT/status
 The addresses are also written to DATA/.kaasctl-sandbox.json.
 
