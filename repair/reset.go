@@ -520,7 +520,7 @@ func WriteFile(gp *GroupPlan, now func() time.Time) {
 	gp.Executed, gp.Method = true, "file"
 	full := gp.FullSet()
 	st := gp.file.State
-	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now})
+	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now, afterStep: writeFileHook})
 	gp.Backup = res.Backup
 	if err != nil {
 		gp.failAll(err.Error())
@@ -548,6 +548,9 @@ func WriteFile(gp *GroupPlan, now func() time.Time) {
 	}
 	gp.finishKept(v, nil)
 }
+
+// writeFileHook, in tests, runs after each step of WriteFile's write.
+var writeFileHook func(step string) error
 
 // finishKept checks the partitions outside the plan.
 func (gp *GroupPlan) finishKept(v Verification, commitErr map[tpKey]string) {
