@@ -434,6 +434,9 @@ func runOffsetsReset(c *cli.Context) error {
 	if len(c.StringSlice("group")) == 0 && !c.Bool("all-groups") {
 		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
+	if len(c.StringSlice("group")) > 0 && c.Bool("all-groups") {
+		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
+	}
 	l, err := g.Layout()
 	if err != nil {
 		return err
