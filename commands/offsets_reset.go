@@ -176,6 +176,10 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 	}
 	out := make([]string, 0, len(set))
 	for g := range set {
+		if _, err := repair.GroupFilePath(l, g); err != nil {
+			warnf(c, "--all-groups: skipping %v", err)
+			continue
+		}
 		out = append(out, g)
 	}
 	slices.Sort(out)
@@ -183,6 +187,10 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", l.OffsetsPath())
 	}
 	return out, nil
+}
+
+func warnf(c *cli.Context, format string, a ...any) {
+	fmtf(iosFrom(c).Err, "warning: "+format+"\n", a...)
 }
 
 // parseResetSpec reads exactly one reset specification.

@@ -265,6 +265,7 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 	fmtf(w, "  state file:  %s\n", info.StateFile)
 	if info.Demo {
 		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
+		fmtf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
 	}
 	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
 	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | help | quit\n")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,6 +111,16 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		} else {
 			gp.Path = p
 			gf, err := ReadGroupFile(in.Layout, g)
+			if err == nil && !gf.State.Exists {
+				// A group whose offsets live only in the legacy layout:
+				// writing a current file now would shadow them for good.
+				if leg := in.Layout.LegacyOffsetsPath(); leg != "" {
+					lp := filepath.Join(leg, g+".json")
+					if _, serr := os.Stat(lp); serr == nil {
+						err = fmt.Errorf("the group's offsets are only in the legacy file %s, which kaas no longer reads; run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp)
+					}
+				}
+			}
 			if err != nil {
 				gp.Error = err.Error()
 			} else {

@@ -237,3 +237,16 @@ func TestMergeEntries(t *testing.T) {
 		t.Errorf("empty envelope %s", EncodeEnvelope(nil))
 	}
 }
+
+func TestPlanRefusesLegacyOnlyGroup(t *testing.T) {
+	l := offlineVolume(t)
+	os.MkdirAll(filepath.Join(l.DataDir, "__consumer_offsets"), 0o755)
+	os.WriteFile(filepath.Join(l.DataDir, "__consumer_offsets", "old.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)
+	plans, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"old"}, Scopes: []TopicScope{{Topic: "orders"}}, Spec: Spec{Kind: ToEarliest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plans[0].Error, "volume repair") {
+		t.Errorf("legacy-only group not stopped: %+v", plans[0])
+	}
+}
