@@ -548,7 +548,15 @@ func finishWrite(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, 
 	if v.Summary.Failed > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", v.Summary.Failed)}
 	}
-	g.Notef("%s done: %d group(s), %d partition(s) verified", cmd, len(plans), v.Summary.Partitions)
+	kept := 0
+	for _, gp := range plans {
+		kept += gp.Kept
+	}
+	how := "in the offset file"
+	if cl != nil && cmd == "reset" {
+		how = "in the offset file and with OffsetFetch"
+	}
+	g.Notef("%s done: %d group(s), %d partition(s) verified %s; %d other committed partition(s) kept unchanged", cmd, len(plans), v.Summary.Partitions, how, kept)
 	return nil
 }
 
