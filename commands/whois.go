@@ -167,7 +167,7 @@ func whoisHeaders(wh *inspect.Whois, whatIf bool) []string {
 func whoisRow(r inspect.WhoisResult) []string {
 	row := []string{r.Key}
 	if r.CurrentCoordinator != nil {
-		moves := "-"
+		moves := "no"
 		if *r.Moves {
 			moves = "yes"
 		}

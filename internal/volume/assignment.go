@@ -106,43 +106,19 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?)"}
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
-	}
-	if raw == nil {
-		return nil, nil, &FileError{Path: path, Problem: "the file holds JSON null, not an assignment object"}
+	// One decoding pass for the content; a byte scan of the top-level keys
+	// tells missing fields from null ones and finds unknown fields.
+	raw, problem := topLevelFields(data)
+	if problem != "" {
+		return nil, nil, &FileError{Path: path, Problem: problem}
 	}
 	a := &Assignment{}
+	if err := json.Unmarshal(data, a); err != nil {
+		return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
+	}
 	var fs []Finding
 	add := func(sev Severity, code, msg, fix string) {
 		fs = append(fs, Finding{Severity: sev, Code: code, Path: path, Message: msg, Fix: fix})
-	}
-	field := func(name string, dst any) error {
-		v, ok := raw[name]
-		if !ok {
-			return nil
-		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			return &FileError{Path: path, Problem: fmt.Sprintf("field %q: %s", name, describeJSONError(v, err))}
-		}
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		dst  any
-	}{
-		{"controllerEpoch", &a.ControllerEpoch},
-		{"assignmentVersion", &a.AssignmentVersion},
-		{"generatedAt", &a.GeneratedAt},
-		{"controller", &a.Controller},
-		{"brokers", &a.Brokers},
-		{"partitions", &a.Partitions},
-		{"consumerGroups", &a.ConsumerGroups},
-	} {
-		if err := field(f.name, f.dst); err != nil {
-			return nil, nil, err
-		}
 	}
 	for _, name := range []string{"brokers", "partitions"} {
 		v, ok := raw[name]
@@ -221,4 +197,96 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 		a.Partitions = []PartitionEntry{}
 	}
 	return a, fs, nil
+}
+
+// topLevelFields maps each top-level key of a JSON object to its raw value
+// (slices of data, not copies). It is a byte scan that only finds where
+// values start and end; json.Unmarshal does the validation. A document
+// that is not an object yields a problem in words.
+func topLevelFields(data []byte) (map[string][]byte, string) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		switch {
+		case bytes.HasPrefix(data[i:], []byte("null")):
+			return nil, "the file holds JSON null, not an assignment object"
+		case i < len(data) && data[i] == '[':
+			return nil, "the file holds a JSON array, not an assignment object"
+		}
+		return nil, "not a JSON object (the file should start with '{')"
+	}
+	out := map[string][]byte{}
+	i = skipSpace(data, i+1)
+	for i < len(data) && data[i] != '}' {
+		if data[i] != '"' {
+			return out, "" // malformed: json.Unmarshal will say where
+		}
+		end := skipString(data, i)
+		var key string
+		if json.Unmarshal(data[i:end], &key) != nil {
+			return out, ""
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return out, ""
+		}
+		start := skipSpace(data, i+1)
+		vend := skipValue(data, start)
+		out[key] = data[start:vend]
+		i = skipSpace(data, vend)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	return out, ""
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index after the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
 }

@@ -74,8 +74,8 @@ func TestParseAssignmentErrors(t *testing.T) {
 		"truncated": {`{"brokers":[{"id":"a"`, "truncated JSON"},
 		"syntax":    {`{"brokers":[}`, "invalid JSON at byte"},
 		"null":      {`null`, "JSON null"},
-		"array":     {`[]`, "wrong type"},
-		"field":     {`{"brokers":{"id":"a"}}`, `field "brokers"`},
+		"array":     {`[]`, "JSON array"},
+		"field":     {`{"brokers":{"id":"a"}}`, "brokers holds a JSON object"},
 	} {
 		_, _, err := ParseAssignment("/v/assignment.json", []byte(tc.json))
 		var fe *FileError
