@@ -27,7 +27,7 @@ func init() {
 				"  kaasctl offsets delete -b HOST:9092 --data-dir /data --group g --topic old-topic\n" +
 				"  kaasctl offsets delete ... --group g --topic orders:3,4 --execute",
 			Flags: append(writeSafetyFlags(),
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "group (repeatable)"},
+				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group (repeatable)"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
 			),
 			Action: runOffsetsDelete,
@@ -47,7 +47,7 @@ func runOffsetsDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	groups := c.StringSlice("group")
+	groups := repeated(c, "group")
 	if len(groups) == 0 {
 		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}

@@ -42,7 +42,7 @@ func init() {
 				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
 				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute",
 			Flags: append(writeSafetyFlags(),
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "group to reset (repeatable)"},
+				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
 				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
@@ -136,7 +136,7 @@ func forceBanner(g *Globals, plans []*repair.GroupPlan) {
 
 // selectGroups resolves --group / --all-groups.
 func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire.Client) ([]string, error) {
-	given := c.StringSlice("group")
+	given := repeated(c, "group")
 	all := c.Bool("all-groups")
 	if len(given) > 0 && all {
 		return nil, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
@@ -439,10 +439,10 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(c.StringSlice("group")) == 0 && !c.Bool("all-groups") {
+	if len(repeated(c, "group")) == 0 && !c.Bool("all-groups") {
 		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
-	if len(c.StringSlice("group")) > 0 && c.Bool("all-groups") {
+	if len(repeated(c, "group")) > 0 && c.Bool("all-groups") {
 		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
 	}
 	l, err := g.Layout()
@@ -598,7 +598,7 @@ func (r *repeatedFlag) Set(s string) error {
 	r.vals = append(r.vals, s)
 	return nil
 }
-func (r *repeatedFlag) String() string { return strings.Join(r.vals, " ") }
+func (r *repeatedFlag) String() string { return strings.Join(r.vals, "\x00") }
 
 func repeated(c *cli.Context, name string) []string {
 	if r, ok := c.Generic(name).(*repeatedFlag); ok && r != nil {
