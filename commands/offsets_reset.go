@@ -29,7 +29,8 @@ func init() {
 			Name:  "reset",
 			Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
 			Description: "Plans a reset for every partition in scope, clamped to [log start, log end], and prints it.\n" +
-				"With --execute it refuses (exit 4) unless each group is Empty or Dead, then commits the group's\n" +
+				"Unless every group is Empty or Dead it refuses (exit 4, nothing written; a dry-run says so too).\n" +
+				"With --execute it then commits each group's\n" +
 				"FULL set of offsets (the offset file merged with the changes) to its coordinator: a partial commit\n" +
 				"to a kaas coordinator that has not loaded the group would rewrite the file with only the submitted\n" +
 				"partitions. Afterwards it re-reads the offset file and fetches the offsets back, and reports every\n" +
