@@ -30,7 +30,9 @@ logs in kaas's tracing shape. Stop and start brokers to watch groups move.
 It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
 typing on stdin, or from scripts through the HTTP control endpoint it prints:
   stop kaas-N | start kaas-N | status | groups | help | quit
+  consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
   curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
+  curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
   curl -s http://127.0.0.1:PORT/status
 The addresses are also written to DATA/.kaasctl-sandbox.json.
 
@@ -280,6 +282,7 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 	fmtf(w, "  state file:  %s\n", info.StateFile)
 	if info.Demo {
 		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
+		fmtf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
 	}
 	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
 	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")

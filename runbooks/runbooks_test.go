@@ -197,7 +197,9 @@ func TestWatchRollingRestart(t *testing.T) {
 	s := startSandbox(t, 8)
 	journal := filepath.Join(t.TempDir(), "journal")
 	done := make(chan result, 1)
-	go func() { done <- run(t, "--data-dir "+s.Layout().DataDir+" -q", "watch-rolling-restart.sh", journal, "3s") }()
+	go func() {
+		done <- run(t, "--data-dir "+s.Layout().DataDir+" -q", "watch-rolling-restart.sh", journal, "3s")
+	}()
 	time.Sleep(700 * time.Millisecond)
 	for _, step := range []func(string) (bool, error){s.StopBroker, s.StartBroker} {
 		if _, err := step("kaas-1"); err != nil {

@@ -70,9 +70,11 @@ const ControlHelp = `commands:
   start kaas-N    start a stopped broker again on its old address
   status          brokers, controller, assignment version, groups per broker
   groups          every known group with its coordinator and routing tier
+  consumers [stop|start GROUP|all]
+                  list the demo's consumer groups, or stop/start their members (stopped groups turn Empty)
   help            this text
   quit            stop the sandbox (also Ctrl-C)
-HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N, POST /quit`
+HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,\n  POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all, POST /quit`
 
 // ErrQuit is returned by Command for "quit".
 var ErrQuit = errors.New("quit")
@@ -93,6 +95,8 @@ func (s *Sandbox) Command(line string) (string, error) {
 	case "groups":
 		s.refreshGroups()
 		return s.formatGroups(), nil
+	case "consumers":
+		return s.consumersCommand(f[1:])
 	case "stop", "start":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: %s kaas-N", f[0])
@@ -242,6 +246,7 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	}
 	mux.HandleFunc("POST /stop", change("stop"))
 	mux.HandleFunc("POST /start", change("start"))
+	s.serveDemoControl(mux, reply)
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, map[string]bool{"quitting": true})
 		if onQuit != nil {
