@@ -237,3 +237,67 @@ func TestWatchRollingRestart(t *testing.T) {
 		t.Errorf("journal holds %d versions, want 3 (start, stop, start)", len(ents))
 	}
 }
+
+func TestSafeReset(t *testing.T) {
+	tools(t)
+	s := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}, {Name: "audit", Partitions: 1}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := s.Produce(ctx, "orders", 2, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Produce(ctx, "audit", 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	// A live consumer that has read and committed everything.
+	consumer, err := s.Client(sandbox.ConsumerOpts("app", "orders", "audit")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 25; {
+		fs := consumer.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consuming: %v", ctx.Err())
+		}
+		n += fs.NumRecords()
+	}
+	if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	args := "--data-dir " + s.Layout().DataDir + " --brokers " + strings.Join(s.Bootstrap(), ",") + " -q"
+	dir := t.TempDir()
+	t.Setenv("RUNBOOK_DIR", dir)
+	t.Setenv("RUNBOOK_YES", "1")
+	before, _ := os.ReadFile(filepath.Join(s.Layout().OffsetsPath(), "app.json"))
+
+	r := run(t, args, "safe-reset.sh", "app", "--topic", "orders", "--to-earliest")
+	if r.code != 4 || !strings.Contains(r.stderr, "stop its consumers first") {
+		t.Fatalf("active group: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(s.Layout().OffsetsPath(), "app.json")); string(after) != string(before) {
+		t.Fatal("the refused reset changed the offset file")
+	}
+
+	consumer.Close() // leaves the group: Empty
+	s.WaitFor(t, "group app Empty", 20*time.Second, func() bool {
+		r := run(t, args, "safe-reset.sh", "app", "--topic", "orders", "--to-earliest")
+		return r.code == 0
+	})
+	off, ok := s.CommittedOffsets("app")
+	if !ok || off["orders/0"] != 0 || off["orders/1"] != 0 || off["audit/0"] != 5 {
+		t.Errorf("after the reset: %v (orders to 0, audit kept at 5)", off)
+	}
+	for _, f := range []string{"plan.csv", "rollback.csv"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || len(b) == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// The rollback plan puts the old offsets back.
+	r = run(t, args, "safe-reset.sh", "app", "--from-file", filepath.Join(dir, "rollback.csv"))
+	if r.code != 0 {
+		t.Fatalf("rollback: exit %d\n%s", r.code, r.stderr)
+	}
+	if off, _ := s.CommittedOffsets("app"); off["orders/0"] != 10 || off["orders/1"] != 10 {
+		t.Errorf("after the rollback: %v", off)
+	}
+}
