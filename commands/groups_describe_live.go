@@ -133,8 +133,9 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	for _, w := range described {
 		logs := logsFromLag(w.Lag)
 		ld := inspect.BuildLiveDescription(w, files[w.Group], logs, names)
-		// A group neither the brokers nor the volume know.
-		deadOnWire := w.Err == "" && (w.State == "Dead" || w.State == "") && len(w.Members) == 0
+		// A group neither the brokers nor the volume know: kaas answers
+		// Empty (Kafka: Dead) with no members for any group id it owns.
+		deadOnWire := w.Err == "" && (w.State == "Dead" || w.State == "Empty" || w.State == "") && len(w.Members) == 0
 		if deadOnWire && files[w.Group] == nil && !hasCommitted(ld) {
 			v.NotFound = append(v.NotFound, w.Group)
 			continue

@@ -17,10 +17,16 @@ var helpTopics = map[string]helpTopic{}
 type helpTopic struct {
 	Summary string
 	Text    string
+	// Gen builds the text when asked (for pages generated from types).
+	Gen func() string
 }
 
 func addHelpTopic(name, summary, text string) {
 	helpTopics[name] = helpTopic{Summary: summary, Text: strings.TrimLeft(text, "\n")}
+}
+
+func addHelpTopicFunc(name, summary string, gen func() string) {
+	helpTopics[name] = helpTopic{Summary: summary, Gen: gen}
 }
 
 func init() {
@@ -63,7 +69,11 @@ func newHelpCmd() *cli.Command {
 				return nil
 			}
 			if t, ok := helpTopics[args[0]]; ok && len(args) == 1 {
-				fmt.Fprint(c.App.Writer, t.Text)
+				text := t.Text
+				if t.Gen != nil {
+					text = t.Gen()
+				}
+				fmt.Fprint(c.App.Writer, text)
 				return nil
 			}
 			cmds := c.App.Commands

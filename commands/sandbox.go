@@ -29,8 +29,10 @@ logs in kaas's tracing shape. Stop and start brokers to watch groups move.
 
 It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
 typing on stdin, or from scripts through the HTTP control endpoint it prints:
-  stop kaas-N | start kaas-N | status | help | quit
+  stop kaas-N | start kaas-N | status | groups | help | quit
+  consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
   curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
+  curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
   curl -s http://127.0.0.1:PORT/status
 The addresses are also written to DATA/.kaasctl-sandbox.json.
 
@@ -44,11 +46,15 @@ Topics, records, groups and committed offsets are kept under
 DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
 carries on where it stopped (the controller takes the next epoch and version).
 
+Only --data-dir names the volume (KAAS_DATA_DIR is ignored, so a sandbox never
+lands on a real cluster's volume by accident); -q skips the banner, -o json
+prints it as one JSON object.
+
 The sandbox refuses a data dir holding an assignment.json it did not write
 (a real kaas volume) unless --force: it writes assignment.json.
 
 Examples:
-  # a 3-broker sandbox with demo groups, in a new temporary dir
+  # a 3-broker sandbox with demo groups, in a temporary dir removed on exit
   kaasctl sandbox --demo
 
   # a fixed volume and ports, 5 brokers
@@ -68,7 +74,7 @@ func init() {
 			Name:        "sandbox",
 			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
 			UsageText:   "kaasctl sandbox [--brokers N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
-			Description: sandboxDescription,
+			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "brokers", Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
 				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
@@ -78,6 +84,7 @@ func init() {
 				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
 				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
 				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
 				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
 			},
 			Action: runSandbox,
@@ -97,6 +104,7 @@ type sandboxInfo struct {
 	Placement  string   `json:"placement"`
 	Demo       bool     `json:"demo"`
 	TempDir    bool     `json:"tempDir"`
+	Keep       bool     `json:"keep"`
 }
 
 func runSandbox(c *cli.Context) error {
@@ -145,6 +153,9 @@ func runSandbox(c *cli.Context) error {
 		return err
 	}
 
+	if temp && !c.Bool("keep") {
+		defer os.RemoveAll(dataDir)
+	}
 	sb, err := sandbox.New(sandbox.Options{
 		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement,
 		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
@@ -188,9 +199,11 @@ func runSandbox(c *cli.Context) error {
 
 	l := sb.Layout()
 	info := sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
-		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp}
-	if err := printSandboxInfo(g, info); err != nil {
-		return err
+		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp, Keep: c.Bool("keep")}
+	if !g.Quiet || g.Printer.Format.Machine() {
+		if err := printSandboxInfo(g, info); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -225,10 +238,14 @@ func runSandbox(c *cli.Context) error {
 }
 
 func finishSandbox(g *Globals, info sandboxInfo) error {
-	if !g.Printer.Format.Machine() {
-		fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
-		if info.TempDir {
-			fmtf(g.IO.Out, "remove it with: rm -rf %s\n", info.DataDir)
+	if !g.Printer.Format.Machine() && !g.Quiet {
+		switch {
+		case !info.TempDir:
+			fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
+		case info.Keep:
+			fmtf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
+		default:
+			fmtf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
 		}
 	}
 	return nil
@@ -252,8 +269,10 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 	w := g.IO.Out
 	fmtf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
 	fmtf(w, "  bootstrap:   %s\n", info.Bootstrap)
-	if info.TempDir {
-		fmtf(w, "  data dir:    %s (new temporary dir)\n", info.DataDir)
+	if info.TempDir && !info.Keep {
+		fmtf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
+	} else if info.TempDir {
+		fmtf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
 	} else {
 		fmtf(w, "  data dir:    %s\n", info.DataDir)
 	}
@@ -265,9 +284,10 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 	fmtf(w, "  state file:  %s\n", info.StateFile)
 	if info.Demo {
 		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
+		fmtf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
 	}
 	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
-	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | help | quit\n")
+	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
 	return nil
 }
 

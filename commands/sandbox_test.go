@@ -123,3 +123,50 @@ func TestSandboxHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestSandboxQuietAndEnvIgnored(t *testing.T) {
+	real := t.TempDir()
+	var out, errb bytes.Buffer
+	code := Main([]string{"kaasctl", "sandbox", "-q", "--control", "off", "--brokers", "1"}, &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb,
+		Getenv: func(k string) string {
+			if k == "KAAS_DATA_DIR" {
+				return real
+			}
+			return ""
+		}})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "bootstrap:") || !strings.Contains(out.String(), "assignment v1") {
+		t.Fatalf("-q output:\n%s", out.String())
+	}
+	if ents, _ := os.ReadDir(real); len(ents) != 0 {
+		t.Fatalf("the sandbox wrote into KAAS_DATA_DIR: %v", ents)
+	}
+}
+
+func TestSandboxTempDirRemovedUnlessKeep(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		args := []string{"--control", "off", "--brokers", "1", "-o", "json"}
+		if keep {
+			args = append(args, "--keep")
+		}
+		code, out, errs := runSandboxCmd(t, "quit\n", args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var info sandboxInfo
+		if err := json.Unmarshal([]byte(out), &info); err != nil || !info.TempDir {
+			t.Fatalf("info %s: %v", out, err)
+		}
+		_, err := os.Stat(info.DataDir)
+		if keep {
+			if err != nil {
+				t.Fatalf("--keep: %s gone: %v", info.DataDir, err)
+			}
+			os.RemoveAll(info.DataDir)
+		} else if !os.IsNotExist(err) {
+			t.Fatalf("temporary dir %s left behind: %v", info.DataDir, err)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // FileState is a file as kaasctl read it, to detect a concurrent writer.
@@ -190,9 +192,8 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 	return res, step(StepDirSync)
 }
 
-// BackupSuffix marks kaasctl's backups; kaas reads only *.json, so a backup
-// is never taken for a group file.
-const BackupSuffix = ".kaasctl-bak-"
+// BackupSuffix marks kaasctl's backups (see volume.BackupMarker).
+const BackupSuffix = volume.BackupMarker
 
 func writeBackup(path string, data []byte, now time.Time) (string, error) {
 	stamp := now.UTC().Format("20060102T150405.000000000Z")

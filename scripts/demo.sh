@@ -32,7 +32,13 @@ get() {
 has() { "$BIN" help 2>/dev/null | grep -Eq "^[[:space:]]+$1([ ,]|$)"; }
 if [ -t 1 ]; then B=$(printf '\033[1m'); N=$(printf '\033[0m'); else B=; N=; fi
 step() { printf '\n%s== %s%s\n' "$B" "$*" "$N"; }
-run() { printf '$ %s\n' "$*" | sed "s|$D|\$D|g"; "$@" 2>&1 | sed "s|$D|\$D|g" || true; }
+# Show commands and output with the temp paths shortened to $D and $T.
+short() { sed -e "s|$D|\$D|g" -e "s|$tmp|\$T|g"; }
+run() { printf '$ %s\n' "$*" | short; "$@" 2>&1 | short || true; }
+# runlive runs a command with --brokers if this build's command has the flag, else without.
+runlive() {
+  if "$BIN" "$@" --help 2>/dev/null | grep -q -- '--brokers'; then run "$BIN" "$@" --brokers "$BOOT"; else run "$BIN" "$@"; fi
+}
 
 step "start a 3-broker sandbox with demo consumer groups (in the background)"
 printf '$ kaasctl sandbox --demo --data-dir $D &\n'
@@ -46,7 +52,7 @@ until [ -f "$D/.kaasctl-sandbox.json" ]; do
   fi
   sleep 0.1
 done
-sed "s|$D|\$D|g" "$tmp/sandbox.out"
+short < "$tmp/sandbox.out"
 CONTROL=$(sed -n 's/.*"control": *"\([^"]*\)".*/\1/p' "$D/.kaasctl-sandbox.json")
 BOOT=$(sed -n 's/.*"bootstrap": *"\([^"]*\)".*/\1/p' "$D/.kaasctl-sandbox.json")
 GROUPS="orders-app billing audit fraud-check nightly-report"
@@ -70,8 +76,10 @@ step "who coordinates each group? (read from assignment.json, no broker asked)"
 run "$BIN" whois --data-dir "$D" $GROUPS
 
 if has groups; then
-  step "every group on the volume"
-  run "$BIN" groups list --data-dir "$D"
+  step "every group: offset files on the volume plus what the brokers say"
+  runlive groups list --data-dir "$D"
+  step "one group in detail: members, committed offsets, lag"
+  runlive groups describe orders-app --data-dir "$D"
 fi
 if has assignment; then
   step "the assignment"
@@ -94,7 +102,7 @@ echo "(tier explicit: the controller gave each group still alive an entry by its
 echo " as kaas does today; where that disagrees with the hash, the group moves again when the entry is retired)"
 if has assignment; then
   step "the two versions side by side"
-  run "$BIN" assignment diff "$tmp/assignment-before.json" "$tmp/assignment-after.json"
+  run "$BIN" assignment diff --data-dir "$D" "$tmp/assignment-before.json" "$tmp/assignment-after.json"
 fi
 
 step "the brokers' logs saw it too (kaas tracing JSON)"
@@ -104,6 +112,11 @@ grep -h '"controller: broker set changed"' "$D"/.kaasctl-sandbox/logs/kaas-*.log
 step "start kaas-1 again: a new version; entries are kept, active groups without one get one (rendezvous), which can move them"
 printf '$ curl -XPOST %s/start?broker=kaas-1\n' "$CONTROL"
 post "$CONTROL/start?broker=kaas-1&format=text"
+
+if has takeover; then
+  step "the timeline, from assignment versions and broker logs"
+  run "$BIN" takeover trace --data-dir "$D" --assignments "$tmp/assignment-before.json" --assignments "$tmp/assignment-after.json" --logs "$D/.kaasctl-sandbox/logs"
+fi
 
 step "the consumers followed their coordinators and keep committing"
 sleep 2

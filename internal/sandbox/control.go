@@ -69,9 +69,12 @@ const ControlHelp = `commands:
   stop kaas-N     stop a broker (listener and connections close; the controller rewrites assignment.json)
   start kaas-N    start a stopped broker again on its old address
   status          brokers, controller, assignment version, groups per broker
+  groups          every known group with its coordinator and routing tier
+  consumers [stop|start GROUP|all]
+                  list the demo's consumer groups, or stop/start their members (stopped groups turn Empty)
   help            this text
   quit            stop the sandbox (also Ctrl-C)
-HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N, POST /quit`
+HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,\n  POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all, POST /quit`
 
 // ErrQuit is returned by Command for "quit".
 var ErrQuit = errors.New("quit")
@@ -89,6 +92,11 @@ func (s *Sandbox) Command(line string) (string, error) {
 		return "", ErrQuit
 	case "status":
 		return FormatStatus(s.Status()), nil
+	case "groups":
+		s.refreshGroups()
+		return s.formatGroups(), nil
+	case "consumers":
+		return s.consumersCommand(f[1:])
 	case "stop", "start":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: %s kaas-N", f[0])
@@ -142,6 +150,27 @@ func FormatStatus(st Status) string {
 			role = "controller"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\n", br.ID, br.NodeID, br.Addr, br.State, br.Groups, role)
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (s *Sandbox) formatGroups() string {
+	rs := s.route.Load()
+	groups := s.knownGroups()
+	if len(groups) == 0 {
+		return "no groups yet"
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tCOORDINATOR\tTIER")
+	for _, g := range groups {
+		coord, tier := "", "none"
+		if rs != nil {
+			r := rs.router.Group(g)
+			coord, tier = r.Coordinator, string(r.Tier)
+		}
+		fmt.Fprintf(tw, "%q\t%s\t%s\n", g, orNone(coord), tier)
 	}
 	tw.Flush()
 	return strings.TrimRight(b.String(), "\n")
@@ -217,6 +246,7 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	}
 	mux.HandleFunc("POST /stop", change("stop"))
 	mux.HandleFunc("POST /start", change("start"))
+	s.serveDemoControl(mux, reply)
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, map[string]bool{"quitting": true})
 		if onQuit != nil {

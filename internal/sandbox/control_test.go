@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -87,7 +88,7 @@ func TestControlEndpoint(t *testing.T) {
 }
 
 func TestCommandLines(t *testing.T) {
-	sb := Start(t, Options{Brokers: 2})
+	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	if _, err := sb.Command("quit"); !errors.Is(err, ErrQuit) {
 		t.Fatalf("quit: %v", err)
 	}
@@ -103,6 +104,17 @@ func TestCommandLines(t *testing.T) {
 	}
 	if out, _ := sb.Command("status"); !strings.Contains(out, "kaas-1  1     ") || !strings.Contains(out, "stopped") {
 		t.Fatalf("status:\n%s", out)
+	}
+	if out, _ := sb.Command("groups"); out != "no groups yet" {
+		t.Fatalf("groups on an empty sandbox: %q", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := sb.Commit(ctx, "g1", map[string]map[int32]int64{"orders": {0: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := sb.Command("groups"); !strings.Contains(out, `"g1"   kaas-0`) || !strings.Contains(out, "hash") {
+		t.Fatalf("groups:\n%s", out)
 	}
 }
 

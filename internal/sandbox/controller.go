@@ -122,6 +122,16 @@ func (c *controller) recompute(reason string) error {
 		ctl.log("INFO", targetCluster, "controller active: assignment published", kv{"epoch", c.epoch}, kv{"version", a.AssignmentVersion})
 	}
 	st, _ := os.Stat(s.layout.AssignmentPath())
+	if cur := s.route.Load(); cur != nil && cur.a.ControllerEpoch == a.ControllerEpoch && a.AssignmentVersion <= cur.a.AssignmentVersion {
+		// kaas brokers dedupe on (epoch, version): a hand-written file with
+		// the same epoch and a version at or above the controller's makes
+		// them skip its writes until its counter passes.
+		for _, b := range s.runningBrokers() {
+			b.log.log("DEBUG", targetSandbox, "sandbox: assignment.json skipped (same controller epoch, version not newer than the applied one)",
+				kv{"file_version", a.AssignmentVersion}, kv{"applied_version", cur.a.AssignmentVersion})
+		}
+		return nil
+	}
 	s.apply(raw, a, st)
 	return nil
 }

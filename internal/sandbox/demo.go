@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -84,29 +83,8 @@ func (s *Sandbox) StartDemo() error {
 		}
 	}()
 	for _, g := range demoGroups {
-		for m := 0; m < g.members; m++ {
-			cl, err := kgo.NewClient(append(common,
-				kgo.ConsumerGroup(g.group), kgo.ConsumeTopics(g.topics...),
-				kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-				kgo.AutoCommitInterval(time.Second), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
-			if err != nil {
-				return err
-			}
-			s.demoWG.Add(1)
-			go func(g demoGroup, cl *kgo.Client) {
-				defer s.demoWG.Done()
-				defer cl.Close()
-				for s.demoCtx.Err() == nil {
-					fs := cl.PollRecords(s.demoCtx, 50)
-					if g.slow {
-						select {
-						case <-s.demoCtx.Done():
-						case <-time.After(time.Duration(1500+rand.IntN(500)) * time.Millisecond):
-						}
-					}
-					_ = fs
-				}
-			}(g, cl)
+		if err := s.startDemoGroup(common, g); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ var kaasMaxVersions = map[int16]int16{
 	int16(kmsg.ListGroups):                4,
 	int16(kmsg.DeleteGroups):              2,
 	int16(kmsg.OffsetDelete):              0,
+	int16(kmsg.TxnOffsetCommit):           5, // by topic name, as the offset files are keyed
 	int16(kmsg.ConsumerGroupHeartbeat):    -1,
 	int16(kmsg.ConsumerGroupDescribe):     -1,
 	int16(kmsg.ShareGroupHeartbeat):       -1,
@@ -376,7 +377,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 
 	case *kmsg.TxnOffsetCommitRequest:
 		if owns(r.Group) {
-			return relay(f)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterTxnOffsetCommit(b, f, r, raw) })
 		}
 		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
 		for _, t := range r.Topics {
@@ -406,7 +407,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 				d := kmsg.NewDescribeGroupsResponseGroup()
 				d.Group, d.ErrorCode = g, errNotCoordinator
 				return d
-			}, nil)
+			}, deadAsEmpty)
 
 	case *kmsg.DeleteGroupsRequest:
 		return s.splitGroups(b, f, r.Groups, owns,
@@ -461,7 +462,7 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 
 	case *kmsg.EndTxnRequest:
 		if ownsTxn(r.TransactionalID) {
-			return relay(f)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterEndTxn(b, f, r, raw) })
 		}
 		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
 		resp.ErrorCode = errNotCoordinator
@@ -508,6 +509,17 @@ func (s *Sandbox) splitGroups(b *broker, f *frame, groups []string, owns func(st
 		return rawResponse(f, resp)
 	}
 	return it
+}
+
+// deadAsEmpty: kaas describes a group it coordinates but does not hold in
+// memory as Empty with no members; kfake says Dead.
+func deadAsEmpty(resp kmsg.Response) {
+	r := resp.(*kmsg.DescribeGroupsResponse)
+	for i := range r.Groups {
+		if g := &r.Groups[i]; g.ErrorCode == 0 && g.State == "Dead" {
+			g.State = "Empty"
+		}
+	}
 }
 
 func appendGroup(resp kmsg.Response, g any) {

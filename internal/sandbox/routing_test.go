@@ -625,3 +625,83 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+func TestDescribeUnknownGroupIsEmptyLikeKaas(t *testing.T) {
+	sb := Start(t, Options{Brokers: 2})
+	const g = "never-seen"
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Groups = []string{g}
+	resp := direct(t, sb, sb.Coordinator(g), dg).(*kmsg.DescribeGroupsResponse)
+	if len(resp.Groups) != 1 || resp.Groups[0].ErrorCode != 0 || resp.Groups[0].State != "Empty" || len(resp.Groups[0].Members) != 0 {
+		t.Fatalf("describe of an unknown group = %+v, want Empty with no members (kaas)", resp.Groups)
+	}
+}
+
+func TestApiVersionsAdvertiseKaasCaps(t *testing.T) {
+	sb := Start(t, Options{Brokers: 1})
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 3
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl-test", "1"
+	resp := direct(t, sb, "kaas-0", req).(*kmsg.ApiVersionsResponse)
+	got := map[int16]int16{}
+	for _, k := range resp.ApiKeys {
+		got[k.ApiKey] = k.MaxVersion
+	}
+	for key, max := range kaasMaxVersions {
+		v, listed := got[key]
+		if max < 0 && listed {
+			t.Errorf("%s is advertised; kaas does not serve it", kmsg.NameForKey(key))
+		}
+		if max >= 0 && (!listed || v > max) {
+			t.Errorf("%s: advertised max v%d (listed %v), kaas serves up to v%d", kmsg.NameForKey(key), v, listed, max)
+		}
+	}
+	if _, ok := got[int16(kmsg.Produce)]; !ok {
+		t.Fatal("Produce vanished from ApiVersions")
+	}
+}
+
+func TestElevenBrokersSortLexicographically(t *testing.T) {
+	sb := Start(t, Options{Brokers: 11})
+	a, rt := volumeRouter(t, sb)
+	if a.Brokers[2].ID != "kaas-10" {
+		t.Fatalf("brokers[] not in kaas's lexicographic order: %v", a.Brokers)
+	}
+	// g1 hashes to slot 10 of 11: kaas-9 (lexicographic), billing to slot 2: kaas-10.
+	if c := rt.Group("g1").Coordinator; c != "kaas-9" {
+		t.Fatalf("g1 -> %s, want kaas-9", c)
+	}
+	if c := rt.Group("billing").Coordinator; c != "kaas-10" {
+		t.Fatalf("billing -> %s, want kaas-10", c)
+	}
+	assertFindCoordinator(t, sb, append(groupNames(30), "g1", "billing"))
+}
+
+func TestHandWrittenVersionMakesBrokersSkipTheController(t *testing.T) {
+	sb := Start(t, Options{Brokers: 3, PollInterval: 20 * time.Millisecond})
+	a, _ := volumeRouter(t, sb)
+	a.AssignmentVersion += 2 // the controller is at 1; this file says 3
+	a.ConsumerGroups = []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-2", Epoch: 1}}
+	writeAssignment(t, sb, a)
+	sb.WaitFor(t, "the hand-written v3 to apply", 10*time.Second, func() bool { return sb.Coordinator("pinned") == "kaas-2" })
+
+	// The controller writes v2 and v3: both skipped by the brokers, as on kaas.
+	for i := 0; i < 2; i++ {
+		if _, err := sb.Change("stop", "kaas-1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.Change("start", "kaas-1"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && sb.Coordinator("pinned") != "kaas-2" {
+			t.Fatal("a controller write at or below the hand-written version was applied")
+		}
+	}
+	// By now the controller has written v5: applied, and the entry is gone.
+	if v := sb.Assignment().AssignmentVersion; v != 5 || sb.Coordinator("pinned") == "" {
+		t.Fatalf("applied version %d after the controller passed the hand-written one", v)
+	}
+	if !strings.Contains(readLog(t, sb, "kaas-0"), "sandbox: assignment.json skipped") {
+		t.Fatal("no log line about the skipped writes")
+	}
+}

@@ -26,22 +26,35 @@
 //     lines and `group coordinator change` lines (side gained/lost).
 //   - A stopped broker closes its listener and every connection: clients get
 //     connection refused, exactly as with a dead pod.
+//   - A group whose coordinator changes loses its members (they get
+//     UNKNOWN_MEMBER_ID and rejoin: one rebalance, as on kaas).
+//   - ApiVersions advertises kaas's version caps for the group APIs and hides
+//     KIP-848 and share groups, which kaas does not serve.
 //
 // The sandbox also re-reads assignment.json every PollInterval, so a
 // hand-edited file (same controllerEpoch, higher assignmentVersion) takes
-// effect as it would on kaas brokers.
+// effect as it would on kaas brokers — and, as on kaas, the controller's
+// own writes are then skipped until its version passes the hand-written
+// one; a lower controllerEpoch is rejected with kaas's warning.
 //
 // # Using it in a test
 //
 //	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
-//	cl, _ := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...), kgo.ConsumerGroup("g1"), ...)
-//	layout := sb.Layout()                   // volume.Layout{DataDir, ClusterDir}
-//	v := sb.Assignment().AssignmentVersion  // what the brokers route by now
-//	sb.StopBroker("kaas-1")                 // returns once the new assignment is written
-//	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { ... })
+//	ctx := context.Background()
+//	sb.Produce(ctx, "orders", 4, 10)                               // 10 records per partition
+//	sb.Commit(ctx, "billing", map[string]map[int32]int64{"orders": {0: 5}}) // an Empty group with a file
+//	cl, _ := sb.Client(sandbox.ConsumerOpts("g1", "orders")...)     // a live member (quick timeouts)
+//	layout := sb.Layout()                                          // volume.Layout{DataDir, ClusterDir}
+//	v := sb.Assignment().AssignmentVersion                         // what the brokers route by now
+//	sb.StopBroker("kaas-1")                                        // returns once the new assignment is written
+//	sb.WaitFor(t, "g1 committed", 10*time.Second, func() bool { _, ok := sb.CommittedOffsets("g1"); return ok })
 //
 // Start registers Close with t.Cleanup. New/Close do the same without a
-// testing.TB. Known differences from kaas are listed in Limits.
+// testing.TB. Change/Command return which known groups moved; Status and
+// ServeControl (GET /status, POST /stop?broker=…) are what the command
+// exposes. Sandbox.Kfake gives kfake's GroupInfo for assertions about group
+// state. With Options.Persist the Kafka state survives a restart on the same
+// data dir. Known differences from kaas are listed in Limits.
 package sandbox
 
 import (
@@ -69,13 +82,15 @@ import (
 )
 
 // Limits lists where the sandbox knowingly differs from kaas.
-const Limits = `the sandbox differs from kaas in these ways:
-- group state lives in one kfake cluster behind all brokers: a group that moves has its members evicted (they rejoin, one rebalance, as on kaas) but its committed offsets stay in memory (kaas's new coordinator reloads them from the file at the rejoin);
-- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any generation);
-- produce and fetch are served by any broker (leaders are advertised in Metadata from assignment.json but not enforced);
-- DescribeGroups of a group the coordinator does not hold answers Dead (kfake), kaas answers Empty;
-- transactional offset commits are not mirrored into the offset files;
-- a controller change is immediate (kaas waits for its lease and a 2 s broker poll).`
+const Limits = `- one kfake cluster holds every group behind all brokers: a group that moves has
+  its members evicted (they rejoin, one rebalance, as on kaas) but keeps its
+  committed offsets in memory (kaas's new coordinator reloads the file instead);
+- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any);
+- produce and fetch are served by any broker (Metadata advertises the leaders of
+  assignment.json, but they are not enforced);
+- transactional offsets reach the offset files at EndTxn(commit) even when the
+  transaction and group coordinators differ (kaas loses them then, gh #114);
+- controller changes are immediate (kaas waits for its lease and a 2 s poll).`
 
 // Placement chooses how the controller places explicit consumerGroups[] entries.
 type Placement string
@@ -146,6 +161,7 @@ type Sandbox struct {
 
 	offsets   *offsetStore
 	manifests *manifestWriter
+	txn       txnOffsets
 
 	// KeepMembersOnMove, when set before groups move, lets a moved group
 	// keep its members (no rebalance); by default they are evicted and
@@ -372,11 +388,12 @@ func (s *Sandbox) Close() {
 	if s.closed.Swap(true) {
 		return
 	}
-	// Demo clients leave their groups while the brokers still answer.
+	// Demo clients leave their groups while the brokers still answer (a
+	// client stuck in a rebalance is cut off when the brokers stop).
 	if s.demoCancel != nil {
 		s.demoCancel()
 	}
-	s.demoWG.Wait()
+	waitTimeout(&s.demoWG, 10*time.Second)
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -384,6 +401,7 @@ func (s *Sandbox) Close() {
 		b.stop()
 	}
 	s.wg.Wait()
+	waitTimeout(&s.demoWG, 5*time.Second)
 	if s.admin != nil {
 		s.admin.Close()
 	}
@@ -393,6 +411,21 @@ func (s *Sandbox) Close() {
 	for _, b := range s.brokers {
 		b.log.log("INFO", targetSandbox, "sandbox: broker shut down", kv{"broker", b.id})
 		b.log.close()
+	}
+}
+
+// waitTimeout waits for wg, at most d.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 

@@ -256,16 +256,33 @@ func TestPersistedRestartKeepsRecordsAndGroups(t *testing.T) {
 }
 
 func TestListenPortsFollowTheFirst(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// Find two free consecutive ports; another process may grab them
+	// between the probe and the start, so retry a few times.
+	var sb *Sandbox
+	var port int
+	for attempt := 0; sb == nil; attempt++ {
+		if attempt == 20 {
+			t.Skip("no two consecutive free ports found")
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if port > 65000 {
+			continue
+		}
+		s, err := New(Options{DataDir: t.TempDir(), Brokers: 2, Listen: fmt.Sprintf("0.0.0.0:%d", port)})
+		if err != nil {
+			if strings.Contains(err.Error(), "address already in use") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		sb = s
+		t.Cleanup(sb.Close)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	if port > 65000 {
-		t.Skip("port too high to add brokers after it")
-	}
-	sb := Start(t, Options{Brokers: 2, Listen: fmt.Sprintf("0.0.0.0:%d", port)})
 	want := []string{fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)}
 	if got := sb.Bootstrap(); !slices.Equal(got, want) {
 		t.Fatalf("bootstrap %v, want %v (wildcard binds advertise loopback)", got, want)

@@ -26,7 +26,11 @@ func (s *Sandbox) evictMembers(groups []string) {
 			return
 		}
 		for _, d := range described {
-			if d.Err != nil || len(d.Members) == 0 {
+			// Only a Stable group: members parked in a JoinGroup are
+			// already rebalancing, and kfake never answers a parked join
+			// whose member is removed (the client would wait out its
+			// request timeout).
+			if d.Err != nil || len(d.Members) == 0 || d.State != "Stable" {
 				continue
 			}
 			req := kmsg.NewPtrLeaveGroupRequest()

@@ -49,3 +49,43 @@ func TestTransactionsFollowTheHashTier(t *testing.T) {
 		}
 	}
 }
+
+func TestTransactionalOffsetsReachTheFileAtCommit(t *testing.T) {
+	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}, {Name: "payments", Partitions: 1}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := sb.Produce(ctx, "orders", 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	opts := append([]kgo.Opt{kgo.SeedBrokers(sb.Bootstrap()...), kgo.TransactionalID("eos-tx"), kgo.TransactionTimeout(10 * time.Second),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted())}, ConsumerOpts("eos", "orders")...)
+	sess, err := kgo.NewGroupTransactSession(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if err := sess.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 3; {
+		fs := sess.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of 3", n)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			n++
+			sess.Produce(ctx, &kgo.Record{Topic: "payments", Value: r.Value}, nil)
+		})
+	}
+	if _, ok := sb.CommittedOffsets("eos"); ok {
+		t.Fatal("offsets on the volume before the transaction committed")
+	}
+	committed, err := sess.End(ctx, kgo.TryCommit)
+	if err != nil || !committed {
+		t.Fatalf("End: committed %v, %v", committed, err)
+	}
+	f, ok := readOffsets(t, sb, "eos")
+	if !ok || f.Offsets["orders/0"] != 3 {
+		t.Fatalf("eos offsets file after the commit = %v (exists %v), want orders/0=3", f.Offsets, ok)
+	}
+}

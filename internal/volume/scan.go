@@ -20,12 +20,18 @@ const (
 	OffsetsLegacy  = "legacy"  // DATA/__consumer_offsets
 )
 
+// BackupMarker is in the name of every backup kaasctl writes beside a file
+// (<file>.kaasctl-bak-<time>): kaas reads only *.json, so it never takes a
+// backup for a group file.
+const BackupMarker = ".kaasctl-bak-"
+
 // Finding codes for directories and names.
 const (
 	CodeLegacyOffsetsDir   = "volume.legacyOffsetsDir"
 	CodeStaleTmp           = "volume.staleTmpFile"
 	CodeInFlightTmp        = "volume.tmpFile"
 	CodeUnknownFile        = "volume.unknownFile"
+	CodeKaasctlBackup      = "volume.kaasctlBackup"
 	CodeSubdirGroup        = "offsets.groupInSubdirectory"
 	CodeUnroundtrippable   = "offsets.unroundtrippableName"
 	CodeUnreadableDir      = "volume.unreadableDir"
@@ -166,6 +172,10 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				*fs = append(*fs, Finding{Severity: SevWarning, Code: CodeSymlink, Path: p, Message: "symbolic link in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl does not follow it", Fix: "replace the link with the file it points to, or remove it"})
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
+			case strings.Contains(name, BackupMarker):
+				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeKaasctlBackup, Path: p,
+					Message: "kaasctl's backup of " + name[:strings.Index(name, BackupMarker)] + " from a reset, delete or repair; kaas ignores it",
+					Fix:     "delete it once the change is verified"})
 			default:
 				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeUnknownFile, Path: p, Message: "not an offset file (no .json suffix); kaas ignores it"})
 			}

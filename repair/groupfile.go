@@ -1,0 +1,225 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// GroupFile is one group's offset file as read before a write: the exact
+// bytes (to detect a concurrent writer) and the parsed entries.
+type GroupFile struct {
+	Group string
+	Path  string
+	State FileState
+	// File is nil when the file does not exist.
+	File *volume.OffsetFile
+	// Findings are the parser's remarks (plain map, negative offsets...).
+	Findings []volume.Finding
+}
+
+// GroupFilePath is where kaas keeps a group's offsets: the raw group id
+// plus ".json" in CD/__consumer_offsets. It refuses ids kaas cannot
+// round-trip as a file name (and that would escape the directory).
+func GroupFilePath(l volume.Layout, group string) (string, error) {
+	if ps := volume.NameProblems(group); len(ps) > 0 {
+		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id: %s", volume.DisplayName(group), strings.Join(ps, "; "))
+	}
+	if group == "." || group == ".." || strings.ContainsRune(group, '\\') {
+		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id (not a plain file name)", volume.DisplayName(group))
+	}
+	return filepath.Join(l.OffsetsPath(), group+".json"), nil
+}
+
+// ReadGroupFile reads a group's offset file for a merge. A missing file is
+// fine (File nil); a file kaas cannot decode is an error, since merging
+// with it would lose the offsets it holds.
+func ReadGroupFile(l volume.Layout, group string) (*GroupFile, error) {
+	p, err := GroupFilePath(l, group)
+	if err != nil {
+		return nil, err
+	}
+	st, err := ReadState(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	gf := &GroupFile{Group: group, Path: p, State: st}
+	if !st.Exists {
+		return gf, nil
+	}
+	of, fs, perr := volume.ParseOffsetFile(p, st.Data)
+	if perr != nil {
+		return nil, fmt.Errorf("%v; kaasctl will not merge with a file it cannot read: run 'kaasctl volume repair' (it quarantines the file and saves what it could read as a --from-file CSV)", perr)
+	}
+	for _, f := range fs {
+		if f.Severity == volume.SevError && f.Code != volume.CodeOffsetsPlainMap {
+			return nil, fmt.Errorf("%s: %s; kaasctl will not merge with a file kaas cannot decode: run 'kaasctl volume repair' first", p, f.Message)
+		}
+	}
+	gf.File, gf.Findings = of, fs
+	return gf, nil
+}
+
+// Entries returns the file's entries (none when there is no file).
+func (gf *GroupFile) Entries() []volume.OffsetEntry {
+	if gf == nil || gf.File == nil {
+		return nil
+	}
+	return gf.File.Entries
+}
+
+// PlainMap reports whether the file is a legacy plain map (which kaas reads
+// as empty; any write converts it).
+func (gf *GroupFile) PlainMap() bool {
+	return gf != nil && gf.File != nil && gf.File.Format == volume.FormatPlainMap
+}
+
+// Committed returns the committed offset of one partition in the file.
+func (gf *GroupFile) Committed(topic string, part int32) (int64, bool) {
+	for _, e := range gf.Entries() {
+		if e.Topic == topic && e.Partition == part {
+			return e.Offset, true
+		}
+	}
+	return 0, false
+}
+
+// EncodeEnvelope renders entries as kaas's v2 envelope (compact JSON,
+// "metadata" omitted when no entry has any; keys sorted).
+func EncodeEnvelope(entries []volume.OffsetEntry) []byte {
+	type env struct {
+		Offsets  map[string]int64  `json:"offsets"`
+		Metadata map[string]string `json:"metadata,omitempty"`
+	}
+	e := env{Offsets: make(map[string]int64, len(entries))}
+	for _, x := range entries {
+		k := x.Topic + "/" + strconv.Itoa(int(x.Partition))
+		e.Offsets[k] = x.Offset
+		if x.Metadata != "" {
+			if e.Metadata == nil {
+				e.Metadata = map[string]string{}
+			}
+			e.Metadata[k] = x.Metadata
+		}
+	}
+	data, err := json.Marshal(e)
+	if err != nil { // maps of strings and ints always marshal
+		panic(err)
+	}
+	return data
+}
+
+type tpKey struct {
+	topic string
+	part  int32
+}
+
+// MergeEntries returns the full set to write: every entry of the file, with
+// the changed partitions replaced (and new ones added), metadata kept.
+// Rows with an Error are skipped. drop removes partitions instead.
+func MergeEntries(file []volume.OffsetEntry, set []PlanRow, drop map[tpKey]bool) []volume.OffsetEntry {
+	out := make([]volume.OffsetEntry, 0, len(file)+len(set))
+	idx := map[tpKey]int{}
+	for _, e := range file {
+		k := tpKey{e.Topic, e.Partition}
+		if drop[k] {
+			continue
+		}
+		if i, ok := idx[k]; ok { // duplicate key in a hand-edited file: last wins, as in JSON
+			out[i] = e
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, e)
+	}
+	for _, r := range set {
+		if r.Error != "" {
+			continue
+		}
+		k := tpKey{r.Topic, r.Partition}
+		if i, ok := idx[k]; ok {
+			out[i].Offset = r.New
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, volume.OffsetEntry{Topic: r.Topic, Partition: r.Partition, Offset: r.New})
+	}
+	slices.SortFunc(out, func(a, b volume.OffsetEntry) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	return out
+}
+
+// Verification is the comparison of the intended full set with the file
+// as re-read after the write.
+type Verification struct {
+	// Mismatch lists partitions whose offset in the file is not the
+	// intended one ("orders/0: file has 12, want 40" or "missing").
+	Mismatch map[tpKey]string
+	// Extra lists partitions present in the file but not intended (a
+	// broker's stale cache bringing keys back).
+	Extra []string
+	Err   error
+}
+
+// OK reports whether the file holds exactly the intended set.
+func (v Verification) OK() bool { return v.Err == nil && len(v.Mismatch) == 0 && len(v.Extra) == 0 }
+
+// MismatchOf says why one partition did not verify ("" when it did).
+func (v Verification) MismatchOf(topic string, part int32) string {
+	if v.Err != nil {
+		return v.Err.Error()
+	}
+	return v.Mismatch[tpKey{topic, part}]
+}
+
+// VerifyFile re-reads path and compares it with want.
+func VerifyFile(path string, want []volume.OffsetEntry) Verification {
+	v := Verification{Mismatch: map[tpKey]string{}}
+	of, fs, err := volume.ReadOffsetFile(path)
+	if err != nil {
+		v.Err = fmt.Errorf("re-reading the file: %w", err)
+		return v
+	}
+	if of.Format != volume.FormatEnvelope {
+		v.Err = errors.New("the file is not in kaas's v2 envelope after the write")
+		return v
+	}
+	for _, f := range fs {
+		if f.Severity == volume.SevError {
+			v.Err = fmt.Errorf("the file does not decode after the write: %s", f.Message)
+			return v
+		}
+	}
+	got := map[tpKey]int64{}
+	for _, e := range of.Entries {
+		got[tpKey{e.Topic, e.Partition}] = e.Offset
+	}
+	wantSet := map[tpKey]bool{}
+	for _, e := range want {
+		k := tpKey{e.Topic, e.Partition}
+		wantSet[k] = true
+		o, ok := got[k]
+		switch {
+		case !ok:
+			v.Mismatch[k] = "missing from the file"
+		case o != e.Offset:
+			v.Mismatch[k] = fmt.Sprintf("the file has %d, want %d", o, e.Offset)
+		}
+	}
+	for _, e := range of.Entries {
+		if !wantSet[tpKey{e.Topic, e.Partition}] {
+			v.Extra = append(v.Extra, fmt.Sprintf("%s/%d", e.Topic, e.Partition))
+		}
+	}
+	return v
+}

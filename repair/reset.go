@@ -1,0 +1,622 @@
+package repair
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// Results of one executed partition.
+const (
+	ResultOK       = "OK"
+	ResultMismatch = "MISMATCH"
+	ResultFailed   = "FAILED"
+	ResultSkipped  = "SKIPPED"
+)
+
+// Group states in which Kafka tooling (and kaasctl) rewrites offsets.
+const (
+	StateEmpty   = "Empty"
+	StateDead    = "Dead"
+	StateUnknown = "unknown"
+)
+
+// ErrNotEmptyGroup is how a commit rejected because of live members reads.
+const notEmptyGroup = "group is not empty (a consumer may have joined)"
+
+// InactiveRefusal is Kafka's wording for a reset on a live group, plus
+// what to do about it.
+func InactiveRefusal(group, state string) string {
+	return fmt.Sprintf("Assignments can only be reset if the group '%s' is inactive, but the current state is %s. Stop every consumer of the group first (kaas brokers do not fence admin commits, so a reset of a live group races its consumers).", volume.DisplayName(group), state)
+}
+
+// ResetOptions is one offsets reset as the user asked for it.
+type ResetOptions struct {
+	Groups    []string
+	AllTopics bool
+	Scopes    []TopicScope
+	Spec      Spec
+	// Delete plans the removal of the scoped partitions instead of a reset
+	// (offsets delete); Spec is then ignored.
+	Delete bool
+}
+
+// ResetRow is one partition of a plan and, after --execute, its result.
+type ResetRow struct {
+	PlanRow
+	// Delete is true for offsets delete rows (New is meaningless then).
+	Delete bool   `json:"delete,omitempty"`
+	Result string `json:"result,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// GroupPlan is one group's part of a reset or delete.
+type GroupPlan struct {
+	Group string `json:"group"`
+	Path  string `json:"path"`
+	// State is the live state from DescribeGroups, or "unknown" offline.
+	State       string `json:"state"`
+	StateSource string `json:"stateSource"` // live | offline
+	Coordinator int32  `json:"coordinator"` // node id, -1 when unknown
+	// Refused is why the group may not be rewritten (an active group; its
+	// state cannot be read). --force overrides it.
+	Refused string `json:"refused,omitempty"`
+	// Error stops this group even with --force (unreadable file, no
+	// partitions in scope, a row that cannot be planned).
+	Error string     `json:"error,omitempty"`
+	Rows  []ResetRow `json:"rows"`
+	// FilePartitions counts the partitions in the group's file before the
+	// write; Kept those outside the plan, written back unchanged.
+	FilePartitions int  `json:"filePartitions"`
+	Kept           int  `json:"kept"`
+	PlainMap       bool `json:"plainMap"`
+	// After --execute:
+	Executed bool     `json:"executed"`
+	Method   string   `json:"method,omitempty"` // commit | file
+	Backup   string   `json:"backup,omitempty"`
+	Failed   int      `json:"failed"`
+	Warnings []string `json:"warnings"`
+
+	file *GroupFile
+}
+
+// Inputs are the live sources a plan may use; a nil Client means offline.
+type Inputs struct {
+	Layout volume.Layout
+	Client *wire.Client
+	Now    time.Time
+}
+
+// PlanGroups reads every group's file, asks the brokers for group states
+// and log offsets (or reads partition manifests offline), and computes the
+// per-partition plan. It writes nothing.
+func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
+	plans := make([]*GroupPlan, 0, len(opts.Groups))
+	for _, g := range opts.Groups {
+		gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: []string{}}
+		if p, err := GroupFilePath(in.Layout, g); err != nil {
+			gp.Error = err.Error()
+		} else {
+			gp.Path = p
+			gf, err := ReadGroupFile(in.Layout, g)
+			if err == nil && !gf.State.Exists {
+				// A group whose offsets live only in the legacy layout:
+				// writing a current file now would shadow them for good.
+				if leg := in.Layout.LegacyOffsetsPath(); leg != "" {
+					lp := filepath.Join(leg, g+".json")
+					if _, serr := os.Stat(lp); serr == nil {
+						err = fmt.Errorf("the group's offsets are only in the legacy file %s, which kaas no longer reads; run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp)
+					}
+				}
+			}
+			if err != nil {
+				gp.Error = err.Error()
+			} else {
+				gp.file = gf
+				gp.FilePartitions = len(gf.Entries())
+				gp.PlainMap = gf.PlainMap()
+			}
+		}
+		plans = append(plans, gp)
+	}
+	cl := in.Client
+	if cl != nil {
+		if err := describeStates(ctx, cl, plans); err != nil {
+			return nil, err
+		}
+	}
+	parts, err := scopeParts(ctx, in, opts, plans)
+	if err != nil {
+		return nil, err
+	}
+	// Log offsets for the union of the scoped partitions.
+	want := wire.TopicPartitions{}
+	for _, gp := range plans {
+		for _, k := range parts[gp] {
+			want.Add(k.topic, k.part)
+		}
+	}
+	logs := map[string]map[int32]wire.LogOffsets{}
+	var mr *volume.ManifestReader
+	needLog := !opts.Delete
+	if needLog && len(want) > 0 {
+		if cl != nil {
+			logs, err = cl.ListLogOffsets(ctx, want)
+			if err != nil {
+				return nil, fmt.Errorf("listing log offsets: %w", err)
+			}
+		} else {
+			mr = &volume.ManifestReader{L: in.Layout}
+		}
+	}
+	var timed kadm.ListedOffsets
+	if needLog && opts.Spec.NeedsTime() && len(want) > 0 {
+		if cl == nil {
+			return nil, errors.New("--to-datetime and --by-duration look offsets up by timestamp, which needs live brokers (partition manifests hold no timestamps); run without --offline when the brokers are up")
+		}
+		cctx, cancel := cl.WithTimeout(ctx)
+		timed, err = cl.Adm.ListOffsetsAfterMilli(cctx, opts.Spec.Time.UnixMilli(), want.Topics()...)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("listing offsets by time: %w", err)
+		}
+	}
+	for _, gp := range plans {
+		if gp.Error != "" && gp.file == nil {
+			continue
+		}
+		infos := make([]PartitionInfo, 0, len(parts[gp]))
+		rowErr := map[tpKey]string{}
+		for _, k := range parts[gp] {
+			pi := PartitionInfo{Topic: k.topic, Partition: k.part}
+			pi.Committed, pi.HasCommitted = gp.file.Committed(k.topic, k.part)
+			if cl != nil {
+				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
+					pi.LogStart, pi.LogEnd, pi.HasLog = lo.Start, lo.End, true
+				} else if ok {
+					rowErr[k] = "log offsets: " + lo.Err
+				} else if needLog {
+					rowErr[k] = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
+				}
+			} else if mr != nil {
+				if m, _, err := mr.Get(k.topic, k.part); err == nil && m != nil {
+					pi.LogStart, pi.LogEnd, pi.HasLog = m.LogStartOffset, m.HighWatermark, true
+				}
+			}
+			if timed != nil {
+				if lo, ok := timed.Lookup(k.topic, k.part); ok && lo.Err == nil {
+					pi.TimeOffset, pi.HasTimeOffset = lo.Offset, true
+				}
+			}
+			infos = append(infos, pi)
+		}
+		if opts.Delete {
+			for _, pi := range infos {
+				r := ResetRow{PlanRow: PlanRow{Group: gp.Group, Topic: pi.Topic, Partition: pi.Partition, Warnings: []string{}}, Delete: true}
+				if pi.HasCommitted {
+					c := pi.Committed
+					r.Current, r.Changed = &c, true
+				} else {
+					r.Warnings = append(r.Warnings, "no committed offset: nothing to delete")
+				}
+				gp.Rows = append(gp.Rows, r)
+			}
+		} else {
+			for _, pr := range Plan(gp.Group, opts.Spec, infos) {
+				if e := rowErr[tpKey{pr.Topic, pr.Partition}]; e != "" {
+					pr.Error = e
+				}
+				gp.Rows = append(gp.Rows, ResetRow{PlanRow: pr})
+			}
+		}
+		inPlan := map[tpKey]bool{}
+		for _, r := range gp.Rows {
+			inPlan[tpKey{r.Topic, r.Partition}] = true
+		}
+		for _, e := range gp.file.Entries() {
+			if !inPlan[tpKey{e.Topic, e.Partition}] {
+				gp.Kept++
+			}
+		}
+		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
+			gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+		}
+	}
+	return plans, nil
+}
+
+func planRows(rs []ResetRow) []PlanRow {
+	out := make([]PlanRow, len(rs))
+	for i, r := range rs {
+		out[i] = r.PlanRow
+	}
+	return out
+}
+
+// describeStates resolves every group's coordinator and live state.
+func describeStates(ctx context.Context, cl *wire.Client, plans []*GroupPlan) error {
+	groups := make([]string, 0, len(plans))
+	for _, gp := range plans {
+		groups = append(groups, gp.Group)
+	}
+	coords, err := cl.FindCoordinators(ctx, groups, false)
+	if err != nil {
+		return fmt.Errorf("finding the groups' coordinators: %w", err)
+	}
+	descs := cl.DescribeGroups(ctx, groups, coords)
+	by := map[string]wire.DescribedGroup{}
+	for _, d := range descs {
+		by[d.Group] = d
+	}
+	for _, gp := range plans {
+		gp.StateSource = "live"
+		d, ok := by[gp.Group]
+		if c, ok := coords[gp.Group]; ok {
+			gp.Coordinator = c.NodeID
+		}
+		switch {
+		case !ok:
+			gp.Refused = fmt.Sprintf("cannot tell whether group '%s' is inactive: the brokers did not describe it", volume.DisplayName(gp.Group))
+		case d.Err != "":
+			gp.Refused = fmt.Sprintf("cannot tell whether group '%s' is inactive: %s", volume.DisplayName(gp.Group), d.Err)
+		default:
+			gp.State = d.State
+			if d.State != StateEmpty && d.State != StateDead {
+				gp.Refused = InactiveRefusal(gp.Group, d.State)
+			}
+		}
+	}
+	return nil
+}
+
+// scopeParts lists the partitions each group's plan covers.
+func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*GroupPlan) (map[*GroupPlan][]tpKey, error) {
+	out := map[*GroupPlan][]tpKey{}
+	// Partitions of whole topics: live metadata, else manifests.
+	topicParts := map[string][]int32{}
+	var wholeTopics []string
+	for _, s := range opts.Scopes {
+		if s.Partitions == nil {
+			wholeTopics = append(wholeTopics, s.Topic)
+		}
+	}
+	liveTopics := map[string]*wire.TopicMeta{}
+	if in.Client != nil {
+		var names []string
+		for _, s := range opts.Scopes {
+			names = append(names, s.Topic)
+		}
+		if len(names) > 0 {
+			md, err := in.Client.Metadata(ctx, names)
+			if err != nil {
+				return nil, fmt.Errorf("topic metadata: %w", err)
+			}
+			liveTopics = md.Topics
+		}
+	}
+	if len(wholeTopics) > 0 {
+		if in.Client != nil {
+			for _, t := range wholeTopics {
+				if tm := liveTopics[t]; tm != nil && tm.Err == "" {
+					for p := range tm.Partitions {
+						topicParts[t] = append(topicParts[t], p)
+					}
+				}
+			}
+		} else {
+			ms, _, _ := volume.ScanManifests(in.Layout)
+			for _, m := range ms {
+				if slices.Contains(wholeTopics, m.Topic) {
+					topicParts[m.Topic] = append(topicParts[m.Topic], m.Partition)
+				}
+			}
+		}
+	}
+	for _, gp := range plans {
+		if gp.file == nil {
+			continue
+		}
+		set := map[tpKey]bool{}
+		add := func(t string, p int32) { set[tpKey{t, p}] = true }
+		switch {
+		case opts.AllTopics:
+			for _, e := range gp.file.Entries() {
+				add(e.Topic, e.Partition)
+			}
+			if len(set) == 0 {
+				gp.Error = fmt.Sprintf("group '%s' has no committed offsets, so --all-topics covers nothing: name the partitions with --topic", volume.DisplayName(gp.Group))
+			}
+		case len(opts.Scopes) > 0:
+			for _, s := range opts.Scopes {
+				if in.Client != nil {
+					if tm := liveTopics[s.Topic]; tm == nil || tm.Err != "" {
+						why := "does not exist"
+						if tm != nil {
+							why = tm.Err
+						}
+						if !opts.Delete {
+							gp.Error = fmt.Sprintf("topic %s: %s", s.Topic, why)
+						}
+					}
+				}
+				ps := s.Partitions
+				if ps == nil && opts.Delete {
+					// Deleting: the partitions the group has offsets for.
+					for _, e := range gp.file.Entries() {
+						if e.Topic == s.Topic && !slices.Contains(ps, e.Partition) {
+							ps = append(ps, e.Partition)
+						}
+					}
+					if len(ps) == 0 {
+						gp.Warnings = append(gp.Warnings, fmt.Sprintf("no committed offsets for topic %s: nothing to delete", s.Topic))
+					}
+				} else if ps == nil {
+					ps = topicParts[s.Topic]
+					// The file's partitions of the topic too (a deleted
+					// topic's offsets, partitions without a manifest).
+					for _, e := range gp.file.Entries() {
+						if e.Topic == s.Topic && !slices.Contains(ps, e.Partition) {
+							ps = append(ps, e.Partition)
+						}
+					}
+					if len(ps) == 0 && gp.Error == "" {
+						if in.Client != nil {
+							gp.Error = fmt.Sprintf("topic %s has no partitions", s.Topic)
+						} else {
+							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition manifests and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
+						}
+					}
+				}
+				for _, p := range ps {
+					add(s.Topic, p)
+				}
+			}
+		case opts.Spec.Kind == FromFile:
+			for _, r := range opts.Spec.File.ForGroup(gp.Group) {
+				add(r.Topic, r.Partition)
+			}
+			if len(set) == 0 {
+				gp.Error = fmt.Sprintf("the plan file has no rows for group '%s'", volume.DisplayName(gp.Group))
+			}
+		}
+		keys := make([]tpKey, 0, len(set))
+		for k := range set {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b tpKey) int {
+			if c := strings.Compare(a.topic, b.topic); c != 0 {
+				return c
+			}
+			return int(a.part) - int(b.part)
+		})
+		out[gp] = keys
+	}
+	return out, nil
+}
+
+// Blocked reports whether the group may not be written: an error always,
+// a refusal unless forced.
+func (gp *GroupPlan) Blocked(force bool) bool {
+	return gp.Error != "" || (gp.Refused != "" && !force)
+}
+
+// FullSet is what a write of this plan puts in the file: every partition of
+// the file, with the plan's changes applied.
+func (gp *GroupPlan) FullSet() []volume.OffsetEntry {
+	drop := map[tpKey]bool{}
+	var set []PlanRow
+	for _, r := range gp.Rows {
+		if r.Delete {
+			drop[tpKey{r.Topic, r.Partition}] = true
+			continue
+		}
+		set = append(set, r.PlanRow)
+	}
+	return MergeEntries(gp.file.Entries(), set, drop)
+}
+
+// Changes reports whether executing the plan changes anything.
+func (gp *GroupPlan) Changes() bool {
+	for _, r := range gp.Rows {
+		if r.Changed {
+			return true
+		}
+	}
+	return gp.PlainMap
+}
+
+// CheckUnchanged aborts when the file changed since it was planned.
+func (gp *GroupPlan) CheckUnchanged() error {
+	now, err := ReadState(gp.Path)
+	if err != nil {
+		return fmt.Errorf("%s: re-reading before the write: %w", gp.Path, err)
+	}
+	if !now.Same(gp.file.State) {
+		return fmt.Errorf("%s: %w", gp.Path, ErrConcurrentWrite)
+	}
+	return nil
+}
+
+// ExecuteCommit commits the full set to the group's coordinator (kadm
+// finds it), then re-reads the file and fetches the offsets back over the
+// wire, and records every partition's result. Every failure counts in
+// gp.Failed.
+func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
+	gp.Executed, gp.Method = true, "commit"
+	full := gp.FullSet()
+	if err := gp.CheckUnchanged(); err != nil {
+		gp.failAll(err.Error())
+		return
+	}
+	os := kadm.Offsets{}
+	for _, e := range full {
+		os.Add(kadm.Offset{Topic: e.Topic, Partition: e.Partition, At: e.Offset, LeaderEpoch: -1, Metadata: e.Metadata})
+	}
+	cctx, cancel := cl.WithTimeout(ctx)
+	resp, err := cl.Adm.CommitOffsets(cctx, gp.Group, os)
+	cancel()
+	if err != nil {
+		gp.failAll("commit: " + commitErrText(err))
+		return
+	}
+	commitErr := map[tpKey]string{}
+	for t, ps := range resp {
+		for p, r := range ps {
+			if r.Err != nil {
+				commitErr[tpKey{t, p}] = commitErrText(r.Err)
+			}
+		}
+	}
+	v := VerifyFile(gp.Path, full)
+	// Over the wire: what the coordinator now answers.
+	want := wire.TopicPartitions{}
+	for _, r := range gp.Rows {
+		want.Add(r.Topic, r.Partition)
+	}
+	coords, cerr := cl.FindCoordinators(ctx, []string{gp.Group}, false)
+	var fetched wire.GroupOffsets
+	if cerr == nil {
+		fetched = cl.FetchCommitted(ctx, map[string]wire.TopicPartitions{gp.Group: want}, coords)[gp.Group]
+	}
+	for i := range gp.Rows {
+		r := &gp.Rows[i]
+		k := tpKey{r.Topic, r.Partition}
+		switch {
+		case commitErr[k] != "":
+			r.Result, r.Detail = ResultFailed, commitErr[k]
+		case v.MismatchOf(r.Topic, r.Partition) != "":
+			r.Result, r.Detail = ResultMismatch, v.MismatchOf(r.Topic, r.Partition)
+		default:
+			r.Result, r.Detail = ResultOK, "file verified"
+			switch {
+			case cerr != nil:
+				r.Detail += "; OffsetFetch not checked: " + cerr.Error()
+			case fetched.Err != "":
+				r.Detail += "; OffsetFetch: " + fetched.Err
+			default:
+				c, ok := fetched.Offsets[r.Topic][r.Partition]
+				switch {
+				case !ok || c.Err != "":
+					r.Detail += "; OffsetFetch: no answer for this partition " + c.Err
+				case c.Offset != r.New:
+					r.Result, r.Detail = ResultMismatch, fmt.Sprintf("file verified, but OffsetFetch answers %d", c.Offset)
+				default:
+					r.Detail += " and OffsetFetch"
+				}
+			}
+		}
+		if r.Result != ResultOK {
+			gp.Failed++
+		}
+	}
+	gp.finishKept(v, commitErr)
+}
+
+// WriteFile rewrites the group's file with the full set (offline resets,
+// and every offsets delete): backup beside the file, unique temp, fsync,
+// rename, fsync of the directory, aborting if the file changed since it
+// was read; then re-reads and verifies it.
+func WriteFile(gp *GroupPlan, now func() time.Time) {
+	gp.Executed, gp.Method = true, "file"
+	full := gp.FullSet()
+	st := gp.file.State
+	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now, afterStep: writeFileHook})
+	gp.Backup = res.Backup
+	if err != nil {
+		gp.failAll(err.Error())
+		return
+	}
+	v := VerifyFile(gp.Path, full)
+	for i := range gp.Rows {
+		r := &gp.Rows[i]
+		if r.Delete {
+			if slices.Contains(v.Extra, r.Topic+"/"+strconv.Itoa(int(r.Partition))) {
+				r.Result, r.Detail = ResultMismatch, "still in the file"
+			} else if v.Err != nil {
+				r.Result, r.Detail = ResultMismatch, v.Err.Error()
+			} else {
+				r.Result, r.Detail = ResultOK, "not in the file"
+			}
+		} else if m := v.MismatchOf(r.Topic, r.Partition); m != "" {
+			r.Result, r.Detail = ResultMismatch, m
+		} else {
+			r.Result, r.Detail = ResultOK, "file verified"
+		}
+		if r.Result != ResultOK {
+			gp.Failed++
+		}
+	}
+	gp.finishKept(v, nil)
+}
+
+// writeFileHook, in tests, runs after each step of WriteFile's write.
+var writeFileHook func(step string) error
+
+// finishKept checks the partitions outside the plan.
+func (gp *GroupPlan) finishKept(v Verification, commitErr map[tpKey]string) {
+	inPlan := map[tpKey]bool{}
+	for _, r := range gp.Rows {
+		inPlan[tpKey{r.Topic, r.Partition}] = true
+	}
+	var bad []string
+	for _, e := range gp.file.Entries() {
+		k := tpKey{e.Topic, e.Partition}
+		if inPlan[k] {
+			continue
+		}
+		if m := commitErr[k]; m != "" {
+			bad = append(bad, fmt.Sprintf("%s/%d: %s", e.Topic, e.Partition, m))
+		} else if m := v.MismatchOf(e.Topic, e.Partition); m != "" {
+			bad = append(bad, fmt.Sprintf("%s/%d: %s", e.Topic, e.Partition, m))
+		}
+	}
+	if len(bad) > 0 {
+		gp.Failed += len(bad)
+		gp.Warnings = append(gp.Warnings, fmt.Sprintf("%d partitions outside the plan did not verify: %s", len(bad), strings.Join(bad, "; ")))
+	}
+	var extra []string
+	for _, x := range v.Extra {
+		t, p, err := volume.SplitOffsetKey(x)
+		if err == nil && inPlan[tpKey{t, p}] {
+			continue // a deleted row still present: already a row failure
+		}
+		extra = append(extra, x)
+	}
+	if len(extra) > 0 {
+		gp.Warnings = append(gp.Warnings, fmt.Sprintf("the file now also holds %s, which kaasctl did not write: a broker's cached offsets came back with the commit", strings.Join(extra, ", ")))
+	}
+}
+
+func (gp *GroupPlan) failAll(why string) {
+	for i := range gp.Rows {
+		gp.Rows[i].Result, gp.Rows[i].Detail = ResultFailed, why
+	}
+	gp.Failed += len(gp.Rows)
+	if len(gp.Rows) == 0 {
+		gp.Failed++
+	}
+	gp.Warnings = append(gp.Warnings, why)
+}
+
+// commitErrText turns a commit error into words an operator can act on.
+func commitErrText(err error) string {
+	switch {
+	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.IllegalGeneration), errors.Is(err, kerr.RebalanceInProgress), errors.Is(err, kerr.FencedInstanceID):
+		return notEmptyGroup + ": " + err.Error()
+	case errors.Is(err, kerr.NotCoordinator), errors.Is(err, kerr.CoordinatorNotAvailable):
+		return "the group's coordinator moved or is down: " + err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,429 @@
+package repair
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// QuarantineDir is where volume repair moves files it takes out of kaas's
+// way, inside the cluster dir (a dot name: the kaas operator's sweep keeps
+// it, and no broker reads it). Nothing is ever deleted.
+const QuarantineDir = ".kaasctl-quarantine"
+
+// Repair actions.
+const (
+	ActConvert    = "convert"          // plain map → v2 envelope, in place
+	ActQuarantine = "quarantine"       // a file kaas cannot decode, moved aside
+	ActRemoveTmp  = "remove-tmp"       // a stale *.tmp, moved aside
+	ActMigrate    = "migrate"          // legacy DATA/__consumer_offsets/<g>.json → CD
+	ActLegacyDup  = "legacy-duplicate" // legacy file identical to the current one, moved aside
+	ActConflict   = "conflict"         // legacy and current files differ: reported, never overwritten
+	ActRemoveDir  = "remove-empty-dir" // the legacy offsets dir, once empty
+)
+
+// RepairAction is one change volume repair makes (or would make).
+type RepairAction struct {
+	Action string `json:"action"`
+	Path   string `json:"path"`
+	Group  string `json:"group,omitempty"`
+	Detail string `json:"detail"`
+	// Dest is where the file went (quarantine, migration target).
+	Dest string `json:"dest,omitempty"`
+	// Backup is the copy of the old content beside the file (convert).
+	Backup string `json:"backup,omitempty"`
+	// Salvaged is a --from-file CSV of the offsets kaasctl could still read
+	// from a quarantined file.
+	Salvaged string `json:"salvaged,omitempty"`
+	// Change is false for report-only actions (conflict).
+	Change bool   `json:"change"`
+	Done   bool   `json:"done"`
+	Error  string `json:"error,omitempty"`
+
+	expect  *FileState
+	entries []volume.OffsetEntry
+}
+
+// RepairOptions controls RepairVolume.
+type RepairOptions struct {
+	Execute bool
+	// TmpOlderThan: *.tmp files at least this old are stale (default 1h).
+	TmpOlderThan time.Duration
+	Now          time.Time
+}
+
+// RepairReport is what volume repair found and did.
+type RepairReport struct {
+	DryRun bool `json:"dryRun"`
+	// Quarantine is the directory this run moves files into.
+	Quarantine string         `json:"quarantine"`
+	Actions    []RepairAction `json:"actions"`
+	Changes    int            `json:"changes"`
+	Conflicts  int            `json:"conflicts"`
+	Failed     int            `json:"failed"`
+}
+
+// RepairVolume finds what it can repair on the volume and, with Execute,
+// repairs it: every write atomic (WriteFileAtomic), every replaced or
+// moved file kept (backup beside it, or moved into the quarantine dir).
+// A file that changed since it was read is left alone (ErrConcurrentWrite).
+// Running it twice changes nothing the second time.
+func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.TmpOlderThan <= 0 {
+		opts.TmpOlderThan = time.Hour
+	}
+	stamp := opts.Now.UTC().Format("20060102T150405Z")
+	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}}
+	qpath := func(p string) string {
+		if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join(rep.Quarantine, rel)
+		}
+		if l.DataDir != "" {
+			if rel, err := filepath.Rel(l.DataDir, p); err == nil && !strings.HasPrefix(rel, "..") {
+				return filepath.Join(rep.Quarantine, "data-dir", rel)
+			}
+		}
+		return filepath.Join(rep.Quarantine, "other", filepath.Base(p))
+	}
+
+	type legacyItem struct {
+		group, path string
+		file        *volume.OffsetFile
+	}
+	var legacy []legacyItem
+	var acts []RepairAction
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: opts.Now}, func(it *volume.OffsetScanItem) error {
+		if it.InSubdir || len(it.NameProblems) > 0 {
+			return nil // kaas cannot use these names; volume check explains, repair leaves them
+		}
+		st, err := ReadState(it.Path)
+		if err != nil || !st.Exists {
+			return nil
+		}
+		of, fs, perr := volume.ParseOffsetFile(it.Path, st.Data)
+		if perr != nil || hasDecodeError(fs) {
+			why := ""
+			if perr != nil {
+				why = perr.(*volume.FileError).Problem
+			} else {
+				why = firstDecodeError(fs)
+			}
+			a := RepairAction{Action: ActQuarantine, Path: it.Path, Group: it.Group, Change: true, expect: &st,
+				Dest: qpath(it.Path), Detail: "kaas cannot decode it (" + why + ")"}
+			if of != nil {
+				a.entries = usable(of.Entries)
+				if len(a.entries) > 0 {
+					a.Salvaged = a.Dest + ".salvaged.csv"
+					a.Detail += fmt.Sprintf("; %d readable offsets saved as a --from-file CSV", len(a.entries))
+				}
+			}
+			acts = append(acts, a)
+			return nil
+		}
+		if it.Layout == volume.OffsetsLegacy {
+			legacy = append(legacy, legacyItem{it.Group, it.Path, of})
+			return nil
+		}
+		if of.Format == volume.FormatPlainMap {
+			acts = append(acts, RepairAction{Action: ActConvert, Path: it.Path, Group: it.Group, Change: true, expect: &st, entries: of.Entries,
+				Detail: fmt.Sprintf("legacy plain map with %d offsets (kaas reads it as EMPTY) → v2 envelope", len(of.Entries))})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Legacy files: migrate, or set aside duplicates, or report conflicts.
+	for _, li := range legacy {
+		cur, perr := GroupFilePath(l, li.group)
+		if perr != nil {
+			continue
+		}
+		lst, _ := ReadState(li.path)
+		cst, err := ReadState(cur)
+		if err != nil {
+			continue
+		}
+		if !cst.Exists {
+			acts = append(acts, RepairAction{Action: ActMigrate, Path: li.path, Group: li.group, Change: true, Dest: cur, Backup: qpath(li.path), expect: &lst, entries: li.file.Entries,
+				Detail: fmt.Sprintf("%d offsets → the cluster dir, where brokers read them; the legacy file is moved aside", len(li.file.Entries))})
+			continue
+		}
+		cof, _, cerr := volume.ParseOffsetFile(cur, cst.Data)
+		if cerr == nil && sameEntries(cof.Entries, li.file.Entries) {
+			acts = append(acts, RepairAction{Action: ActLegacyDup, Path: li.path, Group: li.group, Change: true, Dest: qpath(li.path), expect: &lst,
+				Detail: "same offsets as " + cur + "; the legacy copy is moved aside"})
+			continue
+		}
+		acts = append(acts, RepairAction{Action: ActConflict, Path: li.path, Group: li.group, Dest: cur,
+			Detail: fmt.Sprintf("the group also has %s with different offsets (legacy %s, current %s); brokers read only the current one; nothing was changed: compare them and reset with 'kaasctl offsets reset --from-file' if the legacy ones are right", cur, summarize(li.file.Entries), summarizeFile(cof))})
+	}
+	// Stale temp files everywhere kaas writes.
+	tmpFinds := append(slices.Clone(sr.Findings), volume.TmpFindings(l, opts.Now)...)
+	seen := map[string]bool{}
+	for _, f := range tmpFinds {
+		if f.Code != volume.CodeStaleTmp && f.Code != volume.CodeInFlightTmp {
+			continue
+		}
+		if seen[f.Path] {
+			continue
+		}
+		seen[f.Path] = true
+		st, err := os.Lstat(f.Path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		age := opts.Now.Sub(st.ModTime())
+		if age < opts.TmpOlderThan {
+			continue
+		}
+		fst, err := ReadState(f.Path)
+		if err != nil {
+			continue
+		}
+		acts = append(acts, RepairAction{Action: ActRemoveTmp, Path: f.Path, Change: true, Dest: qpath(f.Path), expect: &fst,
+			Detail: fmt.Sprintf("stale temporary file, %s old (an interrupted write); moved aside", ageText(age))})
+	}
+	if sr.LegacyDir != "" {
+		rest := legacyLeft(sr.LegacyDir, acts)
+		if rest == 0 {
+			acts = append(acts, RepairAction{Action: ActRemoveDir, Path: sr.LegacyDir, Change: true,
+				Detail: "the legacy offsets dir is empty once its files are migrated or moved aside (the kaas operator deletes it anyway)"})
+		}
+	}
+	slices.SortStableFunc(acts, func(a, b RepairAction) int {
+		if a.Action == ActRemoveDir || b.Action == ActRemoveDir { // always last
+			return boolCmp(a.Action == ActRemoveDir, b.Action == ActRemoveDir)
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	for i := range acts {
+		a := &acts[i]
+		if a.Change {
+			rep.Changes++
+		} else {
+			rep.Conflicts++
+		}
+		if !opts.Execute || !a.Change {
+			continue
+		}
+		if err := applyRepair(a, opts.Now); err != nil {
+			a.Error = err.Error()
+			rep.Failed++
+			continue
+		}
+		a.Done = true
+	}
+	rep.Actions = acts
+	return rep, nil
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// legacyLeft counts the files that would remain in the legacy dir.
+func legacyLeft(dir string, acts []RepairAction) int {
+	moving := map[string]bool{}
+	for _, a := range acts {
+		if a.Change && a.Action != ActConvert && a.Action != ActRemoveDir {
+			moving[a.Path] = true
+		}
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !moving[p] {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func applyRepair(a *RepairAction, now time.Time) error {
+	switch a.Action {
+	case ActConvert:
+		res, err := WriteFileAtomic(a.Path, EncodeEnvelope(a.entries), WriteOptions{Expect: a.expect, Backup: true, Now: func() time.Time { return now }})
+		a.Backup = res.Backup
+		if err != nil {
+			return err
+		}
+		if v := VerifyFile(a.Path, a.entries); !v.OK() {
+			return fmt.Errorf("%s: the converted file does not verify", a.Path)
+		}
+		return nil
+	case ActQuarantine, ActRemoveTmp, ActLegacyDup:
+		if a.Salvaged != "" {
+			var buf bytes.Buffer
+			rows := make([]PlanRow, 0, len(a.entries))
+			for _, e := range a.entries {
+				rows = append(rows, PlanRow{Topic: e.Topic, Partition: e.Partition, New: e.Offset})
+			}
+			if err := ExportCSV(&buf, rows, false); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(a.Salvaged), 0o755); err != nil {
+				return err
+			}
+			if _, err := WriteFileAtomic(a.Salvaged, buf.Bytes(), WriteOptions{Expect: &FileState{Path: a.Salvaged}}); err != nil {
+				return err
+			}
+		}
+		return moveAside(a.Path, a.Dest, a.expect)
+	case ActMigrate:
+		missing := FileState{Path: a.Dest}
+		if err := os.MkdirAll(filepath.Dir(a.Dest), 0o755); err != nil {
+			return err
+		}
+		// Re-check the legacy file, then write the current one (refusing
+		// if it appeared meanwhile), then move the legacy one aside.
+		cur, err := ReadState(a.Path)
+		if err != nil || !cur.Same(*a.expect) {
+			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
+		}
+		if _, err := WriteFileAtomic(a.Dest, EncodeEnvelope(a.entries), WriteOptions{Expect: &missing}); err != nil {
+			return err
+		}
+		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
+			return fmt.Errorf("%s: the migrated file does not verify", a.Dest)
+		}
+		return moveAside(a.Path, a.Backup, a.expect)
+	case ActRemoveDir:
+		if err := os.Remove(a.Path); err != nil {
+			return fmt.Errorf("%s: %w", a.Path, err)
+		}
+		return syncDir(filepath.Dir(a.Path))
+	}
+	return fmt.Errorf("unknown action %q", a.Action)
+}
+
+// moveAside moves src to dst without ever overwriting dst and without a
+// moment where the content exists nowhere: hard link (or copy + fsync),
+// fsync, then unlink src; both directories fsynced. It aborts if src
+// changed since expect was read.
+func moveAside(src, dst string, expect *FileState) error {
+	if expect != nil {
+		cur, err := ReadState(src)
+		if err != nil {
+			return err
+		}
+		if !cur.Same(*expect) {
+			return fmt.Errorf("%s: %w", src, ErrConcurrentWrite)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Link(src, dst); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: already exists; not overwritten", dst)
+		}
+		if err := copyExcl(src, dst); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := os.Remove(src); err != nil {
+		return fmt.Errorf("%s: copied to %s, but removing it failed: %w", src, dst, err)
+	}
+	return syncDir(filepath.Dir(src))
+}
+
+func copyExcl(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+	}
+	return err
+}
+
+func hasDecodeError(fs []volume.Finding) bool { return firstDecodeError(fs) != "" }
+
+func firstDecodeError(fs []volume.Finding) string {
+	for _, f := range fs {
+		if f.Severity == volume.SevError && f.Code != volume.CodeOffsetsPlainMap {
+			return f.Message
+		}
+	}
+	return ""
+}
+
+// usable keeps entries a consumer could use (offset >= 0).
+func usable(es []volume.OffsetEntry) []volume.OffsetEntry {
+	var out []volume.OffsetEntry
+	for _, e := range es {
+		if e.Offset >= 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func sameEntries(a, b []volume.OffsetEntry) bool {
+	return slices.Equal(a, b)
+}
+
+func summarize(es []volume.OffsetEntry) string {
+	parts := make([]string, 0, len(es))
+	for i, e := range es {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(es)-4))
+			break
+		}
+		parts = append(parts, e.Topic+"/"+strconv.Itoa(int(e.Partition))+"="+strconv.FormatInt(e.Offset, 10))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+func summarizeFile(of *volume.OffsetFile) string {
+	if of == nil {
+		return "unreadable"
+	}
+	return summarize(of.Entries)
+}
+
+func ageText(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return d.Round(time.Second).String()
+}
