@@ -24,6 +24,7 @@ var formatDocs = []struct {
 	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},
 	{"takeover trace", traceView{}, "each event (trace.events[])"},
 	{"watch", watchView{}, "each move, as it happens"},
+	{"doctor", DoctorView{}, "each finding"},
 	{"volume check", inspect.CheckReport{}, "each finding (findings[])"},
 	{"volume repair", repair.RepairReport{}, "each action (actions[])"},
 	{"txn list / txn describe", TxnListView{}, "each transaction (transactions[])"},

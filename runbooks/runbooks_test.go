@@ -301,3 +301,51 @@ func TestSafeReset(t *testing.T) {
 		t.Errorf("after the rollback: %v", off)
 	}
 }
+
+func TestStaleAndFileOnly(t *testing.T) {
+	tools(t)
+	s := startSandbox(t, 0)
+	s.EmulateStaleGroups(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Commit(ctx, "live-app", map[string]map[int32]int64{"orders": {0: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	// kaas-2 keeps listing a group it does not coordinate.
+	coord := coordinators(t, s)["app-0"]
+	stale := "kaas-2"
+	if coord == stale {
+		stale = "kaas-1"
+	}
+	if err := s.Commit(ctx, "app-0", map[string]map[int32]int64{"orders": {0: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MakeStale(stale, "app-0", "Empty"); err != nil {
+		t.Fatal(err)
+	}
+	// An offset file no broker has in memory.
+	os.WriteFile(filepath.Join(s.Layout().OffsetsPath(), "retired-app.json"), []byte(`{"offsets":{"orders/0":9}}`), 0o644)
+
+	args := "--data-dir " + s.Layout().DataDir + " --brokers " + strings.Join(s.Bootstrap(), ",") + " -q"
+	r := run(t, args, "stale-and-file-only.sh")
+	if r.code != 3 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	got := map[string]map[string]any{}
+	for _, m := range jsonLines(t, r.stdout) {
+		got[m["group"].(string)+"/"+m["issue"].(string)] = m
+	}
+	if m := got["app-0/staleOnNonCoordinator"]; m == nil || !strings.Contains(fmt.Sprint(m["listedBy"]), stale) || !strings.Contains(m["fix"].(string), "restart "+stale) {
+		t.Errorf("stale group not reported with its broker: %v", got)
+	}
+	if got["retired-app/fileOnly"] == nil {
+		t.Errorf("file-only group not reported: %v", got)
+	}
+	if got["live-app/fileOnly"] != nil || got["live-app/staleOnNonCoordinator"] != nil {
+		t.Errorf("a healthy group was reported: %v", got)
+	}
+	// Without brokers the runbook says it needs them.
+	if r := run(t, "--data-dir "+s.Layout().DataDir+" -q", "stale-and-file-only.sh"); r.code != 1 || !strings.Contains(r.stderr, "no broker answered") {
+		t.Errorf("offline: exit %d %q", r.code, r.stderr)
+	}
+}
