@@ -59,6 +59,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
 			&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
 			&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+			&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
 			&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
 			&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
 		},
@@ -72,6 +73,7 @@ Examples:
 					Down:       splitList(c.StringSlice("what-if-down")),
 					Brokers:    splitList(c.StringSlice("what-if-brokers")),
 					KeepListed: c.Bool("keep-listed"),
+					Placement:  c.String("placement"),
 				},
 			}
 			g, err := globals(c)

@@ -375,3 +375,27 @@ func TestWhoisHostileAssignment(t *testing.T) {
 		t.Errorf("duplicate broker not reported: %q", r.Err)
 	}
 }
+
+// On the real lab data, the controller's rendezvous placement is what
+// happened: killing skafka-1 in phase 1 gave g-beta and g-gamma (active on
+// surviving brokers) explicit entries, and lab-group (on skafka-1) fell back
+// to the hash tier. The prediction from phase 1 alone matches phase 2's
+// assignment and FindCoordinator answers.
+func TestWhatIfRendezvousMatchesTheLab(t *testing.T) {
+	phase1 := repoTestdata("lab", "lab-go-kaas", "phase1-steady-3-brokers")
+	phase2 := findCoordinatorAnswers(t, repoTestdata("lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "api-findcoordinator.txt"))
+	r := runCLI(t, "", nil, "whois", "--data-dir", phase1, "--what-if-down", "skafka-1", "--placement", "rendezvous", "-o", "json", "g-beta", "g-gamma", "lab-group")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var got []inspect.WhoisResult
+	if err := json.Unmarshal([]byte(r.Out), &got); err != nil {
+		t.Fatal(err)
+	}
+	wantTier := map[string]string{"g-beta": "explicit", "g-gamma": "explicit", "lab-group": "hash"}
+	for _, g := range got {
+		if g.Coordinator != phase2[g.Key] || g.Tier != wantTier[g.Key] {
+			t.Errorf("%s: predicted %s (%s), phase 2 answered %s (%s)", g.Key, g.Coordinator, g.Tier, phase2[g.Key], wantTier[g.Key])
+		}
+	}
+}

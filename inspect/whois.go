@@ -32,10 +32,20 @@ type WhatIf struct {
 	// "stable divisor" the kaas design describes) instead of dropping them,
 	// as today's controller does.
 	KeepListed bool
+	// Placement models the controller's next recompute for groups that are
+	// active then: each key whose coordinator survives and that has no
+	// surviving entry gets one, placed by "rendezvous" (today's kaas
+	// controller) or "hash" (the design). A group whose coordinator went
+	// down is not reported active, so it falls back to the hash tier. ""
+	// models groups that were not active: no new entries.
+	Placement string
 }
 
 // Active reports whether any hypothetical change was asked for.
 func (w WhatIf) Active() bool { return len(w.Down) > 0 || len(w.Brokers) > 0 }
+
+// Placements lists the values WhatIf.Placement takes.
+var Placements = []string{"rendezvous", "hash"}
 
 // WhoisResult is one key's answer. Field names are the JSON contract.
 type WhoisResult struct {
@@ -65,6 +75,8 @@ type Whois struct {
 	router   *grouphash.Router
 	health   map[string]string
 	current  *grouphash.Router // set in what-if mode: today's answer
+	// place gives an active group's new entry (what-if with a placement).
+	place func(group string, hashPick string) string
 	// countsJSON is the constant middle of every streamed object.
 	countsJSON []byte
 	// slotJSON[i] is everything between the key and the hash value for a
@@ -98,6 +110,26 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 			return nil, err
 		}
 		wh.Scenario = whatIfScenario(w, brokers, entries)
+		var alive []string
+		ring := grouphash.NewRing(brokers)
+		for _, b := range ring.IDs() {
+			if ring.Alive(b) && !slices.Contains(alive, b) {
+				alive = append(alive, b)
+			}
+		}
+		switch w.Placement {
+		case "":
+		case "rendezvous":
+			wh.place = func(g, _ string) string { return grouphash.Rendezvous(g, alive) }
+			wh.Scenario += "; every key is treated as an active group and placed as today's controller does (rendezvous)"
+		case "hash":
+			wh.place = func(_, hashPick string) string { return hashPick }
+			wh.Scenario += "; every key is treated as an active group and placed by the routing hash"
+		default:
+			return nil, fmt.Errorf("--placement %q: choose rendezvous or hash", w.Placement)
+		}
+	} else if w.Placement != "" {
+		return nil, fmt.Errorf("--placement models the next recompute: it goes with --what-if-down or --what-if-brokers")
 	}
 	wh.router = grouphash.NewRouter(brokers, entries)
 	wh.countsJSON = fmt.Appendf(nil, `,"numBrokers":%d,"aliveBrokers":%d,"fnv1a32":"0x`, wh.router.Ring().Len(), wh.router.Ring().AliveCount())
@@ -206,7 +238,17 @@ func (wh *Whois) resolveHash(key []byte, h uint32) grouphash.Resolution {
 	if wh.Kind == KindTxn {
 		return wh.router.TxnHash(string(key), h)
 	}
-	return wh.router.GroupKeyHash(key, h)
+	r := wh.router.GroupKeyHash(key, h)
+	if wh.place != nil && !r.HasExplicit && r.Hash.Coordinator != "" {
+		// A group is active at the recompute only if its coordinator
+		// survives to report it; a group on a broker that went down loses
+		// its entry and falls back to the hash tier.
+		if cur := wh.current.GroupKeyHash(key, h).Coordinator; wh.router.Ring().Alive(cur) {
+			b := wh.place(string(key), r.Hash.Coordinator)
+			r.HasExplicit, r.ExplicitBroker, r.Coordinator, r.Tier = true, b, b, grouphash.TierExplicit
+		}
+	}
+	return r
 }
 
 // Key scan flags: what one pass over a key found.

@@ -44,7 +44,11 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		keys = append(keys, fmt.Sprintf("group-%d", i))
 	}
 	for _, kind := range []Kind{KindGroup, KindTxn} {
-		for _, wi := range []WhatIf{{}, {Down: []string{"kaas-10"}}, {Down: []string{"kaas-0"}, KeepListed: true}, {Brokers: []string{"kaas-3", "kaas-4"}}} {
+		for _, wi := range []WhatIf{{}, {Down: []string{"kaas-10"}}, {Down: []string{"kaas-0"}, KeepListed: true}, {Brokers: []string{"kaas-3", "kaas-4"}},
+			{Down: []string{"kaas-10"}, Placement: "rendezvous"}, {Down: []string{"kaas-0"}, Placement: "hash"}} {
+			if kind == KindTxn && wi.Placement != "" {
+				continue
+			}
 			wh, err := NewWhois(whoisAssignment(), kind, wi)
 			if err != nil {
 				t.Fatal(err)
@@ -113,5 +117,43 @@ func TestScanKeyHashIsFNV(t *testing.T) {
 		if h, _ := scanKey([]byte(k)); h != grouphash.FNV1a32(k) {
 			t.Errorf("scanKey(%q) hash %#x, want %#x", k, h, grouphash.FNV1a32(k))
 		}
+	}
+}
+
+func TestWhatIfPlacement(t *testing.T) {
+	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}, Placement: "rendezvous"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := []string{"kaas-0"} // kaas-1 dead, kaas-2 draining, kaas-10 down
+	placed, fellBack := 0, 0
+	for i := 0; i < 40; i++ {
+		g := fmt.Sprintf("group-%d", i)
+		r := wh.Resolve(g)
+		if *r.CurrentCoordinator == "kaas-10" {
+			// Its coordinator went down: not reported active, no new entry.
+			fellBack++
+			if r.Tier == "explicit" {
+				t.Errorf("%s was on the down broker but got an entry: %+v", g, r)
+			}
+			continue
+		}
+		placed++
+		if r.Tier != "explicit" || r.Coordinator != grouphash.Rendezvous(g, alive) {
+			t.Errorf("%s: %+v, want an entry on %s", g, r, grouphash.Rendezvous(g, alive))
+		}
+	}
+	if placed == 0 || fellBack == 0 {
+		t.Errorf("placed %d, fell back %d: both cases must be exercised", placed, fellBack)
+	}
+	wh, _ = NewWhois(whoisAssignment(), KindGroup, WhatIf{Brokers: []string{"kaas-0", "kaas-1", "kaas-2"}, Placement: "rendezvous"})
+	if r := wh.Resolve("on-dead"); r.Coordinator != "kaas-1" || r.ExplicitBroker != "kaas-1" {
+		t.Errorf("an entry on a surviving broker is kept: %+v", r)
+	}
+	if _, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Placement: "rendezvous"}); err == nil {
+		t.Error("--placement without a what-if accepted")
+	}
+	if _, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-0"}, Placement: "random"}); err == nil {
+		t.Error("unknown placement accepted")
 	}
 }

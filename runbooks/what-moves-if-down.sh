@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # What moves if a broker is drained or dies?
 #
-#   runbooks/what-moves-if-down.sh [--keep-listed] BROKER [BROKER...]
+#   runbooks/what-moves-if-down.sh [--keep-listed] [--placement rendezvous|hash] BROKER [BROKER...]
 #
 # Lists every known group (offset files, explicit entries, live listings)
 # whose coordinator changes when BROKER leaves the assignment, with where it
 # goes. Today's kaas controller drops a dead broker from brokers[], which
 # changes the hash divisor and moves most hash-routed groups; --keep-listed
-# shows the stable-divisor design instead. Output: one JSON object per moving
+# shows the stable-divisor design instead. --placement rendezvous models what
+# today's controller does for groups that are active at the recompute (it
+# gives them an explicit entry by its own hash). Output: one JSON object per moving
 # group on stdout, a summary on stderr. Exit 0 (nothing moves) or 3 (moves).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +17,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 need
 
 keep=()
-if [ "${1:-}" = "--keep-listed" ]; then keep=(--keep-listed); shift; fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep-listed) keep+=(--keep-listed); shift ;;
+    --placement) [ $# -ge 2 ] || die "--placement needs rendezvous or hash"; keep+=(--placement "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 [ $# -ge 1 ] || die "usage: $0 [--keep-listed] BROKER [BROKER...]"
 down=$(IFS=,; echo "$*")
 
@@ -30,5 +38,5 @@ total=$(printf '%s\n' "$groups" | wc -l)
 n=0
 [ -z "$moves" ] || n=$(printf '%s\n' "$moves" | wc -l)
 [ -z "$moves" ] || printf '%s\n' "$moves"
-say "$n of $total groups move if $down goes down${keep:+ (kept listed as dead)}"
+say "$n of $total groups move if $down goes down${keep:+ (${keep[*]})}"
 [ "$n" -eq 0 ] || exit 3

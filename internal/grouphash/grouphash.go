@@ -9,6 +9,8 @@ package grouphash
 import (
 	"slices"
 	"strconv"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // FNV-1a 32 parameters, as kaas uses them.
@@ -265,4 +267,22 @@ func (rt *Router) GroupKeyHash(key []byte, h uint32) Resolution {
 func (rt *Router) TxnKey(key []byte) Resolution {
 	hp := rt.ring.PickHash(FNV1a32Bytes(key))
 	return Resolution{Coordinator: hp.Coordinator, Tier: hp.Tier, Hash: hp}
+}
+
+// Rendezvous is where kaas's controller places a new explicit entry for an
+// active group: the broker with the highest XXH64 (seed 0) of
+// groupID 0x00 brokerID over the alive brokers (sorted; ties go to the
+// earlier one). It is a different hash from the routing tier's, so a group's
+// first entry often moves it. "" when no broker is alive.
+func Rendezvous(groupID string, alive []string) string {
+	best, bestH := "", uint64(0)
+	buf := make([]byte, 0, len(groupID)+16)
+	for i, b := range alive {
+		buf = append(append(append(buf[:0], groupID...), 0), b...)
+		h := xxhash.Sum64(buf)
+		if i == 0 || h > bestH {
+			best, bestH = b, h
+		}
+	}
+	return best
 }

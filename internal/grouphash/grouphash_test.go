@@ -147,3 +147,37 @@ func TestNoBrokers(t *testing.T) {
 		t.Errorf("no alive broker: %+v", r)
 	}
 }
+
+func TestRendezvous(t *testing.T) {
+	alive := []string{"kaas-0", "kaas-1", "kaas-10", "kaas-2"}
+	if Rendezvous("g", nil) != "" {
+		t.Error("no alive broker must give no placement")
+	}
+	moved := 0
+	for i := 0; i < 500; i++ {
+		g := fmt.Sprintf("group-%d", i)
+		b := Rendezvous(g, alive)
+		// Removing a broker other than the winner never moves the group.
+		for _, gone := range alive {
+			if gone == b {
+				continue
+			}
+			var rest []string
+			for _, x := range alive {
+				if x != gone {
+					rest = append(rest, x)
+				}
+			}
+			if Rendezvous(g, rest) != b {
+				t.Fatalf("%s moved from %s when %s left", g, b, gone)
+			}
+		}
+		if b != NewRouter([]Broker{{"kaas-0", "alive"}, {"kaas-1", "alive"}, {"kaas-10", "alive"}, {"kaas-2", "alive"}}, nil).Group(g).Coordinator {
+			moved++
+		}
+	}
+	// A different hash from the routing tier: most first entries move the group.
+	if moved < 250 {
+		t.Errorf("rendezvous agreed with the routing hash for %d of 500 groups; expected about 3 in 4 to differ", 500-moved)
+	}
+}

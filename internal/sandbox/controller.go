@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -42,18 +40,7 @@ const TimestampFormat = "2006-01-02T15:04:05.000000000Z"
 
 // rendezvous is kaas's controller placement: the alive broker with the
 // highest XXH64(groupId 0x00 brokerId); ties go to the earlier broker.
-func rendezvous(group string, alive []string) string {
-	best, bestH := "", uint64(0)
-	buf := make([]byte, 0, len(group)+16)
-	for i, b := range alive {
-		buf = append(append(append(buf[:0], group...), 0), b...)
-		h := xxhash.Sum64(buf)
-		if i == 0 || h > bestH {
-			best, bestH = b, h
-		}
-	}
-	return best
-}
+func rendezvous(group string, alive []string) string { return grouphash.Rendezvous(group, alive) }
 
 // recompute runs one controller pass (the caller holds s.lifeMu): elect,
 // balance partitions and groups, bump the version, write the file, apply it.
