@@ -48,7 +48,7 @@ func init() {
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N or N"},
+				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
 			},
 			Action: runGroupsDescribe,
 		}

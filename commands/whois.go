@@ -270,7 +270,8 @@ func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
 		if key := bytes.TrimRight(line, "\r\n"); len(key) > 0 {
 			switch f {
 			case render.JSONL:
-				buf = wh.AppendJSON(buf[:0], key)
+				// Append straight into the writer's free space when it fits.
+				buf = wh.AppendJSON(bw.AvailableBuffer(), key)
 				bw.Write(buf)
 			case render.JSON:
 				if n > 0 {

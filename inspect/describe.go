@@ -229,60 +229,78 @@ func fillLag(p *PartitionOffset, manifests ManifestLookup) {
 	p.Lag = &lag
 }
 
-// LagFilter selects groups by total lag: ">N", ">=N", "<N", "<=N", "=N" or "N".
+// LagFilter selects by lag: ">N", ">=N", "<N", "<=N", "=N" (or "==N"),
+// "!=N", a range "N..M" (inclusive), or a plain "N", which means ">=N"
+// (lagging by at least N).
 type LagFilter struct {
 	Op string
 	N  int64
+	M  int64 // upper bound of a range
 }
 
-// ParseLagFilter parses a --lag expression.
+// ParseLagFilter parses a --lag expression; "" means no filter (nil).
 func ParseLagFilter(s string) (*LagFilter, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	if t == "" {
 		return nil, nil
 	}
-	op := "="
-	for _, o := range []string{">=", "<=", ">", "<", "=="} {
-		if strings.HasPrefix(s, o) {
-			op = o
+	bad := fmt.Errorf("--lag %.40q: use >N, >=N, <N, <=N, =N, !=N, N..M or N (at least N), with N a whole number of messages", s)
+	if len(t) > 64 {
+		return nil, bad
+	}
+	if lo, hi, ok := strings.Cut(t, ".."); ok {
+		n, err1 := strconv.ParseInt(lo, 10, 64)
+		m, err2 := strconv.ParseInt(hi, 10, 64)
+		if err1 != nil || err2 != nil || n < 0 || m < n {
+			return nil, bad
+		}
+		return &LagFilter{Op: "..", N: n, M: m}, nil
+	}
+	op := ">="
+	for _, o := range []string{">=", "<=", "!=", "==", ">", "<", "="} {
+		if strings.HasPrefix(t, o) {
+			op, t = o, t[len(o):]
 			break
 		}
-	}
-	if op == "=" && strings.HasPrefix(s, "=") {
-		s = s[1:]
-	} else if op != "=" {
-		s = s[len(op):]
 	}
 	if op == "==" {
 		op = "="
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("--lag %q: expected >N, >=N, <N, <=N, =N or N with N an integer", s)
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return nil, bad
 	}
 	return &LagFilter{Op: op, N: n}, nil
 }
 
-// Match reports whether a total lag passes; an unknown lag never does.
+// Matches reports whether a known lag passes the filter.
+func (f *LagFilter) Matches(lag int64) bool {
+	if f == nil {
+		return true
+	}
+	switch f.Op {
+	case ">":
+		return lag > f.N
+	case ">=":
+		return lag >= f.N
+	case "<":
+		return lag < f.N
+	case "<=":
+		return lag <= f.N
+	case "!=":
+		return lag != f.N
+	case "..":
+		return lag >= f.N && lag <= f.M
+	}
+	return lag == f.N
+}
+
+// Match reports whether a group's total lag passes; an unknown lag never does.
 func (f *LagFilter) Match(d *GroupDescription) bool {
 	if f == nil {
 		return true
 	}
-	if !d.LagKnown {
-		return false
-	}
-	v := d.TotalLag
-	switch f.Op {
-	case ">":
-		return v > f.N
-	case ">=":
-		return v >= f.N
-	case "<":
-		return v < f.N
-	case "<=":
-		return v <= f.N
-	}
-	return v == f.N
+	return d.LagKnown && f.Matches(d.TotalLag)
 }
 
 // SelectGroups picks group ids for describe: explicit names (kept in the

@@ -134,7 +134,8 @@ func TestDescribeGroupLag(t *testing.T) {
 
 func TestParseLagFilter(t *testing.T) {
 	d := &GroupDescription{TotalLag: 10, LagKnown: true}
-	for expr, want := range map[string]bool{">9": true, ">10": false, ">=10": true, "<10": false, "<=10": true, "=10": true, "10": true, "==10": true, " > 9 ": true} {
+	for expr, want := range map[string]bool{">9": true, ">10": false, ">=10": true, "<10": false, "<=10": true, "=10": true, "10": true, "11": false, "9": true,
+		"==10": true, " > 9 ": true, "!=10": false, "!=3": true, "5..10": true, "11..20": false} {
 		f, err := ParseLagFilter(expr)
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
@@ -143,7 +144,7 @@ func TestParseLagFilter(t *testing.T) {
 			t.Errorf("%q matched %v", expr, !want)
 		}
 	}
-	for _, bad := range []string{">", "x", ">=-", "1.5", "<>3"} {
+	for _, bad := range []string{">", "x", ">=-", "1.5", "<>3", ">-1", "5..2", "1..", "..3", strings.Repeat("9", 70)} {
 		if _, err := ParseLagFilter(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -195,4 +196,22 @@ func TestBuildCheckReport(t *testing.T) {
 		t.Error("bad severity accepted")
 	}
 	_ = errors.New
+}
+
+func FuzzParseLagFilter(f *testing.F) {
+	for _, s := range []string{">100", ">=0", "<5", "=3", "!=0", "1..9", "42", "", "..", ">>1", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lf, err := ParseLagFilter(s)
+		if err != nil || lf == nil {
+			return
+		}
+		if lf.N < 0 || (lf.Op == ".." && lf.M < lf.N) {
+			t.Fatalf("%q parsed to %+v", s, lf)
+		}
+		if lf.Op == ">=" && !lf.Matches(lf.N) {
+			t.Fatalf("%q does not match its own bound", s)
+		}
+	})
 }

@@ -245,10 +245,7 @@ func (f *LagFilter) MatchTotal(known bool, total int64) bool {
 	if f == nil {
 		return true
 	}
-	if !known {
-		return false
-	}
-	return f.Match(&GroupDescription{LagKnown: true, TotalLag: total})
+	return known && f.Matches(total)
 }
 
 // noNilSlices makes every list of an offline description non-nil, so

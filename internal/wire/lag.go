@@ -2,9 +2,7 @@ package wire
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -268,69 +266,4 @@ func (g GroupLag) SortedPartitions() []PartitionLag {
 		return int(a.Partition) - int(b.Partition)
 	})
 	return out
-}
-
-// LagFilter is a parsed --lag expression: ">N", ">=N", "<N", "<=N", "=N"
-// (or "==N", or plain "N" meaning >=N), "!=N", or a range "N..M"
-// (inclusive).
-type LagFilter struct {
-	Op     string `json:"op"`
-	N      int64  `json:"n"`
-	M      int64  `json:"m,omitempty"`
-	Source string `json:"source"`
-}
-
-// ParseLagFilter parses a --lag expression.
-func ParseLagFilter(s string) (LagFilter, error) {
-	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
-	bad := func() (LagFilter, error) {
-		return LagFilter{}, fmt.Errorf("--lag %.40q: use >N, >=N, <N, <=N, =N, !=N or N..M (N a whole number of messages)", s)
-	}
-	if t == "" || len(t) > 64 {
-		return bad()
-	}
-	if i := strings.Index(t, ".."); i >= 0 {
-		n, err1 := strconv.ParseInt(t[:i], 10, 64)
-		m, err2 := strconv.ParseInt(t[i+2:], 10, 64)
-		if err1 != nil || err2 != nil || n < 0 || m < n {
-			return bad()
-		}
-		return LagFilter{Op: "..", N: n, M: m, Source: s}, nil
-	}
-	op := ">="
-	for _, o := range []string{">=", "<=", "!=", "==", ">", "<", "="} {
-		if strings.HasPrefix(t, o) {
-			op, t = o, t[len(o):]
-			break
-		}
-	}
-	if op == "==" {
-		op = "="
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 {
-		return bad()
-	}
-	return LagFilter{Op: op, N: n, Source: s}, nil
-}
-
-// Match reports whether lag satisfies the filter.
-func (f LagFilter) Match(lag int64) bool {
-	switch f.Op {
-	case ">":
-		return lag > f.N
-	case ">=":
-		return lag >= f.N
-	case "<":
-		return lag < f.N
-	case "<=":
-		return lag <= f.N
-	case "=":
-		return lag == f.N
-	case "!=":
-		return lag != f.N
-	case "..":
-		return lag >= f.N && lag <= f.M
-	}
-	return true
 }
