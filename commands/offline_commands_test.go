@@ -150,7 +150,7 @@ func TestGroupsDescribeLag(t *testing.T) {
 	}
 
 	// --lag filters on the total.
-	for expr, want := range map[string]string{">50": "lagging", "<=22": "good", "=22": "good", "22": "good", ">1000": ""} {
+	for expr, want := range map[string]string{">50": "lagging", "<=22": "good", "=22": "good", "22": "good,lagging", "!=22": "lagging", "0..22": "good", ">1000": ""} {
 		out, errOut, code := runVol(t, "groups", "describe", "--regex", "^(good|lagging)$", "--lag", expr, "--data-dir", vol, "-o", "json")
 		if code != 0 {
 			t.Fatalf("--lag %s: exit %d: %s", expr, code, errOut)
