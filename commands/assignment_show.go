@@ -23,7 +23,7 @@ func init() {
 		return &cli.Command{
 			Name:      "show",
 			Usage:     "version, controller, brokers and health, partitions and groups per broker (bar chart)",
-			UsageText: "kaasctl assignment show [--assignment FILE] [--data-dir DIR | --cluster-dir DIR] [-o table|wide|json|yaml|csv]",
+			UsageText: "kaasctl assignment show [--assignment FILE] [--data-dir DIR | --cluster-dir DIR] [-o table|wide|json|yaml|csv]\n\nExamples:\n   kaasctl assignment show --data-dir /data\n   kaasctl assignment show --assignment saved/assignment-e3-v41.json -o json",
 			Description: "Groups per broker count every known group: explicit consumerGroups[] entries plus every\n" +
 				"group with an offset file on the volume, each resolved through kaas's two-tier routing.\n" +
 				"With --assignment FILE the file is shown; offset files still come from the volume when one is given.",

@@ -59,7 +59,7 @@ func configPathCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "path",
 		Usage:     "print the config file kaasctl uses and whether it exists",
-		UsageText: "kaasctl config path [--config FILE]",
+		UsageText: "kaasctl config path [--config FILE]\n\nExamples:\n   kaasctl config path\n   KAASCTL_CONFIG=./team.yaml kaasctl config path",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
@@ -102,7 +102,7 @@ func configListCmd() *cli.Command {
 		Name:      "list",
 		Aliases:   []string{"ls"},
 		Usage:     "list the profiles; * marks the one in use",
-		UsageText: "kaasctl config list [-o json]",
+		UsageText: "kaasctl config list [-o json]\n\nExamples:\n   kaasctl config list\n   kaasctl config list -o json | jq -r '.profiles[].name'",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
@@ -160,7 +160,7 @@ func configUseCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "use",
 		Usage:     "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
-		UsageText: "kaasctl config use NAME",
+		UsageText: "kaasctl config use NAME\n\nExamples:\n   kaasctl config use prod\n   kaasctl config use staging && kaasctl groups list",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
@@ -212,7 +212,7 @@ func configShowCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
-		UsageText: "kaasctl config show [NAME] [--brokers ...]",
+		UsageText: "kaasctl config show [NAME] [--brokers ...]\n\nExamples:\n   kaasctl config show            # the settings in force, with where each comes from\n   kaasctl config show prod -o json",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
@@ -349,7 +349,10 @@ func configSetProfileCmd() *cli.Command {
 		Name:  "set-profile",
 		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --tls-*, --sasl-*, --timeout, --max-versions)",
 		UsageText: "kaasctl config set-profile NAME [--brokers HOST:PORT,...] [--data-dir DIR] [--sasl-mechanism M --sasl-user U --sasl-password-env VAR] [--use]\n" +
-			"   passwords are never stored: --sasl-password-env names a variable, --sasl-password-file a file",
+			"   passwords are never stored: --sasl-password-env names a variable, --sasl-password-file a file\n\n" +
+			"Examples:\n" +
+			"   kaasctl config set-profile prod --brokers kaas-0.kaas:9092,kaas-1.kaas:9092 --data-dir /mnt/kaas --use\n" +
+			"   kaasctl config set-profile prod --sasl-mechanism SCRAM-SHA-512 --sasl-user ops --sasl-password-env KAAS_OPS_PASSWORD",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
 			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(unsetKeys, ", ")},
@@ -533,7 +536,7 @@ func configDeleteCmd() *cli.Command {
 		Name:      "delete",
 		Aliases:   []string{"rm"},
 		Usage:     "delete profile NAME (clears 'current' when it named it)",
-		UsageText: "kaasctl config delete NAME",
+		UsageText: "kaasctl config delete NAME\n\nExamples:\n   kaasctl config delete old-lab",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
@@ -584,7 +587,7 @@ func configCheckCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		UsageText: "kaasctl config check [--brokers HOST:PORT,...] [--profile NAME]",
+		UsageText: "kaasctl config check [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {

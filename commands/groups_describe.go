@@ -44,7 +44,12 @@ func init() {
 				"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
 				"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
 				"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
-				"--all/--regex batch per coordinator: O(brokers) round trips however many groups.",
+				"--all/--regex batch per coordinator: O(brokers) round trips however many groups.\n\n" +
+				"Examples:\n" +
+				"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag as of the manifests\n" +
+				"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
+				"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
+				"  kaasctl groups describe --data-dir /data --regex '^payments-'",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},

@@ -71,7 +71,12 @@ func init() {
 				"  staleOnNonCoordinator a broker lists a group it does not coordinate (the \"deleted group reappears\" symptom)\n" +
 				"  fileOnly              committed offsets on the volume but no live group on its coordinator\n" +
 				"  wireMismatch          FindCoordinator disagrees with the coordinator computed from assignment.json\n" +
-				"Brokers without a volume show the live view only (say so, fewer columns).",
+				"Brokers without a volume show the live view only (say so, fewer columns).\n\n" +
+				"Examples:\n" +
+				"  kaasctl groups list --data-dir /data                          # offline: works with every broker down\n" +
+				"  kaasctl groups list --data-dir /data -b kaas-0:9092 --issues-only\n" +
+				"  kaasctl groups list -b kaas-0:9092 --state Empty,Dead -o json # live only\n" +
+				"  kaasctl groups list --data-dir /data --coordinator kaas-1     # what kaas-1 coordinates",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
 				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},

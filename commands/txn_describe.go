@@ -17,8 +17,13 @@ func init() {
 			Name:      "describe",
 			Usage:     "one transactional id in full: state, producer id/epoch, partitions, groups, timing, coordinator, slot file",
 			ArgsUsage: "ID...",
-			Flags:     []cli.Flag{nowFlag()},
-			Action:    func(c *cli.Context) error { return runTxn(c, true) },
+			Description: "Reads the slot file kaas would use for each id (txn_state/slot-<fnv1a32(id) % 50>.json) and finds\n" +
+				"ids stored in the wrong slot too. Exit 1 when an id is not found.\n\n" +
+				"Examples:\n" +
+				"  kaasctl txn describe --data-dir /data payments-tx-0\n" +
+				"  kaasctl txn describe --data-dir /data -o json payments-tx-0 payments-tx-1",
+			Flags:  []cli.Flag{nowFlag()},
+			Action: func(c *cli.Context) error { return runTxn(c, true) },
 		}
 	})
 }

@@ -37,6 +37,13 @@ func init() {
 			Name:    "list",
 			Aliases: []string{"ls"},
 			Usage:   "list every transactional id in CD/txn_state/slot-*.json with state, producer id/epoch, overdue flag and coordinator",
+			Description: "Overdue: an Ongoing transaction past ongoingSinceMs + transactionTimeoutMs (kaas's reaper aborts it\n" +
+				"without writing abort markers, so read_committed consumers can stall). The coordinator is the hash\n" +
+				"tier's (transactional ids have no explicit entries).\n\n" +
+				"Examples:\n" +
+				"  kaasctl txn list --data-dir /data\n" +
+				"  kaasctl txn list --data-dir /data --overdue -o json\n" +
+				"  kaasctl txn list --data-dir /data --state Ongoing,PrepareCommit",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
 				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},

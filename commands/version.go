@@ -48,6 +48,9 @@ func init() {
 		return &cli.Command{
 			Name:  "version",
 			Usage: "print kaasctl's version, build and the kaas releases it supports",
+			Description: "Examples:\n" +
+				"  kaasctl version\n" +
+				"  kaasctl version -o json",
 			Action: func(c *cli.Context) error {
 				g, err := globals(c)
 				if err != nil {

@@ -22,7 +22,11 @@ func init() {
 			Description: "Reads assignment.json, every offset file (both layouts), txn_state slots, producer fences, the marker\n" +
 				"queue, producer-id blocks and partition manifests; reports stale *.tmp files, legacy dirs and group ids\n" +
 				"kaas cannot round-trip. A bad file never stops the check. Exit 3 when any error-level finding exists\n" +
-				"(whatever --severity shows).",
+				"(whatever --severity shows).\n\n" +
+				"Examples:\n" +
+				"  kaasctl volume check --data-dir /data\n" +
+				"  kaasctl volume check --cluster-dir /cluster --severity error -o json | jq '.findings[] | .code'\n" +
+				"  kaasctl volume check --data-dir ./snapshot || echo \"problems: see above\"   # exit 3 on errors",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "severity", Aliases: []string{"s"}, Value: "info", Usage: "show findings of at least `LEVEL`: info, warning, error"},
 				nowFlag(),

@@ -29,7 +29,11 @@ func init() {
 				"  conflict          a group with different offsets in both layouts: reported, never overwritten\n" +
 				"Every write is atomic (unique temp file, fsync, rename, fsync of the directory) and skipped if the\n" +
 				"file changed since it was read. A second run finds nothing to do. Exit 3 when conflicts remain.\n" +
-				"Stop the brokers first if you can: a broker that has a group loaded rewrites its file on the next commit.",
+				"Stop the brokers first if you can: a broker that has a group loaded rewrites its file on the next commit.\n\n" +
+				"Examples:\n" +
+				"  kaasctl volume repair --data-dir /data                 # the plan: nothing is written\n" +
+				"  kaasctl volume repair --data-dir /data --execute       # then: kaasctl volume check --data-dir /data\n" +
+				"  kaasctl volume repair --data-dir /data --tmp-older-than 24h --execute",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
 				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
