@@ -108,3 +108,9 @@ func iosFrom(c *cli.Context) *IOStreams {
 	}
 	return System()
 }
+
+// Progress returns a progress line on stderr for long work: shown only on a
+// terminal, not with --quiet, and only after a second; nil (a no-op) otherwise.
+func (g *Globals) Progress(label string, total int64) *render.Progress {
+	return render.NewProgress(g.IO.Err, g.IO.ErrTTY, g.Quiet, label, total)
+}

@@ -96,7 +96,7 @@ func runDoctor(c *cli.Context) error {
 		slots, _, _ := volume.ReadTxnState(l) // problems are volume findings already
 		rep.AddOverdueTxns(inspect.BuildTxnRows(slots, a, now), volFlags)
 		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckTxn, Ran: true, Note: "evaluated at " + now.Format("2006-01-02T15:04:05Z")})
-		if files, _, err = collectGroupFiles(l, volume.ScanOptions{}); err != nil {
+		if files, _, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
 			return err
 		}
 		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.OffsetFiles = l.AssignmentPath(), a != nil, l.OffsetsPath(), len(files)

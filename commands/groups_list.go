@@ -133,7 +133,7 @@ func runGroupsList(c *cli.Context) error {
 		return err
 	}
 	a := offlineAssignment(g, l)
-	files, sr, err := collectGroupFiles(l, volume.ScanOptions{})
+	files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
 	if err != nil {
 		return err
 	}

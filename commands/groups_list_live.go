@@ -60,7 +60,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 			return err
 		}
 		a = offlineAssignment(g, l)
-		if files, sr, err = collectGroupFiles(l, volume.ScanOptions{}); err != nil {
+		if files, sr, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
 			return err
 		}
 	}

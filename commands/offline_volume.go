@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Shared plumbing of the offline commands (groups list/describe, txn,
@@ -67,15 +68,22 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// collectGroupFiles streams every offset file into a small summary each.
-func collectGroupFiles(l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
+// collectGroupFiles streams every offset file into a small summary each,
+// with a progress line on a terminal when the scan takes a while.
+func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
 	opts.SummaryOnly = true
 	var out []inspect.GroupFile
-	opts.OnListed = func(n int) { out = make([]inspect.GroupFile, 0, n) }
+	var prog *render.Progress
+	opts.OnListed = func(n int) {
+		out = make([]inspect.GroupFile, 0, n)
+		prog = g.Progress("reading offset files", int64(n))
+	}
 	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
 		out = append(out, inspect.SummarizeOffsetItem(it))
+		prog.Add(1)
 		return nil
 	})
+	prog.Done()
 	return out, sr, err
 }
 

@@ -163,7 +163,15 @@ func takeoverTrace(c *cli.Context) error {
 	var logErrs []error
 	if len(inputs) > 0 {
 		var st logparse.Stats
-		logs, st, logErrs = logparse.ParseAll(inputs, logparse.Options{Broker: c.String("broker")})
+		var total int64
+		for _, in := range inputs {
+			if fi, err := os.Stat(in.Path); err == nil && in.Path != "-" {
+				total += fi.Size()
+			}
+		}
+		prog := g.Progress("reading logs (bytes)", total)
+		logs, st, logErrs = logparse.ParseAll(inputs, logparse.Options{Broker: c.String("broker"), OnRead: func(n int) { prog.Add(int64(n)) }})
+		prog.Done()
 		for _, e := range logErrs {
 			g.Warnf("log %v (skipped)", e)
 		}

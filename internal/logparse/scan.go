@@ -121,6 +121,23 @@ type Options struct {
 	Source string
 	// Workers scanning chunks in parallel; 0 means GOMAXPROCS.
 	Workers int
+	// OnRead, when set, is told how many bytes were read from an input
+	// (for a progress line); it may be called from several goroutines.
+	OnRead func(n int)
+}
+
+// countingReader reports every read to a callback.
+type countingReader struct {
+	r  io.Reader
+	fn func(int)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.fn(n)
+	}
+	return n, err
 }
 
 // Parse reads one log stream (plain or gzip, detected by its magic bytes)
@@ -448,6 +465,9 @@ func ParseAll(inputs []Input, opt Options) ([]Event, Stats, []error) {
 					return
 				}
 				r = f
+				if opt.OnRead != nil {
+					r = &countingReader{r: f, fn: opt.OnRead}
+				}
 			} else if r == nil {
 				res[i].err = errors.New("-: no standard input")
 				return
