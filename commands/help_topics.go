@@ -34,6 +34,9 @@ What moves groups in practice:
   - an entry naming a dead broker blocks the group until the next recompute.
 
 Ask "what if": kaasctl whois --what-if-down kaas-1 ...      (the controller drops kaas-1)
+               kaasctl whois --what-if-down kaas-1 --placement rendezvous ...
+                   (and re-places the groups still active, as today's controller does:
+                    groups on kaas-1 lose their entry and fall back to the hash tier)
                kaasctl whois --what-if-down kaas-1 --keep-listed ...   (a stable divisor)
 `)
 	addHelpTopic("volume", "the kaas shared volume layout kaasctl reads", `

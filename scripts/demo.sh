@@ -87,8 +87,8 @@ if has assignment; then
 fi
 
 cp "$D/__cluster/assignment.json" "$tmp/assignment-before.json"
-step "what would move if kaas-1 died? (a prediction from the file alone)"
-run "$BIN" whois --data-dir "$D" --what-if-down kaas-1 $GROUPS
+step "what would move if kaas-1 died? (a prediction from the file alone; these groups are active, so model the controller placing them)"
+run "$BIN" whois --data-dir "$D" --what-if-down kaas-1 --placement rendezvous $GROUPS
 
 step "stop kaas-1 through the control endpoint"
 printf '$ curl -XPOST %s/stop?broker=kaas-1\n' "$CONTROL"
