@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,4 +52,3 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-var _ = io.Discard
