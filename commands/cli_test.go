@@ -51,4 +51,3 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	}
 	return p
 }
-
