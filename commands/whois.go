@@ -1,14 +1,10 @@
 package commands
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -213,129 +209,31 @@ func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
 	return t
 }
 
-// streamWhois answers keys from r line by line without holding them: the
-// json and jsonl fast path appends bytes directly; other formats go row by
-// row (tables are aligned in blocks of 4096 rows).
+// streamWhois answers keys from r line by line without holding them; the
+// json and jsonl fast path appends each answer's bytes directly.
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	br := bufio.NewReaderSize(r, 256<<10)
-	bw := bufio.NewWriterSize(g.IO.Out, 256<<10)
-	f := g.Printer.Format
-	cols := whoisHeaders(wh, wh.WhatIfMode())
-	// shown[i]: column i is printed in this format.
-	shown := make([]bool, len(cols))
-	var hdr []string
-	for i, h := range cols {
-		shown[i] = !strings.HasSuffix(h, "+") || f == render.Wide || f == render.CSV
-		if shown[i] {
-			hdr = append(hdr, strings.TrimSuffix(h, "+"))
+	out := newRowStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
+	err := readKeys(r, func(key []byte) error {
+		appendJSON := func(dst []byte) []byte {
+			b := wh.AppendJSON(dst, key)
+			return b[:len(b)-1] // without its newline
 		}
+		if out.f == render.JSON || out.f == render.JSONL {
+			return out.Item(appendJSON, nil, nil)
+		}
+		r := wh.Resolve(string(key))
+		return out.Item(nil, r, func() []string { return whoisRow(r) })
+	})
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	cells := func(key []byte) []string {
-		row := whoisRow(wh.Resolve(string(key)))
-		out := make([]string, 0, len(hdr))
-		for i, c := range row {
-			if shown[i] {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	var (
-		buf     []byte
-		n       int
-		csvw    *csv.Writer
-		tw      *tabwriter.Writer
-		pending int
-	)
-	switch f {
-	case render.JSON:
-		bw.WriteString("[\n")
-	case render.CSV:
-		csvw = csv.NewWriter(bw)
-		csvw.Write(hdr)
-	case render.Table, render.Wide:
-		fmt.Fprintln(bw, wh.Scenario)
-	}
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A key longer than the buffer: collect it whole.
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if key := bytes.TrimRight(line, "\r\n"); len(key) > 0 {
-			switch f {
-			case render.JSONL:
-				// Append straight into the writer's free space when it fits.
-				buf = wh.AppendJSON(bw.AvailableBuffer(), key)
-				bw.Write(buf)
-			case render.JSON:
-				if n > 0 {
-					bw.WriteString(",\n")
-				}
-				buf = wh.AppendJSON(buf[:0], key)
-				bw.Write(buf[:len(buf)-1])
-			case render.YAML:
-				if err := render.WriteYAML(bw, []inspect.WhoisResult{wh.Resolve(string(key))}); err != nil {
-					return err
-				}
-			case render.CSV:
-				csvw.Write(cells(key))
-			default:
-				if tw == nil {
-					tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, strings.Join(hdr, "\t"))
-				}
-				row := cells(key)
-				for i := range row {
-					row[i] = strings.ReplaceAll(orDashStr(row[i]), "\t", " ")
-				}
-				fmt.Fprintln(tw, strings.Join(row, "\t"))
-				if pending++; pending == 4096 {
-					tw.Flush()
-					tw, pending = nil, 0
-				}
-			}
-			n++
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading keys from standard input: %w", err)
-		}
-	}
-	switch f {
-	case render.JSON:
-		if n > 0 {
-			bw.WriteString("\n")
-		}
-		bw.WriteString("]\n")
-	case render.CSV:
-		csvw.Flush()
-		if err := csvw.Error(); err != nil {
-			return err
-		}
-	case render.YAML:
-		if n == 0 {
-			bw.WriteString("[]\n")
-		}
-	default:
-		if tw != nil {
-			tw.Flush()
-		}
-	}
-	if err := bw.Flush(); err != nil {
+	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if out.Count() == 0 {
 		g.Warnf("no keys on standard input")
 	} else if g.IO.ErrTTY {
-		g.Notef("resolved %s keys", strconv.Itoa(n))
+		g.Notef("resolved %s keys", strconv.Itoa(out.Count()))
 	}
 	return nil
 }

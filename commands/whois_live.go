@@ -1,15 +1,10 @@
 package commands
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -155,29 +150,9 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
-	br := bufio.NewReaderSize(g.IO.In, 256<<10)
-	bw := bufio.NewWriterSize(g.IO.Out, 256<<10)
-	f := g.Printer.Format
-	cols := whoisLiveHeaders(wh)
-	shown := make([]bool, len(cols))
-	var hdr []string
-	for i, h := range cols {
-		shown[i] = !strings.HasSuffix(h, "+") || f == render.Wide || f == render.CSV
-		if shown[i] {
-			hdr = append(hdr, strings.TrimSuffix(h, "+"))
-		}
-	}
-	var csvw *csv.Writer
-	n := 0
-	switch f {
-	case render.JSON:
-		bw.WriteString("[\n")
-	case render.CSV:
-		csvw = csv.NewWriter(bw)
-		csvw.Write(hdr)
-	case render.Table, render.Wide:
-		fmtf(bw, "%s; live: FindCoordinator from %s\n", wh.Scenario, strings.Join(cl.Settings.Brokers, ","))
-	}
+	out := newRowStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
+		fmt.Sprintf("%s; live: FindCoordinator from %s", wh.Scenario, strings.Join(cl.Settings.Brokers, ",")))
+	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
 		if len(keys) == 0 {
 			return nil
@@ -186,105 +161,45 @@ func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspe
 		if err != nil {
 			return err
 		}
-		var tw *tabwriter.Writer
 		for _, r := range rs {
-			switch f {
-			case render.JSON, render.JSONL:
+			var jerr error
+			appendJSON := func(dst []byte) []byte {
 				b, err := json.Marshal(r)
-				if err != nil {
-					return err
-				}
-				if f == render.JSON && n > 0 {
-					bw.WriteString(",\n")
-				}
-				bw.Write(b)
-				if f == render.JSONL {
-					bw.WriteByte('\n')
-				}
-			case render.YAML:
-				if err := render.WriteYAML(bw, []WhoisLiveResult{r}); err != nil {
-					return err
-				}
-			default:
-				row := whoisLiveRow(r)
-				cells := make([]string, 0, len(hdr))
-				for i, c := range row {
-					if shown[i] {
-						cells = append(cells, c)
-					}
-				}
-				if f == render.CSV {
-					csvw.Write(cells)
-					break
-				}
-				if tw == nil {
-					tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-					if n == 0 {
-						fmtf(tw, "%s\n", strings.Join(hdr, "\t"))
-					}
-				}
-				for i := range cells {
-					cells[i] = strings.ReplaceAll(orDashStr(cells[i]), "\t", " ")
-				}
-				fmtf(tw, "%s\n", strings.Join(cells, "\t"))
+				jerr = err
+				return append(dst, b...)
 			}
-			n++
-		}
-		if tw != nil {
-			tw.Flush()
+			if err := out.Item(appendJSON, r, func() []string { return whoisLiveRow(r) }); err != nil {
+				return err
+			}
+			if jerr != nil {
+				return jerr
+			}
 		}
 		return nil
 	}
 	chunk := make([]string, 0, findChunk)
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
+	err := readKeys(g.IO.In, func(key []byte) error {
+		chunk = append(chunk, string(key))
+		if len(chunk) < findChunk {
+			return nil
 		}
-		if key := bytes.TrimRight(line, "\r\n"); len(key) > 0 {
-			chunk = append(chunk, string(key))
-			if len(chunk) == findChunk {
-				if ferr := flush(chunk); ferr != nil {
-					return ferr
-				}
-				chunk = chunk[:0]
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading keys from standard input: %w", err)
-		}
+		err := flush(chunk)
+		chunk = chunk[:0]
+		return err
+	})
+	if err == nil {
+		err = flush(chunk)
 	}
-	if err := flush(chunk); err != nil {
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
-	switch f {
-	case render.JSON:
-		if n > 0 {
-			bw.WriteString("\n")
-		}
-		bw.WriteString("]\n")
-	case render.CSV:
-		csvw.Flush()
-		if err := csvw.Error(); err != nil {
-			return err
-		}
-	case render.YAML:
-		if n == 0 {
-			bw.WriteString("[]\n")
-		}
-	}
-	if n == 0 {
+	if out.Count() == 0 {
 		g.Warnf("no keys on standard input")
 	}
-	return bw.Flush()
+	return nil
 }
 
 // runWhoisLiveCmd checks the flags and connects.
