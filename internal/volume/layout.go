@@ -87,12 +87,18 @@ func Resolve(in ResolveInput) (Layout, error) {
 			}
 			l = Layout{ClusterDir: s.cluster, DataDir: data, Source: s.cname}
 		} else {
+			if err := checkDir(s.data, s.dname); err != nil {
+				return Layout{}, err
+			}
 			l = Layout{DataDir: s.data, ClusterDir: filepath.Join(s.data, ClusterSubdir), Source: s.dname + " + " + ClusterSubdir}
 			if !isDir(l.ClusterDir) && isFile(filepath.Join(s.data, AssignmentFile)) {
 				l = Layout{DataDir: s.data, ClusterDir: s.data, Source: s.dname + " (holds " + AssignmentFile + " directly)"}
 			}
 		}
 		if err := checkDir(l.ClusterDir, l.Source); err != nil {
+			if s.cluster == "" {
+				return Layout{}, &FileError{Path: s.data, Problem: "holds neither " + ClusterSubdir + "/ nor " + AssignmentFile + ": is this a kaas data dir? (a split control-plane volume is given with --cluster-dir)"}
+			}
 			return Layout{}, err
 		}
 		if l.DataDir != "" && l.DataDir != l.ClusterDir {
