@@ -121,19 +121,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	mr := &volume.ManifestReader{L: l}
-	warned := map[*volume.Manifest]bool{}
-	lookup := func(topic string, p int32) (*volume.Manifest, error) {
-		m, fs, err := mr.Get(topic, p)
-		if err == nil && !warned[m] {
-			warned[m] = true
-			g.WarnFindings(fs)
-		}
-		return m, err
-	}
-	if l.DataDir == "" {
-		lookup = nil
-	}
+	lookup := manifestLookup(g, l) // groups_describe_live.go
 	v := GroupsDescribeView{Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files}}
 	if a != nil {
 		v.Sources.ExplicitCount = len(a.ConsumerGroups)
@@ -209,13 +197,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
-		lag := "unknown"
-		if d.LagKnown {
-			lag = strconv.FormatInt(d.TotalLag, 10)
-			if d.LagUnknown > 0 {
-				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
-			}
-		}
+		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
 		kv.Add("total lag", lag+"  as of the partition manifest")
 		if err := writeKV(p, kv); err != nil {
 			return err
@@ -235,16 +217,8 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			return err
 		}
 		if len(d.Topics) > 0 {
-			fmtf(p.Out, "\n")
-			tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
-			for _, tl := range d.Topics {
-				lag := strconv.FormatInt(tl.Lag, 10)
-				if tl.Unknown == tl.Partitions {
-					lag = "unknown"
-				}
-				tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
-			}
-			if err := p.Table(tt); err != nil {
+			err := writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
+			if err != nil {
 				return err
 			}
 		}
@@ -253,6 +227,36 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 		fmtf(p.Out, "no group matches\n")
 	}
 	return nil
+}
+
+// totalLagText is a group's total lag for the human view, without the
+// words saying what it is measured against.
+func totalLagText(known bool, total int64, unknown int) string {
+	if !known {
+		return "unknown"
+	}
+	lag := strconv.FormatInt(total, 10)
+	if unknown > 0 {
+		lag += fmt.Sprintf(" (+%s unknown)", plural(unknown, "partition", "partitions"))
+	}
+	return lag
+}
+
+// writeTopicLags prints a group's per-topic lag table after a blank line;
+// cells gives a topic's name, partition count, summed lag and the count of
+// partitions whose lag is unknown.
+func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag int64, unknown int)) error {
+	fmtf(p.Out, "\n")
+	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
+	for _, tl := range topics {
+		topic, partitions, lagSum, unknown := cells(tl)
+		lag := strconv.FormatInt(lagSum, 10)
+		if unknown == partitions {
+			lag = "unknown"
+		}
+		tt.Add(topic, strconv.Itoa(partitions), lag, strconv.Itoa(unknown))
+	}
+	return p.Table(tt)
 }
 
 // writeKV prints a two-column key/value block without a header.

@@ -291,13 +291,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			}
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
-		lag := "unknown"
-		if d.LagKnown {
-			lag = strconv.FormatInt(d.TotalLag, 10)
-			if d.LagUnknown > 0 {
-				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
-			}
-		}
+		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
 		kv.Add("total lag", lag+"  live (ListOffsets now)")
 		if d.File != nil && len(d.File.Partitions) > 0 {
 			fl := "unknown"
@@ -349,16 +343,8 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 				return err
 			}
 			if len(d.Topics) > 1 {
-				fmtf(p.Out, "\n")
-				tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
-				for _, tl := range d.Topics {
-					lag := strconv.FormatInt(tl.Lag, 10)
-					if tl.Unknown == tl.Partitions {
-						lag = "unknown"
-					}
-					tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
-				}
-				if err := p.Table(tt); err != nil {
+				err := writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
+				if err != nil {
 					return err
 				}
 			}
