@@ -162,13 +162,9 @@ func runGroupsDescribe(c *cli.Context) error {
 }
 
 func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
-	for i := range v.Groups {
-		d := &v.Groups[i]
-		if i > 0 {
-			fmtf(p.Out, "\n")
-		}
+	name := func(d *inspect.GroupDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.GroupDescription) error {
 		cv := d.Coordinator
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
 		kv := render.NewTable("FIELD", "VALUE")
 		coord := orNone(cv.Coordinator)
 		switch cv.Tier {
@@ -206,7 +202,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			fmtf(p.Out, "  %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Message)
 		}
 		if len(d.Partitions) == 0 {
-			continue
+			return nil
 		}
 		fmtf(p.Out, "\n")
 		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "METADATA+", "NOTE")
@@ -222,8 +218,26 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 				return err
 			}
 		}
+		return nil
+	})
+}
+
+// writeGroupBlocks prints the human view of groups describe, offline and
+// live: a block for each group headed GROUP <name>, a blank line between
+// two, and "no group matches" when no group was selected and none named
+// was missing.
+func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*D) error) error {
+	for i := range groups {
+		d := &groups[i]
+		if i > 0 {
+			fmtf(p.Out, "\n")
+		}
+		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(name(d)))
+		if err := block(d); err != nil {
+			return err
+		}
 	}
-	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
+	if len(groups) == 0 && len(notFound) == 0 {
 		fmtf(p.Out, "no group matches\n")
 	}
 	return nil

@@ -255,12 +255,8 @@ func manifestLookup(g *Globals, l volume.Layout) inspect.ManifestLookup {
 }
 
 func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
-	for i := range v.Groups {
-		d := &v.Groups[i]
-		if i > 0 {
-			fmtf(p.Out, "\n")
-		}
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
+	name := func(d *inspect.LiveDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.LiveDescription) error {
 		kv := render.NewTable("FIELD", "VALUE")
 		wc := orNone(d.WireCoordinator)
 		if d.WireCoordinatorAddr != "" {
@@ -349,11 +345,8 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 				}
 			}
 		}
-	}
-	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
-		fmtf(p.Out, "no group matches\n")
-	}
-	return nil
+		return nil
+	})
 }
 
 func lagCell(p inspect.LivePartition) string {
