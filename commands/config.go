@@ -162,20 +162,13 @@ func configUseCmd() *cli.Command {
 		Usage:     "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
 		UsageText: "kaasctl config use NAME\n\nExamples:\n   kaasctl config use prod\n   kaasctl config use staging && kaasctl groups list",
 		Action: func(c *cli.Context) error {
-			g, err := globals(c)
+			g, name, err := profileNameArg(c, "config use")
 			if err != nil {
 				return err
 			}
-			if c.NArg() != 1 {
-				return exit.UsageErrorf("config use takes exactly one profile name")
-			}
-			name := c.Args().First()
-			path, cfg, _, err := loadForEdit(g)
+			path, cfg, err := loadExistingProfile(g, name)
 			if err != nil {
 				return err
-			}
-			if _, ok := cfg.Profiles[name]; !ok {
-				return exit.UsageErrorf("no profile %q in %s; known profiles: %s", name, path, knownProfiles(cfg))
 			}
 			cfg.Current = name
 			if err := wire.SaveConfig(path, cfg); err != nil {
@@ -185,6 +178,32 @@ func configUseCmd() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// profileNameArg starts a config subcommand that takes exactly one profile
+// NAME: the globals and NAME, or a usage error naming cmd.
+func profileNameArg(c *cli.Context, cmd string) (*Globals, string, error) {
+	g, err := globals(c)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.NArg() != 1 {
+		return nil, "", exit.UsageErrorf("%s takes exactly one profile name", cmd)
+	}
+	return g, c.Args().First(), nil
+}
+
+// loadExistingProfile reads the config for a change to profile name, which
+// must be in it.
+func loadExistingProfile(g *Globals, name string) (string, *wire.Config, error) {
+	path, cfg, _, err := loadForEdit(g)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, ok := cfg.Profiles[name]; !ok {
+		return "", nil, exit.UsageErrorf("no profile %q in %s; known profiles: %s", name, path, knownProfiles(cfg))
+	}
+	return path, cfg, nil
 }
 
 func knownProfiles(cfg *wire.Config) string {
@@ -293,27 +312,9 @@ func showView(g *Globals, st *connState) configShowView {
 	}
 	add(wire.KeyTimeout, s.Timeout.String(), src(wire.KeyTimeout))
 	add(wire.KeyMaxVersions, s.MaxVersions, src(wire.KeyMaxVersions))
-	dd, ddSrc := g.vin.DataDirFlag, wire.Source{Kind: "flag", Detail: "--data-dir"}
-	if dd == "" {
-		dd, ddSrc = g.vin.EnvDataDir, wire.Source{Kind: "env", Detail: "KAAS_DATA_DIR"}
-	}
-	if dd == "" && s.DataDir != "" {
-		dd, ddSrc = s.DataDir, wire.Source{Kind: "profile", Detail: s.Profile}
-	}
-	if dd == "" {
-		ddSrc = wire.Source{}
-	}
+	dd, ddSrc := dirSetting(g.vin.DataDirFlag, "--data-dir", g.vin.EnvDataDir, "KAAS_DATA_DIR", s.DataDir, s.Profile)
 	add("data-dir", dd, ddSrc)
-	cd, cdSrc := g.vin.ClusterDirFlag, wire.Source{Kind: "flag", Detail: "--cluster-dir"}
-	if cd == "" {
-		cd, cdSrc = g.vin.EnvClusterDir, wire.Source{Kind: "env", Detail: "KAAS_CLUSTER_DIR"}
-	}
-	if cd == "" && s.ClusterDir != "" {
-		cd, cdSrc = s.ClusterDir, wire.Source{Kind: "profile", Detail: s.Profile}
-	}
-	if cd == "" {
-		cdSrc = wire.Source{}
-	}
+	cd, cdSrc := dirSetting(g.vin.ClusterDirFlag, "--cluster-dir", g.vin.EnvClusterDir, "KAAS_CLUSTER_DIR", s.ClusterDir, s.Profile)
 	add("cluster-dir", cd, cdSrc)
 	vin := g.vin
 	vin.ProfileDataDir, vin.ProfileClusterDir = s.DataDir, s.ClusterDir
@@ -323,6 +324,23 @@ func showView(g *Globals, st *connState) configShowView {
 		v.Problems = append(v.Problems, "volume: "+err.Error())
 	}
 	return v
+}
+
+// dirSetting picks a volume directory setting the way config show reports
+// it: the flag, else the environment variable, else the profile's value,
+// with where it came from (no source when none is set).
+func dirSetting(flagVal, flagName, envVal, envName, profileVal, profile string) (string, wire.Source) {
+	v, src := flagVal, wire.Source{Kind: "flag", Detail: flagName}
+	if v == "" {
+		v, src = envVal, wire.Source{Kind: "env", Detail: envName}
+	}
+	if v == "" && profileVal != "" {
+		v, src = profileVal, wire.Source{Kind: "profile", Detail: profile}
+	}
+	if v == "" {
+		src = wire.Source{}
+	}
+	return v, src
 }
 
 func srcOrDefault(s wire.Source) wire.Source {
@@ -358,14 +376,10 @@ func configSetProfileCmd() *cli.Command {
 			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(unsetKeys, ", ")},
 		},
 		Action: func(c *cli.Context) error {
-			g, err := globals(c)
+			g, name, err := profileNameArg(c, "config set-profile")
 			if err != nil {
 				return err
 			}
-			if c.NArg() != 1 {
-				return exit.UsageErrorf("config set-profile takes exactly one profile name")
-			}
-			name := c.Args().First()
 			if err := wire.ValidateProfileName(name); err != nil {
 				return exit.UsageErrorf("%v", err)
 			}
@@ -538,20 +552,13 @@ func configDeleteCmd() *cli.Command {
 		Usage:     "delete profile NAME (clears 'current' when it named it)",
 		UsageText: "kaasctl config delete NAME\n\nExamples:\n   kaasctl config delete old-lab",
 		Action: func(c *cli.Context) error {
-			g, err := globals(c)
+			g, name, err := profileNameArg(c, "config delete")
 			if err != nil {
 				return err
 			}
-			if c.NArg() != 1 {
-				return exit.UsageErrorf("config delete takes exactly one profile name")
-			}
-			name := c.Args().First()
-			path, cfg, _, err := loadForEdit(g)
+			path, cfg, err := loadExistingProfile(g, name)
 			if err != nil {
 				return err
-			}
-			if _, ok := cfg.Profiles[name]; !ok {
-				return exit.UsageErrorf("no profile %q in %s; known profiles: %s", name, path, knownProfiles(cfg))
 			}
 			delete(cfg.Profiles, name)
 			if cfg.Current == name {

@@ -30,7 +30,7 @@ func init() {
 				"  kaasctl doctor --data-dir /data --brokers kaas-0.kaas:9092\n" +
 				"  kaasctl doctor --data-dir /data -o json | jq '.findings[] | select(.severity==\"error\")'",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "severity", Aliases: []string{"s"}, Value: "info", Usage: "show findings of at least `LEVEL`: info, warning, error"},
+				severityFlag(),
 				&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
 				nowFlag(),
 			},
@@ -46,13 +46,9 @@ type DoctorView struct {
 }
 
 func runDoctor(c *cli.Context) error {
-	g, err := globals(c)
+	g, min, err := severityArgs(c)
 	if err != nil {
 		return err
-	}
-	min, err := inspect.ParseSeverity(c.String("severity"))
-	if err != nil {
-		return exit.UsageErrorf("--severity: %v", err)
 	}
 	now, err := nowFrom(c)
 	if err != nil {

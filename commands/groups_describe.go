@@ -121,19 +121,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	mr := &volume.ManifestReader{L: l}
-	warned := map[*volume.Manifest]bool{}
-	lookup := func(topic string, p int32) (*volume.Manifest, error) {
-		m, fs, err := mr.Get(topic, p)
-		if err == nil && !warned[m] {
-			warned[m] = true
-			g.WarnFindings(fs)
-		}
-		return m, err
-	}
-	if l.DataDir == "" {
-		lookup = nil
-	}
+	lookup := manifestLookup(g, l) // groups_describe_live.go
 	v := GroupsDescribeView{Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files}}
 	if a != nil {
 		v.Sources.ExplicitCount = len(a.ConsumerGroups)
@@ -174,13 +162,9 @@ func runGroupsDescribe(c *cli.Context) error {
 }
 
 func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
-	for i := range v.Groups {
-		d := &v.Groups[i]
-		if i > 0 {
-			fmtf(p.Out, "\n")
-		}
+	name := func(d *inspect.GroupDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.GroupDescription) error {
 		cv := d.Coordinator
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
 		kv := render.NewTable("FIELD", "VALUE")
 		coord := orNone(cv.Coordinator)
 		switch cv.Tier {
@@ -209,13 +193,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
-		lag := "unknown"
-		if d.LagKnown {
-			lag = strconv.FormatInt(d.TotalLag, 10)
-			if d.LagUnknown > 0 {
-				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
-			}
-		}
+		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
 		kv.Add("total lag", lag+"  as of the partition manifest")
 		if err := writeKV(p, kv); err != nil {
 			return err
@@ -224,7 +202,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			fmtf(p.Out, "  %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Message)
 		}
 		if len(d.Partitions) == 0 {
-			continue
+			return nil
 		}
 		fmtf(p.Out, "\n")
 		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "METADATA+", "NOTE")
@@ -235,24 +213,64 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			return err
 		}
 		if len(d.Topics) > 0 {
-			fmtf(p.Out, "\n")
-			tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
-			for _, tl := range d.Topics {
-				lag := strconv.FormatInt(tl.Lag, 10)
-				if tl.Unknown == tl.Partitions {
-					lag = "unknown"
-				}
-				tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
-			}
-			if err := p.Table(tt); err != nil {
+			err := writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
+			if err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+}
+
+// writeGroupBlocks prints the human view of groups describe, offline and
+// live: a block for each group headed GROUP <name>, a blank line between
+// two, and "no group matches" when no group was selected and none named
+// was missing.
+func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*D) error) error {
+	for i := range groups {
+		d := &groups[i]
+		if i > 0 {
+			fmtf(p.Out, "\n")
+		}
+		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(name(d)))
+		if err := block(d); err != nil {
+			return err
+		}
 	}
-	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
+	if len(groups) == 0 && len(notFound) == 0 {
 		fmtf(p.Out, "no group matches\n")
 	}
 	return nil
+}
+
+// totalLagText is a group's total lag for the human view, without the
+// words saying what it is measured against.
+func totalLagText(known bool, total int64, unknown int) string {
+	if !known {
+		return "unknown"
+	}
+	lag := strconv.FormatInt(total, 10)
+	if unknown > 0 {
+		lag += fmt.Sprintf(" (+%s unknown)", plural(unknown, "partition", "partitions"))
+	}
+	return lag
+}
+
+// writeTopicLags prints a group's per-topic lag table after a blank line;
+// cells gives a topic's name, partition count, summed lag and the count of
+// partitions whose lag is unknown.
+func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag int64, unknown int)) error {
+	fmtf(p.Out, "\n")
+	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
+	for _, tl := range topics {
+		topic, partitions, lagSum, unknown := cells(tl)
+		lag := strconv.FormatInt(lagSum, 10)
+		if unknown == partitions {
+			lag = "unknown"
+		}
+		tt.Add(topic, strconv.Itoa(partitions), lag, strconv.Itoa(unknown))
+	}
+	return p.Table(tt)
 }
 
 // writeKV prints a two-column key/value block without a header.

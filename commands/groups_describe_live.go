@@ -255,12 +255,8 @@ func manifestLookup(g *Globals, l volume.Layout) inspect.ManifestLookup {
 }
 
 func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
-	for i := range v.Groups {
-		d := &v.Groups[i]
-		if i > 0 {
-			fmtf(p.Out, "\n")
-		}
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(d.Group))
+	name := func(d *inspect.LiveDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.LiveDescription) error {
 		kv := render.NewTable("FIELD", "VALUE")
 		wc := orNone(d.WireCoordinator)
 		if d.WireCoordinatorAddr != "" {
@@ -291,13 +287,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			}
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
-		lag := "unknown"
-		if d.LagKnown {
-			lag = strconv.FormatInt(d.TotalLag, 10)
-			if d.LagUnknown > 0 {
-				lag += fmt.Sprintf(" (+%s unknown)", plural(d.LagUnknown, "partition", "partitions"))
-			}
-		}
+		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
 		kv.Add("total lag", lag+"  live (ListOffsets now)")
 		if d.File != nil && len(d.File.Partitions) > 0 {
 			fl := "unknown"
@@ -349,25 +339,14 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 				return err
 			}
 			if len(d.Topics) > 1 {
-				fmtf(p.Out, "\n")
-				tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
-				for _, tl := range d.Topics {
-					lag := strconv.FormatInt(tl.Lag, 10)
-					if tl.Unknown == tl.Partitions {
-						lag = "unknown"
-					}
-					tt.Add(tl.Topic, strconv.Itoa(tl.Partitions), lag, strconv.Itoa(tl.Unknown))
-				}
-				if err := p.Table(tt); err != nil {
+				err := writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
+				if err != nil {
 					return err
 				}
 			}
 		}
-	}
-	if len(v.Groups) == 0 && len(v.NotFound) == 0 {
-		fmtf(p.Out, "no group matches\n")
-	}
-	return nil
+		return nil
+	})
 }
 
 func lagCell(p inspect.LivePartition) string {

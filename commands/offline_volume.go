@@ -38,6 +38,39 @@ func nowFrom(c *cli.Context) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// layoutNow is the clock (--now) and the volume of a command that reads
+// the volume unconditionally (volume check and repair).
+func layoutNow(c *cli.Context, g *Globals) (volume.Layout, time.Time, error) {
+	now, err := nowFrom(c)
+	if err != nil {
+		return volume.Layout{}, time.Time{}, err
+	}
+	l, err := g.Layout()
+	if err != nil {
+		return volume.Layout{}, time.Time{}, err
+	}
+	return l, now, nil
+}
+
+// severityFlag filters the findings of volume check and doctor.
+func severityFlag() cli.Flag {
+	return &cli.StringFlag{Name: "severity", Aliases: []string{"s"}, Value: "info", Usage: "show findings of at least `LEVEL`: info, warning, error"}
+}
+
+// severityArgs starts volume check and doctor: the globals and the
+// --severity threshold.
+func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
+	g, err := globals(c)
+	if err != nil {
+		return nil, "", err
+	}
+	min, err := inspect.ParseSeverity(c.String("severity"))
+	if err != nil {
+		return nil, "", exit.UsageErrorf("--severity: %v", err)
+	}
+	return g, min, nil
+}
+
 // offlineAssignment reads assignment.json for commands that can still work
 // without it: problems become warnings on stderr and a nil assignment.
 func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {

@@ -36,14 +36,7 @@ func init() {
 }
 
 func runOffsetsDelete(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return exit.UsageErrorf("offsets delete takes no arguments (got %q): name groups with --group", c.Args().First())
-	}
-	m, err := parseWriteMode(c)
+	g, m, err := writeCommandArgs(c, "offsets delete")
 	if err != nil {
 		return err
 	}
@@ -58,12 +51,8 @@ func runOffsetsDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	l, err := g.Layout()
-	if err != nil {
-		return err
-	}
 	ctx := c.Context
-	cl, err := connectForWrite(ctx, g, m)
+	l, cl, err := writeTarget(ctx, g, m)
 	if err != nil {
 		return err
 	}

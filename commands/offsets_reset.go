@@ -85,6 +85,38 @@ func parseWriteMode(c *cli.Context) (writeMode, error) {
 	return writeMode{execute: c.Bool("execute"), force: c.Bool("force"), offline: c.Bool("offline")}, nil
 }
 
+// writeCommandArgs starts offsets reset and delete, which take flags only:
+// the globals and the safety flags' write mode (cmd names the command in
+// the usage error).
+func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
+	g, err := globals(c)
+	if err != nil {
+		return nil, writeMode{}, err
+	}
+	if c.NArg() > 0 {
+		return nil, writeMode{}, exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
+	}
+	m, err := parseWriteMode(c)
+	if err != nil {
+		return nil, writeMode{}, err
+	}
+	return g, m, nil
+}
+
+// writeTarget resolves the volume a write goes to and connects as
+// connectForWrite does; the caller closes the client (nil offline).
+func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
+	l, err := g.Layout()
+	if err != nil {
+		return volume.Layout{}, nil, err
+	}
+	cl, err := connectForWrite(ctx, g, m)
+	if err != nil {
+		return volume.Layout{}, nil, err
+	}
+	return l, cl, nil
+}
+
 // connectForWrite returns a live client, or nil offline, enforcing the
 // rules: the live path needs brokers; --offline needs every broker down or
 // --force.
@@ -420,14 +452,7 @@ func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 }
 
 func runOffsetsReset(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return exit.UsageErrorf("offsets reset takes no arguments (got %q): name groups with --group", c.Args().First())
-	}
-	m, err := parseWriteMode(c)
+	g, m, err := writeCommandArgs(c, "offsets reset")
 	if err != nil {
 		return err
 	}
@@ -446,12 +471,8 @@ func runOffsetsReset(c *cli.Context) error {
 	if len(repeated(c, "group")) > 0 && c.Bool("all-groups") {
 		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
 	}
-	l, err := g.Layout()
-	if err != nil {
-		return err
-	}
 	ctx := c.Context
-	cl, err := connectForWrite(ctx, g, m)
+	l, cl, err := writeTarget(ctx, g, m)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func init() {
 				"  kaasctl volume check --cluster-dir /cluster --severity error -o json | jq '.findings[] | .code'\n" +
 				"  kaasctl volume check --data-dir ./snapshot || echo \"problems: see above\"   # exit 3 on errors",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "severity", Aliases: []string{"s"}, Value: "info", Usage: "show findings of at least `LEVEL`: info, warning, error"},
+				severityFlag(),
 				nowFlag(),
 			},
 			Action: runVolumeCheck,
@@ -37,19 +37,11 @@ func init() {
 }
 
 func runVolumeCheck(c *cli.Context) error {
-	g, err := globals(c)
+	g, min, err := severityArgs(c)
 	if err != nil {
 		return err
 	}
-	min, err := inspect.ParseSeverity(c.String("severity"))
-	if err != nil {
-		return exit.UsageErrorf("--severity: %v", err)
-	}
-	now, err := nowFrom(c)
-	if err != nil {
-		return err
-	}
-	l, err := g.Layout()
+	l, now, err := layoutNow(c, g)
 	if err != nil {
 		return err
 	}

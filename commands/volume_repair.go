@@ -66,11 +66,7 @@ func runVolumeRepair(c *cli.Context) error {
 	if age < volume.StaleTmpAge {
 		return exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", age, volume.StaleTmpAge)
 	}
-	now, err := nowFrom(c)
-	if err != nil {
-		return err
-	}
-	l, err := g.Layout()
+	l, now, err := layoutNow(c, g)
 	if err != nil {
 		return err
 	}

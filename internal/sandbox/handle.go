@@ -544,61 +544,39 @@ func mergeGroups(resp kmsg.Response, order []string, owns func(string) bool, not
 	case *kmsg.DescribeGroupsResponse:
 		o := out.(*kmsg.DescribeGroupsResponse)
 		o.ThrottleMillis = r.ThrottleMillis
-		got := map[string]kmsg.DescribeGroupsResponseGroup{}
-		for _, g := range r.Groups {
-			got[g.Group] = g
-		}
-		for _, g := range order {
-			if v, ok := got[g]; ok && owns(g) {
-				o.Groups = append(o.Groups, v)
-			} else {
-				o.Groups = append(o.Groups, notOwned(g).(kmsg.DescribeGroupsResponseGroup))
-			}
-		}
+		o.Groups = inRequestOrder(r.Groups, func(g kmsg.DescribeGroupsResponseGroup) string { return g.Group }, order, owns, notOwned)
 	case *kmsg.DeleteGroupsResponse:
 		o := out.(*kmsg.DeleteGroupsResponse)
 		o.ThrottleMillis = r.ThrottleMillis
-		got := map[string]kmsg.DeleteGroupsResponseGroup{}
-		for _, g := range r.Groups {
-			got[g.Group] = g
-		}
-		for _, g := range order {
-			if v, ok := got[g]; ok && owns(g) {
-				o.Groups = append(o.Groups, v)
-			} else {
-				o.Groups = append(o.Groups, notOwned(g).(kmsg.DeleteGroupsResponseGroup))
-			}
-		}
+		o.Groups = inRequestOrder(r.Groups, func(g kmsg.DeleteGroupsResponseGroup) string { return g.Group }, order, owns, notOwned)
 	case *kmsg.ConsumerGroupDescribeResponse:
 		o := out.(*kmsg.ConsumerGroupDescribeResponse)
 		o.ThrottleMillis = r.ThrottleMillis
-		got := map[string]kmsg.ConsumerGroupDescribeResponseGroup{}
-		for _, g := range r.Groups {
-			got[g.Group] = g
-		}
-		for _, g := range order {
-			if v, ok := got[g]; ok && owns(g) {
-				o.Groups = append(o.Groups, v)
-			} else {
-				o.Groups = append(o.Groups, notOwned(g).(kmsg.ConsumerGroupDescribeResponseGroup))
-			}
-		}
+		o.Groups = inRequestOrder(r.Groups, func(g kmsg.ConsumerGroupDescribeResponseGroup) string { return g.Group }, order, owns, notOwned)
 	case *kmsg.OffsetFetchResponse:
 		o := out.(*kmsg.OffsetFetchResponse)
 		o.ThrottleMillis = r.ThrottleMillis
-		got := map[string]kmsg.OffsetFetchResponseGroup{}
-		for _, g := range r.Groups {
-			got[g.Group] = g
-		}
-		for _, g := range order {
-			if v, ok := got[g]; ok && owns(g) {
-				o.Groups = append(o.Groups, v)
-			} else {
-				o.Groups = append(o.Groups, notOwned(g).(kmsg.OffsetFetchResponseGroup))
-			}
-		}
+		o.Groups = inRequestOrder(r.Groups, func(g kmsg.OffsetFetchResponseGroup) string { return g.Group }, order, owns, notOwned)
 	default:
 		return resp
+	}
+	return out
+}
+
+// inRequestOrder lists, for each group in order, the entry kfake answered
+// when this broker owns the group, else the notOwned error entry.
+func inRequestOrder[G any](answered []G, name func(G) string, order []string, owns func(string) bool, notOwned func(string) any) []G {
+	got := map[string]G{}
+	for _, g := range answered {
+		got[name(g)] = g
+	}
+	var out []G
+	for _, g := range order {
+		if v, ok := got[g]; ok && owns(g) {
+			out = append(out, v)
+		} else {
+			out = append(out, notOwned(g).(G))
+		}
 	}
 	return out
 }

@@ -298,33 +298,7 @@ func (p *fastParser) rawStr() ([]byte, bool) {
 
 // rawObject is object with aliased keys.
 func (p *fastParser) rawObject(val func(k []byte) bool) bool {
-	if !p.eat('{') {
-		return false
-	}
-	p.ws()
-	if p.eat('}') {
-		return true
-	}
-	for {
-		p.ws()
-		k, ok := p.rawStr()
-		if !ok {
-			return false
-		}
-		p.ws()
-		if !p.eat(':') {
-			return false
-		}
-		p.ws()
-		if !val(k) {
-			return false
-		}
-		p.ws()
-		if p.eat(',') {
-			continue
-		}
-		return p.eat('}')
-	}
+	return members(p, p.rawStr, val)
 }
 
 func (p *fastParser) ws() {
@@ -408,6 +382,11 @@ func (p *fastParser) int() (int64, bool) {
 
 // object reads {"k": <value read by val>, ...}.
 func (p *fastParser) object(val func(k string) bool) bool {
+	return members(p, p.str, val)
+}
+
+// members reads {"k": <value read by val>, ...} with each key read by key.
+func members[K any](p *fastParser, key func() (K, bool), val func(k K) bool) bool {
 	if !p.eat('{') {
 		return false
 	}
@@ -417,7 +396,7 @@ func (p *fastParser) object(val func(k string) bool) bool {
 	}
 	for {
 		p.ws()
-		k, ok := p.str()
+		k, ok := key()
 		if !ok {
 			return false
 		}
