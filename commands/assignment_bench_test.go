@@ -37,6 +37,7 @@ func trWriteSynthAssignment(b *testing.B, path string, nBrokers, nEntries, shift
 // end to end (read and parse two 100,000-entry, 1,000-broker files,
 // compare, print): SPEC §7 target under 1 s.
 func BenchmarkAssignmentDiffCommand(b *testing.B) {
+	TuneRuntime() // as the binary runs
 	dir := b.TempDir()
 	oldP, newP := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	trWriteSynthAssignment(b, oldP, 1000, 100000, 0)

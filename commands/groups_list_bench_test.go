@@ -130,6 +130,7 @@ func BenchmarkGroupsListOffline100k(b *testing.B) { benchGroupsList(b, 100_000, 
 func BenchmarkGroupsListOfflineBigFiles(b *testing.B) { benchGroupsList(b, 4_000, 600) }
 
 func benchGroupsList(b *testing.B, n, parts int) {
+	TuneRuntime() // as the binary runs
 	data, total := benchVolumeParts(b, n, parts)
 	od := filepath.Join(data, "__cluster", "__consumer_offsets")
 	plainRead(b, od) // warm the page cache for both

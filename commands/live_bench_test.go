@@ -26,6 +26,7 @@ import (
 // coordinator (O(brokers) round trips, not O(groups)). Reports the requests
 // the run sent in total and to the busiest broker.
 func BenchmarkLiveDescribeAll10k(b *testing.B) {
+	TuneRuntime() // as the binary runs
 	const groups = 10000
 	sb, err := sandbox.New(sandbox.Options{Brokers: 3, DataDir: b.TempDir(), Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
 	if err != nil {

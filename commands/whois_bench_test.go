@@ -49,6 +49,7 @@ func bareHashPrint(in []byte, out io.Writer, ids []string) {
 // keys and the bare hash-and-print loop over the same input, and reports
 // both and their ratio (targets: whois under 1 s, within 3x of the loop).
 func BenchmarkWhoisStdin1M(b *testing.B) {
+	TuneRuntime() // as the binary runs
 	in := benchInput()
 	dir := b.TempDir()
 	writeFile(&testing.T{}, dir, "assignment.json", `{"controllerEpoch":3,"assignmentVersion":41,"brokers":[`+
