@@ -291,21 +291,27 @@ func ParseResetCSV(r io.Reader, name string) (FilePlan, error) {
 
 // ExportCSV writes a plan in kafka-consumer-groups.sh's --export layout:
 // topic,partition,offset for one group, group,topic,partition,offset for
-// several. Rows that cannot be executed are left out.
+// several. Rows that cannot be executed are left out. A group id that
+// starts with '#' is quoted, so it is not read back as a comment.
 func ExportCSV(w io.Writer, rows []PlanRow, multiGroup bool) error {
-	cw := csv.NewWriter(w)
+	bw := bufio.NewWriter(w)
 	for _, r := range rows {
 		if r.Error != "" {
 			continue
 		}
-		rec := []string{r.Topic, strconv.Itoa(int(r.Partition)), strconv.FormatInt(r.New, 10)}
 		if multiGroup {
-			rec = append([]string{r.Group}, rec...)
+			bw.WriteString(csvField(r.Group))
+			bw.WriteByte(',')
 		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
+		fmt.Fprintf(bw, "%s,%d,%d\n", csvField(r.Topic), r.Partition, r.New)
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
+}
+
+// csvField quotes a field when a CSV reader could misread it.
+func csvField(s string) string {
+	if s == "" || strings.ContainsAny(s, ",\"\r\n") || s[0] == '#' || s[0] == ' ' || s[0] == '\t' {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
 }
