@@ -154,9 +154,11 @@ func TestRendezvous(t *testing.T) {
 		t.Error("no alive broker must give no placement")
 	}
 	moved := 0
+	counts := map[string]int{}
 	for i := 0; i < 500; i++ {
 		g := fmt.Sprintf("group-%d", i)
 		b := Rendezvous(g, alive)
+		counts[b]++
 		// Removing a broker other than the winner never moves the group.
 		for _, gone := range alive {
 			if gone == b {
@@ -174,6 +176,11 @@ func TestRendezvous(t *testing.T) {
 		}
 		if b != NewRouter([]Broker{{"kaas-0", "alive"}, {"kaas-1", "alive"}, {"kaas-10", "alive"}, {"kaas-2", "alive"}}, nil).Group(g).Coordinator {
 			moved++
+		}
+	}
+	for _, id := range alive {
+		if counts[id] < 80 {
+			t.Errorf("rendezvous spread %v is lopsided", counts)
 		}
 	}
 	// A different hash from the routing tier: most first entries move the group.

@@ -40,7 +40,6 @@ const TimestampFormat = "2006-01-02T15:04:05.000000000Z"
 
 // rendezvous is kaas's controller placement: the alive broker with the
 // highest XXH64(groupId 0x00 brokerId); ties go to the earlier broker.
-func rendezvous(group string, alive []string) string { return grouphash.Rendezvous(group, alive) }
 
 // recompute runs one controller pass (the caller holds s.lifeMu): elect,
 // balance partitions and groups, bump the version, write the file, apply it.
@@ -198,7 +197,7 @@ func (c *controller) balanceGroups(active []string, alive []string) []volume.Gro
 		if ring != nil {
 			e.Broker = ring.Pick(g).Coordinator
 		} else {
-			e.Broker = rendezvous(g, alive)
+			e.Broker = grouphash.Rendezvous(g, alive)
 		}
 		out = append(out, e)
 	}

@@ -320,8 +320,8 @@ func TestStopBrokerRewritesAssignmentAndMovesGroups(t *testing.T) {
 			t.Errorf("group %s was on the stopped broker but got an entry", g)
 		}
 		if old != "kaas-1" {
-			if !has || e != rendezvous(g, alive) {
-				t.Errorf("group %s: entry %q (present %v), want rendezvous %s", g, e, has, rendezvous(g, alive))
+			if !has || e != grouphash.Rendezvous(g, alive) {
+				t.Errorf("group %s: entry %q (present %v), want rendezvous %s", g, e, has, grouphash.Rendezvous(g, alive))
 			}
 		}
 		if rt1.Group(g).Coordinator != sb.Coordinator(g) {

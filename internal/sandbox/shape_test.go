@@ -118,41 +118,6 @@ func TestLogsAreKaasTracingJSON(t *testing.T) {
 	}
 }
 
-func TestRendezvousPlacement(t *testing.T) {
-	alive := []string{"kaas-0", "kaas-1", "kaas-2"}
-	counts := map[string]int{}
-	for _, g := range groupNames(90) {
-		b := rendezvous(g, alive)
-		if b != rendezvous(g, []string{"kaas-0", "kaas-1", "kaas-2"}) {
-			t.Fatal("not deterministic")
-		}
-		counts[b]++
-		// Removing a broker other than the winner never moves the group.
-		for _, gone := range alive {
-			if gone == b {
-				continue
-			}
-			var rest []string
-			for _, x := range alive {
-				if x != gone {
-					rest = append(rest, x)
-				}
-			}
-			if rendezvous(g, rest) != b {
-				t.Fatalf("%s moved off %s when %s left", g, b, gone)
-			}
-		}
-	}
-	for _, id := range alive {
-		if counts[id] < 15 {
-			t.Fatalf("rendezvous spread %v is lopsided", counts)
-		}
-	}
-	if rendezvous("g", nil) != "" {
-		t.Fatal("no brokers must give no broker")
-	}
-}
-
 func TestDebugSet(t *testing.T) {
 	if got := debugSet([]string{"kaas-0", "kaas-1"}); got != `{"kaas-0", "kaas-1"}` {
 		t.Fatalf("debugSet = %s", got)
