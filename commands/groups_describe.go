@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,28 +93,9 @@ func runGroupsDescribe(c *cli.Context) error {
 		return err
 	}
 	a := offlineAssignment(g, l)
-	// Read the offset files of the selected groups, streaming the scan so
-	// only those groups' files are kept.
-	want := map[string]bool{}
-	for _, n := range o.names {
-		want[n] = true
-	}
-	byGroup := map[string][]inspect.GroupFileData{}
-	known := map[string]bool{}
-	sr, err := volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
-		known[it.Group] = true
-		if want[it.Group] || o.all || (re != nil && re.MatchString(it.Group)) {
-			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
-		}
-		return nil
-	})
+	byGroup, known, sr, err := describeFiles(l, a, o.picks(re))
 	if err != nil {
 		return err
-	}
-	if a != nil {
-		for _, e := range a.ConsumerGroups {
-			known[e.GroupID] = true
-		}
 	}
 	var knownList []string
 	for k := range known {
@@ -328,4 +310,35 @@ func quoteList(ss []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// describeFiles streams the offset files, keeping the parsed files of the
+// groups pick selects (and only those), and returns every group id the
+// volume knows (offset files and explicit entries).
+func describeFiles(l volume.Layout, a *volume.Assignment, pick func(string) bool) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
+	byGroup := map[string][]inspect.GroupFileData{}
+	known := map[string]bool{}
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
+		known[it.Group] = true
+		if pick(it.Group) {
+			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
+		}
+		return nil
+	})
+	if a != nil {
+		for _, e := range a.ConsumerGroups {
+			known[e.GroupID] = true
+		}
+	}
+	return byGroup, known, sr, err
+}
+
+// picks says which groups the options select: named ones, all, or those
+// matching re.
+func (o groupsDescribeOptions) picks(re *regexp.Regexp) func(string) bool {
+	want := map[string]bool{}
+	for _, n := range o.names {
+		want[n] = true
+	}
+	return func(group string) bool { return want[group] || o.all || (re != nil && re.MatchString(group)) }
 }

@@ -41,30 +41,14 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		byGroup = map[string][]inspect.GroupFileData{}
 		known   = map[string]bool{}
 	)
-	want := map[string]bool{}
-	for _, n := range o.names {
-		want[n] = true
-	}
-	pick := func(group string) bool { return want[group] || o.all || (re != nil && re.MatchString(group)) }
+	pick := o.picks(re)
 	if hasVolume {
 		if l, err = g.Layout(); err != nil {
 			return err
 		}
 		a = offlineAssignment(g, l)
-		sr, err = volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
-			known[it.Group] = true
-			if pick(it.Group) {
-				byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
-			}
-			return nil
-		})
-		if err != nil {
+		if byGroup, known, sr, err = describeFiles(l, a, pick); err != nil {
 			return err
-		}
-		if a != nil {
-			for _, e := range a.ConsumerGroups {
-				known[e.GroupID] = true
-			}
 		}
 	}
 	names := inspect.NewNodeNamer(a)
