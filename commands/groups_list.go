@@ -157,17 +157,7 @@ func runGroupsList(c *cli.Context) error {
 			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
-		if len(rows) == 0 {
-			fmtf(p.Out, "no groups%s\n", filteredSuffix(len(all)))
-			return nil
-		}
-		if err := p.Table(t); err != nil {
-			return err
-		}
-		if len(rows) != len(all) {
-			fmtf(p.Out, "%d of %d groups shown\n", len(rows), len(all))
-		}
-		return nil
+		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
 	}})
 }
 

@@ -163,21 +163,11 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 	}
 	perr := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
 		fmtf(p.Out, "sources: %s\n", strings.Join(header, "; "))
-		if len(rows) == 0 {
-			if len(all) == 0 {
-				fmtf(p.Out, "no groups\n")
-			} else {
-				fmtf(p.Out, "no groups match (%s known)\n", plural(len(all), "group", "groups"))
-			}
-			return nil
+		empty := "no groups"
+		if len(all) > 0 {
+			empty = fmt.Sprintf("no groups match (%s known)", plural(len(all), "group", "groups"))
 		}
-		if err := p.Table(t); err != nil {
-			return err
-		}
-		if len(rows) != len(all) {
-			fmtf(p.Out, "%d of %d groups shown\n", len(rows), len(all))
-		}
-		return nil
+		return filteredTable(p, t, len(rows), len(all), "groups", empty)
 	}})
 	if perr != nil {
 		return perr

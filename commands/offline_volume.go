@@ -133,3 +133,19 @@ func cellName(s string) string {
 	}
 	return fmt.Sprintf("%s…(%d bytes)", d[:cut], len(s))
 }
+
+// filteredTable prints a list table for people: emptyMsg when nothing is
+// shown, else the table and, when a filter hid some, "N of M <noun> shown".
+func filteredTable(p *render.Printer, t *render.TableData, shown, total int, noun, emptyMsg string) error {
+	if shown == 0 {
+		fmtf(p.Out, "%s\n", emptyMsg)
+		return nil
+	}
+	if err := p.Table(t); err != nil {
+		return err
+	}
+	if shown != total {
+		fmtf(p.Out, "%d of %d %s shown\n", shown, total, noun)
+	}
+	return nil
+}

@@ -123,19 +123,11 @@ func runTxn(c *cli.Context, describe bool) error {
 	if describe {
 		human = func(p *render.Printer) error { return txnDescribeHuman(p, &v) }
 	} else {
-		human = func(p *render.Printer) error {
-			if len(rows) == 0 {
-				fmtf(p.Out, "no transactions%s\n", map[bool]string{true: " match", false: " in " + l.TxnStatePath()}[len(all) > 0])
-				return nil
-			}
-			if err := p.Table(t); err != nil {
-				return err
-			}
-			if len(rows) != len(all) {
-				fmtf(p.Out, "%d of %d transactions shown\n", len(rows), len(all))
-			}
-			return nil
+		empty := "no transactions in " + l.TxnStatePath()
+		if len(all) > 0 {
+			empty = "no transactions match"
 		}
+		human = func(p *render.Printer) error { return filteredTable(p, t, len(rows), len(all), "transactions", empty) }
 	}
 	if err := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: human}); err != nil {
 		return err
