@@ -78,7 +78,10 @@ func run(t *testing.T, args string, script string, scriptArgs ...string) result 
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("%s: %v", script, err)
+		// Reported through the result (run may be called from a goroutine,
+		// where t.Fatal must not be used); every caller checks the code.
+		code = -1
+		errb.WriteString(err.Error())
 	}
 	return result{out.String(), errb.String(), code}
 }
