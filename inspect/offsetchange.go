@@ -30,11 +30,11 @@ type OffsetObservation struct {
 
 // Offset anomaly kinds. Their names are the health states they feed.
 const (
-	AnomalyRewind   = "REWIND"   // a committed offset moved backwards
-	AnomalyVanished = "VANISHED" // partitions disappeared from the file (a partial rewrite)
+	AnomalyRewind   = "REWIND"    // a committed offset moved backwards
+	AnomalyVanished = "VANISHED"  // partitions disappeared from the file (a partial rewrite)
 	AnomalyPlainMap = "PLAIN_MAP" // the file turned into a plain map where brokers read that as empty
-	AnomalyCorrupt  = "CORRUPT"  // the file became unparseable (kaas ignores it silently)
-	AnomalyEmptied  = "EMPTIED"  // the file now holds no offsets although it held some
+	AnomalyCorrupt  = "CORRUPT"   // the file became unparseable (kaas ignores it silently)
+	AnomalyEmptied  = "EMPTIED"   // the file now holds no offsets although it held some
 )
 
 // OffsetAnomaly is one thing that went wrong between two observations of the
