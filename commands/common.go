@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"errors"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -15,6 +17,10 @@ const (
 	flagOutput     = "output"
 	flagQuiet      = "quiet"
 	flagNoColor    = "no-color"
+	// flagKaasVersion pins the kaas generation of the volume (env
+	// KAASCTL_KAAS_VERSION, profile kaasVersion); it wins over detection.
+	flagKaasVersion = "kaas-version"
+	envKaasVersion  = "KAASCTL_KAAS_VERSION"
 )
 
 // commonFlags are attached to every leaf command, so they work after the
@@ -23,6 +29,7 @@ func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
+		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: go, 0.1.190, 0.2.15 (all the Go generation), 0.2.16, 0.2.17, 0.2.18, or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
@@ -55,6 +62,10 @@ func globals(c *cli.Context) (*Globals, error) {
 			DataDirFlag:    c.String(flagDataDir),
 			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
 			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
+			// Only the flag commonFlags attaches (a command's own
+			// --kaas-version, such as volume migrate's target, is not a pin).
+			KaasVersionFlag: kaasVersionFlag(c),
+			EnvKaasVersion:  ios.getenv(envKaasVersion),
 		},
 	}
 	if err := g.applyConn(c); err != nil {
@@ -63,13 +74,31 @@ func globals(c *cli.Context) (*Globals, error) {
 	return g, nil
 }
 
-// Layout resolves the volume from flags and environment.
+// kaasVersionFlag is the --kaas-version pin given on the command line.
+func kaasVersionFlag(c *cli.Context) string {
+	if !c.IsSet(flagKaasVersion) {
+		return ""
+	}
+	return c.String(flagKaasVersion)
+}
+
+// Layout resolves the volume from flags and environment, with the kaas
+// generation it assumes (pinned, or detected from the volume).
 func (g *Globals) Layout() (volume.Layout, error) {
 	l, err := volume.Resolve(g.vin)
 	if err == volume.ErrNoVolume {
 		return l, exit.UsageErrorf("%v", err)
 	}
+	var pe *volume.PinError
+	if errors.As(err, &pe) {
+		return l, exit.UsageErrorf("%v", err)
+	}
 	return l, err
+}
+
+// generationNote is the sources line's clause on the kaas generation.
+func generationNote(l volume.Layout) string {
+	return l.Gen.Summary()
 }
 
 // HasVolume reports whether any source names a volume.

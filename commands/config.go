@@ -316,10 +316,16 @@ func showView(g *Globals, st *connState) configShowView {
 	add("data-dir", dd, ddSrc)
 	cd, cdSrc := dirSetting(g.vin.ClusterDirFlag, "--cluster-dir", g.vin.EnvClusterDir, "KAAS_CLUSTER_DIR", s.ClusterDir, s.Profile)
 	add("cluster-dir", cd, cdSrc)
+	kv, kvSrc := dirSetting(g.vin.KaasVersionFlag, "--kaas-version", g.vin.EnvKaasVersion, envKaasVersion, s.KaasVersion, s.Profile)
+	if kv == "" {
+		kv, kvSrc = "auto", wire.Source{Kind: "default"}
+	}
+	add(flagKaasVersion, kv, kvSrc)
 	vin := g.vin
-	vin.ProfileDataDir, vin.ProfileClusterDir = s.DataDir, s.ClusterDir
+	vin.ProfileDataDir, vin.ProfileClusterDir, vin.ProfileKaasVersion = s.DataDir, s.ClusterDir, s.KaasVersion
 	if l, err := volume.Resolve(vin); err == nil {
 		add("volume", l.ClusterDir, wire.Source{Kind: "resolved", Detail: l.Source})
+		add("generation", l.Gen.Label, wire.Source{Kind: l.Gen.Source, Detail: l.Gen.Evidence})
 	} else if err != volume.ErrNoVolume {
 		v.Problems = append(v.Problems, "volume: "+err.Error())
 	}
@@ -360,12 +366,12 @@ type setProfileView struct {
 
 // profileFields are the keys set-profile writes, with the flag names.
 var unsetKeys = []string{"brokers", "data-dir", "cluster-dir", "tls", "tls-ca", "tls-cert", "tls-key", "tls-insecure-skip-verify", "tls-server-name",
-	"sasl", "sasl-mechanism", "sasl-user", "sasl-password-env", "sasl-password-file", "timeout", "max-versions"}
+	"sasl", "sasl-mechanism", "sasl-user", "sasl-password-env", "sasl-password-file", "timeout", "max-versions", "kaas-version"}
 
 func configSetProfileCmd() *cli.Command {
 	return &cli.Command{
 		Name:  "set-profile",
-		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --tls-*, --sasl-*, --timeout, --max-versions)",
+		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
 		UsageText: "kaasctl config set-profile NAME [--brokers HOST:PORT,...] [--data-dir DIR] [--sasl-mechanism M --sasl-user U --sasl-password-env VAR] [--use]\n" +
 			"   passwords are never stored: --sasl-password-env names a variable, --sasl-password-file a file\n\n" +
 			"Examples:\n" +
@@ -468,6 +474,8 @@ func applyProfileFlags(c *cli.Context, p *wire.Profile) error {
 			p.Timeout = ""
 		case "max-versions":
 			p.MaxVersions = ""
+		case "kaas-version":
+			p.KaasVersion = ""
 		default:
 			return exit.UsageErrorf("--unset %q: not a profile setting; use one of %s", k, strings.Join(unsetKeys, ", "))
 		}
@@ -480,6 +488,17 @@ func applyProfileFlags(c *cli.Context, p *wire.Profile) error {
 	}
 	if c.IsSet(flagClusterDir) {
 		p.ClusterDir = c.String(flagClusterDir)
+	}
+	if c.IsSet(flagKaasVersion) {
+		v := strings.TrimSpace(c.String(flagKaasVersion))
+		gen, err := volume.ParseKaasVersion(v)
+		if err != nil {
+			return exit.UsageErrorf("--kaas-version: %v", err)
+		}
+		if gen == volume.GenUnknown {
+			v = "" // auto: detect
+		}
+		p.KaasVersion = v
 	}
 	tls := wire.TLSProfile{}
 	if p.TLS != nil {

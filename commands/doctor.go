@@ -95,10 +95,7 @@ func runDoctor(c *cli.Context) error {
 		if files, _, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
 			return err
 		}
-		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.OffsetFiles = l.AssignmentPath(), a != nil, l.OffsetsPath(), len(files)
-		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
-		}
+		volumeSources(&v.Sources, l, a, volume.ScanResult{Files: len(files), Generation: res.Generation})
 	} else {
 		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
 			rep.Checks = append(rep.Checks, inspect.CheckRun{Name: n, Note: "no volume given (--data-dir or --cluster-dir)"})
@@ -241,6 +238,9 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 	fmtf(p.Out, "kaasctl doctor: %s; checks run: %s\n", v.Mode, orNone(strings.Join(ran, ", ")))
 	if len(skipped) > 0 {
 		fmtf(p.Out, "not run: %s\n", strings.Join(skipped, "; "))
+	}
+	if gi := v.Sources.Generation; gi != nil {
+		fmtf(p.Out, "%s\n", gi.Summary())
 	}
 	if len(v.Sources.Brokers) > 0 {
 		fmtf(p.Out, "%s\n", brokersLine(v.Sources.Brokers))

@@ -104,10 +104,9 @@ func runGroupsDescribe(c *cli.Context) error {
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
 	lookup := manifestLookup(g, l) // groups_describe_live.go
-	v := GroupsDescribeView{Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files}}
-	if a != nil {
-		v.Sources.ExplicitCount = len(a.ConsumerGroups)
-	}
+	v := GroupsDescribeView{}
+	volumeSources(&v.Sources, l, a, sr)
+	warnGeneration(g, sr)
 	for _, name := range selected {
 		if !known[name] {
 			v.NotFound = append(v.NotFound, name)
@@ -122,7 +121,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked")
+	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked; %s", generationNote(l))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
@@ -321,7 +320,7 @@ func describeFiles(l volume.Layout, a *volume.Assignment, pick func(string) bool
 	sr, err := volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
 		known[it.Group] = true
 		if pick(it.Group) {
-			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings})
+			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings, Denied: it.Denied})
 		}
 		return nil
 	})

@@ -107,11 +107,8 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: brokers}}
 	if hasVolume {
 		v.Sources.Mode = "merged"
-		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.LegacyDir, v.Sources.OffsetFiles =
-			l.AssignmentPath(), a != nil, l.OffsetsPath(), sr.LegacyDir, sr.Files
-		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
-		}
+		volumeSources(&v.Sources, l, a, sr)
+		warnGeneration(g, sr)
 	}
 	var failed []string
 	for _, w := range described {

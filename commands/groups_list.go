@@ -24,13 +24,16 @@ type groupsListOptions struct {
 
 // GroupsSourcesView says which sources a groups command used.
 type GroupsSourcesView struct {
-	Assignment    string `json:"assignment"`
-	AssignmentOK  bool   `json:"assignmentOk"`
-	OffsetsDir    string `json:"offsetsDir"`
-	LegacyDir     string `json:"legacyOffsetsDir"`
-	OffsetFiles   int    `json:"offsetFiles"`
-	ExplicitCount int    `json:"explicitEntries"`
-	Live          bool   `json:"live"`
+	Assignment   string `json:"assignment"`
+	AssignmentOK bool   `json:"assignmentOk"`
+	OffsetsDir   string `json:"offsetsDir"`
+	LegacyDir    string `json:"legacyOffsetsDir"`
+	OffsetFiles  int    `json:"offsetFiles"`
+	// Generation is the kaas generation assumed for the volume and why
+	// (absent without a volume).
+	Generation    *volume.GenerationInfo `json:"generation,omitempty"`
+	ExplicitCount int                    `json:"explicitEntries"`
+	Live          bool                   `json:"live"`
 	// Mode and Brokers are set when brokers were asked: mode "live"
 	// (brokers only) or "merged" (volume and brokers).
 	Mode    string             `json:"mode,omitempty"`
@@ -51,17 +54,24 @@ func init() {
 			Name:    "list",
 			Aliases: []string{"ls"},
 			Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
-			Description: "Offline: reads assignment.json and every offset file under CD/__consumer_offsets and the legacy\n" +
-				"DATA/__consumer_offsets; no broker is asked. Sources: file, legacyFile, entry (consumerGroups[]).\n\n" +
+			Description: "Offline: reads assignment.json and every offset file under DATA/__consumer_offsets and\n" +
+				"CD/__consumer_offsets; no broker is asked. Which of the two is live depends on the kaas generation, which\n" +
+				"kaasctl detects (or --kaas-version pins) and names on stderr and in the JSON sources ('kaasctl help volume').\n" +
+				"Sources: file (the live dir), legacyFile (DATA/ on 0.2.18), otherDirFile (a dir the generation does not\n" +
+				"read, or cannot be told), entry (consumerGroups[]).\n\n" +
 				"Issue flags:\n" +
 				"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
-				"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load)\n" +
+				"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load; 0.2.18 only)\n" +
+				"  plainMapUndetermined  plain-map file on a volume whose generation is undetermined (EMPTY only on 0.2.18)\n" +
 				"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +
 				"  entryDeadBroker       explicit entry names a broker that is not alive: same effect\n" +
 				"  noCoordinator         no alive broker: COORDINATOR_NOT_AVAILABLE\n" +
 				"  noAssignment          assignment.json missing or unreadable: coordinator unknown\n" +
-				"  legacyDir             offsets only in DATA/__consumer_offsets, which v0.2.18 ignores and the operator deletes\n" +
-				"  currentAndLegacy      offset files in both layouts; brokers use the cluster-dir one\n" +
+				"  legacyDir             0.2.18: offsets only in DATA/__consumer_offsets, which it ignores and the operator deletes\n" +
+				"  currentAndLegacy      0.2.18: offset files in both dirs; brokers use the cluster-dir one\n" +
+				"  offsetsDirUndetermined both offsets dirs hold files and no --kaas-version is pinned: which is live is unknown\n" +
+				"  notReadDir            only in CD/__consumer_offsets on a Go-generation volume, whose brokers never read it\n" +
+				"  permissionDenied      kaasctl may not read the offset file\n" +
 				"  badEntries            keys or values no consumer can use\n" +
 				"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
 				"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
@@ -139,18 +149,11 @@ func runGroupsList(c *cli.Context) error {
 	}
 	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
 	rows := inspect.FilterGroups(all, o.filter)
-	v := GroupsListView{
-		Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files},
-		Total:   len(all), Shown: len(rows), Groups: rows,
-	}
-	if a != nil {
-		v.Sources.ExplicitCount = len(a.ConsumerGroups)
-	}
-	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown)",
-		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"))
-	if sr.LegacyDir != "" {
-		g.Warnf("legacy offsets dir %s exists: kaas v0.2.18 does not read it and its operator deletes it (see 'kaasctl volume check')", sr.LegacyDir)
-	}
+	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
+	volumeSources(&v.Sources, l, a, sr)
+	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
+		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
+	warnGeneration(g, sr)
 	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
 	for _, r := range rows {
 		t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),

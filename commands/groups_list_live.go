@@ -98,15 +98,9 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		Sources: GroupsSourcesView{Live: true, Mode: mode, Brokers: lr.brokers}}
 	var header []string
 	if hasVolume {
-		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.LegacyDir, v.Sources.OffsetFiles =
-			l.AssignmentPath(), a != nil, l.OffsetsPath(), sr.LegacyDir, sr.Files
-		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
-		}
+		volumeSources(&v.Sources, l, a, sr)
 		header = append(header, volumeLine(l, a, sr.Files))
-		if sr.LegacyDir != "" {
-			g.Warnf("legacy offsets dir %s exists: kaas v0.2.18 does not read it and its operator deletes it (see 'kaasctl volume check')", sr.LegacyDir)
-		}
+		warnGeneration(g, sr)
 	} else {
 		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
 	}

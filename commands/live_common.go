@@ -110,7 +110,7 @@ func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 	} else {
 		s += fmt.Sprintf(" (assignment unreadable, %s)", plural(files, "offset file", "offset files"))
 	}
-	return s
+	return s + "; " + l.Gen.Summary()
 }
 
 // liveClient connects when brokers are configured. It returns nil, nil

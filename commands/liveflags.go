@@ -177,6 +177,7 @@ func (g *Globals) applyConn(c *cli.Context) error {
 	}
 	g.vin.ProfileDataDir = g.conn.settings.DataDir
 	g.vin.ProfileClusterDir = g.conn.settings.ClusterDir
+	g.vin.ProfileKaasVersion = g.conn.settings.KaasVersion
 	return nil
 }
 

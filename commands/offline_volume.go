@@ -149,3 +149,35 @@ func filteredTable(p *render.Printer, t *render.TableData, shown, total int, nou
 	}
 	return nil
 }
+
+// volumeSources fills the volume half of a sources view: the assignment,
+// the live offsets dir of the volume's generation (CD/__consumer_offsets
+// when it cannot be told), the 0.2.18 legacy dir, and the generation
+// assumed and why.
+func volumeSources(v *GroupsSourcesView, l volume.Layout, a *volume.Assignment, sr volume.ScanResult) {
+	gi := sr.Generation
+	if !gi.Resolved() {
+		gi = l.WithGeneration().Gen
+	}
+	v.Assignment, v.AssignmentOK, v.LegacyDir, v.OffsetFiles = l.AssignmentPath(), a != nil, sr.LegacyDir, sr.Files
+	v.OffsetsDir = gi.LiveOffsetsDir
+	if v.OffsetsDir == "" {
+		v.OffsetsDir = l.OffsetsPath()
+	}
+	v.Generation = &gi
+	if a != nil {
+		v.ExplicitCount = len(a.ConsumerGroups)
+	}
+}
+
+// warnGeneration repeats on stderr the scan's findings that change what
+// the offsets on the volume mean: both offsets dirs in use (generation
+// ambiguous), the 0.2.18 legacy dir, files the assumed generation never reads.
+func warnGeneration(g *Globals, sr volume.ScanResult) {
+	for _, f := range sr.Findings {
+		switch f.Code {
+		case volume.CodeAmbiguousGeneration, volume.CodeLegacyOffsetsDir, volume.CodeOffsetsDirNotRead, volume.CodePreMigrationDir:
+			g.Warnf("%s (see 'kaasctl volume check')", f.Message)
+		}
+	}
+}

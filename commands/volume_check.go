@@ -19,7 +19,8 @@ func init() {
 		return &cli.Command{
 			Name:  "check",
 			Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
-			Description: "Reads assignment.json, every offset file (both layouts), txn_state slots, producer fences, the marker\n" +
+			Description: "Starts with the kaas generation it assumes and why (see 'kaasctl help volume'; pin it with --kaas-version).\n" +
+				"Reads assignment.json, every offset file (both offsets dirs), txn_state slots, producer fences, the marker\n" +
 				"queue, producer-id blocks and partition manifests; reports stale *.tmp files, legacy dirs and group ids\n" +
 				"kaas cannot round-trip. A bad file never stops the check. Exit 3 when any error-level finding exists\n" +
 				"(whatever --severity shows).\n\n" +
@@ -55,6 +56,7 @@ func runVolumeCheck(c *cli.Context) error {
 		t.Add(string(f.Severity), f.Code, f.Path, f.Message, f.Fix)
 	}
 	err = g.Printer.Print(render.Output{Data: rep, Items: rep.Findings, Table: t, Human: func(p *render.Printer) error {
+		fmtf(p.Out, "%s\n\n", rep.Generation.Summary())
 		for _, f := range rep.Findings {
 			fmtf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
 			fmtf(p.Out, "        %s\n", f.Message)

@@ -18,10 +18,12 @@ type CheckSummary struct {
 
 // CheckReport is 'volume check'.
 type CheckReport struct {
-	ClusterDir string           `json:"clusterDir"`
-	DataDir    string           `json:"dataDir"`
-	Summary    CheckSummary     `json:"summary"`
-	Findings   []volume.Finding `json:"findings"`
+	ClusterDir string `json:"clusterDir"`
+	DataDir    string `json:"dataDir"`
+	// Generation is the kaas generation every finding assumes, and why.
+	Generation volume.GenerationInfo `json:"generation"`
+	Summary    CheckSummary          `json:"summary"`
+	Findings   []volume.Finding      `json:"findings"`
 }
 
 // SeverityRank orders severities, most serious first.
@@ -52,7 +54,7 @@ func ParseSeverity(s string) (volume.Severity, error) {
 // them, and keeps those at least as serious as min. The summary always
 // counts every finding, so a filtered report still says how many errors exist.
 func BuildCheckReport(l volume.Layout, r *volume.CheckResult, min volume.Severity) CheckReport {
-	rep := CheckReport{ClusterDir: l.ClusterDir, DataDir: l.DataDir, Summary: CheckSummary{Checked: r.Checked}}
+	rep := CheckReport{ClusterDir: l.ClusterDir, DataDir: l.DataDir, Generation: r.Generation, Summary: CheckSummary{Checked: r.Checked}}
 	fs := slices.Clone(r.Findings)
 	SortFindings(fs)
 	for _, f := range fs {

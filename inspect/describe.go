@@ -112,6 +112,8 @@ type GroupFileData struct {
 	File     *volume.OffsetFile // nil when unreadable
 	Err      *volume.FileError
 	Findings []volume.Finding
+	// Denied: kaasctl may not read the file (Err says so); not corrupt.
+	Denied bool
 }
 
 // DescribeGroup builds the offline description of a group from its offset
@@ -122,10 +124,12 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, ma
 	// Issues and sources come from the same analysis as groups list.
 	var gfs []GroupFile
 	for _, f := range files {
-		it := volume.OffsetScanItem{Group: group, Path: f.Path, Layout: f.Layout, File: f.File, Err: f.Err, Findings: f.Findings, NameProblems: volume.NameProblems(group)}
+		it := volume.OffsetScanItem{Group: group, Path: f.Path, Layout: f.Layout, File: f.File, Err: f.Err, Findings: f.Findings, NameProblems: volume.NameProblems(group), Denied: f.Denied}
 		gfs = append(gfs, SummarizeOffsetItem(&it))
 		d.Findings = append(d.Findings, f.Findings...)
-		if f.Err != nil {
+		if f.Denied {
+			d.Findings = append(d.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodePermissionDenied, Path: f.Path, Message: f.Err.Problem, Fix: volume.FixPermissionDenied})
+		} else if f.Err != nil {
 			d.Findings = append(d.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: f.Path, Message: f.Err.Problem,
 				Fix: "kaas ignores this file without a log line and the next commit overwrites it with only the newly committed partitions; run 'kaasctl volume repair' to quarantine it"})
 		}

@@ -165,6 +165,12 @@ func (r *DoctorReport) AddVolumeFindings(fs []volume.Finding, root string, entri
 			f.Fix = "see 'kaasctl volume check'"
 		}
 		switch {
+		case a.first.Code == volume.CodeAmbiguousGeneration || a.first.Code == volume.CodeGenerationUnknown:
+			f.Commands = []string{"kaasctl volume check --kaas-version go      # or 0.2.16 / 0.2.18: the version the brokers run"}
+		case a.first.Code == volume.CodePermissionDenied:
+			f.Commands = []string{"ls -l " + shellQuote(a.first.Path)}
+		case a.first.Code == volume.CodePlainMapOffsets || a.first.Code == volume.CodeOffsetsDirNotRead || a.first.Code == volume.CodePreMigrationDir:
+			f.Commands = []string{"kaasctl volume check --severity info"}
 		case strings.HasPrefix(a.first.Code, "offsets.") || a.first.Code == volume.CodeStaleTmp || a.first.Code == volume.CodeLegacyOffsetsDir:
 			f.Commands = []string{"kaasctl volume check --severity warning", "kaasctl volume repair   # dry run: shows what it would change"}
 		default:

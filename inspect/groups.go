@@ -14,16 +14,21 @@ import (
 
 // Sources of a group row. The live layer adds SourceLive.
 const (
-	SourceFile       = "file"       // CD/__consumer_offsets/<group>.json
-	SourceLegacyFile = "legacyFile" // DATA/__consumer_offsets/<group>.json
-	SourceEntry      = "entry"      // an explicit consumerGroups[] entry
-	SourceLive       = "live"       // ListGroups from a broker (live layer)
+	SourceFile       = "file"         // <live offsets dir>/<group>.json (DATA/ on Go / Rust ≤ 0.2.15, CD/ from 0.2.16)
+	SourceLegacyFile = "legacyFile"   // DATA/__consumer_offsets/<group>.json on Rust 0.2.18
+	SourceOtherFile  = "otherDirFile" // a file in the offsets dir the assumed generation does not read, or cannot be told
+	SourceEntry      = "entry"        // an explicit consumerGroups[] entry
+	SourceLive       = "live"         // ListGroups from a broker (live layer)
 )
 
 // Issue flags of a group row, offline ones first. The live layer adds the
 // last three; their names are fixed here so both layers agree.
 const (
-	IssueLegacyPlainMap       = "legacyPlainMap"       // brokers read the file as EMPTY
+	IssueLegacyPlainMap       = "legacyPlainMap"       // brokers read the file as EMPTY (Rust 0.2.18)
+	IssuePlainMapUndetermined = "plainMapUndetermined" // plain map; EMPTY on 0.2.18, offsets before: generation undetermined
+	IssueOffsetsDirUnknown    = "offsetsDirUndetermined"
+	IssueNotReadDir           = "notReadDir"           // only in a dir the assumed generation never reads
+	IssuePermissionDenied     = "permissionDenied"     // kaasctl may not read the file
 	IssueCorruptFile          = "corruptFile"          // brokers ignore the file
 	IssueBadEntries           = "badEntries"           // keys or values kaas cannot use
 	IssueLegacyDir            = "legacyDir"            // offsets only in DATA/__consumer_offsets
@@ -43,24 +48,32 @@ const (
 // GroupFile is what groups list needs from one offset file: a summary, so a
 // scan of 100,000 files keeps no file content.
 type GroupFile struct {
-	Group  string `json:"group"`
-	Path   string `json:"path"`
-	Layout string `json:"layout"` // volume.OffsetsCurrent or volume.OffsetsLegacy
+	Group string `json:"group"`
+	Path  string `json:"path"`
+	// Layout is the file's dir's role under the volume's generation:
+	// current (live), legacy (0.2.18), notRead, preMigration, undetermined.
+	Layout string `json:"layout"`
 	Format string `json:"format"` // envelope, plainMap, or "" when unreadable
 	// Partitions is the number of committed partitions kaasctl could read.
-	Partitions      int      `json:"partitions"`
-	Corrupt         bool     `json:"corrupt"`
-	Problem         string   `json:"problem"`
-	BadEntries      bool     `json:"badEntries"`
-	BrokerSeesEmpty bool     `json:"brokerSeesEmpty"`
-	NameProblems    []string `json:"nameProblems"`
+	Partitions      int    `json:"partitions"`
+	Corrupt         bool   `json:"corrupt"`
+	Problem         string `json:"problem"`
+	BadEntries      bool   `json:"badEntries"`
+	BrokerSeesEmpty bool   `json:"brokerSeesEmpty"`
+	// PlainMapUndetermined: a plain map on a volume whose generation is
+	// not known (EMPTY to 0.2.18 brokers, offsets to older ones).
+	PlainMapUndetermined bool `json:"plainMapUndetermined"`
+	// Denied: kaasctl may not read the file (not corrupt).
+	Denied       bool     `json:"permissionDenied"`
+	NameProblems []string `json:"nameProblems"`
 }
 
 // SummarizeOffsetItem reduces one scanned offset file to a GroupFile.
 func SummarizeOffsetItem(it *volume.OffsetScanItem) GroupFile {
 	gf := GroupFile{Group: it.Group, Path: it.Path, Layout: it.Layout, NameProblems: it.NameProblems}
 	if it.Err != nil {
-		gf.Corrupt = true
+		gf.Corrupt = !it.Denied
+		gf.Denied = it.Denied
 		gf.Problem = it.Err.Problem
 	}
 	if it.Summary.Format != "" {
@@ -74,6 +87,8 @@ func SummarizeOffsetItem(it *volume.OffsetScanItem) GroupFile {
 	}
 	for _, f := range it.Findings {
 		switch f.Code {
+		case volume.CodePlainMapUndetermined:
+			gf.PlainMapUndetermined = true
 		case volume.CodeOffsetsBadKey, volume.CodeOffsetsBadValue:
 			gf.BadEntries = true
 		}
@@ -172,21 +187,40 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 		f := &in.Files[i]
 		r := get(f.Group)
 		r.Files = append(r.Files, f.Path)
+		live := f.Layout == volume.OffsetsCurrent
 		legacy := f.Layout == volume.OffsetsLegacy
-		if legacy {
-			addOnce(&r.Sources, SourceLegacyFile)
-		} else {
+		switch {
+		case live:
 			addOnce(&r.Sources, SourceFile)
+		case legacy:
+			addOnce(&r.Sources, SourceLegacyFile)
+		default:
+			addOnce(&r.Sources, SourceOtherFile)
 		}
-		// The partition count is what brokers would load: the current file
-		// when there is one, else the legacy one.
-		if !legacy || !hasCurrent[f.Group] {
+		// The partition count is what brokers would load: the live file
+		// when there is one, else the other one.
+		if live || !hasCurrent[f.Group] {
 			r.CommittedPartitions = f.Partitions
 		}
 		if f.Format == volume.FormatPlainMap {
-			addOnce(&r.Issues, IssueLegacyPlainMap)
+			switch {
+			case f.BrokerSeesEmpty:
+				addOnce(&r.Issues, IssueLegacyPlainMap)
+			case f.PlainMapUndetermined:
+				addOnce(&r.Issues, IssuePlainMapUndetermined)
+			}
 		}
-		if f.Corrupt {
+		switch f.Layout {
+		case volume.OffsetsUndetermined:
+			addOnce(&r.Issues, IssueOffsetsDirUnknown)
+		case volume.OffsetsNotRead:
+			if !hasCurrent[f.Group] {
+				addOnce(&r.Issues, IssueNotReadDir)
+			}
+		}
+		if f.Denied {
+			addOnce(&r.Issues, IssuePermissionDenied)
+		} else if f.Corrupt {
 			addOnce(&r.Issues, IssueCorruptFile)
 		} else if f.BadEntries {
 			addOnce(&r.Issues, IssueBadEntries)
@@ -239,8 +273,8 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 	return out
 }
 
-var issueOrder = []string{IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,
-	IssueNoAssignment, IssueLegacyDir, IssueCurrentAndLegacy, IssueBadEntries, IssueUnroundtrippableName, IssueTiersDisagree,
+var issueOrder = []string{IssuePermissionDenied, IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,
+	IssueNoAssignment, IssueLegacyDir, IssueCurrentAndLegacy, IssuePlainMapUndetermined, IssueOffsetsDirUnknown, IssueNotReadDir, IssueBadEntries, IssueUnroundtrippableName, IssueTiersDisagree,
 	IssueDuplicateEntry, IssueStaleOnNonCoord, IssueFileOnly, IssueWireMismatch}
 
 func sortIssues(is []string) {

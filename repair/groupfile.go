@@ -25,8 +25,12 @@ type GroupFile struct {
 }
 
 // GroupFilePath is where kaas keeps a group's offsets: the raw group id
-// plus ".json" in CD/__consumer_offsets. It refuses ids kaas cannot
-// round-trip as a file name (and that would escape the directory).
+// plus ".json" in the live offsets dir of the volume's generation
+// (DATA/__consumer_offsets on Go / Rust ≤ 0.2.15, CD/__consumer_offsets
+// from 0.2.16 on). Every offsets read-for-write, reset and delete takes its
+// path from here. It refuses ids kaas cannot round-trip as a file name (and
+// that would escape the directory), and refuses when the live dir cannot be
+// told (both dirs hold group files and no version is pinned).
 func GroupFilePath(l volume.Layout, group string) (string, error) {
 	if ps := volume.NameProblems(group); len(ps) > 0 {
 		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id: %s", volume.DisplayName(group), strings.Join(ps, "; "))
@@ -34,13 +38,18 @@ func GroupFilePath(l volume.Layout, group string) (string, error) {
 	if group == "." || group == ".." || strings.ContainsRune(group, '\\') {
 		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id (not a plain file name)", volume.DisplayName(group))
 	}
-	return filepath.Join(l.OffsetsPath(), group+".json"), nil
+	dir, err := l.LiveOffsetsDir()
+	if err != nil {
+		return "", fmt.Errorf("group %q: %w", volume.DisplayName(group), err)
+	}
+	return filepath.Join(dir, group+".json"), nil
 }
 
 // ReadGroupFile reads a group's offset file for a merge. A missing file is
 // fine (File nil); a file kaas cannot decode is an error, since merging
 // with it would lose the offsets it holds.
 func ReadGroupFile(l volume.Layout, group string) (*GroupFile, error) {
+	l = l.WithGeneration()
 	p, err := GroupFilePath(l, group)
 	if err != nil {
 		return nil, err
@@ -54,6 +63,7 @@ func ReadGroupFile(l volume.Layout, group string) (*GroupFile, error) {
 		return gf, nil
 	}
 	of, fs, perr := volume.ParseOffsetFile(p, st.Data)
+	fs = l.Gen.AdjustOffsetFindings(of, fs)
 	if perr != nil {
 		return nil, fmt.Errorf("%v; kaasctl will not merge with a file it cannot read: run 'kaasctl volume repair' (it quarantines the file and saves what it could read as a --from-file CSV)", perr)
 	}
@@ -74,10 +84,11 @@ func (gf *GroupFile) Entries() []volume.OffsetEntry {
 	return gf.File.Entries
 }
 
-// PlainMap reports whether the file is a legacy plain map (which kaas reads
-// as empty; any write converts it).
+// PlainMap reports whether the file is a plain map the brokers of the
+// volume's generation read as EMPTY (Rust 0.2.18; any write converts it).
+// On Go / Rust ≤ 0.2.17 a plain map is offsets and not a hazard.
 func (gf *GroupFile) PlainMap() bool {
-	return gf != nil && gf.File != nil && gf.File.Format == volume.FormatPlainMap
+	return gf != nil && gf.File != nil && gf.File.Format == volume.FormatPlainMap && gf.File.BrokerSeesEmpty
 }
 
 // Committed returns the committed offset of one partition in the file.

@@ -30,6 +30,8 @@ const (
 	ActLegacyDup  = "legacy-duplicate" // legacy file identical to the current one, moved aside
 	ActConflict   = "conflict"         // legacy and current files differ: reported, never overwritten
 	ActRemoveDir  = "remove-empty-dir" // the legacy offsets dir, once empty
+	ActSkip       = "skip"              // a file repair leaves alone, with the reason: reported, never changed
+	ActDenied     = "permission-denied" // a file kaasctl may not read: reported, never changed
 )
 
 // RepairAction is one change volume repair makes (or would make).
@@ -71,6 +73,13 @@ type RepairReport struct {
 	Changes    int            `json:"changes"`
 	Conflicts  int            `json:"conflicts"`
 	Failed     int            `json:"failed"`
+	// Skipped counts files left alone on purpose (skip actions say why);
+	// Denied counts files kaasctl may not read.
+	Skipped int `json:"skipped"`
+	Denied  int `json:"permissionDenied"`
+	// Generation is the kaas generation the repair assumed, and why: only
+	// what is broken in that generation is repaired.
+	Generation volume.GenerationInfo `json:"generation"`
 }
 
 // RepairVolume finds what it can repair on the volume and, with Execute,
@@ -85,8 +94,9 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 	if opts.TmpOlderThan <= 0 {
 		opts.TmpOlderThan = time.Hour
 	}
+	l = l.WithGeneration()
 	stamp := opts.Now.UTC().Format("20060102T150405Z")
-	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}}
+	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}, Generation: l.Gen}
 	qpath := func(p string) string {
 		if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.Join(rep.Quarantine, rel)
@@ -105,15 +115,38 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 	}
 	var legacy []legacyItem
 	var acts []RepairAction
+	gi := l.Gen
+	skip := func(it *volume.OffsetScanItem, why string) {
+		acts = append(acts, RepairAction{Action: ActSkip, Path: it.Path, Group: it.Group, Detail: why})
+	}
+	undetermined := 0
 	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: opts.Now}, func(it *volume.OffsetScanItem) error {
-		if it.InSubdir || len(it.NameProblems) > 0 {
-			return nil // kaas cannot use these names; volume check explains, repair leaves them
-		}
-		st, err := ReadState(it.Path)
-		if err != nil || !st.Exists {
+		if it.InSubdir {
+			skip(it, "in a sub-directory of the offsets dir: kaas lists only the top level and never writes there; repair does not move or rename group files (rename the group in its consumers, then 'kaasctl offsets reset --from-file')")
 			return nil
 		}
+		if len(it.NameProblems) > 0 {
+			skip(it, "group id kaas cannot round-trip ("+strings.Join(it.NameProblems, "; ")+"); repair does not rename group files")
+			return nil
+		}
+		if it.Denied {
+			acts = append(acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: it.Err.Problem + "; " + volume.FixPermissionDenied})
+			return nil
+		}
+		st, err := ReadState(it.Path)
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				acts = append(acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied})
+				return nil
+			}
+			skip(it, "cannot read it: "+err.Error())
+			return nil
+		}
+		if !st.Exists {
+			return nil // removed since the listing
+		}
 		of, fs, perr := volume.ParseOffsetFile(it.Path, st.Data)
+		fs = gi.AdjustOffsetFindings(of, fs)
 		if perr != nil || hasDecodeError(fs) {
 			why := ""
 			if perr != nil {
@@ -133,43 +166,76 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 			acts = append(acts, a)
 			return nil
 		}
-		if it.Layout == volume.OffsetsLegacy {
+		switch it.Layout {
+		case volume.OffsetsLegacy:
 			legacy = append(legacy, legacyItem{it.Group, it.Path, of})
+			return nil
+		case volume.OffsetsNotRead:
+			skip(it, "Go / Rust ≤ 0.2.15 brokers never read this dir ("+gi.Assumes()+"); repair does not move or delete its files (pin --kaas-version if the brokers are newer)")
+			return nil
+		case volume.OffsetsPreMigration:
+			skip(it, "the 0.2.16–0.2.17 broker migrates this dir at boot ("+gi.Assumes()+"); repair leaves it to the broker")
+			return nil
+		case volume.OffsetsUndetermined:
+			undetermined++
+			if of.Format == volume.FormatPlainMap {
+				skip(it, "plain map on a volume whose generation cannot be told ("+gi.Evidence+"): not converted; pin --kaas-version")
+			}
 			return nil
 		}
 		if of.Format == volume.FormatPlainMap {
-			acts = append(acts, RepairAction{Action: ActConvert, Path: it.Path, Group: it.Group, Change: true, expect: &st, entries: of.Entries,
-				Detail: fmt.Sprintf("legacy plain map with %d offsets (kaas reads it as EMPTY) → v2 envelope", len(of.Entries))})
+			isOffsets, known := gi.PlainMapVerdict()
+			switch {
+			case !known:
+				skip(it, fmt.Sprintf("plain map with %d offsets: Go / Rust ≤ 0.2.17 brokers read it as offsets, 0.2.18 as EMPTY, and the generation is undetermined (%s); generation-dependent fix skipped: rerun with --kaas-version 0.2.18 to convert it if the brokers run 0.2.18", len(of.Entries), gi.Evidence))
+			case !isOffsets:
+				acts = append(acts, RepairAction{Action: ActConvert, Path: it.Path, Group: it.Group, Change: true, expect: &st, entries: of.Entries,
+					Detail: fmt.Sprintf("plain map with %d offsets (Rust 0.2.18 reads it as EMPTY; %s) → v2 envelope", len(of.Entries), gi.Assumes())})
+			}
+			// Go / Rust ≤ 0.2.17 read plain maps as offsets: nothing is broken.
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Legacy files: migrate, or set aside duplicates, or report conflicts.
+	if undetermined > 0 {
+		acts = append(acts, RepairAction{Action: ActSkip, Path: gi.LiveOffsetsDir, Detail: fmt.Sprintf("%d group files in offsets dirs whose role cannot be told (%s): nothing is moved, merged or removed across the dirs until the kaas version is pinned (--kaas-version)", undetermined, gi.Evidence)})
+		if acts[len(acts)-1].Path == "" {
+			acts[len(acts)-1].Path = l.OffsetsPath()
+		}
+	}
+	// Legacy files (Rust 0.2.18 only): migrate, or set aside duplicates,
+	// or report conflicts.
 	for _, li := range legacy {
 		cur, perr := GroupFilePath(l, li.group)
 		if perr != nil {
+			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: perr.Error()})
+			continue
+		}
+		if sameFile(li.path, cur) { // one file reached two ways: never move it onto itself
+			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "the same file as " + cur + " (one directory spelled two ways); left alone"})
 			continue
 		}
 		lst, _ := ReadState(li.path)
 		cst, err := ReadState(cur)
 		if err != nil {
+			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "cannot read " + cur + ": " + err.Error()})
 			continue
 		}
 		if !cst.Exists {
 			acts = append(acts, RepairAction{Action: ActMigrate, Path: li.path, Group: li.group, Change: true, Dest: cur, Backup: qpath(li.path), expect: &lst, entries: li.file.Entries,
-				Detail: fmt.Sprintf("%d offsets → the cluster dir, where brokers read them; the legacy file is moved aside", len(li.file.Entries))})
+				Detail: fmt.Sprintf("%d offsets → the live dir, where Rust 0.2.18 brokers read them (%s); the legacy file is moved aside", len(li.file.Entries), gi.Assumes())})
 			continue
 		}
 		cof, _, cerr := volume.ParseOffsetFile(cur, cst.Data)
 		if cerr == nil && sameEntries(cof.Entries, li.file.Entries) {
 			acts = append(acts, RepairAction{Action: ActLegacyDup, Path: li.path, Group: li.group, Change: true, Dest: qpath(li.path), expect: &lst,
-				Detail: "same offsets as " + cur + "; the legacy copy is moved aside"})
+				Detail: "same offsets as " + cur + "; the legacy copy is moved aside (" + gi.Assumes() + ")"})
 			continue
 		}
 		acts = append(acts, RepairAction{Action: ActConflict, Path: li.path, Group: li.group, Dest: cur,
-			Detail: fmt.Sprintf("the group also has %s with different offsets (legacy %s, current %s); brokers read only the current one; nothing was changed: compare them and reset with 'kaasctl offsets reset --from-file' if the legacy ones are right", cur, summarize(li.file.Entries), summarizeFile(cof))})
+			Detail: fmt.Sprintf("the group also has %s with different offsets (legacy %s, live %s); Rust 0.2.18 brokers read only the live one (%s); nothing was changed: compare them and reset with 'kaasctl offsets reset --from-file' if the legacy ones are right", cur, summarize(li.file.Entries), summarizeFile(cof), gi.Assumes())})
 	}
 	// Stale temp files everywhere kaas writes.
 	tmpFinds := append(slices.Clone(sr.Findings), volume.TmpFindings(l, opts.Now)...)
@@ -212,9 +278,14 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 	})
 	for i := range acts {
 		a := &acts[i]
-		if a.Change {
+		switch {
+		case a.Change:
 			rep.Changes++
-		} else {
+		case a.Action == ActSkip:
+			rep.Skipped++
+		case a.Action == ActDenied:
+			rep.Denied++
+		default:
 			rep.Conflicts++
 		}
 		if !opts.Execute || !a.Change {
@@ -371,6 +442,20 @@ func copyExcl(src, dst string) error {
 		os.Remove(dst)
 	}
 	return err
+}
+
+// sameFile reports whether a and b are one file (os.SameFile), whatever
+// their spelling; false when either cannot be stat'ed.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(sa, sb)
 }
 
 func hasDecodeError(fs []volume.Finding) bool { return firstDecodeError(fs) != "" }

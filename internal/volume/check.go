@@ -22,6 +22,8 @@ type CheckResult struct {
 	Findings []Finding `json:"findings"`
 	// Checked counts the files kaasctl read, by kind.
 	Checked map[string]int `json:"checked"`
+	// Generation is the kaas generation the findings assume, and why.
+	Generation GenerationInfo `json:"generation"`
 }
 
 // CheckVolume reads every file kaasctl understands and returns all findings.
@@ -31,7 +33,8 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	if now.IsZero() {
 		now = time.Now()
 	}
-	res := &CheckResult{Checked: map[string]int{}}
+	l = l.WithGeneration()
+	res := &CheckResult{Checked: map[string]int{}, Generation: l.Gen}
 	add := func(fs ...Finding) { res.Findings = append(res.Findings, fs...) }
 	fileErr := func(code string, fe *FileError, fix string) {
 		add(Finding{Severity: SevError, Code: code, Path: fe.Path, Message: fe.Problem, Fix: fix})
@@ -63,7 +66,10 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
 		res.Checked["offsets"]++
 		add(it.Findings...)
-		if it.Err != nil {
+		switch {
+		case it.Denied:
+			fileErr(CodePermissionDenied, it.Err, FixPermissionDenied)
+		case it.Err != nil:
 			fileErr(CodeOffsetsCorrupt, it.Err, fixCorrupt)
 		}
 		if len(it.NameProblems) > 0 {
@@ -77,10 +83,15 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 				Message: fmt.Sprintf("group id %q cannot round-trip through kaas: %s", DisplayName(it.Group), strings.Join(it.NameProblems, "; ")),
 				Fix:     "use group ids of valid UTF-8, without \"/\", at most 246 bytes"})
 		}
-		if prev, ok := layouts[it.Group]; ok && prev != it.Layout {
+		if prev, ok := layouts[it.Group]; ok && prev != it.Layout && prev == OffsetsCurrent && it.Layout != OffsetsUndetermined {
+			// Undetermined dirs: the ambiguity finding lists these groups.
+			fix := "compare the two with 'kaasctl groups describe'; kaasctl leaves both (" + l.Gen.Assumes() + ")"
+			if it.Layout == OffsetsLegacy {
+				fix = "compare the two with 'kaasctl groups describe'; 'kaasctl volume repair' keeps the live one and moves the legacy one aside when they agree (" + l.Gen.Assumes() + ")"
+			}
 			add(Finding{Severity: SevWarning, Code: CodeDuplicateGroupFile, Path: it.Path,
-				Message: fmt.Sprintf("group %q has offset files in both layouts; brokers read only the cluster-dir one", DisplayName(it.Group)),
-				Fix:     "compare the two with 'kaasctl groups describe'; 'kaasctl volume repair' keeps the current one and backs up the legacy one"})
+				Message: fmt.Sprintf("group %q has offset files in both offsets dirs; %s brokers read only %s (%s)", DisplayName(it.Group), l.Gen.Label, l.Gen.LiveOffsetsDir, l.Gen.Assumes()),
+				Fix:     fix})
 		}
 		layouts[it.Group] = it.Layout
 		return nil

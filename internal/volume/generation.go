@@ -1,5 +1,14 @@
 package volume
 
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // Generation is the kaas generation that wrote (and reads) a volume. What is
 // live, legacy or a hazard on a volume depends on it (SPEC §1 "Generations"):
 //
@@ -48,3 +57,397 @@ func (g Generation) PlainMapIsOffsets() bool { return g == GenGo || g == Gen016 
 
 // Known reports whether the generation was determined or pinned.
 func (g Generation) Known() bool { return g != GenUnknown }
+
+// How a volume's generation was decided.
+const (
+	GenSourceDetected     = "detected"     // from what is on the volume
+	GenSourcePinned       = "pinned"       // --kaas-version, KAASCTL_KAAS_VERSION or the profile
+	GenSourceUndetermined = "undetermined" // the evidence does not decide it
+)
+
+// AllGenerations lists the known generations, oldest first.
+var AllGenerations = []Generation{GenGo, Gen016, Gen018}
+
+// String is the generation's short name ("unknown" when not determined).
+func (g Generation) String() string {
+	if g == GenUnknown {
+		return "unknown"
+	}
+	return string(g)
+}
+
+// KaasVersionForms names the accepted --kaas-version values, for messages.
+const KaasVersionForms = "go, a Go version (0.1.190), a Rust version such as 0.2.15, 0.2.16, 0.2.17 or 0.2.18 (a leading v and a -preview suffix are accepted), or auto (detect from the volume)"
+
+// ParseKaasVersion maps a kaas version as a user gives it to its
+// generation: "go" and every Go (0.1.x) or Rust ≤ 0.2.15 version → GenGo;
+// 0.2.16 and 0.2.17 → Gen016; 0.2.18 → Gen018. "auto" (or "") means
+// detect: GenUnknown and no error. Anything else is an error naming the
+// accepted forms.
+func ParseKaasVersion(s string) (Generation, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch v {
+	case "", "auto", "detect":
+		return GenUnknown, nil
+	case "go", "golang", "skafka":
+		return GenGo, nil
+	}
+	v = strings.TrimPrefix(v, "v")
+	v = strings.TrimSuffix(v, "-preview")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return GenUnknown, fmt.Errorf("kaas version %q: expected %s", s, KaasVersionForms)
+	}
+	var n [3]int
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil || x < 0 || p == "" || (len(p) > 1 && p[0] == '0') {
+			return GenUnknown, fmt.Errorf("kaas version %q: expected %s", s, KaasVersionForms)
+		}
+		n[i] = x
+	}
+	switch {
+	case n[0] == 0 && n[1] <= 1:
+		return GenGo, nil
+	case n[0] == 0 && n[1] == 2 && n[2] <= 15:
+		return GenGo, nil
+	case n[0] == 0 && n[1] == 2 && n[2] <= 17:
+		return Gen016, nil
+	case n[0] == 0 && n[1] == 2 && n[2] == 18:
+		return Gen018, nil
+	}
+	return GenUnknown, fmt.Errorf("kaas version %q: kaasctl knows the volume layouts up to 0.2.18 (a later kaas may have changed them); pin 0.2.18 only if its release notes say the layout is unchanged; accepted: %s", s, KaasVersionForms)
+}
+
+// GenerationInfo is the generation kaasctl assumes for a volume and why:
+// every offline view shows it, and every finding, fix and write follows it.
+type GenerationInfo struct {
+	Gen Generation `json:"-"`
+	// Name is the generation's short name: go, 0.2.16, 0.2.18 or unknown.
+	Name  string `json:"generation"`
+	Label string `json:"label"`
+	// Source is detected, pinned or undetermined.
+	Source   string `json:"source"`
+	Evidence string `json:"evidence"`
+	// Candidates are the generations the evidence allows when it does not
+	// decide one (e.g. 0.2.16 and 0.2.18 when only the cluster dir holds
+	// offsets).
+	Candidates []string `json:"candidates"`
+	// LiveOffsetsDir is the offsets dir the brokers of the assumed
+	// generation read and write; "" when it cannot be told.
+	LiveOffsetsDir string `json:"liveOffsetsDir"`
+	// Ambiguous: both offsets dirs hold group files and nothing is pinned.
+	Ambiguous bool `json:"ambiguous"`
+	// SameDir: the data dir and the cluster dir are one directory (by
+	// identity, whatever their spelling), so there is one offsets dir.
+	SameDir bool `json:"sameDir"`
+
+	cands []Generation
+}
+
+// Resolved reports whether the info was computed (detected or pinned).
+func (gi GenerationInfo) Resolved() bool { return gi.Source != "" }
+
+// Summary is the one-line "which generation and why" of every offline view.
+func (gi GenerationInfo) Summary() string {
+	s := "kaas generation " + gi.Label + " (" + gi.Source
+	if gi.Evidence != "" {
+		s += ": " + gi.Evidence
+	}
+	return s + ")"
+}
+
+// Assumes is the short clause findings and fixes carry ("assuming Rust 0.2.18, pinned").
+func (gi GenerationInfo) Assumes() string {
+	if gi.Gen == GenUnknown {
+		return "kaas generation undetermined"
+	}
+	return "assuming kaas " + gi.Label + ", " + gi.Source
+}
+
+// can reports whether g is still possible for the volume.
+func (gi GenerationInfo) can(g Generation) bool {
+	if gi.Gen != GenUnknown {
+		return gi.Gen == g
+	}
+	return slices.Contains(gi.cands, g)
+}
+
+// PlainMapVerdict says what the brokers do with a plain-map offset file:
+// known is false when the possible generations disagree (then callers must
+// not state either as fact).
+func (gi GenerationInfo) PlainMapVerdict() (isOffsets, known bool) {
+	if gi.Gen != GenUnknown {
+		return gi.Gen.PlainMapIsOffsets(), true
+	}
+	if len(gi.cands) == 0 {
+		return false, false
+	}
+	first := gi.cands[0].PlainMapIsOffsets()
+	for _, c := range gi.cands[1:] {
+		if c.PlainMapIsOffsets() != first {
+			return false, false
+		}
+	}
+	return first, true
+}
+
+// Roles of an offsets dir under the assumed generation (OffsetScanItem.Layout).
+const (
+	// OffsetsCurrent ("current") is the live dir: the one the brokers of
+	// the assumed generation read and write (DATA/__consumer_offsets on
+	// GenGo, CD/__consumer_offsets from 0.2.16 on).
+	// OffsetsLegacy ("legacy") is DATA/__consumer_offsets on 0.2.18 only.
+	OffsetsNotRead      = "notRead"      // CD/__consumer_offsets on GenGo: its brokers never read it
+	OffsetsPreMigration = "preMigration" // DATA/__consumer_offsets on 0.2.16–0.2.17: migrated by the broker at boot
+	OffsetsUndetermined = "undetermined" // either dir when the live one cannot be told
+)
+
+// roleOf is the role of the data-dir (inData) or cluster-dir offsets dir.
+func (gi GenerationInfo) roleOf(inData bool) string {
+	if gi.SameDir {
+		return OffsetsCurrent
+	}
+	switch gi.Gen {
+	case GenGo:
+		if inData {
+			return OffsetsCurrent
+		}
+		return OffsetsNotRead
+	case Gen016:
+		if inData {
+			return OffsetsPreMigration
+		}
+		return OffsetsCurrent
+	case Gen018:
+		if inData {
+			return OffsetsLegacy
+		}
+		return OffsetsCurrent
+	}
+	if gi.LiveOffsetsDir != "" && !inData {
+		return OffsetsCurrent // Rust ≥ 0.2.16, which one not told: CD is live either way
+	}
+	return OffsetsUndetermined
+}
+
+// dirProbe is what detection learns about one offsets dir.
+type dirProbe struct {
+	path     string
+	exists   bool
+	hasGroup bool
+	st       os.FileInfo
+}
+
+func probeOffsetsDir(p string) dirProbe {
+	d := dirProbe{path: p}
+	if p == "" {
+		return d
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return d
+	}
+	d.exists, d.st = true, st
+	f, err := os.Open(p)
+	if err != nil {
+		return d
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(256)
+		for _, e := range ents {
+			n := e.Name()
+			if strings.HasSuffix(n, ".json") && e.Type().IsRegular() {
+				d.hasGroup = true
+				return d
+			}
+		}
+		if err != nil {
+			return d
+		}
+	}
+}
+
+// SameDir reports whether a and b name one directory (os.SameFile after
+// following links), whatever their spelling: relative or absolute, through
+// a symbolic link, with or without a trailing slash.
+func SameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(sa, sb)
+}
+
+// DataOffsetsPath is DATA/__consumer_offsets whatever its role, or "" when
+// the data dir is unknown.
+func (l Layout) DataOffsetsPath() string {
+	if l.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(l.DataDir, OffsetsDir)
+}
+
+// WithGeneration returns l with its generation detected when nobody
+// resolved it yet (a Layout built by hand, in tests or by the sandbox).
+func (l Layout) WithGeneration() Layout {
+	if !l.Gen.Resolved() {
+		l.Gen = DetectGeneration(l)
+	}
+	return l
+}
+
+// LiveOffsetsDir is the offsets dir the brokers of the volume's generation
+// read and write: the one place reads prefer and offset writes go. It is an
+// error when that cannot be told (both dirs hold group files, or nothing
+// says which generation wrote the volume).
+func (l Layout) LiveOffsetsDir() (string, error) {
+	l = l.WithGeneration()
+	if l.Gen.LiveOffsetsDir != "" {
+		return l.Gen.LiveOffsetsDir, nil
+	}
+	return "", &GenerationError{Info: l.Gen}
+}
+
+// GenerationError: an offsets write needs to know which dir is live.
+type GenerationError struct{ Info GenerationInfo }
+
+func (e *GenerationError) Error() string {
+	return "kaasctl cannot tell which offsets dir the brokers read (" + e.Info.Evidence + "); pin the kaas version with --kaas-version go|0.2.16|0.2.18 (or KAASCTL_KAAS_VERSION, or kaasVersion in the profile)"
+}
+
+// DetectGeneration decides the generation from what is on the volume:
+// which offsets dir holds group files. Rust 0.2.16–0.2.17 and 0.2.18 keep
+// the same layout, so a volume whose cluster dir alone holds offsets is
+// left undetermined between them (the live dir is known: CD).
+func DetectGeneration(l Layout) GenerationInfo {
+	cd := probeOffsetsDir(l.OffsetsPath())
+	dd := probeOffsetsDir(l.DataOffsetsPath())
+	gi := GenerationInfo{Source: GenSourceDetected}
+	same := l.DataDir != "" && (SameDir(l.DataDir, l.ClusterDir) || (cd.exists && dd.exists && os.SameFile(cd.st, dd.st)))
+	rust := []Generation{Gen016, Gen018}
+	switch {
+	case same:
+		gi.SameDir = true
+		gi.cands = slices.Clone(AllGenerations)
+		gi.LiveOffsetsDir = cd.path
+		gi.Evidence = fmt.Sprintf("the data dir %s and the cluster dir %s are one directory, so %s is the live offsets dir under every generation; which generation wrote it cannot be told from the volume", l.DataDir, l.ClusterDir, cd.path)
+	case dd.hasGroup && cd.hasGroup:
+		gi.Ambiguous = true
+		gi.cands = slices.Clone(AllGenerations)
+		gi.Evidence = fmt.Sprintf("both %s (live for Go / Rust ≤ 0.2.15) and %s (live from Rust 0.2.16 on) hold group files", dd.path, cd.path)
+	case dd.hasGroup:
+		gi.Gen = GenGo
+		gi.LiveOffsetsDir = dd.path
+		gi.Evidence = fmt.Sprintf("group files are in %s and %s holds none: only Go / Rust ≤ 0.2.15 brokers keep offsets in the data dir", dd.path, cd.path)
+	case cd.hasGroup:
+		gi.cands = rust
+		gi.LiveOffsetsDir = cd.path
+		if l.DataDir == "" {
+			gi.Evidence = fmt.Sprintf("group files are in %s (the data dir is unknown, so DATA/__consumer_offsets was not looked at): Rust ≥ 0.2.16; 0.2.16–0.2.17 and 0.2.18 use the same layout and cannot be told apart from the volume", cd.path)
+		} else {
+			gi.Evidence = fmt.Sprintf("group files are in %s and %s holds none: Rust ≥ 0.2.16; 0.2.16–0.2.17 and 0.2.18 use the same layout and cannot be told apart from the volume", cd.path, dd.path)
+		}
+	case dd.exists && !cd.exists:
+		gi.Gen = GenGo
+		gi.LiveOffsetsDir = dd.path
+		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: only Go / Rust ≤ 0.2.15 brokers create the data-dir one", dd.path, cd.path)
+	case cd.exists && !dd.exists && l.DataDir != "":
+		gi.cands = rust
+		gi.LiveOffsetsDir = cd.path
+		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: Rust ≥ 0.2.16 (0.2.16–0.2.17 and 0.2.18 cannot be told apart)", cd.path, dd.path)
+	default:
+		gi.cands = slices.Clone(AllGenerations)
+		switch {
+		case l.DataDir == "":
+			gi.Evidence = fmt.Sprintf("no group files in %s and the data dir is unknown (pass --data-dir)", cd.path)
+		default:
+			gi.Evidence = fmt.Sprintf("no group files in %s or %s", dd.path, cd.path)
+		}
+	}
+	if gi.Gen == GenUnknown {
+		gi.Source = GenSourceUndetermined
+	}
+	return gi.finish()
+}
+
+// finish fills the derived fields.
+func (gi GenerationInfo) finish() GenerationInfo {
+	gi.Name, gi.Label = gi.Gen.String(), gi.Gen.Label()
+	if gi.Gen == GenUnknown && len(gi.cands) > 0 && !slices.Equal(gi.cands, AllGenerations) {
+		ls := make([]string, len(gi.cands))
+		for i, c := range gi.cands {
+			ls[i] = c.Label()
+		}
+		gi.Label = "undetermined: " + strings.Join(ls, " or ")
+	}
+	gi.Candidates = []string{}
+	if gi.Gen == GenUnknown {
+		for _, c := range gi.cands {
+			gi.Candidates = append(gi.Candidates, c.String())
+		}
+	}
+	return gi
+}
+
+// Pin replaces detection with the generation the user named; from says
+// where ("--kaas-version 0.1.190", "KAASCTL_KAAS_VERSION", "profile prod").
+// What detection saw stays in the evidence.
+func (gi GenerationInfo) Pin(l Layout, g Generation, from string) GenerationInfo {
+	out := GenerationInfo{Gen: g, Source: GenSourcePinned, SameDir: gi.SameDir}
+	out.Evidence = "pinned by " + from + "; the volume says: " + gi.Evidence
+	switch {
+	case gi.SameDir:
+		out.LiveOffsetsDir = l.OffsetsPath()
+	case g.LiveOffsetsInDataDir():
+		out.LiveOffsetsDir = l.DataOffsetsPath() // "" when the data dir is unknown
+		if out.LiveOffsetsDir == "" {
+			out.Evidence += "; the data dir is unknown, so Go-generation offsets cannot be found (pass --data-dir)"
+		}
+	default:
+		out.LiveOffsetsDir = l.OffsetsPath()
+	}
+	return out.finish()
+}
+
+// ResolveGeneration detects the volume's generation and applies the first
+// pin given (flag, then environment, then profile). A pin that does not
+// parse is a *PinError.
+func ResolveGeneration(l Layout, in ResolveInput) (GenerationInfo, error) {
+	gi := DetectGeneration(l)
+	for _, p := range []struct{ v, from string }{
+		{in.KaasVersionFlag, "--kaas-version"},
+		{in.EnvKaasVersion, "KAASCTL_KAAS_VERSION"},
+		{in.ProfileKaasVersion, "profile kaasVersion"},
+	} {
+		if strings.TrimSpace(p.v) == "" {
+			continue
+		}
+		g, err := ParseKaasVersion(p.v)
+		if err != nil {
+			return gi, &PinError{From: p.from, Err: err}
+		}
+		if g == GenUnknown { // "auto": detection, whatever lower sources say
+			return gi, nil
+		}
+		return gi.Pin(l, g, p.from+" "+strings.TrimSpace(p.v)), nil
+	}
+	return gi, nil
+}
+
+// PinError is a --kaas-version (or its variable or profile key) that does
+// not parse: a usage error.
+type PinError struct {
+	From string
+	Err  error
+}
+
+func (e *PinError) Error() string { return e.From + ": " + e.Err.Error() }

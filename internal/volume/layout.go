@@ -30,6 +30,10 @@ type Layout struct {
 	ClusterDir string `json:"clusterDir"`
 	// Source says how ClusterDir was found, for messages.
 	Source string `json:"source"`
+	// Gen is the kaas generation assumed for the volume and why (detected
+	// by Resolve, or pinned); WithGeneration detects it for a Layout built
+	// by hand.
+	Gen GenerationInfo `json:"-"`
 }
 
 // AssignmentPath is CD/assignment.json.
@@ -38,9 +42,13 @@ func (l Layout) AssignmentPath() string { return filepath.Join(l.ClusterDir, Ass
 // OffsetsPath is CD/__consumer_offsets (the current layout).
 func (l Layout) OffsetsPath() string { return filepath.Join(l.ClusterDir, OffsetsDir) }
 
-// LegacyOffsetsPath is DATA/__consumer_offsets, or "" when the data dir is unknown.
+// LegacyOffsetsPath is DATA/__consumer_offsets when the volume's generation
+// calls it legacy (Rust 0.2.18: brokers never read it and the operator
+// deletes it), else "". On the Go generation that dir is the live one; see
+// LiveOffsetsDir and DataOffsetsPath.
 func (l Layout) LegacyOffsetsPath() string {
-	if l.DataDir == "" {
+	l = l.WithGeneration()
+	if l.DataDir == "" || l.Gen.roleOf(true) != OffsetsLegacy {
 		return ""
 	}
 	return filepath.Join(l.DataDir, OffsetsDir)
@@ -54,6 +62,9 @@ type ResolveInput struct {
 	ClusterDirFlag, DataDirFlag       string // --cluster-dir, --data-dir
 	EnvClusterDir, EnvDataDir         string // KAAS_CLUSTER_DIR, KAAS_DATA_DIR
 	ProfileClusterDir, ProfileDataDir string // the active profile in config.yaml
+	// The kaas version pinned by --kaas-version, KAASCTL_KAAS_VERSION and
+	// the profile's kaasVersion (first non-empty wins over detection).
+	KaasVersionFlag, EnvKaasVersion, ProfileKaasVersion string
 }
 
 // ErrNoVolume means no flag, environment variable or profile named a volume.
@@ -106,6 +117,11 @@ func Resolve(in ResolveInput) (Layout, error) {
 				return Layout{}, err
 			}
 		}
+		gi, err := ResolveGeneration(l, in)
+		if err != nil {
+			return Layout{}, err
+		}
+		l.Gen = gi
 		return l, nil
 	}
 	return Layout{}, ErrNoVolume

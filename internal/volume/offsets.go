@@ -58,12 +58,51 @@ const (
 	CodeOffsetsNegative     = "offsets.negativeOffset"
 	CodeOffsetsEmpty        = "offsets.noOffsets"
 	CodeOffsetsDuplicateKey = "offsets.duplicateKey"
+	// A plain map on a generation that reads it as offsets (info only).
+	CodePlainMapOffsets = "offsets.plainMap"
+	// A plain map on a volume whose generation is undetermined.
+	CodePlainMapUndetermined = "offsets.plainMapGenerationUnknown"
 )
 
 const (
 	fixPlainMap = "run 'kaasctl volume repair' to convert it to the current envelope before any broker loads the group (a restart or rebalance); until then, do not restart the group's coordinator"
 	fixCorrupt  = "kaas ignores this file without a log line and the next commit overwrites it with only the newly committed partitions: note the offsets you need, then run 'kaasctl volume repair' to quarantine it"
 )
+
+// AdjustOffsetFindings states the plain-map finding of a parsed file for
+// the volume's generation: an error on Rust 0.2.18 (its brokers read the
+// file as EMPTY), a note on Go / Rust ≤ 0.2.17 (their brokers read it as
+// offsets; the Go OffsetDelete writes it), and a warning that says both
+// when the generation is undetermined. It sets of.BrokerSeesEmpty only when
+// the generation makes it a fact.
+func (gi GenerationInfo) AdjustOffsetFindings(of *OffsetFile, fs []Finding) []Finding {
+	if of == nil || of.Format != FormatPlainMap {
+		return fs
+	}
+	isOffsets, known := gi.PlainMapVerdict()
+	of.BrokerSeesEmpty = known && !isOffsets && len(of.Entries) > 0
+	n := len(of.Entries)
+	for i := range fs {
+		f := &fs[i]
+		if f.Code != CodeOffsetsPlainMap {
+			continue
+		}
+		switch {
+		case known && !isOffsets:
+			f.Message = fmt.Sprintf("plain-map file with %d committed offsets: Rust 0.2.18 brokers read it as EMPTY, so the group restarts from auto.offset.reset the next time a broker loads it (OffsetDelete writes this format) (%s)", n, gi.Assumes())
+			f.Fix = fixPlainMap + " (" + gi.Assumes() + ")"
+		case known:
+			f.Severity, f.Code = SevInfo, CodePlainMapOffsets
+			f.Message = fmt.Sprintf("plain-map file with %d committed offsets: %s brokers read it as offsets (the Go broker's OffsetDelete writes this format); nothing to do (%s)", n, gi.Label, gi.Assumes())
+			f.Fix = ""
+		default:
+			f.Severity, f.Code = SevWarning, CodePlainMapUndetermined
+			f.Message = fmt.Sprintf("plain-map file with %d committed offsets: Go / Rust ≤ 0.2.17 brokers read it as offsets, Rust 0.2.18 brokers read it as EMPTY; the kaas generation is undetermined (%s)", n, gi.Evidence)
+			f.Fix = "pin the kaas version (--kaas-version, KAASCTL_KAAS_VERSION or the profile's kaasVersion); on 0.2.18, 'kaasctl volume repair --kaas-version 0.2.18 --execute' converts it to the envelope every generation reads"
+		}
+	}
+	return fs
+}
 
 // ReadOffsetFile reads and parses one offset file.
 func ReadOffsetFile(path string) (*OffsetFile, []Finding, error) {

@@ -14,10 +14,11 @@ import (
 	"time"
 )
 
-// Where an offset file was found.
+// Where an offset file was found, as a role under the volume's generation
+// (see also OffsetsNotRead, OffsetsPreMigration, OffsetsUndetermined).
 const (
-	OffsetsCurrent = "current" // CD/__consumer_offsets
-	OffsetsLegacy  = "legacy"  // DATA/__consumer_offsets
+	OffsetsCurrent = "current" // the live dir: DATA/__consumer_offsets on GenGo, else CD/__consumer_offsets
+	OffsetsLegacy  = "legacy"  // DATA/__consumer_offsets on Rust 0.2.18 only
 )
 
 // BackupMarker is in the name of every backup kaasctl writes beside a file
@@ -38,7 +39,17 @@ const (
 	CodeSymlink            = "volume.symlink"
 	CodeNoOffsetsDir       = "offsets.noOffsetsDir"
 	CodeDuplicateGroupFile = "offsets.currentAndLegacyFile"
+	// Generation-dependent directory findings.
+	CodeAmbiguousGeneration = "volume.ambiguousGeneration"
+	CodeGenerationUnknown   = "volume.generationUnknown"
+	CodeOffsetsDirNotRead   = "offsets.dirNotRead"
+	CodePreMigrationDir     = "offsets.preMigrationDir"
+	// CodePermissionDenied: a file kaasctl may not read (EACCES).
+	CodePermissionDenied = "file.permissionDenied"
 )
+
+// FixPermissionDenied is the fix of a file kaasctl may not read.
+const FixPermissionDenied = "give the user running kaasctl read access (run it as the brokers' user, or fix the file's owner and mode: ls -l, chown/chmod); kaasctl does not judge or move a file it cannot read"
 
 // StaleTmpAge is how old a *.tmp file must be before kaasctl calls it stale:
 // kaas's own writes finish in milliseconds.
@@ -64,6 +75,9 @@ type OffsetScanItem struct {
 	Summary  OffsetSummary
 	Findings []Finding
 	Err      *FileError
+	// Denied is true when the file could not be read for lack of
+	// permission (Err says so): not corrupt, just unreadable to kaasctl.
+	Denied bool
 }
 
 // ScanOptions tunes ScanOffsets.
@@ -84,14 +98,31 @@ type ScanOptions struct {
 	// keeping entries (Summary set, File nil); files with anything odd are
 	// still fully parsed so their findings are complete.
 	SummaryOnly bool
+
+	gen GenerationInfo // set by ScanOffsets for the workers
 }
 
 // ScanResult is what a scan saw besides the files themselves.
 type ScanResult struct {
 	Files    int
 	Findings []Finding // directory-level: legacy dir, tmp leftovers, unknown files
-	// LegacyDir is DATA/__consumer_offsets when it exists.
+	// LegacyDir is DATA/__consumer_offsets when it exists and the
+	// volume's generation calls it legacy (Rust 0.2.18 only).
 	LegacyDir string
+	// Generation is what the scan assumed (the layout's, detected when
+	// nobody resolved it).
+	Generation GenerationInfo
+	// Dirs are the offsets dirs scanned, the live one first, with the
+	// group ids found in each.
+	Dirs []ScannedDir
+}
+
+// ScannedDir is one offsets dir a scan listed.
+type ScannedDir struct {
+	Path   string
+	Role   string
+	InData bool
+	Groups []string
 }
 
 type scanJob struct {
@@ -99,36 +130,55 @@ type scanJob struct {
 	inSubdir            bool
 }
 
-// ScanOffsets lists the offset files of both layouts (current first, then
-// legacy; each sorted by file name) and calls fn for each, in that order,
-// while a bounded pool of workers reads and parses ahead. Memory stays
-// bounded by the window, not by the total size of the files. fn runs on the
-// caller's goroutine; returning an error stops the scan.
+// ScanOffsets lists the offset files of both offsets dirs (the live one of
+// the volume's generation first, then the other; each sorted by file name)
+// and calls fn for each, in that order, while a bounded pool of workers
+// reads and parses ahead. Memory stays bounded by the window, not by the
+// total size of the files. fn runs on the caller's goroutine; returning an
+// error stops the scan. One directory spelled two ways (the data dir equal
+// to the cluster dir, a link) is scanned once.
 func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (ScanResult, error) {
+	l = l.WithGeneration()
+	gi := l.Gen
+	opts.gen = gi
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	var res ScanResult
+	res := ScanResult{Generation: gi}
 	var jobs []scanJob
 	cur := l.OffsetsPath()
-	if st, err := os.Stat(cur); err == nil && st.IsDir() {
-		jobs = listOffsetDir(cur, OffsetsCurrent, now, &res.Findings, jobs)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		res.Findings = append(res.Findings, Finding{Severity: SevError, Code: CodeUnreadableDir, Path: cur, Message: "cannot read the offsets dir: " + err.Error(), Fix: "check the volume mount and permissions"})
-	}
-	if leg := l.LegacyOffsetsPath(); leg != "" && leg != cur {
-		if st, err := os.Stat(leg); err == nil && st.IsDir() {
-			res.LegacyDir = leg
-			n := len(jobs)
-			jobs = listOffsetDir(leg, OffsetsLegacy, now, &res.Findings, jobs)
-			res.Findings = append(res.Findings, Finding{Severity: SevWarning, Code: CodeLegacyOffsetsDir, Path: leg,
-				Message: fmt.Sprintf("legacy offsets dir (kaas ≤ v0.2.15 and the Go flavour) with %d group files: kaas v0.2.18 never reads it and its operator deletes it within 5 minutes", len(jobs)-n),
-				Fix:     "run 'kaasctl volume repair' to migrate it into the cluster dir (the operator's sweep deletes it otherwise)"})
+	dirs := []ScannedDir{{Path: cur, Role: gi.roleOf(false)}}
+	if dd := l.DataOffsetsPath(); dd != "" && !gi.SameDir && !SameDir(dd, cur) {
+		dirs = append(dirs, ScannedDir{Path: dd, Role: gi.roleOf(true), InData: true})
+		if dirs[1].Role == OffsetsCurrent {
+			dirs[0], dirs[1] = dirs[1], dirs[0]
 		}
 	}
+	for _, d := range dirs {
+		st, err := os.Stat(d.Path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				res.Findings = append(res.Findings, Finding{Severity: SevError, Code: CodeUnreadableDir, Path: d.Path, Message: "cannot read the offsets dir: " + err.Error(), Fix: "check the volume mount and permissions"})
+			}
+			continue
+		}
+		if !st.IsDir() {
+			continue
+		}
+		n := len(jobs)
+		jobs = listOffsetDir(d.Path, d.Role, now, &res.Findings, jobs)
+		for _, j := range jobs[n:] {
+			d.Groups = append(d.Groups, j.group)
+		}
+		if d.Role == OffsetsLegacy {
+			res.LegacyDir = d.Path
+		}
+		res.Dirs = append(res.Dirs, d)
+	}
+	res.Findings = append(res.Findings, generationFindings(gi, res.Dirs)...)
 	if len(jobs) == 0 && res.LegacyDir == "" {
-		if _, err := os.Stat(cur); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(cur); errors.Is(err, fs.ErrNotExist) && gi.Gen != GenGo {
 			res.Findings = append(res.Findings, Finding{Severity: SevInfo, Code: CodeNoOffsetsDir, Path: cur, Message: "no offsets dir: no group has committed offsets yet (or this is not the cluster dir)"})
 		}
 	}
@@ -139,6 +189,142 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	return res, runOrdered(jobs, opts, fn)
 }
 
+// generationFindings are the directory-level findings that depend on the
+// volume's generation: the ambiguity itself, the 0.2.18 legacy dir with
+// the groups it puts at risk, and offsets the assumed generation never reads.
+func generationFindings(gi GenerationInfo, dirs []ScannedDir) []Finding {
+	var out []Finding
+	var live *ScannedDir
+	for i := range dirs {
+		if dirs[i].Role == OffsetsCurrent {
+			live = &dirs[i]
+		}
+	}
+	liveSet := map[string]bool{}
+	if live != nil {
+		for _, g := range live.Groups {
+			liveSet[g] = true
+		}
+	}
+	noCopy := func(d ScannedDir) []string {
+		var gs []string
+		for _, g := range d.Groups {
+			if !liveSet[g] {
+				gs = append(gs, g)
+			}
+		}
+		return gs
+	}
+	pinFix := "pin the kaas version the brokers run: --kaas-version go (Go / Rust ≤ 0.2.15: DATA/__consumer_offsets is live), 0.2.16 or 0.2.18 (CD/__consumer_offsets is live); or KAASCTL_KAAS_VERSION, or kaasVersion in the profile ('kaasctl config set-profile NAME --kaas-version V')"
+	if gi.Ambiguous && gi.Gen == GenUnknown && len(dirs) == 2 {
+		d, c := dirs[0], dirs[1]
+		if c.InData {
+			d, c = c, d
+		}
+		both, onlyD, onlyC := splitGroups(d.Groups, c.Groups)
+		out = append(out, Finding{Severity: SevWarning, Code: CodeAmbiguousGeneration, Path: d.Path,
+			Message: fmt.Sprintf("both offsets dirs hold group files, so which kaas generation wrote the volume (and which dir its brokers read) cannot be told: %s has %s (%s) and %s has %s (%s); only in %s: %s; only in %s: %s; in both: %s. Nothing is migrated, repaired or written across the two dirs until the version is pinned",
+				d.Path, plural(len(d.Groups), "group"), nameList(d.Groups), c.Path, plural(len(c.Groups), "group"), nameList(c.Groups),
+				d.Path, nameList(onlyD), c.Path, nameList(onlyC), nameList(both)),
+			Fix: pinFix})
+		return out
+	}
+	if !gi.Ambiguous && gi.Gen == GenUnknown && gi.LiveOffsetsDir == "" {
+		out = append(out, Finding{Severity: SevInfo, Code: CodeGenerationUnknown, Path: gi.firstDir(dirs),
+			Message: "the kaas generation is undetermined (" + gi.Evidence + "): findings that depend on it are held back and offsets writes refuse until it is known",
+			Fix:     pinFix})
+	}
+	for _, d := range dirs {
+		if len(d.Groups) == 0 && d.Role != OffsetsLegacy {
+			continue
+		}
+		missing := noCopy(d)
+		switch d.Role {
+		case OffsetsLegacy:
+			out = append(out, Finding{Severity: SevWarning, Code: CodeLegacyOffsetsDir, Path: d.Path,
+				Message: fmt.Sprintf("legacy offsets dir (%s) with %s: Rust 0.2.18 brokers never read it and the kaas operator deletes it within 5 minutes; groups at risk: %s; of these, without a copy in the live dir %s: %s",
+					gi.Assumes(), plural(len(d.Groups), "group file"), nameList(d.Groups), liveDirName(live), nameList(missing)),
+				Fix: "run 'kaasctl volume repair --execute' (on 0.2.18 it rescues the groups without a copy into the cluster dir, merging and never overwriting; conflicts are reported) before the operator's sweep; if the brokers are older than 0.2.18, pin --kaas-version instead"})
+		case OffsetsNotRead:
+			out = append(out, Finding{Severity: SevWarning, Code: CodeOffsetsDirNotRead, Path: d.Path,
+				Message: fmt.Sprintf("%s holds %s, but Go / Rust ≤ 0.2.15 brokers read only %s (%s): these files are not used (left by a copy or an earlier migration?); groups: %s; not in the live dir: %s",
+					d.Path, plural(len(d.Groups), "group file"), liveDirName(live), gi.Assumes(), nameList(d.Groups), nameList(missing)),
+				Fix: "if the brokers really run Rust ≥ 0.2.16, pin --kaas-version 0.2.16 or 0.2.18; otherwise compare with 'kaasctl groups describe' and remove them by hand once sure (kaasctl leaves them)"})
+		case OffsetsPreMigration:
+			out = append(out, Finding{Severity: SevWarning, Code: CodePreMigrationDir, Path: d.Path,
+				Message: fmt.Sprintf("%s holds %s (%s): the 0.2.16–0.2.17 broker migrates this dir into the cluster dir at boot and protects it until then; groups: %s; not yet in the live dir: %s",
+					d.Path, plural(len(d.Groups), "group file"), gi.Assumes(), nameList(d.Groups), nameList(missing)),
+				Fix: "restart one 0.2.16–0.2.17 broker so its boot shim migrates the dir, and check it is empty before upgrading to 0.2.18 (whose operator deletes it)"})
+		}
+	}
+	return out
+}
+
+func (gi GenerationInfo) firstDir(dirs []ScannedDir) string {
+	if len(dirs) > 0 {
+		return dirs[0].Path
+	}
+	return gi.LiveOffsetsDir
+}
+
+func liveDirName(live *ScannedDir) string {
+	if live == nil {
+		return "(none)"
+	}
+	return live.Path
+}
+
+// splitGroups returns the groups in both lists, only in a, only in b.
+func splitGroups(a, b []string) (both, onlyA, onlyB []string) {
+	inB := map[string]bool{}
+	for _, g := range b {
+		inB[g] = true
+	}
+	inA := map[string]bool{}
+	for _, g := range a {
+		inA[g] = true
+		if inB[g] {
+			both = append(both, g)
+		} else {
+			onlyA = append(onlyA, g)
+		}
+	}
+	for _, g := range b {
+		if !inA[g] {
+			onlyB = append(onlyB, g)
+		}
+	}
+	return both, onlyA, onlyB
+}
+
+// maxListed caps the group names one message lists.
+const maxListed = 20
+
+// nameList shows group ids for a message: quoted-safe, at most maxListed,
+// "none" for an empty list.
+func nameList(gs []string) string {
+	if len(gs) == 0 {
+		return "none"
+	}
+	n := min(len(gs), maxListed)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = DisplayName(gs[i])
+	}
+	s := strings.Join(out, ", ")
+	if len(gs) > n {
+		s += fmt.Sprintf(" … and %d more", len(gs)-n)
+	}
+	return s
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
 // listOffsetDir appends the group files of one offsets dir (recursively,
 // for group ids containing "/") and records odd entries as findings.
 func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scanJob) []scanJob {
@@ -146,6 +332,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 		dir, prefix string
 		depth       int
 	}
+	start := len(jobs)
 	stack := []frame{{dir, "", 0}}
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
@@ -185,15 +372,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 		}
 	}
 	// Files of the top level and sub-directories: one stable order by group id.
-	slices.SortStableFunc(jobs, func(a, b scanJob) int {
-		if a.layout != b.layout {
-			if a.layout == OffsetsCurrent {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.group, b.group)
-	})
+	slices.SortStableFunc(jobs[start:], func(a, b scanJob) int { return strings.Compare(a.group, b.group) })
 	return jobs
 }
 
@@ -296,6 +475,10 @@ func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
 	data, buf, err := readInto(j.path, buf)
 	if err != nil {
 		it.Err = &FileError{Path: j.path, Problem: err.Error()}
+		if errors.Is(err, fs.ErrPermission) {
+			it.Denied = true
+			it.Err.Problem = "permission denied: kaasctl may not read this file (" + err.Error() + "); its offsets are unknown to kaasctl, not lost"
+		}
 		return buf
 	}
 	if opts.SummaryOnly {
@@ -305,6 +488,7 @@ func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
 		}
 	}
 	f, fs, perr := ParseOffsetFile(j.path, data)
+	fs = opts.gen.AdjustOffsetFindings(f, fs)
 	it.File, it.Findings = f, fs
 	if perr != nil {
 		fe := &FileError{}

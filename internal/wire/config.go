@@ -43,6 +43,9 @@ type Profile struct {
 	SASL        *SASLProfile `yaml:"sasl,omitempty" json:"sasl,omitempty"`
 	Timeout     string       `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	MaxVersions string       `yaml:"maxVersions,omitempty" json:"maxVersions,omitempty"`
+	// KaasVersion pins the kaas generation of the profile's volume (as
+	// --kaas-version; validated by the commands, which know the versions).
+	KaasVersion string `yaml:"kaasVersion,omitempty" json:"kaasVersion,omitempty"`
 }
 
 // TLSProfile is a profile's TLS block. Any field set turns TLS on unless

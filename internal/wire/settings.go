@@ -121,6 +121,9 @@ type Settings struct {
 	// DataDir and ClusterDir come from the profile only; flags and
 	// KAAS_* variables are resolved by the volume package.
 	DataDir, ClusterDir string
+	// KaasVersion is the profile's kaasVersion pin (flags and
+	// KAASCTL_KAAS_VERSION are resolved by the commands).
+	KaasVersion string
 
 	// Sources says where each key's value came from.
 	Sources map[string]Source
@@ -278,7 +281,7 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 	}
 	s.MaxVersions, s.Sources[KeyMaxVersions] = v, src
 
-	s.DataDir, s.ClusterDir = prof.DataDir, prof.ClusterDir
+	s.DataDir, s.ClusterDir, s.KaasVersion = prof.DataDir, prof.ClusterDir, prof.KaasVersion
 	return s, nil
 }
 
