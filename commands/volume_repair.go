@@ -16,19 +16,28 @@ func init() {
 	registerSub("volume", volumeUsage, func() *cli.Command {
 		return &cli.Command{
 			Name:  "repair",
-			Usage: "convert legacy offset files, quarantine corrupt ones, move stale *.tmp aside, migrate the legacy offsets dir (dry-run unless --execute)",
-			Description: "What it repairs, and how (nothing is ever deleted):\n" +
-				"  convert           a legacy plain-map offset file (kaas v0.2.18 reads it as EMPTY) is rewritten as\n" +
+			Usage: "repair what is broken for the volume's own kaas generation: quarantine corrupt offset files, move stale *.tmp aside; on 0.2.18 also convert plain maps and rescue the legacy offsets dir (dry-run unless --execute)",
+			Description: "It repairs only what is broken in the volume's own kaas generation (detected, or pinned with\n" +
+				"--kaas-version; see 'kaasctl help volume'). On Go / Rust <= 0.2.15 and 0.2.16-0.2.17 a plain map is\n" +
+				"offsets and DATA/__consumer_offsets is not legacy: nothing is converted or moved (moving an older\n" +
+				"generation's live dir is 'kaasctl volume migrate --to 0.2.18', an upgrade step). When the generation\n" +
+				"is undetermined only generation-independent fixes run (quarantine, stale *.tmp) and the rest is\n" +
+				"listed as skipped. Every file it leaves alone is listed (action skip) with the reason.\n\n" +
+				"What it repairs, and how (nothing is ever deleted):\n" +
+				"  convert           0.2.18 only: a plain-map offset file (0.2.18 reads it as EMPTY) is rewritten as\n" +
 				"                    the v2 envelope; the old file is backed up beside it (<file>.kaasctl-bak-<time>)\n" +
 				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>/...;\n" +
 				"                    the offsets kaasctl can still read are saved beside it as a --from-file CSV\n" +
 				"  remove-tmp        a *.tmp file older than --tmp-older-than is moved into the quarantine dir\n" +
-				"  migrate           DATA/__consumer_offsets/<g>.json (kaas <= 0.2.15) is written into the cluster dir\n" +
-				"                    and the legacy file moved into the quarantine dir\n" +
-				"  legacy-duplicate  a legacy file identical to the current one is moved into the quarantine dir\n" +
-				"  conflict          a group with different offsets in both layouts: reported, never overwritten\n" +
+				"  migrate           0.2.18 only: a leftover DATA/__consumer_offsets/<g>.json is written into the cluster\n" +
+				"                    dir and the legacy file moved into the quarantine dir\n" +
+				"  legacy-duplicate  0.2.18 only: a legacy file identical to the live one is moved into the quarantine dir\n" +
+				"  conflict          0.2.18 only: a group with different offsets in both dirs: reported, never overwritten\n" +
+				"  skip              a file left alone, with the reason (sub-directories, names kaas cannot round-trip,\n" +
+				"                    fixes that depend on an undetermined generation, dirs its generation does not read)\n" +
+				"  permission-denied a file kaasctl may not read: reported with the permissions fix, exit 3\n" +
 				"Every write is atomic (unique temp file, fsync, rename, fsync of the directory) and skipped if the\n" +
-				"file changed since it was read. A second run finds nothing to do. Exit 3 when conflicts remain.\n" +
+				"file changed since it was read. A second run finds nothing to do. Exit 3 when conflicts or unreadable files remain.\n" +
 				"Stop the brokers first if you can: a broker that has a group loaded rewrites its file on the next commit.\n\n" +
 				"Examples:\n" +
 				"  kaasctl volume repair --data-dir /data                 # the plan: nothing is written\n" +
@@ -78,6 +87,10 @@ func runVolumeRepair(c *cli.Context) error {
 	for _, a := range rep.Actions {
 		res := "planned"
 		switch {
+		case a.Action == repair.ActSkip:
+			res = "skipped"
+		case a.Action == repair.ActDenied:
+			res = "not readable"
 		case !a.Change:
 			res = "not changed"
 		case a.Error != "":
@@ -87,11 +100,15 @@ func runVolumeRepair(c *cli.Context) error {
 		}
 		t.Add(a.Action, volume.DisplayName(a.Path), a.Detail, res, a.Dest, a.Backup)
 	}
+	g.Notef("%s", rep.Generation.Summary())
 	if err := g.Printer.Print(render.Output{Data: rep, Items: rep.Actions, Table: t}); err != nil {
 		return err
 	}
+	if rep.Skipped > 0 {
+		g.Notef("%s left alone on purpose (action skip, with the reason)", plural(rep.Skipped, "file", "files"))
+	}
 	switch {
-	case rep.Changes == 0 && rep.Conflicts == 0:
+	case rep.Changes == 0 && rep.Conflicts == 0 && rep.Denied == 0:
 		g.Notef("nothing to repair in %s", l.ClusterDir)
 	case rep.DryRun && rep.Changes > 0:
 		g.Warnf("dry-run: nothing was changed; rerun with --execute to make these %d changes (files set aside go to %s)", rep.Changes, rep.Quarantine)
@@ -101,9 +118,14 @@ func runVolumeRepair(c *cli.Context) error {
 	if rep.Failed > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d repair(s) failed; see RESULT", rep.Failed)}
 	}
+	if rep.Denied > 0 {
+		g.Warnf("%s kaasctl may not read: not judged, not moved; fix their permissions (see RESULT)", plural(rep.Denied, "file", "files"))
+	}
 	if rep.Conflicts > 0 {
 		g.Warnf("%d conflict(s) need a person: kaasctl does not choose between two different sets of offsets", rep.Conflicts)
-		return exit.ProblemsFound("%d conflicts", rep.Conflicts)
+	}
+	if rep.Conflicts > 0 || rep.Denied > 0 {
+		return exit.ProblemsFound("%d conflicts, %d unreadable files", rep.Conflicts, rep.Denied)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func TestVolumeRepairDamaged(t *testing.T) {
 	truncOld, _ := os.ReadFile(filepath.Join(od, "truncated.json"))
 
 	// Dry-run: the plan, nothing changed.
-	d, errs, code := runRepair(t, "--data-dir", vol)
+	d, errs, code := runRepair(t, "--data-dir", vol, "--kaas-version", "0.2.18")
 	if code != 3 || !d.DryRun || !strings.Contains(errs, "nothing was changed") {
 		t.Fatalf("dry-run exit %d, dryRun %v: %s", code, d.DryRun, errs)
 	}
@@ -84,7 +84,7 @@ func TestVolumeRepairDamaged(t *testing.T) {
 	}
 
 	// Execute.
-	d, errs, code = runRepair(t, "--data-dir", vol, "--execute")
+	d, errs, code = runRepair(t, "--data-dir", vol, "--kaas-version", "0.2.18", "--execute")
 	if code != 3 || d.Failed != 0 {
 		t.Fatalf("execute exit %d failed %d: %s", code, d.Failed, errs)
 	}
@@ -121,7 +121,7 @@ func TestVolumeRepairDamaged(t *testing.T) {
 	}
 
 	// volume check: no error left among offset files, temp files and dirs.
-	out, _, _ := runVol(t, "volume", "check", "--data-dir", vol, "--now", "2026-07-23T12:00:00Z", "-o", "json")
+	out, _, _ := runVol(t, "volume", "check", "--data-dir", vol, "--kaas-version", "0.2.18", "--now", "2026-07-23T12:00:00Z", "-o", "json")
 	var rep struct {
 		Findings []struct{ Severity, Code, Path string }
 	}
@@ -145,7 +145,7 @@ func TestVolumeRepairDamaged(t *testing.T) {
 
 	// Idempotent: a second run changes nothing.
 	after := treeHash(t, vol)
-	d, _, code = runRepair(t, "--data-dir", vol, "--execute")
+	d, _, code = runRepair(t, "--data-dir", vol, "--kaas-version", "0.2.18", "--execute")
 	if d.Changes != 0 || d.Conflicts != 1 || code != 3 {
 		t.Errorf("second run: exit %d, %d changes, %d conflicts: %+v", code, d.Changes, d.Conflicts, d.Actions)
 	}
@@ -158,17 +158,17 @@ func TestVolumeRepairDamaged(t *testing.T) {
 // threshold is left alone.
 func TestVolumeRepairThresholdAndClean(t *testing.T) {
 	vol := copyVolume(t, "damaged")
-	d, _, _ := runRepair(t, "--data-dir", vol, "--tmp-older-than", "3h")
+	d, _, _ := runRepair(t, "--data-dir", vol, "--kaas-version", "0.2.18", "--tmp-older-than", "3h")
 	for _, a := range d.Actions {
 		if a.Action == "remove-tmp" {
 			t.Errorf("a 2h old tmp file is not older than 3h: %+v", a)
 		}
 	}
-	_, errs, code := runVol(t, "volume", "repair", "--data-dir", vol, "--tmp-older-than", "1m")
+	_, errs, code := runVol(t, "volume", "repair", "--data-dir", vol, "--kaas-version", "0.2.18", "--tmp-older-than", "1m")
 	if code != 2 || !strings.Contains(errs, "write in flight") {
 		t.Errorf("--tmp-older-than 1m: exit %d %s", code, errs)
 	}
-	_, errs, code = runVol(t, "volume", "repair", "--data-dir", vol, "--dry-run", "--execute")
+	_, errs, code = runVol(t, "volume", "repair", "--data-dir", vol, "--kaas-version", "0.2.18", "--dry-run", "--execute")
 	if code != 2 || !strings.Contains(errs, "only accepts one of [execute] and [dry-run]") {
 		t.Errorf("both modes: exit %d %s", code, errs)
 	}

@@ -140,6 +140,7 @@ func TestOfflineTimeSpecNeedsBrokers(t *testing.T) {
 func TestOfflinePlainMapIsConverted(t *testing.T) {
 	l := offlineVolume(t)
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "g.json"), []byte(`{"orders/0":10,"audit/0":4}`), 0o644)
+	l = l.PinnedTo(volume.Gen018, "test") // a plain map is a hazard on 0.2.18 only
 	gp := planOffline(t, l, Spec{Kind: ToCurrent}, TopicScope{Topic: "orders", Partitions: []int32{0}})
 	if !gp.PlainMap || !gp.Changes() {
 		t.Fatalf("plain map not noticed: %+v", gp)
@@ -242,11 +243,28 @@ func TestPlanRefusesLegacyOnlyGroup(t *testing.T) {
 	l := offlineVolume(t)
 	os.MkdirAll(filepath.Join(l.DataDir, "__consumer_offsets"), 0o755)
 	os.WriteFile(filepath.Join(l.DataDir, "__consumer_offsets", "old.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)
+	// Both offsets dirs hold files: the live one cannot be told until pinned.
 	plans, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"old"}, Scopes: []TopicScope{{Topic: "orders"}}, Spec: Spec{Kind: ToEarliest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plans[0].Error, "--kaas-version") {
+		t.Errorf("ambiguous volume: group not stopped: %+v", plans[0])
+	}
+	// Pinned to 0.2.18 the data-dir file is legacy: repair migrates it first.
+	plans, err = PlanGroups(context.Background(), Inputs{Layout: l.PinnedTo(volume.Gen018, "test")}, ResetOptions{Groups: []string{"old"}, Scopes: []TopicScope{{Topic: "orders"}}, Spec: Spec{Kind: ToEarliest}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(plans[0].Error, "volume repair") {
 		t.Errorf("legacy-only group not stopped: %+v", plans[0])
+	}
+	// Pinned to the Go generation the data-dir file is the live one.
+	plans, err = PlanGroups(context.Background(), Inputs{Layout: l.PinnedTo(volume.GenGo, "test")}, ResetOptions{Groups: []string{"old"}, Scopes: []TopicScope{{Topic: "orders"}}, Spec: Spec{Kind: ToEarliest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plans[0].Error != "" || plans[0].Path != filepath.Join(l.DataDir, "__consumer_offsets", "old.json") {
+		t.Errorf("Go generation: plan %+v", plans[0])
 	}
 }

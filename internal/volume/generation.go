@@ -403,7 +403,7 @@ func (gi GenerationInfo) finish() GenerationInfo {
 // What detection saw stays in the evidence.
 func (gi GenerationInfo) Pin(l Layout, g Generation, from string) GenerationInfo {
 	out := GenerationInfo{Gen: g, Source: GenSourcePinned, SameDir: gi.SameDir}
-	out.Evidence = "pinned by " + from + "; the volume says: " + gi.Evidence
+	out.Evidence = "by " + from + "; the volume says: " + gi.Evidence
 	switch {
 	case gi.SameDir:
 		out.LiveOffsetsDir = l.OffsetsPath()
@@ -451,3 +451,10 @@ type PinError struct {
 }
 
 func (e *PinError) Error() string { return e.From + ": " + e.Err.Error() }
+
+// PinnedTo returns l with its generation pinned to g; from says by what
+// ("--kaas-version 0.2.18").
+func (l Layout) PinnedTo(g Generation, from string) Layout {
+	l.Gen = DetectGeneration(l).Pin(l, g, from)
+	return l
+}

@@ -101,7 +101,9 @@ func TestScanOffsetsOrderAndLayouts(t *testing.T) {
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}
 	writeOffsets(t, l.OffsetsPath(), 300)
-	writeOffsets(t, l.LegacyOffsetsPath(), 3)
+	writeOffsets(t, l.DataOffsetsPath(), 3)
+	// Both dirs hold files: only a pin to 0.2.18 makes the data-dir one legacy.
+	l = l.PinnedTo(Gen018, "test")
 	sub := filepath.Join(l.OffsetsPath(), "team")
 	os.MkdirAll(sub, 0o755)
 	os.WriteFile(filepath.Join(sub, "a.json"), []byte(`{"offsets":{"t/0":1}}`), 0o644)
@@ -156,7 +158,7 @@ func TestScanOffsetsNamesOnlyAndMissingDir(t *testing.T) {
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}
 	sr, err := ScanOffsets(l, ScanOptions{}, func(*OffsetScanItem) error { t.Fatal("no files expected"); return nil })
-	if err != nil || codes(sr.Findings) != "info:offsets.noOffsetsDir" {
+	if err != nil || codes(sr.Findings) != "info:volume.generationUnknown,info:offsets.noOffsetsDir" {
 		t.Fatalf("missing dir: %v %s", err, codes(sr.Findings))
 	}
 	writeOffsets(t, l.OffsetsPath(), 2)
