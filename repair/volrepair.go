@@ -54,6 +54,7 @@ type RepairAction struct {
 
 	expect  *FileState
 	entries []volume.OffsetEntry
+	data    []byte // volume migrate: the exact bytes to write
 }
 
 // RepairOptions controls RepairVolume.

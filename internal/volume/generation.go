@@ -387,7 +387,7 @@ func (gi GenerationInfo) finish() GenerationInfo {
 		for i, c := range gi.cands {
 			ls[i] = c.Label()
 		}
-		gi.Label = "undetermined: " + strings.Join(ls, " or ")
+		gi.Label = strings.Join(ls, " or ")
 	}
 	gi.Candidates = []string{}
 	if gi.Gen == GenUnknown {

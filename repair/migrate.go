@@ -1,0 +1,329 @@
+package repair
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Migration actions (besides ActMigrate, ActConflict, ActSkip, ActDenied,
+// ActRemoveDir of volume repair).
+const (
+	// ActAlreadyMigrated: the target already holds the same offsets; the
+	// source file is moved into the backup dir.
+	ActAlreadyMigrated = "already-migrated"
+)
+
+// DefaultQuietPeriod is how long the old offsets dir must have been left
+// alone before a migration: a file written more recently means a broker is
+// probably still committing there.
+const DefaultQuietPeriod = 5 * time.Minute
+
+// MigrateOptions controls MigrateVolume.
+type MigrateOptions struct {
+	// To is the generation to migrate to (only Gen018 is supported).
+	To      volume.Generation
+	Execute bool
+	Now     time.Time
+	// QuietPeriod: a group file or temp file in the old dir modified less
+	// than this long ago refuses the migration (live groups).
+	QuietPeriod time.Duration
+}
+
+// MigrateReport is what volume migrate found and did.
+type MigrateReport struct {
+	DryRun bool `json:"dryRun"`
+	// Generation is the generation the volume was found (or pinned) to be.
+	Generation volume.GenerationInfo `json:"generation"`
+	To         string                `json:"to"`
+	// Source is the old live offsets dir (DATA/__consumer_offsets), Target
+	// the new one (CD/__consumer_offsets), Backup where the source files go.
+	Source  string         `json:"source"`
+	Target  string         `json:"target"`
+	Backup  string         `json:"backup"`
+	Actions []RepairAction `json:"actions"`
+	// NothingToDo: the old dir holds no group files (already migrated).
+	NothingToDo bool `json:"nothingToDo"`
+	Changes     int  `json:"changes"`
+	Conflicts   int  `json:"conflicts"`
+	Skipped     int  `json:"skipped"`
+	Denied      int  `json:"permissionDenied"`
+	Failed      int  `json:"failed"`
+	// Refused says why nothing may be written (live groups); empty otherwise.
+	Refused string `json:"refused,omitempty"`
+}
+
+// MigrateUsageError is a migration kaasctl does not do for this volume
+// (wrong generation, one directory, no data dir): a usage error.
+type MigrateUsageError struct{ Msg string }
+
+func (e *MigrateUsageError) Error() string { return e.Msg }
+
+// MigrateRefusedError is a migration refused for safety (exit 4).
+type MigrateRefusedError struct{ Msg string }
+
+func (e *MigrateRefusedError) Error() string { return e.Msg }
+
+// CheckMigrationTarget validates --to: kaasctl migrates only to 0.2.18.
+func CheckMigrationTarget(g volume.Generation) error {
+	switch g {
+	case volume.Gen018:
+		return nil
+	case volume.Gen016:
+		return &MigrateUsageError{"--to 0.2.16/0.2.17: those brokers migrate DATA/__consumer_offsets themselves, with a shim at boot; kaasctl migrates only to 0.2.18 (--to 0.2.18), whose brokers no longer do"}
+	case volume.GenGo:
+		return &MigrateUsageError{"--to: a migration goes forward, to 0.2.18; moving offsets back into the data dir for Go / Rust ≤ 0.2.15 brokers is not supported"}
+	}
+	return &MigrateUsageError{"--to is required: kaasctl migrates to 0.2.18 (--to 0.2.18)"}
+}
+
+// MigrateVolume moves a Go-generation volume's live offsets dir
+// (DATA/__consumer_offsets) into the cluster dir (CD/__consumer_offsets),
+// where Rust 0.2.16+ brokers read them: an explicit upgrade step, never a
+// repair. It merges (a group already in the target with the same offsets
+// is not rewritten; one with different offsets is a conflict, never
+// overwritten), converts plain maps to the envelope 0.2.18 reads, verifies
+// every written file byte for byte, and keeps every source file (moved
+// into the backup dir). Running it again finds nothing to do.
+func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error) {
+	if err := CheckMigrationTarget(opts.To); err != nil {
+		return nil, err
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.QuietPeriod <= 0 {
+		opts.QuietPeriod = DefaultQuietPeriod
+	}
+	l = l.WithGeneration()
+	gi := l.Gen
+	stamp := opts.Now.UTC().Format("20060102T150405Z")
+	rep := &MigrateReport{DryRun: !opts.Execute, Generation: gi, To: opts.To.String(), Actions: []RepairAction{},
+		Source: l.DataOffsetsPath(), Target: l.OffsetsPath()}
+	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, "data-dir", volume.OffsetsDir)
+	if l.DataDir == "" {
+		return nil, &MigrateUsageError{"the data dir is unknown (only --cluster-dir given): the Go generation's offsets are in DATA/__consumer_offsets; pass --data-dir"}
+	}
+	if gi.SameDir || volume.SameDir(rep.Source, rep.Target) {
+		return nil, &MigrateUsageError{fmt.Sprintf("the data dir and the cluster dir are one directory (%s): there is one offsets dir and nothing to migrate", rep.Target)}
+	}
+	ents, err := os.ReadDir(rep.Source)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", rep.Source, err)
+	}
+	var groups []string
+	var others []fs.DirEntry
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasSuffix(n, ".json") && e.Type().IsRegular() {
+			groups = append(groups, strings.TrimSuffix(n, ".json"))
+		} else {
+			others = append(others, e)
+		}
+	}
+	if len(groups) == 0 {
+		rep.NothingToDo = true
+		return rep, nil
+	}
+	switch {
+	case gi.Gen == volume.GenGo:
+	case gi.Ambiguous:
+		return nil, &MigrateRefusedError{"both offsets dirs hold group files (" + gi.Evidence + "): kaasctl cannot tell which one the brokers read and migrates nothing until the version is pinned; if the brokers still run Go / Rust ≤ 0.2.15, rerun with --kaas-version go (groups in both dirs with different offsets are then reported as conflicts)"}
+	case gi.Gen == volume.Gen016:
+		return nil, &MigrateUsageError{"the volume is pinned to 0.2.16–0.2.17, whose brokers migrate " + rep.Source + " themselves at boot; start one, or pin --kaas-version go if the brokers are older"}
+	case gi.Gen == volume.Gen018:
+		return nil, &MigrateUsageError{"the volume is pinned to 0.2.18: " + rep.Source + " is a legacy leftover there, which 'kaasctl volume repair' rescues; 'volume migrate' moves a Go-generation volume's live dir"}
+	default:
+		return nil, &MigrateUsageError{"the kaas generation is undetermined (" + gi.Evidence + "): pin the version the brokers ran with --kaas-version go"}
+	}
+	// Live groups: anything written in the old dir within the quiet period.
+	var recent []string
+	for _, e := range ents {
+		st, err := os.Lstat(filepath.Join(rep.Source, e.Name()))
+		if err != nil || st.IsDir() {
+			continue
+		}
+		if age := opts.Now.Sub(st.ModTime()); age < opts.QuietPeriod {
+			recent = append(recent, fmt.Sprintf("%s (%s ago)", volume.DisplayName(e.Name()), ageText(max(age, 0))))
+		}
+	}
+	if len(recent) > 0 {
+		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago: %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
+			rep.Source, opts.QuietPeriod, strings.Join(recent, ", "), opts.QuietPeriod)
+	}
+	var acts []RepairAction
+	for _, g := range groups {
+		src := filepath.Join(rep.Source, g+".json")
+		dst := filepath.Join(rep.Target, g+".json")
+		bak := filepath.Join(rep.Backup, g+".json")
+		if ps := volume.NameProblems(g); len(ps) > 0 {
+			acts = append(acts, RepairAction{Action: ActSkip, Path: src, Group: g, Detail: "group id kaas cannot round-trip (" + strings.Join(ps, "; ") + "): not migrated"})
+			continue
+		}
+		st, err := ReadState(src)
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				acts = append(acts, RepairAction{Action: ActDenied, Path: src, Group: g, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied})
+			} else {
+				acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Detail: "cannot read it: " + err.Error() + "; not migrated"})
+			}
+			continue
+		}
+		if !st.Exists {
+			continue
+		}
+		of, fsn, perr := volume.ParseOffsetFile(src, st.Data)
+		if perr != nil || hasDecodeError(fsn) {
+			why := firstDecodeError(fsn)
+			if perr != nil {
+				why = perr.Error()
+			}
+			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g,
+				Detail: "no broker can decode it (" + why + "): not migrated; run 'kaasctl volume repair --kaas-version go' to quarantine it (its readable offsets are saved as a --from-file CSV), then rerun"})
+			continue
+		}
+		want := st.Data
+		detail := fmt.Sprintf("%d offsets, copied byte for byte", len(of.Entries))
+		if of.Format == volume.FormatPlainMap {
+			want = EncodeEnvelope(of.Entries)
+			detail = fmt.Sprintf("%d offsets; a plain map (read as offsets by Go brokers, as EMPTY by 0.2.18), written as the v2 envelope", len(of.Entries))
+		}
+		cst, err := ReadState(dst)
+		if err != nil {
+			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst, Detail: "cannot read the target: " + err.Error()})
+			continue
+		}
+		if cst.Exists {
+			cof, _, cerr := volume.ParseOffsetFile(dst, cst.Data)
+			if bytes.Equal(cst.Data, want) || (cerr == nil && sameEntries(cof.Entries, of.Entries)) {
+				acts = append(acts, RepairAction{Action: ActAlreadyMigrated, Path: src, Group: g, Change: true, Dest: bak, expect: &st,
+					Detail: "the target " + dst + " already holds the same offsets; the source file is moved into the backup dir"})
+				continue
+			}
+			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst,
+				Detail: fmt.Sprintf("the target already holds different offsets (source %s, target %s): never overwritten; compare them, keep the right file, then rerun", summarize(of.Entries), summarizeFile(cof))})
+			continue
+		}
+		acts = append(acts, RepairAction{Action: ActMigrate, Path: src, Group: g, Change: true, Dest: dst, Backup: bak, expect: &st, entries: of.Entries,
+			Detail: detail + " into " + rep.Target + " (Go / Rust ≤ 0.2.15 → Rust 0.2.18); the source file is moved into the backup dir", data: want})
+	}
+	for _, e := range others {
+		acts = append(acts, RepairAction{Action: ActSkip, Path: filepath.Join(rep.Source, e.Name()), Detail: "not a group file (a sub-directory, temp file or other file): left where it is, so the old dir stays"})
+	}
+	if len(others) == 0 {
+		acts = append(acts, RepairAction{Action: ActRemoveDir, Path: rep.Source, Change: true,
+			Detail: "the old offsets dir, once every group file is migrated (0.2.18's operator deletes it anyway)"})
+	}
+	for i := range acts {
+		a := &acts[i]
+		switch {
+		case a.Action == ActSkip:
+			rep.Skipped++
+		case a.Action == ActDenied:
+			rep.Denied++
+		case a.Change:
+			rep.Changes++
+		default:
+			rep.Conflicts++
+		}
+	}
+	rep.Actions = acts
+	if !opts.Execute || rep.Refused != "" {
+		return rep, nil
+	}
+	if err := os.MkdirAll(rep.Target, 0o755); err != nil {
+		return rep, err
+	}
+	for i := range acts {
+		a := &acts[i]
+		if !a.Change {
+			continue
+		}
+		if a.Action == ActRemoveDir && (rep.Failed > 0 || rep.Conflicts > 0 || rep.Denied > 0) {
+			a.Error = "not removed: files remain in it"
+			continue
+		}
+		if err := applyMigration(a); err != nil {
+			a.Error = err.Error()
+			rep.Failed++
+			continue
+		}
+		a.Done = true
+	}
+	return rep, nil
+}
+
+// applyMigration performs one migration action and verifies it.
+func applyMigration(a *RepairAction) error {
+	switch a.Action {
+	case ActMigrate:
+		if sameFile(a.Path, a.Dest) {
+			return fmt.Errorf("%s and %s are one file; not moved onto itself", a.Path, a.Dest)
+		}
+		cur, err := ReadState(a.Path)
+		if err != nil || !cur.Same(*a.expect) {
+			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
+		}
+		missing := FileState{Path: a.Dest}
+		if _, err := WriteFileAtomic(a.Dest, a.data, WriteOptions{Expect: &missing}); err != nil {
+			return err
+		}
+		got, err := os.ReadFile(a.Dest)
+		if err != nil {
+			return fmt.Errorf("%s: re-reading after the write: %w", a.Dest, err)
+		}
+		if !bytes.Equal(got, a.data) {
+			return fmt.Errorf("%s: the written file does not match byte for byte; the source is kept at %s", a.Dest, a.Path)
+		}
+		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
+			return fmt.Errorf("%s: the written offsets do not verify; the source is kept at %s", a.Dest, a.Path)
+		}
+		if err := moveAside(a.Path, a.Backup, a.expect); err != nil {
+			return err
+		}
+		return verifyBackup(a.Backup, a.expect.Data)
+	case ActAlreadyMigrated:
+		if err := moveAside(a.Path, a.Dest, a.expect); err != nil {
+			return err
+		}
+		return verifyBackup(a.Dest, a.expect.Data)
+	case ActRemoveDir:
+		ents, err := os.ReadDir(a.Path)
+		if err != nil {
+			return err
+		}
+		if len(ents) > 0 {
+			names := make([]string, 0, len(ents))
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			slices.Sort(names)
+			return fmt.Errorf("%s is not empty (%s); left in place", a.Path, strings.Join(names, ", "))
+		}
+		if err := os.Remove(a.Path); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(a.Path))
+	}
+	return fmt.Errorf("unknown action %q", a.Action)
+}
+
+// verifyBackup checks that the moved source file kept its bytes.
+func verifyBackup(path string, want []byte) error {
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: re-reading the backup: %w", path, err)
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("%s: the backup does not match the source byte for byte", path)
+	}
+	return nil
+}
