@@ -27,6 +27,7 @@ var formatDocs = []struct {
 	{"doctor", DoctorView{}, "each finding"},
 	{"volume check", inspect.CheckReport{}, "each finding (findings[])"},
 	{"volume repair", repair.RepairReport{}, "each action (actions[])"},
+	{"volume migrate", repair.MigrateReport{}, "each action (actions[])"},
 	{"txn list / txn describe", TxnListView{}, "each transaction (transactions[])"},
 	{"offsets reset / offsets delete", resetView{}, "the whole document"},
 	{"version", versionView{}, "the whole document"},
@@ -50,6 +51,13 @@ func helpFormats() string {
 Machine output goes to stdout only; notes, warnings and progress go to stderr, so
 'kaasctl ... -o json | jq' always reads valid JSON, also when some items failed (the
 exit code says so). Fields marked optional are left out when they do not apply.
+
+Every offline document names the kaas generation it assumed in a "generation" object
+(sources.generation in groups list/describe and doctor; generation in volume check, repair and
+migrate): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
+undetermined), evidence (why, in words), candidates (the generations still possible when
+undetermined), liveOffsetsDir ("" when it cannot be told), ambiguous (both offsets dirs hold
+group files), sameDir (the data dir and cluster dir are one directory).
 
 JSON fields by command
 `)

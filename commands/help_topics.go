@@ -51,10 +51,10 @@ or a --data-dir that holds assignment.json directly (a copied snapshot works too
 
   CD/assignment.json                     the controller's assignment: brokers and health,
                                          partition leaders, explicit consumer-group entries
-  CD/__consumer_offsets/<group>.json     committed offsets of one group:
+  CD/__consumer_offsets/<group>.json     committed offsets of one group (Rust 0.2.16 and later):
                                          {"offsets":{"topic/partition":next},"metadata":{...}}
-  DATA/__consumer_offsets/<group>.json   the same, legacy layout (kaas <= 0.2.15, Go flavour);
-                                         today's operator deletes this dir
+  DATA/__consumer_offsets/<group>.json   the same for the Go flavour and Rust <= 0.2.15 (their
+                                         LIVE dir); legacy on 0.2.18, whose operator deletes it
   CD/txn_state/slot-<n>.json             transactions, n = fnv1a32(transactional.id) % 50
   CD/producer_fences/from-<broker>.json  producer epoch fences
   CD/marker_queue/to-<broker>/*.json     pending transaction markers
@@ -64,6 +64,28 @@ or a --data-dir that holds assignment.json directly (a copied snapshot works too
 
 Group ids are used raw as file names: "a/b", "../x", absolute ids and ids over 246 bytes
 break on the broker side, and kaasctl reports them.
+
+Generations. What is live, legacy or a hazard depends on which kaas wrote the volume:
+
+                           Go / Rust <= 0.2.15     Rust 0.2.16-0.2.17        Rust 0.2.18
+  live offsets dir         DATA/__consumer_offsets CD/__consumer_offsets     CD/__consumer_offsets
+  plain map {"t/0":12}     offsets                 offsets (v1 fallback)     read as EMPTY (hazard)
+  DATA/__consumer_offsets  live                    migrated by the broker    legacy: the operator deletes it
+
+kaasctl detects the generation from which offsets dir holds group files (DATA/ only: Go; CD/
+only: Rust >= 0.2.16, where 0.2.16-0.2.17 and 0.2.18 look the same, so plain maps are reported
+as "EMPTY only on 0.2.18" and not converted). Both dirs holding files is ambiguous: one finding
+names both dirs and their groups, and kaasctl reads both but writes, repairs and migrates nothing
+across them. A data dir and cluster dir that are one directory (any spelling: relative, a link,
+the chart's KAAS_DATA_DIR equal to the cluster dir) have one offsets dir, live under every
+generation. Pin the version the brokers run when detection cannot tell, or to be sure:
+--kaas-version go|0.1.190|0.2.15|0.2.16|0.2.17|0.2.18 (or auto), KAASCTL_KAAS_VERSION, or
+kaasVersion in a profile ('kaasctl config set-profile NAME --kaas-version 0.2.18'); a pin wins
+over detection. Every offline view names the generation it assumed and why (the sources line,
+volume check's first line, "generation" in the JSON). Reads, offset resets and deletes use the
+generation's live dir; 'volume repair' fixes only what is broken in the volume's own generation;
+moving a Go-generation live dir into CD for 0.2.18 is 'kaasctl volume migrate --to 0.2.18', an
+explicit upgrade step taken with the old brokers stopped.
 
 kaasctl never writes assignment.json and never creates directories at the data-dir root (the
 kaas operator deletes unknown ones). Its backups sit beside the file they protect
