@@ -242,7 +242,7 @@ func volumeNames(kind string, words []string, getenv func(string) string) []stri
 				set[e.GroupID] = true
 			}
 		}
-		for _, dir := range []string{l.OffsetsPath(), l.LegacyOffsetsPath()} {
+		for _, dir := range []string{l.OffsetsPath(), l.DataOffsetsPath()} { // both offsets dirs: the live one depends on the generation
 			if dir == "" {
 				continue
 			}

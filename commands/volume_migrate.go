@@ -35,7 +35,11 @@ func init() {
 				"target with the same offsets is not rewritten; one with different offsets is a conflict (exit 3), never\n" +
 				"overwritten. The old dir is removed once empty. A second run finds nothing to do.\n" +
 				"The volume's generation must be Go (detected, or --kaas-version go); when both dirs hold files kaasctl\n" +
-				"refuses until the version is pinned.",
+				"refuses until the version is pinned.\n\n" +
+				"Examples:\n" +
+				"  kaasctl volume migrate --to 0.2.18 --data-dir /data\n" +
+				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --brokers kaas-0:9092 --execute   # refuses while kaas-0 answers\n" +
+				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --kaas-version go -x -o json | jq '.actions[] | select(.action == \"conflict\")'",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},

@@ -214,7 +214,7 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 		if len(lv.StaleOn) > 0 {
 			addOnce(&r.Issues, IssueStaleOnNonCoord)
 		}
-		onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile)
+		onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
 		if onVolume && !ownerLists {
 			addOnce(&r.Issues, IssueFileOnly)
 		}

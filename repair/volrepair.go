@@ -23,13 +23,13 @@ const QuarantineDir = ".kaasctl-quarantine"
 
 // Repair actions.
 const (
-	ActConvert    = "convert"          // plain map → v2 envelope, in place
-	ActQuarantine = "quarantine"       // a file kaas cannot decode, moved aside
-	ActRemoveTmp  = "remove-tmp"       // a stale *.tmp, moved aside
-	ActMigrate    = "migrate"          // legacy DATA/__consumer_offsets/<g>.json → CD
-	ActLegacyDup  = "legacy-duplicate" // legacy file identical to the current one, moved aside
-	ActConflict   = "conflict"         // legacy and current files differ: reported, never overwritten
-	ActRemoveDir  = "remove-empty-dir" // the legacy offsets dir, once empty
+	ActConvert    = "convert"           // plain map → v2 envelope, in place
+	ActQuarantine = "quarantine"        // a file kaas cannot decode, moved aside
+	ActRemoveTmp  = "remove-tmp"        // a stale *.tmp, moved aside
+	ActMigrate    = "migrate"           // legacy DATA/__consumer_offsets/<g>.json → CD
+	ActLegacyDup  = "legacy-duplicate"  // legacy file identical to the current one, moved aside
+	ActConflict   = "conflict"          // legacy and current files differ: reported, never overwritten
+	ActRemoveDir  = "remove-empty-dir"  // the legacy offsets dir, once empty
 	ActSkip       = "skip"              // a file repair leaves alone, with the reason: reported, never changed
 	ActDenied     = "permission-denied" // a file kaasctl may not read: reported, never changed
 )
