@@ -632,3 +632,39 @@ func TestRepairListsSkippedFiles(t *testing.T) {
 		}
 	}
 }
+
+// Rust 0.2.16–0.2.17: the broker migrates DATA/__consumer_offsets itself at
+// boot; kaasctl reports the files waiting for it and moves nothing.
+func TestGen016PreMigrationDir(t *testing.T) {
+	vol := rustVolume(t)
+	old := filepath.Join(vol, "__consumer_offsets")
+	writeFile(t, old, "g-beta.json", `{"offsets":{"lab-events/0":1}}`)
+	writeFile(t, old, "waiting.json", `{"lab-events/0":5}`)
+	out, _, code := runVol(t, "volume", "check", "--data-dir", vol, "--kaas-version", "0.2.17", "-o", "json")
+	rep := mustJSON[inspect.CheckReport](t, out)
+	if code != 0 || rep.Generation.Name != "0.2.16" || rep.Generation.LiveOffsetsDir != filepath.Join(vol, "__cluster", "__consumer_offsets") {
+		t.Fatalf("exit %d %+v", code, rep.Generation)
+	}
+	var pre *volume.Finding
+	for i, f := range rep.Findings {
+		switch f.Code {
+		case volume.CodePreMigrationDir:
+			pre = &rep.Findings[i]
+		case volume.CodeLegacyOffsetsDir, volume.CodeOffsetsPlainMap:
+			t.Errorf("0.2.16: %s: %s", f.Code, f.Message)
+		}
+	}
+	if pre == nil || !strings.Contains(pre.Message, "not yet in the live dir: waiting") || !strings.Contains(pre.Message, "0.2.16–0.2.17") {
+		t.Errorf("pre-migration finding %+v", pre)
+	}
+	before := fileHashes(t, vol)
+	out, _, code = runVol(t, "volume", "repair", "--data-dir", vol, "--kaas-version", "0.2.17", "--execute", "-o", "json")
+	rr := mustJSON[repair.RepairReport](t, out)
+	if code != 0 || rr.Changes != 0 || rr.Skipped != 2 {
+		t.Errorf("repair on 0.2.16: exit %d %+v", code, rr)
+	}
+	sameHashes(t, "repair on 0.2.16", before, fileHashes(t, vol))
+	if _, errOut, code := runVol(t, "volume", "migrate", "--to", "0.2.18", "--data-dir", vol, "--kaas-version", "0.2.17"); code != 2 || !strings.Contains(errOut, "boot") {
+		t.Errorf("migrate on 0.2.16: exit %d %s", code, errOut)
+	}
+}
