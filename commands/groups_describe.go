@@ -39,7 +39,7 @@ func init() {
 			Usage:     "coordinator, members, committed offsets (file and live) and lag of groups",
 			ArgsUsage: "GROUP...",
 			Description: "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
-				"else the legacy one); log start and high watermark from DATA/<topic>/<partition>/manifest.json.\n" +
+				"else the one in the other offsets dir); log start and high watermark from DATA/<topic>/<partition>/manifest.json.\n" +
 				"Lag is HIGH-WATERMARK − COMMITTED as of the partition manifest, not a live log end offset.\n\n" +
 				"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
 				"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +

@@ -109,6 +109,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Sources.Mode = "merged"
 		volumeSources(&v.Sources, l, a, sr)
 		warnGeneration(g, sr)
+		g.Notef("volume: %s", l.Gen.Summary())
 	}
 	var failed []string
 	for _, w := range described {

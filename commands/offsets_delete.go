@@ -16,8 +16,8 @@ func init() {
 		return &cli.Command{
 			Name:  "delete",
 			Usage: "delete committed offsets of topics/partitions from inactive groups (dry-run unless --execute)",
-			Description: "kaas's OffsetDelete rewrites the group's file as a legacy plain map, which kaas v0.2.18 then reads as\n" +
-				"EMPTY: every offset of the group is lost. kaasctl never sends it. Instead, with the group Empty or Dead\n" +
+			Description: "kaas's OffsetDelete rewrites the group's file as a plain map, which Rust 0.2.18 brokers then read as\n" +
+				"EMPTY (the Go flavour and Rust <= 0.2.17 read it as offsets): on 0.2.18 every offset of the group is lost. kaasctl never sends it. Instead, with the group Empty or Dead\n" +
 				"(checked live; exit 4 otherwise, --force overrides), it rewrites the offset file without the named\n" +
 				"partitions: backup beside the file, unique temp file, fsync, rename, fsync of the directory, aborted\n" +
 				"if the file changed since it was read. Then it re-reads the file and reports every partition.\n\n" +

@@ -110,6 +110,12 @@ func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *
 	if err != nil {
 		return volume.Layout{}, nil, err
 	}
+	// Every write names the generation it assumes and the dir it uses.
+	if dir, derr := l.LiveOffsetsDir(); derr == nil {
+		g.Notef("offset files in %s; %s", dir, l.Gen.Summary())
+	} else {
+		g.Notef("%s", l.Gen.Summary())
+	}
 	cl, err := connectForWrite(ctx, g, m)
 	if err != nil {
 		return volume.Layout{}, nil, err
@@ -440,7 +446,7 @@ func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 			fmtf(g.IO.Err, "Error: %s\n", gp.Refused)
 		}
 		if gp.PlainMap && gp.Error == "" {
-			g.Warnf("%s is a legacy plain map (kaas reads it as EMPTY); the write converts it to the v2 envelope", gp.Path)
+			g.Warnf("%s is a plain map, which Rust 0.2.18 brokers read as EMPTY (the volume is taken to be 0.2.18); the write converts it to the v2 envelope", gp.Path)
 		}
 		for _, w := range gp.Warnings {
 			g.Warnf("group '%s': %s", volume.DisplayName(gp.Group), w)

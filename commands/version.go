@@ -13,7 +13,7 @@ import (
 var Version = "dev"
 
 // SupportedKaas names the kaas releases whose volume layout kaasctl reads.
-const SupportedKaas = "kaas v0.2.16-preview … v0.2.18-preview (cluster-dir offsets) and older releases / the Go flavour (legacy DATA/__consumer_offsets, read-only)"
+const SupportedKaas = "kaas v0.2.16-preview … v0.2.18-preview (cluster-dir offsets) and older releases / the Go flavour (offsets in DATA/__consumer_offsets, their live dir; the generation is detected or pinned with --kaas-version)"
 
 type versionView struct {
 	Version       string `json:"version"`
