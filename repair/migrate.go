@@ -218,10 +218,6 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	for _, e := range others {
 		acts = append(acts, RepairAction{Action: ActSkip, Path: filepath.Join(rep.Source, e.Name()), Detail: "not a group file (a sub-directory, temp file or other file): left where it is, so the old dir stays"})
 	}
-	if len(others) == 0 {
-		acts = append(acts, RepairAction{Action: ActRemoveDir, Path: rep.Source, Change: true,
-			Detail: "the old offsets dir, once every group file is migrated (0.2.18's operator deletes it anyway)"})
-	}
 	for i := range acts {
 		a := &acts[i]
 		switch {
@@ -235,6 +231,11 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 			rep.Conflicts++
 		}
 	}
+	if len(others) == 0 && rep.Conflicts == 0 && rep.Denied == 0 && rep.Skipped == 0 {
+		acts = append(acts, RepairAction{Action: ActRemoveDir, Path: rep.Source, Change: true,
+			Detail: "the old offsets dir, once every group file is migrated (0.2.18's operator deletes it anyway)"})
+		rep.Changes++
+	}
 	rep.Actions = acts
 	if !opts.Execute || rep.Refused != "" {
 		return rep, nil
@@ -247,8 +248,8 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		if !a.Change {
 			continue
 		}
-		if a.Action == ActRemoveDir && (rep.Failed > 0 || rep.Conflicts > 0 || rep.Denied > 0) {
-			a.Error = "not removed: files remain in it"
+		if a.Action == ActRemoveDir && rep.Failed > 0 {
+			a.Error = "not removed: a migration step failed, so files remain in it"
 			continue
 		}
 		if err := applyMigration(a); err != nil {
