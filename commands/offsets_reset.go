@@ -109,6 +109,9 @@ func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
 	l, err := g.Layout()
 	if err != nil {
+		if g.HasBrokers() && !g.HasVolume() {
+			return volume.Layout{}, nil, exit.UsageErrorf("%v\nkaasctl needs the kaas volume even with --bootstrap-server: a kaas coordinator that has not loaded a group rewrites its offset file with exactly the partitions a commit names, so a safe reset commits the group's full set of offsets, which only the offset file on the volume holds", err)
+		}
 		return volume.Layout{}, nil, err
 	}
 	cl, err := connectForWrite(ctx, g, m)
