@@ -46,7 +46,7 @@ const commandConfigFlag = "command-config"
 // connState is the connection configuration resolved for one run.
 type connState struct {
 	// cc is the --command-config file, when given.
-	cc *wire.CommandConfig
+	cc       *wire.CommandConfig
 	settings *wire.Settings
 	cfg      *wire.Config
 	// fileErr is a config file that cannot be read; it stops every
