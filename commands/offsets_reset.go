@@ -29,19 +29,23 @@ func init() {
 			Name:  "reset",
 			Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
 			Description: "Plans a reset for every partition in scope, clamped to [log start, log end], and prints it.\n" +
-				"Unless every group is Empty or Dead it refuses (exit 4, nothing written; a dry-run says so too).\n" +
-				"With --execute it then commits each group's\n" +
+				"Group by group, as kafka-consumer-groups.sh does: a group that is not Empty or Dead is refused (one\n" +
+				"error line; --force overrides), a group with nothing to plan is skipped, and the others go on; the run\n" +
+				"exits 4 if any group was refused, 1 if one cannot be planned. With --execute it commits each group's\n" +
 				"FULL set of offsets (the offset file merged with the changes) to its coordinator: a partial commit\n" +
 				"to a kaas coordinator that has not loaded the group would rewrite the file with only the submitted\n" +
 				"partitions. Afterwards it re-reads the offset file and fetches the offsets back, and reports every\n" +
-				"partition OK or MISMATCH.\n\n" +
+				"partition OK or MISMATCH. --to-datetime and --by-duration answers are checked against the records\n" +
+				"(one bounded fetch per partition) and refused with the evidence when they contradict them.\n\n" +
 				"--offline writes the offset file directly (backup beside it, unique temp file, fsync, rename, fsync of\n" +
-				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n\n" +
+				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n" +
+				"'kaasctl help offsets' lists what is the same as kafka-consumer-groups.sh and what differs.\n\n" +
 				"Examples:\n" +
-				"  kaasctl offsets reset -b HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
+				"  kaasctl offsets reset --bootstrap-server HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
 				"  kaasctl offsets reset ... --group orders-app --all-topics --shift-by -100 --execute\n" +
 				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
-				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute",
+				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute\n" +
+				"  kaasctl offsets reset ... --group new-app --to-group orders-app --topic orders --execute",
 			Flags: append(writeSafetyFlags(),
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},

@@ -148,3 +148,12 @@ func TestSandboxOffsetsResetAsKafka(t *testing.T) {
 		t.Errorf("normal sandbox: exit %d %v\n%s", r.Code, got, r.Err)
 	}
 }
+
+func TestHelpOffsetsComingFromKafka(t *testing.T) {
+	r := runCLI(t, "", nil, "help", "offsets")
+	for _, want := range []string{"Coming from kafka-consumer-groups.sh", "Deliberate differences", "exit codes: 4 when any group was refused", "dry-run is the default", "--command-config"} {
+		if r.Code != 0 || !strings.Contains(r.Out, want) {
+			t.Errorf("help offsets: exit %d, missing %q", r.Code, want)
+		}
+	}
+}
