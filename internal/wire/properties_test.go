@@ -156,3 +156,19 @@ func FuzzParseProperties(f *testing.F) {
 		}
 	})
 }
+
+// A long --timeout never trips kgo's 15-minute cap on the request
+// overhead (the old "--timeout 3000" meant 50 minutes and failed).
+func TestClientAcceptsLongTimeouts(t *testing.T) {
+	for _, d := range []string{"3000", "1h", "16m"} {
+		to, err := ParseTimeout(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient(&Settings{Brokers: []string{"127.0.0.1:1"}, Timeout: to, MaxVersions: "kaas"})
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		c.Close()
+	}
+}
