@@ -121,7 +121,7 @@ func TestPrecedence(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 	env["KAASCTL_BROKERS"] = "env-host:1"
-	env["KAASCTL_TIMEOUT"] = "5"
+	env["KAASCTL_TIMEOUT"] = "5000" // milliseconds, as Kafka means a bare --timeout
 	s = in(nil)
 	if s.Brokers[0] != "env-host:1" || s.Sources[KeyBrokers].String() != "env KAASCTL_BROKERS" || s.Timeout != 5*time.Second {
 		t.Errorf("env over profile: %v %v %v", s.Brokers, s.Sources[KeyBrokers], s.Timeout)
