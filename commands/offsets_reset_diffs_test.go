@@ -157,3 +157,12 @@ func TestHelpOffsetsComingFromKafka(t *testing.T) {
 		}
 	}
 }
+
+// Kafka's command line without a volume: one sentence says why kaas needs it.
+func TestOffsetsResetNeedsVolume(t *testing.T) {
+	r := runCLI(t, "", nil, "offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--timeout", "3000", "--group", "g", "--all-topics", "--to-earliest")
+	if r.Code != 2 || !strings.Contains(r.Err, "kaasctl needs the kaas volume even with --bootstrap-server") || !strings.Contains(r.Err, "full set of offsets") ||
+		strings.Contains(r.Err, "overhead") {
+		t.Errorf("exit %d\n%s", r.Code, r.Err)
+	}
+}
