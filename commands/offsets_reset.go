@@ -389,8 +389,18 @@ func wrOptInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-func rowNotes(r repair.ResetRow) string {
+func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 	var ns []string
+	if gp != nil && r.Result == "" {
+		switch gp.Outcome {
+		case repair.OutcomeRefused:
+			ns = append(ns, fmt.Sprintf("not written: group refused (state %s)", gp.State))
+		case repair.OutcomeError:
+			if r.Error == "" {
+				ns = append(ns, "not written: the group cannot be planned")
+			}
+		}
+	}
 	if r.Error != "" {
 		ns = append(ns, "error: "+r.Error)
 	}
@@ -403,6 +413,10 @@ func rowNotes(r repair.ResetRow) string {
 
 func printResetView(g *Globals, v *resetView) error {
 	executed := v.Mode == "execute"
+	plan := map[string]*repair.GroupPlan{}
+	for _, gp := range v.Groups {
+		plan[gp.Group] = gp
+	}
 	var t *render.TableData
 	if v.Command == "delete" {
 		hdr := []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
@@ -419,7 +433,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r))...)
+			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
 	} else {
 		hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
@@ -436,7 +450,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r))...)
+			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t})

@@ -28,7 +28,8 @@ func TestSandboxOffsetsResetAsKafka(t *testing.T) {
 	// One Stable group refuses only itself: one error line, the other
 	// group is written, exit 4.
 	r := lab.runKafka(t, "--group", "app", "--group", "idle1", "--topic", "orders", "--to-offset", "5", "--execute")
-	if r.Code != 4 || strings.Count(r.Err, "Error: ") != 1 || !strings.Contains(r.Err, "Error: Assignments can only be reset if the group 'app' is inactive, but the current state is Stable.") {
+	if r.Code != 4 || strings.Count(r.Err, "Error: ") != 1 || !strings.Contains(r.Err, "Error: Assignments can only be reset if the group 'app' is inactive, but the current state is Stable.") ||
+		!strings.Contains(r.Out, "REFUSED  not written: the group was refused (state Stable)") {
 		t.Fatalf("mixed groups: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	if got := lab.fileOffsets(t, "idle1"); got["orders/0"] != 5 || got["orders/1"] != 5 {

@@ -20,6 +20,10 @@ const (
 	OutcomeError     = "error"     // cannot be planned (exit 1)
 )
 
+// ResultRefused marks, after --execute, the rows of a group that was
+// refused or could not be planned: nothing was written for them.
+const ResultRefused = "REFUSED"
+
 // ResultCached is a deleted partition the coordinator still serves from
 // its cache after the file write.
 const ResultCached = "CACHED"
@@ -118,9 +122,13 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 	if opts.Execute {
 		for _, gp := range plans {
 			if gp.Outcome != OutcomePlanned {
+				markNotWritten(gp)
 				continue
 			}
 			applyGroup(ctx, gp, opts)
+			if gp.Outcome == OutcomeRefused {
+				markNotWritten(gp)
+			}
 		}
 	}
 	for _, gp := range plans {
@@ -161,7 +169,7 @@ func (res ApplyResult) err(timeRefused int) error {
 	case res.Errors > 0:
 		return fmt.Errorf("%d group(s) cannot be planned and were skipped; see the errors above", res.Errors)
 	case res.Refused > 0:
-		return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force; the other groups were handled", res.Refused)
+		return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force", res.Refused)
 	case res.Cached > 0:
 		return &exit.CodedError{Code: exit.Problems, Err: fmt.Errorf("%d deleted offset(s) are still served by the coordinator's cache; see the warnings above", res.Cached)}
 	}
@@ -195,6 +203,20 @@ func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 	WriteFile(gp, opts.Now)
 	if opts.Command == "delete" && cl != nil {
 		verifyDeletedOnWire(ctx, cl, gp)
+	}
+}
+
+// markNotWritten gives the rows of a group that is not written their
+// result and why.
+func markNotWritten(gp *GroupPlan) {
+	why := fmt.Sprintf("not written: the group was refused (state %s)", gp.State)
+	if gp.Outcome == OutcomeError {
+		why = "not written: the group cannot be planned"
+	}
+	for i := range gp.Rows {
+		if r := &gp.Rows[i]; r.Result == "" {
+			r.Result, r.Detail = ResultRefused, why
+		}
 	}
 }
 
