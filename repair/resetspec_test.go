@@ -167,6 +167,8 @@ func FuzzParseResetCSV(f *testing.F) {
 func FuzzParseDateTimeAndDuration(f *testing.F) {
 	f.Add("2026-11-29T03:00:00Z")
 	f.Add("PT1H30M")
+	f.Add("-PT30M")
+	f.Add("2026-11-29T03:00:00.000")
 	f.Add("1h")
 	f.Fuzz(func(t *testing.T, s string) {
 		if tm, _, err := ParseDateTime(s); err == nil && tm.IsZero() {
