@@ -1,9 +1,12 @@
 package repair
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -48,5 +51,22 @@ func TestCheckTimeAnswer(t *testing.T) {
 		if ok != c.ok || (ev != "") != c.bad || !strings.Contains(ev, c.want) {
 			t.Errorf("%s: %q %v", c.name, ev, ok)
 		}
+	}
+}
+
+// When the records cannot be read, an answer of the log start (the Go
+// generation's answer for every time) is refused; any other answer is
+// only a warning.
+func TestCheckTimeAnswersUnreadable(t *testing.T) {
+	cl := &wire.Client{Settings: &wire.Settings{Brokers: []string{"127.0.0.1:1"}, MaxVersions: "no-such-cap"}}
+	at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	timed := kadm.ListedOffsets{"orders": {
+		0: {Topic: "orders", Partition: 0, Offset: 0},
+		1: {Topic: "orders", Partition: 1, Offset: 7},
+	}}
+	logs := map[string]map[int32]wire.LogOffsets{"orders": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}}}
+	bad, unchecked := checkTimeAnswers(context.Background(), cl, at, timed, logs)
+	if !strings.Contains(bad[tpKey{"orders", 0}], "the brokers answered the log start (0)") || unchecked[tpKey{"orders", 1}] == "" || bad[tpKey{"orders", 1}] != "" {
+		t.Errorf("bad %q unchecked %q", bad, unchecked)
 	}
 }
