@@ -40,9 +40,13 @@ kaasctl exit codes
      conflicting flags); nothing was read or written
   3  problems found: the command ran to the end and reports problems
      (volume check and doctor findings of error severity, assignment diff --exit-code
-     with differences, whois --live --exit-code with disagreements)
+     with differences, whois --live --exit-code with disagreements, an offsets delete
+     whose deleted offsets a broker still serves from its cache)
   4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
-     not Empty or Dead); nothing was written
+     not Empty or Dead, or whose brokers' offsets for a time contradict the records);
+     nothing was written for that group. offsets reset and delete handle groups one by
+     one, as Kafka's tool does: the other groups of the run are still written, and the
+     run exits 4 if any group was refused
 
 Any failure of a single item (one group, one partition, one file) makes the whole run
 non-zero, and machine output (-o json/jsonl/yaml/csv) stays valid on partial failure.

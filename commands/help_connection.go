@@ -13,6 +13,7 @@ Every command accepts the connection flags; a value is taken from the first of
 
   flag                        variable                            profile field
   --brokers, -b               KAASCTL_BROKERS                     brokers
+    (also --bootstrap-server, as in Kafka's tools)
   --tls                       KAASCTL_TLS                         tls.enabled
   --tls-ca FILE               KAASCTL_TLS_CA                      tls.caFile
   --tls-cert FILE             KAASCTL_TLS_CERT                    tls.certFile
@@ -23,11 +24,19 @@ Every command accepts the connection flags; a value is taken from the first of
   --sasl-user U               KAASCTL_SASL_USER                   sasl.user
   --sasl-password-env VAR     KAASCTL_SASL_PASSWORD_ENV           sasl.passwordEnv (default KAASCTL_SASL_PASSWORD)
   --sasl-password-file FILE   KAASCTL_SASL_PASSWORD_FILE          sasl.passwordFile
-  --timeout 10s               KAASCTL_TIMEOUT                     timeout (each broker call)
+  --timeout 10s               KAASCTL_TIMEOUT                     timeout (each broker call; a bare
+                                                                  number is milliseconds, as in Kafka)
   --max-versions kaas         KAASCTL_MAX_VERSIONS                maxVersions
   --profile NAME              KAASCTL_PROFILE                     (current: in the file)
   --config FILE               KAASCTL_CONFIG
   --data-dir, --cluster-dir   KAAS_DATA_DIR, KAAS_CLUSTER_DIR     dataDir, clusterDir
+
+Kafka client properties: --command-config FILE reads the file kafka-consumer-groups.sh takes
+(security.protocol, sasl.mechanism, sasl.jaas.config for PLAIN and SCRAM, ssl.truststore.* and
+ssl.keystore.* of type PEM, request.timeout.ms); its values rank just below the flags. JKS and
+PKCS12 stores, GSSAPI, OAUTHBEARER, inline PEM and encrypted keys are refused by name, and
+keys kaasctl does not use are listed in one warning. The password in sasl.jaas.config is used
+for that run only and never printed.
 
 Passwords are never stored in the config and never printed: the profile names an environment
 variable (passwordEnv) or a file (passwordFile, keep it mode 600). A config holding a

@@ -65,3 +65,30 @@ func TestLiveCommandsSASL(t *testing.T) {
 		t.Errorf("password echoed:\n%s", r.Err)
 	}
 }
+
+// Kafka's spelling of the connection: --bootstrap-server, a client
+// properties file (--command-config) with SCRAM in sasl.jaas.config, and
+// --timeout in milliseconds. A JKS truststore is refused by name.
+func TestLiveCommandConfigSASL(t *testing.T) {
+	kf, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "ops", "s3cret-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.Close()
+	dir := t.TempDir()
+	props := writeFile(t, dir, "client.properties", "# as for kafka-consumer-groups.sh\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n  username=\"ops\" password=\"s3cret-pw\";\nclient.id=ops\n")
+	boot := kf.ListenAddrs()[0]
+	r := runCLI(t, "", nil, "groups", "list", "--bootstrap-server", boot, "--command-config", props, "--timeout", "3000", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Err, "client.id") {
+		t.Fatalf("groups list with --command-config: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if strings.Contains(r.Out+r.Err, "s3cret-pw") {
+		t.Error("password printed")
+	}
+	bad := writeFile(t, dir, "bad.properties", "security.protocol=SSL\nssl.truststore.location=/etc/kafka/truststore.jks\nssl.truststore.password=changeit\n")
+	r = runCLI(t, "", nil, "groups", "list", "--bootstrap-server", boot, "--command-config", bad)
+	if r.Code != 2 || !strings.Contains(r.Err, "JKS and PKCS12 stores are not supported") || strings.Contains(r.Err, "changeit") {
+		t.Errorf("JKS: exit %d\n%s", r.Code, r.Err)
+	}
+}

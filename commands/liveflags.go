@@ -21,7 +21,8 @@ func liveFlags() []cli.Flag {
 	const cat = connCategory
 	env := func(k string) string { return " (" + wire.EnvName(k) + ")" }
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b"}, Usage: "kaas brokers host:port, comma separated or repeated" + env(wire.KeyBrokers), Category: cat},
+		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b", "bootstrap-server"}, Usage: "kaas brokers host:port, comma separated or repeated (--bootstrap-server as in Kafka's tools)" + env(wire.KeyBrokers), Category: cat},
+		&cli.StringFlag{Name: commandConfigFlag, Usage: "Kafka client properties `FILE`, as kafka-consumer-groups.sh takes it: security.protocol, sasl.mechanism, sasl.jaas.config (PLAIN, SCRAM), ssl.truststore.*/ssl.keystore.* (PEM only; JKS/PKCS12 are refused); flags win over it", Category: cat},
 		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: cat},
 		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: cat},
 		&cli.BoolFlag{Name: wire.KeyTLS, Usage: "connect with TLS (implied by the other --tls-* flags)" + env(wire.KeyTLS), Category: cat},
@@ -34,13 +35,18 @@ func liveFlags() []cli.Flag {
 		&cli.StringFlag{Name: wire.KeySASLUser, Usage: "SASL user" + env(wire.KeySASLUser), Category: cat},
 		&cli.StringFlag{Name: wire.KeySASLPasswordEnv, Usage: "NAME of the environment variable holding the SASL password (default " + wire.DefaultPasswordEnv + ")" + env(wire.KeySASLPasswordEnv), Category: cat},
 		&cli.StringFlag{Name: wire.KeySASLPasswordFil, Usage: "file holding the SASL password" + env(wire.KeySASLPasswordFil), Category: cat},
-		&cli.StringFlag{Name: wire.KeyTimeout, Usage: "timeout of each broker call, e.g. 10s, 500ms (default 10s)" + env(wire.KeyTimeout), Category: cat},
+		&cli.StringFlag{Name: wire.KeyTimeout, Usage: "timeout of each broker call: 10s, 500ms, or a bare number of milliseconds as in Kafka's tools (default 10s)" + env(wire.KeyTimeout), Category: cat},
 		&cli.StringFlag{Name: wire.KeyMaxVersions, Usage: "cap on request versions: " + wire.MaxVersionsHelp + env(wire.KeyMaxVersions), Category: cat},
 	}
 }
 
+// commandConfigFlag names the Kafka client properties file flag.
+const commandConfigFlag = "command-config"
+
 // connState is the connection configuration resolved for one run.
 type connState struct {
+	// cc is the --command-config file, when given.
+	cc       *wire.CommandConfig
 	settings *wire.Settings
 	cfg      *wire.Config
 	// fileErr is a config file that cannot be read; it stops every
@@ -89,11 +95,23 @@ func configLocation(flags map[string]string, getenv func(string) string) (string
 // resolveConn loads the config file and resolves the connection settings.
 func resolveConn(c *cli.Context, ios *IOStreams) *connState {
 	flags := flagInput(c)
-	return resolveConnFrom(flags, ios)
+	var cc *wire.CommandConfig
+	var ccErr error
+	if c.IsSet(commandConfigFlag) && isConnFlag(c, commandConfigFlag) {
+		cc, ccErr = wire.ReadCommandConfig(c.String(commandConfigFlag))
+	}
+	st := resolveConnFrom(flags, ios, cc)
+	if ccErr != nil {
+		st.err = ccErr
+	}
+	return st
 }
 
-func resolveConnFrom(flags map[string]string, ios *IOStreams) *connState {
+func resolveConnFrom(flags map[string]string, ios *IOStreams, cc ...*wire.CommandConfig) *connState {
 	st := &connState{}
+	if len(cc) > 0 {
+		st.cc = cc[0]
+	}
 	path, src := configLocation(flags, ios.getenv)
 	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
 	var exists bool
@@ -106,7 +124,7 @@ func resolveConnFrom(flags map[string]string, ios *IOStreams) *connState {
 		}
 		st.cfg, exists = cfg, ex
 	}
-	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv}, st.cfg, path, src, exists)
+	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv, CommandConfig: st.cc}, st.cfg, path, src, exists)
 	if err != nil {
 		st.err = err
 		s, _ = wire.Resolve(wire.Input{Getenv: func(string) string { return "" }}, nil, path, src, exists)
@@ -172,8 +190,11 @@ func (g *Globals) applyConn(c *cli.Context) error {
 			g.Warnf("%v (ignoring the file)", g.conn.fileErr)
 		}
 	}
-	if g.conn.err != nil && !config && strings.HasPrefix(g.conn.err.Error(), "profile ") {
+	if g.conn.err != nil && !config && (strings.HasPrefix(g.conn.err.Error(), "profile ") || strings.HasPrefix(g.conn.err.Error(), "--command-config")) {
 		return exit.UsageErrorf("%v", g.conn.err)
+	}
+	if cc := g.conn.cc; cc != nil && len(cc.Ignored) > 0 {
+		g.Warnf("--command-config %s: not used by kaasctl: %s", cc.Path, strings.Join(cc.Ignored, "; "))
 	}
 	g.vin.ProfileDataDir = g.conn.settings.DataDir
 	g.vin.ProfileClusterDir = g.conn.settings.ClusterDir

@@ -21,8 +21,12 @@ func init() {
 				"(checked live; exit 4 otherwise, --force overrides), it rewrites the offset file without the named\n" +
 				"partitions: backup beside the file, unique temp file, fsync, rename, fsync of the directory, aborted\n" +
 				"if the file changed since it was read. Then it re-reads the file and reports every partition.\n\n" +
-				"A broker that has the group loaded keeps the deleted offsets in memory and writes them back on its\n" +
-				"next commit to the group: restart the group's coordinator if a consumer may commit before it forgets.\n\n" +
+				"A kaas broker keeps a group's offsets in memory after the file lost them (the Go generation even\n" +
+				"after the group is Dead): it serves them to a starting consumer and writes them back on the group's\n" +
+				"next commit. With brokers, kaasctl therefore also asks the coordinator (OffsetFetch) after the write:\n" +
+				"a partition it still serves is CACHED, with the broker named and what clears it (restart that broker,\n" +
+				"or move the group to another coordinator), and the run exits 3 until the coordinator forgets them.\n" +
+				"Offline nothing can be asked: restart the group's coordinator before its consumers start.\n\n" +
 				"Examples:\n" +
 				"  kaasctl offsets delete -b HOST:9092 --data-dir /data --group g --topic old-topic\n" +
 				"  kaasctl offsets delete ... --group g --topic orders:3,4 --execute",
@@ -78,7 +82,7 @@ func runOffsetsDelete(c *cli.Context) error {
 			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
 		}
 	}
-	return finishWrite(c, g, m, cl, "delete", "", plans)
+	return applyAndReport(c, g, m, cl, "delete", "", plans, len(uniq) > 1)
 }
 
 func containsStr(ss []string, s string) bool {

@@ -21,7 +21,7 @@ import (
 const offsetsUsage = "reset and delete committed offsets safely (dry-run by default)"
 
 // The reset specifications, in Kafka's order.
-var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset"}
+var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group"}
 
 func init() {
 	registerSub("offsets", offsetsUsage, func() *cli.Command {
@@ -29,19 +29,23 @@ func init() {
 			Name:  "reset",
 			Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
 			Description: "Plans a reset for every partition in scope, clamped to [log start, log end], and prints it.\n" +
-				"Unless every group is Empty or Dead it refuses (exit 4, nothing written; a dry-run says so too).\n" +
-				"With --execute it then commits each group's\n" +
+				"Group by group, as kafka-consumer-groups.sh does: a group that is not Empty or Dead is refused (one\n" +
+				"error line; --force overrides), a group with nothing to plan is skipped, and the others go on; the run\n" +
+				"exits 4 if any group was refused, 1 if one cannot be planned. With --execute it commits each group's\n" +
 				"FULL set of offsets (the offset file merged with the changes) to its coordinator: a partial commit\n" +
 				"to a kaas coordinator that has not loaded the group would rewrite the file with only the submitted\n" +
 				"partitions. Afterwards it re-reads the offset file and fetches the offsets back, and reports every\n" +
-				"partition OK or MISMATCH.\n\n" +
+				"partition OK or MISMATCH. --to-datetime and --by-duration answers are checked against the records\n" +
+				"(one bounded fetch per partition) and refused with the evidence when they contradict them.\n\n" +
 				"--offline writes the offset file directly (backup beside it, unique temp file, fsync, rename, fsync of\n" +
-				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n\n" +
+				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n" +
+				"'kaasctl help offsets' lists what is the same as kafka-consumer-groups.sh and what differs.\n\n" +
 				"Examples:\n" +
-				"  kaasctl offsets reset -b HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
+				"  kaasctl offsets reset --bootstrap-server HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
 				"  kaasctl offsets reset ... --group orders-app --all-topics --shift-by -100 --execute\n" +
 				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
-				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute",
+				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute\n" +
+				"  kaasctl offsets reset ... --group new-app --to-group orders-app --topic orders --execute",
 			Flags: append(writeSafetyFlags(),
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
@@ -52,9 +56,10 @@ func init() {
 				&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset)", Category: "Reset specification (exactly one)"},
+				&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
+				&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
+				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
+				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
 			),
 			Action: runOffsetsReset,
@@ -108,6 +113,9 @@ func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
 	l, err := g.Layout()
 	if err != nil {
+		if g.HasBrokers() && !g.HasVolume() {
+			return volume.Layout{}, nil, exit.UsageErrorf("%v\nkaasctl needs the kaas volume even with --bootstrap-server: a kaas coordinator that has not loaded a group rewrites its offset file with exactly the partitions a commit names, so a safe reset commits the group's full set of offsets, which only the offset file on the volume holds", err)
+		}
 		return volume.Layout{}, nil, err
 	}
 	// Every write names the generation it assumes and the dir it uses.
@@ -162,15 +170,6 @@ func oneLineErr(err error) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// forceBanner is printed when --force overrides a refusal.
-func forceBanner(g *Globals, plans []*repair.GroupPlan) {
-	for _, gp := range plans {
-		if gp.Refused != "" && gp.Error == "" {
-			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", volume.DisplayName(gp.Group), gp.Refused)
-		}
-	}
 }
 
 // selectGroups resolves --group / --all-groups.
@@ -267,7 +266,7 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 		}
 		sp.Kind, sp.Shift = repair.ShiftBy, n
 	case "to-datetime":
-		t, note, err := repair.ParseDateTime(c.String(f), time.Local)
+		t, note, err := repair.ParseDateTime(c.String(f))
 		if err != nil {
 			return sp, exit.UsageErrorf("%v", err)
 		}
@@ -275,10 +274,16 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			g.Warnf("%s", note)
 		}
 		sp.Kind, sp.Time = repair.ToDatetime, t
+		if note != "" {
+			sp.Zone = "UTC (no zone given)"
+		}
 	case "by-duration":
 		d, err := repair.ParseDuration(c.String(f))
 		if err != nil {
 			return sp, exit.UsageErrorf("%v", err)
+		}
+		if d < 0 {
+			g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)
 		}
 		sp.Kind, sp.Time = repair.ByDuration, now.Add(-d)
 	case "from-file":
@@ -293,6 +298,12 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
 		sp.Kind, sp.File = repair.FromFile, fp
+	case "to-group":
+		src := strings.TrimSpace(c.String(f))
+		if src == "" {
+			return sp, exit.UsageErrorf("--to-group: name the group whose committed offsets to copy")
+		}
+		sp.Kind, sp.Source = repair.ToGroup, src
 	}
 	return sp, nil
 }
@@ -335,8 +346,10 @@ type resetSummary struct {
 	Partitions int `json:"partitions"`
 	Changed    int `json:"changed"`
 	Refused    int `json:"refused"`
+	Skipped    int `json:"skipped"`
 	Errors     int `json:"errors"`
 	Failed     int `json:"failed"`
+	Cached     int `json:"cached"`
 }
 
 func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans []*repair.GroupPlan) *resetView {
@@ -349,17 +362,22 @@ func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans
 	}
 	v.Summary.Groups = len(plans)
 	for _, gp := range plans {
-		if gp.Refused != "" {
+		switch gp.Outcome {
+		case repair.OutcomeRefused:
 			v.Summary.Refused++
-		}
-		if gp.Error != "" {
+		case repair.OutcomeError:
 			v.Summary.Errors++
+		case repair.OutcomeSkipped:
+			v.Summary.Skipped++
 		}
 		v.Summary.Failed += gp.Failed
 		for _, r := range gp.Rows {
 			v.Summary.Partitions++
 			if r.Changed {
 				v.Summary.Changed++
+			}
+			if r.Result == repair.ResultCached {
+				v.Summary.Cached++
 			}
 			v.rows = append(v.rows, r)
 		}
@@ -377,8 +395,18 @@ func wrOptInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-func rowNotes(r repair.ResetRow) string {
+func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 	var ns []string
+	if gp != nil && r.Result == "" {
+		switch gp.Outcome {
+		case repair.OutcomeRefused:
+			ns = append(ns, fmt.Sprintf("not written: group refused (state %s)", gp.State))
+		case repair.OutcomeError:
+			if r.Error == "" {
+				ns = append(ns, "not written: the group cannot be planned")
+			}
+		}
+	}
 	if r.Error != "" {
 		ns = append(ns, "error: "+r.Error)
 	}
@@ -391,6 +419,10 @@ func rowNotes(r repair.ResetRow) string {
 
 func printResetView(g *Globals, v *resetView) error {
 	executed := v.Mode == "execute"
+	plan := map[string]*repair.GroupPlan{}
+	for _, gp := range v.Groups {
+		plan[gp.Group] = gp
+	}
 	var t *render.TableData
 	if v.Command == "delete" {
 		hdr := []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
@@ -407,7 +439,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r))...)
+			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
 	} else {
 		hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
@@ -424,7 +456,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r))...)
+			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t})
@@ -437,12 +469,20 @@ func wrOrDash(s string) string {
 	return s
 }
 
-// reportGroups prints each group's refusal, error and warnings on stderr.
+// reportGroups prints each group's refusal, error, skip and warnings on
+// stderr: one error line per refused group, as Kafka's tool does.
 func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
-		if gp.Error != "" {
+		switch gp.Outcome {
+		case repair.OutcomeError:
 			fmtf(g.IO.Err, "Error: group '%s': %s\n", volume.DisplayName(gp.Group), gp.Error)
-		} else if gp.Refused != "" {
+		case repair.OutcomeSkipped:
+			if strings.HasPrefix(gp.Skipped, "No reset plan") {
+				fmtf(g.IO.Err, "Error: %s\n", gp.Skipped)
+			} else {
+				g.Notef("skipped: %s", gp.Skipped)
+			}
+		case repair.OutcomeRefused:
 			fmtf(g.IO.Err, "Error: %s\n", gp.Refused)
 		}
 		if gp.PlainMap && gp.Error == "" {
@@ -471,11 +511,30 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(repeated(c, "group")) == 0 && !c.Bool("all-groups") {
+	given := repeated(c, "group")
+	if len(given) == 0 && !c.Bool("all-groups") {
 		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
-	if len(repeated(c, "group")) > 0 && c.Bool("all-groups") {
+	if len(given) > 0 && c.Bool("all-groups") {
 		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
+	}
+	// Several groups in play: --all-groups, or --group more than once.
+	multi := c.Bool("all-groups") || len(given) > 1
+	if spec.Kind == repair.FromFile {
+		if allTopics || len(scopes) > 0 {
+			g.Warnf("--from-file applies every row of the file; --topic and --all-topics are ignored with it (as kafka-consumer-groups.sh does)")
+			allTopics, scopes = false, nil
+		}
+		if !spec.File.MultiGroup && multi {
+			return exit.UsageErrorf("--from-file %s has topic,partition,offset rows, which name no group: with several groups kafka-consumer-groups.sh applies such a file to none of them, so kaasctl refuses. Give one --group, or use group,topic,partition,offset rows (what --export writes for several groups)", c.String("from-file"))
+		}
+	}
+	if spec.Kind == repair.ToGroup {
+		for _, gr := range given {
+			if gr == spec.Source {
+				return exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", spec.Source)
+			}
+		}
 	}
 	ctx := c.Context
 	l, cl, err := writeTarget(ctx, g, m)
@@ -489,128 +548,79 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if spec.Kind == repair.ToGroup {
+		// --all-groups never resets the source onto itself.
+		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == spec.Source })
+	}
 	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
 	if err != nil {
 		return err
 	}
-	return finishWrite(c, g, m, cl, "reset", spec.String(), plans)
+	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi)
 }
 
-// finishWrite prints the plan (dry-run) or executes it, for reset and
-// delete alike, and maps the outcome to the exit code.
-func finishWrite(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, spec string, plans []*repair.GroupPlan) error {
+// applyAndReport hands the plans to the one safe write path
+// (repair.ApplyOffsets) and prints what it did: the per-group messages on
+// stderr, the table/document (or the --export CSV) on stdout. It returns
+// the run's exit error.
+func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, spec string, plans []*repair.GroupPlan, multi bool) error {
 	export := cmd == "reset" && c.Bool("export")
-	refused, errs := 0, 0
-	for _, gp := range plans {
-		if gp.Error != "" {
-			errs++
-		} else if gp.Refused != "" {
-			refused++
-		}
-	}
-	if !m.execute || (refused > 0 && !m.force) || errs > 0 {
-		// Nothing is written: a dry-run, or a refusal/error in any group
-		// stops the whole run before the first write.
-		reportGroups(g, plans)
-		v := buildResetView(cmd, writeMode{force: m.force}, cl, spec, plans)
-		if export {
-			if err := exportPlan(g, plans); err != nil {
-				return err
-			}
-		} else if err := printResetView(g, v); err != nil {
-			return err
-		}
-		if !m.execute {
-			g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
-		} else {
-			g.Warnf("nothing was written: every group must be plannable and inactive before kaasctl writes any of them")
-		}
-		switch {
-		case refused > 0 && !m.force:
-			return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force", refused)
-		case errs > 0:
-			return fmt.Errorf("%d group(s) cannot be planned; see the errors above", errs)
-		}
-		return nil
-	}
-	if m.force {
+	if m.execute && m.force {
 		forceBanner(g, plans)
 	}
-	ctx := c.Context
-	nowFn := time.Now
-	for _, gp := range plans {
-		if !gp.Changes() {
-			for i := range gp.Rows {
-				gp.Rows[i].Result, gp.Rows[i].Detail = repair.ResultOK, "unchanged; nothing written"
-			}
-			continue
-		}
-		if cmd == "reset" && cl != nil {
-			repair.ExecuteCommit(ctx, cl, gp)
-		} else {
-			if cmd == "delete" && cl != nil {
-				// Re-check the state right before the file write.
-				if st := liveState(ctx, cl, gp.Group); st != repair.StateEmpty && st != repair.StateDead && !m.force {
-					gp.Refused = repair.InactiveRefusal(gp.Group, st)
-					gp.Warnings = append(gp.Warnings, "not written: "+gp.Refused)
-					gp.Failed++
-					continue
-				}
-			}
-			repair.WriteFile(gp, nowFn)
-		}
-	}
+	res, applyErr := repair.ApplyOffsets(c.Context, plans, repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force})
 	reportGroups(g, plans)
-	if cmd == "delete" {
-		g.Warnf("a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")
+	if cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
+		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")
 	}
-	v := buildResetView(cmd, m, cl, spec, plans)
 	if export {
-		if err := exportPlan(g, plans); err != nil {
+		if err := exportPlan(g, plans, multi); err != nil {
 			return err
 		}
-	} else if err := printResetView(g, v); err != nil {
+	} else if err := printResetView(g, buildResetView(cmd, m, cl, spec, plans)); err != nil {
 		return err
 	}
-	if v.Summary.Failed > 0 {
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", v.Summary.Failed)}
+	switch {
+	case !m.execute:
+		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
+	case res.Written+res.Unchanged > 0 && applyErr == nil:
+		how := "in the offset file"
+		if cl != nil {
+			how = "in the offset file and with OffsetFetch"
+		}
+		g.Notef("%s done: %d group(s), %d partition(s) verified %s; %d other committed partition(s) kept unchanged", cmd, res.Written+res.Unchanged, res.Partitions, how, res.Kept)
+	case res.Written+res.Unchanged > 0:
+		g.Notef("%s: %d group(s) written, %d refused, %d skipped, %d not plannable", cmd, res.Written+res.Unchanged, res.Refused, res.Skipped, res.Errors)
+	case applyErr != nil:
+		g.Warnf("nothing was written")
 	}
-	kept := 0
+	return applyErr
+}
+
+// forceBanner is printed when --force overrides a refusal.
+func forceBanner(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
-		kept += gp.Kept
+		if gp.Refused != "" && gp.Error == "" && gp.Skipped == "" {
+			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", volume.DisplayName(gp.Group), gp.Refused)
+		}
 	}
-	how := "in the offset file"
-	if cl != nil && cmd == "reset" {
-		how = "in the offset file and with OffsetFetch"
-	}
-	g.Notef("%s done: %d group(s), %d partition(s) verified %s; %d other committed partition(s) kept unchanged", cmd, len(plans), v.Summary.Partitions, how, kept)
-	return nil
 }
 
-func liveState(ctx context.Context, cl *wire.Client, group string) string {
-	coords, err := cl.FindCoordinators(ctx, []string{group}, false)
-	if err != nil {
-		return repair.StateUnknown
-	}
-	ds := cl.DescribeGroups(ctx, []string{group}, coords)
-	if len(ds) != 1 || ds[0].Err != "" {
-		return repair.StateUnknown
-	}
-	return ds[0].State
-}
-
-func exportPlan(g *Globals, plans []*repair.GroupPlan) error {
+// exportPlan writes the rows of the groups that are (or would be) written,
+// in Kafka's layout: group,topic,partition,offset whenever several groups
+// are in play, topic,partition,offset for one.
+func exportPlan(g *Globals, plans []*repair.GroupPlan, multi bool) error {
 	var rows []repair.PlanRow
 	for _, gp := range plans {
-		if gp.Error != "" {
+		if !gp.Writable() {
 			continue
 		}
 		for _, r := range gp.Rows {
 			rows = append(rows, r.PlanRow)
 		}
 	}
-	return repair.ExportCSV(g.IO.Out, rows, len(plans) > 1)
+	return repair.ExportCSV(g.IO.Out, rows, multi)
 }
 
 // repeatedFlag is a repeatable string flag whose values may hold commas

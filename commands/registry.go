@@ -32,6 +32,13 @@ func registerSub(parent, usage string, build func() *cli.Command) {
 	}
 }
 
+// parentDescription is the help text of a parent command ('kaasctl help
+// offsets'), set by describeParent.
+var parentDescription = map[string]string{}
+
+// describeParent sets the help text of a parent command.
+func describeParent(parent, text string) { parentDescription[parent] = text }
+
 func buildCommands() []*cli.Command {
 	var top []*cli.Command
 	parents := map[string]*cli.Command{}
@@ -43,7 +50,7 @@ func buildCommands() []*cli.Command {
 		}
 		p, ok := parents[r.parent]
 		if !ok {
-			p = &cli.Command{Name: r.parent, Usage: parentUsage[r.parent]}
+			p = &cli.Command{Name: r.parent, Usage: parentUsage[r.parent], Description: parentDescription[r.parent]}
 			parents[r.parent] = p
 			top = append(top, p)
 		}

@@ -45,7 +45,7 @@ type PlanRow struct {
 // must then refuse to execute).
 func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 	var fileOffsets map[string]map[int32]int64
-	if spec.Kind == FromFile {
+	if spec.Kind == FromFile || spec.Kind == ToGroup {
 		fileOffsets = map[string]map[int32]int64{}
 		for _, r := range spec.File.ForGroup(group) {
 			if fileOffsets[r.Topic] == nil {
@@ -102,11 +102,14 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 				ok = false
 				row.Error = "the offset for that time is unknown (time lookups need live brokers)"
 			}
-		case FromFile:
+		case FromFile, ToGroup:
 			o, found := fileOffsets[p.Topic][p.Partition]
 			if !found {
 				ok = false
 				row.Error = "not in the plan file"
+				if spec.Kind == ToGroup {
+					row.Error = fmt.Sprintf("group '%s' has no committed offset for this partition", spec.Source)
+				}
 				break
 			}
 			target = o

@@ -75,8 +75,17 @@ type GroupPlan struct {
 	Refused string `json:"refused,omitempty"`
 	// Error stops this group even with --force (unreadable file, no
 	// partitions in scope, a row that cannot be planned).
-	Error string     `json:"error,omitempty"`
-	Rows  []ResetRow `json:"rows"`
+	Error string `json:"error,omitempty"`
+	// TimeRefused marks an Error that is a refusal: the brokers' offsets
+	// for a time contradict the records (exit 4, not 1).
+	TimeRefused bool `json:"timeRefused,omitempty"`
+	// Skipped says why the group has nothing to plan (Kafka skips it with
+	// a message and goes on with the other groups).
+	Skipped string `json:"skipped,omitempty"`
+	// Outcome is set by ApplyOffsets: planned, written, unchanged,
+	// refused, skipped or error.
+	Outcome string     `json:"outcome"`
+	Rows    []ResetRow `json:"rows"`
 	// FilePartitions counts the partitions in the group's file before the
 	// write; Kept those outside the plan, written back unchanged.
 	FilePartitions int  `json:"filePartitions"`
@@ -103,9 +112,17 @@ type Inputs struct {
 // and log offsets (or reads partition manifests offline), and computes the
 // per-partition plan. It writes nothing.
 func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
+	var specWarns []string
+	if opts.Spec.Kind == ToGroup && !opts.Delete {
+		rows, warns, err := sourceOffsets(ctx, in, opts)
+		if err != nil {
+			return nil, err
+		}
+		opts.Spec.File, specWarns = FilePlan{Rows: rows}, warns
+	}
 	plans := make([]*GroupPlan, 0, len(opts.Groups))
 	for _, g := range opts.Groups {
-		gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: []string{}}
+		gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: append([]string{}, specWarns...)}
 		if p, err := GroupFilePath(in.Layout, g); err != nil {
 			gp.Error = err.Error()
 		} else {
@@ -162,6 +179,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 	}
 	var timed kadm.ListedOffsets
+	var timeBad, timeUnchecked map[tpKey]string
 	if needLog && opts.Spec.NeedsTime() && len(want) > 0 {
 		if cl == nil {
 			return nil, errors.New("--to-datetime and --by-duration look offsets up by timestamp, which needs live brokers (partition manifests hold no timestamps); run without --offline when the brokers are up")
@@ -172,9 +190,10 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		if err != nil {
 			return nil, fmt.Errorf("listing offsets by time: %w", err)
 		}
+		timeBad, timeUnchecked = checkTimeAnswers(ctx, cl, opts.Spec.Time, timed, logs)
 	}
 	for _, gp := range plans {
-		if gp.Error != "" && gp.file == nil {
+		if (gp.Error != "" && gp.file == nil) || gp.Skipped != "" {
 			continue
 		}
 		infos := make([]PartitionInfo, 0, len(parts[gp]))
@@ -214,11 +233,21 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 				gp.Rows = append(gp.Rows, r)
 			}
 		} else {
+			var badParts []string
 			for _, pr := range Plan(gp.Group, opts.Spec, infos) {
-				if e := rowErr[tpKey{pr.Topic, pr.Partition}]; e != "" {
+				k := tpKey{pr.Topic, pr.Partition}
+				if e := rowErr[k]; e != "" {
 					pr.Error = e
+				} else if e := timeBad[k]; e != "" {
+					pr.Error = e
+					badParts = append(badParts, fmt.Sprintf("%s/%d", pr.Topic, pr.Partition))
+				} else if w := timeUnchecked[k]; w != "" {
+					pr.Warnings = append(pr.Warnings, w)
 				}
 				gp.Rows = append(gp.Rows, ResetRow{PlanRow: pr})
+			}
+			if len(badParts) > 0 && gp.Error == "" {
+				gp.Error, gp.TimeRefused = timeRefusal(badParts), true
 			}
 		}
 		inPlan := map[tpKey]bool{}
@@ -331,12 +360,38 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 		set := map[tpKey]bool{}
 		add := func(t string, p int32) { set[tpKey{t, p}] = true }
 		switch {
+		case opts.Spec.Kind == ToGroup:
+			// The source's partitions, narrowed by the scope.
+			src := opts.Spec.File.Rows
+			if opts.AllTopics {
+				for _, r := range src {
+					add(r.Topic, r.Partition)
+				}
+			}
+			for _, s := range opts.Scopes {
+				if s.Partitions != nil {
+					for _, p := range s.Partitions {
+						add(s.Topic, p)
+					}
+					continue
+				}
+				n := 0
+				for _, r := range src {
+					if r.Topic == s.Topic {
+						add(r.Topic, r.Partition)
+						n++
+					}
+				}
+				if n == 0 {
+					gp.Error = fmt.Sprintf("--to-group: group '%s' has no committed offsets for topic %s", volume.DisplayName(opts.Spec.Source), s.Topic)
+				}
+			}
 		case opts.AllTopics:
 			for _, e := range gp.file.Entries() {
 				add(e.Topic, e.Partition)
 			}
 			if len(set) == 0 {
-				gp.Error = fmt.Sprintf("group '%s' has no committed offsets, so --all-topics covers nothing: name the partitions with --topic", volume.DisplayName(gp.Group))
+				gp.Skipped = fmt.Sprintf("group '%s' has no committed offsets, so --all-topics covers nothing (name partitions with --topic to give it some)", volume.DisplayName(gp.Group))
 			}
 		case len(opts.Scopes) > 0:
 			for _, s := range opts.Scopes {
@@ -388,7 +443,7 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 				add(r.Topic, r.Partition)
 			}
 			if len(set) == 0 {
-				gp.Error = fmt.Sprintf("the plan file has no rows for group '%s'", volume.DisplayName(gp.Group))
+				gp.Skipped = fmt.Sprintf("No reset plan for group %s found", volume.DisplayName(gp.Group))
 			}
 		}
 		keys := make([]tpKey, 0, len(set))

@@ -25,6 +25,8 @@ const (
 	ToDatetime SpecKind = "to-datetime"
 	ByDuration SpecKind = "by-duration"
 	FromFile   SpecKind = "from-file"
+	// ToGroup copies the committed offsets of another group (Source).
+	ToGroup SpecKind = "to-group"
 )
 
 // Spec is one reset specification.
@@ -33,7 +35,11 @@ type Spec struct {
 	Offset int64     // to-offset
 	Shift  int64     // shift-by
 	Time   time.Time // to-datetime, and by-duration resolved against now
-	File   FilePlan  // from-file
+	File   FilePlan  // from-file; for to-group, the source's offsets once resolved
+	Source string    // to-group: the group whose offsets are copied
+	// Zone says how a --to-datetime without a zone was read ("" when the
+	// value named its zone).
+	Zone string
 }
 
 // NeedsTime reports whether the spec needs offsets looked up by timestamp.
@@ -47,7 +53,12 @@ func (s Spec) String() string {
 	case ShiftBy:
 		return fmt.Sprintf("--shift-by %+d", s.Shift)
 	case ToDatetime, ByDuration:
-		return fmt.Sprintf("--%s (%s)", s.Kind, s.Time.Format(time.RFC3339Nano))
+		if s.Zone != "" {
+			return fmt.Sprintf("--%s (%s, read as %s)", s.Kind, s.Time.UTC().Format(time.RFC3339Nano), s.Zone)
+		}
+		return fmt.Sprintf("--%s (%s)", s.Kind, s.Time.UTC().Format(time.RFC3339Nano))
+	case ToGroup:
+		return "--to-group " + s.Source
 	}
 	return "--" + string(s.Kind)
 }
@@ -57,9 +68,10 @@ var dateTimeRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{
 // ParseDateTime reads --to-datetime: 'YYYY-MM-DDTHH:mm:SS.sss' with an
 // optional zone (Z, +hh:mm, +hhmm), a date alone (midnight), or Unix epoch
 // milliseconds (13 digits) / seconds (10 digits). Without a zone the time
-// is read in loc (Kafka reads it in the local zone); note says so, so the
-// operator is never surprised by the zone.
-func ParseDateTime(s string, loc *time.Location) (t time.Time, note string, err error) {
+// is read as UTC, as kafka-consumer-groups.sh does (its parser appends
+// "Z"), whatever the host's zone; note then says so, so the operator sees
+// which moment was meant.
+func ParseDateTime(s string) (t time.Time, note string, err error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		switch len(strings.TrimLeft(s, "-")) {
@@ -79,27 +91,19 @@ func ParseDateTime(s string, loc *time.Location) (t time.Time, note string, err 
 	if m[7] != "" {
 		nsec = atoi((m[7] + "000000000")[:9])
 	}
-	zone := loc
+	zone := time.UTC
 	if m[8] == "" {
-		if loc == nil {
-			zone = time.UTC
+		note = fmt.Sprintf("--to-datetime %q has no time zone: read as UTC, as kafka-consumer-groups.sh does (%s); add Z or +hh:mm to be explicit", s,
+			time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone).Format(time.RFC3339Nano))
+	} else if z := m[8]; z != "Z" {
+		z = strings.Replace(z, ":", "", 1)
+		off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
+		if z[0] == '-' {
+			off = -off
 		}
-		t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
-		note = fmt.Sprintf("--to-datetime %q has no time zone: read as %s (%s); add Z or +hh:mm to be explicit", s, zone, t.Format(time.RFC3339))
-	} else {
-		z := m[8]
-		if z == "Z" {
-			zone = time.UTC
-		} else {
-			z = strings.Replace(z, ":", "", 1)
-			off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
-			if z[0] == '-' {
-				off = -off
-			}
-			zone = time.FixedZone(m[8], off)
-		}
-		t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
+		zone = time.FixedZone(m[8], off)
 	}
+	t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
 	if t.Month() != time.Month(atoi(m[2])) || t.Day() != atoi(m[3]) || atoi(m[4]) > 23 || atoi(m[5]) > 59 || atoi(m[6]) > 60 {
 		return time.Time{}, "", fmt.Errorf("--to-datetime %q: not a real date and time", s)
 	}
@@ -112,10 +116,15 @@ var shortPartRE = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|d|h|m|s)`)
 
 // ParseDuration reads --by-duration in ISO 8601 (PnDTnHnMnS, as Kafka
 // takes it: PT1H, P1DT12H, PT90M) or the short form (1h, 90m, 2d, 1h30m).
-// A leading '-' is accepted and ignored: the duration always reaches back.
+// A leading '-' negates it, as in Java's Duration: the reset time is now
+// minus the duration, so -PT30M means 30 minutes in the future, which no
+// record has reached (the reset falls back to the log end, as Kafka's
+// does). A zero duration means now.
 func ParseDuration(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
-	u := strings.ToUpper(strings.TrimPrefix(in, "-"))
+	neg := strings.HasPrefix(in, "-")
+	body := strings.TrimPrefix(strings.TrimPrefix(in, "-"), "+")
+	u := strings.ToUpper(body)
 	var total float64
 	switch {
 	case strings.HasPrefix(u, "P") && u != "P" && !strings.HasSuffix(u, "T"):
@@ -129,21 +138,22 @@ func ParseDuration(s string) (time.Duration, error) {
 				total += v * unit
 			}
 		}
-	case shortDurationRE.MatchString(strings.ToLower(strings.TrimPrefix(in, "-"))):
-		for _, p := range shortPartRE.FindAllStringSubmatch(strings.ToLower(strings.TrimPrefix(in, "-")), -1) {
+	case shortDurationRE.MatchString(strings.ToLower(body)):
+		for _, p := range shortPartRE.FindAllStringSubmatch(strings.ToLower(body), -1) {
 			v, _ := strconv.ParseFloat(p[1], 64)
 			total += v * map[string]float64{"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}[p[2]]
 		}
 	default:
 		return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
 	}
-	if total <= 0 {
-		return 0, fmt.Errorf("--by-duration %q: the duration must be more than zero", s)
-	}
 	if total > 100*365*86400 {
 		return 0, fmt.Errorf("--by-duration %q: longer than a hundred years", s)
 	}
-	return time.Duration(total * float64(time.Second)), nil
+	d := time.Duration(total * float64(time.Second))
+	if neg {
+		d = -d
+	}
+	return d, nil
 }
 
 var topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)

@@ -72,6 +72,8 @@ const ControlHelp = `commands:
   groups          every known group with its coordinator and routing tier
   consumers [stop|start GROUP|all]
                   list the demo's consumer groups, or stop/start their members (stopped groups turn Empty)
+  quirk zero-timestamp-offsets on|off
+                  answer ListOffsets by timestamp with offset 0, as kaas's Go generation does
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,\n  POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all, POST /quit`
@@ -97,6 +99,12 @@ func (s *Sandbox) Command(line string) (string, error) {
 		return s.formatGroups(), nil
 	case "consumers":
 		return s.consumersCommand(f[1:])
+	case "quirk":
+		if len(f) != 3 || f[1] != "zero-timestamp-offsets" || (f[2] != "on" && f[2] != "off") {
+			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets on|off")
+		}
+		s.EmulateZeroTimestampOffsets(f[2] == "on")
+		return "ListOffsets by timestamp answers offset 0: " + f[2], nil
 	case "stop", "start":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: %s kaas-N", f[0])

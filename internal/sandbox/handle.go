@@ -69,6 +69,10 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		return relayWith(f, s.rewriteDescribeCluster)
 	case kmsg.FindCoordinator:
 		return s.findCoordinator(f)
+	case kmsg.ListOffsets:
+		if s.zeroTimeOffsets.Load() {
+			return relayWith(f, zeroTimestampAnswer)
+		}
 	case kmsg.ListGroups:
 		return relayWith(f, func(f *frame, raw []byte) []byte { return s.filterListGroups(b, f, raw) })
 	case kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.JoinGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.SyncGroup,

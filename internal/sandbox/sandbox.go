@@ -181,6 +181,8 @@ type Sandbox struct {
 	closed     atomic.Bool
 
 	stale staleSet // stale.go: stale in-memory groups, when emulated
+
+	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
 }
 
 // routeState is the assignment the brokers route by.

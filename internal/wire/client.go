@@ -63,6 +63,9 @@ type Option func(*[]kgo.Opt)
 // WithKgoOpts passes extra kgo options (tests).
 func WithKgoOpts(o ...kgo.Opt) Option { return func(opts *[]kgo.Opt) { *opts = append(*opts, o...) } }
 
+// maxRequestOverhead is the largest request timeout overhead kgo accepts.
+const maxRequestOverhead = 15 * time.Minute
+
 // NewClient builds a client from resolved settings. It does not touch the
 // network; Check does.
 func NewClient(s *Settings, opts ...Option) (*Client, error) {
@@ -85,7 +88,9 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion()),
 		kgo.MaxVersions(vers),
 		kgo.DialTimeout(timeout),
-		kgo.RequestTimeoutOverhead(timeout),
+		// kgo refuses an overhead above 15 minutes; a longer --timeout
+		// still bounds every call through WithTimeout.
+		kgo.RequestTimeoutOverhead(min(timeout, maxRequestOverhead)),
 		kgo.RetryTimeout(timeout),
 		kgo.RequestRetries(2),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),

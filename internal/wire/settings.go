@@ -57,6 +57,9 @@ type Input struct {
 	Flags map[string]string
 	// Getenv reads the environment.
 	Getenv func(string) string
+	// CommandConfig is a Kafka client properties file (--command-config):
+	// its settings rank just below the flags.
+	CommandConfig *CommandConfig
 }
 
 func (in Input) getenv(k string) string {
@@ -125,6 +128,10 @@ type Settings struct {
 	// KAASCTL_KAAS_VERSION are resolved by the commands).
 	KaasVersion string
 
+	// password is an inline SASL password (sasl.jaas.config of a
+	// --command-config file); never printed.
+	password string
+
 	// Sources says where each key's value came from.
 	Sources map[string]Source
 
@@ -174,6 +181,11 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 	val := func(key string) (string, Source) {
 		if v, ok := in.Flags[key]; ok {
 			return v, Source{"flag", "--" + key}
+		}
+		if cc := in.CommandConfig; cc != nil {
+			if v, ok := cc.Settings[key]; ok {
+				return v, Source{"command-config", cc.Path}
+			}
 		}
 		if v := in.getenv(EnvName(key)); v != "" {
 			return v, Source{"env", EnvName(key)}
@@ -251,7 +263,14 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 				return nil, fmt.Errorf("give either a SASL password env (%s) or a password file (%s), not both", es, fs)
 			}
 		}
-		if s.SASL.PasswordEnv == "" && s.SASL.PasswordFile == "" {
+		cc := in.CommandConfig
+		if cc != nil && cc.password != "" && s.Sources[KeySASLUser].Kind == "command-config" &&
+			s.Sources[KeySASLPasswordEnv].Kind != "flag" && s.Sources[KeySASLPasswordFil].Kind != "flag" {
+			// The password of the file's sasl.jaas.config goes with its user.
+			s.password = cc.password
+			s.SASL.PasswordEnv, s.SASL.PasswordFile = "", ""
+			s.Sources[KeySASLPasswordEnv], s.Sources[KeySASLPasswordFil] = Source{"command-config", cc.Path}, Source{}
+		} else if s.SASL.PasswordEnv == "" && s.SASL.PasswordFile == "" {
 			s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = DefaultPasswordEnv, Source{"default", ""}
 		}
 		if s.SASL.PasswordEnv != "" && !validEnvName(s.SASL.PasswordEnv) {
@@ -318,20 +337,25 @@ func profileValues(p *Profile) map[string]string {
 	return m
 }
 
-// ParseTimeout accepts a Go duration ("10s", "1m30s") or plain seconds
-// ("15"), between 1ms and 1h.
+// ParseTimeout accepts a duration with a unit ("10s", "1m30s", "500ms")
+// or, as Kafka's tools mean --timeout, a bare number of milliseconds
+// ("5000"), between 1ms and 1h. A bare number under 100 is refused: it is
+// almost certainly meant as seconds.
 func ParseTimeout(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		n, nerr := strconv.ParseFloat(s, 64)
-		if nerr != nil || n != n {
-			return 0, fmt.Errorf("%q is not a duration like 10s, 1m or 500ms", s)
+		n, nerr := strconv.ParseInt(s, 10, 64)
+		if nerr != nil {
+			return 0, fmt.Errorf("%q is not a duration like 10s, 1m or 500ms, nor a number of milliseconds like 5000", s)
 		}
-		if n > 3600 || n < 0 {
-			return 0, fmt.Errorf("%q is out of range (1ms..1h)", s)
+		if n < 100 && n > 0 {
+			return 0, fmt.Errorf("%q: a bare number is milliseconds (as in Kafka's tools), and %d ms is too short to reach a broker; write %ds for seconds", s, n, n)
 		}
-		d = time.Duration(n * float64(time.Second))
+		if n > int64(time.Hour/time.Millisecond) || n <= 0 {
+			return 0, fmt.Errorf("%q milliseconds is out of range (1ms..1h)", s)
+		}
+		d = time.Duration(n) * time.Millisecond
 	}
 	if d < time.Millisecond || d > time.Hour {
 		return 0, fmt.Errorf("%q is out of range (1ms..1h)", s)
@@ -382,6 +406,9 @@ const MaxPasswordBytes = 64 << 10
 // Password reads the SASL password from its env variable or file. The error
 // names the variable or file, never the value.
 func (s *Settings) Password() (string, error) {
+	if s.password != "" {
+		return s.password, nil
+	}
 	if s.SASL.PasswordFile != "" {
 		f, err := os.Open(s.SASL.PasswordFile)
 		if err != nil {
@@ -441,6 +468,9 @@ func SafeEnvName(s string) string {
 func (s *Settings) PasswordStatus() string {
 	if s.SASL.Mechanism == "" {
 		return ""
+	}
+	if s.password != "" {
+		return "******** (sasl.jaas.config of the --command-config file)"
 	}
 	if s.SASL.PasswordFile != "" {
 		if st, err := os.Stat(s.SASL.PasswordFile); err != nil {

@@ -121,7 +121,7 @@ func TestPrecedence(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 	env["KAASCTL_BROKERS"] = "env-host:1"
-	env["KAASCTL_TIMEOUT"] = "5"
+	env["KAASCTL_TIMEOUT"] = "5000" // milliseconds, as Kafka means a bare --timeout
 	s = in(nil)
 	if s.Brokers[0] != "env-host:1" || s.Sources[KeyBrokers].String() != "env KAASCTL_BROKERS" || s.Timeout != 5*time.Second {
 		t.Errorf("env over profile: %v %v %v", s.Brokers, s.Sources[KeyBrokers], s.Timeout)
@@ -328,12 +328,13 @@ func TestParseMaxVersions(t *testing.T) {
 }
 
 func TestParseTimeout(t *testing.T) {
-	for s, want := range map[string]time.Duration{"10s": 10 * time.Second, "1m": time.Minute, "2": 2 * time.Second, "0.5": 500 * time.Millisecond, "500ms": 500 * time.Millisecond} {
+	// A bare number is milliseconds, as Kafka's --timeout means it.
+	for s, want := range map[string]time.Duration{"10s": 10 * time.Second, "1m": time.Minute, "3000": 3 * time.Second, "30000": 30 * time.Second, "500ms": 500 * time.Millisecond, "3600000": time.Hour, "1h": time.Hour} {
 		if d, err := ParseTimeout(s); err != nil || d != want {
 			t.Errorf("%q = %v %v", s, d, err)
 		}
 	}
-	for _, s := range []string{"", "0", "-1s", "2h", "NaN", "abc", "1e400"} {
+	for _, s := range []string{"", "0", "-1s", "2h", "NaN", "abc", "1e400", "15", "0.5", "3600001", "-5000"} {
 		if _, err := ParseTimeout(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Broker quirks of older kaas generations, switched on by tests and the
+// control commands so tools can be tried against them.
+//
+// ZeroTimestampOffsets: the Go generation of kaas answers ListOffsets by
+// timestamp with offset 0 for every timestamp (lab-observed), so a client
+// that trusts the answer rewinds to the start of the log. With the quirk
+// on, every broker answers that way; earliest (-2), latest (-1) and
+// max-timestamp (-3) lookups stay correct.
+
+// EmulateZeroTimestampOffsets switches the quirk on or off (off by default).
+func (s *Sandbox) EmulateZeroTimestampOffsets(on bool) { s.zeroTimeOffsets.Store(on) }
+
+// zeroTimestampAnswer rewrites a ListOffsets answer as the Go generation
+// gives it: offset 0 (and timestamp -1) for every partition the request
+// looked up by timestamp.
+func zeroTimestampAnswer(f *frame, raw []byte) []byte {
+	req, err := f.decode()
+	if err != nil {
+		return withSize(raw)
+	}
+	byTime := map[string]map[int32]bool{}
+	for _, t := range req.(*kmsg.ListOffsetsRequest).Topics {
+		for _, p := range t.Partitions {
+			if p.Timestamp >= 0 {
+				if byTime[t.Topic] == nil {
+					byTime[t.Topic] = map[int32]bool{}
+				}
+				byTime[t.Topic][p.Partition] = true
+			}
+		}
+	}
+	if len(byTime) == 0 {
+		return withSize(raw)
+	}
+	resp, err := f.decodeResponse(raw)
+	if err != nil {
+		return withSize(raw)
+	}
+	r := resp.(*kmsg.ListOffsetsResponse)
+	for i := range r.Topics {
+		t := &r.Topics[i]
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			if byTime[t.Topic][p.Partition] && p.ErrorCode == 0 {
+				p.Offset, p.Timestamp = 0, -1
+			}
+		}
+	}
+	return rawResponse(f, r)
+}

@@ -1,0 +1,286 @@
+package repair
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// Outcomes of one group in ApplyOffsets.
+const (
+	OutcomePlanned   = "planned"   // dry-run: would be written
+	OutcomeWritten   = "written"   // executed (see the rows' results)
+	OutcomeUnchanged = "unchanged" // executed, nothing to change
+	OutcomeRefused   = "refused"   // not inactive, or its state unknown (exit 4)
+	OutcomeSkipped   = "skipped"   // nothing to plan (Kafka's "No reset plan for group X found")
+	OutcomeError     = "error"     // cannot be planned (exit 1)
+)
+
+// ResultRefused marks, after --execute, the rows of a group that was
+// refused or could not be planned: nothing was written for them.
+const ResultRefused = "REFUSED"
+
+// ResultCached is a deleted partition the coordinator still serves from
+// its cache after the file write.
+const ResultCached = "CACHED"
+
+// ApplyOptions says how ApplyOffsets applies plans made by PlanGroups.
+type ApplyOptions struct {
+	// Command is "reset" or "delete".
+	Command string
+	// Client is the live connection; nil writes offline (files only).
+	Client *wire.Client
+	// Execute writes; false is a dry-run that only sets each group's
+	// outcome.
+	Execute bool
+	// Force writes groups whose state refuses them (never groups with
+	// an Error or a refused timestamp answer).
+	Force bool
+	// Now is the clock for backup names (default time.Now).
+	Now func() time.Time
+}
+
+// ApplyResult counts what ApplyOffsets did; the plans carry the details.
+type ApplyResult struct {
+	Plans []*GroupPlan
+	// Groups by outcome.
+	Planned, Written, Unchanged, Refused, Skipped, Errors int
+	// Failed counts partitions that failed or did not verify; Cached the
+	// deleted partitions a coordinator still serves from its cache.
+	Failed, Cached int
+	// Partitions counts the rows of the groups that were (or would be)
+	// written; Kept the other committed partitions written back unchanged.
+	Partitions, Kept int
+}
+
+// Writable reports whether the group is (or, in a dry-run, would be)
+// written: what --export may list.
+func (gp *GroupPlan) Writable() bool {
+	switch gp.Outcome {
+	case OutcomePlanned, OutcomeWritten, OutcomeUnchanged:
+		return true
+	}
+	return false
+}
+
+// ApplyOffsets is the one safe write path for committed offsets (offsets
+// reset, offsets delete, and every later feature that rewrites offsets).
+// It takes the plans of PlanGroups and, group by group, as Kafka's tool does:
+//
+//   - skips a group that has nothing to plan (Skipped) and one that cannot
+//     be planned (Error), and refuses a group that is not Empty or Dead
+//     (Refused; --force overrides that, never an Error); the other groups
+//     go on;
+//   - in a dry-run, stops there: each group's Outcome says what would
+//     happen;
+//   - with Execute, writes each remaining group that changes: a reset with
+//     a live Client commits the group's FULL set of offsets (the offset
+//     file merged with the changes) to its coordinator, because a kaas
+//     coordinator that has not loaded the group rewrites the file with
+//     exactly the partitions a commit names; offline, and for every
+//     delete, it rewrites the offset file through WriteFileAtomic (backup,
+//     unique temp, fsync, rename, directory fsync, aborted if the file
+//     changed since it was planned), re-checking a delete's group state
+//     right before;
+//   - verifies every written partition in the file and, with a Client,
+//     over the wire (OffsetFetch from the coordinator): a reset row is OK
+//     only when both hold the new offset; a deleted row that the
+//     coordinator still serves from its cache is CACHED (the file is
+//     right, the broker is not, until the coordinator restarts or the
+//     group moves).
+//
+// The returned error carries the exit code of the run (nil when all is
+// well), in this order: partitions that failed or did not verify, or
+// groups that cannot be planned (1); refused groups (4); cached deleted
+// offsets (3). Every group's outcome is in the plans either way, so the
+// caller prints them before returning the error.
+func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (ApplyResult, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	res := ApplyResult{Plans: plans}
+	timeRefused := 0
+	for _, gp := range plans {
+		switch {
+		case gp.Skipped != "" && gp.Error == "":
+			gp.Outcome = OutcomeSkipped
+		case gp.Error != "":
+			gp.Outcome = OutcomeError
+			if gp.TimeRefused {
+				timeRefused++
+			}
+		case gp.Refused != "" && !opts.Force:
+			gp.Outcome = OutcomeRefused
+		default:
+			gp.Outcome = OutcomePlanned
+		}
+	}
+	if opts.Execute {
+		for _, gp := range plans {
+			if gp.Outcome != OutcomePlanned {
+				markNotWritten(gp)
+				continue
+			}
+			applyGroup(ctx, gp, opts)
+			if gp.Outcome == OutcomeRefused {
+				markNotWritten(gp)
+			}
+		}
+	}
+	for _, gp := range plans {
+		switch gp.Outcome {
+		case OutcomePlanned:
+			res.Planned++
+		case OutcomeWritten:
+			res.Written++
+		case OutcomeUnchanged:
+			res.Unchanged++
+		case OutcomeRefused:
+			res.Refused++
+		case OutcomeSkipped:
+			res.Skipped++
+		case OutcomeError:
+			res.Errors++
+		}
+		res.Failed += gp.Failed
+		if gp.Writable() {
+			res.Partitions += len(gp.Rows)
+			res.Kept += gp.Kept
+		}
+		for _, r := range gp.Rows {
+			if r.Result == ResultCached {
+				res.Cached++
+			}
+		}
+	}
+	return res, res.err(timeRefused)
+}
+
+func (res ApplyResult) err(timeRefused int) error {
+	switch {
+	case res.Failed > 0:
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", res.Failed)}
+	case timeRefused > 0:
+		return exit.Refusedf("%d group(s) refused: the brokers' offsets for that time contradict the records (see the errors above); nothing was written for them", timeRefused)
+	case res.Errors > 0:
+		return fmt.Errorf("%d group(s) cannot be planned and were skipped; see the errors above", res.Errors)
+	case res.Refused > 0:
+		return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force", res.Refused)
+	case res.Cached > 0:
+		return &exit.CodedError{Code: exit.Problems, Err: fmt.Errorf("%d deleted offset(s) are still served by the coordinator's cache; see the warnings above", res.Cached)}
+	}
+	return nil
+}
+
+// applyGroup writes and verifies one group that may be written.
+func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
+	if !gp.Changes() {
+		for i := range gp.Rows {
+			gp.Rows[i].Result, gp.Rows[i].Detail = ResultOK, "unchanged; nothing written"
+		}
+		gp.Outcome = OutcomeUnchanged
+		return
+	}
+	gp.Outcome = OutcomeWritten
+	cl := opts.Client
+	if opts.Command != "delete" && cl != nil {
+		ExecuteCommit(ctx, cl, gp)
+		return
+	}
+	if opts.Command == "delete" && cl != nil {
+		// Re-check the state right before the file write.
+		if st := liveState(ctx, cl, gp.Group); st != StateEmpty && st != StateDead && !opts.Force {
+			gp.Refused = InactiveRefusal(gp.Group, st)
+			gp.Warnings = append(gp.Warnings, "not written: "+gp.Refused)
+			gp.Outcome = OutcomeRefused
+			return
+		}
+	}
+	WriteFile(gp, opts.Now)
+	if opts.Command == "delete" && cl != nil {
+		verifyDeletedOnWire(ctx, cl, gp)
+	}
+}
+
+// markNotWritten gives the rows of a group that is not written their
+// result and why.
+func markNotWritten(gp *GroupPlan) {
+	why := fmt.Sprintf("not written: the group was refused (state %s)", gp.State)
+	if gp.Outcome == OutcomeError {
+		why = "not written: the group cannot be planned"
+	}
+	for i := range gp.Rows {
+		if r := &gp.Rows[i]; r.Result == "" {
+			r.Result, r.Detail = ResultRefused, why
+		}
+	}
+}
+
+func liveState(ctx context.Context, cl *wire.Client, group string) string {
+	coords, err := cl.FindCoordinators(ctx, []string{group}, false)
+	if err != nil {
+		return StateUnknown
+	}
+	ds := cl.DescribeGroups(ctx, []string{group}, coords)
+	if len(ds) != 1 || ds[0].Err != "" {
+		return StateUnknown
+	}
+	return ds[0].State
+}
+
+// verifyDeletedOnWire asks the coordinator for the deleted partitions. A
+// kaas broker keeps a group's offsets in memory after the file lost them
+// (the Go generation even after the group is Dead): it serves them to a
+// starting consumer and writes them back on the next commit. Such rows are
+// CACHED, with what clears the cache.
+func verifyDeletedOnWire(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
+	want := wire.TopicPartitions{}
+	for _, r := range gp.Rows {
+		if r.Delete && r.Result == ResultOK {
+			want.Add(r.Topic, r.Partition)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	coords, err := cl.FindCoordinators(ctx, []string{gp.Group}, false)
+	if err != nil {
+		gp.Warnings = append(gp.Warnings, "OffsetFetch not checked (finding the coordinator: "+err.Error()+"): a broker may still serve the deleted offsets from its cache")
+		return
+	}
+	co := coords[gp.Group]
+	fetched := cl.FetchCommitted(ctx, map[string]wire.TopicPartitions{gp.Group: want}, coords)[gp.Group]
+	if fetched.Err != "" && !fetched.NotFound {
+		gp.Warnings = append(gp.Warnings, "OffsetFetch not checked ("+fetched.Err+"): a broker may still serve the deleted offsets from its cache")
+		return
+	}
+	var cached []string
+	for i := range gp.Rows {
+		r := &gp.Rows[i]
+		if !r.Delete || r.Result != ResultOK {
+			continue
+		}
+		c, ok := fetched.Offsets[r.Topic][r.Partition]
+		if ok && c.Err == "" && c.Offset >= 0 {
+			r.Result = ResultCached
+			r.Detail = fmt.Sprintf("not in the file, but the coordinator still serves offset %d from its cache", c.Offset)
+			cached = append(cached, fmt.Sprintf("%s/%d=%d", r.Topic, r.Partition, c.Offset))
+		} else {
+			r.Detail = "not in the file, nor served by the coordinator"
+		}
+	}
+	if len(cached) > 0 {
+		who := fmt.Sprintf("node %d", co.NodeID)
+		if co.Host != "" {
+			who += fmt.Sprintf(" (%s:%d)", co.Host, co.Port)
+		}
+		gp.Warnings = append(gp.Warnings, fmt.Sprintf(
+			"the file no longer holds %s, but the group's coordinator, broker %s, still serves them from its offset cache: a consumer that starts now resumes there, and the group's next commit writes them back into the file. "+
+				"Clear the cache before any consumer of the group starts: restart that broker (or move the group to another coordinator), then check with 'kaasctl groups describe %s' that no offset is served",
+			strings.Join(cached, ", "), who, gp.Group))
+	}
+}
