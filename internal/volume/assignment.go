@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -89,12 +88,12 @@ func (a *Assignment) Health(id string) (string, bool) {
 // ReadAssignment reads and parses an assignment file. A missing, empty or
 // undecodable file is a *FileError; oddities that kaas tolerates are findings.
 func ReadAssignment(path string) (*Assignment, []Finding, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFileLimited(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &FileError{Path: path, Problem: "file does not exist (is this the cluster dir? has a controller written it yet?)"}
 		}
-		return nil, nil, &FileError{Path: path, Problem: err.Error()}
+		return nil, nil, &FileError{Path: path, Problem: readProblem(err)}
 	}
 	return ParseAssignment(path, data)
 }
