@@ -20,7 +20,7 @@ func init() {
 			Description: "What it repairs, and how (nothing is ever deleted):\n" +
 				"  convert           a legacy plain-map offset file (kaas v0.2.18 reads it as EMPTY) is rewritten as\n" +
 				"                    the v2 envelope; the old file is backed up beside it (<file>.kaasctl-bak-<time>)\n" +
-				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>/...;\n" +
+				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>-<random>/...;\n" +
 				"                    the offsets kaasctl can still read are saved beside it as a --from-file CSV\n" +
 				"  remove-tmp        a *.tmp file older than --tmp-older-than is moved into the quarantine dir\n" +
 				"  migrate           DATA/__consumer_offsets/<g>.json (kaas <= 0.2.15) is written into the cluster dir\n" +
@@ -28,7 +28,8 @@ func init() {
 				"  legacy-duplicate  a legacy file identical to the current one is moved into the quarantine dir\n" +
 				"  conflict          a group with different offsets in both layouts: reported, never overwritten\n" +
 				"Every write is atomic (unique temp file, fsync, rename, fsync of the directory) and skipped if the\n" +
-				"file changed since it was read. A second run finds nothing to do. Exit 3 when conflicts remain.\n" +
+				"file changed since it was read; files keep their owner and mode; nothing is written through a link\n" +
+				"inside the volume unless --follow-symlinks (see 'kaasctl help volume'). A second run finds nothing to do. Exit 3 when conflicts remain.\n" +
 				"Stop the brokers first if you can: a broker that has a group loaded rewrites its file on the next commit.\n\n" +
 				"Examples:\n" +
 				"  kaasctl volume repair --data-dir /data                 # the plan: nothing is written\n" +
@@ -38,6 +39,8 @@ func init() {
 				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
 				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
 				&cli.StringFlag{Name: "tmp-older-than", Value: "1h", Usage: "*.tmp files at least this old are stale (`DURATION`: 30m, 1h, PT2H)"},
+				followSymlinksFlag(""),
+				keepBackupsFlag(""),
 				nowFlag(),
 			},
 			Action: runVolumeRepair,
@@ -66,11 +69,15 @@ func runVolumeRepair(c *cli.Context) error {
 	if age < volume.StaleTmpAge {
 		return exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", age, volume.StaleTmpAge)
 	}
+	pol, err := writePolicy(c, g)
+	if err != nil {
+		return err
+	}
 	l, now, err := layoutNow(c, g)
 	if err != nil {
 		return err
 	}
-	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: c.Bool("execute"), TmpOlderThan: age, Now: now})
+	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: c.Bool("execute"), TmpOlderThan: age, Now: now, Policy: pol})
 	if err != nil {
 		return err
 	}

@@ -390,28 +390,34 @@ func (d *Dir) MkdirOwned(name string, perm fs.FileMode) (*Dir, error) {
 }
 
 // MkdirTemp creates prefix<16 random hex digits> inside d exclusively
-// (mkdir fails on anything already there, link or not) and opens it
-// without following links.
+// (see MkdirExcl).
 func (d *Dir) MkdirTemp(prefix string, perm fs.FileMode) (*Dir, string, error) {
 	for i := 0; ; i++ {
 		name := prefix + RandomSuffix()
-		err := unix.Mkdirat(d.fd, name, uint32(perm.Perm()))
-		if err == unix.EEXIST && i < 100 {
+		sub, err := d.MkdirExcl(name, perm)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
 			continue
 		}
-		if err != nil {
-			return nil, "", &fs.PathError{Op: "mkdir", Path: d.join(name), Err: err}
-		}
-		sub, err := d.openSub(name, true)
-		if err != nil {
-			return nil, "", err
-		}
-		if err := sub.checkOwner(); err != nil {
-			sub.Close()
-			return nil, "", err
-		}
-		return sub, name, nil
+		return sub, name, err
 	}
+}
+
+// MkdirExcl creates the directory name inside d, failing when anything
+// (a link included) is already there, and opens it without following
+// links; it must be owned by kaasctl's uid.
+func (d *Dir) MkdirExcl(name string, perm fs.FileMode) (*Dir, error) {
+	if err := unix.Mkdirat(d.fd, name, uint32(perm.Perm())); err != nil {
+		return nil, &fs.PathError{Op: "mkdir", Path: d.join(name), Err: err}
+	}
+	sub, err := d.openSub(name, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.checkOwner(); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
 }
 
 func (d *Dir) checkOwner() error {
@@ -437,7 +443,12 @@ func (d *Dir) MkdirAllBelow(rel string, perm fs.FileMode) (*Dir, error) {
 	}
 	unix.CloseOnExec(fd)
 	cur.fd = fd
-	for _, p := range splitRel(rel) {
+	parts, err := splitRel(rel)
+	if err != nil {
+		cur.Close()
+		return nil, err
+	}
+	for _, p := range parts {
 		if err := unix.Mkdirat(cur.fd, p, uint32(perm.Perm())); err != nil && err != unix.EEXIST {
 			cur.Close()
 			return nil, &fs.PathError{Op: "mkdir", Path: cur.join(p), Err: err}
