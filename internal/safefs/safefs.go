@@ -66,10 +66,14 @@ func (e *KindError) Error() string {
 		}
 		return e.Path + ": is a symbolic link" + to + "; kaasctl does not follow links inside the volume: replace it with the file it points to"
 	}
-	if e.Kind == kindDir {
-		return e.Path + ": is a directory, not a regular file"
+	via := ""
+	if e.Target != "" {
+		via = " symbolic link to " + e.Target + ", a"
 	}
-	return e.Path + ": is a " + e.Kind + ", not a regular file; kaasctl reads only regular files (reading it could block forever or never end): remove it or replace it with the real file"
+	if e.Kind == kindDir {
+		return e.Path + ": is a" + via + " directory, not a regular file"
+	}
+	return e.Path + ": is a" + via + " " + e.Kind + ", not a regular file; kaasctl reads only regular files (reading it could block forever or never end): remove it or replace it with the real file"
 }
 
 // Is makes errors.Is(err, ErrSymlink / ErrNotRegular) work.

@@ -85,7 +85,14 @@ func openRegularAt(dirfd int, name, display string, follow bool) (int, Info, err
 	info := infoOf(&st)
 	if k := Kind(info.Mode); k != "" {
 		unix.Close(fd)
-		return -1, Info{}, &KindError{Path: display, Kind: k}
+		e := &KindError{Path: display, Kind: k}
+		if follow {
+			buf := make([]byte, 4096)
+			if n, err := unix.Readlinkat(dirfd, name, buf); err == nil {
+				e.Target = string(buf[:n])
+			}
+		}
+		return -1, Info{}, e
 	}
 	return fd, info, nil
 }
@@ -147,10 +154,17 @@ func ReadFile(path string) ([]byte, error) {
 // ReadFileFollow reads a file the user named: links are followed, but
 // only a regular file is read, capped at limit bytes (MaxFileBytes when 0).
 func ReadFileFollow(path string, limit int64) ([]byte, Info, error) {
+	return Read(path, true, limit)
+}
+
+// Read reads a regular file and returns its metadata (as of the open):
+// follow lets the last component be a link; limit caps the size
+// (MaxFileBytes when 0).
+func Read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	if limit <= 0 {
 		limit = MaxFileBytes
 	}
-	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, true)
+	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, follow)
 	if err != nil {
 		return nil, info, err
 	}
