@@ -137,6 +137,7 @@ func runGroupsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnUnreadFiles(g, sr)
 	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
 	rows := inspect.FilterGroups(all, o.filter)
 	v := GroupsListView{

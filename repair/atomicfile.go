@@ -179,7 +179,8 @@ func CheckWritePath(root, path string, pol Policy) error {
 	}
 	if k := safefs.Kind(info.Mode); k != "" {
 		if k == "symbolic link" {
-			return &safefs.KindError{Path: path, Kind: k, Writing: true}
+			to, _ := os.Readlink(path)
+			return &safefs.KindError{Path: path, Kind: k, Target: to, Writing: true}
 		}
 		return &safefs.KindError{Path: path, Kind: k}
 	}

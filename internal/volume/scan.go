@@ -67,6 +67,21 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// symlinkFinding reports a link in an offsets dir, with its target; a
+// link to anything but a regular file (a FIFO, /dev/zero) is an error.
+func symlinkFinding(p string) Finding {
+	to, _ := os.Readlink(p)
+	f := Finding{Severity: SevWarning, Code: CodeSymlink, Path: p,
+		Message: "symbolic link (to " + to + ") in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl neither reads nor writes through it (writes need --follow-symlinks)",
+		Fix:     "replace the link with the file it points to, or remove it"}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		f.Severity = SevError
+		f.Message = "symbolic link to " + to + ", a " + safefs.Kind(st.Mode()) + ", in the offsets dir: reading it would block or never end (kaas would hang or run out of memory loading the group); kaasctl does not read it"
+		f.Fix = "remove the link (a broker writes a regular file on the group's next commit)"
+	}
+	return f
+}
+
 // symlinkedDirFinding reports an offsets dir that is a link.
 func symlinkedDirFinding(p string) *Finding {
 	st, err := os.Lstat(p)
@@ -218,7 +233,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			case strings.HasSuffix(name, ".tmp"):
 				*fs = append(*fs, tmpFinding(p, now))
 			case e.Type()&os.ModeSymlink != 0:
-				*fs = append(*fs, Finding{Severity: SevWarning, Code: CodeSymlink, Path: p, Message: "symbolic link in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl does not follow it", Fix: "replace the link with the file it points to, or remove it"})
+				*fs = append(*fs, symlinkFinding(p))
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
