@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
@@ -328,7 +329,7 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
 		defer fh.Close()
-		fp, err := repair.ParseResetCSV(fh, name)
+		fp, err := repair.ParseResetCSV(safefs.CappedReader(fh, name, 0), name)
 		if err != nil {
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}

@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -222,4 +223,34 @@ func Problem(err error) string {
 		return strings.TrimPrefix(te.Error(), te.Path+": ")
 	}
 	return err.Error()
+}
+
+// CappedReader reads r (a stream the user gave, such as a --from-file CSV
+// from a pipe) and fails with a *TooLargeError naming name once more than
+// limit bytes (MaxFileBytes when 0) came through, so an endless stream
+// cannot grow memory without bound.
+func CappedReader(r io.Reader, name string, limit int64) io.Reader {
+	if limit <= 0 {
+		limit = MaxFileBytes
+	}
+	return &cappedReader{r: r, name: name, limit: limit, left: limit + 1}
+}
+
+type cappedReader struct {
+	r     io.Reader
+	name  string
+	limit int64
+	left  int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, &TooLargeError{Path: c.name, Limit: c.limit}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

@@ -4,6 +4,7 @@ package safefs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -178,5 +179,21 @@ func TestShorten(t *testing.T) {
 	}
 	if n := ShortName(".", long, ".kaasctl-0123456789abcdef.tmp"); len(n) > NameMax {
 		t.Errorf("ShortName %d bytes", len(n))
+	}
+}
+
+func TestCappedReader(t *testing.T) {
+	f, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	_, err = io.ReadAll(CappedReader(f, "plan.csv", 1<<20))
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "plan.csv") {
+		t.Errorf("endless stream: %v", err)
+	}
+	data, err := io.ReadAll(CappedReader(strings.NewReader("abc"), "x", 3))
+	if err != nil || string(data) != "abc" {
+		t.Errorf("at the cap: %q %v", data, err)
 	}
 }
