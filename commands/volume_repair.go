@@ -17,7 +17,7 @@ func init() {
 		return &cli.Command{
 			Name:  "repair",
 			Usage: "convert legacy offset files, quarantine corrupt ones, move stale *.tmp aside, migrate the legacy offsets dir (dry-run unless --execute)",
-			Description: "What it repairs, and how (nothing is ever deleted):\n" +
+			Description: "What it repairs, and how (nothing is deleted but kaasctl's own backups beyond --keep-backups):\n" +
 				"  convert           a legacy plain-map offset file (kaas v0.2.18 reads it as EMPTY) is rewritten as\n" +
 				"                    the v2 envelope; the old file is backed up beside it (<file>.kaasctl-bak-<time>)\n" +
 				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>-<random>/...;\n" +

@@ -445,7 +445,7 @@ func isBackupOf(name, base string) bool {
 	return err == nil
 }
 
-// ListBackups returns the names of base's backups in d, oldest first.
+// listBackups returns the names of base's backups in d, oldest first.
 func listBackups(d *safefs.Dir, base string) []string {
 	names, err := d.Names()
 	if err != nil {
@@ -493,16 +493,4 @@ func pruneBackups(d *safefs.Dir, base string, keep int) []string {
 		d.Sync()
 	}
 	return removed
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }

@@ -361,3 +361,34 @@ func TestRepairSymlinkedOffsetsDir(t *testing.T) {
 		t.Fatalf("with --follow-symlinks: %v %+v", err, rep.Actions)
 	}
 }
+
+// volume repair quarantines a corrupt file of a 246-byte group id: the
+// salvaged CSV's name fits NAME_MAX too.
+func TestRepairLongGroupIDQuarantine(t *testing.T) {
+	l, _ := testVolume(t)
+	group := strings.Repeat("q", 246)
+	p := filepath.Join(l.OffsetsPath(), group+".json")
+	os.WriteFile(p, []byte(`{"offsets":{"orders/0":5,"orders/1":"12"}}`), 0o644)
+	rep, err := RepairVolume(l, RepairOptions{Execute: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a *RepairAction
+	for i := range rep.Actions {
+		if rep.Actions[i].Group == group {
+			a = &rep.Actions[i]
+		}
+	}
+	if a == nil || !a.Done || a.Salvaged == "" {
+		t.Fatalf("actions %+v", rep.Actions)
+	}
+	if n := filepath.Base(a.Salvaged); len(n) > 255 {
+		t.Errorf("salvaged name %d bytes", len(n))
+	}
+	if got, err := os.ReadFile(a.Salvaged); err != nil || !strings.Contains(string(got), "orders,0,5") {
+		t.Errorf("salvaged CSV: %v %q", err, got)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the corrupt file is still in place: %v", err)
+	}
+}

@@ -132,7 +132,7 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 			if of != nil {
 				a.entries = usable(of.Entries)
 				if len(a.entries) > 0 {
-					a.Salvaged = a.Dest + ".salvaged.csv"
+					a.Salvaged = filepath.Join(filepath.Dir(a.Dest), safefs.ShortName("", filepath.Base(a.Dest), ".salvaged.csv")) // within NAME_MAX
 					a.Detail += fmt.Sprintf("; %d readable offsets saved as a --from-file CSV", len(a.entries))
 				}
 			}
