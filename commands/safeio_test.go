@@ -291,3 +291,34 @@ func TestKeepBackups(t *testing.T) {
 		t.Errorf("no backup finding:\n%s", r.Out)
 	}
 }
+
+// A <group>.json linked to a secret file: offsets reset and delete refuse
+// it, read nothing into a backup, and volume check names the link.
+func TestSymlinkedGroupFileToSecret(t *testing.T) {
+	data, cd := safeVolume(t)
+	secret := filepath.Join(t.TempDir(), "secret.json")
+	os.WriteFile(secret, []byte(`{"offsets":{"orders/0":99}}`), 0o600)
+	gp := filepath.Join(cd, "__consumer_offsets", "g.json")
+	os.Remove(gp)
+	os.Symlink(secret, gp)
+	for _, args := range [][]string{
+		{"offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute"},
+		{"offsets", "delete", "--data-dir", data, "-g", "g", "--topic", "orders", "--offline", "--execute"},
+	} {
+		r := runCLIWithin(t, nil, args...)
+		if r.Code != 1 || !strings.Contains(r.Err, gp+": is a symbolic link (to "+secret+")") {
+			t.Errorf("%v: exit %d %s", args[:2], r.Code, r.Err)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(cd, "__consumer_offsets"))
+	if len(ents) != 1 {
+		t.Errorf("files created beside the link: %v", ents)
+	}
+	if got, _ := os.ReadFile(secret); string(got) != `{"offsets":{"orders/0":99}}` {
+		t.Errorf("secret changed: %s", got)
+	}
+	r := runCLIWithin(t, nil, "volume", "check", "--data-dir", data)
+	if !strings.Contains(r.Out, "volume.symlink") || !strings.Contains(r.Out, secret) {
+		t.Errorf("volume check:\n%s", r.Out)
+	}
+}

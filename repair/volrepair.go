@@ -311,6 +311,12 @@ func (wc *repairCtx) quarantineDir(dst string) (*safefs.Dir, error) {
 		defer cd.Close()
 		q, err := cd.MkdirOwned(QuarantineDir, 0o700)
 		if err != nil {
+			var ke *safefs.KindError
+			if errors.As(err, &ke) && ke.Kind == "symbolic link" {
+				// --follow-symlinks does not apply: files are never moved
+				// wherever a link points.
+				return nil, fmt.Errorf("%s is a symbolic link (to %s); kaasctl never moves files through a link (they would land wherever it points): remove the link and run again", ke.Path, ke.Target)
+			}
 			return nil, fmt.Errorf("the quarantine dir: %w", err)
 		}
 		defer q.Close()
