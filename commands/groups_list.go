@@ -147,6 +147,7 @@ func runGroupsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnUnreadFiles(g, sr)
 	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
 	rows := inspect.FilterGroups(all, o.filter)
 	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}

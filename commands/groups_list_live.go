@@ -63,6 +63,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		if files, sr, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
 			return err
 		}
+		warnUnreadFiles(g, sr)
 	}
 	var volumeGroups []string
 	for _, f := range files {

@@ -89,6 +89,15 @@ explicit upgrade step taken with the old brokers stopped.
 
 kaasctl never writes assignment.json and never creates directories at the data-dir root (the
 kaas operator deletes unknown ones). Its backups sit beside the file they protect
-(<file>.kaasctl-bak-<time>).
+(<file>.kaasctl-bak-<time>, same owner and mode as the file; names over 255 bytes are
+shortened to the first bytes + "~" + 16 hex digits of SHA-256 of the file name); each write
+keeps the last 10 per file (--keep-backups N, KAASCTL_KEEP_BACKUPS; 0 keeps all). Rewritten
+files keep their owner and mode. volume repair moves files into
+CD/.kaasctl-quarantine/<time>-<random>/, created fresh by each run.
+
+kaasctl reads regular files only, at most 256 MiB each: a FIFO, device, socket or link where
+a state file should be is reported by name, never read. Its writes never go through a
+symbolic link inside the volume (a linked __consumer_offsets or <group>.json is refused and
+reported by volume check) unless the writing command gets --follow-symlinks.
 `)
 }

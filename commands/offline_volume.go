@@ -120,6 +120,16 @@ func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]
 	return out, sr, err
 }
 
+// warnUnreadFiles warns about offset files the scan did not read: links,
+// FIFOs, devices (volume check reports them with their fix).
+func warnUnreadFiles(g *Globals, sr volume.ScanResult) {
+	for _, f := range sr.Findings {
+		if f.Code == volume.CodeNotRegular || f.Code == volume.CodeSymlink || f.Code == volume.CodeSymlinkedDir {
+			g.Warnf("%s: %s", f.Path, f.Message)
+		}
+	}
+}
+
 // cellName shows a group id in a table: escaped when not printable, and
 // shortened past 64 bytes (machine formats always carry the full id).
 func cellName(s string) string {

@@ -69,7 +69,7 @@ func runOffsetsDelete(c *cli.Context) error {
 			uniq = append(uniq, gr)
 		}
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: time.Now()},
+	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: time.Now(), Policy: m.policy},
 		repair.ResetOptions{Groups: uniq, Scopes: scopes, Delete: true})
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
@@ -75,12 +76,55 @@ func writeSafetyFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: cat},
 		&cli.BoolFlag{Name: "force", Usage: "write even if a group is not Empty/Dead or brokers answer with --offline (loud; consumers race the write)", Category: cat},
 		&cli.BoolFlag{Name: "offline", Usage: "write the offset files directly instead of committing through the brokers (only when no broker answers, or with --force)", Category: cat},
+		followSymlinksFlag(cat),
+		keepBackupsFlag(cat),
 	}
+}
+
+// followSymlinksFlag lets a writing command write through links inside
+// the volume (refused by default: a planted link would redirect the write).
+func followSymlinksFlag(cat string) cli.Flag {
+	return &cli.BoolFlag{Name: "follow-symlinks", Usage: "write through a symbolic link inside the volume (a linked __consumer_offsets dir or <group>.json); refused without it", Category: cat}
+}
+
+// keepBackupsFlag is the backup retention of a writing command.
+func keepBackupsFlag(cat string) cli.Flag {
+	return &cli.IntFlag{Name: "keep-backups", Usage: fmt.Sprintf("keep the last `N` backups per file, older ones are removed after each write (default %d, or KAASCTL_KEEP_BACKUPS; 0 keeps all)", volume.DefaultKeepBackups), Category: cat}
+}
+
+// writePolicy reads --follow-symlinks and --keep-backups (then
+// KAASCTL_KEEP_BACKUPS).
+func writePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
+	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
+	n, src := 0, ""
+	switch {
+	case c.IsSet("keep-backups"):
+		n, src = c.Int("keep-backups"), "--keep-backups"
+	case g.IO.getenv("KAASCTL_KEEP_BACKUPS") != "":
+		v := g.IO.getenv("KAASCTL_KEEP_BACKUPS")
+		var err error
+		if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return pol, exit.UsageErrorf("KAASCTL_KEEP_BACKUPS=%q: a number of backups (0 keeps all)", v)
+		}
+		src = "KAASCTL_KEEP_BACKUPS"
+	default:
+		return pol, nil
+	}
+	switch {
+	case n < 0:
+		return pol, exit.UsageErrorf("%s %d: a number of backups, 0 or more (0 keeps all)", src, n)
+	case n == 0:
+		pol.KeepBackups = -1
+	default:
+		pol.KeepBackups = n
+	}
+	return pol, nil
 }
 
 // writeMode is what the safety flags resolved to.
 type writeMode struct {
 	execute, force, offline bool
+	policy                  repair.Policy
 }
 
 func parseWriteMode(c *cli.Context) (writeMode, error) {
@@ -103,6 +147,9 @@ func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
 	}
 	m, err := parseWriteMode(c)
 	if err != nil {
+		return nil, writeMode{}, err
+	}
+	if m.policy, err = writePolicy(c, g); err != nil {
 		return nil, writeMode{}, err
 	}
 	return g, m, nil
@@ -293,7 +340,7 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
 		defer fh.Close()
-		fp, err := repair.ParseResetCSV(fh, name)
+		fp, err := repair.ParseResetCSV(safefs.CappedReader(fh, name, 0), name)
 		if err != nil {
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
@@ -552,7 +599,7 @@ func runOffsetsReset(c *cli.Context) error {
 		// --all-groups never resets the source onto itself.
 		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == spec.Source })
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now},
+	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
 	if err != nil {
 		return err

@@ -3,6 +3,8 @@
 package commands
 
 import (
+	"github.com/kaasctl/kaasctl/internal/safefs"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,7 +16,7 @@ import (
 // runningSandboxPID returns the pid in DATA/.kaasctl-sandbox.json when that
 // process is alive (and is not us), else 0.
 func runningSandboxPID(dataDir string) int {
-	data, err := os.ReadFile(filepath.Join(dataDir, sandbox.StateFileName))
+	data, _, err := safefs.ReadFileFollow(filepath.Join(dataDir, sandbox.StateFileName), 1<<20)
 	if err != nil {
 		return 0
 	}

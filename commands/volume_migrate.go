@@ -31,7 +31,7 @@ func init() {
 				"  3. kaasctl volume migrate --to 0.2.18 --data-dir /data --execute  # then start the 0.2.18 brokers\n\n" +
 				"Each group file is written into CD/__consumer_offsets (byte for byte; a plain map, which 0.2.18 reads as\n" +
 				"EMPTY, as the v2 envelope) and verified, then the source is moved into\n" +
-				"CD/.kaasctl-quarantine/<time>/data-dir/__consumer_offsets/ (nothing is deleted). A group already in the\n" +
+				"CD/.kaasctl-quarantine/<time>-<random>/data-dir/__consumer_offsets/ (nothing is deleted). A group already in the\n" +
 				"target with the same offsets is not rewritten; one with different offsets is a conflict (exit 3), never\n" +
 				"overwritten. The old dir is removed once empty. A second run finds nothing to do.\n" +
 				"The volume's generation must be Go (detected, or --kaas-version go); when both dirs hold files kaasctl\n" +
@@ -45,6 +45,7 @@ func init() {
 				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
 				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
 				&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing)"},
+				followSymlinksFlag(""),
 				nowFlag(),
 			},
 			Action: runVolumeMigrate,
@@ -78,7 +79,8 @@ func runVolumeMigrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: false, Now: now, QuietPeriod: quiet})
+	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
+	rep, err := repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: false, Now: now, QuietPeriod: quiet, Policy: pol})
 	if err != nil {
 		return migrateError(err)
 	}
@@ -89,7 +91,7 @@ func runVolumeMigrate(c *cli.Context) error {
 		}
 	}
 	if c.Bool("execute") && refusal == "" && !rep.NothingToDo {
-		if rep, err = repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: true, Now: now, QuietPeriod: quiet}); err != nil {
+		if rep, err = repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: true, Now: now, QuietPeriod: quiet, Policy: pol}); err != nil {
 			return migrateError(err)
 		}
 		refusal = rep.Refused

@@ -23,10 +23,10 @@ func init() {
 				"generation's live dir is 'kaasctl volume migrate --to 0.2.18', an upgrade step). When the generation\n" +
 				"is undetermined only generation-independent fixes run (quarantine, stale *.tmp) and the rest is\n" +
 				"listed as skipped. Every file it leaves alone is listed (action skip) with the reason.\n\n" +
-				"What it repairs, and how (nothing is ever deleted):\n" +
+				"What it repairs, and how (nothing is deleted but kaasctl's own backups beyond --keep-backups):\n" +
 				"  convert           0.2.18 only: a plain-map offset file (0.2.18 reads it as EMPTY) is rewritten as\n" +
 				"                    the v2 envelope; the old file is backed up beside it (<file>.kaasctl-bak-<time>)\n" +
-				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>/...;\n" +
+				"  quarantine        an offset file kaas cannot decode is moved to CD/.kaasctl-quarantine/<time>-<random>/...;\n" +
 				"                    the offsets kaasctl can still read are saved beside it as a --from-file CSV\n" +
 				"  remove-tmp        a *.tmp file older than --tmp-older-than is moved into the quarantine dir\n" +
 				"  migrate           0.2.18 only: a leftover DATA/__consumer_offsets/<g>.json is written into the cluster\n" +
@@ -37,7 +37,9 @@ func init() {
 				"                    fixes that depend on an undetermined generation, dirs its generation does not read)\n" +
 				"  permission-denied a file kaasctl may not read: reported with the permissions fix, exit 3\n" +
 				"Every write is atomic (unique temp file, fsync, rename, fsync of the directory) and skipped if the\n" +
-				"file changed since it was read. A second run finds nothing to do. Exit 3 when conflicts or unreadable files remain.\n" +
+				"file changed since it was read; files keep their owner and mode; nothing is written through a link\n" +
+				"inside the volume unless --follow-symlinks (see 'kaasctl help volume'). A second run finds nothing to do.\n" +
+				"Exit 3 when conflicts or unreadable files remain.\n" +
 				"Stop the brokers first if you can: a broker that has a group loaded rewrites its file on the next commit.\n\n" +
 				"Examples:\n" +
 				"  kaasctl volume repair --data-dir /data                 # the plan: nothing is written\n" +
@@ -47,6 +49,8 @@ func init() {
 				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
 				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
 				&cli.StringFlag{Name: "tmp-older-than", Value: "1h", Usage: "*.tmp files at least this old are stale (`DURATION`: 30m, 1h, PT2H)"},
+				followSymlinksFlag(""),
+				keepBackupsFlag(""),
 				nowFlag(),
 			},
 			Action: runVolumeRepair,
@@ -75,11 +79,15 @@ func runVolumeRepair(c *cli.Context) error {
 	if age < volume.StaleTmpAge {
 		return exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", age, volume.StaleTmpAge)
 	}
+	pol, err := writePolicy(c, g)
+	if err != nil {
+		return err
+	}
 	l, now, err := layoutNow(c, g)
 	if err != nil {
 		return err
 	}
-	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: c.Bool("execute"), TmpOlderThan: age, Now: now})
+	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: c.Bool("execute"), TmpOlderThan: age, Now: now, Policy: pol})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
@@ -31,7 +33,8 @@ func init() {
 				"kaasctl watch --cluster-dir /cluster --timeout 10m -o json",
 			Description: "Follows CD/assignment.json with fsnotify on its directory (the controller replaces the file by\n" +
 				"rename) plus a poll every --poll-interval: on NFS, writes from other hosts raise no local event.\n" +
-				"A missing, half-written or invalid file is reported and retried, never fatal.\n\n" +
+				"A missing, half-written or invalid file is reported and retried, never fatal; so is a volume whose\n" +
+				"cluster dir does not exist yet (the watch waits for it; --once does not wait).\n\n" +
 				"Each new version is compared with the previous one: every known group (explicit entries, offset\n" +
 				"files, --group) whose coordinator changes is printed with its cause, in the same shape as\n" +
 				"'kaasctl takeover trace' events. -o jsonl streams one event per line; -o json/yaml print the\n" +
@@ -85,10 +88,27 @@ func watchCmd(c *cli.Context) error {
 	if c.Duration("poll-interval") <= 0 {
 		return exit.UsageErrorf("--poll-interval must be positive")
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if d := c.Duration("timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	path := c.String("assignment")
 	var layout volume.Layout
 	if g.HasVolume() {
-		if layout, err = g.Layout(); err != nil {
+		layout, err = g.Layout()
+		if err != nil && !c.Bool("once") && volumeNotThereYet(err) {
+			// The cluster is not created yet: wait for it, as the watch
+			// waits for a missing assignment.json.
+			g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
+			layout, err = waitForVolume(ctx, g, c.Duration("poll-interval"))
+			if err == nil {
+				g.Notef("the volume appeared: cluster dir %s", layout.ClusterDir)
+			}
+		}
+		if err != nil {
 			return err
 		}
 		if path == "" {
@@ -115,13 +135,6 @@ func watchCmd(c *cli.Context) error {
 		return watchOnce(g, path, journal, groupsFor, filter)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if d := c.Duration("timeout"); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
 	mode := "fsnotify + poll every " + c.Duration("poll-interval").String()
 	if c.Bool("poll-only") {
 		mode = "poll every " + c.Duration("poll-interval").String()
@@ -267,10 +280,42 @@ func trVersionLine(p *render.Printer, v inspect.TraceVersion, summary string) st
 	return trPaint(p, trBold, trClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }
 
+// volumeNotThereYet reports whether resolving the volume failed only
+// because its directories do not exist yet.
+func volumeNotThereYet(err error) bool {
+	var fe *volume.FileError
+	if !errors.As(err, &fe) {
+		return false
+	}
+	return strings.Contains(fe.Problem, "does not exist") || strings.Contains(fe.Problem, "holds neither")
+}
+
+// waitForVolume resolves the volume every interval until it exists (or
+// ctx ends: then the last error).
+func waitForVolume(ctx context.Context, g *Globals, interval time.Duration) (volume.Layout, error) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			l, err := g.Layout()
+			if err == nil {
+				return l, nil
+			}
+			return l, fmt.Errorf("%w (the watch ended before the volume appeared)", err)
+		case <-tick.C:
+			l, err := g.Layout()
+			if err == nil || !volumeNotThereYet(err) {
+				return l, err
+			}
+		}
+	}
+}
+
 func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
-	data, err := os.ReadFile(path)
+	data, _, err := safefs.Read(path, true, 0)
 	if err != nil {
-		return &volume.FileError{Path: path, Problem: err.Error()}
+		return &volume.FileError{Path: path, Problem: safefs.Problem(err)}
 	}
 	a, fs, err := volume.ParseAssignment(path, data)
 	if err != nil {

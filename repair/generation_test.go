@@ -36,7 +36,7 @@ func TestRepairNeverMovesAFileOntoItself(t *testing.T) {
 		t.Fatalf("the live file: %q %v", b, err)
 	}
 	a := &RepairAction{Action: ActMigrate, Path: cur, Dest: filepath.Join(l.DataOffsetsPath(), "g.json"), expect: &FileState{}}
-	if err := applyMigration(a); err == nil || !strings.Contains(err.Error(), "onto itself") {
+	if err := applyMigration(a, &repairCtx{l: l}); err == nil || !strings.Contains(err.Error(), "onto itself") {
 		t.Errorf("migration onto itself: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -49,13 +50,25 @@ func GroupFilePath(l volume.Layout, group string) (string, error) {
 // fine (File nil); a file kaas cannot decode is an error, since merging
 // with it would lose the offsets it holds.
 func ReadGroupFile(l volume.Layout, group string) (*GroupFile, error) {
+	return readGroupFile(l, group, Policy{})
+}
+
+// readGroupFile is ReadGroupFile for a write under pol: a file or offsets
+// dir reached through a link is refused unless pol follows links.
+func readGroupFile(l volume.Layout, group string, pol Policy) (*GroupFile, error) {
 	l = l.WithGeneration()
 	p, err := GroupFilePath(l, group)
 	if err != nil {
 		return nil, err
 	}
-	st, err := ReadState(p)
+	if err := CheckWritePath(VolumeRoot(l, p), p, pol); err != nil {
+		return nil, err
+	}
+	st, err := readState(p, pol.FollowSymlinks)
 	if err != nil {
+		if errors.Is(err, safefs.ErrNotRegular) || errors.Is(err, safefs.ErrSymlink) || errors.Is(err, safefs.ErrTooLarge) {
+			return nil, err // names the file already
+		}
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	gf := &GroupFile{Group: group, Path: p, State: st}
@@ -195,7 +208,17 @@ func (v Verification) MismatchOf(topic string, part int32) string {
 
 // VerifyFile re-reads path and compares it with want.
 func VerifyFile(path string, want []volume.OffsetEntry) Verification {
+	return verifyFile(path, want, false)
+}
+
+// verifyFile is VerifyFile; follow reads through a link (--follow-symlinks).
+func verifyFile(path string, want []volume.OffsetEntry, follow bool) Verification {
 	v := Verification{Mismatch: map[tpKey]string{}}
+	if follow {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	of, fs, err := volume.ReadOffsetFile(path)
 	if err != nil {
 		v.Err = fmt.Errorf("re-reading the file: %w", err)

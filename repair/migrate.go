@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -36,6 +37,8 @@ type MigrateOptions struct {
 	// QuietPeriod: a group file or temp file in the old dir modified less
 	// than this long ago refuses the migration (live groups).
 	QuietPeriod time.Duration
+	// Policy: links inside the volume (refused unless it follows them).
+	Policy Policy
 }
 
 // MigrateReport is what volume migrate found and did.
@@ -105,7 +108,7 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	}
 	l = l.WithGeneration()
 	gi := l.Gen
-	stamp := opts.Now.UTC().Format("20060102T150405Z")
+	stamp := opts.Now.UTC().Format("20060102T150405Z") + "-" + safefs.RandomSuffix()
 	rep := &MigrateReport{DryRun: !opts.Execute, Generation: gi, To: opts.To.String(), Actions: []RepairAction{},
 		Source: l.DataOffsetsPath(), Target: l.OffsetsPath()}
 	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, "data-dir", volume.OffsetsDir)
@@ -240,7 +243,9 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	if !opts.Execute || rep.Refused != "" {
 		return rep, nil
 	}
-	if err := os.MkdirAll(rep.Target, 0o755); err != nil {
+	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: filepath.Join(l.ClusterDir, QuarantineDir, stamp)}
+	defer func() { wc.run.Close() }()
+	if err := wc.mkdirFor(filepath.Join(rep.Target, "x")); err != nil {
 		return rep, err
 	}
 	for i := range acts {
@@ -252,7 +257,7 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 			a.Error = "not removed: a migration step failed, so files remain in it"
 			continue
 		}
-		if err := applyMigration(a); err != nil {
+		if err := applyMigration(a, wc); err != nil {
 			a.Error = err.Error()
 			rep.Failed++
 			continue
@@ -263,18 +268,18 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 }
 
 // applyMigration performs one migration action and verifies it.
-func applyMigration(a *RepairAction) error {
+func applyMigration(a *RepairAction, wc *repairCtx) error {
 	switch a.Action {
 	case ActMigrate:
 		if sameFile(a.Path, a.Dest) {
 			return fmt.Errorf("%s and %s are one file; not moved onto itself", a.Path, a.Dest)
 		}
-		cur, err := ReadState(a.Path)
+		cur, err := readState(a.Path, wc.pol.FollowSymlinks)
 		if err != nil || !cur.Same(*a.expect) {
 			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
 		}
 		missing := FileState{Path: a.Dest}
-		if _, err := WriteFileAtomic(a.Dest, a.data, WriteOptions{Expect: &missing}); err != nil {
+		if _, err := WriteFileAtomic(a.Dest, a.data, wc.opts(a.Dest, &missing, false)); err != nil {
 			return err
 		}
 		got, err := os.ReadFile(a.Dest)
@@ -287,12 +292,12 @@ func applyMigration(a *RepairAction) error {
 		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
 			return fmt.Errorf("%s: the written offsets do not verify; the source is kept at %s", a.Dest, a.Path)
 		}
-		if err := moveAside(a.Path, a.Backup, a.expect); err != nil {
+		if err := wc.moveAside(a.Path, a.Backup, a.expect); err != nil {
 			return err
 		}
 		return verifyBackup(a.Backup, a.expect.Data)
 	case ActAlreadyMigrated:
-		if err := moveAside(a.Path, a.Dest, a.expect); err != nil {
+		if err := wc.moveAside(a.Path, a.Dest, a.expect); err != nil {
 			return err
 		}
 		return verifyBackup(a.Dest, a.expect.Data)
@@ -309,10 +314,15 @@ func applyMigration(a *RepairAction) error {
 			slices.Sort(names)
 			return fmt.Errorf("%s is not empty (%s); left in place", a.Path, strings.Join(names, ", "))
 		}
-		if err := os.Remove(a.Path); err != nil {
+		parent, err := safefs.OpenBelow(VolumeRoot(wc.l, filepath.Dir(a.Path)), filepath.Dir(a.Path), wc.pol.FollowSymlinks, true)
+		if err != nil {
 			return err
 		}
-		return syncDir(filepath.Dir(a.Path))
+		defer parent.Close()
+		if err := parent.RemoveDir(filepath.Base(a.Path)); err != nil {
+			return err
+		}
+		return parent.Sync()
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
 }

@@ -99,6 +99,10 @@ type GroupPlan struct {
 	Warnings []string `json:"warnings"`
 
 	file *GroupFile
+	// pol is the user's --follow-symlinks / --keep-backups; root the
+	// volume dir the file is in.
+	pol  Policy
+	root string
 }
 
 // Inputs are the live sources a plan may use; a nil Client means offline.
@@ -106,6 +110,8 @@ type Inputs struct {
 	Layout volume.Layout
 	Client *wire.Client
 	Now    time.Time
+	// Policy: --follow-symlinks and --keep-backups for the writes.
+	Policy Policy
 }
 
 // PlanGroups reads every group's file, asks the brokers for group states
@@ -126,8 +132,8 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		if p, err := GroupFilePath(in.Layout, g); err != nil {
 			gp.Error = err.Error()
 		} else {
-			gp.Path = p
-			gf, err := ReadGroupFile(in.Layout, g)
+			gp.Path, gp.pol, gp.root = p, in.Policy, VolumeRoot(in.Layout, p)
+			gf, err := readGroupFile(in.Layout, g, in.Policy)
 			if err == nil && !gf.State.Exists {
 				// A group whose offsets live only in the legacy layout:
 				// writing a current file now would shadow them for good.
@@ -494,7 +500,7 @@ func (gp *GroupPlan) Changes() bool {
 
 // CheckUnchanged aborts when the file changed since it was planned.
 func (gp *GroupPlan) CheckUnchanged() error {
-	now, err := ReadState(gp.Path)
+	now, err := readState(gp.Path, gp.pol.FollowSymlinks)
 	if err != nil {
 		return fmt.Errorf("%s: re-reading before the write: %w", gp.Path, err)
 	}
@@ -534,7 +540,7 @@ func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 			}
 		}
 	}
-	v := VerifyFile(gp.Path, full)
+	v := verifyFile(gp.Path, full, gp.pol.FollowSymlinks)
 	// Over the wire: what the coordinator now answers.
 	want := wire.TopicPartitions{}
 	for _, r := range gp.Rows {
@@ -587,13 +593,13 @@ func WriteFile(gp *GroupPlan, now func() time.Time) {
 	gp.Executed, gp.Method = true, "file"
 	full := gp.FullSet()
 	st := gp.file.State
-	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now, afterStep: writeFileHook})
+	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now, Root: gp.root, Policy: gp.pol, afterStep: writeFileHook})
 	gp.Backup = res.Backup
 	if err != nil {
 		gp.failAll(err.Error())
 		return
 	}
-	v := VerifyFile(gp.Path, full)
+	v := verifyFile(gp.Path, full, gp.pol.FollowSymlinks)
 	for i := range gp.Rows {
 		r := &gp.Rows[i]
 		if r.Delete {

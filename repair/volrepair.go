@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,12 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // QuarantineDir is where volume repair moves files it takes out of kaas's
 // way, inside the cluster dir (a dot name: the kaas operator's sweep keeps
-// it, and no broker reads it). Nothing is ever deleted.
+// it, and no broker reads it). Nothing is ever deleted. Each run moves
+// files into its own sub-directory <time>-<16 random hex digits>, created
+// exclusively (mode 0700), so nobody can plant a link at its name
+// beforehand; QuarantineDir itself is refused when it is a link or owned
+// by another uid.
 const QuarantineDir = ".kaasctl-quarantine"
 
 // Repair actions.
@@ -63,6 +67,8 @@ type RepairOptions struct {
 	// TmpOlderThan: *.tmp files at least this old are stale (default 1h).
 	TmpOlderThan time.Duration
 	Now          time.Time
+	// Policy: --follow-symlinks and --keep-backups.
+	Policy Policy
 }
 
 // RepairReport is what volume repair found and did.
@@ -96,7 +102,7 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		opts.TmpOlderThan = time.Hour
 	}
 	l = l.WithGeneration()
-	stamp := opts.Now.UTC().Format("20060102T150405Z")
+	stamp := opts.Now.UTC().Format("20060102T150405Z") + "-" + safefs.RandomSuffix()
 	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}, Generation: l.Gen}
 	qpath := func(p string) string {
 		if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {
@@ -160,7 +166,7 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 			if of != nil {
 				a.entries = usable(of.Entries)
 				if len(a.entries) > 0 {
-					a.Salvaged = a.Dest + ".salvaged.csv"
+					a.Salvaged = filepath.Join(filepath.Dir(a.Dest), safefs.ShortName("", filepath.Base(a.Dest), ".salvaged.csv")) // within NAME_MAX
 					a.Detail += fmt.Sprintf("; %d readable offsets saved as a --from-file CSV", len(a.entries))
 				}
 			}
@@ -277,8 +283,25 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
+	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: rep.Quarantine}
+	defer func() { wc.run.Close() }()
 	for i := range acts {
 		a := &acts[i]
+		if a.Change && a.Action != ActRemoveDir {
+			// Refuse, already in the plan, a change that would go through a
+			// link inside the volume (unless --follow-symlinks).
+			for _, p := range []string{a.Path, a.Dest} {
+				if p == "" || strings.HasPrefix(p, rep.Quarantine+string(filepath.Separator)) {
+					continue
+				}
+				if err := CheckWritePath(VolumeRoot(l, p), p, opts.Policy); err != nil && a.Error == "" {
+					a.Error = err.Error()
+				}
+			}
+		}
+		if !opts.Execute && a.Error != "" {
+			rep.Failed++
+		}
 		switch {
 		case a.Change:
 			rep.Changes++
@@ -292,7 +315,11 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		if !opts.Execute || !a.Change {
 			continue
 		}
-		if err := applyRepair(a, opts.Now); err != nil {
+		if a.Error != "" { // refused at planning (a link in the way)
+			rep.Failed++
+			continue
+		}
+		if err := applyRepair(a, wc); err != nil {
 			a.Error = err.Error()
 			rep.Failed++
 			continue
@@ -331,10 +358,80 @@ func legacyLeft(dir string, acts []RepairAction) int {
 	return n
 }
 
-func applyRepair(a *RepairAction, now time.Time) error {
+// repairCtx is what the writes of one repair run share.
+type repairCtx struct {
+	l      volume.Layout
+	pol    Policy
+	now    time.Time
+	runDir string // CD/.kaasctl-quarantine/<time>-<random>
+	run    *safefs.Dir
+}
+
+// opts are the WriteOptions of a write to path.
+func (wc *repairCtx) opts(path string, expect *FileState, backup bool) WriteOptions {
+	return WriteOptions{Expect: expect, Backup: backup, Now: func() time.Time { return wc.now }, Root: VolumeRoot(wc.l, path), Policy: wc.pol}
+}
+
+// quarantineDir opens (creating) the directory dst lies in, below this
+// run's quarantine dir; the run dir is created exclusively on first use.
+func (wc *repairCtx) quarantineDir(dst string) (*safefs.Dir, error) {
+	if wc.run == nil {
+		cd, err := safefs.OpenDir(wc.l.ClusterDir)
+		if err != nil {
+			return nil, err
+		}
+		defer cd.Close()
+		q, err := cd.MkdirOwned(QuarantineDir, 0o700)
+		if err != nil {
+			var ke *safefs.KindError
+			if errors.As(err, &ke) && ke.Kind == "symbolic link" {
+				// --follow-symlinks does not apply: files are never moved
+				// wherever a link points.
+				return nil, fmt.Errorf("%s is a symbolic link (to %s); kaasctl never moves files through a link (they would land wherever it points): remove the link and run again", ke.Path, ke.Target)
+			}
+			return nil, fmt.Errorf("the quarantine dir: %w", err)
+		}
+		defer q.Close()
+		run, err := q.MkdirExcl(filepath.Base(wc.runDir), 0o700)
+		if err != nil {
+			return nil, fmt.Errorf("creating this run's quarantine dir: %w", err)
+		}
+		wc.run = run
+	}
+	rel, err := filepath.Rel(wc.runDir, filepath.Dir(dst))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("%s is not inside %s", dst, wc.runDir)
+	}
+	return wc.run.MkdirAllBelow(rel, 0o700)
+}
+
+// mkdirFor creates the directories of a volume file that does not exist
+// yet, below its volume root, without following links.
+func (wc *repairCtx) mkdirFor(path string) error {
+	root := VolumeRoot(wc.l, path)
+	if root == "" || wc.pol.FollowSymlinks {
+		return os.MkdirAll(filepath.Dir(path), 0o755)
+	}
+	rel, err := filepath.Rel(root, filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	r, err := safefs.OpenDir(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	d, err := r.MkdirAllBelow(rel, 0o755)
+	if err != nil {
+		return err
+	}
+	return d.Close()
+}
+
+func applyRepair(a *RepairAction, wc *repairCtx) error {
 	switch a.Action {
 	case ActConvert:
-		res, err := WriteFileAtomic(a.Path, EncodeEnvelope(a.entries), WriteOptions{Expect: a.expect, Backup: true, Now: func() time.Time { return now }})
+		res, err := WriteFileAtomic(a.Path, EncodeEnvelope(a.entries), wc.opts(a.Path, a.expect, true))
 		a.Backup = res.Backup
 		if err != nil {
 			return err
@@ -353,86 +450,102 @@ func applyRepair(a *RepairAction, now time.Time) error {
 			if err := ExportCSV(&buf, rows, false); err != nil {
 				return err
 			}
-			if err := os.MkdirAll(filepath.Dir(a.Salvaged), 0o755); err != nil {
+			d, err := wc.quarantineDir(a.Salvaged)
+			if err != nil {
 				return err
 			}
-			if _, err := WriteFileAtomic(a.Salvaged, buf.Bytes(), WriteOptions{Expect: &FileState{Path: a.Salvaged}}); err != nil {
+			d.Close()
+			if _, err := WriteFileAtomic(a.Salvaged, buf.Bytes(), WriteOptions{Expect: &FileState{Path: a.Salvaged}, Perm: 0o600, Root: wc.l.ClusterDir}); err != nil {
 				return err
 			}
 		}
-		return moveAside(a.Path, a.Dest, a.expect)
+		return wc.moveAside(a.Path, a.Dest, a.expect)
 	case ActMigrate:
 		missing := FileState{Path: a.Dest}
-		if err := os.MkdirAll(filepath.Dir(a.Dest), 0o755); err != nil {
+		if err := wc.mkdirFor(a.Dest); err != nil {
 			return err
 		}
 		// Re-check the legacy file, then write the current one (refusing
 		// if it appeared meanwhile), then move the legacy one aside.
-		cur, err := ReadState(a.Path)
+		cur, err := readState(a.Path, wc.pol.FollowSymlinks)
 		if err != nil || !cur.Same(*a.expect) {
 			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
 		}
-		if _, err := WriteFileAtomic(a.Dest, EncodeEnvelope(a.entries), WriteOptions{Expect: &missing}); err != nil {
+		if _, err := WriteFileAtomic(a.Dest, EncodeEnvelope(a.entries), wc.opts(a.Dest, &missing, false)); err != nil {
 			return err
 		}
 		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
 			return fmt.Errorf("%s: the migrated file does not verify", a.Dest)
 		}
-		return moveAside(a.Path, a.Backup, a.expect)
+		return wc.moveAside(a.Path, a.Backup, a.expect)
 	case ActRemoveDir:
-		if err := os.Remove(a.Path); err != nil {
-			return fmt.Errorf("%s: %w", a.Path, err)
+		parent, err := safefs.OpenBelow(VolumeRoot(wc.l, filepath.Dir(a.Path)), filepath.Dir(a.Path), wc.pol.FollowSymlinks, true)
+		if err != nil {
+			return err
 		}
-		return syncDir(filepath.Dir(a.Path))
+		defer parent.Close()
+		if err := parent.RemoveDir(filepath.Base(a.Path)); err != nil {
+			return err
+		}
+		return parent.Sync()
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
 }
 
-// moveAside moves src to dst without ever overwriting dst and without a
-// moment where the content exists nowhere: hard link (or copy + fsync),
-// fsync, then unlink src; both directories fsynced. It aborts if src
+// moveAside moves src (a file of the volume) to dst (in this run's
+// quarantine dir) without ever overwriting dst and without a moment where
+// the content exists nowhere: hard link (or an exclusive copy with the
+// same owner and mode, fsynced), fsync, then unlink src; both directories
+// fsynced. Neither side is reached through a link. It aborts if src
 // changed since expect was read.
-func moveAside(src, dst string, expect *FileState) error {
-	if expect != nil {
-		cur, err := ReadState(src)
-		if err != nil {
-			return err
-		}
-		if !cur.Same(*expect) {
-			return fmt.Errorf("%s: %w", src, ErrConcurrentWrite)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+func (wc *repairCtx) moveAside(src, dst string, expect *FileState) error {
+	sdir, sbase := splitPath(src)
+	sd, err := safefs.OpenBelow(VolumeRoot(wc.l, sdir), sdir, wc.pol.FollowSymlinks, true)
+	if err != nil {
 		return err
 	}
-	if err := os.Link(src, dst); err != nil {
+	defer sd.Close()
+	data, info, err := sd.ReadFile(sbase, true)
+	if err != nil {
+		return err
+	}
+	if expect != nil && !expect.Same(FileState{Exists: true, Data: data}) {
+		return fmt.Errorf("%s: %w", src, ErrConcurrentWrite)
+	}
+	dd, err := wc.quarantineDir(dst)
+	if err != nil {
+		return err
+	}
+	defer dd.Close()
+	dbase := filepath.Base(dst)
+	if err := sd.Link(sbase, dd, dbase); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s: already exists; not overwritten", dst)
 		}
-		if err := copyExcl(src, dst); err != nil {
+		if err := copyExcl(dd, dbase, data, info); err != nil {
 			return err
 		}
 	}
-	if err := syncDir(filepath.Dir(dst)); err != nil {
+	if err := dd.Sync(); err != nil {
 		return err
 	}
-	if err := os.Remove(src); err != nil {
+	if err := sd.Remove(sbase); err != nil {
 		return fmt.Errorf("%s: copied to %s, but removing it failed: %w", src, dst, err)
 	}
-	return syncDir(filepath.Dir(src))
+	return sd.Sync()
 }
 
-func copyExcl(src, dst string) error {
-	in, err := os.Open(src)
+// copyExcl writes data as the new file name in d, with info's owner and
+// mode, synced; a failure removes it.
+func copyExcl(d *safefs.Dir, name string, data []byte, info safefs.Info) error {
+	out, err := d.Create(name, 0o600)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
+	err = fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}.apply(out)
+	if err == nil {
+		_, err = out.Write(data)
 	}
-	_, err = io.Copy(out, in)
 	if err == nil {
 		err = out.Sync()
 	}
@@ -440,7 +553,7 @@ func copyExcl(src, dst string) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(dst)
+		d.Remove(name)
 	}
 	return err
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/kaasctl/kaasctl/internal/safefs"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -49,7 +51,7 @@ func (o *offsetStore) load() []string {
 		if e.IsDir() || !strings.HasSuffix(n, ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(o.dir, n))
+		data, err := safefs.ReadFile(filepath.Join(o.dir, n)) // regular files only: never blocks
 		if err != nil || len(data) > 64<<20 {
 			continue
 		}
@@ -333,7 +335,7 @@ func (m *manifestWriter) write(topic string, part int32, mf manifest) error {
 	}
 	data, _ := json.Marshal(mf)
 	p := filepath.Join(d, "manifest.json")
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+	if old, err := safefs.ReadFile(p); err == nil && bytes.Equal(old, data) {
 		m.last[k] = mf
 		return nil
 	}

@@ -58,6 +58,8 @@
 package sandbox
 
 import (
+	"github.com/kaasctl/kaasctl/internal/safefs"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -767,7 +769,7 @@ func (s *Sandbox) checkAssignmentFile() {
 	if cur != nil && st.ModTime().Equal(cur.mtime) && st.Size() == cur.size {
 		return
 	}
-	raw, err := os.ReadFile(p)
+	raw, _, err := safefs.ReadFileFollow(p, 0) // regular files only: never blocks
 	if err != nil {
 		return
 	}

@@ -1,12 +1,13 @@
 package volume
 
 import (
+	"github.com/kaasctl/kaasctl/internal/safefs"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -89,12 +90,14 @@ func (a *Assignment) Health(id string) (string, bool) {
 // ReadAssignment reads and parses an assignment file. A missing, empty or
 // undecodable file is a *FileError; oddities that kaas tolerates are findings.
 func ReadAssignment(path string) (*Assignment, []Finding, error) {
-	data, err := os.ReadFile(path)
+	// A link is followed (the user may name a file through one, and kaas
+	// follows it too), but only a regular file is read, capped.
+	data, _, err := safefs.ReadFileFollow(path, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &FileError{Path: path, Problem: "file does not exist (is this the cluster dir? has a controller written it yet?)"}
 		}
-		return nil, nil, &FileError{Path: path, Problem: err.Error()}
+		return nil, nil, &FileError{Path: path, Problem: readProblem(err)}
 	}
 	return ParseAssignment(path, data)
 }

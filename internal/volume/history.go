@@ -1,10 +1,11 @@
 package volume
 
 import (
+	"github.com/kaasctl/kaasctl/internal/safefs"
+
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,7 +102,7 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 	for _, f := range files {
 		data, err := readBoundedHistory(f, maxAssignmentBytes)
 		if err != nil {
-			res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
+			res.Problems = append(res.Problems, &FileError{Path: f, Problem: readProblem(err)})
 			continue
 		}
 		if inDir[f] && !historyLooksJSON(data) {
@@ -153,28 +154,11 @@ func cmpHistoryKey(a, b int64) int {
 	return 0
 }
 
+// readBoundedHistory reads a file the user named (links followed): a
+// regular file only, never blocking, at most limit bytes.
 func readBoundedHistory(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit for an assignment", st.Size(), limit)
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + 512)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	data, _, err := safefs.ReadFileFollow(path, limit)
+	return data, err
 }
 
 // KnownOffsetGroups lists the group names that have an offset file, in

@@ -125,7 +125,7 @@ func (r *ManifestReader) read(topic string, partition int32) (*Manifest, []Findi
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &FileError{Path: p, Problem: "no manifest (the partition is not in this data dir: another pool dir, deleted topic, or never written)"}
 		}
-		return nil, nil, &FileError{Path: p, Problem: err.Error()}
+		return nil, nil, &FileError{Path: p, Problem: readProblem(err)}
 	}
 	return ParseManifest(p, topic, partition, data)
 }
@@ -168,7 +168,7 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 					finds = append(finds, Finding{Severity: SevInfo, Code: CodeManifestMissing, Path: mp, Message: "partition dir without a manifest: offline lag is unknown for it"})
 					continue
 				}
-				errs = append(errs, &FileError{Path: mp, Problem: err.Error()})
+				errs = append(errs, &FileError{Path: mp, Problem: readProblem(err)})
 				continue
 			}
 			m, mfs, perr := ParseManifest(mp, t.Name(), int32(n), data)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,12 +105,12 @@ func (gi GenerationInfo) AdjustOffsetFindings(of *OffsetFile, fs []Finding) []Fi
 
 // ReadOffsetFile reads and parses one offset file.
 func ReadOffsetFile(path string) (*OffsetFile, []Finding, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFileLimited(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &FileError{Path: path, Problem: "file does not exist"}
 		}
-		return nil, nil, &FileError{Path: path, Problem: err.Error()}
+		return nil, nil, &FileError{Path: path, Problem: readProblem(err)}
 	}
 	return ParseOffsetFile(path, data)
 }

@@ -214,7 +214,7 @@ func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) 
 	read := func(path string) ([]byte, bool) {
 		data, err := readFileLimited(path)
 		if err != nil {
-			errs = append(errs, &FileError{Path: path, Problem: err.Error()})
+			errs = append(errs, &FileError{Path: path, Problem: readProblem(err)})
 			return nil, false
 		}
 		return data, true

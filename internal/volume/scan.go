@@ -3,7 +3,6 @@ package volume
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // Where an offset file was found, as a role under the volume's generation
@@ -46,17 +47,70 @@ const (
 	CodePreMigrationDir     = "offsets.preMigrationDir"
 	// CodePermissionDenied: a file kaasctl may not read (EACCES).
 	CodePermissionDenied = "file.permissionDenied"
+	CodeNotRegular       = "volume.notRegularFile"
+	CodeSymlinkedDir     = "volume.symlinkedDir"
 )
 
 // FixPermissionDenied is the fix of a file kaasctl may not read.
 const FixPermissionDenied = "give the user running kaasctl read access (run it as the brokers' user, or fix the file's owner and mode: ls -l, chown/chmod); kaasctl does not judge or move a file it cannot read"
+
+// DefaultKeepBackups is how many backups per file kaasctl's writes keep
+// (--keep-backups, KAASCTL_KEEP_BACKUPS).
+const DefaultKeepBackups = 10
+
+// backupFinding sums up kaasctl's backups in one directory.
+func backupFinding(dir string, n int, bytes int64) Finding {
+	return Finding{Severity: SevInfo, Code: CodeKaasctlBackup, Path: dir,
+		Message: fmt.Sprintf("%d kaasctl backup files (%s) from resets, deletes and repairs (<file>%s<time>); kaas ignores them; each write keeps the last %d per file", n, byteSize(bytes), BackupMarker, DefaultKeepBackups),
+		Fix:     "delete the ones you no longer need once the changes are verified; --keep-backups N (or KAASCTL_KEEP_BACKUPS) changes how many each write keeps"}
+}
+
+// byteSize renders a byte count for messages.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// symlinkFinding reports a link in an offsets dir, with its target; a
+// link to anything but a regular file (a FIFO, /dev/zero) is an error.
+func symlinkFinding(p string) Finding {
+	to, _ := os.Readlink(p)
+	f := Finding{Severity: SevWarning, Code: CodeSymlink, Path: p,
+		Message: "symbolic link (to " + to + ") in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl neither reads nor writes through it (writes need --follow-symlinks)",
+		Fix:     "replace the link with the file it points to, or remove it"}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		f.Severity = SevError
+		f.Message = "symbolic link to " + to + ", a " + safefs.Kind(st.Mode()) + ", in the offsets dir: reading it would block or never end (kaas would hang or run out of memory loading the group); kaasctl does not read it"
+		f.Fix = "remove the link (a broker writes a regular file on the group's next commit)"
+	}
+	return f
+}
+
+// symlinkedDirFinding reports an offsets dir that is a link.
+func symlinkedDirFinding(p string) *Finding {
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	to, _ := os.Readlink(p)
+	return &Finding{Severity: SevWarning, Code: CodeSymlinkedDir, Path: p,
+		Message: "the offsets dir is a symbolic link (to " + to + "): kaasctl reads through it, but its writes (offsets reset/delete, volume repair) refuse to write through a link inside the volume",
+		Fix:     "replace the link with the directory it points to; or, if the link is yours, pass --follow-symlinks to the writing command"}
+}
 
 // StaleTmpAge is how old a *.tmp file must be before kaasctl calls it stale:
 // kaas's own writes finish in milliseconds.
 const StaleTmpAge = 5 * time.Minute
 
 // MaxStateFileBytes caps any state file kaasctl reads into memory.
-const MaxStateFileBytes = 256 << 20
+const MaxStateFileBytes = safefs.MaxFileBytes
 
 // OffsetScanItem is one offset file, parsed.
 type OffsetScanItem struct {
@@ -156,6 +210,9 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 		}
 	}
 	for _, d := range dirs {
+		if f := symlinkedDirFinding(d.Path); f != nil {
+			res.Findings = append(res.Findings, *f)
+		}
 		st, err := os.Stat(d.Path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -343,6 +400,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			continue
 		}
 		var subdirs []frame
+		backups, backupBytes := 0, int64(0)
 		for _, e := range ents {
 			name := e.Name()
 			p := filepath.Join(fr.dir, name)
@@ -356,16 +414,28 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			case strings.HasSuffix(name, ".tmp"):
 				*fs = append(*fs, tmpFinding(p, now))
 			case e.Type()&os.ModeSymlink != 0:
-				*fs = append(*fs, Finding{Severity: SevWarning, Code: CodeSymlink, Path: p, Message: "symbolic link in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl does not follow it", Fix: "replace the link with the file it points to, or remove it"})
+				*fs = append(*fs, symlinkFinding(p))
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
+			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
+				kind := "special file"
+				if info, err := e.Info(); err == nil {
+					kind = safefs.Kind(info.Mode())
+				}
+				*fs = append(*fs, Finding{Severity: SevError, Code: CodeNotRegular, Path: p,
+					Message: "is a " + kind + ", not a regular file: kaasctl does not read it (reading could block forever or never end) and kaas cannot use it as the group's offsets",
+					Fix:     "remove it (a broker writes a regular file on the group's next commit); restore the offsets with 'kaasctl offsets reset --from-file' if you have them"})
 			case strings.Contains(name, BackupMarker):
-				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeKaasctlBackup, Path: p,
-					Message: "kaasctl's backup of " + name[:strings.Index(name, BackupMarker)] + " from a reset, delete or repair; kaas ignores it",
-					Fix:     "delete it once the change is verified"})
+				backups++
+				if info, err := e.Info(); err == nil {
+					backupBytes += info.Size()
+				}
 			default:
 				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeUnknownFile, Path: p, Message: "not an offset file (no .json suffix); kaas ignores it"})
 			}
+		}
+		if backups > 0 {
+			*fs = append(*fs, backupFinding(fr.dir, backups, backupBytes))
 		}
 		for i := len(subdirs) - 1; i >= 0; i-- {
 			stack = append(stack, subdirs[i])
@@ -474,7 +544,7 @@ func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
 	}
 	data, buf, err := readInto(j.path, buf)
 	if err != nil {
-		it.Err = &FileError{Path: j.path, Problem: err.Error()}
+		it.Err = &FileError{Path: j.path, Problem: readProblem(err)}
 		if errors.Is(err, fs.ErrPermission) {
 			it.Denied = true
 			it.Err.Problem = "permission denied: kaasctl may not read this file (" + err.Error() + "); its offsets are unknown to kaasctl, not lost"
@@ -501,48 +571,20 @@ func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
 	return buf
 }
 
-// readInto reads a whole file reusing buf; files over MaxStateFileBytes are
-// refused. On unix it uses plain open/read/close system calls (os.Open
-// also registers every file with the runtime poller, which costs two more
-// system calls per file and dominates a 100,000-file scan).
+// readInto reads a whole file reusing buf: regular files only (a FIFO,
+// device, socket or link is refused without blocking), at most
+// MaxStateFileBytes. On unix it uses plain open/fstat/read/close system
+// calls (os.Open also registers every file with the runtime poller, which
+// costs two more system calls per file and dominates a 100,000-file scan).
 func readInto(path string, buf []byte) ([]byte, []byte, error) {
-	return platformReadInto(path, buf)
+	return safefs.ReadInto(path, buf)
 }
 
-func growBuf(buf []byte) ([]byte, error) {
-	if cap(buf) >= MaxStateFileBytes {
-		return buf, fmt.Errorf("file is larger than %d MiB; kaasctl does not read it", MaxStateFileBytes>>20)
-	}
-	return slices.Grow(buf, max(4096, cap(buf))), nil
-}
-
-// portableReadInto is readInto through package os.
-func portableReadInto(path string, buf []byte) ([]byte, []byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, buf, err
-	}
-	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			if buf, err = growBuf(buf); err != nil {
-				return nil, buf, err
-			}
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, buf, nil
-		}
-		if err != nil {
-			return nil, buf, err
-		}
-	}
-}
-
-// readFileLimited is os.ReadFile with kaasctl's size cap.
+// readFileLimited is os.ReadFile with kaasctl's rules (see readInto).
 func readFileLimited(path string) ([]byte, error) {
 	data, _, err := readInto(path, nil)
 	return data, err
 }
+
+// readProblem words a read error for a FileError (which adds the path).
+func readProblem(err error) string { return safefs.Problem(err) }

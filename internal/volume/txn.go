@@ -209,7 +209,7 @@ func ReadTxnState(l Layout) ([]*TxnSlotFile, []Finding, []*FileError) {
 		}
 		data, err := readFileLimited(p)
 		if err != nil {
-			errs = append(errs, &FileError{Path: p, Problem: err.Error()})
+			errs = append(errs, &FileError{Path: p, Problem: readProblem(err)})
 			continue
 		}
 		sf, ffs, perr := ParseTxnSlot(p, slot, data)

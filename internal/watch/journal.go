@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // Journal appends assignment versions to a directory as
@@ -55,12 +57,12 @@ func (j *Journal) Write(epoch, version int64, data []byte, digest [32]byte) (str
 	}
 	name := JournalName(epoch, version)
 	p := filepath.Join(j.Dir, name)
-	if old, err := os.ReadFile(p); err == nil {
+	if old, _, err := safefs.ReadFileFollow(p, 0); err == nil {
 		if bytes.Equal(old, data) {
 			return p, nil
 		}
 		p = filepath.Join(j.Dir, strings.TrimSuffix(name, ".json")+"-"+hex.EncodeToString(digest[:4])+".json")
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+		if old, _, err := safefs.ReadFileFollow(p, 0); err == nil && bytes.Equal(old, data) {
 			return p, nil
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -167,7 +167,7 @@ func (w *watcher) check(first bool) bool {
 		if errors.Is(err, fs.ErrNotExist) {
 			w.fail("missing: " + w.opt.Path + " does not exist (controller not started, or the file is being replaced)")
 		} else {
-			w.fail(w.opt.Path + ": " + err.Error())
+			w.fail(w.opt.Path + ": " + safefs.Problem(err))
 		}
 		return false
 	}
@@ -214,29 +214,13 @@ func (w *watcher) fail(msg string) {
 	}
 }
 
-// maxFile bounds one read of assignment.json.
-const maxFile = 512 << 20
-
+// readFile reads the file: a regular file only (a FIFO or device, or a
+// link to one, is an error naming it, never a hang), at most
+// safefs.MaxFileBytes.
 func readFile(path string) ([]byte, statKey, error) {
-	f, err := os.Open(path)
+	data, info, err := safefs.Read(path, true, 0)
 	if err != nil {
 		return nil, statKey{}, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, statKey{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, statKey{}, fmt.Errorf("not a regular file")
-	}
-	if st.Size() > maxFile {
-		return nil, statKey{}, fmt.Errorf("file is %d bytes, over the %d-byte limit", st.Size(), maxFile)
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + 512)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, statKey{}, err
-	}
-	return buf.Bytes(), statKey{size: st.Size(), mtime: st.ModTime(), ino: inode(st)}, nil
+	return data, statKey{size: info.Size, mtime: info.ModTime, ino: info.Ino}, nil
 }

@@ -1,0 +1,324 @@
+//go:build unix
+
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runCLIWithin is runCLI on its own goroutine with a deadline: a command
+// that blocks fails its test instead of hanging the suite.
+func runCLIWithin(t *testing.T, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	done := make(chan cliResult, 1)
+	go func() { done <- runCLI(t, "", env, args...) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(60 * time.Second):
+		t.Fatalf("kaasctl %s did not finish (blocked on a read?)", strings.Join(args, " "))
+	}
+	return cliResult{}
+}
+
+const safeAssignment = `{"controllerEpoch":1,"assignmentVersion":3,"generatedAt":"2026-11-30T10:00:00Z","controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"alive"}],"partitions":[]}`
+
+// safeVolume is a small volume: assignment.json, group g's offsets and
+// the manifest of orders/0 (for offline resets).
+func safeVolume(t *testing.T) (data, cd string) {
+	t.Helper()
+	data = t.TempDir()
+	cd = filepath.Join(data, "__cluster")
+	writeFile(t, cd, "assignment.json", safeAssignment)
+	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
+	writeFile(t, data, "orders/0/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":3}`)
+	return data, cd
+}
+
+// replaceWith turns path into a FIFO or a link to /dev/zero.
+func replaceWith(t *testing.T, path, kind string) {
+	t.Helper()
+	os.Remove(path)
+	switch kind {
+	case "fifo":
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skipf("mkfifo not possible here: %v", err)
+		}
+	case "devzero":
+		if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A FIFO or a link to /dev/zero as assignment.json or <group>.json: every
+// reading command finishes and names the file.
+func TestSpecialFilesNeverHang(t *testing.T) {
+	for _, kind := range []string{"fifo", "devzero"} {
+		for _, which := range []string{"assignment", "group"} {
+			t.Run(kind+"-"+which, func(t *testing.T) {
+				data, cd := safeVolume(t)
+				bad := filepath.Join(cd, "assignment.json")
+				if which == "group" {
+					bad = filepath.Join(cd, "__consumer_offsets", "g.json")
+				}
+				replaceWith(t, bad, kind)
+				want := "FIFO"
+				if kind == "devzero" {
+					want = "/dev/zero"
+				}
+				cmds := [][]string{
+					{"whois", "g", "--data-dir", data},
+					{"groups", "list", "--data-dir", data},
+					{"volume", "check", "--data-dir", data},
+					{"watch", "--once", "--data-dir", data},
+					{"offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute"},
+				}
+				for _, args := range cmds {
+					r := runCLIWithin(t, nil, args...)
+					all := r.Out + r.Err
+					mentions := strings.Contains(all, bad) && strings.Contains(all, want)
+					switch {
+					case which == "assignment" && (args[0] == "whois" || args[0] == "watch"):
+						// They need the assignment: an error naming it.
+						if r.Code != 1 || !mentions {
+							t.Errorf("%v: exit %d, want 1 and a message naming %s as %s:\n%s", args, r.Code, bad, want, all)
+						}
+					case args[0] == "volume":
+						if r.Code != 3 || !mentions {
+							t.Errorf("%v: exit %d, want 3 and a finding naming %s as %s:\n%s", args, r.Code, bad, want, all)
+						}
+					case which == "group" && args[0] == "offsets":
+						if r.Code == 0 || !mentions {
+							t.Errorf("%v: exit %d, want a failure naming %s as %s:\n%s", args, r.Code, bad, want, all)
+						}
+					case which == "group" && args[0] == "groups":
+						if !mentions {
+							t.Errorf("%v: exit %d, want a warning naming %s as %s:\n%s", args, r.Code, bad, want, all)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// watch started before the cluster exists waits for it.
+func TestWatchWaitsForTheVolume(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data") // does not exist yet
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"kaasctl", "watch", "--data-dir", data, "--poll-interval", "10ms", "--count", "1", "--timeout", "60s", "-o", "jsonl"},
+			&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+	}()
+	// Wait until the watch says it is waiting (a guard, not a timing assertion).
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "waiting for it to appear"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch is not waiting: %s", errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The controller starts: the data dir, then the cluster dir and its
+	// assignment (written by rename, as kaas does).
+	os.MkdirAll(filepath.Join(data, "__cluster"), 0o755)
+	tmp := filepath.Join(data, "__cluster", "assignment.json.tmp")
+	os.WriteFile(tmp, []byte(safeAssignment), 0o644)
+	os.Rename(tmp, filepath.Join(data, "__cluster", "assignment.json"))
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("watch did not finish")
+	}
+	if code != 0 || !strings.Contains(errb.String(), "the volume appeared") {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	// --once does not wait: a clear error, exit 1.
+	r := runCLIWithin(t, nil, "watch", "--once", "--data-dir", filepath.Join(t.TempDir(), "nothing"))
+	if r.Code != 1 || !strings.Contains(r.Err, "does not exist") {
+		t.Errorf("--once on a missing volume: exit %d %s", r.Code, r.Err)
+	}
+}
+
+// An offline reset through a linked __consumer_offsets is refused (and
+// volume check says why); --follow-symlinks lets the user write through it.
+func TestOffsetsResetSymlinkedOffsetsDir(t *testing.T) {
+	data, cd := safeVolume(t)
+	real := filepath.Join(t.TempDir(), "offsets")
+	os.Rename(filepath.Join(cd, "__consumer_offsets"), real)
+	os.Symlink(real, filepath.Join(cd, "__consumer_offsets"))
+	args := []string{"offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute"}
+	r := runCLIWithin(t, nil, args...)
+	if r.Code != 1 || !strings.Contains(r.Err, "symbolic link") || !strings.Contains(r.Err, "--follow-symlinks") {
+		t.Errorf("linked offsets dir: exit %d %s", r.Code, r.Err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(real, "g.json")); string(got) != `{"offsets":{"orders/0":5}}` {
+		t.Errorf("written through the link: %s", got)
+	}
+	r = runCLIWithin(t, nil, "volume", "check", "--data-dir", data, "-o", "json")
+	if !strings.Contains(r.Out, `"volume.symlinkedDir"`) {
+		t.Errorf("volume check does not report the linked dir:\n%s", r.Out)
+	}
+	r = runCLIWithin(t, nil, append(args, "--follow-symlinks")...)
+	if r.Code != 0 {
+		t.Fatalf("--follow-symlinks: exit %d %s", r.Code, r.Err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(real, "g.json")); string(got) != `{"offsets":{"orders/0":3}}` {
+		t.Errorf("after --follow-symlinks: %s", got)
+	}
+	if fi, _ := os.Lstat(filepath.Join(cd, "__consumer_offsets")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+}
+
+// A 246-byte group id (kaas's longest) resets offline; the backup name
+// fits NAME_MAX.
+func TestOffsetsResetLongGroupID(t *testing.T) {
+	data, cd := safeVolume(t)
+	group := strings.Repeat("x", 246)
+	writeFile(t, cd, "__consumer_offsets/"+group+".json", `{"offsets":{"orders/0":40}}`)
+	r := runCLIWithin(t, nil, "offsets", "reset", "--data-dir", data, "-g", group, "--topic", "orders", "--to-earliest", "--offline", "--execute")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(cd, "__consumer_offsets", group+".json")); string(got) != `{"offsets":{"orders/0":3}}` {
+		t.Errorf("file %s", got)
+	}
+	ents, _ := os.ReadDir(filepath.Join(cd, "__consumer_offsets"))
+	backups := 0
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".kaasctl-bak-") {
+			backups++
+			if len(e.Name()) > 255 || !strings.HasPrefix(e.Name(), strings.Repeat("x", 100)) {
+				t.Errorf("backup name %d bytes: %s", len(e.Name()), e.Name())
+			}
+		}
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+	if backups != 1 {
+		t.Errorf("%d backups: %v", backups, ents)
+	}
+}
+
+// --keep-backups and KAASCTL_KEEP_BACKUPS bound the backups; volume check
+// counts them.
+func TestKeepBackups(t *testing.T) {
+	data, cd := safeVolume(t)
+	count := func() int {
+		ents, _ := os.ReadDir(filepath.Join(cd, "__consumer_offsets"))
+		n := 0
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "g.json.kaasctl-bak-") {
+				n++
+			}
+		}
+		return n
+	}
+	reset := func(env map[string]string, to string, extra ...string) {
+		t.Helper()
+		r := runCLIWithin(t, env, append([]string{"offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders:0", "--to-offset", to, "--offline", "--execute"}, extra...)...)
+		if r.Code != 0 {
+			t.Fatalf("exit %d %s", r.Code, r.Err)
+		}
+	}
+	for i := range 5 {
+		reset(nil, strconv.Itoa(10+i), "--keep-backups", "2")
+	}
+	if n := count(); n != 2 {
+		t.Errorf("--keep-backups 2: %d backups", n)
+	}
+	reset(map[string]string{"KAASCTL_KEEP_BACKUPS": "1"}, "20")
+	if n := count(); n != 1 {
+		t.Errorf("KAASCTL_KEEP_BACKUPS=1: %d backups", n)
+	}
+	for i := range 3 {
+		reset(map[string]string{"KAASCTL_KEEP_BACKUPS": "1"}, strconv.Itoa(30+i), "--keep-backups", "0") // the flag wins; 0 keeps all
+	}
+	if n := count(); n != 4 {
+		t.Errorf("--keep-backups 0: %d backups, want 4", n)
+	}
+	r := runCLIWithin(t, map[string]string{"KAASCTL_KEEP_BACKUPS": "many"}, "offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders:0", "--to-offset", "1", "--offline")
+	if r.Code != 2 || !strings.Contains(r.Err, "KAASCTL_KEEP_BACKUPS") {
+		t.Errorf("bad env: exit %d %s", r.Code, r.Err)
+	}
+	r = runCLIWithin(t, nil, "volume", "check", "--data-dir", data, "-o", "json")
+	var rep struct {
+		Findings []struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.Out)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Code == "volume.kaasctlBackup" {
+			found = true
+			if !strings.HasPrefix(f.Message, "4 kaasctl backup files (") || !strings.Contains(f.Message, "bytes)") {
+				t.Errorf("backup finding: %s", f.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no backup finding:\n%s", r.Out)
+	}
+}
+
+// A <group>.json linked to a secret file: offsets reset and delete refuse
+// it, read nothing into a backup, and volume check names the link.
+func TestSymlinkedGroupFileToSecret(t *testing.T) {
+	data, cd := safeVolume(t)
+	secret := filepath.Join(t.TempDir(), "secret.json")
+	os.WriteFile(secret, []byte(`{"offsets":{"orders/0":99}}`), 0o600)
+	gp := filepath.Join(cd, "__consumer_offsets", "g.json")
+	os.Remove(gp)
+	os.Symlink(secret, gp)
+	for _, args := range [][]string{
+		{"offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute"},
+		{"offsets", "delete", "--data-dir", data, "-g", "g", "--topic", "orders", "--offline", "--execute"},
+	} {
+		r := runCLIWithin(t, nil, args...)
+		if r.Code != 1 || !strings.Contains(r.Err, gp+": is a symbolic link (to "+secret+")") {
+			t.Errorf("%v: exit %d %s", args[:2], r.Code, r.Err)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(cd, "__consumer_offsets"))
+	if len(ents) != 1 {
+		t.Errorf("files created beside the link: %v", ents)
+	}
+	if got, _ := os.ReadFile(secret); string(got) != `{"offsets":{"orders/0":99}}` {
+		t.Errorf("secret changed: %s", got)
+	}
+	r := runCLIWithin(t, nil, "volume", "check", "--data-dir", data)
+	if !strings.Contains(r.Out, "volume.symlink") || !strings.Contains(r.Out, secret) {
+		t.Errorf("volume check:\n%s", r.Out)
+	}
+}
