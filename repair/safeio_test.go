@@ -344,6 +344,7 @@ func TestRepairSymlinkedOffsetsDir(t *testing.T) {
 	real := filepath.Join(t.TempDir(), "elsewhere")
 	os.Rename(l.OffsetsPath(), real)
 	os.Symlink(real, l.OffsetsPath())
+	l = l.PinnedTo(volume.Gen018, "test") // converting a plain map is a 0.2.18 fix
 	for _, execute := range []bool{false, true} {
 		rep, err := RepairVolume(l, RepairOptions{Execute: execute})
 		if err != nil {
