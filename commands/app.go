@@ -33,7 +33,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return exit.UsageErrorf("unknown command %q; run 'kaasctl help' for the list", c.Args().First())
+			return unknownCommand(c.Args().First(), "", c.App.Commands)
 		}
 		return cli.ShowAppHelp(c)
 	}
@@ -52,7 +52,7 @@ func prepare(cmd *cli.Command) {
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
-				return exit.UsageErrorf("unknown command %q for 'kaasctl %s'; run 'kaasctl %s --help'", c.Args().First(), name, name)
+				return unknownCommand(c.Args().First(), name, c.Command.Subcommands)
 			}
 			return cli.ShowSubcommandHelp(c)
 		}
@@ -66,15 +66,16 @@ func prepare(cmd *cli.Command) {
 	}
 }
 
-func usageError(_ *cli.Context, err error, _ bool) error {
-	return exit.UsageErrorf("%v", err)
-}
-
 // Main runs kaasctl with args (args[0] is the program name) and returns the
 // exit code.
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
-	err := app.Run(reorderArgs(app, args))
+	var err error
+	if path, ok := helpRequest(app, args); ok {
+		err = showHelp(app, path)
+	} else {
+		err = app.Run(reorderArgs(app, args))
+	}
 	if err == nil {
 		return exit.OK
 	}
