@@ -190,8 +190,8 @@ func isConfigCommand(c *cli.Context) bool {
 }
 
 // appendMissing adds the common flags a command does not define itself: a
-// command's own flag wins when a name collides (sandbox's --brokers N is a
-// broker count, not a bootstrap list), instead of the flag set panicking.
+// command's own flag wins when a name collides (sandbox's hidden --brokers
+// only refuses the old spelling of --broker-count), instead of the flag set panicking.
 func appendMissing(own, common []cli.Flag) []cli.Flag {
 	taken := map[string]bool{}
 	for _, f := range own {
