@@ -39,14 +39,16 @@ func NewApp(ios *IOStreams) *cli.App {
 	}
 	app.OnUsageError = usageError
 	for _, cmd := range app.Commands {
-		prepare(cmd)
+		prepare(cmd, nil)
 	}
 	return app
 }
 
-// prepare attaches the common flags to every leaf command, maps flag
-// parsing errors to exit 2, and makes parents reject unknown sub-commands.
-func prepare(cmd *cli.Command) {
+// prepare attaches the common flags that apply (flagGroupsOf) to every
+// leaf command, maps flag parsing errors to exit 2, and makes parents
+// reject unknown sub-commands.
+func prepare(cmd *cli.Command, parents []string) {
+	path := append(append([]string(nil), parents...), cmd.Name)
 	cmd.OnUsageError = usageError
 	if len(cmd.Subcommands) > 0 {
 		name := cmd.Name
@@ -57,12 +59,12 @@ func prepare(cmd *cli.Command) {
 			return cli.ShowSubcommandHelp(c)
 		}
 		for _, s := range cmd.Subcommands {
-			prepare(s)
+			prepare(s, path)
 		}
 		return
 	}
 	if cmd.Name != "help" {
-		cmd.Flags = appendMissing(cmd.Flags, commonFlags())
+		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
 	}
 }
 

@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -17,8 +20,9 @@ const (
 	flagNoColor    = "no-color"
 )
 
-// commonFlags are attached to every leaf command, so they work after the
-// command name as every example writes them.
+// commonFlags are the flags every command that reads the volume and talks
+// to the brokers accepts; they are attached to each leaf command so they
+// work after the command name as every example writes them.
 func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
@@ -27,6 +31,68 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
 	}, liveFlags()...)
+}
+
+// flagGroup is a set of the common flags.
+type flagGroup uint8
+
+const (
+	fgOutput  flagGroup = 1 << iota // -o, -q, --no-color
+	fgVolume                        // --data-dir, --cluster-dir
+	fgProfile                       // --profile, --config (a profile can name the volume)
+	fgBrokers                       // --brokers, --timeout, --max-versions, TLS and SASL
+	fgAll     = fgOutput | fgVolume | fgProfile | fgBrokers
+	fgOffline = fgOutput | fgVolume | fgProfile
+)
+
+// commandFlagGroups says which common flags a command takes, so its help
+// lists only what applies: commands that never talk to the brokers do not
+// take (or list) the connection, TLS and SASL flags. The key is the
+// command path; a parent's entry ("txn") covers its sub-commands unless
+// one has its own. A command not listed takes them all.
+var commandFlagGroups = map[string]flagGroup{
+	"version":        fgOutput,
+	"completion":     0,
+	"__complete":     0,
+	"watch":          fgOffline,
+	"assignment":     fgOffline,
+	"txn":            fgOffline,
+	"takeover trace": fgOffline,
+	"volume":         fgOffline,
+	"sandbox":        fgOutput | fgVolume,
+}
+
+// flagGroupsOf returns the common flags the command at path takes.
+func flagGroupsOf(path []string) flagGroup {
+	for n := len(path); n > 0; n-- {
+		if g, ok := commandFlagGroups[strings.Join(path[:n], " ")]; ok {
+			return g
+		}
+	}
+	return fgAll
+}
+
+// commonFlagsFor returns the common flags in groups.
+func commonFlagsFor(groups flagGroup) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range commonFlags() {
+		if groups&groupOfFlag(f) != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func groupOfFlag(f cli.Flag) flagGroup {
+	switch n := f.Names()[0]; n {
+	case flagDataDir, flagClusterDir:
+		return fgVolume
+	case flagOutput, flagQuiet, flagNoColor:
+		return fgOutput
+	case wire.KeyProfile, wire.KeyConfig:
+		return fgProfile
+	}
+	return fgBrokers
 }
 
 // Globals is what the common flags resolve to for one command run.
