@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // NewApp builds the command tree writing to ios.
@@ -87,7 +88,7 @@ func Main(args []string, ios *IOStreams) int {
 		if code == exit.Usage && !strings.Contains(msg, "--help") {
 			msg += " (see --help)"
 		}
-		fmt.Fprintf(ios.Err, "kaasctl: %s\n", msg)
+		fmt.Fprintf(ios.Err, "kaasctl: %s\n", render.CleanText(msg))
 	}
 	return code
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -150,12 +151,12 @@ func (g *Globals) Notef(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "kaasctl: "+format+"\n", a...)
+	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // Warnf prints a warning on stderr (even with --quiet: warnings matter).
 func (g *Globals) Warnf(format string, a ...any) {
-	fmtf(g.IO.Err, "warning: "+format+"\n", a...)
+	fmtf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnFindings prints the warning- and error-level findings of a read.

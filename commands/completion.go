@@ -94,7 +94,9 @@ func newCompleteCmd() *cli.Command {
 		Action: func(c *cli.Context) error {
 			ios := iosFrom(c)
 			for _, cand := range complete(c.App, c.Args().Slice(), ios.getenv) {
-				fmt.Fprintln(ios.Out, cand)
+				// A name with control or bidi characters is shown escaped,
+				// never handed to the terminal as it is.
+				fmt.Fprintln(ios.Out, render.Clean(cand))
 			}
 			return nil
 		},

@@ -162,7 +162,7 @@ func oneLineErr(err error) string {
 func forceBanner(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
 		if gp.Refused != "" && gp.Error == "" {
-			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", volume.DisplayName(gp.Group), gp.Refused)
+			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", render.Clean(gp.Group), render.Clean(gp.Refused))
 		}
 	}
 }
@@ -435,9 +435,9 @@ func wrOrDash(s string) string {
 func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
 		if gp.Error != "" {
-			fmtf(g.IO.Err, "Error: group '%s': %s\n", volume.DisplayName(gp.Group), gp.Error)
+			fmtf(g.IO.Err, "Error: group '%s': %s\n", render.Clean(gp.Group), render.Clean(gp.Error))
 		} else if gp.Refused != "" {
-			fmtf(g.IO.Err, "Error: %s\n", gp.Refused)
+			fmtf(g.IO.Err, "Error: %s\n", render.Clean(gp.Refused))
 		}
 		if gp.PlainMap && gp.Error == "" {
 			g.Warnf("%s is a legacy plain map (kaas reads it as EMPTY); the write converts it to the v2 envelope", gp.Path)

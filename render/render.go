@@ -158,7 +158,15 @@ func (p *Printer) Print(o Output) error {
 		return WriteCSV(p.Out, o.Table)
 	default:
 		if o.Human != nil {
-			return o.Human(p)
+			// Human text goes through Clean (colour from Paint kept).
+			cw := NewCleanWriter(p.Out)
+			hp := *p
+			hp.Out = cw
+			err := o.Human(&hp)
+			if ferr := cw.Flush(); err == nil {
+				err = ferr
+			}
+			return err
 		}
 		if o.Table == nil {
 			return WriteJSON(p.Out, o.Data, true)
@@ -171,6 +179,9 @@ func (p *Printer) Print(o Output) error {
 // (easy to grep and cut) when piped.
 func (p *Printer) Table(t *TableData) error {
 	hdr, rows := t.project(p.Wide())
+	for i, r := range rows {
+		rows[i] = CleanAll(r)
+	}
 	if !p.TTY {
 		return writePlain(p.Out, hdr, rows)
 	}
@@ -220,14 +231,19 @@ func orDash(s string) string {
 	return s
 }
 
-// WriteJSON writes v as JSON without HTML escaping; nil slices become [].
+// WriteJSON writes v as JSON without HTML escaping; nil slices become [];
+// a string that is not valid UTF-8 gets a base64 sibling (Base64Suffix).
 func WriteJSON(w io.Writer, v any, indent bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if indent {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(NoNulls(v))
+	v = NoNulls(v)
+	if v != nil && hasInvalidUTF8(reflect.ValueOf(v), 0) {
+		v = lossless(reflect.ValueOf(v), 0) // ids that are not UTF-8: see Base64Suffix
+	}
+	return enc.Encode(v)
 }
 
 // WriteJSONL writes each element of a slice on its own line.
