@@ -38,9 +38,14 @@ kaasctl exit codes
      a per-item operation failed); the message on stderr names the file or broker and why
   2  usage: the command line is wrong (unknown command or flag, missing argument,
      conflicting flags); nothing was read or written
-  3  problems found: the command ran to the end and reports problems
-     (volume check and doctor findings of error severity, assignment diff --exit-code
-     with differences, whois --live --exit-code with disagreements)
+  3  problems found: the command ran to the end and reports problems:
+       volume check, doctor      findings of error severity
+       volume repair             conflicts it leaves to a person (a group with different
+                                 offsets in both layouts), in a dry run as with --execute;
+                                 a dry run with only changes to make exits 0
+       config show / check       configuration problems / seed brokers that did not answer
+       assignment diff           --exit-code: differences, or entries against the hash tier
+       whois --live --exit-code  keys whose volume and broker answers disagree
   4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
      not Empty or Dead); nothing was written
 
