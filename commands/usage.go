@@ -89,7 +89,7 @@ func suggest(typed string, candidates []string) string {
 			continue
 		}
 		d := editDistance(typed, c)
-		if d <= limit && (bestD < 0 || d < bestD) {
+		if d <= limit && d < len(typed) && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -269,7 +270,7 @@ func WriteYAML(w io.Writer, v any) error {
 		return err
 	}
 	var node yaml.Node
-	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
+	if err := yaml.Unmarshal(yamlSafeJSON(buf.Bytes()), &node); err != nil {
 		return err
 	}
 	blockStyle(&node)
@@ -279,6 +280,33 @@ func WriteYAML(w io.Writer, v any) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// yamlSafeJSON escapes, inside JSON strings, the characters YAML does not
+// read back as they are: DEL and C1 controls are refused by its parser,
+// NEL (U+0085) is folded to a space, U+FFFE/U+FFFF are not allowed. JSON
+// writes them raw; \uXXXX means the same to both.
+func yamlSafeJSON(b []byte) []byte {
+	var out []byte
+	start := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff {
+			out = append(out, b[start:i]...)
+			out = fmt.Appendf(out, `\u%04x`, r)
+			start = i + size
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[start:]...)
 }
 
 // WriteCSV writes every column of t, with a header row.
@@ -300,7 +328,21 @@ func WriteCSV(w io.Writer, t *TableData) error {
 // string that would otherwise read as another type).
 func blockStyle(n *yaml.Node) {
 	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && hasControl(n.Value) {
+		// Block scalars cannot carry every string (one made of newlines
+		// reads back empty); double quotes with escapes can.
+		n.Style = yaml.DoubleQuotedStyle
+	}
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

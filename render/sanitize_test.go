@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestClean(t *testing.T) {
@@ -232,6 +234,18 @@ func FuzzJSONIdRoundTrip(f *testing.F) {
 		_, has := obj["group"+Base64Suffix]
 		if has == utf8.ValidString(id) {
 			t.Fatalf("groupBase64 present=%v for %q", has, id)
+		}
+		// YAML carries the same, exactly.
+		out.Reset()
+		if err := WriteYAML(&out, idView{Group: id}); err != nil {
+			t.Fatal(err)
+		}
+		var y map[string]any
+		if err := yaml.Unmarshal(out.Bytes(), &y); err != nil {
+			t.Fatalf("invalid YAML %v: %s", err, out.String())
+		}
+		if got, ok := OriginalBytes(y, "group"); !ok || got != id {
+			t.Fatalf("yaml round trip %q → %q (%q)", id, got, out.String())
 		}
 	})
 }
