@@ -340,3 +340,29 @@ func TestHumanOutputNeutralised(t *testing.T) {
 		t.Errorf("completion lost the group:\n%q", r.Out)
 	}
 }
+
+// On a terminal, colour reaches the screen as plain SGR sequences (never
+// the printer's internal mark), and a name's own escapes stay escaped.
+func TestColourOnTerminal(t *testing.T) {
+	data := hostileVolume(t, escID)
+	hist := filepath.Join(trLabCopy, "assignment-history")
+	for _, args := range [][]string{
+		{"watch", "--data-dir", data, "--once", "-g", escID},
+		{"watch", "--data-dir", data, "--count", "1", "--poll-only", "-g", escID},
+		{"takeover", "trace", hist},
+		{"assignment", "show", "--data-dir", data},
+	} {
+		var out, errb strings.Builder
+		ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, OutTTY: true, Getenv: func(string) string { return "" }}
+		if code := Main(append([]string{"kaasctl"}, args...), ios); code != 0 {
+			t.Fatalf("%q: exit %d %s", args, code, errb.String())
+		}
+		s := out.String()
+		if strings.Contains(s, "\x1b{") || !strings.Contains(s, "\x1b[") {
+			t.Errorf("%q: colour not as SGR:\n%q", args, s)
+		}
+		if strings.Contains(s, "\x1b]") || strings.Contains(s, "\x1b[2J") || strings.Contains(s, "\u202e") {
+			t.Errorf("%q: a name's escape reached the terminal:\n%q", args, s)
+		}
+	}
+}
