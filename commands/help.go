@@ -87,6 +87,13 @@ func newHelpCmd() *cli.Command {
 			for _, a := range args {
 				cmd = findCommand(cmds, a)
 				if cmd == nil {
+					cands := commandNames(cmds)
+					if len(path) == 0 {
+						cands = append(cands, topicNames()...)
+					}
+					if s := suggest(a, cands); s != "" {
+						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
+					}
 					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))
 				}
 				path = append(path, cmd.Name)

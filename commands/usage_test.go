@@ -66,6 +66,8 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"whois", "--ouptut", "json", "g"}, "unknown flag --ouptut; did you mean --output?"},
 		{[]string{"watch", "--count", "x"}, `invalid value "x" for flag --count`},
 		{[]string{"version", "-o"}, "flag needs an argument: -o"},
+		{[]string{"help", "exit-code"}, `did you mean "exit-codes"?`},
+		{[]string{"help", "groups", "lsit"}, `did you mean "groups list"?`},
 	} {
 		r := runCLI(t, "", nil, c.args...)
 		if r.Code != 2 || r.Out != "" || !strings.Contains(r.Err, c.want) {
