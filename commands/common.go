@@ -46,11 +46,13 @@ const (
 	fgOffline = fgOutput | fgVolume | fgProfile
 )
 
-// commandFlagGroups says which common flags a command takes, so its help
-// lists only what applies: commands that never talk to the brokers do not
-// take (or list) the connection, TLS and SASL flags. The key is the
-// command path; a parent's entry ("txn") covers its sub-commands unless
-// one has its own. A command not listed takes them all.
+// commandFlagGroups says which common flags a command's help lists, so it
+// shows only what applies: commands that never talk to the brokers do not
+// list the connection, TLS and SASL flags. They still accept them, hidden
+// and without effect, so one KAASCTL_ARGS or alias ("--data-dir D
+// --brokers B") works with every command, as the runbooks use it. The key
+// is the command path; a parent's entry ("txn") covers its sub-commands
+// unless one has its own. A command not listed shows them all.
 var commandFlagGroups = map[string]flagGroup{
 	"version":        fgOutput,
 	"completion":     0,
@@ -73,12 +75,22 @@ func flagGroupsOf(path []string) flagGroup {
 	return fgAll
 }
 
-// commonFlagsFor returns the common flags in groups.
+// commonFlagsFor returns the common flags, those outside groups hidden.
 func commonFlagsFor(groups flagGroup) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range commonFlags() {
+	out := commonFlags()
+	for _, f := range out {
 		if groups&groupOfFlag(f) != 0 {
-			out = append(out, f)
+			continue
+		}
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Hidden = true
+		case *cli.BoolFlag:
+			f.Hidden = true
+		case *cli.StringSliceFlag:
+			f.Hidden = true
+		default:
+			panic("commonFlagsFor: cannot hide " + f.Names()[0])
 		}
 	}
 	return out

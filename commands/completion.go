@@ -154,6 +154,9 @@ func complete(app *cli.App, words []string, getenv func(string) string) []string
 		}
 		var out []string
 		for _, f := range leaf.Flags {
+			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+				continue
+			}
 			for _, n := range f.Names() {
 				flag := "--" + n
 				if len(n) == 1 {

@@ -15,21 +15,23 @@ import (
 // The connection flags: attached with the common flags to every command
 // that can talk to the brokers (see commandFlagGroups in common.go). Each
 // has a KAASCTL_* environment variable and a profile field; flags beat the
-// environment, which beats the profile. Help lists them under three
-// headings: Connection, TLS and SASL.
+// environment, which beats the profile. Help lists them under four
+// headings: Connection, TLS, SASL and Profile (--profile and --config,
+// which offline commands list too: a profile can name the volume).
 const (
-	connCategory = "Connection"
-	tlsCategory  = "TLS"
-	saslCategory = "SASL"
+	connCategory    = "Connection"
+	tlsCategory     = "TLS"
+	saslCategory    = "SASL"
+	profileCategory = "Profile"
 )
 
 func liveFlags() []cli.Flag {
-	const cat, tls, sasl = connCategory, tlsCategory, saslCategory
+	const cat, tls, sasl, prof = connCategory, tlsCategory, saslCategory, profileCategory
 	env := func(k string) string { return " (" + wire.EnvName(k) + ")" }
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b"}, Usage: "kaas brokers host:port, comma separated or repeated" + env(wire.KeyBrokers), Category: cat},
-		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: cat},
-		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: cat},
+		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: prof},
+		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: prof},
 		&cli.BoolFlag{Name: wire.KeyTLS, Usage: "connect with TLS (implied by the other --tls-* flags)" + env(wire.KeyTLS), Category: tls},
 		&cli.StringFlag{Name: wire.KeyTLSCA, Usage: "PEM file of the CA that signed the brokers' certificates" + env(wire.KeyTLSCA), Category: tls},
 		&cli.StringFlag{Name: wire.KeyTLSCert, Usage: "PEM client certificate for mutual TLS" + env(wire.KeyTLSCert), Category: tls},
@@ -48,7 +50,7 @@ func liveFlags() []cli.Flag {
 // isConnCategory reports whether a flag category is one of the connection
 // flags' headings.
 func isConnCategory(cat string) bool {
-	return cat == connCategory || cat == tlsCategory || cat == saslCategory
+	return cat == connCategory || cat == tlsCategory || cat == saslCategory || cat == profileCategory
 }
 
 // connState is the connection configuration resolved for one run.
