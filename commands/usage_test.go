@@ -378,3 +378,30 @@ func TestColourOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// helpRequest and the suggestion path read any command line without
+// panicking, and a help request always names a real command path.
+func FuzzHelpRequest(f *testing.F) {
+	for _, s := range []string{"--help", "groups describe g1 -h", "-h groups", "grups --help", "whois -- -h", "__complete groups -h", "offsets reset --group -h", "help --help"} {
+		f.Add(s)
+	}
+	app := NewApp(&IOStreams{})
+	f.Fuzz(func(t *testing.T, line string) {
+		args := append([]string{"kaasctl"}, strings.Fields(line)...)
+		path, ok := helpRequest(app, args)
+		if !ok {
+			return
+		}
+		cmds := app.Commands
+		for _, p := range path {
+			c := findCommand(cmds, p)
+			if c == nil {
+				t.Fatalf("%q: help path %v names no command", line, path)
+			}
+			cmds = c.Subcommands
+		}
+		for _, w := range strings.Fields(line) {
+			suggest(w, commandNames(app.Commands))
+		}
+	})
+}
