@@ -405,3 +405,30 @@ func FuzzHelpRequest(f *testing.F) {
 		}
 	})
 }
+
+// A data dir given as --cluster-dir is an error naming both right
+// spellings, never an empty, healthy cluster.
+func TestClusterDirIsDataDir(t *testing.T) {
+	data := hostileVolume(t, "orders-app")
+	for _, args := range [][]string{
+		{"groups", "list", "--cluster-dir", data},
+		{"volume", "check", "--cluster-dir", data},
+		{"whois", "--cluster-dir", data, "orders-app"},
+	} {
+		r := runCLI(t, "", nil, args...)
+		if r.Code == 0 || !strings.Contains(r.Err, "is a kaas data dir, not a cluster dir") ||
+			!strings.Contains(r.Err, "--data-dir "+data) || !strings.Contains(r.Err, "--cluster-dir "+filepath.Join(data, "__cluster")) {
+			t.Errorf("%v: exit %d, stderr %q", args, r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", map[string]string{"KAAS_CLUSTER_DIR": data}, "groups", "list")
+	if r.Code == 0 || !strings.Contains(r.Err, "from KAAS_CLUSTER_DIR") {
+		t.Errorf("KAAS_CLUSTER_DIR=data dir: %d %q", r.Code, r.Err)
+	}
+	// The right spellings work.
+	for _, args := range [][]string{{"groups", "list", "--data-dir", data}, {"groups", "list", "--cluster-dir", filepath.Join(data, "__cluster")}} {
+		if r := runCLI(t, "", nil, args...); r.Code != 0 || !strings.Contains(r.Out, "orders-app") {
+			t.Errorf("%v: %d %q %q", args, r.Code, r.Out, r.Err)
+		}
+	}
+}
