@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // NewApp builds the command tree writing to ios.
@@ -33,48 +34,51 @@ func NewApp(ios *IOStreams) *cli.App {
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return exit.UsageErrorf("unknown command %q; run 'kaasctl help' for the list", c.Args().First())
+			return unknownCommand(c.Args().First(), "", c.App.Commands)
 		}
 		return cli.ShowAppHelp(c)
 	}
 	app.OnUsageError = usageError
 	for _, cmd := range app.Commands {
-		prepare(cmd)
+		prepare(cmd, nil)
 	}
 	return app
 }
 
-// prepare attaches the common flags to every leaf command, maps flag
-// parsing errors to exit 2, and makes parents reject unknown sub-commands.
-func prepare(cmd *cli.Command) {
+// prepare attaches the common flags that apply (flagGroupsOf) to every
+// leaf command, maps flag parsing errors to exit 2, and makes parents
+// reject unknown sub-commands.
+func prepare(cmd *cli.Command, parents []string) {
+	path := append(append([]string(nil), parents...), cmd.Name)
 	cmd.OnUsageError = usageError
 	if len(cmd.Subcommands) > 0 {
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
-				return exit.UsageErrorf("unknown command %q for 'kaasctl %s'; run 'kaasctl %s --help'", c.Args().First(), name, name)
+				return unknownCommand(c.Args().First(), name, c.Command.Subcommands)
 			}
 			return cli.ShowSubcommandHelp(c)
 		}
 		for _, s := range cmd.Subcommands {
-			prepare(s)
+			prepare(s, path)
 		}
 		return
 	}
 	if cmd.Name != "help" {
-		cmd.Flags = appendMissing(cmd.Flags, commonFlags())
+		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
 	}
-}
-
-func usageError(_ *cli.Context, err error, _ bool) error {
-	return exit.UsageErrorf("%v", err)
 }
 
 // Main runs kaasctl with args (args[0] is the program name) and returns the
 // exit code.
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
-	err := app.Run(reorderArgs(app, args))
+	var err error
+	if path, ok := helpRequest(app, args); ok {
+		err = showHelp(app, path)
+	} else {
+		err = app.Run(reorderArgs(app, args))
+	}
 	if err == nil {
 		return exit.OK
 	}
@@ -84,7 +88,7 @@ func Main(args []string, ios *IOStreams) int {
 		if code == exit.Usage && !strings.Contains(msg, "--help") {
 			msg += " (see --help)"
 		}
-		fmt.Fprintf(ios.Err, "kaasctl: %s\n", msg)
+		fmt.Fprintf(ios.Err, "kaasctl: %s\n", render.CleanText(msg))
 	}
 	return code
 }

@@ -2,11 +2,14 @@ package commands
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -23,8 +26,9 @@ const (
 	envKaasVersion  = "KAASCTL_KAAS_VERSION"
 )
 
-// commonFlags are attached to every leaf command, so they work after the
-// command name as every example writes them.
+// commonFlags are the flags every command that reads the volume and talks
+// to the brokers accepts; they are attached to each leaf command so they
+// work after the command name as every example writes them.
 func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
@@ -34,6 +38,80 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
 	}, liveFlags()...)
+}
+
+// flagGroup is a set of the common flags.
+type flagGroup uint8
+
+const (
+	fgOutput  flagGroup = 1 << iota // -o, -q, --no-color
+	fgVolume                        // --data-dir, --cluster-dir
+	fgProfile                       // --profile, --config (a profile can name the volume)
+	fgBrokers                       // --brokers, --timeout, --max-versions, TLS and SASL
+	fgAll     = fgOutput | fgVolume | fgProfile | fgBrokers
+	fgOffline = fgOutput | fgVolume | fgProfile
+)
+
+// commandFlagGroups says which common flags a command's help lists, so it
+// shows only what applies: commands that never talk to the brokers do not
+// list the connection, TLS and SASL flags. They still accept them, hidden
+// and without effect, so one KAASCTL_ARGS or alias ("--data-dir D
+// --brokers B") works with every command, as the runbooks use it. The key
+// is the command path; a parent's entry ("txn") covers its sub-commands
+// unless one has its own. A command not listed shows them all.
+var commandFlagGroups = map[string]flagGroup{
+	"version":        fgOutput,
+	"completion":     0,
+	"__complete":     0,
+	"watch":          fgOffline,
+	"assignment":     fgOffline,
+	"txn":            fgOffline,
+	"takeover trace": fgOffline,
+	"volume":         fgOffline,
+	"sandbox":        fgOutput | fgVolume,
+}
+
+// flagGroupsOf returns the common flags the command at path takes.
+func flagGroupsOf(path []string) flagGroup {
+	for n := len(path); n > 0; n-- {
+		if g, ok := commandFlagGroups[strings.Join(path[:n], " ")]; ok {
+			return g
+		}
+	}
+	return fgAll
+}
+
+// commonFlagsFor returns the common flags, those outside groups hidden.
+func commonFlagsFor(groups flagGroup) []cli.Flag {
+	out := commonFlags()
+	for _, f := range out {
+		if groups&groupOfFlag(f) != 0 {
+			continue
+		}
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Hidden = true
+		case *cli.BoolFlag:
+			f.Hidden = true
+		case *cli.StringSliceFlag:
+			f.Hidden = true
+		default:
+			panic("commonFlagsFor: cannot hide " + f.Names()[0])
+		}
+	}
+	return out
+}
+
+func groupOfFlag(f cli.Flag) flagGroup {
+	switch n := f.Names()[0]; n {
+	case flagDataDir, flagClusterDir:
+		return fgVolume
+	case flagOutput, flagQuiet, flagNoColor:
+		return fgOutput
+	case wire.KeyProfile, wire.KeyConfig:
+		return fgProfile
+	}
+	return fgBrokers
 }
 
 // Globals is what the common flags resolve to for one command run.
@@ -113,12 +191,12 @@ func (g *Globals) Notef(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "kaasctl: "+format+"\n", a...)
+	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // Warnf prints a warning on stderr (even with --quiet: warnings matter).
 func (g *Globals) Warnf(format string, a ...any) {
-	fmtf(g.IO.Err, "warning: "+format+"\n", a...)
+	fmtf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnFindings prints the warning- and error-level findings of a read.

@@ -94,7 +94,9 @@ func newCompleteCmd() *cli.Command {
 		Action: func(c *cli.Context) error {
 			ios := iosFrom(c)
 			for _, cand := range complete(c.App, c.Args().Slice(), ios.getenv) {
-				fmt.Fprintln(ios.Out, cand)
+				// A name with control or bidi characters is shown escaped,
+				// never handed to the terminal as it is.
+				fmt.Fprintln(ios.Out, render.Clean(cand))
 			}
 			return nil
 		},
@@ -152,6 +154,9 @@ func complete(app *cli.App, words []string, getenv func(string) string) []string
 		}
 		var out []string
 		for _, f := range leaf.Flags {
+			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+				continue
+			}
 			for _, n := range f.Names() {
 				flag := "--" + n
 				if len(n) == 1 {

@@ -237,14 +237,9 @@ func configShowCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.NArg() > 1 {
-				return exit.UsageErrorf("config show takes at most one profile name")
-			}
-			st := g.conn
-			if c.NArg() == 1 {
-				flags := flagInput(c)
-				flags[wire.KeyProfile] = c.Args().First()
-				st = resolveConnFrom(flags, g.IO)
+			st, err := namedProfile(c, g, "config show")
+			if err != nil {
+				return err
 			}
 			v := showView(g, st)
 			t := render.NewTable("KEY", "VALUE", "SOURCE")
@@ -266,6 +261,26 @@ func configShowCmd() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// namedProfile resolves the connection settings of config show/check: of
+// the profile NAME when one is given (flags still win over its values),
+// else those in force.
+func namedProfile(c *cli.Context, g *Globals, cmd string) (*connState, error) {
+	switch c.NArg() {
+	case 0:
+		return g.conn, nil
+	case 1:
+	default:
+		return nil, exit.UsageErrorf("%s takes at most one profile name", cmd)
+	}
+	name := c.Args().First()
+	if p := c.String(wire.KeyProfile); c.IsSet(wire.KeyProfile) && p != name {
+		return nil, exit.UsageErrorf("%s %s --profile %s: two different profiles; name one", cmd, name, p)
+	}
+	flags := flagInput(c)
+	flags[wire.KeyProfile] = name
+	return resolveConnFrom(flags, g.IO), nil
 }
 
 func showView(g *Globals, st *connState) configShowView {
@@ -613,16 +628,24 @@ func configCheckCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		UsageText: "kaasctl config check [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
+		UsageText: "kaasctl config check [NAME] [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check prod     # profile prod, whichever is current\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
+		ArgsUsage: "[NAME]",
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
 			if err != nil {
 				return err
 			}
-			if g.conn.err != nil {
-				return exit.UsageErrorf("%v", g.conn.err)
+			st, err := namedProfile(c, g, "config check")
+			if err != nil {
+				return err
 			}
-			s := g.Conn()
+			if st.fileErr != nil && st.explicit {
+				return exit.UsageErrorf("%v", st.fileErr)
+			}
+			if st.err != nil {
+				return exit.UsageErrorf("%v", st.err)
+			}
+			s := st.settings
 			if len(s.Brokers) == 0 {
 				return exit.UsageErrorf("%v", wire.ErrNoBrokers)
 			}

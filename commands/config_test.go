@@ -452,3 +452,40 @@ func TestHelpConnectionTopic(t *testing.T) {
 		}
 	}
 }
+
+// 'config check NAME' checks profile NAME, not the current one.
+func TestConfigCheckNamedProfile(t *testing.T) {
+	cl, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := ln.Addr().String()
+	ln.Close()
+	e := newCfgEnv(t)
+	e.must("config", "set-profile", "live", "--brokers", cl.ListenAddrs()[0])
+	e.must("config", "set-profile", "gone", "--brokers", dead, "--timeout", "2s", "--use")
+	out := e.must("config", "check", "live", "-o", "json")
+	var v configCheckView
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Profile != "live" || len(v.Seeds) != 1 || v.Seeds[0].Broker != cl.ListenAddrs()[0] || !v.Seeds[0].OK {
+		t.Errorf("config check live checked %+v", v)
+	}
+	if code, _, errOut := e.run("config", "check", "nope"); code != 2 || !strings.Contains(errOut, `"nope"`) {
+		t.Errorf("unknown profile: %d %s", code, errOut)
+	}
+	if code, _, errOut := e.run("config", "check", "live", "--profile", "gone"); code != 2 || !strings.Contains(errOut, "two different profiles") {
+		t.Errorf("NAME and --profile: %d %s", code, errOut)
+	}
+	if code, _, _ := e.run("config", "check", "live", "gone"); code != 2 {
+		t.Errorf("two names: exit %d", code)
+	}
+	// config show NAME agrees.
+	out = e.must("config", "show", "live", "-o", "json")
+	if !strings.Contains(out, cl.ListenAddrs()[0]) || strings.Contains(out, dead) {
+		t.Errorf("config show live:\n%s", out)
+	}
+}

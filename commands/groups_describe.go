@@ -125,7 +125,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
-			t.Add(cellName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
+			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
 				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
 		}
 	}

@@ -137,7 +137,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	// Kafka-style state lines and disagreements, on stderr.
 	for _, d := range v.Groups {
 		if m := inspect.StateMessage(d.Group, d.State); m != "" && !g.Quiet {
-			fmtf(g.IO.Err, "%s\n", m)
+			fmtf(g.IO.Err, "%s\n", render.CleanText(m))
 		}
 		if d.OffsetsDisagree > 0 {
 			g.Warnf("group %s: the offset file and the coordinator disagree on %s", volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions"))
@@ -160,7 +160,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "FILE-COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "STATE+", "COORDINATOR+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
-			t.Add(cellName(d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offCell(p.Committed), optInt(p.FileCommitted), offCell(p.LogStart), offCell(p.LogEnd),
+			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offCell(p.Committed), optInt(p.FileCommitted), offCell(p.LogStart), offCell(p.LogEnd),
 				optInt(p.Lag), orDashStr(p.Member), orDashStr(p.ClientID), orDashStr(hostCell(p)), d.State, d.WireCoordinator, p.Note)
 		}
 	}

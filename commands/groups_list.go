@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,7 +156,7 @@ func runGroupsList(c *cli.Context) error {
 	warnGeneration(g, sr)
 	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
 	for _, r := range rows {
-		t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
+		t.Add(cellName(g.Printer.Format, r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
 			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
@@ -172,13 +171,6 @@ func filteredSuffix(total int) string {
 	return " match (" + plural(total, "group", "groups") + " on the volume)"
 }
 
-func filesCell(files []string) string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = volume.DisplayName(f)
-		if len(filepath.Base(f)) > 64 {
-			out[i] = volume.DisplayName(filepath.Dir(f)) + "/" + cellName(filepath.Base(f))
-		}
-	}
-	return strings.Join(out, " ")
-}
+// filesCell lists a group's offset files whole (the printer escapes what
+// a terminal must not see; csv carries the paths unchanged).
+func filesCell(files []string) string { return strings.Join(files, " ") }

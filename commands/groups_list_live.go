@@ -145,14 +145,14 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
 			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
 		for _, r := range rows {
-			t.Add(cellName(r.Group), listStateCell(r.Live), listMembersCell(r.Live), orDashStr(r.Coordinator), listWireCell(r.Live), r.Tier,
+			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), orDashStr(r.Coordinator), listWireCell(r.Live), r.Tier,
 				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
 				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
 		}
 	} else {
 		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+")
 		for _, r := range rows {
-			t.Add(cellName(r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
+			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
 				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType)
 		}
 	}

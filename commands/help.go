@@ -38,10 +38,15 @@ kaasctl exit codes
      a per-item operation failed); the message on stderr names the file or broker and why
   2  usage: the command line is wrong (unknown command or flag, missing argument,
      conflicting flags); nothing was read or written
-  3  problems found: the command ran to the end and reports problems
-     (volume check and doctor findings of error severity, assignment diff --exit-code
-     with differences, whois --live --exit-code with disagreements, an offsets delete
-     whose deleted offsets a broker still serves from its cache)
+  3  problems found: the command ran to the end and reports problems:
+       volume check, doctor      findings of error severity
+       volume repair             conflicts it leaves to a person (a group with different
+                                 offsets in both layouts), in a dry run as with --execute;
+                                 a dry run with only changes to make exits 0
+       config show / check       configuration problems / seed brokers that did not answer
+       assignment diff           --exit-code: differences, or entries against the hash tier
+       whois --live --exit-code  keys whose volume and broker answers disagree
+       offsets delete            a deleted offset a broker still serves from its cache
   4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
      not Empty or Dead, or whose brokers' offsets for a time contradict the records);
      nothing was written for that group. offsets reset and delete handle groups one by
@@ -86,6 +91,13 @@ func newHelpCmd() *cli.Command {
 			for _, a := range args {
 				cmd = findCommand(cmds, a)
 				if cmd == nil {
+					cands := commandNames(cmds)
+					if len(path) == 0 {
+						cands = append(cands, topicNames()...)
+					}
+					if s := suggest(a, cands); s != "" {
+						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
+					}
 					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))
 				}
 				path = append(path, cmd.Name)

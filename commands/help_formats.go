@@ -59,6 +59,26 @@ undetermined), evidence (why, in words), candidates (the generations still possi
 undetermined), liveOffsetsDir ("" when it cannot be told), ambiguous (both offsets dirs hold
 group files), sameDir (the data dir and cluster dir are one directory).
 
+Ids and names are carried whole and unchanged
+  json, jsonl, yaml, csv and wide never shorten a group id, transactional id, member id,
+  topic or path (only the default table shortens ids past 64 bytes, with the byte count).
+  csv writes the exact bytes. kaas accepts any bytes in a group id, and JSON strings are
+  UTF-8, so for every string field F whose value is not valid UTF-8 the JSON has:
+    F            the value with each invalid byte replaced by U+FFFD (for reading)
+    F` + render.Base64Suffix + `      the exact bytes, standard base64 (for use)
+  and for a list of strings F with such an element, F` + render.Base64Suffix + ` is the base64 of every
+  element in order. The extra field is present only then: output for valid ids never
+  changes. The exact bytes of such ids, one per line:
+    kaasctl groups list -o json | jq -r '.groups[].group` + render.Base64Suffix + ` // empty' | while read -r b; do
+      printf '%s' "$b" | base64 -d; echo; done
+  (jq's own @base64d would turn the invalid bytes back into U+FFFD.) yaml carries the same
+  fields. Map keys are topic names, which Kafka limits to ASCII.
+
+Human output (table, wide, notes, warnings, errors, completion candidates) never passes
+control characters to the terminal: C0 and C1 controls, ESC sequences, invalid UTF-8 and
+bidi overrides (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C) are shown escaped as
+\xNN or \uNNNN. Use -o json or csv for exact values.
+
 JSON fields by command
 `)
 	for _, d := range formatDocs {

@@ -12,29 +12,37 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
-// The connection flags: attached to every leaf command with the common
-// flags. Each has a KAASCTL_* environment variable and a profile field;
-// flags beat the environment, which beats the profile.
-const connCategory = "Connection"
+// The connection flags: attached with the common flags to every command
+// that can talk to the brokers (see commandFlagGroups in common.go). Each
+// has a KAASCTL_* environment variable and a profile field; flags beat the
+// environment, which beats the profile. Help lists them under four
+// headings: Connection, TLS, SASL and Profile (--profile and --config,
+// which offline commands list too: a profile can name the volume).
+const (
+	connCategory    = "Connection"
+	tlsCategory     = "TLS"
+	saslCategory    = "SASL"
+	profileCategory = "Profile"
+)
 
 func liveFlags() []cli.Flag {
-	const cat = connCategory
+	const cat, tls, sasl, prof = connCategory, tlsCategory, saslCategory, profileCategory
 	env := func(k string) string { return " (" + wire.EnvName(k) + ")" }
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: wire.KeyBrokers, Aliases: []string{"b", "bootstrap-server"}, Usage: "kaas brokers host:port, comma separated or repeated (--bootstrap-server as in Kafka's tools)" + env(wire.KeyBrokers), Category: cat},
 		&cli.StringFlag{Name: commandConfigFlag, Usage: "Kafka client properties `FILE`, as kafka-consumer-groups.sh takes it: security.protocol, sasl.mechanism, sasl.jaas.config (PLAIN, SCRAM), ssl.truststore.*/ssl.keystore.* (PEM only; JKS/PKCS12 are refused); flags win over it", Category: cat},
-		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: cat},
-		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: cat},
-		&cli.BoolFlag{Name: wire.KeyTLS, Usage: "connect with TLS (implied by the other --tls-* flags)" + env(wire.KeyTLS), Category: cat},
-		&cli.StringFlag{Name: wire.KeyTLSCA, Usage: "PEM file of the CA that signed the brokers' certificates" + env(wire.KeyTLSCA), Category: cat},
-		&cli.StringFlag{Name: wire.KeyTLSCert, Usage: "PEM client certificate for mutual TLS" + env(wire.KeyTLSCert), Category: cat},
-		&cli.StringFlag{Name: wire.KeyTLSKey, Usage: "PEM client key for mutual TLS" + env(wire.KeyTLSKey), Category: cat},
-		&cli.BoolFlag{Name: wire.KeyTLSInsecure, Usage: "do not verify the brokers' certificates (testing only)" + env(wire.KeyTLSInsecure), Category: cat},
-		&cli.StringFlag{Name: wire.KeyTLSServerName, Usage: "name to verify the brokers' certificates against" + env(wire.KeyTLSServerName), Category: cat},
-		&cli.StringFlag{Name: wire.KeySASLMechanism, Usage: "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" + env(wire.KeySASLMechanism), Category: cat},
-		&cli.StringFlag{Name: wire.KeySASLUser, Usage: "SASL user" + env(wire.KeySASLUser), Category: cat},
-		&cli.StringFlag{Name: wire.KeySASLPasswordEnv, Usage: "NAME of the environment variable holding the SASL password (default " + wire.DefaultPasswordEnv + ")" + env(wire.KeySASLPasswordEnv), Category: cat},
-		&cli.StringFlag{Name: wire.KeySASLPasswordFil, Usage: "file holding the SASL password" + env(wire.KeySASLPasswordFil), Category: cat},
+		&cli.StringFlag{Name: wire.KeyProfile, Usage: "profile in the config file" + env(wire.KeyProfile), Category: prof},
+		&cli.StringFlag{Name: wire.KeyConfig, Usage: "config file (default $XDG_CONFIG_HOME/kaasctl/config.yaml or ~/.config/kaasctl/config.yaml)" + env(wire.KeyConfig), Category: prof},
+		&cli.BoolFlag{Name: wire.KeyTLS, Usage: "connect with TLS (implied by the other --tls-* flags)" + env(wire.KeyTLS), Category: tls},
+		&cli.StringFlag{Name: wire.KeyTLSCA, Usage: "PEM file of the CA that signed the brokers' certificates" + env(wire.KeyTLSCA), Category: tls},
+		&cli.StringFlag{Name: wire.KeyTLSCert, Usage: "PEM client certificate for mutual TLS" + env(wire.KeyTLSCert), Category: tls},
+		&cli.StringFlag{Name: wire.KeyTLSKey, Usage: "PEM client key for mutual TLS" + env(wire.KeyTLSKey), Category: tls},
+		&cli.BoolFlag{Name: wire.KeyTLSInsecure, Usage: "do not verify the brokers' certificates (testing only)" + env(wire.KeyTLSInsecure), Category: tls},
+		&cli.StringFlag{Name: wire.KeyTLSServerName, Usage: "name to verify the brokers' certificates against" + env(wire.KeyTLSServerName), Category: tls},
+		&cli.StringFlag{Name: wire.KeySASLMechanism, Usage: "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512" + env(wire.KeySASLMechanism), Category: sasl},
+		&cli.StringFlag{Name: wire.KeySASLUser, Usage: "SASL user" + env(wire.KeySASLUser), Category: sasl},
+		&cli.StringFlag{Name: wire.KeySASLPasswordEnv, Usage: "NAME of the environment variable holding the SASL password (default " + wire.DefaultPasswordEnv + ")" + env(wire.KeySASLPasswordEnv), Category: sasl},
+		&cli.StringFlag{Name: wire.KeySASLPasswordFil, Usage: "file holding the SASL password" + env(wire.KeySASLPasswordFil), Category: sasl},
 		&cli.StringFlag{Name: wire.KeyTimeout, Usage: "timeout of each broker call: 10s, 500ms, or a bare number of milliseconds as in Kafka's tools (default 10s)" + env(wire.KeyTimeout), Category: cat},
 		&cli.StringFlag{Name: wire.KeyMaxVersions, Usage: "cap on request versions: " + wire.MaxVersionsHelp + env(wire.KeyMaxVersions), Category: cat},
 	}
@@ -42,6 +50,12 @@ func liveFlags() []cli.Flag {
 
 // commandConfigFlag names the Kafka client properties file flag.
 const commandConfigFlag = "command-config"
+
+// isConnCategory reports whether a flag category is one of the connection
+// flags' headings.
+func isConnCategory(cat string) bool {
+	return cat == connCategory || cat == tlsCategory || cat == saslCategory || cat == profileCategory
+}
 
 // connState is the connection configuration resolved for one run.
 type connState struct {
@@ -212,8 +226,8 @@ func isConfigCommand(c *cli.Context) bool {
 }
 
 // appendMissing adds the common flags a command does not define itself: a
-// command's own flag wins when a name collides (sandbox's --brokers N is a
-// broker count, not a bootstrap list), instead of the flag set panicking.
+// command's own flag wins when a name collides (sandbox's hidden --brokers
+// only refuses the old spelling of --broker-count), instead of the flag set panicking.
 func appendMissing(own, common []cli.Flag) []cli.Flag {
 	taken := map[string]bool{}
 	for _, f := range own {
@@ -248,7 +262,7 @@ func isConnFlag(c *cli.Context, name string) bool {
 				continue
 			}
 			cf, ok := f.(cli.CategorizableFlag)
-			return ok && cf.GetCategory() == connCategory
+			return ok && isConnCategory(cf.GetCategory())
 		}
 	}
 	return false

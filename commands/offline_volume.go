@@ -130,12 +130,16 @@ func warnUnreadFiles(g *Globals, sr volume.ScanResult) {
 	}
 }
 
-// cellName shows a group id in a table: escaped when not printable, and
-// shortened past 64 bytes (machine formats always carry the full id).
-func cellName(s string) string {
-	d := volume.DisplayName(s)
+// cellName is a group id in a table cell for format f: shortened past 64
+// bytes in the default table only; -o wide shows it whole (escaped by the
+// printer like every human cell) and csv carries it unchanged, like json.
+func cellName(f render.Format, s string) string {
+	if f != render.Table {
+		return s
+	}
+	d := render.Clean(s)
 	if len(d) <= 64 {
-		return d
+		return s
 	}
 	cut := 56
 	for cut > 0 && !utf8.RuneStart(d[cut]) {

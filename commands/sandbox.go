@@ -58,7 +58,7 @@ Examples:
   kaasctl sandbox --demo
 
   # a fixed volume and ports, 5 brokers
-  kaasctl sandbox --brokers 5 --data-dir /tmp/kaas-lab --listen 127.0.0.1:19092
+  kaasctl sandbox --broker-count 5 --data-dir /tmp/kaas-lab --listen 127.0.0.1:19092
 
   # in another terminal, against the printed data dir
   kaasctl whois --data-dir /tmp/kaas-lab orders-app
@@ -68,15 +68,22 @@ Examples:
   kaasctl sandbox --demo --data-dir "$D" </dev/null &
   jq -r .control "$D/.kaasctl-sandbox.json"`
 
+// flagBrokerCount is the sandbox's number of brokers (never --brokers,
+// which is a host list everywhere else).
+const flagBrokerCount = "broker-count"
+
 func init() {
 	register(func() *cli.Command {
 		return &cli.Command{
 			Name:        "sandbox",
 			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
-			UsageText:   "kaasctl sandbox [--brokers N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
+			UsageText:   "kaasctl sandbox [--broker-count N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
 			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
 			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "brokers", Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
+				&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
+				// --brokers is a host list in every other command; here it
+				// is refused with a pointer to --broker-count.
+				&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
 				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
 				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
 				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
@@ -122,9 +129,12 @@ func runSandbox(c *cli.Context) error {
 	if placement != sandbox.PlacementRendezvous && placement != sandbox.PlacementHash {
 		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
-	n := c.Int("brokers")
+	if c.IsSet("brokers") {
+		return exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
+	}
+	n := c.Int(flagBrokerCount)
 	if n < 1 || n > sandbox.MaxBrokers {
-		return exit.UsageErrorf("--brokers must be between 1 and %d, got %d", sandbox.MaxBrokers, n)
+		return exit.UsageErrorf("--broker-count must be between 1 and %d, got %d", sandbox.MaxBrokers, n)
 	}
 	var topics []sandbox.Topic
 	for _, spec := range c.StringSlice("topic") {

@@ -21,7 +21,7 @@ func runSandboxCmd(t *testing.T, stdin string, args ...string) (int, string, str
 func TestSandboxCommandDrivenThroughStdin(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vol")
 	code, out, errs := runSandboxCmd(t, "help\nstatus\nstop kaas-1\nstop kaas-1\nstatus\nfrobnicate\nstart kaas-1\nquit\n",
-		"--data-dir", dir, "--brokers", "3", "--topic", "orders:4", "--control", "off")
+		"--data-dir", dir, "--broker-count", "3", "--topic", "orders:4", "--control", "off")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -97,8 +97,9 @@ func TestSandboxRefusesARealKaasVolume(t *testing.T) {
 func TestSandboxUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--placement", "random"},
-		{"--brokers", "0"},
-		{"--brokers", "100"},
+		{"--broker-count", "0"},
+		{"-n", "100"},
+		{"--brokers", "3"},
 		{"extra-arg"},
 		{"--topic", "orders:x"},
 		{"--cluster-dir", "/tmp"},
@@ -127,7 +128,7 @@ func TestSandboxHelpHasExamples(t *testing.T) {
 func TestSandboxQuietAndEnvIgnored(t *testing.T) {
 	real := t.TempDir()
 	var out, errb bytes.Buffer
-	code := Main([]string{"kaasctl", "sandbox", "-q", "--control", "off", "--brokers", "1"}, &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb,
+	code := Main([]string{"kaasctl", "sandbox", "-q", "--control", "off", "--broker-count", "1"}, &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb,
 		Getenv: func(k string) string {
 			if k == "KAAS_DATA_DIR" {
 				return real
@@ -147,7 +148,7 @@ func TestSandboxQuietAndEnvIgnored(t *testing.T) {
 
 func TestSandboxTempDirRemovedUnlessKeep(t *testing.T) {
 	for _, keep := range []bool{false, true} {
-		args := []string{"--control", "off", "--brokers", "1", "-o", "json"}
+		args := []string{"--control", "off", "--broker-count", "1", "-o", "json"}
 		if keep {
 			args = append(args, "--keep")
 		}

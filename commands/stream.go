@@ -74,7 +74,7 @@ func newRowStream(w io.Writer, f render.Format, headers []string, title string) 
 		s.csvw.Write(s.hdr)
 	case render.Table, render.Wide:
 		if title != "" {
-			fmt.Fprintln(s.bw, title)
+			fmt.Fprintln(s.bw, render.CleanText(title))
 		}
 	}
 	return s
@@ -114,7 +114,7 @@ func (s *rowStream) Item(appendJSON func([]byte) []byte, value any, row func() [
 			fmt.Fprintln(s.tw, strings.Join(s.hdr, "\t"))
 		}
 		for i := range cells {
-			cells[i] = strings.ReplaceAll(orDashStr(cells[i]), "\t", " ")
+			cells[i] = render.Clean(orDashStr(cells[i]))
 		}
 		fmt.Fprintln(s.tw, strings.Join(cells, "\t"))
 		if s.pending++; s.pending == 4096 {

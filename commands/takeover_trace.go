@@ -217,6 +217,16 @@ func takeoverTrace(c *cli.Context) error {
 	}}); err != nil {
 		return err
 	}
+	if !g.HasVolume() && len(trExactNames(c.StringSlice("group"))) == 0 && len(hist.Snapshots) > 1 {
+		// Without a volume the only groups known are those named in
+		// explicit entries and logs: a group placed by the hash tier is
+		// recomputed only when its name is known.
+		what := "moves of groups placed by the hash tier are not shown"
+		if len(tr.Events) == 0 {
+			what = "'no coordinator moves' covers only groups named in explicit entries or logs; groups placed by the hash tier may have moved"
+		}
+		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", what)
+	}
 	if n := len(src.Unreadable) + len(logErrs); n > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", trPlural(n, "input", "inputs"))}
 	}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,29 @@ func TestTakeoverTraceUsage(t *testing.T) {
 	json.Unmarshal([]byte(out), &tr)
 	if tr.Sources.Snapshots != 3 || tr.Groups != 3 {
 		t.Errorf("volume trace: snapshots %d groups %d", tr.Sources.Snapshots, tr.Groups)
+	}
+}
+
+// Without a volume, hash-tier groups are unknown by name: the trace says so
+// and points to --data-dir / --group, unless groups were named.
+func TestTakeoverTraceHintWithoutVolume(t *testing.T) {
+	hist := filepath.Join(trLabCopy, "assignment-history")
+	_, errOut, code := trRun(t, "", "takeover", "trace", hist)
+	if code != 0 || !strings.Contains(errOut, "hint: no volume given") || !strings.Contains(errOut, "--data-dir") || !strings.Contains(errOut, "--group") {
+		t.Errorf("no hint without a volume: %d %q", code, errOut)
+	}
+	// A history where nothing named moves: the hint qualifies "no moves".
+	dir := t.TempDir()
+	for v := 1; v <= 2; v++ {
+		writeFile(t, dir, fmt.Sprintf("a-%d.json", v), fmt.Sprintf(`{"controllerEpoch":1,"assignmentVersion":%d,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"%s"}],"partitions":[]}`, v, map[int]string{1: "alive", 2: "dead"}[v]))
+	}
+	_, errOut, _ = trRun(t, "", "takeover", "trace", "--journal", dir)
+	if !strings.Contains(errOut, "'no coordinator moves' covers only groups named") {
+		t.Errorf("no qualified hint: %q", errOut)
+	}
+	// Named groups: no hint.
+	_, errOut, _ = trRun(t, "", "takeover", "trace", hist, "-g", "g-alpha")
+	if strings.Contains(errOut, "hint:") {
+		t.Errorf("hint despite --group: %q", errOut)
 	}
 }

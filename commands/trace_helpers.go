@@ -85,13 +85,9 @@ func trPad(s string, n int) string {
 	return s + strings.Repeat(" ", n-c)
 }
 
-// paint wraps s in an ANSI colour when colour is on.
-func trPaint(p *render.Printer, code, s string) string {
-	if !p.Color {
-		return s
-	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
-}
+// trPaint wraps s in an ANSI colour when colour is on (render's Paint: the
+// only colour sequences the human writer lets through).
+func trPaint(p *render.Printer, code, s string) string { return p.Paint(code, s) }
 
 const (
 	trRed    = "31"
@@ -101,22 +97,11 @@ const (
 	trDim    = "2"
 )
 
-// safeText makes a hostile name printable on one line: control characters
-// and invalid UTF-8 are escaped, very long names shortened for tables.
+// trSafe makes a hostile name printable on one line (render.Clean:
+// control, C1 and bidi characters and invalid UTF-8 escaped), very long
+// names shortened for tables.
 func trSafe(s string, limit int) string {
-	clean := true
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size <= 1 || r < 0x20 || r == 0x7f {
-			clean = false
-			break
-		}
-		i += size
-	}
-	if !clean {
-		q := fmt.Sprintf("%q", s)
-		s = q[1 : len(q)-1]
-	}
+	s = render.Clean(s)
 	if limit > 0 && utf8.RuneCountInString(s) > limit {
 		r := []rune(s)
 		s = string(r[:limit-1]) + "…"

@@ -115,7 +115,7 @@ func runTxn(c *cli.Context, describe bool) error {
 	}
 	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
 	for _, r := range rows {
-		t.Add(volume.DisplayName(r.ID), txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
+		t.Add(r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
 			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
 			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
 	}

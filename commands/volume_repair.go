@@ -106,7 +106,7 @@ func runVolumeRepair(c *cli.Context) error {
 		case a.Done:
 			res = "done"
 		}
-		t.Add(a.Action, volume.DisplayName(a.Path), a.Detail, res, a.Dest, a.Backup)
+		t.Add(a.Action, a.Path, a.Detail, res, a.Dest, a.Backup)
 	}
 	g.Notef("%s", rep.Generation.Summary())
 	if err := g.Printer.Print(render.Output{Data: rep, Items: rep.Actions, Table: t}); err != nil {

@@ -208,7 +208,10 @@ func watchCmd(c *cli.Context) error {
 			for _, e := range step.Events {
 				lines = append(lines, traceEventLine(p, e, gw, bw))
 			}
-			trLines(p.Out, lines...)
+			// Through the human writer: names cleaned, colour kept.
+			hw := render.NewCleanWriter(p.Out)
+			trLines(hw, lines...)
+			hw.Flush()
 		}
 	}
 	var problems []string

@@ -1,8 +1,8 @@
 package commands
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -164,9 +164,11 @@ func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspe
 		for _, r := range rs {
 			var jerr error
 			appendJSON := func(dst []byte) []byte {
-				b, err := json.Marshal(r)
-				jerr = err
-				return append(dst, b...)
+				// render's JSON: the same form as every command (no HTML
+				// escaping, [] for nil, keyBase64 for a key that is not UTF-8).
+				var b bytes.Buffer
+				jerr = render.WriteJSON(&b, r, false)
+				return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 			}
 			if err := out.Item(appendJSON, r, func() []string { return whoisLiveRow(r) }); err != nil {
 				return err

@@ -281,7 +281,7 @@ func TestWhoisUsageErrors(t *testing.T) {
 	}{
 		{[]string{"whois", "--data-dir", dir}, "at least one KEY"},
 		{[]string{"whois", "--data-dir", dir, "-o", "xml", "g"}, "unknown output format"},
-		{[]string{"whois", "--data-dir", dir, "--bogus", "g"}, "flag provided but not defined"},
+		{[]string{"whois", "--data-dir", dir, "--bogus", "g"}, "unknown flag --bogus"},
 		{[]string{"whois", "g"}, "no volume given"},
 		{[]string{"whois", "--data-dir", dir, "--stdin", "g"}, "not both"},
 		{[]string{"whois", "--data-dir", dir, "--keep-listed", "g"}, "--keep-listed goes with --what-if-down"},

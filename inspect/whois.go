@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Kind is what a key names.
@@ -403,6 +404,7 @@ func (wh *Whois) AppendJSON(dst, key []byte) []byte {
 		dst = append(dst, '"')
 	} else {
 		dst = appendJSONString(dst, key)
+		dst = render.AppendBase64Field(dst, "key", key) // a key that is not UTF-8, exactly
 	}
 	if wh.slotJSON != nil && !r.HasExplicit && r.Hash.Tier == grouphash.TierHash && fl == 0 && len(key) <= 246 {
 		// The common case: the answer depends on the slot alone.

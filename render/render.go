@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -158,7 +159,15 @@ func (p *Printer) Print(o Output) error {
 		return WriteCSV(p.Out, o.Table)
 	default:
 		if o.Human != nil {
-			return o.Human(p)
+			// Human text goes through Clean (colour from Paint kept).
+			cw := NewCleanWriter(p.Out)
+			hp := *p
+			hp.Out = cw
+			err := o.Human(&hp)
+			if ferr := cw.Flush(); err == nil {
+				err = ferr
+			}
+			return err
 		}
 		if o.Table == nil {
 			return WriteJSON(p.Out, o.Data, true)
@@ -171,6 +180,9 @@ func (p *Printer) Print(o Output) error {
 // (easy to grep and cut) when piped.
 func (p *Printer) Table(t *TableData) error {
 	hdr, rows := t.project(p.Wide())
+	for i, r := range rows {
+		rows[i] = CleanAll(r)
+	}
 	if !p.TTY {
 		return writePlain(p.Out, hdr, rows)
 	}
@@ -220,14 +232,19 @@ func orDash(s string) string {
 	return s
 }
 
-// WriteJSON writes v as JSON without HTML escaping; nil slices become [].
+// WriteJSON writes v as JSON without HTML escaping; nil slices become [];
+// a string that is not valid UTF-8 gets a base64 sibling (Base64Suffix).
 func WriteJSON(w io.Writer, v any, indent bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if indent {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(NoNulls(v))
+	v = NoNulls(v)
+	if v != nil && hasInvalidUTF8(reflect.ValueOf(v), 0) {
+		v = lossless(reflect.ValueOf(v), 0) // ids that are not UTF-8: see Base64Suffix
+	}
+	return enc.Encode(v)
 }
 
 // WriteJSONL writes each element of a slice on its own line.
@@ -253,7 +270,7 @@ func WriteYAML(w io.Writer, v any) error {
 		return err
 	}
 	var node yaml.Node
-	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
+	if err := yaml.Unmarshal(yamlSafeJSON(buf.Bytes()), &node); err != nil {
 		return err
 	}
 	blockStyle(&node)
@@ -263,6 +280,33 @@ func WriteYAML(w io.Writer, v any) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// yamlSafeJSON escapes, inside JSON strings, the characters YAML does not
+// read back as they are: DEL and C1 controls are refused by its parser,
+// NEL (U+0085) is folded to a space, U+FFFE/U+FFFF are not allowed. JSON
+// writes them raw; \uXXXX means the same to both.
+func yamlSafeJSON(b []byte) []byte {
+	var out []byte
+	start := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff {
+			out = append(out, b[start:i]...)
+			out = fmt.Appendf(out, `\u%04x`, r)
+			start = i + size
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[start:]...)
 }
 
 // WriteCSV writes every column of t, with a header row.
@@ -284,7 +328,21 @@ func WriteCSV(w io.Writer, t *TableData) error {
 // string that would otherwise read as another type).
 func blockStyle(n *yaml.Node) {
 	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && hasControl(n.Value) {
+		// Block scalars cannot carry every string (one made of newlines
+		// reads back empty); double quotes with escapes can.
+		n.Style = yaml.DoubleQuotedStyle
+	}
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

@@ -22,9 +22,18 @@ import (
 
 var (
 	buildOnce sync.Once
+	buildDir  string // removed by TestMain: nothing is left in the temp dir
 	kaasctl   string
 	buildErr  error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // tools builds kaasctl once and checks bash and jq. CI installs jq (.ci/run);
 // elsewhere a missing jq skips the runbook tests.
@@ -45,6 +54,7 @@ func tools(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		kaasctl = filepath.Join(dir, "kaasctl")
 		out, err := exec.Command("go", "build", "-o", kaasctl, "../cmd/kaasctl").CombinedOutput()
 		if err != nil {

@@ -35,10 +35,8 @@ step() { printf '\n%s== %s%s\n' "$B" "$*" "$N"; }
 # Show commands and output with the temp paths shortened to $D and $T.
 short() { sed -e "s|$D|\$D|g" -e "s|$tmp|\$T|g"; }
 run() { printf '$ %s\n' "$*" | short; "$@" 2>&1 | short || true; }
-# runlive runs a command with --brokers if this build's command has the flag, else without.
-runlive() {
-  if "$BIN" "$@" --help 2>/dev/null | grep -q -- '--brokers'; then run "$BIN" "$@" --brokers "$BOOT"; else run "$BIN" "$@"; fi
-}
+# runlive runs a live command against the sandbox's brokers.
+runlive() { run "$BIN" "$@" --brokers "$BOOT"; }
 
 step "start a 3-broker sandbox with demo consumer groups (in the background)"
 printf '$ kaasctl sandbox --demo --data-dir $D &\n'

@@ -112,6 +112,12 @@ func Resolve(in ResolveInput) (Layout, error) {
 			}
 			return Layout{}, err
 		}
+		if s.cluster != "" && !isFile(filepath.Join(s.cluster, AssignmentFile)) && isDir(filepath.Join(s.cluster, ClusterSubdir)) {
+			// A data dir given as the cluster dir: every read would find
+			// nothing and report an empty, healthy cluster.
+			return Layout{}, &FileError{Path: s.cluster, Problem: fmt.Sprintf("is a kaas data dir, not a cluster dir (from %s): it holds %s/ and no %s; pass --data-dir %s, or --cluster-dir %s",
+				s.cname, ClusterSubdir, AssignmentFile, s.cluster, filepath.Join(s.cluster, ClusterSubdir))}
+		}
 		if l.DataDir != "" && l.DataDir != l.ClusterDir {
 			if err := checkDir(l.DataDir, "data dir"); err != nil {
 				return Layout{}, err
