@@ -91,13 +91,14 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 		kgo.MetadataMinAge(time.Second),
 		kgo.WithHooks(c.Counter, c.stages),
 	}
+	var tc *tls.Config
 	if s.TLS.Enabled {
-		tc, err := buildTLS(s.TLS)
-		if err != nil {
+		var err error
+		if tc, err = buildTLS(s.TLS); err != nil {
 			return nil, err
 		}
-		kopts = append(kopts, kgo.DialTLSConfig(tc))
 	}
+	kopts = append(kopts, kgo.Dialer(c.stages.dialer(timeout, tc)))
 	if s.SASL.Mechanism != "" {
 		m, err := buildSASL(s)
 		if err != nil {
@@ -301,7 +302,7 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 			_, err := b.Request(cctx, req)
 			out[i].addr = addr
 			if err != nil {
-				out[i].err = ClassifyConn(addr, err, c.connInfo(c.stages.node(int32(math.MinInt32+i))))
+				out[i].err = ClassifyConn(addr, err, c.connInfo(c.stages.seed(int32(math.MinInt32+i), addr)))
 			}
 		}()
 	}

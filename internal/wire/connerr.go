@@ -114,6 +114,73 @@ func stageForKey(key int16) Stage {
 	return StageRequest
 }
 
+// markAddr records a stage of a connection being dialled to addr.
+func (t *stageTracker) markAddr(addr string, st Stage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	t.byAddr[addr] = stageMark{stage: st, seq: t.seq}
+}
+
+// dialer is kgo's dial function (TCP, then the TLS handshake when tc is
+// set, as kgo's own TLS dialer does) marking each step, so a dial or a
+// handshake that is still hanging when the request's deadline passes is
+// known for what it is.
+func (t *stageTracker) dialer(timeout time.Duration, tc *tls.Config) func(ctx context.Context, network, host string) (net.Conn, error) {
+	nd := &net.Dialer{Timeout: timeout}
+	return func(ctx context.Context, network, host string) (net.Conn, error) {
+		t.markAddr(host, StageDial)
+		conn, err := nd.DialContext(ctx, network, host)
+		if err != nil {
+			return nil, err
+		}
+		if tc == nil {
+			t.markAddr(host, StageAPIVersions)
+			return conn, nil
+		}
+		t.markAddr(host, StageTLS)
+		cfg := tc.Clone()
+		if cfg.ServerName == "" {
+			server, _, err := net.SplitHostPort(host)
+			if err != nil {
+				conn.Close()
+				return nil, fmt.Errorf("unable to split host:port for dialing: %w", err)
+			}
+			cfg.ServerName = server
+		}
+		hctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		tconn := tls.Client(conn, cfg)
+		if err := tconn.HandshakeContext(hctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		t.markAddr(host, StageAPIVersions)
+		return tconn, nil
+	}
+}
+
+// seed is the last stage of seed broker id, given as addr (kgo adds the
+// default port 9092 when the seed has none).
+func (t *stageTracker) seed(id int32, addr string) Stage {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	best := t.byNode[id]
+	keys := []string{addr}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		keys = append(keys, net.JoinHostPort(strings.Trim(addr, "[]"), "9092"))
+	}
+	for _, k := range keys {
+		if m, ok := t.byAddr[k]; ok && m.seq > best.seq {
+			best = m
+		}
+	}
+	return best.stage
+}
+
 // node is the last stage of a node (seed connections have the ids kgo gives
 // them, math.MinInt32 + the seed's index).
 func (t *stageTracker) node(id int32) Stage {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,6 +169,45 @@ func TestTLSMismatchIsNotBlamedOnThePassword(t *testing.T) {
 			if contains(be.Error(), "password") || contains(be.Error(), "SASL") {
 				t.Errorf("blames the login: %v", be)
 			}
+		}
+	})
+	t.Run("TLS to a plaintext port that waits", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var held []net.Conn
+		done := false
+		t.Cleanup(func() {
+			ln.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			done = true
+			for _, c := range held {
+				c.Close()
+			}
+		})
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				if done {
+					c.Close()
+				} else {
+					held = append(held, c) // read nothing, answer nothing: a frame too large still arriving
+				}
+				mu.Unlock()
+			}
+		}()
+		addr := ln.Addr().String()
+		be := checkOne(t, settings(t, []string{addr}, saslFlags("SCRAM-SHA-512", "ops", KeyTLSCA, caPath, KeyTimeout, "1s"), pwEnv))
+		wantCause(t, be, StageTLS, "TLS handshake failed", "no answer within 1s", "drop --tls")
+		if contains(be.Error(), "password") {
+			t.Errorf("blames the login: %v", be)
 		}
 	})
 	t.Run("plaintext to a TLS port", func(t *testing.T) {
