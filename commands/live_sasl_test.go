@@ -194,3 +194,29 @@ func selfSignedTLS(t *testing.T) *tls.Config {
 	}
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
 }
+
+// help connection says what kaas supports and has one line per connection
+// error with its fix.
+func TestHelpConnectionErrors(t *testing.T) {
+	r := runCLI(t, "", nil, "help", "connection")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	for _, want := range []string{"SCRAM-SHA-512", "/var/run/secrets/kubernetes.io/serviceaccount/token", "PLAIN mechanism requires kubernetes client (SA JWT auth)",
+		"scram: authentication failed", "response did not contain enough data to be valid"} {
+		if !strings.Contains(r.Out, want) {
+			t.Errorf("help connection lacks %q", want)
+		}
+	}
+	for _, stage := range []string{"dial:", "TLS handshake:", "ApiVersions:", "SASL handshake:", "SASL authenticate:", "request:"} {
+		found := false
+		for _, line := range strings.Split(r.Out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(strings.TrimSpace(line), stage) && strings.Count(line, "  ") > 1 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no line for stage %q with its fix", stage)
+		}
+	}
+}
