@@ -153,7 +153,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	sum := make([]summaryRow, len(v.Groups))
 	for i, d := range v.Groups {
-		sum[i] = summaryRow{d.Group, d.Summary}
+		sum[i] = summaryRow{d.Group, *d.Summary}
 	}
 	if o.summaryOnly {
 		t = summaryTable(sum)

@@ -101,8 +101,9 @@ type GroupDescription struct {
 	LagKnown   bool             `json:"lagKnown"`
 	Findings   []volume.Finding `json:"findings"`
 	Live       *GroupLive       `json:"live,omitempty"`
-	// Summary is the group in one line (groups describe's summary section).
-	Summary GroupSummary `json:"summary"`
+	// Summary is the group in one line (groups describe's summary section);
+	// left out of a live description's file (the live summary says it).
+	Summary *GroupSummary `json:"summary,omitempty"`
 }
 
 // ManifestLookup returns a partition's manifest, or an error whose text

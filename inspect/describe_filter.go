@@ -33,12 +33,10 @@ type GroupSummary struct {
 func (d *GroupDescription) Recompute() {
 	d.TotalLag, d.LagUnknown, d.LagKnown = 0, 0, false
 	var topics []TopicLag
-	idx := map[string]int{}
 	for _, p := range d.Partitions {
-		i, ok := idx[p.Topic]
-		if !ok {
+		i := topicIndex(len(topics), func(i int) string { return topics[i].Topic }, p.Topic)
+		if i < 0 {
 			i = len(topics)
-			idx[p.Topic] = i
 			topics = append(topics, TopicLag{Topic: p.Topic})
 		}
 		t := &topics[i]
@@ -59,7 +57,7 @@ func (d *GroupDescription) Recompute() {
 			d.Topics = []TopicLag{}
 		}
 	}
-	d.Summary = GroupSummary{Coordinator: d.Coordinator.Coordinator, TotalLag: d.TotalLag, LagKnown: d.LagKnown, LagUnknown: d.LagUnknown,
+	d.Summary = &GroupSummary{Coordinator: d.Coordinator.Coordinator, TotalLag: d.TotalLag, LagKnown: d.LagKnown, LagUnknown: d.LagUnknown,
 		Partitions: len(d.Partitions), Topics: topicNames(len(topics), func(i int) string { return topics[i].Topic })}
 }
 
@@ -69,12 +67,10 @@ func (d *GroupDescription) Recompute() {
 func (d *LiveDescription) Recompute() {
 	d.TotalLag, d.LagUnknown, d.LagKnown, d.OffsetsDisagree = 0, 0, false, 0
 	topics := []wire.TopicLag{}
-	idx := map[string]int{}
 	for _, p := range d.Partitions {
-		i, ok := idx[p.Topic]
-		if !ok {
+		i := topicIndex(len(topics), func(i int) string { return topics[i].Topic }, p.Topic)
+		if i < 0 {
 			i = len(topics)
-			idx[p.Topic] = i
 			topics = append(topics, wire.TopicLag{Topic: p.Topic})
 		}
 		t := &topics[i]
@@ -104,6 +100,17 @@ func (d *LiveDescription) Recompute() {
 	}
 	d.Summary = GroupSummary{State: d.State, Members: members, Coordinator: coord, TotalLag: d.TotalLag, LagKnown: d.LagKnown,
 		LagUnknown: d.LagUnknown, Partitions: len(d.Partitions), Topics: topicNames(len(topics), func(i int) string { return topics[i].Topic })}
+}
+
+// topicIndex finds topic among n rollups, the last first (partitions come
+// grouped by topic); -1 when absent. A group has few topics: no map.
+func topicIndex(n int, name func(int) string, topic string) int {
+	for i := n - 1; i >= 0; i-- {
+		if name(i) == topic {
+			return i
+		}
+	}
+	return -1
 }
 
 func topicNames(n int, name func(int) string) []string {
@@ -156,6 +163,7 @@ func (f DescribeFilter) Live(d *LiveDescription) bool {
 	if d.File != nil && len(f.Topics) > 0 {
 		fc := *d.File
 		DescribeFilter{Topics: f.Topics}.Offline(&fc)
+		fc.Summary = nil
 		if fc.Partitions == nil {
 			fc.Partitions = []PartitionOffset{}
 		}

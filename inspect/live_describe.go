@@ -105,6 +105,7 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 	}
 	if file != nil {
 		fc := *file
+		fc.Summary = nil
 		noNilSlices(&fc)
 		file = &fc
 		d.File = file
