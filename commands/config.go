@@ -612,6 +612,8 @@ type seedCheck struct {
 	Broker string `json:"broker"`
 	OK     bool   `json:"ok"`
 	Error  string `json:"error,omitempty"`
+	Stage  string `json:"stage,omitempty"` // the connection stage that failed first
+	Fix    string `json:"fix,omitempty"`
 }
 
 type configCheckView struct {
@@ -664,7 +666,7 @@ func configCheckCmd() *cli.Command {
 				v.Seeds = append(v.Seeds, seedCheck{Broker: a, OK: true})
 			}
 			for _, b := range bad {
-				v.Seeds = append(v.Seeds, seedCheck{Broker: b.Broker, Error: b.Error()})
+				v.Seeds = append(v.Seeds, seedCheck{Broker: b.Broker, Error: b.Error(), Stage: string(b.Stage), Fix: b.Fix})
 			}
 			if v.Brokers, err = cl.Brokers(c.Context); err != nil {
 				return err

@@ -331,7 +331,7 @@ func TestConfigCheckLive(t *testing.T) {
 	// Wrong password: one line naming the broker, exit 1.
 	e.env["OPS_PW"] = "nope"
 	code, _, errOut := e.run("config", "check", "-b", cl.ListenAddrs()[0], "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "ops", "--sasl-password-env", "OPS_PW", "--timeout", "3s")
-	if code != 1 || !strings.Contains(errOut, "SASL authentication failed") || !strings.Contains(errOut, cl.ListenAddrs()[0]) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+	if code != 1 || !strings.Contains(errOut, "SASL authenticate failed") || !strings.Contains(errOut, cl.ListenAddrs()[0]) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("wrong password: %d %q", code, errOut)
 	}
 	// No brokers anywhere.

@@ -21,6 +21,10 @@ type groupsDescribeOptions struct {
 	all   bool
 	regex string
 	lag   *inspect.LagFilter
+	// filter narrows partitions to --topic and --lagging-only.
+	filter inspect.DescribeFilter
+	// summaryOnly prints only the summary section (table, wide, csv).
+	summaryOnly bool
 }
 
 // GroupsDescribeView is the machine document of 'groups describe'.
@@ -50,11 +54,21 @@ func init() {
 				"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag as of the manifests\n" +
 				"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
 				"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
-				"  kaasctl groups describe --data-dir /data --regex '^payments-'",
+				"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
+				"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
+				"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
+				"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
+				"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
+				"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
+				"groups[].topics[]. --topic and --lagging-only narrow the partitions, and every total, rollup\n" +
+				"and --lag comparison counts only what they keep; groups left with no partition are left out.",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
 				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
+				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
+				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 			},
 			Action: runGroupsDescribe,
 		}
@@ -66,7 +80,8 @@ func runGroupsDescribe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex")}
+	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex"), summaryOnly: c.Bool("summary"),
+		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
 	re, err := compileRegex("regex", o.regex)
 	if err != nil {
 		return err
@@ -107,17 +122,23 @@ func runGroupsDescribe(c *cli.Context) error {
 	v := GroupsDescribeView{}
 	volumeSources(&v.Sources, l, a, sr)
 	warnGeneration(g, sr)
+	leftOut := 0
 	for _, name := range selected {
 		if !known[name] {
 			v.NotFound = append(v.NotFound, name)
 			continue
 		}
 		d := inspect.DescribeGroup(name, a, byGroup[name], lookup)
+		if !o.filter.Offline(&d) {
+			leftOut++
+			continue
+		}
 		if !o.lag.Match(&d) {
 			continue
 		}
 		v.Groups = append(v.Groups, d)
 	}
+	noteLeftOut(g, o.filter, leftOut)
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
 	}
@@ -129,7 +150,19 @@ func runGroupsDescribe(c *cli.Context) error {
 				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
 		}
 	}
-	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error { return describeHuman(p, &v) }})
+	sum := make([]summaryRow, len(v.Groups))
+	for i, d := range v.Groups {
+		sum[i] = summaryRow{d.Group, *d.Summary}
+	}
+	if o.summaryOnly {
+		t = summaryTable(g.Printer.Format, sum)
+	}
+	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
+		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
+			return err
+		}
+		return describeHuman(p, &v)
+	}})
 	if perr != nil {
 		return perr
 	}
@@ -194,7 +227,9 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			return err
 		}
 		if len(d.Topics) > 0 {
-			err := writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
+			err := writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int64, int) {
+				return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
+			})
 			if err != nil {
 				return err
 			}
@@ -237,19 +272,19 @@ func totalLagText(known bool, total int64, unknown int) string {
 	return lag
 }
 
-// writeTopicLags prints a group's per-topic lag table after a blank line;
-// cells gives a topic's name, partition count, summed lag and the count of
-// partitions whose lag is unknown.
-func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag int64, unknown int)) error {
+// writeTopicLags prints a group's per-topic rollup after a blank line;
+// cells gives a topic's name, partition count, summed lag, largest lag and
+// the count of partitions whose lag is unknown.
+func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag, maxLag int64, unknown int)) error {
 	fmtf(p.Out, "\n")
-	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "UNKNOWN")
+	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "MAX-LAG", "UNKNOWN")
 	for _, tl := range topics {
-		topic, partitions, lagSum, unknown := cells(tl)
-		lag := strconv.FormatInt(lagSum, 10)
+		topic, partitions, lagSum, maxLag, unknown := cells(tl)
+		lag, ml := strconv.FormatInt(lagSum, 10), strconv.FormatInt(maxLag, 10)
 		if unknown == partitions {
-			lag = "unknown"
+			lag, ml = "unknown", "unknown"
 		}
-		tt.Add(topic, strconv.Itoa(partitions), lag, strconv.Itoa(unknown))
+		tt.Add(topic, strconv.Itoa(partitions), lag, ml, strconv.Itoa(unknown))
 	}
 	return p.Table(tt)
 }

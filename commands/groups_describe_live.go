@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,12 +55,14 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	}
 	names := inspect.NewNodeNamer(a)
 	var brokers []BrokerSourceView
+	var listings []wire.BrokerGroups
 	if o.all || re != nil {
 		// Every group some broker holds, too.
 		ls, err := cl.ListGroupsEveryBroker(ctx)
 		if err != nil {
 			return err
 		}
+		listings = ls
 		brokers = brokerSources(ls, names)
 		for _, b := range ls {
 			if b.Err != "" {
@@ -111,10 +115,15 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		warnGeneration(g, sr)
 		g.Notef("volume: %s", l.Gen.Summary())
 	}
+	loaded := coordinatorHolds(ctx, cl, described, files, listings)
 	var failed []string
+	leftOut := 0
 	for _, w := range described {
 		logs := logsFromLag(w.Lag)
 		ld := inspect.BuildLiveDescription(w, files[w.Group], logs, names)
+		if held, known := loaded[w.Group]; known && !held {
+			ld.MarkNotLoaded() // as groups list shows it: fileOnly, no live state
+		}
 		// A group neither the brokers nor the volume know: kaas answers
 		// Empty (Kafka: Dead) with no members for any group id it owns.
 		deadOnWire := w.Err == "" && (w.State == "Dead" || w.State == "Empty" || w.State == "") && len(w.Members) == 0
@@ -125,11 +134,16 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		if w.Err != "" {
 			failed = append(failed, w.Group)
 		}
+		if !o.filter.Live(&ld) {
+			leftOut++
+			continue
+		}
 		if !o.lag.MatchTotal(ld.LagKnown, ld.TotalLag) {
 			continue
 		}
 		v.Groups = append(v.Groups, ld)
 	}
+	noteLeftOut(g, o.filter, leftOut)
 	v.Requests = cl.Counter.Snapshot()
 	if v.Sources.Brokers == nil {
 		v.Sources.Brokers = []BrokerSourceView{}
@@ -164,7 +178,19 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 				optInt(p.Lag), orDashStr(p.Member), orDashStr(p.ClientID), orDashStr(hostCell(p)), d.State, d.WireCoordinator, p.Note)
 		}
 	}
-	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error { return describeLiveHuman(p, &v, hasVolume) }})
+	sum := make([]summaryRow, len(v.Groups))
+	for i, d := range v.Groups {
+		sum[i] = summaryRow{d.Group, d.Summary}
+	}
+	if o.summaryOnly {
+		t = summaryTable(g.Printer.Format, sum)
+	}
+	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
+		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
+			return err
+		}
+		return describeLiveHuman(p, &v, hasVolume)
+	}})
 	if perr != nil {
 		return perr
 	}
@@ -254,12 +280,19 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			wc += "  FindCoordinator (no volume: not compared with assignment.json)"
 		}
 		kv.Add("coordinator", wc)
-		state := orNone(d.State)
+		state := stateCell(d.State)
 		if d.ProtocolType != "" || d.Protocol != "" {
 			state += fmt.Sprintf("  (protocol %s/%s)", orNone(d.ProtocolType), orNone(d.Protocol))
 		}
+		if slices.Contains(d.Issues, inspect.IssueFileOnly) {
+			state += fmt.Sprintf("  (fileOnly: %s does not hold the group; its offsets are only on the volume)", orNone(d.Summary.Coordinator))
+		}
 		kv.Add("state", state)
-		kv.Add("members", strconv.Itoa(len(d.Members)))
+		if d.Summary.Members != nil {
+			kv.Add("members", strconv.Itoa(*d.Summary.Members))
+		} else {
+			kv.Add("members", "-")
+		}
 		kv.Add("sources", strings.Join(d.Sources, ", "))
 		if d.File != nil {
 			if d.File.OffsetFile != "" {
@@ -320,11 +353,11 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			if err := p.Table(t); err != nil {
 				return err
 			}
-			if len(d.Topics) > 1 {
-				err := writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int) { return t.Topic, t.Partitions, t.Lag, t.Unknown })
-				if err != nil {
-					return err
-				}
+			err := writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int64, int) {
+				return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
+			})
+			if err != nil {
+				return err
 			}
 		}
 		return nil
@@ -406,4 +439,48 @@ func fetchAllFallback(c *cli.Context, g *Globals, cl *wire.Client, described []w
 		}
 		g.Warnf("no partitions known for %s (no members, and kaas answers nothing to OffsetFetch-all): %s", quoteList(empty), hint)
 	}
+}
+
+// coordinatorHolds says, for groups with an offset file on the volume that
+// DescribeGroups shows without members, whether their coordinator lists
+// them (ListGroups): kaas answers DescribeGroups with Empty for any group id
+// it owns, so only ListGroups tells a group it holds from one that is only
+// on the volume, which is how groups list tells them apart (fileOnly).
+// listings are the every-broker answers when already asked (--all,
+// --regex); otherwise only the coordinators concerned are asked. A group
+// whose coordinator's listing failed is left out (unknown).
+func coordinatorHolds(ctx context.Context, cl *wire.Client, described []wire.GroupDescription, files map[string]*inspect.GroupDescription, listings []wire.BrokerGroups) map[string]bool {
+	var cands []wire.GroupDescription
+	nodes := map[int32]bool{}
+	for _, w := range described {
+		if files[w.Group] != nil && w.Err == "" && w.Coordinator >= 0 && len(w.Members) == 0 {
+			cands = append(cands, w)
+			nodes[w.Coordinator] = true
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	byNode := map[int32]wire.BrokerGroups{}
+	if listings != nil {
+		for _, b := range listings {
+			byNode[b.Broker.NodeID] = b
+		}
+	} else {
+		ns := make([]int32, 0, len(nodes))
+		for n := range nodes {
+			ns = append(ns, n)
+		}
+		byNode = cl.ListGroupsOn(ctx, ns)
+	}
+	out := map[string]bool{}
+	for _, w := range cands {
+		b, ok := byNode[w.Coordinator]
+		if !ok || b.Err != "" {
+			continue
+		}
+		_, held := slices.BinarySearchFunc(b.Groups, w.Group, func(lg wire.ListedGroup, g string) int { return strings.Compare(lg.Group, g) })
+		out[w.Group] = held
+	}
+	return out
 }

@@ -19,6 +19,8 @@ const groupsUsage = "consumer groups: list and describe, from the volume and the
 // groupsListOptions is 'groups list' after flag parsing.
 type groupsListOptions struct {
 	filter inspect.GroupFilter
+	// topics: only groups with committed offsets on one of them (--topic).
+	topics []string
 }
 
 // GroupsSourcesView says which sources a groups command used.
@@ -85,7 +87,11 @@ func init() {
 				"  kaasctl groups list --data-dir /data                          # offline: works with every broker down\n" +
 				"  kaasctl groups list --data-dir /data -b kaas-0:9092 --issues-only\n" +
 				"  kaasctl groups list -b kaas-0:9092 --state Empty,Dead -o json # live only\n" +
-				"  kaasctl groups list --data-dir /data --coordinator kaas-1     # what kaas-1 coordinates",
+				"  kaasctl groups list --data-dir /data --coordinator kaas-1     # what kaas-1 coordinates\n" +
+				"  kaasctl groups list --data-dir /data -b kaas-0:9092 --topic orders   # who has offsets on orders\n\n" +
+				"--topic T keeps the groups with a committed offset on T: in the offset file brokers load (the\n" +
+				"cluster-dir one, else the legacy one) and, with brokers, on the coordinator (OffsetFetch of every\n" +
+				"partition of T, batched per coordinator); -o json adds groups[].topicOffsets (file, live counts).",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
 				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
@@ -93,6 +99,7 @@ func init() {
 				&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
 				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
+				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
 			},
 			Action: runGroupsList,
 		}
@@ -122,6 +129,7 @@ func runGroupsList(c *cli.Context) error {
 	if o.filter.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
 		return err
 	}
+	o.topics = topicFlag(c)
 	states, err := inspect.ParseStates(c.String("state"))
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
@@ -142,13 +150,16 @@ func runGroupsList(c *cli.Context) error {
 		return err
 	}
 	a := offlineAssignment(g, l)
-	files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
+	files, fileTopics, sr, err := listGroupFiles(g, l, o.topics)
 	if err != nil {
 		return err
 	}
 	warnUnreadFiles(g, sr)
 	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
 	rows := inspect.FilterGroups(all, o.filter)
+	if len(o.topics) > 0 {
+		rows = inspect.MatchTopics(rows, o.topics, fileTopics, nil)
+	}
 	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
 	volumeSources(&v.Sources, l, a, sr)
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
@@ -174,3 +185,14 @@ func filteredSuffix(total int) string {
 // filesCell lists a group's offset files whole (the printer escapes what
 // a terminal must not see; csv carries the paths unchanged).
 func filesCell(files []string) string { return strings.Join(files, " ") }
+
+// listGroupFiles reads the offset files for groups list: summaries only,
+// or with topics (--topic) every file parsed and its partitions counted per
+// topic.
+func listGroupFiles(g *Globals, l volume.Layout, topics []string) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
+	if len(topics) == 0 {
+		files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
+		return files, nil, sr, err
+	}
+	return collectGroupFilesTopics(g, l, topics)
+}

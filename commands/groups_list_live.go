@@ -53,14 +53,16 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		a     *volume.Assignment
 		files []inspect.GroupFile
 		sr    volume.ScanResult
-		err   error
+		// fileTopics: group → topic → committed partitions (--topic)
+		fileTopics map[string]map[string]int
+		err        error
 	)
 	if hasVolume {
 		if l, err = g.Layout(); err != nil {
 			return err
 		}
 		a = offlineAssignment(g, l)
-		if files, sr, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
+		if files, fileTopics, sr, err = listGroupFiles(g, l, o.topics); err != nil {
 			return err
 		}
 		warnUnreadFiles(g, sr)
@@ -90,6 +92,17 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		if o.filter.Match(&all[i]) && inspect.StateMatch(&all[i], states) {
 			rows = append(rows, all[i])
 		}
+	}
+	if len(o.topics) > 0 {
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.Group
+		}
+		liveTopics, err := liveTopicCommits(ctx, cl, names, o.topics, lr.answers.Coords)
+		if err != nil {
+			return err
+		}
+		rows = inspect.MatchTopics(rows, o.topics, fileTopics, liveTopics)
 	}
 	mode := "merged"
 	if !hasVolume {

@@ -20,7 +20,7 @@ Every command accepts the connection flags; a value is taken from the first of
   --tls-key FILE              KAASCTL_TLS_KEY                     tls.keyFile
   --tls-insecure-skip-verify  KAASCTL_TLS_INSECURE_SKIP_VERIFY    tls.insecureSkipVerify
   --tls-server-name NAME      KAASCTL_TLS_SERVER_NAME             tls.serverName
-  --sasl-mechanism M          KAASCTL_SASL_MECHANISM              sasl.mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)
+  --sasl-mechanism M          KAASCTL_SASL_MECHANISM              sasl.mechanism (SCRAM-SHA-512; also PLAIN, SCRAM-SHA-256)
   --sasl-user U               KAASCTL_SASL_USER                   sasl.user
   --sasl-password-env VAR     KAASCTL_SASL_PASSWORD_ENV           sasl.passwordEnv (default KAASCTL_SASL_PASSWORD)
   --sasl-password-file FILE   KAASCTL_SASL_PASSWORD_FILE          sasl.passwordFile
@@ -66,8 +66,41 @@ request. kaasctl never sends above these (--max-versions kaas, the default). Use
 --max-versions latest for other Kafka-compatible brokers, or a Kafka release (3.6, 2.8.1)
 to match an older one.
 
-When a broker cannot be reached the error names it and says why in one line: connection
-refused, host not found, TLS handshake failed, SASL authentication failed, or no answer
-within the timeout. Seeds that do not answer are warnings as long as one answers.
+TLS and SASL on kaas
+  kaas serves plaintext and TLS listeners; with SASL required it supports SCRAM-SHA-512
+  (SCRAM-SHA-256 is answered "mechanism not enabled"). PLAIN is accepted only with a
+  Kubernetes service-account token as the password, over TLS: when kaasctl runs in a pod,
+  point --sasl-password-file at the pod's token:
+    kaasctl config check --tls-ca ca.pem --sasl-mechanism PLAIN --sasl-user ops \
+        --sasl-password-file /var/run/secrets/kubernetes.io/serviceaccount/token
+  Users live in __cluster/credentials.json on the volume, ACLs in __cluster/acls.json.
+
+When a connection fails
+  The error names the broker, the stage that failed first (in the order a connection goes:
+  dial, TLS handshake, ApiVersions, SASL handshake, SASL authenticate, request), the likely
+  cause, the broker's own message, and the fix, in one line. Seeds that do not answer are
+  warnings as long as one answers.
+
+  stage: cause                                  fix
+  dial: connection refused                      check the address in --brokers and that the broker runs
+  dial: host not found                          check the host name in --brokers
+  dial: no answer (timeout)                     a firewall or a wrong host drops the connection
+  TLS handshake: closed, or not TLS             a plaintext listener: drop --tls and --tls-*
+  TLS handshake: certificate not trusted        --tls-ca with the CA of the broker's certificate
+  TLS handshake: certificate names other host   --tls-server-name with a name in the certificate
+  TLS handshake: client certificate refused     --tls-cert/--tls-key signed by a CA the broker trusts
+  ApiVersions: closed, or a TLS alert           a TLS listener: add --tls (and --tls-ca)
+  malformed response, no SASL flags (1)         SASL required: --sasl-mechanism SCRAM-SHA-512
+  request: closed at once, no SASL flags        SASL required: --sasl-mechanism SCRAM-SHA-512
+  SASL handshake: mechanism not enabled         --sasl-mechanism SCRAM-SHA-512
+  SASL authenticate: wrong user or password (2) --sasl-user and the password (--sasl-password-env/-file)
+  SASL authenticate: unknown user (2)           --sasl-user (users: __cluster/credentials.json)
+  SASL authenticate: PLAIN refused (3)          a service-account token (above), or SCRAM-SHA-512
+  request: no answer (timeout)                  the broker is hung or overloaded: its logs, or --timeout
+
+  (1) "response did not contain enough data to be valid", at ApiVersions or the first request
+  (2) kaas answers error 13 NETWORK_EXCEPTION with "scram: authentication failed" or
+      "scram: unknown user ..."; kaasctl shows that message and calls it a failed login
+  (3) the broker's reason is shown: "PLAIN mechanism requires kubernetes client (SA JWT auth)"
 `)
 }

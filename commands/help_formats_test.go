@@ -31,7 +31,8 @@ func TestHelpFormats(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	for _, want := range []string{"jsonl", "whois-coordinator", "groups describe", "takeover trace", "offsets reset", "[]coordinator", "findings[].fix"} {
+	for _, want := range []string{"jsonl", "whois-coordinator", "groups describe", "takeover trace", "offsets reset", "[]coordinator", "findings[].fix",
+		"groups[].summary.totalLag", "groups[].topics[].maxLag", "groups describe (with brokers)", "groups[].topicOffsets[].live"} {
 		if !strings.Contains(r.Out, want) {
 			t.Errorf("help formats lacks %q", want)
 		}

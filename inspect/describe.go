@@ -69,12 +69,14 @@ type PartitionOffset struct {
 	BelowLogStart bool `json:"belowLogStart"`
 }
 
-// TopicLag sums lag per topic.
+// TopicLag sums lag per topic (the per-topic rollup of a group).
 type TopicLag struct {
 	Topic      string `json:"topic"`
 	Partitions int    `json:"partitions"`
-	// Lag sums the partitions whose lag is known; Unknown counts the others.
+	// Lag sums the partitions whose lag is known; MaxLag is the largest of
+	// them; Unknown counts the others.
 	Lag     int64 `json:"lag"`
+	MaxLag  int64 `json:"maxLag"`
 	Unknown int   `json:"unknown"`
 }
 
@@ -99,6 +101,9 @@ type GroupDescription struct {
 	LagKnown   bool             `json:"lagKnown"`
 	Findings   []volume.Finding `json:"findings"`
 	Live       *GroupLive       `json:"live,omitempty"`
+	// Summary is the group in one line (groups describe's summary section);
+	// left out of a live description's file (the live summary says it).
+	Summary *GroupSummary `json:"summary,omitempty"`
 }
 
 // ManifestLookup returns a partition's manifest, or an error whose text
@@ -158,10 +163,12 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, ma
 		}
 	}
 	if shown == nil {
+		d.Recompute()
 		return d
 	}
 	d.OffsetFile = shown.Path
 	if shown.File == nil {
+		d.Recompute()
 		return d
 	}
 	d.Format = shown.File.Format
@@ -170,28 +177,7 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, ma
 		fillLag(&p, manifests)
 		d.Partitions = append(d.Partitions, p)
 	}
-	topics := map[string]*TopicLag{}
-	var order []string
-	for _, p := range d.Partitions {
-		t, ok := topics[p.Topic]
-		if !ok {
-			t = &TopicLag{Topic: p.Topic}
-			topics[p.Topic] = t
-			order = append(order, p.Topic)
-		}
-		t.Partitions++
-		if p.Lag == nil {
-			t.Unknown++
-			d.LagUnknown++
-			continue
-		}
-		t.Lag += *p.Lag
-		d.TotalLag += *p.Lag
-		d.LagKnown = true
-	}
-	for _, name := range order {
-		d.Topics = append(d.Topics, *topics[name])
-	}
+	d.Recompute()
 	return d
 }
 

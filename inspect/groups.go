@@ -133,6 +133,9 @@ type GroupRow struct {
 	Issues              []string   `json:"issues"`
 	Files               []string   `json:"files"`
 	Live                *GroupLive `json:"live,omitempty"`
+	// TopicOffsets is set by groups list --topic: per asked topic, the
+	// partitions with a committed offset in the file and on the coordinator.
+	TopicOffsets []TopicCommits `json:"topicOffsets,omitempty"`
 }
 
 // HasIssue reports whether the row carries flag.

@@ -63,6 +63,8 @@ type LiveDescription struct {
 	// File is the offline description (offset file, lag as of the
 	// partition manifest); nil without a volume.
 	File *GroupDescription `json:"file,omitempty"`
+	// Summary is the group in one line (groups describe's summary section).
+	Summary GroupSummary `json:"summary"`
 }
 
 // StateMessage is the Kafka tools' line for a group's state ("" when
@@ -103,6 +105,7 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 	}
 	if file != nil {
 		fc := *file
+		fc.Summary = nil
 		noNilSlices(&fc)
 		file = &fc
 		d.File = file
@@ -151,7 +154,6 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			keys.Add(a.Topic, a.Partitions...)
 		}
 	}
-	topicIdx := map[string]int{}
 	for _, t := range keys.Topics() {
 		for _, p := range keys[t] {
 			lp := LivePartition{Topic: t, Partition: p, Committed: -1, LogStart: -1, LogEnd: -1}
@@ -173,7 +175,6 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 				lp.FileCommitted = &v
 				if hasLive && fo != c.Offset {
 					lp.Disagree = true
-					d.OffsetsDisagree++
 				}
 			}
 			lo, hasLog := logs[t][p]
@@ -208,24 +209,10 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			}
 			lp.Note = joinNote(lp.Note, note)
 			d.Partitions = append(d.Partitions, lp)
-			i, ok := topicIdx[t]
-			if !ok {
-				i = len(d.Topics)
-				topicIdx[t] = i
-				d.Topics = append(d.Topics, wire.TopicLag{Topic: t})
-			}
-			d.Topics[i].Partitions++
-			if lp.Lag != nil {
-				d.Topics[i].Lag += *lp.Lag
-				d.TotalLag += *lp.Lag
-				d.LagKnown = true
-			} else {
-				d.Topics[i].Unknown++
-				d.LagUnknown++
-			}
 		}
 	}
 	sortIssues(d.Issues)
+	d.Recompute()
 	return d
 }
 

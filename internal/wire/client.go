@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"os"
@@ -14,11 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
@@ -51,6 +48,7 @@ type Client struct {
 	// request (0: all of a coordinator's groups in one request).
 	MaxBatch int
 
+	stages   *stageTracker
 	mu       sync.Mutex
 	brokerV  map[int32]*kversion.Versions
 	addrs    map[int32]string
@@ -81,7 +79,8 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	c := &Client{Settings: s, Versions: vers, Counter: NewCounter(), Concurrency: DefaultConcurrency,
-		brokerV: map[int32]*kversion.Versions{}, addrs: map[int32]string{}, seedAddr: slices.Clone(s.Brokers)}
+		brokerV: map[int32]*kversion.Versions{}, addrs: map[int32]string{}, seedAddr: slices.Clone(s.Brokers),
+		stages: newStageTracker(s.TLS.Enabled)}
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(s.Brokers...),
 		kgo.ClientID("kaasctl"),
@@ -95,15 +94,16 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 		kgo.RequestRetries(2),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),
 		kgo.MetadataMinAge(time.Second),
-		kgo.WithHooks(c.Counter),
+		kgo.WithHooks(c.Counter, c.stages),
 	}
+	var tc *tls.Config
 	if s.TLS.Enabled {
-		tc, err := buildTLS(s.TLS)
-		if err != nil {
+		var err error
+		if tc, err = buildTLS(s.TLS); err != nil {
 			return nil, err
 		}
-		kopts = append(kopts, kgo.DialTLSConfig(tc))
 	}
+	kopts = append(kopts, kgo.Dialer(c.stages.dialer(timeout, tc)))
 	if s.SASL.Mechanism != "" {
 		m, err := buildSASL(s)
 		if err != nil {
@@ -182,24 +182,41 @@ func buildSASL(s *Settings) (sasl.Mechanism, error) {
 	return nil, fmt.Errorf("unknown SASL mechanism %q", s.SASL.Mechanism)
 }
 
-// BrokerError is one broker that could not be used, with the reason in
-// one line.
+// BrokerError is one broker that could not be used: the stage that failed
+// first, the reason and likely fix in one line, and the error underneath
+// (the broker's own message kept whole).
 type BrokerError struct {
 	Broker string // host:port, or "node N (host:port)"
-	Reason string // connection refused, TLS handshake failed, ...
+	Stage  Stage  // dial, TLS handshake, ApiVersions, SASL handshake, SASL authenticate, request
+	Reason string // connection refused, the broker's certificate is not trusted, ...
+	Fix    string // what to change, or ""
 	Err    error
 }
 
-func (e *BrokerError) Error() string {
+// cause is the stage, reason and detail without the broker.
+func (e *BrokerError) cause() string {
 	d := ""
 	if e.Err != nil {
 		d = oneLine(e.Err.Error())
 	}
-	if d == "" || strings.EqualFold(d, e.Reason) {
-		return fmt.Sprintf("broker %s: %s", e.Broker, e.Reason)
+	var parts []string
+	if e.Stage != "" {
+		parts = append(parts, string(e.Stage)+" failed")
 	}
-	return fmt.Sprintf("broker %s: %s: %s", e.Broker, e.Reason, d)
+	if e.Reason != "" {
+		parts = append(parts, e.Reason)
+	}
+	if d != "" && !strings.EqualFold(d, e.Reason) {
+		parts = append(parts, d)
+	}
+	s := strings.Join(parts, ": ")
+	if e.Fix != "" {
+		s += " (fix: " + e.Fix + ")"
+	}
+	return s
 }
+
+func (e *BrokerError) Error() string { return fmt.Sprintf("broker %s: %s", e.Broker, e.cause()) }
 
 func (e *BrokerError) Unwrap() error { return e.Err }
 
@@ -210,11 +227,24 @@ func (e *ConnectError) Error() string {
 	if len(e.Brokers) == 1 {
 		return "cannot reach kaas: " + e.Brokers[0].Error()
 	}
+	// Every broker failing the same way is one cause, said once.
+	same := true
+	for _, b := range e.Brokers[1:] {
+		if b.cause() != e.Brokers[0].cause() {
+			same = false
+			break
+		}
+	}
+	names := make([]string, len(e.Brokers))
 	parts := make([]string, len(e.Brokers))
 	for i, b := range e.Brokers {
+		names[i] = b.Broker
 		parts[i] = b.Error()
 	}
-	return fmt.Sprintf("cannot reach any of %d brokers: %s", len(e.Brokers), strings.Join(parts, "; "))
+	if same {
+		return fmt.Sprintf("cannot reach any of %d brokers (%s): %s", len(e.Brokers), strings.Join(names, ", "), e.Brokers[0].cause())
+	}
+	return fmt.Sprintf("cannot reach any of %d brokers: %s", len(e.Brokers), strings.Join(parts, " | "))
 }
 
 func oneLine(s string) string {
@@ -224,59 +254,6 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
-}
-
-// Classify turns a request error into a BrokerError with a short reason.
-// saslOn says the client logs in with SASL, so a connection closed during
-// the exchange is read as a failed login.
-func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
-	be := &BrokerError{Broker: broker, Err: err}
-	var ke *kerr.Error
-	var opErr *net.OpError
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var unkAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var recErr tls.RecordHeaderError
-	msg := err.Error()
-	switch {
-	case errors.As(err, &ke) && (ke.Code == kerr.SaslAuthenticationFailed.Code || ke.Code == kerr.IllegalSaslState.Code || ke.Code == kerr.UnsupportedSaslMechanism.Code):
-		be.Reason = "SASL authentication failed"
-		be.Err = errors.New(ke.Message)
-		if ke.Code == kerr.UnsupportedSaslMechanism.Code {
-			be.Reason = "SASL mechanism not enabled on the broker"
-		}
-	case strings.Contains(msg, "SASL") || strings.Contains(msg, "sasl"):
-		be.Reason = "SASL authentication failed"
-	case errors.As(err, &certErr) || errors.As(err, &unkAuth) || errors.As(err, &hostErr) || errors.As(err, &recErr) ||
-		strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:"):
-		be.Reason = "TLS handshake failed"
-	case errors.As(err, &dnsErr):
-		be.Reason = "host not found"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		be.Reason = "connection refused"
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		be.Reason = fmt.Sprintf("no answer within %s (timeout)", timeout)
-		be.Err = nil
-	case saslOn && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
-		be.Reason = "SASL authentication failed (the broker closed the connection during login: wrong user, password or mechanism?)"
-	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed):
-		be.Reason = "connection closed by the broker (TLS or SASL mismatch, or the broker is shutting down)"
-	case errors.Is(err, kgo.ErrClientClosed):
-		be.Reason = "client closed"
-	case errors.As(err, &opErr):
-		be.Reason = "cannot connect"
-	case errors.Is(err, context.Canceled):
-		be.Reason = "interrupted"
-	default:
-		be.Reason = "request failed"
-	}
-	return be
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // softwareVersion is SoftwareVersion reduced to what ApiVersions v3+
@@ -296,9 +273,14 @@ func softwareVersion() string {
 	return s
 }
 
-// classify is Classify with this client's timeout and SASL setting.
+// classify explains a failure of the broker named broker with this
+// client's settings and how far that broker's connection got.
 func (c *Client) classify(broker string, err error) *BrokerError {
-	return Classify(broker, err, c.Timeout(), c.Settings.SASL.Mechanism != "")
+	return ClassifyConn(broker, err, c.connInfo(c.stages.named(broker)))
+}
+
+func (c *Client) connInfo(st Stage) ConnInfo {
+	return ConnInfo{Timeout: c.Timeout(), TLS: c.Settings.TLS.Enabled, Mechanism: c.Settings.SASL.Mechanism, Stage: st}
 }
 
 // Check reaches every seed broker with a metadata request (concurrently; it
@@ -325,7 +307,7 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 			_, err := b.Request(cctx, req)
 			out[i].addr = addr
 			if err != nil {
-				out[i].err = c.classify(addr, err)
+				out[i].err = ClassifyConn(addr, err, c.connInfo(c.stages.seed(int32(math.MinInt32+i), addr)))
 			}
 		}()
 	}

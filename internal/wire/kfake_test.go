@@ -198,7 +198,7 @@ func TestSASL(t *testing.T) {
 				t.Fatal("wrong password accepted")
 			}
 			msg := err.Error()
-			if !contains(msg, "SASL authentication failed") || !contains(msg, cl.ListenAddrs()[0]) {
+			if !contains(msg, "SASL authenticate failed") || !contains(msg, cl.ListenAddrs()[0]) {
 				t.Fatalf("wrong-password error %q does not say SASL and the broker", msg)
 			}
 			if contains(msg, "wrong-pw") || contains(msg, "s3cret") {

@@ -25,10 +25,11 @@ type PartitionLag struct {
 	Member string `json:"member,omitempty"`
 }
 
-// TopicLag sums a topic's known partition lags.
+// TopicLag sums a topic's known partition lags (MaxLag: the largest).
 type TopicLag struct {
 	Topic      string `json:"topic"`
 	Lag        int64  `json:"lag"`
+	MaxLag     int64  `json:"maxLag"`
 	Partitions int    `json:"partitions"`
 	Unknown    int    `json:"unknown"`
 }
@@ -110,6 +111,7 @@ func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[in
 			tl.Partitions++
 			if pl.Known {
 				tl.Lag += pl.Lag
+				tl.MaxLag = max(tl.MaxLag, pl.Lag)
 			} else {
 				tl.Unknown++
 			}
