@@ -1,0 +1,257 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
+)
+
+// DefaultListen is the exporter's default address. Port 10092 (Kafka's 9092
+// moved past the 9100–9999 block Prometheus exporters allocated, which is
+// full) is used by none of the Kafka exporters operators run next to a
+// cluster: kafka_exporter 9308, kminion 8080, kafka-lag-exporter and Burrow
+// 8000, the JMX exporter 5556/7071.
+const DefaultListen = ":10092"
+
+// Options configure an Exporter.
+type Options struct {
+	Source *Source
+	// Interval between refreshes (default 15s).
+	Interval time.Duration
+	// Window of observations health is evaluated over (default 5m).
+	Window time.Duration
+	// PartitionMetrics emits the per-partition series.
+	PartitionMetrics bool
+	// Health options (the generation's plain-map hazard).
+	Health inspect.HealthOptions
+	// AssignmentPath is followed with internal/watch (fsnotify plus
+	// polling) to count coordinator moves and refresh early on a new
+	// version; empty without a volume.
+	AssignmentPath string
+	// PollInterval of the watch (default 1s).
+	PollInterval time.Duration
+	// Version and Revision label kaas_exporter_build_info.
+	Version, Revision string
+	// Logf reports problems (nil: silent).
+	Logf func(format string, a ...any)
+}
+
+// Exporter refreshes from the sources and serves the last refresh.
+type Exporter struct {
+	opt      Options
+	Registry *prometheus.Registry
+
+	mu       sync.Mutex // health, counters, the last assignment
+	health   inspect.HealthWindow
+	c        counters
+	lastA    *volume.Assignment
+	lastKeys []string
+
+	snap      atomic.Pointer[snapshot]
+	kick      chan struct{}
+	durations prometheus.Histogram
+}
+
+type snapshot struct {
+	obs     *Observation
+	metrics []prometheus.Metric
+	health  []inspect.GroupHealth
+}
+
+// New builds an exporter; Run starts it.
+func New(opt Options) *Exporter {
+	if opt.Interval <= 0 {
+		opt.Interval = 15 * time.Second
+	}
+	if opt.Window <= 0 {
+		opt.Window = 5 * time.Minute
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = time.Second
+	}
+	e := &Exporter{opt: opt, Registry: prometheus.NewRegistry(), kick: make(chan struct{}, 1),
+		c: counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}}}
+	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
+	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
+		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
+		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
+	e.Registry.MustRegister(snapCollector{e}, e.durations,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return e
+}
+
+func (e *Exporter) logf(format string, a ...any) {
+	if e.opt.Logf != nil {
+		e.opt.Logf(format, a...)
+	}
+}
+
+// snapCollector serves the last snapshot: a scrape never does I/O.
+type snapCollector struct{ e *Exporter }
+
+// Describe sends nothing: the series depend on the groups seen, so the
+// collector is unchecked.
+func (snapCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (s snapCollector) Collect(ch chan<- prometheus.Metric) {
+	sn := s.e.snap.Load()
+	if sn == nil {
+		return
+	}
+	for _, m := range sn.metrics {
+		ch <- m
+	}
+}
+
+// Refresh observes the sources once and replaces the snapshot.
+func (e *Exporter) Refresh(ctx context.Context) *Observation {
+	o := e.opt.Source.Observe(ctx)
+	e.durations.Observe(o.Duration.Seconds())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.c.refreshes++
+	e.c.probes += int64(o.Probes)
+	if cl := e.opt.Source.Client; cl != nil {
+		names := inspect.NewNodeNamer(o.Assignment)
+		for _, bc := range cl.Counter.Snapshot() {
+			name := "seed"
+			if !bc.Seed {
+				name = names.Name(bc.Node)
+			}
+			e.c.brokerRequests[name] = bc.Requests
+		}
+	}
+	health := make([]inspect.GroupHealth, len(o.Groups))
+	counts := make([]inspect.HealthCounts, len(o.Groups))
+	keys := make([]string, len(o.Groups))
+	for i := range o.Groups {
+		name := o.Groups[i].Row.Group
+		keys[i] = name
+		e.health.Add(name, o.Groups[i].Sample)
+		health[i] = e.health.Evaluate(name)
+		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
+		counts[i] = e.health.Counts(name)
+	}
+	e.health.Sweep()
+	e.lastKeys = keys
+	if e.lastA == nil && o.Assignment != nil {
+		e.lastA = o.Assignment
+	}
+	ms := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
+	e.snap.Store(&snapshot{obs: o, metrics: ms, health: health})
+	return o
+}
+
+// onVersion counts the coordinator moves a new assignment version makes
+// among the groups of the last refresh and the explicit entries, and asks
+// for an early refresh.
+func (e *Exporter) onVersion(v watch.Version) {
+	e.mu.Lock()
+	e.c.versionsSeen++
+	prev := e.lastA
+	e.lastA = v.Assignment
+	keys := e.lastKeys
+	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
+		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
+		for _, m := range res.Moves {
+			if m.Kind == inspect.KindGroup {
+				e.c.moves[m.Cause]++
+			}
+		}
+		if n := len(res.Moves); n > 0 {
+			e.logf("assignment epoch %d v%d: %d coordinator moves", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, n)
+		}
+	}
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run refreshes every Interval (and early on a new assignment version)
+// until ctx is done.
+func (e *Exporter) Run(ctx context.Context) error {
+	if e.opt.AssignmentPath != "" {
+		go watch.Run(ctx, watch.Options{Path: e.opt.AssignmentPath, PollInterval: e.opt.PollInterval, OnVersion: e.onVersion,
+			OnProblem: func(msg string, ok bool) {
+				if !ok {
+					e.logf("%s", msg)
+				}
+			}})
+	}
+	tick := time.NewTicker(e.opt.Interval)
+	defer tick.Stop()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, e.opt.Interval*4)
+		e.Refresh(rctx)
+		cancel()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-e.kick:
+			tick.Reset(e.opt.Interval)
+		}
+	}
+}
+
+// Health is the health of every observed group at the last refresh.
+func (e *Exporter) Health() []inspect.GroupHealth {
+	if sn := e.snap.Load(); sn != nil {
+		return sn.health
+	}
+	return nil
+}
+
+// HealthDocument is what /api/health serves ('kaasctl groups health
+// --exporter URL' reads it).
+type HealthDocument struct {
+	Time   time.Time             `json:"time"`
+	Window string                `json:"window"`
+	Groups []inspect.GroupHealth `json:"groups"`
+}
+
+// Handler serves /metrics, /api/health, /healthz and a landing page.
+func (e *Exporter) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(e.Registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/api/health", func(w http.ResponseWriter, r *http.Request) {
+		sn := e.snap.Load()
+		doc := HealthDocument{Window: e.opt.Window.String(), Groups: []inspect.GroupHealth{}}
+		if sn != nil {
+			doc.Time, doc.Groups = sn.obs.Time, sn.health
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(doc)
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if e.snap.Load() == nil {
+			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>kaasctl exporter</title></head><body><h1>kaasctl exporter</h1>
+<p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
+	})
+	return mux
+}
