@@ -208,7 +208,7 @@ func sampleAnomalies(prev, cur HealthSample, opt HealthOptions) []OffsetAnomaly 
 			continue
 		}
 		out = append(out, OffsetAnomaly{Kind: AnomalyRewind, Partition: k, Before: b.Committed, After: a.Committed, Since: prev.Time, Time: cur.Time,
-			File: "coordinator (OffsetFetch)",
+			File:   "coordinator (OffsetFetch)",
 			Detail: "committed offset of " + k + " moved back from " + strconv.FormatInt(b.Committed, 10) + " to " + strconv.FormatInt(a.Committed, 10) + " on the coordinator"})
 	}
 	return out
