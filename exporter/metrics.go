@@ -180,8 +180,10 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			add(gauge(dBrokerReachable, 0, name))
 		}
 	}
-	for _, name := range sortedKeys(c.brokerErrors) {
-		add(counter(dBrokerErrors, float64(c.brokerErrors[name]), name))
+	if o.HasBrokers {
+		for _, name := range sortedKeys(c.brokersSeen) {
+			add(counter(dBrokerErrors, float64(c.brokerErrors[name]), name))
+		}
 	}
 	for _, name := range sortedKeys(c.brokerRequests) {
 		add(counter(dBrokerRequests, float64(c.brokerRequests[name]), name))
@@ -193,10 +195,15 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 		r := &g.Row
 		name := r.Group
 		if lv := r.Live; lv != nil {
-			if lv.State != "" {
-				add(gauge(dGroupState, 1, name, lv.State))
+			state, members := lv.State, lv.Members
+			if d := g.Live; d != nil && d.Err == "" && state == "" {
+				// Not listed by its coordinator (kaas lists only what it holds in memory): DescribeGroups still answers.
+				state, members = d.State, len(d.Members)
 			}
-			add(gauge(dGroupMembers, float64(lv.Members), name))
+			if state != "" {
+				add(gauge(dGroupState, 1, name, state))
+			}
+			add(gauge(dGroupMembers, float64(members), name))
 			add(gauge(dStaleListings, float64(len(lv.StaleOn)), name))
 			add(gauge(dFileOnly, b2f(r.HasIssue(inspect.IssueFileOnly)), name))
 			add(gauge(dWireMismatch, b2f(r.HasIssue(inspect.IssueWireMismatch)), name))
