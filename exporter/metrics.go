@@ -163,6 +163,9 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	}
 	for _, b := range o.Brokers {
 		add(gauge(dBrokerReachable, b2f(b.Answered), b.Name))
+		if b.Answered {
+			add(gauge(dBrokerGroups, float64(b.Groups), b.Name))
+		}
 	}
 	for _, name := range sortedKeys(c.brokersSeen) {
 		up := true

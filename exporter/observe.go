@@ -52,7 +52,9 @@ type BrokerObs struct {
 	Name     string `json:"name"`
 	Addr     string `json:"addr"`
 	Answered bool   `json:"answered"`
-	Err      string `json:"error,omitempty"`
+	// Groups is how many groups the broker listed.
+	Groups int    `json:"groups"`
+	Err    string `json:"error,omitempty"`
 }
 
 // PartObs is one partition of a group.
@@ -167,7 +169,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		}
 		listings = ls
 		for _, b := range ls {
-			o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Err: b.Err})
+			o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Groups: len(b.Groups), Err: b.Err})
 			for _, g := range b.Groups {
 				extra = append(extra, g.Group)
 			}
