@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/exporter"
@@ -219,21 +217,8 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions) error {
 	e := newExporter(g, src, o)
 	obs := e.Refresh(ctx)
-	mfs, err := e.Registry.Gather()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if strings.HasPrefix(mf.GetName(), "go_") || strings.HasPrefix(mf.GetName(), "process_") {
-			continue
-		}
-		if err := enc.Encode(mf); err != nil {
-			return err
-		}
-	}
-	if _, err := g.IO.Out.Write(b.Bytes()); err != nil {
+	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
+	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
 		return err
 	}
 	g.Notef("exporter: one refresh of %s in %s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond))

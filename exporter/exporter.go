@@ -1,17 +1,21 @@
 package exporter
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -64,10 +68,13 @@ type Exporter struct {
 	durations prometheus.Histogram
 }
 
+// snapshot is what scrapes serve until the next refresh: the exposition
+// text of the refresh's metrics and its gzip (Prometheus asks for gzip).
 type snapshot struct {
-	obs     *Observation
-	metrics []prometheus.Metric
-	health  []inspect.GroupHealth
+	obs    *Observation
+	text   []byte
+	gz     []byte
+	health []inspect.GroupHealth
 }
 
 // New builds an exporter; Run starts it.
@@ -87,7 +94,7 @@ func New(opt Options) *Exporter {
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
 		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
-	e.Registry.MustRegister(snapCollector{e}, e.durations,
+	e.Registry.MustRegister(e.durations,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e
 }
@@ -95,23 +102,6 @@ func New(opt Options) *Exporter {
 func (e *Exporter) logf(format string, a ...any) {
 	if e.opt.Logf != nil {
 		e.opt.Logf(format, a...)
-	}
-}
-
-// snapCollector serves the last snapshot: a scrape never does I/O.
-type snapCollector struct{ e *Exporter }
-
-// Describe sends nothing: the series depend on the groups seen, so the
-// collector is unchecked.
-func (snapCollector) Describe(chan<- *prometheus.Desc) {}
-
-func (s snapCollector) Collect(ch chan<- prometheus.Metric) {
-	sn := s.e.snap.Load()
-	if sn == nil {
-		return
-	}
-	for _, m := range sn.metrics {
-		ch <- m
 	}
 }
 
@@ -149,8 +139,8 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	if e.lastA == nil && o.Assignment != nil {
 		e.lastA = o.Assignment
 	}
-	ms := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
-	e.snap.Store(&snapshot{obs: o, metrics: ms, health: health})
+	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
+	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
 }
 
@@ -227,7 +217,7 @@ type HealthDocument struct {
 // Handler serves /metrics, /api/health, /healthz and a landing page.
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(e.Registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/metrics", e.serveMetrics)
 	mux.HandleFunc("/api/health", func(w http.ResponseWriter, r *http.Request) {
 		sn := e.snap.Load()
 		doc := HealthDocument{Window: e.opt.Window.String(), Groups: []inspect.GroupHealth{}}
@@ -254,4 +244,65 @@ func (e *Exporter) Handler() http.Handler {
 <p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
 	})
 	return mux
+}
+
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
+// ownText is the exposition of the exporter's own registry (refresh
+// duration histogram, Go and process metrics): small, gathered per scrape.
+func (e *Exporter) ownText(keep func(name string) bool) []byte {
+	mfs, err := e.Registry.Gather()
+	var b bytes.Buffer
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if keep == nil || keep(mf.GetName()) {
+			enc.Encode(mf)
+		}
+	}
+	if err != nil {
+		e.logf("metrics: %v", err)
+	}
+	return b.Bytes()
+}
+
+// WriteMetrics writes what a scrape serves (keep filters the exporter's
+// own families; nil keeps all).
+func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error {
+	if sn := e.snap.Load(); sn != nil {
+		if _, err := w.Write(sn.text); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(e.ownText(keep))
+	return err
+}
+
+// serveMetrics copies the last snapshot (gzipped when the scraper accepts
+// it, which Prometheus does) and appends the exporter's own metrics: a
+// scrape never touches the volume or the brokers, and never re-encodes the
+// groups' series. Two gzip members in one body are one valid gzip stream.
+func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	own := e.ownText(nil)
+	sn := e.snap.Load()
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		if sn != nil {
+			w.Write(sn.gz)
+		}
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		zw.Write(own)
+		zw.Close()
+		return
+	}
+	if sn != nil {
+		w.Write(sn.text)
+	}
+	w.Write(own)
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -15,59 +13,47 @@ import (
 // base units (seconds), _total for counters, _info for info metrics.
 // Lag in messages has no unit suffix (offsets are counts).
 var (
-	dAssignmentVersion   = desc("kaas_assignment_version", "assignmentVersion of CD/assignment.json as last read.")
-	dControllerEpoch     = desc("kaas_assignment_controller_epoch", "controllerEpoch of CD/assignment.json as last read.")
-	dAssignmentGenerated = desc("kaas_assignment_generated_timestamp_seconds", "generatedAt of CD/assignment.json (Unix seconds).")
-	dAssignmentReadable  = desc("kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
-	dAssignmentVersions  = desc("kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
-	dBrokersListed       = desc("kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
-	dBrokersAlive        = desc("kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
-	dExplicitEntries     = desc("kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
-	dMoves               = desc("kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
-	dFindings            = desc("kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
-	dBrokerUp            = desc("kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
-	dBrokerListedAlive   = desc("kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
-	dBrokerReachable     = desc("kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
-	dBrokerGroups        = desc("kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
+	dAssignmentVersion   = fam(gaugeType, "kaas_assignment_version", "assignmentVersion of CD/assignment.json as last read.")
+	dControllerEpoch     = fam(gaugeType, "kaas_assignment_controller_epoch", "controllerEpoch of CD/assignment.json as last read.")
+	dAssignmentGenerated = fam(gaugeType, "kaas_assignment_generated_timestamp_seconds", "generatedAt of CD/assignment.json (Unix seconds).")
+	dAssignmentReadable  = fam(gaugeType, "kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
+	dAssignmentVersions  = fam(counterType, "kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
+	dBrokersListed       = fam(gaugeType, "kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
+	dBrokersAlive        = fam(gaugeType, "kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
+	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
+	dMoves               = fam(counterType, "kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
+	dFindings            = fam(gaugeType, "kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
+	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
+	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
+	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
+	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
 
-	dGroupState       = desc("kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
-	dGroupMembers     = desc("kaas_group_members", "Members of the group on its coordinator.", "group")
-	dGroupCoordinator = desc("kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers, else FindCoordinator), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
-	dTiersDisagree    = desc("kaas_group_tiers_disagree", "1 when the group's explicit entry names another broker than the hash tier: retiring the entry moves the group.", "group")
-	dWireMismatch     = desc("kaas_group_wire_mismatch", "1 when FindCoordinator names another broker than the volume's assignment.json.", "group")
-	dStaleListings    = desc("kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom).", "group")
-	dFileOnly         = desc("kaas_group_file_only", "1 when the group has committed offsets on the volume but its coordinator does not hold it.", "group")
-	dGroupLag         = desc("kaas_group_lag", "Total lag of the group in messages (log end minus committed offset, summed over partitions with a known lag).", "group")
-	dGroupLagSeconds  = desc("kaas_group_lag_seconds", "Largest partition lag of the group in seconds: the age of the record at the committed offset.", "group")
-	dPartCommitted    = desc("kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
-	dPartLag          = desc("kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
-	dPartLagSeconds   = desc("kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
-	dHealth           = desc("kaas_group_health", "The group's health over the window (kaasctl groups health): 1 for the current state, 0 for the others.", "group", "state")
-	dRewinds          = desc("kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
-	dVanished         = desc("kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started.", "group")
+	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
+	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
+	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers, else FindCoordinator), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
+	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 when the group's explicit entry names another broker than the hash tier: retiring the entry moves the group.", "group")
+	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 when FindCoordinator names another broker than the volume's assignment.json.", "group")
+	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom).", "group")
+	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 when the group has committed offsets on the volume but its coordinator does not hold it.", "group")
+	dGroupLag         = fam(gaugeType, "kaas_group_lag", "Total lag of the group in messages (log end minus committed offset, summed over partitions with a known lag).", "group")
+	dGroupLagSeconds  = fam(gaugeType, "kaas_group_lag_seconds", "Largest partition lag of the group in seconds: the age of the record at the committed offset.", "group")
+	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
+	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
+	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
+	dHealth           = fam(gaugeType, "kaas_group_health", "The group's health over the window (kaasctl groups health): 1 for the current state, 0 for the others.", "group", "state")
+	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
+	dVanished         = fam(counterType, "kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started.", "group")
 
-	dBuildInfo      = desc("kaas_exporter_build_info", "kaasctl build information.", "version", "revision", "goversion")
-	dRefreshes      = desc("kaas_exporter_refreshes_total", "Refreshes since the exporter started.")
-	dLastRefresh    = desc("kaas_exporter_last_refresh_timestamp_seconds", "When the last refresh finished (Unix seconds).")
-	dLastDuration   = desc("kaas_exporter_last_refresh_duration_seconds", "How long the last refresh took.")
-	dBrokerErrors   = desc("kaas_exporter_broker_errors_total", "Refreshes in which the broker did not answer ListGroups.", "broker")
-	dBrokerRequests = desc("kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
-	dGroupsObserved = desc("kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
-	dGroupsDropped  = desc("kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
-	dProbes         = desc("kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
+	dBuildInfo      = fam(gaugeType, "kaas_exporter_build_info", "kaasctl build information.", "version", "revision", "goversion")
+	dRefreshes      = fam(counterType, "kaas_exporter_refreshes_total", "Refreshes since the exporter started.")
+	dLastRefresh    = fam(gaugeType, "kaas_exporter_last_refresh_timestamp_seconds", "When the last refresh finished (Unix seconds).")
+	dLastDuration   = fam(gaugeType, "kaas_exporter_last_refresh_duration_seconds", "How long the last refresh took.")
+	dBrokerErrors   = fam(counterType, "kaas_exporter_broker_errors_total", "Refreshes in which the broker did not answer ListGroups.", "broker")
+	dBrokerRequests = fam(counterType, "kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
+	dGroupsObserved = fam(gaugeType, "kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
+	dGroupsDropped  = fam(gaugeType, "kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
+	dProbes         = fam(counterType, "kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
 )
-
-func desc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(name, help, labels, nil)
-}
-
-func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
-	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-}
-
-func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
-	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
-}
 
 func b2f(b bool) float64 {
 	if b {
@@ -89,15 +75,10 @@ type counters struct {
 
 // buildMetrics turns one refresh into the metrics every scrape serves
 // until the next refresh.
-func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []prometheus.Metric {
-	n := 32 + len(o.Groups)*(16+len(inspect.HealthStates))
-	if partitionMetrics {
-		for _, g := range o.Groups {
-			n += 3 * len(g.Partitions)
-		}
-	}
-	ms := make([]prometheus.Metric, 0, n)
-	add := func(m prometheus.Metric) { ms = append(ms, m) }
+func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
+	tw := newTextWriter()
+	gauge, counter := tw.sample, tw.sample
+	add := func(struct{}) {}
 
 	// Cluster.
 	if o.HasVolume {
@@ -261,5 +242,5 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	if o.HasBrokers {
 		add(counter(dProbes, float64(c.probes)))
 	}
-	return ms
+	return tw.bytes()
 }
