@@ -182,7 +182,9 @@ func healthTime(t time.Time) string {
 
 // observeHealth refreshes every interval for window and evaluates.
 func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions, names []string) []inspect.GroupHealth {
-	hw := inspect.HealthWindow{Window: window, Opt: opt}
+	// The window holds every observation of the run (their timestamps
+	// spread a little beyond --window).
+	hw := inspect.HealthWindow{Window: window + interval, Opt: opt}
 	n := int(window/interval) + 1
 	var last *exporter.Observation
 	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)

@@ -19,6 +19,7 @@ var formatDocs = []struct {
 	{"whois-coordinator", []inspect.WhoisResult{}, "each key's answer"},
 	{"groups list", GroupsListView{}, "each group (groups[])"},
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
+	{"groups health", GroupsHealthView{}, "each group (groups[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},
 	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},

@@ -243,7 +243,7 @@ func lagEvidence(samples []HealthSample, add func(HealthEvidence)) {
 	if last.File != nil {
 		file = last.File.File
 	}
-	span := last.Time.Sub(first.Time).Round(time.Second)
+	span := roundSpan(last.Time.Sub(first.Time))
 	for _, k := range keys {
 		cur := last.Partitions[k]
 		lag, ok := cur.Lag()
@@ -305,6 +305,15 @@ func lagEvidence(samples []HealthSample, add func(HealthEvidence)) {
 	after, _ := last.TotalLag()
 	add(HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: file,
 		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(samples), span, before, after)})
+}
+
+// roundSpan rounds a window's span for messages: to 100 ms below 10 s,
+// else to the second.
+func roundSpan(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 func healthPlural(n int, one, many string) string {
