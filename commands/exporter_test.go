@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -157,5 +160,72 @@ func TestExporterPartitionMetricsOff(t *testing.T) {
 	}
 	if v, _ := metricValue(mfs, "kaas_exporter_groups", nil); v != 1 {
 		t.Fatalf("kaas_exporter_groups %v, want 1 (--group-regex)", v)
+	}
+}
+
+// Brokers only (no volume): groups the brokers list, coordinators from
+// FindCoordinator, no volume families; a volume only: offsets from the
+// files, coordinators from the volume's tiers, no broker families.
+func TestExporterOneSource(t *testing.T) {
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
+	produceOrders(t, sb, 3)
+	commitAdmin(t, sb, "g1", map[int32]int64{0: 1, 1: 3, 2: 3, 3: 3})
+
+	// A group with a live member: the brokers list it.
+	cl, err := sb.Client(sandbox.ConsumerOpts("g2", "orders")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for ctx.Err() == nil {
+			cl.PollFetches(ctx)
+		}
+	}()
+	defer func() { cancel(); <-polled }()
+	var mfs map[string]*dto.MetricFamily
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := live(t, sb, "exporter", "--once")
+		if r.Code != 0 {
+			t.Fatalf("brokers only: exit %d: %s", r.Code, r.Err)
+		}
+		mfs = parseMetrics(t, r.Out)
+		if v, ok := metricValue(mfs, "kaas_group_state", map[string]string{"group": "g2", "state": "Stable"}); ok && v == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("brokers only: g2 never Stable with its member:\n%s", r.Out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v, ok := metricValue(mfs, "kaas_group_members", map[string]string{"group": "g2"}); !ok || v != 1 {
+		t.Errorf("brokers only: kaas_group_members{g2} = %v, want 1", v)
+	}
+	// Without a volume, brokers are named by node id.
+	node, _ := inspect.BrokerOrdinal(sb.Coordinator("g2"))
+	if _, ok := metricValue(mfs, "kaas_group_coordinator_info", map[string]string{"group": "g2", "tier": "wire", "broker": fmt.Sprintf("node %d", node)}); !ok {
+		t.Errorf("brokers only: no coordinator info from FindCoordinator for g2 (node %d)", node)
+	}
+	if mfs["kaas_assignment_version"] != nil || mfs["kaas_group_tiers_disagree"] != nil {
+		t.Errorf("brokers only: volume families present")
+	}
+
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", sb.Layout().DataDir)
+	if r.Code != 0 {
+		t.Fatalf("volume only: exit %d: %s", r.Code, r.Err)
+	}
+	mfs = parseMetrics(t, r.Out)
+	if v, ok := metricValue(mfs, "kaas_group_partition_committed_offset", map[string]string{"group": "g1", "partition": "0"}); !ok || v != 1 {
+		t.Errorf("volume only: committed offset of g1/0 = %v, want 1 (from the offset file)", v)
+	}
+	if mfs["kaas_broker_reachable"] != nil || mfs["kaas_group_state"] != nil {
+		t.Errorf("volume only: broker families present")
+	}
+	if _, ok := metricValue(mfs, "kaas_group_coordinator_info", map[string]string{"group": "g1", "broker": sb.Coordinator("g1")}); !ok {
+		t.Errorf("volume only: no coordinator info for g1 from the volume's tiers")
 	}
 }

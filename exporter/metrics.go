@@ -71,12 +71,15 @@ type counters struct {
 	brokerErrors   map[string]int64
 	brokersSeen    map[string]bool
 	brokerRequests map[string]int64
+	// textSizes sizes the next refresh's exposition buffers.
+	textSizes []int
 }
 
 // buildMetrics turns one refresh into the metrics every scrape serves
 // until the next refresh.
 func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
-	tw := newTextWriter()
+	tw := newTextWriter(c.textSizes)
+	defer func() { c.textSizes = tw.sizes() }()
 	gauge, counter := tw.sample, tw.sample
 	add := func(struct{}) {}
 

@@ -41,7 +41,24 @@ type textWriter struct {
 	bufs []bytes.Buffer
 }
 
-func newTextWriter() *textWriter { return &textWriter{bufs: make([]bytes.Buffer, len(families))} }
+// newTextWriter sizes each family's buffer from hint (the sizes of the last
+// refresh, see sizes), so a refresh writes without regrowing.
+func newTextWriter(hint []int) *textWriter {
+	w := &textWriter{bufs: make([]bytes.Buffer, len(families))}
+	for i := range min(len(hint), len(w.bufs)) {
+		w.bufs[i].Grow(hint[i] + hint[i]/8)
+	}
+	return w
+}
+
+// sizes is the size of each family's samples, the next refresh's hint.
+func (w *textWriter) sizes() []int {
+	out := make([]int, len(w.bufs))
+	for i := range w.bufs {
+		out[i] = w.bufs[i].Len()
+	}
+	return out
+}
 
 // sample adds one sample; it returns struct{} so call sites read add(gauge(...)).
 func (w *textWriter) sample(f *family, v float64, lvs ...string) struct{} {

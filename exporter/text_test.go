@@ -15,7 +15,7 @@ import (
 // parse back to the same label values.
 func TestTextExpositionRoundTrip(t *testing.T) {
 	odd := []string{`plain`, `quo"te`, `back\slash`, "new\nline", `ünï/cødé`, `{}=,`, ``}
-	w := newTextWriter()
+	w := newTextWriter(nil)
 	for i, g := range odd {
 		w.sample(dGroupLag, float64(i), g)
 	}
