@@ -328,10 +328,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 // refresh, of the record at the committed offset. Timestamps are cached by
 // (partition, offset): a committed offset that does not move costs nothing
 // after its first refresh. Entries not used by a refresh are dropped, so the
-// cache never holds more than one entry per lagging partition.
+// cache holds at most one entry per lagging (group, partition). Offsets the
+// probe's rounds did not reach (many groups at far-apart offsets of one
+// partition) get their lag in seconds at a later refresh.
 func (s *Source) lagSeconds(ctx context.Context, o *Observation) {
 	next := map[stampKey]time.Time{}
-	want := map[string]map[int32]int64{}
+	want := map[string]map[int32][]int64{}
 	for gi := range o.Groups {
 		for _, p := range o.Groups[gi].Partitions {
 			if !p.LagKnown || p.Lag == 0 || p.Committed < 0 {
@@ -343,23 +345,21 @@ func (s *Source) lagSeconds(ctx context.Context, o *Observation) {
 				continue
 			}
 			if want[p.Topic] == nil {
-				want[p.Topic] = map[int32]int64{}
+				want[p.Topic] = map[int32][]int64{}
 			}
-			// Two groups at different offsets of one partition: one probe
-			// per refresh asks for the lowest; the other comes next time.
-			if cur, ok := want[p.Topic][p.Partition]; !ok || p.Committed < cur {
-				want[p.Topic][p.Partition] = p.Committed
-			}
+			want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.Committed)
 		}
 	}
 	if len(want) > 0 {
 		got, err := s.Client.RecordTimestamps(ctx, want)
 		if err == nil {
 			for t, ps := range got {
-				for p, rt := range ps {
-					o.Probes++
-					if rt.Err == "" {
-						next[stampKey{t, p, want[t][p]}] = rt.Time
+				for p, offs := range ps {
+					for off, rt := range offs {
+						o.Probes++
+						if rt.Err == "" {
+							next[stampKey{t, p, off}] = rt.Time
+						}
 					}
 				}
 			}

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -62,4 +64,50 @@ func FuzzTimestampAt(f *testing.F) {
 		// Any input: an answer or an error, never a panic or a hang.
 		_, _ = timestampAt(raw, off, dec)
 	})
+}
+
+func TestTimestampsAtManyOffsets(t *testing.T) {
+	t0 := time.UnixMilli(1_700_000_000_000)
+	raw := append(recordBatch(0, 5, t0), recordBatch(5, 5, t0.Add(time.Minute))...)
+	got, err := timestampsAt(raw, []int64{1, 1, 4, 7, 12}, kgo.DefaultDecompressor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]time.Time{1: t0.Add(time.Second), 4: t0.Add(4 * time.Second), 7: t0.Add(time.Minute + 2*time.Second)}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v (12 is past the data)", got, want)
+	}
+	for o, ts := range want {
+		if !got[o].Equal(ts) {
+			t.Errorf("offset %d: %v, want %v", o, got[o], ts)
+		}
+	}
+}
+
+// Against kfake: many offsets of one partition in one call, O(brokers)
+// Fetch requests, and a clear error for an offset past the log end.
+func TestRecordTimestampsKfake(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(2, "orders"))
+	produce(t, c.ListenAddrs(), "orders", map[int32]int{0: 50, 1: 50})
+	vl := watchVersions(c)
+	cl := dial(t, settings(t, c.ListenAddrs(), nil, nil))
+	before := time.Now().Add(-time.Minute)
+	got, err := cl.RecordTimestamps(context.Background(), map[string]map[int32][]int64{"orders": {0: {0, 10, 49}, 1: {3, 60}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, offs := range map[int32][]int64{0: {0, 10, 49}, 1: {3}} {
+		for _, o := range offs {
+			rt := got["orders"][p][o]
+			if rt.Err != "" || rt.Time.Before(before) || rt.Time.After(time.Now().Add(time.Second)) {
+				t.Errorf("orders/%d@%d: %+v", p, o, rt)
+			}
+		}
+	}
+	if rt := got["orders"][1][60]; rt.Err == "" {
+		t.Errorf("offset past the log end: %+v, want an error", rt)
+	}
+	if _, n := vl.get(kmsg.Fetch); n > ProbeRounds*3 {
+		t.Errorf("%d Fetch requests for 2 partitions on 3 brokers (at most %d rounds of one per leader)", n, ProbeRounds)
+	}
 }
