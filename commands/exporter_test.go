@@ -214,6 +214,8 @@ func TestExporterOneSource(t *testing.T) {
 		t.Errorf("brokers only: volume families present")
 	}
 
+	// A corrupt offset file: a volume finding, and the group's health ERR.
+	writeFile(t, sb.Layout().OffsetsPath(), "broken.json", `{"offsets":{"orders/0":`)
 	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", sb.Layout().DataDir)
 	if r.Code != 0 {
 		t.Fatalf("volume only: exit %d: %s", r.Code, r.Err)
@@ -227,5 +229,11 @@ func TestExporterOneSource(t *testing.T) {
 	}
 	if _, ok := metricValue(mfs, "kaas_group_coordinator_info", map[string]string{"group": "g1", "broker": sb.Coordinator("g1")}); !ok {
 		t.Errorf("volume only: no coordinator info for g1 from the volume's tiers")
+	}
+	if v, ok := metricValue(mfs, "kaas_volume_findings", map[string]string{"severity": "error", "code": "offsets.corruptFile"}); !ok || v < 1 {
+		t.Errorf("volume only: kaas_volume_findings for the corrupt file = %v", v)
+	}
+	if v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "broken", "state": "ERR"}); !ok || v != 1 {
+		t.Errorf("volume only: health of the group with a corrupt file = %v, want ERR", v)
 	}
 }
