@@ -121,7 +121,11 @@ func healthOptions(gen volume.Generation) inspect.HealthOptions {
 
 // exporterSource connects the sources the globals name: the volume, the
 // brokers, or both (at least one).
-func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, gen volume.Generation) (*exporter.Source, func(), error) {
+//
+// With longRunning, brokers that do not answer yet do not stop the start:
+// the exporter serves what it sees (kaas_broker_reachable 0, groups ERR)
+// and recovers when they answer; one-shot commands fail at once instead.
+func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, gen volume.Generation, longRunning bool) (*exporter.Source, func(), error) {
 	src := &exporter.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Generation: gen}
 	if g.HasVolume() {
 		l, err := g.Layout()
@@ -130,7 +134,14 @@ func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups
 		}
 		src.Layout = &l
 	}
-	cl, err := liveClient(c, g)
+	var cl *wire.Client
+	var err error
+	switch {
+	case longRunning && wantsBrokers(c, g):
+		cl, err = uncheckedClient(g)
+	default:
+		cl, err = liveClient(c, g)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,6 +156,24 @@ func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups
 	return src, closeFn, nil
 }
 
+// uncheckedClient is Globals.Client without the initial connection check.
+func uncheckedClient(g *Globals) (*wire.Client, error) {
+	if g.conn == nil {
+		return nil, errors.New("connection settings were not resolved")
+	}
+	if g.conn.err != nil {
+		return nil, exit.UsageErrorf("%v", g.conn.err)
+	}
+	if g.conn.fileErr != nil && g.conn.explicit {
+		return nil, exit.UsageErrorf("%v", g.conn.fileErr)
+	}
+	if len(g.conn.settings.Brokers) == 0 {
+		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
+	}
+	wire.SoftwareVersion = Version
+	return wire.NewClient(g.conn.settings)
+}
+
 func runExporterCmd(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
@@ -157,7 +186,7 @@ func runExporterCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, closeFn, err := exporterSource(c, g, o.filter, o.maxGroups, o.lagSeconds, o.generation)
+	src, closeFn, err := exporterSource(c, g, o.filter, o.maxGroups, o.lagSeconds, o.generation, !c.Bool("once"))
 	if err != nil {
 		return err
 	}

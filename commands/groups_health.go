@@ -101,7 +101,7 @@ func runGroupsHealth(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		src, closeFn, err := exporterSource(c, g, re, c.Int("max-groups"), false, gen)
+		src, closeFn, err := exporterSource(c, g, re, c.Int("max-groups"), false, gen, false)
 		if err != nil {
 			return err
 		}

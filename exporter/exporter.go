@@ -62,6 +62,8 @@ type Exporter struct {
 	c        counters
 	lastA    *volume.Assignment
 	lastKeys []string
+	// The last problems logged (each is logged when it changes).
+	lastWireErr, lastAssignErr string
 
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
@@ -113,6 +115,20 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	defer e.mu.Unlock()
 	e.c.refreshes++
 	e.c.probes += int64(o.Probes)
+	if o.WireErr != e.lastWireErr {
+		if o.WireErr != "" {
+			e.logf("brokers: %s", o.WireErr)
+		} else {
+			e.logf("brokers answer again")
+		}
+		e.lastWireErr = o.WireErr
+	}
+	if o.AssignmentErr != e.lastAssignErr {
+		if o.AssignmentErr != "" {
+			e.logf("%s", o.AssignmentErr)
+		}
+		e.lastAssignErr = o.AssignmentErr
+	}
 	if cl := e.opt.Source.Client; cl != nil {
 		names := inspect.NewNodeNamer(o.Assignment)
 		for _, bc := range cl.Counter.Snapshot() {
