@@ -202,7 +202,7 @@ func runExporterCmd(c *cli.Context) error {
 func newExporter(g *Globals, src *exporter.Source, o exporterOptions) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics,
 		Health: healthOptions(o.generation), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
-		Logf: func(format string, a ...any) { g.Warnf(format, a...) }}
+		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}

@@ -48,8 +48,9 @@ type Options struct {
 	PollInterval time.Duration
 	// Version and Revision label kaas_exporter_build_info.
 	Version, Revision string
-	// Logf reports problems (nil: silent).
-	Logf func(format string, a ...any)
+	// Logf reports problems, Notef events such as coordinator moves (nil:
+	// silent).
+	Logf, Notef func(format string, a ...any)
 }
 
 // Exporter refreshes from the sources and serves the last refresh.
@@ -64,6 +65,7 @@ type Exporter struct {
 	lastKeys []string
 	// The last problems logged (each is logged when it changes).
 	lastWireErr, lastAssignErr string
+	lastDropped                int
 
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
@@ -107,6 +109,25 @@ func (e *Exporter) logf(format string, a ...any) {
 	}
 }
 
+func (e *Exporter) notef(format string, a ...any) {
+	if e.opt.Notef != nil {
+		e.opt.Notef(format, a...)
+	}
+}
+
+// movesSummary is "3 coordinator moves (broker_left 2, entry_added 1)".
+func movesSummary(ms []inspect.Move) string {
+	var parts []string
+	for _, cc := range inspect.CountByCause(ms) {
+		parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
+	}
+	n := "coordinator moves"
+	if len(ms) == 1 {
+		n = "coordinator move"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(ms), n, strings.Join(parts, ", "))
+}
+
 // Refresh observes the sources once and replaces the snapshot.
 func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	o := e.opt.Source.Observe(ctx)
@@ -119,10 +140,14 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		if o.WireErr != "" {
 			e.logf("brokers: %s", o.WireErr)
 		} else {
-			e.logf("brokers answer again")
+			e.notef("brokers answer again")
 		}
 		e.lastWireErr = o.WireErr
 	}
+	if (o.Dropped > 0) != (e.lastDropped > 0) && o.Dropped > 0 {
+		e.logf("%d of %d matching groups left out by --max-groups (kaas_exporter_groups_dropped); raise it or narrow --group-regex", o.Dropped, o.Matched)
+	}
+	e.lastDropped = o.Dropped
 	if o.AssignmentErr != e.lastAssignErr {
 		if o.AssignmentErr != "" {
 			e.logf("%s", o.AssignmentErr)
@@ -177,7 +202,7 @@ func (e *Exporter) onVersion(v watch.Version) {
 			}
 		}
 		if n := len(res.Moves); n > 0 {
-			e.logf("assignment epoch %d v%d: %d coordinator moves", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, n)
+			e.notef("assignment epoch %d v%d: %s", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, movesSummary(res.Moves))
 		}
 	}
 	e.mu.Unlock()
