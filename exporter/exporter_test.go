@@ -57,3 +57,31 @@ func TestExporterBrokersUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// WARN from the scenario that causes it: the group commits at every
+// refresh, but records arrive faster than it consumes them.
+func TestExporterHealthWarnOnGrowingLag(t *testing.T) {
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
+	ctx := context.Background()
+	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	l := sb.Layout()
+	e := New(Options{Source: &Source{Layout: &l, Client: cl}, Window: time.Hour})
+	var h inspect.GroupHealth
+	for i := range 4 {
+		if err := sb.Produce(ctx, "orders", 1, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.Commit(ctx, "slow", map[string]map[int32]int64{"orders": {0: int64(i + 1)}}); err != nil {
+			t.Fatal(err)
+		}
+		e.Refresh(ctx)
+		h = e.Health()[0]
+	}
+	if h.State != inspect.HealthWarn || h.Evidence[0].Before >= h.Evidence[0].After {
+		t.Fatalf("health %+v, want WARN with the lag growing", h)
+	}
+}
