@@ -30,7 +30,7 @@ var (
 
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
 	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
-	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers, else FindCoordinator), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
+	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers; FindCoordinator, with tier wire, when there is no readable assignment.json), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
 	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 when the group's explicit entry names another broker than the hash tier: retiring the entry moves the group.", "group")
 	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 when FindCoordinator names another broker than the volume's assignment.json.", "group")
 	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom).", "group")
@@ -200,7 +200,7 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			wireBroker = r.Live.WireCoordinator
 		}
 		broker, tier := r.Coordinator, r.Tier
-		if broker == "" && wireBroker != "" && !o.HasVolume {
+		if broker == "" && wireBroker != "" && o.Assignment == nil {
 			broker, tier = wireBroker, "wire"
 		}
 		add(gauge(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
