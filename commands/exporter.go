@@ -35,19 +35,26 @@ func init() {
 				"brokers: each refresh is one batched round, as 'groups describe --all' (ListGroups from every broker,\n" +
 				"FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one ListOffsets round): O(brokers)\n" +
 				"requests however many groups. Lag in seconds is the age of the record at the committed offset: one\n" +
-				"bounded Fetch per partition leader for the lagging partitions, cached by (partition, offset), so it\n" +
-				"costs nothing while a committed offset stands still; it is as old as the last refresh (at most\n" +
-				"--interval, or earlier on a new assignment version).\n\n" +
+				"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
+				"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
+				"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
+				"new assignment version).\n\n" +
 				"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
-				"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes.\n\n" +
+				"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
+				"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
 				"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
 				"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
 				"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
-				"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.",
+				"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
+				"Examples:\n" +
+				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --generation 0.2.18\n" +
+				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics=false\n" +
+				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`"},
 				&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
 				&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
+				&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
 				&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
 				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 				&cli.BoolFlag{Name: "partition-metrics", Value: true, Usage: "emit per-partition series (committed offset, lag, lag seconds); --partition-metrics=false keeps only per-group series"},
@@ -66,6 +73,7 @@ type exporterOptions struct {
 	listen           string
 	interval         time.Duration
 	window           time.Duration
+	stopAfter        time.Duration
 	filter           *regexp.Regexp
 	maxGroups        int
 	partitionMetrics bool
@@ -75,7 +83,7 @@ type exporterOptions struct {
 }
 
 func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
-	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"),
+	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
 		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
 		pollInterval: c.Duration("poll-interval")}
 	var err error
@@ -84,6 +92,9 @@ func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	}
 	if o.interval <= 0 || o.window <= 0 || o.pollInterval <= 0 {
 		return o, exit.UsageErrorf("--interval, --window and --poll-interval must be positive")
+	}
+	if o.stopAfter < 0 || o.stopAfter > o.window {
+		return o, exit.UsageErrorf("--stop-after %s must be between 0 and --window %s", o.stopAfter, o.window)
 	}
 	if o.maxGroups < 0 {
 		return o, exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
@@ -114,9 +125,9 @@ func pinnedGeneration(s string) (volume.Generation, error) {
 }
 
 // healthOptions: a plain map is a hazard only on a volume known to be
-// 0.2.18 (its brokers read it as empty).
-func healthOptions(gen volume.Generation) inspect.HealthOptions {
-	return inspect.HealthOptions{PlainMapIsEmpty: gen.Known() && !gen.PlainMapIsOffsets()}
+// 0.2.18 (its brokers read it as empty); minSpan is --stop-after.
+func healthOptions(gen volume.Generation, minSpan time.Duration) inspect.HealthOptions {
+	return inspect.HealthOptions{PlainMapIsEmpty: gen.Known() && !gen.PlainMapIsOffsets(), MinSpan: minSpan}
 }
 
 // exporterSource connects the sources the globals name: the volume, the
@@ -201,7 +212,7 @@ func runExporterCmd(c *cli.Context) error {
 
 func newExporter(g *Globals, src *exporter.Source, o exporterOptions) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics,
-		Health: healthOptions(o.generation), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
+		Health: healthOptions(o.generation, o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()

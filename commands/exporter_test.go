@@ -134,6 +134,7 @@ func TestExporterFlags(t *testing.T) {
 		{[]string{"exporter", "--once", "--data-dir", dir, "--interval", "0s"}, "must be positive"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--generation", "0.3"}, "--generation"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--max-groups", "-1"}, "--max-groups"},
+		{[]string{"exporter", "--once", "--data-dir", dir, "--window", "30s", "--stop-after", "1m"}, "--stop-after"},
 		{[]string{"groups", "health", "--data-dir", dir, "--window", "1s", "--interval", "2s"}, "longer than --window"},
 	} {
 		r := runCLI(t, "", nil, c.args...)

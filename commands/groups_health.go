@@ -107,7 +107,7 @@ func runGroupsHealth(c *cli.Context) error {
 		}
 		defer closeFn()
 		v.Source = "observed"
-		all = observeHealth(c.Context, g, src, window, interval, healthOptions(gen), names)
+		all = observeHealth(c.Context, g, src, window, interval, healthOptions(gen, 0), names)
 	}
 	want := map[string]bool{}
 	for _, n := range names {

@@ -118,6 +118,9 @@ type HealthOptions struct {
 	// file as empty (only a known 0.2.18 volume); passed on to
 	// CompareOffsetObservations.
 	PlainMapIsEmpty bool
+	// MinSpan is how long the observations must span before STOP, STALL or
+	// WARN is claimed ("no commit for a while"); 0: any two observations.
+	MinSpan time.Duration
 }
 
 // minTrendSamples is how many observations WARN needs (lag must grow at
@@ -139,7 +142,8 @@ const minTrendSamples = 3
 //     although commits arrived (the file was rewritten, or other partitions
 //     advanced).
 //   - WARN: the total lag grew at every observation (at least three).
-//   - OK otherwise. One observation can only say OK or ERR.
+//   - OK otherwise. One observation can only say OK or ERR, and STOP,
+//     STALL and WARN need observations spanning opt.MinSpan.
 func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) GroupHealth {
 	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
@@ -178,7 +182,7 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 	}
 
 	if len(samples) >= 2 {
-		lagEvidence(samples, add)
+		lagEvidence(samples, opt.MinSpan, add)
 	}
 	for _, s := range HealthStates {
 		if found[s] {
@@ -215,7 +219,7 @@ func sampleAnomalies(prev, cur HealthSample, opt HealthOptions) []OffsetAnomaly 
 }
 
 // lagEvidence adds STOP, STALL and WARN evidence.
-func lagEvidence(samples []HealthSample, add func(HealthEvidence)) {
+func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthEvidence)) {
 	first, last := samples[0], samples[len(samples)-1]
 	// Did any commit arrive in the window?
 	var rewrites []time.Time
@@ -266,7 +270,7 @@ func lagEvidence(samples []HealthSample, add func(HealthEvidence)) {
 				since = s.Time
 			}
 		}
-		if !stuck || !since.Before(last.Time) {
+		if !stuck || !since.Before(last.Time) || last.Time.Sub(since) < minSpan {
 			continue
 		}
 		e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: file}
@@ -287,7 +291,7 @@ func lagEvidence(samples []HealthSample, add func(HealthEvidence)) {
 		add(e)
 	}
 	// WARN: total lag grew at every step while commits advanced.
-	if len(samples) < minTrendSamples || !anyMoved {
+	if len(samples) < minTrendSamples || !anyMoved || last.Time.Sub(first.Time) < minSpan {
 		return
 	}
 	prevLag, ok := first.TotalLag()

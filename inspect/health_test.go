@@ -156,3 +156,14 @@ func TestHealthWindowSlidesAndCounts(t *testing.T) {
 		t.Fatalf("groups %v after sweeps", w.Groups())
 	}
 }
+
+func TestEvaluateHealthMinSpan(t *testing.T) {
+	stopped := []HealthSample{hs(0, []int64{5}, []int64{10}), hs(30, []int64{5}, []int64{10})}
+	if got := EvaluateHealth("g", stopped, HealthOptions{MinSpan: time.Minute}).State; got != HealthOK {
+		t.Fatalf("30 s without a commit, MinSpan 1m: %s, want OK (not yet a while)", got)
+	}
+	stopped = append(stopped, hs(60, []int64{5}, []int64{10}))
+	if got := EvaluateHealth("g", stopped, HealthOptions{MinSpan: time.Minute}).State; got != HealthStop {
+		t.Fatalf("60 s without a commit, MinSpan 1m: %s, want STOP", got)
+	}
+}
