@@ -4,7 +4,7 @@ BIN      := bin/kaasctl
 PKGS     := ./...
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check bench fuzz demo clean
+.PHONY: build test vet fmt-check monitoring-check bench fuzz demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kaasctl
@@ -16,13 +16,29 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: fmt-check vet
+# Alert rules, their unit tests and the example scrape config (promtool from
+# Debian's prometheus package; .ci/run installs it). Without promtool this
+# fails in CI and is skipped with a note elsewhere.
+monitoring-check:
+	@if command -v promtool >/dev/null 2>&1; then \
+	  promtool check rules monitoring/alerts.yml && \
+	  promtool test rules monitoring/alerts_test.yml && \
+	  promtool check config monitoring/scrape.yml; \
+	elif [ -n "$$CI" ]; then echo "promtool not found (CI is set): install Debian's prometheus package"; exit 1; \
+	else echo "promtool not found: skipping the monitoring/ checks (apt-get install prometheus)"; fi
+
+test: fmt-check vet monitoring-check
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # Benchmarks with synthetic data generated at run time; each prints its
 # figure beside the SPEC target.
+# 'make bench KAASCTL_SOAK=1h' also runs the exporter's memory soak test for
+# an hour (1,000 groups; 'make test' runs it for a few hundred refreshes).
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	@if [ -n "$(KAASCTL_SOAK)" ]; then \
+	  KAASCTL_SOAK=$(KAASCTL_SOAK) $(GO) test -run '^TestExporterMemorySoak$$' -count=1 -v -timeout 3h ./exporter; \
+	fi
 	@sh scripts/bench.sh
 
 # Run every fuzz target for FUZZTIME each (seeds are checked in under testdata/fuzz).

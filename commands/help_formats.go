@@ -20,6 +20,7 @@ var formatDocs = []struct {
 	{"groups list", GroupsListView{}, "each group (groups[])"},
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
+	{"groups health", GroupsHealthView{}, "each group (groups[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},
 	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},

@@ -28,6 +28,7 @@ var KaasMaxVersions = map[int16]int16{
 // nameOnlyMax caps APIs whose next version addresses topics by ID only;
 // kaasctl addresses topics by name.
 var nameOnlyMax = map[int16]int16{
+	int16(kmsg.Fetch):        12, // the exporter's record-timestamp probe (timestamps.go)
 	int16(kmsg.OffsetFetch):  9,
 	int16(kmsg.OffsetCommit): 9,
 }

@@ -1,0 +1,86 @@
+package commands
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kaasctl/kaasctl/inspect"
+)
+
+// groups health observes for its window: a group nobody commits for shows
+// STOP, one whose commits arrive without moving shows STALL, a caught-up
+// one OK; each with its evidence.
+func TestGroupsHealthOneShot(t *testing.T) {
+	sb := liveSB(t)
+	produceOrders(t, sb, 20)
+	commitAdmin(t, sb, "stopped", map[int32]int64{0: 5, 1: 5, 2: 5, 3: 5})
+	commitAdmin(t, sb, "stalled", map[int32]int64{0: 7, 1: 7, 2: 7, 3: 7})
+	commitAdmin(t, sb, "idle", map[int32]int64{0: 20, 1: 20, 2: 20, 3: 20})
+
+	// A consumer stuck on its records: it commits the same offsets again and again.
+	adm := kadm.NewClient(sbClient(t, sb))
+	offs := kadm.Offsets{}
+	for p := range int32(4) {
+		offs.AddOffset("orders", p, 7, -1)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for ctx.Err() == nil && err == nil {
+			if err = adm.CommitAllOffsets(ctx, "stalled", offs); ctx.Err() != nil {
+				err = nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		done <- err
+	}()
+	r := live(t, sb, "groups", "health", "--data-dir", sb.Layout().DataDir, "--window", "1500ms", "--interval", "500ms", "-o", "json")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("stuck consumer's commit: %v", err)
+	}
+	if r.Code != 3 {
+		t.Fatalf("exit %d (want 3: groups not OK): %s", r.Code, r.Err)
+	}
+	v := decodeJSON[GroupsHealthView](t, r)
+	byGroup := map[string]inspect.GroupHealth{}
+	for _, h := range v.Groups {
+		byGroup[h.Group] = h
+	}
+	want := map[string]string{"stopped": inspect.HealthStop, "stalled": inspect.HealthStall, "idle": inspect.HealthOK}
+	for g, st := range want {
+		h := byGroup[g]
+		if h.State != st {
+			t.Errorf("%s: %s, want %s; evidence %+v", g, h.State, st, h.Evidence)
+			continue
+		}
+		if h.Samples != 4 {
+			t.Errorf("%s: %d samples, want 4 (1.5s every 500ms)", g, h.Samples)
+		}
+		if st == inspect.HealthOK {
+			continue
+		}
+		e := h.Evidence[0]
+		if e.File != filepath.Join(sb.Layout().OffsetsPath(), g+".json") || !strings.HasPrefix(e.Partition, "orders/") || e.Before < 0 {
+			t.Errorf("%s evidence %+v", g, e)
+		}
+	}
+	if v.States[inspect.HealthStop] != 1 || v.States[inspect.HealthStall] != 1 || v.Source != "observed" {
+		t.Errorf("view %+v", v)
+	}
+
+	// The human table names the state and the evidence.
+	r = live(t, sb, "groups", "health", "--data-dir", sb.Layout().DataDir, "--window", "500ms", "--interval", "250ms", "stopped", "missing-group")
+	if testing.Verbose() {
+		t.Log(r.Out + r.Err)
+	}
+	if r.Code != 1 || !strings.Contains(r.Out, "STOP") || !strings.Contains(r.Out, "no commit for") || !strings.Contains(r.Err, "missing-group") {
+		t.Errorf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}

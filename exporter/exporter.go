@@ -1,0 +1,349 @@
+package exporter
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
+)
+
+// DefaultListen is the exporter's default address. Port 10092 (Kafka's 9092
+// moved past the 9100–9999 block Prometheus exporters allocated, which is
+// full) is used by none of the Kafka exporters operators run next to a
+// cluster: kafka_exporter 9308, kminion 8080, kafka-lag-exporter and Burrow
+// 8000, the JMX exporter 5556/7071.
+const DefaultListen = ":10092"
+
+// Options configure an Exporter.
+type Options struct {
+	Source *Source
+	// Interval between refreshes (default 15s).
+	Interval time.Duration
+	// Window of observations health is evaluated over (default 5m).
+	Window time.Duration
+	// PartitionMetrics emits the per-partition series.
+	PartitionMetrics bool
+	// Health options (the generation's plain-map hazard).
+	Health inspect.HealthOptions
+	// AssignmentPath is followed with internal/watch (fsnotify plus
+	// polling) to count coordinator moves and refresh early on a new
+	// version; empty without a volume.
+	AssignmentPath string
+	// PollInterval of the watch (default 1s).
+	PollInterval time.Duration
+	// Version and Revision label kaas_exporter_build_info.
+	Version, Revision string
+	// Logf reports problems, Notef events such as coordinator moves (nil:
+	// silent).
+	Logf, Notef func(format string, a ...any)
+}
+
+// Exporter refreshes from the sources and serves the last refresh.
+type Exporter struct {
+	opt      Options
+	Registry *prometheus.Registry
+
+	mu       sync.Mutex // health, counters, the last assignment
+	health   inspect.HealthWindow
+	c        counters
+	lastA    *volume.Assignment
+	lastKeys []string
+	// The last problems logged (each is logged when it changes).
+	lastWireErr, lastAssignErr string
+	lastDropped                int
+
+	snap      atomic.Pointer[snapshot]
+	kick      chan struct{}
+	durations prometheus.Histogram
+}
+
+// snapshot is what scrapes serve until the next refresh: the exposition
+// text of the refresh's metrics and its gzip (Prometheus asks for gzip).
+type snapshot struct {
+	obs    *Observation
+	text   []byte
+	gz     []byte
+	health []inspect.GroupHealth
+}
+
+// New builds an exporter; Run starts it.
+func New(opt Options) *Exporter {
+	if opt.Interval <= 0 {
+		opt.Interval = 15 * time.Second
+	}
+	if opt.Window <= 0 {
+		opt.Window = 5 * time.Minute
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = time.Second
+	}
+	e := &Exporter{opt: opt, Registry: prometheus.NewRegistry(), kick: make(chan struct{}, 1),
+		c: counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}}}
+	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
+	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
+		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
+		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
+	e.Registry.MustRegister(e.durations,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return e
+}
+
+func (e *Exporter) logf(format string, a ...any) {
+	if e.opt.Logf != nil {
+		e.opt.Logf(format, a...)
+	}
+}
+
+func (e *Exporter) notef(format string, a ...any) {
+	if e.opt.Notef != nil {
+		e.opt.Notef(format, a...)
+	}
+}
+
+// movesSummary is "3 coordinator moves (broker_left 2, entry_added 1)".
+func movesSummary(ms []inspect.Move) string {
+	var parts []string
+	for _, cc := range inspect.CountByCause(ms) {
+		parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
+	}
+	n := "coordinator moves"
+	if len(ms) == 1 {
+		n = "coordinator move"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(ms), n, strings.Join(parts, ", "))
+}
+
+// Refresh observes the sources once and replaces the snapshot.
+func (e *Exporter) Refresh(ctx context.Context) *Observation {
+	o := e.opt.Source.Observe(ctx)
+	e.durations.Observe(o.Duration.Seconds())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.c.refreshes++
+	e.c.probes += int64(o.Probes)
+	if o.WireErr != e.lastWireErr {
+		if o.WireErr != "" {
+			e.logf("brokers: %s", o.WireErr)
+		} else {
+			e.notef("brokers answer again")
+		}
+		e.lastWireErr = o.WireErr
+	}
+	if (o.Dropped > 0) != (e.lastDropped > 0) && o.Dropped > 0 {
+		e.logf("%d of %d matching groups left out by --max-groups (kaas_exporter_groups_dropped); raise it or narrow --group-regex", o.Dropped, o.Matched)
+	}
+	e.lastDropped = o.Dropped
+	if o.AssignmentErr != e.lastAssignErr {
+		if o.AssignmentErr != "" {
+			e.logf("%s", o.AssignmentErr)
+		}
+		e.lastAssignErr = o.AssignmentErr
+	}
+	if cl := e.opt.Source.Client; cl != nil {
+		names := inspect.NewNodeNamer(o.Assignment)
+		for _, bc := range cl.Counter.Snapshot() {
+			name := "seed"
+			if !bc.Seed {
+				name = names.Name(bc.Node)
+			}
+			e.c.brokerRequests[name] = bc.Requests
+		}
+	}
+	health := make([]inspect.GroupHealth, len(o.Groups))
+	counts := make([]inspect.HealthCounts, len(o.Groups))
+	keys := make([]string, len(o.Groups))
+	for i := range o.Groups {
+		name := o.Groups[i].Row.Group
+		keys[i] = name
+		e.health.Add(name, o.Groups[i].Sample)
+		health[i] = e.health.Evaluate(name)
+		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
+		counts[i] = e.health.Counts(name)
+	}
+	e.health.Sweep()
+	e.lastKeys = keys
+	if e.lastA == nil && o.Assignment != nil {
+		e.lastA = o.Assignment
+	}
+	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
+	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
+	return o
+}
+
+// onVersion counts the coordinator moves a new assignment version makes
+// among the groups of the last refresh and the explicit entries, and asks
+// for an early refresh.
+func (e *Exporter) onVersion(v watch.Version) {
+	e.mu.Lock()
+	e.c.versionsSeen++
+	prev := e.lastA
+	e.lastA = v.Assignment
+	keys := e.lastKeys
+	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
+		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
+		for _, m := range res.Moves {
+			if m.Kind == inspect.KindGroup {
+				e.c.moves[m.Cause]++
+			}
+		}
+		if n := len(res.Moves); n > 0 {
+			e.notef("assignment epoch %d v%d: %s", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, movesSummary(res.Moves))
+		}
+	}
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run refreshes every Interval (and early on a new assignment version)
+// until ctx is done.
+func (e *Exporter) Run(ctx context.Context) error {
+	if e.opt.AssignmentPath != "" {
+		go watch.Run(ctx, watch.Options{Path: e.opt.AssignmentPath, PollInterval: e.opt.PollInterval, OnVersion: e.onVersion,
+			OnProblem: func(msg string, ok bool) {
+				if !ok {
+					e.logf("%s", msg)
+				}
+			}})
+	}
+	tick := time.NewTicker(e.opt.Interval)
+	defer tick.Stop()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, e.opt.Interval*4)
+		e.Refresh(rctx)
+		cancel()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-e.kick:
+			tick.Reset(e.opt.Interval)
+		}
+	}
+}
+
+// Health is the health of every observed group at the last refresh.
+func (e *Exporter) Health() []inspect.GroupHealth {
+	if sn := e.snap.Load(); sn != nil {
+		return sn.health
+	}
+	return nil
+}
+
+// HealthDocument is what /api/health serves ('kaasctl groups health
+// --exporter URL' reads it).
+type HealthDocument struct {
+	Time   time.Time             `json:"time"`
+	Window string                `json:"window"`
+	Groups []inspect.GroupHealth `json:"groups"`
+}
+
+// Handler serves /metrics, /api/health, /healthz and a landing page.
+func (e *Exporter) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", e.serveMetrics)
+	mux.HandleFunc("/api/health", func(w http.ResponseWriter, r *http.Request) {
+		sn := e.snap.Load()
+		doc := HealthDocument{Window: e.opt.Window.String(), Groups: []inspect.GroupHealth{}}
+		if sn != nil {
+			doc.Time, doc.Groups = sn.obs.Time, sn.health
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(doc)
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if e.snap.Load() == nil {
+			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>kaasctl exporter</title></head><body><h1>kaasctl exporter</h1>
+<p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
+	})
+	return mux
+}
+
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
+// ownText is the exposition of the exporter's own registry (refresh
+// duration histogram, Go and process metrics): small, gathered per scrape.
+func (e *Exporter) ownText(keep func(name string) bool) []byte {
+	mfs, err := e.Registry.Gather()
+	var b bytes.Buffer
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if keep == nil || keep(mf.GetName()) {
+			enc.Encode(mf)
+		}
+	}
+	if err != nil {
+		e.logf("metrics: %v", err)
+	}
+	return b.Bytes()
+}
+
+// WriteMetrics writes what a scrape serves (keep filters the exporter's
+// own families; nil keeps all).
+func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error {
+	if sn := e.snap.Load(); sn != nil {
+		if _, err := w.Write(sn.text); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(e.ownText(keep))
+	return err
+}
+
+// serveMetrics copies the last snapshot (gzipped when the scraper accepts
+// it, which Prometheus does) and appends the exporter's own metrics: a
+// scrape never touches the volume or the brokers, and never re-encodes the
+// groups' series. Two gzip members in one body are one valid gzip stream.
+func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	own := e.ownText(nil)
+	sn := e.snap.Load()
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		if sn != nil {
+			w.Write(sn.gz)
+		}
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		zw.Write(own)
+		zw.Close()
+		return
+	}
+	if sn != nil {
+		w.Write(sn.text)
+	}
+	w.Write(own)
+}

@@ -1,0 +1,249 @@
+package exporter
+
+import (
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// Metric families. Names follow Prometheus conventions: the kaas_ prefix,
+// base units (seconds), _total for counters, _info for info metrics.
+// Lag in messages has no unit suffix (offsets are counts).
+var (
+	dAssignmentVersion   = fam(gaugeType, "kaas_assignment_version", "assignmentVersion of CD/assignment.json as last read.")
+	dControllerEpoch     = fam(gaugeType, "kaas_assignment_controller_epoch", "controllerEpoch of CD/assignment.json as last read.")
+	dAssignmentGenerated = fam(gaugeType, "kaas_assignment_generated_timestamp_seconds", "generatedAt of CD/assignment.json (Unix seconds).")
+	dAssignmentReadable  = fam(gaugeType, "kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
+	dAssignmentVersions  = fam(counterType, "kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
+	dBrokersListed       = fam(gaugeType, "kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
+	dBrokersAlive        = fam(gaugeType, "kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
+	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
+	dMoves               = fam(counterType, "kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
+	dFindings            = fam(gaugeType, "kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
+	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
+	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
+	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
+	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
+
+	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
+	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
+	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers; FindCoordinator, with tier wire, when there is no readable assignment.json), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
+	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 when the group's explicit entry names another broker than the hash tier: retiring the entry moves the group.", "group")
+	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 when FindCoordinator names another broker than the volume's assignment.json.", "group")
+	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom).", "group")
+	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 when the group has committed offsets on the volume but its coordinator does not hold it.", "group")
+	dGroupLag         = fam(gaugeType, "kaas_group_lag", "Total lag of the group in messages (log end minus committed offset, summed over partitions with a known lag).", "group")
+	dGroupLagSeconds  = fam(gaugeType, "kaas_group_lag_seconds", "Largest partition lag of the group in seconds: the age of the record at the committed offset.", "group")
+	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
+	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
+	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
+	dHealth           = fam(gaugeType, "kaas_group_health", "The group's health over the window (kaasctl groups health): 1 for the current state, 0 for the others.", "group", "state")
+	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
+	dVanished         = fam(counterType, "kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started.", "group")
+
+	dBuildInfo      = fam(gaugeType, "kaas_exporter_build_info", "kaasctl build information.", "version", "revision", "goversion")
+	dRefreshes      = fam(counterType, "kaas_exporter_refreshes_total", "Refreshes since the exporter started.")
+	dLastRefresh    = fam(gaugeType, "kaas_exporter_last_refresh_timestamp_seconds", "When the last refresh finished (Unix seconds).")
+	dLastDuration   = fam(gaugeType, "kaas_exporter_last_refresh_duration_seconds", "How long the last refresh took.")
+	dBrokerErrors   = fam(counterType, "kaas_exporter_broker_errors_total", "Refreshes in which the broker did not answer ListGroups.", "broker")
+	dBrokerRequests = fam(counterType, "kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
+	dGroupsObserved = fam(gaugeType, "kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
+	dGroupsDropped  = fam(gaugeType, "kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
+	dProbes         = fam(counterType, "kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
+)
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// counters are the exporter's cumulative state, copied into each snapshot.
+type counters struct {
+	moves          map[inspect.Cause]int64
+	versionsSeen   int64
+	refreshes      int64
+	probes         int64
+	brokerErrors   map[string]int64
+	brokersSeen    map[string]bool
+	brokerRequests map[string]int64
+	// textSizes sizes the next refresh's exposition buffers.
+	textSizes []int
+}
+
+// buildMetrics turns one refresh into the metrics every scrape serves
+// until the next refresh.
+func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
+	tw := newTextWriter(c.textSizes)
+	defer func() { c.textSizes = tw.sizes() }()
+	gauge, counter := tw.sample, tw.sample
+	add := func(struct{}) {}
+
+	// Cluster.
+	if o.HasVolume {
+		add(gauge(dAssignmentReadable, b2f(o.Assignment != nil)))
+		add(counter(dAssignmentVersions, float64(c.versionsSeen)))
+	}
+	if a := o.Assignment; a != nil {
+		add(gauge(dAssignmentVersion, float64(a.AssignmentVersion)))
+		add(gauge(dControllerEpoch, float64(a.ControllerEpoch)))
+		if t := a.GeneratedTime(); !t.IsZero() {
+			add(gauge(dAssignmentGenerated, float64(t.UnixNano())/1e9))
+		}
+		alive := 0
+		for _, b := range a.Brokers {
+			if b.Health == "alive" {
+				alive++
+			}
+		}
+		add(gauge(dBrokersListed, float64(len(a.Brokers))))
+		add(gauge(dBrokersAlive, float64(alive)))
+		add(gauge(dExplicitEntries, float64(len(a.ConsumerGroups))))
+	}
+	for _, cause := range inspect.Causes {
+		add(counter(dMoves, float64(c.moves[cause]), string(cause)))
+	}
+	type sevCode struct{ sev, code string }
+	fc := map[sevCode]int{}
+	for _, f := range o.Findings {
+		fc[sevCode{string(f.Severity), f.Code}]++
+	}
+	keys := make([]sevCode, 0, len(fc))
+	for k := range fc {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b sevCode) int {
+		if a.sev != b.sev {
+			return inspect.SeverityRank(volume.Severity(a.sev)) - inspect.SeverityRank(volume.Severity(b.sev))
+		}
+		if a.code < b.code {
+			return -1
+		}
+		return 1
+	})
+	for _, k := range keys {
+		add(gauge(dFindings, float64(fc[k]), k.sev, k.code))
+	}
+
+	// Brokers: every broker seen since the exporter started.
+	listedAlive := map[string]bool{}
+	if a := o.Assignment; a != nil {
+		for _, b := range a.Brokers {
+			listedAlive[b.ID] = b.Health == "alive"
+			c.brokersSeen[b.ID] = true
+		}
+	}
+	reach := map[string]bool{}
+	for _, b := range o.Brokers {
+		reach[b.Name] = b.Answered
+		c.brokersSeen[b.Name] = true
+		if !b.Answered {
+			c.brokerErrors[b.Name]++
+		}
+	}
+	for _, b := range o.Brokers {
+		add(gauge(dBrokerReachable, b2f(b.Answered), b.Name))
+		if b.Answered {
+			add(gauge(dBrokerGroups, float64(b.Groups), b.Name))
+		}
+	}
+	for _, name := range sortedKeys(c.brokersSeen) {
+		up := true
+		if o.HasVolume && o.Assignment != nil {
+			up = up && listedAlive[name]
+		}
+		if o.HasBrokers {
+			up = up && reach[name]
+		}
+		add(gauge(dBrokerUp, b2f(up), name))
+		if o.HasVolume && o.Assignment != nil {
+			add(gauge(dBrokerListedAlive, b2f(listedAlive[name]), name))
+		}
+		if _, ok := reach[name]; !ok && o.HasBrokers {
+			add(gauge(dBrokerReachable, 0, name))
+		}
+	}
+	if o.HasBrokers {
+		for _, name := range sortedKeys(c.brokersSeen) {
+			add(counter(dBrokerErrors, float64(c.brokerErrors[name]), name))
+		}
+	}
+	for _, name := range sortedKeys(c.brokerRequests) {
+		add(counter(dBrokerRequests, float64(c.brokerRequests[name]), name))
+	}
+
+	// Groups.
+	for i := range o.Groups {
+		g := &o.Groups[i]
+		r := &g.Row
+		name := r.Group
+		if lv := r.Live; lv != nil {
+			state, members := lv.State, lv.Members
+			if d := g.Live; d != nil && d.Err == "" && state == "" {
+				// Not listed by its coordinator (kaas lists only what it holds in memory): DescribeGroups still answers.
+				state, members = d.State, len(d.Members)
+			}
+			if state != "" {
+				add(gauge(dGroupState, 1, name, state))
+			}
+			add(gauge(dGroupMembers, float64(members), name))
+			add(gauge(dStaleListings, float64(len(lv.StaleOn)), name))
+			add(gauge(dFileOnly, b2f(r.HasIssue(inspect.IssueFileOnly)), name))
+			add(gauge(dWireMismatch, b2f(r.HasIssue(inspect.IssueWireMismatch)), name))
+		}
+		wireBroker := ""
+		if r.Live != nil {
+			wireBroker = r.Live.WireCoordinator
+		}
+		broker, tier := r.Coordinator, r.Tier
+		if broker == "" && wireBroker != "" && o.Assignment == nil {
+			broker, tier = wireBroker, "wire"
+		}
+		add(gauge(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
+		if o.HasVolume {
+			add(gauge(dTiersDisagree, b2f(r.HasIssue(inspect.IssueTiersDisagree)), name))
+		}
+		if g.LagKnown {
+			add(gauge(dGroupLag, float64(g.Lag), name))
+		}
+		if g.LagSecondsKnown {
+			add(gauge(dGroupLagSeconds, g.LagSeconds, name))
+		}
+		if partitionMetrics {
+			for _, p := range g.Partitions {
+				ps := strconv.Itoa(int(p.Partition))
+				if p.Committed >= 0 {
+					add(gauge(dPartCommitted, float64(p.Committed), name, p.Topic, ps))
+				}
+				if p.LagKnown {
+					add(gauge(dPartLag, float64(p.Lag), name, p.Topic, ps))
+				}
+				if p.LagSecondsKnown {
+					add(gauge(dPartLagSeconds, p.LagSeconds, name, p.Topic, ps))
+				}
+			}
+		}
+		h := health[i]
+		for _, s := range inspect.HealthStates {
+			add(gauge(dHealth, b2f(h.State == s), name, s))
+		}
+		add(counter(dRewinds, float64(counts[i].Rewinds), name))
+		add(counter(dVanished, float64(counts[i].Vanished), name))
+	}
+
+	// The exporter itself.
+	add(gauge(dBuildInfo, 1, version, revision, runtime.Version()))
+	add(counter(dRefreshes, float64(c.refreshes)))
+	add(gauge(dLastRefresh, float64(o.Time.Add(o.Duration).UnixNano())/1e9))
+	add(gauge(dLastDuration, o.Duration.Seconds()))
+	add(gauge(dGroupsObserved, float64(len(o.Groups))))
+	add(gauge(dGroupsDropped, float64(o.Dropped)))
+	if o.HasBrokers {
+		add(counter(dProbes, float64(c.probes)))
+	}
+	return tw.bytes()
+}

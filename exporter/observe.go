@@ -1,0 +1,399 @@
+// Package exporter is kaasctl's long-running side: one refresh per interval
+// reads the volume (assignment.json, the offset files) and asks the brokers
+// (the same batched live layer as 'groups describe --all'), keeps a window
+// of observations per group for health (inspect.HealthWindow), and serves
+// the last refresh as Prometheus metrics. A scrape never does I/O: it
+// encodes the snapshot the last refresh built.
+package exporter
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// Source is where one refresh looks: the volume, the brokers, or both.
+type Source struct {
+	// Layout is the volume (nil: brokers only).
+	Layout *volume.Layout
+	// Client talks to the brokers (nil: volume only).
+	Client *wire.Client
+	// Filter keeps groups whose id matches (nil: every group).
+	Filter *regexp.Regexp
+	// MaxGroups caps the groups observed (the first by id); 0: no cap.
+	MaxGroups int
+	// LagSeconds fetches the timestamp of the record at each lagging
+	// committed offset (brokers only), cached by (partition, offset).
+	LagSeconds bool
+	// Generation of the volume's kaas (which offsets dir is live).
+	Generation volume.Generation
+	// Now is the clock (tests).
+	Now func() time.Time
+
+	stamps map[stampKey]time.Time
+}
+
+type stampKey struct {
+	topic string
+	part  int32
+	off   int64
+}
+
+// BrokerObs is one broker as a refresh saw it.
+type BrokerObs struct {
+	Node     int32  `json:"node"`
+	Name     string `json:"name"`
+	Addr     string `json:"addr"`
+	Answered bool   `json:"answered"`
+	// Groups is how many groups the broker listed.
+	Groups int    `json:"groups"`
+	Err    string `json:"error,omitempty"`
+}
+
+// PartObs is one partition of a group.
+type PartObs struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Committed is the coordinator's committed offset, else the offset
+	// file's (-1: none).
+	Committed int64 `json:"committed"`
+	// End is the log end offset (live), else the manifest's high watermark.
+	End      int64 `json:"end"`
+	Lag      int64 `json:"lag"`
+	LagKnown bool  `json:"lagKnown"`
+	// LagSeconds is the age of the record at the committed offset at the
+	// time of the refresh (0 when the group is caught up).
+	LagSeconds      float64 `json:"lagSeconds"`
+	LagSecondsKnown bool    `json:"lagSecondsKnown"`
+}
+
+// GroupObs is one group as a refresh saw it.
+type GroupObs struct {
+	Row        inspect.GroupRow       `json:"row"`
+	Live       *wire.GroupDescription `json:"-"`
+	Partitions []PartObs              `json:"partitions"`
+	Lag        int64                  `json:"lag"`
+	LagKnown   bool                   `json:"lagKnown"`
+	// LagSeconds is the largest partition lag in seconds.
+	LagSeconds      float64              `json:"lagSeconds"`
+	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
+	Sample          inspect.HealthSample `json:"-"`
+}
+
+// Observation is one refresh.
+type Observation struct {
+	Time       time.Time     `json:"time"`
+	Duration   time.Duration `json:"duration"`
+	HasVolume  bool          `json:"hasVolume"`
+	HasBrokers bool          `json:"hasBrokers"`
+	// Assignment is nil when there is no volume or it is unreadable
+	// (AssignmentErr says why).
+	Assignment    *volume.Assignment `json:"-"`
+	AssignmentErr string             `json:"assignmentError,omitempty"`
+	// Findings are the volume's findings: assignment.json, the offsets
+	// dirs and every offset file (all groups, not only the selected).
+	Findings []volume.Finding `json:"findings"`
+	Groups   []GroupObs       `json:"groups"`
+	// Matched groups passed the filter; Dropped were over the cap.
+	Matched int         `json:"matched"`
+	Dropped int         `json:"dropped"`
+	Brokers []BrokerObs `json:"brokers"`
+	// WireErr is set when the brokers could not be asked at all.
+	WireErr string `json:"wireError,omitempty"`
+	// Probes is the number of record timestamps fetched (cache misses).
+	Probes int `json:"probes"`
+}
+
+// Observe runs one refresh. It fails only when neither source gave
+// anything; partial failures are in the observation.
+func (s *Source) Observe(ctx context.Context) *Observation {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	start := time.Now()
+	o := &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
+	match := func(g string) bool { return s.Filter == nil || s.Filter.MatchString(g) }
+
+	// The volume.
+	var files []inspect.GroupFile
+	obsFiles := map[string]*volume.OffsetScanItem{}
+	if s.Layout != nil {
+		l := *s.Layout
+		a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+		o.Findings = append(o.Findings, fs...)
+		if err != nil {
+			o.AssignmentErr = err.Error()
+		} else {
+			o.Assignment = a
+		}
+		live := volume.OffsetsCurrent
+		if s.Generation.LiveOffsetsInDataDir() {
+			live = volume.OffsetsLegacy
+		}
+		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time}, func(it *volume.OffsetScanItem) error {
+			o.Findings = append(o.Findings, it.Findings...)
+			if it.Err != nil {
+				o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})
+			}
+			files = append(files, inspect.SummarizeOffsetItem(it))
+			if !match(it.Group) {
+				return nil
+			}
+			if prev, ok := obsFiles[it.Group]; !ok || (prev.Layout != live && it.Layout == live) {
+				obsFiles[it.Group] = it
+			}
+			return nil
+		})
+		if err != nil {
+			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: l.OffsetsPath(), Message: err.Error()})
+		}
+		o.Findings = append(o.Findings, sr.Findings...)
+	}
+
+	// The brokers' listings.
+	var listings []wire.BrokerGroups
+	var extra []string
+	names := inspect.NewNodeNamer(o.Assignment)
+	if s.Client != nil {
+		ls, err := s.Client.ListGroupsEveryBroker(ctx)
+		if err != nil {
+			o.WireErr = err.Error()
+		}
+		listings = ls
+		for _, b := range ls {
+			o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Groups: len(b.Groups), Err: b.Err})
+			for _, g := range b.Groups {
+				extra = append(extra, g.Group)
+			}
+		}
+	}
+
+	// Selection: every group any source knows, filtered and capped.
+	rows := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: o.Assignment, Files: files, Extra: extra})
+	sel := rows[:0]
+	for _, r := range rows {
+		if match(r.Group) {
+			sel = append(sel, r)
+		}
+	}
+	o.Matched = len(sel)
+	if s.MaxGroups > 0 && len(sel) > s.MaxGroups {
+		o.Dropped = len(sel) - s.MaxGroups
+		sel = sel[:s.MaxGroups]
+	}
+	groupNames := make([]string, len(sel))
+	for i, r := range sel {
+		groupNames[i] = r.Group
+	}
+
+	// File observations and offline lag.
+	fileObs := map[string]*inspect.OffsetObservation{}
+	modTimes := map[string]time.Time{}
+	known := map[string]wire.TopicPartitions{}
+	if s.Layout != nil {
+		for _, g := range groupNames {
+			it := obsFiles[g]
+			ob := &inspect.OffsetObservation{Time: o.Time, Group: g, Offsets: map[string]int64{}}
+			fileObs[g] = ob
+			if it == nil {
+				ob.Missing = true
+				continue
+			}
+			ob.File = it.Path
+			if st, err := os.Stat(it.Path); err == nil {
+				modTimes[g] = st.ModTime()
+			}
+			if it.Err != nil {
+				ob.Corrupt, ob.Problem = true, it.Err.Problem
+				continue
+			}
+			if it.File == nil {
+				continue
+			}
+			ob.Format = it.File.Format
+			tp := wire.TopicPartitions{}
+			for _, e := range it.File.Entries {
+				ob.Offsets[e.Topic+"/"+strconv.Itoa(int(e.Partition))] = e.Offset
+				tp.Add(e.Topic, e.Partition)
+			}
+			if len(tp) > 0 {
+				known[g] = tp
+			}
+		}
+	}
+
+	// The brokers' descriptions: O(brokers) requests.
+	described := map[string]*wire.GroupDescription{}
+	if s.Client != nil && o.WireErr == "" && len(groupNames) > 0 {
+		ds, err := s.Client.DescribeMany(ctx, groupNames, wire.DescribeOptions{Known: known})
+		if err != nil && ds == nil {
+			o.WireErr = err.Error()
+		}
+		coords := map[string]wire.Coordinator{}
+		desc := map[string]wire.DescribedGroup{}
+		for i := range ds {
+			d := &ds[i]
+			described[d.Group] = d
+			co := wire.Coordinator{Key: d.Group, NodeID: d.Coordinator, Code: d.Code}
+			if len(d.Err) > len("coordinator lookup: ") && d.Err[:len("coordinator lookup: ")] == "coordinator lookup: " {
+				co.Err = d.Err
+			}
+			coords[d.Group] = co
+			desc[d.Group] = d.DescribedGroup
+		}
+		inspect.MergeLive(sel, &inspect.LiveAnswers{Listings: listings, Coords: coords, Described: desc, HasAssignment: o.Assignment != nil, Names: names})
+	}
+
+	var manifests *volume.ManifestReader
+	if s.Layout != nil && s.Layout.DataDir != "" && s.Client == nil {
+		manifests = &volume.ManifestReader{L: *s.Layout}
+	}
+	o.Groups = make([]GroupObs, len(sel))
+	for i := range sel {
+		g := &o.Groups[i]
+		g.Row = sel[i]
+		name := g.Row.Group
+		g.Partitions = []PartObs{}
+		sample := inspect.HealthSample{Time: o.Time, Partitions: map[string]inspect.PartitionSample{}, File: fileObs[name], FileModTime: modTimes[name]}
+		if d := described[name]; d != nil {
+			g.Live = d
+			if d.Err != "" {
+				sample.Err = "DescribeGroups: " + d.Err
+			} else if d.Committed.Err != "" {
+				sample.Err = "OffsetFetch: " + d.Committed.Err
+			}
+			fileOff := map[string]int64{}
+			if fo := fileObs[name]; fo != nil {
+				fileOff = fo.Offsets
+			}
+			for _, p := range d.Lag.Partitions {
+				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Lag: p.Lag, LagKnown: p.Known}
+				if po.Committed < 0 {
+					// kaas's coordinator has not loaded the group: the file is what it will load.
+					if fc, ok := fileOff[p.Topic+"/"+strconv.Itoa(int(p.Partition))]; ok {
+						po.Committed = fc
+						if po.End >= 0 {
+							po.Lag, po.LagKnown = max(0, po.End-fc), true
+						}
+					}
+				}
+				g.Partitions = append(g.Partitions, po)
+			}
+		} else if s.Client != nil && o.WireErr != "" {
+			sample.Err = "brokers: " + o.WireErr
+		} else if fo := fileObs[name]; fo != nil {
+			for _, k := range sortedKeys(fo.Offsets) {
+				t, p, err := volume.SplitOffsetKey(k)
+				if err != nil {
+					continue
+				}
+				po := PartObs{Topic: t, Partition: p, Committed: fo.Offsets[k], End: -1}
+				if manifests != nil {
+					if m, _, err := manifests.Get(t, p); err == nil {
+						po.End = m.HighWatermark
+						po.Lag, po.LagKnown = max(0, po.End-po.Committed), true
+					}
+				}
+				g.Partitions = append(g.Partitions, po)
+			}
+		}
+		if fo := fileObs[name]; fo != nil && fo.Corrupt && sample.Err == "" && len(g.Partitions) == 0 {
+			sample.Err = "offset file unreadable: " + fo.Problem
+		}
+		for _, p := range g.Partitions {
+			sample.Partitions[p.Topic+"/"+strconv.Itoa(int(p.Partition))] = inspect.PartitionSample{Committed: p.Committed, End: p.End}
+			if p.LagKnown {
+				g.Lag += p.Lag
+				g.LagKnown = true
+			}
+		}
+		g.Sample = sample
+	}
+	if s.LagSeconds && s.Client != nil {
+		s.lagSeconds(ctx, o)
+	}
+	o.Duration = time.Since(start)
+	return o
+}
+
+// lagSeconds fills the partitions' lag in seconds: the age, at the
+// refresh, of the record at the committed offset. Timestamps are cached by
+// (partition, offset): a committed offset that does not move costs nothing
+// after its first refresh. Entries not used by a refresh are dropped, so the
+// cache holds at most one entry per lagging (group, partition). Offsets the
+// probe's rounds did not reach (many groups at far-apart offsets of one
+// partition) get their lag in seconds at a later refresh.
+func (s *Source) lagSeconds(ctx context.Context, o *Observation) {
+	next := map[stampKey]time.Time{}
+	want := map[string]map[int32][]int64{}
+	for gi := range o.Groups {
+		for _, p := range o.Groups[gi].Partitions {
+			if !p.LagKnown || p.Lag == 0 || p.Committed < 0 {
+				continue
+			}
+			k := stampKey{p.Topic, p.Partition, p.Committed}
+			if ts, ok := s.stamps[k]; ok {
+				next[k] = ts
+				continue
+			}
+			if want[p.Topic] == nil {
+				want[p.Topic] = map[int32][]int64{}
+			}
+			want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.Committed)
+		}
+	}
+	if len(want) > 0 {
+		got, err := s.Client.RecordTimestamps(ctx, want)
+		if err == nil {
+			for t, ps := range got {
+				for p, offs := range ps {
+					for off, rt := range offs {
+						o.Probes++
+						if rt.Err == "" {
+							next[stampKey{t, p, off}] = rt.Time
+						}
+					}
+				}
+			}
+		}
+	}
+	s.stamps = next
+	for gi := range o.Groups {
+		g := &o.Groups[gi]
+		for pi := range g.Partitions {
+			p := &g.Partitions[pi]
+			switch {
+			case !p.LagKnown:
+				continue
+			case p.Lag == 0:
+				p.LagSeconds, p.LagSecondsKnown = 0, true
+			default:
+				ts, ok := next[stampKey{p.Topic, p.Partition, p.Committed}]
+				if !ok {
+					continue
+				}
+				p.LagSeconds, p.LagSecondsKnown = max(0, o.Time.Sub(ts).Seconds()), true
+			}
+			if p.LagSecondsKnown && (!g.LagSecondsKnown || p.LagSeconds > g.LagSeconds) {
+				g.LagSeconds, g.LagSecondsKnown = p.LagSeconds, true
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

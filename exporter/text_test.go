@@ -1,0 +1,93 @@
+package exporter
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Group ids are arbitrary strings: whatever they hold, the exposition must
+// parse back to the same label values.
+func TestTextExpositionRoundTrip(t *testing.T) {
+	odd := []string{`plain`, `quo"te`, `back\slash`, "new\nline", `ünï/cødé`, `{}=,`, ``}
+	w := newTextWriter(nil)
+	for i, g := range odd {
+		w.sample(dGroupLag, float64(i), g)
+	}
+	w.sample(dBuildInfo, 1, "v1", "abc", "go1")
+	text := string(w.bytes())
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("does not parse: %v\n%s", err, text)
+	}
+	got := map[string]float64{}
+	for _, m := range mfs["kaas_group_lag"].GetMetric() {
+		got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+	}
+	for i, g := range odd {
+		if v, ok := got[g]; !ok || v != float64(i) {
+			t.Errorf("group %q: %v (present %v)", g, v, ok)
+		}
+	}
+	if mfs["kaas_exporter_build_info"] == nil || len(mfs) != 2 {
+		t.Errorf("families %v", mfs)
+	}
+	if strings.Contains(text, "kaas_group_health") {
+		t.Error("a family without samples was written")
+	}
+}
+
+func TestFamiliesFollowConventions(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range families {
+		if seen[f.name] {
+			t.Errorf("%s declared twice", f.name)
+		}
+		seen[f.name] = true
+		if !strings.HasPrefix(f.name, "kaas_") {
+			t.Errorf("%s: no kaas_ prefix", f.name)
+		}
+		if (f.typ == counterType) != strings.HasSuffix(f.name, "_total") {
+			t.Errorf("%s: type %s; counters and only counters end in _total", f.name, f.typ)
+		}
+		if strings.HasSuffix(f.name, "_info") && f.typ != gaugeType {
+			t.Errorf("%s: an info metric is a gauge", f.name)
+		}
+		for _, unit := range []string{"_ms", "_milliseconds", "_minutes", "_hours"} {
+			if strings.Contains(f.name, unit) {
+				t.Errorf("%s: not a base unit", f.name)
+			}
+		}
+		if f.help == "" {
+			t.Errorf("%s: no help", f.name)
+		}
+	}
+}
+
+// The alert rules, their tests and the dashboard name only metrics the
+// exporter serves.
+func TestMonitoringNamesExist(t *testing.T) {
+	known := map[string]bool{"kaas_exporter_refresh_duration_seconds": true}
+	for _, f := range families {
+		known[f.name] = true
+	}
+	re := regexp.MustCompile(`kaas_[a-z_]+`)
+	for _, name := range []string{"alerts.yml", "alerts_test.yml", "grafana-dashboard.json", "runbooks.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "monitoring", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllString(string(data), -1) {
+			base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "_bucket"), "_count"), "_sum")
+			if !known[base] && !known[m] {
+				t.Errorf("monitoring/%s names %s, which the exporter does not serve", name, m)
+			}
+		}
+	}
+}

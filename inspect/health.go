@@ -1,0 +1,436 @@
+package inspect
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Group health, Burrow-style, over a sliding window of observations of one
+// group. kaas never fences OffsetCommit (no generation or member check), so
+// a stale consumer or an admin commit can move a group backwards, and a
+// commit to an unloaded group rewrites its file with only the submitted
+// partitions: health reports those as REWIND and VANISHED, besides the
+// usual lag states. The same evaluation serves 'groups health' and the
+// exporter.
+
+// Health states, in the order they are reported (worst first).
+const (
+	HealthRewind   = "REWIND"   // a committed offset moved backwards (a reset, or an unfenced stale commit)
+	HealthVanished = "VANISHED" // partitions disappeared from the offset file (a partial rewrite)
+	HealthErr      = "ERR"      // the group could not be observed, or its file turned corrupt / unreadable to brokers
+	HealthStop     = "STOP"     // no commits over the window while lag > 0
+	HealthStall    = "STALL"    // commits arrive but do not advance while lag > 0
+	HealthWarn     = "WARN"     // lag grew at every observation while commits advanced
+	HealthOK       = "OK"
+)
+
+// HealthStates lists every state, worst first.
+var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthStop, HealthStall, HealthWarn, HealthOK}
+
+// HealthRank orders states (0 = worst); unknown states rank last.
+func HealthRank(state string) int {
+	if i := slices.Index(HealthStates, state); i >= 0 {
+		return i
+	}
+	return len(HealthStates)
+}
+
+// PartitionSample is one partition of a group at one observation.
+type PartitionSample struct {
+	// Committed is the committed offset (-1: none).
+	Committed int64 `json:"committed"`
+	// End is the log end offset (-1: unknown).
+	End int64 `json:"end"`
+}
+
+// Lag is End - Committed (never negative); ok is false when either side is
+// unknown.
+func (p PartitionSample) Lag() (int64, bool) {
+	if p.Committed < 0 || p.End < 0 {
+		return 0, false
+	}
+	return max(0, p.End-p.Committed), true
+}
+
+// HealthSample is one observation of one group.
+type HealthSample struct {
+	Time time.Time `json:"time"`
+	// Partitions maps "topic/partition" to its committed offset and log end.
+	Partitions map[string]PartitionSample `json:"partitions"`
+	// File is the group's offset file as read (nil without a volume). A
+	// group without a file on a volume has File.Missing set.
+	File *OffsetObservation `json:"file,omitempty"`
+	// FileModTime is the offset file's modification time: kaas rewrites the
+	// whole file on every commit, so a change means a commit arrived.
+	FileModTime time.Time `json:"fileModTime"`
+	// Err says why the group could not be observed (empty when it was).
+	Err string `json:"error,omitempty"`
+}
+
+// TotalLag sums the known partition lags; known is false when none is.
+func (s HealthSample) TotalLag() (total int64, known bool) {
+	for _, p := range s.Partitions {
+		if l, ok := p.Lag(); ok {
+			total += l
+			known = true
+		}
+	}
+	return total, known
+}
+
+// HealthEvidence is one fact behind a health state.
+type HealthEvidence struct {
+	State string `json:"state"`
+	// Partition is "topic/partition" when the fact is about one.
+	Partition string `json:"partition,omitempty"`
+	// Before and After are offsets (committed, or lag for WARN); -1 when
+	// not applicable.
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// Since and Time bound the observations the fact spans.
+	Since time.Time `json:"since"`
+	Time  time.Time `json:"time"`
+	// File is the offset file whose change is the evidence, when one is.
+	File   string `json:"file,omitempty"`
+	Detail string `json:"detail"`
+}
+
+// GroupHealth is the health of one group over a window.
+type GroupHealth struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	// Lag is the total lag at the last observation.
+	Lag      int64 `json:"lag"`
+	LagKnown bool  `json:"lagKnown"`
+	// Samples is the number of observations in the window; From and To
+	// its first and last.
+	Samples  int              `json:"samples"`
+	From     time.Time        `json:"from"`
+	To       time.Time        `json:"to"`
+	Evidence []HealthEvidence `json:"evidence"`
+}
+
+// HealthOptions tune EvaluateHealth.
+type HealthOptions struct {
+	// PlainMapIsEmpty: the volume's generation reads a plain-map offset
+	// file as empty (only a known 0.2.18 volume); passed on to
+	// CompareOffsetObservations.
+	PlainMapIsEmpty bool
+	// MinSpan is how long the observations must span before STOP, STALL or
+	// WARN is claimed ("no commit for a while"); 0: any two observations.
+	MinSpan time.Duration
+}
+
+// minTrendSamples is how many observations WARN needs (lag must grow at
+// every step, so two points are not a trend).
+const minTrendSamples = 3
+
+// EvaluateHealth returns a group's health from its observations in the
+// window, oldest first. The rules, in precedence order:
+//
+//   - REWIND: between two observations of the offset file (or, without a
+//     volume, of the coordinator's committed offsets) a committed offset
+//     moved backwards.
+//   - VANISHED: partitions disappeared from the offset file.
+//   - ERR: the file turned corrupt or into a plain map the generation reads
+//     as empty, or the last observation failed.
+//   - STOP: lag > 0 on some partition and no commit arrived in the window
+//     (no committed offset moved and the offset file was not rewritten).
+//   - STALL: lag > 0 on a partition whose committed offset did not move
+//     although commits arrived (the file was rewritten, or other partitions
+//     advanced).
+//   - WARN: the total lag grew at every observation (at least three).
+//   - OK otherwise. One observation can only say OK or ERR, and STOP,
+//     STALL and WARN need observations spanning opt.MinSpan.
+func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) GroupHealth {
+	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
+	if len(samples) == 0 {
+		h.State = HealthErr
+		h.Evidence = append(h.Evidence, HealthEvidence{State: HealthErr, Before: -1, After: -1, Detail: "no observation of the group in the window"})
+		return h
+	}
+	first, last := samples[0], samples[len(samples)-1]
+	h.From, h.To = first.Time, last.Time
+	h.Lag, h.LagKnown = last.TotalLag()
+	found := map[string]bool{}
+	add := func(e HealthEvidence) {
+		found[e.State] = true
+		h.Evidence = append(h.Evidence, e)
+	}
+
+	// Offset anomalies between consecutive observations.
+	for i := 1; i < len(samples); i++ {
+		for _, a := range sampleAnomalies(samples[i-1], samples[i], opt) {
+			e := HealthEvidence{Partition: a.Partition, Before: a.Before, After: a.After, Since: a.Since, Time: a.Time, File: a.File, Detail: a.Detail}
+			switch a.Kind {
+			case AnomalyRewind:
+				e.State = HealthRewind
+			case AnomalyVanished:
+				e.State = HealthVanished
+			case AnomalyCorrupt, AnomalyPlainMap:
+				e.State = HealthErr
+			default:
+				continue // EMPTIED: every partition is reported VANISHED
+			}
+			add(e)
+		}
+	}
+	if last.Err != "" {
+		add(HealthEvidence{State: HealthErr, Before: -1, After: -1, Since: last.Time, Time: last.Time, Detail: last.Err})
+	}
+
+	if len(samples) >= 2 {
+		lagEvidence(samples, opt.MinSpan, add)
+	}
+	for _, s := range HealthStates {
+		if found[s] {
+			h.State = s
+			break
+		}
+	}
+	slices.SortStableFunc(h.Evidence, func(a, b HealthEvidence) int { return HealthRank(a.State) - HealthRank(b.State) })
+	return h
+}
+
+// sampleAnomalies compares two observations: the offset files when both
+// have one, else the committed offsets the coordinator answered (rewinds
+// only: OffsetFetch asks for explicit partitions, so a partition missing
+// from its answer proves nothing).
+func sampleAnomalies(prev, cur HealthSample, opt HealthOptions) []OffsetAnomaly {
+	if prev.File != nil && cur.File != nil {
+		return CompareOffsetObservations(*prev.File, *cur.File, opt.PlainMapIsEmpty)
+	}
+	if prev.Err != "" || cur.Err != "" {
+		return nil
+	}
+	var out []OffsetAnomaly
+	for _, k := range sortedPartitionKeys(prev.Partitions) {
+		b, a := prev.Partitions[k], cur.Partitions[k]
+		if _, ok := cur.Partitions[k]; !ok || b.Committed < 0 || a.Committed < 0 || a.Committed >= b.Committed {
+			continue
+		}
+		out = append(out, OffsetAnomaly{Kind: AnomalyRewind, Partition: k, Before: b.Committed, After: a.Committed, Since: prev.Time, Time: cur.Time,
+			File:   "coordinator (OffsetFetch)",
+			Detail: "committed offset of " + k + " moved back from " + strconv.FormatInt(b.Committed, 10) + " to " + strconv.FormatInt(a.Committed, 10) + " on the coordinator"})
+	}
+	return out
+}
+
+// lagEvidence adds STOP, STALL and WARN evidence.
+func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthEvidence)) {
+	first, last := samples[0], samples[len(samples)-1]
+	// Did any commit arrive in the window?
+	var rewrites []time.Time
+	for i := 1; i < len(samples); i++ {
+		p, c := samples[i-1], samples[i]
+		if !p.FileModTime.IsZero() && !c.FileModTime.IsZero() && !c.FileModTime.Equal(p.FileModTime) {
+			rewrites = append(rewrites, c.FileModTime)
+		}
+	}
+	keys := sortedPartitionKeys(last.Partitions)
+	moved := map[string]bool{}
+	anyMoved := false
+	for _, k := range keys {
+		for i := 1; i < len(samples); i++ {
+			p, okp := samples[i-1].Partitions[k]
+			c, okc := samples[i].Partitions[k]
+			if okp && okc && p.Committed != c.Committed {
+				moved[k] = true
+				anyMoved = true
+			}
+		}
+	}
+	commits := anyMoved || len(rewrites) > 0
+	file := ""
+	if last.File != nil {
+		file = last.File.File
+	}
+	span := roundSpan(last.Time.Sub(first.Time))
+	for _, k := range keys {
+		cur := last.Partitions[k]
+		lag, ok := cur.Lag()
+		if !ok || lag == 0 || moved[k] {
+			continue
+		}
+		// Stuck with lag > 0 over every observation that has it.
+		since := last.Time
+		stuck := true
+		for _, s := range samples {
+			p, okp := s.Partitions[k]
+			if !okp {
+				continue
+			}
+			if l, ok := p.Lag(); !ok || l == 0 {
+				stuck = false
+				break
+			}
+			if s.Time.Before(since) {
+				since = s.Time
+			}
+		}
+		if !stuck || !since.Before(last.Time) || last.Time.Sub(since) < minSpan {
+			continue
+		}
+		e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: file}
+		if commits {
+			e.State = HealthStall
+			why := "other partitions advanced"
+			if len(rewrites) > 0 {
+				why = fmt.Sprintf("the offset file was rewritten %s", healthPlural(len(rewrites), "time", "times"))
+			}
+			e.Detail = fmt.Sprintf("committed offset of %s stayed at %d for %s while commits arrived (%s); lag %d", k, cur.Committed, span, why, lag)
+		} else {
+			e.State = HealthStop
+			e.Detail = fmt.Sprintf("no commit for %s: committed offset of %s stayed at %d with lag %d", span, k, cur.Committed, lag)
+			if file != "" {
+				e.Detail += " and the offset file was not rewritten"
+			}
+		}
+		add(e)
+	}
+	// WARN: total lag grew at every step while commits advanced.
+	if len(samples) < minTrendSamples || !anyMoved || last.Time.Sub(first.Time) < minSpan {
+		return
+	}
+	prevLag, ok := first.TotalLag()
+	if !ok {
+		return
+	}
+	for _, s := range samples[1:] {
+		l, ok := s.TotalLag()
+		if !ok || l <= prevLag {
+			return
+		}
+		prevLag = l
+	}
+	before, _ := first.TotalLag()
+	after, _ := last.TotalLag()
+	add(HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: file,
+		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(samples), span, before, after)})
+}
+
+// roundSpan rounds a window's span for messages: to 100 ms below 10 s,
+// else to the second.
+func roundSpan(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+func healthPlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func sortedPartitionKeys(m map[string]PartitionSample) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// HealthWindow keeps each group's observations for a window and evaluates
+// them: the state the exporter and 'groups health' share. It also counts
+// rewound and vanished partitions as they are first seen (the exporter's
+// counters). It is not safe for concurrent use.
+type HealthWindow struct {
+	Window time.Duration
+	Opt    HealthOptions
+	groups map[string]*groupWindow
+}
+
+type groupWindow struct {
+	samples  []HealthSample
+	rewinds  int64
+	vanished int64
+	seen     bool
+}
+
+// HealthCounts are a group's cumulative anomaly counts.
+type HealthCounts struct {
+	Rewinds  int64 `json:"rewinds"`
+	Vanished int64 `json:"vanished"`
+}
+
+// Add records one observation of group and returns the anomalies it
+// revealed against the previous one.
+func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
+	if w.groups == nil {
+		w.groups = map[string]*groupWindow{}
+	}
+	g := w.groups[group]
+	if g == nil {
+		g = &groupWindow{}
+		w.groups[group] = g
+	}
+	g.seen = true
+	var out []OffsetAnomaly
+	if n := len(g.samples); n > 0 {
+		out = sampleAnomalies(g.samples[n-1], s, w.Opt)
+		for _, a := range out {
+			switch a.Kind {
+			case AnomalyRewind:
+				g.rewinds++
+			case AnomalyVanished:
+				g.vanished++
+			}
+		}
+	}
+	g.samples = append(g.samples, s)
+	// Keep the window, and always the latest two observations.
+	cut := 0
+	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
+		cut++
+	}
+	if cut > 0 {
+		g.samples = slices.Delete(g.samples, 0, cut)
+	}
+	return out
+}
+
+// Sweep forgets groups that received no observation since the last Sweep
+// (they left the selection, or were deleted).
+func (w *HealthWindow) Sweep() {
+	for k, g := range w.groups {
+		if !g.seen {
+			delete(w.groups, k)
+			continue
+		}
+		g.seen = false
+	}
+}
+
+// Evaluate returns the health of group over its window.
+func (w *HealthWindow) Evaluate(group string) GroupHealth {
+	g := w.groups[group]
+	if g == nil {
+		return EvaluateHealth(group, nil, w.Opt)
+	}
+	return EvaluateHealth(group, g.samples, w.Opt)
+}
+
+// Counts returns the group's cumulative anomaly counts.
+func (w *HealthWindow) Counts(group string) HealthCounts {
+	g := w.groups[group]
+	if g == nil {
+		return HealthCounts{}
+	}
+	return HealthCounts{Rewinds: g.rewinds, Vanished: g.vanished}
+}
+
+// Groups lists the groups in the window, sorted.
+func (w *HealthWindow) Groups() []string {
+	out := make([]string, 0, len(w.groups))
+	for k := range w.groups {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,169 @@
+package inspect
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// hs builds a sample at t0+sec: committed and end per "orders/N".
+func hs(sec int, committed, end []int64) HealthSample {
+	s := HealthSample{Time: t0.Add(time.Duration(sec) * time.Second), Partitions: map[string]PartitionSample{}}
+	for i := range committed {
+		s.Partitions["orders/"+string(rune('0'+i))] = PartitionSample{Committed: committed[i], End: end[i]}
+	}
+	return s
+}
+
+// withFile adds the offset file observation (offsets = committed) and mtime.
+func withFile(s HealthSample, mtimeSec int, offsets map[string]int64) HealthSample {
+	s.File = &OffsetObservation{Time: s.Time, Group: "g", File: "/cd/__consumer_offsets/g.json", Format: "envelope", Offsets: offsets}
+	s.FileModTime = t0.Add(time.Duration(mtimeSec) * time.Second)
+	return s
+}
+
+func TestEvaluateHealthStates(t *testing.T) {
+	cases := []struct {
+		name    string
+		samples []HealthSample
+		opt     HealthOptions
+		want    string
+		part    string // evidence partition of the top state
+	}{
+		{"no samples", nil, HealthOptions{}, HealthErr, ""},
+		{"one sample", []HealthSample{hs(0, []int64{5}, []int64{10})}, HealthOptions{}, HealthOK, ""},
+		{"caught up", []HealthSample{hs(0, []int64{10}, []int64{10}), hs(5, []int64{10}, []int64{10}), hs(10, []int64{10}, []int64{10})}, HealthOptions{}, HealthOK, ""},
+		{"progressing", []HealthSample{hs(0, []int64{5}, []int64{10}), hs(5, []int64{8}, []int64{12}), hs(10, []int64{12}, []int64{13})}, HealthOptions{}, HealthOK, ""},
+		{"lag growing", []HealthSample{hs(0, []int64{5}, []int64{10}), hs(5, []int64{6}, []int64{20}), hs(10, []int64{7}, []int64{30})}, HealthOptions{}, HealthWarn, ""},
+		{"stopped, no file", []HealthSample{hs(0, []int64{5}, []int64{10}), hs(5, []int64{5}, []int64{10}), hs(10, []int64{5}, []int64{11})}, HealthOptions{}, HealthStop, "orders/0"},
+		{"stopped, file not rewritten", []HealthSample{
+			withFile(hs(0, []int64{5}, []int64{10}), -100, map[string]int64{"orders/0": 5}),
+			withFile(hs(5, []int64{5}, []int64{10}), -100, map[string]int64{"orders/0": 5}),
+		}, HealthOptions{}, HealthStop, "orders/0"},
+		{"stalled: file rewritten, offsets still", []HealthSample{
+			withFile(hs(0, []int64{5}, []int64{10}), -100, map[string]int64{"orders/0": 5}),
+			withFile(hs(5, []int64{5}, []int64{10}), 3, map[string]int64{"orders/0": 5}),
+		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"stalled: one partition stuck while the other advances", []HealthSample{
+			hs(0, []int64{5, 1}, []int64{10, 50}), hs(5, []int64{5, 20}, []int64{10, 50}), hs(10, []int64{5, 40}, []int64{10, 50}),
+		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"rewind in the file", []HealthSample{
+			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
+			withFile(hs(5, []int64{0}, []int64{10}), 4, map[string]int64{"orders/0": 0}),
+		}, HealthOptions{}, HealthRewind, "orders/0"},
+		{"rewind on the coordinator (no volume)", []HealthSample{hs(0, []int64{10}, []int64{10}), hs(5, []int64{3}, []int64{10})}, HealthOptions{}, HealthRewind, "orders/0"},
+		{"vanished partitions", []HealthSample{
+			withFile(hs(0, []int64{10, 10}, []int64{10, 10}), 0, map[string]int64{"orders/0": 10, "orders/1": 10}),
+			withFile(hs(5, []int64{10, 10}, []int64{10, 10}), 4, map[string]int64{"orders/0": 10}),
+		}, HealthOptions{}, HealthVanished, "orders/1"},
+		{"rewind outranks vanished", []HealthSample{
+			withFile(hs(0, []int64{10, 10}, []int64{10, 10}), 0, map[string]int64{"orders/0": 10, "orders/1": 10}),
+			withFile(hs(5, []int64{2, 10}, []int64{10, 10}), 4, map[string]int64{"orders/0": 2}),
+		}, HealthOptions{}, HealthRewind, "orders/0"},
+		{"observation failed", []HealthSample{hs(0, []int64{5}, []int64{10}), {Time: t0.Add(5 * time.Second), Err: "DescribeGroups: broker down"}}, HealthOptions{}, HealthErr, ""},
+		{"file turned corrupt", []HealthSample{
+			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
+			func() HealthSample {
+				s := withFile(hs(5, []int64{10}, []int64{10}), 4, map[string]int64{})
+				s.File.Corrupt, s.File.Format, s.File.Problem = true, "", "unexpected end of JSON input"
+				return s
+			}(),
+		}, HealthOptions{}, HealthErr, ""},
+		{"plain map on 0.2.18", []HealthSample{
+			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
+			func() HealthSample {
+				s := withFile(hs(5, []int64{10}, []int64{10}), 4, map[string]int64{"orders/0": 10})
+				s.File.Format = "plainMap"
+				return s
+			}(),
+		}, HealthOptions{PlainMapIsEmpty: true}, HealthErr, ""},
+		{"plain map where it is read", []HealthSample{
+			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
+			func() HealthSample {
+				s := withFile(hs(5, []int64{10}, []int64{10}), 4, map[string]int64{"orders/0": 10})
+				s.File.Format = "plainMap"
+				return s
+			}(),
+		}, HealthOptions{}, HealthOK, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := EvaluateHealth("g", c.samples, c.opt)
+			if h.State != c.want {
+				t.Fatalf("state %s, want %s; evidence %+v", h.State, c.want, h.Evidence)
+			}
+			if c.want == HealthOK {
+				if len(h.Evidence) != 0 {
+					t.Fatalf("OK with evidence %+v", h.Evidence)
+				}
+				return
+			}
+			if len(h.Evidence) == 0 || h.Evidence[0].State != c.want || h.Evidence[0].Detail == "" {
+				t.Fatalf("evidence %+v does not lead with %s", h.Evidence, c.want)
+			}
+			if c.part != "" && h.Evidence[0].Partition != c.part {
+				t.Fatalf("evidence partition %q, want %q", h.Evidence[0].Partition, c.part)
+			}
+		})
+	}
+}
+
+func TestEvaluateHealthRewindEvidence(t *testing.T) {
+	h := EvaluateHealth("g", []HealthSample{
+		withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
+		withFile(hs(5, []int64{0}, []int64{10}), 4, map[string]int64{"orders/0": 0}),
+	}, HealthOptions{})
+	e := h.Evidence[0]
+	if e.Before != 10 || e.After != 0 || e.File != "/cd/__consumer_offsets/g.json" || !e.Since.Equal(t0) || !e.Time.Equal(t0.Add(5*time.Second)) {
+		t.Fatalf("evidence %+v", e)
+	}
+	if !strings.Contains(e.Detail, "from 10 to 0") {
+		t.Fatalf("detail %q", e.Detail)
+	}
+}
+
+func TestHealthWindowSlidesAndCounts(t *testing.T) {
+	w := HealthWindow{Window: 10 * time.Second}
+	file := func(sec int, off int64, parts ...string) HealthSample {
+		m := map[string]int64{}
+		for _, p := range parts {
+			m[p] = off
+		}
+		return withFile(hs(sec, []int64{off}, []int64{10}), sec, m)
+	}
+	w.Add("g", file(0, 10, "orders/0", "orders/1"))
+	if a := w.Add("g", file(5, 2, "orders/0")); len(a) != 2 {
+		t.Fatalf("anomalies %+v, want a rewind and a vanished partition", a)
+	}
+	if got := w.Evaluate("g").State; got != HealthRewind {
+		t.Fatalf("state %s", got)
+	}
+	// The rewind leaves the window after 10 s of steady observations.
+	w.Add("g", file(10, 10, "orders/0"))
+	w.Add("g", file(20, 10, "orders/0"))
+	w.Add("g", file(30, 10, "orders/0"))
+	if got := w.Evaluate("g").State; got != HealthOK {
+		t.Fatalf("state %s after the window slid, evidence %+v", got, w.Evaluate("g").Evidence)
+	}
+	if c := w.Counts("g"); c.Rewinds != 1 || c.Vanished != 1 {
+		t.Fatalf("counts %+v", c)
+	}
+	w.Sweep()
+	w.Sweep() // no observation since the last sweep: forgotten
+	if len(w.Groups()) != 0 {
+		t.Fatalf("groups %v after sweeps", w.Groups())
+	}
+}
+
+func TestEvaluateHealthMinSpan(t *testing.T) {
+	stopped := []HealthSample{hs(0, []int64{5}, []int64{10}), hs(30, []int64{5}, []int64{10})}
+	if got := EvaluateHealth("g", stopped, HealthOptions{MinSpan: time.Minute}).State; got != HealthOK {
+		t.Fatalf("30 s without a commit, MinSpan 1m: %s, want OK (not yet a while)", got)
+	}
+	stopped = append(stopped, hs(60, []int64{5}, []int64{10}))
+	if got := EvaluateHealth("g", stopped, HealthOptions{MinSpan: time.Minute}).State; got != HealthStop {
+		t.Fatalf("60 s without a commit, MinSpan 1m: %s, want STOP", got)
+	}
+}
