@@ -132,7 +132,6 @@ func TestExporterFlags(t *testing.T) {
 		{[]string{"exporter", "--once"}, "nothing to observe"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--group-regex", "("}, "--group-regex"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--interval", "0s"}, "must be positive"},
-		{[]string{"exporter", "--once", "--data-dir", dir, "--kaas-version", "0.3"}, "--kaas-version"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--max-groups", "-1"}, "--max-groups"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--window", "30s", "--stop-after", "1m"}, "--stop-after"},
 		{[]string{"groups", "health", "--data-dir", dir, "--window", "1s", "--interval", "2s"}, "longer than --window"},
