@@ -15,7 +15,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -157,23 +157,45 @@ func (p *Printer) Print(o Output) error {
 		}
 		return WriteCSV(p.Out, o.Table)
 	default:
-		if o.Human != nil {
-			return o.Human(p)
+		// People's output is written in many small pieces (blocks, key
+		// lines, table rows): buffer them so a 10,000-group describe is
+		// a few large writes, not a system call per cell.
+		if _, buffered := p.Out.(*bufio.Writer); !buffered {
+			bw := bufio.NewWriterSize(p.Out, 64<<10)
+			bp := *p
+			bp.Out = bw
+			err := bp.print(o)
+			if ferr := bw.Flush(); err == nil {
+				err = ferr
+			}
+			return err
 		}
-		if o.Table == nil {
-			return WriteJSON(p.Out, o.Data, true)
-		}
-		return p.Table(o.Table)
+		return p.print(o)
 	}
 }
 
-// Table renders a table for people: boxed on a TTY, plain aligned text
-// (easy to grep and cut) when piped.
-func (p *Printer) Table(t *TableData) error {
-	hdr, rows := t.project(p.Wide())
-	if !p.TTY {
-		return writePlain(p.Out, hdr, rows)
+func (p *Printer) print(o Output) error {
+	if o.Human != nil {
+		return o.Human(p)
 	}
+	if o.Table == nil {
+		return WriteJSON(p.Out, o.Data, true)
+	}
+	return p.Table(o.Table)
+}
+
+// BoxedRows is the most rows a table is drawn boxed (tablewriter) on a
+// terminal; larger tables stream as aligned text, like piped output, so
+// 10,000 rows cost what the JSON path costs.
+const BoxedRows = 500
+
+// Table renders a table for people: boxed on a TTY for small tables, plain
+// aligned text (easy to grep and cut) when piped or large.
+func (p *Printer) Table(t *TableData) error {
+	if !p.TTY || len(t.Rows) > BoxedRows {
+		return writeAligned(p.Out, t, p.Wide())
+	}
+	hdr, rows := t.project(p.Wide())
 	tb := tablewriter.NewTable(p.Out,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Symbols:  tw.NewSymbols(tw.StyleLight),
@@ -191,26 +213,94 @@ func (p *Printer) Table(t *TableData) error {
 	return tb.Render()
 }
 
-// cellCleaner keeps a cell on one line and escapes 0xff, which tabwriter
-// would take as its escape character. Built once: a Replacer is costly.
+// cellCleaner keeps a cell on one line and escapes 0xff (the escape byte
+// of the aligned-text format, kept for byte-identical output). Built once:
+// a Replacer is costly.
 var cellCleaner = strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`)
 
-func writePlain(w io.Writer, hdr []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	writeRow := func(cells []string) {
-		for i, c := range cells {
-			if i > 0 {
-				io.WriteString(tw, "\t")
-			}
-			io.WriteString(tw, cellCleaner.Replace(orDash(c)))
+// plainCell is a cell as the aligned text shows it: "-" for empty, on one
+// line. It allocates only for the rare cell that needs cleaning.
+func plainCell(c string) string {
+	if c == "" {
+		return "-"
+	}
+	if strings.ContainsAny(c, "\t\n\xff") {
+		return cellCleaner.Replace(c)
+	}
+	return c
+}
+
+// cellWidth is the width of a cell in the aligned text: one column per
+// rune (an invalid byte counts as one), as text/tabwriter counts.
+func cellWidth(c string) int {
+	for i := 0; i < len(c); i++ {
+		if c[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(c)
 		}
-		io.WriteString(tw, "\n")
 	}
-	writeRow(hdr)
-	for _, r := range rows {
-		writeRow(r)
+	return len(c)
+}
+
+// writeAligned writes t as aligned text in two passes over its rows: the
+// widths of the shown columns, then the rows through one buffer. The
+// output is what text/tabwriter gives with padding 2 (every column but
+// the last padded to its widest cell plus two spaces), without copying
+// the table or writing cell by cell.
+func writeAligned(w io.Writer, t *TableData, wide bool) error {
+	var keep []int
+	for i, c := range t.Columns {
+		if wide || !c.Wide {
+			keep = append(keep, i)
+		}
 	}
-	return tw.Flush()
+	if len(keep) == 0 {
+		_, err := io.WriteString(w, strings.Repeat("\n", 1+len(t.Rows)))
+		return err
+	}
+	widths := make([]int, len(keep))
+	for j, i := range keep {
+		widths[j] = cellWidth(plainCell(t.Columns[i].Header))
+	}
+	for _, row := range t.Rows {
+		for j, i := range keep[:len(keep)-1] {
+			if n := cellWidth(plainCell(row[i])); n > widths[j] {
+				widths[j] = n
+			}
+		}
+	}
+	bw, own := w.(*bufio.Writer)
+	if !own {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
+	writeRow := func(cell func(i int) string) {
+		last := len(keep) - 1
+		for j, i := range keep {
+			c := plainCell(cell(i))
+			bw.WriteString(c)
+			if j < last {
+				writeSpaces(bw, widths[j]-cellWidth(c)+2)
+			}
+		}
+		bw.WriteByte('\n')
+	}
+	writeRow(func(i int) string { return t.Columns[i].Header })
+	for _, row := range t.Rows {
+		writeRow(func(i int) string { return row[i] })
+	}
+	if own {
+		return nil
+	}
+	return bw.Flush()
+}
+
+const spaces = "                                                                "
+
+func writeSpaces(bw *bufio.Writer, n int) {
+	for n > len(spaces) {
+		bw.WriteString(spaces)
+		n -= len(spaces)
+	}
+	bw.WriteString(spaces[:n])
 }
 
 func orDash(s string) string {
