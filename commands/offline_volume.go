@@ -74,7 +74,7 @@ func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
 // offlineAssignment reads assignment.json for commands that can still work
 // without it: problems become warnings on stderr and a nil assignment.
 func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
-	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Fold: true})
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)
 		return nil
