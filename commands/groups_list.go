@@ -151,14 +151,26 @@ func runGroupsList(c *cli.Context) error {
 	if sr.LegacyDir != "" {
 		g.Warnf("legacy offsets dir %s exists: kaas v0.2.18 does not read it and its operator deletes it (see 'kaasctl volume check')", sr.LegacyDir)
 	}
-	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
-	for _, r := range rows {
-		t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
-			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+	var t *render.TableData
+	if needsTable(g) {
+		t = render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
+		t.Rows = make([][]string, 0, len(rows))
+		for _, r := range rows {
+			t.Add(cellName(r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
+				strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+		}
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
 		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
 	}})
+}
+
+// needsTable reports whether the output format prints a table (people's
+// formats and csv): json, jsonl and yaml never build one, which for a
+// million rows is most of the memory.
+func needsTable(g *Globals) bool {
+	f := g.Printer.Format
+	return !f.Machine() || f == render.CSV
 }
 
 func filteredSuffix(total int) string {

@@ -147,10 +147,7 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 	if problem != "" {
 		return nil, nil, &FileError{Path: path, Problem: problem}
 	}
-	var a *Assignment
-	if o.Groups != nil {
-		a = decodeScoped(data, raw, o.Groups)
-	}
+	a := decodeScoped(data, raw, o.Groups)
 	if a == nil {
 		a = &Assignment{}
 		if err := json.Unmarshal(data, a); err != nil {
@@ -277,8 +274,10 @@ func keepGroups(es []GroupEntry, groups []string) []GroupEntry {
 }
 
 // decodeScoped decodes an assignment keeping only the consumerGroups[]
-// entries of groups, without decoding the others: each entry's groupId is
-// compared as raw bytes. It returns nil when the document is anything but
+// entries of groups (all of them when groups is nil), without decoding the
+// others: each entry's groupId is compared as raw bytes, and entries of the
+// plain shape are decoded by a byte scan (others by encoding/json, one
+// entry at a time). It returns nil when the document is anything but
 // the plain shape (invalid JSON, a field of the wrong type, an entry that
 // is not an object, escapes in a key), and the caller decodes it whole,
 // which gives the same answer and the exact error.
@@ -318,29 +317,42 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 	if !ok || string(cg) == "null" {
 		return a
 	}
-	want := make(map[string]bool, len(groups))
-	for _, g := range groups {
-		want[g] = true
+	var want map[string]bool
+	if groups != nil {
+		want = make(map[string]bool, len(groups))
+		for _, g := range groups {
+			want[g] = true
+		}
+	} else {
+		a.ConsumerGroups = make([]GroupEntry, 0, bytes.Count(cg, []byte(`"groupId"`)))
 	}
 	if len(cg) == 0 || cg[0] != '[' {
 		return nil
 	}
+	brokers := map[string]string{} // one string per broker id, shared by its entries
 	i := skipSpace(cg, 1)
 	for i < len(cg) && cg[i] != ']' {
 		if cg[i] != '{' {
 			return nil
 		}
 		end := skipValue(cg, i)
-		id, ok := entryGroupID(cg[i:end])
+		obj := cg[i:end]
+		id, ok := entryGroupID(obj)
 		if !ok {
 			return nil
 		}
 		a.Entries++
-		if want[string(id)] {
-			var e GroupEntry
-			if json.Unmarshal(cg[i:end], &e) != nil {
+		// Every entry is type-checked, kept or not: brokers refuse a file
+		// with one bad entry, and so does the whole decode.
+		keep := want == nil || want[string(id)]
+		e, plain := plainEntry(obj, brokers, keep)
+		if !plain {
+			e = GroupEntry{}
+			if json.Unmarshal(obj, &e) != nil {
 				return nil
 			}
+		}
+		if keep {
 			a.ConsumerGroups = append(a.ConsumerGroups, e)
 		}
 		i = skipSpace(cg, end)
@@ -349,6 +361,74 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 		}
 	}
 	return a
+}
+
+// plainEntry decodes an entry object whose keys are exactly groupId,
+// broker and epoch (any order, each at most once) with plain string values
+// and a small non-negative epoch: what every controller writes. ok is
+// false for anything else, which encoding/json then decodes. Without keep
+// it only checks the shape (no strings are made).
+func plainEntry(obj []byte, brokers map[string]string, keep bool) (e GroupEntry, ok bool) {
+	var seen [3]bool
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		kend := skipString(obj, i)
+		key := string(obj[i+1 : kend-1]) // no allocation: compared only
+		i = skipSpace(obj, kend)
+		i = skipSpace(obj, i+1)
+		vend := skipValue(obj, i)
+		v := obj[i:vend]
+		switch key {
+		case "groupId", "broker":
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+				return e, false
+			}
+			v = v[1 : len(v)-1]
+			if !keep {
+				if key == "groupId" && seen[0] || key == "broker" && seen[1] {
+					return e, false
+				}
+				seen[0] = seen[0] || key == "groupId"
+				seen[1] = seen[1] || key == "broker"
+				break
+			}
+			if key == "groupId" {
+				if seen[0] {
+					return e, false
+				}
+				seen[0], e.GroupID = true, string(v)
+			} else {
+				if seen[1] {
+					return e, false
+				}
+				b, ok := brokers[string(v)]
+				if !ok {
+					b = string(v)
+					brokers[b] = b
+				}
+				seen[1], e.Broker = true, b
+			}
+		case "epoch":
+			if seen[2] || len(v) == 0 || len(v) > 9 {
+				return e, false
+			}
+			var n uint32
+			for _, c := range v {
+				if c < '0' || c > '9' {
+					return e, false
+				}
+				n = n*10 + uint32(c-'0')
+			}
+			seen[2], e.Epoch = true, n
+		default:
+			return e, false
+		}
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return e, true
 }
 
 // entryGroupID finds the raw groupId string of one entry object (valid

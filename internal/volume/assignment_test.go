@@ -1,6 +1,7 @@
 package volume
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -144,6 +145,8 @@ var scopedSeeds = []string{
 	`{"Brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":null,"extra":1}`,
 	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a"}`,
 	`{"controllerEpoch":"x","brokers":[],"partitions":[]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a","epoch":4294967295},{"groupId":"g","broker":"a","epoch":1.5},{"groupId":"g","broker":"a","epoch":-1},{"groupId":"g","broker":"a","epoch":12,"extra":[1,{"x":"]"}]},{"groupId":"g","broker":"b\u0041","broker":"c"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a","epoch":7,"Epoch":8},{"groupId":"g","broker":null},{"groupId":"g","broker":1}]}`,
 }
 
 // scopeOf is what the scoped reader must return for groups: the whole
@@ -152,6 +155,14 @@ func checkScoped(t *testing.T, data []byte, groups []string) {
 	t.Helper()
 	full, ffs, ferr := ParseAssignment("f.json", data)
 	a, fs, err := ParseAssignmentWith("f.json", data, AssignmentOptions{Groups: groups})
+	// The byte scan must decode exactly what encoding/json decodes.
+	var ref Assignment
+	if jerr := json.Unmarshal(data, &ref); (jerr == nil) != (ferr == nil) {
+		t.Fatalf("encoding/json says %v, the reader %v", jerr, ferr)
+	} else if jerr == nil && (fmt.Sprint(ref.ConsumerGroups) != fmt.Sprint(full.ConsumerGroups) || ref.Controller != full.Controller ||
+		fmt.Sprint(ref.Brokers) != fmt.Sprint(full.Brokers) || ref.AssignmentVersion != full.AssignmentVersion || ref.ControllerEpoch != full.ControllerEpoch) {
+		t.Fatalf("the reader decodes %+v\nencoding/json %+v", *full, ref)
+	}
 	if (ferr == nil) != (err == nil) || (err != nil && err.Error() != ferr.Error()) {
 		t.Fatalf("errors differ: whole %v, scoped %v", ferr, err)
 	}
