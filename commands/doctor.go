@@ -97,7 +97,7 @@ func runDoctor(c *cli.Context) error {
 		}
 		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.OffsetFiles = l.AssignmentPath(), a != nil, l.OffsetsPath(), len(files)
 		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
+			v.Sources.ExplicitCount = a.EntryCount()
 		}
 	} else {
 		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {

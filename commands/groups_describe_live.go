@@ -41,13 +41,12 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		byGroup = map[string][]inspect.GroupFileData{}
 		known   = map[string]bool{}
 	)
-	pick := o.picks(re)
 	if hasVolume {
 		if l, err = g.Layout(); err != nil {
 			return err
 		}
-		a = offlineAssignment(g, l)
-		if byGroup, known, sr, err = describeFiles(l, a, pick); err != nil {
+		a = offlineAssignmentFor(g, l, o.scope())
+		if byGroup, known, sr, err = describeFiles(l, a, o, re); err != nil {
 			return err
 		}
 	}
@@ -110,7 +109,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.LegacyDir, v.Sources.OffsetFiles =
 			l.AssignmentPath(), a != nil, l.OffsetsPath(), sr.LegacyDir, sr.Files
 		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
+			v.Sources.ExplicitCount = a.EntryCount()
 		}
 	}
 	var failed []string

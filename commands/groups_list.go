@@ -24,13 +24,15 @@ type groupsListOptions struct {
 
 // GroupsSourcesView says which sources a groups command used.
 type GroupsSourcesView struct {
-	Assignment    string `json:"assignment"`
-	AssignmentOK  bool   `json:"assignmentOk"`
-	OffsetsDir    string `json:"offsetsDir"`
-	LegacyDir     string `json:"legacyOffsetsDir"`
-	OffsetFiles   int    `json:"offsetFiles"`
-	ExplicitCount int    `json:"explicitEntries"`
-	Live          bool   `json:"live"`
+	Assignment   string `json:"assignment"`
+	AssignmentOK bool   `json:"assignmentOk"`
+	OffsetsDir   string `json:"offsetsDir"`
+	LegacyDir    string `json:"legacyOffsetsDir"`
+	// OffsetFiles counts the offset files read: all of them for list,
+	// --all and --regex; the named groups' own for describe GROUP...
+	OffsetFiles   int  `json:"offsetFiles"`
+	ExplicitCount int  `json:"explicitEntries"`
+	Live          bool `json:"live"`
 	// Mode and Brokers are set when brokers were asked: mode "live"
 	// (brokers only) or "merged" (volume and brokers).
 	Mode    string             `json:"mode,omitempty"`
@@ -144,7 +146,7 @@ func runGroupsList(c *cli.Context) error {
 		Total:   len(all), Shown: len(rows), Groups: rows,
 	}
 	if a != nil {
-		v.Sources.ExplicitCount = len(a.ConsumerGroups)
+		v.Sources.ExplicitCount = a.EntryCount()
 	}
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown)",
 		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"))

@@ -101,7 +101,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		v.Sources.Assignment, v.Sources.AssignmentOK, v.Sources.OffsetsDir, v.Sources.LegacyDir, v.Sources.OffsetFiles =
 			l.AssignmentPath(), a != nil, l.OffsetsPath(), sr.LegacyDir, sr.Files
 		if a != nil {
-			v.Sources.ExplicitCount = len(a.ConsumerGroups)
+			v.Sources.ExplicitCount = a.EntryCount()
 		}
 		header = append(header, volumeLine(l, a, sr.Files))
 		if sr.LegacyDir != "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -28,6 +29,54 @@ type Assignment struct {
 	// it was read for some groups only (AssignmentOptions.Groups), more
 	// than ConsumerGroups keeps.
 	Entries int `json:"-"`
+
+	// cache is set by the readers: an assignment read from a file is not
+	// changed after, so its router and entry index are built once.
+	cache *assignmentCache
+}
+
+type assignmentCache struct {
+	once    sync.Once
+	router  *grouphash.Router
+	byGroup map[string][]GroupEntry
+}
+
+// SharedRouter is Router built once per assignment read from a file, for
+// answering many groups (describe --all).
+func (a *Assignment) SharedRouter() *grouphash.Router {
+	if a.cache == nil {
+		return a.Router()
+	}
+	a.buildCache()
+	return a.cache.router
+}
+
+func (a *Assignment) buildCache() {
+	a.cache.once.Do(func() {
+		a.cache.router = a.Router()
+		a.cache.byGroup = make(map[string][]GroupEntry, len(a.ConsumerGroups))
+		for _, e := range a.ConsumerGroups {
+			a.cache.byGroup[e.GroupID] = append(a.cache.byGroup[e.GroupID], e)
+		}
+	})
+}
+
+// EntriesOf returns the consumerGroups[] entries of one group in file
+// order (from an index built once for an assignment read from a file).
+func (a *Assignment) EntriesOf(group string) []GroupEntry {
+	if a.cache == nil {
+		return keepGroups(a.ConsumerGroups, []string{group})
+	}
+	a.buildCache()
+	return a.cache.byGroup[group]
+}
+
+// ForGroup is a copy of the assignment holding only group's entries, for
+// analyses that walk every entry but are about one group.
+func (a *Assignment) ForGroup(group string) *Assignment {
+	c := &Assignment{ControllerEpoch: a.ControllerEpoch, AssignmentVersion: a.AssignmentVersion, GeneratedAt: a.GeneratedAt,
+		Controller: a.Controller, Brokers: a.Brokers, Partitions: a.Partitions, ConsumerGroups: a.EntriesOf(group), Entries: a.EntryCount()}
+	return c
 }
 
 // EntryCount is how many consumerGroups[] entries the file holds, whether
@@ -249,6 +298,7 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 			}, "wait for the next controller recompute; until then the group cannot commit")
 		}
 	}
+	a.cache = &assignmentCache{}
 	if a.Brokers == nil {
 		a.Brokers = []BrokerEntry{}
 	}

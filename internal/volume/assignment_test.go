@@ -177,7 +177,7 @@ func checkScoped(t *testing.T, data []byte, groups []string) {
 		t.Fatalf("scoped entries %v, want %v", a.ConsumerGroups, want)
 	}
 	head := *full
-	head.ConsumerGroups, head.Entries = a.ConsumerGroups, a.Entries
+	head.ConsumerGroups, head.Entries, head.cache = a.ConsumerGroups, a.Entries, a.cache
 	if fmt.Sprint(head) != fmt.Sprint(*a) {
 		t.Fatalf("scoped assignment %+v\nwant %+v", *a, head)
 	}

@@ -139,6 +139,45 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	return res, runOrdered(jobs, opts, fn)
 }
 
+// ScanGroups is ScanOffsets for the named groups only: it looks up each
+// group's own file in both layouts instead of listing the directories, so
+// describing one group on a 100,000-file volume reads one file. ok is false
+// when a name cannot be looked up that way (empty, NUL, a path that leaves
+// the offsets dir or is not the one a listing would give); the caller then
+// scans. Files counts the files found; LegacyDir is set as ScanOffsets sets
+// it; directory findings (tmp leftovers, unknown files) are not looked for.
+func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScanItem) error) (res ScanResult, ok bool, err error) {
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
+	for _, g := range groups {
+		if g == "" || strings.ContainsRune(g, 0) || strings.Contains(g, `\`) || filepath.IsAbs(g) ||
+			filepath.Clean(g) != g || g == "." || g == ".." || strings.HasPrefix(g, "../") || strings.HasSuffix(g, ".tmp") {
+			return res, false, nil
+		}
+	}
+	var jobs []scanJob
+	look := func(dir, layout string) {
+		for _, g := range groups {
+			p := filepath.Join(dir, g+".json")
+			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+				jobs = append(jobs, scanJob{group: g, path: p, layout: layout, inSubdir: strings.Contains(g, "/")})
+			}
+		}
+	}
+	cur := l.OffsetsPath()
+	look(cur, OffsetsCurrent)
+	if leg := l.LegacyOffsetsPath(); leg != "" && leg != cur {
+		if st, err := os.Stat(leg); err == nil && st.IsDir() {
+			res.LegacyDir = leg
+			look(leg, OffsetsLegacy)
+		}
+	}
+	res.Files = len(jobs)
+	if opts.OnListed != nil {
+		opts.OnListed(len(jobs))
+	}
+	return res, true, runOrdered(jobs, opts, fn)
+}
+
 // listOffsetDir appends the group files of one offsets dir (recursively,
 // for group ids containing "/") and records odd entries as findings.
 func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scanJob) []scanJob {
