@@ -33,8 +33,9 @@ func gatherLiveGroups(ctx context.Context, cl *wire.Client, extra []string, a *v
 	if err != nil {
 		return nil, err
 	}
-	la := &inspect.LiveAnswers{Listings: ls, HasAssignment: a != nil, Names: names, Described: map[string]wire.DescribedGroup{}}
+	la := &inspect.LiveAnswers{Listings: ls, HasAssignment: a != nil, Names: names}
 	live := la.LiveGroupNames()
+	la.Described = make(map[string]wire.DescribedGroup, len(live))
 	all := append(append([]string{}, extra...), live...)
 	if la.Coords, err = findCoordinators(ctx, cl, all, false); err != nil {
 		return nil, err

@@ -219,26 +219,27 @@ func (p *Printer) Table(t *TableData) error {
 var cellCleaner = strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`)
 
 // plainCell is a cell as the aligned text shows it: "-" for empty, on one
-// line. It allocates only for the rare cell that needs cleaning.
-func plainCell(c string) string {
+// line; and its width: one column per rune (an invalid byte counts as
+// one), as text/tabwriter counts. One pass over the bytes; it allocates
+// only for the rare cell that needs cleaning.
+func plainCell(c string) (string, int) {
 	if c == "" {
-		return "-"
+		return "-", 1
 	}
-	if strings.ContainsAny(c, "\t\n\xff") {
-		return cellCleaner.Replace(c)
-	}
-	return c
-}
-
-// cellWidth is the width of a cell in the aligned text: one column per
-// rune (an invalid byte counts as one), as text/tabwriter counts.
-func cellWidth(c string) int {
+	ascii := true
 	for i := 0; i < len(c); i++ {
-		if c[i] >= utf8.RuneSelf {
-			return utf8.RuneCountInString(c)
+		switch b := c[i]; {
+		case b == '\t' || b == '\n' || b == 0xff:
+			c = cellCleaner.Replace(c)
+			return c, utf8.RuneCountInString(c)
+		case b >= utf8.RuneSelf:
+			ascii = false
 		}
 	}
-	return len(c)
+	if ascii {
+		return c, len(c)
+	}
+	return c, utf8.RuneCountInString(c)
 }
 
 // writeAligned writes t as aligned text in two passes over its rows: the
@@ -259,11 +260,11 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	}
 	widths := make([]int, len(keep))
 	for j, i := range keep {
-		widths[j] = cellWidth(plainCell(t.Columns[i].Header))
+		_, widths[j] = plainCell(t.Columns[i].Header)
 	}
 	for _, row := range t.Rows {
 		for j, i := range keep[:len(keep)-1] {
-			if n := cellWidth(plainCell(row[i])); n > widths[j] {
+			if _, n := plainCell(row[i]); n > widths[j] {
 				widths[j] = n
 			}
 		}
@@ -275,10 +276,10 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	writeRow := func(cell func(i int) string) {
 		last := len(keep) - 1
 		for j, i := range keep {
-			c := plainCell(cell(i))
+			c, n := plainCell(cell(i))
 			bw.WriteString(c)
 			if j < last {
-				writeSpaces(bw, widths[j]-cellWidth(c)+2)
+				writeSpaces(bw, widths[j]-n+2)
 			}
 		}
 		bw.WriteByte('\n')

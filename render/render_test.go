@@ -129,7 +129,8 @@ func tabwriterPlain(t *TableData, wide bool) string {
 			if i > 0 {
 				io.WriteString(w, "\t")
 			}
-			io.WriteString(w, plainCell(c))
+			pc, _ := plainCell(c)
+			io.WriteString(w, pc)
 		}
 		io.WriteString(w, "\n")
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -114,6 +115,8 @@ type Metadata struct {
 	Topics  map[string]*TopicMeta `json:"topics"`
 }
 
+var errNoDiscovery = errors.New("kgo already knows the brokers")
+
 // metadata asks any broker for the brokers and topics (nil topics: all
 // topics; empty: none).
 func (c *Client) metadata(ctx context.Context, topics []string) (*Metadata, error) {
@@ -126,9 +129,20 @@ func (c *Client) metadata(ctx context.Context, topics []string) (*Metadata, erro
 			req.Topics = append(req.Topics, rt)
 		}
 	}
-	kresp, err := c.anyRequest(ctx, req)
+	var kresp kmsg.Response
+	err := errNoDiscovery
+	if len(c.KGO.DiscoveredBrokers()) == 0 {
+		// Through kgo while it knows no broker yet: it asks a seed (only
+		// the answering ones after Check) and learns the brokers from
+		// the answer, so requests to each broker need no second round.
+		cctx, cancel := c.WithTimeout(ctx)
+		kresp, err = c.KGO.Request(cctx, req)
+		cancel()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", err)
+		if kresp, err = c.anyRequest(ctx, req); err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
 	}
 	resp := kresp.(*kmsg.MetadataResponse)
 	md := &Metadata{Topics: map[string]*TopicMeta{}}
@@ -541,7 +555,7 @@ func nodes(m map[int32][]string) []int32 {
 func (c *Client) DescribeGroups(ctx context.Context, groups []string, coords map[string]Coordinator) []DescribedGroup {
 	per, failed := byNode(groups, coords)
 	var mu sync.Mutex
-	res := map[string]DescribedGroup{}
+	res := make(map[string]DescribedGroup, len(groups))
 	for g, co := range failed {
 		res[g] = DescribedGroup{Group: g, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
 	}
