@@ -103,7 +103,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	lookup := manifestLookup(g, l) // groups_describe_live.go
+	lookup, flush := manifestLookup(g, l) // groups_describe_live.go
 	v := GroupsDescribeView{Sources: GroupsSourcesView{Assignment: l.AssignmentPath(), AssignmentOK: a != nil, OffsetsDir: l.OffsetsPath(), LegacyDir: sr.LegacyDir, OffsetFiles: sr.Files}}
 	if a != nil {
 		v.Sources.ExplicitCount = a.EntryCount()
@@ -119,6 +119,7 @@ func runGroupsDescribe(c *cli.Context) error {
 		}
 		v.Groups = append(v.Groups, d)
 	}
+	flush()
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
 	}

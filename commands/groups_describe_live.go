@@ -78,7 +78,8 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	files := map[string]*inspect.GroupDescription{}
 	knownTP := map[string]wire.TopicPartitions{}
 	if hasVolume {
-		lookup := manifestLookup(g, l)
+		lookup, flush := manifestLookup(g, l)
+		defer flush()
 		for _, name := range selected {
 			if !known[name] {
 				continue
@@ -245,20 +246,25 @@ func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
 
 // manifestLookup reads partition manifests for offline lag (nil without a
 // data dir).
-func manifestLookup(g *Globals, l volume.Layout) inspect.ManifestLookup {
+// Their findings are kept until flush prints them, one line per kind.
+func manifestLookup(g *Globals, l volume.Layout) (lookup inspect.ManifestLookup, flush func()) {
 	if l.DataDir == "" {
-		return nil
+		return nil, func() {}
 	}
 	mr := &volume.ManifestReader{L: l}
 	warned := map[*volume.Manifest]bool{}
+	var all []volume.Finding
 	return func(topic string, p int32) (*volume.Manifest, error) {
-		m, fs, err := mr.Get(topic, p)
-		if err == nil && !warned[m] {
-			warned[m] = true
-			g.WarnFindings(fs)
+			m, fs, err := mr.Get(topic, p)
+			if err == nil && !warned[m] {
+				warned[m] = true
+				all = append(all, fs...)
+			}
+			return m, err
+		}, func() {
+			g.WarnFindings(all)
+			all = nil
 		}
-		return m, err
-	}
 }
 
 func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
