@@ -35,7 +35,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
 		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: go, 0.1.190, 0.2.15 (all the Go generation), 0.2.16, 0.2.17, 0.2.18, or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
-		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress or notes on stderr", Category: "Output"},
+		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
 	}, liveFlags()...)
 }
@@ -194,15 +194,40 @@ func (g *Globals) Notef(format string, a ...any) {
 	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
-// Warnf prints a warning on stderr (even with --quiet: warnings matter).
+// Warnf prints a warning on stderr unless --quiet (the exit code still
+// tells what went wrong).
 func (g *Globals) Warnf(format string, a ...any) {
+	if g.Quiet {
+		return
+	}
 	fmtf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
-// WarnFindings prints the warning- and error-level findings of a read.
+// WarnFindings prints the warning- and error-level findings of a read, one
+// line per kind: the first finding of a code, and how many more there are
+// and where to see them all.
 func (g *Globals) WarnFindings(fs []volume.Finding) {
-	for _, f := range fs {
+	if g.Quiet {
+		return
+	}
+	more := map[string]int{}
+	var order []int
+	for i, f := range fs {
 		if f.Severity == volume.SevInfo {
+			continue
+		}
+		n, seen := more[f.Code]
+		if !seen {
+			order = append(order, i)
+			more[f.Code] = f.Repeats
+			continue
+		}
+		more[f.Code] = n + 1 + f.Repeats
+	}
+	for _, i := range order {
+		f := fs[i]
+		if n := more[f.Code]; n > 0 {
+			g.Warnf("%s: %s (and %s like it: 'kaasctl volume check' lists every one)", f.Path, f.Message, plural(n, "more", "more"))
 			continue
 		}
 		g.Warnf("%s: %s", f.Path, f.Message)

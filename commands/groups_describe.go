@@ -107,8 +107,8 @@ func runGroupsDescribe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a := offlineAssignment(g, l)
-	byGroup, known, sr, err := describeFiles(l, a, o.picks(re))
+	a := offlineAssignmentFor(g, l, o.scope())
+	byGroup, known, sr, err := describeFiles(l, a, o, re)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	lookup := manifestLookup(g, l) // groups_describe_live.go
+	lookup, flush := manifestLookup(g, l) // groups_describe_live.go
 	v := GroupsDescribeView{}
 	volumeSources(&v.Sources, l, a, sr)
 	warnGeneration(g, sr)
@@ -139,6 +139,7 @@ func runGroupsDescribe(c *cli.Context) error {
 		v.Groups = append(v.Groups, d)
 	}
 	noteLeftOut(g, o.filter, leftOut)
+	flush()
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
 	}
@@ -347,24 +348,46 @@ func quoteList(ss []string) string {
 }
 
 // describeFiles streams the offset files, keeping the parsed files of the
-// groups pick selects (and only those), and returns every group id the
-// volume knows (offset files and explicit entries).
-func describeFiles(l volume.Layout, a *volume.Assignment, pick func(string) bool) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
+// groups the options select (and only those), and returns every group id
+// the volume knows (offset files and explicit entries). Named groups read
+// their own files only (and "known" is then about them alone).
+func describeFiles(l volume.Layout, a *volume.Assignment, o groupsDescribeOptions, re *regexp.Regexp) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
 	byGroup := map[string][]inspect.GroupFileData{}
 	known := map[string]bool{}
-	sr, err := volume.ScanOffsets(l, volume.ScanOptions{}, func(it *volume.OffsetScanItem) error {
+	pick := o.picks(re)
+	each := func(it *volume.OffsetScanItem) error {
 		known[it.Group] = true
 		if pick(it.Group) {
 			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings, Denied: it.Denied})
 		}
 		return nil
-	})
+	}
+	var (
+		sr  volume.ScanResult
+		ok  bool
+		err error
+	)
+	if scope := o.scope(); scope != nil {
+		sr, ok, err = volume.ScanGroups(l, scope, volume.ScanOptions{}, each)
+	}
+	if !ok {
+		sr, err = volume.ScanOffsets(l, volume.ScanOptions{}, each)
+	}
 	if a != nil {
 		for _, e := range a.ConsumerGroups {
 			known[e.GroupID] = true
 		}
 	}
 	return byGroup, known, sr, err
+}
+
+// scope is the groups a describe is about when they are named (nil for
+// --all and --regex, which need every group).
+func (o groupsDescribeOptions) scope() []string {
+	if o.all || o.regex != "" || len(o.names) == 0 {
+		return nil
+	}
+	return o.names
 }
 
 // picks says which groups the options select: named ones, all, or those

@@ -43,13 +43,12 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		byGroup = map[string][]inspect.GroupFileData{}
 		known   = map[string]bool{}
 	)
-	pick := o.picks(re)
 	if hasVolume {
 		if l, err = g.Layout(); err != nil {
 			return err
 		}
-		a = offlineAssignment(g, l)
-		if byGroup, known, sr, err = describeFiles(l, a, pick); err != nil {
+		a = offlineAssignmentFor(g, l, o.scope())
+		if byGroup, known, sr, err = describeFiles(l, a, o, re); err != nil {
 			return err
 		}
 	}
@@ -83,7 +82,8 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	files := map[string]*inspect.GroupDescription{}
 	knownTP := map[string]wire.TopicPartitions{}
 	if hasVolume {
-		lookup := manifestLookup(g, l)
+		lookup, flush := manifestLookup(g, l)
+		defer flush()
 		for _, name := range selected {
 			if !known[name] {
 				continue
@@ -148,21 +148,32 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	if v.Sources.Brokers == nil {
 		v.Sources.Brokers = []BrokerSourceView{}
 	}
-	// Kafka-style state lines and disagreements, on stderr.
-	for _, d := range v.Groups {
-		if m := inspect.StateMessage(d.Group, d.State); m != "" && !g.Quiet {
-			fmtf(g.IO.Err, "%s\n", render.CleanText(m))
+	// Per-group notes go into the output beside their group; stderr gets
+	// one line per kind of problem (the group's own line when only one
+	// group has it).
+	var disagree, coordDisagree, errored []string
+	for i := range v.Groups {
+		d := &v.Groups[i]
+		if m := inspect.StateMessage(d.Group, d.State); m != "" {
+			d.Notes = append(d.Notes, m)
 		}
+		// The output already shows these two (offsetsDisagree, the
+		// "disagreement" line; coordinatorAgrees, "DISAGREES with").
 		if d.OffsetsDisagree > 0 {
-			g.Warnf("group %s: the offset file and the coordinator disagree on %s", volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions"))
+			disagree = append(disagree, fmt.Sprintf("group %s: the offset file and the coordinator disagree on %s",
+				volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions")))
 		}
 		if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
-			g.Warnf("group %s: FindCoordinator says %s, the volume's assignment says %s", volume.DisplayName(d.Group), d.WireCoordinator, orNone(d.Coordinator.Coordinator))
+			coordDisagree = append(coordDisagree, fmt.Sprintf("group %s: FindCoordinator says %s, the volume's assignment says %s",
+				volume.DisplayName(d.Group), d.WireCoordinator, orNone(d.Coordinator.Coordinator)))
 		}
 		for _, e := range d.Errors {
-			g.Warnf("group %s: %s", volume.DisplayName(d.Group), e)
+			errored = append(errored, "group "+volume.DisplayName(d.Group)+": "+e)
 		}
 	}
+	warnKind(g, disagree, "groups whose offset file and coordinator disagree (see their \"disagreement\" lines, offsetsDisagree in json)")
+	warnKind(g, coordDisagree, "groups whose FindCoordinator answer differs from the volume's assignment (see their coordinator lines, coordinatorAgrees in json)")
+	warnKind(g, errored, "errors describing groups (see each group's errors)")
 	var rounds []string
 	for _, bc := range v.Requests {
 		if !bc.Seed {
@@ -206,6 +217,19 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	return nil
 }
 
+// warnKind prints one stderr warning for a kind of per-group problem: the
+// line itself when there is one, else the count, the first, and where the
+// rest are.
+func warnKind(g *Globals, lines []string, what string) {
+	switch len(lines) {
+	case 0:
+	case 1:
+		g.Warnf("%s", lines[0])
+	default:
+		g.Warnf("%d %s; the first: %s", len(lines), what, lines[0])
+	}
+}
+
 func hasCommitted(d inspect.LiveDescription) bool {
 	for _, p := range d.Partitions {
 		if p.Committed >= 0 {
@@ -246,20 +270,25 @@ func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
 
 // manifestLookup reads partition manifests for offline lag (nil without a
 // data dir).
-func manifestLookup(g *Globals, l volume.Layout) inspect.ManifestLookup {
+// Their findings are kept until flush prints them, one line per kind.
+func manifestLookup(g *Globals, l volume.Layout) (lookup inspect.ManifestLookup, flush func()) {
 	if l.DataDir == "" {
-		return nil
+		return nil, func() {}
 	}
 	mr := &volume.ManifestReader{L: l}
 	warned := map[*volume.Manifest]bool{}
+	var all []volume.Finding
 	return func(topic string, p int32) (*volume.Manifest, error) {
-		m, fs, err := mr.Get(topic, p)
-		if err == nil && !warned[m] {
-			warned[m] = true
-			g.WarnFindings(fs)
+			m, fs, err := mr.Get(topic, p)
+			if err == nil && !warned[m] {
+				warned[m] = true
+				all = append(all, fs...)
+			}
+			return m, err
+		}, func() {
+			g.WarnFindings(all)
+			all = nil
 		}
-		return m, err
-	}
 }
 
 func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
@@ -313,6 +342,9 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 		}
 		if d.OffsetsDisagree > 0 {
 			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+		}
+		for _, n := range d.Notes {
+			kv.Add("note", n)
 		}
 		if err := writeKV(p, kv); err != nil {
 			return err

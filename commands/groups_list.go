@@ -29,6 +29,8 @@ type GroupsSourcesView struct {
 	AssignmentOK bool   `json:"assignmentOk"`
 	OffsetsDir   string `json:"offsetsDir"`
 	LegacyDir    string `json:"legacyOffsetsDir"`
+	// OffsetFiles counts the offset files read: all of them for list,
+	// --all and --regex; the named groups' own for describe GROUP...
 	OffsetFiles  int    `json:"offsetFiles"`
 	// Generation is the kaas generation assumed for the volume and why
 	// (absent without a volume).
@@ -165,14 +167,26 @@ func runGroupsList(c *cli.Context) error {
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
 		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
 	warnGeneration(g, sr)
-	t := render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
-	for _, r := range rows {
-		t.Add(cellName(g.Printer.Format, r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
-			strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+	var t *render.TableData
+	if needsTable(g) {
+		t = render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
+		t.Rows = make([][]string, 0, len(rows))
+		for _, r := range rows {
+			t.Add(cellName(g.Printer.Format, r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
+				strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+		}
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
 		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
 	}})
+}
+
+// needsTable reports whether the output format prints a table (people's
+// formats and csv): json, jsonl and yaml never build one, which for a
+// million rows is most of the memory.
+func needsTable(g *Globals) bool {
+	f := g.Printer.Format
+	return !f.Machine() || f == render.CSV
 }
 
 func filteredSuffix(total int) string {

@@ -33,8 +33,9 @@ func gatherLiveGroups(ctx context.Context, cl *wire.Client, extra []string, a *v
 	if err != nil {
 		return nil, err
 	}
-	la := &inspect.LiveAnswers{Listings: ls, HasAssignment: a != nil, Names: names, Described: map[string]wire.DescribedGroup{}}
+	la := &inspect.LiveAnswers{Listings: ls, HasAssignment: a != nil, Names: names}
 	live := la.LiveGroupNames()
+	la.Described = make(map[string]wire.DescribedGroup, len(live))
 	all := append(append([]string{}, extra...), live...)
 	if la.Coords, err = findCoordinators(ctx, cl, all, false); err != nil {
 		return nil, err
@@ -154,7 +155,9 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		g.Notef("%s only on the volume (committed offsets, no live group on the coordinator): invisible to ListGroups and OffsetFetch-all", plural(fileOnly, "group is", "groups are"))
 	}
 	var t *render.TableData
-	if hasVolume {
+	switch {
+	case !needsTable(g):
+	case hasVolume:
 		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
 			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
 		for _, r := range rows {
@@ -162,7 +165,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
 				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
 		}
-	} else {
+	default:
 		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+")
 		for _, r := range rows {
 			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,45 +30,7 @@ import (
 func BenchmarkLiveDescribeAll10k(b *testing.B) {
 	TuneRuntime() // as the binary runs
 	const groups = 10000
-	sb, err := sandbox.New(sandbox.Options{Brokers: 3, DataDir: b.TempDir(), Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sb.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...))
-	if err != nil {
-		b.Fatal(err)
-	}
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make(chan error, 1)
-	sem := make(chan struct{}, 32)
-	for i := range groups {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			os := kadm.Offsets{}
-			for p := range int32(4) {
-				os.AddOffset("orders", p, int64(i%7), -1)
-			}
-			if err := adm.CommitAllOffsets(ctx, fmt.Sprintf("bench-%05d", i), os); err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	cl.Close()
-	select {
-	case err := <-errs:
-		b.Fatal(err)
-	default:
-	}
+	sb := seededSandbox(b, groups)
 	env := map[string]string{"KAASCTL_BROKERS": strings.Join(sb.Bootstrap(), ",")}
 	perBroker := regexp.MustCompile(`kaas-\d+ (\d+)`)
 	total := regexp.MustCompile(`with (\d+) requests`)
@@ -112,4 +76,89 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// seededSandbox starts a 3-broker sandbox whose volume holds n committed
+// groups bench-00000… (4 partitions each), committed through the wire.
+func seededSandbox(b *testing.B, n int) *sandbox.Sandbox {
+	b.Helper()
+	sb, err := sandbox.New(sandbox.Options{Brokers: 3, DataDir: b.TempDir(), Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(sb.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			os := kadm.Offsets{}
+			for p := range int32(4) {
+				os.AddOffset("orders", p, int64(i%7), -1)
+			}
+			if err := adm.CommitAllOffsets(ctx, fmt.Sprintf("bench-%05d", i), os); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+	return sb
+}
+
+// BenchmarkDescribeOneGroup10kFiles describes one named group with brokers,
+// with and without --data-dir, on a volume of 10,000 offset files: the
+// volume adds the group's own file, not a scan of the directory (target:
+// at most 1.2× the wire-only CPU). The figure is the CPU (user + sys) of
+// the kaasctl process alone: the benchmark builds the binary and runs it
+// against the in-process sandbox, whose own work is not counted.
+func BenchmarkDescribeOneGroup10kFiles(b *testing.B) {
+	sb := seededSandbox(b, 10000)
+	bin := filepath.Join(b.TempDir(), "kaasctl")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/kaasctl").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	brokers := strings.Join(sb.Bootstrap(), ",")
+	run := func(b *testing.B, args ...string) float64 {
+		var cpu time.Duration
+		for b.Loop() {
+			cmd := exec.Command(bin, append([]string{"groups", "describe", "bench-04242", "-o", "json", "--brokers", brokers}, args...)...)
+			cmd.Env = []string{"HOME=" + b.TempDir()}
+			out, err := cmd.Output()
+			if err != nil || !strings.Contains(string(out), `"bench-04242"`) {
+				b.Fatalf("%v: %s", err, out)
+			}
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		per := cpu.Seconds() / float64(b.N)
+		b.ReportMetric(per*1000, "process-cpu-ms/op")
+		return per
+	}
+	var wireOnly float64
+	b.Run("wire-only", func(b *testing.B) { wireOnly = run(b) })
+	b.Run("with-data-dir", func(b *testing.B) {
+		withVol := run(b, "--data-dir", sb.Layout().DataDir)
+		if wireOnly > 0 {
+			b.ReportMetric(withVol/wireOnly, "x-wire-only-cpu")
+			b.ReportMetric(1.2, "target-x")
+		}
+	})
 }

@@ -22,7 +22,7 @@ import (
 const findChunk = 1000
 
 // findCoordinators resolves keys with batched FindCoordinator requests of
-// at most findChunk keys, a few in flight at once.
+// at most findChunk keys, up to 16 in flight at once.
 func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn bool) (map[string]wire.Coordinator, error) {
 	out := make(map[string]wire.Coordinator, len(keys))
 	if len(keys) <= findChunk {
@@ -36,7 +36,7 @@ func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn b
 	}
 	var mu sync.Mutex
 	var firstErr error
-	sem := make(chan struct{}, 4)
+	sem := make(chan struct{}, 16) // 16,000 keys in one round trip
 	var wg sync.WaitGroup
 	for _, ch := range chunks {
 		wg.Add(1)

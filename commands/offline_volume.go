@@ -74,7 +74,13 @@ func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
 // offlineAssignment reads assignment.json for commands that can still work
 // without it: problems become warnings on stderr and a nil assignment.
 func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
-	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	return offlineAssignmentFor(g, l, nil)
+}
+
+// offlineAssignmentFor is offlineAssignment keeping the explicit entries of
+// groups only (all when nil), and warning about those entries only.
+func offlineAssignmentFor(g *Globals, l volume.Layout, groups []string) *volume.Assignment {
+	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)
 		return nil
@@ -180,7 +186,7 @@ func volumeSources(v *GroupsSourcesView, l volume.Layout, a *volume.Assignment, 
 	}
 	v.Generation = &gi
 	if a != nil {
-		v.ExplicitCount = len(a.ConsumerGroups)
+		v.ExplicitCount = a.EntryCount()
 	}
 }
 

@@ -98,7 +98,10 @@ func splitList(vals []string) []string {
 }
 
 // loadAssignment reads the assignment from --assignment or the volume.
-func loadAssignment(g *Globals, file string) (*volume.Assignment, error) {
+// With keys (not nil), only their explicit entries are kept and only
+// findings about them are printed; per-entry findings are folded into one
+// line per kind either way (each key's own warnings are in its answer).
+func loadAssignment(g *Globals, file string, keys []string) (*volume.Assignment, error) {
 	if file == "" {
 		l, err := g.Layout()
 		if err != nil {
@@ -106,12 +109,25 @@ func loadAssignment(g *Globals, file string) (*volume.Assignment, error) {
 		}
 		file = l.AssignmentPath()
 	}
-	a, findings, err := volume.ReadAssignment(file)
+	a, findings, err := volume.ReadAssignmentWith(file, volume.AssignmentOptions{Groups: keys, Fold: true})
 	if err != nil {
 		return nil, err
 	}
 	g.WarnFindings(findings)
 	return a, nil
+}
+
+// whoisScope is the explicit entries whois needs: those of the named group
+// keys, none for transactional ids (hash tier only), and all (nil) for keys
+// on stdin or a what-if scenario (which counts every entry it keeps).
+func whoisScope(opts whoisOptions) []string {
+	switch {
+	case opts.Stdin || opts.WhatIf.Active():
+		return nil
+	case opts.Txn:
+		return []string{}
+	}
+	return append([]string{}, opts.Keys...)
 }
 
 func runWhois(g *Globals, opts whoisOptions) error {
@@ -121,7 +137,7 @@ func runWhois(g *Globals, opts whoisOptions) error {
 	if opts.WhatIf.KeepListed && len(opts.WhatIf.Down) == 0 {
 		return exit.UsageErrorf("--keep-listed goes with --what-if-down")
 	}
-	a, err := loadAssignment(g, opts.AssignmentFile)
+	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
 	if err != nil {
 		return err
 	}

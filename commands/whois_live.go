@@ -226,7 +226,7 @@ func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
 		return err
 	}
 	defer cl.Close()
-	a, err := loadAssignment(g, opts.AssignmentFile)
+	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
 	if err != nil {
 		return err
 	}

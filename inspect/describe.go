@@ -36,7 +36,7 @@ func ResolveCoordinator(a *volume.Assignment, group string) CoordinatorView {
 	if a == nil {
 		return v
 	}
-	rt := a.Router()
+	rt := a.SharedRouter()
 	res := rt.GroupHash(group, h)
 	v.Coordinator = res.Coordinator
 	v.Tier = string(res.Tier)
@@ -140,7 +140,9 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, ma
 		}
 	}
 	var in GroupsInput
-	in.Assignment = a
+	if a != nil {
+		in.Assignment = a.ForGroup(group) // rows for this group only
+	}
 	in.Files = gfs
 	for _, r := range BuildGroupRows(in) {
 		if r.Group == group {

@@ -156,8 +156,12 @@ type GroupsInput struct {
 func BuildGroupRows(in GroupsInput) []GroupRow {
 	// Rows live in one slice (indexed by group) so 100,000 groups cost one
 	// allocation, and machine output needs no nil-slice rewriting.
-	idx := make(map[string]int, len(in.Files))
-	out := make([]GroupRow, 0, len(in.Files))
+	n := len(in.Files) + len(in.Extra)
+	if in.Assignment != nil {
+		n += len(in.Assignment.ConsumerGroups)
+	}
+	idx := make(map[string]int, n)
+	out := make([]GroupRow, 0, n)
 	get := func(g string) *GroupRow {
 		i, ok := idx[g]
 		if !ok {
@@ -167,14 +171,19 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 		}
 		return &out[i]
 	}
-	var rt *grouphash.Router
-	entryCount := map[string]int{}
+	// The winning (first) entry of each group is kept on its row, so
+	// routing needs no second map of every entry.
+	var ring *grouphash.Ring
 	if a := in.Assignment; a != nil {
-		rt = a.Router()
+		ring = grouphash.NewRing(a.GrouphashBrokers())
 		for _, e := range a.ConsumerGroups {
-			entryCount[e.GroupID]++
 			r := get(e.GroupID)
-			addOnce(&r.Sources, SourceEntry)
+			if slices.Contains(r.Sources, SourceEntry) {
+				addOnce(&r.Issues, IssueDuplicateEntry)
+				continue
+			}
+			r.Sources = append(r.Sources, SourceEntry)
+			r.ExplicitBroker = e.Broker
 		}
 	}
 	for _, g := range in.Extra {
@@ -241,17 +250,16 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 	}
 	for i := range out {
 		r := &out[i]
-		if rt == nil {
+		if ring == nil {
 			r.Tier = string(grouphash.TierNone)
 			addOnce(&r.Issues, IssueNoAssignment)
 		} else {
-			res := rt.Group(r.Group)
+			hasEntry := slices.Contains(r.Sources, SourceEntry)
+			res := ring.ResolveGroup(r.Group, hasEntry, r.ExplicitBroker)
 			r.Coordinator = res.Coordinator
 			r.Tier = string(res.Tier)
 			r.HashCoordinator = res.Hash.Coordinator
 			if res.HasExplicit {
-				r.ExplicitBroker = res.ExplicitBroker
-				ring := rt.Ring()
 				switch {
 				case !ring.Listed(res.ExplicitBroker):
 					addOnce(&r.Issues, IssueEntryUnknownBroker)
@@ -264,9 +272,6 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 			}
 			if r.Coordinator == "" {
 				addOnce(&r.Issues, IssueNoCoordinator)
-			}
-			if entryCount[r.Group] > 1 {
-				addOnce(&r.Issues, IssueDuplicateEntry)
 			}
 		}
 		sortIssues(r.Issues)

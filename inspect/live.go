@@ -117,22 +117,30 @@ type LiveAnswers struct {
 	// coordinators can be compared with the wire.
 	HasAssignment bool
 	Names         *NodeNamer
+
+	liveNames []string // LiveGroupNames, computed once
 }
 
-// LiveGroupNames lists every group some broker listed, sorted.
+// LiveGroupNames lists every group some broker listed, sorted (computed
+// once: Listings must not change after the first call; callers must not
+// modify the slice).
 func (la *LiveAnswers) LiveGroupNames() []string {
-	set := map[string]bool{}
+	if la.liveNames != nil {
+		return la.liveNames
+	}
+	n := 0
+	for _, a := range la.Listings {
+		n += len(a.Groups)
+	}
+	out := make([]string, 0, n)
 	for _, a := range la.Listings {
 		for _, g := range a.Groups {
-			set[g.Group] = true
+			out = append(out, g.Group)
 		}
 	}
-	out := make([]string, 0, len(set))
-	for g := range set {
-		out = append(out, g)
-	}
 	slices.Sort(out)
-	return out
+	la.liveNames = slices.Compact(out)
+	return la.liveNames
 }
 
 // MergeLive fills each row's live view and the live issue flags:
@@ -150,7 +158,11 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 		node  int32
 		group wire.ListedGroup
 	}
-	listed := map[string][]listing{}
+	n := 0
+	for _, a := range la.Listings {
+		n += len(a.Groups)
+	}
+	listed := make(map[string][]listing, n)
 	for _, a := range la.Listings {
 		for _, g := range a.Groups {
 			listed[g.Group] = append(listed[g.Group], listing{a.Broker.NodeID, g})

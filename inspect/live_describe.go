@@ -60,6 +60,10 @@ type LiveDescription struct {
 	OffsetsDisagree   int             `json:"offsetsDisagree"`
 	Issues            []string        `json:"issues"`
 	Errors            []string        `json:"errors"`
+	// Notes are what a person should know about this group (the Kafka
+	// tools' state line, disagreements): in the output, beside the group,
+	// not one stderr line per group.
+	Notes []string `json:"notes"`
 	// File is the offline description (offset file, lag as of the
 	// partition manifest); nil without a volume.
 	File *GroupDescription `json:"file,omitempty"`
@@ -89,7 +93,7 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 		names = NewNodeNamer(nil)
 	}
 	d := LiveDescription{Group: w.Group, State: w.State, ProtocolType: w.ProtocolType, Protocol: w.Protocol,
-		Members: w.Members, Partitions: []LivePartition{}, Topics: []wire.TopicLag{}, Issues: []string{}, Errors: []string{},
+		Members: w.Members, Partitions: []LivePartition{}, Topics: []wire.TopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
 		LagSource: LagSourceLive, WireCoordinatorAddr: w.CoordinatorAddr, Sources: []string{SourceLive}}
 	if d.Members == nil {
 		d.Members = []wire.Member{}

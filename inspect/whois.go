@@ -102,7 +102,7 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 		}
 	}
 	wh.Scenario = fmt.Sprintf("assignment v%d (controller epoch %d, controller %s): %d brokers listed, %d alive, %d explicit entries",
-		a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), len(brokers), alive, len(a.ConsumerGroups))
+		a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), len(brokers), alive, a.EntryCount())
 	if w.Active() {
 		wh.current = grouphash.NewRouter(brokers, entries)
 		var err error

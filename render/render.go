@@ -15,7 +15,6 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
@@ -158,33 +157,55 @@ func (p *Printer) Print(o Output) error {
 		}
 		return WriteCSV(p.Out, o.Table)
 	default:
-		if o.Human != nil {
-			// Human text goes through Clean (colour from Paint kept).
-			cw := NewCleanWriter(p.Out)
-			hp := *p
-			hp.Out = cw
-			err := o.Human(&hp)
-			if ferr := cw.Flush(); err == nil {
+		// People's output is written in many small pieces (blocks, key
+		// lines, table rows): buffer them so a 10,000-group describe is
+		// a few large writes, not a system call per cell.
+		if _, buffered := p.Out.(*bufio.Writer); !buffered {
+			bw := bufio.NewWriterSize(p.Out, 64<<10)
+			bp := *p
+			bp.Out = bw
+			err := bp.print(o)
+			if ferr := bw.Flush(); err == nil {
 				err = ferr
 			}
 			return err
 		}
-		if o.Table == nil {
-			return WriteJSON(p.Out, o.Data, true)
-		}
-		return p.Table(o.Table)
+		return p.print(o)
 	}
 }
 
-// Table renders a table for people: boxed on a TTY, plain aligned text
-// (easy to grep and cut) when piped.
+func (p *Printer) print(o Output) error {
+	if o.Human != nil {
+		// Human text goes through Clean (colour from Paint kept).
+		cw := NewCleanWriter(p.Out)
+		hp := *p
+		hp.Out = cw
+		err := o.Human(&hp)
+		if ferr := cw.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
+	if o.Table == nil {
+		return WriteJSON(p.Out, o.Data, true)
+	}
+	return p.Table(o.Table)
+}
+
+// BoxedRows is the most rows a table is drawn boxed (tablewriter) on a
+// terminal; larger tables stream as aligned text, like piped output, so
+// 10,000 rows cost what the JSON path costs.
+const BoxedRows = 500
+
+// Table renders a table for people: boxed on a TTY for small tables, plain
+// aligned text (easy to grep and cut) when piped or large.
 func (p *Printer) Table(t *TableData) error {
+	if !p.TTY || len(t.Rows) > BoxedRows {
+		return writeAligned(p.Out, t, p.Wide())
+	}
 	hdr, rows := t.project(p.Wide())
 	for i, r := range rows {
 		rows[i] = CleanAll(r)
-	}
-	if !p.TTY {
-		return writePlain(p.Out, hdr, rows)
 	}
 	tb := tablewriter.NewTable(p.Out,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -203,26 +224,96 @@ func (p *Printer) Table(t *TableData) error {
 	return tb.Render()
 }
 
-// cellCleaner keeps a cell on one line and escapes 0xff, which tabwriter
-// would take as its escape character. Built once: a Replacer is costly.
-var cellCleaner = strings.NewReplacer("\t", " ", "\n", " ", "\xff", `\xff`)
-
-func writePlain(w io.Writer, hdr []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	writeRow := func(cells []string) {
-		for i, c := range cells {
-			if i > 0 {
-				io.WriteString(tw, "\t")
-			}
-			io.WriteString(tw, cellCleaner.Replace(orDash(c)))
+// plainCell is a cell as the aligned text shows it: "-" for empty, on one
+// line; and its width: one column per rune (an invalid byte counts as
+// one), as text/tabwriter counts. One pass over the bytes; it allocates
+// only for the rare cell that needs cleaning.
+func plainCell(c string) (string, int) {
+	if c == "" {
+		return "-", 1
+	}
+	ascii := true
+	for i := 0; i < len(c); i++ {
+		switch b := c[i]; {
+		case b < 0x20 || b == 0x7f:
+			// Control characters never reach a terminal (Clean escapes
+			// them, tabs and newlines included).
+			c = Clean(c)
+			return c, utf8.RuneCountInString(c)
+		case b >= utf8.RuneSelf:
+			ascii = false
 		}
-		io.WriteString(tw, "\n")
 	}
-	writeRow(hdr)
-	for _, r := range rows {
-		writeRow(r)
+	if !ascii && !IsClean(c) {
+		c = Clean(c) // invalid UTF-8, C1 controls, bidi overrides
+		return c, utf8.RuneCountInString(c)
 	}
-	return tw.Flush()
+	if ascii {
+		return c, len(c)
+	}
+	return c, utf8.RuneCountInString(c)
+}
+
+// writeAligned writes t as aligned text in two passes over its rows: the
+// widths of the shown columns, then the rows through one buffer. The
+// output is what text/tabwriter gives with padding 2 (every column but
+// the last padded to its widest cell plus two spaces), without copying
+// the table or writing cell by cell.
+func writeAligned(w io.Writer, t *TableData, wide bool) error {
+	var keep []int
+	for i, c := range t.Columns {
+		if wide || !c.Wide {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		_, err := io.WriteString(w, strings.Repeat("\n", 1+len(t.Rows)))
+		return err
+	}
+	widths := make([]int, len(keep))
+	for j, i := range keep {
+		_, widths[j] = plainCell(t.Columns[i].Header)
+	}
+	for _, row := range t.Rows {
+		for j, i := range keep[:len(keep)-1] {
+			if _, n := plainCell(row[i]); n > widths[j] {
+				widths[j] = n
+			}
+		}
+	}
+	bw, own := w.(*bufio.Writer)
+	if !own {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
+	writeRow := func(cell func(i int) string) {
+		last := len(keep) - 1
+		for j, i := range keep {
+			c, n := plainCell(cell(i))
+			bw.WriteString(c)
+			if j < last {
+				writeSpaces(bw, widths[j]-n+2)
+			}
+		}
+		bw.WriteByte('\n')
+	}
+	writeRow(func(i int) string { return t.Columns[i].Header })
+	for _, row := range t.Rows {
+		writeRow(func(i int) string { return row[i] })
+	}
+	if own {
+		return nil
+	}
+	return bw.Flush()
+}
+
+const spaces = "                                                                "
+
+func writeSpaces(bw *bufio.Writer, n int) {
+	for n > len(spaces) {
+		bw.WriteString(spaces)
+		n -= len(spaces)
+	}
+	bw.WriteString(spaces[:n])
 }
 
 func orDash(s string) string {

@@ -3,8 +3,12 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"text/tabwriter"
 )
 
 type inner struct {
@@ -110,5 +114,82 @@ func TestParseFormat(t *testing.T) {
 	(&Printer{Format: JSON, Out: &b}).Print(Output{Data: map[string]any{"x": nil}})
 	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
 		t.Error(err)
+	}
+}
+
+// tabwriterPlain is how piped tables were written before the streaming
+// path: text/tabwriter, padding 2. The streaming path must match it byte
+// for byte.
+func tabwriterPlain(t *TableData, wide bool) string {
+	hdr, rows := t.project(wide)
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, cells := range append([][]string{hdr}, rows...) {
+		for i, c := range cells {
+			if i > 0 {
+				io.WriteString(w, "\t")
+			}
+			pc, _ := plainCell(c)
+			io.WriteString(w, pc)
+		}
+		io.WriteString(w, "\n")
+	}
+	w.Flush()
+	return b.String()
+}
+
+func TestAlignedMatchesTabwriter(t *testing.T) {
+	alphabet := []string{"", "a", "bb", "orders-app", "ünï", "日本", "\xff", "a\tb", "x\ny", "\xc3", "-", "0123456789abcdef0123456789"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		cols := 1 + rng.IntN(6)
+		var hdrs []string
+		for c := range cols {
+			h := fmt.Sprintf("H%d", c)
+			if rng.IntN(3) == 0 {
+				h += "+"
+			}
+			hdrs = append(hdrs, h)
+		}
+		tb := NewTable(hdrs...)
+		for range rng.IntN(20) {
+			var cells []string
+			for range cols {
+				cells = append(cells, alphabet[rng.IntN(len(alphabet))])
+			}
+			tb.Add(cells...)
+		}
+		for _, wide := range []bool{false, true} {
+			var b bytes.Buffer
+			if err := writeAligned(&b, tb, wide); err != nil {
+				t.Fatal(err)
+			}
+			if want := tabwriterPlain(tb, wide); b.String() != want {
+				t.Fatalf("table %d wide=%v:\ngot\n%q\nwant\n%q", n, wide, b.String(), want)
+			}
+		}
+	}
+}
+
+func TestLargeTableOnTerminalStreams(t *testing.T) {
+	tb := NewTable("GROUP", "STATE")
+	for i := range BoxedRows + 1 {
+		tb.Add(fmt.Sprintf("g-%d", i), "Empty")
+	}
+	var b bytes.Buffer
+	p := &Printer{Format: Table, Out: &b, TTY: true}
+	if err := p.Print(Output{Table: tb}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "│") || !strings.HasPrefix(b.String(), "GROUP  STATE\n") {
+		t.Fatalf("a table of %d rows on a terminal is not streamed as aligned text: %.200q", BoxedRows+1, b.String())
+	}
+	tb.Rows = tb.Rows[:3]
+	b.Reset()
+	if err := p.Print(Output{Table: tb}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "│") {
+		t.Fatalf("a small table on a terminal is not boxed: %q", b.String())
 	}
 }

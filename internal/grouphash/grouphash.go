@@ -129,9 +129,12 @@ func (r *Ring) AliveCount() int { return len(r.live) }
 func (r *Ring) IDs() []string { return r.ids }
 
 // Alive reports whether id is listed with health "alive".
+// The ids are sorted: a binary search, as a million explicit entries over
+// a thousand brokers each ask.
 func (r *Ring) Alive(id string) bool {
-	for i, x := range r.ids {
-		if x == id && r.alive[i] {
+	i, _ := slices.BinarySearch(r.ids, id)
+	for ; i < len(r.ids) && r.ids[i] == id; i++ {
+		if r.alive[i] {
 			return true
 		}
 	}
@@ -139,7 +142,10 @@ func (r *Ring) Alive(id string) bool {
 }
 
 // Listed reports whether id appears in the broker list at all.
-func (r *Ring) Listed(id string) bool { return slices.Contains(r.ids, id) }
+func (r *Ring) Listed(id string) bool {
+	_, found := slices.BinarySearch(r.ids, id)
+	return found
+}
 
 // HashPick is the hash tier's answer for one key.
 type HashPick struct {
@@ -243,6 +249,18 @@ func (rt *Router) resolve(key string, h uint32, groups bool) Resolution {
 			res.Coordinator = b
 			res.Tier = TierExplicit
 		}
+	}
+	return res
+}
+
+// ResolveGroup resolves a group whose winning explicit entry the caller
+// already holds (hasEntry, broker): the same answer as a Router built with
+// that entry, without a map of every entry.
+func (r *Ring) ResolveGroup(group string, hasEntry bool, broker string) Resolution {
+	hp := r.PickHash(FNV1a32(group))
+	res := Resolution{Coordinator: hp.Coordinator, Tier: hp.Tier, Hash: hp}
+	if hasEntry {
+		res.HasExplicit, res.ExplicitBroker, res.Coordinator, res.Tier = true, broker, broker, TierExplicit
 	}
 	return res
 }

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 )
@@ -24,7 +26,63 @@ type Assignment struct {
 	Brokers           []BrokerEntry    `json:"brokers"`
 	Partitions        []PartitionEntry `json:"partitions"`
 	ConsumerGroups    []GroupEntry     `json:"consumerGroups,omitempty"`
+	// Entries is how many consumerGroups[] entries the file holds; when
+	// it was read for some groups only (AssignmentOptions.Groups), more
+	// than ConsumerGroups keeps.
+	Entries int `json:"-"`
+
+	// cache is set by the readers: an assignment read from a file is not
+	// changed after, so its router and entry index are built once.
+	cache *assignmentCache
 }
+
+type assignmentCache struct {
+	once    sync.Once
+	router  *grouphash.Router
+	byGroup map[string][]GroupEntry
+}
+
+// SharedRouter is Router built once per assignment read from a file, for
+// answering many groups (describe --all).
+func (a *Assignment) SharedRouter() *grouphash.Router {
+	if a.cache == nil {
+		return a.Router()
+	}
+	a.buildCache()
+	return a.cache.router
+}
+
+func (a *Assignment) buildCache() {
+	a.cache.once.Do(func() {
+		a.cache.router = a.Router()
+		a.cache.byGroup = make(map[string][]GroupEntry, len(a.ConsumerGroups))
+		for _, e := range a.ConsumerGroups {
+			a.cache.byGroup[e.GroupID] = append(a.cache.byGroup[e.GroupID], e)
+		}
+	})
+}
+
+// EntriesOf returns the consumerGroups[] entries of one group in file
+// order (from an index built once for an assignment read from a file).
+func (a *Assignment) EntriesOf(group string) []GroupEntry {
+	if a.cache == nil {
+		return keepGroups(a.ConsumerGroups, []string{group})
+	}
+	a.buildCache()
+	return a.cache.byGroup[group]
+}
+
+// ForGroup is a copy of the assignment holding only group's entries, for
+// analyses that walk every entry but are about one group.
+func (a *Assignment) ForGroup(group string) *Assignment {
+	c := &Assignment{ControllerEpoch: a.ControllerEpoch, AssignmentVersion: a.AssignmentVersion, GeneratedAt: a.GeneratedAt,
+		Controller: a.Controller, Brokers: a.Brokers, Partitions: a.Partitions, ConsumerGroups: a.EntriesOf(group), Entries: a.EntryCount()}
+	return c
+}
+
+// EntryCount is how many consumerGroups[] entries the file holds, whether
+// or not all were kept.
+func (a *Assignment) EntryCount() int { return max(a.Entries, len(a.ConsumerGroups)) }
 
 // BrokerEntry is one brokers[] item.
 type BrokerEntry struct {
@@ -87,9 +145,30 @@ func (a *Assignment) Health(id string) (string, bool) {
 	return "", false
 }
 
+// AssignmentOptions narrows what reading an assignment keeps.
+type AssignmentOptions struct {
+	// Groups, when not nil, keeps only the consumerGroups[] entries of
+	// these groups (every entry of each, in file order), and reports
+	// findings about those entries only. The rest of the array is scanned
+	// without being decoded: the answer for a few keys out of a million
+	// entries costs one pass over the bytes.
+	Groups []string
+	// Fold keeps the first finding of each per-entry kind (entries naming
+	// unknown or dead brokers, duplicates) and counts the rest in its
+	// Repeats, so a million bad entries cost a million checks, not a
+	// million messages. Volume check lists every one; commands that only
+	// warn fold.
+	Fold bool
+}
+
 // ReadAssignment reads and parses an assignment file. A missing, empty or
 // undecodable file is a *FileError; oddities that kaas tolerates are findings.
 func ReadAssignment(path string) (*Assignment, []Finding, error) {
+	return ReadAssignmentWith(path, AssignmentOptions{})
+}
+
+// ReadAssignmentWith is ReadAssignment keeping what o says.
+func ReadAssignmentWith(path string, o AssignmentOptions) (*Assignment, []Finding, error) {
 	// A link is followed (the user may name a file through one, and kaas
 	// follows it too), but only a regular file is read, capped.
 	data, _, err := safefs.ReadFileFollow(path, 0)
@@ -99,13 +178,18 @@ func ReadAssignment(path string) (*Assignment, []Finding, error) {
 		}
 		return nil, nil, &FileError{Path: path, Problem: readProblem(err)}
 	}
-	return ParseAssignment(path, data)
+	return ParseAssignmentWith(path, data, o)
 }
 
 var knownAssignmentFields = []string{"controllerEpoch", "assignmentVersion", "generatedAt", "controller", "brokers", "partitions", "consumerGroups"}
 
 // ParseAssignment parses assignment.json bytes; path is used in messages.
 func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
+	return ParseAssignmentWith(path, data, AssignmentOptions{})
+}
+
+// ParseAssignmentWith parses assignment.json bytes keeping what o says.
+func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assignment, []Finding, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?)"}
 	}
@@ -115,9 +199,16 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 	if problem != "" {
 		return nil, nil, &FileError{Path: path, Problem: problem}
 	}
-	a := &Assignment{}
-	if err := json.Unmarshal(data, a); err != nil {
-		return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
+	a := decodeScoped(data, raw, o.Groups)
+	if a == nil {
+		a = &Assignment{}
+		if err := json.Unmarshal(data, a); err != nil {
+			return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
+		}
+		a.Entries = len(a.ConsumerGroups)
+		if o.Groups != nil {
+			a.ConsumerGroups = keepGroups(a.ConsumerGroups, o.Groups)
+		}
 	}
 	var fs []Finding
 	add := func(sev Severity, code, msg, fix string) {
@@ -178,21 +269,39 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 	} else if len(a.Brokers) == 0 && raw["brokers"] != nil && string(bytes.TrimSpace(raw["brokers"])) != "null" {
 		add(SevError, "assignment.noBrokers", "brokers[] is empty: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
 	}
+	// Per-entry findings; with Fold, the first of each kind carries the
+	// count of the rest (no message is built for them).
+	folded := map[string]int{}
+	addEntry := func(sev Severity, code string, msg func() string, fix string) {
+		if o.Fold {
+			if i, ok := folded[code]; ok {
+				fs[i].Repeats++
+				return
+			}
+			folded[code] = len(fs)
+		}
+		add(sev, code, msg(), fix)
+	}
 	firstEntry := make(map[string]string, len(a.ConsumerGroups))
 	for _, e := range a.ConsumerGroups {
 		if prev, dup := firstEntry[e.GroupID]; dup {
-			add(SevWarning, "assignment.duplicateEntry", fmt.Sprintf("group %q has more than one consumerGroups entry (%s, then %s); the first wins", e.GroupID, prev, e.Broker), "")
+			addEntry(SevWarning, "assignment.duplicateEntry", func() string {
+				return fmt.Sprintf("group %q has more than one consumerGroups entry (%s, then %s); the first wins", e.GroupID, prev, e.Broker)
+			}, "")
 			continue
 		}
 		firstEntry[e.GroupID] = e.Broker
 		if seen[e.Broker] == 0 {
-			add(SevError, "assignment.entryUnknownBroker", fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker),
-				"wait for the next controller recompute (a broker join/leave or topic change); until then the group cannot commit")
+			addEntry(SevError, "assignment.entryUnknownBroker", func() string {
+				return fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker)
+			}, "wait for the next controller recompute (a broker join/leave or topic change); until then the group cannot commit")
 		} else if hl := health[e.Broker]; hl != grouphash.HealthAlive {
-			add(SevError, "assignment.entryDeadBroker", fmt.Sprintf("group %q is explicitly assigned to %q, whose health is %q: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker, hl),
-				"wait for the next controller recompute; until then the group cannot commit")
+			addEntry(SevError, "assignment.entryDeadBroker", func() string {
+				return fmt.Sprintf("group %q is explicitly assigned to %q, whose health is %q: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker, hl)
+			}, "wait for the next controller recompute; until then the group cannot commit")
 		}
 	}
+	a.cache = &assignmentCache{}
 	if a.Brokers == nil {
 		a.Brokers = []BrokerEntry{}
 	}
@@ -200,6 +309,213 @@ func ParseAssignment(path string, data []byte) (*Assignment, []Finding, error) {
 		a.Partitions = []PartitionEntry{}
 	}
 	return a, fs, nil
+}
+
+// keepGroups keeps the entries of the named groups, in order.
+func keepGroups(es []GroupEntry, groups []string) []GroupEntry {
+	want := make(map[string]bool, len(groups))
+	for _, g := range groups {
+		want[g] = true
+	}
+	var out []GroupEntry
+	for _, e := range es {
+		if want[e.GroupID] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// decodeScoped decodes an assignment keeping only the consumerGroups[]
+// entries of groups (all of them when groups is nil), without decoding the
+// others: each entry's groupId is compared as raw bytes, and entries of the
+// plain shape are decoded by a byte scan (others by encoding/json, one
+// entry at a time). It returns nil when the document is anything but
+// the plain shape (invalid JSON, a field of the wrong type, an entry that
+// is not an object, escapes in a key), and the caller decodes it whole,
+// which gives the same answer and the exact error.
+func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignment {
+	if !json.Valid(data) {
+		return nil
+	}
+	a := &Assignment{}
+	// json.Unmarshal leaves a field alone for JSON null, as here.
+	fields := map[string]any{
+		"controllerEpoch": &a.ControllerEpoch, "assignmentVersion": &a.AssignmentVersion, "generatedAt": &a.GeneratedAt,
+		"controller": &a.Controller, "brokers": &a.Brokers, "partitions": &a.Partitions,
+	}
+	for k, v := range raw {
+		if k == "consumerGroups" {
+			continue
+		}
+		dst, ok := fields[k]
+		if !ok {
+			// An unknown key, or a known one in another case (which
+			// encoding/json would match): decode the whole document.
+			if !slices.Contains(knownAssignmentFields, k) {
+				for known := range fields {
+					if strings.EqualFold(k, known) || strings.EqualFold(k, "consumerGroups") {
+						return nil
+					}
+				}
+				continue
+			}
+			return nil
+		}
+		if json.Unmarshal(v, dst) != nil {
+			return nil
+		}
+	}
+	cg, ok := raw["consumerGroups"]
+	if !ok || string(cg) == "null" {
+		return a
+	}
+	var want map[string]bool
+	if groups != nil {
+		want = make(map[string]bool, len(groups))
+		for _, g := range groups {
+			want[g] = true
+		}
+	} else {
+		a.ConsumerGroups = make([]GroupEntry, 0, bytes.Count(cg, []byte(`"groupId"`)))
+	}
+	if len(cg) == 0 || cg[0] != '[' {
+		return nil
+	}
+	brokers := map[string]string{} // one string per broker id, shared by its entries
+	i := skipSpace(cg, 1)
+	for i < len(cg) && cg[i] != ']' {
+		if cg[i] != '{' {
+			return nil
+		}
+		end := skipValue(cg, i)
+		obj := cg[i:end]
+		id, ok := entryGroupID(obj)
+		if !ok {
+			return nil
+		}
+		a.Entries++
+		// Every entry is type-checked, kept or not: brokers refuse a file
+		// with one bad entry, and so does the whole decode.
+		keep := want == nil || want[string(id)]
+		e, plain := plainEntry(obj, brokers, keep)
+		if !plain {
+			e = GroupEntry{}
+			if json.Unmarshal(obj, &e) != nil {
+				return nil
+			}
+		}
+		if keep {
+			a.ConsumerGroups = append(a.ConsumerGroups, e)
+		}
+		i = skipSpace(cg, end)
+		if i < len(cg) && cg[i] == ',' {
+			i = skipSpace(cg, i+1)
+		}
+	}
+	return a
+}
+
+// plainEntry decodes an entry object whose keys are exactly groupId,
+// broker and epoch (any order, each at most once) with plain string values
+// and a small non-negative epoch: what every controller writes. ok is
+// false for anything else, which encoding/json then decodes. Without keep
+// it only checks the shape (no strings are made).
+func plainEntry(obj []byte, brokers map[string]string, keep bool) (e GroupEntry, ok bool) {
+	var seen [3]bool
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		kend := skipString(obj, i)
+		key := string(obj[i+1 : kend-1]) // no allocation: compared only
+		i = skipSpace(obj, kend)
+		i = skipSpace(obj, i+1)
+		vend := skipValue(obj, i)
+		v := obj[i:vend]
+		switch key {
+		case "groupId", "broker":
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+				return e, false
+			}
+			v = v[1 : len(v)-1]
+			if !keep {
+				if key == "groupId" && seen[0] || key == "broker" && seen[1] {
+					return e, false
+				}
+				seen[0] = seen[0] || key == "groupId"
+				seen[1] = seen[1] || key == "broker"
+				break
+			}
+			if key == "groupId" {
+				if seen[0] {
+					return e, false
+				}
+				seen[0], e.GroupID = true, string(v)
+			} else {
+				if seen[1] {
+					return e, false
+				}
+				b, ok := brokers[string(v)]
+				if !ok {
+					b = string(v)
+					brokers[b] = b
+				}
+				seen[1], e.Broker = true, b
+			}
+		case "epoch":
+			if seen[2] || len(v) == 0 || len(v) > 9 {
+				return e, false
+			}
+			var n uint32
+			for _, c := range v {
+				if c < '0' || c > '9' {
+					return e, false
+				}
+				n = n*10 + uint32(c-'0')
+			}
+			seen[2], e.Epoch = true, n
+		default:
+			return e, false
+		}
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return e, true
+}
+
+// entryGroupID finds the raw groupId string of one entry object (valid
+// JSON). ok is false for a shape the byte scan does not decide: escapes in
+// the id or a key, a non-string id, a key spelt in another case, or more
+// than one groupId.
+func entryGroupID(obj []byte) (id []byte, ok bool) {
+	found := false
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		kend := skipString(obj, i)
+		key := obj[i+1 : kend-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return nil, false
+		}
+		i = skipSpace(obj, kend)
+		i = skipSpace(obj, i+1) // the colon
+		vend := skipValue(obj, i)
+		if bytes.EqualFold(key, []byte("groupId")) {
+			if found || string(key) != "groupId" || obj[i] != '"' {
+				return nil, false
+			}
+			v := obj[i+1 : vend-1]
+			if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+				return nil, false // decoding would change these bytes
+			}
+			id, found = v, true
+		}
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return id, true
 }
 
 // topLevelFields maps each top-level key of a JSON object to its raw value

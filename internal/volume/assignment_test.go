@@ -1,9 +1,12 @@
 package volume
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,5 +130,108 @@ func FuzzParseAssignment(f *testing.F) {
 				t.Fatalf("entry %q not routed explicitly", e.GroupID)
 			}
 		}
+	})
+}
+
+// scopedSeeds are documents the scoped reader must decide like the whole
+// decode: the plain shape and the odd ones it hands back.
+var scopedSeeds = []string{
+	`{"brokers":[{"id":"a","health":"alive"},{"id":"b","health":"dead"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"z"},{"groupId":"h","broker":"b"},{"groupId":"g","broker":"a"},{"groupId":"k","broker":"a"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"broker":"z","groupId":"g"} , { "groupId" : "g\u0041" , "broker":"a"},{"GroupId":"g","broker":"a"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g\xff","broker":"z"},{"groupId":"g\ufffd","broker":"a"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[null,{"groupId":"g","broker":"a"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[1]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":{"groupId":"g"}}`,
+	`{"Brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":null,"extra":1}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a"}`,
+	`{"controllerEpoch":"x","brokers":[],"partitions":[]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a","epoch":4294967295},{"groupId":"g","broker":"a","epoch":1.5},{"groupId":"g","broker":"a","epoch":-1},{"groupId":"g","broker":"a","epoch":12,"extra":[1,{"x":"]"}]},{"groupId":"g","broker":"b\u0041","broker":"c"}]}`,
+	`{"brokers":[{"id":"a","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"g","broker":"a","epoch":7,"Epoch":8},{"groupId":"g","broker":null},{"groupId":"g","broker":1}]}`,
+}
+
+// scopeOf is what the scoped reader must return for groups: the whole
+// decode's entries of those groups and the findings about them.
+func checkScoped(t *testing.T, data []byte, groups []string) {
+	t.Helper()
+	full, ffs, ferr := ParseAssignment("f.json", data)
+	a, fs, err := ParseAssignmentWith("f.json", data, AssignmentOptions{Groups: groups})
+	// The byte scan must decode exactly what encoding/json decodes.
+	var ref Assignment
+	if jerr := json.Unmarshal(data, &ref); (jerr == nil) != (ferr == nil) {
+		t.Fatalf("encoding/json says %v, the reader %v", jerr, ferr)
+	} else if jerr == nil && (fmt.Sprint(ref.ConsumerGroups) != fmt.Sprint(full.ConsumerGroups) || ref.Controller != full.Controller ||
+		fmt.Sprint(ref.Brokers) != fmt.Sprint(full.Brokers) || ref.AssignmentVersion != full.AssignmentVersion || ref.ControllerEpoch != full.ControllerEpoch) {
+		t.Fatalf("the reader decodes %+v\nencoding/json %+v", *full, ref)
+	}
+	if (ferr == nil) != (err == nil) || (err != nil && err.Error() != ferr.Error()) {
+		t.Fatalf("errors differ: whole %v, scoped %v", ferr, err)
+	}
+	if err != nil {
+		return
+	}
+	if a.EntryCount() != len(full.ConsumerGroups) {
+		t.Fatalf("scoped read counts %d entries, the file holds %d", a.EntryCount(), len(full.ConsumerGroups))
+	}
+	want := keepGroups(full.ConsumerGroups, groups)
+	if fmt.Sprint(a.ConsumerGroups) != fmt.Sprint(want) {
+		t.Fatalf("scoped entries %v, want %v", a.ConsumerGroups, want)
+	}
+	head := *full
+	head.ConsumerGroups, head.Entries, head.cache = a.ConsumerGroups, a.Entries, a.cache
+	if fmt.Sprint(head) != fmt.Sprint(*a) {
+		t.Fatalf("scoped assignment %+v\nwant %+v", *a, head)
+	}
+	var wantFs []Finding
+	for _, f := range ffs {
+		if !strings.HasPrefix(f.Message, "group ") || slices.ContainsFunc(groups, func(g string) bool { return strings.HasPrefix(f.Message, fmt.Sprintf("group %q ", g)) }) {
+			wantFs = append(wantFs, f)
+		}
+	}
+	if fmt.Sprint(fs) != fmt.Sprint(wantFs) {
+		t.Fatalf("scoped findings %v\nwant %v", fs, wantFs)
+	}
+}
+
+func TestScopedAssignmentReadsOnlyTheAskedEntries(t *testing.T) {
+	for _, s := range scopedSeeds {
+		for _, groups := range [][]string{{}, {"g"}, {"h", "k"}, {"gA", "g\ufffd"}} {
+			checkScoped(t, []byte(s), groups)
+		}
+	}
+	a, fs, err := ParseAssignmentWith("f.json", []byte(scopedSeeds[0]), AssignmentOptions{Groups: []string{"g"}})
+	if err != nil || len(a.ConsumerGroups) != 2 || a.EntryCount() != 4 || len(fs) != 3 {
+		t.Fatalf("g: entries %v of %d, findings %v, %v", a.ConsumerGroups, a.EntryCount(), fs, err)
+	}
+}
+
+func TestFoldedFindingsCountTheRest(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"assignmentVersion":1,"brokers":[{"id":"a","health":"alive"},{"id":"d","health":"dead"}],"partitions":[],"consumerGroups":[`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"groupId":"g-%d","broker":"%s"}`, i, []string{"a", "gone", "d"}[i%3])
+	}
+	b.WriteString("]}")
+	_, all, err := ParseAssignment("f.json", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, folded, err := ParseAssignmentWith("f.json", []byte(b.String()), AssignmentOptions{Fold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 666 || len(folded) != 2 || folded[0].Repeats+folded[1].Repeats != 664 || folded[0].Message != all[0].Message {
+		t.Fatalf("%d findings whole, folded %+v", len(all), folded)
+	}
+}
+
+func FuzzParseAssignmentScoped(f *testing.F) {
+	for _, s := range scopedSeeds {
+		f.Add([]byte(s), "g")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, group string) {
+		checkScoped(t, data, []string{group})
 	})
 }

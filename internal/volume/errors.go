@@ -32,6 +32,9 @@ type Finding struct {
 	Path     string   `json:"path"`
 	Message  string   `json:"message"`
 	Fix      string   `json:"fix"`
+	// Repeats counts further findings of this code folded into this one
+	// (AssignmentOptions.Fold): their messages were never built.
+	Repeats int `json:"-"`
 }
 
 // describeJSONError turns a decoder error into words an operator can act on.

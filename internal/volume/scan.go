@@ -202,14 +202,7 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	res := ScanResult{Generation: gi}
 	var jobs []scanJob
 	cur := l.OffsetsPath()
-	dirs := []ScannedDir{{Path: cur, Role: gi.roleOf(false)}}
-	if dd := l.DataOffsetsPath(); dd != "" && !gi.SameDir && !SameDir(dd, cur) {
-		dirs = append(dirs, ScannedDir{Path: dd, Role: gi.roleOf(true), InData: true})
-		if dirs[1].Role == OffsetsCurrent {
-			dirs[0], dirs[1] = dirs[1], dirs[0]
-		}
-	}
-	for _, d := range dirs {
+	for _, d := range offsetDirs(l, gi) {
 		if f := symlinkedDirFinding(d.Path); f != nil {
 			res.Findings = append(res.Findings, *f)
 		}
@@ -380,6 +373,64 @@ func plural(n int, one string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// offsetDirs are the offsets dirs of the volume with their roles under the
+// generation gi, the live one first; one dir when the data dir and the
+// cluster dir are one directory.
+func offsetDirs(l Layout, gi GenerationInfo) []ScannedDir {
+	cur := l.OffsetsPath()
+	dirs := []ScannedDir{{Path: cur, Role: gi.roleOf(false)}}
+	if dd := l.DataOffsetsPath(); dd != "" && !gi.SameDir && !SameDir(dd, cur) {
+		dirs = append(dirs, ScannedDir{Path: dd, Role: gi.roleOf(true), InData: true})
+		if dirs[1].Role == OffsetsCurrent {
+			dirs[0], dirs[1] = dirs[1], dirs[0]
+		}
+	}
+	return dirs
+}
+
+// ScanGroups is ScanOffsets for the named groups only: it looks up each
+// group's own file in both layouts instead of listing the directories, so
+// describing one group on a 100,000-file volume reads one file. ok is false
+// when a name cannot be looked up that way (empty, NUL, a path that leaves
+// the offsets dir or is not the one a listing would give); the caller then
+// scans. Files counts the files found; LegacyDir is set as ScanOffsets sets
+// it; directory findings (tmp leftovers, unknown files) are not looked for.
+func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScanItem) error) (res ScanResult, ok bool, err error) {
+	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
+	for _, g := range groups {
+		if g == "" || strings.ContainsRune(g, 0) || strings.Contains(g, `\`) || filepath.IsAbs(g) ||
+			filepath.Clean(g) != g || g == "." || g == ".." || strings.HasPrefix(g, "../") || strings.HasSuffix(g, ".tmp") {
+			return res, false, nil
+		}
+	}
+	l = l.WithGeneration()
+	gi := l.Gen
+	opts.gen = gi
+	res.Generation = gi
+	var jobs []scanJob
+	for _, d := range offsetDirs(l, gi) {
+		if st, err := os.Stat(d.Path); err != nil || !st.IsDir() {
+			continue
+		}
+		for _, g := range groups {
+			p := filepath.Join(d.Path, g+".json")
+			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+				jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
+				d.Groups = append(d.Groups, g)
+			}
+		}
+		if d.Role == OffsetsLegacy {
+			res.LegacyDir = d.Path
+		}
+		res.Dirs = append(res.Dirs, d)
+	}
+	res.Files = len(jobs)
+	if opts.OnListed != nil {
+		opts.OnListed(len(jobs))
+	}
+	return res, true, runOrdered(jobs, opts, fn)
 }
 
 // listOffsetDir appends the group files of one offsets dir (recursively,

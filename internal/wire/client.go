@@ -324,7 +324,47 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 	if len(ok) == 0 {
 		return nil, bad, &ConnectError{Brokers: bad}
 	}
+	if len(bad) > 0 {
+		// From now on only the seeds that answered are asked "any broker"
+		// questions (metadata, FindCoordinator), by kaasctl and by kgo's
+		// own broker discovery: a seed that accepts connections and never
+		// answers would otherwise cost a whole deadline per question.
+		if err := c.KGO.UpdateSeedBrokers(ok...); err == nil {
+			c.mu.Lock()
+			c.seedAddr = slices.Clone(ok)
+			c.mu.Unlock()
+		}
+	}
 	return ok, bad, nil
+}
+
+// anyRequest sends a request any broker can answer (metadata,
+// FindCoordinator) to the seeds in turn, each under its own deadline,
+// and returns the first answer; a seed that fails or stays silent only
+// moves the question to the next. The error names every seed's failure.
+func (c *Client) anyRequest(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	seeds := c.KGO.SeedBrokers()
+	c.mu.Lock()
+	addrs := slices.Clone(c.seedAddr)
+	c.mu.Unlock()
+	var errs []*BrokerError
+	for i, b := range seeds {
+		addr := addrs[min(i, len(addrs)-1)]
+		cctx, cancel := c.WithTimeout(ctx)
+		resp, err := b.Request(cctx, req)
+		cancel()
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, c.classify(addr, err)
+		}
+		errs = append(errs, c.classify(addr, err))
+	}
+	if len(errs) == 1 {
+		return nil, errs[0]
+	}
+	return nil, &ConnectError{Brokers: errs}
 }
 
 // Counter counts the requests written to each broker, by API. It is a kgo

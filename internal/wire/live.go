@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -114,6 +115,8 @@ type Metadata struct {
 	Topics  map[string]*TopicMeta `json:"topics"`
 }
 
+var errNoDiscovery = errors.New("kgo already knows the brokers")
+
 // metadata asks any broker for the brokers and topics (nil topics: all
 // topics; empty: none).
 func (c *Client) metadata(ctx context.Context, topics []string) (*Metadata, error) {
@@ -126,11 +129,20 @@ func (c *Client) metadata(ctx context.Context, topics []string) (*Metadata, erro
 			req.Topics = append(req.Topics, rt)
 		}
 	}
-	cctx, cancel := c.WithTimeout(ctx)
-	defer cancel()
-	kresp, err := c.KGO.Request(cctx, req)
+	var kresp kmsg.Response
+	err := errNoDiscovery
+	if len(c.KGO.DiscoveredBrokers()) == 0 {
+		// Through kgo while it knows no broker yet: it asks a seed (only
+		// the answering ones after Check) and learns the brokers from
+		// the answer, so requests to each broker need no second round.
+		cctx, cancel := c.WithTimeout(ctx)
+		kresp, err = c.KGO.Request(cctx, req)
+		cancel()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", c.classify(strings.Join(c.seedAddr, ","), err))
+		if kresp, err = c.anyRequest(ctx, req); err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
 	}
 	resp := kresp.(*kmsg.MetadataResponse)
 	md := &Metadata{Topics: map[string]*TopicMeta{}}
@@ -254,26 +266,60 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 	if len(keys) == 0 {
 		return out, nil
 	}
-	req := kmsg.NewPtrFindCoordinatorRequest()
-	if txn {
-		req.CoordinatorType = 1
+	ask := func(keys []string) (*kmsg.FindCoordinatorResponse, error) {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		if txn {
+			req.CoordinatorType = 1
+		}
+		req.CoordinatorKeys = keys
+		if len(keys) == 1 {
+			req.CoordinatorKey = keys[0]
+		}
+		kresp, err := c.anyRequest(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("FindCoordinator: %w", err)
+		}
+		return kresp.(*kmsg.FindCoordinatorResponse), nil
 	}
-	req.CoordinatorKeys = keys
-	if len(keys) == 1 {
-		req.CoordinatorKey = keys[0]
+	put := func(keys []string, resp *kmsg.FindCoordinatorResponse) {
+		if len(resp.Coordinators) == 0 && len(keys) == 1 {
+			out[keys[0]] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
+		}
+		for _, co := range resp.Coordinators {
+			out[co.Key] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
+		}
 	}
-	cctx, cancel := c.WithTimeout(ctx)
-	defer cancel()
-	kresp, err := c.KGO.Request(cctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("FindCoordinator: %w", c.classify(strings.Join(c.seedAddr, ","), err))
+	perKey := len(keys) > 1 && !c.batchedFindCoordinator()
+	if !perKey {
+		resp, err := ask(keys)
+		if err != nil {
+			return nil, err
+		}
+		// A broker below v4 reads one key only and answers without
+		// Coordinators[]: ask again key by key.
+		perKey = len(keys) > 1 && len(resp.Coordinators) == 0
+		if !perKey {
+			put(keys, resp)
+		}
 	}
-	resp := kresp.(*kmsg.FindCoordinatorResponse)
-	if len(resp.Coordinators) == 0 && len(keys) == 1 {
-		out[keys[0]] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
-	}
-	for _, co := range resp.Coordinators {
-		out[co.Key] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
+	if perKey {
+		var mu sync.Mutex
+		var firstErr error
+		c.forEach(len(keys), func(i int) {
+			resp, err := ask(keys[i : i+1])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			put(keys[i:i+1], resp)
+		})
+		if firstErr != nil {
+			return nil, firstErr
+		}
 	}
 	for _, k := range keys {
 		if _, ok := out[k]; !ok {
@@ -286,6 +332,13 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 		}
 	}
 	return out, nil
+}
+
+// batchedFindCoordinator reports whether the version cap lets
+// FindCoordinator carry many keys (v4 and later).
+func (c *Client) batchedFindCoordinator() bool {
+	v, ok := c.Versions.LookupMaxKeyVersion(int16(kmsg.FindCoordinator))
+	return !ok || v >= 4
 }
 
 // TopicPartitions is a set of partitions by topic.
@@ -502,7 +555,7 @@ func nodes(m map[int32][]string) []int32 {
 func (c *Client) DescribeGroups(ctx context.Context, groups []string, coords map[string]Coordinator) []DescribedGroup {
 	per, failed := byNode(groups, coords)
 	var mu sync.Mutex
-	res := map[string]DescribedGroup{}
+	res := make(map[string]DescribedGroup, len(groups))
 	for g, co := range failed {
 		res[g] = DescribedGroup{Group: g, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
 	}
