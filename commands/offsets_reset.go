@@ -21,7 +21,7 @@ import (
 const offsetsUsage = "reset and delete committed offsets safely (dry-run by default)"
 
 // The reset specifications, in Kafka's order.
-var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset"}
+var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-history", "to-history-before-anomaly"}
 
 func init() {
 	registerSub("offsets", offsetsUsage, func() *cli.Command {
@@ -42,7 +42,7 @@ func init() {
 				"  kaasctl offsets reset ... --group orders-app --all-topics --shift-by -100 --execute\n" +
 				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
 				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute",
-			Flags: append(writeSafetyFlags(),
+			Flags: append(append(writeSafetyFlags(),
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
 				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
@@ -56,7 +56,7 @@ func init() {
 				&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m)", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset)", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-			),
+			), historyResetFlags()...),
 			Action: runOffsetsReset,
 		}
 	})
@@ -287,6 +287,8 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
 		sp.Kind, sp.File = repair.FromFile, fp
+	case "to-history", "to-history-before-anomaly":
+		return parseHistorySpec(c, f, g)
 	}
 	return sp, nil
 }
@@ -461,7 +463,7 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile)
+	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile && !spec.FromHistory())
 	if err != nil {
 		return err
 	}
@@ -483,9 +485,19 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if spec.FromHistory() {
+		// The restore is planned as a from-file spec of the offsets then.
+		if spec, err = historyResetSpec(c, g, l, groups, spec, scopes); err != nil {
+			return err
+		}
+		allTopics, scopes = false, nil
+	}
 	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
 	if err != nil {
+		return err
+	}
+	if err := exportRollback(c, g, plans); err != nil {
 		return err
 	}
 	return finishWrite(c, g, m, cl, "reset", spec.String(), plans)

@@ -1,8 +1,10 @@
 package repair
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -292,6 +294,58 @@ func ExtraPartitions(l volume.Layout, t HistoryTarget) []string {
 		k := e.Topic + "/" + fmt.Sprint(e.Partition)
 		if _, ok := t.Offsets[k]; !ok {
 			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// The restore specs. They never reach Plan: HistorySpec turns them into a
+// from-file spec once the groups are known.
+const (
+	ToHistory              SpecKind = "to-history"
+	ToHistoryBeforeAnomaly SpecKind = "to-history-before-anomaly"
+)
+
+// FromHistory reports whether the spec restores from the offsets history.
+func (s Spec) FromHistory() bool { return s.Kind == ToHistory || s.Kind == ToHistoryBeforeAnomaly }
+
+// ExportRollbackCSV writes the rollback of a plan: every planned
+// partition's offset before the write, in the --from-file layout (several
+// groups: group,topic,partition,offset). A partition without a committed
+// offset cannot be rolled back by a reset; it is listed as a comment.
+func ExportRollbackCSV(w io.Writer, plans []*GroupPlan) error {
+	bw := bufio.NewWriter(w)
+	multi := len(plans) > 1
+	fmt.Fprintf(bw, "# rollback of a kaasctl reset planned %s: the offsets before it\n", time.Now().UTC().Format(time.RFC3339))
+	for _, gp := range plans {
+		for _, r := range gp.Rows {
+			if r.Current == nil {
+				fmt.Fprintf(bw, "# %s %s/%d had no committed offset (remove it with 'kaasctl offsets delete' to roll back)\n", volume.DisplayName(gp.Group), r.Topic, r.Partition)
+				continue
+			}
+			if multi {
+				bw.WriteString(csvField(gp.Group))
+				bw.WriteByte(',')
+			}
+			fmt.Fprintf(bw, "%s,%d,%d\n", csvField(r.Topic), r.Partition, *r.Current)
+		}
+	}
+	return bw.Flush()
+}
+
+// MovedBack lists partitions whose committed offset now is past the
+// restored one ("orders/0 16→15"): the restore moves them back and the
+// group re-processes those records.
+func MovedBack(l volume.Layout, t HistoryTarget) []string {
+	gf, err := ReadGroupFile(l, t.Group)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range gf.Entries() {
+		k := e.Topic + "/" + fmt.Sprint(e.Partition)
+		if o, ok := t.Offsets[k]; ok && e.Offset > o {
+			out = append(out, fmt.Sprintf("%s %d→%d", k, e.Offset, o))
 		}
 	}
 	return out
