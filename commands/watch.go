@@ -53,7 +53,7 @@ func init() {
 				&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory"},
 				&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit"},
 				&cli.DurationFlag{Name: "timeout", Usage: "stop after this long (exit 0; exit 1 if no readable version was seen)"},
-				&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next)"},
+				&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
 				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
 			}, watchOffsetsFlags()...),

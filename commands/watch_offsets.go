@@ -130,11 +130,10 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	ctx, cancelCount := context.WithCancel(ctx)
 	defer cancelCount()
+	// --count N stops after N changes shown (after the baseline; with
+	// --anomalies-only, N anomalous changes); --once after the baseline.
 	once := c.Bool("once")
-	maxBatches := c.Int("count")
-	if once {
-		maxBatches = 1
-	}
+	maxShown := c.Int("count")
 	mode := "fsnotify + poll every " + c.Duration("poll-interval").String()
 	if c.Bool("poll-only") {
 		mode = "poll every " + c.Duration("poll-interval").String()
@@ -160,11 +159,11 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 		csvw.Flush()
 	}
 	anomaliesOnly := c.Bool("anomalies-only")
-	journalFailures, batches := 0, 0
+	journalFailures, batches, shownTotal := 0, 0, 0
 	files := map[string]bool{}
 	onEvents := func(evs []watch.OffsetEvent) {
 		batches++
-		if maxBatches > 0 && batches >= maxBatches {
+		if once {
 			defer cancelCount()
 		}
 		if journal != nil {
@@ -195,7 +194,16 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 			if anomaliesOnly && len(ev.Anomalies) == 0 {
 				continue
 			}
+			if maxShown > 0 && shownTotal >= maxShown {
+				continue
+			}
 			shown = append(shown, we)
+			if !ev.Initial {
+				shownTotal++
+			}
+		}
+		if maxShown > 0 && shownTotal >= maxShown {
+			defer cancelCount()
 		}
 		view.Events = append(view.Events, shown...)
 		if initial > 0 && !once {

@@ -276,6 +276,9 @@ func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
 	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 		return fmt.Errorf("journal %s: %w", j.Dir, err)
 	}
+	// Records carry millisecond times: the name (what readers seek by) is
+	// the header's time, never later than the first record.
+	t = t.UTC().Truncate(time.Millisecond)
 	for i := 0; ; i++ {
 		name := JournalSegmentName(t.Add(time.Duration(i)))
 		f, err := os.OpenFile(filepath.Join(j.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
@@ -455,7 +458,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		}
 	}
 	for _, s := range segs[first:] {
-		if !opt.Until.IsZero() && s.start.After(opt.Until) {
+		if !opt.Until.IsZero() && s.start.Truncate(time.Millisecond).After(opt.Until) {
 			break
 		}
 		p := filepath.Join(dir, s.name)
