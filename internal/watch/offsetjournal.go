@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,8 @@ const (
 // JournalRecord is one line of a segment. Field names are the on-disk
 // contract (documented in `kaasctl help formats`).
 type JournalRecord struct {
-	Kind  string    `json:"kind"`
+	// Kind is left out of "change" records, the common case.
+	Kind  string    `json:"kind,omitempty"`
 	Time  time.Time `json:"time"`
 	Group string    `json:"group,omitempty"`
 	// File is only written when it is not <dir>/<group>.json.
@@ -90,6 +92,9 @@ func ParseJournalRecord(line []byte) (JournalRecord, error) {
 	}
 	if r.Time.IsZero() {
 		return JournalRecord{}, errors.New(`no "time"`)
+	}
+	if r.Kind == "" {
+		r.Kind = RecChange
 	}
 	switch r.Kind {
 	case RecSegment:
@@ -133,7 +138,8 @@ type OffsetJournal struct {
 	MaxBytes int64
 	MaxAge   time.Duration
 	// SegmentBytes and SegmentAge rotate the active segment (defaults: 64
-	// MiB or an eighth of MaxBytes, whichever is smaller; 24h).
+	// MiB or an eighth of MaxBytes, whichever is smaller; 1h). A rotated
+	// segment is compressed (offsets-….jsonl.gz).
 	SegmentBytes int64
 	SegmentAge   time.Duration
 
@@ -156,12 +162,14 @@ func JournalSegmentName(t time.Time) string {
 	return "offsets-" + t.UTC().Format("20060102T150405.000000000Z") + ".jsonl"
 }
 
-// SegmentStart reads the time of the first record from a segment name.
+// SegmentStart reads the time of the first record from a segment name
+// (offsets-<time>.jsonl, or .jsonl.gz once rotated).
 func SegmentStart(name string) (time.Time, bool) {
 	s, ok := strings.CutPrefix(name, "offsets-")
 	if !ok {
 		return time.Time{}, false
 	}
+	s = strings.TrimSuffix(s, ".gz")
 	s, ok = strings.CutSuffix(s, ".jsonl")
 	if !ok {
 		return time.Time{}, false
@@ -172,7 +180,7 @@ func SegmentStart(name string) (time.Time, bool) {
 
 func (j *OffsetJournal) defaults() {
 	if j.SegmentAge <= 0 {
-		j.SegmentAge = 24 * time.Hour
+		j.SegmentAge = time.Hour
 	}
 	if j.SegmentBytes <= 0 {
 		j.SegmentBytes = 64 << 20
@@ -259,11 +267,12 @@ func (j *OffsetJournal) encodeEvent(buf *bytes.Buffer, ev OffsetEvent) {
 
 func writeRecord(buf *bytes.Buffer, r JournalRecord) {
 	r.Time = r.Time.UTC().Truncate(time.Millisecond)
-	if r.Kind == RecSnapshot && r.Offsets == nil {
-		r.Offsets = map[string]int64{}
+	kind := r.Kind
+	if kind == RecChange {
+		r.Kind = ""
 	}
 	b, _ := json.Marshal(r)
-	if r.Kind == RecSnapshot && len(r.Offsets) == 0 {
+	if kind == RecSnapshot && len(r.Offsets) == 0 {
 		// omitempty would drop an empty snapshot's offsets: keep them explicit.
 		b = append(b[:len(b)-1], []byte(`,"offsets":{}}`)...)
 	}
@@ -308,8 +317,12 @@ func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
 }
 
 func (j *OffsetJournal) rotate(t time.Time) error {
+	closed := j.Segment()
 	if err := j.Close(); err != nil {
 		return err
+	}
+	if err := compressSegment(closed); err != nil {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("journal: %v (the segment is kept uncompressed)", err))
 	}
 	var buf bytes.Buffer
 	if err := j.open(t, &buf); err != nil {
@@ -398,8 +411,62 @@ func listSegments(dir string) ([]segmentInfo, error) {
 		}
 		out = append(out, segmentInfo{name: e.Name(), start: t, size: size})
 	}
-	slices.SortFunc(out, func(a, b segmentInfo) int { return a.start.Compare(b.start) })
-	return out, nil
+	slices.SortFunc(out, func(a, b segmentInfo) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(b.name, a.name) // .jsonl.gz before .jsonl
+	})
+	// A crash between compressing a segment and removing the original
+	// leaves both: the compressed one is complete (it was renamed into
+	// place after an fsync), so it is the one read.
+	return slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) }), nil
+}
+
+// compressSegment replaces a closed segment by its gzip (temp file, fsync,
+// rename, fsync of the directory, then removal of the original).
+func compressSegment(path string) error {
+	if path == "" {
+		return nil
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gz-*.tmp")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	zw := gzip.NewWriter(tmp)
+	if _, err := io.Copy(zw, src); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path+".gz"); err != nil {
+		return err
+	}
+	ok = true
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return os.Remove(path)
 }
 
 // ResolveOffsetJournal finds the offsets journal for a --journal DIR: DIR
@@ -468,7 +535,17 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 			continue
 		}
 		res.Segments = append(res.Segments, p)
-		err = readSegment(f, p, opt, &res)
+		var r io.Reader = f
+		if strings.HasSuffix(p, ".gz") {
+			zr, zerr := gzip.NewReader(f)
+			if zerr != nil {
+				f.Close()
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, zerr))
+				continue
+			}
+			r = zr
+		}
+		err = readSegment(r, p, opt, &res)
 		f.Close()
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
