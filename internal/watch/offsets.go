@@ -144,6 +144,9 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 				watching = fw.Add(opt.Dir) == nil
 			}
 			f.scan(polls%opt.FullReadEvery == 0, false)
+			if f.dirProblem != "" {
+				watching = false // the directory is gone: watch it again when it is back
+			}
 		}
 	}
 }
