@@ -560,6 +560,15 @@ const maxJournalLine = 64 << 20
 
 func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalRead) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	// Reading one group: lines that cannot be its records (nor headers)
+	// are skipped before decoding. The writer encodes names with
+	// encoding/json, as this does.
+	var groupKey []byte
+	if opt.Group != "" {
+		enc, _ := json.Marshal(opt.Group)
+		groupKey = append([]byte(`"group":`), enc...)
+	}
+	segmentKey := []byte(`"kind":"segment"`)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) == 0 && err == io.EOF {
@@ -568,6 +577,9 @@ func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalR
 		torn := err == io.EOF // no final newline: the write was cut
 		if err != nil && err != io.EOF {
 			return err
+		}
+		if groupKey != nil && !torn && !bytes.Contains(line, groupKey) && !bytes.Contains(line, segmentKey) {
+			continue
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			rec, perr := ParseJournalRecord(line)
