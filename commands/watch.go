@@ -44,9 +44,10 @@ func init() {
 				"generation): each change is printed as it happens with the anomalies kaas causes silently: REWIND\n" +
 				"(a committed offset moved back: a stale commit), VANISHED (partitions gone: a partial rewrite),\n" +
 				"PLAIN_MAP (on 0.2.18, a file brokers read as empty), CORRUPT, EMPTIED. With --journal DIR every\n" +
-				"change is recorded in DIR/offsets/ as per-partition deltas (JSON lines, fsync per batch, segments\n" +
-				"rotated daily, --journal-max-bytes/--journal-max-age retention); 'kaasctl offsets history GROUP\n" +
-				"--journal DIR' reads it and 'kaasctl offsets reset --to-history TIME --journal DIR' restores from it.",
+				"change is recorded in DIR/offsets/ as per-partition deltas (JSON lines, fsync per batch, hourly\n" +
+				"segments gzipped on rotation, --journal-max-bytes/--journal-max-age retention);\n" +
+				"'kaasctl offsets history GROUP --journal DIR' reads it and 'kaasctl offsets reset --to-history TIME\n" +
+				"--journal DIR' restores from it (see docs/offsets-journal.md).",
 			Flags: append([]cli.Flag{
 				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often to check the file besides fsnotify events"},
 				&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},

@@ -30,7 +30,7 @@ func watchOffsetsFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat},
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
 		&cli.DurationFlag{Name: "journal-max-age", Value: 30 * 24 * time.Hour, Usage: "remove offsets journal segments whose last record is older than this (0: no limit)", Category: cat},
-		&cli.DurationFlag{Name: "journal-segment-age", Value: 24 * time.Hour, Usage: "start a new journal segment after this long", Category: cat},
+		&cli.DurationFlag{Name: "journal-segment-age", Value: time.Hour, Usage: "start a new journal segment after this long (the closed one is gzipped)", Category: cat},
 	}
 }
 
