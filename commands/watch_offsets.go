@@ -118,6 +118,19 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 			MaxBytes: maxBytes, MaxAge: c.Duration("journal-max-age"), SegmentAge: c.Duration("journal-segment-age")}
 		defer journal.Close()
 	}
+	// A journal that already holds a run: carry its state on, so what
+	// changed while nothing was watching is reported and flagged.
+	var seed []inspect.OffsetObservation
+	if journal != nil {
+		state, last, err := watch.LastJournalState(journal.Dir)
+		if err != nil {
+			g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
+		} else if len(state) > 0 {
+			seed = state
+			journal.Resume(state)
+			g.Notef("resuming the journal: %s as of %s; changes since are compared with it", trPlural(len(state), "group", "groups"), trTime(last))
+		}
+	}
 	filter := c.StringSlice("group")
 	match := inspect.GroupMatcher(filter)
 
@@ -159,13 +172,12 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 		csvw.Flush()
 	}
 	anomaliesOnly := c.Bool("anomalies-only")
-	journalFailures, batches, shownTotal := 0, 0, 0
+	journalFailures, shownTotal := 0, 0
 	files := map[string]bool{}
+	for _, o := range seed {
+		files[o.File] = true
+	}
 	onEvents := func(evs []watch.OffsetEvent) {
-		batches++
-		if once {
-			defer cancelCount()
-		}
 		if journal != nil {
 			if err := journal.Append(evs); err != nil {
 				journalFailures++
@@ -183,12 +195,12 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 			if !match(ev.Cur.Group) {
 				continue
 			}
-			if ev.Initial {
+			if ev.Initial && ev.Prev == nil {
 				initial++
 			}
 			view.Anomalies += len(ev.Anomalies)
 			we := toWatchEvent(ev)
-			if ev.Initial && !once && p.Format != render.JSON && p.Format != render.YAML {
+			if ev.Initial && ev.Prev == nil && !once && p.Format != render.JSON && p.Format != render.YAML {
 				continue // the first scan is the baseline, not news
 			}
 			if anomaliesOnly && len(ev.Anomalies) == 0 {
@@ -198,7 +210,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 				continue
 			}
 			shown = append(shown, we)
-			if !ev.Initial {
+			if ev.Prev != nil {
 				shownTotal++
 			}
 		}
@@ -234,7 +246,12 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
 		Dir: dir, PollInterval: c.Duration("poll-interval"), PollOnly: c.Bool("poll-only"), Generation: gen,
-		OnEvents: onEvents, Now: trNow,
+		OnEvents: onEvents, Now: trNow, Seed: seed,
+		OnReady: func() {
+			if once {
+				cancelCount()
+			}
+		},
 		OnProblem: func(msg string, ok bool) {
 			if ok {
 				g.Notef("%s is readable again", dir)
@@ -263,7 +280,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if journalFailures > 0 {
 		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", trPlural(journalFailures, "batch", "batches"), journal.Dir)
 	}
-	if once && batches == 0 {
+	if once && len(files) == 0 {
 		return fmt.Errorf("no offset file seen in %s", dir)
 	}
 	return nil
@@ -278,7 +295,7 @@ func toWatchEvent(ev watch.OffsetEvent) offsetWatchEvent {
 		we.Kind = watch.RecMissing
 	case c.Corrupt:
 		we.Kind = watch.RecCorrupt
-	case ev.Prev == nil || ev.Initial:
+	case ev.Prev == nil:
 		we.Kind, we.Changed = watch.RecSnapshot, c.Offsets
 	default:
 		we.Kind = watch.RecChange

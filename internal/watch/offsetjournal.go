@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -157,6 +158,66 @@ type journalGroup struct {
 	offsets map[string]int64
 }
 
+// Resume carries an earlier run's state into this writer, so its first
+// segment starts with a snapshot of every group (also those that do not
+// change) and changes since are written as changes.
+func (j *OffsetJournal) Resume(state []inspect.OffsetObservation) {
+	j.defaults()
+	for _, o := range state {
+		if o.Missing {
+			continue
+		}
+		g := &journalGroup{format: o.Format, offsets: o.Offsets}
+		if o.File != filepath.Join(j.OffsetsDir, o.Group+".json") {
+			g.file = o.File
+		}
+		j.state[o.Group] = g
+	}
+}
+
+// LastJournalState is every group's state at the end of the journal in dir
+// (read from the last segment alone: it starts with a snapshot of every
+// group), and the time of its last record. Groups whose file was removed
+// are left out.
+func LastJournalState(dir string) ([]inspect.OffsetObservation, time.Time, error) {
+	segs, err := listSegments(dir)
+	if err != nil || len(segs) == 0 {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return nil, time.Time{}, err
+	}
+	jr, err := ReadOffsetJournal(dir, JournalReadOptions{Since: segs[len(segs)-1].start})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var groups []string
+	var last time.Time
+	seen := map[string]bool{}
+	for _, r := range jr.Records {
+		if r.Time.After(last) {
+			last = r.Time
+		}
+		if r.Kind != RecSegment && !seen[r.Group] {
+			seen[r.Group] = true
+			groups = append(groups, r.Group)
+		}
+	}
+	var out []inspect.OffsetObservation
+	for _, g := range groups {
+		pts := ReplayGroup(jr.Records, g)
+		if len(pts) == 0 {
+			continue
+		}
+		p := pts[len(pts)-1]
+		if p.Kind == RecMissing {
+			continue
+		}
+		out = append(out, inspect.OffsetObservation{Time: p.Time, Group: g, File: p.File, Format: p.Format, Offsets: p.Offsets})
+	}
+	return out, last, nil
+}
+
 // JournalSegmentName is the segment file name for a first record at t.
 func JournalSegmentName(t time.Time) string {
 	return "offsets-" + t.UTC().Format("20060102T150405.000000000Z") + ".jsonl"
@@ -249,7 +310,7 @@ func (j *OffsetJournal) encodeEvent(buf *bytes.Buffer, ev OffsetEvent) {
 		g.offsets, g.format = map[string]int64{}, ""
 	case c.Corrupt:
 		r.Kind, r.Problem = RecCorrupt, c.Problem
-	case ev.Prev == nil || ev.Initial:
+	case ev.Prev == nil:
 		r.Kind, r.Offsets = RecSnapshot, c.Offsets
 		g.offsets, g.format = c.Offsets, c.Format
 	default:

@@ -335,3 +335,42 @@ func TestLiveOffsetsDir(t *testing.T) {
 		}
 	}
 }
+
+// A follower seeded with an earlier run's state reports only what changed
+// since, with the anomalies; the journal resumed from it starts its
+// segment with every group.
+func TestFollowOffsetsSeed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "same.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "app.json"), []byte(`{"offsets":{"orders/0":3}}`), 0o644)
+	seed := []inspect.OffsetObservation{
+		{Time: t0, Group: "same", File: filepath.Join(dir, "same.json"), Format: volume.FormatEnvelope, Offsets: map[string]int64{"orders/0": 7}},
+		{Time: t0, Group: "app", File: filepath.Join(dir, "app.json"), Format: volume.FormatEnvelope, Offsets: map[string]int64{"orders/0": 9}},
+	}
+	var got []OffsetEvent
+	ctx, cancel := context.WithCancel(context.Background())
+	err := FollowOffsets(ctx, OffsetsOptions{Dir: dir, PollOnly: true, Seed: seed,
+		OnEvents: func(evs []OffsetEvent) { got = append(got, evs...) }, OnReady: cancel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Cur.Group != "app" || got[0].Prev == nil || len(got[0].Anomalies) != 1 || got[0].Anomalies[0].Kind != inspect.AnomalyRewind {
+		t.Fatalf("%+v", got)
+	}
+	jd := t.TempDir()
+	j := &OffsetJournal{Dir: jd, OffsetsDir: dir}
+	j.Resume(seed)
+	if err := j.Append(got); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	state, _, err := LastJournalState(jd)
+	if err != nil || len(state) != 2 {
+		t.Fatalf("%+v %v", state, err)
+	}
+	for _, o := range state {
+		if o.Group == "app" && o.Offsets["orders/0"] != 3 || o.Group == "same" && o.Offsets["orders/0"] != 7 {
+			t.Errorf("%+v", o)
+		}
+	}
+}

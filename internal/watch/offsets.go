@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +67,13 @@ type OffsetsOptions struct {
 	// or readable again (ok=true).
 	OnProblem func(msg string, ok bool)
 	Now       func() time.Time
+	// Seed is what an earlier run last saw (see LastJournalState): the
+	// first scan is compared with it, so a change made while nothing was
+	// watching is reported (and flagged) instead of taken as the baseline.
+	Seed []inspect.OffsetObservation
+	// OnReady, when set, is called once the first scan is done (after its
+	// OnEvents, if it found anything).
+	OnReady func()
 }
 
 // FollowOffsets follows every <group>.json in opt.Dir until ctx is done:
@@ -88,6 +96,13 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	}
 	f := &offsetFollower{opt: opt, files: map[string]*followed{},
 		plainMapIsEmpty: opt.Generation.Known() && !opt.Generation.PlainMapIsOffsets()}
+	for _, o := range opt.Seed {
+		if o.Missing || o.Corrupt || filepath.Dir(o.File) != filepath.Clean(opt.Dir) {
+			continue
+		}
+		good := o
+		f.files[filepath.Base(o.File)] = &followed{last: o, good: &good, state: o.Offsets, seeded: true}
+	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	var fw *fsnotify.Watcher
@@ -101,6 +116,9 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 		}
 	}
 	f.scan(false, true)
+	if opt.OnReady != nil {
+		opt.OnReady()
+	}
 	tick := time.NewTicker(opt.PollInterval)
 	defer tick.Stop()
 	// Events come in bursts (tmp write, rename): gather them briefly so a
@@ -160,6 +178,8 @@ type followed struct {
 	last  inspect.OffsetObservation
 	good  *inspect.OffsetObservation
 	state map[string]int64
+	// seeded: known from an earlier run, not read yet in this one.
+	seeded bool
 }
 
 type offsetFollower struct {
@@ -273,6 +293,14 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 					cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
 				}
 			}
+			if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.Format && maps.Equal(cur.Offsets, old.state) {
+				// As the earlier run left it: nothing happened meanwhile.
+				old.seeded, old.stat, old.digest = false, st, digest
+				continue
+			}
+		}
+		if old != nil {
+			old.seeded = false
 		}
 		if old == nil {
 			old = &followed{state: map[string]int64{}}
