@@ -31,7 +31,7 @@ type GroupsSourcesView struct {
 	LegacyDir    string `json:"legacyOffsetsDir"`
 	// OffsetFiles counts the offset files read: all of them for list,
 	// --all and --regex; the named groups' own for describe GROUP...
-	OffsetFiles  int    `json:"offsetFiles"`
+	OffsetFiles int `json:"offsetFiles"`
 	// Generation is the kaas generation assumed for the volume and why
 	// (absent without a volume).
 	Generation    *volume.GenerationInfo `json:"generation,omitempty"`

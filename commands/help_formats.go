@@ -26,6 +26,8 @@ var formatDocs = []struct {
 	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},
 	{"takeover trace", traceView{}, "each event (trace.events[])"},
 	{"watch", watchView{}, "each move, as it happens"},
+	{"watch --offsets", watchOffsetsView{}, "each offset-file change (events[]), as it happens"},
+	{"offsets history", offsetsHistoryView{}, "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)"},
 	{"doctor", DoctorView{}, "each finding"},
 	{"volume check", inspect.CheckReport{}, "each finding (findings[])"},
 	{"volume repair", repair.RepairReport{}, "each action (actions[])"},

@@ -22,7 +22,7 @@ import (
 const offsetsUsage = "reset and delete committed offsets safely (dry-run by default)"
 
 // The reset specifications, in Kafka's order.
-var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group"}
+var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group", "to-history", "to-history-before-anomaly"}
 
 func init() {
 	registerSub("offsets", offsetsUsage, func() *cli.Command {
@@ -47,7 +47,7 @@ func init() {
 				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
 				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute\n" +
 				"  kaasctl offsets reset ... --group new-app --to-group orders-app --topic orders --execute",
-			Flags: append(writeSafetyFlags(),
+			Flags: append(append(writeSafetyFlags(),
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
 				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
 				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
@@ -62,7 +62,7 @@ func init() {
 				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-			),
+			), historyResetFlags()...),
 			Action: runOffsetsReset,
 		}
 	})
@@ -351,6 +351,8 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--to-group: name the group whose committed offsets to copy")
 		}
 		sp.Kind, sp.Source = repair.ToGroup, src
+	case "to-history", "to-history-before-anomaly":
+		return parseHistorySpec(c, f, g)
 	}
 	return sp, nil
 }
@@ -554,7 +556,7 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile)
+	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile && !spec.FromHistory())
 	if err != nil {
 		return err
 	}
@@ -599,9 +601,19 @@ func runOffsetsReset(c *cli.Context) error {
 		// --all-groups never resets the source onto itself.
 		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == spec.Source })
 	}
+	if spec.FromHistory() {
+		// The restore is planned as a from-file spec of the offsets then.
+		if spec, err = historyResetSpec(c, g, l, groups, spec, scopes); err != nil {
+			return err
+		}
+		allTopics, scopes = false, nil
+	}
 	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
 	if err != nil {
+		return err
+	}
+	if err := exportRollback(c, g, plans); err != nil {
 		return err
 	}
 	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi)

@@ -29,6 +29,7 @@ func init() {
 			Name:  "watch",
 			Usage: "follow assignment.json and print each new version's coordinator moves as they happen",
 			UsageText: "kaasctl watch --data-dir /data [--journal DIR] [--group G]... [-o jsonl]\n" +
+				"kaasctl watch --offsets --data-dir /data --journal /var/lib/kaasctl/journal [--anomalies-only]\n" +
 				"kaasctl watch --data-dir /data --once [--journal DIR]      (print the current version; snapshot it)\n" +
 				"kaasctl watch --cluster-dir /cluster --timeout 10m -o json",
 			Description: "Follows CD/assignment.json with fsnotify on its directory (the controller replaces the file by\n" +
@@ -41,17 +42,25 @@ func init() {
 				"versions and events seen when the watch ends (Ctrl-C, --timeout).\n\n" +
 				"--journal DIR keeps every version seen as DIR/assignment-e<epoch>-v<version>.json (atomic writes);\n" +
 				"'kaasctl takeover trace --journal DIR' reads it. Keep DIR off the data-dir root: kaas's operator\n" +
-				"deletes unknown directories there (kaasctl refuses such a DIR unless its name starts with '.').",
-			Flags: []cli.Flag{
+				"deletes unknown directories there (kaasctl refuses such a DIR unless its name starts with '.').\n\n" +
+				"--offsets follows every group's offset file instead (the live offsets dir of the volume's kaas\n" +
+				"generation): each change is printed as it happens with the anomalies kaas causes silently: REWIND\n" +
+				"(a committed offset moved back: a stale commit), VANISHED (partitions gone: a partial rewrite),\n" +
+				"PLAIN_MAP (on 0.2.18, a file brokers read as empty), CORRUPT, EMPTIED. With --journal DIR every\n" +
+				"change is recorded in DIR/offsets/ as per-partition deltas (JSON lines, fsync per batch, hourly\n" +
+				"segments gzipped on rotation, --journal-max-bytes/--journal-max-age retention);\n" +
+				"'kaasctl offsets history GROUP --journal DIR' reads it and 'kaasctl offsets reset --to-history TIME\n" +
+				"--journal DIR' restores from it (see docs/offsets-journal.md).",
+			Flags: append([]cli.Flag{
 				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often to check the file besides fsnotify events"},
 				&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},
 				&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory"},
 				&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit"},
 				&cli.DurationFlag{Name: "timeout", Usage: "stop after this long (exit 0; exit 1 if no readable version was seen)"},
-				&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next)"},
+				&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
 				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
-			},
+			}, watchOffsetsFlags()...),
 			Action: watchCmd,
 		}
 	})
@@ -87,6 +96,9 @@ func watchCmd(c *cli.Context) error {
 	}
 	if c.Duration("poll-interval") <= 0 {
 		return exit.UsageErrorf("--poll-interval must be positive")
+	}
+	if c.Bool("offsets") {
+		return watchOffsetsCmd(c, g)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

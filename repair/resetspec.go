@@ -40,6 +40,9 @@ type Spec struct {
 	// Zone says how a --to-datetime without a zone was read ("" when the
 	// value named its zone).
 	Zone string
+	// Origin, when set, is how the user asked for this spec (a restore
+	// from history is planned as a from-file spec).
+	Origin string
 }
 
 // NeedsTime reports whether the spec needs offsets looked up by timestamp.
@@ -47,6 +50,9 @@ func (s Spec) NeedsTime() bool { return s.Kind == ToDatetime || s.Kind == ByDura
 
 // String is the spec as the user would write it.
 func (s Spec) String() string {
+	if s.Origin != "" {
+		return s.Origin
+	}
 	switch s.Kind {
 	case ToOffset:
 		return fmt.Sprintf("--to-offset %d", s.Offset)

@@ -316,7 +316,9 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 			}
 			return local(f, resp)
 		}
-		return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterCommit(b, f, r, raw) })
+		it := relayWith(f, func(f *frame, raw []byte) []byte { return s.afterCommit(b, f, r, raw) })
+		it.fwd = s.unfencedCommit(f, r)
+		return it
 
 	case *kmsg.OffsetFetchRequest:
 		if r.Version >= 8 {

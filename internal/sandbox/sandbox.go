@@ -87,7 +87,8 @@ import (
 const Limits = `- one kfake cluster holds every group behind all brokers: a group that moves has
   its members evicted (they rejoin, one rebalance, as on kaas) but keeps its
   committed offsets in memory (kaas's new coordinator reloads the file instead);
-- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any);
+- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any;
+  AcceptStaleCommits accepts a stale commit to a group without live members);
 - produce and fetch are served by any broker (Metadata advertises the leaders of
   assignment.json, but they are not enforced);
 - transactional offsets reach the offset files at EndTxn(commit) even when the
@@ -185,6 +186,7 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 
 // routeState is the assignment the brokers route by.

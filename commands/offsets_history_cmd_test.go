@@ -1,0 +1,125 @@
+package commands
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// writeTestJournal records a group through the journal writer: progress,
+// a rewind of orders/1, then a partial rewrite that drops it.
+func writeTestJournal(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	j := &watch.OffsetJournal{Dir: filepath.Join(root, watch.OffsetJournalSubdir), OffsetsDir: "/data/__cluster/__consumer_offsets"}
+	base := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	states := []map[string]int64{
+		{"orders/0": 10, "orders/1": 10, "orders/2": 10},
+		{"orders/0": 20, "orders/1": 20, "orders/2": 20},
+		{"orders/0": 30, "orders/1": 30, "orders/2": 30},
+		{"orders/0": 30, "orders/1": 4, "orders/2": 30},
+		{"orders/0": 35, "orders/1": 8, "orders/2": 36},
+		{"orders/0": 40},
+	}
+	var prev *inspect.OffsetObservation
+	for i, st := range states {
+		cur := inspect.OffsetObservation{Time: base.Add(time.Duration(i) * time.Minute), Group: "app", File: "/data/__cluster/__consumer_offsets/app.json", Format: volume.FormatEnvelope, Offsets: st}
+		ev := watch.OffsetEvent{Prev: prev, Cur: cur, Initial: prev == nil}
+		var before map[string]int64
+		if prev != nil {
+			before = prev.Offsets
+			ev.Anomalies = inspect.CompareOffsetObservations(*prev, cur, false)
+		}
+		ev.Changed, ev.Removed = watch.OffsetDelta(before, st)
+		if err := j.Append([]watch.OffsetEvent{ev}); err != nil {
+			t.Fatal(err)
+		}
+		prev = &cur
+	}
+	j.Close()
+	return root
+}
+
+func TestOffsetsHistoryTable(t *testing.T) {
+	journal := writeTestJournal(t)
+	r := runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--timeline")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	golden(t, "offsets-history.txt", strings.ReplaceAll(r.Out, journal, "JOURNAL"))
+
+	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--since", "2026-11-30T10:03:30Z", "-o", "json")
+	var v offsetsHistoryView
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil || r.Code != 0 {
+		t.Fatalf("%v %d %s", err, r.Code, r.Err)
+	}
+	// The state at --since is carried in (the 10:03 point, without its
+	// REWIND), then the two later points.
+	if len(v.Points) != 3 || len(v.Anomalies) != 2 || v.Anomalies[0].Kind != inspect.AnomalyVanished {
+		t.Errorf("since: %d points %+v", len(v.Points), v.Anomalies)
+	}
+	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--partition", "orders:1", "-o", "jsonl")
+	lines := strings.Split(strings.TrimSpace(r.Out), "\n")
+	if len(lines) != 6 || strings.Contains(r.Out, `"partition":0`) {
+		t.Errorf("jsonl --partition orders:1:\n%s", r.Out)
+	}
+	var row historyRow
+	if err := json.Unmarshal([]byte(lines[5]), &row); err != nil || row.Anomaly != "VANISHED" || row.Offset != nil || *row.Previous != 8 {
+		t.Errorf("last row %+v %v", row, err)
+	}
+}
+
+func TestOffsetsHistoryUsage(t *testing.T) {
+	journal := writeTestJournal(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"offsets", "history"}, 2, "one GROUP"},
+		{[]string{"offsets", "history", "app"}, 2, "--journal"},
+		{[]string{"offsets", "history", "app", "--journal", journal, "--since", "yesterday"}, 2, "--since"},
+		{[]string{"offsets", "history", "app", "--journal", journal, "--since", "2026-11-30T11:00:00Z", "--until", "2026-11-30T10:00:00Z"}, 2, "before --since"},
+		{[]string{"offsets", "history", "app", "--journal", t.TempDir()}, 1, "no offsets journal segments"},
+		{[]string{"offsets", "history", "app", "--journal", journal, "--partition", "bad topic"}, 2, "--partition"},
+	} {
+		r := runCLI(t, "", nil, tc.args...)
+		if r.Code != tc.code || !strings.Contains(r.Err, tc.msg) {
+			t.Errorf("%v: exit %d %q (want %d, %q)", tc.args, r.Code, r.Err, tc.code, tc.msg)
+		}
+	}
+	// A group the journal does not know: an empty history, said so.
+	r := runCLI(t, "", nil, "offsets", "history", "other", "--journal", journal, "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Err, "no history") || !strings.Contains(r.Out, `"points": []`) {
+		t.Errorf("unknown group: %d %s %s", r.Code, r.Err, r.Out)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	v := func(n int64) *int64 { return &n }
+	times := []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Minute), t0.Add(3 * time.Minute)}
+	got := sparkline(times, []*int64{v(0), v(50), v(100), nil}, []bool{false, false, false, true}, t0, t0.Add(3*time.Minute), 4)
+	if got != "▁▄█!" {
+		t.Errorf("%q", got)
+	}
+	got = sparkline(times[:3], []*int64{v(5), nil, v(5)}, []bool{false, false, false}, t0, t0.Add(4*time.Minute), 5)
+	if []rune(got)[0] != '█' || !strings.ContainsRune(got, '·') {
+		t.Errorf("%q", got)
+	}
+	// On a terminal the table has the PROGRESS column.
+	var b strings.Builder
+	p := &render.Printer{Out: &b, TTY: true}
+	hv := &offsetsHistoryView{Group: "g", Partitions: []historyPartition{{Topic: "t", Partition: 0, spark: "▁▄█"}}}
+	writeHistoryHuman(p, hv, false)
+	if !strings.Contains(b.String(), "PROGRESS") || !strings.Contains(b.String(), "▁▄█") {
+		t.Errorf("%s", b.String())
+	}
+}

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/repair"
+)
+
+// historyResetFlags are offsets reset's restore specs and the rollback export.
+func historyResetFlags() []cli.Flag {
+	const spec = "Reset specification (exactly one)"
+	return []cli.Flag{
+		&cli.StringFlag{Name: "to-history", Usage: "spec: the offsets the group had at `TIME` (from the --journal and kaasctl's backups; a date-time, epoch ms, or a duration back from now)", Category: spec},
+		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before the first anomaly (REWIND, VANISHED, ...) recorded since --history-since", Category: spec},
+		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR')", Category: "Restore from history"},
+		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on (default: the whole history)", Category: "Restore from history"},
+		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file", Category: "Safety"},
+	}
+}
+
+// parseHistorySpec reads --to-history / --to-history-before-anomaly.
+func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, error) {
+	if flag == "to-history-before-anomaly" {
+		return repair.Spec{Kind: repair.ToHistoryBeforeAnomaly, Origin: "--to-history-before-anomaly"}, nil
+	}
+	t, err := parseWhen("to-history", c.String(flag), trNow(), g)
+	if err != nil {
+		return repair.Spec{}, err
+	}
+	return repair.Spec{Kind: repair.ToHistory, Time: t, Origin: "--to-history " + t.UTC().Format(time.RFC3339Nano)}, nil
+}
+
+// historyResetSpec finds each group's offsets at the moment asked for and
+// returns the from-file spec the one reset path plans and executes.
+func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []string, spec repair.Spec, scopes []repair.TopicScope) (repair.Spec, error) {
+	since, err := parseWhen("history-since", c.String("history-since"), trNow(), g)
+	if err != nil {
+		return repair.Spec{}, err
+	}
+	if c.IsSet("history-since") && spec.Kind != repair.ToHistoryBeforeAnomaly {
+		return repair.Spec{}, exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
+	}
+	if c.String("journal") == "" {
+		g.Notef("no --journal: restoring from kaasctl's backups beside the offset files only")
+	}
+	var targets []repair.HistoryTarget
+	for _, group := range groups {
+		src := repair.HistorySource{JournalDir: c.String("journal"), Layout: l}
+		if spec.Kind == repair.ToHistory {
+			src.Since, src.Until = spec.Time, spec.Time
+		} else {
+			src.Since = since
+		}
+		h, err := repair.LoadGroupHistory(src, group)
+		if err != nil {
+			return repair.Spec{}, err
+		}
+		for _, w := range h.Warnings {
+			g.Warnf("%s", w)
+		}
+		var t repair.HistoryTarget
+		if spec.Kind == repair.ToHistory {
+			t, err = repair.TargetAt(h, spec.Time)
+		} else {
+			t, err = repair.TargetBeforeAnomaly(h, since)
+		}
+		if err != nil {
+			return repair.Spec{}, err
+		}
+		from := "journal"
+		if t.Point.Source == "backup" {
+			from = "kaasctl's backup " + t.Point.File
+		}
+		if t.Anomaly != nil {
+			what := t.Anomaly.Kind
+			if t.Anomaly.Partition != "" {
+				what += " of " + t.Anomaly.Partition
+			}
+			later := ""
+			if t.Later > 0 {
+				later = fmt.Sprintf("; %s after it", trPlural(t.Later, "more anomaly", "more anomalies"))
+			}
+			g.Notef("group '%s': restoring the %s it had at %s (%s), right before %s at %s%s",
+				volume.DisplayName(group), trPlural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
+		} else {
+			g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)",
+				volume.DisplayName(group), trPlural(len(t.Offsets), "partition offset", "partition offsets"), trTime(spec.Time), trTime(t.Point.Time), from)
+		}
+		if extra := repair.ExtraPartitions(l, t); len(extra) > 0 {
+			g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", volume.DisplayName(group), trPlural(len(extra), "partition", "partitions"), strings.Join(extra, ", "))
+		}
+		if back := repair.MovedBack(l, t); len(back) > 0 {
+			g.Warnf("group '%s': the restore moves %s back, so the group re-processes those records: %s (narrow it with --topic TOPIC:P to restore only the damaged partitions)", volume.DisplayName(group), trPlural(len(back), "partition", "partitions"), strings.Join(back, ", "))
+		}
+		targets = append(targets, t)
+	}
+	out, notes, err := repair.HistorySpec(targets, scopes, spec.Origin)
+	if err != nil {
+		return repair.Spec{}, exit.UsageErrorf("%v", err)
+	}
+	for _, n := range notes {
+		g.Warnf("%s", n)
+	}
+	return out, nil
+}
+
+// exportRollback writes --export-rollback FILE before anything is written.
+func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error {
+	name := c.String("export-rollback")
+	if name == "" {
+		return nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("--export-rollback: %w", err)
+	}
+	werr := repair.ExportRollbackCSV(f, plans)
+	if err := errorsJoin(werr, f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("--export-rollback %s: %w", name, err)
+	}
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset --group ... --from-file %s --execute)", name, name)
+	return nil
+}
+
+func errorsJoin(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

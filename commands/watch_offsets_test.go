@@ -1,0 +1,116 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func offsetsVolume(t *testing.T) (data, od string) {
+	t.Helper()
+	data = t.TempDir()
+	writeFile(t, data, "__cluster/assignment.json", `{"controllerEpoch":1,"assignmentVersion":1,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}],"partitions":[]}`)
+	writeFile(t, data, "__cluster/__consumer_offsets/app.json", `{"offsets":{"orders/0":10,"orders/1":20}}`)
+	writeFile(t, data, "__cluster/__consumer_offsets/other.json", `{"offsets":{"audit/0":1}}`)
+	return data, filepath.Join(data, "__cluster", "__consumer_offsets")
+}
+
+func TestWatchOffsetsOnce(t *testing.T) {
+	data, od := offsetsVolume(t)
+	journal := filepath.Join(data, ".kaasctl-journal")
+	r := runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once", "-g", "app", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var v watchOffsetsView
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Dir != od || v.Files != 2 || len(v.Events) != 1 || v.Events[0].Kind != "snapshot" || v.Events[0].Changed["orders/1"] != 20 {
+		t.Errorf("%+v", v)
+	}
+	// The journal holds both groups (--group filters what is printed).
+	segs, _ := filepath.Glob(filepath.Join(journal, "offsets", "offsets-*.jsonl"))
+	if len(segs) != 1 {
+		t.Fatalf("segments %v", segs)
+	}
+	data2, _ := os.ReadFile(segs[0])
+	if !strings.Contains(string(data2), `"group":"other"`) || !strings.Contains(string(data2), `"kind":"segment"`) {
+		t.Errorf("journal:\n%s", data2)
+	}
+	// The table view of the baseline.
+	r = runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--once")
+	if r.Code != 0 || !strings.Contains(r.Out, "app  snapshot  orders/0=10 orders/1=20") {
+		t.Errorf("exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+}
+
+func TestWatchOffsetsUsage(t *testing.T) {
+	data, _ := offsetsVolume(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--journal", filepath.Join(data, "journal")}, 4, "operator deletes unknown directories"},
+		{[]string{"--assignment", "x.json"}, 2, "--assignment does not apply"},
+		{[]string{"--journal-max-bytes", "lots"}, 2, "--journal-max-bytes"},
+		{[]string{"--journal-max-age", "-1h"}, 2, "must not be negative"},
+	} {
+		r := runCLI(t, "", nil, append([]string{"watch", "--offsets", "--data-dir", data, "--once"}, tc.args...)...)
+		if r.Code != tc.code || !strings.Contains(r.Err, tc.msg) {
+			t.Errorf("%v: exit %d %q", tc.args, r.Code, r.Err)
+		}
+	}
+	for in, want := range map[string]int64{"1GiB": 1 << 30, "500MiB": 500 << 20, "2GB": 2e9, "0": 0, "100k": 100 << 10, "12345": 12345} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("%s: %d %v", in, got, err)
+		}
+	}
+}
+
+// A watch restarted on its journal compares the first scan with where the
+// last run left off: what happened in between is reported and flagged.
+func TestWatchOffsetsResume(t *testing.T) {
+	data, od := offsetsVolume(t)
+	journal := filepath.Join(t.TempDir(), "journal")
+	if r := runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once"); r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	// While nothing watches: a stale commit rewinds orders/1, and the
+	// other group's file is removed.
+	writeFile(t, od, "app.json", `{"offsets":{"orders/0":12,"orders/1":5}}`)
+	os.Remove(filepath.Join(od, "other.json"))
+	r := runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Err, "resuming the journal: 2 groups") {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var v watchOffsetsView
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, e := range v.Events {
+		var as []string
+		for _, a := range e.Anomalies {
+			as = append(as, a.Kind)
+		}
+		kinds[e.Group] = e.Kind + ":" + strings.Join(as, ",")
+	}
+	if kinds["app"] != "change:REWIND" || kinds["other"] != "missing:VANISHED" || len(v.Events) != 2 {
+		t.Errorf("events %v", kinds)
+	}
+	// Nothing changed since: a third run reports nothing.
+	r = runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once", "-o", "json")
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil || len(v.Events) != 0 {
+		t.Errorf("third run: %+v %v", v.Events, err)
+	}
+	// The history reads across the runs' segments.
+	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "-o", "json")
+	var hv offsetsHistoryView
+	if err := json.Unmarshal([]byte(r.Out), &hv); err != nil || len(hv.Anomalies) != 1 || hv.Anomalies[0].Kind != "REWIND" {
+		t.Errorf("history %+v %v %s", hv.Anomalies, err, r.Err)
+	}
+}

@@ -1,0 +1,692 @@
+package watch
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// The offsets journal: what `kaasctl watch --offsets --journal DIR` records
+// in DIR/offsets/ and `kaasctl offsets history` reads.
+//
+// It is a directory of append-only JSON-lines segments named
+// offsets-<UTC time of the first record>.jsonl, so the names sort by time
+// and a reader seeks by name. Every segment starts with a "segment" header
+// and a "snapshot" of every known group, so it can be read alone; after
+// that each record is one observed change of one group's file: the time,
+// the group, and only the partitions that changed (per-partition deltas,
+// not copies of the file). Records of one batch are written with one
+// write and one fsync; a crash can only tear the last line, which readers
+// skip with a warning. Rotation by size and age; retention by total size
+// and age (the active segment is never removed).
+
+// OffsetJournalSubdir is the sub-directory of a --journal DIR that holds the
+// offsets journal (beside the assignment versions, which `takeover trace
+// --journal DIR` reads).
+const OffsetJournalSubdir = "offsets"
+
+// JournalFormatVersion is written in every segment header.
+const JournalFormatVersion = 1
+
+// Record kinds.
+const (
+	RecSegment  = "segment"  // first line of a segment: Dir, Generation, Version
+	RecSnapshot = "snapshot" // a group's full offsets (segment start, or first sight)
+	RecChange   = "change"   // a group's file changed: Changed, Removed
+	RecCorrupt  = "corrupt"  // the file could not be read or parsed: Problem (offsets unchanged)
+	RecMissing  = "missing"  // the file was removed: Removed lists what it held
+)
+
+// JournalRecord is one line of a segment. Field names are the on-disk
+// contract (documented in `kaasctl help formats`).
+type JournalRecord struct {
+	// Kind is left out of "change" records, the common case.
+	Kind  string    `json:"kind,omitempty"`
+	Time  time.Time `json:"time"`
+	Group string    `json:"group,omitempty"`
+	// File is only written when it is not <dir>/<group>.json.
+	File      string           `json:"file,omitempty"`
+	Format    string           `json:"format,omitempty"`
+	Offsets   map[string]int64 `json:"offsets,omitempty"`
+	Changed   map[string]int64 `json:"changed,omitempty"`
+	Removed   []string         `json:"removed,omitempty"`
+	Problem   string           `json:"problem,omitempty"`
+	Anomalies []JournalAnomaly `json:"anomalies,omitempty"`
+	// Header fields.
+	Dir        string `json:"dir,omitempty"`
+	Generation string `json:"generation,omitempty"`
+	Version    int    `json:"version,omitempty"`
+}
+
+// JournalAnomaly is an anomaly as recorded (the group, file and time are
+// the record's).
+type JournalAnomaly struct {
+	Kind      string `json:"kind"`
+	Partition string `json:"partition,omitempty"`
+	Before    int64  `json:"before"`
+	After     int64  `json:"after"`
+	Detail    string `json:"detail"`
+}
+
+// ParseJournalRecord decodes and checks one line.
+func ParseJournalRecord(line []byte) (JournalRecord, error) {
+	var r JournalRecord
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&r); err != nil {
+		return JournalRecord{}, err
+	}
+	if dec.More() {
+		return JournalRecord{}, errors.New("more than one JSON value on the line")
+	}
+	if r.Time.IsZero() {
+		return JournalRecord{}, errors.New(`no "time"`)
+	}
+	if r.Kind == "" {
+		r.Kind = RecChange
+	}
+	switch r.Kind {
+	case RecSegment:
+		if r.Version < 1 {
+			return JournalRecord{}, errors.New("segment header without a version")
+		}
+		if r.Version > JournalFormatVersion {
+			return JournalRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, JournalFormatVersion)
+		}
+		return r, nil
+	case RecSnapshot, RecChange, RecCorrupt, RecMissing:
+	default:
+		return JournalRecord{}, fmt.Errorf("unknown record kind %q", r.Kind)
+	}
+	if r.Group == "" {
+		return JournalRecord{}, errors.New(`no "group"`)
+	}
+	for _, m := range []map[string]int64{r.Offsets, r.Changed} {
+		for k := range m {
+			if _, _, err := volume.SplitOffsetKey(k); err != nil {
+				return JournalRecord{}, fmt.Errorf("partition key %q: %v", k, err)
+			}
+		}
+	}
+	for _, k := range r.Removed {
+		if _, _, err := volume.SplitOffsetKey(k); err != nil {
+			return JournalRecord{}, fmt.Errorf("partition key %q: %v", k, err)
+		}
+	}
+	return r, nil
+}
+
+// OffsetJournal appends offset events to a journal directory.
+type OffsetJournal struct {
+	Dir string
+	// OffsetsDir is the followed directory (written in segment headers).
+	OffsetsDir string
+	Generation volume.Generation
+	// MaxBytes and MaxAge bound what is kept (0: unbounded). Segments are
+	// removed whole, oldest first; the active one never.
+	MaxBytes int64
+	MaxAge   time.Duration
+	// SegmentBytes and SegmentAge rotate the active segment (defaults: 64
+	// MiB or an eighth of MaxBytes, whichever is smaller; 1h). A rotated
+	// segment is compressed (offsets-….jsonl.gz).
+	SegmentBytes int64
+	SegmentAge   time.Duration
+
+	f        *os.File
+	name     string
+	size     int64
+	start    time.Time
+	state    map[string]*journalGroup
+	Warnings []string
+}
+
+type journalGroup struct {
+	format  string
+	file    string
+	offsets map[string]int64
+}
+
+// Resume carries an earlier run's state into this writer, so its first
+// segment starts with a snapshot of every group (also those that do not
+// change) and changes since are written as changes.
+func (j *OffsetJournal) Resume(state []inspect.OffsetObservation) {
+	j.defaults()
+	for _, o := range state {
+		if o.Missing {
+			continue
+		}
+		g := &journalGroup{format: o.Format, offsets: o.Offsets}
+		if o.File != filepath.Join(j.OffsetsDir, o.Group+".json") {
+			g.file = o.File
+		}
+		j.state[o.Group] = g
+	}
+}
+
+// LastJournalState is every group's state at the end of the journal in dir
+// (read from the last segment alone: it starts with a snapshot of every
+// group), and the time of its last record. Groups whose file was removed
+// are left out.
+func LastJournalState(dir string) ([]inspect.OffsetObservation, time.Time, error) {
+	segs, err := listSegments(dir)
+	if err != nil || len(segs) == 0 {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return nil, time.Time{}, err
+	}
+	jr, err := ReadOffsetJournal(dir, JournalReadOptions{Since: segs[len(segs)-1].start})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var groups []string
+	var last time.Time
+	seen := map[string]bool{}
+	for _, r := range jr.Records {
+		if r.Time.After(last) {
+			last = r.Time
+		}
+		if r.Kind != RecSegment && !seen[r.Group] {
+			seen[r.Group] = true
+			groups = append(groups, r.Group)
+		}
+	}
+	var out []inspect.OffsetObservation
+	for _, g := range groups {
+		pts := ReplayGroup(jr.Records, g)
+		if len(pts) == 0 {
+			continue
+		}
+		p := pts[len(pts)-1]
+		if p.Kind == RecMissing {
+			continue
+		}
+		out = append(out, inspect.OffsetObservation{Time: p.Time, Group: g, File: p.File, Format: p.Format, Offsets: p.Offsets})
+	}
+	return out, last, nil
+}
+
+// JournalSegmentName is the segment file name for a first record at t.
+func JournalSegmentName(t time.Time) string {
+	return "offsets-" + t.UTC().Format("20060102T150405.000000000Z") + ".jsonl"
+}
+
+// SegmentStart reads the time of the first record from a segment name
+// (offsets-<time>.jsonl, or .jsonl.gz once rotated).
+func SegmentStart(name string) (time.Time, bool) {
+	s, ok := strings.CutPrefix(name, "offsets-")
+	if !ok {
+		return time.Time{}, false
+	}
+	s = strings.TrimSuffix(s, ".gz")
+	s, ok = strings.CutSuffix(s, ".jsonl")
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102T150405.000000000Z", s)
+	return t, err == nil
+}
+
+func (j *OffsetJournal) defaults() {
+	if j.SegmentAge <= 0 {
+		j.SegmentAge = time.Hour
+	}
+	if j.SegmentBytes <= 0 {
+		j.SegmentBytes = 64 << 20
+		if j.MaxBytes > 0 && j.MaxBytes/8 < j.SegmentBytes {
+			j.SegmentBytes = max(j.MaxBytes/8, 4<<10)
+		}
+	}
+	if j.state == nil {
+		j.state = map[string]*journalGroup{}
+	}
+}
+
+// Append records one batch: one write and one fsync. It rotates and
+// applies the retention first when due.
+func (j *OffsetJournal) Append(evs []OffsetEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	j.defaults()
+	now := evs[0].Cur.Time
+	if j.f != nil && (j.size >= j.SegmentBytes || now.Sub(j.start) >= j.SegmentAge) {
+		if err := j.rotate(now); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	opened := false
+	if j.f == nil {
+		if err := j.open(now, &buf); err != nil {
+			return err
+		}
+		opened = true
+	}
+	for _, ev := range evs {
+		j.encodeEvent(&buf, ev)
+	}
+	n, err := j.f.Write(buf.Bytes())
+	j.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", filepath.Join(j.Dir, j.name), err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal %s: fsync: %w", filepath.Join(j.Dir, j.name), err)
+	}
+	if opened {
+		j.Retain(now)
+	}
+	return nil
+}
+
+func (j *OffsetJournal) encodeEvent(buf *bytes.Buffer, ev OffsetEvent) {
+	c := ev.Cur
+	r := JournalRecord{Time: c.Time, Group: c.Group, Format: c.Format}
+	if c.File != filepath.Join(j.OffsetsDir, c.Group+".json") {
+		r.File = c.File
+	}
+	g := j.state[c.Group]
+	if g == nil {
+		g = &journalGroup{offsets: map[string]int64{}}
+		j.state[c.Group] = g
+	}
+	g.file = r.File
+	switch {
+	case c.Missing:
+		r.Kind, r.Removed = RecMissing, ev.Removed
+		g.offsets, g.format = map[string]int64{}, ""
+	case c.Corrupt:
+		r.Kind, r.Problem = RecCorrupt, c.Problem
+	case ev.Prev == nil:
+		r.Kind, r.Offsets = RecSnapshot, c.Offsets
+		g.offsets, g.format = c.Offsets, c.Format
+	default:
+		r.Kind, r.Changed, r.Removed = RecChange, ev.Changed, ev.Removed
+		if r.Format == g.format {
+			r.Format = "" // unchanged: not repeated
+		}
+		g.offsets, g.format = c.Offsets, c.Format
+	}
+	for _, a := range ev.Anomalies {
+		r.Anomalies = append(r.Anomalies, JournalAnomaly{Kind: a.Kind, Partition: a.Partition, Before: a.Before, After: a.After, Detail: a.Detail})
+	}
+	writeRecord(buf, r)
+}
+
+func writeRecord(buf *bytes.Buffer, r JournalRecord) {
+	r.Time = r.Time.UTC().Truncate(time.Millisecond)
+	kind := r.Kind
+	if kind == RecChange {
+		r.Kind = ""
+	}
+	b, _ := json.Marshal(r)
+	if kind == RecSnapshot && len(r.Offsets) == 0 {
+		// omitempty would drop an empty snapshot's offsets: keep them explicit.
+		b = append(b[:len(b)-1], []byte(`,"offsets":{}}`)...)
+	}
+	buf.Write(b)
+	buf.WriteByte('\n')
+}
+
+// open starts a new segment at t: header, then a snapshot of every group.
+func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return fmt.Errorf("journal %s: %w", j.Dir, err)
+	}
+	// Records carry millisecond times: the name (what readers seek by) is
+	// the header's time, never later than the first record.
+	t = t.UTC().Truncate(time.Millisecond)
+	for i := 0; ; i++ {
+		name := JournalSegmentName(t.Add(time.Duration(i)))
+		f, err := os.OpenFile(filepath.Join(j.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if errors.Is(err, fs.ErrExist) && i < 1000 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("journal %s: %w", j.Dir, err)
+		}
+		j.f, j.name, j.size, j.start = f, name, 0, t
+		break
+	}
+	if err := syncDir(j.Dir); err != nil {
+		return fmt.Errorf("journal %s: fsync of the directory: %w", j.Dir, err)
+	}
+	writeRecord(buf, JournalRecord{Kind: RecSegment, Time: t, Dir: j.OffsetsDir, Generation: string(j.Generation), Version: JournalFormatVersion})
+	groups := make([]string, 0, len(j.state))
+	for g := range j.state {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		st := j.state[g]
+		writeRecord(buf, JournalRecord{Kind: RecSnapshot, Time: t, Group: g, File: st.file, Format: st.format, Offsets: st.offsets})
+	}
+	return nil
+}
+
+func (j *OffsetJournal) rotate(t time.Time) error {
+	closed := j.Segment()
+	if err := j.Close(); err != nil {
+		return err
+	}
+	if err := compressSegment(closed); err != nil {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("journal: %v (the segment is kept uncompressed)", err))
+	}
+	var buf bytes.Buffer
+	if err := j.open(t, &buf); err != nil {
+		return err
+	}
+	if _, err := j.f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	j.size += int64(buf.Len())
+	if err := j.f.Sync(); err != nil {
+		return err
+	}
+	j.Retain(t)
+	return nil
+}
+
+// Retain removes whole segments, oldest first, while the journal is over
+// MaxBytes or a segment's last record (the next segment's start) is older
+// than MaxAge. The active segment is kept. Failures become Warnings.
+func (j *OffsetJournal) Retain(now time.Time) {
+	segs, err := listSegments(j.Dir)
+	if err != nil {
+		j.Warnings = append(j.Warnings, err.Error())
+		return
+	}
+	var total int64
+	for _, s := range segs {
+		total += s.size
+	}
+	for i, s := range segs {
+		if s.name == j.name || i == len(segs)-1 {
+			break
+		}
+		end := segs[i+1].start
+		tooBig := j.MaxBytes > 0 && total > j.MaxBytes
+		tooOld := j.MaxAge > 0 && now.Sub(end) > j.MaxAge
+		if !tooBig && !tooOld {
+			break
+		}
+		if err := os.Remove(filepath.Join(j.Dir, s.name)); err != nil {
+			j.Warnings = append(j.Warnings, fmt.Sprintf("journal retention: %v", err))
+			break
+		}
+		total -= s.size
+	}
+}
+
+// Close closes the active segment (a later Append starts a new one).
+func (j *OffsetJournal) Close() error {
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// Segment is the active segment's path ("" before the first Append).
+func (j *OffsetJournal) Segment() string {
+	if j.name == "" {
+		return ""
+	}
+	return filepath.Join(j.Dir, j.name)
+}
+
+type segmentInfo struct {
+	name  string
+	start time.Time
+	size  int64
+}
+
+func listSegments(dir string) ([]segmentInfo, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []segmentInfo
+	for _, e := range ents {
+		t, ok := SegmentStart(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		var size int64
+		if st, err := e.Info(); err == nil {
+			size = st.Size()
+		}
+		out = append(out, segmentInfo{name: e.Name(), start: t, size: size})
+	}
+	slices.SortFunc(out, func(a, b segmentInfo) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(b.name, a.name) // .jsonl.gz before .jsonl
+	})
+	// A crash between compressing a segment and removing the original
+	// leaves both: the compressed one is complete (it was renamed into
+	// place after an fsync), so it is the one read.
+	return slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) }), nil
+}
+
+// compressSegment replaces a closed segment by its gzip (temp file, fsync,
+// rename, fsync of the directory, then removal of the original).
+func compressSegment(path string) error {
+	if path == "" {
+		return nil
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gz-*.tmp")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	zw := gzip.NewWriter(tmp)
+	if _, err := io.Copy(zw, src); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path+".gz"); err != nil {
+		return err
+	}
+	ok = true
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return os.Remove(path)
+}
+
+// ResolveOffsetJournal finds the offsets journal for a --journal DIR: DIR
+// itself when it holds segments, else DIR/offsets.
+func ResolveOffsetJournal(dir string) (string, error) {
+	if segs, err := listSegments(dir); err == nil && len(segs) > 0 {
+		return dir, nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	sub := filepath.Join(dir, OffsetJournalSubdir)
+	segs, err := listSegments(sub)
+	if err == nil && len(segs) > 0 {
+		return sub, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("journal %s: %w", dir, err)
+	}
+	return "", fmt.Errorf("journal %s: no offsets journal segments (offsets-*.jsonl) in it or in %s; record one with 'kaasctl watch --offsets --journal %s'", dir, sub, dir)
+}
+
+// JournalReadOptions narrow a read.
+type JournalReadOptions struct {
+	// Group keeps only this group's records ("" keeps all).
+	Group string
+	// Since skips segments that end before it (the segment holding Since is
+	// read whole, so its snapshot gives the state at Since). Until stops
+	// after the last record at or before it. Zero means unbounded.
+	Since, Until time.Time
+}
+
+// JournalRead is what ReadOffsetJournal found.
+type JournalRead struct {
+	// Records in journal order (segment headers included).
+	Records []JournalRecord
+	// Segments read, and Warnings (torn or corrupt lines, unreadable
+	// segments), each naming the file and line.
+	Segments []string
+	Warnings []string
+}
+
+// ReadOffsetJournal reads a journal directory (as ResolveOffsetJournal
+// names it).
+func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) {
+	var res JournalRead
+	segs, err := listSegments(dir)
+	if err != nil {
+		return res, fmt.Errorf("journal %s: %w", dir, err)
+	}
+	first := 0
+	if !opt.Since.IsZero() {
+		for i, s := range segs {
+			if !s.start.After(opt.Since) {
+				first = i
+			}
+		}
+	}
+	for _, s := range segs[first:] {
+		if !opt.Until.IsZero() && s.start.Truncate(time.Millisecond).After(opt.Until) {
+			break
+		}
+		p := filepath.Join(dir, s.name)
+		f, err := os.Open(p)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, err))
+			continue
+		}
+		res.Segments = append(res.Segments, p)
+		var r io.Reader = f
+		if strings.HasSuffix(p, ".gz") {
+			zr, zerr := gzip.NewReader(f)
+			if zerr != nil {
+				f.Close()
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, zerr))
+				continue
+			}
+			r = zr
+		}
+		err = readSegment(r, p, opt, &res)
+		f.Close()
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
+		}
+	}
+	return res, nil
+}
+
+// maxJournalLine bounds one record (a snapshot of a group with very many
+// partitions).
+const maxJournalLine = 64 << 20
+
+func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalRead) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	// Reading one group: lines that cannot be its records (nor headers)
+	// are skipped before decoding. The writer encodes names with
+	// encoding/json, as this does.
+	var groupKey []byte
+	if opt.Group != "" {
+		enc, _ := json.Marshal(opt.Group)
+		groupKey = append([]byte(`"group":`), enc...)
+	}
+	segmentKey := []byte(`"kind":"segment"`)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if len(line) == 0 && err == io.EOF {
+			return nil
+		}
+		torn := err == io.EOF // no final newline: the write was cut
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if groupKey != nil && !torn && !bytes.Contains(line, groupKey) && !bytes.Contains(line, segmentKey) {
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			rec, perr := ParseJournalRecord(line)
+			switch {
+			case perr != nil && torn:
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: torn last line ignored (a write cut short by a crash): %v", path, n, perr))
+			case perr != nil:
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: unreadable record skipped: %v", path, n, perr))
+			case !opt.Until.IsZero() && rec.Time.After(opt.Until):
+				return nil
+			case rec.Kind == RecSegment || opt.Group == "" || rec.Group == opt.Group:
+				res.Records = append(res.Records, rec)
+			}
+		}
+		if torn {
+			return nil
+		}
+	}
+}
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > maxJournalLine {
+			return nil, fmt.Errorf("a line is over %d bytes", maxJournalLine)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == nil {
+			return bytes.TrimSuffix(out, []byte("\n")), nil
+		}
+		return out, err
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,373 @@
+package watch
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// LiveOffsetsDir is the directory whose offset files the brokers of
+// generation gen read and write: DATA/__consumer_offsets on the Go
+// generation (Go ≤ 0.1.190, Rust ≤ 0.2.15), CD/__consumer_offsets
+// otherwise and when the generation is unknown. It is the one place the
+// offsets follower (watch --offsets, and the exporter) picks its directory.
+func LiveOffsetsDir(l volume.Layout, gen volume.Generation) string {
+	if gen.LiveOffsetsInDataDir() && l.DataOffsetsPath() != "" {
+		return l.DataOffsetsPath()
+	}
+	return l.OffsetsPath()
+}
+
+// OffsetEvent is one observed change of one group's offset file.
+type OffsetEvent struct {
+	// Prev is the previous observation; nil the first time a file is seen
+	// (the follower's first scan, or a file created since).
+	Prev *inspect.OffsetObservation
+	Cur  inspect.OffsetObservation
+	// Initial is true for the observations of the first scan.
+	Initial bool
+	// Changed maps "topic/partition" to the new offset of every partition
+	// whose offset changed or that appeared; Removed lists the partitions
+	// that are gone. Both are empty for a corrupt or missing file.
+	Changed map[string]int64
+	Removed []string
+	// Anomalies are what inspect.CompareOffsetObservations finds between
+	// Prev and Cur.
+	Anomalies []inspect.OffsetAnomaly
+}
+
+// OffsetsOptions configure FollowOffsets.
+type OffsetsOptions struct {
+	Dir          string        // the offsets dir to follow (see LiveOffsetsDir)
+	PollInterval time.Duration // default 1s
+	// FullReadEvery re-reads every file every N polls even when its stat
+	// did not change (NFS attribute caching). Default 30.
+	FullReadEvery int
+	PollOnly      bool
+	// Generation decides whether a plain-map file is an anomaly (brokers of
+	// 0.2.18 read it as empty). GenUnknown claims nothing.
+	Generation volume.Generation
+	// OnEvents receives each batch of changes (one scan, or one fsnotify
+	// burst), in order, from FollowOffsets' goroutine. A batch is never empty.
+	OnEvents func([]OffsetEvent)
+	// OnProblem reports the directory itself becoming unreadable (ok=false)
+	// or readable again (ok=true).
+	OnProblem func(msg string, ok bool)
+	Now       func() time.Time
+	// Seed is what an earlier run last saw (see LastJournalState): the
+	// first scan is compared with it, so a change made while nothing was
+	// watching is reported (and flagged) instead of taken as the baseline.
+	Seed []inspect.OffsetObservation
+	// OnReady, when set, is called once the first scan is done (after its
+	// OnEvents, if it found anything).
+	OnReady func()
+}
+
+// FollowOffsets follows every <group>.json in opt.Dir until ctx is done:
+// fsnotify on the directory (kaas replaces files by rename) plus a stat of
+// every file each poll, since on NFS writes from other hosts raise no
+// local event. Hidden files, *.tmp, kaasctl's backups and sub-directories
+// are not offset files of the directory and are skipped.
+func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
+	if opt.Dir == "" {
+		return errors.New("watch: no offsets dir")
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = time.Second
+	}
+	if opt.FullReadEvery <= 0 {
+		opt.FullReadEvery = 30
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	f := &offsetFollower{opt: opt, files: map[string]*followed{},
+		plainMapIsEmpty: opt.Generation.Known() && !opt.Generation.PlainMapIsOffsets()}
+	for _, o := range opt.Seed {
+		if o.Missing || o.Corrupt || filepath.Dir(o.File) != filepath.Clean(opt.Dir) {
+			continue
+		}
+		good := o
+		f.files[filepath.Base(o.File)] = &followed{last: o, good: &good, state: o.Offsets, seeded: true}
+	}
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	var fw *fsnotify.Watcher
+	watching := false
+	if !opt.PollOnly {
+		if w, err := fsnotify.NewWatcher(); err == nil {
+			defer w.Close()
+			fw = w
+			watching = fw.Add(opt.Dir) == nil
+			events, errs = fw.Events, fw.Errors
+		}
+	}
+	f.scan(false, true)
+	if opt.OnReady != nil {
+		opt.OnReady()
+	}
+	tick := time.NewTicker(opt.PollInterval)
+	defer tick.Stop()
+	// Events come in bursts (tmp write, rename): gather them briefly so a
+	// batch is one fsync of the journal, not one per event.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	pending := map[string]bool{}
+	polls := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			name := filepath.Base(ev.Name)
+			if filepath.Dir(ev.Name) != filepath.Clean(opt.Dir) || !offsetFileName(name) {
+				continue
+			}
+			if len(pending) == 0 {
+				settle.Reset(opt.PollInterval / 20)
+			}
+			pending[name] = true
+		case _, ok := <-errs:
+			if !ok {
+				errs = nil
+			}
+		case <-settle.C:
+			names := make([]string, 0, len(pending))
+			for n := range pending {
+				names = append(names, n)
+			}
+			clear(pending)
+			slices.Sort(names)
+			f.emit(f.checkNames(names))
+		case <-tick.C:
+			polls++
+			if fw != nil && !watching {
+				watching = fw.Add(opt.Dir) == nil
+			}
+			f.scan(polls%opt.FullReadEvery == 0, false)
+			if f.dirProblem != "" {
+				watching = false // the directory is gone: watch it again when it is back
+			}
+		}
+	}
+}
+
+type followed struct {
+	stat   statKey
+	digest [32]byte
+	// last is the last observation; good the last one that could be read
+	// (nil after the file was removed); state the offsets a journal reader
+	// holds for the group (a corrupt write leaves it, a removal empties it).
+	last  inspect.OffsetObservation
+	good  *inspect.OffsetObservation
+	state map[string]int64
+	// seeded: known from an earlier run, not read yet in this one.
+	seeded bool
+}
+
+type offsetFollower struct {
+	opt             OffsetsOptions
+	files           map[string]*followed // by file name
+	plainMapIsEmpty bool
+	dirProblem      string
+}
+
+// offsetFileName reports whether a directory entry name is a group's
+// offset file.
+func offsetFileName(name string) bool {
+	return strings.HasSuffix(name, ".json") && len(name) > len(".json") && !strings.HasPrefix(name, ".") &&
+		!strings.Contains(name, volume.BackupMarker)
+}
+
+// scan lists the directory and checks every offset file whose stat
+// changed (every one when full), plus files that disappeared.
+func (f *offsetFollower) scan(full, initial bool) {
+	ents, err := os.ReadDir(f.opt.Dir)
+	if err != nil {
+		msg := f.opt.Dir + ": " + err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "missing: " + f.opt.Dir + " does not exist (no group has committed yet, or the volume is not mounted)"
+		}
+		if msg != f.dirProblem {
+			f.dirProblem = msg
+			if f.opt.OnProblem != nil {
+				f.opt.OnProblem(msg, false)
+			}
+		}
+		return
+	}
+	if f.dirProblem != "" {
+		f.dirProblem = ""
+		if f.opt.OnProblem != nil {
+			f.opt.OnProblem("readable again", true)
+		}
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !offsetFileName(name) {
+			continue
+		}
+		seen[name] = true
+		old := f.files[name]
+		if old == nil || full {
+			names = append(names, name)
+			continue
+		}
+		if st, err := e.Info(); err != nil || statOf(st) != old.stat {
+			names = append(names, name)
+		}
+	}
+	for name := range f.files {
+		if !seen[name] && !f.files[name].last.Missing {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	evs := f.checkNames(names)
+	if initial {
+		for i := range evs {
+			evs[i].Initial = true
+		}
+	}
+	f.emit(evs)
+}
+
+func (f *offsetFollower) emit(evs []OffsetEvent) {
+	if len(evs) > 0 && f.opt.OnEvents != nil {
+		f.opt.OnEvents(evs)
+	}
+}
+
+func statOf(st fs.FileInfo) statKey {
+	return statKey{size: st.Size(), mtime: st.ModTime(), ino: inode(st)}
+}
+
+// checkNames reads the named files and returns the changes.
+func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
+	var out []OffsetEvent
+	now := f.opt.Now()
+	for _, name := range names {
+		path := filepath.Join(f.opt.Dir, name)
+		data, st, err := readFile(path)
+		old := f.files[name]
+		cur := inspect.OffsetObservation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
+		var digest [32]byte
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if old == nil || old.last.Missing {
+				continue // created and removed between two looks
+			}
+			cur.Missing = true
+		case err != nil:
+			cur.Corrupt, cur.Problem = true, err.Error()
+		default:
+			digest = sha256.Sum256(data)
+			if old != nil && !old.last.Missing && old.digest == digest {
+				old.stat = st
+				continue
+			}
+			if of, _, perr := volume.ParseOffsetFile(path, data); perr != nil {
+				cur.Corrupt, cur.Problem = true, problemText(perr)
+			} else {
+				cur.Format = of.Format
+				for _, e := range of.Entries {
+					cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
+				}
+			}
+			if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.Format && maps.Equal(cur.Offsets, old.state) {
+				// As the earlier run left it: nothing happened meanwhile.
+				old.seeded, old.stat, old.digest = false, st, digest
+				continue
+			}
+		}
+		if old != nil {
+			old.seeded = false
+		}
+		if old == nil {
+			old = &followed{state: map[string]int64{}}
+			f.files[name] = old
+		} else if cur.Corrupt && old.last.Corrupt && cur.Problem == old.last.Problem {
+			// Still the same broken file: nothing new to say.
+			old.stat, old.digest = st, digest
+			continue
+		}
+		ev := OffsetEvent{Cur: cur, Changed: map[string]int64{}}
+		var ref *inspect.OffsetObservation
+		switch {
+		case cur.Corrupt:
+			if len(old.last.File) > 0 {
+				last := old.last
+				ref = &last
+			}
+		case old.good != nil:
+			ref = old.good
+		case len(old.last.File) > 0:
+			last := old.last
+			ref = &last
+		}
+		if ref != nil {
+			ev.Prev = ref
+			ev.Anomalies = inspect.CompareOffsetObservations(*ref, cur, f.plainMapIsEmpty)
+		}
+		switch {
+		case cur.Missing:
+			_, ev.Removed = OffsetDelta(old.state, nil)
+			old.state, old.good = map[string]int64{}, nil
+		case !cur.Corrupt:
+			ev.Changed, ev.Removed = OffsetDelta(old.state, cur.Offsets)
+			old.state = cur.Offsets
+			good := cur
+			old.good = &good
+		}
+		old.last, old.stat, old.digest = cur, st, digest
+		out = append(out, ev)
+	}
+	return out
+}
+
+func offsetKey(topic string, part int32) string { return topic + "/" + strconv.Itoa(int(part)) }
+
+func problemText(err error) string {
+	var fe *volume.FileError
+	if errors.As(err, &fe) {
+		return fe.Problem
+	}
+	return err.Error()
+}
+
+// OffsetDelta is what changed from before to after: every partition whose
+// offset is new or different, and every partition that is gone (sorted).
+func OffsetDelta(before, after map[string]int64) (changed map[string]int64, removed []string) {
+	changed = map[string]int64{}
+	for k, v := range after {
+		if old, ok := before[k]; !ok || old != v {
+			changed[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	slices.Sort(removed)
+	return changed, removed
+}

@@ -1,0 +1,356 @@
+package repair
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
+)
+
+// A group's offsets history, and the restore spec built on it: `offsets
+// history` shows the timeline; `offsets reset --to-history TIME` and
+// `--to-history-before-anomaly` plan the offsets the group had then and go
+// through the one reset path (the plan is a from-file spec).
+
+// Backup is one copy kaasctl kept beside a file before rewriting it.
+type Backup struct {
+	Path string
+	// Time is when kaasctl rewrote the file (the backup holds the content
+	// from just before).
+	Time time.Time
+}
+
+// ListBackups lists kaasctl's backups of path (<path>.kaasctl-bak-<UTC
+// time>[-n], written by WriteFileAtomic), oldest first. This is the one
+// place that knows how backups are named and where they live.
+func ListBackups(path string) ([]Backup, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	prefix := BackupStem(base) + BackupSuffix
+	var out []Backup
+	for _, e := range ents {
+		stamp, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if i := strings.IndexByte(stamp, '-'); i >= 0 {
+			stamp = stamp[:i]
+		}
+		t, err := time.Parse(backupStamp, stamp)
+		if err != nil {
+			continue
+		}
+		out = append(out, Backup{Path: filepath.Join(dir, e.Name()), Time: t})
+	}
+	slices.SortStableFunc(out, func(a, b Backup) int { return a.Time.Compare(b.Time) })
+	return out, nil
+}
+
+// HistorySource says where a group's history is read from.
+type HistorySource struct {
+	// JournalDir is an offsets journal (see watch.ResolveOffsetJournal);
+	// empty: backups only.
+	JournalDir string
+	// Layout locates the group's file, whose backups are read (current
+	// and legacy offsets dirs).
+	Layout       volume.Layout
+	Since, Until time.Time
+}
+
+// GroupHistory is one group's timeline: journal records and backups
+// merged by time.
+type GroupHistory struct {
+	Group    string               `json:"group"`
+	Points   []watch.HistoryPoint `json:"points"`
+	Journal  string               `json:"journal,omitempty"`
+	Backups  []string             `json:"backups"`
+	Warnings []string             `json:"warnings"`
+}
+
+// LoadGroupHistory reads a group's history from the journal and from
+// kaasctl's backups beside its offset file. Points before Since are
+// dropped except the last one (the state at Since); points after Until
+// are dropped.
+func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
+	h := GroupHistory{Group: group, Points: []watch.HistoryPoint{}, Backups: []string{}, Warnings: []string{}}
+	var pts []watch.HistoryPoint
+	if src.JournalDir != "" {
+		dir, err := watch.ResolveOffsetJournal(src.JournalDir)
+		if err != nil {
+			return h, err
+		}
+		h.Journal = dir
+		jr, err := watch.ReadOffsetJournal(dir, watch.JournalReadOptions{Group: group, Since: src.Since, Until: src.Until})
+		if err != nil {
+			return h, err
+		}
+		h.Warnings = append(h.Warnings, jr.Warnings...)
+		pts = append(pts, watch.ReplayGroup(jr.Records, group)...)
+	}
+	var files []string
+	if p, err := GroupFilePath(src.Layout, group); err == nil {
+		files = append(files, p)
+		// The other offsets dir too: backups of a file kaasctl rewrote
+		// before a migration, or while the generation was pinned otherwise.
+		for _, d := range []string{src.Layout.OffsetsPath(), src.Layout.DataOffsetsPath()} {
+			if o := filepath.Join(d, group+".json"); d != "" && o != p && !volume.SameDir(d, filepath.Dir(p)) {
+				files = append(files, o)
+			}
+		}
+	}
+	for _, f := range files {
+		bs, err := ListBackups(f)
+		if err != nil {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
+			continue
+		}
+		for _, b := range bs {
+			of, _, err := volume.ReadOffsetFile(b.Path)
+			if err != nil {
+				h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s: %v (skipped)", b.Path, err))
+				continue
+			}
+			h.Backups = append(h.Backups, b.Path)
+			offs := map[string]int64{}
+			for _, e := range of.Entries {
+				offs[e.Topic+"/"+fmt.Sprint(e.Partition)] = e.Offset
+			}
+			pts = append(pts, watch.HistoryPoint{Time: b.Time, Source: "backup", Kind: watch.RecSnapshot, File: b.Path, Format: of.Format,
+				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}})
+		}
+	}
+	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
+	start := 0
+	for i, p := range pts {
+		if !src.Since.IsZero() && p.Time.Before(src.Since) {
+			start = i
+		}
+	}
+	for _, p := range pts[start:] {
+		if !src.Until.IsZero() && p.Time.After(src.Until) {
+			break
+		}
+		if !src.Since.IsZero() && p.Time.Before(src.Since) {
+			// The state at Since, carried in: what it flagged is out of range.
+			p.Anomalies = []watch.JournalAnomaly{}
+		}
+		h.Points = append(h.Points, p)
+	}
+	return h, nil
+}
+
+// HistoryTarget is the state a restore plans for one group.
+type HistoryTarget struct {
+	Group string
+	// At is the moment restored: the time asked for, or the last good
+	// point before the anomaly.
+	At time.Time
+	// Point is the history point whose state is restored.
+	Point   watch.HistoryPoint
+	Offsets map[string]int64
+	// Anomaly is the anomaly the restore undoes (before-anomaly only), and
+	// Later the anomalies recorded after it.
+	Anomaly     *watch.JournalAnomaly
+	AnomalyTime time.Time
+	Later       int
+	Notes       []string
+}
+
+// TargetAt is the group's state at t: the last point at or before t.
+func TargetAt(h GroupHistory, t time.Time) (HistoryTarget, error) {
+	idx := -1
+	for i, p := range h.Points {
+		if !p.Time.After(t) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		if len(h.Points) == 0 {
+			return HistoryTarget{}, fmt.Errorf("group '%s': no history recorded (no journal records and no kaasctl backups)", volume.DisplayName(h.Group))
+		}
+		return HistoryTarget{}, fmt.Errorf("group '%s': the history starts at %s, after %s: nothing is known about that moment", volume.DisplayName(h.Group), h.Points[0].Time.UTC().Format(time.RFC3339Nano), t.UTC().Format(time.RFC3339Nano))
+	}
+	return target(h, idx, t)
+}
+
+func target(h GroupHistory, idx int, at time.Time) (HistoryTarget, error) {
+	// A corrupt point keeps the earlier offsets: that is the state then.
+	p := h.Points[idx]
+	ht := HistoryTarget{Group: h.Group, At: at, Point: p, Offsets: p.Offsets}
+	if p.Kind == watch.RecCorrupt {
+		ht.Notes = append(ht.Notes, fmt.Sprintf("the file was unreadable at %s (%s); restoring the last offsets read before it", p.Time.UTC().Format(time.RFC3339Nano), p.Problem))
+	}
+	if len(ht.Offsets) == 0 {
+		return ht, fmt.Errorf("group '%s' had no committed offsets at %s (%s record from %s): nothing to restore", volume.DisplayName(h.Group), at.UTC().Format(time.RFC3339Nano), p.Kind, p.Source)
+	}
+	return ht, nil
+}
+
+// TargetBeforeAnomaly is the group's state right before the first anomaly
+// recorded at or after since (zero: the whole history).
+func TargetBeforeAnomaly(h GroupHistory, since time.Time) (HistoryTarget, error) {
+	first := -1
+	later := 0
+	for i, p := range h.Points {
+		if len(p.Anomalies) == 0 || (!since.IsZero() && p.Time.Before(since)) {
+			continue
+		}
+		if first < 0 {
+			first = i
+			later = len(p.Anomalies) - 1
+		} else {
+			later += len(p.Anomalies)
+		}
+	}
+	if first < 0 {
+		return HistoryTarget{}, fmt.Errorf("group '%s': no anomaly recorded%s: name the moment with --to-history TIME", volume.DisplayName(h.Group), sinceText(since))
+	}
+	if first == 0 {
+		return HistoryTarget{}, fmt.Errorf("group '%s': the first anomaly (%s at %s) is the first point of the history: the state before it is not known", volume.DisplayName(h.Group), h.Points[0].Anomalies[0].Kind, h.Points[0].Time.UTC().Format(time.RFC3339Nano))
+	}
+	bad := h.Points[first]
+	ht, err := target(h, first-1, h.Points[first-1].Time)
+	if err != nil {
+		return ht, err
+	}
+	a := bad.Anomalies[0]
+	ht.Anomaly, ht.AnomalyTime, ht.Later = &a, bad.Time, later
+	return ht, nil
+}
+
+func sinceText(since time.Time) string {
+	if since.IsZero() {
+		return ""
+	}
+	return " since " + since.UTC().Format(time.RFC3339Nano)
+}
+
+// HistorySpec turns restore targets into the reset spec the one reset path
+// executes: a from-file plan of every partition the group had then,
+// narrowed to the --topic scopes when given. Partitions the group has
+// committed since are not in the plan (a commit cannot remove them): they
+// are kept as they are, and notes say so.
+func HistorySpec(targets []HistoryTarget, scopes []TopicScope, label string) (Spec, []string, error) {
+	fp := FilePlan{MultiGroup: true}
+	var notes []string
+	for _, t := range targets {
+		keys := make([]string, 0, len(t.Offsets))
+		for k := range t.Offsets {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		n := 0
+		for _, k := range keys {
+			topic, part, err := volume.SplitOffsetKey(k)
+			if err != nil {
+				continue
+			}
+			if len(scopes) > 0 && !inScopes(scopes, topic, part) {
+				continue
+			}
+			fp.Rows = append(fp.Rows, FileRow{Group: t.Group, Topic: topic, Partition: part, Offset: t.Offsets[k]})
+			n++
+		}
+		if n == 0 {
+			return Spec{}, nil, fmt.Errorf("group '%s': none of the partitions it had at %s is in the --topic scope", volume.DisplayName(t.Group), t.At.UTC().Format(time.RFC3339Nano))
+		}
+		notes = append(notes, t.Notes...)
+	}
+	return Spec{Kind: FromFile, File: fp, Origin: label}, notes, nil
+}
+
+func inScopes(scopes []TopicScope, topic string, part int32) bool {
+	for _, s := range scopes {
+		if s.Topic == topic && (s.Partitions == nil || slices.Contains(s.Partitions, part)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ExtraPartitions lists partitions in the group's file now that the
+// restored state did not have: a restore keeps them as they are.
+func ExtraPartitions(l volume.Layout, t HistoryTarget) []string {
+	gf, err := ReadGroupFile(l, t.Group)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range gf.Entries() {
+		k := e.Topic + "/" + fmt.Sprint(e.Partition)
+		if _, ok := t.Offsets[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// The restore specs. They never reach Plan: HistorySpec turns them into a
+// from-file spec once the groups are known.
+const (
+	ToHistory              SpecKind = "to-history"
+	ToHistoryBeforeAnomaly SpecKind = "to-history-before-anomaly"
+)
+
+// FromHistory reports whether the spec restores from the offsets history.
+func (s Spec) FromHistory() bool { return s.Kind == ToHistory || s.Kind == ToHistoryBeforeAnomaly }
+
+// ExportRollbackCSV writes the rollback of a plan: every planned
+// partition's offset before the write, in the --from-file layout (several
+// groups: group,topic,partition,offset). A partition without a committed
+// offset cannot be rolled back by a reset; it is listed as a comment.
+func ExportRollbackCSV(w io.Writer, plans []*GroupPlan) error {
+	bw := bufio.NewWriter(w)
+	multi := len(plans) > 1
+	fmt.Fprintf(bw, "# rollback of a kaasctl reset planned %s: the offsets before it\n", time.Now().UTC().Format(time.RFC3339))
+	for _, gp := range plans {
+		for _, r := range gp.Rows {
+			if r.Current == nil {
+				fmt.Fprintf(bw, "# %s %s/%d had no committed offset (remove it with 'kaasctl offsets delete' to roll back)\n", volume.DisplayName(gp.Group), r.Topic, r.Partition)
+				continue
+			}
+			if multi {
+				bw.WriteString(csvField(gp.Group))
+				bw.WriteByte(',')
+			}
+			fmt.Fprintf(bw, "%s,%d,%d\n", csvField(r.Topic), r.Partition, *r.Current)
+		}
+	}
+	return bw.Flush()
+}
+
+// MovedBack lists partitions whose committed offset now is past the
+// restored one ("orders/0 16→15"): the restore moves them back and the
+// group re-processes those records.
+func MovedBack(l volume.Layout, t HistoryTarget) []string {
+	gf, err := ReadGroupFile(l, t.Group)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range gf.Entries() {
+		k := e.Topic + "/" + fmt.Sprint(e.Partition)
+		if o, ok := t.Offsets[k]; ok && e.Offset > o {
+			out = append(out, fmt.Sprintf("%s %d→%d", k, e.Offset, o))
+		}
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package repair
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
+)
+
+var h0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func pt(sec int, offs map[string]int64, anomalies ...string) watch.HistoryPoint {
+	p := watch.HistoryPoint{Time: h0.Add(time.Duration(sec) * time.Second), Source: "journal", Kind: watch.RecChange, Offsets: offs}
+	for _, a := range anomalies {
+		kind, part, _ := strings.Cut(a, ":")
+		p.Anomalies = append(p.Anomalies, watch.JournalAnomaly{Kind: kind, Partition: part})
+	}
+	return p
+}
+
+func history() GroupHistory {
+	return GroupHistory{Group: "app", Points: []watch.HistoryPoint{
+		pt(0, map[string]int64{"orders/0": 10, "orders/1": 10}),
+		pt(10, map[string]int64{"orders/0": 20, "orders/1": 20}),
+		pt(20, map[string]int64{"orders/0": 20, "orders/1": 5}, "REWIND:orders/1"),
+		pt(30, map[string]int64{"orders/0": 25, "orders/1": 6}),
+		pt(40, map[string]int64{"orders/0": 25}, "VANISHED:orders/1"),
+	}}
+}
+
+func TestTargetAt(t *testing.T) {
+	h := history()
+	tg, err := TargetAt(h, h0.Add(15*time.Second))
+	if err != nil || tg.Offsets["orders/1"] != 20 || !tg.Point.Time.Equal(h0.Add(10*time.Second)) {
+		t.Errorf("%+v %v", tg, err)
+	}
+	if _, err := TargetAt(h, h0.Add(-time.Second)); err == nil || !strings.Contains(err.Error(), "history starts at") {
+		t.Errorf("before the history: %v", err)
+	}
+	if _, err := TargetAt(GroupHistory{Group: "x"}, h0); err == nil || !strings.Contains(err.Error(), "no history") {
+		t.Errorf("empty history: %v", err)
+	}
+}
+
+func TestTargetBeforeAnomaly(t *testing.T) {
+	h := history()
+	tg, err := TargetBeforeAnomaly(h, time.Time{})
+	if err != nil || tg.Offsets["orders/1"] != 20 || tg.Anomaly.Kind != "REWIND" || tg.Later != 1 {
+		t.Errorf("%+v %v", tg, err)
+	}
+	// Since after the rewind: the state before the wipe.
+	tg, err = TargetBeforeAnomaly(h, h0.Add(25*time.Second))
+	if err != nil || tg.Offsets["orders/1"] != 6 || tg.Anomaly.Kind != "VANISHED" || tg.Later != 0 {
+		t.Errorf("%+v %v", tg, err)
+	}
+	if _, err := TargetBeforeAnomaly(h, h0.Add(time.Minute)); err == nil || !strings.Contains(err.Error(), "no anomaly") {
+		t.Errorf("no anomaly: %v", err)
+	}
+	h.Points = h.Points[2:]
+	if _, err := TargetBeforeAnomaly(h, time.Time{}); err == nil || !strings.Contains(err.Error(), "first point") {
+		t.Errorf("anomaly first: %v", err)
+	}
+}
+
+func TestHistorySpec(t *testing.T) {
+	tg, _ := TargetAt(history(), h0.Add(15*time.Second))
+	sp, _, err := HistorySpec([]HistoryTarget{tg}, nil, "--to-history X")
+	if err != nil || sp.Kind != FromFile || len(sp.File.Rows) != 2 || sp.String() != "--to-history X" {
+		t.Fatalf("%+v %v", sp, err)
+	}
+	rows := Plan("app", sp, []PartitionInfo{{Topic: "orders", Partition: 1, Committed: 5, HasCommitted: true, LogEnd: 30, HasLog: true}})
+	if rows[0].New != 20 || !rows[0].Changed {
+		t.Errorf("plan %+v", rows)
+	}
+	sp, _, _ = HistorySpec([]HistoryTarget{tg}, []TopicScope{{Topic: "orders", Partitions: []int32{1}}}, "")
+	if len(sp.File.Rows) != 1 || sp.File.Rows[0].Partition != 1 {
+		t.Errorf("scoped %+v", sp.File.Rows)
+	}
+	if _, _, err := HistorySpec([]HistoryTarget{tg}, []TopicScope{{Topic: "audit"}}, ""); err == nil {
+		t.Error("a scope outside the history was accepted")
+	}
+}
+
+func TestListBackupsAndHistory(t *testing.T) {
+	cd := t.TempDir()
+	os.MkdirAll(filepath.Join(cd, volume.OffsetsDir), 0o755)
+	l := volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
+	p, err := GroupFilePath(l, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(`{"offsets":{"orders/0":1}}`), 0o644)
+	now := func() time.Time { return h0 }
+	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":2}}`), WriteOptions{Backup: true, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":3}}`), WriteOptions{Backup: true, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p+BackupSuffix+"garbage", []byte("x"), 0o644)
+	bs, err := ListBackups(p)
+	if err != nil || len(bs) != 2 || !bs[0].Time.Equal(h0) {
+		t.Fatalf("%+v %v", bs, err)
+	}
+	h, err := LoadGroupHistory(HistorySource{Layout: l}, "app")
+	if err != nil || len(h.Points) != 2 || h.Points[0].Source != "backup" || len(h.Backups) != 2 {
+		t.Fatalf("%+v %v", h, err)
+	}
+	tg, err := TargetAt(h, h0)
+	if err != nil || tg.Offsets["orders/0"] != 2 {
+		t.Errorf("%+v %v", tg, err)
+	}
+}
