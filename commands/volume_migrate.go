@@ -11,7 +11,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -40,29 +39,21 @@ func init() {
 				"  kaasctl volume migrate --to 0.2.18 --data-dir /data\n" +
 				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --brokers kaas-0:9092 --execute   # refuses while kaas-0 answers\n" +
 				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --kaas-version go -x -o json | jq '.actions[] | select(.action == \"conflict\")'",
-			Flags: []cli.Flag{
+			Flags: volumeWriteFlags(
 				&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
-				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
-				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
 				&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing)"},
 				followSymlinksFlag(""),
 				nowFlag(),
-			},
+			),
 			Action: runVolumeMigrate,
 		}
 	})
 }
 
 func runVolumeMigrate(c *cli.Context) error {
-	g, err := globals(c)
+	g, err := volumeWriteStart(c, "migrate")
 	if err != nil {
 		return err
-	}
-	if c.NArg() > 0 {
-		return exit.UsageErrorf("volume migrate takes no arguments (got %q)", c.Args().First())
-	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return exit.UsageErrorf("Option \"[migrate]\" only accepts one of [execute] and [dry-run]")
 	}
 	to, err := volume.ParseKaasVersion(c.String("to"))
 	if err != nil {
@@ -101,29 +92,8 @@ func runVolumeMigrate(c *cli.Context) error {
 	if rep.NothingToDo {
 		g.Notef("nothing to migrate: %s holds no group files (already migrated, or never used)", rep.Source)
 	}
-	t := render.NewTable("ACTION", "PATH", "DETAIL", "RESULT", "DEST+", "BACKUP+")
-	for _, a := range rep.Actions {
-		res := "planned"
-		switch {
-		case a.Action == repair.ActSkip:
-			res = "skipped"
-		case a.Action == repair.ActDenied:
-			res = "not readable"
-		case !a.Change:
-			res = "not changed"
-		case a.Error != "":
-			res = "FAILED: " + a.Error
-		case a.Done:
-			res = "done"
-		case refusal != "":
-			res = "refused"
-		}
-		t.Add(a.Action, volume.DisplayName(a.Path), a.Detail, res, a.Dest, a.Backup)
-	}
-	if len(rep.Actions) > 0 || g.Printer.Format.Machine() {
-		if err := g.Printer.Print(render.Output{Data: rep, Items: rep.Actions, Table: t}); err != nil {
-			return err
-		}
+	if err := printVolumeActions(g, rep, rep.Actions, refusal != ""); err != nil {
+		return err
 	}
 	switch {
 	case refusal != "":

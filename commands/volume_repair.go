@@ -8,7 +8,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -45,29 +44,21 @@ func init() {
 				"  kaasctl volume repair --data-dir /data                 # the plan: nothing is written\n" +
 				"  kaasctl volume repair --data-dir /data --execute       # then: kaasctl volume check --data-dir /data\n" +
 				"  kaasctl volume repair --data-dir /data --tmp-older-than 24h --execute",
-			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
-				&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
+			Flags: volumeWriteFlags(
 				&cli.StringFlag{Name: "tmp-older-than", Value: "1h", Usage: "*.tmp files at least this old are stale (`DURATION`: 30m, 1h, PT2H)"},
 				followSymlinksFlag(""),
 				keepBackupsFlag(""),
 				nowFlag(),
-			},
+			),
 			Action: runVolumeRepair,
 		}
 	})
 }
 
 func runVolumeRepair(c *cli.Context) error {
-	g, err := globals(c)
+	g, err := volumeWriteStart(c, "repair")
 	if err != nil {
 		return err
-	}
-	if c.NArg() > 0 {
-		return exit.UsageErrorf("volume repair takes no arguments (got %q)", c.Args().First())
-	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return exit.UsageErrorf("Option \"[repair]\" only accepts one of [execute] and [dry-run]")
 	}
 	age, err := time.ParseDuration(c.String("tmp-older-than"))
 	if err != nil {
@@ -91,25 +82,8 @@ func runVolumeRepair(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t := render.NewTable("ACTION", "PATH", "DETAIL", "RESULT", "DEST+", "BACKUP+")
-	for _, a := range rep.Actions {
-		res := "planned"
-		switch {
-		case a.Action == repair.ActSkip:
-			res = "skipped"
-		case a.Action == repair.ActDenied:
-			res = "not readable"
-		case !a.Change:
-			res = "not changed"
-		case a.Error != "":
-			res = "FAILED: " + a.Error
-		case a.Done:
-			res = "done"
-		}
-		t.Add(a.Action, a.Path, a.Detail, res, a.Dest, a.Backup)
-	}
 	g.Notef("%s", rep.Generation.Summary())
-	if err := g.Printer.Print(render.Output{Data: rep, Items: rep.Actions, Table: t}); err != nil {
+	if err := printVolumeActions(g, rep, rep.Actions, false); err != nil {
 		return err
 	}
 	if rep.Skipped > 0 {

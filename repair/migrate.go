@@ -314,15 +314,7 @@ func applyMigration(a *RepairAction, wc *repairCtx) error {
 			slices.Sort(names)
 			return fmt.Errorf("%s is not empty (%s); left in place", a.Path, strings.Join(names, ", "))
 		}
-		parent, err := safefs.OpenBelow(VolumeRoot(wc.l, filepath.Dir(a.Path)), filepath.Dir(a.Path), wc.pol.FollowSymlinks, true)
-		if err != nil {
-			return err
-		}
-		defer parent.Close()
-		if err := parent.RemoveDir(filepath.Base(a.Path)); err != nil {
-			return err
-		}
-		return parent.Sync()
+		return wc.removeEmptyDir(a.Path)
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
 }

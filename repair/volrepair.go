@@ -479,17 +479,23 @@ func applyRepair(a *RepairAction, wc *repairCtx) error {
 		}
 		return wc.moveAside(a.Path, a.Backup, a.expect)
 	case ActRemoveDir:
-		parent, err := safefs.OpenBelow(VolumeRoot(wc.l, filepath.Dir(a.Path)), filepath.Dir(a.Path), wc.pol.FollowSymlinks, true)
-		if err != nil {
-			return err
-		}
-		defer parent.Close()
-		if err := parent.RemoveDir(filepath.Base(a.Path)); err != nil {
-			return err
-		}
-		return parent.Sync()
+		return wc.removeEmptyDir(a.Path)
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
+}
+
+// removeEmptyDir removes an empty directory of the volume, reached
+// without following links, and syncs its parent.
+func (wc *repairCtx) removeEmptyDir(path string) error {
+	parent, err := safefs.OpenBelow(VolumeRoot(wc.l, filepath.Dir(path)), filepath.Dir(path), wc.pol.FollowSymlinks, true)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	if err := parent.RemoveDir(filepath.Base(path)); err != nil {
+		return err
+	}
+	return parent.Sync()
 }
 
 // moveAside moves src (a file of the volume) to dst (in this run's

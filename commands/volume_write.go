@@ -1,0 +1,63 @@
+package commands
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
+)
+
+// volumeWriteFlags are the flags every volume-wide write (repair, migrate)
+// starts with: a dry run unless --execute.
+func volumeWriteFlags(more ...cli.Flag) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "dry-run", Usage: "only list what would change (the default)"},
+		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "make the changes"},
+	}, more...)
+}
+
+// volumeWriteStart checks the command line of a volume-wide write: no
+// arguments, and not both --dry-run and --execute.
+func volumeWriteStart(c *cli.Context, name string) (*Globals, error) {
+	g, err := globals(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.NArg() > 0 {
+		return nil, exit.UsageErrorf("volume %s takes no arguments (got %q)", name, c.Args().First())
+	}
+	if c.Bool("dry-run") && c.Bool("execute") {
+		return nil, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", name)
+	}
+	return g, nil
+}
+
+// printVolumeActions prints the actions of a repair or migration, each with
+// its RESULT; refused says the whole run was refused (nothing written). A
+// run with no actions prints no table for people (the notes say why).
+func printVolumeActions(g *Globals, data any, acts []repair.RepairAction, refused bool) error {
+	t := render.NewTable("ACTION", "PATH", "DETAIL", "RESULT", "DEST+", "BACKUP+")
+	for _, a := range acts {
+		res := "planned"
+		switch {
+		case a.Action == repair.ActSkip:
+			res = "skipped"
+		case a.Action == repair.ActDenied:
+			res = "not readable"
+		case !a.Change:
+			res = "not changed"
+		case a.Error != "":
+			res = "FAILED: " + a.Error
+		case a.Done:
+			res = "done"
+		case refused:
+			res = "refused"
+		}
+		t.Add(a.Action, a.Path, a.Detail, res, a.Dest, a.Backup)
+	}
+	if len(acts) == 0 && !g.Printer.Format.Machine() {
+		return nil
+	}
+	return g.Printer.Print(render.Output{Data: data, Items: acts, Table: t})
+}
