@@ -53,8 +53,9 @@ type OffsetEvent struct {
 type OffsetsOptions struct {
 	Dir          string        // the offsets dir to follow (see LiveOffsetsDir)
 	PollInterval time.Duration // default 1s
-	// FullReadEvery re-reads every file every N polls even when its stat
-	// did not change (NFS attribute caching). Default 30.
+	// FullReadEvery re-reads every file every N polls even when neither
+	// the directory's stat nor the file's changed (NFS attribute caching,
+	// writes in place). Default 30.
 	FullReadEvery int
 	PollOnly      bool
 	// Generation decides whether a plain-map file is an anomaly (brokers of
@@ -90,9 +91,10 @@ type OffsetsOptions struct {
 const dirSettle = 2 * time.Second
 
 // FollowOffsets follows every <group>.json in opt.Dir until ctx is done:
-// fsnotify on the directory (kaas replaces files by rename) plus a stat of
-// every file each poll, since on NFS writes from other hosts raise no
-// local event. Hidden files, *.tmp, kaasctl's backups and sub-directories
+// fsnotify on the directory (kaas replaces files by rename) plus a poll,
+// since on NFS writes from other hosts raise no local event. A poll stats
+// the directory and, when it changed, every file (see dirUnchanged); every
+// FullReadEvery polls it re-reads every file. Hidden files, *.tmp, kaasctl's backups and sub-directories
 // are not offset files of the directory and are skipped.
 func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	if opt.Dir == "" {
