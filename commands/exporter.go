@@ -28,6 +28,7 @@ func init() {
 			Name:  "exporter",
 			Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
 			UsageText: "kaasctl exporter --data-dir /data -b kaas-0:9092 [--listen :10092] [--interval 15s]\n" +
+				"kaasctl exporter --data-dir /data -b kaas-0:9092 --journal DIR   (also record every offset file change)\n" +
 				"kaasctl exporter --data-dir /data --once            (one refresh, metrics on stdout)",
 			Description: "A long-running process fed from both sources. The volume: CD/assignment.json is followed with\n" +
 				"fsnotify plus polling (each new version is compared with the last: coordinator moves are counted by\n" +
@@ -42,6 +43,16 @@ func init() {
 				"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
 				"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
 				"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
+				"Between refreshes the offsets follower ('watch --offsets' machinery: fsnotify plus a poll every\n" +
+				"--poll-interval, one stat of the directory while nothing changed) follows the live offsets dir of the\n" +
+				"detected or pinned generation: each change of a group's file is compared with the previous one as it\n" +
+				"happens, so a rewind overwritten within one interval, or a partial rewrite followed by a commit, still\n" +
+				"counts (kaas_group_offset_rewinds_total, kaas_group_vanished_partitions_total: once per change) and\n" +
+				"sets REWIND / VANISHED; a change with an anomaly starts a refresh early. It runs in memory; --journal\n" +
+				"DIR records every change as 'watch --offsets --journal DIR' does (same format, retention flags,\n" +
+				"resume), for 'offsets history' and 'offsets reset --to-history'. --follow-offsets=false compares the\n" +
+				"files two refreshes read instead. On a volume holding group files in both offsets dirs the follower\n" +
+				"needs --kaas-version.\n\n" +
 				"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
 				"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
 				"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
@@ -49,8 +60,9 @@ func init() {
 				"Examples:\n" +
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics=false\n" +
+				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
 				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`"},
 				&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
 				&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
@@ -59,16 +71,24 @@ func init() {
 				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 				&cli.BoolFlag{Name: "partition-metrics", Value: true, Usage: "emit per-partition series (committed offset, lag, lag seconds); --partition-metrics=false keeps only per-group series"},
 				&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
-				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch polls besides fsnotify events"},
+				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
+				&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
+				&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
 				&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
-			},
+			}, offsetJournalFlags(exporterOffsetsCat)...),
 			Action: runExporterCmd,
 		}
 	})
 }
 
+const exporterOffsetsCat = "Offsets follower and journal"
+
 // exporterOptions is 'kaasctl exporter' after flag parsing.
 type exporterOptions struct {
+	// followOffsets runs the offsets follower (with a volume); journal
+	// records what it sees (journal.dir "" : in memory only).
+	followOffsets    bool
+	journal          offsetJournalSpec
 	listen           string
 	interval         time.Duration
 	window           time.Duration
@@ -83,8 +103,17 @@ type exporterOptions struct {
 func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
 		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
-		pollInterval: c.Duration("poll-interval")}
+		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets")}
 	var err error
+	if o.journal, err = offsetJournalFrom(c); err != nil {
+		return o, err
+	}
+	if o.journal.dir != "" && c.Bool("once") {
+		return o, exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
+	}
+	if o.journal.dir != "" && !o.followOffsets {
+		return o, exit.UsageErrorf("--journal records what the offsets follower sees; it needs --follow-offsets")
+	}
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
 		return o, err
 	}
@@ -190,8 +219,43 @@ func runExporterCmd(c *cli.Context) error {
 	return runExporter(ctx, g, src, o, nil)
 }
 
-func newExporter(g *Globals, src *exporter.Source, o exporterOptions) *exporter.Exporter {
-	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics,
+// exporterOffsets sets up the offsets follower of a long-running exporter
+// (nil without a volume or with --follow-offsets=false): it follows the
+// live offsets dir of the detected or pinned generation (offsetsDir, as
+// 'watch --offsets'). On a volume whose generation cannot be decided it
+// is left off with a warning, unless --journal asks for it.
+func exporterOffsets(g *Globals, src *exporter.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
+	if src.Layout == nil {
+		if o.journal.dir != "" {
+			return nil, exit.UsageErrorf("--journal records the volume's offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
+		}
+		return nil, nil
+	}
+	if !o.followOffsets {
+		return nil, nil
+	}
+	dir, gen, err := offsetsDir(g, *src.Layout)
+	if err != nil {
+		if o.journal.dir != "" {
+			return nil, err
+		}
+		g.Warnf("%v; the offsets follower is off: rewinds and vanished partitions are compared between refreshes", err)
+		return nil, nil
+	}
+	journal, seed, err := o.journal.open(g, src.Layout.DataDir, dir, gen)
+	if err != nil {
+		return nil, err
+	}
+	how := "in memory"
+	if journal != nil {
+		how = "journal " + journal.Dir
+	}
+	g.Notef("exporter: following the offset files in %s (generation %s; %s)", dir, gen.Label(), how)
+	return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
+}
+
+func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
+	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
 		Health: healthOptions(src.Generation, o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
@@ -204,11 +268,18 @@ func newExporter(g *Globals, src *exporter.Source, o exporterOptions) *exporter.
 // runExporter serves until ctx is done; ready, when set, is told the
 // address it listens on.
 func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions, ready func(addr string)) error {
+	offsets, err := exporterOffsets(g, src, o)
+	if err != nil {
+		return err
+	}
+	if offsets != nil && offsets.Journal != nil {
+		defer offsets.Journal.Close()
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
-	e := newExporter(g, src, o)
+	e := newExporter(g, src, o, offsets)
 	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -235,7 +306,7 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 
 // exporterOnce refreshes once and prints what a scrape would serve.
 func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions) error {
-	e := newExporter(g, src, o)
+	e := newExporter(g, src, o, nil)
 	obs := e.Refresh(ctx)
 	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
 	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {

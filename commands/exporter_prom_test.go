@@ -202,7 +202,7 @@ func TestExporterWithPrometheus(t *testing.T) {
 	commitAdmin(t, sb, "partial", map[int32]int64{0: 10, 1: 10, 2: 10, 3: 10})
 
 	addr := startExporterInProcess(t, sb, exporterOptions{listen: "127.0.0.1:0", interval: 300 * time.Millisecond, window: 2 * time.Minute,
-		partitionMetrics: true, lagSeconds: true, pollInterval: 100 * time.Millisecond})
+		partitionMetrics: true, lagSeconds: true, pollInterval: 100 * time.Millisecond, followOffsets: true})
 	prom := startPrometheus(t, bin, addr)
 
 	// Every metric family the exporter promises is in Prometheus.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,7 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 
 func TestExporterFlags(t *testing.T) {
 	dir := t.TempDir()
+	journal := filepath.Join(t.TempDir(), "journal")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -135,6 +137,11 @@ func TestExporterFlags(t *testing.T) {
 		{[]string{"exporter", "--once", "--data-dir", dir, "--max-groups", "-1"}, "--max-groups"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--window", "30s", "--stop-after", "1m"}, "--stop-after"},
 		{[]string{"groups", "health", "--data-dir", dir, "--window", "1s", "--interval", "2s"}, "longer than --window"},
+		{[]string{"exporter", "--once", "--data-dir", dir, "--journal", journal}, "--once"},
+		{[]string{"exporter", "--data-dir", dir, "--journal", journal, "--follow-offsets=false"}, "--follow-offsets"},
+		{[]string{"exporter", "--data-dir", dir, "--journal", journal, "--journal-max-bytes", "lots"}, "--journal-max-bytes"},
+		{[]string{"exporter", "--data-dir", dir, "--journal", journal, "--journal-max-age", "-1h"}, "must not be negative"},
+		{[]string{"exporter", "-b", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--journal", journal}, "give the volume"},
 	} {
 		r := runCLI(t, "", nil, c.args...)
 		if r.Code != 2 || !strings.Contains(r.Err, c.want) {
@@ -235,5 +242,21 @@ func TestExporterOneSource(t *testing.T) {
 	}
 	if v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "broken", "state": "ERR"}); !ok || v != 1 {
 		t.Errorf("volume only: health of the group with a corrupt file = %v, want ERR", v)
+	}
+}
+
+// The exporter's journal is refused where 'watch --offsets' refuses it:
+// at the data-dir root (kaas's operator deletes it), and on a volume whose
+// generation cannot be decided (which offsets dir is live?).
+func TestExporterJournalRefusals(t *testing.T) {
+	data, _ := offsetsVolume(t)
+	r := runCLI(t, "", nil, "exporter", "--data-dir", data, "--listen", "127.0.0.1:0", "--journal", filepath.Join(data, "journal"))
+	if r.Code != 4 || !strings.Contains(r.Err, "operator deletes unknown directories") {
+		t.Errorf("journal at the data-dir root: exit %d %q", r.Code, r.Err)
+	}
+	writeFile(t, data, "__consumer_offsets/legacy.json", `{"offsets":{"orders/0":1}}`)
+	r = runCLI(t, "", nil, "exporter", "--data-dir", data, "--listen", "127.0.0.1:0", "--journal", filepath.Join(t.TempDir(), "j"))
+	if r.Code != 4 || !strings.Contains(r.Err, "--kaas-version") {
+		t.Errorf("ambiguous generation: exit %d %q", r.Code, r.Err)
 	}
 }

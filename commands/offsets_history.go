@@ -21,21 +21,22 @@ func init() {
 	registerSub("offsets", offsetsUsage, func() *cli.Command {
 		return &cli.Command{
 			Name:      "history",
-			Usage:     "the timeline of a group's committed offsets per partition, with anomalies marked (from a watch --offsets journal and kaasctl's backups)",
+			Usage:     "the timeline of a group's committed offsets per partition, with anomalies marked (from an offsets journal and kaasctl's backups)",
 			ArgsUsage: "GROUP",
 			UsageText: "kaasctl offsets history GROUP --journal DIR [--since TIME] [--until TIME] [--partition orders/0]... [--timeline]\n" +
 				"kaasctl offsets history GROUP --journal DIR -o json|jsonl|csv",
-			Description: "Reads the offsets journal that 'kaasctl watch --offsets --journal DIR' records (DIR or DIR/offsets)\n" +
-				"and the backups kaasctl keeps beside every offset file it rewrote (<file>.kaasctl-bak-<time>), and\n" +
-				"shows, per partition, how the group's committed offset moved: first and last offset, changes,\n" +
-				"anomalies (REWIND: moved back, VANISHED: partition gone from the file, PLAIN_MAP, CORRUPT, EMPTIED)\n" +
-				"and, on a terminal, a progress sparkline. --timeline lists every recorded point.\n\n" +
+			Description: "Reads the offsets journal that 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal\n" +
+				"DIR' records (DIR or DIR/offsets) and the backups kaasctl keeps beside every offset file it rewrote\n" +
+				"(<file>.kaasctl-bak-<time>), and shows, per partition, how the group's committed offset moved:\n" +
+				"first and last offset, changes, anomalies (REWIND: moved back, VANISHED: partition gone from the\n" +
+				"file, PLAIN_MAP, CORRUPT, EMPTIED) and, on a terminal, a progress sparkline. --timeline lists every\n" +
+				"recorded point.\n\n" +
 				"-o csv and -o jsonl print one row per partition per point (time, partition, offset, previous,\n" +
 				"source, kind, anomaly); -o json the whole document (see 'kaasctl help formats').\n\n" +
 				"To go back to a moment: kaasctl offsets reset --group GROUP --to-history TIME --journal DIR\n" +
 				"(or --to-history-before-anomaly), dry-run first, --execute to apply.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' (without it: kaasctl's backups only)"},
+				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
 				&cli.StringFlag{Name: "since", Usage: "from `TIME` (YYYY-MM-DDTHH:mm:SS[Z|±hh:mm], epoch ms, or a duration back from now: 2h, PT30M)"},
 				&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
 				&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
@@ -196,7 +197,7 @@ func runOffsetsHistory(c *cli.Context) error {
 		}
 	}
 	if c.String("journal") == "" && !g.HasVolume() {
-		return exit.UsageErrorf("nothing to read: give --journal DIR (recorded by 'kaasctl watch --offsets --journal DIR') and/or --data-dir for kaasctl's backups")
+		return exit.UsageErrorf("nothing to read: give --journal DIR (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR') and/or --data-dir for kaasctl's backups")
 	}
 	h, err := repair.LoadGroupHistory(repair.HistorySource{JournalDir: c.String("journal"), Layout: l, Since: since, Until: until}, group)
 	if err != nil {

@@ -19,7 +19,7 @@ func historyResetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "to-history", Usage: "spec: the offsets the group had at `TIME` (from the --journal and kaasctl's backups; a date-time, epoch ms, or a duration back from now)", Category: spec},
 		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before the first anomaly (REWIND, VANISHED, ...) recorded since --history-since", Category: spec},
-		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR')", Category: "Restore from history"},
+		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR')", Category: "Restore from history"},
 		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on (default: the whole history)", Category: "Restore from history"},
 		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file", Category: "Safety"},
 	}

@@ -25,13 +25,65 @@ import (
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
 func watchOffsetsFlags() []cli.Flag {
 	const cat = "Offsets (--offsets)"
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "offsets", Usage: "follow every group's offset file instead of assignment.json: print changes and anomalies (REWIND, VANISHED, PLAIN_MAP, CORRUPT, EMPTIED) as they happen; with --journal, record every change", Category: cat},
 		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat},
+	}, offsetJournalFlags(cat)...)
+}
+
+// offsetJournalFlags are the offsets journal's retention flags, shared by
+// `watch --offsets` and `exporter` (read with offsetJournalFrom).
+func offsetJournalFlags(cat string) []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
 		&cli.DurationFlag{Name: "journal-max-age", Value: 30 * 24 * time.Hour, Usage: "remove offsets journal segments whose last record is older than this (0: no limit)", Category: cat},
 		&cli.DurationFlag{Name: "journal-segment-age", Value: time.Hour, Usage: "start a new journal segment after this long (the closed one is gzipped)", Category: cat},
 	}
+}
+
+// offsetJournalSpec is --journal DIR with the retention flags.
+type offsetJournalSpec struct {
+	dir        string // the --journal DIR ("" : no journal)
+	maxBytes   int64
+	maxAge     time.Duration
+	segmentAge time.Duration
+}
+
+// offsetJournalFrom reads --journal and the retention flags.
+func offsetJournalFrom(c *cli.Context) (offsetJournalSpec, error) {
+	js := offsetJournalSpec{dir: c.String("journal"), maxAge: c.Duration("journal-max-age"), segmentAge: c.Duration("journal-segment-age")}
+	var err error
+	if js.maxBytes, err = parseByteSize(c.String("journal-max-bytes")); err != nil {
+		return js, exit.UsageErrorf("--journal-max-bytes: %v", err)
+	}
+	if js.maxAge < 0 || js.segmentAge < 0 {
+		return js, exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
+	}
+	return js, nil
+}
+
+// open opens the offsets journal in DIR/offsets for the offsets dir dir of
+// generation gen (nil without --journal). A journal that already holds a
+// run is resumed: seed is where it left off, so the follower reports and
+// flags what changed while nothing was watching.
+func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Generation) (journal *watch.OffsetJournal, seed []inspect.OffsetObservation, err error) {
+	if js.dir == "" {
+		return nil, nil, nil
+	}
+	if err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
+		return nil, nil, exit.Refusedf("%v", err)
+	}
+	journal = &watch.OffsetJournal{Dir: filepath.Join(js.dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
+		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
+	state, last, err := watch.LastJournalState(journal.Dir)
+	if err != nil {
+		g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
+	} else if len(state) > 0 {
+		seed = state
+		journal.Resume(state)
+		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", trPlural(len(state), "group", "groups"), trTime(last))
+	}
+	return journal, seed, nil
 }
 
 // offsetsGeneration is the kaas generation the offsets follower assumes:
@@ -108,12 +160,9 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if c.IsSet("assignment") {
 		return exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
-	maxBytes, err := parseByteSize(c.String("journal-max-bytes"))
+	js, err := offsetJournalFrom(c)
 	if err != nil {
-		return exit.UsageErrorf("--journal-max-bytes: %v", err)
-	}
-	if c.Duration("journal-max-age") < 0 || c.Duration("journal-segment-age") < 0 {
-		return exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
+		return err
 	}
 	l, err := g.Layout()
 	if err != nil {
@@ -123,27 +172,14 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	var journal *watch.OffsetJournal
-	if jd := c.String("journal"); jd != "" {
-		if err := watch.CheckJournalDir(jd, l.DataDir); err != nil {
-			return exit.Refusedf("%v", err)
-		}
-		journal = &watch.OffsetJournal{Dir: filepath.Join(jd, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
-			MaxBytes: maxBytes, MaxAge: c.Duration("journal-max-age"), SegmentAge: c.Duration("journal-segment-age")}
-		defer journal.Close()
-	}
-	// A journal that already holds a run: carry its state on, so what
+	// A journal that already holds a run carries its state on, so what
 	// changed while nothing was watching is reported and flagged.
-	var seed []inspect.OffsetObservation
+	journal, seed, err := js.open(g, l.DataDir, dir, gen)
+	if err != nil {
+		return err
+	}
 	if journal != nil {
-		state, last, err := watch.LastJournalState(journal.Dir)
-		if err != nil {
-			g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
-		} else if len(state) > 0 {
-			seed = state
-			journal.Resume(state)
-			g.Notef("resuming the journal: %s as of %s; changes since are compared with it", trPlural(len(state), "group", "groups"), trTime(last))
-		}
+		defer journal.Close()
 	}
 	filter := c.StringSlice("group")
 	match := inspect.GroupMatcher(filter)
@@ -260,7 +296,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
 		Dir: dir, PollInterval: c.Duration("poll-interval"), PollOnly: c.Bool("poll-only"), Generation: gen,
-		OnEvents: onEvents, Now: trNow, Seed: seed,
+		OnEvents: onEvents, Now: trNow, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
 		OnReady: func() {
 			if once {
 				cancelCount()

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +53,29 @@ type Options struct {
 	// Logf reports problems, Notef events such as coordinator moves (nil:
 	// silent).
 	Logf, Notef func(format string, a ...any)
+	// Offsets, when set, follows the live offsets dir between refreshes.
+	Offsets *OffsetsFollow
+}
+
+// OffsetsFollow configures the exporter's offsets follower
+// (watch.FollowOffsets on the live offsets dir, polled every PollInterval
+// besides fsnotify). Each change of a group's file is compared with the
+// previous one as it happens: the anomalies (REWIND, VANISHED, CORRUPT,
+// PLAIN_MAP) feed the group's health and its rewind and vanished counters
+// at the next refresh, instead of a comparison of the files two refreshes
+// read, which misses a rewind overwritten within one interval. A change
+// with an anomaly starts a refresh early. With a Journal, every change is
+// recorded (what 'kaasctl watch --offsets --journal' writes).
+type OffsetsFollow struct {
+	// Dir is the live offsets dir of the volume's generation
+	// (watch.LiveOffsetsDir); Generation the detected or pinned one.
+	Dir        string
+	Generation volume.Generation
+	// Journal records every change (nil: followed in memory only).
+	Journal *watch.OffsetJournal
+	// Seed is where an earlier run's journal left off (see
+	// watch.LastJournalState).
+	Seed []inspect.OffsetObservation
 }
 
 // Exporter refreshes from the sources and serves the last refresh.
@@ -70,6 +95,11 @@ type Exporter struct {
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
 	durations prometheus.Histogram
+
+	// The offsets follower: anomalies by group since the last refresh;
+	// following is set once its first scan is done (until it stops).
+	pending   map[string][]inspect.OffsetAnomaly
+	following atomic.Bool
 }
 
 // snapshot is what scrapes serve until the next refresh: the exposition
@@ -93,7 +123,8 @@ func New(opt Options) *Exporter {
 		opt.PollInterval = time.Second
 	}
 	e := &Exporter{opt: opt, Registry: prometheus.NewRegistry(), kick: make(chan struct{}, 1),
-		c: counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}}}
+		c:       counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}},
+		pending: map[string][]inspect.OffsetAnomaly{}}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
 		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
@@ -167,9 +198,18 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	health := make([]inspect.GroupHealth, len(o.Groups))
 	counts := make([]inspect.HealthCounts, len(o.Groups))
 	keys := make([]string, len(o.Groups))
+	// What the follower saw since the last refresh replaces the comparison
+	// of this refresh's file with the last one (for files it follows).
+	pending, followed := e.pending, e.following.Load()
+	e.pending = map[string][]inspect.OffsetAnomaly{}
+	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
+	e.c.journal = e.opt.Offsets != nil && e.opt.Offsets.Journal != nil
 	for i := range o.Groups {
 		name := o.Groups[i].Row.Group
 		keys[i] = name
+		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
+			s.FileFollowed, s.FileAnomalies = true, pending[name]
+		}
 		e.health.Add(name, o.Groups[i].Sample)
 		health[i] = e.health.Evaluate(name)
 		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
@@ -183,6 +223,69 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
+}
+
+// followsFile reports whether the offsets follower follows the file a
+// refresh read: one in its directory, or none at all (a file created there
+// later is the follower's to see).
+func (e *Exporter) followsFile(f *inspect.OffsetObservation) bool {
+	if f == nil || e.opt.Offsets == nil {
+		return false
+	}
+	return f.Missing && f.File == "" || filepath.Dir(f.File) == filepath.Clean(e.opt.Offsets.Dir)
+}
+
+// onOffsetEvents is the follower's batch: journaled, logged when anomalous,
+// and kept for the next refresh, which it starts early when a group
+// went wrong.
+func (e *Exporter) onOffsetEvents(evs []watch.OffsetEvent) {
+	of := e.opt.Offsets
+	if j := of.Journal; j != nil {
+		err := j.Append(evs)
+		for _, w := range j.Warnings {
+			e.logf("%s", w)
+		}
+		j.Warnings = nil
+		e.mu.Lock()
+		if err != nil {
+			e.c.journalErrors++
+			e.logf("journal: %v (%d changes not recorded)", err, len(evs))
+		} else {
+			e.c.journalRecords += int64(len(evs))
+		}
+		e.mu.Unlock()
+	}
+	match := func(g string) bool { return e.opt.Source.Filter == nil || e.opt.Source.Filter.MatchString(g) }
+	anomalous := false
+	e.mu.Lock()
+	for _, ev := range evs {
+		if ev.Prev != nil {
+			e.c.offsetChanges++
+		}
+		if len(ev.Anomalies) == 0 || !match(ev.Cur.Group) {
+			continue
+		}
+		anomalous = true
+		e.pending[ev.Cur.Group] = append(e.pending[ev.Cur.Group], ev.Anomalies...)
+		kinds := make([]string, 0, len(ev.Anomalies))
+		for _, a := range ev.Anomalies {
+			if !slices.Contains(kinds, a.Kind) {
+				kinds = append(kinds, a.Kind)
+			}
+		}
+		e.notef("offsets: group %s: %s in %s (%s)", ev.Cur.Group, strings.Join(kinds, ", "), ev.Cur.File, ev.Anomalies[0].Detail)
+	}
+	e.mu.Unlock()
+	if anomalous {
+		e.refreshSoon()
+	}
+}
+
+func (e *Exporter) refreshSoon() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
 }
 
 // onVersion counts the coordinator moves a new assignment version makes
@@ -206,15 +309,52 @@ func (e *Exporter) onVersion(v watch.Version) {
 		}
 	}
 	e.mu.Unlock()
-	select {
-	case e.kick <- struct{}{}:
-	default:
-	}
+	e.refreshSoon()
 }
 
-// Run refreshes every Interval (and early on a new assignment version)
-// until ctx is done.
+// minRefreshGap spaces refreshes started early (a new assignment version,
+// an offset anomaly): a burst of them costs one refresh per gap at most.
+const minRefreshGap = time.Second
+
+// Run refreshes every Interval (and early on a new assignment version or
+// an offset anomaly) until ctx is done. With Offsets, the follower's first
+// scan is done before the first refresh, so every refresh is covered.
 func (e *Exporter) Run(ctx context.Context) error {
+	if of := e.opt.Offsets; of != nil {
+		ready := make(chan struct{})
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
+				Seed: of.Seed, OnEvents: e.onOffsetEvents,
+				OnReady: func() {
+					e.following.Store(true)
+					close(ready)
+				},
+				OnProblem: func(msg string, ok bool) {
+					if ok {
+						e.notef("offsets: %s is readable again", of.Dir)
+					} else {
+						e.logf("offsets: %s", msg)
+					}
+				},
+				OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
+			e.following.Store(false)
+			if err != nil {
+				e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
+			}
+			if of.Journal != nil {
+				of.Journal.Close()
+			}
+		}()
+		defer func() { <-stopped }()
+		select {
+		case <-ready:
+		case <-stopped:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 	if e.opt.AssignmentPath != "" {
 		go watch.Run(ctx, watch.Options{Path: e.opt.AssignmentPath, PollInterval: e.opt.PollInterval, OnVersion: e.onVersion,
 			OnProblem: func(msg string, ok bool) {
@@ -226,6 +366,7 @@ func (e *Exporter) Run(ctx context.Context) error {
 	tick := time.NewTicker(e.opt.Interval)
 	defer tick.Stop()
 	for {
+		started := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, e.opt.Interval*4)
 		e.Refresh(rctx)
 		cancel()
@@ -234,6 +375,13 @@ func (e *Exporter) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		case <-e.kick:
+			if wait := minRefreshGap - time.Since(started); wait > 0 && wait < e.opt.Interval {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(wait):
+				}
+			}
 			tick.Reset(e.opt.Interval)
 		}
 	}

@@ -53,6 +53,10 @@ var (
 	dGroupsObserved = fam(gaugeType, "kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
 	dGroupsDropped  = fam(gaugeType, "kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
 	dProbes         = fam(counterType, "kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
+	dFollowing      = fam(gaugeType, "kaas_exporter_offsets_following", "1 while the offsets follower follows the live offsets dir (rewinds and vanished partitions are seen as each file changes), 0 when it is off or not running (they are compared between refreshes).")
+	dOffsetChanges  = fam(counterType, "kaas_exporter_offset_file_changes_total", "Changes of offset files the offsets follower saw (commits, rewrites, removals) since the exporter started.")
+	dJournalRecords = fam(counterType, "kaas_exporter_journal_records_total", "Offset file changes recorded in the offsets journal (--journal) since the exporter started.")
+	dJournalErrors  = fam(counterType, "kaas_exporter_journal_errors_total", "Batches of offset file changes the offsets journal (--journal) could not record.")
 )
 
 func b2f(b bool) float64 {
@@ -73,6 +77,10 @@ type counters struct {
 	brokerRequests map[string]int64
 	// textSizes sizes the next refresh's exposition buffers.
 	textSizes []int
+	// The offsets follower (when configured) and its journal.
+	follower, following, journal  bool
+	offsetChanges                 int64
+	journalRecords, journalErrors int64
 }
 
 // buildMetrics turns one refresh into the metrics every scrape serves
@@ -244,6 +252,14 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	add(gauge(dGroupsDropped, float64(o.Dropped)))
 	if o.HasBrokers {
 		add(counter(dProbes, float64(c.probes)))
+	}
+	if c.follower {
+		add(gauge(dFollowing, b2f(c.following)))
+		add(counter(dOffsetChanges, float64(c.offsetChanges)))
+	}
+	if c.journal {
+		add(counter(dJournalRecords, float64(c.journalRecords)))
+		add(counter(dJournalErrors, float64(c.journalErrors)))
 	}
 	return tw.bytes()
 }

@@ -67,6 +67,14 @@ type HealthSample struct {
 	FileModTime time.Time `json:"fileModTime"`
 	// Err says why the group could not be observed (empty when it was).
 	Err string `json:"error,omitempty"`
+	// FileFollowed: a follower of the offsets dir (the exporter's) saw every
+	// change of this group's file up to this observation, and
+	// FileAnomalies are what it found since the previous one. Between two
+	// followed observations those anomalies replace the comparison of the
+	// two files read at the observations, which misses a change made and
+	// overwritten in between and would count the ones it sees twice.
+	FileFollowed  bool            `json:"fileFollowed,omitempty"`
+	FileAnomalies []OffsetAnomaly `json:"fileAnomalies,omitempty"`
 }
 
 // TotalLag sums the known partition lags; known is false when none is.
@@ -160,9 +168,14 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 		h.Evidence = append(h.Evidence, e)
 	}
 
-	// Offset anomalies between consecutive observations.
-	for i := 1; i < len(samples); i++ {
-		for _, a := range sampleAnomalies(samples[i-1], samples[i], opt) {
+	// Offset anomalies between consecutive observations (and, from a
+	// follower, those it saw up to the first one).
+	for i := range samples {
+		var prev *HealthSample
+		if i > 0 {
+			prev = &samples[i-1]
+		}
+		for _, a := range sampleAnomalies(prev, samples[i], opt) {
 			e := HealthEvidence{Partition: a.Partition, Before: a.Before, After: a.After, Since: a.Since, Time: a.Time, File: a.File, Detail: a.Detail}
 			switch a.Kind {
 			case AnomalyRewind:
@@ -194,13 +207,23 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 	return h
 }
 
-// sampleAnomalies compares two observations: the offset files when both
-// have one, else the committed offsets the coordinator answered (rewinds
+// sampleAnomalies is what happened between two observations (prev is nil
+// for a group's first): what a follower saw when it followed the file
+// through both, else the comparison of the offset files when both have
+// one, else of the committed offsets the coordinator answered (rewinds
 // only: OffsetFetch asks for explicit partitions, so a partition missing
 // from its answer proves nothing).
-func sampleAnomalies(prev, cur HealthSample, opt HealthOptions) []OffsetAnomaly {
+func sampleAnomalies(prev *HealthSample, cur HealthSample, opt HealthOptions) []OffsetAnomaly {
+	if cur.FileFollowed && (prev == nil || prev.FileFollowed) {
+		return cur.FileAnomalies
+	}
+	if prev == nil {
+		return nil
+	}
 	if prev.File != nil && cur.File != nil {
-		return CompareOffsetObservations(*prev.File, *cur.File, opt.PlainMapIsEmpty)
+		// The follower's findings, if it started following between the two,
+		// are about changes after it started: both are kept.
+		return append(CompareOffsetObservations(*prev.File, *cur.File, opt.PlainMapIsEmpty), cur.FileAnomalies...)
 	}
 	if prev.Err != "" || cur.Err != "" {
 		return nil
@@ -371,16 +394,17 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 		w.groups[group] = g
 	}
 	g.seen = true
-	var out []OffsetAnomaly
+	var prev *HealthSample
 	if n := len(g.samples); n > 0 {
-		out = sampleAnomalies(g.samples[n-1], s, w.Opt)
-		for _, a := range out {
-			switch a.Kind {
-			case AnomalyRewind:
-				g.rewinds++
-			case AnomalyVanished:
-				g.vanished++
-			}
+		prev = &g.samples[n-1]
+	}
+	out := sampleAnomalies(prev, s, w.Opt)
+	for _, a := range out {
+		switch a.Kind {
+		case AnomalyRewind:
+			g.rewinds++
+		case AnomalyVanished:
+			g.vanished++
 		}
 	}
 	g.samples = append(g.samples, s)

@@ -167,3 +167,36 @@ func TestEvaluateHealthMinSpan(t *testing.T) {
 		t.Fatalf("60 s without a commit, MinSpan 1m: %s, want STOP", got)
 	}
 }
+
+// Followed observations take the follower's anomalies instead of comparing
+// their files: a rewind the follower saw and that was undone before the
+// next observation counts once, and a difference between the files the
+// follower reported nothing about is not claimed again.
+func TestHealthWindowFollowedSamples(t *testing.T) {
+	w := HealthWindow{Window: time.Hour}
+	follow := func(s HealthSample, as ...OffsetAnomaly) HealthSample {
+		s.FileFollowed, s.FileAnomalies = true, as
+		return s
+	}
+	rewind := OffsetAnomaly{Kind: AnomalyRewind, Group: "g", File: "/d/g.json", Partition: "orders/0", Before: 20, After: 3, Since: t0.Add(5 * time.Second), Time: t0.Add(6 * time.Second)}
+	w.Add("g", follow(withFile(hs(0, []int64{20}, []int64{30}), 0, map[string]int64{"orders/0": 20})))
+	// The files read at the two observations are equal: only the follower knows.
+	if got := w.Add("g", follow(withFile(hs(10, []int64{20}, []int64{30}), 8, map[string]int64{"orders/0": 20}), rewind)); len(got) != 1 {
+		t.Fatalf("anomalies %+v", got)
+	}
+	// The files differ (20 → 5) but the follower reported nothing: no second count.
+	if got := w.Add("g", follow(withFile(hs(20, []int64{5}, []int64{30}), 15, map[string]int64{"orders/0": 5}))); len(got) != 0 {
+		t.Fatalf("a followed pair was compared: %+v", got)
+	}
+	if c := w.Counts("g"); c.Rewinds != 1 {
+		t.Fatalf("counts %+v", c)
+	}
+	h := w.Evaluate("g")
+	if h.State != HealthRewind || len(h.Evidence) != 1 || h.Evidence[0].After != 3 || h.Evidence[0].File != "/d/g.json" {
+		t.Fatalf("health %+v", h)
+	}
+	// Unfollowed observations are compared as before.
+	if got := w.Add("g", withFile(hs(30, []int64{2}, []int64{30}), 25, map[string]int64{"orders/0": 2})); len(got) != 1 || got[0].Before != 5 {
+		t.Fatalf("unfollowed: %+v", got)
+	}
+}

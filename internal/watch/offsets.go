@@ -53,8 +53,9 @@ type OffsetEvent struct {
 type OffsetsOptions struct {
 	Dir          string        // the offsets dir to follow (see LiveOffsetsDir)
 	PollInterval time.Duration // default 1s
-	// FullReadEvery re-reads every file every N polls even when its stat
-	// did not change (NFS attribute caching). Default 30.
+	// FullReadEvery re-reads every file every N polls even when neither
+	// the directory's stat nor the file's changed (NFS attribute caching,
+	// writes in place). Default 30.
 	FullReadEvery int
 	PollOnly      bool
 	// Generation decides whether a plain-map file is an anomaly (brokers of
@@ -74,12 +75,26 @@ type OffsetsOptions struct {
 	// OnReady, when set, is called once the first scan is done (after its
 	// OnEvents, if it found anything).
 	OnReady func()
+	// OnNote, when set, receives notes about how the follower works (the
+	// directory check turned off, see scan).
+	OnNote func(msg string)
+
+	// noDirCheck turns the directory check off (benchmarks compare).
+	noDirCheck bool
 }
 
+// dirSettle is how long a directory must keep the same stat before a poll
+// trusts it to say "nothing changed": longer than the coarsest timestamp
+// granularity kaas's volumes are likely to have (1 s on ext3 and some NFS
+// servers; 2 s on FAT), so a change made in the same tick as the last one
+// cannot hide behind an unchanged mtime.
+const dirSettle = 2 * time.Second
+
 // FollowOffsets follows every <group>.json in opt.Dir until ctx is done:
-// fsnotify on the directory (kaas replaces files by rename) plus a stat of
-// every file each poll, since on NFS writes from other hosts raise no
-// local event. Hidden files, *.tmp, kaasctl's backups and sub-directories
+// fsnotify on the directory (kaas replaces files by rename) plus a poll,
+// since on NFS writes from other hosts raise no local event. A poll stats
+// the directory and, when it changed, every file (see dirUnchanged); every
+// FullReadEvery polls it re-reads every file. Hidden files, *.tmp, kaasctl's backups and sub-directories
 // are not offset files of the directory and are skipped.
 func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	if opt.Dir == "" {
@@ -95,7 +110,7 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 		opt.Now = time.Now
 	}
 	f := &offsetFollower{opt: opt, files: map[string]*followed{},
-		plainMapIsEmpty: opt.Generation.Known() && !opt.Generation.PlainMapIsOffsets()}
+		plainMapIsEmpty: opt.Generation.Known() && !opt.Generation.PlainMapIsOffsets(), dirSettle: dirSettle}
 	for _, o := range opt.Seed {
 		if o.Missing || o.Corrupt || filepath.Dir(o.File) != filepath.Clean(opt.Dir) {
 			continue
@@ -187,6 +202,20 @@ type offsetFollower struct {
 	files           map[string]*followed // by file name
 	plainMapIsEmpty bool
 	dirProblem      string
+
+	// The directory check (see scan): the directory's stat, when this
+	// process first saw it (monotonic clock), whether it has been stable
+	// for dirSettle with a per-file pass after that, and when a poll last
+	// skipped the per-file pass on its word.
+	dirKey     statKey
+	dirSince   time.Time
+	dirSettled bool
+	lastSkip   time.Time
+	dirSettle  time.Duration
+	// dirOff: a full pass found changes the directory's stat had hidden
+	// (NFS attribute caching, writes in place without a rename): the
+	// follower checks every file on every poll from then on.
+	dirOff bool
 }
 
 // offsetFileName reports whether a directory entry name is a group's
@@ -196,9 +225,68 @@ func offsetFileName(name string) bool {
 		!strings.Contains(name, volume.BackupMarker)
 }
 
+// dirUnchanged stats the directory and reports whether the per-file pass
+// of this poll can be skipped.
+//
+// kaas writes every offset file as <group>.json.tmp and renames it over
+// <group>.json, and kaasctl's own writes do the same: every commit adds
+// and removes a directory entry, which sets the directory's mtime (and, on
+// some file systems, its size). A directory whose stat (mtime, size,
+// inode) is what it was at the last per-file pass therefore holds the
+// same files as then, and one stat replaces the listing plus one stat per
+// file (100,000 of them at that scale) on every poll.
+//
+// What the directory's stat can hide, and what covers it:
+//   - A change in the same timestamp tick as the last one (coarse mtimes:
+//     1 s on ext3 and some NFS servers). The stat is only trusted once it
+//     has stayed the same for dirSettle and a per-file pass ran after that:
+//     a later change is then in a later tick, so it moves the mtime.
+//   - A write in place (no rename: an editor, a copy over the file). With
+//     fsnotify working locally, the file's own event reports it; the full
+//     pass every FullReadEvery polls reads every file regardless.
+//   - NFS attribute caching: a client may serve the directory's cached
+//     attributes for up to acdirmax (60 s by default; the acregmax=1 kaas
+//     recommends is for files only), and writes from other hosts raise no
+//     local fsnotify event. The full pass (a fresh listing and a read of
+//     every file, which revalidates on open) bounds the delay to
+//     FullReadEvery polls. When a full pass finds a change older than the
+//     last poll that trusted the directory, the directory's stat is not to
+//     be trusted on this mount, and the check is turned off for the rest of
+//     the run (OnNote says so): every poll then checks every file again.
+func (f *offsetFollower) dirUnchanged() bool {
+	if f.opt.noDirCheck || f.dirOff {
+		return false
+	}
+	st, err := os.Stat(f.opt.Dir)
+	if err != nil {
+		f.dirKey, f.dirSettled = statKey{}, false
+		return false
+	}
+	k, now := statOf(st), time.Now()
+	switch {
+	case k != f.dirKey:
+		f.dirKey, f.dirSince, f.dirSettled = k, now, false
+		return false
+	case f.dirSettled:
+		return true
+	default:
+		// Stable for dirSettle: this poll's per-file pass is the last one
+		// needed until the stat changes.
+		f.dirSettled = now.Sub(f.dirSince) >= f.dirSettle
+		return false
+	}
+}
+
 // scan lists the directory and checks every offset file whose stat
-// changed (every one when full), plus files that disappeared.
+// changed (every one when full), plus files that disappeared. A poll that
+// is neither full nor the first skips all that when the directory has not
+// changed (dirUnchanged).
 func (f *offsetFollower) scan(full, initial bool) {
+	unchanged := f.dirUnchanged()
+	if unchanged && !full && !initial {
+		f.lastSkip = time.Now()
+		return
+	}
 	ents, err := os.ReadDir(f.opt.Dir)
 	if err != nil {
 		msg := f.opt.Dir + ": " + err.Error()
@@ -248,7 +336,30 @@ func (f *offsetFollower) scan(full, initial bool) {
 			evs[i].Initial = true
 		}
 	}
+	if full && unchanged && !f.lastSkip.IsZero() && f.missedByDir(evs) {
+		f.dirOff = true
+		if f.opt.OnNote != nil {
+			f.opt.OnNote(f.opt.Dir + ": a full re-read found changes the directory's modification time did not show (NFS attribute caching, or files written in place): every file is checked on every poll from now on")
+		}
+	}
 	f.emit(evs)
+}
+
+// missedByDir reports whether a full pass, made while the directory's stat
+// still said "unchanged", found a file changed before the last poll that
+// skipped on its word: a change the check hid. (A change after that poll
+// is news for this pass, not a miss; one fsnotify reported was read
+// already and is no event here.)
+func (f *offsetFollower) missedByDir(evs []OffsetEvent) bool {
+	for _, ev := range evs {
+		if ev.Cur.Missing || ev.Prev == nil {
+			continue
+		}
+		if st, err := os.Stat(ev.Cur.File); err == nil && st.ModTime().Before(f.lastSkip) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *offsetFollower) emit(evs []OffsetEvent) {
