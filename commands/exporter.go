@@ -158,7 +158,7 @@ func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups
 	var err error
 	switch {
 	case longRunning && wantsBrokers(c, g):
-		cl, err = uncheckedClient(g)
+		cl, err = g.UncheckedClient()
 	default:
 		cl, err = liveClient(c, g)
 	}
@@ -174,24 +174,6 @@ func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups
 		return nil, nil, exit.UsageErrorf("nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)")
 	}
 	return src, closeFn, nil
-}
-
-// uncheckedClient is Globals.Client without the initial connection check.
-func uncheckedClient(g *Globals) (*wire.Client, error) {
-	if g.conn == nil {
-		return nil, errors.New("connection settings were not resolved")
-	}
-	if g.conn.err != nil {
-		return nil, exit.UsageErrorf("%v", g.conn.err)
-	}
-	if g.conn.fileErr != nil && g.conn.explicit {
-		return nil, exit.UsageErrorf("%v", g.conn.fileErr)
-	}
-	if len(g.conn.settings.Brokers) == 0 {
-		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
-	}
-	wire.SoftwareVersion = Version
-	return wire.NewClient(g.conn.settings)
 }
 
 func runExporterCmd(c *cli.Context) error {

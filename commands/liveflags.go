@@ -155,10 +155,9 @@ func (g *Globals) HasBrokers() bool {
 	return g.conn != nil && g.conn.err == nil && len(g.conn.settings.Brokers) > 0
 }
 
-// Client returns a client connected to the brokers (at least one seed
-// answered; unreachable seeds are warned about), or a clear error.
-// The caller closes it.
-func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
+// UncheckedClient is Client without the initial connection check: for a
+// long-running command (the exporter) that starts while brokers are down.
+func (g *Globals) UncheckedClient() (*wire.Client, error) {
 	if g.conn == nil {
 		return nil, errors.New("connection settings were not resolved")
 	}
@@ -168,12 +167,18 @@ func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
 	if g.conn.fileErr != nil && g.conn.explicit {
 		return nil, exit.UsageErrorf("%v", g.conn.fileErr)
 	}
-	s := g.conn.settings
-	if len(s.Brokers) == 0 {
+	if len(g.conn.settings.Brokers) == 0 {
 		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}
 	wire.SoftwareVersion = Version
-	cl, err := wire.NewClient(s)
+	return wire.NewClient(g.conn.settings)
+}
+
+// Client returns a client connected to the brokers (at least one seed
+// answered; unreachable seeds are warned about), or a clear error.
+// The caller closes it.
+func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
+	cl, err := g.UncheckedClient()
 	if err != nil {
 		return nil, err
 	}
