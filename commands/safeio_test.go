@@ -168,6 +168,68 @@ func TestWatchWaitsForTheVolume(t *testing.T) {
 	}
 }
 
+// watch --offsets started before the cluster exists waits for it too, then
+// follows the offset files the brokers write.
+func TestWatchOffsetsWaitsForTheVolume(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data") // does not exist yet
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"kaasctl", "watch", "--offsets", "--data-dir", data, "--poll-interval", "10ms", "--count", "1", "--timeout", "60s", "-o", "jsonl"},
+			&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "waiting for it to appear"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets is not waiting: %s", errb.String())
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("watch --offsets ended (exit %d) instead of waiting:\n%s", code, errb.String())
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cd := filepath.Join(data, "__cluster")
+	os.MkdirAll(filepath.Join(cd, "__consumer_offsets"), 0o755)
+	tmp := filepath.Join(cd, "assignment.json.tmp")
+	os.WriteFile(tmp, []byte(safeAssignment), 0o644)
+	os.Rename(tmp, filepath.Join(cd, "assignment.json"))
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "watching the offset files"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets did not start on the new volume: %s", errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A group's first commit (its snapshot), then its next one: the change --count 1 waits for.
+	commit := func(off string) {
+		tmp := filepath.Join(cd, "__consumer_offsets", "app.json.tmp")
+		os.WriteFile(tmp, []byte(`{"offsets":{"orders/0":`+off+`},"metadata":{}}`), 0o644)
+		os.Rename(tmp, filepath.Join(cd, "__consumer_offsets", "app.json"))
+	}
+	commit("7")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), `"group":"app"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets did not see the first commit: %s%s", out.String(), errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	commit("9")
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("watch --offsets did not finish")
+	}
+	if code != 0 || !strings.Contains(errb.String(), "the volume appeared") || !strings.Contains(out.String(), `"orders/0":9`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	// --once does not wait: a clear error, exit 1.
+	r := runCLIWithin(t, nil, "watch", "--offsets", "--once", "--data-dir", filepath.Join(t.TempDir(), "nothing"))
+	if r.Code != 1 || !strings.Contains(r.Err, "does not exist") {
+		t.Errorf("--offsets --once on a missing volume: exit %d %s", r.Code, r.Err)
+	}
+}
+
 // An offline reset through a linked __consumer_offsets is refused (and
 // volume check says why); --follow-symlinks lets the user write through it.
 func TestOffsetsResetSymlinkedOffsetsDir(t *testing.T) {
