@@ -112,6 +112,52 @@ func TestSpecialFilesNeverHang(t *testing.T) {
 	}
 }
 
+// volume repair lists the special files and links volume check reports in
+// the offsets dir as skipped, with the reason, and leaves them as they are;
+// it never says "nothing to repair" in silence about them.
+func TestVolumeRepairListsSpecialFilesItSkips(t *testing.T) {
+	data, cd := safeVolume(t)
+	od := filepath.Join(cd, "__consumer_offsets")
+	replaceWith(t, filepath.Join(od, "fifo.json"), "fifo")
+	replaceWith(t, filepath.Join(od, "zero.json"), "devzero")
+	if err := os.Symlink(t.TempDir(), filepath.Join(od, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	check := runCLIWithin(t, nil, "volume", "check", "--data-dir", data)
+	if check.Code != 3 || !strings.Contains(check.Out, "linked") || strings.Contains(check.Out, "a directory, in the offsets dir: reading it would block") {
+		t.Fatalf("volume check: exit %d\n%s", check.Code, check.Out)
+	}
+	r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var rep struct {
+		Actions []struct{ Action, Path, Group, Detail string }
+	}
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.Out)
+	}
+	skipped := map[string]string{}
+	for _, a := range rep.Actions {
+		if a.Action == "skip" {
+			skipped[filepath.Base(a.Path)] = a.Detail
+		}
+	}
+	for name, want := range map[string]string{"fifo.json": "FIFO", "zero.json": "/dev/zero", "linked": "a directory"} {
+		if !strings.Contains(skipped[name], want) || !strings.Contains(skipped[name], "remove") {
+			t.Errorf("%s: skip detail %q, want one naming %q and the fix (all actions: %+v)", name, skipped[name], want, rep.Actions)
+		}
+	}
+	if strings.Contains(r.Err, "nothing to repair") && !strings.Contains(r.Err, "left alone on purpose") {
+		t.Errorf("stderr: %s", r.Err)
+	}
+	for _, name := range []string{"fifo.json", "zero.json", "linked"} {
+		if _, err := os.Lstat(filepath.Join(od, name)); err != nil {
+			t.Errorf("%s was touched: %v", name, err)
+		}
+	}
+}
+
 // lockedBuffer is a bytes.Buffer safe to read while a command writes it.
 type lockedBuffer struct {
 	mu sync.Mutex

@@ -85,7 +85,10 @@ func symlinkFinding(p string) Finding {
 	f := Finding{Severity: SevWarning, Code: CodeSymlink, Path: p,
 		Message: "symbolic link (to " + to + ") in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl neither reads nor writes through it (writes need --follow-symlinks)",
 		Fix:     "replace the link with the file it points to, or remove it"}
-	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		f.Message = "symbolic link to " + to + ", a directory, in the offsets dir: kaas reads only the group files at the top level; kaasctl does not follow it"
+		f.Fix = "remove the link, or move the group files it leads to into the offsets dir if they belong there"
+	} else if err == nil && !st.Mode().IsRegular() {
 		f.Severity = SevError
 		f.Message = "symbolic link to " + to + ", a " + safefs.Kind(st.Mode()) + ", in the offsets dir: reading it would block or never end (kaas would hang or run out of memory loading the group); kaasctl does not read it"
 		f.Fix = "remove the link (a broker writes a regular file on the group's next commit)"
