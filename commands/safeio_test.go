@@ -112,6 +112,26 @@ func TestSpecialFilesNeverHang(t *testing.T) {
 	}
 }
 
+// A copied snapshot (assignment.json directly in --data-dir) whose
+// assignment.json is a FIFO: the error names the FIFO, not "holds neither
+// __cluster/ nor assignment.json".
+func TestSnapshotDirWithSpecialAssignment(t *testing.T) {
+	for _, kind := range []string{"fifo", "devzero"} {
+		snap := t.TempDir()
+		writeFile(t, snap, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
+		replaceWith(t, filepath.Join(snap, "assignment.json"), kind)
+		want := map[string]string{"fifo": "FIFO", "devzero": "/dev/zero"}[kind]
+		r := runCLIWithin(t, nil, "whois", "g", "--data-dir", snap)
+		if r.Code != 1 || !strings.Contains(r.Err, "assignment.json") || !strings.Contains(r.Err, want) || strings.Contains(r.Err, "holds neither") {
+			t.Errorf("%s: whois: exit %d %s", kind, r.Code, r.Err)
+		}
+		r = runCLIWithin(t, nil, "volume", "check", "--data-dir", snap)
+		if r.Code != 3 || !strings.Contains(r.Out, "assignment") || !strings.Contains(r.Out+r.Err, want) {
+			t.Errorf("%s: volume check: exit %d\n%s%s", kind, r.Code, r.Out, r.Err)
+		}
+	}
+}
+
 // volume repair lists the special files and links volume check reports in
 // the offsets dir as skipped, with the reason, and leaves them as they are;
 // it never says "nothing to repair" in silence about them.
