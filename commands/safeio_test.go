@@ -132,6 +132,38 @@ func TestSnapshotDirWithSpecialAssignment(t *testing.T) {
 	}
 }
 
+// volume repair on a clean volume prints no bare table header; when its
+// only change fails (a planted .kaasctl-quarantine link), it does not claim
+// that files were set aside.
+func TestVolumeRepairNothingAndAllFailed(t *testing.T) {
+	data, cd := safeVolume(t)
+	r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute")
+	if r.Code != 0 || r.Out != "" || !strings.Contains(r.Err, "nothing to repair") {
+		t.Errorf("clean volume: exit %d, stdout %q, stderr %s", r.Code, r.Out, r.Err)
+	}
+	if r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "-o", "json"); !strings.Contains(r.Out, `"actions": []`) {
+		t.Errorf("json of a clean volume: %s", r.Out)
+	}
+	tmp := filepath.Join(cd, "__consumer_offsets", "g.json.123.tmp")
+	writeFile(t, filepath.Dir(tmp), filepath.Base(tmp), `{"offsets":{}}`)
+	old := time.Now().Add(-3 * time.Hour)
+	os.Chtimes(tmp, old, old)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(cd, ".kaasctl-quarantine")); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute")
+	if r.Code != 1 || !strings.Contains(r.Out, "FAILED") || strings.Contains(r.Err, "files set aside are in") || !strings.Contains(r.Err, "no change made") {
+		t.Errorf("planted quarantine link: exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("repair wrote through the link: %v", ents)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("the temp file moved: %v", err)
+	}
+}
+
 // volume repair lists the special files and links volume check reports in
 // the offsets dir as skipped, with the reason, and leaves them as they are;
 // it never says "nothing to repair" in silence about them.
