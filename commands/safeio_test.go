@@ -164,6 +164,21 @@ func TestVolumeRepairNothingAndAllFailed(t *testing.T) {
 	}
 }
 
+// groups describe of a group whose file is a FIFO or a link names the file
+// and what it is, rather than "no offset file".
+func TestDescribeNamedGroupSpecialFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "devzero"} {
+		data, cd := safeVolume(t)
+		bad := filepath.Join(cd, "__consumer_offsets", "g.json")
+		replaceWith(t, bad, kind)
+		want := map[string]string{"fifo": "FIFO", "devzero": "/dev/zero"}[kind]
+		r := runCLIWithin(t, nil, "groups", "describe", "g", "--data-dir", data)
+		if r.Code != 1 || !strings.Contains(r.Err, bad) || !strings.Contains(r.Err, want) || !strings.Contains(r.Err, "no readable offset file") {
+			t.Errorf("%s: exit %d\n%s%s", kind, r.Code, r.Out, r.Err)
+		}
+	}
+}
+
 // volume repair lists the special files and links volume check reports in
 // the offsets dir as skipped, with the reason, and leaves them as they are;
 // it never says "nothing to repair" in silence about them.

@@ -96,6 +96,18 @@ func symlinkFinding(p string) Finding {
 	return f
 }
 
+// notRegularFinding reports a <group>.json that is a FIFO, device or
+// socket.
+func notRegularFinding(p string, mode os.FileMode) Finding {
+	kind := "special file"
+	if mode&os.ModeIrregular == 0 {
+		kind = safefs.Kind(mode)
+	}
+	return Finding{Severity: SevError, Code: CodeNotRegular, Path: p,
+		Message: "is a " + kind + ", not a regular file: kaasctl does not read it (reading could block forever or never end) and kaas cannot use it as the group's offsets",
+		Fix:     "remove it (a broker writes a regular file on the group's next commit); restore the offsets with 'kaasctl offsets reset --from-file' if you have them"}
+}
+
 // symlinkedDirFinding reports an offsets dir that is a link.
 func symlinkedDirFinding(p string) *Finding {
 	st, err := os.Lstat(p)
@@ -419,9 +431,18 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 		}
 		for _, g := range groups {
 			p := filepath.Join(d.Path, g+".json")
-			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			st, err := os.Lstat(p)
+			switch {
+			case err != nil:
+			case st.Mode().IsRegular():
 				jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
 				d.Groups = append(d.Groups, g)
+			case st.Mode()&os.ModeSymlink != 0:
+				// The group's own file is a link or a special file: never
+				// read, but said, so "no offset file" is not the answer.
+				res.Findings = append(res.Findings, symlinkFinding(p))
+			case !st.IsDir():
+				res.Findings = append(res.Findings, notRegularFinding(p, st.Mode()))
 			}
 		}
 		if d.Role == OffsetsLegacy {
@@ -472,13 +493,11 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
-				kind := "special file"
+				var mode os.FileMode = os.ModeIrregular
 				if info, err := e.Info(); err == nil {
-					kind = safefs.Kind(info.Mode())
+					mode = info.Mode()
 				}
-				*fs = append(*fs, Finding{Severity: SevError, Code: CodeNotRegular, Path: p,
-					Message: "is a " + kind + ", not a regular file: kaasctl does not read it (reading could block forever or never end) and kaas cannot use it as the group's offsets",
-					Fix:     "remove it (a broker writes a regular file on the group's next commit); restore the offsets with 'kaasctl offsets reset --from-file' if you have them"})
+				*fs = append(*fs, notRegularFinding(p, mode))
 			case strings.Contains(name, BackupMarker):
 				backups++
 				if info, err := e.Info(); err == nil {
