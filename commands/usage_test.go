@@ -198,6 +198,20 @@ func TestHelpFlagCategories(t *testing.T) {
 	}
 }
 
+// A common flag typed before the command (kaasctl -q groups list) says
+// where it goes instead of "unknown flag".
+func TestCommonFlagBeforeCommand(t *testing.T) {
+	for _, args := range [][]string{{"-q", "groups", "list"}, {"-o", "json", "whois", "g"}, {"--data-dir", "/x", "volume", "check"}} {
+		r := runCLI(t, "", nil, args...)
+		if r.Code != 2 || !strings.Contains(r.Err, "go after the command name") || !strings.Contains(r.Err, dashed(strings.TrimLeft(args[0], "-"))) {
+			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
+		}
+	}
+	if r := runCLI(t, "", nil, "--bogus", "whois"); r.Code != 2 || strings.Contains(r.Err, "go after the command name") {
+		t.Errorf("--bogus: exit %d %q", r.Code, r.Err)
+	}
+}
+
 func TestSandboxBrokersRenamed(t *testing.T) {
 	for _, args := range [][]string{{"sandbox", "--brokers", "5"}, {"sandbox", "-b", "5"}} {
 		r := runCLI(t, "", nil, args...)
