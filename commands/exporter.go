@@ -50,7 +50,7 @@ func init() {
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics=false\n" +
 				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`"},
 				&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
 				&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
@@ -61,7 +61,8 @@ func init() {
 				&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
 				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch polls besides fsnotify events"},
 				&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
-			},
+				&cli.StringFlag{Name: "journal", Usage: "also record every change of every offset file into the offsets journal `DIR`, as 'kaasctl watch --offsets --journal DIR' does (read it with 'kaasctl offsets history'); needs the volume", Category: "Offsets journal (--journal)"},
+			}, offsetJournalFlags("Offsets journal (--journal)")...),
 			Action: runExporterCmd,
 		}
 	})
@@ -78,6 +79,9 @@ type exporterOptions struct {
 	partitionMetrics bool
 	lagSeconds       bool
 	pollInterval     time.Duration
+	// journal, when its Dir is set, records the offset files' changes
+	// while the exporter serves (--journal).
+	journal offsetJournalParams
 }
 
 func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
@@ -96,6 +100,14 @@ func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	}
 	if o.maxGroups < 0 {
 		return o, exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
+	}
+	if jd := c.String("journal"); jd != "" {
+		if c.Bool("once") {
+			return o, exit.UsageErrorf("--journal records while the exporter runs; it does not go with --once")
+		}
+		if o.journal, err = offsetJournalParamsFrom(c, jd); err != nil {
+			return o, err
+		}
 	}
 	return o, nil
 }
@@ -207,6 +219,29 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	var journalDone chan error
+	if o.journal.Dir != "" {
+		if src.Layout == nil {
+			ln.Close()
+			return exit.UsageErrorf("--journal follows the offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
+		}
+		run, err := offsetJournalFollower(g, *src.Layout, o.journal)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		journalDone = make(chan error, 1)
+		go func() { journalDone <- run(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-journalDone; err != nil && !errors.Is(err, context.Canceled) {
+				g.Warnf("offsets journal: %v", err)
+			}
+		}()
 	}
 	e := newExporter(g, src, o)
 	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}

@@ -25,13 +25,87 @@ import (
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
 func watchOffsetsFlags() []cli.Flag {
 	const cat = "Offsets (--offsets)"
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "offsets", Usage: "follow every group's offset file instead of assignment.json: print changes and anomalies (REWIND, VANISHED, PLAIN_MAP, CORRUPT, EMPTIED) as they happen; with --journal, record every change", Category: cat},
 		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat},
+	}, offsetJournalFlags(cat)...)
+}
+
+// offsetJournalFlags are the retention flags of an offsets journal (shared
+// by watch --offsets and the exporter's --journal).
+func offsetJournalFlags(cat string) []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
 		&cli.DurationFlag{Name: "journal-max-age", Value: 30 * 24 * time.Hour, Usage: "remove offsets journal segments whose last record is older than this (0: no limit)", Category: cat},
 		&cli.DurationFlag{Name: "journal-segment-age", Value: time.Hour, Usage: "start a new journal segment after this long (the closed one is gzipped)", Category: cat},
 	}
+}
+
+// offsetJournalParams is where an offsets journal goes and how long it
+// keeps what it records.
+type offsetJournalParams struct {
+	Dir                string
+	MaxBytes           int64
+	MaxAge, SegmentAge time.Duration
+	Poll               time.Duration
+}
+
+// offsetJournalParamsFrom reads the journal retention flags for journal dir jd.
+func offsetJournalParamsFrom(c *cli.Context, jd string) (offsetJournalParams, error) {
+	p := offsetJournalParams{Dir: jd, MaxAge: c.Duration("journal-max-age"), SegmentAge: c.Duration("journal-segment-age"), Poll: c.Duration("poll-interval")}
+	var err error
+	if p.MaxBytes, err = parseByteSize(c.String("journal-max-bytes")); err != nil {
+		return p, exit.UsageErrorf("--journal-max-bytes: %v", err)
+	}
+	if p.MaxAge < 0 || p.SegmentAge < 0 {
+		return p, exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
+	}
+	return p, nil
+}
+
+// offsetJournalFollower records every change of every offset file of the
+// volume into the offsets journal (what 'watch --offsets --journal'
+// records, without printing), resuming a journal that already holds a
+// run. run follows until ctx ends.
+func offsetJournalFollower(g *Globals, l volume.Layout, p offsetJournalParams) (run func(ctx context.Context) error, err error) {
+	dir, gen, err := offsetsDir(g, l)
+	if err != nil {
+		return nil, err
+	}
+	if err := watch.CheckJournalDir(p.Dir, l.DataDir); err != nil {
+		return nil, exit.Refusedf("%v", err)
+	}
+	journal := &watch.OffsetJournal{Dir: filepath.Join(p.Dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
+		MaxBytes: p.MaxBytes, MaxAge: p.MaxAge, SegmentAge: p.SegmentAge}
+	var seed []inspect.OffsetObservation
+	if state, last, err := watch.LastJournalState(journal.Dir); err != nil {
+		g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
+	} else if len(state) > 0 {
+		seed = state
+		journal.Resume(state)
+		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", trPlural(len(state), "group", "groups"), trTime(last))
+	}
+	g.Notef("offsets journal: %s (following %s, generation %s)", journal.Dir, dir, gen.Label())
+	return func(ctx context.Context) error {
+		defer journal.Close()
+		return watch.FollowOffsets(ctx, watch.OffsetsOptions{
+			Dir: dir, PollInterval: p.Poll, Generation: gen, Now: trNow, Seed: seed,
+			OnEvents: func(evs []watch.OffsetEvent) {
+				if err := journal.Append(evs); err != nil {
+					g.Warnf("journal: %v (%d changes not recorded)", err, len(evs))
+				}
+				for _, w := range journal.Warnings {
+					g.Warnf("%s", w)
+				}
+				journal.Warnings = nil
+			},
+			OnProblem: func(msg string, ok bool) {
+				if !ok {
+					g.Warnf("offsets journal: %s", msg)
+				}
+			},
+		})
+	}, nil
 }
 
 // offsetsGeneration is the kaas generation the offsets follower assumes:
