@@ -179,6 +179,25 @@ func TestDescribeNamedGroupSpecialFile(t *testing.T) {
 	}
 }
 
+// A reset or delete with nothing to plan prints no bare table header: the
+// reason is on stderr, stdout stays empty (and -o json still has its document).
+func TestResetNothingPlannedNoBareHeader(t *testing.T) {
+	data, cd := safeVolume(t)
+	replaceWith(t, filepath.Join(cd, "__consumer_offsets", "g.json"), "fifo")
+	for _, args := range [][]string{
+		{"offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest"},
+		{"offsets", "delete", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders"},
+	} {
+		r := runCLIWithin(t, nil, args...)
+		if r.Code == 0 || r.Out != "" || !strings.Contains(r.Err, "FIFO") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %s", args, r.Code, r.Out, r.Err)
+		}
+		if r := runCLIWithin(t, nil, append(args, "-o", "json")...); !strings.HasPrefix(strings.TrimSpace(r.Out), "{") {
+			t.Errorf("%v -o json: stdout %q", args, r.Out)
+		}
+	}
+}
+
 // volume repair lists the special files and links volume check reports in
 // the offsets dir as skipped, with the reason, and leaves them as they are;
 // it never says "nothing to repair" in silence about them.
