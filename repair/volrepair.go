@@ -23,7 +23,7 @@ import (
 // exclusively (mode 0700), so nobody can plant a link at its name
 // beforehand; QuarantineDir itself is refused when it is a link or owned
 // by another uid.
-const QuarantineDir = ".kaasctl-quarantine"
+const QuarantineDir = volume.QuarantineDirName
 
 // Repair actions.
 const (
