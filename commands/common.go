@@ -44,12 +44,17 @@ func commonFlags() []cli.Flag {
 type flagGroup uint8
 
 const (
-	fgOutput  flagGroup = 1 << iota // -o, -q, --no-color
-	fgVolume                        // --data-dir, --cluster-dir
-	fgProfile                       // --profile, --config (a profile can name the volume)
-	fgBrokers                       // --brokers, --timeout, --max-versions, TLS and SASL
-	fgAll     = fgOutput | fgVolume | fgProfile | fgBrokers
-	fgOffline = fgOutput | fgVolume | fgProfile
+	fgOutput     flagGroup = 1 << iota // -o, -q, --no-color
+	fgVolume                           // --data-dir, --cluster-dir
+	fgProfile                          // --profile, --config (a profile can name the volume)
+	fgGeneration                       // --kaas-version (commands that read offset files)
+	fgReach                            // --brokers, --timeout (enough to see whether a broker answers)
+	fgBrokers                          // --command-config, --max-versions, TLS and SASL
+	fgAll        = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
+	fgOffline    = fgOutput | fgVolume | fgProfile | fgGeneration
+	// fgAssignment: offline commands that read assignment.json, journals
+	// or logs but no offset file, so the generation does not apply.
+	fgAssignment = fgOutput | fgVolume | fgProfile
 )
 
 // commandFlagGroups says which common flags a command's help lists, so it
@@ -64,10 +69,11 @@ var commandFlagGroups = map[string]flagGroup{
 	"completion":     0,
 	"__complete":     0,
 	"watch":          fgOffline,
-	"assignment":     fgOffline,
-	"txn":            fgOffline,
-	"takeover trace": fgOffline,
+	"assignment":     fgAssignment,
+	"txn":            fgAssignment,
+	"takeover trace": fgAssignment,
 	"volume":         fgOffline,
+	"volume migrate": fgOffline | fgReach, // refuses while a --brokers address accepts a connection
 	"sandbox":        fgOutput | fgVolume,
 }
 
@@ -110,6 +116,10 @@ func groupOfFlag(f cli.Flag) flagGroup {
 		return fgOutput
 	case wire.KeyProfile, wire.KeyConfig:
 		return fgProfile
+	case flagKaasVersion:
+		return fgGeneration
+	case wire.KeyBrokers, wire.KeyTimeout:
+		return fgReach
 	}
 	return fgBrokers
 }

@@ -668,3 +668,33 @@ func TestGen016PreMigrationDir(t *testing.T) {
 		t.Errorf("migrate on 0.2.16: exit %d %s", code, errOut)
 	}
 }
+
+// A link planted as CD/.kaasctl-quarantine: volume check reports it, and
+// volume migrate writes nothing (it used to copy every group into the
+// cluster dir and then fail to set the sources aside, leaving the volume
+// with both offsets dirs full and its generation undeterminable).
+func TestVolumeMigratePlantedQuarantine(t *testing.T) {
+	vol := goVolume(t)
+	orig := fileHashes(t, vol)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(vol, "__cluster", ".kaasctl-quarantine")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runVol(t, "volume", "check", "--data-dir", vol)
+	if code != 0 || !strings.Contains(out, "volume.quarantineNotDir") || !strings.Contains(out, elsewhere) {
+		t.Errorf("volume check: exit %d\n%s", code, out)
+	}
+	out, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", volNow, "--execute")
+	if code != 1 || !strings.Contains(out, "nothing was written") {
+		t.Errorf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(vol, "__cluster", "__consumer_offsets")); len(ents) != 0 {
+		t.Errorf("migrate wrote into the cluster dir: %v", ents)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("migrate wrote through the link: %v", ents)
+	}
+	os.Remove(filepath.Join(vol, "__cluster", ".kaasctl-quarantine"))
+	os.Remove(filepath.Join(vol, "__cluster", "__consumer_offsets"))
+	sameHashes(t, "refused migration", orig, fileHashes(t, vol))
+}

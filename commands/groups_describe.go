@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -168,6 +169,9 @@ func runGroupsDescribe(c *cli.Context) error {
 		return perr
 	}
 	if len(v.NotFound) > 0 {
+		if extra := unreadGroupFiles(sr, v.NotFound); extra != "" {
+			return fmt.Errorf("no readable offset file and no explicit entry for %s on this volume%s", quoteList(v.NotFound), extra)
+		}
 		return fmt.Errorf("no offset file and no explicit entry for %s on this volume", quoteList(v.NotFound))
 	}
 	if len(selected) == 0 {
@@ -398,4 +402,23 @@ func (o groupsDescribeOptions) picks(re *regexp.Regexp) func(string) bool {
 		want[n] = true
 	}
 	return func(group string) bool { return want[group] || o.all || (re != nil && re.MatchString(group)) }
+}
+
+// unreadGroupFiles names the files of the groups in names that exist but
+// were not read (a FIFO, device or link as <group>.json), so "no offset
+// file" does not hide them.
+func unreadGroupFiles(sr volume.ScanResult, names []string) string {
+	var b strings.Builder
+	for _, f := range sr.Findings {
+		if f.Code != volume.CodeNotRegular && f.Code != volume.CodeSymlink {
+			continue
+		}
+		for _, n := range names {
+			if strings.HasSuffix(f.Path, string(filepath.Separator)+n+".json") {
+				fmt.Fprintf(&b, "; %s: %s (%s)", f.Path, f.Message, f.Fix)
+				break
+			}
+		}
+	}
+	return b.String()
 }

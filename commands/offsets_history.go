@@ -80,8 +80,8 @@ type historyPartition struct {
 
 type historyPoint struct {
 	Time      time.Time        `json:"time"`
-	Source    string           `json:"source"` // journal | backup
-	Kind      string           `json:"kind"`   // snapshot | change | corrupt | missing
+	Source    string           `json:"source"` // journal | backup | file
+	Kind      string           `json:"kind"`   // snapshot | change | corrupt | missing | before-rewrite
 	File      string           `json:"file"`
 	Format    string           `json:"format"`
 	Changed   map[string]int64 `json:"changed"`
@@ -494,8 +494,13 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint) {
 	for _, k := range pt.Removed {
 		parts = append(parts, k+" removed")
 	}
-	if pt.Source == "backup" {
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl's copy before it rewrote the file)", len(pt.Offsets))}
+	switch {
+	case pt.Kind == repair.KindBeforeRewrite:
+		parts = []string{fmt.Sprintf("%d partitions (kaasctl's copy of the state before it rewrote the file)", len(pt.Offsets))}
+	case pt.Source == "backup":
+		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; last known from its copy before its next rewrite)", len(pt.Offsets))}
+	case pt.Source == "file":
+		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; the file as it is now)", len(pt.Offsets))}
 	}
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)

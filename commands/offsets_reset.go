@@ -508,7 +508,13 @@ func printResetView(g *Globals, v *resetView) error {
 			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
 	}
-	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t})
+	out := render.Output{Data: v, Items: v.rows, Table: t}
+	if len(v.rows) == 0 {
+		// Nothing planned (every group refused, skipped or unplannable):
+		// the errors on stderr say why; no bare header on stdout.
+		out.Human = func(*render.Printer) error { return nil }
+	}
+	return g.Printer.Print(out)
 }
 
 func wrOrDash(s string) string {

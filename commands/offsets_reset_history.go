@@ -75,8 +75,11 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 			return repair.Spec{}, err
 		}
 		from := "journal"
-		if t.Point.Source == "backup" {
+		switch t.Point.Source {
+		case "backup":
 			from = "kaasctl's backup " + t.Point.File
+		case "file":
+			from = "the offset file as kaasctl's last rewrite left it, " + t.Point.File
 		}
 		if t.Anomaly != nil {
 			what := t.Anomaly.Kind

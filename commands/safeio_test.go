@@ -112,6 +112,138 @@ func TestSpecialFilesNeverHang(t *testing.T) {
 	}
 }
 
+// A copied snapshot (assignment.json directly in --data-dir) whose
+// assignment.json is a FIFO: the error names the FIFO, not "holds neither
+// __cluster/ nor assignment.json".
+func TestSnapshotDirWithSpecialAssignment(t *testing.T) {
+	for _, kind := range []string{"fifo", "devzero"} {
+		snap := t.TempDir()
+		writeFile(t, snap, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
+		replaceWith(t, filepath.Join(snap, "assignment.json"), kind)
+		want := map[string]string{"fifo": "FIFO", "devzero": "/dev/zero"}[kind]
+		r := runCLIWithin(t, nil, "whois", "g", "--data-dir", snap)
+		if r.Code != 1 || !strings.Contains(r.Err, "assignment.json") || !strings.Contains(r.Err, want) || strings.Contains(r.Err, "holds neither") {
+			t.Errorf("%s: whois: exit %d %s", kind, r.Code, r.Err)
+		}
+		r = runCLIWithin(t, nil, "volume", "check", "--data-dir", snap)
+		if r.Code != 3 || !strings.Contains(r.Out, "assignment") || !strings.Contains(r.Out+r.Err, want) {
+			t.Errorf("%s: volume check: exit %d\n%s%s", kind, r.Code, r.Out, r.Err)
+		}
+	}
+}
+
+// volume repair on a clean volume prints no bare table header; when its
+// only change fails (a planted .kaasctl-quarantine link), it does not claim
+// that files were set aside.
+func TestVolumeRepairNothingAndAllFailed(t *testing.T) {
+	data, cd := safeVolume(t)
+	r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute")
+	if r.Code != 0 || r.Out != "" || !strings.Contains(r.Err, "nothing to repair") {
+		t.Errorf("clean volume: exit %d, stdout %q, stderr %s", r.Code, r.Out, r.Err)
+	}
+	if r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "-o", "json"); !strings.Contains(r.Out, `"actions": []`) {
+		t.Errorf("json of a clean volume: %s", r.Out)
+	}
+	tmp := filepath.Join(cd, "__consumer_offsets", "g.json.123.tmp")
+	writeFile(t, filepath.Dir(tmp), filepath.Base(tmp), `{"offsets":{}}`)
+	old := time.Now().Add(-3 * time.Hour)
+	os.Chtimes(tmp, old, old)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(cd, ".kaasctl-quarantine")); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute")
+	if r.Code != 1 || !strings.Contains(r.Out, "FAILED") || strings.Contains(r.Err, "files set aside are in") || !strings.Contains(r.Err, "no change made") {
+		t.Errorf("planted quarantine link: exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("repair wrote through the link: %v", ents)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("the temp file moved: %v", err)
+	}
+}
+
+// groups describe of a group whose file is a FIFO or a link names the file
+// and what it is, rather than "no offset file".
+func TestDescribeNamedGroupSpecialFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "devzero"} {
+		data, cd := safeVolume(t)
+		bad := filepath.Join(cd, "__consumer_offsets", "g.json")
+		replaceWith(t, bad, kind)
+		want := map[string]string{"fifo": "FIFO", "devzero": "/dev/zero"}[kind]
+		r := runCLIWithin(t, nil, "groups", "describe", "g", "--data-dir", data)
+		if r.Code != 1 || !strings.Contains(r.Err, bad) || !strings.Contains(r.Err, want) || !strings.Contains(r.Err, "no readable offset file") {
+			t.Errorf("%s: exit %d\n%s%s", kind, r.Code, r.Out, r.Err)
+		}
+	}
+}
+
+// A reset or delete with nothing to plan prints no bare table header: the
+// reason is on stderr, stdout stays empty (and -o json still has its document).
+func TestResetNothingPlannedNoBareHeader(t *testing.T) {
+	data, cd := safeVolume(t)
+	replaceWith(t, filepath.Join(cd, "__consumer_offsets", "g.json"), "fifo")
+	for _, args := range [][]string{
+		{"offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest"},
+		{"offsets", "delete", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders"},
+	} {
+		r := runCLIWithin(t, nil, args...)
+		if r.Code == 0 || r.Out != "" || !strings.Contains(r.Err, "FIFO") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %s", args, r.Code, r.Out, r.Err)
+		}
+		if r := runCLIWithin(t, nil, append(args, "-o", "json")...); !strings.HasPrefix(strings.TrimSpace(r.Out), "{") {
+			t.Errorf("%v -o json: stdout %q", args, r.Out)
+		}
+	}
+}
+
+// volume repair lists the special files and links volume check reports in
+// the offsets dir as skipped, with the reason, and leaves them as they are;
+// it never says "nothing to repair" in silence about them.
+func TestVolumeRepairListsSpecialFilesItSkips(t *testing.T) {
+	data, cd := safeVolume(t)
+	od := filepath.Join(cd, "__consumer_offsets")
+	replaceWith(t, filepath.Join(od, "fifo.json"), "fifo")
+	replaceWith(t, filepath.Join(od, "zero.json"), "devzero")
+	if err := os.Symlink(t.TempDir(), filepath.Join(od, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	check := runCLIWithin(t, nil, "volume", "check", "--data-dir", data)
+	if check.Code != 3 || !strings.Contains(check.Out, "linked") || strings.Contains(check.Out, "a directory, in the offsets dir: reading it would block") {
+		t.Fatalf("volume check: exit %d\n%s", check.Code, check.Out)
+	}
+	r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var rep struct {
+		Actions []struct{ Action, Path, Group, Detail string }
+	}
+	if err := json.Unmarshal([]byte(r.Out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.Out)
+	}
+	skipped := map[string]string{}
+	for _, a := range rep.Actions {
+		if a.Action == "skip" {
+			skipped[filepath.Base(a.Path)] = a.Detail
+		}
+	}
+	for name, want := range map[string]string{"fifo.json": "FIFO", "zero.json": "/dev/zero", "linked": "a directory"} {
+		if !strings.Contains(skipped[name], want) || !strings.Contains(skipped[name], "remove") {
+			t.Errorf("%s: skip detail %q, want one naming %q and the fix (all actions: %+v)", name, skipped[name], want, rep.Actions)
+		}
+	}
+	if strings.Contains(r.Err, "nothing to repair") && !strings.Contains(r.Err, "left alone on purpose") {
+		t.Errorf("stderr: %s", r.Err)
+	}
+	for _, name := range []string{"fifo.json", "zero.json", "linked"} {
+		if _, err := os.Lstat(filepath.Join(od, name)); err != nil {
+			t.Errorf("%s was touched: %v", name, err)
+		}
+	}
+}
+
 // lockedBuffer is a bytes.Buffer safe to read while a command writes it.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -165,6 +297,68 @@ func TestWatchWaitsForTheVolume(t *testing.T) {
 	r := runCLIWithin(t, nil, "watch", "--once", "--data-dir", filepath.Join(t.TempDir(), "nothing"))
 	if r.Code != 1 || !strings.Contains(r.Err, "does not exist") {
 		t.Errorf("--once on a missing volume: exit %d %s", r.Code, r.Err)
+	}
+}
+
+// watch --offsets started before the cluster exists waits for it too, then
+// follows the offset files the brokers write.
+func TestWatchOffsetsWaitsForTheVolume(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data") // does not exist yet
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"kaasctl", "watch", "--offsets", "--data-dir", data, "--poll-interval", "10ms", "--count", "1", "--timeout", "60s", "-o", "jsonl"},
+			&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "waiting for it to appear"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets is not waiting: %s", errb.String())
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("watch --offsets ended (exit %d) instead of waiting:\n%s", code, errb.String())
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cd := filepath.Join(data, "__cluster")
+	os.MkdirAll(filepath.Join(cd, "__consumer_offsets"), 0o755)
+	tmp := filepath.Join(cd, "assignment.json.tmp")
+	os.WriteFile(tmp, []byte(safeAssignment), 0o644)
+	os.Rename(tmp, filepath.Join(cd, "assignment.json"))
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "watching the offset files"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets did not start on the new volume: %s", errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A group's first commit (its snapshot), then its next one: the change --count 1 waits for.
+	commit := func(off string) {
+		tmp := filepath.Join(cd, "__consumer_offsets", "app.json.tmp")
+		os.WriteFile(tmp, []byte(`{"offsets":{"orders/0":`+off+`},"metadata":{}}`), 0o644)
+		os.Rename(tmp, filepath.Join(cd, "__consumer_offsets", "app.json"))
+	}
+	commit("7")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), `"group":"app"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch --offsets did not see the first commit: %s%s", out.String(), errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	commit("9")
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("watch --offsets did not finish")
+	}
+	if code != 0 || !strings.Contains(errb.String(), "the volume appeared") || !strings.Contains(out.String(), `"orders/0":9`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	// --once does not wait: a clear error, exit 1.
+	r := runCLIWithin(t, nil, "watch", "--offsets", "--once", "--data-dir", filepath.Join(t.TempDir(), "nothing"))
+	if r.Code != 1 || !strings.Contains(r.Err, "does not exist") {
+		t.Errorf("--offsets --once on a missing volume: exit %d %s", r.Code, r.Err)
 	}
 }
 

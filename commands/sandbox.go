@@ -31,8 +31,10 @@ It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
 typing on stdin, or from scripts through the HTTP control endpoint it prints:
   stop kaas-N | start kaas-N | status | groups | help | quit
   consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
+  quirk zero-timestamp-offsets on|off   (ListOffsets by timestamp answers 0, as kaas's Go generation)
   curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
   curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
+  curl -s -XPOST 'http://127.0.0.1:PORT/quirk?name=zero-timestamp-offsets&state=on'
   curl -s http://127.0.0.1:PORT/status
 The addresses are also written to DATA/.kaasctl-sandbox.json.
 

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -191,6 +192,11 @@ func usageError(c *cli.Context, err error, _ bool) error {
 				if strings.HasSuffix(msg, "?") {
 					run = " Run"
 				}
+				if c.Command.HelpName == "kaasctl" && isCommonFlag(name) {
+					// kaasctl -q groups list: the common flags belong to
+					// each command, after its name.
+					return exit.UsageErrorf("%s before the command: kaasctl's flags go after the command name (kaasctl COMMAND ... %s)", msg, dashed(name))
+				}
 				if c.Command.HelpName != "" {
 					msg += fmt.Sprintf("%s '%s --help' for its flags", run, c.Command.HelpName)
 				}
@@ -232,4 +238,15 @@ func flagNames(flags []cli.Flag) []string {
 		}
 	}
 	return out
+}
+
+// isCommonFlag reports whether name (without dashes) is one of the flags
+// commonFlags attaches to every command.
+func isCommonFlag(name string) bool {
+	for _, f := range commonFlags() {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
 }

@@ -156,6 +156,25 @@ func TestHelpFlagCategories(t *testing.T) {
 			t.Errorf("%v: live command lacks connection flags", path)
 		}
 	}
+	// --kaas-version is a volume flag: every command that reads offset files
+	// lists it (volume check's own text says "pin it with --kaas-version"),
+	// the assignment-only ones and the sandbox do not.
+	for _, path := range [][]string{{"volume", "check"}, {"volume", "repair"}, {"volume", "migrate"}, {"watch"},
+		{"groups", "list"}, {"groups", "describe"}, {"offsets", "reset"}, {"offsets", "history"}, {"doctor"}, {"exporter"}} {
+		if r := runCLI(t, "", nil, append(path, "--help")...); !strings.Contains(r.Out, "--kaas-version VERSION") {
+			t.Errorf("%v: help lacks --kaas-version:\n%s", path, r.Out)
+		}
+	}
+	for _, path := range [][]string{{"assignment", "show"}, {"txn", "list"}, {"takeover", "trace"}, {"sandbox"}, {"version"}} {
+		if r := runCLI(t, "", nil, append(path, "--help")...); strings.Contains(r.Out, "--kaas-version") {
+			t.Errorf("%v: help lists --kaas-version, which it does not use", path)
+		}
+	}
+	// volume migrate refuses while a --brokers address answers: it lists
+	// --brokers and --timeout, not TLS or SASL (it only dials).
+	if r := runCLI(t, "", nil, "volume", "migrate", "--help"); !strings.Contains(r.Out, "--brokers") || !strings.Contains(r.Out, "--timeout") || strings.Contains(r.Out, "--sasl") {
+		t.Errorf("volume migrate --help:\n%s", r.Out)
+	}
 	// The short pages stay short.
 	if r := runCLI(t, "", nil, "version", "--help"); len(r.Out) > 1000 || strings.Contains(r.Out, "--data-dir") {
 		t.Errorf("version --help is %d bytes:\n%s", len(r.Out), r.Out)
@@ -176,6 +195,20 @@ func TestHelpFlagCategories(t *testing.T) {
 	}
 	if r := runCLI(t, "", nil, "__complete", "watch", "--"); strings.Contains(r.Out, "--sasl") || !strings.Contains(r.Out, "--journal") {
 		t.Errorf("completion of watch flags:\n%s", r.Out)
+	}
+}
+
+// A common flag typed before the command (kaasctl -q groups list) says
+// where it goes instead of "unknown flag".
+func TestCommonFlagBeforeCommand(t *testing.T) {
+	for _, args := range [][]string{{"-q", "groups", "list"}, {"-o", "json", "whois", "g"}, {"--data-dir", "/x", "volume", "check"}} {
+		r := runCLI(t, "", nil, args...)
+		if r.Code != 2 || !strings.Contains(r.Err, "go after the command name") || !strings.Contains(r.Err, dashed(strings.TrimLeft(args[0], "-"))) {
+			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
+		}
+	}
+	if r := runCLI(t, "", nil, "--bogus", "whois"); r.Code != 2 || strings.Contains(r.Err, "go after the command name") {
+		t.Errorf("--bogus: exit %d %q", r.Code, r.Err)
 	}
 }
 

@@ -94,8 +94,10 @@ func runVolumeRepair(c *cli.Context) error {
 		g.Notef("nothing to repair in %s", l.ClusterDir)
 	case rep.DryRun && rep.Changes > 0:
 		g.Warnf("dry-run: nothing was changed; rerun with --execute to make these %d changes (files set aside go to %s)", rep.Changes, rep.Quarantine)
-	case !rep.DryRun && rep.Changes > 0:
+	case !rep.DryRun && rep.Changes > rep.Failed:
 		g.Notef("%d change(s) made; files set aside are in %s", rep.Changes-rep.Failed, rep.Quarantine)
+	case !rep.DryRun && rep.Changes > 0:
+		g.Notef("no change made: every planned repair failed (see RESULT)")
 	}
 	if rep.Failed > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d repair(s) failed; see RESULT", rep.Failed)}

@@ -164,7 +164,23 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if d := c.Duration("timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	l, err := g.Layout()
+	if err != nil && !c.Bool("once") && volumeNotThereYet(err) {
+		// The cluster is not created yet: wait for it, as the watch of
+		// assignment.json does (its help promises to retry).
+		g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
+		l, err = waitForVolume(ctx, g, c.Duration("poll-interval"))
+		if err == nil {
+			g.Notef("the volume appeared: cluster dir %s", l.ClusterDir)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -184,13 +200,6 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	filter := c.StringSlice("group")
 	match := inspect.GroupMatcher(filter)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if d := c.Duration("timeout"); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
 	ctx, cancelCount := context.WithCancel(ctx)
 	defer cancelCount()
 	// --count N stops after N changes shown (after the baseline; with

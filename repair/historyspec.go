@@ -64,6 +64,11 @@ func ListBackups(path string) ([]Backup, error) {
 	return out, nil
 }
 
+// KindBeforeRewrite marks the history point of a file's oldest kaasctl
+// backup: the state before kaasctl first rewrote the file, which also
+// stands for every earlier moment (nothing older is recorded).
+const KindBeforeRewrite = "before-rewrite"
+
 // HistorySource says where a group's history is read from.
 type HistorySource struct {
 	// JournalDir is an offsets journal (see watch.ResolveOffsetJournal);
@@ -122,6 +127,18 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
 			continue
 		}
+		// A backup taken at time T holds the state up to T; from T on the
+		// file held what kaasctl wrote, last known as the next backup's
+		// copy or, after the last rewrite, the file itself. So the points
+		// are: the first backup just before its rewrite (it stands for the
+		// time before, too: see TargetAt), then at each rewrite the next
+		// copy, and at the last rewrite the current file.
+		type copyOf struct {
+			at   time.Time
+			path string
+			of   *volume.OffsetFile
+		}
+		var copies []copyOf
 		for _, b := range bs {
 			of, _, err := volume.ReadOffsetFile(b.Path)
 			if err != nil {
@@ -129,12 +146,32 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 				continue
 			}
 			h.Backups = append(h.Backups, b.Path)
+			copies = append(copies, copyOf{b.Time, b.Path, of})
+		}
+		if len(copies) == 0 {
+			continue
+		}
+		point := func(at time.Time, source, kind, file string, of *volume.OffsetFile) watch.HistoryPoint {
 			offs := map[string]int64{}
 			for _, e := range of.Entries {
 				offs[e.Topic+"/"+fmt.Sprint(e.Partition)] = e.Offset
 			}
-			pts = append(pts, watch.HistoryPoint{Time: b.Time, Source: "backup", Kind: watch.RecSnapshot, File: b.Path, Format: of.Format,
-				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}})
+			return watch.HistoryPoint{Time: at, Source: source, Kind: kind, File: file, Format: of.Format,
+				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}}
+		}
+		pts = append(pts, point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of))
+		for i, c := range copies {
+			if i+1 < len(copies) {
+				n := copies[i+1]
+				pts = append(pts, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
+				continue
+			}
+			cur, _, err := volume.ReadOffsetFile(f)
+			if err != nil {
+				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %v (the state after kaasctl's last rewrite at %s is unknown)", f, err, c.at.UTC().Format(time.RFC3339Nano)))
+				continue
+			}
+			pts = append(pts, point(c.at, "file", watch.RecSnapshot, f, cur))
 		}
 	}
 	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
@@ -144,8 +181,13 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			start = i
 		}
 	}
-	for _, p := range pts[start:] {
+	for i, p := range pts[start:] {
 		if !src.Until.IsZero() && p.Time.After(src.Until) {
+			if i == 0 && p.Kind == KindBeforeRewrite {
+				// The state before kaasctl's first rewrite also held
+				// before it: the only answer for an earlier moment.
+				h.Points = append(h.Points, p)
+			}
 			break
 		}
 		if !src.Since.IsZero() && p.Time.Before(src.Since) {
@@ -181,6 +223,13 @@ func TargetAt(h GroupHistory, t time.Time) (HistoryTarget, error) {
 		if !p.Time.After(t) {
 			idx = i
 		}
+	}
+	if idx < 0 && len(h.Points) > 0 && h.Points[0].Kind == KindBeforeRewrite {
+		// Before kaasctl's first rewrite: its backup is the state then
+		// (since when, nothing records).
+		ht, err := target(h, 0, t)
+		ht.Notes = append(ht.Notes, fmt.Sprintf("the state kaasctl saved before it rewrote the file at %s; how long the group had held it before is not recorded", h.Points[0].Time.Add(time.Nanosecond).UTC().Format(time.RFC3339Nano)))
+		return ht, err
 	}
 	if idx < 0 {
 		if len(h.Points) == 0 {

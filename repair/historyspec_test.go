@@ -107,11 +107,28 @@ func TestListBackupsAndHistory(t *testing.T) {
 		t.Fatalf("%+v %v", bs, err)
 	}
 	h, err := LoadGroupHistory(HistorySource{Layout: l}, "app")
-	if err != nil || len(h.Points) != 2 || h.Points[0].Source != "backup" || len(h.Backups) != 2 {
+	// The oldest copy stands for the time before the first rewrite; each
+	// rewrite is followed by the next copy, the last by the file itself.
+	if err != nil || len(h.Points) != 3 || h.Points[0].Source != "backup" || h.Points[0].Kind != KindBeforeRewrite ||
+		h.Points[2].Source != "file" || len(h.Backups) != 2 {
 		t.Fatalf("%+v %v", h, err)
 	}
+	// At h0 both rewrites had happened: the file held 3 (not a backup's 2).
 	tg, err := TargetAt(h, h0)
-	if err != nil || tg.Offsets["orders/0"] != 2 {
-		t.Errorf("%+v %v", tg, err)
+	if err != nil || tg.Offsets["orders/0"] != 3 {
+		t.Errorf("at the rewrites: %+v %v", tg, err)
+	}
+	// Before them it held 1: the oldest copy, with a note that its start is unknown.
+	tg, err = TargetAt(h, h0.Add(-time.Hour))
+	if err != nil || tg.Offsets["orders/0"] != 1 || len(tg.Notes) != 1 {
+		t.Errorf("before the rewrites: %+v %v", tg, err)
+	}
+	// The same through a time-bounded load, as offsets reset --to-history loads it.
+	hb, err := LoadGroupHistory(HistorySource{Layout: l, Since: h0.Add(-time.Hour), Until: h0.Add(-time.Hour)}, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg, err := TargetAt(hb, h0.Add(-time.Hour)); err != nil || tg.Offsets["orders/0"] != 1 {
+		t.Errorf("bounded load before the rewrites: %+v %v", tg, err)
 	}
 }

@@ -245,6 +245,31 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	}
 	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: filepath.Join(l.ClusterDir, QuarantineDir, stamp)}
 	defer func() { wc.run.Close() }()
+	// The sources are moved into the quarantine dir once their copy is
+	// written: make sure that dir can be made before writing anything, so
+	// a planted link or file there does not leave every group in both dirs.
+	for i := range acts {
+		a := &acts[i]
+		dst := a.Backup
+		if a.Action == ActAlreadyMigrated {
+			dst = a.Dest
+		}
+		if !a.Change || dst == "" || (a.Action != ActMigrate && a.Action != ActAlreadyMigrated) {
+			continue
+		}
+		qd, err := wc.quarantineDir(dst)
+		if err != nil {
+			for j := range acts {
+				if acts[j].Change {
+					acts[j].Error = "not done: nothing was written, since the sources could not be set aside: " + err.Error()
+					rep.Failed++
+				}
+			}
+			return rep, nil
+		}
+		qd.Close()
+		break
+	}
 	if err := wc.mkdirFor(filepath.Join(rep.Target, "x")); err != nil {
 		return rep, err
 	}

@@ -23,7 +23,7 @@ import (
 // exclusively (mode 0700), so nobody can plant a link at its name
 // beforehand; QuarantineDir itself is refused when it is a link or owned
 // by another uid.
-const QuarantineDir = ".kaasctl-quarantine"
+const QuarantineDir = volume.QuarantineDirName
 
 // Repair actions.
 const (
@@ -269,6 +269,25 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		}
 		acts = append(acts, RepairAction{Action: ActRemoveTmp, Path: f.Path, Change: true, Dest: qpath(f.Path), expect: &fst,
 			Detail: fmt.Sprintf("stale temporary file, %s old (an interrupted write); moved aside", ageText(age))})
+	}
+	// What volume check reports in the offsets dirs and repair never
+	// touches: FIFOs, devices and sockets named <group>.json, and links.
+	// Listed as skipped, with why and what to do, so the user is not told
+	// "nothing to repair" about a file check called an error.
+	for _, f := range sr.Findings {
+		if seen[f.Path] {
+			continue
+		}
+		switch f.Code {
+		case volume.CodeNotRegular:
+			seen[f.Path] = true
+			acts = append(acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
+				Detail: strings.TrimPrefix(f.Message, "is a ") + "; repair never opens, moves or removes special files: remove it yourself (rm), a broker writes a regular file on the group's next commit"})
+		case volume.CodeSymlink:
+			seen[f.Path] = true
+			acts = append(acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
+				Detail: f.Message + "; repair never follows, moves or removes links: replace it with the real file or remove it yourself"})
+		}
 	}
 	if sr.LegacyDir != "" {
 		rest := legacyLeft(sr.LegacyDir, acts)
@@ -631,4 +650,14 @@ func ageText(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return d.Round(time.Second).String()
+}
+
+// groupOfPath is the group id of an offsets-dir entry named <group>.json
+// ("" for other names).
+func groupOfPath(p string) string {
+	name := filepath.Base(p)
+	if !strings.HasSuffix(name, ".json") {
+		return ""
+	}
+	return strings.TrimSuffix(name, ".json")
 }

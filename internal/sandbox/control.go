@@ -76,7 +76,9 @@ const ControlHelp = `commands:
                   answer ListOffsets by timestamp with offset 0, as kaas's Go generation does
   help            this text
   quit            stop the sandbox (also Ctrl-C)
-HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,\n  POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all, POST /quit`
+HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,
+  POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all,
+  POST /quirk?name=zero-timestamp-offsets&state=on|off, POST /quit`
 
 // ErrQuit is returned by Command for "quit".
 var ErrQuit = errors.New("quit")
@@ -206,6 +208,8 @@ func (c *ControlServer) Close() {
 //	GET  /status                 Status as JSON (?format=text: the status table)
 //	POST /stop?broker=kaas-1     ChangeResult as JSON (?format=text: one line per moved group)
 //	POST /start?broker=kaas-1    ChangeResult as JSON
+//	POST /quirk?name=zero-timestamp-offsets&state=on|off
+//	                             {"quirk":"zero-timestamp-offsets","on":true}
 //	POST /quit                   {"quitting":true}
 //
 // Errors come back as {"error":"..."} with 400 (bad request) or 404
@@ -255,6 +259,16 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	mux.HandleFunc("POST /stop", change("stop"))
 	mux.HandleFunc("POST /start", change("start"))
 	s.serveDemoControl(mux, reply)
+	mux.HandleFunc("POST /quirk", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		name, state := q.Get("name"), q.Get("state")
+		if name != "zero-timestamp-offsets" || (state != "on" && state != "off") {
+			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets&state=on|off"})
+			return
+		}
+		s.EmulateZeroTimestampOffsets(state == "on")
+		reply(w, 200, map[string]any{"quirk": name, "on": state == "on"})
+	})
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, map[string]bool{"quitting": true})
 		if onQuit != nil {
@@ -263,7 +277,7 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/stop", "/start", "/quit":
+		case "/stop", "/start", "/quit", "/quirk":
 			reply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
 			return
 		case "/status":

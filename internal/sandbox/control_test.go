@@ -65,6 +65,19 @@ func TestControlEndpoint(t *testing.T) {
 	if !ch.Changed || ch.AssignmentVersion != 3 || !sb.Running("kaas-2") {
 		t.Fatalf("start = %+v", ch)
 	}
+	var qk map[string]any
+	call("POST", "/quirk?name=zero-timestamp-offsets&state=on", 200, &qk)
+	if qk["on"] != true || !sb.zeroTimeOffsets.Load() {
+		t.Fatalf("quirk on = %v, sandbox %v", qk, sb.zeroTimeOffsets.Load())
+	}
+	call("POST", "/quirk?name=zero-timestamp-offsets&state=off", 200, &qk)
+	if qk["on"] != false || sb.zeroTimeOffsets.Load() {
+		t.Fatalf("quirk off = %v, sandbox %v", qk, sb.zeroTimeOffsets.Load())
+	}
+	call("POST", "/quirk?name=nope&state=on", 400, &e)
+	if strings.Contains(ControlHelp, `\n`) || !strings.Contains(ControlHelp, "POST /quirk") {
+		t.Fatalf("ControlHelp must list POST /quirk and hold no literal \\n:\n%s", ControlHelp)
+	}
 	var q map[string]bool
 	call("POST", "/quit", 200, &q)
 	select {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // More finding codes used by CheckVolume.
@@ -15,6 +18,8 @@ const (
 	CodeAssignmentUnreadable = "assignment.unreadable"
 	CodeAssignmentMissing    = "assignment.missing"
 	CodeUnreadableFile       = "volume.unreadableFile"
+	// CodeQuarantineNotDir: CD/.kaasctl-quarantine is a link or a file.
+	CodeQuarantineNotDir = "volume.quarantineNotDir"
 )
 
 // CheckResult is everything CheckVolume found.
@@ -58,6 +63,11 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 				add(Finding{Severity: SevError, Code: CodeAssignmentUnreadable, Path: ap, Message: err.Error(), Fix: fixA})
 			}
 		}
+	}
+	// kaasctl's quarantine dir: a link or a file there is planted (volume
+	// repair creates a real directory); repair refuses it, check says so.
+	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
+		add(*f)
 	}
 	// Offset files, streamed.
 	layouts := map[string]string{}
@@ -162,4 +172,26 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	add(TmpFindings(l, now)...)
 	add(DeletingDirFindings(l)...)
 	return res, nil
+}
+
+// QuarantineDirName is the directory in the cluster dir where volume repair
+// and volume migrate set files aside (one fresh sub-directory per run).
+const QuarantineDirName = ".kaasctl-quarantine"
+
+// quarantineFinding reports a quarantine dir that is not a directory of its
+// own: a symbolic link (which would send a root-run repair's files
+// wherever it points) or another kind of file.
+func quarantineFinding(p string) *Finding {
+	st, err := os.Lstat(p)
+	if err != nil || st.IsDir() {
+		return nil
+	}
+	what := "is a " + safefs.Kind(st.Mode())
+	if st.Mode()&os.ModeSymlink != 0 {
+		to, _ := os.Readlink(p)
+		what = "is a symbolic link (to " + to + ")"
+	}
+	return &Finding{Severity: SevWarning, Code: CodeQuarantineNotDir, Path: p,
+		Message: what + ", not the directory kaasctl creates: nobody but kaasctl should make it, so it may have been planted to redirect a repair's files; 'volume repair' and 'volume migrate' refuse to use it",
+		Fix:     "look at who made it (ls -l), remove it, and run the repair again (it creates the directory itself)"}
 }

@@ -102,7 +102,10 @@ func Resolve(in ResolveInput) (Layout, error) {
 				return Layout{}, err
 			}
 			l = Layout{DataDir: s.data, ClusterDir: filepath.Join(s.data, ClusterSubdir), Source: s.dname + " + " + ClusterSubdir}
-			if !isDir(l.ClusterDir) && isFile(filepath.Join(s.data, AssignmentFile)) {
+			// Any assignment.json that is not a directory makes DIR the
+			// cluster dir: a FIFO or device there is then reported by name
+			// by the readers (never read), not as "holds neither".
+			if !isDir(l.ClusterDir) && existsNotDir(filepath.Join(s.data, AssignmentFile)) {
 				l = Layout{DataDir: s.data, ClusterDir: s.data, Source: s.dname + " (holds " + AssignmentFile + " directly)"}
 			}
 		}
@@ -159,6 +162,13 @@ func checkDir(dir, src string) error {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// existsNotDir reports whether p exists (itself, not what a link leads
+// to) and is not a directory.
+func existsNotDir(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && !st.IsDir()
 }
 
 func isFile(p string) bool {

@@ -85,12 +85,27 @@ func symlinkFinding(p string) Finding {
 	f := Finding{Severity: SevWarning, Code: CodeSymlink, Path: p,
 		Message: "symbolic link (to " + to + ") in the offsets dir: kaas follows it on read and replaces it with a plain file on the next commit; kaasctl neither reads nor writes through it (writes need --follow-symlinks)",
 		Fix:     "replace the link with the file it points to, or remove it"}
-	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		f.Message = "symbolic link to " + to + ", a directory, in the offsets dir: kaas reads only the group files at the top level; kaasctl does not follow it"
+		f.Fix = "remove the link, or move the group files it leads to into the offsets dir if they belong there"
+	} else if err == nil && !st.Mode().IsRegular() {
 		f.Severity = SevError
 		f.Message = "symbolic link to " + to + ", a " + safefs.Kind(st.Mode()) + ", in the offsets dir: reading it would block or never end (kaas would hang or run out of memory loading the group); kaasctl does not read it"
 		f.Fix = "remove the link (a broker writes a regular file on the group's next commit)"
 	}
 	return f
+}
+
+// notRegularFinding reports a <group>.json that is a FIFO, device or
+// socket.
+func notRegularFinding(p string, mode os.FileMode) Finding {
+	kind := "special file"
+	if mode&os.ModeIrregular == 0 {
+		kind = safefs.Kind(mode)
+	}
+	return Finding{Severity: SevError, Code: CodeNotRegular, Path: p,
+		Message: "is a " + kind + ", not a regular file: kaasctl does not read it (reading could block forever or never end) and kaas cannot use it as the group's offsets",
+		Fix:     "remove it (a broker writes a regular file on the group's next commit); restore the offsets with 'kaasctl offsets reset --from-file' if you have them"}
 }
 
 // symlinkedDirFinding reports an offsets dir that is a link.
@@ -416,9 +431,18 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 		}
 		for _, g := range groups {
 			p := filepath.Join(d.Path, g+".json")
-			if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			st, err := os.Lstat(p)
+			switch {
+			case err != nil:
+			case st.Mode().IsRegular():
 				jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
 				d.Groups = append(d.Groups, g)
+			case st.Mode()&os.ModeSymlink != 0:
+				// The group's own file is a link or a special file: never
+				// read, but said, so "no offset file" is not the answer.
+				res.Findings = append(res.Findings, symlinkFinding(p))
+			case !st.IsDir():
+				res.Findings = append(res.Findings, notRegularFinding(p, st.Mode()))
 			}
 		}
 		if d.Role == OffsetsLegacy {
@@ -469,13 +493,11 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
-				kind := "special file"
+				var mode os.FileMode = os.ModeIrregular
 				if info, err := e.Info(); err == nil {
-					kind = safefs.Kind(info.Mode())
+					mode = info.Mode()
 				}
-				*fs = append(*fs, Finding{Severity: SevError, Code: CodeNotRegular, Path: p,
-					Message: "is a " + kind + ", not a regular file: kaasctl does not read it (reading could block forever or never end) and kaas cannot use it as the group's offsets",
-					Fix:     "remove it (a broker writes a regular file on the group's next commit); restore the offsets with 'kaasctl offsets reset --from-file' if you have them"})
+				*fs = append(*fs, notRegularFinding(p, mode))
 			case strings.Contains(name, BackupMarker):
 				backups++
 				if info, err := e.Info(); err == nil {

@@ -63,6 +63,19 @@ type stageTracker struct {
 type stageMark struct {
 	stage Stage
 	seq   uint64
+	// redialFrom is set while a redial is in flight (stage is StageDial):
+	// the stage the connection before it had reached. kgo redials when a
+	// request's first connection met silence; the request's deadline then
+	// ends while the redial is under way, and its failure is that silence.
+	redialFrom Stage
+}
+
+// effective is the stage a mark stands for in a report.
+func (m stageMark) effective() Stage {
+	if m.stage == StageDial && m.redialFrom != "" {
+		return m.redialFrom
+	}
+	return m.stage
 }
 
 func newStageTracker(tlsOn bool) *stageTracker {
@@ -82,14 +95,31 @@ func (t *stageTracker) mark(meta kgo.BrokerMetadata, st Stage) {
 // connection is initialised (after ApiVersions and SASL), with conn nil when
 // the dial or the TLS handshake failed; a later failure was already marked by
 // the request hooks.
+//
+// kgo also reports here a connection whose first request (ApiVersions)
+// failed: when the dialer already recorded that this connection got past
+// the dial (and the TLS handshake), that later stage is kept, so a broker
+// that accepts and never answers is not called a dial failure.
 func (t *stageTracker) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, conn net.Conn, err error) {
 	switch {
 	case conn != nil || err == nil:
+	case isTCPDialErr(err) && t.addrStage(meta) != StageDial:
+		// A redial cut short by the request's deadline: the dialer kept
+		// the stage the earlier attempt reached (see dialer).
+	case !isTCPDialErr(err) && t.addrStage(meta) == StageAPIVersions:
+		t.mark(meta, StageAPIVersions)
 	case t.tls && !isTCPDialErr(err):
 		t.mark(meta, StageTLS)
 	default:
 		t.mark(meta, StageDial)
 	}
+}
+
+// addrStage is the last stage the dialer recorded for meta's address.
+func (t *stageTracker) addrStage(meta kgo.BrokerMetadata) Stage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byAddr[net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port)))].effective()
 }
 
 // OnBrokerWrite implements kgo.HookBrokerWrite.
@@ -114,6 +144,29 @@ func stageForKey(key int16) Stage {
 	return StageRequest
 }
 
+// addrMark is the last mark of addr.
+func (t *stageTracker) addrMark(addr string) stageMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byAddr[addr]
+}
+
+// markRedial marks addr as being dialled, remembering how far the
+// previous connection got (prev) when it got past the dial.
+func (t *stageTracker) markRedial(addr string, prev stageMark) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	m := stageMark{stage: StageDial, seq: t.seq}
+	if st := prev.effective(); st != "" && st != StageDial {
+		m.redialFrom = st
+	}
+	t.byAddr[addr] = m
+}
+
+// restoreAddr marks addr with st again (newest), undoing a dial mark.
+func (t *stageTracker) restoreAddr(addr string, st Stage) { t.markAddr(addr, st) }
+
 // markAddr records a stage of a connection being dialled to addr.
 func (t *stageTracker) markAddr(addr string, st Stage) {
 	t.mu.Lock()
@@ -129,9 +182,26 @@ func (t *stageTracker) markAddr(addr string, st Stage) {
 func (t *stageTracker) dialer(timeout time.Duration, tc *tls.Config) func(ctx context.Context, network, host string) (net.Conn, error) {
 	nd := &net.Dialer{Timeout: timeout}
 	return func(ctx context.Context, network, host string) (net.Conn, error) {
-		t.markAddr(host, StageDial)
+		// kgo redials after a connection whose first request got no
+		// answer, with what is left of the request's deadline: nearly
+		// nothing. Such a redial fails at once, and the failure to report
+		// is the silence the earlier connection met, not this dial. A dial
+		// that starts with time left is a dial like any other.
+		prev := t.addrMark(host)
+		dl, hasDL := ctx.Deadline()
+		tail := ctx.Err() != nil || (hasDL && time.Until(dl) < timeout/10)
+		if tail {
+			t.markRedial(host, prev)
+		} else {
+			t.markAddr(host, StageDial)
+		}
 		conn, err := nd.DialContext(ctx, network, host)
 		if err != nil {
+			if tail && prev.effective() != "" && prev.effective() != StageDial {
+				t.restoreAddr(host, prev.effective())
+			} else {
+				t.markAddr(host, StageDial)
+			}
 			return nil, err
 		}
 		if tc == nil {
@@ -178,7 +248,7 @@ func (t *stageTracker) seed(id int32, addr string) Stage {
 			best = m
 		}
 	}
-	return best.stage
+	return best.effective()
 }
 
 // node is the last stage of a node (seed connections have the ids kgo gives
@@ -189,7 +259,7 @@ func (t *stageTracker) node(id int32) Stage {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.byNode[id].stage
+	return t.byNode[id].effective()
 }
 
 // named is the last stage of the broker a name refers to: "host:port",
@@ -204,10 +274,10 @@ func (t *stageTracker) named(name string) Stage {
 	if rest, ok := strings.CutPrefix(name, "node "); ok {
 		idText, addr, _ := strings.Cut(rest, " ")
 		if m, ok := t.byAddr[strings.Trim(addr, "()")]; ok {
-			return m.stage
+			return m.effective()
 		}
 		if id, err := strconv.ParseInt(idText, 10, 32); err == nil {
-			return t.byNode[int32(id)].stage
+			return t.byNode[int32(id)].effective()
 		}
 	}
 	var best stageMark
@@ -223,7 +293,7 @@ func (t *stageTracker) named(name string) Stage {
 			}
 		}
 	}
-	return best.stage
+	return best.effective()
 }
 
 // ConnInfo is what a classification knows about the connection besides the
@@ -313,7 +383,9 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 			be.Fix = fixNotTLS
 		case StageAPIVersions:
 			if !ci.TLS {
-				be.Fix = fixNeedsTLS
+				// The connection was accepted and nothing came back: a hung
+				// broker, or a TLS port waiting for a handshake.
+				be.Fix = "the broker accepted the connection but does not answer: it may be hung or overloaded (check its logs, or raise --timeout); or " + fixNeedsTLS
 			} else {
 				be.Fix = "the broker accepted TLS but does not answer: check its logs, or raise --timeout"
 			}
@@ -369,6 +441,10 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 func stageFromError(err error, msg string, ci ConnInfo, isKerr bool, ke *kerr.Error, brokerMsg string, isFirstEOF bool) Stage {
 	var dnsErr *net.DNSError
 	switch {
+	case isTCPDialErr(err) && isTimeout(err) && ci.Stage != "" && ci.Stage != StageDial:
+		// kgo's redial in the last moment of a request whose connection
+		// met silence (see stageTracker.dialer): the silence is the cause.
+		return ci.Stage
 	case errors.As(err, &dnsErr) || errors.Is(err, syscall.ECONNREFUSED) || isTCPDialErr(err):
 		return StageDial
 	case isTLSErr(err, msg):

@@ -243,6 +243,8 @@ func TestStagesInOrder(t *testing.T) {
 		{"TLS alert read in plaintext", errors.New("invalid large response size 352518912 > limit 104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?"), ConnInfo{Stage: StageAPIVersions}, StageAPIVersions, []string{"TLS alert", "add --tls"}},
 		{"timeout during TLS", context.DeadlineExceeded, ConnInfo{TLS: true, Timeout: 2 * time.Second, Stage: StageTLS}, StageTLS, []string{"no answer within 2s", "drop --tls"}},
 		{"timeout on a request", context.DeadlineExceeded, ConnInfo{Timeout: 2 * time.Second, Stage: StageRequest, Mechanism: "SCRAM-SHA-512"}, StageRequest, []string{"no answer within 2s", "--timeout"}},
+		{"dial timeout (a host that swallows packets)", fmt.Errorf("unable to dial: %w", &net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}), ConnInfo{Timeout: 2 * time.Second, Stage: StageDial}, StageDial, []string{"no answer within 2s", "firewall"}},
+		{"redial at the deadline after a silent ApiVersions", fmt.Errorf("unable to dial: %w", &net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}), ConnInfo{Timeout: 2 * time.Second, Stage: StageAPIVersions}, StageAPIVersions, []string{"no answer within 2s", "hung"}},
 		{"login closed", io.EOF, ConnInfo{Mechanism: "SCRAM-SHA-512", Stage: StageSASLAuth}, StageSASLAuth, []string{"wrong user or password"}},
 		{"SASL_AUTHENTICATION_FAILED with a message", fmt.Errorf("%w: %s", kerr.SaslAuthenticationFailed, "bad proof"), ConnInfo{Mechanism: "SCRAM-SHA-512"}, StageSASLAuth, []string{`"bad proof"`}},
 		{"closed after a login", io.EOF, ConnInfo{Mechanism: "SCRAM-SHA-512", Stage: StageRequest}, StageRequest, []string{"connection closed by the broker"}},
@@ -261,6 +263,12 @@ func TestStagesInOrder(t *testing.T) {
 		})
 	}
 }
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
 
 type osSyscallErr struct{ errno syscall.Errno }
 
@@ -303,4 +311,38 @@ func TestConnectErrorSaysOneCauseOnce(t *testing.T) {
 
 func metaOf(node int32, host string, port int32) kgo.BrokerMetadata {
 	return kgo.BrokerMetadata{NodeID: node, Host: host, Port: port}
+}
+
+// A broker that accepts the connection and never answers: the dial worked,
+// so the failure is the silent first request (ApiVersions), not the dial.
+func TestAcceptedButSilentIsNotADialFailure(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	be := checkOne(t, settings(t, []string{ln.Addr().String()}, map[string]string{KeyTimeout: "1s"}, nil))
+	if be.Stage != StageAPIVersions || contains(be.Error(), "firewall") || !contains(be.Error(), "no answer within 1s") || !contains(be.Error(), "hung") {
+		t.Errorf("stage %q: %v", be.Stage, be)
+	}
 }
