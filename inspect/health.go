@@ -145,6 +145,13 @@ const minTrendSamples = 3
 //   - OK otherwise. One observation can only say OK or ERR, and STOP,
 //     STALL and WARN need observations spanning opt.MinSpan.
 func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) GroupHealth {
+	return evaluateHealth(group, samples, func(i int) []OffsetAnomaly { return sampleAnomalies(samples[i-1], samples[i], opt) }, opt)
+}
+
+// evaluateHealth is EvaluateHealth with the anomalies between samples[i-1]
+// and samples[i] given by pair (HealthWindow keeps them from Add instead of
+// comparing every pair of files again at every evaluation).
+func evaluateHealth(group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) GroupHealth {
 	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
 		h.State = HealthErr
@@ -162,7 +169,7 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 
 	// Offset anomalies between consecutive observations.
 	for i := 1; i < len(samples); i++ {
-		for _, a := range sampleAnomalies(samples[i-1], samples[i], opt) {
+		for _, a := range pair(i) {
 			e := HealthEvidence{Partition: a.Partition, Before: a.Before, After: a.After, Since: a.Since, Time: a.Time, File: a.File, Detail: a.Detail}
 			switch a.Kind {
 			case AnomalyRewind:
@@ -233,13 +240,15 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	moved := map[string]bool{}
 	anyMoved := false
 	for _, k := range keys {
+		p, okp := samples[0].Partitions[k]
 		for i := 1; i < len(samples); i++ {
-			p, okp := samples[i-1].Partitions[k]
 			c, okc := samples[i].Partitions[k]
 			if okp && okc && p.Committed != c.Committed {
 				moved[k] = true
 				anyMoved = true
+				break
 			}
+			p, okp = c, okc
 		}
 	}
 	commits := anyMoved || len(rewrites) > 0
@@ -347,7 +356,10 @@ type HealthWindow struct {
 }
 
 type groupWindow struct {
-	samples  []HealthSample
+	samples []HealthSample
+	// anoms[i] are the anomalies between samples[i-1] and samples[i], as
+	// Add found them (anoms[0] is unused).
+	anoms    [][]OffsetAnomaly
 	rewinds  int64
 	vanished int64
 	seen     bool
@@ -384,6 +396,7 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 		}
 	}
 	g.samples = append(g.samples, s)
+	g.anoms = append(g.anoms, out)
 	// Keep the window, and always the latest two observations.
 	cut := 0
 	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
@@ -391,6 +404,8 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 	}
 	if cut > 0 {
 		g.samples = slices.Delete(g.samples, 0, cut)
+		g.anoms = slices.Delete(g.anoms, 0, cut)
+		g.anoms[0] = nil
 	}
 	return out
 }
@@ -413,7 +428,7 @@ func (w *HealthWindow) Evaluate(group string) GroupHealth {
 	if g == nil {
 		return EvaluateHealth(group, nil, w.Opt)
 	}
-	return EvaluateHealth(group, g.samples, w.Opt)
+	return evaluateHealth(group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
 }
 
 // Counts returns the group's cumulative anomaly counts.
