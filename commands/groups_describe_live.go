@@ -483,29 +483,29 @@ func fetchAllFallback(c *cli.Context, g *Globals, cl *wire.Client, described []w
 // whose coordinator's listing failed is left out (unknown).
 func coordinatorHolds(ctx context.Context, cl *wire.Client, described []wire.GroupDescription, files map[string]*inspect.GroupDescription, listings []wire.BrokerGroups) map[string]bool {
 	var cands []wire.GroupDescription
-	nodes := map[int32]bool{}
+	want := map[int32][]string{}
 	for _, w := range described {
 		if files[w.Group] != nil && w.Err == "" && w.Coordinator >= 0 && len(w.Members) == 0 {
 			cands = append(cands, w)
-			nodes[w.Coordinator] = true
+			want[w.Coordinator] = append(want[w.Coordinator], w.Group)
 		}
 	}
 	if len(cands) == 0 {
 		return nil
 	}
-	byNode := map[int32]wire.BrokerGroups{}
-	if listings != nil {
-		for _, b := range listings {
-			byNode[b.Broker.NodeID] = b
-		}
-	} else {
-		ns := make([]int32, 0, len(nodes))
-		for n := range nodes {
-			ns = append(ns, n)
-		}
-		byNode = cl.ListGroupsOn(ctx, ns)
-	}
 	out := map[string]bool{}
+	if listings == nil {
+		for _, h := range cl.GroupsHeld(ctx, want) {
+			for g, held := range h.Held {
+				out[g] = held
+			}
+		}
+		return out
+	}
+	byNode := map[int32]wire.BrokerGroups{}
+	for _, b := range listings {
+		byNode[b.Broker.NodeID] = b
+	}
 	for _, w := range cands {
 		b, ok := byNode[w.Coordinator]
 		if !ok || b.Err != "" {

@@ -153,6 +153,19 @@ const minTrendSamples = 3
 //   - OK otherwise. One observation can only say OK or ERR, and STOP,
 //     STALL and WARN need observations spanning opt.MinSpan.
 func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) GroupHealth {
+	return evaluateHealth(group, samples, func(i int) []OffsetAnomaly {
+		var prev *HealthSample
+		if i > 0 {
+			prev = &samples[i-1]
+		}
+		return sampleAnomalies(prev, samples[i], opt)
+	}, opt)
+}
+
+// evaluateHealth is EvaluateHealth with the anomalies between samples[i-1]
+// and samples[i] (for i == 0, what a follower saw up to the first) given by pair (HealthWindow keeps them from Add instead of
+// comparing every pair of files again at every evaluation).
+func evaluateHealth(group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) GroupHealth {
 	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
 		h.State = HealthErr
@@ -171,11 +184,7 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 	// Offset anomalies between consecutive observations (and, from a
 	// follower, those it saw up to the first one).
 	for i := range samples {
-		var prev *HealthSample
-		if i > 0 {
-			prev = &samples[i-1]
-		}
-		for _, a := range sampleAnomalies(prev, samples[i], opt) {
+		for _, a := range pair(i) {
 			e := HealthEvidence{Partition: a.Partition, Before: a.Before, After: a.After, Since: a.Since, Time: a.Time, File: a.File, Detail: a.Detail}
 			switch a.Kind {
 			case AnomalyRewind:
@@ -256,13 +265,15 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	moved := map[string]bool{}
 	anyMoved := false
 	for _, k := range keys {
+		p, okp := samples[0].Partitions[k]
 		for i := 1; i < len(samples); i++ {
-			p, okp := samples[i-1].Partitions[k]
 			c, okc := samples[i].Partitions[k]
 			if okp && okc && p.Committed != c.Committed {
 				moved[k] = true
 				anyMoved = true
+				break
 			}
+			p, okp = c, okc
 		}
 	}
 	commits := anyMoved || len(rewrites) > 0
@@ -370,7 +381,11 @@ type HealthWindow struct {
 }
 
 type groupWindow struct {
-	samples  []HealthSample
+	samples []HealthSample
+	// anoms[i] are the anomalies between samples[i-1] and samples[i], as
+	// Add found them; anoms[0] those of the first kept sample alone (what a
+	// follower saw up to it).
+	anoms    [][]OffsetAnomaly
 	rewinds  int64
 	vanished int64
 	seen     bool
@@ -408,6 +423,7 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 		}
 	}
 	g.samples = append(g.samples, s)
+	g.anoms = append(g.anoms, out)
 	// Keep the window, and always the latest two observations.
 	cut := 0
 	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
@@ -415,6 +431,8 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 	}
 	if cut > 0 {
 		g.samples = slices.Delete(g.samples, 0, cut)
+		g.anoms = slices.Delete(g.anoms, 0, cut)
+		g.anoms[0] = sampleAnomalies(nil, g.samples[0], w.Opt)
 	}
 	return out
 }
@@ -437,7 +455,7 @@ func (w *HealthWindow) Evaluate(group string) GroupHealth {
 	if g == nil {
 		return EvaluateHealth(group, nil, w.Opt)
 	}
-	return EvaluateHealth(group, g.samples, w.Opt)
+	return evaluateHealth(group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
 }
 
 // Counts returns the group's cumulative anomaly counts.

@@ -200,3 +200,44 @@ func TestHealthWindowFollowedSamples(t *testing.T) {
 		t.Fatalf("unfollowed: %+v", got)
 	}
 }
+
+// The window keeps each pair's anomalies from Add; its evaluation must be
+// exactly EvaluateHealth over the observations it kept, at every step of a
+// sliding window with rewinds, vanished partitions, corruption and plain
+// maps going in and out of it.
+func TestHealthWindowMatchesEvaluateHealth(t *testing.T) {
+	opt := HealthOptions{PlainMapIsEmpty: true}
+	w := HealthWindow{Window: 12 * time.Second, Opt: opt}
+	var kept []HealthSample
+	for i := range 40 {
+		off := int64(10 + i)
+		parts := map[string]int64{"orders/0": off, "orders/1": off}
+		switch i % 7 {
+		case 2:
+			parts["orders/0"] = 1 // rewind
+		case 4:
+			delete(parts, "orders/1") // vanished
+		}
+		s := withFile(hs(i*3, []int64{off, off}, []int64{60, 60}), i*3-i%2, parts)
+		switch i % 11 {
+		case 5:
+			s.File.Corrupt, s.File.Format = true, ""
+		case 8:
+			s.File.Format = "plainMap"
+		}
+		w.Add("g", s)
+		kept = append(kept, s)
+		for len(kept) > 2 && s.Time.Sub(kept[0].Time) > w.Window {
+			kept = kept[1:]
+		}
+		got, want := w.Evaluate("g"), EvaluateHealth("g", kept, opt)
+		if got.State != want.State || got.Samples != want.Samples || len(got.Evidence) != len(want.Evidence) {
+			t.Fatalf("step %d: window %s (%d samples, %d evidence), EvaluateHealth %s (%d, %d)", i, got.State, got.Samples, len(got.Evidence), want.State, want.Samples, len(want.Evidence))
+		}
+		for j := range got.Evidence {
+			if got.Evidence[j] != want.Evidence[j] {
+				t.Fatalf("step %d evidence %d: %+v vs %+v", i, j, got.Evidence[j], want.Evidence[j])
+			}
+		}
+	}
+}

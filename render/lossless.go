@@ -87,12 +87,12 @@ func hasInvalidUTF8(v reflect.Value, depth int) bool {
 			return hasInvalidUTF8(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
-		if implementsMarshaler(v.Type()) {
+		si := infoOf(v.Type())
+		if si.marshaler {
 			return false
 		}
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() && hasInvalidUTF8(v.Field(i), depth+1) {
+		for _, i := range si.exported {
+			if hasInvalidUTF8(v.Field(i), depth+1) {
 				return true
 			}
 		}

@@ -5,7 +5,8 @@ import "reflect"
 // NoNulls returns v with every nil slice and nil map (at any depth, through
 // structs, pointers, slices and maps) replaced by an empty one, so machine
 // output says [] and {} rather than null. Values without nil containers are
-// returned as they are, without copying.
+// returned as they are, without copying; a nil slice or map in an omitempty
+// field does not count (encoding/json omits it either way).
 func NoNulls(v any) any {
 	if v == nil {
 		return v
@@ -48,9 +49,13 @@ func hasNil(v reflect.Value, depth int) bool {
 			return hasNil(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() && hasNil(v.Field(i), depth+1) {
+		si := infoOf(v.Type())
+		for k, i := range si.exported {
+			f := v.Field(i)
+			if si.omitEmpty[k] && (f.Kind() == reflect.Slice || f.Kind() == reflect.Map) && f.IsNil() {
+				continue // omitted whether nil or empty: nothing to replace
+			}
+			if hasNil(f, depth+1) {
 				return true
 			}
 		}
@@ -99,11 +104,8 @@ func fix(v reflect.Value) reflect.Value {
 	case reflect.Struct:
 		out := reflect.New(v.Type()).Elem()
 		out.Set(v)
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				out.Field(i).Set(fix(v.Field(i)))
-			}
+		for _, i := range infoOf(v.Type()).exported {
+			out.Field(i).Set(fix(v.Field(i)))
 		}
 		return out
 	}

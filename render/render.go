@@ -15,6 +15,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
@@ -283,7 +284,11 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	}
 	bw, own := w.(*bufio.Writer)
 	if !own {
-		bw = bufio.NewWriterSize(w, 64<<10)
+		// Pooled: describe --all writes two small tables per group, and a
+		// fresh 64 KiB buffer for each was most of what it allocated.
+		bw = alignedWriters.Get().(*bufio.Writer)
+		bw.Reset(w)
+		defer func() { bw.Reset(nil); alignedWriters.Put(bw) }()
 	}
 	writeRow := func(cell func(i int) string) {
 		last := len(keep) - 1
@@ -305,6 +310,8 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	}
 	return bw.Flush()
 }
+
+var alignedWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
 const spaces = "                                                                "
 

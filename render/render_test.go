@@ -47,6 +47,30 @@ func TestNoNulls(t *testing.T) {
 	}
 }
 
+// A nil slice or map in an omitempty field is omitted nil or empty, so it
+// does not make NoNulls copy the value (a 1,000,000-row listing would copy
+// every row); a nil one without omitempty still does.
+func TestNoNullsOmitEmptyUncopied(t *testing.T) {
+	type row struct {
+		Group  string            `json:"group"`
+		Topics []string          `json:"topics,omitempty"`
+		Extra  map[string]string `json:"extra,omitempty"`
+		Issues []string          `json:"issues"`
+	}
+	r := &row{Group: "g", Issues: []string{}}
+	if got := NoNulls(r); got.(*row) != r {
+		t.Error("a value whose only nil containers are omitempty was copied")
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r, false); err != nil || strings.TrimSpace(b.String()) != `{"group":"g","issues":[]}` {
+		t.Fatalf("%v %s", err, b.String())
+	}
+	r.Issues = nil
+	if got := NoNulls(r); got.(*row) == r || got.(*row).Issues == nil {
+		t.Error("a nil slice without omitempty was not replaced")
+	}
+}
+
 func sample() Output {
 	t := NewTable("GROUP", "COORDINATOR", "FNV+")
 	t.Add("orders", "kaas-0", "0x1")
