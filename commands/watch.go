@@ -27,7 +27,7 @@ func init() {
 	register(func() *cli.Command {
 		return &cli.Command{
 			Name:  "watch",
-			Usage: "follow assignment.json and print each new version's coordinator moves as they happen",
+			Usage: "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
 			UsageText: "kaasctl watch --data-dir /data [--journal DIR] [--group G]... [-o jsonl]\n" +
 				"kaasctl watch --offsets --data-dir /data --journal /var/lib/kaasctl/journal [--anomalies-only]\n" +
 				"kaasctl watch --data-dir /data --once [--journal DIR]      (print the current version; snapshot it)\n" +
