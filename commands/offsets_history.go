@@ -468,7 +468,7 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool) 
 		for _, a := range v.Anomalies {
 			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), trPaint(p, trRed, trPad(a.Kind, 9)), a.Detail)
 		}
-		fmt.Fprintf(w, "\nrestore the state before the first anomaly (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s\n", shellQuote(v.Group), journalArg(v.Journal))
+		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s\n", shellQuote(v.Group), journalArg(v.Journal))
 	}
 	if timeline {
 		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))

@@ -208,12 +208,14 @@ type HistoryTarget struct {
 	// Point is the history point whose state is restored.
 	Point   watch.HistoryPoint
 	Offsets map[string]int64
-	// Anomaly is the anomaly the restore undoes (before-anomaly only), and
-	// Later the anomalies recorded after it.
-	Anomaly     *watch.JournalAnomaly
-	AnomalyTime time.Time
-	Later       int
-	Notes       []string
+	// Anomaly is the first anomaly of the incident the restore undoes
+	// (before-anomaly only), Later the count of the incident's other
+	// anomalies, and EarlierIncidents the incidents before it, left alone.
+	Anomaly          *watch.JournalAnomaly
+	AnomalyTime      time.Time
+	Later            int
+	EarlierIncidents int
+	Notes            []string
 }
 
 // TargetAt is the group's state at t: the last point at or before t.
@@ -253,35 +255,54 @@ func target(h GroupHistory, idx int, at time.Time) (HistoryTarget, error) {
 	return ht, nil
 }
 
-// TargetBeforeAnomaly is the group's state right before the first anomaly
-// recorded at or after since (zero: the whole history).
+// TargetBeforeAnomaly is the group's last good state before the most
+// recent incident recorded at or after since (zero: the whole history).
+//
+// An incident is a run of consecutive history points that each carry an
+// anomaly, with no good (anomaly-free) observation between them: a chain
+// of rewinds, or a rewind followed by a wipe before the group committed
+// again cleanly, is one incident, and the restore goes back to the point
+// just before its first anomaly. Earlier incidents (one already restored,
+// typically) are left alone: the restore does not send the group back past
+// the good states recorded since them. --history-since only narrows which
+// anomalies count; to go back further, name the moment (--to-history).
 func TargetBeforeAnomaly(h GroupHistory, since time.Time) (HistoryTarget, error) {
-	first := -1
-	later := 0
-	for i, p := range h.Points {
-		if len(p.Anomalies) == 0 || (!since.IsZero() && p.Time.Before(since)) {
-			continue
-		}
-		if first < 0 {
-			first = i
-			later = len(p.Anomalies) - 1
-		} else {
-			later += len(p.Anomalies)
+	bad := func(i int) bool {
+		p := h.Points[i]
+		return len(p.Anomalies) > 0 && (since.IsZero() || !p.Time.Before(since))
+	}
+	last := -1
+	for i := range h.Points {
+		if bad(i) {
+			last = i
 		}
 	}
-	if first < 0 {
+	if last < 0 {
 		return HistoryTarget{}, fmt.Errorf("group '%s': no anomaly recorded%s: name the moment with --to-history TIME", volume.DisplayName(h.Group), sinceText(since))
 	}
-	if first == 0 {
-		return HistoryTarget{}, fmt.Errorf("group '%s': the first anomaly (%s at %s) is the first point of the history: the state before it is not known", volume.DisplayName(h.Group), h.Points[0].Anomalies[0].Kind, h.Points[0].Time.UTC().Format(time.RFC3339Nano))
+	first := last
+	for first > 0 && bad(first-1) {
+		first--
 	}
-	bad := h.Points[first]
+	later := -1
+	for i := first; i <= last; i++ {
+		later += len(h.Points[i].Anomalies)
+	}
+	earlier := 0
+	for i := 0; i < first; i++ {
+		if bad(i) && (i == 0 || !bad(i-1)) {
+			earlier++
+		}
+	}
+	if first == 0 {
+		return HistoryTarget{}, fmt.Errorf("group '%s': the latest incident (%s at %s) starts at the first point of the history: the state before it is not known", volume.DisplayName(h.Group), h.Points[0].Anomalies[0].Kind, h.Points[0].Time.UTC().Format(time.RFC3339Nano))
+	}
 	ht, err := target(h, first-1, h.Points[first-1].Time)
 	if err != nil {
 		return ht, err
 	}
-	a := bad.Anomalies[0]
-	ht.Anomaly, ht.AnomalyTime, ht.Later = &a, bad.Time, later
+	a := h.Points[first].Anomalies[0]
+	ht.Anomaly, ht.AnomalyTime, ht.Later, ht.EarlierIncidents = &a, h.Points[first].Time, later, earlier
 	return ht, nil
 }
 
