@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 )
@@ -110,6 +111,8 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		h.Warnings = append(h.Warnings, jr.Warnings...)
 		pts = append(pts, watch.ReplayGroup(jr.Records, group)...)
 	}
+	journalled := len(pts)
+	plainMapIsEmpty := src.Layout.Gen.Gen.Known() && !src.Layout.Gen.Gen.PlainMapIsOffsets()
 	var files []string
 	if p, err := GroupFilePath(src.Layout, group); err == nil {
 		files = append(files, p)
@@ -159,11 +162,11 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			return watch.HistoryPoint{Time: at, Source: source, Kind: kind, File: file, Format: of.Format,
 				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}}
 		}
-		pts = append(pts, point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of))
+		chain := []watch.HistoryPoint{point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of)}
 		for i, c := range copies {
 			if i+1 < len(copies) {
 				n := copies[i+1]
-				pts = append(pts, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
+				chain = append(chain, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
 				continue
 			}
 			cur, _, err := volume.ReadOffsetFile(f)
@@ -171,8 +174,10 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %v (the state after kaasctl's last rewrite at %s is unknown)", f, err, c.at.UTC().Format(time.RFC3339Nano)))
 				continue
 			}
-			pts = append(pts, point(c.at, "file", watch.RecSnapshot, f, cur))
+			chain = append(chain, point(c.at, "file", watch.RecSnapshot, f, cur))
 		}
+		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
+		pts = append(pts, chain...)
 	}
 	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
 	start := 0
@@ -197,6 +202,38 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		h.Points = append(h.Points, p)
 	}
 	return h, nil
+}
+
+// markBackupAnomalies flags, on each point of one file's backup chain, the
+// anomalies between it and the chain's previous point, by the detection
+// the journal uses (inspect.CompareOffsetObservations): a chain of
+// rewinds kaasctl made (--shift-by -1, a bad --to-offset) is marked
+// whether or not a journal recorded it. An anomaly the journal holds too
+// (the same kind, partition, before and after, recorded at or after the
+// previous chain point) is the journal's: it is not counted twice.
+func markBackupAnomalies(chain, journal []watch.HistoryPoint, group string, plainMapIsEmpty bool) {
+	used := map[[2]int]bool{}
+	obs := func(p watch.HistoryPoint) inspect.OffsetObservation {
+		return inspect.OffsetObservation{Time: p.Time, Group: group, File: p.File, Format: p.Format, Offsets: p.Offsets}
+	}
+	for i := 1; i < len(chain); i++ {
+		prev := chain[i-1]
+	next:
+		for _, a := range inspect.CompareOffsetObservations(obs(prev), obs(chain[i]), plainMapIsEmpty) {
+			for j, jp := range journal {
+				if jp.Time.Before(prev.Time) {
+					continue
+				}
+				for k, ja := range jp.Anomalies {
+					if !used[[2]int{j, k}] && ja.Kind == a.Kind && ja.Partition == a.Partition && ja.Before == a.Before && ja.After == a.After {
+						used[[2]int{j, k}] = true
+						continue next
+					}
+				}
+			}
+			chain[i].Anomalies = append(chain[i].Anomalies, watch.JournalAnomaly{Kind: a.Kind, Partition: a.Partition, Before: a.Before, After: a.After, Detail: a.Detail})
+		}
+	}
 }
 
 // HistoryTarget is the state a restore plans for one group.

@@ -164,3 +164,25 @@ func TestListBackupsAndHistory(t *testing.T) {
 		t.Errorf("bounded load before the rewrites: %+v %v", tg, err)
 	}
 }
+
+// A rewind both the journal and the backups saw is counted once (the
+// journal's); one only the backups saw is marked on the backup point.
+func TestMarkBackupAnomaliesNoDoubleCount(t *testing.T) {
+	chain := []watch.HistoryPoint{
+		pt(0, map[string]int64{"orders/0": 10}),
+		pt(10, map[string]int64{"orders/0": 4}),
+		pt(20, map[string]int64{"orders/0": 2}),
+	}
+	for i := range chain {
+		chain[i].Source, chain[i].Anomalies = "backup", []watch.JournalAnomaly{}
+	}
+	journal := []watch.HistoryPoint{pt(11, map[string]int64{"orders/0": 4})}
+	journal[0].Anomalies = []watch.JournalAnomaly{{Kind: "REWIND", Partition: "orders/0", Before: 10, After: 4}}
+	markBackupAnomalies(chain, journal, "app", false)
+	if len(chain[1].Anomalies) != 0 {
+		t.Errorf("the journal's rewind counted again on the backup point: %+v", chain[1].Anomalies)
+	}
+	if a := chain[2].Anomalies; len(a) != 1 || a[0].Kind != "REWIND" || a[0].Before != 4 || a[0].After != 2 {
+		t.Errorf("the rewind only the backups saw: %+v", a)
+	}
+}
