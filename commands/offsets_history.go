@@ -472,8 +472,12 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool) 
 	}
 	if timeline {
 		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))
+		srcW, kindW := 0, 0
 		for _, pt := range v.Points {
-			writeTimelinePoint(p, w, pt)
+			srcW, kindW = max(srcW, len(pt.Source)), max(kindW, len(pt.Kind))
+		}
+		for _, pt := range v.Points {
+			writeTimelinePoint(p, w, pt, srcW, kindW)
 		}
 	}
 	return nil
@@ -486,7 +490,9 @@ func journalArg(dir string) string {
 	return " --journal " + shellQuote(dir)
 }
 
-func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint) {
+// writeTimelinePoint writes one point of --timeline, its source and kind
+// padded to the widest of the timeline's.
+func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint, srcW, kindW int) {
 	var parts []string
 	for _, k := range sortedOffsetKeys(pt.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(pt.Changed[k], 10))
@@ -496,16 +502,16 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint) {
 	}
 	switch {
 	case pt.Kind == repair.KindBeforeRewrite:
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl's copy of the state before it rewrote the file)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl's copy of the state before it rewrote the file)"}
 	case pt.Source == "backup":
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; last known from its copy before its next rewrite)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; last known from its copy before its next rewrite)"}
 	case pt.Source == "file":
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; the file as it is now)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; the file as it is now)"}
 	}
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)
 	}
-	line := fmt.Sprintf("  %s  %-7s  %-8s  %s", trTime(pt.Time), pt.Source, pt.Kind, strings.Join(parts, " "))
+	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", trTime(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
 	if len(pt.Anomalies) > 0 {
 		line += "  " + trPaint(p, trRed, strings.Join(pt.Anomalies, ","))
 	}

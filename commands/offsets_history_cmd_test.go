@@ -197,3 +197,36 @@ func TestOffsetsHistoryBackupsMarkAnomalies(t *testing.T) {
 		t.Errorf("restore before the incident: exit %d plan %q %s", r.Code, r.Out, r.Err)
 	}
 }
+
+// --timeline keeps its columns aligned whatever the kinds (before-rewrite
+// is wider than snapshot or change).
+func TestOffsetsHistoryTimelineAligned(t *testing.T) {
+	data, _ := safeVolume(t)
+	for i := 0; i < 2; i++ {
+		if r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--shift-by", "-1", "--execute"); r.Code != 0 {
+			t.Fatalf("reset: exit %d %s", r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", nil, "offsets", "history", "g", "--data-dir", data, "--timeline")
+	_, tl, ok := strings.Cut(r.Out, "timeline\n")
+	if r.Code != 0 || !ok {
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+	col := -1
+	lines := strings.Split(strings.TrimRight(tl, "\n"), "\n")
+	for _, l := range lines {
+		i := strings.Index(l, " partition (")
+		if i < 0 {
+			t.Fatalf("timeline line %q", l)
+		}
+		i = strings.LastIndex(l[:i], " ") // the start of the count
+		if col >= 0 && i != col {
+			t.Errorf("timeline columns misaligned:\n%s", tl)
+			break
+		}
+		col = i
+	}
+	if len(lines) != 3 || !strings.Contains(lines[0], "before-rewrite") {
+		t.Errorf("timeline:\n%s", tl)
+	}
+}
