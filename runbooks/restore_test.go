@@ -65,9 +65,6 @@ func TestRestoreGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState("wipe", func(o map[string]int64) bool { _, ok := o["orders/2"]; return !ok })
-	if !strings.Contains(wout.String(), `"kind":"REWIND"`) || !strings.Contains(wout.String(), `"kind":"VANISHED"`) {
-		t.Errorf("watch --anomalies-only printed:\n%s", wout.String())
-	}
 
 	dir := t.TempDir()
 	t.Setenv("RUNBOOK_DIR", dir)
@@ -110,6 +107,9 @@ func TestRestoreGroup(t *testing.T) {
 	}
 	if err := w.Wait(); err != nil {
 		t.Fatalf("watch: %v\n%s", err, wout.String())
+	}
+	if strings.Count(wout.String(), `"kind":"REWIND"`) != 2 || !strings.Contains(wout.String(), `"kind":"VANISHED"`) {
+		t.Errorf("watch --anomalies-only printed:\n%s", wout.String())
 	}
 	r = run(t, "--data-dir "+data+" -b "+strings.Join(s.Bootstrap(), ",")+" -q", "restore-group.sh", "app", journal)
 	if r.code != 0 {
