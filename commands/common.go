@@ -45,11 +45,13 @@ type flagGroup uint8
 
 const (
 	fgOutput     flagGroup = 1 << iota // -o, -q, --no-color
-	fgVolume                           // --data-dir, --cluster-dir
+	fgDataDir                          // --data-dir
+	fgClusterDir                       // --cluster-dir
 	fgProfile                          // --profile, --config (a profile can name the volume)
 	fgGeneration                       // --kaas-version (commands that read offset files)
 	fgReach                            // --brokers, --timeout (enough to see whether a broker answers)
 	fgBrokers                          // --command-config, --max-versions, TLS and SASL
+	fgVolume     = fgDataDir | fgClusterDir
 	fgAll        = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
 	fgOffline    = fgOutput | fgVolume | fgProfile | fgGeneration
 	// fgAssignment: offline commands that read assignment.json, journals
@@ -73,8 +75,8 @@ var commandFlagGroups = map[string]flagGroup{
 	"txn":            fgAssignment,
 	"takeover trace": fgAssignment,
 	"volume":         fgOffline,
-	"volume migrate": fgOffline | fgReach, // refuses while a --brokers address accepts a connection
-	"sandbox":        fgOutput | fgVolume,
+	"volume migrate": fgOffline | fgReach,  // refuses while a --brokers address accepts a connection
+	"sandbox":        fgOutput | fgDataDir, // refuses --cluster-dir: its cluster dir is DATA/__cluster
 }
 
 // flagGroupsOf returns the common flags the command at path takes.
@@ -110,8 +112,10 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 
 func groupOfFlag(f cli.Flag) flagGroup {
 	switch n := f.Names()[0]; n {
-	case flagDataDir, flagClusterDir:
-		return fgVolume
+	case flagDataDir:
+		return fgDataDir
+	case flagClusterDir:
+		return fgClusterDir
 	case flagOutput, flagQuiet, flagNoColor:
 		return fgOutput
 	case wire.KeyProfile, wire.KeyConfig:

@@ -278,9 +278,7 @@ func namedProfile(c *cli.Context, g *Globals, cmd string) (*connState, error) {
 	if p := c.String(wire.KeyProfile); c.IsSet(wire.KeyProfile) && p != name {
 		return nil, exit.UsageErrorf("%s %s --profile %s: two different profiles; name one", cmd, name, p)
 	}
-	flags := flagInput(c)
-	flags[wire.KeyProfile] = name
-	return resolveConnFrom(flags, g.IO), nil
+	return resolveConnArg(flagInput(c), g.IO, nil, name), nil
 }
 
 func showView(g *Globals, st *connState) configShowView {

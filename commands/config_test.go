@@ -489,3 +489,21 @@ func TestConfigCheckNamedProfile(t *testing.T) {
 		t.Errorf("config show live:\n%s", out)
 	}
 }
+
+// A profile named as config check's argument is reported as such, not as
+// the --profile flag the user did not give.
+func TestConfigCheckUnknownProfileArgument(t *testing.T) {
+	e := newCfgEnv(t)
+	code, _, errOut := e.run("config", "check", "nope")
+	if code != 2 || !strings.Contains(errOut, `profile "nope" (from argument)`) || strings.Contains(errOut, "--profile") {
+		t.Errorf("config check nope: exit %d %s", code, errOut)
+	}
+	code, _, errOut = e.run("config", "check", "--profile", "nope")
+	if code != 2 || !strings.Contains(errOut, `(from flag --profile)`) {
+		t.Errorf("config check --profile nope: exit %d %s", code, errOut)
+	}
+	code, out, _ := e.run("config", "show", "nope", "-o", "json")
+	if !strings.Contains(out, `(from argument)`) {
+		t.Errorf("config show nope: exit %d %s", code, out)
+	}
+}

@@ -114,10 +114,17 @@ func runDoctor(c *cli.Context) error {
 		brokerFlags = " --brokers " + shellQuoteCmd(strings.Join(g.Conn().Brokers, ","))
 		cl, badSeeds, cerr := doctorClient(c, g)
 		for _, b := range badSeeds {
-			rep.Add(inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,
+			f := inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,
 				Subjects: []string{b.Broker}, Message: "seed " + b.Error(),
 				Fix:      "if that broker was removed on purpose, drop it from --brokers/KAASCTL_BROKERS/the profile; otherwise check its pod and logs",
-				Commands: []string{"kaasctl config check" + brokerFlags}})
+				Commands: []string{"kaasctl config check" + brokerFlags}}
+			if b.Silent {
+				// It connects, so it is there: hung, overloaded, or a port
+				// that speaks something else (TLS).
+				f.Code = inspect.DocSeedSilent
+				f.Fix = "the broker accepts connections but does not answer: it may be hung or overloaded (check its pod and logs; a restart of that broker is the usual cure), or the port expects TLS (--tls); raise --timeout if it is only slow"
+			}
+			rep.Add(f)
 		}
 		if cerr != nil {
 			if exit.Code(cerr) == 2 {

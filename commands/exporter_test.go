@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -258,5 +259,37 @@ func TestExporterJournalRefusals(t *testing.T) {
 	r = runCLI(t, "", nil, "exporter", "--data-dir", data, "--listen", "127.0.0.1:0", "--journal", filepath.Join(t.TempDir(), "j"))
 	if r.Code != 4 || !strings.Contains(r.Err, "--kaas-version") {
 		t.Errorf("ambiguous generation: exit %d %q", r.Code, r.Err)
+	}
+}
+
+// kaas_volume_generation_info names the generation the exporter assumed
+// and why: pinned, detected, or undetermined.
+func TestExporterGenerationInfo(t *testing.T) {
+	data, _ := safeVolume(t)
+	for _, c := range []struct {
+		args             []string
+		generation, from string
+	}{
+		{[]string{"--kaas-version", "0.2.18"}, "0.2.18", "pinned"},
+		{[]string{"--kaas-version", "0.1.190"}, "go", "pinned"},
+		{nil, "unknown", "undetermined"}, // only the cluster dir holds offsets: 0.2.16 or 0.2.18
+	} {
+		r := runCLI(t, "", nil, append([]string{"exporter", "--once", "--data-dir", data}, c.args...)...)
+		if r.Code != 0 {
+			t.Fatalf("%v: exit %d %s", c.args, r.Code, r.Err)
+		}
+		mfs := parseMetrics(t, r.Out)
+		if v, ok := metricValue(mfs, "kaas_volume_generation_info", map[string]string{"generation": c.generation, "source": c.from}); !ok || v != 1 {
+			t.Errorf("%v: kaas_volume_generation_info{generation=%q,source=%q} = %v, %v\n%s", c.args, c.generation, c.from, v, ok, r.Out)
+		}
+		if fam := mfs["kaas_volume_generation_info"]; fam == nil || len(fam.Metric) != 1 {
+			t.Errorf("%v: want exactly one kaas_volume_generation_info series", c.args)
+		}
+	}
+	writeFile(t, data, "__consumer_offsets/old.json", `{"orders/0":1}`)
+	os.Remove(filepath.Join(data, "__cluster", "__consumer_offsets", "g.json"))
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data)
+	if v, ok := metricValue(parseMetrics(t, r.Out), "kaas_volume_generation_info", map[string]string{"generation": "go", "source": "detected"}); !ok || v != 1 {
+		t.Errorf("Go-generation volume: %v %v\n%s%s", v, ok, r.Out, r.Err)
 	}
 }

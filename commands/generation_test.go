@@ -698,3 +698,27 @@ func TestVolumeMigratePlantedQuarantine(t *testing.T) {
 	os.Remove(filepath.Join(vol, "__cluster", "__consumer_offsets"))
 	sameHashes(t, "refused migration", orig, fileHashes(t, vol))
 }
+
+// A dry-run names the quarantine run dir by its form (<time>-<random>), not
+// by a concrete name the real run will not use; the real run names a dir
+// that exists.
+func TestDryRunQuarantineDirIsHonest(t *testing.T) {
+	vol := goVolume(t)
+	out, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", volNow)
+	if code != 0 || !strings.Contains(errOut, filepath.Join(".kaasctl-quarantine", repair.DryRunRunDir, "data-dir")) {
+		t.Errorf("migrate dry-run: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", volNow, "-o", "json")
+	if mr := mustJSON[repair.MigrateReport](t, out); !strings.Contains(mr.Backup, repair.DryRunRunDir) {
+		t.Errorf("migrate dry-run backup %q", mr.Backup)
+	}
+	out, _, _ = runVol(t, "volume", "repair", "--data-dir", vol, "-o", "json")
+	if rr := mustJSON[repair.RepairReport](t, out); filepath.Base(rr.Quarantine) != repair.DryRunRunDir {
+		t.Errorf("repair dry-run quarantine %q", rr.Quarantine)
+	}
+	out, errOut, code = runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", volNow, "--kaas-version", "go", "--execute", "-o", "json")
+	mr := mustJSON[repair.MigrateReport](t, out)
+	if st, err := os.Stat(mr.Backup); code != 0 || strings.Contains(mr.Backup, "<") || err != nil || !st.IsDir() {
+		t.Errorf("migrate: exit %d backup %q: %v\n%s", code, mr.Backup, err, errOut)
+	}
+}

@@ -97,9 +97,28 @@ func TestLiveCommandsTolerateASilentBroker(t *testing.T) {
 		t.Fatalf("doctor: exit %d\n%s", r.Code, r.Err)
 	}
 	doc := decodeJSON[doctorJSON](t, r)
-	f := findingOf(t, doc, "live.seedUnreachable")
-	if !slices.Contains(f.Subjects, silent) {
+	f := findingOf(t, doc, "live.seedSilent")
+	if !slices.Contains(f.Subjects, silent) || !strings.Contains(f.Fix, "does not answer") {
 		t.Errorf("the silent broker is not the subject of the finding: %+v", f)
+	}
+	for _, o := range doc.Findings {
+		if o.Code == "live.seedUnreachable" {
+			t.Errorf("a seed that connects is reported unreachable: %+v", o)
+		}
+	}
+	// A seed that cannot be reached at all keeps its own code.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	r = runCLI(t, "", map[string]string{"KAASCTL_BROKERS": strings.Join(append([]string{closed}, sb.Bootstrap()...), ","), "KAASCTL_TIMEOUT": "300ms"}, "doctor", "--data-dir", dd, "-o", "json")
+	if r.Code != 0 && r.Code != 3 {
+		t.Fatalf("doctor: exit %d\n%s", r.Code, r.Err)
+	}
+	if f := findingOf(t, decodeJSON[doctorJSON](t, r), "live.seedUnreachable"); !slices.Contains(f.Subjects, closed) {
+		t.Errorf("the closed port is not the subject of live.seedUnreachable: %+v", f)
 	}
 	ran := false
 	for _, c := range doc.Checks {

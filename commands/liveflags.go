@@ -122,12 +122,19 @@ func resolveConn(c *cli.Context, ios *IOStreams) *connState {
 }
 
 func resolveConnFrom(flags map[string]string, ios *IOStreams, cc ...*wire.CommandConfig) *connState {
-	st := &connState{}
+	var c *wire.CommandConfig
 	if len(cc) > 0 {
-		st.cc = cc[0]
+		c = cc[0]
 	}
+	return resolveConnArg(flags, ios, c, "")
+}
+
+// resolveConnArg resolves the connection; profileArg is a profile named as the
+// command's argument (config show/check NAME).
+func resolveConnArg(flags map[string]string, ios *IOStreams, cc *wire.CommandConfig, profileArg string) *connState {
+	st := &connState{cc: cc}
 	path, src := configLocation(flags, ios.getenv)
-	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
+	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || profileArg != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
 	var exists bool
 	if path != "" {
 		cfg, ex, err := wire.LoadConfig(path)
@@ -138,7 +145,7 @@ func resolveConnFrom(flags map[string]string, ios *IOStreams, cc ...*wire.Comman
 		}
 		st.cfg, exists = cfg, ex
 	}
-	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv, CommandConfig: st.cc}, st.cfg, path, src, exists)
+	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv, CommandConfig: st.cc, ProfileArg: profileArg}, st.cfg, path, src, exists)
 	if err != nil {
 		st.err = err
 		s, _ = wire.Resolve(wire.Input{Getenv: func(string) string { return "" }}, nil, path, src, exists)

@@ -34,7 +34,8 @@ func init() {
 				"-o csv and -o jsonl print one row per partition per point (time, partition, offset, previous,\n" +
 				"source, kind, anomaly); -o json the whole document (see 'kaasctl help formats').\n\n" +
 				"To go back to a moment: kaasctl offsets reset --group GROUP --to-history TIME --journal DIR\n" +
-				"(or --to-history-before-anomaly), dry-run first, --execute to apply.",
+				"(or --to-history-before-anomaly: the last good state before the most recent incident), dry-run\n" +
+				"first, --execute to apply. Anomalies are marked from the journal and between kaasctl's backups alike.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
 				&cli.StringFlag{Name: "since", Usage: "from `TIME` (YYYY-MM-DDTHH:mm:SS[Z|±hh:mm], epoch ms, or a duration back from now: 2h, PT30M)"},
@@ -468,12 +469,16 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool) 
 		for _, a := range v.Anomalies {
 			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), trPaint(p, trRed, trPad(a.Kind, 9)), a.Detail)
 		}
-		fmt.Fprintf(w, "\nrestore the state before the first anomaly (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s\n", shellQuote(v.Group), journalArg(v.Journal))
+		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s\n", shellQuote(v.Group), journalArg(v.Journal))
 	}
 	if timeline {
 		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))
+		srcW, kindW := 0, 0
 		for _, pt := range v.Points {
-			writeTimelinePoint(p, w, pt)
+			srcW, kindW = max(srcW, len(pt.Source)), max(kindW, len(pt.Kind))
+		}
+		for _, pt := range v.Points {
+			writeTimelinePoint(p, w, pt, srcW, kindW)
 		}
 	}
 	return nil
@@ -486,7 +491,9 @@ func journalArg(dir string) string {
 	return " --journal " + shellQuote(dir)
 }
 
-func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint) {
+// writeTimelinePoint writes one point of --timeline, its source and kind
+// padded to the widest of the timeline's.
+func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint, srcW, kindW int) {
 	var parts []string
 	for _, k := range sortedOffsetKeys(pt.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(pt.Changed[k], 10))
@@ -496,16 +503,16 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint) {
 	}
 	switch {
 	case pt.Kind == repair.KindBeforeRewrite:
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl's copy of the state before it rewrote the file)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl's copy of the state before it rewrote the file)"}
 	case pt.Source == "backup":
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; last known from its copy before its next rewrite)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; last known from its copy before its next rewrite)"}
 	case pt.Source == "file":
-		parts = []string{fmt.Sprintf("%d partitions (kaasctl rewrote the file; the file as it is now)", len(pt.Offsets))}
+		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; the file as it is now)"}
 	}
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)
 	}
-	line := fmt.Sprintf("  %s  %-7s  %-8s  %s", trTime(pt.Time), pt.Source, pt.Kind, strings.Join(parts, " "))
+	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", trTime(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
 	if len(pt.Anomalies) > 0 {
 		line += "  " + trPaint(p, trRed, strings.Join(pt.Anomalies, ","))
 	}

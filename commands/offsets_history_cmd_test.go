@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,72 @@ func TestRestoreFromBackupsAroundAReset(t *testing.T) {
 		t.Errorf("history: %v %s", err, r.Out)
 	}
 	_ = cd
+}
+
+// A chain of offline rewinds seen from kaasctl's backups alone: each
+// rewrite is a REWIND in the history (as the journal would mark it), and
+// the restore before the incident goes back to the state before the first.
+func TestOffsetsHistoryBackupsMarkAnomalies(t *testing.T) {
+	data, _ := safeVolume(t)
+	for i := 0; i < 2; i++ { // 5 -> 4 -> 3 (the log starts at 3)
+		r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--shift-by", "-1", "--execute")
+		if r.Code != 0 {
+			t.Fatalf("reset %d: exit %d %s", i, r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", nil, "offsets", "history", "g", "--data-dir", data, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("history: exit %d %s", r.Code, r.Err)
+	}
+	var v offsetsHistoryView
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range v.Anomalies {
+		got = append(got, a.Kind+":"+a.Partition+":"+strconv.FormatInt(a.Before, 10)+">"+strconv.FormatInt(a.After, 10))
+	}
+	if want := "REWIND:orders/0:5>4,REWIND:orders/0:4>3"; strings.Join(got, ",") != want {
+		t.Errorf("anomalies from backups %v, want %s\n%s", got, want, r.Out)
+	}
+	if len(v.Partitions) != 1 || v.Partitions[0].Anomalies != 2 {
+		t.Errorf("partitions %+v", v.Partitions)
+	}
+	r = runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--to-history-before-anomaly", "--export")
+	if r.Code != 0 || strings.TrimSpace(r.Out) != "orders,0,5" {
+		t.Errorf("restore before the incident: exit %d plan %q %s", r.Code, r.Out, r.Err)
+	}
+}
+
+// --timeline keeps its columns aligned whatever the kinds (before-rewrite
+// is wider than snapshot or change).
+func TestOffsetsHistoryTimelineAligned(t *testing.T) {
+	data, _ := safeVolume(t)
+	for i := 0; i < 2; i++ {
+		if r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--shift-by", "-1", "--execute"); r.Code != 0 {
+			t.Fatalf("reset: exit %d %s", r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", nil, "offsets", "history", "g", "--data-dir", data, "--timeline")
+	_, tl, ok := strings.Cut(r.Out, "timeline\n")
+	if r.Code != 0 || !ok {
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Out, r.Err)
+	}
+	col := -1
+	lines := strings.Split(strings.TrimRight(tl, "\n"), "\n")
+	for _, l := range lines {
+		i := strings.Index(l, " partition (")
+		if i < 0 {
+			t.Fatalf("timeline line %q", l)
+		}
+		i = strings.LastIndex(l[:i], " ") // the start of the count
+		if col >= 0 && i != col {
+			t.Errorf("timeline columns misaligned:\n%s", tl)
+			break
+		}
+		col = i
+	}
+	if len(lines) != 3 || !strings.Contains(lines[0], "before-rewrite") {
+		t.Errorf("timeline:\n%s", tl)
+	}
 }

@@ -196,7 +196,7 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 			t.Errorf("plan %s/%d → %d, want 20", row.Topic, row.Partition, row.New)
 		}
 	}
-	if !strings.Contains(r.Err, "right before REWIND of orders/1") {
+	if !strings.Contains(r.Err, "right before the latest incident: REWIND of orders/1") {
 		t.Errorf("the restore does not say what it undoes: %s", r.Err)
 	}
 	if after, _ := os.ReadFile(filepath.Join(sb.Layout().OffsetsPath(), "app.json")); !bytes.Equal(before, after) {

@@ -18,9 +18,9 @@ func historyResetFlags() []cli.Flag {
 	const spec = "Reset specification (exactly one)"
 	return []cli.Flag{
 		&cli.StringFlag{Name: "to-history", Usage: "spec: the offsets the group had at `TIME` (from the --journal and kaasctl's backups; a date-time, epoch ms, or a duration back from now)", Category: spec},
-		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before the first anomaly (REWIND, VANISHED, ...) recorded since --history-since", Category: spec},
+		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before its most recent incident (the latest run of anomalies, REWIND, VANISHED, ..., with no good commit between them) recorded since --history-since; earlier incidents are left alone", Category: spec},
 		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR')", Category: "Restore from history"},
-		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on (default: the whole history)", Category: "Restore from history"},
+		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on count (default: the whole history)", Category: "Restore from history"},
 		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file", Category: "Safety"},
 	}
 }
@@ -88,9 +88,12 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 			}
 			later := ""
 			if t.Later > 0 {
-				later = fmt.Sprintf("; %s after it", trPlural(t.Later, "more anomaly", "more anomalies"))
+				later = fmt.Sprintf("; %s in the same incident after it", trPlural(t.Later, "more anomaly", "more anomalies"))
 			}
-			g.Notef("group '%s': restoring the %s it had at %s (%s), right before %s at %s%s",
+			if t.EarlierIncidents > 0 {
+				later += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", trPlural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
+			}
+			g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s at %s%s",
 				volume.DisplayName(group), trPlural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
 		} else {
 			g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)",

@@ -516,3 +516,14 @@ func TestSymlinkedGroupFileToSecret(t *testing.T) {
 		t.Errorf("volume check:\n%s", r.Out)
 	}
 }
+
+// On a volume whose live offsets dir cannot be told, a reset names the
+// group once and says why (not "group 'g': group "g": ...").
+func TestResetAmbiguousVolumeNamesGroupOnce(t *testing.T) {
+	data, _ := safeVolume(t)
+	writeFile(t, data, "__consumer_offsets/other.json", `{"orders/0":5}`)
+	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-offset", "7")
+	if r.Code == 0 || !strings.Contains(r.Err, "Error: group 'g': kaasctl cannot tell which offsets dir") || strings.Count(r.Err, `"g"`) != 0 {
+		t.Errorf("exit %d\n%s", r.Code, r.Err)
+	}
+}

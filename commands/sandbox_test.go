@@ -125,6 +125,22 @@ func TestSandboxHelpHasExamples(t *testing.T) {
 	}
 }
 
+// sandbox refuses --cluster-dir, so neither its help nor the completion
+// offers it.
+func TestSandboxHidesClusterDir(t *testing.T) {
+	r := runCLI(t, "", nil, "sandbox", "--help")
+	if strings.Contains(r.Out+r.Err, "--cluster-dir") || !strings.Contains(r.Out, "--data-dir") {
+		t.Errorf("sandbox --help:\n%s%s", r.Out, r.Err)
+	}
+	r = runCLI(t, "", nil, "__complete", "sandbox", "--")
+	if strings.Contains(r.Out, "--cluster-dir") || !strings.Contains(r.Out, "--data-dir") {
+		t.Errorf("completion of sandbox --:\n%s", r.Out)
+	}
+	if r := runCLI(t, "", nil, "groups", "list", "--help"); !strings.Contains(r.Out, "--cluster-dir") {
+		t.Errorf("groups list --help lost --cluster-dir:\n%s", r.Out)
+	}
+}
+
 func TestSandboxQuietAndEnvIgnored(t *testing.T) {
 	real := t.TempDir()
 	var out, errb bytes.Buffer

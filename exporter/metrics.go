@@ -23,6 +23,7 @@ var (
 	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
 	dMoves               = fam(counterType, "kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
 	dFindings            = fam(gaugeType, "kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
+	dGeneration          = fam(gaugeType, "kaas_volume_generation_info", "The kaas generation the exporter assumes for the volume (which offsets dir is live, what a plain-map file means): generation (go, 0.2.16, 0.2.18 or unknown) and source (detected, pinned or undetermined). Always 1.", "generation", "source")
 	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
 	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
@@ -135,6 +136,13 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	})
 	for _, k := range keys {
 		add(gauge(dFindings, float64(fc[k]), k.sev, k.code))
+	}
+	if gi := o.Generation; gi != nil {
+		name := gi.Name
+		if name == "" {
+			name = "unknown"
+		}
+		add(gauge(dGeneration, 1, name, gi.Source))
 	}
 
 	// Brokers: every broker seen since the exporter started.

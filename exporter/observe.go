@@ -100,7 +100,10 @@ type Observation struct {
 	// Findings are the volume's findings: assignment.json, the offsets
 	// dirs and every offset file (all groups, not only the selected).
 	Findings []volume.Finding `json:"findings"`
-	Groups   []GroupObs       `json:"groups"`
+	// Generation is the kaas generation the exporter assumes for the
+	// volume (nil without a volume).
+	Generation *volume.GenerationInfo `json:"generation,omitempty"`
+	Groups     []GroupObs             `json:"groups"`
 	// Matched groups passed the filter; Dropped were over the cap.
 	Matched int         `json:"matched"`
 	Dropped int         `json:"dropped"`
@@ -127,6 +130,14 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	obsFiles := map[string]*volume.OffsetScanItem{}
 	if s.Layout != nil {
 		l := *s.Layout
+		gi := l.Gen
+		if !gi.Resolved() {
+			gi = volume.GenerationInfo{Gen: s.Generation, Name: s.Generation.String(), Source: volume.GenSourceUndetermined}
+			if s.Generation.Known() {
+				gi.Source = volume.GenSourceDetected
+			}
+		}
+		o.Generation = &gi
 		a, fs, err := volume.ReadAssignment(l.AssignmentPath())
 		o.Findings = append(o.Findings, fs...)
 		if err != nil {

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,44 @@ func TestMonitoringNamesExist(t *testing.T) {
 			if !known[base] && !known[m] {
 				t.Errorf("monitoring/%s names %s, which the exporter does not serve", name, m)
 			}
+		}
+	}
+}
+
+// The dashboard shows the offsets follower and the journal, not only the
+// alert rules: an operator sees whether rewinds are followed as they happen
+// and whether the history has gaps.
+func TestDashboardShowsFollowerAndJournal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "monitoring", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			ID      int `json:"id"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatalf("grafana-dashboard.json is not valid JSON: %v", err)
+	}
+	ids := map[int]bool{}
+	var exprs []string
+	for _, p := range dash.Panels {
+		if ids[p.ID] {
+			t.Errorf("panel id %d used twice", p.ID)
+		}
+		ids[p.ID] = true
+		for _, tg := range p.Targets {
+			exprs = append(exprs, tg.Expr)
+		}
+	}
+	all := strings.Join(exprs, "\n")
+	for _, f := range []*family{dFollowing, dOffsetChanges, dJournalRecords, dJournalErrors, dGeneration} {
+		if !strings.Contains(all, f.name) {
+			t.Errorf("no dashboard panel queries %s", f.name)
 		}
 	}
 }

@@ -30,6 +30,7 @@ const (
 	DocBrokerUnreachable  = "live.brokerUnreachable"
 	DocNoBrokerAnswers    = "live.noBrokerAnswers"
 	DocSeedUnreachable    = "live.seedUnreachable"
+	DocSeedSilent         = "live.seedSilent"
 	DocStaleGroups        = "live.staleGroups"
 	DocWireMismatch       = "live.wireMismatch"
 	DocFileOnly           = "live.fileOnlyGroups"

@@ -25,6 +25,19 @@ type GroupFile struct {
 	Findings []volume.Finding
 }
 
+// GroupPathError is GroupFilePath's refusal: the group and why. Its text
+// names the group; Err alone is for output that already names it.
+type GroupPathError struct {
+	Group string
+	Err   error
+}
+
+func (e *GroupPathError) Error() string {
+	return fmt.Sprintf("group %q: %v", volume.DisplayName(e.Group), e.Err)
+}
+
+func (e *GroupPathError) Unwrap() error { return e.Err }
+
 // GroupFilePath is where kaas keeps a group's offsets: the raw group id
 // plus ".json" in the live offsets dir of the volume's generation
 // (DATA/__consumer_offsets on Go / Rust ≤ 0.2.15, CD/__consumer_offsets
@@ -34,14 +47,14 @@ type GroupFile struct {
 // told (both dirs hold group files and no version is pinned).
 func GroupFilePath(l volume.Layout, group string) (string, error) {
 	if ps := volume.NameProblems(group); len(ps) > 0 {
-		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id: %s", volume.DisplayName(group), strings.Join(ps, "; "))
+		return "", &GroupPathError{Group: group, Err: fmt.Errorf("kaasctl does not write offsets of this group id: %s", strings.Join(ps, "; "))}
 	}
 	if group == "." || group == ".." || strings.ContainsRune(group, '\\') {
-		return "", fmt.Errorf("group %q: kaasctl does not write offsets of this group id (not a plain file name)", volume.DisplayName(group))
+		return "", &GroupPathError{Group: group, Err: fmt.Errorf("kaasctl does not write offsets of this group id (not a plain file name)")}
 	}
 	dir, err := l.LiveOffsetsDir()
 	if err != nil {
-		return "", fmt.Errorf("group %q: %w", volume.DisplayName(group), err)
+		return "", &GroupPathError{Group: group, Err: err}
 	}
 	return filepath.Join(dir, group+".json"), nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 )
@@ -110,6 +111,8 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		h.Warnings = append(h.Warnings, jr.Warnings...)
 		pts = append(pts, watch.ReplayGroup(jr.Records, group)...)
 	}
+	journalled := len(pts)
+	plainMapIsEmpty := src.Layout.Gen.Gen.Known() && !src.Layout.Gen.Gen.PlainMapIsOffsets()
 	var files []string
 	if p, err := GroupFilePath(src.Layout, group); err == nil {
 		files = append(files, p)
@@ -159,11 +162,11 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			return watch.HistoryPoint{Time: at, Source: source, Kind: kind, File: file, Format: of.Format,
 				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}}
 		}
-		pts = append(pts, point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of))
+		chain := []watch.HistoryPoint{point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of)}
 		for i, c := range copies {
 			if i+1 < len(copies) {
 				n := copies[i+1]
-				pts = append(pts, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
+				chain = append(chain, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
 				continue
 			}
 			cur, _, err := volume.ReadOffsetFile(f)
@@ -171,8 +174,10 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %v (the state after kaasctl's last rewrite at %s is unknown)", f, err, c.at.UTC().Format(time.RFC3339Nano)))
 				continue
 			}
-			pts = append(pts, point(c.at, "file", watch.RecSnapshot, f, cur))
+			chain = append(chain, point(c.at, "file", watch.RecSnapshot, f, cur))
 		}
+		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
+		pts = append(pts, chain...)
 	}
 	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
 	start := 0
@@ -199,6 +204,38 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 	return h, nil
 }
 
+// markBackupAnomalies flags, on each point of one file's backup chain, the
+// anomalies between it and the chain's previous point, by the detection
+// the journal uses (inspect.CompareOffsetObservations): a chain of
+// rewinds kaasctl made (--shift-by -1, a bad --to-offset) is marked
+// whether or not a journal recorded it. An anomaly the journal holds too
+// (the same kind, partition, before and after, recorded at or after the
+// previous chain point) is the journal's: it is not counted twice.
+func markBackupAnomalies(chain, journal []watch.HistoryPoint, group string, plainMapIsEmpty bool) {
+	used := map[[2]int]bool{}
+	obs := func(p watch.HistoryPoint) inspect.OffsetObservation {
+		return inspect.OffsetObservation{Time: p.Time, Group: group, File: p.File, Format: p.Format, Offsets: p.Offsets}
+	}
+	for i := 1; i < len(chain); i++ {
+		prev := chain[i-1]
+	next:
+		for _, a := range inspect.CompareOffsetObservations(obs(prev), obs(chain[i]), plainMapIsEmpty) {
+			for j, jp := range journal {
+				if jp.Time.Before(prev.Time) {
+					continue
+				}
+				for k, ja := range jp.Anomalies {
+					if !used[[2]int{j, k}] && ja.Kind == a.Kind && ja.Partition == a.Partition && ja.Before == a.Before && ja.After == a.After {
+						used[[2]int{j, k}] = true
+						continue next
+					}
+				}
+			}
+			chain[i].Anomalies = append(chain[i].Anomalies, watch.JournalAnomaly{Kind: a.Kind, Partition: a.Partition, Before: a.Before, After: a.After, Detail: a.Detail})
+		}
+	}
+}
+
 // HistoryTarget is the state a restore plans for one group.
 type HistoryTarget struct {
 	Group string
@@ -208,12 +245,14 @@ type HistoryTarget struct {
 	// Point is the history point whose state is restored.
 	Point   watch.HistoryPoint
 	Offsets map[string]int64
-	// Anomaly is the anomaly the restore undoes (before-anomaly only), and
-	// Later the anomalies recorded after it.
-	Anomaly     *watch.JournalAnomaly
-	AnomalyTime time.Time
-	Later       int
-	Notes       []string
+	// Anomaly is the first anomaly of the incident the restore undoes
+	// (before-anomaly only), Later the count of the incident's other
+	// anomalies, and EarlierIncidents the incidents before it, left alone.
+	Anomaly          *watch.JournalAnomaly
+	AnomalyTime      time.Time
+	Later            int
+	EarlierIncidents int
+	Notes            []string
 }
 
 // TargetAt is the group's state at t: the last point at or before t.
@@ -253,35 +292,54 @@ func target(h GroupHistory, idx int, at time.Time) (HistoryTarget, error) {
 	return ht, nil
 }
 
-// TargetBeforeAnomaly is the group's state right before the first anomaly
-// recorded at or after since (zero: the whole history).
+// TargetBeforeAnomaly is the group's last good state before the most
+// recent incident recorded at or after since (zero: the whole history).
+//
+// An incident is a run of consecutive history points that each carry an
+// anomaly, with no good (anomaly-free) observation between them: a chain
+// of rewinds, or a rewind followed by a wipe before the group committed
+// again cleanly, is one incident, and the restore goes back to the point
+// just before its first anomaly. Earlier incidents (one already restored,
+// typically) are left alone: the restore does not send the group back past
+// the good states recorded since them. --history-since only narrows which
+// anomalies count; to go back further, name the moment (--to-history).
 func TargetBeforeAnomaly(h GroupHistory, since time.Time) (HistoryTarget, error) {
-	first := -1
-	later := 0
-	for i, p := range h.Points {
-		if len(p.Anomalies) == 0 || (!since.IsZero() && p.Time.Before(since)) {
-			continue
-		}
-		if first < 0 {
-			first = i
-			later = len(p.Anomalies) - 1
-		} else {
-			later += len(p.Anomalies)
+	bad := func(i int) bool {
+		p := h.Points[i]
+		return len(p.Anomalies) > 0 && (since.IsZero() || !p.Time.Before(since))
+	}
+	last := -1
+	for i := range h.Points {
+		if bad(i) {
+			last = i
 		}
 	}
-	if first < 0 {
+	if last < 0 {
 		return HistoryTarget{}, fmt.Errorf("group '%s': no anomaly recorded%s: name the moment with --to-history TIME", volume.DisplayName(h.Group), sinceText(since))
 	}
-	if first == 0 {
-		return HistoryTarget{}, fmt.Errorf("group '%s': the first anomaly (%s at %s) is the first point of the history: the state before it is not known", volume.DisplayName(h.Group), h.Points[0].Anomalies[0].Kind, h.Points[0].Time.UTC().Format(time.RFC3339Nano))
+	first := last
+	for first > 0 && bad(first-1) {
+		first--
 	}
-	bad := h.Points[first]
+	later := -1
+	for i := first; i <= last; i++ {
+		later += len(h.Points[i].Anomalies)
+	}
+	earlier := 0
+	for i := 0; i < first; i++ {
+		if bad(i) && (i == 0 || !bad(i-1)) {
+			earlier++
+		}
+	}
+	if first == 0 {
+		return HistoryTarget{}, fmt.Errorf("group '%s': the latest incident (%s at %s) starts at the first point of the history: the state before it is not known", volume.DisplayName(h.Group), h.Points[0].Anomalies[0].Kind, h.Points[0].Time.UTC().Format(time.RFC3339Nano))
+	}
 	ht, err := target(h, first-1, h.Points[first-1].Time)
 	if err != nil {
 		return ht, err
 	}
-	a := bad.Anomalies[0]
-	ht.Anomaly, ht.AnomalyTime, ht.Later = &a, bad.Time, later
+	a := h.Points[first].Anomalies[0]
+	ht.Anomaly, ht.AnomalyTime, ht.Later, ht.EarlierIncidents = &a, h.Points[first].Time, later, earlier
 	return ht, nil
 }
 

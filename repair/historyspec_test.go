@@ -48,21 +48,53 @@ func TestTargetAt(t *testing.T) {
 
 func TestTargetBeforeAnomaly(t *testing.T) {
 	h := history()
+	// The latest incident is the wipe at 40: the state before it (at 30),
+	// not the state before the rewind at 20, which was followed by a good
+	// commit (the group had recovered, or was restored).
 	tg, err := TargetBeforeAnomaly(h, time.Time{})
-	if err != nil || tg.Offsets["orders/1"] != 20 || tg.Anomaly.Kind != "REWIND" || tg.Later != 1 {
+	if err != nil || tg.Offsets["orders/1"] != 6 || tg.Anomaly.Kind != "VANISHED" || tg.Later != 0 || tg.EarlierIncidents != 1 {
 		t.Errorf("%+v %v", tg, err)
 	}
-	// Since after the rewind: the state before the wipe.
-	tg, err = TargetBeforeAnomaly(h, h0.Add(25*time.Second))
-	if err != nil || tg.Offsets["orders/1"] != 6 || tg.Anomaly.Kind != "VANISHED" || tg.Later != 0 {
+	// Since before the rewind: the same answer.
+	tg, err = TargetBeforeAnomaly(h, h0.Add(15*time.Second))
+	if err != nil || tg.Offsets["orders/1"] != 6 || tg.Anomaly.Kind != "VANISHED" {
+		t.Errorf("%+v %v", tg, err)
+	}
+	// Since before the rewind, history until before the wipe: the rewind.
+	h2 := history()
+	h2.Points = h2.Points[:4]
+	tg, err = TargetBeforeAnomaly(h2, time.Time{})
+	if err != nil || tg.Offsets["orders/1"] != 20 || tg.Anomaly.Kind != "REWIND" || tg.EarlierIncidents != 0 {
 		t.Errorf("%+v %v", tg, err)
 	}
 	if _, err := TargetBeforeAnomaly(h, h0.Add(time.Minute)); err == nil || !strings.Contains(err.Error(), "no anomaly") {
 		t.Errorf("no anomaly: %v", err)
 	}
-	h.Points = h.Points[2:]
+	h.Points = h.Points[4:]
 	if _, err := TargetBeforeAnomaly(h, time.Time{}); err == nil || !strings.Contains(err.Error(), "first point") {
 		t.Errorf("anomaly first: %v", err)
+	}
+}
+
+// Anomalies with no good observation between them are one incident: the
+// restore goes back to before the first of them.
+func TestTargetBeforeAnomalyOneIncident(t *testing.T) {
+	h := GroupHistory{Group: "app", Points: []watch.HistoryPoint{
+		pt(0, map[string]int64{"orders/0": 10, "orders/1": 10}),
+		pt(10, map[string]int64{"orders/0": 3, "orders/1": 10}, "REWIND:orders/0"),
+		pt(20, map[string]int64{"orders/0": 20, "orders/1": 20}),
+		pt(30, map[string]int64{"orders/0": 20, "orders/1": 19}, "REWIND:orders/1"),
+		pt(40, map[string]int64{"orders/0": 20, "orders/1": 18}, "REWIND:orders/1"),
+		pt(50, map[string]int64{"orders/0": 20}, "VANISHED:orders/1", "EMPTIED:"),
+	}}
+	tg, err := TargetBeforeAnomaly(h, time.Time{})
+	if err != nil || tg.Offsets["orders/1"] != 20 || !tg.Point.Time.Equal(h0.Add(20*time.Second)) || tg.Anomaly.Kind != "REWIND" || !tg.AnomalyTime.Equal(h0.Add(30*time.Second)) || tg.Later != 3 || tg.EarlierIncidents != 1 {
+		t.Errorf("%+v %v", tg, err)
+	}
+	// Since inside the incident: only the anomalies from then on count.
+	tg, err = TargetBeforeAnomaly(h, h0.Add(35*time.Second))
+	if err != nil || tg.Offsets["orders/1"] != 19 || tg.Later != 2 {
+		t.Errorf("since inside: %+v %v", tg, err)
 	}
 }
 
@@ -130,5 +162,27 @@ func TestListBackupsAndHistory(t *testing.T) {
 	}
 	if tg, err := TargetAt(hb, h0.Add(-time.Hour)); err != nil || tg.Offsets["orders/0"] != 1 {
 		t.Errorf("bounded load before the rewrites: %+v %v", tg, err)
+	}
+}
+
+// A rewind both the journal and the backups saw is counted once (the
+// journal's); one only the backups saw is marked on the backup point.
+func TestMarkBackupAnomaliesNoDoubleCount(t *testing.T) {
+	chain := []watch.HistoryPoint{
+		pt(0, map[string]int64{"orders/0": 10}),
+		pt(10, map[string]int64{"orders/0": 4}),
+		pt(20, map[string]int64{"orders/0": 2}),
+	}
+	for i := range chain {
+		chain[i].Source, chain[i].Anomalies = "backup", []watch.JournalAnomaly{}
+	}
+	journal := []watch.HistoryPoint{pt(11, map[string]int64{"orders/0": 4})}
+	journal[0].Anomalies = []watch.JournalAnomaly{{Kind: "REWIND", Partition: "orders/0", Before: 10, After: 4}}
+	markBackupAnomalies(chain, journal, "app", false)
+	if len(chain[1].Anomalies) != 0 {
+		t.Errorf("the journal's rewind counted again on the backup point: %+v", chain[1].Anomalies)
+	}
+	if a := chain[2].Anomalies; len(a) != 1 || a[0].Kind != "REWIND" || a[0].Before != 4 || a[0].After != 2 {
+		t.Errorf("the rewind only the backups saw: %+v", a)
 	}
 }

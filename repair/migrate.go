@@ -88,6 +88,10 @@ func CheckMigrationTarget(g volume.Generation) error {
 	return &MigrateUsageError{"--to is required: kaasctl migrates to 0.2.18 (--to 0.2.18)"}
 }
 
+// DryRunRunDir stands for the quarantine run dir in a dry-run's paths: the
+// real run names it <UTC time>-<random suffix> when it writes.
+const DryRunRunDir = "<time>-<random>"
+
 // MigrateVolume moves a Go-generation volume's live offsets dir
 // (DATA/__consumer_offsets) into the cluster dir (CD/__consumer_offsets),
 // where Rust 0.2.16+ brokers read them: an explicit upgrade step, never a
@@ -109,6 +113,11 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	l = l.WithGeneration()
 	gi := l.Gen
 	stamp := opts.Now.UTC().Format("20060102T150405Z") + "-" + safefs.RandomSuffix()
+	if !opts.Execute {
+		// The run's dir is named when it runs (the time then and a random
+		// suffix): a dry-run names its form, not a dir that will not exist.
+		stamp = DryRunRunDir
+	}
 	rep := &MigrateReport{DryRun: !opts.Execute, Generation: gi, To: opts.To.String(), Actions: []RepairAction{},
 		Source: l.DataOffsetsPath(), Target: l.OffsetsPath()}
 	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, "data-dir", volume.OffsetsDir)

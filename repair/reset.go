@@ -130,6 +130,11 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	for _, g := range opts.Groups {
 		gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: append([]string{}, specWarns...)}
 		if p, err := GroupFilePath(in.Layout, g); err != nil {
+			// The plan names the group: the reason alone.
+			var gpe *GroupPathError
+			if errors.As(err, &gpe) {
+				err = gpe.Err
+			}
 			gp.Error = err.Error()
 		} else {
 			gp.Path, gp.pol, gp.root = p, in.Policy, VolumeRoot(in.Layout, p)

@@ -103,6 +103,9 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 	}
 	l = l.WithGeneration()
 	stamp := opts.Now.UTC().Format("20060102T150405Z") + "-" + safefs.RandomSuffix()
+	if !opts.Execute {
+		stamp = DryRunRunDir // named when the real run writes
+	}
 	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}, Generation: l.Gen}
 	qpath := func(p string) string {
 		if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {

@@ -4,10 +4,12 @@
 #   runbooks/restore-group.sh GROUP JOURNAL_DIR [TIME]
 #
 # JOURNAL_DIR is what 'kaasctl watch --offsets --journal JOURNAL_DIR' has
-# been recording. Without TIME the group goes back to its state right
-# before the first anomaly the journal holds (REWIND: a stale commit moved
-# an offset back; VANISHED: a partial rewrite dropped partitions); with
-# TIME, to its state at that moment. The three kaasctl commands it runs:
+# been recording. Without TIME the group goes back to its last good state
+# before the most recent incident the journal holds (REWIND: a stale commit
+# moved an offset back; VANISHED: a partial rewrite dropped partitions;
+# anomalies with no good commit between them are one incident). An earlier
+# incident, already restored, is left alone. With TIME, the group goes back
+# to its state at that moment. The three kaasctl commands it runs:
 #
 #   1. kaasctl offsets history GROUP --journal JOURNAL_DIR             (find when)
 #   2. kaasctl offsets reset --group GROUP --to-history-before-anomaly --journal JOURNAL_DIR
@@ -41,7 +43,7 @@ if [ -z "$when" ]; then
     exit 0
   fi
   spec=(--to-history-before-anomaly)
-  say "   $count anomalies; the first: $(printf '%s' "$history" | jq -r '.anomalies[0] | "\(.kind) \(.partition // "") at \(.time)"')"
+  say "   $count anomalies; the latest: $(printf '%s' "$history" | jq -r '.anomalies[-1] | "\(.kind) \(.partition // "") at \(.time)"') (restoring the state before the incident it ends)"
 else
   spec=(--to-history "$when")
 fi

@@ -15,7 +15,10 @@ import (
 
 // TestRestoreGroup: watch --offsets records a group's offsets while a stale
 // commit rewinds one partition and a partial rewrite drops another; the
-// runbook finds both, restores the last good state and verifies it.
+// runbook finds both, restores the last good state and verifies it. Then
+// the group progresses and a second stale commit rewinds it: the runbook
+// restores the state just before that new incident, not the one before the
+// first (which would make the group re-process everything since).
 func TestRestoreGroup(t *testing.T) {
 	bin := tools(t)
 	s := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 3}}})
@@ -31,7 +34,7 @@ func TestRestoreGroup(t *testing.T) {
 	data := s.Layout().DataDir
 	journal := filepath.Join(t.TempDir(), "journal")
 	w := exec.CommandContext(ctx, bin, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--poll-interval", "50ms",
-		"--anomalies-only", "--count", "2", "--timeout", "60s", "-q", "-o", "jsonl")
+		"--anomalies-only", "--count", "3", "--timeout", "60s", "-q", "-o", "jsonl")
 	var wout strings.Builder
 	w.Stdout = &wout
 	if err := w.Start(); err != nil {
@@ -61,12 +64,7 @@ func TestRestoreGroup(t *testing.T) {
 	if err := s.Commit(ctx, "app", map[string]map[int32]int64{"orders": {0: 8}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Wait(); err != nil {
-		t.Fatalf("watch: %v\n%s", err, wout.String())
-	}
-	if !strings.Contains(wout.String(), `"kind":"REWIND"`) || !strings.Contains(wout.String(), `"kind":"VANISHED"`) {
-		t.Errorf("watch --anomalies-only printed:\n%s", wout.String())
-	}
+	waitState("wipe", func(o map[string]int64) bool { _, ok := o["orders/2"]; return !ok })
 
 	dir := t.TempDir()
 	t.Setenv("RUNBOOK_DIR", dir)
@@ -97,6 +95,31 @@ func TestRestoreGroup(t *testing.T) {
 	if rb, err := os.ReadFile(filepath.Join(dir, "rollback.csv")); err != nil || !strings.Contains(string(rb), "orders,0,8") {
 		t.Errorf("rollback.csv: %s %v", rb, err)
 	}
+
+	// The group goes on (all read), then a second stale commit rewinds orders/0.
+	waitState("the restore", func(o map[string]int64) bool { return o["orders/2"] == 10 })
+	if err := s.Commit(ctx, "app", map[string]map[int32]int64{"orders": {0: 10, 1: 10, 2: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	waitState("progress", func(o map[string]int64) bool { return o["orders/0"] == 10 && o["orders/1"] == 10 })
+	if err := s.Commit(ctx, "app", map[string]map[int32]int64{"orders": {0: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Wait(); err != nil {
+		t.Fatalf("watch: %v\n%s", err, wout.String())
+	}
+	if strings.Count(wout.String(), `"kind":"REWIND"`) != 2 || !strings.Contains(wout.String(), `"kind":"VANISHED"`) {
+		t.Errorf("watch --anomalies-only printed:\n%s", wout.String())
+	}
+	r = run(t, "--data-dir "+data+" -b "+strings.Join(s.Bootstrap(), ",")+" -q", "restore-group.sh", "app", journal)
+	if r.code != 0 {
+		t.Fatalf("second restore: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	got, _ = s.CommittedOffsets("app")
+	if got["orders/0"] != 10 || got["orders/1"] != 10 || got["orders/2"] != 10 || len(got) != 3 {
+		t.Errorf("after the second restore the file holds %v (want the state before the latest rewind: 10, 10, 10)", got)
+	}
+
 	if r := run(t, "--data-dir "+data+" -q", "restore-group.sh", "app"); r.code != 2 {
 		t.Errorf("usage: exit %d", r.code)
 	}

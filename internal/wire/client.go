@@ -191,6 +191,11 @@ type BrokerError struct {
 	Reason string // connection refused, the broker's certificate is not trusted, ...
 	Fix    string // what to change, or ""
 	Err    error
+	// Silent: the broker accepted the connection (the dial succeeded) and
+	// then did not answer within the timeout (hung, overloaded, or a TLS
+	// port waiting for a handshake), as opposed to one that cannot be
+	// reached at all.
+	Silent bool
 }
 
 // cause is the stage, reason and detail without the broker.

@@ -376,6 +376,7 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		be.Reason = fmt.Sprintf("no answer within %s (timeout)", ci.Timeout)
 		be.Err = nil
+		be.Silent = st != StageDial
 		switch st {
 		case StageDial:
 			be.Fix = fixReachability + " (a firewall or a wrong host can swallow the connection)"

@@ -60,6 +60,10 @@ type Input struct {
 	// CommandConfig is a Kafka client properties file (--command-config):
 	// its settings rank just below the flags.
 	CommandConfig *CommandConfig
+	// ProfileArg is a profile named as a command's argument (config show
+	// NAME, config check NAME): it ranks as the --profile flag does and is
+	// reported as coming from the argument.
+	ProfileArg string
 }
 
 func (in Input) getenv(k string) string {
@@ -149,6 +153,8 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 	// Which profile.
 	var prof *Profile
 	switch {
+	case in.ProfileArg != "":
+		s.Profile, s.ProfileSrc = in.ProfileArg, Source{"argument", ""}
 	case in.Flags[KeyProfile] != "":
 		s.Profile, s.ProfileSrc = in.Flags[KeyProfile], Source{"flag", "--profile"}
 	case in.getenv(EnvName(KeyProfile)) != "":
