@@ -100,27 +100,12 @@ func watchCmd(c *cli.Context) error {
 	if c.Bool("offsets") {
 		return watchOffsetsCmd(c, g)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := watchContext(c)
 	defer stop()
-	if d := c.Duration("timeout"); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
 	path := c.String("assignment")
 	var layout volume.Layout
 	if g.HasVolume() {
-		layout, err = g.Layout()
-		if err != nil && !c.Bool("once") && volumeNotThereYet(err) {
-			// The cluster is not created yet: wait for it, as the watch
-			// waits for a missing assignment.json.
-			g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
-			layout, err = waitForVolume(ctx, g, c.Duration("poll-interval"))
-			if err == nil {
-				g.Notef("the volume appeared: cluster dir %s", layout.ClusterDir)
-			}
-		}
-		if err != nil {
+		if layout, err = layoutOrWait(ctx, c, g); err != nil {
 			return err
 		}
 		if path == "" {
@@ -303,6 +288,30 @@ func volumeNotThereYet(err error) bool {
 		return false
 	}
 	return strings.Contains(fe.Problem, "does not exist") || strings.Contains(fe.Problem, "holds neither")
+}
+
+// watchContext ends on Ctrl-C, SIGTERM or after --timeout.
+func watchContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if d := c.Duration("timeout"); d > 0 {
+		tctx, cancel := context.WithTimeout(ctx, d)
+		return tctx, func() { cancel(); stop() }
+	}
+	return ctx, stop
+}
+
+// layoutOrWait resolves the volume; a cluster not created yet is waited
+// for (without --once), as the watch waits for a missing assignment.json
+// (its help promises to retry).
+func layoutOrWait(ctx context.Context, c *cli.Context, g *Globals) (volume.Layout, error) {
+	l, err := g.Layout()
+	if err != nil && !c.Bool("once") && volumeNotThereYet(err) {
+		g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
+		if l, err = waitForVolume(ctx, g, c.Duration("poll-interval")); err == nil {
+			g.Notef("the volume appeared: cluster dir %s", l.ClusterDir)
+		}
+	}
+	return l, err
 }
 
 // waitForVolume resolves the volume every interval until it exists (or

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -164,23 +161,9 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := watchContext(c)
 	defer stop()
-	if d := c.Duration("timeout"); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
-	l, err := g.Layout()
-	if err != nil && !c.Bool("once") && volumeNotThereYet(err) {
-		// The cluster is not created yet: wait for it, as the watch of
-		// assignment.json does (its help promises to retry).
-		g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
-		l, err = waitForVolume(ctx, g, c.Duration("poll-interval"))
-		if err == nil {
-			g.Notef("the volume appeared: cluster dir %s", l.ClusterDir)
-		}
-	}
+	l, err := layoutOrWait(ctx, c, g)
 	if err != nil {
 		return err
 	}
