@@ -247,7 +247,7 @@ func SplitOffsetKey(k string) (string, int32, error) {
 		return "", 0, errors.New("empty topic name")
 	}
 	p, err := strconv.ParseInt(ps, 10, 32)
-	if err != nil || p < 0 || (len(ps) > 1 && ps[0] == '0') || ps[0] == '+' {
+	if err != nil || p < 0 || (len(ps) > 1 && ps[0] == '0') || ps[0] == '+' || ps[0] == '-' {
 		return "", 0, fmt.Errorf("partition %q is not a non-negative 32-bit integer", ps)
 	}
 	return topic, int32(p), nil
