@@ -305,36 +305,9 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 func applyMigration(a *RepairAction, wc *repairCtx) error {
 	switch a.Action {
 	case ActMigrate:
-		if sameFile(a.Path, a.Dest) {
-			return fmt.Errorf("%s and %s are one file; not moved onto itself", a.Path, a.Dest)
-		}
-		cur, err := readState(a.Path, wc.pol.FollowSymlinks)
-		if err != nil || !cur.Same(*a.expect) {
-			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
-		}
-		missing := FileState{Path: a.Dest}
-		if _, err := WriteFileAtomic(a.Dest, a.data, wc.opts(a.Dest, &missing, false)); err != nil {
-			return err
-		}
-		got, err := os.ReadFile(a.Dest)
-		if err != nil {
-			return fmt.Errorf("%s: re-reading after the write: %w", a.Dest, err)
-		}
-		if !bytes.Equal(got, a.data) {
-			return fmt.Errorf("%s: the written file does not match byte for byte; the source is kept at %s", a.Dest, a.Path)
-		}
-		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
-			return fmt.Errorf("%s: the written offsets do not verify; the source is kept at %s", a.Dest, a.Path)
-		}
-		if err := wc.moveAside(a.Path, a.Backup, a.expect); err != nil {
-			return err
-		}
-		return verifyBackup(a.Backup, a.expect.Data)
+		return wc.migrateFile(a, a.data)
 	case ActAlreadyMigrated:
-		if err := wc.moveAside(a.Path, a.Dest, a.expect); err != nil {
-			return err
-		}
-		return verifyBackup(a.Dest, a.expect.Data)
+		return wc.moveAsideVerified(a.Path, a.Dest, a.expect)
 	case ActRemoveDir:
 		ents, err := os.ReadDir(a.Path)
 		if err != nil {
@@ -351,16 +324,4 @@ func applyMigration(a *RepairAction, wc *repairCtx) error {
 		return wc.removeEmptyDir(a.Path)
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
-}
-
-// verifyBackup checks that the moved source file kept its bytes.
-func verifyBackup(path string, want []byte) error {
-	got, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%s: re-reading the backup: %w", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%s: the backup does not match the source byte for byte", path)
-	}
-	return nil
 }

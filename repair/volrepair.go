@@ -483,27 +483,61 @@ func applyRepair(a *RepairAction, wc *repairCtx) error {
 		}
 		return wc.moveAside(a.Path, a.Dest, a.expect)
 	case ActMigrate:
-		missing := FileState{Path: a.Dest}
-		if err := wc.mkdirFor(a.Dest); err != nil {
-			return err
-		}
-		// Re-check the legacy file, then write the current one (refusing
-		// if it appeared meanwhile), then move the legacy one aside.
-		cur, err := readState(a.Path, wc.pol.FollowSymlinks)
-		if err != nil || !cur.Same(*a.expect) {
-			return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
-		}
-		if _, err := WriteFileAtomic(a.Dest, EncodeEnvelope(a.entries), wc.opts(a.Dest, &missing, false)); err != nil {
-			return err
-		}
-		if v := VerifyFile(a.Dest, a.entries); !v.OK() {
-			return fmt.Errorf("%s: the migrated file does not verify", a.Dest)
-		}
-		return wc.moveAside(a.Path, a.Backup, a.expect)
+		return wc.migrateFile(a, EncodeEnvelope(a.entries))
 	case ActRemoveDir:
 		return wc.removeEmptyDir(a.Path)
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
+}
+
+// migrateFile writes data as a.Dest, a group file that must not exist yet,
+// from the file a.Path (re-checked against what was planned), verifies the
+// written file byte for byte and by its offsets, then moves a.Path to
+// a.Backup and verifies that copy. Every read is of regular files only,
+// without following links unless the policy does. Shared by volume
+// repair (0.2.18's leftover legacy dir) and volume migrate.
+func (wc *repairCtx) migrateFile(a *RepairAction, data []byte) error {
+	if sameFile(a.Path, a.Dest) {
+		return fmt.Errorf("%s and %s are one file; not moved onto itself", a.Path, a.Dest)
+	}
+	if err := wc.mkdirFor(a.Dest); err != nil {
+		return err
+	}
+	cur, err := readState(a.Path, wc.pol.FollowSymlinks)
+	if err != nil || !cur.Same(*a.expect) {
+		return fmt.Errorf("%s: %w", a.Path, ErrConcurrentWrite)
+	}
+	missing := FileState{Path: a.Dest}
+	if _, err := WriteFileAtomic(a.Dest, data, wc.opts(a.Dest, &missing, false)); err != nil {
+		return err
+	}
+	got, err := readState(a.Dest, wc.pol.FollowSymlinks)
+	if err != nil {
+		return fmt.Errorf("%s: re-reading after the write: %w", a.Dest, err)
+	}
+	if !bytes.Equal(got.Data, data) {
+		return fmt.Errorf("%s: the written file does not match byte for byte; the source is kept at %s", a.Dest, a.Path)
+	}
+	if v := verifyFile(a.Dest, a.entries, wc.pol.FollowSymlinks); !v.OK() {
+		return fmt.Errorf("%s: the written offsets do not verify; the source is kept at %s", a.Dest, a.Path)
+	}
+	return wc.moveAsideVerified(a.Path, a.Backup, a.expect)
+}
+
+// moveAsideVerified is moveAside, then a re-read of the moved copy, which
+// must hold the planned bytes.
+func (wc *repairCtx) moveAsideVerified(src, dst string, expect *FileState) error {
+	if err := wc.moveAside(src, dst, expect); err != nil {
+		return err
+	}
+	got, err := readState(dst, false)
+	if err != nil {
+		return fmt.Errorf("%s: re-reading the moved copy: %w", dst, err)
+	}
+	if !bytes.Equal(got.Data, expect.Data) {
+		return fmt.Errorf("%s: the moved copy does not match the source byte for byte", dst)
+	}
+	return nil
 }
 
 // removeEmptyDir removes an empty directory of the volume, reached
