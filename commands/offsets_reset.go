@@ -269,7 +269,11 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 	}
 	slices.Sort(out)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", l.OffsetsPath())
+		dir, derr := l.LiveOffsetsDir()
+		if derr != nil {
+			dir = l.OffsetsPath() + " or " + l.DataOffsetsPath()
+		}
+		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", dir)
 	}
 	return out, nil
 }

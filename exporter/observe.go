@@ -145,10 +145,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		} else {
 			o.Assignment = a
 		}
+		// ScanOffsets gives the live dir of the volume's generation the
+		// role "current" (DATA/__consumer_offsets on Go / Rust ≤ 0.2.15).
 		live := volume.OffsetsCurrent
-		if s.Generation.LiveOffsetsInDataDir() {
-			live = volume.OffsetsLegacy
-		}
 		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time}, func(it *volume.OffsetScanItem) error {
 			o.Findings = append(o.Findings, it.Findings...)
 			if it.Err != nil {
@@ -164,7 +163,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			return nil
 		})
 		if err != nil {
-			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: l.OffsetsPath(), Message: err.Error()})
+			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: offsetsDirName(l), Message: err.Error()})
 		}
 		o.Findings = append(o.Findings, sr.Findings...)
 	}
@@ -407,4 +406,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// offsetsDirName is the live offsets dir of the volume's generation, or
+// the cluster dir's when the generation cannot tell.
+func offsetsDirName(l volume.Layout) string {
+	if d, err := l.LiveOffsetsDir(); err == nil {
+		return d
+	}
+	return l.OffsetsPath()
 }

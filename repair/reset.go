@@ -142,10 +142,12 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			if err == nil && !gf.State.Exists {
 				// A group whose offsets live only in the legacy layout:
 				// writing a current file now would shadow them for good.
-				if leg := in.Layout.LegacyOffsetsPath(); leg != "" {
+				// LegacyOffsetsPath is set on Rust 0.2.18 only.
+				l := in.Layout.WithGeneration()
+				if leg := l.LegacyOffsetsPath(); leg != "" {
 					lp := filepath.Join(leg, g+".json")
-					if _, serr := os.Stat(lp); serr == nil {
-						err = fmt.Errorf("the group's offsets are only in the legacy file %s, which kaas no longer reads; run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp)
+					if _, serr := os.Lstat(lp); serr == nil {
+						err = fmt.Errorf("the group's offsets are only in the legacy file %s, which Rust 0.2.18 brokers no longer read (%s); run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp, l.Gen.Assumes())
 					}
 				}
 			}
