@@ -211,6 +211,10 @@ func TestExporterMemorySoak(t *testing.T) {
 		step(i)
 	}
 	end := heap()
+	// The exporter and its fixture must still be alive when the verdict is
+	// taken: otherwise the last GC collects them and end measures nothing.
+	runtime.KeepAlive(e)
+	runtime.KeepAlive(f)
 	base := samples[0]
 	for _, h := range samples[:max(1, len(samples)/2)] {
 		base = min(base, h)
