@@ -154,6 +154,7 @@ type restartSim struct {
 	// hash[d+1][g] / place[d+1][g]: with broker d down (d = -1: none).
 	hash, place [][]int8
 	scored      []int // groups with members
+	sh, sp      [][]int8 // hash and place rows of the scored groups only
 	ctrl        int   // controller index, -1 none
 	drop        bool
 }
@@ -231,6 +232,15 @@ func newRestartSim(in RestartInput) (*restartSim, error) {
 		m.init = append(m.init, st)
 		if grp.Members {
 			m.scored = append(m.scored, g)
+		}
+	}
+	m.sh = make([][]int8, n+1)
+	m.sp = make([][]int8, n+1)
+	for d := 0; d <= n; d++ {
+		m.sh[d] = make([]int8, len(m.scored))
+		m.sp[d] = make([]int8, len(m.scored))
+		for i, g := range m.scored {
+			m.sh[d][i], m.sp[d][i] = m.hash[d][g], m.place[d][g]
 		}
 	}
 	return m, nil
@@ -316,35 +326,57 @@ func (s *RestartScore) add(c stepCost) {
 	s.Failovers += c.failovers
 }
 
-// step restarts broker b over the scored groups' states (in place).
+// step restarts broker b over the scored groups' states (in place). It is
+// the search's inner loop: the same rules as next, over the scored groups'
+// own rows (every scored group has members, so a move keeps it loaded).
 func (m *restartSim) step(st []gstate, ctrl *int, b int) stepCost {
 	var c stepCost
-	for _, stop := range []bool{true, false} {
+	b8 := int8(b)
+	for phase := 0; phase < 2; phase++ {
+		stop := phase == 0
 		nc, written, failover := m.event(*ctrl, b, stop)
 		*ctrl = nc
 		if failover {
 			c.failovers++
 		}
-		down := -1
+		down, row := int8(-1), 0
 		if stop {
-			down = b
+			down, row = b8, b+1
 		}
-		for i, g := range m.scored {
-			x := st[i]
-			if stop && int(x.coord) == b {
+		hrow, prow := m.sh[row], m.sp[row]
+		keep := !(failover && m.drop)
+		for i := range st {
+			x := &st[i]
+			if stop && x.coord == b8 {
 				c.without++
 			}
 			if !written {
 				continue
 			}
-			y := m.next(g, x, down, failover && m.drop)
-			if y.moves != x.moves {
+			ne := int8(-1)
+			if keep && x.loaded && x.coord >= 0 && x.coord != down {
+				if x.entry >= 0 && x.entry != down {
+					ne = x.entry
+				} else {
+					ne = prow[i]
+				}
+			}
+			co := ne
+			if co < 0 {
+				co = hrow[i]
+			}
+			x.entry = ne
+			if co != x.coord {
+				x.coord = co
+				x.loaded = true
+				if x.moves < 255 {
+					x.moves++
+				}
 				c.moves++
-				if y.moves == 2 {
+				if x.moves == 2 {
 					c.twice++
 				}
 			}
-			st[i] = y
 		}
 	}
 	return c
@@ -496,6 +528,10 @@ func (m *restartSim) heuristic(worst bool) ([]int, RestartScore, int64) {
 		m.step(st, &ctrl, m.listed[pick])
 	}
 	score := m.scoreOrder(order)
+	// Never worse than the listed order.
+	if s := m.scoreOrder(m.listed); better(s, score) {
+		order, score = slices.Clone(m.listed), s
+	}
 	// Pairwise swaps while one improves (at most n passes).
 	for pass := 0; pass < n; pass++ {
 		improved := false

@@ -2,7 +2,10 @@ package inspect
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -73,4 +76,99 @@ func NextController(alive []string) string {
 		}
 	}
 	return best
+}
+
+// ClusterState is what the controller's next version starts from: the
+// last version's alive brokers, controller and entries, and which groups
+// are in memory on their coordinator (Loaded) and have members.
+type ClusterState struct {
+	Alive      []string
+	Controller string
+	Entries    map[string]string // winning entry per group
+	Loaded     map[string]bool
+	Members    map[string]bool
+}
+
+// VersionOutcome is the predicted next version.
+type VersionOutcome struct {
+	Written      bool // false: no broker alive, no controller, the file stays
+	Alive        []string
+	Controller   string
+	Failover     bool
+	Entries      map[string]string
+	Coordinators map[string]string // every asked group ("" none)
+}
+
+// Coordinators is every group's coordinator under the state's version.
+func (st ClusterState) Coordinators(groups []string) map[string]string {
+	bs := make([]grouphash.Broker, len(st.Alive))
+	for i, id := range st.Alive {
+		bs[i] = grouphash.Broker{ID: id, Health: grouphash.HealthAlive}
+	}
+	ring := grouphash.NewRing(bs)
+	out := make(map[string]string, len(groups))
+	for _, g := range groups {
+		e, ok := st.Entries[g]
+		out[g] = ring.ResolveGroup(g, ok, e).Coordinator
+	}
+	return out
+}
+
+// PredictVersion is the controller's next version when the alive set
+// becomes alive: the same rules as the restart plan, one version at a time
+// from any state (plan restart --follow predicts each version from the one
+// actually written before it).
+func PredictVersion(st ClusterState, alive []string, groups []string, fm FailoverModel, placement string) VersionOutcome {
+	alive = slices.Clone(alive)
+	slices.Sort(alive)
+	before := st.Coordinators(groups)
+	out := VersionOutcome{Alive: alive, Entries: map[string]string{}, Coordinators: map[string]string{}}
+	if len(alive) == 0 {
+		out.Controller, out.Coordinators = "", before
+		return out
+	}
+	out.Written = true
+	out.Controller = st.Controller
+	if !slices.Contains(alive, st.Controller) {
+		out.Failover, out.Controller = true, NextController(alive)
+	}
+	drop := out.Failover && fm == FailoverDrop
+	bs := make([]grouphash.Broker, len(alive))
+	for i, id := range alive {
+		bs[i] = grouphash.Broker{ID: id, Health: grouphash.HealthAlive}
+	}
+	ring := grouphash.NewRing(bs)
+	for _, g := range groups {
+		active := st.Loaded[g] && slices.Contains(alive, before[g])
+		if active && !drop {
+			if e, ok := st.Entries[g]; ok && slices.Contains(alive, e) {
+				out.Entries[g] = e
+			} else if placement == "hash" {
+				out.Entries[g] = ring.Pick(g).Coordinator
+			} else {
+				out.Entries[g] = grouphash.Rendezvous(g, alive)
+			}
+		}
+		e, ok := out.Entries[g]
+		out.Coordinators[g] = ring.ResolveGroup(g, ok, e).Coordinator
+	}
+	return out
+}
+
+// Advance is the state once a version (predicted or read) is applied:
+// groups that moved are loaded again only if they have members.
+func (st ClusterState) Advance(groups []string, alive []string, controller string, entries map[string]string) ClusterState {
+	before := st.Coordinators(groups)
+	next := ClusterState{Alive: slices.Clone(alive), Controller: controller, Entries: entries,
+		Loaded: maps.Clone(st.Loaded), Members: st.Members}
+	if next.Loaded == nil {
+		next.Loaded = map[string]bool{}
+	}
+	after := next.Coordinators(groups)
+	for _, g := range groups {
+		if before[g] != after[g] {
+			next.Loaded[g] = st.Members[g]
+		}
+	}
+	return next
 }
