@@ -153,9 +153,9 @@ type restartSim struct {
 	init    []gstate
 	// hash[d+1][g] / place[d+1][g]: with broker d down (d = -1: none).
 	hash, place [][]int8
-	scored      []int // groups with members
+	scored      []int    // groups with members
 	sh, sp      [][]int8 // hash and place rows of the scored groups only
-	ctrl        int   // controller index, -1 none
+	ctrl        int      // controller index, -1 none
 	drop        bool
 }
 
