@@ -244,19 +244,6 @@ func restartRows(p *inspect.RestartPlan) []restartRow {
 	return rows
 }
 
-// splitList splits comma-separated values of a repeated flag.
-func splitList(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
 func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData, all bool) error {
 	w := p.Out
 	pl := v.RestartPlan
