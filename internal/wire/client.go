@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,12 +142,16 @@ func (c *Client) WithTimeout(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, c.Timeout())
 }
 
+// maxPEMBytes bounds a CA bundle, certificate or key file (a system CA
+// bundle is a few hundred KiB).
+const maxPEMBytes = 16 << 20
+
 func buildTLS(t TLSSettings) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify, ServerName: t.ServerName}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := readUserFile("TLS CA file", t.CAFile, maxPEMBytes)
 		if err != nil {
-			return nil, fmt.Errorf("TLS CA file %s: %v", t.CAFile, unwrapPathErr(err))
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -157,7 +160,15 @@ func buildTLS(t TLSSettings) (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		certPEM, err := readUserFile("TLS client certificate", t.CertFile, maxPEMBytes)
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := readUserFile("TLS client key", t.KeyFile, maxPEMBytes)
+		if err != nil {
+			return nil, err
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("TLS client certificate %s / key %s: %v", t.CertFile, t.KeyFile, unwrapPathErr(err))
 		}
