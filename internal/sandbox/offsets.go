@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/volume"
 
 	"bytes"
 	"encoding/json"
@@ -295,7 +296,7 @@ func validTopicName(n string) error {
 			return fmt.Errorf("invalid topic name %q: only letters, digits, '.', '_' and '-'", n)
 		}
 	}
-	if n == "__cluster" || n == "__consumer_offsets" {
+	if volume.ReservedTopicName(n) {
 		return fmt.Errorf("invalid topic name %q: reserved by kaas", n)
 	}
 	return nil
