@@ -490,3 +490,15 @@ func Fchown(f *os.File, uid, gid uint32) error {
 	}
 	return f.Chown(int(uid), int(gid))
 }
+
+// Open opens a regular file inside the volume for positioned reads (the
+// segment reader): the last component is never followed and special
+// files are refused, like ReadInto; the caller closes it and bounds its
+// own reads.
+func Open(path string) (*os.File, Info, error) {
+	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, false)
+	if err != nil {
+		return nil, info, err
+	}
+	return os.NewFile(uintptr(fd), path), info, nil
+}

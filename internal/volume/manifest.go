@@ -74,10 +74,11 @@ func ParseManifest(path, topic string, partition int32, data []byte) (*Manifest,
 // ManifestPath is DATA/<topic>/<partition>/manifest.json, or "" when the
 // data dir is unknown or the topic name would leave the data dir.
 func (l Layout) ManifestPath(topic string, partition int32) string {
-	if l.DataDir == "" || !safeComponent(topic) {
+	d := l.PartitionDir(topic, partition)
+	if d == "" {
 		return ""
 	}
-	return filepath.Join(l.DataDir, topic, strconv.Itoa(int(partition)), ManifestFile)
+	return filepath.Join(d, ManifestFile)
 }
 
 func safeComponent(s string) bool {
