@@ -322,7 +322,7 @@ func New(opts Options) (*Sandbox, error) {
 
 	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()
-	s.manifests = newManifestWriter(dataDir)
+	s.manifests = newManifestWriter(layout)
 
 	for i := 0; i < opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}

@@ -98,6 +98,9 @@ type GenerationSpec struct {
 	// ClusterSubdir is the cluster dir below the data dir when none is
 	// given (KAAS_CLUSTER_DIR unset).
 	ClusterSubdir string
+	// Partitions is the root of the partition dirs (<topic>/<partition>
+	// below it, holding manifest.json and the segments).
+	Partitions Root
 	// TxnState, ProducerFences, MarkerQueue and ProducerIDs are the
 	// transaction dirs.
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
@@ -173,7 +176,7 @@ var generationSpecs = []GenerationSpec{
 func init() {
 	for i := range generationSpecs {
 		s := &generationSpecs[i]
-		s.ClusterSubdir = ClusterSubdir
+		s.ClusterSubdir, s.Partitions = ClusterSubdir, RootData
 		s.TxnState, s.ProducerFences, s.MarkerQueue, s.ProducerIDs = locTxnState, locProducerFences, locMarkerQueue, locProducerIDs
 	}
 }

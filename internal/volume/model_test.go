@@ -61,6 +61,9 @@ func TestVolumeModelPerGeneration(t *testing.T) {
 		if !ok || s.PlainMapIsOffsets != c.plainMap || c.gen.PlainMapIsOffsets() != c.plainMap || s.Failover.KeepsEntries != c.keeps || s.Failover.Source == "" || s.Failover.Summary == "" {
 			t.Errorf("%s: spec %+v", c.gen, s)
 		}
+		if l.PartitionDir("orders", 3) != filepath.Join(data, "orders", "3") || l.PartitionDir(ClusterSubdir, 0) != "" {
+			t.Errorf("%s: partition dir %q", c.gen, l.PartitionDir("orders", 3))
+		}
 		if l.TxnStatePath() != filepath.Join(cd, TxnStateDir) || l.FencesPath() != filepath.Join(cd, FencesDir) {
 			t.Errorf("%s: txn dirs %s %s", c.gen, l.TxnStatePath(), l.FencesPath())
 		}
@@ -149,7 +152,8 @@ func TestNoVolumePathsOutsideVolume(t *testing.T) {
 			literals[strconv.Quote(d.Loc.Rel)] = true
 		}
 	}
-	selectors := map[string]bool{"OffsetsDir": true, "ClusterSubdir": true, "TxnStateDir": true, "FencesDir": true, "MarkerQueueDir": true, "ProducerIDsDir": true, "OffsetsPath": true, "DataOffsetsPath": true}
+	literals[strconv.Quote(ManifestFile)] = true
+	selectors := map[string]bool{"OffsetsDir": true, "ClusterSubdir": true, "TxnStateDir": true, "FencesDir": true, "MarkerQueueDir": true, "ProducerIDsDir": true, "OffsetsPath": true, "DataOffsetsPath": true, "ManifestFile": true}
 	checked := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
