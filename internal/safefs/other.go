@@ -50,6 +50,23 @@ func read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	return data, infoOf(fi), nil
 }
 
+// OpenFollow opens a regular file the user named (see the unix version;
+// here the check is a stat before the open).
+func OpenFollow(path string) (*os.File, Info, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if k := Kind(fi.Mode()); k != "" {
+		return nil, Info{}, &KindError{Path: path, Kind: k}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	return f, infoOf(fi), nil
+}
+
 // ReadInto reads a regular file inside the volume (see the unix version).
 func ReadInto(path string, buf []byte) ([]byte, []byte, error) {
 	data, _, err := read(path, false, 0)
