@@ -50,8 +50,6 @@ type SegmentFile struct {
 	Log           string `json:"log"`
 	// Index is the matching .index path (it may not exist).
 	Index string `json:"index"`
-	// Size of the .log file when listed.
-	Size int64 `json:"size"`
 }
 
 // SegmentListing is what a partition dir holds, as kaas lists it.
@@ -137,9 +135,6 @@ func ListSegments(dir string) (SegmentListing, error) {
 		}
 		sf := SegmentFile{Base: base, Epoch: epoch, EpochPrefixed: prefixed, Log: filepath.Join(dir, name),
 			Index: filepath.Join(dir, strings.TrimSuffix(name, SegmentLogExt)+SegmentIndexExt)}
-		if fi, err := e.Info(); err == nil {
-			sf.Size = fi.Size()
-		}
 		out.Segments = append(out.Segments, sf)
 	}
 	slices.SortFunc(out.Segments, func(a, b SegmentFile) int {
