@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -254,6 +255,9 @@ func iosFrom(c *cli.Context) *IOStreams {
 	}
 	return System()
 }
+
+// Now is the run's clock (IOStreams.Now).
+func (g *Globals) Now() time.Time { return g.IO.now() }
 
 // Progress returns a progress line on stderr for long work: shown only on a
 // terminal, not with --quiet, and only after a second; nil (a no-op) otherwise.

@@ -175,7 +175,7 @@ func runOffsetsHistory(c *cli.Context) error {
 		return exit.UsageErrorf("offsets history takes one GROUP (got %d arguments)", c.NArg())
 	}
 	group := c.Args().First()
-	now := trNow()
+	now := g.Now()
 	since, err := parseWhen("since", c.String("since"), now, g)
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, err
 	if flag == "to-history-before-anomaly" {
 		return repair.Spec{Kind: repair.ToHistoryBeforeAnomaly, Origin: "--to-history-before-anomaly"}, nil
 	}
-	t, err := parseWhen("to-history", c.String(flag), trNow(), g)
+	t, err := parseWhen("to-history", c.String(flag), g.Now(), g)
 	if err != nil {
 		return repair.Spec{}, err
 	}
@@ -40,7 +40,7 @@ func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, err
 // historyResetSpec finds each group's offsets at the moment asked for and
 // returns the from-file spec the one reset path plans and executes.
 func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []string, spec repair.Spec, scopes []repair.TopicScope) (repair.Spec, error) {
-	since, err := parseWhen("history-since", c.String("history-since"), trNow(), g)
+	since, err := parseWhen("history-since", c.String("history-since"), g.Now(), g)
 	if err != nil {
 		return repair.Spec{}, err
 	}

@@ -290,7 +290,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
 		Dir: dir, PollInterval: c.Duration("poll-interval"), PollOnly: c.Bool("poll-only"), Generation: gen,
-		OnEvents: onEvents, Now: trNow, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
+		OnEvents: onEvents, Now: g.Now, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
 		OnReady: func() {
 			if once {
 				cancelCount()

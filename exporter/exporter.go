@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -91,6 +92,7 @@ type Exporter struct {
 	// The last problems logged (each is logged when it changes).
 	lastWireErr, lastAssignErr string
 	lastDropped                int
+	lastInvalid                int
 
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
@@ -179,6 +181,12 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		e.logf("%d of %d matching groups left out by --max-groups (kaas_exporter_groups_dropped); raise it or narrow --group-regex", o.Dropped, o.Matched)
 	}
 	e.lastDropped = o.Dropped
+	if bad := invalidIDs(o); len(bad) != e.lastInvalid {
+		if len(bad) > 0 {
+			e.logf("%s", invalidIDsMessage(bad))
+		}
+		e.lastInvalid = len(bad)
+	}
 	if o.AssignmentErr != e.lastAssignErr {
 		if o.AssignmentErr != "" {
 			e.logf("%s", o.AssignmentErr)
@@ -433,6 +441,26 @@ func (e *Exporter) Handler() http.Handler {
 <p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
 	})
 	return mux
+}
+
+// invalidIDsMessage says which group ids are not UTF-8 and how they are
+// exported (logged when their number changes, not at every refresh).
+func invalidIDsMessage(bad []string) string {
+	const show = 3
+	var ids []string
+	for _, g := range bad[:min(len(bad), show)] {
+		ids = append(ids, base64.StdEncoding.EncodeToString([]byte(g)))
+	}
+	more := ""
+	if len(bad) > show {
+		more = fmt.Sprintf(" and %d more", len(bad)-show)
+	}
+	n := "group id is"
+	if len(bad) > 1 {
+		n = "group ids are"
+	}
+	return fmt.Sprintf("%d %s not valid UTF-8 (base64: %s%s): exported with U+FFFD in the group label and the exact id in group_base64 (kaas_exporter_groups_invalid_utf8)",
+		len(bad), n, strings.Join(ids, ", "), more)
 }
 
 func gzipBytes(b []byte) []byte {

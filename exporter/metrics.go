@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -53,12 +54,24 @@ var (
 	dBrokerRequests = fam(counterType, "kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
 	dGroupsObserved = fam(gaugeType, "kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
 	dGroupsDropped  = fam(gaugeType, "kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
+	dGroupsInvalid  = fam(gaugeType, "kaas_exporter_groups_invalid_utf8", "Groups observed at the last refresh whose id is not valid UTF-8: their group label has U+FFFD for each invalid byte and group_base64 holds the exact id.")
 	dProbes         = fam(counterType, "kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
 	dFollowing      = fam(gaugeType, "kaas_exporter_offsets_following", "1 while the offsets follower follows the live offsets dir (rewinds and vanished partitions are seen as each file changes), 0 when it is off or not running (they are compared between refreshes).")
 	dOffsetChanges  = fam(counterType, "kaas_exporter_offset_file_changes_total", "Changes of offset files the offsets follower saw (commits, rewrites, removals) since the exporter started.")
 	dJournalRecords = fam(counterType, "kaas_exporter_journal_records_total", "Offset file changes recorded in the offsets journal (--journal) since the exporter started.")
 	dJournalErrors  = fam(counterType, "kaas_exporter_journal_errors_total", "Batches of offset file changes the offsets journal (--journal) could not record.")
 )
+
+// invalidIDs lists the observed group ids that are not valid UTF-8.
+func invalidIDs(o *Observation) []string {
+	var out []string
+	for i := range o.Groups {
+		if g := o.Groups[i].Row.Group; !utf8.ValidString(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 func b2f(b bool) float64 {
 	if b {
@@ -258,6 +271,7 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	add(gauge(dLastDuration, o.Duration.Seconds()))
 	add(gauge(dGroupsObserved, float64(len(o.Groups))))
 	add(gauge(dGroupsDropped, float64(o.Dropped)))
+	add(gauge(dGroupsInvalid, float64(len(invalidIDs(o)))))
 	if o.HasBrokers {
 		add(counter(dProbes, float64(c.probes)))
 	}

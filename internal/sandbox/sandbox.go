@@ -108,6 +108,16 @@ const (
 	PlacementHash Placement = "hash"
 )
 
+// Failover chooses the controller-failover behaviour of a kaas generation.
+type Failover string
+
+const (
+	// FailoverReload: the Rust controller (0.2.16 and later).
+	FailoverReload Failover = "reload"
+	// FailoverDrop: the Go flavour.
+	FailoverDrop Failover = "drop"
+)
+
 // Topic is a topic created when the sandbox starts.
 type Topic struct {
 	Name       string
@@ -126,6 +136,11 @@ type Options struct {
 	Listen string
 	// Placement of explicit entries (default rendezvous).
 	Placement Placement
+	// Failover is what a newly elected controller does with the previous
+	// explicit entries: FailoverReload (default; the Rust controller loads
+	// the previous assignment.json and keeps them) or FailoverDrop (the Go
+	// flavour: its first version has no consumerGroups).
+	Failover Failover
 	// LogDir holds kaas-N.log (default DATA/.kaasctl-sandbox/logs).
 	LogDir string
 	// Topics are created at start.
@@ -173,6 +188,8 @@ type Sandbox struct {
 
 	groupsMu sync.Mutex
 	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
+	kfStates map[string]string   // their state at that look
+	unloaded unloadedSet         // unloaded.go: Empty groups that moved
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -248,6 +265,13 @@ func New(opts Options) (*Sandbox, error) {
 	case PlacementRendezvous, PlacementHash:
 	default:
 		return nil, fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
+	}
+	switch opts.Failover {
+	case "":
+		opts.Failover = FailoverReload
+	case FailoverReload, FailoverDrop:
+	default:
+		return nil, fmt.Errorf("failover must be %q or %q, got %q", FailoverReload, FailoverDrop, opts.Failover)
 	}
 	if opts.DataDir == "" {
 		return nil, errors.New("sandbox: DataDir is required")
@@ -669,13 +693,17 @@ func (s *Sandbox) Status() Status {
 // setKfakeGroups records the groups kfake holds (from a ListGroups).
 func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
 	m := make(map[string]struct{}, len(lg))
+	states := make(map[string]string, len(lg))
 	for g, d := range lg {
 		if d.State != "Dead" {
 			m[g] = struct{}{}
+			states[g] = d.State
 		}
 	}
 	s.groupsMu.Lock()
 	s.kfGroups = m
+	s.kfStates = states
+	s.reloadIfJoinedLocked()
 	s.groupsMu.Unlock()
 }
 
@@ -739,6 +767,7 @@ func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
 		}
 	}
 	s.noteMoves(old, ns, moved) // stale.go
+	s.noteUnloaded(moved)       // unloaded.go
 	s.evictMembers(moved)
 }
 

@@ -26,10 +26,6 @@ import (
 // ErrNoBrokers means no source named a broker.
 var ErrNoBrokers = errors.New("no brokers given: pass --brokers or set KAASCTL_BROKERS or a profile")
 
-// SoftwareVersion is the client software version sent in ApiVersions (the
-// commands set it to kaasctl's version).
-var SoftwareVersion = "dev"
-
 // DefaultConcurrency bounds the requests in flight at once.
 const DefaultConcurrency = 16
 
@@ -83,7 +79,7 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(s.Brokers...),
 		kgo.ClientID("kaasctl"),
-		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion()),
+		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion(s.SoftwareVersion)),
 		kgo.MaxVersions(vers),
 		kgo.DialTimeout(timeout),
 		// kgo refuses an overhead above 15 minutes; a longer --timeout
@@ -272,10 +268,11 @@ func oneLine(s string) string {
 	return s
 }
 
-// softwareVersion is SoftwareVersion reduced to what ApiVersions v3+
-// accepts ([a-zA-Z0-9.-], starting and ending alphanumeric).
-func softwareVersion() string {
-	b := []byte(SoftwareVersion)
+// softwareVersion is a Settings.SoftwareVersion reduced to what ApiVersions
+// v3+ accepts ([a-zA-Z0-9.-], starting and ending alphanumeric); "dev" when
+// nothing is left.
+func softwareVersion(v string) string {
+	b := []byte(v)
 	out := make([]byte, 0, len(b))
 	for _, c := range b {
 		if c == '.' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {

@@ -131,6 +131,10 @@ type Settings struct {
 	// KAASCTL_KAAS_VERSION are resolved by the commands).
 	KaasVersion string
 
+	// SoftwareVersion is the client software version sent in ApiVersions
+	// (kaasctl's version; "dev" when empty).
+	SoftwareVersion string
+
 	// password is an inline SASL password (sasl.jaas.config of a
 	// --command-config file); never printed.
 	password string
