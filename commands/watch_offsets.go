@@ -86,7 +86,7 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 }
 
 // offsetsGeneration is the kaas generation the offsets follower assumes:
-// it decides which directory is live (LiveOffsetsDir) and whether a
+// it decides which directory is live (volume.Layout.FollowedOffsetsDir) and whether a
 // plain-map file is flagged (only 0.2.18 reads it as empty).
 //
 // offsetsDir is the offsets dir `watch --offsets` follows and the
@@ -104,7 +104,7 @@ func offsetsDir(g *Globals, l volume.Layout) (string, volume.Generation, error) 
 	if gi.LiveOffsetsDir != "" {
 		return gi.LiveOffsetsDir, gi.Gen, nil
 	}
-	dir := watch.LiveOffsetsDir(l, gi.Gen)
+	dir := l.FollowedOffsetsDir()
 	g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, dir)
 	return dir, gi.Gen, nil
 }

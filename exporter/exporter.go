@@ -69,7 +69,7 @@ type Options struct {
 // recorded (what 'kaasctl watch --offsets --journal' writes).
 type OffsetsFollow struct {
 	// Dir is the live offsets dir of the volume's generation
-	// (watch.LiveOffsetsDir); Generation the detected or pinned one.
+	// (volume.Layout.FollowedOffsetsDir); Generation the detected or pinned one.
 	Dir        string
 	Generation volume.Generation
 	// Journal records every change (nil: followed in memory only).

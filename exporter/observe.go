@@ -409,10 +409,5 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // offsetsDirName is the live offsets dir of the volume's generation, or
-// the cluster dir's when the generation cannot tell.
-func offsetsDirName(l volume.Layout) string {
-	if d, err := l.LiveOffsetsDir(); err == nil {
-		return d
-	}
-	return l.OffsetsPath()
-}
+// the newest generation's when the generation cannot tell.
+func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
