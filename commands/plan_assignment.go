@@ -69,7 +69,7 @@ type PlanAssignmentView struct {
 	// repeated runs when its ties fall by Go map order (the leader's
 	// real answer is one of them); empty when the answer is unique.
 	Alternatives []inspect.AlternativeAssignment `json:"alternatives"`
-	Notes        []string                `json:"notes"`
+	Notes        []string                        `json:"notes"`
 }
 
 type planAssignSources struct {
@@ -454,5 +454,3 @@ func countsText(m map[string]int32) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-
