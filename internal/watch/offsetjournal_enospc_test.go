@@ -87,7 +87,7 @@ func TestOffsetJournalAfterAFullDisk(t *testing.T) {
 			b0 := obs("billing", t0, map[string]int64{"pay/0": 1})
 			a1 := obs("app", t0.Add(time.Minute), map[string]int64{"orders/0": 20, "orders/1": 10})
 			a2 := obs("app", t0.Add(2*time.Minute), map[string]int64{"orders/0": 30, "orders/1": 10}) // lost
-			b1 := obs("billing", t0.Add(3*time.Minute), map[string]int64{"pay/0": 2})                // lost
+			b1 := obs("billing", t0.Add(3*time.Minute), map[string]int64{"pay/0": 2})                 // lost
 			a3 := obs("app", t0.Add(4*time.Minute), map[string]int64{"orders/0": 30, "orders/1": 15})
 			if err := j.Append([]OffsetEvent{step(nil, a0), step(nil, b0)}); err != nil {
 				t.Fatal(err)
