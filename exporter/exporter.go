@@ -186,6 +186,10 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.c.refreshes++
+	e.c.interval = e.opt.Interval
+	if o.Successful() {
+		e.c.lastSuccess = float64(o.Time.Add(o.Duration).UnixNano()) / 1e9
+	}
 	e.c.probes += int64(o.Probes)
 	if o.WireErr != e.lastWireErr {
 		if o.WireErr != "" {
@@ -249,6 +253,13 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
+}
+
+// Successful reports whether the refresh read what it was given: the
+// volume's assignment.json (with a volume) and an answer from the brokers
+// (with brokers).
+func (o *Observation) Successful() bool {
+	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
 
 // followsFile reports whether the offsets follower follows the file a
