@@ -63,7 +63,7 @@ func init() {
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
 				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
 			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`: loopback only by default; --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
+				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
 				&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
 				&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
 				&cli.DurationFlag{Name: "write-timeout", Value: exporter.DefaultWriteTimeout, Usage: "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", Category: exporterHTTPCat},

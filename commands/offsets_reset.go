@@ -270,7 +270,7 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 	if len(out) == 0 {
 		dir, derr := l.LiveOffsetsDir()
 		if derr != nil {
-			dir = l.OffsetsPath() + " or " + l.DataOffsetsPath()
+			dir = l.OffsetsDirsText()
 		}
 		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", dir)
 	}
