@@ -67,8 +67,10 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 	if js.dir == "" {
 		return nil, nil, nil
 	}
-	if err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
+	if w, err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
 		return nil, nil, exit.Refusedf("%v", err)
+	} else if w != "" {
+		g.Warnf("%s", w)
 	}
 	journal = &watch.OffsetJournal{Dir: filepath.Join(js.dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
 		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
