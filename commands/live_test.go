@@ -580,6 +580,17 @@ func TestLiveDoctor(t *testing.T) {
 	if fo.Severity != volume.SevInfo || !slices.Contains(fo.Subjects, "forgotten") || !strings.Contains(strings.Join(fo.Commands, " "), "kaasctl offsets reset") {
 		t.Errorf("file-only finding %+v", fo)
 	}
+	// Its fix line runs as printed, with no environment: it carries the
+	// brokers (given here through KAASCTL_BROKERS) and the volume.
+	for _, line := range fo.Commands {
+		line = strings.TrimSpace(strings.SplitN(line, "#", 2)[0])
+		if !strings.HasPrefix(line, "kaasctl offsets reset") {
+			continue
+		}
+		if rr := runCLI(t, "", nil, strings.Fields(line)[1:]...); rr.Code != 0 || !strings.Contains(line, "--brokers "+strings.Join(sb.Bootstrap(), ",")) {
+			t.Errorf("fix line %q: exit %d\n%s", line, rr.Code, rr.Err)
+		}
+	}
 	// The table groups by severity and prints the fixes.
 	r = live(t, sb, "doctor", "--data-dir", dd)
 	for _, want := range []string{"ERRORS (", "WARNINGS (", "INFO (", "fix: restart broker", "$ kaasctl whois --live", "PROBLEMS FOUND"} {

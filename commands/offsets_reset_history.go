@@ -131,7 +131,14 @@ func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error
 	if err := errorsJoin(werr, f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("--export-rollback %s: %w", name, err)
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset --group ... --from-file %s --execute)", name, name)
+	scope := " --all-groups"
+	if len(plans) <= 10 {
+		scope = ""
+		for _, gp := range plans {
+			scope += " --group " + shellQuote(gp.Group)
+		}
+	}
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), givenFlags(c))
 	return nil
 }
 

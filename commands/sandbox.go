@@ -354,7 +354,7 @@ func checkSandboxDir(dataDir string, force bool) error {
 	case !st.IsDir():
 		return exit.UsageErrorf("--data-dir %s is not a directory", dataDir)
 	}
-	a := filepath.Join(dataDir, volume.ClusterSubdir, volume.AssignmentFile)
+	a := volume.DataDirLayout(dataDir, "").AssignmentPath()
 	if _, err := os.Stat(a); err != nil {
 		return nil
 	}

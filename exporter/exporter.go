@@ -69,7 +69,7 @@ type Options struct {
 // recorded (what 'kaasctl watch --offsets --journal' writes).
 type OffsetsFollow struct {
 	// Dir is the live offsets dir of the volume's generation
-	// (watch.LiveOffsetsDir); Generation the detected or pinned one.
+	// (volume.Layout.FollowedOffsetsDir); Generation the detected or pinned one.
 	Dir        string
 	Generation volume.Generation
 	// Journal records every change (nil: followed in memory only).
@@ -203,6 +203,9 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 			e.c.brokerRequests[name] = bc.Requests
 		}
 	}
+	if o.WireErr != "" {
+		e.keepUnobserved(o)
+	}
 	health := make([]inspect.GroupHealth, len(o.Groups))
 	counts := make([]inspect.HealthCounts, len(o.Groups))
 	keys := make([]string, len(o.Groups))
@@ -231,6 +234,26 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
+}
+
+// keepUnobserved adds the groups of the last refresh that this one, whose
+// brokers could not be asked, did not see (groups known only from the
+// brokers' listings) as failed observations: they turn ERR with their last
+// known conditions carried, rather than vanishing from the metrics, which
+// would reset every pending alert of theirs.
+func (e *Exporter) keepUnobserved(o *Observation) {
+	seen := make(map[string]bool, len(o.Groups))
+	for i := range o.Groups {
+		seen[o.Groups[i].Row.Group] = true
+	}
+	for _, name := range e.lastKeys {
+		if seen[name] {
+			continue
+		}
+		o.Groups = append(o.Groups, GroupObs{Row: inspect.GroupRow{Group: name}, Partitions: []PartObs{},
+			Sample: inspect.HealthSample{Time: o.Time, Partitions: map[string]inspect.PartitionSample{}, Err: "brokers: " + o.WireErr}})
+	}
+	slices.SortFunc(o.Groups, func(a, b GroupObs) int { return strings.Compare(a.Row.Group, b.Row.Group) })
 }
 
 // followsFile reports whether the offsets follower follows the file a

@@ -251,6 +251,10 @@ func (rs *routeState) txn(id string) string {
 // MaxBrokers bounds Options.Brokers.
 const MaxBrokers = 64
 
+// Generation is the kaas generation whose volume layout the sandbox
+// keeps: offsets in the cluster dir, plain maps read as empty.
+const Generation = volume.Gen018
+
 // New starts a sandbox. Close it when done.
 func New(opts Options) (*Sandbox, error) {
 	if opts.Brokers == 0 {
@@ -302,8 +306,9 @@ func New(opts Options) (*Sandbox, error) {
 	if opts.LogDir == "" {
 		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
 	}
-	layout := volume.Layout{DataDir: dataDir, ClusterDir: filepath.Join(dataDir, volume.ClusterSubdir), Source: "sandbox"}
-	for _, d := range []string{layout.ClusterDir, layout.OffsetsPath(), opts.LogDir} {
+	// The sandbox keeps the volume as Rust 0.2.18 does.
+	layout := volume.DataDirLayout(dataDir, "sandbox")
+	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(Generation), opts.LogDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -339,9 +344,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.adm = kadm.NewClient(s.admin)
 
-	s.offsets = newOffsetStore(layout.OffsetsPath())
+	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()
-	s.manifests = newManifestWriter(dataDir)
+	s.manifests = newManifestWriter(layout)
 
 	for i := 0; i < opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}

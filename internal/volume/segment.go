@@ -33,10 +33,10 @@ const (
 // PartitionDir is DATA/<topic>/<partition>, or "" when the data dir is
 // unknown or the topic name cannot be a directory of the data dir.
 func (l Layout) PartitionDir(topic string, partition int32) string {
-	if l.DataDir == "" || !safeComponent(topic) || partition < 0 {
+	if !safeComponent(topic) || partition < 0 {
 		return ""
 	}
-	return filepath.Join(l.DataDir, topic, strconv.Itoa(int(partition)))
+	return l.Path(Location{l.spec().Partitions, filepath.Join(topic, strconv.Itoa(int(partition)))})
 }
 
 // SegmentFile is one segment of a partition as its name describes it.

@@ -324,18 +324,6 @@ func followOffsets(t *testing.T, pollOnly bool) {
 	}
 }
 
-func TestLiveOffsetsDir(t *testing.T) {
-	l := volume.Layout{DataDir: "/data", ClusterDir: "/data/__cluster"}
-	if d := LiveOffsetsDir(l, volume.GenGo); d != "/data/__consumer_offsets" {
-		t.Errorf("Go generation: %s", d)
-	}
-	for _, g := range []volume.Generation{volume.GenUnknown, volume.Gen016, volume.Gen018} {
-		if d := LiveOffsetsDir(l, g); d != "/data/__cluster/__consumer_offsets" {
-			t.Errorf("%s: %s", g, d)
-		}
-	}
-}
-
 // A follower seeded with an earlier run's state reports only what changed
 // since, with the anomalies; the journal resumed from it starts its
 // segment with every group.
