@@ -106,15 +106,15 @@ type GroupDescription struct {
 	Issues      []string        `json:"issues"`
 	// OffsetFile is the file whose offsets are shown (what brokers load);
 	// Format its format.
-	OffsetFile string            `json:"offsetFile"`
-	Format     string            `json:"format"`
-	OtherFiles []string          `json:"otherFiles"`
-	LagSource  string            `json:"lagSource"`
+	OffsetFile string   `json:"offsetFile"`
+	Format     string   `json:"format"`
+	OtherFiles []string `json:"otherFiles"`
+	LagSource  string   `json:"lagSource"`
 	// ManifestFallbacks counts partitions whose log end came from
 	// manifest.json because the segments could not be read.
-	ManifestFallbacks int `json:"manifestFallbacks"`
-	Partitions []PartitionOffset `json:"partitions"`
-	Topics     []TopicLag        `json:"topics"`
+	ManifestFallbacks int               `json:"manifestFallbacks"`
+	Partitions        []PartitionOffset `json:"partitions"`
+	Topics            []TopicLag        `json:"topics"`
 	// TotalLag sums every known partition lag; LagUnknown counts partitions
 	// without one. LagKnown is false when no partition lag is known.
 	TotalLag   int64            `json:"totalLag"`
