@@ -75,10 +75,19 @@ func TestFamiliesFollowConventions(t *testing.T) {
 // The alert rules, their tests and the dashboard name only metrics the
 // exporter serves.
 func TestMonitoringNamesExist(t *testing.T) {
-	known := map[string]bool{"kaas_exporter_refresh_duration_seconds": true, "kaas_probe_success": true, "kaas_probe_step_duration_seconds": true,
+	// The probe's families (registered with --probe only).
+	known := map[string]bool{"kaas_probe_success": true, "kaas_probe_step_duration_seconds": true,
 		"kaas_probe_failures_total": true, "kaas_probe_canary_info": true, "kaas_probe_last_timestamp_seconds": true}
 	for _, f := range families {
 		known[f.name] = true
+	}
+	// And the exporter's own registry (refresh durations, HTTP limits).
+	mfs, err := New(Options{Source: &Source{}}).Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		known[mf.GetName()] = true
 	}
 	re := regexp.MustCompile(`kaas_[a-z_]+`)
 	for _, name := range []string{"alerts.yml", "alerts_test.yml", "grafana-dashboard.json", "runbooks.md"} {
