@@ -674,11 +674,11 @@ func (m *restartSim) waitFor(s RestartStep) []string {
 	var w []string
 	stopV, startV := s.Stop, s.Start
 	if stopV.Written {
-		w = append(w, fmt.Sprintf("after stopping %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ",")))
+		w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is stopped", stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ","), s.Broker))
 	} else {
-		w = append(w, fmt.Sprintf("after stopping %s: no version (no broker alive, no controller)", s.Broker))
+		w = append(w, fmt.Sprintf("no version once %s is stopped (no broker alive, no controller)", s.Broker))
 	}
-	w = append(w, fmt.Sprintf("after starting %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ",")))
+	w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is started and ready", startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ","), s.Broker))
 	moved := map[string]bool{}
 	for _, v := range []RestartVersion{stopV, startV} {
 		for _, mv := range v.Moves {
@@ -688,9 +688,9 @@ func (m *restartSim) waitFor(s RestartStep) []string {
 		}
 	}
 	if len(moved) > 0 {
-		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator before the next step (groups describe, or plan restart --follow -b)", len(moved)))
+		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator (groups describe, or plan restart --follow -b), then the next step", len(moved)))
 	} else {
-		w = append(w, "no group with members moves: go on once the broker is ready")
+		w = append(w, "no group with members moves: the next step once the broker is ready")
 	}
 	return w
 }
