@@ -124,3 +124,17 @@ func TestExporterServerReadOnlyAndLoopback(t *testing.T) {
 		t.Errorf("exporter --help does not show the loopback default and how to expose it:\n%s", r.Out)
 	}
 }
+
+// exporter --once says on stderr that --max-groups left groups out.
+func TestExporterOnceSaysGroupsDropped(t *testing.T) {
+	t.Parallel()
+	data, cd := safeVolume(t)
+	for _, g := range []string{"h1", "h2"} {
+		writeFile(t, cd, "__consumer_offsets/"+g+".json", `{"offsets":{"orders/0":1}}`)
+	}
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data, "--max-groups", "1")
+	if r.Code != 0 || !strings.Contains(r.Err, "2 of 3 matching groups left out by --max-groups") || !strings.Contains(r.Err, "one refresh of 1 group") ||
+		!strings.Contains(r.Out, "kaas_exporter_groups_dropped 2") {
+		t.Errorf("exit %d\nstderr: %s", r.Code, r.Err)
+	}
+}
