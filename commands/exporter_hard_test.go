@@ -138,3 +138,29 @@ func TestExporterOnceSaysGroupsDropped(t *testing.T) {
 		t.Errorf("exit %d\nstderr: %s", r.Code, r.Err)
 	}
 }
+
+// The generation sentence is short in everyday notes, in full with -v and
+// in volume check.
+func TestGenerationSentenceShortUnlessVerbose(t *testing.T) {
+	t.Parallel()
+	data, _ := safeVolume(t)
+	const evidence = "cannot be told apart from the volume"
+	for _, args := range [][]string{{"groups", "list"}, {"groups", "describe", "g"}} {
+		r := runCLI(t, "", nil, append(args, "--data-dir", data)...)
+		if r.Code != 0 || strings.Contains(r.Err, evidence) || strings.Count(r.Err, "kaas generation") != 1 || !strings.Contains(r.Err, "-v or 'kaasctl volume check' says why") {
+			t.Errorf("%v: exit %d, want the generation once and short:\n%s", args, r.Code, r.Err)
+		}
+		for _, line := range strings.Split(r.Err, "\n") {
+			if len(line) > 250 {
+				t.Errorf("%v: a %d-character line on stderr: %s", args, len(line), line)
+			}
+		}
+		r = runCLI(t, "", nil, append(args, "--data-dir", data, "-v")...)
+		if r.Code != 0 || !strings.Contains(r.Err, evidence) {
+			t.Errorf("%v -v: exit %d, want the evidence in full:\n%s", args, r.Code, r.Err)
+		}
+	}
+	if r := runCLI(t, "", nil, "volume", "check", "--data-dir", data); !strings.Contains(r.Out, evidence) {
+		t.Errorf("volume check lacks the full sentence:\n%s", r.Out)
+	}
+}

@@ -144,7 +144,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked; %s", generationNote(l))
+	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked; %s", g.generationNote(l))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
