@@ -112,6 +112,9 @@ type Inputs struct {
 	Now    time.Time
 	// Policy: --follow-symlinks and --keep-backups for the writes.
 	Policy Policy
+	// Progress, when set, is told how many partitions each group's plan
+	// covers as it is planned (a progress line for large plans).
+	Progress func(partitions int)
 }
 
 // PlanGroups reads every group's file, asks the brokers for group states
@@ -290,6 +293,9 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
 			gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+		}
+		if in.Progress != nil {
+			in.Progress(len(gp.Rows))
 		}
 	}
 	return plans, nil
