@@ -107,7 +107,7 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 	}
 	g.WarnFindings(fs)
 	src.Assignment = fmt.Sprintf("%s (v%d, controller %s, epoch %d)", l.AssignmentPath(), a.AssignmentVersion, orNone(a.Controller), a.ControllerEpoch)
-	src.Generation = generationNote(l)
+	src.Generation = l.Gen.Summary()
 	in.Controller, in.Epoch, in.Version = a.Controller, a.ControllerEpoch, a.AssignmentVersion
 	for _, b := range a.Brokers {
 		if b.Health != "alive" {
