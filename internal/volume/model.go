@@ -455,6 +455,17 @@ func DataDirLayout(dataDir, source string) Layout {
 	return Layout{DataDir: dataDir, ClusterDir: filepath.Join(dataDir, generationSpecs[len(generationSpecs)-1].ClusterSubdir), Source: source}
 }
 
+// IsClusterSubdir reports whether name is the cluster dir kaas keeps
+// below a data dir under some generation (when no cluster dir is given).
+func IsClusterSubdir(name string) bool {
+	for _, s := range generationSpecs {
+		if name == s.ClusterSubdir {
+			return true
+		}
+	}
+	return false
+}
+
 // ReservedTopicName reports whether name is a directory kaas keeps in the
 // data dir for itself under some generation (the cluster dir, an offsets
 // dir): never a topic.
