@@ -185,7 +185,7 @@ func runGroupsList(c *cli.Context) error {
 // offlineListNote says on stderr what an offline list read.
 func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		plural(sr.Files, "offset file", "offset files"), plural(explicit, "explicit entry", "explicit entries"), generationNote(l))
+		plural(sr.Files, "offset file", "offset files"), plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
 	warnGeneration(g, sr)
 }
 

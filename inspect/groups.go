@@ -149,6 +149,9 @@ type GroupsInput struct {
 	// Extra names groups known from elsewhere (ListGroups answers): they
 	// get a row with their computed coordinator and no source.
 	Extra []string
+	// IncludeCanaries keeps the probe's canary groups (IsCanary), which
+	// every listing, metric and alert leaves out by default.
+	IncludeCanaries bool
 }
 
 // BuildGroupRows returns one row per group known from offset files or
@@ -198,13 +201,20 @@ func NewGroupRowSet(in GroupsInput) *GroupRowSet {
 	}
 	s.keys = make([]groupKey, 0, len(entries)+len(in.Extra)+len(in.Files))
 	for i := range entries {
-		s.keys = append(s.keys, groupKey{entries[i].GroupID, len(s.keys)})
+		s.keys = append(s.keys, groupKey{entries[i].GroupID, i})
 	}
-	for _, g := range in.Extra {
-		s.keys = append(s.keys, groupKey{g, len(s.keys)})
+	// The probe's canaries are left out unless asked for (their explicit
+	// entries, which kaas's controller may write, are kept).
+	skip := func(g string) bool { return !in.IncludeCanaries && IsCanary(g) }
+	for i, g := range in.Extra {
+		if !skip(g) {
+			s.keys = append(s.keys, groupKey{g, len(entries) + i})
+		}
 	}
 	for i := range in.Files {
-		s.keys = append(s.keys, groupKey{in.Files[i].Group, len(s.keys)})
+		if g := in.Files[i].Group; !skip(g) {
+			s.keys = append(s.keys, groupKey{g, len(entries) + len(in.Extra) + i})
+		}
 	}
 	slices.SortFunc(s.keys, func(a, b groupKey) int {
 		if c := strings.Compare(a.group, b.group); c != 0 {
