@@ -33,13 +33,13 @@ type PartitionInfo struct {
 
 // PlanRow is one partition's change. Field names are the JSON contract.
 type PlanRow struct {
-	Group     string   `json:"group"`
-	Topic     string   `json:"topic"`
-	Partition int32    `json:"partition"`
-	Current   *int64   `json:"current,omitempty"`
-	New       int64    `json:"new"`
-	LogStart  *int64   `json:"logStart,omitempty"`
-	LogEnd    *int64   `json:"logEnd,omitempty"`
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Current   *int64 `json:"current,omitempty"`
+	New       int64  `json:"new"`
+	LogStart  *int64 `json:"logStart,omitempty"`
+	LogEnd    *int64 `json:"logEnd,omitempty"`
 	// LogSource is where LogStart/LogEnd came from: wire, segments, or
 	// manifest (unverified: planned only with --allow-unverified-log-end).
 	LogSource string   `json:"logSource,omitempty"`
