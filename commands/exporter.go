@@ -304,7 +304,11 @@ func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o expor
 	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
 		return err
 	}
-	g.Notef("exporter: one refresh of %s in %s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond))
+	dropped := ""
+	if obs.Dropped > 0 {
+		dropped = fmt.Sprintf(" (%d more matching groups left out by --max-groups %d)", obs.Dropped, o.maxGroups)
+	}
+	g.Notef("exporter: one refresh of %s in %s%s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond), dropped)
 	if obs.WireErr != "" {
 		return fmt.Errorf("brokers: %s", obs.WireErr)
 	}

@@ -75,10 +75,11 @@ func init() {
 
 // restartSources says where the plan's inputs came from.
 type restartSources struct {
-	Assignment string   `json:"assignment"`
-	Activity   string   `json:"activity"`
-	Generation string   `json:"generation"`
-	Notes      []string `json:"notes"`
+	Assignment  string `json:"assignment"`
+	Activity    string `json:"activity"`
+	failoverWhy string
+	Generation  string   `json:"generation"`
+	Notes       []string `json:"notes"`
 }
 
 // PlanRestartView is plan restart's -o json document.
@@ -101,7 +102,7 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 	}
 	g.WarnFindings(fs)
 	src.Assignment = fmt.Sprintf("%s (v%d, controller %s, epoch %d)", l.AssignmentPath(), a.AssignmentVersion, orNone(a.Controller), a.ControllerEpoch)
-	src.Generation = generationNote(l)
+	src.Generation = l.Gen.Summary()
 	in.Controller, in.Epoch, in.Version = a.Controller, a.ControllerEpoch, a.AssignmentVersion
 	for _, b := range a.Brokers {
 		if b.Health != "alive" {
@@ -116,10 +117,12 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 		if in.Failover, err = inspect.ParseFailover(fm); err != nil {
 			return in, src, nil, l, exit.UsageErrorf("%v", err)
 		}
+		src.failoverWhy = "--failover " + fm
 		src.Notes = append(src.Notes, "controller failover model "+fm+" (from --failover)")
 	} else {
 		var why string
 		in.Failover, why = inspect.FailoverFor(l.Gen.Gen)
+		src.failoverWhy = why
 		src.Notes = append(src.Notes, "controller failover model "+string(in.Failover)+": "+why)
 	}
 	in.Placement = strings.ToLower(c.String("placement"))
@@ -216,6 +219,7 @@ func planRestart(c *cli.Context) error {
 		}
 		return err
 	}
+	plan.FailoverWhy = src.failoverWhy
 	if c.Bool("follow") {
 		return followRestart(c, g, in, plan, a, l)
 	}
@@ -289,8 +293,8 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if v.Failover {
 				fo = trPaint(p, trYellow, "  controller failover")
 			}
-			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %d entries%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
-				strings.Join(v.Brokers, ","), v.Entries, fo)
+			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
+				strings.Join(v.Brokers, ","), trPlural(v.Entries, "explicit entry", "explicit entries"), fo)
 		}
 		if len(v.WithoutCoordinator) > 0 {
 			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))
