@@ -49,7 +49,7 @@ var (
 	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero (its slowest partition), from the consume and produce rates fitted over the health window; 0 when caught up. Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
 	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 when some partition of the group has lag and is not consumed faster than it is produced to over the health window, 0 when every partition drains or is caught up; absent with fewer than 3 observations.", "group")
 	dPartDrainSeconds = fam(gaugeType, "kaas_group_partition_drain_seconds", "Estimated seconds until the group's lag on the partition is zero (see kaas_group_drain_seconds).", "group", "topic", "partition")
-	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 when the partition has lag and is not consumed faster than it is produced to over the health window, else 0.", "group", "topic", "partition")
+	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "Present (1) while the partition has lag and is not consumed faster than it is produced to over the health window; absent otherwise (kaas_group_partition_drain_seconds is there instead).", "group", "topic", "partition")
 	dRetentionBreach  = fam(gaugeType, "kaas_group_retention_breach_seconds", "Seconds until the log start passes the group's committed offset on its soonest lagging partition (records deleted before the group reads them), from the log start's advance over the health window (kaas moves it only on DeleteRecords; it does not enforce retention.ms); 0 when it already did. Absent while no log start advances toward a lagging committed offset.", "group")
 	dLastCommitAge    = fam(gaugeType, "kaas_group_last_commit_age_seconds", "Seconds since the group last committed: the offset file's modification time (kaas rewrites it on every commit), else the last refresh at which a committed offset moved within the window; absent when neither tells.", "group")
 	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
@@ -296,10 +296,11 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 						continue
 					}
 					ps := strconv.Itoa(int(pn))
-					if !p.NotDraining {
+					if p.NotDraining {
+						add(gauge(dPartNotDraining, 1, name, t, ps))
+					} else {
 						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
 					}
-					add(gauge(dPartNotDraining, b2f(p.NotDraining), name, t, ps))
 				}
 			}
 		}
