@@ -145,7 +145,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", generationNote(l))
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(l))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {

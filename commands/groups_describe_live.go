@@ -113,7 +113,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Sources.Mode = "merged"
 		volumeSources(&v.Sources, l, a, sr)
 		warnGeneration(g, sr)
-		g.Notef("volume: %s", l.Gen.Summary())
+		g.Notef("volume: %s", g.generationNote(l))
 	}
 	loaded := coordinatorHolds(ctx, cl, described, files, listings)
 	var failed []string

@@ -149,6 +149,9 @@ type GroupsInput struct {
 	// Extra names groups known from elsewhere (ListGroups answers): they
 	// get a row with their computed coordinator and no source.
 	Extra []string
+	// IncludeCanaries keeps the probe's canary groups (IsCanary), which
+	// every listing, metric and alert leaves out by default.
+	IncludeCanaries bool
 }
 
 // BuildGroupRows returns one row per group known from offset files or
@@ -186,8 +189,11 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 			r.ExplicitBroker = e.Broker
 		}
 	}
+	skip := func(g string) bool { return !in.IncludeCanaries && IsCanary(g) }
 	for _, g := range in.Extra {
-		get(g)
+		if !skip(g) {
+			get(g)
+		}
 	}
 	hasCurrent := map[string]bool{}
 	for i := range in.Files {
@@ -197,6 +203,9 @@ func BuildGroupRows(in GroupsInput) []GroupRow {
 	}
 	for i := range in.Files {
 		f := &in.Files[i]
+		if skip(f.Group) {
+			continue
+		}
 		r := get(f.Group)
 		r.Files = append(r.Files, f.Path)
 		live := f.Layout == volume.OffsetsCurrent
