@@ -159,7 +159,9 @@ func TestGoVolumeDoneWhen(t *testing.T) {
 		t.Errorf("repair planned changes on a Go volume: %+v", rr)
 	}
 
-	// An offline reset lands in DATA/__consumer_offsets/<group>.json.
+	// An offline reset lands in DATA/__consumer_offsets/<group>.json (the
+	// partition's segments give its log end; this snapshot has none).
+	writePartitionLog(t, vol, "lab-events/0", 0, 17)
 	out, errOut, code = runVol(t, "offsets", "reset", "--data-dir", vol, "-g", "lab-group", "--topic", "lab-events:0", "--to-offset", "3", "--offline", "--execute")
 	if code != 0 {
 		t.Fatalf("offline reset: exit %d\n%s\n%s", code, out, errOut)
