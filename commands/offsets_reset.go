@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -344,7 +345,16 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, err
 		}
 		defer closeIn()
-		fp, err := repair.ParseResetCSV(safefs.CappedReader(in, name, 0), name)
+		// On a terminal, a large plan shows how much of it is read.
+		var size int64
+		if f, ok := in.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			if st, err := f.Stat(); err == nil {
+				size = st.Size()
+			}
+		}
+		prog := g.Progress("reading "+name+" (bytes)", size)
+		fp, err := repair.ParseResetCSV(safefs.CappedReader(progressReader{in, prog}, name, 0), name)
+		prog.Done()
 		if err != nil {
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
@@ -618,8 +628,10 @@ func runOffsetsReset(c *cli.Context) error {
 		}
 		allTopics, scopes = false, nil
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy},
+	prog := g.Progress("planning (partitions)", int64(len(spec.File.Rows)))
+	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy, Progress: func(n int) { prog.Add(int64(n)) }},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
+	prog.Done()
 	if err != nil {
 		return err
 	}

@@ -112,6 +112,9 @@ type Inputs struct {
 	Now    time.Time
 	// Policy: --follow-symlinks and --keep-backups for the writes.
 	Policy Policy
+	// Progress, when set, is told how many partitions each group's plan
+	// covers as it is planned (a progress line for large plans).
+	Progress func(partitions int)
 }
 
 // PlanGroups reads every group's file, asks the brokers for group states
@@ -119,6 +122,7 @@ type Inputs struct {
 // per-partition plan. It writes nothing.
 func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
 	var specWarns []string
+	opts.Spec.File = opts.Spec.File.Indexed()
 	if opts.Spec.Kind == ToGroup && !opts.Delete {
 		rows, warns, err := sourceOffsets(ctx, in, opts)
 		if err != nil {
@@ -191,6 +195,10 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			mr = &volume.ManifestReader{L: in.Layout}
 		}
 	}
+	// Offline, a partition is checked against the partition dirs its
+	// topic's dir holds, as the brokers check it online: a row naming
+	// partition 2147483647 of a 4-partition topic is refused.
+	onVolume := volumePartitions{l: in.Layout, topics: map[string]map[int32]bool{}}
 	var timed kadm.ListedOffsets
 	var timeBad, timeUnchecked map[tpKey]string
 	// A time before 1970 is before every record (record timestamps are
@@ -229,7 +237,9 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 					rowErr[k] = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
 				}
 			} else if mr != nil {
-				if m, _, err := mr.Get(k.topic, k.part); err == nil && m != nil {
+				if held, dir := onVolume.holds(k.topic, k.part); held == partAbsent {
+					rowErr[k] = fmt.Sprintf("partition %s-%d is not on the volume: %s", k.topic, k.part, onVolume.describe(k.topic, dir))
+				} else if m, _, err := mr.Get(k.topic, k.part); err == nil && m != nil {
 					pi.LogStart, pi.LogEnd, pi.HasLog = m.LogStartOffset, m.HighWatermark, true
 				}
 			}
@@ -283,6 +293,9 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
 			gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+		}
+		if in.Progress != nil {
+			in.Progress(len(gp.Rows))
 		}
 	}
 	return plans, nil
@@ -696,4 +709,62 @@ func commitErrText(err error) string {
 		return "the group's coordinator moved or is down: " + err.Error()
 	}
 	return err.Error()
+}
+
+// volumePartitions lists, once per topic, the partition dirs the data dir
+// holds for it (DATA/<topic>/<partition>/, where kaas keeps a partition's
+// log and manifest).
+type volumePartitions struct {
+	l      volume.Layout
+	topics map[string]map[int32]bool // nil: the topic has no dir here
+}
+
+const (
+	partPresent = iota
+	partAbsent  // the topic's dir is here and does not hold the partition
+	partUnknown // no dir for the topic in this data dir (another pool dir, a deleted topic): nothing to check against
+)
+
+func (vp volumePartitions) holds(topic string, part int32) (int, string) {
+	pd := vp.l.PartitionDir(topic, 0)
+	if pd == "" || vp.l.DataDir == "" {
+		return partUnknown, ""
+	}
+	dir := filepath.Dir(pd)
+	parts, ok := vp.topics[topic]
+	if !ok {
+		if ents, err := os.ReadDir(dir); err == nil {
+			parts = map[int32]bool{}
+			for _, e := range ents {
+				if n, err := strconv.ParseInt(e.Name(), 10, 32); err == nil && n >= 0 && e.IsDir() && strconv.Itoa(int(n)) == e.Name() {
+					parts[int32(n)] = true
+				}
+			}
+		}
+		vp.topics[topic] = parts
+	}
+	switch {
+	case parts == nil || len(parts) == 0:
+		return partUnknown, dir
+	case parts[part]:
+		return partPresent, dir
+	}
+	return partAbsent, dir
+}
+
+// describe says which partitions the topic's dir holds ("0-3", or a count
+// and the range when they are not contiguous).
+func (vp volumePartitions) describe(topic, dir string) string {
+	ps := make([]int32, 0, len(vp.topics[topic]))
+	for p := range vp.topics[topic] {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	held := fmt.Sprintf("partitions %d-%d", ps[0], ps[len(ps)-1])
+	if len(ps) == 1 {
+		held = fmt.Sprintf("partition %d only", ps[0])
+	} else if int(ps[len(ps)-1]-ps[0])+1 != len(ps) {
+		held = fmt.Sprintf("%d partitions between %d and %d", len(ps), ps[0], ps[len(ps)-1])
+	}
+	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist)", dir, held, topic)
 }
