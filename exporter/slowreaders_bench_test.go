@@ -40,19 +40,23 @@ func rssMiB() (rss, peak float64) {
 // sandbox. "bounded" is the exporter's server as shipped (--max-requests 4,
 // --write-timeout 30s); "unbounded" lifts those limits, as the server was
 // before. The figure is the resident set (the in-process sandbox included)
-// before the readers and at its peak with them. Run each alone:
-// go test -run '^$' -bench 'SlowReaders10k/bounded' ./exporter.
+// before the readers and at its peak with them; "none" runs the same
+// refreshes without readers. Run each alone:
+// go test -run '^$' -bench 'SlowReaders10k/bounded$' -benchtime 1x ./exporter.
 func BenchmarkExporterSlowReaders10k(b *testing.B) {
-	for _, mode := range []string{"bounded", "unbounded"} {
+	for _, mode := range []string{"none", "bounded", "unbounded"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				slowReadersScenario(b, mode == "unbounded")
+				slowReadersScenario(b, mode)
 			}
 		})
 	}
 }
 
-func slowReadersScenario(b *testing.B, unbounded bool) {
+// slowReadersScenario runs the exporter for 20 refreshes; mode "none"
+// opens no slow reader (the baseline at the same point).
+func slowReadersScenario(b *testing.B, mode string) {
+	unbounded := mode == "unbounded"
 	f := newFixture(b, 10000)
 	l := f.sb.Layout()
 	e := New(Options{Source: &Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 5 * time.Minute, PartitionMetrics: true})
@@ -85,11 +89,13 @@ func slowReadersScenario(b *testing.B, unbounded bool) {
 	}
 	waitRefreshes(5)
 	before, _ := rssMiB()
-	page := len(e.snap.Load().text)
+	page := e.snap.Load().textLen
 	var conns []net.Conn
 	for i := range 10 {
 		for range 4 {
-			conns = append(conns, slowReader(b, ln.Addr().String(), "/metrics"))
+			if mode != "none" {
+				conns = append(conns, slowReader(b, ln.Addr().String(), "/metrics"))
+			}
 		}
 		waitRefreshes(int64(6 + i))
 	}
