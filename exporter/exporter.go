@@ -379,6 +379,10 @@ func (e *Exporter) onVersion(v watch.Version) {
 	prev := e.lastA
 	e.lastA = v.Assignment
 	keys := e.lastKeys
+	if gap := inspect.FindVersionGap(prev, v.Assignment); gap.Count > 0 {
+		e.c.versionsMissed += gap.Count
+		e.notef("assignment epoch %d v%d: %s", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, gap.Message())
+	}
 	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
 		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
 		for _, m := range res.Moves {
