@@ -253,7 +253,7 @@ func TestStaleManifestsExporterOnce(t *testing.T) {
 	t.Parallel()
 	data, truth := staleVolume(t)
 	committed := committedOffsets(t, data)
-	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data)
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data, "--partition-metrics")
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s", r.Code, r.Err)
 	}
