@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/labdata"
@@ -240,5 +243,106 @@ func TestStaleManifestsOfflineReset(t *testing.T) {
 	}
 	if after := committedOffsets(t, data); len(after) != len(before) {
 		t.Errorf("group files changed: %d before, %d after", len(before), len(after))
+	}
+}
+
+// TestStaleManifestsExporterOnce: exporter --once without brokers gives
+// every partition of the real volume the lag log end − committed, and
+// every group the sum (the manifests would say hundreds less).
+func TestStaleManifestsExporterOnce(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	committed := committedOffsets(t, data)
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data, "--partition-metrics")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	part := regexp.MustCompile(`(?m)^kaas_group_partition_lag\{group="([^"]+)",topic="([^"]+)",partition="(\d+)"\} (\d+)$`)
+	group := regexp.MustCompile(`(?m)^kaas_group_lag\{group="([^"]+)"\} (\d+)$`)
+	seen := 0
+	for _, m := range part.FindAllStringSubmatch(r.Out, -1) {
+		key := m[2] + "/" + m[3]
+		c, ok := committed[m[1]][key]
+		if !ok {
+			t.Errorf("%s %s: not in the group's file", m[1], key)
+			continue
+		}
+		if want := truth[key].LogEnd - c; m[4] != strconv.FormatInt(want, 10) {
+			t.Errorf("%s %s: lag %s, want %d (log end %d − committed %d)", m[1], key, m[4], want, truth[key].LogEnd, c)
+		}
+		seen++
+	}
+	total := 0
+	for _, m := range committed {
+		total += len(m)
+	}
+	if seen != total || seen < 31 {
+		t.Errorf("%d partition lags, the volume's group files hold %d", seen, total)
+	}
+	for _, m := range group.FindAllStringSubmatch(r.Out, -1) {
+		var want int64
+		for key, c := range committed[m[1]] {
+			want += truth[key].LogEnd - c
+		}
+		if m[2] != strconv.FormatInt(want, 10) {
+			t.Errorf("group %s: lag %s, want %d", m[1], m[2], want)
+		}
+	}
+}
+
+// TestStaleManifestsVolumeCheck: volume check (and doctor) name every
+// stale manifest of the real volume with how far it trails, and committed
+// offsets beyond the real log end as a warning naming the groups.
+func TestStaleManifestsVolumeCheck(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	// One group committed past the end of orders/1 (as after a manifest-
+	// driven reset in reverse, or a log lost in a crash).
+	od := filepath.Join(data, "__cluster", "__consumer_offsets")
+	if err := os.WriteFile(filepath.Join(od, "g-ahead.json"), []byte(`{"offsets":{"orders/1":700,"orders/0":12}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runVol(t, "volume", "check", "--data-dir", data, "-o", "json")
+	if code != 0 && code != 3 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var v struct {
+		Findings []volume.Finding `json:"findings"`
+		Summary  struct {
+			Checked map[string]int `json:"checked"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	trails := map[string]string{}
+	var beyond []volume.Finding
+	for _, f := range v.Findings {
+		switch f.Code {
+		case volume.CodeManifestTrails:
+			rel, _ := filepath.Rel(data, filepath.Dir(f.Path))
+			trails[filepath.ToSlash(rel)] = f.Message
+		case volume.CodeOffsetsBeyondLogEnd:
+			beyond = append(beyond, f)
+		}
+	}
+	for tp, tr := range truth {
+		msg, ok := trails[tp]
+		want := "trails the log by " + strconv.FormatInt(tr.LogEnd-tr.ManifestHWM, 10) + " records"
+		if !ok || !strings.Contains(msg, want) || !strings.Contains(msg, "kaas generation") {
+			t.Errorf("%s: finding %q, want %q", tp, msg, want)
+		}
+	}
+	if len(beyond) != 1 || beyond[0].Path != "orders/1" || !strings.Contains(beyond[0].Message, "g-ahead") || !strings.Contains(beyond[0].Message, "OFFSET_OUT_OF_RANGE") || !strings.Contains(beyond[0].Message, "log end 640") {
+		t.Errorf("beyond the log end: %+v", beyond)
+	}
+	if v.Summary.Checked["partitionLogs"] != 9 {
+		t.Errorf("checked %v", v.Summary.Checked)
+	}
+	out, _, _ = runVol(t, "doctor", "--data-dir", data)
+	for _, want := range []string{volume.CodeManifestTrails, volume.CodeOffsetsBeyondLogEnd} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not report %s:\n%s", want, out)
+		}
 	}
 }
