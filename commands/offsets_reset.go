@@ -64,6 +64,7 @@ func init() {
 				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
+				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
 			), historyResetFlags()...),
 			Action: runOffsetsReset,
 		}
@@ -516,7 +517,11 @@ func printResetView(g *Globals, v *resetView) error {
 			if r.Error != "" {
 				nw = "-"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), nw, wrOptInt(r.LogStart), wrOptInt(r.LogEnd)}
+			end := wrOptInt(r.LogEnd)
+			if r.LogSource == volume.SourceManifest {
+				end += " (manifest, unverified)"
+			}
+			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), nw, wrOptInt(r.LogStart), end}
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
@@ -576,6 +581,10 @@ func runOffsetsReset(c *cli.Context) error {
 	spec, err := parseResetSpec(c, now, g)
 	if err != nil {
 		return err
+	}
+	if c.Bool("allow-unverified-log-end") {
+		spec.AllowUnverifiedLogEnd = true
+		g.Warnf("%s: rows whose log end kaasctl could not verify are planned anyway and not clamped; manifest.json trails the log (kaas rewrites it only on takeover, roll and close)", repair.UnverifiedFlag)
 	}
 	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile && !spec.FromHistory())
 	if err != nil {

@@ -346,6 +346,7 @@ func TestOffsetsResetOffline(t *testing.T) {
 	writeFile(t, cd, "assignment.json", `{"version":1,"brokers":[{"id":"kaas-0","health":"alive"}]}`)
 	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5,"audit/0":1},"metadata":{"audit/0":"x"}}`)
 	writeFile(t, data, "orders/0/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":3}`)
+	writePartitionLog(t, data, "orders/0", 3, 50)
 	r := runCLI(t, "", nil, "offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute")
 	if r.Code != 0 || !strings.Contains(r.Err, "group state is unknown") {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
@@ -454,6 +455,7 @@ func TestOffsetsResetOfflineRowsCheckedAgainstTheVolume(t *testing.T) {
 	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
 	for p := range 4 {
 		writeFile(t, data, "orders/"+strconv.Itoa(p)+"/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":0}`)
+		writePartitionLog(t, data, "orders/"+strconv.Itoa(p), 0, 50)
 	}
 	plan := writeFile(t, t.TempDir(), "plan.csv", "orders,0,7\norders,2147483647,9\n")
 	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--from-file", plan, "--execute", "-o", "json")

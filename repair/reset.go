@@ -79,6 +79,9 @@ type GroupPlan struct {
 	// TimeRefused marks an Error that is a refusal: the brokers' offsets
 	// for a time contradict the records (exit 4, not 1).
 	TimeRefused bool `json:"timeRefused,omitempty"`
+	// LogRefused marks an Error that is a refusal: rows whose log end is
+	// not verified (exit 4, not 1); --allow-unverified-log-end plans them.
+	LogRefused bool `json:"logRefused,omitempty"`
 	// Skipped says why the group has nothing to plan (Kafka skips it with
 	// a message and goes on with the other groups).
 	Skipped string `json:"skipped,omitempty"`
@@ -183,7 +186,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 	}
 	logs := map[string]map[int32]wire.LogOffsets{}
-	var mr *volume.ManifestReader
+	var lr *volume.LogReader
 	needLog := !opts.Delete
 	if needLog && len(want) > 0 {
 		if cl != nil {
@@ -192,7 +195,14 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 				return nil, fmt.Errorf("listing log offsets: %w", err)
 			}
 		} else {
-			mr = &volume.ManifestReader{L: in.Layout}
+			lr = volume.NewLogReader(in.Layout)
+			tps := make([]volume.TopicPartition, 0, len(want))
+			for t, ps := range want {
+				for _, p := range ps {
+					tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
+				}
+			}
+			lr.Prefetch(tps, 16)
 		}
 	}
 	// Offline, a partition is checked against the partition dirs its
@@ -230,17 +240,26 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			pi.Committed, pi.HasCommitted = gp.file.Committed(k.topic, k.part)
 			if cl != nil {
 				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
-					pi.LogStart, pi.LogEnd, pi.HasLog = lo.Start, lo.End, true
+					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
 				} else if ok {
 					rowErr[k] = "log offsets: " + lo.Err
 				} else if needLog {
 					rowErr[k] = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
 				}
-			} else if mr != nil {
+			} else if lr != nil {
 				if held, dir := onVolume.holds(k.topic, k.part); held == partAbsent {
 					rowErr[k] = fmt.Sprintf("partition %s-%d is not on the volume: %s", k.topic, k.part, onVolume.describe(k.topic, dir))
-				} else if m, _, err := mr.Get(k.topic, k.part); err == nil && m != nil {
-					pi.LogStart, pi.LogEnd, pi.HasLog = m.LogStartOffset, m.HighWatermark, true
+				} else if b := lr.Get(k.topic, k.part); b.End != nil {
+					pi.LogEnd, pi.HasLog, pi.LogSource = b.End.Value, true, b.End.Source
+					pi.LogStart = b.End.Value
+					if b.Start != nil {
+						pi.LogStart = b.Start.Value
+					}
+					if b.End.Source == volume.SourceManifest {
+						pi.LogUnknown = "its segment files could not be read: " + b.Fallback
+					}
+				} else {
+					pi.LogUnknown = b.Unknown
 				}
 			}
 			if timed != nil {
@@ -292,7 +311,18 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			}
 		}
 		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
-			gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+			var unverified []string
+			for _, r := range gp.Rows {
+				if strings.HasPrefix(r.Error, "log end un") {
+					unverified = append(unverified, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
+				}
+			}
+			if len(unverified) == n {
+				gp.Error = fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not verified (no broker answered and their segment files could not be read; see the rows); nothing is written for this group; %s plans them unchecked", n, strings.Join(unverified, ", "), UnverifiedFlag)
+				gp.LogRefused = true
+			} else {
+				gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+			}
 		}
 		if in.Progress != nil {
 			in.Progress(len(gp.Rows))
@@ -380,11 +410,8 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 				}
 			}
 		} else {
-			ms, _, _ := volume.ScanManifests(in.Layout)
-			for _, m := range ms {
-				if slices.Contains(wholeTopics, m.Topic) {
-					topicParts[m.Topic] = append(topicParts[m.Topic], m.Partition)
-				}
+			for _, t := range wholeTopics {
+				topicParts[t] = append(topicParts[t], volume.TopicPartitionDirs(in.Layout, t)...)
 			}
 		}
 	}
@@ -465,7 +492,7 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 						if in.Client != nil {
 							gp.Error = fmt.Sprintf("topic %s has no partitions", s.Topic)
 						} else {
-							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition manifests and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
+							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition dir in the data dir and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
 						}
 					}
 				}

@@ -44,7 +44,15 @@ type Spec struct {
 	// Origin, when set, is how the user asked for this spec (a restore
 	// from history is planned as a from-file spec).
 	Origin string
+	// AllowUnverifiedLogEnd (--allow-unverified-log-end) plans rows whose
+	// log end kaasctl could not verify (no broker, no readable segment
+	// file: at most manifest.json, which trails the log) instead of
+	// refusing them; every such row says so.
+	AllowUnverifiedLogEnd bool
 }
+
+// UnverifiedFlag is the override the refusals name.
+const UnverifiedFlag = "--allow-unverified-log-end"
 
 // NeedsTime reports whether the spec needs offsets looked up by timestamp.
 func (s Spec) NeedsTime() bool { return s.Kind == ToDatetime || s.Kind == ByDuration }
