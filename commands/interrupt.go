@@ -23,18 +23,35 @@ import (
 // (repair's sweep of kaasctl's own temp files).
 
 type interruptWatch struct {
+	g       *Globals
 	sig     atomic.Pointer[os.Signal]
+	said    bool
 	ch      chan os.Signal
 	done    chan struct{}
 	release func()
 }
 
-func (w *interruptWatch) requested() bool { return w.sig.Load() != nil }
+// requested reports whether a signal arrived; the first time it does, it
+// says so (from the writing goroutine, so stderr has one writer).
+func (w *interruptWatch) requested() bool {
+	s := w.sig.Load()
+	if s == nil {
+		return false
+	}
+	if !w.said {
+		w.said = true
+		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", *s)
+	}
+	return true
+}
 
 // onInterrupt catches the first SIGINT or SIGTERM for the rest of the
-// write run; release stops catching.
+// write run (only for the process's own streams); release stops catching.
 func onInterrupt(g *Globals) *interruptWatch {
-	w := &interruptWatch{ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	w := &interruptWatch{g: g, ch: make(chan os.Signal, 1), done: make(chan struct{}), release: func() {}}
+	if !g.IO.Process {
+		return w
+	}
 	signal.Notify(w.ch, os.Interrupt, syscall.SIGTERM)
 	var once sync.Once
 	w.release = func() {
@@ -49,7 +66,6 @@ func onInterrupt(g *Globals) *interruptWatch {
 			w.sig.Store(&s)
 			// The next one takes the default action: quit at once.
 			signal.Stop(w.ch)
-			fmtf(g.IO.Err, "kaasctl: %v: finishing the group being written, then stopping; nothing more is written (send it again to quit at once)\n", s)
 		case <-w.done:
 		}
 	}()
