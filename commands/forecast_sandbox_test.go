@@ -206,3 +206,47 @@ func TestRetentionForecastSandbox(t *testing.T) {
 		t.Fatalf("after the breach: %+v", f)
 	}
 }
+
+// groups describe and groups list -o wide with --drain-window: the time
+// to drain with the window and observations it used; a stopped group with
+// lag reads not draining, a caught-up one caught up; without the flag
+// nothing is claimed.
+func TestDescribeAndListDrainWindow(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	produceOrders(t, sb, 10)
+	commitAdmin(t, sb, "behind", map[int32]int64{0: 2, 1: 2, 2: 2, 3: 2})
+	commitAdmin(t, sb, "current", map[int32]int64{0: 10, 1: 10, 2: 10, 3: 10})
+	dd := sb.Layout().DataDir
+	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "behind", "current", "--drain-window", "600ms", "-o", "json"))
+	got := map[string]*inspect.GroupForecast{}
+	for _, d := range v.Groups {
+		got[d.Group] = d.Forecast
+	}
+	if f := got["behind"]; f == nil || !f.Drain.Known || !f.Drain.NotDraining || f.Drain.Samples != 4 || f.Drain.WindowSeconds <= 0 || f.LastCommit.IsZero() {
+		t.Errorf("behind: %+v", f)
+	}
+	if f := got["current"]; f == nil || f.Drain.Text() != "caught up" {
+		t.Errorf("current: %+v", f)
+	}
+	r := live(t, sb, "groups", "describe", "--data-dir", dd, "behind", "--drain-window", "600ms")
+	if !strings.Contains(r.Out, "time to drain") || !strings.Contains(r.Out, "not draining  (consumed 0.0/s, produced 0.0/s over") {
+		t.Errorf("describe table:\n%s", r.Out)
+	}
+	if r := live(t, sb, "groups", "describe", "--data-dir", dd, "behind"); strings.Contains(r.Out, "time to drain") {
+		t.Errorf("a time to drain without observations:\n%s", r.Out)
+	}
+	r = live(t, sb, "groups", "list", "--data-dir", dd, "-o", "wide", "--drain-window", "600ms")
+	for _, line := range strings.Split(r.Out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "behind" && !strings.Contains(line, "not draining") || f[0] == "current" && !strings.Contains(line, "caught up") {
+			t.Errorf("list -o wide: %q", line)
+		}
+	}
+	if !strings.Contains(r.Out, "DRAIN") {
+		t.Errorf("list -o wide has no DRAIN column:\n%s", r.Out)
+	}
+}

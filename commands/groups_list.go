@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +22,9 @@ type groupsListOptions struct {
 	filter inspect.GroupFilter
 	// topics: only groups with committed offsets on one of them (--topic).
 	topics []string
+	// drainWindow observes the listed groups for the time to drain
+	// (--drain-window; live only).
+	drainWindow time.Duration
 }
 
 // GroupsSourcesView says which sources a groups command used.
@@ -102,6 +106,7 @@ func init() {
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
 				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+				drainWindowFlag(),
 			},
 			Action: runGroupsList,
 		}
@@ -132,6 +137,9 @@ func runGroupsList(c *cli.Context) error {
 		return err
 	}
 	o.topics = topicFlag(c)
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return err
+	}
 	states, err := inspect.ParseStates(c.String("state"))
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
@@ -146,6 +154,9 @@ func runGroupsList(c *cli.Context) error {
 	}
 	if len(states) > 0 {
 		return exit.UsageErrorf("--state needs live state: pass --brokers (or set KAASCTL_BROKERS or a profile)")
+	}
+	if o.drainWindow > 0 {
+		return exit.UsageErrorf("--drain-window needs the brokers (the log ends are asked live)")
 	}
 	l, err := g.Layout()
 	if err != nil {

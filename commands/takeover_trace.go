@@ -378,7 +378,9 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 			}
 		}
 		if x.MissingBefore > 0 {
-			info = append(info, trPaint(p, trYellow, fmt.Sprintf("%d earlier versions not captured", x.MissingBefore)))
+			info = append(info, trPaint(p, trYellow, x.Gap))
+		} else if x.Gap != "" {
+			info = append(info, trPaint(p, trDim, x.Gap))
 		}
 		lines = append(lines, trPaint(p, trBold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
 		for _, n := range x.Notes {
@@ -409,6 +411,10 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
 			trPlural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
+	}
+	if tr.MissedVersions > 0 {
+		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
+			trPlural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
 	}
 	return trLines(p.Out, lines...)
 }

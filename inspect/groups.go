@@ -133,6 +133,9 @@ type GroupRow struct {
 	Issues              []string   `json:"issues"`
 	Files               []string   `json:"files"`
 	Live                *GroupLive `json:"live,omitempty"`
+	// Forecast is the time to drain and retention forecast ('groups list
+	// --drain-window'; nil without).
+	Forecast *GroupForecast `json:"forecast,omitempty"`
 	// TopicOffsets is set by groups list --topic: per asked topic, the
 	// partitions with a committed offset in the file and on the coordinator.
 	TopicOffsets []TopicCommits `json:"topicOffsets,omitempty"`
