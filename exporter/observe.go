@@ -8,7 +8,6 @@ package exporter
 
 import (
 	"context"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -134,9 +133,13 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
 	}
 
-	// The volume.
+	// The volume: one read of each offset file (the scan's bounded pool of
+	// workers), one compact record per matched group; the scan's items are
+	// not retained.
 	var files []inspect.GroupFile
-	obsFiles := map[string]*volume.OffsetScanItem{}
+	var recs []fileRec
+	var recOf map[string]int32
+	keys := partKeys{}
 	if s.Layout != nil {
 		l := *s.Layout
 		gi := l.Gen
@@ -157,7 +160,13 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		// ScanOffsets gives the live dir of the volume's generation the
 		// role "current" (DATA/__consumer_offsets on Go / Rust ≤ 0.2.15).
 		live := volume.OffsetsCurrent
-		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time}, func(it *volume.OffsetScanItem) error {
+		sized := func(n int) {
+			files = make([]inspect.GroupFile, 0, n)
+			recs = make([]fileRec, 0, n)
+			recOf = make(map[string]int32, n)
+		}
+		sized(0)
+		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
 			o.Findings = append(o.Findings, it.Findings...)
 			if it.Err != nil {
 				o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})
@@ -166,8 +175,20 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			if !match(it.Group) {
 				return nil
 			}
-			if prev, ok := obsFiles[it.Group]; !ok || (prev.Layout != live && it.Layout == live) {
-				obsFiles[it.Group] = it
+			rec := fileRec{path: it.Path, layout: it.Layout, modTime: it.ModTime}
+			if it.Err != nil {
+				rec.corrupt, rec.problem = true, it.Err.Problem
+			} else if it.File != nil {
+				rec.parsed, rec.format, rec.entries = true, it.File.Format, it.File.Entries
+				for i := range rec.entries {
+					rec.entries[i].Topic = keys.topic(rec.entries[i].Topic)
+				}
+			}
+			if i, ok := recOf[it.Group]; !ok {
+				recOf[it.Group] = int32(len(recs))
+				recs = append(recs, rec)
+			} else if recs[i].layout != live && it.Layout == live {
+				recs[i] = rec
 			}
 			return nil
 		})
@@ -213,40 +234,58 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		groupNames[i] = r.Group
 	}
 
-	// File observations and offline lag.
-	fileObs := map[string]*inspect.OffsetObservation{}
-	modTimes := map[string]time.Time{}
-	known := map[string]wire.TopicPartitions{}
+	// File observations (one per selected group, in selection order) and
+	// what the brokers are asked about besides their own answers.
+	var fileObs []*inspect.OffsetObservation
+	var modTimes []time.Time
+	var known map[string]wire.TopicPartitions
+	if s.Client != nil {
+		known = map[string]wire.TopicPartitions{}
+	}
 	if s.Layout != nil {
-		for _, g := range groupNames {
-			it := obsFiles[g]
-			ob := &inspect.OffsetObservation{Time: o.Time, Group: g, Offsets: map[string]int64{}}
-			fileObs[g] = ob
-			if it == nil {
+		fileObs = make([]*inspect.OffsetObservation, len(sel))
+		modTimes = make([]time.Time, len(sel))
+		obs := make([]inspect.OffsetObservation, len(sel))
+		for i, g := range groupNames {
+			ob := &obs[i]
+			*ob = inspect.OffsetObservation{Time: o.Time, Group: g}
+			fileObs[i] = ob
+			ri, ok := recOf[g]
+			if !ok {
+				ob.Offsets = map[string]int64{}
 				ob.Missing = true
 				continue
 			}
-			ob.File = it.Path
-			if st, err := os.Stat(it.Path); err == nil {
-				modTimes[g] = st.ModTime()
-			}
-			if it.Err != nil {
-				ob.Corrupt, ob.Problem = true, it.Err.Problem
+			rec := &recs[ri]
+			ob.File = rec.path
+			modTimes[i] = rec.modTime
+			ob.Offsets = make(map[string]int64, len(rec.entries))
+			if rec.corrupt {
+				ob.Corrupt, ob.Problem = true, rec.problem
 				continue
 			}
-			if it.File == nil {
+			if !rec.parsed {
 				continue
 			}
-			ob.Format = it.File.Format
-			tp := wire.TopicPartitions{}
-			for _, e := range it.File.Entries {
-				ob.Offsets[e.Topic+"/"+strconv.Itoa(int(e.Partition))] = e.Offset
-				tp.Add(e.Topic, e.Partition)
+			ob.Format = rec.format
+			for _, e := range rec.entries {
+				ob.Offsets[keys.key(e.Topic, e.Partition)] = e.Offset
 			}
-			if len(tp) > 0 {
+			if known != nil && len(rec.entries) > 0 {
+				tp := wire.TopicPartitions{}
+				for _, e := range rec.entries {
+					tp.Add(e.Topic, e.Partition)
+				}
 				known[g] = tp
 			}
 		}
+		recs, recOf = nil, nil
+	}
+	obsAt := func(i int) *inspect.OffsetObservation {
+		if fileObs == nil {
+			return nil
+		}
+		return fileObs[i]
 	}
 
 	// The brokers' descriptions: O(brokers) requests.
@@ -276,13 +315,17 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	var logs *volume.LogReader
 	if s.Layout != nil && s.Layout.DataDir != "" && s.Client == nil {
 		logs = volume.NewLogReader(*s.Layout)
+		// Each partition once, however many groups commit to it.
+		seen := map[string]bool{}
 		var tps []volume.TopicPartition
-		for _, name := range sel {
-			if fo := fileObs[name.Group]; fo != nil {
-				for k := range fo.Offsets {
-					if t, p, err := volume.SplitOffsetKey(k); err == nil {
-						tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
-					}
+		for _, fo := range fileObs {
+			for k := range fo.Offsets {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if t, p, err := volume.SplitOffsetKey(k); err == nil {
+					tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
 				}
 			}
 		}
@@ -293,8 +336,11 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		g := &o.Groups[i]
 		g.Row = sel[i]
 		name := g.Row.Group
-		g.Partitions = []PartObs{}
-		sample := inspect.HealthSample{Time: o.Time, Partitions: map[string]inspect.PartitionSample{}, File: fileObs[name], FileModTime: modTimes[name]}
+		fo := obsAt(i)
+		sample := inspect.HealthSample{Time: o.Time, File: fo}
+		if modTimes != nil {
+			sample.FileModTime = modTimes[i]
+		}
 		if d := described[name]; d != nil {
 			g.Live = d
 			if d.Err != "" {
@@ -302,15 +348,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			} else if d.Committed.Err != "" {
 				sample.Err = "OffsetFetch: " + d.Committed.Err
 			}
-			fileOff := map[string]int64{}
-			if fo := fileObs[name]; fo != nil {
+			var fileOff map[string]int64
+			if fo != nil {
 				fileOff = fo.Offsets
 			}
+			g.Partitions = make([]PartObs, 0, len(d.Lag.Partitions))
 			for _, p := range d.Lag.Partitions {
 				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
 				if po.Committed < 0 {
 					// kaas's coordinator has not loaded the group: the file is what it will load.
-					if fc, ok := fileOff[p.Topic+"/"+strconv.Itoa(int(p.Partition))]; ok {
+					if fc, ok := fileOff[keys.key(p.Topic, p.Partition)]; ok {
 						po.Committed = fc
 						if po.End >= 0 {
 							po.Lag, po.LagKnown = max(0, po.End-fc), true
@@ -321,7 +368,8 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			}
 		} else if s.Client != nil && o.WireErr != "" {
 			sample.Err = "brokers: " + o.WireErr
-		} else if fo := fileObs[name]; fo != nil {
+		} else if fo != nil {
+			g.Partitions = make([]PartObs, 0, len(fo.Offsets))
 			for _, k := range sortedKeys(fo.Offsets) {
 				t, p, err := volume.SplitOffsetKey(k)
 				if err != nil {
@@ -342,11 +390,15 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 				g.Partitions = append(g.Partitions, po)
 			}
 		}
-		if fo := fileObs[name]; fo != nil && fo.Corrupt && sample.Err == "" && len(g.Partitions) == 0 {
+		if g.Partitions == nil {
+			g.Partitions = []PartObs{}
+		}
+		if fo != nil && fo.Corrupt && sample.Err == "" && len(g.Partitions) == 0 {
 			sample.Err = "offset file unreadable: " + fo.Problem
 		}
+		sample.Partitions = make(map[string]inspect.PartitionSample, len(g.Partitions))
 		for _, p := range g.Partitions {
-			sample.Partitions[p.Topic+"/"+strconv.Itoa(int(p.Partition))] = inspect.PartitionSample{Committed: p.Committed, End: p.End, Start: p.Start}
+			sample.Partitions[keys.key(p.Topic, p.Partition)] = inspect.PartitionSample{Committed: p.Committed, End: p.End, Start: p.Start}
 			if p.LagKnown {
 				g.Lag += p.Lag
 				g.LagKnown = true
@@ -438,3 +490,45 @@ func sortedKeys[V any](m map[string]V) []string {
 // offsetsDirName is the live offsets dir of the volume's generation, or
 // the newest generation's when the generation cannot tell.
 func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
+
+// fileRec is what a refresh keeps of one group's offset file between the
+// scan and the selection.
+type fileRec struct {
+	path, layout    string
+	modTime         time.Time
+	corrupt, parsed bool
+	problem, format string
+	entries         []volume.OffsetEntry
+}
+
+// partKeys interns the "topic/partition" keys and the topic names of one
+// refresh: 100,000 groups committing to the same few partitions share one
+// string per partition instead of one per (group, partition).
+type partKeys struct {
+	keys   map[volume.TopicPartition]string
+	topics map[string]string
+}
+
+func (k *partKeys) key(topic string, part int32) string {
+	tp := volume.TopicPartition{Topic: topic, Partition: part}
+	if s, ok := k.keys[tp]; ok {
+		return s
+	}
+	if k.keys == nil {
+		k.keys = map[volume.TopicPartition]string{}
+	}
+	s := topic + "/" + strconv.Itoa(int(part))
+	k.keys[tp] = s
+	return s
+}
+
+func (k *partKeys) topic(t string) string {
+	if s, ok := k.topics[t]; ok {
+		return s
+	}
+	if k.topics == nil {
+		k.topics = map[string]string{}
+	}
+	k.topics[t] = t
+	return t
+}

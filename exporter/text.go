@@ -50,13 +50,85 @@ func fam(typ, name, help string, labels ...string) *family {
 
 // textWriter collects the samples of one refresh per family.
 type textWriter struct {
-	bufs []bytes.Buffer
+	bufs []textBuf
 }
+
+// textBuf is one family's samples as a list of chunks: it grows without
+// copying what it holds (a bytes.Buffer doubles, so a 100,000-group page
+// allocated three times its size while it was written).
+type textBuf struct {
+	chunks [][]byte
+	n      int
+}
+
+// maxChunk caps a chunk (past it, a new chunk is started rather than the
+// last one grown).
+const maxChunk = 256 << 10
+
+func (b *textBuf) grow(min int) {
+	size := 4 << 10
+	if k := len(b.chunks); k > 0 {
+		size = max(size, min2(2*cap(b.chunks[k-1]), maxChunk))
+	}
+	b.chunks = append(b.chunks, make([]byte, 0, max(size, min)))
+}
+
+func min2(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// Grow makes room for n more bytes in one chunk.
+func (b *textBuf) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	if k := len(b.chunks); k == 0 || cap(b.chunks[k-1])-len(b.chunks[k-1]) < n {
+		b.chunks = append(b.chunks, make([]byte, 0, n))
+	}
+}
+
+func (b *textBuf) WriteString(s string) (int, error) {
+	n := len(s)
+	for len(s) > 0 {
+		k := len(b.chunks)
+		if k == 0 || len(b.chunks[k-1]) == cap(b.chunks[k-1]) {
+			b.grow(0)
+			k++
+		}
+		c := b.chunks[k-1]
+		m := copy(c[len(c):cap(c)], s)
+		b.chunks[k-1] = c[:len(c)+m]
+		b.n += m
+		s = s[m:]
+	}
+	return n, nil
+}
+
+func (b *textBuf) WriteByte(c byte) error {
+	k := len(b.chunks)
+	if k == 0 || len(b.chunks[k-1]) == cap(b.chunks[k-1]) {
+		b.grow(0)
+		k++
+	}
+	b.chunks[k-1] = append(b.chunks[k-1], c)
+	b.n++
+	return nil
+}
+
+func (b *textBuf) WriteRune(r rune) (int, error) {
+	var tmp [utf8.UTFMax]byte
+	return b.WriteString(string(tmp[:utf8.EncodeRune(tmp[:], r)]))
+}
+
+func (b *textBuf) Len() int { return b.n }
 
 // newTextWriter sizes each family's buffer from hint (the sizes of the last
 // refresh, see sizes), so a refresh writes without regrowing.
 func newTextWriter(hint []int) *textWriter {
-	w := &textWriter{bufs: make([]bytes.Buffer, len(families))}
+	w := &textWriter{bufs: make([]textBuf, len(families))}
 	for i := range min(len(hint), len(w.bufs)) {
 		w.bufs[i].Grow(hint[i] + hint[i]/8)
 	}
@@ -138,14 +210,19 @@ func (w *textWriter) bytes() []byte {
 		out.WriteByte(' ')
 		out.WriteString(f.typ)
 		out.WriteByte('\n')
-		out.Write(w.bufs[i].Bytes())
+		for _, c := range w.bufs[i].chunks {
+			out.Write(c)
+		}
 	}
 	return out.Bytes()
 }
 
 // writeEscaped escapes backslash and newline (and, in label values, the
 // double quote), as the text format requires.
-func writeEscaped(b *bytes.Buffer, s string, quote bool) {
+func writeEscaped(b interface {
+	WriteString(string) (int, error)
+	WriteRune(rune) (int, error)
+}, s string, quote bool) {
 	if !strings.ContainsAny(s, "\\\n\"") {
 		b.WriteString(s)
 		return

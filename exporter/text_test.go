@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,6 +184,39 @@ func TestTextInvalidUTF8Labels(t *testing.T) {
 		}
 		if l["topic"] != "t\uFFFD" || l["topic_base64"] != base64.StdEncoding.EncodeToString([]byte("t\x80")) {
 			t.Errorf("topic labels %v", l)
+		}
+	}
+}
+
+// TestTextBufChunks: a family's samples written across many chunks (from
+// no hint, a zero hint and a small one) read back byte for byte.
+func TestTextBufChunks(t *testing.T) {
+	t.Parallel()
+	var want strings.Builder
+	for i := range 20000 {
+		want.WriteString("kaas_x{group=\"g-" + strconv.Itoa(i) + "\"} 1\n")
+		want.WriteString("é\n")
+	}
+	for _, hint := range []int{-1, 0, 100} {
+		var b textBuf
+		if hint >= 0 {
+			b.Grow(hint)
+		}
+		for i := range 20000 {
+			b.WriteString("kaas_x{group=\"g-" + strconv.Itoa(i) + "\"} 1")
+			b.WriteByte('\n')
+			b.WriteRune('é')
+			b.WriteByte('\n')
+		}
+		var got []byte
+		for _, c := range b.chunks {
+			if cap(c) > maxChunk && hint < maxChunk {
+				t.Fatalf("hint %d: a chunk of %d bytes", hint, cap(c))
+			}
+			got = append(got, c...)
+		}
+		if string(got) != want.String() || b.Len() != want.Len() {
+			t.Fatalf("hint %d: %d bytes read back (Len %d), want %d", hint, len(got), b.Len(), want.Len())
 		}
 	}
 }

@@ -73,6 +73,12 @@ func ReadInto(path string, buf []byte) ([]byte, []byte, error) {
 	return data, buf, err
 }
 
+// ReadIntoInfo is ReadInto that also returns the file's metadata.
+func ReadIntoInfo(path string, buf []byte) ([]byte, []byte, Info, error) {
+	data, info, err := read(path, false, 0)
+	return data, buf, info, err
+}
+
 // ReadFile reads a regular file inside the volume.
 func ReadFile(path string) ([]byte, error) {
 	data, _, err := read(path, false, 0)

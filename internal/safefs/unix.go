@@ -137,12 +137,24 @@ func readFd(fd int, display string, buf []byte, limit int64) ([]byte, []byte, er
 // last component is never followed, special files are refused, and the
 // size is capped at MaxFileBytes. It returns the data and the buffer.
 func ReadInto(path string, buf []byte) ([]byte, []byte, error) {
-	fd, _, err := openRegularAt(unix.AT_FDCWD, path, path, false)
+	data, buf, _, err := ReadIntoInfo(path, buf)
+	return data, buf, err
+}
+
+// ReadIntoInfo is ReadInto that also returns the file's metadata as of
+// the open (the fstat the open does anyway: no further system call).
+func ReadIntoInfo(path string, buf []byte) ([]byte, []byte, Info, error) {
+	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, false)
 	if err != nil {
-		return nil, buf, err
+		return nil, buf, Info{}, err
 	}
 	defer unix.Close(fd)
-	return readFd(fd, path, buf, MaxFileBytes)
+	if need := info.Size + 1; info.Size >= 0 && need <= MaxFileBytes && int64(cap(buf)) < need {
+		// Sized from the fstat: one read and the end-of-file read.
+		buf = make([]byte, 0, need)
+	}
+	data, buf, err := readFd(fd, path, buf, MaxFileBytes)
+	return data, buf, info, err
 }
 
 // ReadFile reads a regular file inside the volume (see ReadInto).

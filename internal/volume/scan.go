@@ -147,6 +147,9 @@ type OffsetScanItem struct {
 	// Denied is true when the file could not be read for lack of
 	// permission (Err says so): not corrupt, just unreadable to kaasctl.
 	Denied bool
+	// ModTime is the file's modification time as of the read (zero when
+	// it could not be opened, and with NamesOnly).
+	ModTime time.Time
 }
 
 // ScanOptions tunes ScanOffsets.
@@ -595,7 +598,8 @@ func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
 	if opts.NamesOnly {
 		return buf
 	}
-	data, buf, err := readInto(j.path, buf)
+	data, buf, info, err := safefs.ReadIntoInfo(j.path, buf)
+	it.ModTime = info.ModTime
 	if err != nil {
 		it.Err = &FileError{Path: j.path, Problem: readProblem(err)}
 		if errors.Is(err, fs.ErrPermission) {
