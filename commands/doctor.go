@@ -170,7 +170,7 @@ func runDoctor(c *cli.Context) error {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
-		return exit.ProblemsFound("%s", plural(rep.Summary.Errors, "error-level finding", "error-level findings"))
+		return exit.ProblemsFound("%s", render.Plural(rep.Summary.Errors, "error-level finding", "error-level findings"))
 	}
 	return nil
 }
@@ -288,7 +288,7 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 	case v.Summary.Warnings > 0:
 		verdict = "WARNINGS"
 	}
-	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, plural(v.Summary.Errors, "error", "errors"), plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
+	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, render.Plural(v.Summary.Errors, "error", "errors"), render.Plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
 	return nil
 }
 

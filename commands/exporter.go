@@ -20,6 +20,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 func init() {
@@ -293,7 +294,7 @@ func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o expor
 	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
 		return err
 	}
-	g.Notef("exporter: one refresh of %s in %s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond))
+	g.Notef("exporter: one refresh of %s in %s", render.Plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond))
 	if obs.WireErr != "" {
 		return fmt.Errorf("brokers: %s", obs.WireErr)
 	}

@@ -194,6 +194,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 }
 
 func TestExporterWithPrometheus(t *testing.T) {
+	t.Parallel()
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

@@ -272,7 +272,7 @@ func totalLagText(known bool, total int64, unknown int) string {
 	}
 	lag := strconv.FormatInt(total, 10)
 	if unknown > 0 {
-		lag += fmt.Sprintf(" (+%s unknown)", plural(unknown, "partition", "partitions"))
+		lag += fmt.Sprintf(" (+%s unknown)", render.Plural(unknown, "partition", "partitions"))
 	}
 	return lag
 }

@@ -161,7 +161,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		// "disagreement" line; coordinatorAgrees, "DISAGREES with").
 		if d.OffsetsDisagree > 0 {
 			disagree = append(disagree, fmt.Sprintf("group %s: the offset file and the coordinator disagree on %s",
-				volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions")))
+				volume.DisplayName(d.Group), render.Plural(d.OffsetsDisagree, "partition", "partitions")))
 		}
 		if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
 			coordDisagree = append(coordDisagree, fmt.Sprintf("group %s: FindCoordinator says %s, the volume's assignment says %s",
@@ -180,13 +180,13 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 			rounds = append(rounds, fmt.Sprintf("%s %d", names.Name(bc.Node), bc.Requests))
 		}
 	}
-	g.Notef("live: %s described with %s (requests per broker: %s)", plural(len(v.Groups), "group", "groups"),
-		plural(int(cl.Counter.Total()), "request", "requests"), strings.Join(rounds, ", "))
+	g.Notef("live: %s described with %s (requests per broker: %s)", render.Plural(len(v.Groups), "group", "groups"),
+		render.Plural(int(cl.Counter.Total()), "request", "requests"), strings.Join(rounds, ", "))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "FILE-COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "STATE+", "COORDINATOR+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
 			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offCell(p.Committed), optInt(p.FileCommitted), offCell(p.LogStart), offCell(p.LogEnd),
-				optInt(p.Lag), orDashStr(p.Member), orDashStr(p.ClientID), orDashStr(hostCell(p)), d.State, d.WireCoordinator, p.Note)
+				optInt(p.Lag), render.Dash(p.Member), render.Dash(p.ClientID), render.Dash(hostCell(p)), d.State, d.WireCoordinator, p.Note)
 		}
 	}
 	sum := make([]summaryRow, len(v.Groups))
@@ -209,7 +209,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		return fmt.Errorf("no such group on the brokers or the volume: %s", quoteList(v.NotFound))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%s could not be described: %s", plural(len(failed), "group", "groups"), quoteList(failed))
+		return fmt.Errorf("%s could not be described: %s", render.Plural(len(failed), "group", "groups"), quoteList(failed))
 	}
 	if len(selected) == 0 {
 		g.Notef("no group matches")
@@ -341,7 +341,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			kv.Add("file lag", fl+"  offset file vs high watermark as of the partition manifest")
 		}
 		if d.OffsetsDisagree > 0 {
-			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+			kv.Add("disagreement", render.Plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
 		}
 		for _, n := range d.Notes {
 			kv.Add("note", n)
@@ -379,7 +379,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 					}
 					row = append(row, fc)
 				}
-				row = append(row, offCell(pp.LogStart), offCell(pp.LogEnd), lagCell(pp), orDashStr(pp.Member), orDashStr(pp.ClientID), orDashStr(hostCell(pp)), pp.Note)
+				row = append(row, offCell(pp.LogStart), offCell(pp.LogEnd), lagCell(pp), render.Dash(pp.Member), render.Dash(pp.ClientID), render.Dash(hostCell(pp)), pp.Note)
 				t.Add(row...)
 			}
 			if err := p.Table(t); err != nil {

@@ -155,7 +155,7 @@ func runGroupsHealth(c *cli.Context) error {
 		}
 	}
 	if bad > 0 {
-		return exit.ProblemsFound("%s not OK", plural(bad, "group", "groups"))
+		return exit.ProblemsFound("%s not OK", render.Plural(bad, "group", "groups"))
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func runGroupsList(c *cli.Context) error {
 	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
 	volumeSources(&v.Sources, l, a, sr)
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
+		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
 	warnGeneration(g, sr)
 	var t *render.TableData
 	if needsTable(g) {
@@ -193,7 +193,7 @@ func filteredSuffix(total int) string {
 	if total == 0 {
 		return " on this volume"
 	}
-	return " match (" + plural(total, "group", "groups") + " on the volume)"
+	return " match (" + render.Plural(total, "group", "groups") + " on the volume)"
 }
 
 // filesCell lists a group's offset files whole (the printer escapes what

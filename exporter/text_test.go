@@ -15,6 +15,7 @@ import (
 // Group ids are arbitrary strings: whatever they hold, the exposition must
 // parse back to the same label values.
 func TestTextExpositionRoundTrip(t *testing.T) {
+	t.Parallel()
 	odd := []string{`plain`, `quo"te`, `back\slash`, "new\nline", `ünï/cødé`, `{}=,`, ``}
 	w := newTextWriter(nil)
 	for i, g := range odd {
@@ -45,6 +46,7 @@ func TestTextExpositionRoundTrip(t *testing.T) {
 }
 
 func TestFamiliesFollowConventions(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, f := range families {
 		if seen[f.name] {
@@ -74,6 +76,7 @@ func TestFamiliesFollowConventions(t *testing.T) {
 // The alert rules, their tests and the dashboard name only metrics the
 // exporter serves.
 func TestMonitoringNamesExist(t *testing.T) {
+	t.Parallel()
 	known := map[string]bool{"kaas_exporter_refresh_duration_seconds": true}
 	for _, f := range families {
 		known[f.name] = true
@@ -97,6 +100,7 @@ func TestMonitoringNamesExist(t *testing.T) {
 // alert rules: an operator sees whether rewinds are followed as they happen
 // and whether the history has gaps.
 func TestDashboardShowsFollowerAndJournal(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "monitoring", "grafana-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ func row(rows []PlanRow, topic string, p int32) PlanRow {
 }
 
 func TestPlanSpecs(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		topic string
 		p     int32
@@ -68,6 +69,7 @@ func TestPlanSpecs(t *testing.T) {
 }
 
 func TestPlanChangedAndErrors(t *testing.T) {
+	t.Parallel()
 	rows := Plan("g", Spec{Kind: ToCurrent}, parts())
 	if r := row(rows, "orders", 1); r.Changed || r.Current == nil || *r.Current != 50 {
 		t.Errorf("to-current must not change a committed partition: %+v", r)

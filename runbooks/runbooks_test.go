@@ -141,6 +141,7 @@ func coordinators(t *testing.T, s *sandbox.Sandbox) map[string]string {
 }
 
 func TestWhatMovesIfDown(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	s := startSandbox(t, 12)
 	args := "--data-dir " + s.Layout().DataDir + " -q"
@@ -179,6 +180,7 @@ func TestWhatMovesIfDown(t *testing.T) {
 }
 
 func TestEntriesDisagree(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "assignment.json"), []byte(`{"controllerEpoch":2,"assignmentVersion":5,"controller":"kaas-0",
@@ -206,19 +208,28 @@ func TestEntriesDisagree(t *testing.T) {
 }
 
 func TestWatchRollingRestart(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	s := startSandbox(t, 8)
 	journal := filepath.Join(t.TempDir(), "journal")
 	done := make(chan result, 1)
 	go func() {
-		done <- run(t, "--data-dir "+s.Layout().DataDir+" -q", "watch-rolling-restart.sh", journal, "3s")
+		done <- run(t, "--data-dir "+s.Layout().DataDir+" -q", "watch-rolling-restart.sh", journal, "5s")
 	}()
-	time.Sleep(700 * time.Millisecond)
-	for _, step := range []func(string) (bool, error){s.StopBroker, s.StartBroker} {
+	// Each step once the watch has journaled the version before it: the
+	// start, the stop, the start again.
+	journaled := func(n int) {
+		s.WaitFor(t, fmt.Sprintf("the watch to journal %d versions", n), 20*time.Second, func() bool {
+			ents, _ := os.ReadDir(journal)
+			return len(ents) >= n
+		})
+	}
+	journaled(1)
+	for i, step := range []func(string) (bool, error){s.StopBroker, s.StartBroker} {
 		if _, err := step("kaas-1"); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(400 * time.Millisecond)
+		journaled(i + 2)
 	}
 	r := <-done
 	if r.code != 0 {
@@ -316,6 +327,7 @@ func TestSafeReset(t *testing.T) {
 }
 
 func TestStaleAndFileOnly(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	s := startSandbox(t, 0)
 	s.EmulateStaleGroups(true)

@@ -12,6 +12,7 @@ import (
 // With the quirk on, ListOffsets by timestamp answers 0 as kaas's Go
 // generation does; earliest/latest stay right, and off it answers as Kafka.
 func TestZeroTimestampOffsetsQuirk(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
