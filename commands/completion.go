@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
@@ -28,6 +29,8 @@ var flagValues = map[string][]string{
 	"severity":       {"error", "warning", "info"},
 	"state":          {"Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Dead", "Ongoing", "CompleteCommit", "CompleteAbort"},
 	"max-versions":   {"kaas", "latest"},
+	"assignor":       inspect.Assignors,
+	"failover":       inspect.FailoverModels,
 	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
 }
 
@@ -38,6 +41,7 @@ var flagDynamic = map[string]string{
 	"what-if-down":    "broker",
 	"what-if-brokers": "broker",
 	"broker":          "broker",
+	"brokers-order":   "broker",
 }
 
 func formatNames() []string {
@@ -247,10 +251,8 @@ func volumeNames(kind string, words []string, getenv func(string) string) []stri
 				set[e.GroupID] = true
 			}
 		}
-		for _, dir := range []string{l.OffsetsPath(), l.DataOffsetsPath()} { // both offsets dirs: the live one depends on the generation
-			if dir == "" {
-				continue
-			}
+		for _, od := range l.OffsetsDirs() { // every offsets dir: the live one depends on the generation
+			dir := od.Path
 			ents, _ := os.ReadDir(dir)
 			for _, e := range ents {
 				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".json") && filepath.Ext(strings.TrimSuffix(n, ".json")) != ".json" {

@@ -165,7 +165,7 @@ func runGroupsList(c *cli.Context) error {
 	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
 	volumeSources(&v.Sources, l, a, sr)
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
+		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), g.generationNote(l))
 	warnGeneration(g, sr)
 	var t *render.TableData
 	if needsTable(g) {

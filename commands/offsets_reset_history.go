@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -72,6 +73,11 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 		} else {
 			t, err = repair.TargetBeforeAnomaly(h, since)
 		}
+		var gap *repair.GapError
+		if errors.As(err, &gap) {
+			repair.CompleteGap(src, gap)
+			return repair.Spec{}, exit.Refusedf("%v", gap)
+		}
 		if err != nil {
 			return repair.Spec{}, err
 		}
@@ -132,7 +138,14 @@ func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error
 	if err := errorsJoin(werr, f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("--export-rollback %s: %w", name, err)
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset --group ... --from-file %s --execute)", name, name)
+	scope := " --all-groups"
+	if len(plans) <= 10 {
+		scope = ""
+		for _, gp := range plans {
+			scope += " --group " + shellQuote(gp.Group)
+		}
+	}
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), givenFlags(c))
 	return nil
 }
 

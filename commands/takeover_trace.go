@@ -198,9 +198,9 @@ func takeoverTrace(c *cli.Context) error {
 		// Without a volume the only groups known are those named in
 		// explicit entries and logs: a group placed by the hash tier is
 		// recomputed only when its name is known.
-		what := "moves of groups placed by the hash tier are not shown"
+		what := fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
 		if len(tr.Events) == 0 {
-			what = "'no coordinator moves' covers only groups named in explicit entries or logs; groups placed by the hash tier may have moved"
+			what = fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", render.Plural(tr.Groups, "group", "groups"))
 		}
 		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", what)
 	}

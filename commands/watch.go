@@ -116,8 +116,10 @@ func watchCmd(c *cli.Context) error {
 	}
 	var journal *watch.Journal
 	if dir := c.String("journal"); dir != "" {
-		if err := watch.CheckJournalDir(dir, layout.DataDir); err != nil {
+		if w, err := watch.CheckJournalDir(dir, layout.DataDir); err != nil {
 			return exit.Refusedf("%v", err)
+		} else if w != "" {
+			g.Warnf("%s", w)
 		}
 		journal = &watch.Journal{Dir: dir}
 	}

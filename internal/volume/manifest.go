@@ -82,7 +82,7 @@ func (l Layout) ManifestPath(topic string, partition int32) string {
 }
 
 func safeComponent(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00") && s != ClusterSubdir && s != OffsetsDir
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00") && !ReservedTopicName(s)
 }
 
 // ManifestReader reads partition manifests on demand and remembers them.
@@ -145,7 +145,7 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 	var finds []Finding
 	var errs []*FileError
 	for _, t := range topics {
-		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || t.Name() == ClusterSubdir || t.Name() == OffsetsDir {
+		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || ReservedTopicName(t.Name()) {
 			continue
 		}
 		if filepath.Join(l.DataDir, t.Name()) == l.ClusterDir {
@@ -195,12 +195,12 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 // age. The offsets dirs are covered by ScanOffsets and skipped here.
 func TmpFindings(l Layout, now time.Time) []Finding {
 	var fs []Finding
-	dirs := []string{l.ClusterDir, l.TxnStatePath(), filepath.Join(l.ClusterDir, FencesDir), filepath.Join(l.ClusterDir, ProducerIDsDir)}
-	if ents, err := os.ReadDir(filepath.Join(l.ClusterDir, MarkerQueueDir)); err == nil {
-		dirs = append(dirs, filepath.Join(l.ClusterDir, MarkerQueueDir))
+	dirs := []string{l.ClusterDir, l.TxnStatePath(), l.FencesPath(), l.ProducerIDsPath()}
+	if ents, err := os.ReadDir(l.MarkerQueuePath()); err == nil {
+		dirs = append(dirs, l.MarkerQueuePath())
 		for _, e := range ents {
 			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(l.ClusterDir, MarkerQueueDir, e.Name()))
+				dirs = append(dirs, filepath.Join(l.MarkerQueuePath(), e.Name()))
 			}
 		}
 	}

@@ -33,10 +33,10 @@ const (
 // PartitionDir is DATA/<topic>/<partition>, or "" when the data dir is
 // unknown or the topic name cannot be a directory of the data dir.
 func (l Layout) PartitionDir(topic string, partition int32) string {
-	if l.DataDir == "" || !safeComponent(topic) || partition < 0 {
+	if !safeComponent(topic) || partition < 0 {
 		return ""
 	}
-	return filepath.Join(l.DataDir, topic, strconv.Itoa(int(partition)))
+	return l.Path(Location{l.spec().Partitions, filepath.Join(topic, strconv.Itoa(int(partition)))})
 }
 
 // SegmentFile is one segment of a partition as its name describes it.
@@ -50,8 +50,6 @@ type SegmentFile struct {
 	Log           string `json:"log"`
 	// Index is the matching .index path (it may not exist).
 	Index string `json:"index"`
-	// Size of the .log file when listed.
-	Size int64 `json:"size"`
 }
 
 // SegmentListing is what a partition dir holds, as kaas lists it.
@@ -114,7 +112,7 @@ func ListSegments(dir string) (SegmentListing, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return out, &FileError{Path: dir, Problem: "no partition dir (the partition is not in this data dir: another pool dir, a deleted topic, or never written)"}
+			return out, &FileError{Path: dir, Problem: "no partition dir (not in this data dir: another pool dir, a deleted topic, or never written)"}
 		}
 		return out, &FileError{Path: dir, Problem: "cannot list: " + readProblem(err)}
 	}
@@ -137,9 +135,6 @@ func ListSegments(dir string) (SegmentListing, error) {
 		}
 		sf := SegmentFile{Base: base, Epoch: epoch, EpochPrefixed: prefixed, Log: filepath.Join(dir, name),
 			Index: filepath.Join(dir, strings.TrimSuffix(name, SegmentLogExt)+SegmentIndexExt)}
-		if fi, err := e.Info(); err == nil {
-			sf.Size = fi.Size()
-		}
 		out.Segments = append(out.Segments, sf)
 	}
 	slices.SortFunc(out.Segments, func(a, b SegmentFile) int {

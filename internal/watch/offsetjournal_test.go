@@ -103,7 +103,9 @@ func TestOffsetJournalTornLine(t *testing.T) {
 	os.WriteFile(seg, torn, 0o644)
 	jr := readAll(t, dir, JournalReadOptions{})
 	pts := ReplayGroup(jr.Records, "app")
-	if len(pts) != 2 || pts[1].Offsets["orders/0"] != 11 {
+	// The torn write lost a change at an unknown time after 10:00:01: a
+	// gap from there, which nothing after it closes yet.
+	if len(pts) != 3 || pts[1].Offsets["orders/0"] != 11 || pts[1].Unsound || pts[2].Kind != RecGap || !pts[2].Unsound || !pts[2].Time.Equal(t0.Add(time.Second)) {
 		t.Errorf("points %+v", pts)
 	}
 	if len(jr.Warnings) != 1 || !strings.Contains(jr.Warnings[0], "torn last line ignored") || !strings.Contains(jr.Warnings[0], seg+":4") {
@@ -327,19 +329,6 @@ func followOffsets(t *testing.T, pollOnly bool) {
 	}
 	if !got[6].Cur.Missing {
 		t.Errorf("removal %+v", got[6])
-	}
-}
-
-func TestLiveOffsetsDir(t *testing.T) {
-	t.Parallel()
-	l := volume.Layout{DataDir: "/data", ClusterDir: "/data/__cluster"}
-	if d := LiveOffsetsDir(l, volume.GenGo); d != "/data/__consumer_offsets" {
-		t.Errorf("Go generation: %s", d)
-	}
-	for _, g := range []volume.Generation{volume.GenUnknown, volume.Gen016, volume.Gen018} {
-		if d := LiveOffsetsDir(l, g); d != "/data/__cluster/__consumer_offsets" {
-			t.Errorf("%s: %s", g, d)
-		}
 	}
 }
 

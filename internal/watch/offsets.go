@@ -19,18 +19,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
-// LiveOffsetsDir is the directory whose offset files the brokers of
-// generation gen read and write: DATA/__consumer_offsets on the Go
-// generation (Go ≤ 0.1.190, Rust ≤ 0.2.15), CD/__consumer_offsets
-// otherwise and when the generation is unknown. It is the one place the
-// offsets follower (watch --offsets, and the exporter) picks its directory.
-func LiveOffsetsDir(l volume.Layout, gen volume.Generation) string {
-	if gen.LiveOffsetsInDataDir() && l.DataOffsetsPath() != "" {
-		return l.DataOffsetsPath()
-	}
-	return l.OffsetsPath()
-}
-
 // OffsetEvent is one observed change of one group's offset file.
 type OffsetEvent struct {
 	// Prev is the previous observation; nil the first time a file is seen
@@ -51,7 +39,7 @@ type OffsetEvent struct {
 
 // OffsetsOptions configure FollowOffsets.
 type OffsetsOptions struct {
-	Dir          string        // the offsets dir to follow (see LiveOffsetsDir)
+	Dir          string        // the offsets dir to follow (volume.Layout.FollowedOffsetsDir)
 	PollInterval time.Duration // default 1s
 	// FullReadEvery re-reads every file every N polls even when neither
 	// the directory's stat nor the file's changed (NFS attribute caching,
