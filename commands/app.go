@@ -57,7 +57,9 @@ func prepare(cmd *cli.Command, parents []string) {
 	if len(cmd.Subcommands) > 0 {
 		// A help sub-command of its own: urfave's shared one would be
 		// appended to (and written by) every parent of every app.
-		cmd.Subcommands = append(cmd.Subcommands, newHelpCommand())
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			cmd.Subcommands = append(cmd.Subcommands, newHelpCommand())
+		}
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -73,9 +75,11 @@ func prepare(cmd *cli.Command, parents []string) {
 	if cmd.Name != "help" {
 		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
 		// Leaves too ('kaasctl whois help'); hidden, as urfave's is.
-		h := newHelpCommand()
-		h.Hidden = true
-		cmd.Subcommands = append(cmd.Subcommands, h)
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			h := newHelpCommand()
+			h.Hidden = true
+			cmd.Subcommands = append(cmd.Subcommands, h)
+		}
 	}
 }
 

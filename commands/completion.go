@@ -132,7 +132,9 @@ func complete(app *cli.App, words []string, getenv func(string) string) []string
 		}
 		var out []string
 		for _, c := range cmds {
-			if !c.Hidden && c.Name != "help" && strings.HasPrefix(c.Name, cur) {
+			// A parent's help sub-command is not offered (kaasctl's own
+			// top-level help is).
+			if !c.Hidden && (leaf == nil || c.Name != "help") && strings.HasPrefix(c.Name, cur) {
 				out = append(out, c.Name)
 			}
 		}
