@@ -171,11 +171,8 @@ func watchCmd(c *cli.Context) error {
 				g.Notef("journal: %s", jp)
 			}
 		}
-		if v.Rewritten {
-			g.Warnf("%s was rewritten with the same epoch %d and version %d but different content (a manual edit? brokers skip such a file)", path, a.ControllerEpoch, a.AssignmentVersion)
-		}
-		if prevA != nil && (a.ControllerEpoch < prevA.ControllerEpoch || (a.ControllerEpoch == prevA.ControllerEpoch && a.AssignmentVersion < prevA.AssignmentVersion)) {
-			g.Warnf("version went backwards: epoch %d v%d after epoch %d v%d (a restored or stale file?)", a.ControllerEpoch, a.AssignmentVersion, prevA.ControllerEpoch, prevA.AssignmentVersion)
+		for _, w := range inspect.VersionWarnings(path, prevA, a, v.Rewritten) {
+			g.Warnf("%s", w)
 		}
 		groups := groupsFor(a)
 		step := inspect.NextStep(prevState, prevA, a, groups, filter, v.Observed)
