@@ -55,7 +55,12 @@ func init() {
 				"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
 				"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
 				"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
-				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).",
+				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).\n\n" +
+				"Examples:\n" +
+				"  kaasctl plan restart --data-dir /data -b kaas-0:9092                 the plan, live group activity\n" +
+				"  kaasctl plan restart --data-dir /data --brokers-order kaas-2,kaas-0,kaas-1   score your order\n" +
+				"  kaasctl plan restart --data-dir /data --failover drop -o json        a Go-flavour cluster, as JSON\n" +
+				"  kaasctl plan restart --data-dir /data -b kaas-0:9092 --follow        during the restart: as planned?",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
 				&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},

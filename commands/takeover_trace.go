@@ -355,7 +355,9 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 			}
 		}
 		if x.MissingBefore > 0 {
-			info = append(info, p.Paint(render.Yellow, fmt.Sprintf("%d earlier versions not captured", x.MissingBefore)))
+			info = append(info, p.Paint(render.Yellow, x.Gap))
+		} else if x.Gap != "" {
+			info = append(info, p.Paint(render.Dim, x.Gap))
 		}
 		lines = append(lines, p.Paint(render.Bold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
 		for _, n := range x.Notes {
@@ -386,6 +388,10 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
 			render.Plural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
+	}
+	if tr.MissedVersions > 0 {
+		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
+			render.Plural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
 	}
 	return render.Lines(p.Out, lines...)
 }

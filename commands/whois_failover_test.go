@@ -117,7 +117,6 @@ func TestWhoisWhatIfControllerDownSandbox(t *testing.T) {
 	t.Parallel()
 	for _, fo := range []sandbox.Failover{sandbox.FailoverDrop, sandbox.FailoverReload} {
 		t.Run(string(fo), func(t *testing.T) {
-			t.Parallel()
 			s := sandbox.Start(t, sandbox.Options{Brokers: 4, Failover: fo, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

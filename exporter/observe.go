@@ -27,6 +27,8 @@ type Source struct {
 	Client *wire.Client
 	// Filter keeps groups whose id matches (nil: every group).
 	Filter *regexp.Regexp
+	// Only, when set, keeps only these groups (besides Filter).
+	Only map[string]bool
 	// MaxGroups caps the groups observed (the first by id); 0: no cap.
 	MaxGroups int
 	// LagSeconds fetches the timestamp of the record at each lagging
@@ -125,7 +127,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	start := time.Now()
 	o := &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
-	match := func(g string) bool { return s.Filter == nil || s.Filter.MatchString(g) }
+	match := func(g string) bool {
+		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
+	}
 
 	// The volume.
 	var files []inspect.GroupFile

@@ -203,6 +203,7 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 
