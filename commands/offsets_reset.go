@@ -169,9 +169,9 @@ func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *
 	}
 	// Every write names the generation it assumes and the dir it uses.
 	if dir, derr := l.LiveOffsetsDir(); derr == nil {
-		g.Notef("offset files in %s; %s", dir, l.Gen.Summary())
+		g.Notef("offset files in %s; %s", dir, g.generationNote(l))
 	} else {
-		g.Notef("%s", l.Gen.Summary())
+		g.Notef("%s", g.generationNote(l))
 	}
 	cl, err := connectForWrite(ctx, g, m)
 	if err != nil {

@@ -178,6 +178,9 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 			}
 		}
 		src.Activity = fmt.Sprintf("live: ListGroups on every broker (%d answered, %d failed); a group is active when its coordinator lists it, with members unless Empty", len(answers)-failed, failed)
+		if failed > 0 {
+			src.Notes = append(src.Notes, fmt.Sprintf("%d broker(s) did not answer ListGroups: the groups they coordinate are counted idle, so the plan may understate their moves", failed))
+		}
 	} else if c.Bool("all-active") {
 		for name := range known {
 			loaded[name], members[name] = true, true

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/labdata"
@@ -240,5 +242,49 @@ func TestStaleManifestsOfflineReset(t *testing.T) {
 	}
 	if after := committedOffsets(t, data); len(after) != len(before) {
 		t.Errorf("group files changed: %d before, %d after", len(before), len(after))
+	}
+}
+
+// TestStaleManifestsExporterOnce: exporter --once without brokers gives
+// every partition of the real volume the lag log end − committed, and
+// every group the sum (the manifests would say hundreds less).
+func TestStaleManifestsExporterOnce(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	committed := committedOffsets(t, data)
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	part := regexp.MustCompile(`(?m)^kaas_group_partition_lag\{group="([^"]+)",topic="([^"]+)",partition="(\d+)"\} (\d+)$`)
+	group := regexp.MustCompile(`(?m)^kaas_group_lag\{group="([^"]+)"\} (\d+)$`)
+	seen := 0
+	for _, m := range part.FindAllStringSubmatch(r.Out, -1) {
+		key := m[2] + "/" + m[3]
+		c, ok := committed[m[1]][key]
+		if !ok {
+			t.Errorf("%s %s: not in the group's file", m[1], key)
+			continue
+		}
+		if want := truth[key].LogEnd - c; m[4] != strconv.FormatInt(want, 10) {
+			t.Errorf("%s %s: lag %s, want %d (log end %d − committed %d)", m[1], key, m[4], want, truth[key].LogEnd, c)
+		}
+		seen++
+	}
+	total := 0
+	for _, m := range committed {
+		total += len(m)
+	}
+	if seen != total || seen < 31 {
+		t.Errorf("%d partition lags, the volume's group files hold %d", seen, total)
+	}
+	for _, m := range group.FindAllStringSubmatch(r.Out, -1) {
+		var want int64
+		for key, c := range committed[m[1]] {
+			want += truth[key].LogEnd - c
+		}
+		if m[2] != strconv.FormatInt(want, 10) {
+			t.Errorf("group %s: lag %s, want %d", m[1], m[2], want)
+		}
 	}
 }
