@@ -15,9 +15,6 @@ import (
 
 const assignmentUsage = "inspect the controller's assignment.json: versions, brokers, load per broker, diffs"
 
-// trNow is the clock for ages; tests pin it.
-var trNow = time.Now
-
 func init() {
 	registerSub("assignment", assignmentUsage, func() *cli.Command {
 		return &cli.Command{
@@ -56,7 +53,7 @@ func assignmentShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s := inspect.SummarizeAssignment(path, a, fs, trOffsetGroups(g), c.StringSlice("group"), trNow())
+	s := inspect.SummarizeAssignment(path, a, fs, trOffsetGroups(g), c.StringSlice("group"), g.Now())
 
 	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")
 	for _, b := range s.Brokers {
@@ -64,12 +61,11 @@ func assignmentShow(c *cli.Context) error {
 			strconv.Itoa(b.HashGroups), strconv.Itoa(b.FallbackGroups), b.LastSeen)
 	}
 	return g.Printer.Print(render.Output{Data: s, Items: s.Brokers, Table: t, Human: func(p *render.Printer) error {
-		return renderAssignmentShow(p, s)
+		return renderAssignmentShow(p, s, g.Now())
 	}})
 }
 
-func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary) error {
-	now := trNow()
+func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary, now time.Time) error {
 	gen := s.GeneratedAt
 	if t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt); err == nil {
 		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + trAgo(now, t) + ")"

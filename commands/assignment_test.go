@@ -23,10 +23,14 @@ func trRun(t *testing.T, stdin string, args ...string) (string, string, int) {
 // The repository's fixed copy of the lab capture, for golden output.
 const trLabCopy = "../testdata/lab/lab-go-kaas"
 
-func trPinClock(t *testing.T) {
-	old := trNow
-	trNow = func() time.Time { return time.Date(2026, 11, 29, 9, 10, 0, 0, time.UTC) }
-	t.Cleanup(func() { trNow = old })
+// trLabNow is a clock pinned just after the lab capture, for stable ages.
+func trLabNow() time.Time { return time.Date(2026, 11, 29, 9, 10, 0, 0, time.UTC) }
+
+// trRunAt is trRun with the clock pinned at trLabNow.
+func trRunAt(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	r := runCLIAt(t, trLabNow, stdin, nil, args...)
+	return r.Out, r.Err, r.Code
 }
 
 // labVolume builds a cluster dir with the phase-2 assignment and offset
@@ -57,9 +61,8 @@ func trLabVolume(t *testing.T) string {
 }
 
 func TestAssignmentShow(t *testing.T) {
-	trPinClock(t)
 	cd := trLabVolume(t)
-	out, errOut, code := trRun(t, "", "assignment", "show", "--cluster-dir", cd)
+	out, errOut, code := trRunAt(t, "", "assignment", "show", "--cluster-dir", cd)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -70,7 +73,7 @@ func TestAssignmentShow(t *testing.T) {
 		}
 	}
 
-	out, _, code = trRun(t, "", "assignment", "show", "--cluster-dir", cd, "-o", "json")
+	out, _, code = trRunAt(t, "", "assignment", "show", "--cluster-dir", cd, "-o", "json")
 	if code != 0 {
 		t.Fatal(code)
 	}
@@ -102,19 +105,19 @@ func TestAssignmentShow(t *testing.T) {
 	}
 
 	// --assignment FILE without a volume; csv has every column.
-	out, _, code = trRun(t, "", "assignment", "show", "--assignment", filepath.Join(trLabCopy, "assignment-history", "assignment-e0-v2-090803.json"), "-o", "csv")
+	out, _, code = trRunAt(t, "", "assignment", "show", "--assignment", filepath.Join(trLabCopy, "assignment-history", "assignment-e0-v2-090803.json"), "-o", "csv")
 	if code != 0 {
 		t.Fatal(code)
 	}
 	golden(t, "assignment-show-v2.csv", out)
 
 	// Missing file: exit 1 naming the file.
-	_, errOut, code = trRun(t, "", "assignment", "show", "--assignment", filepath.Join(cd, "nope.json"))
+	_, errOut, code = trRunAt(t, "", "assignment", "show", "--assignment", filepath.Join(cd, "nope.json"))
 	if code != 1 || !strings.Contains(errOut, "nope.json") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
 	// No volume at all: usage.
-	if _, _, code = trRun(t, "", "assignment", "show"); code != 2 {
+	if _, _, code = trRunAt(t, "", "assignment", "show"); code != 2 {
 		t.Errorf("no volume: exit %d, want 2", code)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cliResult is what one kaasctl run printed.
@@ -17,12 +18,19 @@ type cliResult struct {
 // runCLI runs kaasctl in-process with the given stdin and environment.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) cliResult {
 	t.Helper()
+	return runCLIAt(t, nil, stdin, env, args...)
+}
+
+// runCLIAt is runCLI with the clock pinned (nil: the real clock).
+func runCLIAt(t *testing.T, now func() time.Time, stdin string, env map[string]string, args ...string) cliResult {
+	t.Helper()
 	var out, errb bytes.Buffer
 	ios := &IOStreams{
 		In:     strings.NewReader(stdin),
 		Out:    &out,
 		Err:    &errb,
 		Getenv: func(k string) string { return env[k] },
+		Now:    now,
 	}
 	code := Main(append([]string{"kaasctl"}, args...), ios)
 	return cliResult{Out: out.String(), Err: errb.String(), Code: code}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -255,8 +256,40 @@ func iosFrom(c *cli.Context) *IOStreams {
 	return System()
 }
 
+// Now is the run's clock (IOStreams.Now).
+func (g *Globals) Now() time.Time { return g.IO.now() }
+
 // Progress returns a progress line on stderr for long work: shown only on a
 // terminal, not with --quiet, and only after a second; nil (a no-op) otherwise.
 func (g *Globals) Progress(label string, total int64) *render.Progress {
 	return render.NewProgress(g.IO.Err, g.IO.ErrTTY, g.Quiet, label, total)
+}
+
+// givenFlags is the volume, generation and connection flags the user gave
+// on this command line, as arguments to repeat (" --data-dir /data -b
+// k:9092"), so that a command kaasctl prints for the next step runs as
+// printed against the same volume and brokers. Output flags are left out;
+// no flag takes a secret (passwords come from a file or an environment
+// variable named by a flag).
+func givenFlags(c *cli.Context) string {
+	var b strings.Builder
+	for _, f := range commonFlags() {
+		name := f.Names()[0]
+		if groupOfFlag(f) == fgOutput || !c.IsSet(name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.BoolFlag:
+			if c.Bool(name) {
+				b.WriteString(" --" + name)
+			}
+		case *cli.StringSliceFlag:
+			for _, v := range c.StringSlice(name) {
+				b.WriteString(" --" + name + " " + shellQuote(v))
+			}
+		default:
+			b.WriteString(" --" + name + " " + shellQuote(c.String(name)))
+		}
+	}
+	return b.String()
 }

@@ -247,10 +247,8 @@ func volumeNames(kind string, words []string, getenv func(string) string) []stri
 				set[e.GroupID] = true
 			}
 		}
-		for _, dir := range []string{l.OffsetsPath(), l.DataOffsetsPath()} { // both offsets dirs: the live one depends on the generation
-			if dir == "" {
-				continue
-			}
+		for _, od := range l.OffsetsDirs() { // every offsets dir: the live one depends on the generation
+			dir := od.Path
 			ents, _ := os.ReadDir(dir)
 			for _, e := range ents {
 				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".json") && filepath.Ext(strings.TrimSuffix(n, ".json")) != ".json" {

@@ -649,7 +649,6 @@ func configCheckCmd() *cli.Command {
 			if len(s.Brokers) == 0 {
 				return exit.UsageErrorf("%v", wire.ErrNoBrokers)
 			}
-			wire.SoftwareVersion = Version
 			cl, err := wire.NewClient(s)
 			if err != nil {
 				return err

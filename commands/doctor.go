@@ -309,7 +309,6 @@ func doctorClient(c *cli.Context, g *Globals) (*wire.Client, []*wire.BrokerError
 	if g.conn.fileErr != nil && g.conn.explicit {
 		return nil, nil, exit.UsageErrorf("%v", g.conn.fileErr)
 	}
-	wire.SoftwareVersion = Version
 	cl, err := wire.NewClient(g.Conn())
 	if err != nil {
 		return nil, nil, err

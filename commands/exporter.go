@@ -243,7 +243,6 @@ func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *e
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
-	wire.SoftwareVersion = Version
 	return exporter.New(opt)
 }
 

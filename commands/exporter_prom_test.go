@@ -55,8 +55,19 @@ func freeAddr(t *testing.T) string {
 // the API base URL once Prometheus is ready.
 func startPrometheus(t *testing.T, bin, target string) string {
 	t.Helper()
+	return startPrometheusRules(t, bin, target, "")
+}
+
+// startPrometheusRules is startPrometheus with a rule file (evaluated every
+// 500ms; "" for none).
+func startPrometheusRules(t *testing.T, bin, target, rules string) string {
+	t.Helper()
 	dir := t.TempDir()
-	cfg := fmt.Sprintf(`global:
+	ruleFiles := ""
+	if rules != "" {
+		ruleFiles = fmt.Sprintf("rule_files: [%q]\n", rules)
+	}
+	cfg := ruleFiles + fmt.Sprintf(`global:
   scrape_interval: 500ms
   evaluation_interval: 500ms
 scrape_configs:

@@ -107,13 +107,15 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 	if v, _ := metricValue(mfs, "kaas_assignment_brokers_alive", nil); int(v) != 3 {
 		t.Errorf("kaas_assignment_brokers_alive %v", v)
 	}
+	// Sparse health: one kaas_group_health series (the worst condition),
+	// and no kaas_group_condition series for a group that is OK.
 	for _, s := range inspect.HealthStates {
-		want := 0.0
-		if s == inspect.HealthOK {
-			want = 1
+		v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "idle", "state": s})
+		if want := s == inspect.HealthOK; ok != want || ok && v != 1 {
+			t.Errorf("kaas_group_health{group=idle,state=%s} = %v (present %v), want present only for OK", s, v, ok)
 		}
-		if v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "idle", "state": s}); !ok || v != want {
-			t.Errorf("kaas_group_health{group=idle,state=%s} = %v, want %v", s, v, want)
+		if v, ok := metricValue(mfs, "kaas_group_condition", map[string]string{"group": "idle", "condition": s}); ok {
+			t.Errorf("kaas_group_condition{group=idle,condition=%s} = %v for an OK group", s, v)
 		}
 	}
 	for _, name := range []string{"kaas_exporter_build_info", "kaas_exporter_refresh_duration_seconds", "kaas_broker_up", "kaas_broker_reachable",

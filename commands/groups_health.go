@@ -22,10 +22,12 @@ func init() {
 	registerSub("groups", groupsUsage, func() *cli.Command {
 		return &cli.Command{
 			Name:      "health",
-			Usage:     "Burrow-style group health over a window: OK, WARN, STALL, STOP, REWIND, VANISHED, ERR, with evidence",
+			Usage:     "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
 			ArgsUsage: "[GROUP...]",
 			Description: "Observes the groups every --interval for --window (the same refresh as 'kaasctl exporter': the\n" +
-				"volume's offset files and/or one batched broker round), then evaluates each group:\n\n" +
+				"volume's offset files and/or one batched broker round), then evaluates each group. A group can\n" +
+				"hold several conditions at once (rewound, lost partitions and stopped); each is listed with its\n" +
+				"evidence (-o wide: every fact), worst first:\n\n" +
 				"  REWIND    a committed offset moved backwards between two observations: a reset, or a commit from a\n" +
 				"            stale consumer (kaas never fences OffsetCommit by generation or member)\n" +
 				"  VANISHED  partitions disappeared from the offset file: a commit to an unloaded group rewrote it\n" +
@@ -35,6 +37,13 @@ func init() {
 				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
 				"  WARN      the total lag grew at every observation while commits advanced\n" +
 				"  OK        none of the above\n\n" +
+				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
+				"stay, marked \"(last known)\", with unknownSince in JSON.\n\n" +
+				"DRAIN is the estimated time until the group's lag is zero (its slowest partition), from the consume\n" +
+				"and produce rates fitted over the window; \"not draining\" when some partition is not consumed\n" +
+				"faster than produced; \"-\" before 3 observations. RETENTION is when the log start (kaas moves it\n" +
+				"only on DeleteRecords) passes the committed offset of a lagging partition, from its advance over the\n" +
+				"window. JSON: drain and retention per partition, with the window and samples used.\n\n" +
 				"Each state comes with its evidence: partition, before/after, when, and which file change.\n" +
 				"Without a volume, commits are only seen as moving offsets, so a stuck consumer that keeps\n" +
 				"committing the same offsets shows as STOP rather than STALL.\n" +
@@ -64,8 +73,10 @@ type GroupsHealthView struct {
 	Window   string                `json:"window"`
 	Interval string                `json:"interval"`
 	Groups   []inspect.GroupHealth `json:"groups"`
-	// States counts the groups per state.
-	States map[string]int `json:"states"`
+	// States counts the groups per worst condition; Conditions the groups
+	// per active condition (a group counts once for each it has).
+	States     map[string]int `json:"states"`
+	Conditions map[string]int `json:"conditions"`
 }
 
 func runGroupsHealth(c *cli.Context) error {
@@ -85,7 +96,7 @@ func runGroupsHealth(c *cli.Context) error {
 		return err
 	}
 	names := c.Args().Slice()
-	v := GroupsHealthView{Window: window.String(), Interval: interval.String(), Groups: []inspect.GroupHealth{}, States: map[string]int{}}
+	v := GroupsHealthView{Window: window.String(), Interval: interval.String(), Groups: []inspect.GroupHealth{}, States: map[string]int{}, Conditions: map[string]int{}}
 	var all []inspect.GroupHealth
 	if u := c.String("exporter"); u != "" {
 		doc, err := fetchExporterHealth(c.Context, u)
@@ -118,6 +129,9 @@ func runGroupsHealth(c *cli.Context) error {
 		found[h.Group] = true
 		v.Groups = append(v.Groups, h)
 		v.States[h.State]++
+		for _, c := range h.Conditions {
+			v.Conditions[c]++
+		}
 	}
 	var missing []string
 	for _, n := range names {
@@ -125,21 +139,31 @@ func runGroupsHealth(c *cli.Context) error {
 			missing = append(missing, n)
 		}
 	}
-	t := render.NewTable("GROUP", "STATE", "LAG", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")
+	t := render.NewTable("GROUP", "CONDITION", "LAG", "DRAIN", "RETENTION", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")
+	wide := g.Printer.Format == render.Wide || g.Printer.Format == render.CSV
 	for _, h := range v.Groups {
 		lag := "-"
 		if h.LagKnown {
 			lag = strconv.FormatInt(h.Lag, 10)
 		}
+		drain, ret := h.Drain.Text(), h.Retention.Text()
 		if len(h.Evidence) == 0 {
-			t.Add(cellName(g.Printer.Format, h.Group), h.State, lag, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
+			t.Add(cellName(g.Printer.Format, h.Group), h.State, lag, drain, ret, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
 			continue
 		}
-		for i, e := range h.Evidence {
-			if i > 0 && g.Printer.Format != render.Wide && g.Printer.Format != render.CSV {
-				break
+		// Every active condition with its evidence: the first fact of each
+		// (every fact with -o wide).
+		shown := map[string]bool{}
+		for _, e := range h.Evidence {
+			if shown[e.State] && !wide {
+				continue
 			}
-			t.Add(cellName(g.Printer.Format, h.Group), h.State, lag, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
+			shown[e.State] = true
+			cond := e.State
+			if e.Carried {
+				cond += " (last known)"
+			}
+			t.Add(cellName(g.Printer.Format, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
 		}
 	}
 	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t}); err != nil {

@@ -3,6 +3,7 @@ package commands
 import (
 	"io"
 	"os"
+	"time"
 
 	"github.com/mattn/go-isatty"
 )
@@ -17,6 +18,9 @@ type IOStreams struct {
 	ErrTTY bool
 	// Getenv reads the environment (os.Getenv unless a test overrides it).
 	Getenv func(string) string
+	// Now is the clock for ages, "now" in time expressions and observation
+	// times (time.Now unless a test pins it).
+	Now func() time.Time
 }
 
 // System returns the process's streams.
@@ -28,6 +32,7 @@ func System() *IOStreams {
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
 		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
 		Getenv: os.Getenv,
+		Now:    time.Now,
 	}
 }
 
@@ -36,4 +41,12 @@ func (s *IOStreams) getenv(k string) string {
 		return ""
 	}
 	return s.Getenv(k)
+}
+
+// now reads the clock.
+func (s *IOStreams) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }

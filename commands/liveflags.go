@@ -150,6 +150,7 @@ func resolveConnArg(flags map[string]string, ios *IOStreams, cc *wire.CommandCon
 		st.err = err
 		s, _ = wire.Resolve(wire.Input{Getenv: func(string) string { return "" }}, nil, path, src, exists)
 	}
+	s.SoftwareVersion = Version
 	st.settings = s
 	return st
 }
@@ -177,7 +178,6 @@ func (g *Globals) UncheckedClient() (*wire.Client, error) {
 	if len(g.conn.settings.Brokers) == 0 {
 		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}
-	wire.SoftwareVersion = Version
 	return wire.NewClient(g.conn.settings)
 }
 

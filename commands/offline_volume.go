@@ -180,10 +180,7 @@ func volumeSources(v *GroupsSourcesView, l volume.Layout, a *volume.Assignment, 
 		gi = l.WithGeneration().Gen
 	}
 	v.Assignment, v.AssignmentOK, v.LegacyDir, v.OffsetFiles = l.AssignmentPath(), a != nil, sr.LegacyDir, sr.Files
-	v.OffsetsDir = gi.LiveOffsetsDir
-	if v.OffsetsDir == "" {
-		v.OffsetsDir = l.OffsetsPath()
-	}
+	v.OffsetsDir = l.FollowedOffsetsDir()
 	v.Generation = &gi
 	if a != nil {
 		v.ExplicitCount = a.EntryCount()

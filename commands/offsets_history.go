@@ -175,7 +175,7 @@ func runOffsetsHistory(c *cli.Context) error {
 		return exit.UsageErrorf("offsets history takes one GROUP (got %d arguments)", c.NArg())
 	}
 	group := c.Args().First()
-	now := trNow()
+	now := g.Now()
 	since, err := parseWhen("since", c.String("since"), now, g)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func runOffsetsHistory(c *cli.Context) error {
 	}
 	timeline := c.Bool("timeline")
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t, Human: func(p *render.Printer) error {
-		return writeHistoryHuman(p, v, timeline)
+		return writeHistoryHuman(p, v, timeline, givenFlags(c))
 	}})
 }
 
@@ -426,7 +426,7 @@ func sparkline(times []time.Time, vals []*int64, marked []bool, t0, t1 time.Time
 	return string(out)
 }
 
-func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool) error {
+func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, flags string) error {
 	w := p.Out
 	src := []string{}
 	if v.Journal != "" {
@@ -469,7 +469,7 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool) 
 		for _, a := range v.Anomalies {
 			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), trPaint(p, trRed, trPad(a.Kind, 9)), a.Detail)
 		}
-		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s\n", shellQuote(v.Group), journalArg(v.Journal))
+		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", shellQuote(v.Group), journalArg(v.Journal), flags)
 	}
 	if timeline {
 		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))

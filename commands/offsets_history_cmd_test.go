@@ -119,7 +119,7 @@ func TestSparkline(t *testing.T) {
 	var b strings.Builder
 	p := &render.Printer{Out: &b, TTY: true}
 	hv := &offsetsHistoryView{Group: "g", Partitions: []historyPartition{{Topic: "t", Partition: 0, spark: "▁▄█"}}}
-	writeHistoryHuman(p, hv, false)
+	writeHistoryHuman(p, hv, false, "")
 	if !strings.Contains(b.String(), "PROGRESS") || !strings.Contains(b.String(), "▁▄█") {
 		t.Errorf("%s", b.String())
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,14 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 		t.Errorf("history --partition orders/2 -o csv (exit %d):\n%s%s", r.Code, r.Out, r.Err)
 	}
 
+	// The restore command the table prints runs as printed: it carries
+	// the volume and broker flags history was given.
+	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--data-dir", data, "-b", boot)
+	printed := printedCommand(t, r.Out, "kaasctl offsets reset ")
+	if r2 := runCLI(t, "", nil, printed[1:]...); r2.Code != 0 || !strings.Contains(r2.Out, "orders") {
+		t.Errorf("the printed restore %q: exit %d\n%s%s", printed, r2.Code, r2.Out, r2.Err)
+	}
+
 	// Restore: dry-run plans the last good state; nothing written.
 	before, _ := os.ReadFile(filepath.Join(sb.Layout().OffsetsPath(), "app.json"))
 	r = runCLI(t, "", nil, "offsets", "reset", "--group", "app", "--to-history-before-anomaly", "--journal", journal, "-b", boot, "--data-dir", data, "-o", "json")
@@ -233,6 +242,13 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 	if !sameMap(wire, want) {
 		t.Errorf("OffsetFetch after restore %v, want %v", wire, want)
 	}
+	// The rollback command the note prints runs as printed (here as a
+	// dry-run: the restore stays).
+	apply := printedCommand(t, strings.ReplaceAll(r.Err, "apply with: ", "\n"), "kaasctl offsets reset ")
+	apply = slices.DeleteFunc(apply, func(a string) bool { return a == "--execute" || a == "--execute)" })
+	if r2 := runCLI(t, "", nil, apply[1:]...); r2.Code != 0 || !strings.Contains(r2.Out, "orders") {
+		t.Errorf("the printed rollback %q: exit %d\n%s%s", apply, r2.Code, r2.Out, r2.Err)
+	}
 	rb, _ := os.ReadFile(rollback)
 	if !strings.Contains(string(rb), "orders,0,20\n") || !strings.Contains(string(rb), "orders/1 had no committed offset") {
 		t.Errorf("rollback plan:\n%s", rb)
@@ -251,4 +267,42 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 	if sum != 30 {
 		t.Errorf("--to-history %s plans %+v (want the 30 records of the baseline)", hv.First, atFirst.Groups[0].Rows)
 	}
+}
+
+// printedCommand finds the first line of out that starts (after blanks)
+// with prefix and splits it into words as a POSIX shell would (plain
+// words and '...' quotes are all kaasctl prints).
+func printedCommand(t *testing.T, out, prefix string) []string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		var words []string
+		var cur strings.Builder
+		in, started := false, false
+		for i := 0; i < len(line); i++ {
+			ch := line[i]
+			switch {
+			case ch == '\'':
+				in, started = !in, true
+			case ch == ' ' && !in:
+				if started {
+					words = append(words, cur.String())
+					cur.Reset()
+					started = false
+				}
+			default:
+				cur.WriteByte(ch)
+				started = true
+			}
+		}
+		if started {
+			words = append(words, cur.String())
+		}
+		return words
+	}
+	t.Fatalf("no %q line in:\n%s", prefix, out)
+	return nil
 }

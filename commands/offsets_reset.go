@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -271,7 +270,7 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 	if len(out) == 0 {
 		dir, derr := l.LiveOffsetsDir()
 		if derr != nil {
-			dir = l.OffsetsPath() + " or " + l.DataOffsetsPath()
+			dir = l.OffsetsDirsText()
 		}
 		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", dir)
 	}
@@ -339,12 +338,12 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 		sp.Kind, sp.Time = repair.ByDuration, now.Add(-d)
 	case "from-file":
 		name := c.String(f)
-		fh, err := os.Open(name)
+		in, closeIn, err := openFromFile(g, name)
 		if err != nil {
-			return sp, exit.UsageErrorf("--from-file: %v", err)
+			return sp, err
 		}
-		defer fh.Close()
-		fp, err := repair.ParseResetCSV(safefs.CappedReader(fh, name, 0), name)
+		defer closeIn()
+		fp, err := repair.ParseResetCSV(safefs.CappedReader(in, name, 0), name)
 		if err != nil {
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}

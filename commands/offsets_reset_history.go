@@ -30,7 +30,7 @@ func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, err
 	if flag == "to-history-before-anomaly" {
 		return repair.Spec{Kind: repair.ToHistoryBeforeAnomaly, Origin: "--to-history-before-anomaly"}, nil
 	}
-	t, err := parseWhen("to-history", c.String(flag), trNow(), g)
+	t, err := parseWhen("to-history", c.String(flag), g.Now(), g)
 	if err != nil {
 		return repair.Spec{}, err
 	}
@@ -40,7 +40,7 @@ func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, err
 // historyResetSpec finds each group's offsets at the moment asked for and
 // returns the from-file spec the one reset path plans and executes.
 func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []string, spec repair.Spec, scopes []repair.TopicScope) (repair.Spec, error) {
-	since, err := parseWhen("history-since", c.String("history-since"), trNow(), g)
+	since, err := parseWhen("history-since", c.String("history-since"), g.Now(), g)
 	if err != nil {
 		return repair.Spec{}, err
 	}
@@ -131,7 +131,14 @@ func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error
 	if err := errorsJoin(werr, f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("--export-rollback %s: %w", name, err)
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset --group ... --from-file %s --execute)", name, name)
+	scope := " --all-groups"
+	if len(plans) <= 10 {
+		scope = ""
+		for _, gp := range plans {
+			scope += " --group " + shellQuote(gp.Group)
+		}
+	}
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), givenFlags(c))
 	return nil
 }
 

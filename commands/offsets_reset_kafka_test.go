@@ -267,6 +267,33 @@ func TestKafkaResetOffsetsCases(t *testing.T) {
 		k.resetAndAssert(t, []string{"--group", "g", "--all-topics", "--by-duration", "PT1M", "--execute"}, 0, false, "foo-t")
 	})
 
+	t.Run("BeforeTheFirstRecordIsTheLogStart", func(t *testing.T) {
+		// Before 1970 (a negative epoch time, which ListOffsets would read
+		// as "the log end" or "the log start" codes) and durations reaching
+		// back that far: Kafka's tool resolves a time before the first
+		// record to the log start, never the end. The log starts at 10.
+		k := newKafkaCase(t, 1, one("foo-t"))
+		k.produce(t, "foo-t", 1, 100, now)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		del := kadm.Offsets{}
+		del.AddOffset("foo-t", 0, 10, -1)
+		if _, err := k.adm.DeleteRecords(ctx, del); err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range [][]string{
+			{"--to-datetime", "1900-01-01T00:00:00Z"},
+			{"--to-datetime", "0001-01-01T00:00:00Z"},
+			{"--to-datetime", "1969-12-31T23:59:59Z"},
+			{"--to-datetime", "1969-12-31T23:59:59.999Z"},
+			{"--by-duration", "P36000D"},
+			{"--by-duration", "P3650000D"},
+		} {
+			k.consumed(t, "g", "foo-t")
+			k.resetAndAssert(t, with([]string{"--group", "g", "--all-topics", "--execute"}, spec...), 10, false, "foo-t")
+		}
+	})
+
 	t.Run("ByDurationToEarliest", func(t *testing.T) {
 		k := newKafkaCase(t, 1, one("foo-t"))
 		// Older than 0.1 s when the reset runs: nothing that recent, so

@@ -3,10 +3,12 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -400,5 +402,43 @@ func TestOffsetsResetUsageErrors(t *testing.T) {
 	r = runCLI(t, "", nil, "offsets", "reset", "--data-dir", data, "-g", "../assignment", "--topic", "t:0", "--to-offset", "1", "--offline", "--execute")
 	if r.Code != 1 || !strings.Contains(r.Err, "does not write offsets of this group id") {
 		t.Errorf("hostile group id: exit %d %s", r.Code, r.Err)
+	}
+}
+
+// An impossible zone offset is refused like an impossible date, and before
+// any broker is asked: a listener standing in for the bootstrap server
+// must see no connection.
+func TestOffsetsResetImpossibleZoneRefusedBeforeTheBrokers(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	data := t.TempDir()
+	writeFile(t, data, "__cluster/assignment.json", `{"version":1,"brokers":[]}`)
+	for _, v := range []string{"2026-11-27T16:00:00+99:99", "2026-11-27T16:00:00+25:00", "2026-11-27T16:00:00-24:30", "2026-13-01T00:00:00Z"} {
+		r := runCLI(t, "", nil, "offsets", "reset", "--data-dir", data, "--bootstrap-server", ln.Addr().String(), "-g", "g", "--all-topics", "--to-datetime", v, "--execute")
+		if r.Code != 2 || !strings.Contains(r.Err, v) || !strings.Contains(r.Err, "not a") {
+			t.Errorf("%s: exit %d, stderr %q", v, r.Code, r.Err)
+		}
+		r = runCLI(t, "", nil, "offsets", "history", "g", "--data-dir", data, "--since", v)
+		if r.Code != 2 || !strings.Contains(r.Err, "not a") {
+			t.Errorf("history --since %s: exit %d, stderr %q", v, r.Code, r.Err)
+		}
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("%d connections to the broker before the refusal", n)
 	}
 }

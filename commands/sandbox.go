@@ -79,7 +79,7 @@ func init() {
 		return &cli.Command{
 			Name:        "sandbox",
 			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
-			UsageText:   "kaasctl sandbox [--broker-count N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--log-dir DIR]",
+			UsageText:   "kaasctl sandbox [--broker-count N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--failover reload|drop] [--log-dir DIR]",
 			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
@@ -89,6 +89,7 @@ func init() {
 				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
 				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
 				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
+				&cli.StringFlag{Name: "failover", Value: string(sandbox.FailoverReload), Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none)"},
 				&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
 				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
 				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
@@ -126,6 +127,10 @@ func runSandbox(c *cli.Context) error {
 	}
 	if c.String(flagClusterDir) != "" {
 		return exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
+	}
+	failover := sandbox.Failover(strings.ToLower(c.String("failover")))
+	if failover != sandbox.FailoverReload && failover != sandbox.FailoverDrop {
+		return exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
 	}
 	placement := sandbox.Placement(strings.ToLower(c.String("placement")))
 	if placement != sandbox.PlacementRendezvous && placement != sandbox.PlacementHash {
@@ -169,7 +174,7 @@ func runSandbox(c *cli.Context) error {
 		defer os.RemoveAll(dataDir)
 	}
 	sb, err := sandbox.New(sandbox.Options{
-		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement,
+		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement, Failover: failover,
 		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
 	})
 	if err != nil {
@@ -349,7 +354,7 @@ func checkSandboxDir(dataDir string, force bool) error {
 	case !st.IsDir():
 		return exit.UsageErrorf("--data-dir %s is not a directory", dataDir)
 	}
-	a := filepath.Join(dataDir, volume.ClusterSubdir, volume.AssignmentFile)
+	a := volume.DataDirLayout(dataDir, "").AssignmentPath()
 	if _, err := os.Stat(a); err != nil {
 		return nil
 	}

@@ -99,7 +99,7 @@ func takeoverTrace(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	now := trNow()
+	now := g.Now()
 	since, err := trParseWhen(c.String("since"), now)
 	if err != nil {
 		return exit.UsageErrorf("--since: %v", err)

@@ -465,3 +465,50 @@ func TestClusterDirIsDataDir(t *testing.T) {
 		}
 	}
 }
+
+// No flag's help states its default twice (its own words and urfave's
+// "(default: …)"), and no switch is described as "(default: false)": the
+// help of every command and sub-command is scanned.
+func TestHelpSaysEachDefaultOnce(t *testing.T) {
+	t.Parallel()
+	app := NewApp(&IOStreams{})
+	paths := [][]string{{}}
+	var walk func(cmds []*cli.Command, prefix []string)
+	walk = func(cmds []*cli.Command, prefix []string) {
+		for _, c := range cmds {
+			if c.Hidden {
+				continue
+			}
+			p := append(append([]string{}, prefix...), c.Name)
+			paths = append(paths, p)
+			walk(c.Subcommands, p)
+		}
+	}
+	walk(app.Commands, nil)
+	lines := 0
+	for _, p := range paths {
+		r := runCLI(t, "", nil, append(p, "--help")...)
+		if r.Code != 0 {
+			t.Errorf("%v --help: exit %d %s", p, r.Code, r.Err)
+			continue
+		}
+		for _, line := range strings.Split(r.Out, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "-") {
+				continue
+			}
+			lines++
+			if n := strings.Count(strings.ToLower(line), "(default"); n > 1 {
+				t.Errorf("%v: the default is given %d times: %s", p, n, strings.TrimSpace(line))
+			}
+			if strings.Contains(line, "(default: false)") {
+				t.Errorf("%v: a switch described as off by default: %s", p, strings.TrimSpace(line))
+			}
+			if strings.Contains(strings.ToLower(line), "the default)") && strings.Contains(line, "(default: ") {
+				t.Errorf("%v: calls itself the default and names another: %s", p, strings.TrimSpace(line))
+			}
+		}
+	}
+	if lines < 100 {
+		t.Fatalf("only %d flag lines found in %d help pages", lines, len(paths))
+	}
+}

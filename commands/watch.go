@@ -117,8 +117,10 @@ func watchCmd(c *cli.Context) error {
 	}
 	var journal *watch.Journal
 	if dir := c.String("journal"); dir != "" {
-		if err := watch.CheckJournalDir(dir, layout.DataDir); err != nil {
+		if w, err := watch.CheckJournalDir(dir, layout.DataDir); err != nil {
 			return exit.Refusedf("%v", err)
+		} else if w != "" {
+			g.Warnf("%s", w)
 		}
 		journal = &watch.Journal{Dir: dir}
 	}
@@ -223,7 +225,7 @@ func watchCmd(c *cli.Context) error {
 			problems = append(problems, msg)
 			g.Warnf("%s", msg)
 		},
-		Now: trNow,
+		Now: g.Now,
 	})
 	if err != nil {
 		return err
@@ -356,7 +358,7 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		view.Journal = jp
 	}
 	groups := trFilterGroups(groupsFor(a), filter)
-	step := inspect.NextStep(nil, nil, a, groups, filter, trNow())
+	step := inspect.NextStep(nil, nil, a, groups, filter, g.Now())
 	view.Version = step.Version
 	view.KnownGroups = len(groups)
 	counts := map[string]int{}

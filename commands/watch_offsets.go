@@ -67,8 +67,10 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 	if js.dir == "" {
 		return nil, nil, nil
 	}
-	if err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
+	if w, err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
 		return nil, nil, exit.Refusedf("%v", err)
+	} else if w != "" {
+		g.Warnf("%s", w)
 	}
 	journal = &watch.OffsetJournal{Dir: filepath.Join(js.dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
 		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
@@ -84,7 +86,7 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 }
 
 // offsetsGeneration is the kaas generation the offsets follower assumes:
-// it decides which directory is live (LiveOffsetsDir) and whether a
+// it decides which directory is live (volume.Layout.FollowedOffsetsDir) and whether a
 // plain-map file is flagged (only 0.2.18 reads it as empty).
 //
 // offsetsDir is the offsets dir `watch --offsets` follows and the
@@ -102,7 +104,7 @@ func offsetsDir(g *Globals, l volume.Layout) (string, volume.Generation, error) 
 	if gi.LiveOffsetsDir != "" {
 		return gi.LiveOffsetsDir, gi.Gen, nil
 	}
-	dir := watch.LiveOffsetsDir(l, gi.Gen)
+	dir := l.FollowedOffsetsDir()
 	g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, dir)
 	return dir, gi.Gen, nil
 }
@@ -288,7 +290,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
 		Dir: dir, PollInterval: c.Duration("poll-interval"), PollOnly: c.Bool("poll-only"), Generation: gen,
-		OnEvents: onEvents, Now: trNow, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
+		OnEvents: onEvents, Now: g.Now, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
 		OnReady: func() {
 			if once {
 				cancelCount()

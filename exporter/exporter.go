@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,7 +69,7 @@ type Options struct {
 // recorded (what 'kaasctl watch --offsets --journal' writes).
 type OffsetsFollow struct {
 	// Dir is the live offsets dir of the volume's generation
-	// (watch.LiveOffsetsDir); Generation the detected or pinned one.
+	// (volume.Layout.FollowedOffsetsDir); Generation the detected or pinned one.
 	Dir        string
 	Generation volume.Generation
 	// Journal records every change (nil: followed in memory only).
@@ -91,6 +92,7 @@ type Exporter struct {
 	// The last problems logged (each is logged when it changes).
 	lastWireErr, lastAssignErr string
 	lastDropped                int
+	lastInvalid                int
 
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
@@ -179,6 +181,12 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		e.logf("%d of %d matching groups left out by --max-groups (kaas_exporter_groups_dropped); raise it or narrow --group-regex", o.Dropped, o.Matched)
 	}
 	e.lastDropped = o.Dropped
+	if bad := invalidIDs(o); len(bad) != e.lastInvalid {
+		if len(bad) > 0 {
+			e.logf("%s", invalidIDsMessage(bad))
+		}
+		e.lastInvalid = len(bad)
+	}
 	if o.AssignmentErr != e.lastAssignErr {
 		if o.AssignmentErr != "" {
 			e.logf("%s", o.AssignmentErr)
@@ -194,6 +202,9 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 			}
 			e.c.brokerRequests[name] = bc.Requests
 		}
+	}
+	if o.WireErr != "" {
+		e.keepUnobserved(o)
 	}
 	health := make([]inspect.GroupHealth, len(o.Groups))
 	counts := make([]inspect.HealthCounts, len(o.Groups))
@@ -223,6 +234,26 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
+}
+
+// keepUnobserved adds the groups of the last refresh that this one, whose
+// brokers could not be asked, did not see (groups known only from the
+// brokers' listings) as failed observations: they turn ERR with their last
+// known conditions carried, rather than vanishing from the metrics, which
+// would reset every pending alert of theirs.
+func (e *Exporter) keepUnobserved(o *Observation) {
+	seen := make(map[string]bool, len(o.Groups))
+	for i := range o.Groups {
+		seen[o.Groups[i].Row.Group] = true
+	}
+	for _, name := range e.lastKeys {
+		if seen[name] {
+			continue
+		}
+		o.Groups = append(o.Groups, GroupObs{Row: inspect.GroupRow{Group: name}, Partitions: []PartObs{},
+			Sample: inspect.HealthSample{Time: o.Time, Partitions: map[string]inspect.PartitionSample{}, Err: "brokers: " + o.WireErr}})
+	}
+	slices.SortFunc(o.Groups, func(a, b GroupObs) int { return strings.Compare(a.Row.Group, b.Row.Group) })
 }
 
 // followsFile reports whether the offsets follower follows the file a
@@ -433,6 +464,26 @@ func (e *Exporter) Handler() http.Handler {
 <p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
 	})
 	return mux
+}
+
+// invalidIDsMessage says which group ids are not UTF-8 and how they are
+// exported (logged when their number changes, not at every refresh).
+func invalidIDsMessage(bad []string) string {
+	const show = 3
+	var ids []string
+	for _, g := range bad[:min(len(bad), show)] {
+		ids = append(ids, base64.StdEncoding.EncodeToString([]byte(g)))
+	}
+	more := ""
+	if len(bad) > show {
+		more = fmt.Sprintf(" and %d more", len(bad)-show)
+	}
+	n := "group id is"
+	if len(bad) > 1 {
+		n = "group ids are"
+	}
+	return fmt.Sprintf("%d %s not valid UTF-8 (base64: %s%s): exported with U+FFFD in the group label and the exact id in group_base64 (kaas_exporter_groups_invalid_utf8)",
+		len(bad), n, strings.Join(ids, ", "), more)
 }
 
 func gzipBytes(b []byte) []byte {

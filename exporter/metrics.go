@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -41,7 +42,15 @@ var (
 	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
 	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
 	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
-	dHealth           = fam(gaugeType, "kaas_group_health", "The group's health over the window (kaasctl groups health): 1 for the current state, 0 for the others.", "group", "state")
+	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), one series per group, always 1. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
+	dCondition        = fam(gaugeType, "kaas_group_condition", "One series per active health condition of the group (REWIND, VANISHED, ERR, STOP, STALL, WARN), always 1; absent while the condition is not. During ERR (the group cannot be observed) the conditions last known stay, see kaas_group_unknown_since_timestamp_seconds.", "group", "condition")
+	dUnknownSince     = fam(gaugeType, "kaas_group_unknown_since_timestamp_seconds", "Present while the group cannot be observed (ERR: the brokers or its coordinator did not answer): since when (Unix seconds). Its other kaas_group_condition series are the last known, carried through the outage.", "group")
+	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero (its slowest partition), from the consume and produce rates fitted over the health window; 0 when caught up. Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
+	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 when some partition of the group has lag and is not consumed faster than it is produced to over the health window, 0 when every partition drains or is caught up; absent with fewer than 3 observations.", "group")
+	dPartDrainSeconds = fam(gaugeType, "kaas_group_partition_drain_seconds", "Estimated seconds until the group's lag on the partition is zero (see kaas_group_drain_seconds).", "group", "topic", "partition")
+	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 when the partition has lag and is not consumed faster than it is produced to over the health window, else 0.", "group", "topic", "partition")
+	dRetentionBreach  = fam(gaugeType, "kaas_group_retention_breach_seconds", "Seconds until the log start passes the group's committed offset on its soonest lagging partition (records deleted before the group reads them), from the log start's advance over the health window (kaas moves it only on DeleteRecords; it does not enforce retention.ms); 0 when it already did. Absent while no log start advances toward a lagging committed offset.", "group")
+	dLastCommitAge    = fam(gaugeType, "kaas_group_last_commit_age_seconds", "Seconds since the group last committed: the offset file's modification time (kaas rewrites it on every commit), else the last refresh at which a committed offset moved within the window; absent when neither tells.", "group")
 	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
 	dVanished         = fam(counterType, "kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started.", "group")
 
@@ -53,12 +62,24 @@ var (
 	dBrokerRequests = fam(counterType, "kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
 	dGroupsObserved = fam(gaugeType, "kaas_exporter_groups", "Groups observed at the last refresh (after --group-regex and --max-groups).")
 	dGroupsDropped  = fam(gaugeType, "kaas_exporter_groups_dropped", "Groups matching --group-regex left out by --max-groups at the last refresh.")
+	dGroupsInvalid  = fam(gaugeType, "kaas_exporter_groups_invalid_utf8", "Groups observed at the last refresh whose id is not valid UTF-8: their group label has U+FFFD for each invalid byte and group_base64 holds the exact id.")
 	dProbes         = fam(counterType, "kaas_exporter_lag_seconds_probes_total", "Record timestamps fetched for lag in seconds (cache misses) since the exporter started.")
 	dFollowing      = fam(gaugeType, "kaas_exporter_offsets_following", "1 while the offsets follower follows the live offsets dir (rewinds and vanished partitions are seen as each file changes), 0 when it is off or not running (they are compared between refreshes).")
 	dOffsetChanges  = fam(counterType, "kaas_exporter_offset_file_changes_total", "Changes of offset files the offsets follower saw (commits, rewrites, removals) since the exporter started.")
 	dJournalRecords = fam(counterType, "kaas_exporter_journal_records_total", "Offset file changes recorded in the offsets journal (--journal) since the exporter started.")
 	dJournalErrors  = fam(counterType, "kaas_exporter_journal_errors_total", "Batches of offset file changes the offsets journal (--journal) could not record.")
 )
+
+// invalidIDs lists the observed group ids that are not valid UTF-8.
+func invalidIDs(o *Observation) []string {
+	var out []string
+	for i := range o.Groups {
+		if g := o.Groups[i].Row.Group; !utf8.ValidString(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 func b2f(b bool) float64 {
 	if b {
@@ -244,8 +265,42 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			}
 		}
 		h := health[i]
-		for _, s := range inspect.HealthStates {
-			add(gauge(dHealth, b2f(h.State == s), name, s))
+		add(gauge(dHealth, 1, name, h.State))
+		for _, c := range h.Conditions {
+			if c != inspect.HealthOK {
+				add(gauge(dCondition, 1, name, c))
+			}
+		}
+		if !h.UnknownSince.IsZero() {
+			add(gauge(dUnknownSince, float64(h.UnknownSince.UnixNano())/1e9, name))
+		}
+		if d := h.Drain; d != nil && d.Known {
+			if !d.NotDraining {
+				add(gauge(dDrainSeconds, d.Seconds, name))
+			}
+			add(gauge(dNotDraining, b2f(d.NotDraining), name))
+			if partitionMetrics {
+				for _, p := range d.Partitions {
+					if !p.Known {
+						continue
+					}
+					t, pn, err := volume.SplitOffsetKey(p.Partition)
+					if err != nil {
+						continue
+					}
+					ps := strconv.Itoa(int(pn))
+					if !p.NotDraining {
+						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
+					}
+					add(gauge(dPartNotDraining, b2f(p.NotDraining), name, t, ps))
+				}
+			}
+		}
+		if f := h.Retention; f != nil && f.Known {
+			add(gauge(dRetentionBreach, f.Seconds, name))
+		}
+		if !h.LastCommit.IsZero() {
+			add(gauge(dLastCommitAge, max(0, o.Time.Sub(h.LastCommit).Seconds()), name))
 		}
 		add(counter(dRewinds, float64(counts[i].Rewinds), name))
 		add(counter(dVanished, float64(counts[i].Vanished), name))
@@ -258,6 +313,7 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	add(gauge(dLastDuration, o.Duration.Seconds()))
 	add(gauge(dGroupsObserved, float64(len(o.Groups))))
 	add(gauge(dGroupsDropped, float64(o.Dropped)))
+	add(gauge(dGroupsInvalid, float64(len(invalidIDs(o)))))
 	if o.HasBrokers {
 		add(counter(dProbes, float64(c.probes)))
 	}

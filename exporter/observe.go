@@ -65,7 +65,9 @@ type PartObs struct {
 	// file's (-1: none).
 	Committed int64 `json:"committed"`
 	// End is the log end offset (live), else the manifest's high watermark.
-	End      int64 `json:"end"`
+	End int64 `json:"end"`
+	// Start is the log start offset (live; -1: unknown).
+	Start    int64 `json:"logStart"`
 	Lag      int64 `json:"lag"`
 	LagKnown bool  `json:"lagKnown"`
 	// LagSeconds is the age of the record at the committed offset at the
@@ -285,7 +287,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 				fileOff = fo.Offsets
 			}
 			for _, p := range d.Lag.Partitions {
-				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Lag: p.Lag, LagKnown: p.Known}
+				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known}
 				if po.Committed < 0 {
 					// kaas's coordinator has not loaded the group: the file is what it will load.
 					if fc, ok := fileOff[p.Topic+"/"+strconv.Itoa(int(p.Partition))]; ok {
@@ -305,7 +307,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 				if err != nil {
 					continue
 				}
-				po := PartObs{Topic: t, Partition: p, Committed: fo.Offsets[k], End: -1}
+				po := PartObs{Topic: t, Partition: p, Committed: fo.Offsets[k], End: -1, Start: -1}
 				if manifests != nil {
 					if m, _, err := manifests.Get(t, p); err == nil {
 						po.End = m.HighWatermark
@@ -319,7 +321,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			sample.Err = "offset file unreadable: " + fo.Problem
 		}
 		for _, p := range g.Partitions {
-			sample.Partitions[p.Topic+"/"+strconv.Itoa(int(p.Partition))] = inspect.PartitionSample{Committed: p.Committed, End: p.End}
+			sample.Partitions[p.Topic+"/"+strconv.Itoa(int(p.Partition))] = inspect.PartitionSample{Committed: p.Committed, End: p.End, Start: p.Start}
 			if p.LagKnown {
 				g.Lag += p.Lag
 				g.LagKnown = true
@@ -409,10 +411,5 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // offsetsDirName is the live offsets dir of the volume's generation, or
-// the cluster dir's when the generation cannot tell.
-func offsetsDirName(l volume.Layout) string {
-	if d, err := l.LiveOffsetsDir(); err == nil {
-		return d
-	}
-	return l.OffsetsPath()
-}
+// the newest generation's when the generation cannot tell.
+func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }

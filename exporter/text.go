@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"bytes"
+	"encoding/base64"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The metrics of a refresh are written once, in the Prometheus text
@@ -12,6 +14,15 @@ import (
 // the bytes (or their gzip). Building 100,000s of client_golang const
 // metrics and encoding them again on every scrape costs seconds at 10,000
 // groups; this costs one pass per refresh.
+
+// Label values must be UTF-8: Prometheus rejects a whole scrape with one
+// invalid value, so one group id that is not UTF-8 (kaas accepts any
+// bytes) would hide every group's series. Such a value is written with
+// each invalid byte replaced by U+FFFD, and a sibling label NAME_base64
+// holds its exact bytes in standard base64, as the JSON outputs' FIELDBase64
+// field does: group="bad\uFFFD",group_base64="YmFk/w==". Valid values never
+// get the sibling, so their series are unchanged.
+const Base64LabelSuffix = "_base64"
 
 const (
 	gaugeType   = "gauge"
@@ -69,14 +80,33 @@ func (w *textWriter) sample(f *family, v float64, lvs ...string) struct{} {
 	b.WriteString(f.name)
 	if len(lvs) > 0 {
 		b.WriteByte('{')
+		invalid := false
 		for i, l := range f.labels {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteString(l)
 			b.WriteString(`="`)
-			writeEscaped(b, lvs[i], true)
+			if utf8.ValidString(lvs[i]) {
+				writeEscaped(b, lvs[i], true)
+			} else {
+				invalid = true
+				writeEscaped(b, strings.ToValidUTF8(lvs[i], "\uFFFD"), true)
+			}
 			b.WriteByte('"')
+		}
+		if invalid {
+			// The exact bytes of each value that is not UTF-8, in a
+			// sibling label (the JSON outputs' groupBase64 convention).
+			for i, l := range f.labels {
+				if !utf8.ValidString(lvs[i]) {
+					b.WriteByte(',')
+					b.WriteString(l)
+					b.WriteString(Base64LabelSuffix + `="`)
+					b.WriteString(base64.StdEncoding.EncodeToString([]byte(lvs[i])))
+					b.WriteByte('"')
+				}
+			}
 		}
 		b.WriteByte('}')
 	}

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -127,6 +128,51 @@ func TestDashboardShowsFollowerAndJournal(t *testing.T) {
 	for _, f := range []*family{dFollowing, dOffsetChanges, dJournalRecords, dJournalErrors, dGeneration} {
 		if !strings.Contains(all, f.name) {
 			t.Errorf("no dashboard panel queries %s", f.name)
+		}
+	}
+}
+
+// A label value that is not UTF-8 (a group id kaas accepted as bytes) is
+// written valid, with its exact bytes in NAME_base64: the page parses
+// under UTF-8 validation and two such ids stay two series.
+func TestTextInvalidUTF8Labels(t *testing.T) {
+	w := newTextWriter(nil)
+	ids := []string{"bad\xff", "bad\xfe", "bad\uFFFD", "ok"}
+	for i, g := range ids {
+		w.sample(dPartLag, float64(i), g, "t\x80", "0")
+	}
+	text := string(w.bytes())
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("does not parse: %v\n%s", err, text)
+	}
+	ms := mfs["kaas_group_partition_lag"].GetMetric()
+	if len(ms) != len(ids) {
+		t.Fatalf("%d series, want %d:\n%s", len(ms), len(ids), text)
+	}
+	for _, m := range ms {
+		l := map[string]string{}
+		for _, lp := range m.GetLabel() {
+			l[lp.GetName()] = lp.GetValue()
+		}
+		want := ids[int(m.GetGauge().GetValue())]
+		got := l["group"]
+		if b, ok := l["group"+Base64LabelSuffix]; ok {
+			raw, err := base64.StdEncoding.DecodeString(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = string(raw)
+			if l["group"] != "bad\uFFFD" {
+				t.Errorf("group label %q", l["group"])
+			}
+		}
+		if got != want {
+			t.Errorf("series %v: id %q, want %q", l, got, want)
+		}
+		if l["topic"] != "t\uFFFD" || l["topic_base64"] != base64.StdEncoding.EncodeToString([]byte("t\x80")) {
+			t.Errorf("topic labels %v", l)
 		}
 	}
 }

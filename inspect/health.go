@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,7 +16,10 @@ import (
 // usual lag states. The same evaluation serves 'groups health' and the
 // exporter.
 
-// Health states, in the order they are reported (worst first).
+// Health conditions, in the order they are reported (worst first). A group
+// can hold several at once (a rewound group can also have lost partitions
+// and stopped committing): GroupHealth.Conditions lists every active one,
+// GroupHealth.State the worst. OK is the absence of every other.
 const (
 	HealthRewind   = "REWIND"   // a committed offset moved backwards (a reset, or an unfenced stale commit)
 	HealthVanished = "VANISHED" // partitions disappeared from the offset file (a partial rewrite)
@@ -26,7 +30,7 @@ const (
 	HealthOK       = "OK"
 )
 
-// HealthStates lists every state, worst first.
+// HealthStates lists every condition, worst first.
 var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthStop, HealthStall, HealthWarn, HealthOK}
 
 // HealthRank orders states (0 = worst); unknown states rank last.
@@ -43,6 +47,9 @@ type PartitionSample struct {
 	Committed int64 `json:"committed"`
 	// End is the log end offset (-1: unknown).
 	End int64 `json:"end"`
+	// Start is the log start offset (-1: unknown; kaas advances it only on
+	// DeleteRecords).
+	Start int64 `json:"logStart"`
 }
 
 // Lag is End - Committed (never negative); ok is false when either side is
@@ -103,12 +110,24 @@ type HealthEvidence struct {
 	// File is the offset file whose change is the evidence, when one is.
 	File   string `json:"file,omitempty"`
 	Detail string `json:"detail"`
+	// Carried: the group cannot be observed now (ERR); this is what was
+	// last known before, kept until it can be observed again.
+	Carried bool `json:"carried,omitempty"`
 }
 
 // GroupHealth is the health of one group over a window.
 type GroupHealth struct {
 	Group string `json:"group"`
+	// State is the worst of Conditions.
 	State string `json:"state"`
+	// Conditions are every active condition, worst first (["OK"] when
+	// none is).
+	Conditions []string `json:"conditions"`
+	// UnknownSince is set while the group cannot be observed (ERR because
+	// the brokers or its coordinator did not answer): since when. The
+	// conditions last known before stay in Conditions (their evidence is
+	// Carried), so an outage neither clears nor invents an incident.
+	UnknownSince time.Time `json:"unknownSince,omitzero"`
 	// Lag is the total lag at the last observation.
 	Lag      int64 `json:"lag"`
 	LagKnown bool  `json:"lagKnown"`
@@ -118,6 +137,15 @@ type GroupHealth struct {
 	From     time.Time        `json:"from"`
 	To       time.Time        `json:"to"`
 	Evidence []HealthEvidence `json:"evidence"`
+	// Drain is the time to drain and Retention the retention breach
+	// forecast over the same observations.
+	Drain     *DrainEstimate     `json:"drain,omitempty"`
+	Retention *RetentionForecast `json:"retention,omitempty"`
+	// LastCommit is when the group last committed, as far as the window
+	// tells: the offset file's modification time (kaas rewrites it on every
+	// commit), else the last observation at which a committed offset moved;
+	// zero when neither tells.
+	LastCommit time.Time `json:"lastCommit,omitzero"`
 }
 
 // HealthOptions tune EvaluateHealth.
@@ -168,18 +196,14 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 func evaluateHealth(group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) GroupHealth {
 	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
-		h.State = HealthErr
 		h.Evidence = append(h.Evidence, HealthEvidence{State: HealthErr, Before: -1, After: -1, Detail: "no observation of the group in the window"})
+		h.finish()
 		return h
 	}
 	first, last := samples[0], samples[len(samples)-1]
 	h.From, h.To = first.Time, last.Time
 	h.Lag, h.LagKnown = last.TotalLag()
-	found := map[string]bool{}
-	add := func(e HealthEvidence) {
-		found[e.State] = true
-		h.Evidence = append(h.Evidence, e)
-	}
+	add := func(e HealthEvidence) { h.Evidence = append(h.Evidence, e) }
 
 	// Offset anomalies between consecutive observations (and, from a
 	// follower, those it saw up to the first one).
@@ -206,14 +230,46 @@ func evaluateHealth(group string, samples []HealthSample, pair func(i int) []Off
 	if len(samples) >= 2 {
 		lagEvidence(samples, opt.MinSpan, add)
 	}
-	for _, s := range HealthStates {
-		if found[s] {
-			h.State = s
-			break
+	h.Drain, h.Retention, h.LastCommit = EstimateDrain(samples), ForecastRetention(samples), lastCommit(samples)
+	h.finish()
+	return h
+}
+
+// finish sets State and Conditions from the evidence, sorted worst first.
+func (h *GroupHealth) finish() {
+	slices.SortStableFunc(h.Evidence, func(a, b HealthEvidence) int { return HealthRank(a.State) - HealthRank(b.State) })
+	h.Conditions = h.Conditions[:0]
+	for _, e := range h.Evidence {
+		if n := len(h.Conditions); n == 0 || h.Conditions[n-1] != e.State {
+			h.Conditions = append(h.Conditions, e.State)
 		}
 	}
-	slices.SortStableFunc(h.Evidence, func(a, b HealthEvidence) int { return HealthRank(a.State) - HealthRank(b.State) })
-	return h
+	if len(h.Conditions) == 0 {
+		h.Conditions = append(h.Conditions, HealthOK)
+	}
+	h.State = h.Conditions[0]
+}
+
+// Has reports whether condition c is active.
+func (h GroupHealth) Has(c string) bool { return slices.Contains(h.Conditions, c) }
+
+// lastCommit is the offset file's modification time at the last
+// observation that has one, else the last observation at which a committed
+// offset moved.
+func lastCommit(samples []HealthSample) time.Time {
+	for i := len(samples) - 1; i >= 0; i-- {
+		if t := samples[i].FileModTime; !t.IsZero() {
+			return t
+		}
+	}
+	for i := len(samples) - 1; i > 0; i-- {
+		for k, c := range samples[i].Partitions {
+			if p, ok := samples[i-1].Partitions[k]; ok && p.Committed != c.Committed && c.Committed >= 0 && p.Committed >= 0 {
+				return samples[i].Time
+			}
+		}
+	}
+	return time.Time{}
 }
 
 // sampleAnomalies is what happened between two observations (prev is nil
@@ -389,6 +445,11 @@ type groupWindow struct {
 	rewinds  int64
 	vanished int64
 	seen     bool
+	// errSince is when the current run of failed observations began
+	// (zero while the group is observed); known the evidence of the last
+	// evaluation of an observed group (what an outage carries).
+	errSince time.Time
+	known    []HealthEvidence
 }
 
 // HealthCounts are a group's cumulative anomaly counts.
@@ -409,6 +470,11 @@ func (w *HealthWindow) Add(group string, s HealthSample) []OffsetAnomaly {
 		w.groups[group] = g
 	}
 	g.seen = true
+	if s.Err == "" {
+		g.errSince = time.Time{}
+	} else if g.errSince.IsZero() {
+		g.errSince = s.Time
+	}
 	var prev *HealthSample
 	if n := len(g.samples); n > 0 {
 		prev = &g.samples[n-1]
@@ -449,13 +515,40 @@ func (w *HealthWindow) Sweep() {
 	}
 }
 
-// Evaluate returns the health of group over its window.
+// Evaluate returns the health of group over its window. While the group
+// cannot be observed (its last observation failed), the conditions of its
+// last evaluation while observed are carried with their evidence (marked
+// Carried) besides ERR, and UnknownSince says since when: a pending STOP
+// alert does not reset because the brokers went down, and a REWIND seen
+// just before is not cleared by the outage.
 func (w *HealthWindow) Evaluate(group string) GroupHealth {
 	g := w.groups[group]
 	if g == nil {
 		return EvaluateHealth(group, nil, w.Opt)
 	}
-	return evaluateHealth(group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
+	h := evaluateHealth(group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
+	if g.errSince.IsZero() {
+		g.known = g.known[:0]
+		for _, e := range h.Evidence {
+			if e.State != HealthErr {
+				g.known = append(g.known, e)
+			}
+		}
+		return h
+	}
+	h.UnknownSince = g.errSince
+	for _, e := range g.known {
+		if h.Has(e.State) {
+			continue // seen again (a file anomaly observed during the outage)
+		}
+		e.Carried = true
+		if !strings.HasPrefix(e.Detail, "last known") {
+			e.Detail = "last known before " + g.errSince.UTC().Format(time.RFC3339) + ": " + e.Detail
+		}
+		h.Evidence = append(h.Evidence, e)
+	}
+	h.finish()
+	return h
 }
 
 // Counts returns the group's cumulative anomaly counts.

@@ -118,8 +118,9 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		files = append(files, p)
 		// The other offsets dir too: backups of a file kaasctl rewrote
 		// before a migration, or while the generation was pinned otherwise.
-		for _, d := range []string{src.Layout.OffsetsPath(), src.Layout.DataOffsetsPath()} {
-			if o := filepath.Join(d, group+".json"); d != "" && o != p && !volume.SameDir(d, filepath.Dir(p)) {
+		for _, od := range src.Layout.OffsetsDirs() {
+			d := od.Path
+			if o := filepath.Join(d, group+".json"); o != p && !volume.SameDir(d, filepath.Dir(p)) {
 				files = append(files, o)
 			}
 		}

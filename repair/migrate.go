@@ -119,8 +119,9 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		stamp = DryRunRunDir
 	}
 	rep := &MigrateReport{DryRun: !opts.Execute, Generation: gi, To: opts.To.String(), Actions: []RepairAction{},
-		Source: l.DataOffsetsPath(), Target: l.OffsetsPath()}
-	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, "data-dir", volume.OffsetsDir)
+		Source: l.LiveOffsetsDirOf(volume.GenGo), Target: l.LiveOffsetsDirOf(opts.To)}
+	srcLoc, _ := volume.LiveOffsetsLocation(volume.GenGo)
+	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, srcLoc.QuarantineRel())
 	if l.DataDir == "" {
 		return nil, &MigrateUsageError{"the data dir is unknown (only --cluster-dir given): the Go generation's offsets are in DATA/__consumer_offsets; pass --data-dir"}
 	}

@@ -22,6 +22,9 @@ type PartitionInfo struct {
 	// nothing at or after it.
 	TimeOffset    int64
 	HasTimeOffset bool
+	// BeforeEveryRecord: the time is before 1970, so TimeOffset is the log
+	// start without asking the brokers.
+	BeforeEveryRecord bool
 }
 
 // PlanRow is one partition's change. Field names are the JSON contract.
@@ -95,6 +98,9 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 			switch {
 			case p.HasTimeOffset:
 				target = p.TimeOffset
+				if p.BeforeEveryRecord {
+					row.Warnings = append(row.Warnings, "that time is before 1970, before every record: using the log start, as Kafka does")
+				}
 			case p.HasLog:
 				target = p.LogEnd
 				row.Warnings = append(row.Warnings, "nothing in the log at or after that time: using the log end")

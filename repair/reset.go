@@ -193,7 +193,13 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	}
 	var timed kadm.ListedOffsets
 	var timeBad, timeUnchecked map[tpKey]string
-	if needLog && opts.Spec.NeedsTime() && len(want) > 0 {
+	// A time before 1970 is before every record (record timestamps are
+	// epoch milliseconds, never negative), and a negative timestamp in
+	// ListOffsets is a special request (-1 the log end, -2 its start): it
+	// is never sent. Such a time resolves to the log start, as
+	// kafka-consumer-groups.sh resolves a time before the first record.
+	beforeEpoch := opts.Spec.NeedsTime() && opts.Spec.Time.UnixMilli() < 0
+	if needLog && opts.Spec.NeedsTime() && !beforeEpoch && len(want) > 0 {
 		if cl == nil {
 			return nil, errors.New("--to-datetime and --by-duration look offsets up by timestamp, which needs live brokers (partition manifests hold no timestamps); run without --offline when the brokers are up")
 		}
@@ -231,6 +237,9 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 				if lo, ok := timed.Lookup(k.topic, k.part); ok && lo.Err == nil {
 					pi.TimeOffset, pi.HasTimeOffset = lo.Offset, true
 				}
+			}
+			if beforeEpoch && pi.HasLog {
+				pi.TimeOffset, pi.HasTimeOffset, pi.BeforeEveryRecord = pi.LogStart, true, true
 			}
 			infos = append(infos, pi)
 		}

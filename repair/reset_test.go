@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -131,7 +132,7 @@ func TestPlanRefusesUnreadableFile(t *testing.T) {
 
 func TestOfflineTimeSpecNeedsBrokers(t *testing.T) {
 	l := offlineVolume(t)
-	_, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"g"}, AllTopics: true, Spec: Spec{Kind: ByDuration}})
+	_, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"g"}, AllTopics: true, Spec: Spec{Kind: ByDuration, Time: time.Now().Add(-time.Hour)}})
 	if err == nil || !strings.Contains(err.Error(), "needs live brokers") {
 		t.Fatalf("err %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -103,6 +104,12 @@ func ParseDateTime(s string) (t time.Time, note string, err error) {
 			time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone).Format(time.RFC3339Nano))
 	} else if z := m[8]; z != "Z" {
 		z = strings.Replace(z, ":", "", 1)
+		// No zone is more than 18 hours from UTC (Java's ZoneOffset,
+		// which kafka-consumer-groups.sh parses with, stops there), and
+		// an hour has 60 minutes: +25:00 or +99:99 is a typo, not a moment.
+		if h, mm := atoi(z[1:3]), atoi(z[3:5]); mm > 59 || h*60+mm > 18*60 {
+			return time.Time{}, "", fmt.Errorf("--to-datetime %q: %s is not a time zone offset (from -18:00 to +18:00, minutes below 60)", s, m[8])
+		}
 		off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
 		if z[0] == '-' {
 			off = -off
@@ -152,10 +159,13 @@ func ParseDuration(s string) (time.Duration, error) {
 	default:
 		return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
 	}
-	if total > 100*365*86400 {
-		return 0, fmt.Errorf("--by-duration %q: longer than a hundred years", s)
+	// Longer than a time.Duration holds (about 292 years): that far back
+	// is before every record, which is all the reset needs to know (it
+	// resolves to the log start, as Kafka's tool does).
+	d := time.Duration(math.MaxInt64)
+	if total < float64(math.MaxInt64)/float64(time.Second) {
+		d = time.Duration(total * float64(time.Second))
 	}
-	d := time.Duration(total * float64(time.Second))
 	if neg {
 		d = -d
 	}

@@ -23,6 +23,9 @@ func TestParseDateTime(t *testing.T) {
 		{"2026-11-29 03:00Z", time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC), false},
 		{"1795921200000", time.UnixMilli(1795921200000).UTC(), false},
 		{"1795921200", time.Unix(1795921200, 0).UTC(), false},
+		{"2026-11-29T03:00:00+18:00", time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC), false},
+		{"2026-11-29T03:00:00-18:00", time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC), false},
+		{"2026-11-29T03:00:00+05:45", time.Date(2026, 11, 28, 21, 15, 0, 0, time.UTC), false},
 	} {
 		got, note, err := ParseDateTime(tc.in)
 		if err != nil {
@@ -36,7 +39,9 @@ func TestParseDateTime(t *testing.T) {
 			t.Errorf("%s: note %q", tc.in, note)
 		}
 	}
-	for _, bad := range []string{"", "yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29T25:00:00Z", "12345", "2026-11-29T03:00:00+1"} {
+	for _, bad := range []string{"", "yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29T25:00:00Z", "12345", "2026-11-29T03:00:00+1",
+		// Zones no clock has: more than 18 hours from UTC, or 60+ minutes.
+		"2026-11-27T16:00:00+99:99", "2026-11-27T16:00:00+25:00", "2026-11-27T16:00:00-24:30", "2026-11-27T16:00:00+18:01", "2026-11-27T16:00:00+0160", "2026-11-27T16:00:00-1900"} {
 		if _, _, err := ParseDateTime(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -55,9 +60,24 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "P", "PT", "1", "h", "1y", "PT1X", "P99999999D", "--PT1H", "-", "-P"} {
+	for _, bad := range []string{"", "P", "PT", "1", "h", "1y", "PT1X", "--PT1H", "-", "-P"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestParseDurationBeyondWhatADurationHolds(t *testing.T) {
+	// Further back than a time.Duration reaches is before every record:
+	// it saturates (the reset resolves it to the log start) instead of
+	// wrapping around into the future.
+	for _, in := range []string{"P99999999D", "P3650000D", "PT999999999999H"} {
+		d, err := ParseDuration(in)
+		if err != nil || d < 290*365*24*time.Hour {
+			t.Errorf("%s: %v %v", in, d, err)
+		}
+		if n, _ := ParseDuration("-" + in); n > -290*365*24*time.Hour {
+			t.Errorf("-%s: %v", in, n)
 		}
 	}
 }

@@ -212,7 +212,7 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 	if undetermined > 0 {
 		acts = append(acts, RepairAction{Action: ActSkip, Path: gi.LiveOffsetsDir, Detail: fmt.Sprintf("%d group files in offsets dirs whose role cannot be told (%s): nothing is moved, merged or removed across the dirs until the kaas version is pinned (--kaas-version)", undetermined, gi.Evidence)})
 		if acts[len(acts)-1].Path == "" {
-			acts[len(acts)-1].Path = l.OffsetsPath()
+			acts[len(acts)-1].Path = l.FollowedOffsetsDir()
 		}
 	}
 	// Legacy files (Rust 0.2.18 only): migrate, or set aside duplicates,

@@ -50,6 +50,23 @@ func read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	return data, infoOf(fi), nil
 }
 
+// OpenFollow opens a regular file the user named (see the unix version;
+// here the check is a stat before the open).
+func OpenFollow(path string) (*os.File, Info, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if k := Kind(fi.Mode()); k != "" {
+		return nil, Info{}, &KindError{Path: path, Kind: k}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	return f, infoOf(fi), nil
+}
+
 // ReadInto reads a regular file inside the volume (see the unix version).
 func ReadInto(path string, buf []byte) ([]byte, []byte, error) {
 	data, _, err := read(path, false, 0)
@@ -255,3 +272,25 @@ func (d *Dir) MkdirAllBelow(rel string, perm fs.FileMode) (*Dir, error) {
 
 // Fchown is a no-op where files have no unix owner.
 func Fchown(f *os.File, uid, gid uint32) error { return nil }
+
+// Open opens a regular file inside the volume for positioned reads.
+func Open(path string) (*os.File, Info, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		t, _ := os.Readlink(path)
+		return nil, Info{}, &KindError{Path: path, Kind: kindSymlink, Target: t}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, Info{}, err
+	}
+	if k := Kind(fi.Mode()); k != "" {
+		f.Close()
+		return nil, Info{}, &KindError{Path: path, Kind: k}
+	}
+	return f, infoOf(fi), nil
+}

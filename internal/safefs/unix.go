@@ -173,6 +173,23 @@ func Read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	return data, info, err
 }
 
+// OpenFollow opens a file the user named (a configuration file, a CSV):
+// links are followed, but the open never blocks (O_NONBLOCK: a FIFO with
+// no writer would hang a plain open) and anything but a regular file is a
+// *KindError naming it. The file is returned in blocking mode, to be read
+// as usual; the caller closes it.
+func OpenFollow(path string) (*os.File, Info, error) {
+	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, true)
+	if err != nil {
+		return nil, info, err
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return nil, Info{}, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), info, nil
+}
+
 // Lstat is os.Lstat as an Info.
 func Lstat(path string) (Info, error) {
 	var st unix.Stat_t
@@ -489,4 +506,16 @@ func Fchown(f *os.File, uid, gid uint32) error {
 		return nil
 	}
 	return f.Chown(int(uid), int(gid))
+}
+
+// Open opens a regular file inside the volume for positioned reads (the
+// segment reader): the last component is never followed and special
+// files are refused, like ReadInto; the caller closes it and bounds its
+// own reads.
+func Open(path string) (*os.File, Info, error) {
+	fd, info, err := openRegularAt(unix.AT_FDCWD, path, path, false)
+	if err != nil {
+		return nil, info, err
+	}
+	return os.NewFile(uintptr(fd), path), info, nil
 }

@@ -64,10 +64,28 @@ func (s *Sandbox) Change(action, id string) (ChangeResult, error) {
 	return res, nil
 }
 
+// RestartResult is a restart: the stop's and the start's results.
+type RestartResult struct {
+	Stop  ChangeResult `json:"stop"`
+	Start ChangeResult `json:"start"`
+}
+
+// Restart stops a running broker and starts it again: two versions.
+func (s *Sandbox) Restart(id string) (RestartResult, error) {
+	var r RestartResult
+	var err error
+	if r.Stop, err = s.Change("stop", id); err != nil {
+		return r, err
+	}
+	r.Start, err = s.Change("start", id)
+	return r, err
+}
+
 // ControlHelp lists the control commands (stdin and HTTP).
 const ControlHelp = `commands:
   stop kaas-N     stop a broker (listener and connections close; the controller rewrites assignment.json)
   start kaas-N    start a stopped broker again on its old address
+  restart kaas-N  stop then start a broker (two assignment versions, as a rolling restart's step)
   status          brokers, controller, assignment version, groups per broker
   groups          every known group with its coordinator and routing tier
   consumers [stop|start GROUP|all]
@@ -77,6 +95,7 @@ const ControlHelp = `commands:
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,
+  POST /restart?broker=kaas-N,
   POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all,
   POST /quirk?name=zero-timestamp-offsets&state=on|off, POST /quit`
 
@@ -107,6 +126,15 @@ func (s *Sandbox) Command(line string) (string, error) {
 		}
 		s.EmulateZeroTimestampOffsets(f[2] == "on")
 		return "ListOffsets by timestamp answers offset 0: " + f[2], nil
+	case "restart":
+		if len(f) != 2 {
+			return "", fmt.Errorf("usage: restart kaas-N")
+		}
+		r, err := s.Restart(f[1])
+		if err != nil {
+			return "", err
+		}
+		return FormatChange(r.Stop) + "\n" + FormatChange(r.Start), nil
 	case "stop", "start":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: %s kaas-N", f[0])
@@ -208,6 +236,7 @@ func (c *ControlServer) Close() {
 //	GET  /status                 Status as JSON (?format=text: the status table)
 //	POST /stop?broker=kaas-1     ChangeResult as JSON (?format=text: one line per moved group)
 //	POST /start?broker=kaas-1    ChangeResult as JSON
+//	POST /restart?broker=kaas-1  RestartResult ({"stop":…,"start":…}) as JSON
 //	POST /quirk?name=zero-timestamp-offsets&state=on|off
 //	                             {"quirk":"zero-timestamp-offsets","on":true}
 //	POST /quit                   {"quitting":true}
@@ -256,6 +285,22 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 			}
 		}
 	}
+	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("broker")
+		if id == "" {
+			reply(w, 400, map[string]string{"error": "missing ?broker=kaas-N"})
+			return
+		}
+		res, err := s.Restart(id)
+		switch {
+		case errors.Is(err, ErrUnknownBroker):
+			reply(w, 404, map[string]string{"error": err.Error()})
+		case err != nil:
+			reply(w, 500, map[string]string{"error": err.Error()})
+		default:
+			reply(w, 200, res)
+		}
+	})
 	mux.HandleFunc("POST /stop", change("stop"))
 	mux.HandleFunc("POST /start", change("start"))
 	s.serveDemoControl(mux, reply)
@@ -277,7 +322,7 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/stop", "/start", "/quit", "/quirk":
+		case "/stop", "/start", "/restart", "/quit", "/quirk":
 			reply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
 			return
 		case "/status":

@@ -90,6 +90,12 @@ func (c *controller) recompute(reason string) error {
 	}
 	a.Partitions = c.balancePartitions(topics, alive)
 	a.ConsumerGroups = c.balanceGroups(active, alive)
+	if newLease && s.opts.Failover == FailoverDrop {
+		// The Go flavour's new controller starts without the previous
+		// entries: its first version has none (every group falls back to
+		// the hash tier); the next one places the active groups afresh.
+		a.ConsumerGroups = nil
+	}
 	c.version++
 	a.AssignmentVersion = c.version
 
@@ -238,7 +244,7 @@ func (s *Sandbox) activeGroups(ctx context.Context, alive []string) ([]string, e
 		if d.State == "Dead" {
 			continue
 		}
-		if rs == nil || !slices.Contains(alive, rs.group(g)) {
+		if rs == nil || !slices.Contains(alive, rs.group(g)) || s.unloaded.has(g) {
 			continue
 		}
 		out = append(out, g)

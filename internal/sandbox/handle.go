@@ -280,7 +280,7 @@ func (s *Sandbox) filterListGroups(b *broker, f *frame, raw []byte) []byte {
 	rs := s.route.Load()
 	keep := r.Groups[:0]
 	for _, g := range r.Groups {
-		if rs.group(g.Group) == b.id {
+		if rs.group(g.Group) == b.id && !s.unloaded.has(g.Group) {
 			keep = append(keep, g)
 		}
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/volume"
 
 	"bytes"
 	"encoding/json"
@@ -295,7 +296,7 @@ func validTopicName(n string) error {
 			return fmt.Errorf("invalid topic name %q: only letters, digits, '.', '_' and '-'", n)
 		}
 	}
-	if n == "__cluster" || n == "__consumer_offsets" {
+	if volume.ReservedTopicName(n) {
 		return fmt.Errorf("invalid topic name %q: reserved by kaas", n)
 	}
 	return nil
@@ -310,13 +311,13 @@ type manifest struct {
 
 // manifestWriter keeps partition manifests current, writing only changes.
 type manifestWriter struct {
-	dir  string
+	l    volume.Layout
 	mu   sync.Mutex
 	last map[tp]manifest
 }
 
-func newManifestWriter(dir string) *manifestWriter {
-	return &manifestWriter{dir: dir, last: map[tp]manifest{}}
+func newManifestWriter(l volume.Layout) *manifestWriter {
+	return &manifestWriter{l: l, last: map[tp]manifest{}}
 }
 
 func (m *manifestWriter) write(topic string, part int32, mf manifest) error {
@@ -329,12 +330,15 @@ func (m *manifestWriter) write(topic string, part int32, mf manifest) error {
 	if prev, ok := m.last[k]; ok && prev == mf {
 		return nil
 	}
-	d := filepath.Join(m.dir, topic, strconv.Itoa(int(part)))
+	p := m.l.ManifestPath(topic, part)
+	if p == "" {
+		return nil
+	}
+	d := filepath.Dir(p)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(mf)
-	p := filepath.Join(d, "manifest.json")
 	if old, err := safefs.ReadFile(p); err == nil && bytes.Equal(old, data) {
 		m.last[k] = mf
 		return nil

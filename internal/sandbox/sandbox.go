@@ -108,6 +108,16 @@ const (
 	PlacementHash Placement = "hash"
 )
 
+// Failover chooses the controller-failover behaviour of a kaas generation.
+type Failover string
+
+const (
+	// FailoverReload: the Rust controller (0.2.16 and later).
+	FailoverReload Failover = "reload"
+	// FailoverDrop: the Go flavour.
+	FailoverDrop Failover = "drop"
+)
+
 // Topic is a topic created when the sandbox starts.
 type Topic struct {
 	Name       string
@@ -126,6 +136,11 @@ type Options struct {
 	Listen string
 	// Placement of explicit entries (default rendezvous).
 	Placement Placement
+	// Failover is what a newly elected controller does with the previous
+	// explicit entries: FailoverReload (default; the Rust controller loads
+	// the previous assignment.json and keeps them) or FailoverDrop (the Go
+	// flavour: its first version has no consumerGroups).
+	Failover Failover
 	// LogDir holds kaas-N.log (default DATA/.kaasctl-sandbox/logs).
 	LogDir string
 	// Topics are created at start.
@@ -173,6 +188,8 @@ type Sandbox struct {
 
 	groupsMu sync.Mutex
 	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
+	kfStates map[string]string   // their state at that look
+	unloaded unloadedSet         // unloaded.go: Empty groups that moved
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -234,6 +251,10 @@ func (rs *routeState) txn(id string) string {
 // MaxBrokers bounds Options.Brokers.
 const MaxBrokers = 64
 
+// Generation is the kaas generation whose volume layout the sandbox
+// keeps: offsets in the cluster dir, plain maps read as empty.
+const Generation = volume.Gen018
+
 // New starts a sandbox. Close it when done.
 func New(opts Options) (*Sandbox, error) {
 	if opts.Brokers == 0 {
@@ -248,6 +269,13 @@ func New(opts Options) (*Sandbox, error) {
 	case PlacementRendezvous, PlacementHash:
 	default:
 		return nil, fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
+	}
+	switch opts.Failover {
+	case "":
+		opts.Failover = FailoverReload
+	case FailoverReload, FailoverDrop:
+	default:
+		return nil, fmt.Errorf("failover must be %q or %q, got %q", FailoverReload, FailoverDrop, opts.Failover)
 	}
 	if opts.DataDir == "" {
 		return nil, errors.New("sandbox: DataDir is required")
@@ -278,8 +306,9 @@ func New(opts Options) (*Sandbox, error) {
 	if opts.LogDir == "" {
 		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
 	}
-	layout := volume.Layout{DataDir: dataDir, ClusterDir: filepath.Join(dataDir, volume.ClusterSubdir), Source: "sandbox"}
-	for _, d := range []string{layout.ClusterDir, layout.OffsetsPath(), opts.LogDir} {
+	// The sandbox keeps the volume as Rust 0.2.18 does.
+	layout := volume.DataDirLayout(dataDir, "sandbox")
+	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(Generation), opts.LogDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -315,9 +344,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.adm = kadm.NewClient(s.admin)
 
-	s.offsets = newOffsetStore(layout.OffsetsPath())
+	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()
-	s.manifests = newManifestWriter(dataDir)
+	s.manifests = newManifestWriter(layout)
 
 	for i := 0; i < opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}
@@ -669,13 +698,17 @@ func (s *Sandbox) Status() Status {
 // setKfakeGroups records the groups kfake holds (from a ListGroups).
 func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
 	m := make(map[string]struct{}, len(lg))
+	states := make(map[string]string, len(lg))
 	for g, d := range lg {
 		if d.State != "Dead" {
 			m[g] = struct{}{}
+			states[g] = d.State
 		}
 	}
 	s.groupsMu.Lock()
 	s.kfGroups = m
+	s.kfStates = states
+	s.reloadIfJoinedLocked()
 	s.groupsMu.Unlock()
 }
 
@@ -739,6 +772,7 @@ func (s *Sandbox) apply(raw []byte, a *volume.Assignment, st os.FileInfo) {
 		}
 	}
 	s.noteMoves(old, ns, moved) // stale.go
+	s.noteUnloaded(moved)       // unloaded.go
 	s.evictMembers(moved)
 }
 

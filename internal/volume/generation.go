@@ -34,26 +34,20 @@ const (
 
 // Label is the generation as shown to users.
 func (g Generation) Label() string {
-	switch g {
-	case GenGo:
-		return "Go / Rust ≤ 0.2.15"
-	case Gen016:
-		return "Rust 0.2.16–0.2.17"
-	case Gen018:
-		return "Rust 0.2.18"
+	if s, ok := g.Spec(); ok {
+		return s.Label
 	}
 	return "unknown"
 }
-
-// LiveOffsetsInDataDir reports whether the brokers of this generation read
-// and write DATA/__consumer_offsets (rather than CD/__consumer_offsets).
-func (g Generation) LiveOffsetsInDataDir() bool { return g == GenGo }
 
 // PlainMapIsOffsets reports whether a plain-map offset file ({"t/0":12}) is
 // read by this generation's brokers as the offsets it holds. Only 0.2.18
 // reads it as empty. An unknown generation answers false: callers that
 // must not guess check Known first.
-func (g Generation) PlainMapIsOffsets() bool { return g == GenGo || g == Gen016 }
+func (g Generation) PlainMapIsOffsets() bool {
+	s, ok := g.Spec()
+	return ok && s.PlainMapIsOffsets
+}
 
 // Known reports whether the generation was determined or pinned.
 func (g Generation) Known() bool { return g != GenUnknown }
@@ -66,7 +60,13 @@ const (
 )
 
 // AllGenerations lists the known generations, oldest first.
-var AllGenerations = []Generation{GenGo, Gen016, Gen018}
+var AllGenerations = func() []Generation {
+	out := make([]Generation, len(generationSpecs))
+	for i, s := range generationSpecs {
+		out[i] = s.Gen
+	}
+	return out
+}()
 
 // String is the generation's short name ("unknown" when not determined).
 func (g Generation) String() string {
@@ -106,17 +106,10 @@ func ParseKaasVersion(s string) (Generation, error) {
 		}
 		n[i] = x
 	}
-	switch {
-	case n[0] == 0 && n[1] <= 1:
-		return GenGo, nil
-	case n[0] == 0 && n[1] == 2 && n[2] <= 15:
-		return GenGo, nil
-	case n[0] == 0 && n[1] == 2 && n[2] <= 17:
-		return Gen016, nil
-	case n[0] == 0 && n[1] == 2 && n[2] == 18:
-		return Gen018, nil
+	if g := versionGeneration(n); g != GenUnknown {
+		return g, nil
 	}
-	return GenUnknown, fmt.Errorf("kaas version %q: kaasctl knows the volume layouts up to 0.2.18 (a later kaas may have changed them); pin 0.2.18 only if its release notes say the layout is unchanged; accepted: %s", s, KaasVersionForms)
+	return GenUnknown, fmt.Errorf("kaas version %q: kaasctl knows the volume layouts up to %s (a later kaas may have changed them); pin %s only if its release notes say the layout is unchanged; accepted: %s", s, newestKnown(), newestKnown(), KaasVersionForms)
 }
 
 // GenerationInfo is the generation kaasctl assumes for a volume and why:
@@ -203,32 +196,35 @@ const (
 	OffsetsUndetermined = "undetermined" // either dir when the live one cannot be told
 )
 
-// roleOf is the role of the data-dir (inData) or cluster-dir offsets dir.
-func (gi GenerationInfo) roleOf(inData bool) string {
+// roleAt is the role of the offsets dir at loc: the assumed generation's
+// (from the volume model), or the one every candidate generation agrees
+// on, else OffsetsUndetermined.
+func (gi GenerationInfo) roleAt(loc Location) string {
 	if gi.SameDir {
 		return OffsetsCurrent
 	}
-	switch gi.Gen {
-	case GenGo:
-		if inData {
-			return OffsetsCurrent
-		}
-		return OffsetsNotRead
-	case Gen016:
-		if inData {
-			return OffsetsPreMigration
-		}
-		return OffsetsCurrent
-	case Gen018:
-		if inData {
-			return OffsetsLegacy
-		}
-		return OffsetsCurrent
+	cands := gi.cands
+	if gi.Gen != GenUnknown {
+		cands = []Generation{gi.Gen}
+	} else if gi.LiveOffsetsDir == "" {
+		return OffsetsUndetermined
 	}
-	if gi.LiveOffsetsDir != "" && !inData {
-		return OffsetsCurrent // Rust ≥ 0.2.16, which one not told: CD is live either way
+	role := ""
+	for _, g := range cands {
+		s, ok := g.Spec()
+		if !ok {
+			return OffsetsUndetermined
+		}
+		if r := s.roleAt(loc); role == "" {
+			role = r
+		} else if r != role {
+			return OffsetsUndetermined
+		}
 	}
-	return OffsetsUndetermined
+	if role == "" {
+		return OffsetsUndetermined
+	}
+	return role
 }
 
 // dirProbe is what detection learns about one offsets dir.
@@ -288,13 +284,8 @@ func SameDir(a, b string) bool {
 }
 
 // DataOffsetsPath is DATA/__consumer_offsets whatever its role, or "" when
-// the data dir is unknown.
-func (l Layout) DataOffsetsPath() string {
-	if l.DataDir == "" {
-		return ""
-	}
-	return filepath.Join(l.DataDir, OffsetsDir)
-}
+// the data dir is unknown. Like OffsetsPath, for this package and tests.
+func (l Layout) DataOffsetsPath() string { return l.Path(locDataOffsets) }
 
 // WithGeneration returns l with its generation detected when nobody
 // resolved it yet (a Layout built by hand, in tests or by the sandbox).
@@ -325,58 +316,151 @@ func (e *GenerationError) Error() string {
 }
 
 // DetectGeneration decides the generation from what is on the volume:
-// which offsets dir holds group files. Rust 0.2.16–0.2.17 and 0.2.18 keep
-// the same layout, so a volume whose cluster dir alone holds offsets is
-// left undetermined between them (the live dir is known: CD).
+// which offsets dir holds group files, matched against every generation's
+// live dir in the volume model. Generations that share a live dir (Rust
+// 0.2.16–0.2.17 and 0.2.18) are left undetermined between them; the live
+// dir is then known all the same.
 func DetectGeneration(l Layout) GenerationInfo {
-	cd := probeOffsetsDir(l.OffsetsPath())
-	dd := probeOffsetsDir(l.DataOffsetsPath())
+	// Probe every offsets dir, in the order the generations made them live.
+	var probes []dirProbe
+	var locs []Location
+	unprobed := []Location{}
+	for _, loc := range offsetsLocationsOldestFirst() {
+		p := l.Path(loc)
+		if p == "" {
+			unprobed = append(unprobed, loc)
+			continue
+		}
+		probes = append(probes, probeOffsetsDir(p))
+		locs = append(locs, loc)
+	}
 	gi := GenerationInfo{Source: GenSourceDetected}
-	same := l.DataDir != "" && (SameDir(l.DataDir, l.ClusterDir) || (cd.exists && dd.exists && os.SameFile(cd.st, dd.st)))
-	rust := []Generation{Gen016, Gen018}
+	same := l.DataDir != "" && SameDir(l.DataDir, l.ClusterDir)
+	for i := range probes {
+		for j := i + 1; j < len(probes); j++ {
+			same = same || (probes[i].exists && probes[j].exists && os.SameFile(probes[i].st, probes[j].st))
+		}
+	}
+	var withGroups, existing []int
+	for i, p := range probes {
+		if p.hasGroup {
+			withGroups = append(withGroups, i)
+		}
+		if p.exists {
+			existing = append(existing, i)
+		}
+	}
+	others := func(i int) string {
+		var ps []string
+		for j, p := range probes {
+			if j != i {
+				ps = append(ps, p.path)
+			}
+		}
+		return strings.Join(ps, " and ")
+	}
+	newestLive := l.Path(generationSpecs[len(generationSpecs)-1].Live())
 	switch {
 	case same:
 		gi.SameDir = true
 		gi.cands = slices.Clone(AllGenerations)
-		gi.LiveOffsetsDir = cd.path
-		gi.Evidence = fmt.Sprintf("the data dir %s and the cluster dir %s are one directory, so %s is the live offsets dir under every generation; which generation wrote it cannot be told from the volume", l.DataDir, l.ClusterDir, cd.path)
-	case dd.hasGroup && cd.hasGroup:
+		gi.LiveOffsetsDir = newestLive
+		gi.Evidence = fmt.Sprintf("the data dir %s and the cluster dir %s are one directory, so %s is the live offsets dir under every generation; which generation wrote it cannot be told from the volume", l.DataDir, l.ClusterDir, newestLive)
+	case len(withGroups) >= 2:
 		gi.Ambiguous = true
 		gi.cands = slices.Clone(AllGenerations)
-		gi.Evidence = fmt.Sprintf("both %s (live for Go / Rust ≤ 0.2.15) and %s (live from Rust 0.2.16 on) hold group files", dd.path, cd.path)
-	case dd.hasGroup:
-		gi.Gen = GenGo
-		gi.LiveOffsetsDir = dd.path
-		gi.Evidence = fmt.Sprintf("group files are in %s and %s holds none: only Go / Rust ≤ 0.2.15 brokers keep offsets in the data dir", dd.path, cd.path)
-	case cd.hasGroup:
-		gi.cands = rust
-		gi.LiveOffsetsDir = cd.path
-		if l.DataDir == "" {
-			gi.Evidence = fmt.Sprintf("group files are in %s (the data dir is unknown, so DATA/__consumer_offsets was not looked at): Rust ≥ 0.2.16; 0.2.16–0.2.17 and 0.2.18 use the same layout and cannot be told apart from the volume", cd.path)
-		} else {
-			gi.Evidence = fmt.Sprintf("group files are in %s and %s holds none: Rust ≥ 0.2.16; 0.2.16–0.2.17 and 0.2.18 use the same layout and cannot be told apart from the volume", cd.path, dd.path)
+		var ps []string
+		for _, i := range withGroups {
+			ps = append(ps, fmt.Sprintf("%s (%s)", probes[i].path, liveFor(locs[i])))
 		}
-	case dd.exists && !cd.exists:
-		gi.Gen = GenGo
-		gi.LiveOffsetsDir = dd.path
-		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: only Go / Rust ≤ 0.2.15 brokers create the data-dir one", dd.path, cd.path)
-	case cd.exists && !dd.exists && l.DataDir != "":
-		gi.cands = rust
-		gi.LiveOffsetsDir = cd.path
-		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: Rust ≥ 0.2.16 (0.2.16–0.2.17 and 0.2.18 cannot be told apart)", cd.path, dd.path)
+		if len(ps) == 2 {
+			gi.Evidence = "both " + ps[0] + " and " + ps[1] + " hold group files"
+		} else {
+			gi.Evidence = strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1] + " hold group files"
+		}
+	case len(withGroups) == 1:
+		i := withGroups[0]
+		gens := gensLiveAt(locs[i])
+		holdsNone := ""
+		if o := others(i); o != "" {
+			verb := " holds none"
+			if len(probes) > 2 {
+				verb = " hold none"
+			}
+			holdsNone = " and " + o + verb
+		}
+		switch len(gens) {
+		case 0:
+			gi.cands = slices.Clone(AllGenerations)
+			gi.Evidence = fmt.Sprintf("group files are in %s%s, and no kaas generation kaasctl knows reads that dir", probes[i].path, holdsNone)
+		case 1:
+			gi.Gen = gens[0]
+			gi.LiveOffsetsDir = probes[i].path
+			gi.Evidence = fmt.Sprintf("group files are in %s%s: only %s brokers keep offsets in %s", probes[i].path, holdsNone, gensPhrase(gens), locs[i].place())
+		default:
+			gi.cands = gens
+			gi.LiveOffsetsDir = probes[i].path
+			where := probes[i].path + holdsNone
+			if len(unprobed) > 0 {
+				where = probes[i].path + " (" + notLookedAt(unprobed) + ")"
+			}
+			gi.Evidence = fmt.Sprintf("group files are in %s: %s; %s use the same layout and cannot be told apart from the volume", where, gensPhrase(gens), gensApart(gens))
+		}
+	case len(existing) == 1 && len(unprobed) == 0 && len(probes) > 1 && len(gensLiveAt(locs[existing[0]])) > 0:
+		i := existing[0]
+		gens := gensLiveAt(locs[i])
+		if len(gens) == 1 {
+			gi.Gen = gens[0]
+			gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: only %s brokers create the %s one", probes[i].path, others(i), gensPhrase(gens), locs[i].Root+"-dir")
+		} else {
+			gi.cands = gens
+			gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: %s (%s cannot be told apart)", probes[i].path, others(i), gensPhrase(gens), gensApart(gens))
+		}
+		gi.LiveOffsetsDir = probes[i].path
 	default:
 		gi.cands = slices.Clone(AllGenerations)
+		var ps []string
+		for _, p := range probes {
+			ps = append(ps, p.path)
+		}
 		switch {
 		case l.DataDir == "":
-			gi.Evidence = fmt.Sprintf("no group files in %s and the data dir is unknown (pass --data-dir)", cd.path)
+			gi.Evidence = fmt.Sprintf("no group files in %s and the data dir is unknown (pass --data-dir)", strings.Join(ps, " or "))
 		default:
-			gi.Evidence = fmt.Sprintf("no group files in %s or %s", dd.path, cd.path)
+			gi.Evidence = fmt.Sprintf("no group files in %s", strings.Join(ps, " or "))
 		}
 	}
 	if gi.Gen == GenUnknown {
 		gi.Source = GenSourceUndetermined
 	}
 	return gi.finish()
+}
+
+// notLookedAt says which offsets dirs could not be probed: "the data dir
+// is unknown, so DATA/__consumer_offsets was not looked at".
+func notLookedAt(locs []Location) string {
+	var ns []string
+	for _, loc := range locs {
+		ns = append(ns, loc.String())
+	}
+	return locs[0].place() + " is unknown, so " + strings.Join(ns, " and ") + " was not looked at"
+}
+
+// offsetsLocationsOldestFirst are the offsets dirs in the order the
+// generations made them live (then the ones live for none).
+func offsetsLocationsOldestFirst() []Location {
+	var out []Location
+	for _, s := range generationSpecs {
+		if loc := s.Live(); !slices.Contains(out, loc) {
+			out = append(out, loc)
+		}
+	}
+	for _, loc := range offsetsLocations() {
+		if !slices.Contains(out, loc) {
+			out = append(out, loc)
+		}
+	}
+	return out
 }
 
 // finish fills the derived fields.
@@ -404,16 +488,14 @@ func (gi GenerationInfo) finish() GenerationInfo {
 func (gi GenerationInfo) Pin(l Layout, g Generation, from string) GenerationInfo {
 	out := GenerationInfo{Gen: g, Source: GenSourcePinned, SameDir: gi.SameDir}
 	out.Evidence = "by " + from + "; the volume says: " + gi.Evidence
-	switch {
-	case gi.SameDir:
-		out.LiveOffsetsDir = l.OffsetsPath()
-	case g.LiveOffsetsInDataDir():
-		out.LiveOffsetsDir = l.DataOffsetsPath() // "" when the data dir is unknown
-		if out.LiveOffsetsDir == "" {
-			out.Evidence += "; the data dir is unknown, so Go-generation offsets cannot be found (pass --data-dir)"
+	out.LiveOffsetsDir = l.LiveOffsetsDirOf(g) // "" when its root (the data dir) is unknown
+	if gi.SameDir {                            // one dir under every generation: keep detection's spelling
+		out.LiveOffsetsDir = gi.LiveOffsetsDir
+	}
+	if out.LiveOffsetsDir == "" {
+		if s, ok := g.Spec(); ok {
+			out.Evidence += fmt.Sprintf("; %s is unknown, so %s offsets cannot be found (pass --data-dir)", s.Live().place(), s.Label)
 		}
-	default:
-		out.LiveOffsetsDir = l.OffsetsPath()
 	}
 	return out.finish()
 }

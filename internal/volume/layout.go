@@ -39,23 +39,44 @@ type Layout struct {
 // AssignmentPath is CD/assignment.json.
 func (l Layout) AssignmentPath() string { return filepath.Join(l.ClusterDir, AssignmentFile) }
 
-// OffsetsPath is CD/__consumer_offsets (the current layout).
-func (l Layout) OffsetsPath() string { return filepath.Join(l.ClusterDir, OffsetsDir) }
+// OffsetsPath is CD/__consumer_offsets whatever its role. Code outside
+// this package asks by role or generation instead (LiveOffsetsDir,
+// OffsetsDirs, LiveOffsetsDirOf); tests use it to build volumes.
+func (l Layout) OffsetsPath() string { return l.Path(locClusterOffsets) }
 
-// LegacyOffsetsPath is DATA/__consumer_offsets when the volume's generation
-// calls it legacy (Rust 0.2.18: brokers never read it and the operator
-// deletes it), else "". On the Go generation that dir is the live one; see
-// LiveOffsetsDir and DataOffsetsPath.
+// LegacyOffsetsPath is the offsets dir the volume's generation calls
+// legacy (DATA/__consumer_offsets on Rust 0.2.18: brokers never read it
+// and the operator deletes it), else "".
 func (l Layout) LegacyOffsetsPath() string {
-	l = l.WithGeneration()
-	if l.DataDir == "" || l.Gen.roleOf(true) != OffsetsLegacy {
-		return ""
+	for _, d := range l.OffsetsDirs() {
+		if d.Role == OffsetsLegacy {
+			return d.Path
+		}
 	}
-	return filepath.Join(l.DataDir, OffsetsDir)
+	return ""
 }
 
 // TxnStatePath is CD/txn_state.
-func (l Layout) TxnStatePath() string { return filepath.Join(l.ClusterDir, TxnStateDir) }
+func (l Layout) TxnStatePath() string { return l.Path(l.spec().TxnState) }
+
+// FencesPath is CD/producer_fences.
+func (l Layout) FencesPath() string { return l.Path(l.spec().ProducerFences) }
+
+// MarkerQueuePath is CD/marker_queue.
+func (l Layout) MarkerQueuePath() string { return l.Path(l.spec().MarkerQueue) }
+
+// ProducerIDsPath is CD/producer_ids.
+func (l Layout) ProducerIDsPath() string { return l.Path(l.spec().ProducerIDs) }
+
+// spec is the volume model row of the assumed generation, or the newest
+// one when the generation is unknown (the rows agree on what callers of
+// spec ask).
+func (l Layout) spec() GenerationSpec {
+	if s, ok := l.Gen.Gen.Spec(); ok {
+		return s
+	}
+	return generationSpecs[len(generationSpecs)-1]
+}
 
 // ResolveInput is what the user gave, by source.
 type ResolveInput struct {

@@ -74,14 +74,15 @@ func ParseManifest(path, topic string, partition int32, data []byte) (*Manifest,
 // ManifestPath is DATA/<topic>/<partition>/manifest.json, or "" when the
 // data dir is unknown or the topic name would leave the data dir.
 func (l Layout) ManifestPath(topic string, partition int32) string {
-	if l.DataDir == "" || !safeComponent(topic) {
+	d := l.PartitionDir(topic, partition)
+	if d == "" {
 		return ""
 	}
-	return filepath.Join(l.DataDir, topic, strconv.Itoa(int(partition)), ManifestFile)
+	return filepath.Join(d, ManifestFile)
 }
 
 func safeComponent(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00") && s != ClusterSubdir && s != OffsetsDir
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\x00") && !ReservedTopicName(s)
 }
 
 // ManifestReader reads partition manifests on demand and remembers them.
@@ -144,7 +145,7 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 	var finds []Finding
 	var errs []*FileError
 	for _, t := range topics {
-		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || t.Name() == ClusterSubdir || t.Name() == OffsetsDir {
+		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || ReservedTopicName(t.Name()) {
 			continue
 		}
 		if filepath.Join(l.DataDir, t.Name()) == l.ClusterDir {
@@ -194,12 +195,12 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 // age. The offsets dirs are covered by ScanOffsets and skipped here.
 func TmpFindings(l Layout, now time.Time) []Finding {
 	var fs []Finding
-	dirs := []string{l.ClusterDir, l.TxnStatePath(), filepath.Join(l.ClusterDir, FencesDir), filepath.Join(l.ClusterDir, ProducerIDsDir)}
-	if ents, err := os.ReadDir(filepath.Join(l.ClusterDir, MarkerQueueDir)); err == nil {
-		dirs = append(dirs, filepath.Join(l.ClusterDir, MarkerQueueDir))
+	dirs := []string{l.ClusterDir, l.TxnStatePath(), l.FencesPath(), l.ProducerIDsPath()}
+	if ents, err := os.ReadDir(l.MarkerQueuePath()); err == nil {
+		dirs = append(dirs, l.MarkerQueuePath())
 		for _, e := range ents {
 			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(l.ClusterDir, MarkerQueueDir, e.Name()))
+				dirs = append(dirs, filepath.Join(l.MarkerQueuePath(), e.Name()))
 			}
 		}
 	}

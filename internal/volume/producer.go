@@ -220,7 +220,7 @@ func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) 
 		return data, true
 	}
 	// Fences.
-	fdir := filepath.Join(l.ClusterDir, FencesDir)
+	fdir := l.FencesPath()
 	for _, e := range listFiles(fdir) {
 		path := filepath.Join(fdir, e)
 		b, ok := strings.CutPrefix(e, "from-")
@@ -242,7 +242,7 @@ func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) 
 		p.Fences = append(p.Fences, ff)
 	}
 	// Marker queue: one inbox per target broker.
-	mdir := filepath.Join(l.ClusterDir, MarkerQueueDir)
+	mdir := l.MarkerQueuePath()
 	if ents, err := os.ReadDir(mdir); err == nil {
 		for _, d := range ents {
 			if !d.IsDir() {
@@ -290,7 +290,7 @@ func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) 
 		}
 	}
 	// Producer-id blocks.
-	pdir := filepath.Join(l.ClusterDir, ProducerIDsDir)
+	pdir := l.ProducerIDsPath()
 	for _, e := range listFiles(pdir) {
 		path := filepath.Join(pdir, e)
 		b, ok := strings.CutSuffix(e, ".json")

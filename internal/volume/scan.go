@@ -186,14 +186,6 @@ type ScanResult struct {
 	Dirs []ScannedDir
 }
 
-// ScannedDir is one offsets dir a scan listed.
-type ScannedDir struct {
-	Path   string
-	Role   string
-	InData bool
-	Groups []string
-}
-
 type scanJob struct {
 	group, path, layout string
 	inSubdir            bool
@@ -216,8 +208,7 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	}
 	res := ScanResult{Generation: gi}
 	var jobs []scanJob
-	cur := l.OffsetsPath()
-	for _, d := range offsetDirs(l, gi) {
+	for _, d := range l.OffsetsDirs() {
 		if f := symlinkedDirFinding(d.Path); f != nil {
 			res.Findings = append(res.Findings, *f)
 		}
@@ -243,7 +234,11 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	}
 	res.Findings = append(res.Findings, generationFindings(gi, res.Dirs)...)
 	if len(jobs) == 0 && res.LegacyDir == "" {
-		if _, err := os.Stat(cur); errors.Is(err, fs.ErrNotExist) && gi.Gen != GenGo {
+		// The cluster dir's offsets dir is missing: reported unless the
+		// assumed generation keeps its live offsets in the data dir.
+		cur := l.Path(locClusterOffsets)
+		spec, known := gi.Gen.Spec()
+		if _, err := os.Stat(cur); errors.Is(err, fs.ErrNotExist) && !(known && spec.Live().Root == RootData) {
 			res.Findings = append(res.Findings, Finding{Severity: SevInfo, Code: CodeNoOffsetsDir, Path: cur, Message: "no offsets dir: no group has committed offsets yet (or this is not the cluster dir)"})
 		}
 	}
@@ -390,21 +385,6 @@ func plural(n int, one string) string {
 	return fmt.Sprintf("%d %ss", n, one)
 }
 
-// offsetDirs are the offsets dirs of the volume with their roles under the
-// generation gi, the live one first; one dir when the data dir and the
-// cluster dir are one directory.
-func offsetDirs(l Layout, gi GenerationInfo) []ScannedDir {
-	cur := l.OffsetsPath()
-	dirs := []ScannedDir{{Path: cur, Role: gi.roleOf(false)}}
-	if dd := l.DataOffsetsPath(); dd != "" && !gi.SameDir && !SameDir(dd, cur) {
-		dirs = append(dirs, ScannedDir{Path: dd, Role: gi.roleOf(true), InData: true})
-		if dirs[1].Role == OffsetsCurrent {
-			dirs[0], dirs[1] = dirs[1], dirs[0]
-		}
-	}
-	return dirs
-}
-
 // ScanGroups is ScanOffsets for the named groups only: it looks up each
 // group's own file in both layouts instead of listing the directories, so
 // describing one group on a 100,000-file volume reads one file. ok is false
@@ -425,7 +405,7 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 	opts.gen = gi
 	res.Generation = gi
 	var jobs []scanJob
-	for _, d := range offsetDirs(l, gi) {
+	for _, d := range l.OffsetsDirs() {
 		if st, err := os.Stat(d.Path); err != nil || !st.IsDir() {
 			continue
 		}

@@ -28,24 +28,58 @@ func JournalName(epoch, version int64) string {
 }
 
 // CheckJournalDir refuses a journal directory that kaas's operator would
-// delete: a non-dot directory directly at the data-dir root (it sweeps
-// unknown directories there every 300 s).
-func CheckJournalDir(dir, dataDir string) error {
+// delete, and warns about one that shares kaas's volume. The operator
+// sweeps each data-dir root every 300 s and removes every directory there
+// it does not know (a name not starting with '.', other than __cluster and
+// the topics; '.deleting-*' always), with everything below it; a topic's
+// directory goes with the topic. A journal kept on the data volume, even
+// where nothing deletes it, grows on the disk kaas writes its offsets to,
+// so the advice is always a directory of its own outside the volume.
+func CheckJournalDir(dir, dataDir string) (warning string, err error) {
 	if dataDir == "" {
-		return nil
+		return "", nil
 	}
 	ad, err1 := filepath.Abs(dir)
 	dd, err2 := filepath.Abs(dataDir)
 	if err1 != nil || err2 != nil {
-		return nil
+		return "", nil
 	}
-	if filepath.Dir(ad) == filepath.Clean(dd) && !strings.HasPrefix(filepath.Base(ad), ".") {
-		return fmt.Errorf("refusing journal dir %s: kaas's operator deletes unknown directories at the data-dir root (%s); use a path outside the volume, or a name starting with '.'", dir, dataDir)
+	ad, dd = resolveExisting(ad), resolveExisting(dd)
+	rel, err := filepath.Rel(dd, ad)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", nil // outside the data dir
 	}
-	if filepath.Clean(ad) == filepath.Clean(dd) {
-		return fmt.Errorf("refusing journal dir %s: it is the data dir itself", dir)
+	const advice = "keep the journal outside the kaas volume, in a directory of its own (e.g. /var/lib/kaasctl/journal)"
+	if rel == "." {
+		return "", fmt.Errorf("refusing journal dir %s: it is the kaas data dir itself; %s", dir, advice)
 	}
-	return nil
+	top, _, _ := strings.Cut(rel, string(filepath.Separator))
+	switch {
+	case strings.HasPrefix(top, ".deleting-"):
+		return "", fmt.Errorf("refusing journal dir %s: kaas's operator always removes %s at the data-dir root (%s) ('.deleting-*' names); %s", dir, filepath.Join(dd, top), dataDir, advice)
+	case top == "__cluster":
+		return fmt.Sprintf("journal dir %s is inside kaas's cluster dir: it grows on the disk kaas writes offsets and assignments to; %s", dir, advice), nil
+	case !strings.HasPrefix(top, "."):
+		return "", fmt.Errorf("refusing journal dir %s: %s is a directory at the data-dir root (%s), where kaas's operator deletes unknown directories every 300 s (and a topic's directory goes with the topic); %s", dir, filepath.Join(dd, top), dataDir, advice)
+	}
+	return fmt.Sprintf("journal dir %s is on the kaas data volume (%s; its '.' name keeps it from the operator's sweep), where it grows on the disk kaas writes to; %s", dir, dataDir, advice), nil
+}
+
+// resolveExisting resolves symbolic links in the longest existing prefix
+// of an absolute path (the journal dir may not exist yet).
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // Write stores one version; it returns the path written, or the existing

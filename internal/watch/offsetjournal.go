@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -161,7 +161,7 @@ type journalGroup struct {
 // Resume carries an earlier run's state into this writer, so its first
 // segment starts with a snapshot of every group (also those that do not
 // change) and changes since are written as changes.
-func (j *OffsetJournal) Resume(state []inspect.OffsetObservation) {
+func (j *OffsetJournal) Resume(state []anomaly.Observation) {
 	j.defaults()
 	for _, o := range state {
 		if o.Missing {
@@ -179,7 +179,7 @@ func (j *OffsetJournal) Resume(state []inspect.OffsetObservation) {
 // (read from the last segment alone: it starts with a snapshot of every
 // group), and the time of its last record. Groups whose file was removed
 // are left out.
-func LastJournalState(dir string) ([]inspect.OffsetObservation, time.Time, error) {
+func LastJournalState(dir string) ([]anomaly.Observation, time.Time, error) {
 	segs, err := listSegments(dir)
 	if err != nil || len(segs) == 0 {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -203,7 +203,7 @@ func LastJournalState(dir string) ([]inspect.OffsetObservation, time.Time, error
 			groups = append(groups, r.Group)
 		}
 	}
-	var out []inspect.OffsetObservation
+	var out []anomaly.Observation
 	for _, g := range groups {
 		pts := ReplayGroup(jr.Records, g)
 		if len(pts) == 0 {
@@ -213,7 +213,7 @@ func LastJournalState(dir string) ([]inspect.OffsetObservation, time.Time, error
 		if p.Kind == RecMissing {
 			continue
 		}
-		out = append(out, inspect.OffsetObservation{Time: p.Time, Group: g, File: p.File, Format: p.Format, Offsets: p.Offsets})
+		out = append(out, anomaly.Observation{Time: p.Time, Group: g, File: p.File, Format: p.Format, Offsets: p.Offsets})
 	}
 	return out, last, nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 )
 
 // BenchmarkOffsetJournal writes a day-like journal (100 groups of 6
@@ -15,7 +15,7 @@ import (
 func BenchmarkOffsetJournal(b *testing.B) {
 	dir := b.TempDir()
 	j := &OffsetJournal{Dir: dir, OffsetsDir: "/data/__cluster/__consumer_offsets", SegmentBytes: 8 << 20}
-	state := map[string]inspect.OffsetObservation{}
+	state := map[string]anomaly.Observation{}
 	const groups, commits = 100, 100_000
 	var batch []OffsetEvent
 	for i := 0; i < commits; i++ {
@@ -25,7 +25,7 @@ func BenchmarkOffsetJournal(b *testing.B) {
 		for p := 0; p < 6; p++ {
 			offs[fmt.Sprintf("orders/%d", p)] = int64(i/groups) * 10
 		}
-		cur := inspect.OffsetObservation{Time: t0.Add(time.Duration(i) * 100 * time.Millisecond), Group: g, File: "/data/__cluster/__consumer_offsets/" + g + ".json", Format: "envelope", Offsets: offs}
+		cur := anomaly.Observation{Time: t0.Add(time.Duration(i) * 100 * time.Millisecond), Group: g, File: "/data/__cluster/__consumer_offsets/" + g + ".json", Format: "envelope", Offsets: offs}
 		var ev OffsetEvent
 		if ok {
 			ev = step(&prev, cur)

@@ -11,23 +11,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
-func obs(group string, at time.Time, offs map[string]int64) inspect.OffsetObservation {
-	return inspect.OffsetObservation{Time: at, Group: group, File: filepath.Join("/d", group+".json"), Format: volume.FormatEnvelope, Offsets: offs}
+func obs(group string, at time.Time, offs map[string]int64) anomaly.Observation {
+	return anomaly.Observation{Time: at, Group: group, File: filepath.Join("/d", group+".json"), Format: volume.FormatEnvelope, Offsets: offs}
 }
 
 // step builds the event a follower would emit from prev to cur.
-func step(prev *inspect.OffsetObservation, cur inspect.OffsetObservation) OffsetEvent {
+func step(prev *anomaly.Observation, cur anomaly.Observation) OffsetEvent {
 	ev := OffsetEvent{Prev: prev, Cur: cur}
 	var before map[string]int64
 	if prev != nil {
 		before = prev.Offsets
-		ev.Anomalies = inspect.CompareOffsetObservations(*prev, cur, false)
+		ev.Anomalies = anomaly.Compare(*prev, cur, false)
 	}
 	ev.Changed, ev.Removed = OffsetDelta(before, cur.Offsets)
 	return ev
@@ -68,7 +68,7 @@ func TestOffsetJournalRoundTrip(t *testing.T) {
 	if len(pts) != 4 {
 		t.Fatalf("%d points: %+v", len(pts), pts)
 	}
-	if pts[2].Offsets["orders/1"] != 5 || len(pts[2].Anomalies) != 1 || pts[2].Anomalies[0].Kind != inspect.AnomalyRewind {
+	if pts[2].Offsets["orders/1"] != 5 || len(pts[2].Anomalies) != 1 || pts[2].Anomalies[0].Kind != anomaly.Rewind {
 		t.Errorf("rewind point %+v", pts[2])
 	}
 	if len(pts[3].Offsets) != 1 || len(pts[3].Removed) != 2 || len(pts[3].Anomalies) != 2 {
@@ -324,18 +324,6 @@ func followOffsets(t *testing.T, pollOnly bool) {
 	}
 }
 
-func TestLiveOffsetsDir(t *testing.T) {
-	l := volume.Layout{DataDir: "/data", ClusterDir: "/data/__cluster"}
-	if d := LiveOffsetsDir(l, volume.GenGo); d != "/data/__consumer_offsets" {
-		t.Errorf("Go generation: %s", d)
-	}
-	for _, g := range []volume.Generation{volume.GenUnknown, volume.Gen016, volume.Gen018} {
-		if d := LiveOffsetsDir(l, g); d != "/data/__cluster/__consumer_offsets" {
-			t.Errorf("%s: %s", g, d)
-		}
-	}
-}
-
 // A follower seeded with an earlier run's state reports only what changed
 // since, with the anomalies; the journal resumed from it starts its
 // segment with every group.
@@ -343,7 +331,7 @@ func TestFollowOffsetsSeed(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "same.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "app.json"), []byte(`{"offsets":{"orders/0":3}}`), 0o644)
-	seed := []inspect.OffsetObservation{
+	seed := []anomaly.Observation{
 		{Time: t0, Group: "same", File: filepath.Join(dir, "same.json"), Format: volume.FormatEnvelope, Offsets: map[string]int64{"orders/0": 7}},
 		{Time: t0, Group: "app", File: filepath.Join(dir, "app.json"), Format: volume.FormatEnvelope, Offsets: map[string]int64{"orders/0": 9}},
 	}
@@ -354,7 +342,7 @@ func TestFollowOffsetsSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Cur.Group != "app" || got[0].Prev == nil || len(got[0].Anomalies) != 1 || got[0].Anomalies[0].Kind != inspect.AnomalyRewind {
+	if len(got) != 1 || got[0].Cur.Group != "app" || got[0].Prev == nil || len(got[0].Anomalies) != 1 || got[0].Anomalies[0].Kind != anomaly.Rewind {
 		t.Fatalf("%+v", got)
 	}
 	jd := t.TempDir()

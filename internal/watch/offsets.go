@@ -15,28 +15,16 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
-
-// LiveOffsetsDir is the directory whose offset files the brokers of
-// generation gen read and write: DATA/__consumer_offsets on the Go
-// generation (Go ≤ 0.1.190, Rust ≤ 0.2.15), CD/__consumer_offsets
-// otherwise and when the generation is unknown. It is the one place the
-// offsets follower (watch --offsets, and the exporter) picks its directory.
-func LiveOffsetsDir(l volume.Layout, gen volume.Generation) string {
-	if gen.LiveOffsetsInDataDir() && l.DataOffsetsPath() != "" {
-		return l.DataOffsetsPath()
-	}
-	return l.OffsetsPath()
-}
 
 // OffsetEvent is one observed change of one group's offset file.
 type OffsetEvent struct {
 	// Prev is the previous observation; nil the first time a file is seen
 	// (the follower's first scan, or a file created since).
-	Prev *inspect.OffsetObservation
-	Cur  inspect.OffsetObservation
+	Prev *anomaly.Observation
+	Cur  anomaly.Observation
 	// Initial is true for the observations of the first scan.
 	Initial bool
 	// Changed maps "topic/partition" to the new offset of every partition
@@ -44,14 +32,14 @@ type OffsetEvent struct {
 	// that are gone. Both are empty for a corrupt or missing file.
 	Changed map[string]int64
 	Removed []string
-	// Anomalies are what inspect.CompareOffsetObservations finds between
+	// Anomalies are what anomaly.Compare finds between
 	// Prev and Cur.
-	Anomalies []inspect.OffsetAnomaly
+	Anomalies []anomaly.Anomaly
 }
 
 // OffsetsOptions configure FollowOffsets.
 type OffsetsOptions struct {
-	Dir          string        // the offsets dir to follow (see LiveOffsetsDir)
+	Dir          string        // the offsets dir to follow (volume.Layout.FollowedOffsetsDir)
 	PollInterval time.Duration // default 1s
 	// FullReadEvery re-reads every file every N polls even when neither
 	// the directory's stat nor the file's changed (NFS attribute caching,
@@ -71,7 +59,7 @@ type OffsetsOptions struct {
 	// Seed is what an earlier run last saw (see LastJournalState): the
 	// first scan is compared with it, so a change made while nothing was
 	// watching is reported (and flagged) instead of taken as the baseline.
-	Seed []inspect.OffsetObservation
+	Seed []anomaly.Observation
 	// OnReady, when set, is called once the first scan is done (after its
 	// OnEvents, if it found anything).
 	OnReady func()
@@ -190,8 +178,8 @@ type followed struct {
 	// last is the last observation; good the last one that could be read
 	// (nil after the file was removed); state the offsets a journal reader
 	// holds for the group (a corrupt write leaves it, a removal empties it).
-	last  inspect.OffsetObservation
-	good  *inspect.OffsetObservation
+	last  anomaly.Observation
+	good  *anomaly.Observation
 	state map[string]int64
 	// seeded: known from an earlier run, not read yet in this one.
 	seeded bool
@@ -380,7 +368,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 		path := filepath.Join(f.opt.Dir, name)
 		data, st, err := readFile(path)
 		old := f.files[name]
-		cur := inspect.OffsetObservation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
+		cur := anomaly.Observation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
 		var digest [32]byte
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -422,7 +410,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 			continue
 		}
 		ev := OffsetEvent{Cur: cur, Changed: map[string]int64{}}
-		var ref *inspect.OffsetObservation
+		var ref *anomaly.Observation
 		switch {
 		case cur.Corrupt:
 			if len(old.last.File) > 0 {
@@ -437,7 +425,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 		}
 		if ref != nil {
 			ev.Prev = ref
-			ev.Anomalies = inspect.CompareOffsetObservations(*ref, cur, f.plainMapIsEmpty)
+			ev.Anomalies = anomaly.Compare(*ref, cur, f.plainMapIsEmpty)
 		}
 		switch {
 		case cur.Missing:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -83,7 +83,7 @@ func TestFollowOffsetsDirCheck(t *testing.T) {
 		t.Fatalf("an in-place write was seen by a skipped poll: %+v", *evs)
 	}
 	f.scan(true, false)
-	if got := kindsOf((*evs)[2:]); len(got) != 1 || got[0] != "app:"+inspect.AnomalyRewind {
+	if got := kindsOf((*evs)[2:]); len(got) != 1 || got[0] != "app:"+anomaly.Rewind {
 		t.Fatalf("full pass: %v", got)
 	}
 	if !f.dirOff || len(*notes) != 1 {
@@ -117,7 +117,7 @@ func TestFollowOffsetsDirSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.scan(false, false)
-	if got := kindsOf(*evs); len(got) != 1 || got[0] != "app:"+inspect.AnomalyRewind {
+	if got := kindsOf(*evs); len(got) != 1 || got[0] != "app:"+anomaly.Rewind {
 		t.Fatalf("unsettled directory: %v", got)
 	}
 }

@@ -178,16 +178,30 @@ func TestJournal(t *testing.T) {
 }
 
 func TestCheckJournalDir(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
-	if err := CheckJournalDir(filepath.Join(data, "journal"), data); err == nil {
-		t.Error("non-dot dir at the data-dir root accepted")
-	}
-	if err := CheckJournalDir(data, data); err == nil {
-		t.Error("data dir itself accepted")
-	}
-	for _, ok := range []string{filepath.Join(data, ".kaasctl-journal"), filepath.Join(data, "__cluster", "journal"), t.TempDir()} {
-		if err := CheckJournalDir(ok, data); err != nil {
-			t.Errorf("%s refused: %v", ok, err)
+	// Where the operator's sweep deletes it: refused.
+	for _, bad := range []string{data, filepath.Join(data, "journal"), filepath.Join(data, "kaasctl", "journal"),
+		filepath.Join(data, "orders", "journal"), filepath.Join(data, ".deleting-x", "journal"), filepath.Join(data, "a", "..", "journal")} {
+		if _, err := CheckJournalDir(bad, data); err == nil || !strings.Contains(err.Error(), "outside the kaas volume") {
+			t.Errorf("%s accepted: %v", bad, err)
 		}
+	}
+	// Kept by the sweep, but on kaas's disk: a warning.
+	for _, warn := range []string{filepath.Join(data, ".kaasctl-journal"), filepath.Join(data, "__cluster", "journal")} {
+		if w, err := CheckJournalDir(warn, data); err != nil || !strings.Contains(w, "outside the kaas volume") {
+			t.Errorf("%s: %q %v", warn, w, err)
+		}
+	}
+	// A link into the data dir is where it points.
+	link := filepath.Join(t.TempDir(), "j")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckJournalDir(filepath.Join(link, "journal"), data); err == nil {
+		t.Error("a link into the data-dir root accepted")
+	}
+	if w, err := CheckJournalDir(t.TempDir(), data); err != nil || w != "" {
+		t.Errorf("outside: %q %v", w, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,10 +25,6 @@ import (
 
 // ErrNoBrokers means no source named a broker.
 var ErrNoBrokers = errors.New("no brokers given: pass --brokers or set KAASCTL_BROKERS or a profile")
-
-// SoftwareVersion is the client software version sent in ApiVersions (the
-// commands set it to kaasctl's version).
-var SoftwareVersion = "dev"
 
 // DefaultConcurrency bounds the requests in flight at once.
 const DefaultConcurrency = 16
@@ -84,7 +79,7 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(s.Brokers...),
 		kgo.ClientID("kaasctl"),
-		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion()),
+		kgo.SoftwareNameAndVersion("kaasctl", softwareVersion(s.SoftwareVersion)),
 		kgo.MaxVersions(vers),
 		kgo.DialTimeout(timeout),
 		// kgo refuses an overhead above 15 minutes; a longer --timeout
@@ -143,12 +138,16 @@ func (c *Client) WithTimeout(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(ctx, c.Timeout())
 }
 
+// maxPEMBytes bounds a CA bundle, certificate or key file (a system CA
+// bundle is a few hundred KiB).
+const maxPEMBytes = 16 << 20
+
 func buildTLS(t TLSSettings) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify, ServerName: t.ServerName}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := readUserFile("TLS CA file", t.CAFile, maxPEMBytes)
 		if err != nil {
-			return nil, fmt.Errorf("TLS CA file %s: %v", t.CAFile, unwrapPathErr(err))
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -157,7 +156,15 @@ func buildTLS(t TLSSettings) (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		certPEM, err := readUserFile("TLS client certificate", t.CertFile, maxPEMBytes)
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := readUserFile("TLS client key", t.KeyFile, maxPEMBytes)
+		if err != nil {
+			return nil, err
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("TLS client certificate %s / key %s: %v", t.CertFile, t.KeyFile, unwrapPathErr(err))
 		}
@@ -261,10 +268,11 @@ func oneLine(s string) string {
 	return s
 }
 
-// softwareVersion is SoftwareVersion reduced to what ApiVersions v3+
-// accepts ([a-zA-Z0-9.-], starting and ending alphanumeric).
-func softwareVersion() string {
-	b := []byte(SoftwareVersion)
+// softwareVersion is a Settings.SoftwareVersion reduced to what ApiVersions
+// v3+ accepts ([a-zA-Z0-9.-], starting and ending alphanumeric); "dev" when
+// nothing is left.
+func softwareVersion(v string) string {
+	b := []byte(v)
 	out := make([]byte, 0, len(b))
 	for _, c := range b {
 		if c == '.' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {

@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // MaxConfigBytes bounds the config file kaasctl will read.
@@ -275,21 +277,19 @@ func (c *Config) Names() []string {
 // LoadConfig reads the config at path. A missing file is an empty config
 // (exists=false), not an error.
 func LoadConfig(path string) (cfg *Config, exists bool, err error) {
-	f, err := os.Open(path)
+	// Never blocking on a FIFO; a directory, FIFO, device or socket is refused.
+	f, _, err := safefs.OpenFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Profiles: map[string]*Profile{}}, false, nil
+	}
+	var ke *safefs.KindError
+	if errors.As(err, &ke) {
+		return nil, true, &ConfigError{path, safefs.Problem(err)}
 	}
 	if err != nil {
 		return nil, false, &ConfigError{path, fmt.Sprintf("cannot open: %v", unwrapPathErr(err))}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, true, &ConfigError{path, fmt.Sprintf("cannot stat: %v", unwrapPathErr(err))}
-	}
-	if st.IsDir() {
-		return nil, true, &ConfigError{path, "is a directory, not a file"}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return nil, true, &ConfigError{path, fmt.Sprintf("cannot read: %v", unwrapPathErr(err))}

@@ -624,7 +624,7 @@ func (c *Client) brokerVersions(ctx context.Context, node int32) (*kversion.Vers
 		return v, nil
 	}
 	req := kmsg.NewPtrApiVersionsRequest()
-	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl", softwareVersion()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kaasctl", softwareVersion(c.Settings.SoftwareVersion)
 	kresp, err := c.request(ctx, node, req)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,20 +134,9 @@ type CommandConfig struct {
 
 // ReadCommandConfig reads and translates a --command-config file.
 func ReadCommandConfig(path string) (*CommandConfig, error) {
-	f, err := os.Open(path)
+	b, err := readUserFile("--command-config", path, MaxPropertiesBytes)
 	if err != nil {
-		return nil, fmt.Errorf("--command-config %s: %v", path, unwrapPathErr(err))
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("--command-config %s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxPropertiesBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("--command-config %s: %v", path, err)
-	}
-	if len(b) > MaxPropertiesBytes {
-		return nil, fmt.Errorf("--command-config %s: larger than %d bytes; is it the right file?", path, MaxPropertiesBytes)
+		return nil, err
 	}
 	props, err := ParseProperties(b)
 	if err != nil {

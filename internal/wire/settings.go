@@ -3,7 +3,6 @@ package wire
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -131,6 +130,10 @@ type Settings struct {
 	// KaasVersion is the profile's kaasVersion pin (flags and
 	// KAASCTL_KAAS_VERSION are resolved by the commands).
 	KaasVersion string
+
+	// SoftwareVersion is the client software version sent in ApiVersions
+	// (kaasctl's version; "dev" when empty).
+	SoftwareVersion string
 
 	// password is an inline SASL password (sasl.jaas.config of a
 	// --command-config file); never printed.
@@ -416,17 +419,9 @@ func (s *Settings) Password() (string, error) {
 		return s.password, nil
 	}
 	if s.SASL.PasswordFile != "" {
-		f, err := os.Open(s.SASL.PasswordFile)
+		b, err := readUserFile("SASL password file", s.SASL.PasswordFile, MaxPasswordBytes)
 		if err != nil {
-			return "", fmt.Errorf("SASL password file %s: %v", s.SASL.PasswordFile, unwrapPathErr(err))
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, MaxPasswordBytes+1))
-		if err != nil {
-			return "", fmt.Errorf("SASL password file %s: %v", s.SASL.PasswordFile, unwrapPathErr(err))
-		}
-		if len(b) > MaxPasswordBytes {
-			return "", fmt.Errorf("SASL password file %s is larger than %d bytes; is it the right file?", s.SASL.PasswordFile, MaxPasswordBytes)
+			return "", err
 		}
 		p := strings.TrimRight(string(b), "\r\n")
 		if p == "" {

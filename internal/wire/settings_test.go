@@ -390,10 +390,8 @@ type multiLineErr struct{}
 func (*multiLineErr) Error() string { return "first\nsecond" }
 
 func TestSoftwareVersionSanitised(t *testing.T) {
-	defer func(v string) { SoftwareVersion = v }(SoftwareVersion)
 	for in, want := range map[string]string{"v1.2.3": "v1.2.3", "dev (abc)": "devabc", "": "dev", "-.": "dev", "1.0-rc1+meta": "1.0-rc1meta"} {
-		SoftwareVersion = in
-		if got := softwareVersion(); got != want {
+		if got := softwareVersion(in); got != want {
 			t.Errorf("%q -> %q, want %q", in, got, want)
 		}
 	}

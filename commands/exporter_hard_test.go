@@ -1,0 +1,97 @@
+//go:build unix
+
+package commands
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/exporter"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// startVolumeExporter runs the exporter's serving path (runExporter) on
+// loopback over the volume at data only (no brokers) until the test ends;
+// stderr collects its warnings and notes.
+func startVolumeExporter(t *testing.T, data string, o exporterOptions) (addr string, stderr *lockedBuffer) {
+	t.Helper()
+	l, err := volume.Resolve(volume.ResolveInput{DataDirFlag: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = l.WithGeneration()
+	src := &exporter.Source{Layout: &l, Generation: l.Gen.Gen, MaxGroups: o.maxGroups}
+	stderr = &lockedBuffer{}
+	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: stderr, Getenv: func(string) string { return "" }},
+		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: stderr}}
+	if o.listen == "" {
+		o.listen = "127.0.0.1:0"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- runExporter(ctx, g, src, o, func(a string) { ready <- a }) }()
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("exporter did not start: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("exporter: %v", err)
+		}
+	})
+	return addr, stderr
+}
+
+// invalidUTF8Volume is a volume with two ordinary groups and two whose ids
+// are not UTF-8 (and differ only in the invalid byte).
+func invalidUTF8Volume(t *testing.T) (data string, bad []string) {
+	t.Helper()
+	data, cd := safeVolume(t)
+	od := filepath.Join(cd, "__consumer_offsets")
+	writeFile(t, od, "ok-1.json", `{"offsets":{"orders/0":11}}`)
+	bad = []string{"bad\xff", "bad\xfe"}
+	for i, g := range bad {
+		writeFile(t, od, g+".json", fmt.Sprintf(`{"offsets":{"orders/0":%d}}`, 20+i))
+	}
+	return data, bad
+}
+
+// A group id that is not UTF-8 does not take the scrape down: a real
+// Prometheus accepts the page, keeps the other groups' series, and has the
+// odd groups under group_base64; the exporter counts them and says so once.
+func TestExporterInvalidUTF8GroupWithPrometheus(t *testing.T) {
+	t.Parallel()
+	bin := promBinary(t)
+	data, bad := invalidUTF8Volume(t)
+	addr, stderr := startVolumeExporter(t, data, exporterOptions{interval: 200 * time.Millisecond, window: time.Minute,
+		partitionMetrics: true, pollInterval: 100 * time.Millisecond})
+	prom := startPrometheus(t, bin, addr)
+
+	waitProm(t, prom, `up{job="kaasctl"}`, "the scrape accepted (up 1)", oneEquals(1))
+	waitProm(t, prom, `kaas_group_partition_committed_offset{group="ok-1"}`, "ok-1's series", oneEquals(11))
+	waitProm(t, prom, `kaas_group_partition_committed_offset{group="g"}`, "g's series", oneEquals(5))
+	for i, g := range bad {
+		b64 := base64.StdEncoding.EncodeToString([]byte(g))
+		r := waitProm(t, prom, fmt.Sprintf(`kaas_group_partition_committed_offset{group_base64=%q}`, b64), "the series of "+b64, oneEquals(float64(20+i)))
+		if got := r[0].Metric["group"]; got != "bad\uFFFD" {
+			t.Errorf("group label %q, want bad\\uFFFD", got)
+		}
+	}
+	waitProm(t, prom, `kaas_exporter_groups_invalid_utf8`, "the count of such ids", oneEquals(2))
+	waitProm(t, prom, `kaas_exporter_refreshes_total > 3`, "several refreshes", func(r []promSample) bool { return len(r) == 1 })
+	log := stderr.String()
+	if n := strings.Count(log, "not valid UTF-8"); n != 1 || !strings.Contains(log, base64.StdEncoding.EncodeToString([]byte(bad[0]))) {
+		t.Errorf("want the ids logged once (with their base64), got %d times:\n%s", n, log)
+	}
+}

@@ -1,0 +1,34 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Every flag's help says its default once. urfave/cli appends "(default:
+// VALUE)" from the flag's Go value, which is not the default when kaasctl
+// resolves it later (--keep-backups: flag, then KAASCTL_KEEP_BACKUPS, then
+// 10) and is noise for a switch (every switch is off until given, and
+// "--dry-run ... (the default) (default: false)" reads as a contradiction).
+// So the appended text is dropped for switches and for every flag whose
+// own text already speaks of its default.
+func init() {
+	orig := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string {
+		s := orig(f)
+		df, ok := f.(cli.DocGenerationFlag)
+		if !ok {
+			return s
+		}
+		d := df.GetDefaultText()
+		if d == "" {
+			return s
+		}
+		_, isSwitch := f.(*cli.BoolFlag)
+		if isSwitch || strings.Contains(strings.ToLower(df.GetUsage()), "default") {
+			s = strings.Replace(s, " (default: "+d+")", "", 1)
+		}
+		return s
+	}
+}

@@ -1,0 +1,330 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+const planUsage = "plan before you touch: a rolling restart with the fewest group moves, a consumer group's partitions before and after scaling"
+
+func init() {
+	describeParent("plan", "Plans predict what kaas and the clients will do, from the same rules they run:\n\n"+
+		"  plan restart             the broker restart order that moves the fewest consumer groups, step by\n"+
+		"                           step, compared with the listed and the worst order; --follow checks a\n"+
+		"                           real restart against it\n"+
+		"  plan assignment GROUP    the partitions each member owns now and after --members/--add/--remove,\n"+
+		"                           computed by franz-go's own balancers (or minikafka's round-robin)")
+	registerSub("plan", planUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:  "restart",
+			Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+			UsageText: "kaasctl plan restart [--data-dir DIR] [-b BROKERS] [--brokers-order B1,B2,...] [--failover reload|drop] [-o json]\n" +
+				"kaasctl plan restart --follow [--brokers-order ...] [-b BROKERS] [--keep-going]",
+			Description: "Each broker restart is two assignment versions: the controller writes one listing the brokers\n" +
+				"still alive when the broker leaves, and one listing it again when it rejoins. For each version\n" +
+				"the plan computes what kaas's controller writes (SPEC §1 routing; explicit entries only for\n" +
+				"active groups, kept while their broker is alive, otherwise placed by rendezvous; the hash\n" +
+				"divisor is the alive count) and so which groups move, where and back, which see NOT_COORDINATOR\n" +
+				"(the old coordinator is running) and which have no coordinator (theirs stopped) until the\n" +
+				"version is applied.\n\n" +
+				"Controller failover (restarting the controller) per generation: the Go flavour's new controller\n" +
+				"drops every explicit entry (all groups fall back to the hash tier, then are placed afresh); the\n" +
+				"Rust controller reloads them. The generation comes from the volume (--kaas-version pins it;\n" +
+				"--failover overrides the model). The next controller is assumed to be the lowest alive broker\n" +
+				"id (the sandbox's rule; on Kubernetes the lease goes to whichever broker asks first).\n\n" +
+				"Which groups are active: with -b, the groups each coordinator lists (ListGroups on every broker;\n" +
+				"an Empty group is loaded but has no members, and stops being active once it moves); offline,\n" +
+				"the groups holding an explicit entry (active at the last version) are assumed to have members\n" +
+				"and other offset-file groups to be idle (--all-active: every known group has members).\n\n" +
+				"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
+				"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
+				"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
+				"swaps (stated in the output). The plan assumes the operator waits, before each next step, for\n" +
+				"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
+				"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
+				"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
+				"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
+				"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
+				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
+				&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},
+				&cli.StringFlag{Name: "placement", Value: "rendezvous", Usage: "how the controller places entries: rendezvous (kaas today) or hash (kaas's design)"},
+				&cli.BoolFlag{Name: "all-active", Usage: "offline: treat every known group as active with members (default: only groups with an explicit entry)"},
+				&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)"},
+				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)"},
+				&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following"},
+				&cli.DurationFlag{Name: "follow-timeout", Usage: "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"},
+				&cli.DurationFlag{Name: "poll-interval", Value: 0, Usage: "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"},
+				&cli.DurationFlag{Name: "settle-timeout", Value: 0, Usage: "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"},
+			},
+			Action: planRestart,
+		}
+	})
+}
+
+// restartSources says where the plan's inputs came from.
+type restartSources struct {
+	Assignment string   `json:"assignment"`
+	Activity   string   `json:"activity"`
+	Generation string   `json:"generation"`
+	Notes      []string `json:"notes"`
+}
+
+// PlanRestartView is plan restart's -o json document.
+type PlanRestartView struct {
+	Sources restartSources `json:"sources"`
+	*inspect.RestartPlan
+}
+
+// restartInput reads the assignment and the groups' activity.
+func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.RestartInput, restartSources, *volume.Assignment, volume.Layout, error) {
+	var in inspect.RestartInput
+	var src restartSources
+	l, err := g.Layout()
+	if err != nil {
+		return in, src, nil, l, err
+	}
+	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		return in, src, nil, l, err
+	}
+	g.WarnFindings(fs)
+	src.Assignment = fmt.Sprintf("%s (v%d, controller %s, epoch %d)", l.AssignmentPath(), a.AssignmentVersion, orNone(a.Controller), a.ControllerEpoch)
+	src.Generation = generationNote(l)
+	in.Controller, in.Epoch, in.Version = a.Controller, a.ControllerEpoch, a.AssignmentVersion
+	for _, b := range a.Brokers {
+		if b.Health != "alive" {
+			src.Notes = append(src.Notes, fmt.Sprintf("%s is listed with health %q: it is not restarted, and the controller's next version drops it", b.ID, b.Health))
+			continue
+		}
+		if !slices.Contains(in.Brokers, b.ID) {
+			in.Brokers = append(in.Brokers, b.ID)
+		}
+	}
+	if fm := c.String("failover"); fm != "" {
+		if in.Failover, err = inspect.ParseFailover(fm); err != nil {
+			return in, src, nil, l, exit.UsageErrorf("%v", err)
+		}
+		src.Notes = append(src.Notes, "controller failover model "+fm+" (from --failover)")
+	} else {
+		var why string
+		in.Failover, why = inspect.FailoverFor(l.Gen.Gen)
+		src.Notes = append(src.Notes, "controller failover model "+string(in.Failover)+": "+why)
+	}
+	in.Placement = strings.ToLower(c.String("placement"))
+	if in.Placement != "rendezvous" && in.Placement != "hash" {
+		return in, src, nil, l, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+	}
+	in.Entries = map[string]string{}
+	known := map[string]bool{}
+	for _, e := range a.ConsumerGroups {
+		if _, dup := in.Entries[e.GroupID]; !dup {
+			in.Entries[e.GroupID] = e.Broker
+		}
+		known[e.GroupID] = true
+	}
+	for _, name := range trOffsetGroups(g) {
+		known[name] = true
+	}
+	loaded, members := map[string]bool{}, map[string]bool{}
+	if g.HasBrokers() {
+		cl, err := g.Client(ctx)
+		if err != nil {
+			return in, src, nil, l, err
+		}
+		defer cl.Close()
+		cctx, cancel := cl.WithTimeout(ctx)
+		answers, err := cl.ListGroupsEveryBroker(cctx)
+		cancel()
+		if err != nil {
+			return in, src, nil, l, err
+		}
+		names := inspect.NewNodeNamer(a)
+		rt := a.Router()
+		failed := 0
+		for _, ans := range answers {
+			if ans.Err != "" {
+				failed++
+				g.Warnf("%s", ans.Err)
+				continue
+			}
+			broker := names.Name(ans.Broker.NodeID)
+			for _, lg := range ans.Groups {
+				known[lg.Group] = true
+				if rt.Group(lg.Group).Coordinator != broker || lg.State == "Dead" {
+					continue // a stale copy, or gone
+				}
+				loaded[lg.Group] = true
+				members[lg.Group] = lg.State != "Empty"
+			}
+		}
+		src.Activity = fmt.Sprintf("live: ListGroups on every broker (%d answered, %d failed); a group is active when its coordinator lists it, with members unless Empty", len(answers)-failed, failed)
+	} else if c.Bool("all-active") {
+		for name := range known {
+			loaded[name], members[name] = true, true
+		}
+		src.Activity = "assumed (--all-active): every known group is active with members"
+	} else {
+		for name := range in.Entries {
+			loaded[name], members[name] = true, true
+		}
+		src.Activity = "offline: groups with an explicit entry (active at v" + fmt.Sprint(a.AssignmentVersion) + ") are assumed to have members; other offset-file groups idle (give -b for live activity)"
+	}
+	names := make([]string, 0, len(known))
+	for name := range known {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		in.Groups = append(in.Groups, inspect.RestartGroup{ID: name, Loaded: loaded[name], Members: members[name]})
+	}
+	if src.Notes == nil {
+		src.Notes = []string{}
+	}
+	return in, src, a, l, nil
+}
+
+func planRestart(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	if c.Args().Len() > 0 {
+		return exit.UsageErrorf("plan restart takes no arguments (got %q); brokers come from assignment.json, an order from --brokers-order", c.Args().First())
+	}
+	ctx := c.Context
+	in, src, a, l, err := restartInput(ctx, c, g)
+	if err != nil {
+		return err
+	}
+	order := splitList(c.StringSlice("brokers-order"))
+	plan, err := inspect.PlanRestart(in, order)
+	if err != nil {
+		if len(order) > 0 {
+			return exit.UsageErrorf("%v", err)
+		}
+		return err
+	}
+	if c.Bool("follow") {
+		return followRestart(c, g, in, plan, a, l)
+	}
+	view := PlanRestartView{Sources: src, RestartPlan: plan}
+	t := render.NewTable("ORDER", "BROKERS", "MOVES", "GROUPS MOVED", "MOVED TWICE", "MAX WITHOUT COORDINATOR", "FAILOVERS", "IDLE MOVES")
+	for _, row := range restartRows(plan) {
+		s := row.o.Score
+		t.Add(row.name, strings.Join(row.o.Order, ","), fmt.Sprint(s.Moves), fmt.Sprint(s.GroupsMoved), fmt.Sprint(s.MovedTwice),
+			fmt.Sprint(s.MaxWithoutCoordinator), fmt.Sprint(s.Failovers), fmt.Sprint(s.IdleMoves))
+	}
+	return g.Printer.Print(render.Output{Data: view, Table: t, Human: func(p *render.Printer) error {
+		return renderRestartPlan(p, view, t, c.Bool("steps-of-all"))
+	}})
+}
+
+type restartRow struct {
+	name string
+	o    *inspect.RestartOrder
+}
+
+func restartRows(p *inspect.RestartPlan) []restartRow {
+	rows := []restartRow{{"plan", &p.Plan}, {"naive", &p.Naive}, {"worst", &p.Worst}}
+	if p.Given != nil {
+		rows = append(rows, restartRow{"given", p.Given})
+	}
+	return rows
+}
+
+func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData, all bool) error {
+	w := p.Out
+	pl := v.RestartPlan
+	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", trPaint(p, trBold, "plan restart"),
+		len(pl.Brokers), strings.Join(pl.Brokers, ", "), orNone(pl.Controller), pl.Version, pl.Epoch)
+	fmt.Fprintf(w, "from        %s\n", v.Sources.Assignment)
+	fmt.Fprintf(w, "groups      %d known: %d with members, %d loaded but Empty, %d idle — %s\n", pl.Groups.Known, pl.Groups.WithMembers, pl.Groups.LoadedEmpty, pl.Groups.Idle, v.Sources.Activity)
+	fmt.Fprintf(w, "model       placement %s; %s\n", pl.Placement, v.Sources.Generation)
+	for _, n := range v.Sources.Notes {
+		fmt.Fprintf(w, "            %s\n", n)
+	}
+	fmt.Fprintf(w, "search      %s: %s\n", pl.Search.Method, pl.Search.Detail)
+	fmt.Fprintf(w, "objective   %s\n\n", pl.Search.Objective)
+	if err := p.Table(t); err != nil {
+		return err
+	}
+	rows := restartRows(pl)
+	if !all {
+		rows = rows[:1]
+		if pl.Given != nil {
+			rows = append(rows, restartRow{"given", pl.Given})
+		}
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, fmt.Sprintf("STEPS (%s order: %s)", r.name, strings.Join(r.o.Order, " → "))))
+		for _, s := range r.o.Steps {
+			renderRestartStep(p, w, s)
+		}
+	}
+	return nil
+}
+
+func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
+	fmt.Fprintf(w, "\n%s  (%s)\n", trPaint(p, trBold, fmt.Sprintf("step %d: restart %s", s.N, s.Broker)),
+		trPlural(s.Score.Moves, "move of a group with members", "moves of groups with members")+
+			fmt.Sprintf(", %d without a coordinator at the stop", s.Score.WithoutCoordinator))
+	for _, v := range []inspect.RestartVersion{s.Stop, s.Start} {
+		head := fmt.Sprintf("  %-5s %s", v.Event, s.Broker)
+		if !v.Written {
+			fmt.Fprintf(w, "%s → no version: no broker alive, no controller\n", head)
+		} else {
+			fo := ""
+			if v.Failover {
+				fo = trPaint(p, trYellow, "  controller failover")
+			}
+			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %d entries%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
+				strings.Join(v.Brokers, ","), v.Entries, fo)
+		}
+		if len(v.WithoutCoordinator) > 0 {
+			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))
+		}
+		if len(v.Moves) == 0 {
+			fmt.Fprintf(w, "        no group moves\n")
+		}
+		for _, m := range v.Moves {
+			var tags []string
+			if m.Back {
+				tags = append(tags, "back")
+			}
+			if m.NotCoordinator {
+				tags = append(tags, "NOT_COORDINATOR")
+			}
+			if !m.Members {
+				tags = append(tags, "no members")
+			}
+			tag := ""
+			if len(tags) > 0 {
+				tag = " [" + strings.Join(tags, ", ") + "]"
+			}
+			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", trSafe(m.Group, 80), orNone(m.From), orNone(m.To), m.Cause, tag)
+		}
+	}
+	for _, x := range s.WaitFor {
+		fmt.Fprintf(w, "  wait for %s\n", x)
+	}
+}
+
+func trSafeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = trSafe(s, 80)
+	}
+	return out
+}

@@ -1,0 +1,305 @@
+package inspect
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Forecasts from a group's observations in the health window: when its lag
+// will be gone (time to drain) and when records it has not read yet will be
+// deleted (retention breach). Both are fitted by least squares over every
+// observation that has the numbers, say which window and how many samples
+// they used, and give nothing until MinForecastSamples observations have
+// them: two points are a guess, not a rate.
+
+// MinForecastSamples is how many observations a rate needs.
+const MinForecastSamples = 3
+
+// DrainEstimate is a group's time to drain.
+type DrainEstimate struct {
+	// Known: enough observations had the group's lag (Samples >=
+	// MinForecastSamples); nothing else is meaningful without it.
+	Known bool `json:"known"`
+	// Samples and WindowSeconds: the observations the rates were fitted
+	// over and the time they span.
+	Samples       int     `json:"samples"`
+	WindowSeconds float64 `json:"windowSeconds"`
+	// Lag is the group's lag at the last observation.
+	Lag int64 `json:"lag"`
+	// Seconds is the estimated time until every partition's lag is zero (0:
+	// caught up); valid when Known and not NotDraining.
+	Seconds float64 `json:"seconds"`
+	// NotDraining: some partition has lag and is not consumed faster than
+	// it is produced to (its lag stays or grows).
+	NotDraining bool `json:"notDraining"`
+	// ConsumeRate and ProduceRate are messages per second summed over the
+	// partitions (committed offset and log end advance).
+	ConsumeRate float64          `json:"consumeRate"`
+	ProduceRate float64          `json:"produceRate"`
+	Partitions  []PartitionDrain `json:"partitions"`
+}
+
+// PartitionDrain is one partition's time to drain.
+type PartitionDrain struct {
+	Partition   string  `json:"partition"`
+	Known       bool    `json:"known"`
+	Samples     int     `json:"samples"`
+	Lag         int64   `json:"lag"`
+	Seconds     float64 `json:"seconds"`
+	NotDraining bool    `json:"notDraining"`
+	ConsumeRate float64 `json:"consumeRate"`
+	ProduceRate float64 `json:"produceRate"`
+}
+
+// Text is the estimate for humans: "42s", "not draining", "caught up",
+// or "-" (not enough observations).
+func (d *DrainEstimate) Text() string {
+	if d == nil || !d.Known {
+		return "-"
+	}
+	return drainText(d.Lag, d.Seconds, d.NotDraining)
+}
+
+func drainText(lag int64, secs float64, notDraining bool) string {
+	switch {
+	case notDraining:
+		return "not draining"
+	case lag == 0:
+		return "caught up"
+	}
+	return FormatSeconds(secs)
+}
+
+// Text is the partition's estimate for humans (see DrainEstimate.Text).
+func (p PartitionDrain) Text() string {
+	if !p.Known {
+		return "-"
+	}
+	return drainText(p.Lag, p.Seconds, p.NotDraining)
+}
+
+// FormatSeconds renders a duration in seconds the way an operator reads it:
+// "45s", "12m30s", "3h05m", "2d04h".
+func FormatSeconds(secs float64) string {
+	if math.IsNaN(secs) || secs < 0 {
+		return "-"
+	}
+	s := int64(math.Round(secs))
+	switch {
+	case s < 60:
+		return strconv.FormatInt(s, 10) + "s"
+	case s < 3600:
+		return strconv.FormatInt(s/60, 10) + "m" + pad2(s%60) + "s"
+	case s < 86400:
+		return strconv.FormatInt(s/3600, 10) + "h" + pad2(s%3600/60) + "m"
+	}
+	return strconv.FormatInt(s/86400, 10) + "d" + pad2(s%86400/3600) + "h"
+}
+
+func pad2(n int64) string {
+	if n < 10 {
+		return "0" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// slope fits y = a + b·t by least squares and returns b (per second).
+func slope(ts []float64, ys []float64) float64 {
+	n := float64(len(ts))
+	var st, sy float64
+	for i := range ts {
+		st += ts[i]
+		sy += ys[i]
+	}
+	mt, my := st/n, sy/n
+	var num, den float64
+	for i := range ts {
+		num += (ts[i] - mt) * (ys[i] - my)
+		den += (ts[i] - mt) * (ts[i] - mt)
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// partitionSeries gathers, for one partition, the observations where
+// pick gives a value.
+func partitionSeries(samples []HealthSample, key string, pick func(PartitionSample) (float64, float64, bool)) (ts, xs, ys []float64) {
+	t0 := samples[0].Time
+	for _, s := range samples {
+		p, ok := s.Partitions[key]
+		if !ok || s.Err != "" {
+			continue
+		}
+		x, y, ok := pick(p)
+		if !ok {
+			continue
+		}
+		ts = append(ts, s.Time.Sub(t0).Seconds())
+		xs = append(xs, x)
+		ys = append(ys, y)
+	}
+	return ts, xs, ys
+}
+
+// EstimateDrain estimates a group's time to drain from its observations,
+// oldest first: per partition, the consume rate (committed offset) and
+// produce rate (log end) fitted over the observations that have both; the
+// lag at the last of them divided by their difference, or not draining when
+// the partition is not consumed faster than produced. The group drains when
+// its slowest partition does.
+func EstimateDrain(samples []HealthSample) *DrainEstimate {
+	d := &DrainEstimate{Partitions: []PartitionDrain{}}
+	if len(samples) == 0 {
+		return d
+	}
+	last := samples[len(samples)-1]
+	first := time.Time{}
+	for _, k := range sortedPartitionKeys(last.Partitions) {
+		ts, cs, es := partitionSeries(samples, k, func(p PartitionSample) (float64, float64, bool) {
+			return float64(p.Committed), float64(p.End), p.Committed >= 0 && p.End >= 0
+		})
+		pd := PartitionDrain{Partition: k, Samples: len(ts)}
+		if len(ts) > 0 {
+			pd.Lag = max(0, int64(es[len(es)-1]-cs[len(cs)-1]))
+		}
+		if len(ts) < MinForecastSamples {
+			d.Partitions = append(d.Partitions, pd)
+			continue
+		}
+		pd.Known = true
+		pd.ConsumeRate, pd.ProduceRate = max(0, slope(ts, cs)), max(0, slope(ts, es))
+		net := pd.ConsumeRate - pd.ProduceRate
+		switch {
+		case pd.Lag == 0:
+		case net <= 0 || pd.Lag > 0 && float64(pd.Lag)/net > maxDrainSeconds:
+			pd.NotDraining = true
+		default:
+			pd.Seconds = float64(pd.Lag) / net
+		}
+		d.Partitions = append(d.Partitions, pd)
+		d.Known = true
+		d.Lag += pd.Lag
+		d.ConsumeRate += pd.ConsumeRate
+		d.ProduceRate += pd.ProduceRate
+		d.NotDraining = d.NotDraining || pd.NotDraining
+		d.Seconds = max(d.Seconds, pd.Seconds)
+		if pd.Samples > d.Samples {
+			d.Samples = pd.Samples
+		}
+	}
+	if d.Known {
+		for _, s := range samples {
+			if s.Err == "" {
+				first = s.Time
+				break
+			}
+		}
+		d.WindowSeconds = last.Time.Sub(first).Seconds()
+	}
+	if d.NotDraining {
+		d.Seconds = 0
+	}
+	return d
+}
+
+// maxDrainSeconds: a drain slower than a year is not draining (a
+// consumer a hair faster than its producer, or rounding).
+const maxDrainSeconds = 365 * 24 * 3600
+
+// RetentionForecast is when records a group has not read yet will be
+// deleted: its committed offset falling below the log start. kaas moves the
+// log start only on DeleteRecords (and topic deletion): it does not enforce
+// retention.ms or retention.bytes (kaas gh #158), so the forecast is the log
+// start's own advance over the window, not the topic's retention setting.
+type RetentionForecast struct {
+	// Known: some lagging partition's log start was observed often enough
+	// (MinForecastSamples) to fit its advance, or is already past the
+	// committed offset.
+	Known         bool    `json:"known"`
+	Samples       int     `json:"samples"`
+	WindowSeconds float64 `json:"windowSeconds"`
+	// Seconds until the first unread record of the group is deleted (the
+	// soonest partition); 0 when it already happened (Breached).
+	Seconds float64 `json:"seconds"`
+	// Partition is the soonest partition; Breached: its committed offset is
+	// already below its log start (records were deleted unread).
+	Partition  string               `json:"partition,omitempty"`
+	Breached   bool                 `json:"breached"`
+	Partitions []PartitionRetention `json:"partitions"`
+}
+
+// PartitionRetention is one partition's retention forecast.
+type PartitionRetention struct {
+	Partition string `json:"partition"`
+	Committed int64  `json:"committed"`
+	Start     int64  `json:"logStart"`
+	// StartRate is the log start's advance in messages per second.
+	StartRate float64 `json:"logStartRate"`
+	// Seconds until the log start passes the committed offset; Known is
+	// false when the log start does not advance (nothing will be deleted).
+	Seconds  float64 `json:"seconds"`
+	Known    bool    `json:"known"`
+	Breached bool    `json:"breached"`
+}
+
+// ForecastRetention forecasts, per partition with a committed offset and a
+// known log start, when the log start passes the committed offset, from the
+// log start's advance fitted over the observations.
+func ForecastRetention(samples []HealthSample) *RetentionForecast {
+	f := &RetentionForecast{Partitions: []PartitionRetention{}}
+	if len(samples) == 0 {
+		return f
+	}
+	last := samples[len(samples)-1]
+	for _, k := range sortedPartitionKeys(last.Partitions) {
+		ts, cs, ss := partitionSeries(samples, k, func(p PartitionSample) (float64, float64, bool) {
+			return float64(p.Committed), float64(p.Start), p.Committed >= 0 && p.Start >= 0
+		})
+		if len(ts) == 0 {
+			continue
+		}
+		if l, ok := last.Partitions[k].Lag(); !ok || l == 0 {
+			continue // nothing unread to lose
+		}
+		pr := PartitionRetention{Partition: k, Committed: int64(cs[len(cs)-1]), Start: int64(ss[len(ss)-1])}
+		switch {
+		case pr.Committed < pr.Start:
+			pr.Known, pr.Breached = true, true
+		case len(ts) >= MinForecastSamples:
+			pr.StartRate = slope(ts, ss)
+			if pr.StartRate > 0 {
+				pr.Known = true
+				pr.Seconds = float64(pr.Committed-pr.Start) / pr.StartRate
+			}
+		}
+		f.Samples = max(f.Samples, len(ts))
+		f.Partitions = append(f.Partitions, pr)
+		if !pr.Known {
+			continue
+		}
+		if !f.Known || pr.Seconds < f.Seconds {
+			f.Known, f.Seconds, f.Partition, f.Breached = true, pr.Seconds, k, pr.Breached
+		}
+	}
+	for _, s := range samples {
+		if s.Err == "" {
+			f.WindowSeconds = last.Time.Sub(s.Time).Seconds()
+			break
+		}
+	}
+	return f
+}
+
+// Text is the forecast for humans.
+func (f *RetentionForecast) Text() string {
+	switch {
+	case f == nil || !f.Known:
+		return "-"
+	case f.Breached:
+		return "breached on " + f.Partition
+	}
+	return FormatSeconds(f.Seconds) + " (" + f.Partition + ")"
+}

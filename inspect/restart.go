@@ -1,0 +1,826 @@
+package inspect
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kaasctl/kaasctl/internal/grouphash"
+)
+
+// Rolling restart planning: each broker restart is two assignment versions
+// (the broker leaves, the broker rejoins), each computed as the controller
+// computes it (restartmodel.go). Groups are independent of each other, so
+// an order's cost is a sum over groups, and every order of up to
+// ExhaustiveMaxBrokers brokers is evaluated (a depth-first walk over the
+// orders shares each prefix's state); beyond that a greedy order improved
+// by pairwise swaps.
+
+// ExhaustiveMaxBrokers is the largest broker count whose every restart order
+// is evaluated (8! = 40,320 orders).
+const ExhaustiveMaxBrokers = 8
+
+// RestartGroup is one known group as the plan starts.
+type RestartGroup struct {
+	ID string
+	// Loaded: in memory on its coordinator, so the controller reports it
+	// active and places an explicit entry for it.
+	Loaded bool
+	// Members: the group has members; after a move they rejoin the new
+	// coordinator (which loads the group, so it stays active) and each
+	// move is one rebalance. A group without members that moves is
+	// unloaded for good (kaas relinquishes it and nobody rejoins).
+	Members bool
+}
+
+// RestartInput is what the plan starts from.
+type RestartInput struct {
+	// Brokers in the order assignment.json lists them (the naive order).
+	Brokers    []string
+	Controller string
+	Epoch      int64
+	Version    int64
+	// Entries maps each group to its winning explicit entry's broker.
+	Entries   map[string]string
+	Groups    []RestartGroup
+	Failover  FailoverModel
+	Placement string // "rendezvous" (default) or "hash"
+}
+
+// RestartScore is what one order costs. Only groups with members count in
+// Moves, MovedTwice and MaxWithoutCoordinator: those are the rebalances and
+// the consumers that stall.
+type RestartScore struct {
+	Moves                 int `json:"moves"`
+	GroupsMoved           int `json:"groupsMoved"`
+	MovedTwice            int `json:"movedTwice"`
+	MaxWithoutCoordinator int `json:"maxWithoutCoordinator"`
+	Failovers             int `json:"failovers"`
+	// IdleMoves are coordinator changes of groups without members (no
+	// rebalance; a consumer joining then finds the new coordinator).
+	IdleMoves int `json:"idleMoves"`
+}
+
+// compareScore orders scores, best first: fewer moves, fewer groups moved
+// twice, fewer groups without a coordinator at once, fewer failovers.
+func compareScore(a, b RestartScore) int {
+	return cmp.Or(cmp.Compare(a.Moves, b.Moves), cmp.Compare(a.MovedTwice, b.MovedTwice),
+		cmp.Compare(a.MaxWithoutCoordinator, b.MaxWithoutCoordinator), cmp.Compare(a.Failovers, b.Failovers))
+}
+
+// GroupMove is one group whose coordinator a version changes.
+type GroupMove struct {
+	Group   string `json:"group"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Members bool   `json:"members"`
+	// Back: the group returns to the broker it had before this restart step.
+	Back bool `json:"back"`
+	// NotCoordinator: the old coordinator is running and answers
+	// NOT_COORDINATOR (members rejoin); otherwise the group had no
+	// coordinator until this version.
+	NotCoordinator bool   `json:"notCoordinator"`
+	Cause          string `json:"cause"`
+}
+
+// RestartVersion is one assignment version the controller should write.
+type RestartVersion struct {
+	Event           string   `json:"event"` // "stop" or "start"
+	Broker          string   `json:"broker"`
+	Written         bool     `json:"written"` // false: no broker alive, no controller, no version
+	Version         int64    `json:"assignmentVersion"`
+	ControllerEpoch int64    `json:"controllerEpoch"`
+	Controller      string   `json:"controller"`
+	Failover        bool     `json:"failover"`
+	Brokers         []string `json:"brokers"`
+	Entries         int      `json:"entries"`
+	// WithoutCoordinator: groups on the stopped broker; from the stop until
+	// this version is applied they have no coordinator.
+	WithoutCoordinator []string    `json:"withoutCoordinator"`
+	Moves              []GroupMove `json:"moves"`
+	// Coordinators is every known group's coordinator once this version is
+	// applied ("" none); --follow compares the real version with it.
+	Coordinators map[string]string `json:"-"`
+	EntryOf      map[string]string `json:"-"`
+}
+
+// RestartStep is one broker's restart: its stop and its start.
+type RestartStep struct {
+	N       int              `json:"step"`
+	Broker  string           `json:"broker"`
+	Stop    RestartVersion   `json:"stop"`
+	Start   RestartVersion   `json:"start"`
+	WaitFor []string         `json:"waitFor"`
+	Score   RestartScoreStep `json:"score"`
+}
+
+// RestartScoreStep is one step's share of the order's cost.
+type RestartScoreStep struct {
+	Moves              int `json:"moves"`
+	WithoutCoordinator int `json:"withoutCoordinator"`
+	IdleMoves          int `json:"idleMoves"`
+}
+
+// RestartOrder is one order with its cost and, when detailed, its steps.
+type RestartOrder struct {
+	Order []string      `json:"order"`
+	Score RestartScore  `json:"score"`
+	Steps []RestartStep `json:"steps,omitempty"`
+}
+
+// RestartSearch says how the plan was found.
+type RestartSearch struct {
+	Method    string `json:"method"` // "exhaustive" or "heuristic"
+	Orders    int64  `json:"ordersEvaluated"`
+	Objective string `json:"objective"`
+	Detail    string `json:"detail"`
+}
+
+// restartSim is the compiled model: brokers as indexes into the sorted ids,
+// and for each alive set a rolling restart passes through (all brokers, or
+// all but one) every group's hash-tier coordinator and placement.
+type restartSim struct {
+	in      RestartInput
+	ids     []string // sorted
+	index   map[string]int
+	listed  []int // listed order, as indexes
+	groups  []string
+	members []bool
+	init    []gstate
+	// hash[d+1][g] / place[d+1][g]: with broker d down (d = -1: none).
+	hash, place [][]int8
+	scored      []int    // groups with members
+	sh, sp      [][]int8 // hash and place rows of the scored groups only
+	ctrl        int      // controller index, -1 none
+	drop        bool
+}
+
+type gstate struct {
+	coord, entry int8 // -1: none / no entry
+	loaded       bool
+	moves        uint8
+}
+
+func newRestartSim(in RestartInput) (*restartSim, error) {
+	m := &restartSim{in: in, index: map[string]int{}, drop: in.Failover == FailoverDrop}
+	if len(in.Brokers) == 0 {
+		return nil, fmt.Errorf("the assignment lists no broker: nothing to restart")
+	}
+	if len(in.Brokers) > 127 {
+		return nil, fmt.Errorf("%d brokers: plan restart handles at most 127", len(in.Brokers))
+	}
+	m.ids = slices.Clone(in.Brokers)
+	slices.Sort(m.ids)
+	for i, id := range m.ids {
+		if i > 0 && m.ids[i-1] == id {
+			return nil, fmt.Errorf("broker %s is listed twice", id)
+		}
+		m.index[id] = i
+	}
+	for _, b := range in.Brokers {
+		m.listed = append(m.listed, m.index[b])
+	}
+	m.ctrl = -1
+	if i, ok := m.index[in.Controller]; ok {
+		m.ctrl = i
+	}
+	n := len(m.ids)
+	m.hash = make([][]int8, n+1)
+	m.place = make([][]int8, n+1)
+	rings := make([]*grouphash.Ring, n+1)
+	alive := make([][]string, n+1)
+	for d := -1; d < n; d++ {
+		var bs []grouphash.Broker
+		for i, id := range m.ids {
+			if i != d {
+				bs = append(bs, grouphash.Broker{ID: id, Health: grouphash.HealthAlive})
+				alive[d+1] = append(alive[d+1], id)
+			}
+		}
+		rings[d+1] = grouphash.NewRing(bs)
+		m.hash[d+1] = make([]int8, len(in.Groups))
+		m.place[d+1] = make([]int8, len(in.Groups))
+	}
+	idx := func(id string) int8 {
+		if i, ok := m.index[id]; ok {
+			return int8(i)
+		}
+		return -1
+	}
+	for g, grp := range in.Groups {
+		m.groups = append(m.groups, grp.ID)
+		m.members = append(m.members, grp.Members)
+		h := grouphash.FNV1a32(grp.ID)
+		for d := 0; d <= n; d++ {
+			hc := rings[d].PickHash(h).Coordinator
+			m.hash[d][g] = idx(hc)
+			if in.Placement == "hash" {
+				m.place[d][g] = m.hash[d][g]
+			} else {
+				m.place[d][g] = idx(grouphash.Rendezvous(grp.ID, alive[d]))
+			}
+		}
+		st := gstate{coord: m.hash[0][g], entry: -1, loaded: grp.Loaded}
+		if e, ok := in.Entries[grp.ID]; ok {
+			st.entry = idx(e)
+			st.coord = st.entry
+		}
+		m.init = append(m.init, st)
+		if grp.Members {
+			m.scored = append(m.scored, g)
+		}
+	}
+	m.sh = make([][]int8, n+1)
+	m.sp = make([][]int8, n+1)
+	for d := 0; d <= n; d++ {
+		m.sh[d] = make([]int8, len(m.scored))
+		m.sp[d] = make([]int8, len(m.scored))
+		for i, g := range m.scored {
+			m.sh[d][i], m.sp[d][i] = m.hash[d][g], m.place[d][g]
+		}
+	}
+	return m, nil
+}
+
+// next is one version for one group: down is the broker down once the
+// version is written (-1 none), drop a Go failover.
+func (m *restartSim) next(g int, st gstate, down int, drop bool) gstate {
+	alive := func(b int8) bool { return b >= 0 && int(b) != down }
+	var ne int8 = -1
+	if st.loaded && alive(st.coord) && !drop {
+		if alive(st.entry) {
+			ne = st.entry
+		} else {
+			ne = m.place[down+1][g]
+		}
+	}
+	nc := ne
+	if nc < 0 {
+		nc = m.hash[down+1][g]
+	}
+	out := st
+	out.entry = ne
+	if nc != st.coord {
+		out.coord = nc
+		out.loaded = m.members[g]
+		if out.moves < 255 {
+			out.moves++
+		}
+	}
+	return out
+}
+
+// event advances the controller for a stop (down = b) or start (down = -1)
+// of broker b: whether a version is written and whether it is a failover.
+func (m *restartSim) event(ctrl, b int, stop bool) (newCtrl int, written, failover bool) {
+	n := len(m.ids)
+	if stop {
+		if n == 1 {
+			return -1, false, false
+		}
+		if ctrl == b || ctrl < 0 {
+			// The lowest alive broker id takes the lease (ids are sorted).
+			nc := 0
+			if b == 0 {
+				nc = 1
+			}
+			return nc, true, true
+		}
+		return ctrl, true, false
+	}
+	if ctrl < 0 {
+		return b, true, true
+	}
+	return ctrl, true, false
+}
+
+// scoreOrder evaluates one order over the groups with members.
+func (m *restartSim) scoreOrder(order []int) RestartScore {
+	st := make([]gstate, len(m.scored))
+	for i, g := range m.scored {
+		st[i] = m.init[g]
+	}
+	var s RestartScore
+	ctrl := m.ctrl
+	for _, b := range order {
+		s.add(m.step(st, &ctrl, b))
+	}
+	for _, x := range st {
+		if x.moves > 0 {
+			s.GroupsMoved++
+		}
+	}
+	return s
+}
+
+type stepCost struct{ moves, twice, without, failovers int }
+
+func (s *RestartScore) add(c stepCost) {
+	s.Moves += c.moves
+	s.MovedTwice += c.twice
+	s.MaxWithoutCoordinator = max(s.MaxWithoutCoordinator, c.without)
+	s.Failovers += c.failovers
+}
+
+// step restarts broker b over the scored groups' states (in place). It is
+// the search's inner loop: the same rules as next, over the scored groups'
+// own rows (every scored group has members, so a move keeps it loaded).
+func (m *restartSim) step(st []gstate, ctrl *int, b int) stepCost {
+	var c stepCost
+	b8 := int8(b)
+	for phase := 0; phase < 2; phase++ {
+		stop := phase == 0
+		nc, written, failover := m.event(*ctrl, b, stop)
+		*ctrl = nc
+		if failover {
+			c.failovers++
+		}
+		down, row := int8(-1), 0
+		if stop {
+			down, row = b8, b+1
+		}
+		hrow, prow := m.sh[row], m.sp[row]
+		keep := !(failover && m.drop)
+		for i := range st {
+			x := &st[i]
+			if stop && x.coord == b8 {
+				c.without++
+			}
+			if !written {
+				continue
+			}
+			ne := int8(-1)
+			if keep && x.loaded && x.coord >= 0 && x.coord != down {
+				if x.entry >= 0 && x.entry != down {
+					ne = x.entry
+				} else {
+					ne = prow[i]
+				}
+			}
+			co := ne
+			if co < 0 {
+				co = hrow[i]
+			}
+			x.entry = ne
+			if co != x.coord {
+				x.coord = co
+				x.loaded = true
+				if x.moves < 255 {
+					x.moves++
+				}
+				c.moves++
+				if x.moves == 2 {
+					c.twice++
+				}
+			}
+		}
+	}
+	return c
+}
+
+// search walks every order (n ≤ ExhaustiveMaxBrokers) or runs the
+// heuristic, and returns the best and the worst order.
+func (m *restartSim) search() (best, worst []int, bs, ws RestartScore, sr RestartSearch) {
+	n := len(m.ids)
+	sr.Objective = "fewest coordinator moves of groups with members, then fewest groups moved twice, then fewest groups without a coordinator at once, then fewest controller failovers; ties keep the listed order"
+	if n <= ExhaustiveMaxBrokers {
+		best, worst, bs, ws, sr.Orders = m.exhaustive()
+		sr.Method = "exhaustive"
+		sr.Detail = fmt.Sprintf("every one of the %d orders of %d brokers evaluated", sr.Orders, n)
+		return
+	}
+	best, bs, e1 := m.heuristic(false)
+	worst, ws, e2 := m.heuristic(true)
+	sr.Method = "heuristic"
+	sr.Orders = e1 + e2
+	sr.Detail = fmt.Sprintf("%d brokers (more than %d): greedy order (at each step the restart that costs least now; for the worst, most), then pairwise swaps while they improve; not guaranteed optimal",
+		n, ExhaustiveMaxBrokers)
+	return
+}
+
+// exhaustive evaluates every permutation of the listed order by a
+// depth-first walk; the first level is split across the CPUs.
+func (m *restartSim) exhaustive() (best, worst []int, bs, ws RestartScore, count int64) {
+	n := len(m.ids)
+	type result struct {
+		best, worst []int
+		bs, ws      RestartScore
+		count       int64
+		ok          bool
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for first := 0; first < n; first++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := &results[first]
+			perm := make([]int, 0, n)
+			used := make([]bool, n)
+			states := make([][]gstate, n+1)
+			for d := range states {
+				states[d] = make([]gstate, len(m.scored))
+			}
+			for i, g := range m.scored {
+				states[0][i] = m.init[g]
+			}
+			var walk func(depth, ctrl int, acc RestartScore)
+			walk = func(depth, ctrl int, acc RestartScore) {
+				if depth == n {
+					r.count++
+					s := acc
+					for _, x := range states[depth] {
+						if x.moves > 0 {
+							s.GroupsMoved++
+						}
+					}
+					if !r.ok || compareScore(s, r.bs) < 0 {
+						r.best, r.bs = slices.Clone(perm), s
+					}
+					if !r.ok || compareScore(s, r.ws) > 0 {
+						r.worst, r.ws = slices.Clone(perm), s
+					}
+					r.ok = true
+					return
+				}
+				for pos := 0; pos < n; pos++ {
+					if depth == 0 && pos != first {
+						continue
+					}
+					if used[pos] {
+						continue
+					}
+					b := m.listed[pos]
+					copy(states[depth+1], states[depth])
+					c := ctrl
+					cost := m.step(states[depth+1], &c, b)
+					next := acc
+					next.add(cost)
+					used[pos] = true
+					perm = append(perm, b)
+					walk(depth+1, c, next)
+					perm = perm[:len(perm)-1]
+					used[pos] = false
+				}
+			}
+			walk(0, m.ctrl, RestartScore{})
+		}()
+	}
+	wg.Wait()
+	// Results are in listed-order-lexicographic order of the first broker,
+	// so the strict comparisons keep the earliest order on ties.
+	for i, r := range results {
+		count += r.count
+		if i == 0 || compareScore(r.bs, bs) < 0 {
+			best, bs = r.best, r.bs
+		}
+		if i == 0 || compareScore(r.ws, ws) > 0 {
+			worst, ws = r.worst, r.ws
+		}
+	}
+	return
+}
+
+// heuristic builds an order greedily and improves it by pairwise swaps
+// (worst: maximises instead).
+func (m *restartSim) heuristic(worst bool) ([]int, RestartScore, int64) {
+	n := len(m.ids)
+	better := func(a, b RestartScore) bool {
+		if worst {
+			return compareScore(a, b) > 0
+		}
+		return compareScore(a, b) < 0
+	}
+	var evals int64
+	st := make([]gstate, len(m.scored))
+	for i, g := range m.scored {
+		st[i] = m.init[g]
+	}
+	ctrl := m.ctrl
+	used := make([]bool, n)
+	var order []int
+	tmp := make([]gstate, len(st))
+	for len(order) < n {
+		pick := -1
+		var pickCost RestartScore
+		for pos := 0; pos < n; pos++ {
+			if used[pos] {
+				continue
+			}
+			copy(tmp, st)
+			c := ctrl
+			var s RestartScore
+			s.add(m.step(tmp, &c, m.listed[pos]))
+			evals++
+			if pick < 0 || better(s, pickCost) {
+				pick, pickCost = pos, s
+			}
+		}
+		used[pick] = true
+		order = append(order, m.listed[pick])
+		m.step(st, &ctrl, m.listed[pick])
+	}
+	score := m.scoreOrder(order)
+	// Never worse than the listed order.
+	if s := m.scoreOrder(m.listed); better(s, score) {
+		order, score = slices.Clone(m.listed), s
+	}
+	// Pairwise swaps while one improves (at most n passes).
+	for pass := 0; pass < n; pass++ {
+		improved := false
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				order[i], order[j] = order[j], order[i]
+				s := m.scoreOrder(order)
+				evals++
+				if better(s, score) {
+					score, improved = s, true
+				} else {
+					order[i], order[j] = order[j], order[i]
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return order, score, evals
+}
+
+// detail simulates an order over every known group, version by version.
+func (m *restartSim) detail(order []int) RestartOrder {
+	st := slices.Clone(m.init)
+	ctrl := m.ctrl
+	version, epoch := m.in.Version, m.in.Epoch
+	out := RestartOrder{Order: m.names(order), Steps: []RestartStep{}}
+	name := func(i int8) string {
+		if i < 0 {
+			return ""
+		}
+		return m.ids[i]
+	}
+	for n, b := range order {
+		step := RestartStep{N: n + 1, Broker: m.ids[b]}
+		before := make([]int8, len(st))
+		for g := range st {
+			before[g] = st[g].coord
+		}
+		for _, stop := range []bool{true, false} {
+			nc, written, failover := m.event(ctrl, b, stop)
+			ctrl = nc
+			down := -1
+			v := RestartVersion{Event: "start", Broker: m.ids[b], Written: written, Failover: failover,
+				WithoutCoordinator: []string{}, Moves: []GroupMove{}, Brokers: []string{},
+				Coordinators: map[string]string{}, EntryOf: map[string]string{}}
+			if stop {
+				v.Event, down = "stop", b
+			}
+			if written {
+				version++
+				if failover {
+					epoch++
+				}
+			}
+			v.Version, v.ControllerEpoch, v.Controller = version, epoch, name(int8(ctrl))
+			for i, id := range m.ids {
+				if i != down {
+					v.Brokers = append(v.Brokers, id)
+				}
+			}
+			for g := range st {
+				x := st[g]
+				if stop && int(x.coord) == b {
+					v.WithoutCoordinator = append(v.WithoutCoordinator, m.groups[g])
+					if m.members[g] {
+						step.Score.WithoutCoordinator++
+					}
+				}
+				if written {
+					y := m.next(g, x, down, failover && m.drop)
+					if y.coord != x.coord {
+						mv := GroupMove{Group: m.groups[g], From: name(x.coord), To: name(y.coord), Members: m.members[g],
+							Back:           !stop && y.coord == before[g],
+							NotCoordinator: x.coord >= 0 && int(x.coord) != b,
+							Cause:          m.cause(x, y, stop, b, failover)}
+						v.Moves = append(v.Moves, mv)
+						if m.members[g] {
+							step.Score.Moves++
+						} else {
+							step.Score.IdleMoves++
+						}
+					}
+					st[g] = y
+				}
+				v.Coordinators[m.groups[g]] = name(st[g].coord)
+				if st[g].entry >= 0 {
+					v.Entries++
+					v.EntryOf[m.groups[g]] = name(st[g].entry)
+				}
+			}
+			if stop {
+				step.Stop = v
+			} else {
+				step.Start = v
+			}
+		}
+		step.WaitFor = m.waitFor(step)
+		out.Steps = append(out.Steps, step)
+	}
+	out.Score = m.scoreOrder(order)
+	for _, s := range out.Steps {
+		out.Score.IdleMoves += s.Score.IdleMoves
+	}
+	return out
+}
+
+func (m *restartSim) cause(x, y gstate, stop bool, b int, failover bool) string {
+	switch {
+	case stop && int(x.coord) == b:
+		return "coordinator stopped"
+	case failover && m.drop && x.entry >= 0:
+		return "controller failover dropped its entry"
+	case x.entry < 0 && y.entry >= 0:
+		return "first explicit entry (" + m.placementName() + " placement)"
+	case x.entry >= 0 && y.entry >= 0:
+		return "entry placed again (" + m.placementName() + ")"
+	case x.entry >= 0 && y.entry < 0:
+		return "entry retired (group not active)"
+	}
+	return fmt.Sprintf("hash divisor changed (%d → %d brokers)", divisor(len(m.ids), stop, true), divisor(len(m.ids), stop, false))
+}
+
+func divisor(n int, stop, before bool) int {
+	if stop == before {
+		return n
+	}
+	return n - 1
+}
+
+func (m *restartSim) placementName() string {
+	if m.in.Placement == "hash" {
+		return "hash"
+	}
+	return "rendezvous"
+}
+
+func (m *restartSim) waitFor(s RestartStep) []string {
+	var w []string
+	stopV, startV := s.Stop, s.Start
+	if stopV.Written {
+		w = append(w, fmt.Sprintf("after stopping %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ",")))
+	} else {
+		w = append(w, fmt.Sprintf("after stopping %s: no version (no broker alive, no controller)", s.Broker))
+	}
+	w = append(w, fmt.Sprintf("after starting %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ",")))
+	moved := map[string]bool{}
+	for _, v := range []RestartVersion{stopV, startV} {
+		for _, mv := range v.Moves {
+			if mv.Members {
+				moved[mv.Group] = true
+			}
+		}
+	}
+	if len(moved) > 0 {
+		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator before the next step (groups describe, or plan restart --follow -b)", len(moved)))
+	} else {
+		w = append(w, "no group with members moves: go on once the broker is ready")
+	}
+	return w
+}
+
+func (m *restartSim) names(order []int) []string {
+	out := make([]string, len(order))
+	for i, b := range order {
+		out[i] = m.ids[b]
+	}
+	return out
+}
+
+// ParseOrder checks an operator's order against the brokers.
+func (m *restartSim) parseOrder(order []string) ([]int, error) {
+	seen := map[int]bool{}
+	var out []int
+	for _, b := range order {
+		i, ok := m.index[b]
+		if !ok {
+			return nil, fmt.Errorf("--brokers-order: %s is not a broker of the assignment (brokers: %s)", b, strings.Join(m.in.Brokers, ", "))
+		}
+		if seen[i] {
+			return nil, fmt.Errorf("--brokers-order: %s is listed twice", b)
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	if len(out) != len(m.ids) {
+		var missing []string
+		for i, id := range m.ids {
+			if !seen[i] {
+				missing = append(missing, id)
+			}
+		}
+		return nil, fmt.Errorf("--brokers-order must name every broker once; missing: %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// RestartPlan is plan restart's answer.
+type RestartPlan struct {
+	Brokers     []string      `json:"brokers"`
+	Controller  string        `json:"controller"`
+	Version     int64         `json:"assignmentVersion"`
+	Epoch       int64         `json:"controllerEpoch"`
+	Failover    FailoverModel `json:"failover"`
+	FailoverWhy string        `json:"failoverReason"`
+	Placement   string        `json:"placement"`
+	Groups      struct {
+		Known       int `json:"known"`
+		WithMembers int `json:"withMembers"`
+		LoadedEmpty int `json:"loadedEmpty"`
+		Idle        int `json:"idle"`
+	} `json:"groups"`
+	Search RestartSearch `json:"search"`
+	Plan   RestartOrder  `json:"plan"`
+	Naive  RestartOrder  `json:"naive"`
+	Worst  RestartOrder  `json:"worst"`
+	Given  *RestartOrder `json:"given,omitempty"`
+}
+
+// PlanRestart finds the best and worst orders, scores the listed order
+// (and given, when non-empty), and details each version of them.
+func PlanRestart(in RestartInput, given []string) (*RestartPlan, error) {
+	if in.Failover == "" {
+		in.Failover = FailoverReload
+	}
+	if in.Placement == "" {
+		in.Placement = "rendezvous"
+	}
+	sort.SliceStable(in.Groups, func(i, j int) bool { return in.Groups[i].ID < in.Groups[j].ID })
+	m, err := newRestartSim(in)
+	if err != nil {
+		return nil, err
+	}
+	var givenIdx []int
+	if len(given) > 0 {
+		if givenIdx, err = m.parseOrder(given); err != nil {
+			return nil, err
+		}
+	}
+	p := &RestartPlan{Brokers: slices.Clone(in.Brokers), Controller: in.Controller, Version: in.Version, Epoch: in.Epoch,
+		Failover: in.Failover, Placement: in.Placement}
+	for _, g := range in.Groups {
+		p.Groups.Known++
+		switch {
+		case g.Members:
+			p.Groups.WithMembers++
+		case g.Loaded:
+			p.Groups.LoadedEmpty++
+		default:
+			p.Groups.Idle++
+		}
+	}
+	best, worst, _, _, sr := m.search()
+	p.Search = sr
+	p.Plan = m.detail(best)
+	p.Naive = m.detail(m.listed)
+	p.Worst = m.detail(worst)
+	if givenIdx != nil {
+		g := m.detail(givenIdx)
+		p.Given = &g
+	}
+	return p, nil
+}
+
+// ScoreRestartOrders is the search alone (benchmarks and the report).
+func ScoreRestartOrders(in RestartInput) (best, worst RestartScore, sr RestartSearch, err error) {
+	m, err := newRestartSim(in)
+	if err != nil {
+		return best, worst, sr, err
+	}
+	_, _, best, worst, sr = m.search()
+	return
+}
+
+// RestartStepsFrom re-plans the remaining restarts from a version actually
+// written (--follow after a deviation): the input's state is that version.
+func RestartStepsFrom(in RestartInput, order []string) (RestartOrder, error) {
+	m, err := newRestartSim(in)
+	if err != nil {
+		return RestartOrder{}, err
+	}
+	var idx []int
+	for _, b := range order {
+		i, ok := m.index[b]
+		if !ok {
+			return RestartOrder{}, fmt.Errorf("broker %s is not in the assignment", b)
+		}
+		idx = append(idx, i)
+	}
+	return m.detail(idx), nil
+}

@@ -1,0 +1,430 @@
+package volume
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
+)
+
+// RecordBatch v2 header, as kaas reads it (segment.rs parse_batch_offsets,
+// scan_high_watermark): baseOffset int64 at 0, batchLength int32 at 8 (the
+// bytes after the length field), partitionLeaderEpoch at 12, magic at 16,
+// crc at 17 (CRC-32C of byte 21 to the end), attributes at 21,
+// lastOffsetDelta int32 at 23.
+const (
+	batchLogOverhead   = 12 // baseOffset + batchLength
+	batchMinKaasLength = 16 // kaas stops its scan below this batchLength
+	batchHeaderLen     = 61 // a complete v2 header with the record count
+	batchMagicAt       = 16
+	batchCRCAt         = 17
+	batchLastDeltaAt   = 23
+	indexEntryLen      = 8 // rel_offset int32, file position uint32
+)
+
+// How a partition's log end was found.
+const (
+	LogEndEmpty      = "empty"      // the active segment holds no byte
+	LogEndIndex      = "index"      // hop from the last .index entry that verifies
+	LogEndCheckpoint = "checkpoint" // hop from recovery-checkpoint.json's byte position
+	LogEndTail       = "tail"       // a CRC-verified batch found in the segment's last bytes
+	LogEndScan       = "scan"       // a forward scan of the active segment
+)
+
+// logEndWindow is the read size while hopping over batch headers, and
+// tailWindow how far from the end the tail search looks.
+const (
+	logEndWindow = 64 << 10
+	tailWindow   = 1 << 20
+	// scanFirstBelow: an active segment this small is scanned from byte 0
+	// (one read); above it the index, the checkpoint and the tail are tried.
+	scanFirstBelow = 64 << 10
+	// indexTailEntries: how many of the index's last entries are tried.
+	indexTailEntries = 64
+)
+
+// PartitionLog is one partition's log bounds as kaas's recovery computes
+// them: the first segment's base offset, and the active (last) segment's
+// last complete RecordBatch's baseOffset + lastOffsetDelta + 1.
+type PartitionLog struct {
+	Dir      string `json:"dir"`
+	Segments int    `json:"segments"`
+	// LogStart is the first segment's base offset.
+	LogStart int64 `json:"logStart"`
+	// LogEnd is the next offset kaas will assign after a restart.
+	LogEnd int64 `json:"logEnd"`
+	// Active is the last segment's .log path, ActiveBase its base offset.
+	Active     string `json:"activeSegment"`
+	ActiveBase int64  `json:"activeBase"`
+	ActiveSize int64  `json:"activeSize"`
+	// Method says how the last complete batch was found (LogEnd*).
+	Method string `json:"method"`
+	// TornBytes are bytes after the last complete batch: a write cut off
+	// by a crash, ignored by kaas (and truncated by its takeover).
+	TornBytes int64 `json:"tornBytes"`
+	// ModTime is the active segment's modification time: the answer is
+	// as old as that write.
+	ModTime time.Time `json:"modTime"`
+	// Reads and BytesRead are the I/O the answer cost.
+	Reads     int   `json:"reads"`
+	BytesRead int64 `json:"bytesRead"`
+}
+
+// Finding codes of the segment reader.
+const (
+	CodeSegmentTorn         = "segment.tornTail"
+	CodeSegmentIndexStale   = "segment.indexStale"
+	CodeSegmentUnreadable   = "segment.unreadable"
+	CodeSegmentSealed       = "segment.sealedMarker"
+	CodeSegmentUnparsable   = "segment.unparsableName"
+	CodeSegmentDuplicate    = "segment.duplicateBase"
+	CodeSegmentMissing      = "segment.none"
+	CodeSegmentBadFirstBase = "segment.firstBatchMismatch"
+)
+
+// ReadPartitionLog reads one partition dir's log bounds. It costs a few
+// small reads: the index's last entries and the bytes after the entry that
+// verifies (magic 2, the base offset the entry names, the length within
+// the file); without a usable index it looks for a CRC-verified batch in
+// the segment's last MiB, and only when that fails scans the active
+// segment forward, exactly as kaas does. An error means the log end is
+// unknown (no segment, or the active segment cannot be read).
+func ReadPartitionLog(dir string) (*PartitionLog, []Finding, error) {
+	ls, err := ListSegments(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ReadListedLog(ls)
+}
+
+// ReadListedLog is ReadPartitionLog over a listing already made.
+func ReadListedLog(ls SegmentListing) (*PartitionLog, []Finding, error) {
+	return readListedLog(ls, scanFirstBelow)
+}
+
+// readListedLog scans an active segment below scanBelow bytes from byte 0
+// (tests pass 0 to take the index path on small segments).
+func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding, error) {
+	var finds []Finding
+	for _, p := range ls.Ignored {
+		finds = append(finds, Finding{Severity: SevInfo, Code: CodeSegmentUnparsable, Path: p,
+			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"})
+	}
+	if len(ls.Segments) == 0 {
+		return nil, finds, &FileError{Path: ls.Dir, Problem: "no segment files (*.log): the log end cannot be read from the segments"}
+	}
+	for i := 1; i < len(ls.Segments); i++ {
+		if ls.Segments[i].Base == ls.Segments[i-1].Base {
+			finds = append(finds, Finding{Severity: SevWarning, Code: CodeSegmentDuplicate, Path: ls.Segments[i].Log,
+				Message: fmt.Sprintf("two segments start at offset %d (epochs %d and %d): kaas's order between them is the directory's; kaasctl takes the higher epoch as the later", ls.Segments[i].Base, ls.Segments[i-1].Epoch, ls.Segments[i].Epoch),
+				Fix:     "check which leader wrote the lower epoch's segment; kaas reads both"})
+		}
+	}
+	act := ls.Segments[len(ls.Segments)-1]
+	pl := &PartitionLog{Dir: ls.Dir, Segments: len(ls.Segments), LogStart: ls.Segments[0].Base, Active: act.Log, ActiveBase: act.Base}
+	f, info, err := safefs.Open(act.Log)
+	if err != nil {
+		return nil, finds, &FileError{Path: act.Log, Problem: "cannot read the active segment: " + readProblem(err)}
+	}
+	defer f.Close()
+	pl.ActiveSize, pl.ModTime = info.Size, info.ModTime
+	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow}
+	if err := r.logEnd(act, ls.Checkpoint, &finds); err != nil {
+		return nil, finds, &FileError{Path: act.Log, Problem: err.Error()}
+	}
+	if pl.TornBytes > 0 {
+		finds = append(finds, Finding{Severity: SevWarning, Code: CodeSegmentTorn, Path: act.Log,
+			Message: fmt.Sprintf("%d bytes after the last complete batch (log end %d): a write cut off by a crash; kaas ignores them and its takeover truncates them", pl.TornBytes, pl.LogEnd),
+			Fix:     "nothing to do: the next leader truncates them; the records in them were never acknowledged"})
+	}
+	return pl, finds, nil
+}
+
+// ReadPartitionLogs reads many partition dirs with up to workers reads in
+// flight (the cost is file-system round trips, which overlap on NFS and
+// local disks alike); result i belongs to dirs[i].
+func ReadPartitionLogs(dirs []string, workers int) []PartitionLogResult {
+	out := make([]PartitionLogResult, len(dirs))
+	if workers < 1 {
+		workers = 1
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(dirs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(dirs) {
+					return
+				}
+				pl, fs, err := ReadPartitionLog(dirs[i])
+				out[i] = PartitionLogResult{Log: pl, Findings: fs, Err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// PartitionLogResult is one ReadPartitionLogs answer.
+type PartitionLogResult struct {
+	Log      *PartitionLog
+	Findings []Finding
+	Err      error
+}
+
+type segReader struct {
+	f    *os.File
+	size int64
+	pl   *PartitionLog
+	buf  []byte
+	// scanBelow: a smaller active segment is scanned from byte 0.
+	scanBelow int64
+	have      []byte // the last read, at haveAt
+	haveAt    int64
+}
+
+// readAt reads up to n bytes at off (fewer at the end of the file). The
+// last read is kept: the window read to verify an index entry's batch is
+// the one the hop starts with.
+func (r *segReader) readAt(off int64, n int) ([]byte, error) {
+	if off >= r.size || n <= 0 {
+		return nil, nil
+	}
+	if int64(n) > r.size-off {
+		n = int(r.size - off)
+	}
+	if r.have != nil && off == r.haveAt && len(r.have) >= n {
+		return r.have[:n], nil
+	}
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	m, err := r.f.ReadAt(b, off)
+	r.pl.Reads++
+	r.pl.BytesRead += int64(m)
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.have = nil
+		return nil, err
+	}
+	r.have, r.haveAt = b[:m], off
+	return b[:m], nil
+}
+
+func (r *segReader) logEnd(act SegmentFile, checkpoint string, finds *[]Finding) error {
+	pl := r.pl
+	if r.size == 0 {
+		pl.LogEnd, pl.Method = act.Base, LogEndEmpty
+		return nil
+	}
+	if r.size > r.scanBelow {
+		if pos, seed, ok := r.fromCheckpoint(act, checkpoint); ok {
+			end, stop, err := r.hop(pos, seed)
+			if err != nil {
+				return err
+			}
+			pl.LogEnd, pl.TornBytes, pl.Method = end, r.size-stop, LogEndCheckpoint
+			return nil
+		}
+		pos, base, ok, err := r.fromIndex(act, finds)
+		if err != nil {
+			return err
+		}
+		if !ok && r.size > tailWindow {
+			// A smaller segment is scanned whole: one read, kaas's answer.
+			pos, base, ok, err = r.fromTail(act)
+			if err != nil {
+				return err
+			}
+			if ok {
+				pl.Method = LogEndTail
+			}
+		} else {
+			pl.Method = LogEndIndex
+		}
+		if ok {
+			end, stop, err := r.hop(pos, base)
+			if err != nil {
+				return err
+			}
+			pl.LogEnd, pl.TornBytes = end, r.size-stop
+			return nil
+		}
+	}
+	end, stop, err := r.hop(0, act.Base)
+	if err != nil {
+		return err
+	}
+	pl.LogEnd, pl.TornBytes, pl.Method = end, r.size-stop, LogEndScan
+	return nil
+}
+
+// hop walks batch headers from pos (a batch boundary) by kaas's rule: a
+// batch counts when its 12-byte head, a batchLength of at least 16 and
+// its whole body are in the file; the first that is not ends the log.
+// seed is the log end if no batch at pos is complete. It returns the log
+// end and the byte where the complete batches stop.
+func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
+	end := seed
+	for {
+		if r.size-pos < batchLogOverhead+batchMinKaasLength {
+			return end, pos, nil
+		}
+		b, err := r.readAt(pos, logEndWindow)
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(b) < batchLogOverhead+batchMinKaasLength {
+			return end, pos, nil // the file shrank under the read
+		}
+		off := 0
+		for len(b)-off >= batchLogOverhead+batchMinKaasLength {
+			h := b[off:]
+			length := int64(int32(binary.BigEndian.Uint32(h[8:12])))
+			if length < batchMinKaasLength || pos+batchLogOverhead+length > r.size {
+				return end, pos, nil
+			}
+			end = int64(binary.BigEndian.Uint64(h[0:8])) + int64(int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4]))) + 1
+			pos += batchLogOverhead + length
+			if batchLogOverhead+length > int64(len(b)-off) {
+				break // the next head is past this window
+			}
+			off += int(batchLogOverhead + length)
+		}
+	}
+}
+
+// plausible reports whether the bytes at h look like a v2 batch head
+// that belongs to this segment: magic 2, a length that fits the file from
+// pos, and (when want >= 0) the base offset want.
+func (r *segReader) plausible(h []byte, pos, segBase, want int64) bool {
+	if len(h) < batchLastDeltaAt+4 || h[batchMagicAt] != 2 {
+		return false
+	}
+	length := int64(int32(binary.BigEndian.Uint32(h[8:12])))
+	if length < batchHeaderLen-batchLogOverhead || pos+batchLogOverhead+length > r.size {
+		return false
+	}
+	base := int64(binary.BigEndian.Uint64(h[0:8]))
+	if want >= 0 {
+		return base == want
+	}
+	delta := int32(binary.BigEndian.Uint32(h[batchLastDeltaAt : batchLastDeltaAt+4]))
+	return base >= segBase && base-segBase < 1<<31 && delta >= 0
+}
+
+// fromIndex returns the position and base offset of the last index entry
+// that points at a batch that verifies.
+func (r *segReader) fromIndex(act SegmentFile, finds *[]Finding) (int64, int64, bool, error) {
+	f, info, err := safefs.Open(act.Index)
+	if err != nil {
+		return 0, 0, false, nil
+	}
+	defer f.Close()
+	n := info.Size / indexEntryLen
+	if n == 0 {
+		return 0, 0, false, nil
+	}
+	k := min(n, indexTailEntries)
+	buf := make([]byte, k*indexEntryLen)
+	m, err := f.ReadAt(buf, (n-k)*indexEntryLen)
+	r.pl.Reads++
+	r.pl.BytesRead += int64(m)
+	if m < len(buf) {
+		return 0, 0, false, nil
+	}
+	skipped := 0
+	for i := k - 1; i >= 0; i-- {
+		e := buf[i*indexEntryLen:]
+		rel := int64(int32(binary.BigEndian.Uint32(e[0:4])))
+		pos := int64(binary.BigEndian.Uint32(e[4:8]))
+		if rel < 0 || pos >= r.size {
+			skipped++
+			continue
+		}
+		h, err := r.readAt(pos, logEndWindow)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if r.plausible(h, pos, act.Base, act.Base+rel) {
+			if skipped > 0 {
+				*finds = append(*finds, Finding{Severity: SevInfo, Code: CodeSegmentIndexStale, Path: act.Index,
+					Message: fmt.Sprintf("the last %d index entries point past the log or at no batch (the log was truncated after them); kaas rebuilds the index on takeover", skipped)})
+			}
+			return pos, act.Base + rel, true, nil
+		}
+		skipped++
+	}
+	*finds = append(*finds, Finding{Severity: SevInfo, Code: CodeSegmentIndexStale, Path: act.Index,
+		Message: fmt.Sprintf("none of the index's last %d entries points at a batch of this segment; the log end was found without it", k)})
+	return 0, 0, false, nil
+}
+
+// fromCheckpoint uses Rust kaas's recovery-checkpoint.json when it names
+// the active segment and a byte position within it.
+func (r *segReader) fromCheckpoint(act SegmentFile, path string) (int64, int64, bool) {
+	if path == "" {
+		return 0, 0, false
+	}
+	data, err := safefs.ReadFile(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	var cp struct {
+		SegmentBase   *int64 `json:"segmentBase"`
+		BytePos       *int64 `json:"bytePos"`
+		HighWatermark *int64 `json:"highWatermark"`
+	}
+	if json.Unmarshal(data, &cp) != nil || cp.SegmentBase == nil || cp.BytePos == nil || cp.HighWatermark == nil {
+		return 0, 0, false
+	}
+	if *cp.SegmentBase != act.Base || *cp.BytePos < 0 || *cp.BytePos > r.size || *cp.HighWatermark < act.Base {
+		return 0, 0, false
+	}
+	if *cp.BytePos < r.size {
+		h, err := r.readAt(*cp.BytePos, batchHeaderLen)
+		if err != nil || !r.plausible(h, *cp.BytePos, act.Base, *cp.HighWatermark) {
+			return 0, 0, false
+		}
+	}
+	return *cp.BytePos, *cp.HighWatermark, true
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fromTail looks in the segment's last MiB for the first position that
+// holds a whole batch whose CRC-32C verifies.
+func (r *segReader) fromTail(act SegmentFile) (int64, int64, bool, error) {
+	start := max(0, r.size-tailWindow)
+	b, err := r.readAt(start, tailWindow)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	for off := 0; off+batchHeaderLen <= len(b); off++ {
+		h := b[off:]
+		pos := start + int64(off)
+		if !r.plausible(h, pos, act.Base, -1) {
+			continue
+		}
+		length := int(int32(binary.BigEndian.Uint32(h[8:12])))
+		if off+batchLogOverhead+length > len(b) {
+			continue
+		}
+		if crc32.Checksum(h[batchCRCAt+4:batchLogOverhead+length], castagnoli) != binary.BigEndian.Uint32(h[batchCRCAt:batchCRCAt+4]) {
+			continue
+		}
+		return pos, int64(binary.BigEndian.Uint64(h[0:8])), true, nil
+	}
+	return 0, 0, false, nil
+}

@@ -1,0 +1,473 @@
+package volume
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The volume model: every kaas generation's directories as data. A later
+// kaas generation that moves a directory is one more GenerationSpec (and,
+// for a directory no generation had, one more Location) here; the rest of
+// kaasctl asks the Layout (LiveOffsetsDir, OffsetsDirs, LiveOffsetsDirOf,
+// TxnStatePath, …) and never joins these names itself.
+
+// Root is the directory a volume path hangs from.
+type Root string
+
+const (
+	// RootData is the data dir (DATA): partitions, and the Go
+	// generation's offsets.
+	RootData Root = "data"
+	// RootCluster is the cluster dir (CD): assignment.json, transaction
+	// state, and the offsets from Rust 0.2.16 on.
+	RootCluster Root = "cluster"
+)
+
+// Location is a directory of the volume: a root and a path below it.
+type Location struct {
+	Root Root
+	Rel  string
+}
+
+// String is the location as SPEC and the help pages write it.
+func (loc Location) String() string {
+	if loc.Root == RootData {
+		return "DATA/" + loc.Rel
+	}
+	return "CD/" + loc.Rel
+}
+
+// place is where the location is rooted in words ("the data dir").
+func (loc Location) place() string {
+	if loc.Root == RootData {
+		return "the data dir"
+	}
+	return "the cluster dir"
+}
+
+// Path is the location on this volume, "" when its root is unknown (the
+// data dir when only --cluster-dir was given).
+func (l Layout) Path(loc Location) string {
+	base := l.ClusterDir
+	if loc.Root == RootData {
+		base = l.DataDir
+	}
+	if base == "" {
+		return ""
+	}
+	return filepath.Join(base, loc.Rel)
+}
+
+// Every directory any generation knows.
+var (
+	locDataOffsets    = Location{RootData, OffsetsDir}
+	locClusterOffsets = Location{RootCluster, OffsetsDir}
+)
+
+// OffsetsDirSpec is one offsets dir as a generation sees it.
+type OffsetsDirSpec struct {
+	Loc Location
+	// Role is OffsetsCurrent for the one dir the generation's brokers read
+	// and write, else what the dir is to them (OffsetsLegacy,
+	// OffsetsPreMigration, OffsetsNotRead).
+	Role string
+}
+
+// GenerationSpec is what one kaas generation reads and writes on the
+// volume. The table (generationSpecs) is the only place that knows it.
+type GenerationSpec struct {
+	Gen Generation
+	// Label names the generation to users; Family is the range's release
+	// line and From its first release ("Rust", "0.2.16"), used when two
+	// generations cannot be told apart ("Rust ≥ 0.2.16").
+	Label, Family, From string
+	// Short is the version range alone ("0.2.16–0.2.17").
+	Short string
+	// UpTo is the last kaas release of the generation: a version maps to
+	// the first generation whose UpTo it does not exceed.
+	UpTo [3]int
+	// OffsetsDirs are the offsets dirs the generation's brokers know, the
+	// live one (OffsetsCurrent) among them. Any offsets dir of another
+	// generation that is not listed is OffsetsNotRead to this one.
+	OffsetsDirs []OffsetsDirSpec
+	// PlainMapIsOffsets: a plain-map offset file ({"t/0":12}) is read as
+	// the offsets it holds (0.2.18 reads it as empty).
+	PlainMapIsOffsets bool
+	// ClusterSubdir is the cluster dir below the data dir when none is
+	// given (KAAS_CLUSTER_DIR unset).
+	ClusterSubdir string
+	// Partitions is the root of the partition dirs (<topic>/<partition>
+	// below it, holding manifest.json and the segments).
+	Partitions Root
+	// TxnState, ProducerFences, MarkerQueue and ProducerIDs are the
+	// transaction dirs.
+	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
+	// Failover is what the generation's next controller writes.
+	Failover FailoverModel
+}
+
+// FailoverModel is what a kaas generation's controller writes in its first
+// version after taking over from a controller that stopped, and where
+// kaasctl's model of it comes from.
+type FailoverModel struct {
+	// KeepsEntries: the new controller reloads the previous
+	// assignment.json and keeps each explicit entry whose broker is alive
+	// and whose group an alive broker reports active (Rust). Without it
+	// the first version has no consumerGroups and every group falls back
+	// to the hash tier over the alive brokers (Go).
+	KeepsEntries bool
+	// PlacesActive: an active group without a surviving entry gets a new
+	// explicit entry, placed by rendezvous over the alive brokers.
+	PlacesActive bool
+	// Summary says what the next controller writes, Source where the
+	// model comes from (a lab observation or kaas's code).
+	Summary, Source string
+}
+
+// The transaction dirs are the same in every generation so far.
+var (
+	locTxnState       = Location{RootCluster, TxnStateDir}
+	locProducerFences = Location{RootCluster, FencesDir}
+	locMarkerQueue    = Location{RootCluster, MarkerQueueDir}
+	locProducerIDs    = Location{RootCluster, ProducerIDsDir}
+)
+
+// rustFailover is read from kaas's crates/kaas-controller/src/assignment_writer.rs
+// (AssignmentLoop::start, update_assignment) and balancer.rs (balance_groups).
+var rustFailover = FailoverModel{
+	KeepsEntries: true,
+	PlacesActive: true,
+	Summary: "the new controller loads the previous assignment.json, carries its version counter on (next version = previous + 1) " +
+		"and rebalances the previous entries against the groups the alive brokers report active: an entry on an alive broker is kept " +
+		"with its epoch; an active group without one gets an explicit entry placed by rendezvous over the alive brokers (entry epoch + 1); " +
+		"a group no alive broker reports active (one the stopped broker coordinated, until its consumers rejoin elsewhere) gets no entry " +
+		"and falls back to the hash tier",
+	Source: "kaas's Rust controller code: crates/kaas-controller/src/assignment_writer.rs (AssignmentLoop::start, update_assignment) " +
+		"and balancer.rs (balance_groups)",
+}
+
+var generationSpecs = []GenerationSpec{
+	{
+		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
+		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
+		PlainMapIsOffsets: true,
+		Failover: FailoverModel{
+			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
+				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs)",
+			Source: "observed on a real 3-broker Go-flavour kaas cluster (controller terminated: the next version had consumerGroups null)",
+		},
+	},
+	{
+		Gen: Gen016, Label: "Rust 0.2.16–0.2.17", Family: "Rust", From: "0.2.16", Short: "0.2.16–0.2.17", UpTo: [3]int{0, 2, 17},
+		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsPreMigration}},
+		PlainMapIsOffsets: true,
+		Failover:          rustFailover,
+	},
+	{
+		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
+		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsLegacy}},
+		PlainMapIsOffsets: false,
+		Failover:          rustFailover,
+	},
+}
+
+func init() {
+	for i := range generationSpecs {
+		s := &generationSpecs[i]
+		s.ClusterSubdir, s.Partitions = ClusterSubdir, RootData
+		s.TxnState, s.ProducerFences, s.MarkerQueue, s.ProducerIDs = locTxnState, locProducerFences, locMarkerQueue, locProducerIDs
+	}
+}
+
+// Spec is the generation's row of the volume model; ok is false for
+// GenUnknown.
+func (g Generation) Spec() (GenerationSpec, bool) {
+	for _, s := range generationSpecs {
+		if s.Gen == g {
+			return s, true
+		}
+	}
+	return GenerationSpec{}, false
+}
+
+// Live is the location of the generation's live offsets dir.
+func (s GenerationSpec) Live() Location {
+	for _, d := range s.OffsetsDirs {
+		if d.Role == OffsetsCurrent {
+			return d.Loc
+		}
+	}
+	return Location{}
+}
+
+// roleAt is the role of an offsets dir location to this generation.
+func (s GenerationSpec) roleAt(loc Location) string {
+	for _, d := range s.OffsetsDirs {
+		if d.Loc == loc {
+			return d.Role
+		}
+	}
+	return OffsetsNotRead
+}
+
+// offsetsLocations are every offsets dir any generation knows, in the
+// order of first mention (the newest generation's live dir first).
+func offsetsLocations() []Location {
+	var out []Location
+	for i := len(generationSpecs) - 1; i >= 0; i-- {
+		for _, d := range generationSpecs[i].OffsetsDirs {
+			if !slices.Contains(out, d.Loc) {
+				out = append(out, d.Loc)
+			}
+		}
+	}
+	return out
+}
+
+// gensLiveAt are the generations whose live offsets dir is loc, oldest first.
+func gensLiveAt(loc Location) []Generation {
+	var out []Generation
+	for _, s := range generationSpecs {
+		if s.Live() == loc {
+			out = append(out, s.Gen)
+		}
+	}
+	return out
+}
+
+// specs of gens (unknown ones skipped).
+func specsOf(gens []Generation) []GenerationSpec {
+	var out []GenerationSpec
+	for _, g := range gens {
+		if s, ok := g.Spec(); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// gensPhrase names a set of generations that the volume cannot tell apart:
+// "Go / Rust ≤ 0.2.15" for one, "Rust ≥ 0.2.16" for the newest ones of one
+// family, else the labels joined.
+func gensPhrase(gens []Generation) string {
+	ss := specsOf(gens)
+	switch {
+	case len(ss) == 0:
+		return "unknown"
+	case len(ss) == 1:
+		return ss[0].Label
+	}
+	if ss[len(ss)-1].Gen == generationSpecs[len(generationSpecs)-1].Gen && ss[0].From != "" {
+		same := true
+		for _, s := range ss {
+			same = same && s.Family == ss[0].Family
+		}
+		if same {
+			return ss[0].Family + " ≥ " + ss[0].From
+		}
+	}
+	ls := make([]string, len(ss))
+	for i, s := range ss {
+		ls[i] = s.Label
+	}
+	return strings.Join(ls, " or ")
+}
+
+// gensApart is "0.2.16–0.2.17 and 0.2.18": the short ranges of
+// generations the volume cannot tell apart.
+func gensApart(gens []Generation) string {
+	ss := specsOf(gens)
+	ls := make([]string, len(ss))
+	for i, s := range ss {
+		ls[i] = s.Short
+	}
+	if len(ls) <= 1 {
+		return strings.Join(ls, "")
+	}
+	return strings.Join(ls[:len(ls)-1], ", ") + " and " + ls[len(ls)-1]
+}
+
+// liveFor is "live for Go / Rust ≤ 0.2.15" or "live from Rust 0.2.16 on".
+func liveFor(loc Location) string {
+	gens := gensLiveAt(loc)
+	ss := specsOf(gens)
+	if len(ss) > 1 && ss[len(ss)-1].Gen == generationSpecs[len(generationSpecs)-1].Gen && ss[0].From != "" {
+		return "live from " + ss[0].Family + " " + ss[0].From + " on"
+	}
+	return "live for " + gensPhrase(gens)
+}
+
+// ScannedDir is one offsets dir of the volume with its role under the
+// assumed generation (OffsetsDirs, ScanResult.Dirs).
+type ScannedDir struct {
+	Path   string
+	Role   string
+	InData bool
+	Groups []string
+	Loc    Location
+}
+
+// OffsetsDirs are the volume's offsets dirs with their roles under its
+// generation, the live one first; a location whose root is unknown is left
+// out, and one directory spelled two ways (the data dir is the cluster
+// dir, a link) is listed once.
+func (l Layout) OffsetsDirs() []ScannedDir {
+	l = l.WithGeneration()
+	var dirs []ScannedDir
+	for _, loc := range offsetsLocations() {
+		p := l.Path(loc)
+		if p == "" {
+			continue
+		}
+		if l.Gen.SameDir && len(dirs) > 0 {
+			continue
+		}
+		dup := false
+		for _, d := range dirs {
+			dup = dup || SameDir(d.Path, p)
+		}
+		if dup {
+			continue
+		}
+		dirs = append(dirs, ScannedDir{Path: p, Role: l.Gen.roleAt(loc), InData: loc.Root == RootData, Loc: loc})
+	}
+	slices.SortStableFunc(dirs, func(a, b ScannedDir) int {
+		ac, bc := a.Role == OffsetsCurrent, b.Role == OffsetsCurrent
+		switch {
+		case ac && !bc:
+			return -1
+		case bc && !ac:
+			return 1
+		}
+		return 0
+	})
+	return dirs
+}
+
+// OffsetsDirsText names every offsets dir of the volume ("A or B"), for
+// messages that cannot name the live one.
+func (l Layout) OffsetsDirsText() string {
+	var ps []string
+	for _, d := range l.OffsetsDirs() {
+		ps = append(ps, d.Path)
+	}
+	return strings.Join(ps, " or ")
+}
+
+// LiveOffsetsDirOf is the offsets dir generation g's brokers read and write
+// on this volume, "" for an unknown generation or when its root is unknown
+// (the Go generation's, with only --cluster-dir given).
+func (l Layout) LiveOffsetsDirOf(g Generation) string {
+	s, ok := g.Spec()
+	if !ok {
+		return ""
+	}
+	if l.DataDir != "" && SameDir(l.DataDir, l.ClusterDir) {
+		return l.Path(locClusterOffsets)
+	}
+	return l.Path(s.Live())
+}
+
+// GenerationTable renders the model for docs and tests: one row per
+// generation, one column per offsets dir location, plus the plain-map rule.
+func GenerationTable() (header []string, rows [][]string) {
+	locs := offsetsLocations()
+	header = []string{"generation", "live offsets dir"}
+	for _, loc := range locs {
+		header = append(header, loc.String())
+	}
+	header = append(header, "plain-map file", "controller failover")
+	for _, s := range generationSpecs {
+		row := []string{s.Label, s.Live().String()}
+		for _, loc := range locs {
+			row = append(row, s.roleAt(loc))
+		}
+		pm := "offsets"
+		if !s.PlainMapIsOffsets {
+			pm = "read as empty"
+		}
+		fo := "entries dropped"
+		if s.Failover.KeepsEntries {
+			fo = "entries reloaded"
+		}
+		row = append(row, pm, fo)
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// versionGeneration maps a parsed release to its generation ("" when it is
+// later than every generation kaasctl knows).
+func versionGeneration(n [3]int) Generation {
+	for _, s := range generationSpecs {
+		if cmpVersion(n, s.UpTo) <= 0 {
+			return s.Gen
+		}
+	}
+	return GenUnknown
+}
+
+func cmpVersion(a, b [3]int) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// newestKnown is the last release kaasctl knows the layout of ("0.2.18").
+func newestKnown() string {
+	u := generationSpecs[len(generationSpecs)-1].UpTo
+	return fmt.Sprintf("%d.%d.%d", u[0], u[1], u[2])
+}
+
+// FollowedOffsetsDir is the offsets dir a follower (watch --offsets, the
+// exporter) watches: the live one, or when the volume cannot tell it, the
+// one the newest generation kaasctl knows writes (where offsets will appear
+// on a volume that has none yet).
+func (l Layout) FollowedOffsetsDir() string {
+	if d, err := l.LiveOffsetsDir(); err == nil {
+		return d
+	}
+	return l.Path(generationSpecs[len(generationSpecs)-1].Live())
+}
+
+// QuarantineRel is where kaasctl sets a copy of the location aside inside
+// one run's quarantine dir ("data-dir/__consumer_offsets").
+func (loc Location) QuarantineRel() string { return filepath.Join(string(loc.Root)+"-dir", loc.Rel) }
+
+// LiveOffsetsLocation is generation g's live offsets dir as a location.
+func LiveOffsetsLocation(g Generation) (Location, bool) {
+	s, ok := g.Spec()
+	return s.Live(), ok
+}
+
+// DataDirLayout is the layout kaas itself uses for a data dir when no
+// cluster dir is given (KAAS_CLUSTER_DIR unset): the cluster dir below it.
+// The generation is detected when first asked (WithGeneration).
+func DataDirLayout(dataDir, source string) Layout {
+	return Layout{DataDir: dataDir, ClusterDir: filepath.Join(dataDir, generationSpecs[len(generationSpecs)-1].ClusterSubdir), Source: source}
+}
+
+// ReservedTopicName reports whether name is a directory kaas keeps in the
+// data dir for itself under some generation (the cluster dir, an offsets
+// dir): never a topic.
+func ReservedTopicName(name string) bool {
+	for _, s := range generationSpecs {
+		if name == s.ClusterSubdir {
+			return true
+		}
+		for _, d := range s.OffsetsDirs {
+			if d.Loc.Root == RootData && name == d.Loc.Rel {
+				return true
+			}
+		}
+	}
+	return false
+}
