@@ -336,6 +336,25 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() error)
 	}
 }
 
+// eventually is waitFor for an assertion: when cond still fails at the
+// deadline the test is marked failed and goes on (the scenarios after it
+// still run).
+func eventually(t *testing.T, within time.Duration, what string, cond func() error) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		err := cond()
+		if err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("after %s, %s: %v", within, what, err)
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // waitPositions waits until the consumers together reached want (next
 // offset per partition).
 func waitPositions(t *testing.T, want map[tp]int64, cs ...*consumer) {
@@ -387,9 +406,15 @@ func all(topic string, partitions int32, off int64) map[tp]int64 {
 
 // findCoordinator asks broker i for the coordinator of key (keyType 0 group,
 // 1 transactional id) and returns the answering broker's id (skafka-N).
-func findCoordinator(t *testing.T, c *Cluster, i int, key string, keyType int8) (string, error) {
-	t.Helper()
-	cl := newClient(t, c, kgo.SeedBrokers(c.Brokers[i].Addr()))
+func findCoordinatorRaw(c *Cluster, i int, key string, keyType int8) (string, error) {
+	v, err := wire.ParseMaxVersions("kaas")
+	if err != nil {
+		return "", err
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers[i].Addr()), kgo.MaxVersions(v), kgo.RequestRetries(0))
+	if err != nil {
+		return "", err
+	}
 	defer cl.Close()
 	req := kmsg.NewPtrFindCoordinatorRequest()
 	req.CoordinatorType = keyType
@@ -397,10 +422,23 @@ func findCoordinator(t *testing.T, c *Cluster, i int, key string, keyType int8) 
 	req.CoordinatorKey = key
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// The seed broker itself answers (seed ids are negative: -1 is the first seed).
-	resp, err := req.RequestWith(ctx, cl.Broker(-1))
+	// Ask broker i itself: find its node id in the metadata first.
+	meta, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("metadata from %s: %v", c.Brokers[i].ID, err)
+	}
+	nodeID := int32(-1)
+	for _, b := range meta.Brokers {
+		if int(b.Port) == c.Brokers[i].Port {
+			nodeID = b.NodeID
+		}
+	}
+	if nodeID < 0 {
+		return "", fmt.Errorf("%s does not list itself in its metadata", c.Brokers[i].ID)
+	}
+	resp, err := req.RequestWith(ctx, cl.Broker(int(nodeID)))
+	if err != nil {
+		return "", fmt.Errorf("FindCoordinator(%s) from %s: %v", key, c.Brokers[i].ID, err)
 	}
 	var node int32
 	var host string
