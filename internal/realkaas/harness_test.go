@@ -203,6 +203,9 @@ func newClient(t *testing.T, c *Cluster, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	base := []kgo.Opt{kgo.SeedBrokers(c.Addrs()...), versionCap(t), kgo.ClientID("realkaas-test"),
 		kgo.RetryTimeout(30 * time.Second), kgo.MetadataMinAge(250 * time.Millisecond)}
+	if os.Getenv("KAASCTL_REALKAAS_CLIENT_LOG") != "" {
+		base = append(base, kgo.WithLogger(kgo.BasicLogger(os.Stderr, kgo.LogLevelInfo, func() string { return t.Name() + " " })))
+	}
 	cl, err := kgo.NewClient(append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +259,19 @@ func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *co
 	cs.cl = newClient(t, c, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.SessionTimeout(10*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.RebalanceTimeout(10*time.Second), kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
+		kgo.RebalanceTimeout(10*time.Second),
+		// kaas serves committed leader epoch 0 (not -1) and answers
+		// OffsetForLeaderEpoch with error 73: a consumer that validates the
+		// epoch stalls. Clear it, as kaas's own clients must.
+		kgo.AdjustFetchOffsetsFn(func(_ context.Context, m map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+			for _, ps := range m {
+				for p, o := range ps {
+					ps[p] = o.WithEpoch(-1)
+				}
+			}
+			return m, nil
+		}),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
 			cl.CommitUncommittedOffsets(ctx)
 		}))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -447,6 +447,7 @@ type Health struct {
 	IsController      bool   `json:"is_controller"`
 	ControllerID      string `json:"controller_id"`
 	AssignmentVersion int64  `json:"assignment_version"`
+	Recovering        int    `json:"partitions_recovering"`
 }
 
 // Health asks broker i's health endpoint.
@@ -493,6 +494,10 @@ func (c *Cluster) WaitReady(ctx context.Context, within time.Duration) error {
 				break
 			}
 			conn.Close()
+			if h.Recovering > 0 {
+				last = fmt.Errorf("%s: %d partitions recovering", b.ID, h.Recovering)
+				break
+			}
 			if h.ControllerID == "" || (ctrl != "" && h.ControllerID != ctrl) {
 				last = fmt.Errorf("%s: controller %q (others say %q)", b.ID, h.ControllerID, ctrl)
 				break
@@ -509,6 +514,70 @@ func (c *Cluster) WaitReady(ctx context.Context, within time.Duration) error {
 		}
 	}
 	return fmt.Errorf("brokers not ready after %s: %v", within, last)
+}
+
+// WaitSettled waits until the controller has written an assignment listing
+// exactly the running brokers as alive, every running broker has loaded that
+// version, and no partition is recovering. Right after a restart kaas
+// answers ListOffsets with log end 0 on partitions whose new leader has not
+// taken over yet; a consumer that fetches then is reset to the log start.
+func (c *Cluster) WaitSettled(ctx context.Context, within time.Duration) error {
+	if err := c.WaitReady(ctx, within); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		last = c.settled(ctx)
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("cluster not settled after %s: %v", within, last)
+}
+
+func (c *Cluster) settled(ctx context.Context) error {
+	b, err := os.ReadFile(filepath.Join(c.Data, "__cluster", "assignment.json"))
+	if err != nil {
+		return err
+	}
+	var a struct {
+		AssignmentVersion int64 `json:"assignmentVersion"`
+		Brokers           []struct {
+			ID     string `json:"id"`
+			Health string `json:"health"`
+		} `json:"brokers"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	alive := map[string]bool{}
+	for _, br := range a.Brokers {
+		if br.Health == "alive" {
+			alive[br.ID] = true
+		}
+	}
+	for i, br := range c.Brokers {
+		if c.Running(i) != alive[br.ID] {
+			return fmt.Errorf("assignment v%d: %s alive=%v, running=%v", a.AssignmentVersion, br.ID, alive[br.ID], c.Running(i))
+		}
+		if !c.Running(i) {
+			continue
+		}
+		h, err := c.Health(ctx, i)
+		if err != nil {
+			return err
+		}
+		if h.AssignmentVersion != a.AssignmentVersion || h.Recovering > 0 {
+			return fmt.Errorf("%s: assignment v%d (file v%d), %d partitions recovering", br.ID, h.AssignmentVersion, a.AssignmentVersion, h.Recovering)
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) exitError(i int) error {
