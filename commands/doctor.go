@@ -111,7 +111,7 @@ func runDoctor(c *cli.Context) error {
 			return exit.UsageErrorf("nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)")
 		}
 	default:
-		brokerFlags = " --brokers " + shellQuoteCmd(strings.Join(g.Conn().Brokers, ","))
+		brokerFlags = connFlagsText(c, g)
 		cl, badSeeds, cerr := doctorClient(c, g)
 		for _, b := range badSeeds {
 			f := inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,

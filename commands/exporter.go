@@ -63,7 +63,10 @@ func init() {
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
 				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
 			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`"},
+				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
+				&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
+				&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
+				&cli.DurationFlag{Name: "write-timeout", Value: exporter.DefaultWriteTimeout, Usage: "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", Category: exporterHTTPCat},
 				&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
 				&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
 				&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
@@ -81,7 +84,10 @@ func init() {
 	})
 }
 
-const exporterOffsetsCat = "Offsets follower and journal"
+const (
+	exporterOffsetsCat = "Offsets follower and journal"
+	exporterHTTPCat    = "HTTP server"
+)
 
 // exporterOptions is 'kaasctl exporter' after flag parsing.
 type exporterOptions struct {
@@ -98,12 +104,14 @@ type exporterOptions struct {
 	partitionMetrics bool
 	lagSeconds       bool
 	pollInterval     time.Duration
+	serve            exporter.ServeOptions
 }
 
 func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
 		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
-		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets")}
+		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"),
+		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: c.Duration("write-timeout")}}
 	var err error
 	if o.journal, err = offsetJournalFrom(c); err != nil {
 		return o, err
@@ -122,6 +130,9 @@ func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	}
 	if o.stopAfter < 0 || o.stopAfter > o.window {
 		return o, exit.UsageErrorf("--stop-after %s must be between 0 and --window %s", o.stopAfter, o.window)
+	}
+	if o.serve.MaxRequests < 1 || o.serve.MaxConns < 1 || o.serve.WriteTimeout <= 0 {
+		return o, exit.UsageErrorf("--max-requests and --max-connections must be 1 or more, --write-timeout positive")
 	}
 	if o.maxGroups < 0 {
 		return o, exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
@@ -261,9 +272,9 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
 	e := newExporter(g, src, o, offsets)
-	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv, sln := e.Server(ln, o.serve)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(sln) }()
 	what := []string{}
 	if src.Layout != nil {
 		what = append(what, "volume "+src.Layout.ClusterDir)

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,5 +95,32 @@ func TestExporterInvalidUTF8GroupWithPrometheus(t *testing.T) {
 	log := stderr.String()
 	if n := strings.Count(log, "not valid UTF-8"); n != 1 || !strings.Contains(log, base64.StdEncoding.EncodeToString([]byte(bad[0]))) {
 		t.Errorf("want the ids logged once (with their base64), got %d times:\n%s", n, log)
+	}
+}
+
+// The served exporter is read-only (405 for writes) and, by default,
+// listens on loopback only.
+func TestExporterServerReadOnlyAndLoopback(t *testing.T) {
+	t.Parallel()
+	data, _ := safeVolume(t)
+	addr, _ := startVolumeExporter(t, data, exporterOptions{interval: time.Minute, window: time.Minute, pollInterval: time.Second})
+	for _, m := range []string{"POST", "PUT", "DELETE"} {
+		req, _ := http.NewRequest(m, "http://"+addr+"/metrics", strings.NewReader("x"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s /metrics: HTTP %d, want 405", m, resp.StatusCode)
+		}
+	}
+	host, _, err := net.SplitHostPort(exporter.DefaultListen)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		t.Errorf("default --listen %s is not loopback", exporter.DefaultListen)
+	}
+	r := runCLI(t, "", nil, "exporter", "--help")
+	if !strings.Contains(r.Out, "127.0.0.1:10092") || !strings.Contains(r.Out, "--listen :10092") {
+		t.Errorf("exporter --help does not show the loopback default and how to expose it:\n%s", r.Out)
 	}
 }

@@ -508,6 +508,14 @@ func TestVolumeMigrate(t *testing.T) {
 	if _, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", "2026-07-23T10:01:00Z", "--execute"); code != 4 || !strings.Contains(errOut, "Stop every broker") {
 		t.Errorf("fresh files: exit %d %s", code, errOut)
 	}
+	// --quiet-period 0s is accepted and skips the check (a dry run here).
+	if out, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", "2026-07-23T10:01:00Z", "--quiet-period", "0s", "-o", "json"); code != 0 ||
+		mustJSON[repair.MigrateReport](t, out).Refused != "" {
+		t.Errorf("--quiet-period 0s: exit %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--quiet-period", "-1m"); code != 2 || !strings.Contains(errOut, "--quiet-period") {
+		t.Errorf("--quiet-period -1m: exit %d %s", code, errOut)
+	}
 	// A reachable broker refuses.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -44,8 +44,9 @@ func init() {
 			Usage:     "coordinator, members, committed offsets (file and live) and lag of groups",
 			ArgsUsage: "GROUP...",
 			Description: "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
-				"else the one in the other offsets dir); log start and high watermark from DATA/<topic>/<partition>/manifest.json.\n" +
-				"Lag is HIGH-WATERMARK − COMMITTED as of the partition manifest, not a live log end offset.\n\n" +
+				"else the one in the other offsets dir); log start and log end from the partition's segment files in\n" +
+				"DATA/<topic>/<partition>/ (the last complete record batch, as kaas recovers it on restart); manifest.json only where\n" +
+				"the segments cannot be read, and the row (logEndSource) and the total then say so. Lag is LOG-END − COMMITTED.\n\n" +
 				"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
 				"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
 				"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
@@ -119,7 +120,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	}
 	slices.Sort(knownList)
 	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	lookup, flush := manifestLookup(g, l) // groups_describe_live.go
+	lookup, flush := logLookup(g, l) // groups_describe_live.go
 	v := GroupsDescribeView{}
 	volumeSources(&v.Sources, l, a, sr)
 	warnGeneration(g, sr)
@@ -142,10 +143,10 @@ func runGroupsDescribe(c *cli.Context) error {
 	noteLeftOut(g, o.filter, leftOut)
 	flush()
 	if lookup == nil {
-		g.Warnf("the data dir is unknown (only --cluster-dir given): no partition manifests, so lag is unknown; pass --data-dir")
+		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, lag as of the partition manifests; no broker was asked; %s", generationNote(l))
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", generationNote(l))
+	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
 			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
@@ -213,7 +214,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 		}
 		kv.Add("issues", strings.Join(d.Issues, ", "))
 		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
-		kv.Add("total lag", lag+"  as of the partition manifest")
+		kv.Add("total lag", lag+"  "+offlineLagLabel(d.LagSource, d.ManifestFallbacks))
 		if err := writeKV(p, kv); err != nil {
 			return err
 		}
@@ -224,7 +225,7 @@ func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 			return nil
 		}
 		fmtf(p.Out, "\n")
-		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "HIGH-WATERMARK", "LAG", "METADATA+", "NOTE")
+		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "METADATA+", "NOTE")
 		for _, pp := range d.Partitions {
 			t.Add(pp.Topic, strconv.Itoa(int(pp.Partition)), strconv.FormatInt(pp.Committed, 10), optInt(pp.LogStartOffset), optInt(pp.HighWatermark), optInt(pp.Lag), pp.Metadata, shortNote(pp))
 		}
@@ -315,18 +316,31 @@ func shortNote(p inspect.PartitionOffset) string {
 	switch {
 	case p.BelowLogStart:
 		return "below log start: consumer will reset"
-	case p.Lag == nil && strings.Contains(p.LagNote, "no manifest"):
-		return "no manifest: lag unknown"
-	case p.Lag == nil && strings.Contains(p.LagNote, "inconsistent"):
-		return "manifest inconsistent: lag unknown"
 	case p.Lag == nil && p.Committed < 0:
 		return "no committed offset"
+	case p.Lag == nil && p.LogEndSource == volume.SourceManifest:
+		return "ahead of manifest.json (segments unreadable): lag unknown"
 	case p.Lag == nil:
 		return p.LagNote
-	case strings.Contains(p.LagNote, "ahead of"):
-		return "committed ahead of manifest"
+	case p.BeyondLogEnd:
+		return "beyond the log end: OFFSET_OUT_OF_RANGE"
+	case p.LogEndSource == volume.SourceManifest:
+		return "log end from manifest.json (segments unreadable)"
 	}
 	return ""
+}
+
+// offlineLagLabel says where an offline total's log ends came from.
+func offlineLagLabel(source string, fallbacks int) string {
+	switch source {
+	case inspect.LagSourceSegments:
+		return "log ends from the segment files"
+	case inspect.LagSourceNone:
+		return "log ends unknown"
+	case inspect.LagSourceManifest:
+		return "log ends from manifest.json (the segment files could not be read; it trails the log)"
+	}
+	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", plural(fallbacks, "partition", "partitions"))
 }
 
 func optInt(p *int64) string {

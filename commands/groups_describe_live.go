@@ -82,7 +82,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 	files := map[string]*inspect.GroupDescription{}
 	knownTP := map[string]wire.TopicPartitions{}
 	if hasVolume {
-		lookup, flush := manifestLookup(g, l)
+		lookup, flush := logLookup(g, l)
 		defer flush()
 		for _, name := range selected {
 			if !known[name] {
@@ -268,26 +268,34 @@ func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
 	return out
 }
 
-// manifestLookup reads partition manifests for offline lag (nil without a
-// data dir).
-// Their findings are kept until flush prints them, one line per kind.
-func manifestLookup(g *Globals, l volume.Layout) (lookup inspect.ManifestLookup, flush func()) {
+// logLookup reads each partition's log bounds for offline lag: from the
+// segment files, with manifest.json only where they cannot be read (nil
+// without a data dir). Findings are kept until flush prints them, one
+// line per kind, with a warning naming every manifest fallback.
+func logLookup(g *Globals, l volume.Layout) (lookup inspect.LogLookup, flush func()) {
 	if l.DataDir == "" {
 		return nil, func() {}
 	}
-	mr := &volume.ManifestReader{L: l}
-	warned := map[*volume.Manifest]bool{}
+	lr := volume.NewLogReader(l)
+	seen := map[*volume.LogBounds]bool{}
 	var all []volume.Finding
-	return func(topic string, p int32) (*volume.Manifest, error) {
-			m, fs, err := mr.Get(topic, p)
-			if err == nil && !warned[m] {
-				warned[m] = true
-				all = append(all, fs...)
+	var fallbacks []string
+	return func(topic string, p int32) *volume.LogBounds {
+			b := lr.Get(topic, p)
+			if !seen[b] {
+				seen[b] = true
+				all = append(all, b.Findings...)
+				if b.EndSource() == volume.SourceManifest {
+					fallbacks = append(fallbacks, fmt.Sprintf("%s/%d", topic, p))
+				}
 			}
-			return m, err
+			return b
 		}, func() {
 			g.WarnFindings(all)
-			all = nil
+			if len(fallbacks) > 0 {
+				g.Warnf("%s: the log end came from manifest.json because the segment files could not be read; kaas rewrites the manifest only on takeover, roll and close, so the lag there is likely larger (logEndSource \"manifest\" in -o json)", plural(len(fallbacks), "partition", "partitions")+" ("+strings.Join(fallbacks, ", ")+")")
+			}
+			all, fallbacks = nil, nil
 		}
 }
 
@@ -338,7 +346,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			if d.File.LagKnown {
 				fl = strconv.FormatInt(d.File.TotalLag, 10)
 			}
-			kv.Add("file lag", fl+"  offset file vs high watermark as of the partition manifest")
+			kv.Add("file lag", fl+"  offset file vs "+offlineLagLabel(d.File.LagSource, d.File.ManifestFallbacks))
 		}
 		if d.OffsetsDisagree > 0 {
 			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")

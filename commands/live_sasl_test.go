@@ -98,6 +98,13 @@ func TestLiveCommandConfigSASL(t *testing.T) {
 	if strings.Contains(r.Out+r.Err, "s3cret-pw") {
 		t.Error("password printed")
 	}
+	// A wrong password in the file: the fix names the file, not the flags.
+	wrong := writeFile(t, dir, "wrong.properties", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"ops\" password=\"not-it\";\n")
+	r = runCLI(t, "", nil, "groups", "list", "--bootstrap-server", boot, "--command-config", wrong, "--timeout", "3000")
+	if r.Code == 0 || !strings.Contains(r.Err, "--command-config file "+wrong) || strings.Contains(r.Err, "--sasl-password-env") {
+		t.Errorf("wrong password in --command-config: exit %d\n%s", r.Code, r.Err)
+	}
 	bad := writeFile(t, dir, "bad.properties", "security.protocol=SSL\nssl.truststore.location=/etc/kafka/truststore.jks\nssl.truststore.password=changeit\n")
 	r = runCLI(t, "", nil, "groups", "list", "--bootstrap-server", boot, "--command-config", bad)
 	if r.Code != 2 || !strings.Contains(r.Err, "JKS and PKCS12 stores are not supported") || strings.Contains(r.Err, "changeit") {

@@ -357,7 +357,7 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	if len(lag.Partitions) != 4 || lag.TotalLag != 22 || len(lag.Topics) != 1 || lag.Topics[0].Lag != 22 || lag.CoordinatorAgrees == nil || !*lag.CoordinatorAgrees {
 		t.Errorf("lagging: %d partitions, total %d, topics %+v, agrees %v", len(lag.Partitions), lag.TotalLag, lag.Topics, lag.CoordinatorAgrees)
 	}
-	if lag.LagSource != inspect.LagSourceLive || lag.File == nil || lag.File.LagSource != inspect.LagSourceManifest {
+	if lag.LagSource != inspect.LagSourceLive || lag.File == nil || (lag.File.LagSource != inspect.LagSourceSegments && lag.File.LagSource != inspect.LagSourceNone) {
 		t.Errorf("lag labels: live %q file %+v", lag.LagSource, lag.File)
 	}
 	idle := describeOf(t, v, "idle")
@@ -386,7 +386,7 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	}
 	// The table: live lag labelled live, members with their client id.
 	r = live(t, sb, "groups", "describe", "lagging", "--data-dir", l.DataDir)
-	for _, want := range []string{"live (ListOffsets now)", "as of the partition manifest", "lag-test-client", "FILE-COMMITTED", "agrees with"} {
+	for _, want := range []string{"live (ListOffsets now)", "offset file vs log ends", "lag-test-client", "FILE-COMMITTED", "agrees with"} {
 		if !strings.Contains(r.Out, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.Out)
 		}
@@ -579,6 +579,17 @@ func TestLiveDoctor(t *testing.T) {
 	fo := findingOf(t, d, inspect.DocFileOnly)
 	if fo.Severity != volume.SevInfo || !slices.Contains(fo.Subjects, "forgotten") || !strings.Contains(strings.Join(fo.Commands, " "), "kaasctl offsets reset") {
 		t.Errorf("file-only finding %+v", fo)
+	}
+	// Its fix line runs as printed, with no environment: it carries the
+	// brokers (given here through KAASCTL_BROKERS) and the volume.
+	for _, line := range fo.Commands {
+		line = strings.TrimSpace(strings.SplitN(line, "#", 2)[0])
+		if !strings.HasPrefix(line, "kaasctl offsets reset") {
+			continue
+		}
+		if rr := runCLI(t, "", nil, strings.Fields(line)[1:]...); rr.Code != 0 || !strings.Contains(line, "--brokers "+strings.Join(sb.Bootstrap(), ",")) {
+			t.Errorf("fix line %q: exit %d\n%s", line, rr.Code, rr.Err)
+		}
 	}
 	// The table groups by severity and prints the fixes.
 	r = live(t, sb, "doctor", "--data-dir", dd)

@@ -279,3 +279,33 @@ func isConnFlag(c *cli.Context, name string) bool {
 	}
 	return false
 }
+
+// connFlagsText is the connection flags the user gave on the command line,
+// for the fix lines a command prints: " --brokers a:9092,b:9092 --tls-ca
+// ca.pem --sasl-user ops ..." (shell-quoted), so a printed command runs as
+// printed. The brokers are the ones in effect (flag, environment or
+// profile); the rest only when given as flags (the environment and the
+// profile reach the printed command the same way). A password never is a
+// flag value: only the name of its variable or file.
+func connFlagsText(c *cli.Context, g *Globals) string {
+	var b strings.Builder
+	if bs := g.Conn().Brokers; len(bs) > 0 {
+		b.WriteString(" --brokers " + shellQuoteCmd(strings.Join(bs, ",")))
+	}
+	for _, name := range []string{commandConfigFlag, wire.KeyProfile, wire.KeyConfig, wire.KeyTLS, wire.KeyTLSCA, wire.KeyTLSCert, wire.KeyTLSKey,
+		wire.KeyTLSInsecure, wire.KeyTLSServerName, wire.KeySASLMechanism, wire.KeySASLUser, wire.KeySASLPasswordEnv, wire.KeySASLPasswordFil,
+		wire.KeyTimeout, wire.KeyMaxVersions} {
+		if !c.IsSet(name) {
+			continue
+		}
+		switch name {
+		case wire.KeyTLS, wire.KeyTLSInsecure:
+			if c.Bool(name) {
+				b.WriteString(" --" + name)
+			}
+		default:
+			b.WriteString(" --" + name + " " + shellQuoteCmd(c.String(name)))
+		}
+	}
+	return b.String()
+}

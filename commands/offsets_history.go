@@ -61,8 +61,18 @@ type offsetsHistoryView struct {
 	Partitions []historyPartition `json:"partitions"`
 	Points     []historyPoint     `json:"points"`
 	Anomalies  []historyAnomaly   `json:"anomalies"`
-	Warnings   []string           `json:"warnings"`
-	rows       []historyRow
+	// Gaps are where the journal lost or cannot read records: the state
+	// from Time until the next full snapshot (Until; null: none yet) is
+	// not known, and restores to a moment in it are refused.
+	Gaps     []historyGap `json:"gaps"`
+	Warnings []string     `json:"warnings"`
+	rows     []historyRow
+}
+
+type historyGap struct {
+	Time    time.Time  `json:"time"`
+	Until   *time.Time `json:"until"`
+	Problem string     `json:"problem"`
 }
 
 type historyPartition struct {
@@ -91,6 +101,8 @@ type historyPoint struct {
 	Anomalies []string         `json:"anomalies"` // kinds, as flagged at this point
 	// Offsets is the group's full committed set after this point.
 	Offsets map[string]int64 `json:"offsets"`
+	// Unsound: rebuilt across a gap in the journal (see gaps).
+	Unsound bool `json:"unsound,omitempty"`
 }
 
 type historyAnomaly struct {
@@ -229,7 +241,7 @@ func runOffsetsHistory(c *cli.Context) error {
 
 func buildHistoryView(h repair.GroupHistory, keep func(string) bool) *offsetsHistoryView {
 	v := &offsetsHistoryView{Group: h.Group, Journal: h.Journal, Backups: h.Backups, Warnings: h.Warnings,
-		Partitions: []historyPartition{}, Points: []historyPoint{}, Anomalies: []historyAnomaly{}, rows: []historyRow{}}
+		Partitions: []historyPartition{}, Points: []historyPoint{}, Anomalies: []historyAnomaly{}, Gaps: []historyGap{}, rows: []historyRow{}}
 	if len(h.Points) > 0 {
 		f, l := h.Points[0].Time, h.Points[len(h.Points)-1].Time
 		v.First, v.Last = &f, &l
@@ -251,9 +263,22 @@ func buildHistoryView(h repair.GroupHistory, keep func(string) bool) *offsetsHis
 		return s
 	}
 	var prev map[string]int64
-	for _, pt := range h.Points {
+	for i, pt := range h.Points {
 		hp := historyPoint{Time: pt.Time, Source: pt.Source, Kind: pt.Kind, File: pt.File, Format: pt.Format,
-			Changed: filterOffsets(pt.Changed, keep), Removed: []string{}, Problem: pt.Problem, Anomalies: []string{}, Offsets: filterOffsets(pt.Offsets, keep)}
+			Changed: filterOffsets(pt.Changed, keep), Removed: []string{}, Problem: pt.Problem, Anomalies: []string{}, Offsets: filterOffsets(pt.Offsets, keep), Unsound: pt.Unsound}
+		if pt.Kind == watch.RecGap {
+			gp := historyGap{Time: pt.Time, Problem: pt.Problem}
+			for _, later := range h.Points[i+1:] {
+				if !later.Unsound {
+					t := later.Time
+					gp.Until = &t
+					break
+				}
+			}
+			v.Gaps = append(v.Gaps, gp)
+			v.Points = append(v.Points, hp)
+			continue // the offsets did not move: the state is not known
+		}
 		for _, k := range pt.Removed {
 			if keep(k) {
 				hp.Removed = append(hp.Removed, k)
@@ -470,6 +495,17 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), trPaint(p, trRed, trPad(a.Kind, 9)), a.Detail)
 		}
 		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", shellQuote(v.Group), journalArg(v.Journal), flags)
+	}
+	if len(v.Gaps) > 0 {
+		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, trPlural(len(v.Gaps), "gap in the journal", "gaps in the journal")))
+		for _, gp := range v.Gaps {
+			until := "no full snapshot after it yet"
+			if gp.Until != nil {
+				until = "until the full snapshot at " + trTime(*gp.Until)
+			}
+			fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", trTime(gp.Time), trPaint(p, trRed, trPad("GAP", 9)), until)
+			fmt.Fprintf(w, "      %s\n", render.Clean(gp.Problem))
+		}
 	}
 	if timeline {
 		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))

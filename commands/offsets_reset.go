@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -628,6 +629,23 @@ func runOffsetsReset(c *cli.Context) error {
 	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi)
 }
 
+// brokerNamer names brokers as kaas does (kaas-1, not node 1) from the
+// volume's assignment.json; nil without a readable one.
+func brokerNamer(g *Globals) *inspect.NodeNamer {
+	if !g.HasVolume() {
+		return nil
+	}
+	l, err := g.Layout()
+	if err != nil {
+		return nil
+	}
+	a, _, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		return nil
+	}
+	return inspect.NewNodeNamer(a)
+}
+
 // applyAndReport hands the plans to the one safe write path
 // (repair.ApplyOffsets) and prints what it did: the per-group messages on
 // stderr, the table/document (or the --export CSV) on stdout. It returns
@@ -637,7 +655,7 @@ func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cm
 	if m.execute && m.force {
 		forceBanner(g, plans)
 	}
-	res, applyErr := repair.ApplyOffsets(c.Context, plans, repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force})
+	res, applyErr := repair.ApplyOffsets(c.Context, plans, repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)})
 	reportGroups(g, plans)
 	if cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
 		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")

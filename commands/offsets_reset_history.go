@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -70,6 +71,11 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 			t, err = repair.TargetAt(h, spec.Time)
 		} else {
 			t, err = repair.TargetBeforeAnomaly(h, since)
+		}
+		var gap *repair.GapError
+		if errors.As(err, &gap) {
+			repair.CompleteGap(src, gap)
+			return repair.Spec{}, exit.Refusedf("%v", gap)
 		}
 		if err != nil {
 			return repair.Spec{}, err

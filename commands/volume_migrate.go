@@ -41,7 +41,7 @@ func init() {
 				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --kaas-version go -x -o json | jq '.actions[] | select(.action == \"conflict\")'",
 			Flags: volumeWriteFlags(
 				&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
-				&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing)"},
+				&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
 				followSymlinksFlag(""),
 				nowFlag(),
 			),
@@ -63,8 +63,8 @@ func runVolumeMigrate(c *cli.Context) error {
 		return exit.UsageErrorf("%v", err)
 	}
 	quiet, err := time.ParseDuration(c.String("quiet-period"))
-	if err != nil || quiet <= 0 {
-		return exit.UsageErrorf("--quiet-period %q: a positive duration such as 5m or 1h", c.String("quiet-period"))
+	if err != nil || quiet < 0 {
+		return exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
 	}
 	l, now, err := layoutNow(c, g)
 	if err != nil {

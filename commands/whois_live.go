@@ -120,7 +120,7 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 			t.Add(whoisLiveRow(r)...)
 		}
 		if err := g.Printer.Print(render.Output{Data: rs, Items: rs, Table: t, Human: func(p *render.Printer) error {
-			fmtf(p.Out, "%s; live: FindCoordinator from %s\n", wh.Scenario, strings.Join(cl.Settings.Brokers, ","))
+			fmtf(p.Out, "%s; live: FindCoordinator answered by %s\n", wh.Scenario, orNone(strings.Join(cl.Answered(), ",")))
 			return p.Table(t)
 		}}); err != nil {
 			return err
@@ -151,7 +151,7 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
 	out := newRowStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: FindCoordinator from %s", wh.Scenario, strings.Join(cl.Settings.Brokers, ",")))
+		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ","))))
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
 		if len(keys) == 0 {

@@ -5,12 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,7 +30,10 @@ import (
 // full) is used by none of the Kafka exporters operators run next to a
 // cluster: kafka_exporter 9308, kminion 8080, kafka-lag-exporter and Burrow
 // 8000, the JMX exporter 5556/7071.
-const DefaultListen = ":10092"
+//
+// It listens on loopback only: the metrics name every group, topic and
+// broker, so exposing them is a choice (--listen :10092, or the pod's IP).
+const DefaultListen = "127.0.0.1:10092"
 
 // Options configure an Exporter.
 type Options struct {
@@ -98,6 +101,12 @@ type Exporter struct {
 	kick      chan struct{}
 	durations prometheus.Histogram
 
+	// Serving (see serve.go): the request slots of Server, requests in
+	// flight, open connections, requests refused for lack of either.
+	serve                     ServeOptions
+	slots                     chan struct{}
+	inFlight, conns, rejected atomic.Int64
+
 	// The offsets follower: anomalies by group since the last refresh;
 	// following is set once its first scan is done (until it stops).
 	pending   map[string][]inspect.OffsetAnomaly
@@ -111,6 +120,9 @@ type snapshot struct {
 	text   []byte
 	gz     []byte
 	health []inspect.GroupHealth
+	// healthDoc is /api/health, encoded on first request (healthJSON).
+	healthOnce sync.Once
+	healthDoc  []byte
 }
 
 // New builds an exporter; Run starts it.
@@ -131,7 +143,13 @@ func New(opt Options) *Exporter {
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
 		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
-	e.Registry.MustRegister(e.durations,
+	rejected := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kaas_exporter_http_rejected_total",
+		Help: "HTTP requests answered 503 because --max-requests requests were in flight for 5 s, or --max-connections connections were open."},
+		func() float64 { return float64(e.rejected.Load()) })
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kaas_exporter_http_in_flight",
+		Help: "HTTP requests for /metrics and /api/health being served (this scrape included)."},
+		func() float64 { return float64(e.inFlight.Load()) })
+	e.Registry.MustRegister(e.durations, rejected, inFlight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e
 }
@@ -168,6 +186,10 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.c.refreshes++
+	e.c.interval = e.opt.Interval
+	if o.Successful() {
+		e.c.lastSuccess = float64(o.Time.Add(o.Duration).UnixNano()) / 1e9
+	}
 	e.c.probes += int64(o.Probes)
 	if o.WireErr != e.lastWireErr {
 		if o.WireErr != "" {
@@ -234,6 +256,13 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
 	return o
+}
+
+// Successful reports whether the refresh read what it was given: the
+// volume's assignment.json (with a volume) and an answer from the brokers
+// (with brokers).
+func (o *Observation) Successful() bool {
+	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
 
 // keepUnobserved adds the groups of the last refresh that this one, whose
@@ -437,16 +466,13 @@ type HealthDocument struct {
 // Handler serves /metrics, /api/health, /healthz and a landing page.
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", e.serveMetrics)
-	mux.HandleFunc("/api/health", func(w http.ResponseWriter, r *http.Request) {
-		sn := e.snap.Load()
-		doc := HealthDocument{Window: e.opt.Window.String(), Groups: []inspect.GroupHealth{}}
-		if sn != nil {
-			doc.Time, doc.Groups = sn.obs.Time, sn.health
-		}
+	mux.HandleFunc("/metrics", e.limited(e.serveMetrics))
+	mux.HandleFunc("/api/health", e.limited(func(w http.ResponseWriter, r *http.Request) {
+		body := e.healthJSON(e.snap.Load())
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(doc)
-	})
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if e.snap.Load() == nil {
 			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)
@@ -463,7 +489,7 @@ func (e *Exporter) Handler() http.Handler {
 		fmt.Fprint(w, `<html><head><title>kaasctl exporter</title></head><body><h1>kaasctl exporter</h1>
 <p><a href="/metrics">/metrics</a> · <a href="/api/health">/api/health</a> (group health, JSON) · <a href="/healthz">/healthz</a></p></body></html>`)
 	})
-	return mux
+	return readOnly(mux)
 }
 
 // invalidIDsMessage says which group ids are not UTF-8 and how they are
@@ -529,20 +555,28 @@ func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error 
 // groups' series. Two gzip members in one body are one valid gzip stream.
 func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	own := e.ownText(nil)
-	sn := e.snap.Load()
+	// Only the page's bytes are held while a client reads, not the
+	// refresh's observation.
+	var text, gz []byte
+	if sn := e.snap.Load(); sn != nil {
+		text, gz = sn.text, sn.gz
+	}
 	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		w.Header().Set("Content-Encoding", "gzip")
-		if sn != nil {
-			w.Write(sn.gz)
+		if _, err := w.Write(gz); err != nil {
+			return
 		}
-		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		zw := gzipPool.Get().(*gzip.Writer)
+		zw.Reset(w)
 		zw.Write(own)
 		zw.Close()
+		zw.Reset(io.Discard)
+		gzipPool.Put(zw)
 		return
 	}
-	if sn != nil {
-		w.Write(sn.text)
+	if _, err := w.Write(text); err != nil {
+		return
 	}
 	w.Write(own)
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kaasctl/kaasctl/inspect"
@@ -57,6 +58,8 @@ var (
 	dBuildInfo      = fam(gaugeType, "kaas_exporter_build_info", "kaasctl build information.", "version", "revision", "goversion")
 	dRefreshes      = fam(counterType, "kaas_exporter_refreshes_total", "Refreshes since the exporter started.")
 	dLastRefresh    = fam(gaugeType, "kaas_exporter_last_refresh_timestamp_seconds", "When the last refresh finished (Unix seconds).")
+	dLastSuccess    = fam(gaugeType, "kaas_exporter_last_successful_refresh_timestamp_seconds", "When the last refresh that read assignment.json (with a volume) and reached the brokers (with brokers) finished (Unix seconds); 0 before the first.")
+	dInterval       = fam(gaugeType, "kaas_exporter_refresh_interval_seconds", "The exporter's --interval: alert rules count missed refreshes in it.")
 	dLastDuration   = fam(gaugeType, "kaas_exporter_last_refresh_duration_seconds", "How long the last refresh took.")
 	dBrokerErrors   = fam(counterType, "kaas_exporter_broker_errors_total", "Refreshes in which the broker did not answer ListGroups.", "broker")
 	dBrokerRequests = fam(counterType, "kaas_exporter_broker_requests_total", "Requests the exporter sent to each broker (seed connections are labelled seed).", "broker")
@@ -97,6 +100,10 @@ type counters struct {
 	brokerErrors   map[string]int64
 	brokersSeen    map[string]bool
 	brokerRequests map[string]int64
+	// lastSuccess is when the last successful refresh ended (Unix
+	// seconds, see Successful); interval is --interval.
+	lastSuccess float64
+	interval    time.Duration
 	// textSizes sizes the next refresh's exposition buffers.
 	textSizes []int
 	// The offsets follower (when configured) and its journal.
@@ -310,6 +317,8 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	add(gauge(dBuildInfo, 1, version, revision, runtime.Version()))
 	add(counter(dRefreshes, float64(c.refreshes)))
 	add(gauge(dLastRefresh, float64(o.Time.Add(o.Duration).UnixNano())/1e9))
+	add(gauge(dLastSuccess, c.lastSuccess))
+	add(gauge(dInterval, c.interval.Seconds()))
 	add(gauge(dLastDuration, o.Duration.Seconds()))
 	add(gauge(dGroupsObserved, float64(len(o.Groups))))
 	add(gauge(dGroupsDropped, float64(o.Dropped)))

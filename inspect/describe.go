@@ -6,13 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
-// LagSourceManifest labels every offline lag figure.
-const LagSourceManifest = "as of the partition manifest (offline: highWatermark in DATA/<topic>/<partition>/manifest.json, which the leader rewrites; not a live log end offset)"
+// Offline lag labels: the log end from the segment files (what kaas itself
+// recovers on restart), or, where they cannot be read, from manifest.json.
+const (
+	LagSourceSegments = "log end from the segment files (the last complete RecordBatch, as kaas recovers it on restart)"
+	LagSourceManifest = "as of the partition manifest (manifest.json's highWatermark, which kaas rewrites only on takeover, segment roll and close: it trails the log)"
+	LagSourceMixed    = "log end from the segment files; where they could not be read, from manifest.json (which trails the log): see each partition's logEndSource"
+	LagSourceNone     = "log end unknown: no segment files and no manifest could be read"
+)
 
 // CoordinatorView is a group's coordinator resolution through both tiers.
 type CoordinatorView struct {
@@ -58,10 +65,21 @@ type PartitionOffset struct {
 	Partition int32  `json:"partition"`
 	Committed int64  `json:"committed"`
 	Metadata  string `json:"metadata"`
-	// LogStartOffset, HighWatermark and Lag are nil when no manifest was readable.
+	// LogStartOffset, HighWatermark (the log end) and Lag are nil when
+	// neither the segments nor the manifest could be read.
 	LogStartOffset *int64 `json:"logStartOffset"`
 	HighWatermark  *int64 `json:"highWatermark"`
 	Lag            *int64 `json:"lag"`
+	// LogEndSource is where HighWatermark came from ("segments", or
+	// "manifest" when the segments could not be read), LogEndAsOf the
+	// modification time of the file it was read from (RFC 3339, "" when
+	// unknown).
+	LogEndSource string `json:"logEndSource"`
+	LogEndAsOf   string `json:"logEndAsOf"`
+	// BeyondLogEnd: the committed offset is past the real log end; the
+	// consumer's next fetch gets OFFSET_OUT_OF_RANGE and it resets per
+	// auto.offset.reset.
+	BeyondLogEnd bool `json:"beyondLogEnd"`
 	// LagNote explains an unknown or odd lag, in words.
 	LagNote string `json:"lagNote"`
 	// BelowLogStart: the committed offset was deleted by retention; the next
@@ -88,12 +106,15 @@ type GroupDescription struct {
 	Issues      []string        `json:"issues"`
 	// OffsetFile is the file whose offsets are shown (what brokers load);
 	// Format its format.
-	OffsetFile string            `json:"offsetFile"`
-	Format     string            `json:"format"`
-	OtherFiles []string          `json:"otherFiles"`
-	LagSource  string            `json:"lagSource"`
-	Partitions []PartitionOffset `json:"partitions"`
-	Topics     []TopicLag        `json:"topics"`
+	OffsetFile string   `json:"offsetFile"`
+	Format     string   `json:"format"`
+	OtherFiles []string `json:"otherFiles"`
+	LagSource  string   `json:"lagSource"`
+	// ManifestFallbacks counts partitions whose log end came from
+	// manifest.json because the segments could not be read.
+	ManifestFallbacks int               `json:"manifestFallbacks"`
+	Partitions        []PartitionOffset `json:"partitions"`
+	Topics            []TopicLag        `json:"topics"`
 	// TotalLag sums every known partition lag; LagUnknown counts partitions
 	// without one. LagKnown is false when no partition lag is known.
 	TotalLag   int64            `json:"totalLag"`
@@ -106,9 +127,9 @@ type GroupDescription struct {
 	Summary *GroupSummary `json:"summary,omitempty"`
 }
 
-// ManifestLookup returns a partition's manifest, or an error whose text
-// says why there is none.
-type ManifestLookup func(topic string, partition int32) (*volume.Manifest, error)
+// LogLookup returns a partition's log bounds with their provenance
+// (volume.LogReader.Get): never nil.
+type LogLookup func(topic string, partition int32) *volume.LogBounds
 
 // GroupFileData is one parsed offset file of a group (or its failure).
 type GroupFileData struct {
@@ -124,8 +145,8 @@ type GroupFileData struct {
 // DescribeGroup builds the offline description of a group from its offset
 // files (current and legacy, either may be absent), the assignment (may be
 // nil) and a manifest lookup (may be nil: lag unknown).
-func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, manifests ManifestLookup) GroupDescription {
-	d := GroupDescription{Group: group, Coordinator: ResolveCoordinator(a, group), LagSource: LagSourceManifest}
+func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, logs LogLookup) GroupDescription {
+	d := GroupDescription{Group: group, Coordinator: ResolveCoordinator(a, group), LagSource: LagSourceSegments}
 	// Issues and sources come from the same analysis as groups list.
 	var gfs []GroupFile
 	for _, f := range files {
@@ -176,47 +197,81 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, ma
 	d.Format = shown.File.Format
 	for _, e := range shown.File.Entries {
 		p := PartitionOffset{Topic: e.Topic, Partition: e.Partition, Committed: e.Offset, Metadata: e.Metadata}
-		fillLag(&p, manifests)
+		fillLag(&p, logs)
 		d.Partitions = append(d.Partitions, p)
 	}
 	d.Recompute()
 	return d
 }
 
-func fillLag(p *PartitionOffset, manifests ManifestLookup) {
-	if manifests == nil {
-		p.LagNote = "no partition manifests (data dir unknown)"
-		return
-	}
-	m, err := manifests(p.Topic, p.Partition)
-	if err != nil || m == nil {
-		if fe, ok := err.(*volume.FileError); ok {
-			p.LagNote = "lag unknown: " + fe.Problem
-		} else if err != nil {
-			p.LagNote = "lag unknown: " + err.Error()
-		} else {
-			p.LagNote = "lag unknown: no manifest"
+// OfflineLagSource labels a set of offline lags by where their log ends
+// came from.
+func OfflineLagSource(ps []PartitionOffset) string {
+	seg, man := 0, 0
+	for _, p := range ps {
+		switch p.LogEndSource {
+		case volume.SourceSegments:
+			seg++
+		case volume.SourceManifest:
+			man++
 		}
+	}
+	switch {
+	case man > 0 && seg > 0:
+		return LagSourceMixed
+	case man > 0:
+		return LagSourceManifest
+	case seg == 0:
+		return LagSourceNone
+	}
+	return LagSourceSegments
+}
+
+func fillLag(p *PartitionOffset, logs LogLookup) {
+	if logs == nil {
+		p.LagNote = "lag unknown: the data dir unknown (pass --data-dir): no segment files"
 		return
 	}
-	ls, hw := m.LogStartOffset, m.HighWatermark
-	p.LogStartOffset, p.HighWatermark = &ls, &hw
-	if ls < 0 || hw < 0 || ls > hw {
-		p.LagNote = fmt.Sprintf("lag unknown: the manifest is inconsistent (logStartOffset %d, highWatermark %d)", ls, hw)
+	b := logs(p.Topic, p.Partition)
+	if b == nil || b.End == nil {
+		why := "no log end"
+		if b != nil && b.Unknown != "" {
+			why = b.Unknown
+		}
+		p.LagNote = "lag unknown: " + why
 		return
+	}
+	ls, end := b.End.Value, b.End.Value
+	if b.Start != nil {
+		ls = b.Start.Value
+	}
+	p.LogStartOffset, p.HighWatermark, p.LogEndSource = &ls, &end, b.End.Source
+	if !b.End.AsOf.IsZero() {
+		p.LogEndAsOf = b.End.AsOf.UTC().Format(time.RFC3339Nano)
 	}
 	if p.Committed < 0 {
 		p.LagNote = fmt.Sprintf("committed offset %d means none: the consumer starts per auto.offset.reset", p.Committed)
 		return
 	}
-	lag := hw - p.Committed
+	lag := end - p.Committed
+	src := "the segments' log end"
+	if b.End.Source == volume.SourceManifest {
+		src = "the manifest's highWatermark (" + b.Fallback + ")"
+	}
 	switch {
 	case p.Committed < ls:
 		p.BelowLogStart = true
 		p.LagNote = fmt.Sprintf("committed %d is below log start %d: those records were deleted; the next fetch is out of range and the consumer resets per auto.offset.reset", p.Committed, ls)
+	case lag < 0 && b.End.Source == volume.SourceManifest:
+		p.LagNote = fmt.Sprintf("committed %d is ahead of %s %d, which trails the log: lag unknown", p.Committed, src, end)
+		p.Lag = nil
+		return
 	case lag < 0:
-		p.LagNote = fmt.Sprintf("committed %d is ahead of the manifest's high watermark %d (a stale manifest, or a recreated topic); lag shown as 0", p.Committed, hw)
+		p.BeyondLogEnd = true
+		p.LagNote = fmt.Sprintf("committed %d is beyond %s %d: the consumer's next fetch gets OFFSET_OUT_OF_RANGE and it resets per auto.offset.reset; lag shown as 0", p.Committed, src, end)
 		lag = 0
+	case b.End.Source == volume.SourceManifest:
+		p.LagNote = "log end from " + src + ": the manifest trails the log, so the real lag is likely larger"
 	}
 	p.Lag = &lag
 }

@@ -3,6 +3,7 @@ package inspect
 import (
 	"slices"
 
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
@@ -31,9 +32,12 @@ type GroupSummary struct {
 // Recompute derives the per-topic rollup, the totals and the summary from
 // the partitions (after DescribeGroup, and again after a filter).
 func (d *GroupDescription) Recompute() {
-	d.TotalLag, d.LagUnknown, d.LagKnown = 0, 0, false
+	d.TotalLag, d.LagUnknown, d.LagKnown, d.ManifestFallbacks = 0, 0, false, 0
 	var topics []TopicLag
 	for _, p := range d.Partitions {
+		if p.LogEndSource == volume.SourceManifest {
+			d.ManifestFallbacks++
+		}
 		i := topicIndex(len(topics), func(i int) string { return topics[i].Topic }, p.Topic)
 		if i < 0 {
 			i = len(topics)
@@ -57,6 +61,7 @@ func (d *GroupDescription) Recompute() {
 			d.Topics = []TopicLag{}
 		}
 	}
+	d.LagSource = OfflineLagSource(d.Partitions)
 	d.Summary = &GroupSummary{Coordinator: d.Coordinator.Coordinator, TotalLag: d.TotalLag, LagKnown: d.LagKnown, LagUnknown: d.LagUnknown,
 		Partitions: len(d.Partitions), Topics: topicNames(len(topics), func(i int) string { return topics[i].Topic })}
 }

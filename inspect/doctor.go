@@ -326,7 +326,7 @@ func (r *DoctorReport) AddLive(f LiveFacts, volumeFlags, brokerFlags string) {
 				len(fileOnly), pluralWord(len(fileOnly), "group is", "groups are")),
 			Fix: "normal for idle groups; to remove one for good, delete its offset file while no consumer uses it (DeleteGroups answers GROUP_ID_NOT_FOUND for an unloaded group and keeps the file)",
 			Commands: []string{"kaasctl groups describe" + volumeFlags + brokerFlags + " " + shellQuote(fileOnly[0]),
-				"kaasctl offsets reset --group " + shellQuote(fileOnly[0]) + " --all-topics --to-latest" + volumeFlags + "   # dry run; add --execute"}})
+				"kaasctl offsets reset --group " + shellQuote(fileOnly[0]) + " --all-topics --to-latest" + volumeFlags + brokerFlags + "   # dry run; add --execute"}})
 	}
 }
 

@@ -83,44 +83,40 @@ func TestDescribeGroupLag(t *testing.T) {
 		{Topic: "a", Partition: 0, Offset: 10}, {Topic: "a", Partition: 1, Offset: 5}, {Topic: "a", Partition: 2, Offset: 50},
 		{Topic: "b", Partition: 0, Offset: -1}, {Topic: "b", Partition: 1, Offset: 3}, {Topic: "c", Partition: 0, Offset: 7},
 	}}
-	man := map[string]volume.Manifest{
-		"a/0": {HighWatermark: 15, LogStartOffset: 0}, "a/1": {HighWatermark: 30, LogStartOffset: 20}, "a/2": {HighWatermark: 40},
-		"b/0": {HighWatermark: 9}, "c/0": {HighWatermark: 1, LogStartOffset: 5},
+	seg := func(start, end int64) *volume.LogBounds {
+		return &volume.LogBounds{Start: &volume.Fact{Value: start, Source: volume.SourceSegments}, End: &volume.Fact{Value: end, Source: volume.SourceSegments}}
 	}
-	lookup := func(topic string, p int32) (*volume.Manifest, error) {
-		m, ok := man[topic+"/"+string(rune('0'+p))]
-		if !ok {
-			return nil, &volume.FileError{Path: "m", Problem: "no manifest"}
+	bounds := map[string]*volume.LogBounds{
+		"a/0": seg(0, 15), "a/1": seg(20, 30), "a/2": seg(0, 40), "b/0": seg(0, 9),
+		"c/0": {Start: &volume.Fact{Value: 0, Source: volume.SourceManifest}, End: &volume.Fact{Value: 10, Source: volume.SourceManifest}, Fallback: "no segment files"},
+	}
+	lookup := func(topic string, p int32) *volume.LogBounds {
+		if b, ok := bounds[topic+"/"+string(rune('0'+p))]; ok {
+			return b
 		}
-		return &m, nil
+		return &volume.LogBounds{Unknown: "no segment files in d and no manifest"}
 	}
 	d := DescribeGroup("g", testAssignment(), []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}, lookup)
-	lag := func(i int) string {
-		if d.Partitions[i].Lag == nil {
-			return "?"
-		}
-		return string(rune('0' + *d.Partitions[i].Lag))
-	}
-	if lag(0) != "5" || lag(1) != "?"+"" && *d.Partitions[1].Lag != 25 {
-		t.Errorf("a/0 lag %s, a/1 %+v", lag(0), d.Partitions[1])
+	if d.Partitions[0].Lag == nil || *d.Partitions[0].Lag != 5 || d.Partitions[0].LogEndSource != volume.SourceSegments {
+		t.Errorf("a/0: %+v", d.Partitions[0])
 	}
 	if !d.Partitions[1].BelowLogStart || *d.Partitions[1].Lag != 25 {
 		t.Errorf("a/1 committed 5 < log start 20: %+v", d.Partitions[1])
 	}
-	if *d.Partitions[2].Lag != 0 || !strings.Contains(d.Partitions[2].LagNote, "ahead") {
-		t.Errorf("a/2 committed ahead of HWM: %+v", d.Partitions[2])
+	if *d.Partitions[2].Lag != 0 || !d.Partitions[2].BeyondLogEnd || !strings.Contains(d.Partitions[2].LagNote, "OFFSET_OUT_OF_RANGE") {
+		t.Errorf("a/2 committed beyond the log end: %+v", d.Partitions[2])
 	}
 	if d.Partitions[3].Lag != nil || !strings.Contains(d.Partitions[3].LagNote, "none") {
 		t.Errorf("b/0 committed -1: %+v", d.Partitions[3])
 	}
-	if d.Partitions[4].Lag != nil || !strings.Contains(d.Partitions[4].LagNote, "no manifest") {
-		t.Errorf("b/1 missing manifest: %+v", d.Partitions[4])
+	if d.Partitions[4].Lag != nil || !strings.Contains(d.Partitions[4].LagNote, "no segment files") {
+		t.Errorf("b/1 unknown log: %+v", d.Partitions[4])
 	}
-	if d.Partitions[5].Lag != nil || !strings.Contains(d.Partitions[5].LagNote, "inconsistent") {
-		t.Errorf("c/0 inconsistent manifest: %+v", d.Partitions[5])
+	if d.Partitions[5].Lag == nil || *d.Partitions[5].Lag != 3 || d.Partitions[5].LogEndSource != volume.SourceManifest || !strings.Contains(d.Partitions[5].LagNote, "manifest") {
+		t.Errorf("c/0 manifest fallback: %+v", d.Partitions[5])
 	}
-	if !d.LagKnown || d.TotalLag != 30 || d.LagUnknown != 3 || len(d.Topics) != 3 || d.Topics[0].Lag != 30 || d.Topics[1].Unknown != 2 {
-		t.Errorf("totals: %d known %v unknown %d topics %+v", d.TotalLag, d.LagKnown, d.LagUnknown, d.Topics)
+	if !d.LagKnown || d.TotalLag != 33 || d.LagUnknown != 2 || d.ManifestFallbacks != 1 || d.LagSource != LagSourceMixed || len(d.Topics) != 3 || d.Topics[0].Lag != 30 || d.Topics[1].Unknown != 2 {
+		t.Errorf("totals: %d known %v unknown %d fallbacks %d source %q topics %+v", d.TotalLag, d.LagKnown, d.LagUnknown, d.ManifestFallbacks, d.LagSource, d.Topics)
 	}
 	if d.Coordinator.Tier != "hash" && d.Coordinator.Tier != "hash-fallback" {
 		t.Errorf("coordinator %+v", d.Coordinator)

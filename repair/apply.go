@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -42,6 +43,9 @@ type ApplyOptions struct {
 	Force bool
 	// Now is the clock for backup names (default time.Now).
 	Now func() time.Time
+	// Names names brokers by their kaas name in messages (nil: by node id;
+	// see inspect.NewNodeNamer).
+	Names *inspect.NodeNamer
 }
 
 // ApplyResult counts what ApplyOffsets did; the plans carry the details.
@@ -202,7 +206,7 @@ func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 	}
 	WriteFile(gp, opts.Now)
 	if opts.Command == "delete" && cl != nil {
-		verifyDeletedOnWire(ctx, cl, gp)
+		verifyDeletedOnWire(ctx, cl, gp, opts.Names)
 	}
 }
 
@@ -237,7 +241,7 @@ func liveState(ctx context.Context, cl *wire.Client, group string) string {
 // (the Go generation even after the group is Dead): it serves them to a
 // starting consumer and writes them back on the next commit. Such rows are
 // CACHED, with what clears the cache.
-func verifyDeletedOnWire(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
+func verifyDeletedOnWire(ctx context.Context, cl *wire.Client, gp *GroupPlan, names *inspect.NodeNamer) {
 	want := wire.TopicPartitions{}
 	for _, r := range gp.Rows {
 		if r.Delete && r.Result == ResultOK {
@@ -275,6 +279,16 @@ func verifyDeletedOnWire(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 	}
 	if len(cached) > 0 {
 		who := fmt.Sprintf("node %d", co.NodeID)
+		if names != nil {
+			if n := names.Name(co.NodeID); n != "" && !strings.HasPrefix(n, "node ") {
+				who = fmt.Sprintf("%s (node %d", n, co.NodeID)
+				if co.Host != "" {
+					who += fmt.Sprintf(", %s:%d", co.Host, co.Port)
+				}
+				who += ")"
+				co.Host = ""
+			}
+		}
 		if co.Host != "" {
 			who += fmt.Sprintf(" (%s:%d)", co.Host, co.Port)
 		}

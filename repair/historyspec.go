@@ -280,7 +280,69 @@ func TargetAt(h GroupHistory, t time.Time) (HistoryTarget, error) {
 	return target(h, idx, t)
 }
 
+// GapError refuses a restore whose state would be rebuilt across a gap in
+// the journal: records are deltas, so the offsets after a lost or
+// unreadable record are not known until the group's next full snapshot.
+type GapError struct {
+	Group string
+	// At is the moment asked for (or the state before an anomaly).
+	At time.Time
+	// Gap is where the journal's records stop being whole, and Problem why.
+	Gap     time.Time
+	Problem string
+	// Before is the last sound point before the gap, After the first
+	// sound one after it (a snapshot); nil when there is none.
+	Before, After *time.Time
+}
+
+func (e *GapError) Error() string {
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	var near []string
+	if e.Before != nil {
+		near = append(near, ts(*e.Before)+" (the last sound state before the gap)")
+	}
+	if e.After != nil {
+		near = append(near, ts(*e.After)+" (the first full snapshot after it)")
+	} else {
+		near = append(near, "none after it yet (a running 'watch --offsets --journal' or 'exporter --journal' writes a full snapshot when its next segment starts, within an hour by default)")
+	}
+	return fmt.Sprintf("group '%s': the journal has a gap from %s (%s); its records are deltas, so the offsets at %s cannot be rebuilt across it and nothing is restored. The nearest moments that are sound: %s; name one with --to-history TIME",
+		volume.DisplayName(e.Group), ts(e.Gap), e.Problem, ts(e.At), strings.Join(near, "; "))
+}
+
+// gapError is the refusal for the unsound point idx, or nil when it is
+// sound.
+func gapError(h GroupHistory, idx int, at time.Time) error {
+	if !h.Points[idx].Unsound {
+		return nil
+	}
+	e := &GapError{Group: h.Group, At: at}
+	gi := idx
+	for gi > 0 && h.Points[gi].Kind != watch.RecGap {
+		gi--
+	}
+	e.Gap, e.Problem = h.Points[gi].Time, h.Points[gi].Problem
+	for i := gi - 1; i >= 0; i-- {
+		if p := h.Points[i]; !p.Unsound && p.Time.Before(e.Gap) {
+			t := p.Time
+			e.Before = &t
+			break
+		}
+	}
+	for i := idx + 1; i < len(h.Points); i++ {
+		if p := h.Points[i]; !p.Unsound {
+			t := p.Time
+			e.After = &t
+			break
+		}
+	}
+	return e
+}
+
 func target(h GroupHistory, idx int, at time.Time) (HistoryTarget, error) {
+	if err := gapError(h, idx, at); err != nil {
+		return HistoryTarget{}, err
+	}
 	// A corrupt point keeps the earlier offsets: that is the state then.
 	p := h.Points[idx]
 	ht := HistoryTarget{Group: h.Group, At: at, Point: p, Offsets: p.Offsets}
@@ -461,4 +523,28 @@ func MovedBack(l volume.Layout, t HistoryTarget) []string {
 		}
 	}
 	return out
+}
+
+// CompleteGap fills in the gap and the nearest sound moments around it
+// from the whole history (a restore reads only up to the moment it
+// restores, so the snapshot that closes the gap was not read).
+func CompleteGap(src HistorySource, e *GapError) {
+	src.Since, src.Until = time.Time{}, time.Time{}
+	h, err := LoadGroupHistory(src, e.Group)
+	if err != nil {
+		return
+	}
+	idx := -1
+	for i, p := range h.Points {
+		if !p.Time.After(e.At) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	var full *GapError
+	if errors.As(gapError(h, idx, e.At), &full) {
+		*e = *full
+	}
 }

@@ -35,7 +35,9 @@ type MigrateOptions struct {
 	Execute bool
 	Now     time.Time
 	// QuietPeriod: a group file or temp file in the old dir modified less
-	// than this long ago refuses the migration (live groups).
+	// than this long ago refuses the migration (live groups). 0 checks
+	// nothing (the operator knows every old broker is stopped); negative:
+	// DefaultQuietPeriod.
 	QuietPeriod time.Duration
 	// Policy: links inside the volume (refused unless it follows them).
 	Policy Policy
@@ -107,7 +109,7 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	if opts.QuietPeriod <= 0 {
+	if opts.QuietPeriod < 0 {
 		opts.QuietPeriod = DefaultQuietPeriod
 	}
 	l = l.WithGeneration()

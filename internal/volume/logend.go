@@ -119,7 +119,7 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"})
 	}
 	if len(ls.Segments) == 0 {
-		return nil, finds, &FileError{Path: ls.Dir, Problem: "no segment files (*.log): the log end cannot be read from the segments"}
+		return nil, finds, &FileError{Path: ls.Dir, Problem: "no segment files (*.log)"}
 	}
 	for i := 1; i < len(ls.Segments); i++ {
 		if ls.Segments[i].Base == ls.Segments[i-1].Base {

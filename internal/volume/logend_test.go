@@ -152,7 +152,7 @@ func TestReadPartitionLogPaths(t *testing.T) {
 func TestReadPartitionLogErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, _, err := ReadPartitionLog(dir); err == nil || !strings.Contains(err.Error(), "no segment files") {
+	if _, _, err := ReadPartitionLog(dir); err == nil || !strings.Contains(err.Error(), "no segment files (") {
 		t.Errorf("empty dir: %v", err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, SegmentLogName(0, 0))); err != nil {

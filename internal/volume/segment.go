@@ -112,7 +112,7 @@ func ListSegments(dir string) (SegmentListing, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return out, &FileError{Path: dir, Problem: "no partition dir (the partition is not in this data dir: another pool dir, a deleted topic, or never written)"}
+			return out, &FileError{Path: dir, Problem: "no partition dir (not in this data dir: another pool dir, a deleted topic, or never written)"}
 		}
 		return out, &FileError{Path: dir, Problem: "cannot list: " + readProblem(err)}
 	}

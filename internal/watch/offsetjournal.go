@@ -48,6 +48,13 @@ const (
 	RecChange   = "change"   // a group's file changed: Changed, Removed
 	RecCorrupt  = "corrupt"  // the file could not be read or parsed: Problem (offsets unchanged)
 	RecMissing  = "missing"  // the file was removed: Removed lists what it held
+	// RecGap says changes are missing from the journal: written by the
+	// writer once it can write again after a failed write (Since: the
+	// first change not recorded; Problem: why), followed by a snapshot of
+	// every group; and made up by the reader for a line it cannot read
+	// (Time: the last record read before it). Records are deltas, so no
+	// state is known between a gap and the group's next snapshot.
+	RecGap = "gap"
 )
 
 // JournalRecord is one line of a segment. Field names are the on-disk
@@ -65,6 +72,8 @@ type JournalRecord struct {
 	Removed   []string         `json:"removed,omitempty"`
 	Problem   string           `json:"problem,omitempty"`
 	Anomalies []JournalAnomaly `json:"anomalies,omitempty"`
+	// Since is a gap's start (the first change that was not recorded).
+	Since *time.Time `json:"since,omitempty"`
 	// Header fields.
 	Dir        string `json:"dir,omitempty"`
 	Generation string `json:"generation,omitempty"`
@@ -106,6 +115,11 @@ func ParseJournalRecord(line []byte) (JournalRecord, error) {
 			return JournalRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, JournalFormatVersion)
 		}
 		return r, nil
+	case RecGap:
+		if r.Since == nil || r.Since.After(r.Time) {
+			return JournalRecord{}, errors.New(`a gap needs a "since" no later than its "time"`)
+		}
+		return r, nil
 	case RecSnapshot, RecChange, RecCorrupt, RecMissing:
 	default:
 		return JournalRecord{}, fmt.Errorf("unknown record kind %q", r.Kind)
@@ -144,12 +158,32 @@ type OffsetJournal struct {
 	SegmentBytes int64
 	SegmentAge   time.Duration
 
-	f        *os.File
+	f        segmentFile
 	name     string
 	size     int64
 	start    time.Time
 	state    map[string]*journalGroup
 	Warnings []string
+	// gapSince is set after a failed write: the first change not
+	// recorded; gapLost counts them and gapWhy says why. The next write
+	// that succeeds records the gap and a snapshot of every group.
+	gapSince time.Time
+	gapLost  int
+	gapWhy   string
+	// openFile opens a segment (os.OpenFile; tests inject failures).
+	openFile func(path string) (segmentFile, error)
+}
+
+// segmentFile is the active segment as the writer uses it.
+type segmentFile interface {
+	Write([]byte) (int, error)
+	Sync() error
+	Truncate(size int64) error
+	Close() error
+}
+
+func openSegmentFile(path string) (segmentFile, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 }
 
 type journalGroup struct {
@@ -255,7 +289,12 @@ func (j *OffsetJournal) defaults() {
 }
 
 // Append records one batch: one write and one fsync. It rotates and
-// applies the retention first when due.
+// applies the retention first when due. When the write or the fsync fails
+// (a full disk), the segment is truncated back to its last complete record
+// (or, when that fails, left and the next write starts a new segment), and
+// the next write that succeeds starts with a "gap" record naming the first
+// change lost and a snapshot of every group, so the history is sound again
+// from there.
 func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 	if len(evs) == 0 {
 		return nil
@@ -263,7 +302,8 @@ func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 	j.defaults()
 	now := evs[0].Cur.Time
 	if j.f != nil && (j.size >= j.SegmentBytes || now.Sub(j.start) >= j.SegmentAge) {
-		if err := j.rotate(now); err != nil {
+		if err := j.rotate(); err != nil {
+			j.lost(now, len(evs), err)
 			return err
 		}
 	}
@@ -271,25 +311,94 @@ func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 	opened := false
 	if j.f == nil {
 		if err := j.open(now, &buf); err != nil {
+			j.lost(now, len(evs), err)
 			return err
 		}
 		opened = true
 	}
+	if !j.gapSince.IsZero() {
+		j.writeGap(&buf, now)
+	}
 	for _, ev := range evs {
 		j.encodeEvent(&buf, ev)
 	}
+	path := filepath.Join(j.Dir, j.name)
 	n, err := j.f.Write(buf.Bytes())
-	j.size += int64(n)
+	if err == nil && n < buf.Len() {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		if serr := j.f.Sync(); serr != nil {
+			err = fmt.Errorf("fsync: %w", serr)
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("journal %s: %w", filepath.Join(j.Dir, j.name), err)
+		j.takeBack(path)
+		j.lost(now, len(evs), err)
+		return fmt.Errorf("journal %s: %w", path, err)
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal %s: fsync: %w", filepath.Join(j.Dir, j.name), err)
-	}
+	j.size += int64(n)
+	j.gapSince, j.gapLost, j.gapWhy = time.Time{}, 0, ""
 	if opened {
 		j.Retain(now)
 	}
 	return nil
+}
+
+// takeBack removes what a failed write left at the end of the active
+// segment: truncated back to its last complete record; a segment that
+// held nothing yet is removed; when the truncation fails the segment is
+// closed as it is (its torn last line is what readers skip) and the next
+// write starts a new one.
+func (j *OffsetJournal) takeBack(path string) {
+	if j.size == 0 {
+		j.f.Close()
+		j.f = nil
+		os.Remove(path)
+		return
+	}
+	if err := j.f.Truncate(j.size); err != nil {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("journal %s: cannot truncate it back to its last complete record (%v): it is closed, and the next write starts a new segment", path, err))
+		j.f.Close()
+		j.f = nil
+	}
+}
+
+// lost notes changes that could not be written.
+func (j *OffsetJournal) lost(at time.Time, n int, err error) {
+	if j.gapSince.IsZero() || at.Before(j.gapSince) {
+		j.gapSince = at
+	}
+	j.gapLost += n
+	j.gapWhy = err.Error()
+}
+
+// writeGap records the changes lost since gapSince, then a snapshot of
+// every group as the writer knows it now (the lost changes included: they
+// were observed), which closes the gap. In a new segment it comes right
+// after the header (open leaves the snapshots to it).
+func (j *OffsetJournal) writeGap(buf *bytes.Buffer, now time.Time) {
+	since := j.gapSince.UTC().Truncate(time.Millisecond)
+	now = now.UTC().Truncate(time.Millisecond)
+	if since.After(now) {
+		since = now
+	}
+	writeRecord(buf, JournalRecord{Kind: RecGap, Time: now, Since: &since,
+		Problem: fmt.Sprintf("%d changes observed since %s were not recorded: %s", j.gapLost, since.Format(time.RFC3339Nano), j.gapWhy)})
+	j.snapshotAll(buf, now)
+}
+
+// snapshotAll writes a snapshot of every group the writer knows.
+func (j *OffsetJournal) snapshotAll(buf *bytes.Buffer, t time.Time) {
+	groups := make([]string, 0, len(j.state))
+	for g := range j.state {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		st := j.state[g]
+		writeRecord(buf, JournalRecord{Kind: RecSnapshot, Time: t, Group: g, File: st.file, Format: st.format, Offsets: st.offsets})
+	}
 }
 
 func (j *OffsetJournal) encodeEvent(buf *bytes.Buffer, ev OffsetEvent) {
@@ -351,7 +460,11 @@ func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
 	t = t.UTC().Truncate(time.Millisecond)
 	for i := 0; ; i++ {
 		name := JournalSegmentName(t.Add(time.Duration(i)))
-		f, err := os.OpenFile(filepath.Join(j.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		openf := j.openFile
+		if openf == nil {
+			openf = openSegmentFile
+		}
+		f, err := openf(filepath.Join(j.Dir, name))
 		if errors.Is(err, fs.ErrExist) && i < 1000 {
 			continue
 		}
@@ -365,19 +478,16 @@ func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
 		return fmt.Errorf("journal %s: fsync of the directory: %w", j.Dir, err)
 	}
 	writeRecord(buf, JournalRecord{Kind: RecSegment, Time: t, Dir: j.OffsetsDir, Generation: string(j.Generation), Version: JournalFormatVersion})
-	groups := make([]string, 0, len(j.state))
-	for g := range j.state {
-		groups = append(groups, g)
-	}
-	slices.Sort(groups)
-	for _, g := range groups {
-		st := j.state[g]
-		writeRecord(buf, JournalRecord{Kind: RecSnapshot, Time: t, Group: g, File: st.file, Format: st.format, Offsets: st.offsets})
+	if j.gapSince.IsZero() {
+		// With a gap to record, writeGap writes the snapshots after it.
+		j.snapshotAll(buf, t)
 	}
 	return nil
 }
 
-func (j *OffsetJournal) rotate(t time.Time) error {
+// rotate closes and compresses the active segment; the next write starts
+// a new one (header, snapshots, the batch: one write).
+func (j *OffsetJournal) rotate() error {
 	closed := j.Segment()
 	if err := j.Close(); err != nil {
 		return err
@@ -385,18 +495,6 @@ func (j *OffsetJournal) rotate(t time.Time) error {
 	if err := compressSegment(closed); err != nil {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("journal: %v (the segment is kept uncompressed)", err))
 	}
-	var buf bytes.Buffer
-	if err := j.open(t, &buf); err != nil {
-		return err
-	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	j.size += int64(buf.Len())
-	if err := j.f.Sync(); err != nil {
-		return err
-	}
-	j.Retain(t)
 	return nil
 }
 
@@ -590,9 +688,16 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 			break
 		}
 		p := filepath.Join(dir, s.name)
+		// A segment that cannot be read is a gap until the next one's
+		// snapshot.
+		lost := func(why string) {
+			t := s.start
+			res.Records = append(res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, err))
+			lost(fmt.Sprintf("%s: %v (segment skipped)", p, err))
 			continue
 		}
 		res.Segments = append(res.Segments, p)
@@ -602,11 +707,12 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 			if zerr != nil {
 				f.Close()
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, zerr))
+				lost(fmt.Sprintf("%s: %v (segment skipped)", p, zerr))
 				continue
 			}
 			r = zr
 		}
-		err = readSegment(r, p, opt, &res)
+		err = readSegment(r, p, s.start, opt, &res)
 		f.Close()
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
@@ -619,7 +725,20 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 // partitions).
 const maxJournalLine = 64 << 20
 
-func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalRead) error {
+// readSegment appends the records of one segment. A line that cannot be
+// read becomes a gap record (at the time of the last record read before
+// it), whoever's record it was: the damage may have hit the group name.
+func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptions, res *JournalRead) (err error) {
+	last := start
+	gap := func(why string) {
+		t := last
+		res.Records = append(res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+	}
+	defer func() {
+		if err != nil {
+			gap(fmt.Sprintf("%s: %v (rest of the segment skipped)", path, err))
+		}
+	}()
 	br := bufio.NewReaderSize(r, 64<<10)
 	// Reading one group: lines that cannot be its records (nor headers)
 	// are skipped before decoding. The writer encodes names with
@@ -630,6 +749,7 @@ func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalR
 		groupKey = append([]byte(`"group":`), enc...)
 	}
 	segmentKey := []byte(`"kind":"segment"`)
+	gapKey := []byte(`"kind":"gap"`)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) == 0 && err == io.EOF {
@@ -639,20 +759,31 @@ func readSegment(r io.Reader, path string, opt JournalReadOptions, res *JournalR
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if groupKey != nil && !torn && !bytes.Contains(line, groupKey) && !bytes.Contains(line, segmentKey) {
-			continue
+		if groupKey != nil && !torn && !bytes.Contains(line, groupKey) && !bytes.Contains(line, segmentKey) && !bytes.Contains(line, gapKey) {
+			// Another group's record: only checked to be whole JSON (a
+			// damaged one may have been this group's).
+			if json.Valid(line) || len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			rec, perr := ParseJournalRecord(line)
 			switch {
 			case perr != nil && torn:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: torn last line ignored (a write cut short by a crash): %v", path, n, perr))
+				gap(fmt.Sprintf("%s:%d: torn last line (a write cut short by a crash): %v", path, n, perr))
 			case perr != nil:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: unreadable record skipped: %v", path, n, perr))
-			case !opt.Until.IsZero() && rec.Time.After(opt.Until):
+				gap(fmt.Sprintf("%s:%d: unreadable record: %v", path, n, perr))
+			case !opt.Until.IsZero() && rec.Time.After(opt.Until) && !(rec.Kind == RecGap && !rec.Since.After(opt.Until)):
 				return nil
-			case rec.Kind == RecSegment || opt.Group == "" || rec.Group == opt.Group:
-				res.Records = append(res.Records, rec)
+			default:
+				if rec.Time.After(last) {
+					last = rec.Time
+				}
+				if rec.Kind == RecSegment || rec.Kind == RecGap || opt.Group == "" || rec.Group == opt.Group {
+					res.Records = append(res.Records, rec)
+				}
 			}
 		}
 		if torn {

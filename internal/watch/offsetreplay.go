@@ -23,20 +23,41 @@ type HistoryPoint struct {
 	Removed   []string         `json:"removed"`
 	Problem   string           `json:"problem,omitempty"`
 	Anomalies []JournalAnomaly `json:"anomalies"`
+	// Unsound marks a state rebuilt across a gap in the journal (a "gap"
+	// point, and every later point until the group's next snapshot):
+	// records are deltas, so Offsets may be wrong. A restore refuses it.
+	Unsound bool `json:"unsound,omitempty"`
 }
 
 // ReplayGroup rebuilds one group's timeline from journal records (in
 // journal order): snapshots set the state, changes apply their deltas, a
 // corrupt write leaves it, a removed file empties it. A segment-start
-// snapshot that repeats the state adds no point.
+// snapshot that repeats the state adds no point. A gap (changes the
+// journal lost or cannot read) adds a "gap" point at its start, and the
+// state is unsound from there until the group's next snapshot (or the
+// removal of its file, which is known whole).
 func ReplayGroup(records []JournalRecord, group string) []HistoryPoint {
 	var out []HistoryPoint
 	dir := ""
 	var state map[string]int64
 	format := ""
+	unsound := false
 	for _, r := range records {
 		if r.Kind == RecSegment {
 			dir = r.Dir
+			continue
+		}
+		if r.Kind == RecGap {
+			at := r.Time
+			if r.Since != nil {
+				at = *r.Since
+			}
+			if state == nil {
+				state = map[string]int64{}
+			}
+			unsound = true
+			out = append(out, HistoryPoint{Time: at, Source: "journal", Kind: RecGap, Problem: r.Problem, Offsets: state, Format: format,
+				Changed: map[string]int64{}, Removed: []string{}, Anomalies: []JournalAnomaly{}, Unsound: true})
 			continue
 		}
 		if r.Group != group {
@@ -53,9 +74,10 @@ func ReplayGroup(records []JournalRecord, group string) []HistoryPoint {
 		}
 		switch r.Kind {
 		case RecSnapshot:
-			if state != nil && maps.Equal(state, r.Offsets) && (r.Format == "" || r.Format == format) && len(r.Anomalies) == 0 {
+			if !unsound && state != nil && maps.Equal(state, r.Offsets) && (r.Format == "" || r.Format == format) && len(r.Anomalies) == 0 {
 				continue
 			}
+			unsound = false
 			var before map[string]int64
 			if state != nil {
 				before = state
@@ -100,8 +122,9 @@ func ReplayGroup(records []JournalRecord, group string) []HistoryPoint {
 				_, p.Removed = OffsetDelta(state, nil)
 			}
 			state, format = map[string]int64{}, ""
+			unsound = false
 		}
-		p.Offsets, p.Format = state, format
+		p.Offsets, p.Format, p.Unsound = state, format, unsound
 		out = append(out, p)
 	}
 	return out

@@ -48,6 +48,26 @@ type Client struct {
 	brokerV  map[int32]*kversion.Versions
 	addrs    map[int32]string
 	seedAddr []string
+	// answered are the seeds that answered an any-broker request, in the
+	// order they first did.
+	answered []string
+}
+
+// Answered lists the seed addresses that answered a request any broker can
+// answer (FindCoordinator, metadata) so far: what a command may say it
+// asked, unlike Settings.Brokers, which holds the silent ones too.
+func (c *Client) Answered() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.answered)
+}
+
+func (c *Client) noteAnswered(addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.answered, addr) {
+		c.answered = append(c.answered, addr)
+	}
 }
 
 // Option adjusts a client before it is built.
@@ -293,7 +313,11 @@ func (c *Client) classify(broker string, err error) *BrokerError {
 }
 
 func (c *Client) connInfo(st Stage) ConnInfo {
-	return ConnInfo{Timeout: c.Timeout(), TLS: c.Settings.TLS.Enabled, Mechanism: c.Settings.SASL.Mechanism, Stage: st}
+	ci := ConnInfo{Timeout: c.Timeout(), TLS: c.Settings.TLS.Enabled, Mechanism: c.Settings.SASL.Mechanism, Stage: st}
+	if src := c.Settings.Sources[KeySASLPasswordEnv]; src.Kind == "command-config" {
+		ci.CommandConfig = src.Detail
+	}
+	return ci
 }
 
 // Check reaches every seed broker with a metadata request (concurrently; it
@@ -332,6 +356,7 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 			bad = append(bad, r.err)
 		} else {
 			ok = append(ok, r.addr)
+			c.noteAnswered(r.addr)
 		}
 	}
 	if len(ok) == 0 {
@@ -367,6 +392,7 @@ func (c *Client) anyRequest(ctx context.Context, req kmsg.Request) (kmsg.Respons
 		resp, err := b.Request(cctx, req)
 		cancel()
 		if err == nil {
+			c.noteAnswered(addr)
 			return resp, nil
 		}
 		if ctx.Err() != nil {

@@ -304,6 +304,10 @@ type ConnInfo struct {
 	TLS       bool
 	Mechanism string
 	Stage     Stage
+	// CommandConfig is the --command-config file the user and password
+	// came from ("" when they came from flags, environment or a profile):
+	// a login fix names that file.
+	CommandConfig string
 }
 
 // Classify turns a request error into a BrokerError with a short reason.
@@ -434,6 +438,9 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 		be.Reason, be.Err = "the broker answered with an error", brokerSaid(ke, brokerMsg)
 	case isTCPDialErr(err):
 		be.Stage, be.Reason, be.Fix = StageDial, "cannot connect", fixReachability
+	}
+	if be.Fix == fixPassword && ci.CommandConfig != "" {
+		be.Fix = "check username and password in sasl.jaas.config of the --command-config file " + ci.CommandConfig + " (they are taken from there); kaas keeps its users in __cluster/credentials.json"
 	}
 	return be
 }
