@@ -597,6 +597,23 @@ func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte) []b
 	}
 	r := resp.(*kmsg.OffsetFetchResponse)
 	changed := false
+	// kaas answers only the partitions a request names: OffsetFetch with
+	// null topics ("all committed offsets") gets no topics at all, where
+	// kfake lists every committed partition (seen on a real Go broker;
+	// kaas's coordinator iterates the request's topics only).
+	if req.Version < 8 && req.Topics == nil && r.ErrorCode != errNotCoordinator {
+		r.ErrorCode, r.Topics, changed = 0, nil, true
+	}
+	if req.Version >= 8 {
+		for i := range r.Groups {
+			g := &r.Groups[i]
+			for _, a := range req.Groups {
+				if a.Group == g.Group && a.Topics == nil && g.ErrorCode != errNotCoordinator {
+					g.ErrorCode, g.Topics, changed = 0, nil, true
+				}
+			}
+		}
+	}
 	if req.Version < 8 && r.ErrorCode == kerr.GroupIDNotFound.Code {
 		r.ErrorCode, r.Topics, changed = 0, nil, true
 		for _, t := range req.Topics {
