@@ -40,6 +40,16 @@ func newWhoisCmd() *cli.Command {
 The table shows what the hash tier alone would say beside the final answer, and warns when an
 entry names a dead or absent broker (every broker then answers NOT_COORDINATOR).
 
+A what-if that stops the controller (--what-if-down CONTROLLER, or --what-if-brokers without it)
+is a controller failover, and what the next controller writes depends on the kaas generation:
+  Go flavour     its first version has no consumerGroups: every entry is dropped and every group
+                 routes by the hash tier over the alive brokers (seen on a real Go cluster)
+  Rust           it reloads the previous assignment.json and keeps the entries on alive brokers
+                 of groups still active (kaas's controller code: assignment_writer.rs)
+The generation comes from the volume (--kaas-version pins it); --failover drop|reload overrides
+(Rust 0.2.0–0.2.15 share the Go volume layout but reload). The scenario line (stderr for -o json)
+names the new controller, the next version and the model assumed.
+
 Examples:
   kaasctl whois --data-dir /data orders-app billing
   kaasctl whois-coordinator --cluster-dir /cluster -o json orders-app
@@ -47,6 +57,7 @@ Examples:
   kubectl exec kaas-0 -- ls /data/__cluster/__consumer_offsets | sed 's/\.json$//' | kaasctl whois --stdin -o jsonl --data-dir ./snapshot
   kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
   kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app
+  kaasctl whois --data-dir /data --what-if-down "$(jq -r .controller /data/__cluster/assignment.json)" $(cat groups.txt)
   kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
@@ -55,6 +66,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
 			&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
 			&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+			&cli.StringFlag{Name: "failover", Usage: "with --what-if-* stopping the controller: what the next controller does with the explicit entries, drop (Go flavour: its first version has none) or reload (Rust: kept for active groups on alive brokers); default from the volume's kaas generation"},
 			&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
 			&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
 			&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
@@ -76,12 +88,51 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if opts.WhatIf.Failover, opts.WhatIf.FailoverWhy, err = whoisFailover(c, g, opts.WhatIf.Active()); err != nil {
+				return err
+			}
 			if c.Bool("live") || c.Bool("exit-code") {
 				return runWhoisLiveCmd(c, g, opts) // whois_live.go
 			}
 			return runWhois(g, opts)
 		},
 	}
+}
+
+// whoisFailover is the controller failover model a what-if assumes when it
+// stops the controller: --failover, else the volume's generation (the
+// newest kaas when it cannot be told), with why.
+func whoisFailover(c *cli.Context, g *Globals, whatIf bool) (inspect.FailoverModel, string, error) {
+	if fm := c.String("failover"); fm != "" {
+		if !whatIf {
+			return "", "", exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
+		}
+		m, err := inspect.ParseFailover(fm)
+		if err != nil {
+			return "", "", exit.UsageErrorf("%v", err)
+		}
+		return m, "model " + fm + " from --failover", nil
+	}
+	if !whatIf {
+		return "", "", nil
+	}
+	gen, assumes := volume.GenUnknown, ""
+	if g.HasVolume() {
+		if l, err := g.Layout(); err == nil {
+			gen, assumes = l.Gen.Gen, l.Gen.Assumes()
+		}
+	}
+	fm, _ := inspect.FailoverFor(gen)
+	s, ok := gen.Spec()
+	if !ok {
+		s, _ = volume.AllGenerations[len(volume.AllGenerations)-1].Spec()
+		assumes = "kaas generation undetermined, assuming " + s.Label + " (pin --kaas-version or --failover)"
+	}
+	why := assumes + "; model from " + s.Failover.Source
+	if s.Failover.Caveat != "" {
+		why += "; " + s.Failover.Caveat
+	}
+	return fm, why, nil
 }
 
 // splitList flattens repeated and comma-separated values.
@@ -148,6 +199,10 @@ func runWhois(g *Globals, opts whoisOptions) error {
 	wh, err := inspect.NewWhois(a, kind, opts.WhatIf)
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
+	}
+	if wh.Failover != nil && g.Printer.Format != render.Table && g.Printer.Format != render.Wide {
+		// Machine output carries no scenario line: say it on stderr.
+		g.Notef("%s", wh.Failover.Text)
 	}
 	if opts.Stdin {
 		if len(opts.Keys) > 0 {

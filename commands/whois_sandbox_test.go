@@ -32,15 +32,38 @@ func TestWhatIfDownPredictsTheController(t *testing.T) {
 			if _, err := s.StopBroker("kaas-3"); err != nil {
 				t.Fatal(err)
 			}
+			// The groups kaas-3 coordinated moved and, being Empty, were
+			// unloaded (as on kaas): no broker reports them active, so the
+			// next version gives them no entry (an entry they have is
+			// retired) and they route by the hash tier. whois cannot see
+			// from the volume which groups are loaded: it is asked about
+			// the active ones, and the idle ones are checked against the
+			// hash tier it names.
 			data := s.Layout().DataDir
+			idle := map[string]bool{}
+			for _, g := range groups {
+				idle[g] = s.Unloaded(g)
+			}
 			args := append([]string{"whois", "--data-dir", data, "--what-if-down", "kaas-1", "--placement", string(placement), "-o", "json"}, groups...)
 			r := runCLI(t, "", nil, args...)
 			if r.Code != 0 {
 				t.Fatalf("exit %d: %s", r.Code, r.Err)
 			}
-			var predicted []inspect.WhoisResult
-			if err := json.Unmarshal([]byte(r.Out), &predicted); err != nil {
+			var rs []inspect.WhoisResult
+			if err := json.Unmarshal([]byte(r.Out), &rs); err != nil {
 				t.Fatal(err)
+			}
+			predicted := map[string]string{}
+			nIdle := 0
+			for _, x := range rs {
+				predicted[x.Key] = x.Coordinator
+				if idle[x.Key] {
+					predicted[x.Key] = x.HashCoordinator
+					nIdle++
+				}
+			}
+			if nIdle == 0 || nIdle == len(groups) {
+				t.Fatalf("%d of %d groups unloaded: the test needs both kinds", nIdle, len(groups))
 			}
 			if _, err := s.StopBroker("kaas-1"); err != nil {
 				t.Fatal(err)
@@ -51,11 +74,11 @@ func TestWhatIfDownPredictsTheController(t *testing.T) {
 				t.Fatal(err)
 			}
 			moves := 0
-			for i := range groups {
-				if predicted[i].Coordinator != actual[i].Coordinator {
-					t.Errorf("%s: predicted %s, the controller placed it on %s", groups[i], predicted[i].Coordinator, actual[i].Coordinator)
+			for i, g := range groups {
+				if predicted[g] != actual[i].Coordinator {
+					t.Errorf("%s (unloaded %v): predicted %s, the controller placed it on %s", g, idle[g], predicted[g], actual[i].Coordinator)
 				}
-				if *predicted[i].Moves {
+				if rs[i].Moves != nil && *rs[i].Moves {
 					moves++
 				}
 			}

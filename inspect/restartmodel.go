@@ -39,16 +39,27 @@ const (
 // FailoverModels lists the values of --failover.
 var FailoverModels = []string{string(FailoverDrop), string(FailoverReload)}
 
-// FailoverFor is the failover model of a kaas generation and why.
+// FailoverFor is the failover model of a kaas generation and why, from
+// the volume model (internal/volume's generation table): the generation
+// assumed, what its next controller writes, where that comes from, and
+// what the volume cannot tell. An unknown generation is assumed to run
+// the newest kaas.
 func FailoverFor(gen volume.Generation) (FailoverModel, string) {
-	switch gen {
-	case volume.GenGo:
-		return FailoverDrop, "generation " + gen.Label() + ": a new Go controller drops every explicit entry (its first version has no consumerGroups); " +
-			"a Rust ≤ 0.2.15 cluster shares this volume layout but reloads them: pin --failover reload for it"
-	case volume.Gen016, volume.Gen018:
-		return FailoverReload, "generation " + gen.Label() + ": a new Rust controller reloads the previous assignment.json and keeps the entries of active groups on alive brokers"
+	s, ok := gen.Spec()
+	why := "generation " + gen.Label() + ": "
+	if !ok {
+		s, _ = volume.AllGenerations[len(volume.AllGenerations)-1].Spec()
+		why = "generation unknown, assuming " + s.Label + " (pin --kaas-version or --failover): "
 	}
-	return FailoverReload, "generation unknown: assuming today's Rust controller (reloads the previous entries); pin --kaas-version or --failover"
+	fm := FailoverDrop
+	if s.Failover.Reloads {
+		fm = FailoverReload
+	}
+	why += s.Failover.Summary + " (from " + s.Failover.Source + ")"
+	if s.Failover.Caveat != "" {
+		why += "; " + s.Failover.Caveat
+	}
+	return fm, why
 }
 
 // ParseFailover checks a --failover value.

@@ -40,6 +40,13 @@ type WhatIf struct {
 	// down is not reported active, so it falls back to the hash tier. ""
 	// models groups that were not active: no new entries.
 	Placement string
+	// Failover is what the next controller does with the previous entries
+	// when the controller itself is among the brokers that stop:
+	// FailoverDrop (Go: its first version has none) or FailoverReload
+	// (Rust, and "": it balances them as any other version). FailoverWhy
+	// names the generation assumed and where the model comes from.
+	Failover    FailoverModel
+	FailoverWhy string
 }
 
 // Active reports whether any hypothetical change was asked for.
@@ -78,6 +85,12 @@ type Whois struct {
 	current  *grouphash.Router // set in what-if mode: today's answer
 	// place gives an active group's new entry (what-if with a placement).
 	place func(group string, hashPick string) string
+	// dropped are the groups whose entry a new Go controller drops (a
+	// what-if that stops the controller), for their warnings.
+	dropped map[string]bool
+	// Failover describes the controller failover a what-if implies (nil
+	// when the controller keeps running).
+	Failover *WhatIfFailover
 	// countsJSON is the constant middle of every streamed object.
 	countsJSON []byte
 	// slotJSON[i] is everything between the key and the hash value for a
@@ -110,7 +123,6 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 		if err != nil {
 			return nil, err
 		}
-		wh.Scenario = whatIfScenario(w, brokers, entries)
 		var alive []string
 		ring := grouphash.NewRing(brokers)
 		for _, b := range ring.IDs() {
@@ -118,12 +130,31 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 				alive = append(alive, b)
 			}
 		}
-		switch w.Placement {
-		case "":
-		case "rendezvous":
+		wh.Failover = whatIfFailover(a, w, alive, len(entries))
+		if wh.Failover != nil && wh.Failover.Model == FailoverDrop && wh.Failover.Written {
+			wh.dropped = map[string]bool{}
+			for _, e := range entries {
+				wh.dropped[e.GroupID] = true
+			}
+			entries = nil
+		}
+		wh.Scenario = whatIfScenario(w, brokers, entries)
+		if wh.Failover != nil {
+			wh.Scenario += "; " + wh.Failover.Text
+		}
+		switch {
+		case w.Placement != "" && wh.dropped != nil:
+			// The Go controller's first version places nothing; --placement
+			// is what its next version does.
+			if w.Placement != "rendezvous" && w.Placement != "hash" {
+				return nil, fmt.Errorf("--placement %q: choose rendezvous or hash", w.Placement)
+			}
+			wh.Scenario += "; --placement models the version after (this answer is the failover's first version, which places nothing)"
+		case w.Placement == "":
+		case w.Placement == "rendezvous":
 			wh.place = func(g, _ string) string { return grouphash.Rendezvous(g, alive) }
 			wh.Scenario += "; every key is treated as an active group and placed as today's controller does (rendezvous)"
-		case "hash":
+		case w.Placement == "hash":
 			wh.place = func(_, hashPick string) string { return hashPick }
 			wh.Scenario += "; every key is treated as an active group and placed by the routing hash"
 		default:
@@ -151,6 +182,59 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 		}
 	}
 	return wh, nil
+}
+
+// WhatIfFailover is the controller failover a what-if implies: the
+// controller is among the brokers that stop.
+type WhatIfFailover struct {
+	Controller     string `json:"controller"`
+	NextController string `json:"nextController"`
+	// Written is false when no broker stays alive (nobody writes).
+	Written          bool          `json:"written"`
+	NextVersion      int64         `json:"nextVersion"`
+	NextEpochAtLeast int64         `json:"nextControllerEpochAtLeast"`
+	Model            FailoverModel `json:"model"`
+	EntriesBefore    int           `json:"entriesBefore"`
+	// Text is the scenario clause; Why the generation assumed and where
+	// the model comes from.
+	Text string `json:"text"`
+	Why  string `json:"why"`
+}
+
+// whatIfFailover is the failover when the what-if stops the controller,
+// else nil. kept is how many entries survive the broker change alone.
+func whatIfFailover(a *volume.Assignment, w WhatIf, alive []string, kept int) *WhatIfFailover {
+	ctrl := a.Controller
+	if ctrl == "" {
+		return nil
+	}
+	down := slices.Contains(w.Down, ctrl) || (len(w.Brokers) > 0 && !slices.Contains(w.Brokers, ctrl))
+	if !down {
+		return nil
+	}
+	fm := w.Failover
+	if fm == "" {
+		fm = FailoverReload
+	}
+	f := &WhatIfFailover{Controller: ctrl, Model: fm, Why: w.FailoverWhy, EntriesBefore: a.EntryCount(),
+		NextVersion: a.AssignmentVersion + 1, NextEpochAtLeast: a.ControllerEpoch + 1}
+	if len(alive) == 0 {
+		f.Text = fmt.Sprintf("the controller %s stops with every broker: nobody writes a version (v%d stays)", ctrl, a.AssignmentVersion)
+		return f
+	}
+	f.Written = true
+	f.NextController = NextController(alive)
+	head := fmt.Sprintf("the controller %s stops: a new controller (%s if the lowest alive id wins the lease) writes v%d at controller epoch %d or later", ctrl, f.NextController, f.NextVersion, f.NextEpochAtLeast)
+	switch fm {
+	case FailoverDrop:
+		f.Text = head + fmt.Sprintf(" with no consumerGroups: all %d explicit entries dropped, every group routes by the hash tier over the alive brokers", a.EntryCount())
+	default:
+		f.Text = head + fmt.Sprintf(", reloading the previous entries: %d of %d kept (those on alive brokers, for groups still active)", kept, a.EntryCount())
+	}
+	if w.FailoverWhy != "" {
+		f.Text += " [" + w.FailoverWhy + "]"
+	}
+	return f
 }
 
 // applyWhatIf models the controller's next publication: brokers that stop
@@ -323,10 +407,14 @@ func (wh *Whois) warnings(key []byte, r grouphash.Resolution) []string {
 // warningsScanned is warnings with scanKey's flags: a plain ASCII key of
 // sane length without '/', NUL or '.' needs no file-name check.
 func (wh *Whois) warningsScanned(key []byte, r grouphash.Resolution, fl int) []string {
-	if !r.HasExplicit && r.Hash.Tier == grouphash.TierHash && fl == 0 && len(key) > 0 && len(key) <= 246 {
+	drop := wh.dropped != nil && wh.dropped[string(key)]
+	if !drop && !r.HasExplicit && r.Hash.Tier == grouphash.TierHash && fl == 0 && len(key) > 0 && len(key) <= 246 {
 		return nil
 	}
 	var ws []string
+	if drop {
+		ws = append(ws, fmt.Sprintf("its explicit entry is dropped: the new controller's first version has no consumerGroups (controller failover, %s model)", FailoverDrop))
+	}
 	if r.HasExplicit {
 		h, listed := wh.health[r.ExplicitBroker]
 		switch {

@@ -105,25 +105,24 @@ type GenerationSpec struct {
 	// transaction dirs.
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
-	Failover FailoverModel
+	Failover FailoverRule
 }
 
-// FailoverModel is what a kaas generation's controller writes in its first
+// FailoverRule is what a kaas generation's controller writes in its first
 // version after taking over from a controller that stopped, and where
 // kaasctl's model of it comes from.
-type FailoverModel struct {
-	// KeepsEntries: the new controller reloads the previous
-	// assignment.json and keeps each explicit entry whose broker is alive
-	// and whose group an alive broker reports active (Rust). Without it
-	// the first version has no consumerGroups and every group falls back
-	// to the hash tier over the alive brokers (Go).
-	KeepsEntries bool
-	// PlacesActive: an active group without a surviving entry gets a new
-	// explicit entry, placed by rendezvous over the alive brokers.
-	PlacesActive bool
+type FailoverRule struct {
+	// Reloads: the new controller reloads the previous assignment.json and
+	// balances its explicit entries against the groups the alive brokers
+	// report active, as any other version (Rust). Without it the first
+	// version has no consumerGroups and every group falls back to the hash
+	// tier over the alive brokers (Go).
+	Reloads bool
 	// Summary says what the next controller writes, Source where the
-	// model comes from (a lab observation or kaas's code).
-	Summary, Source string
+	// model comes from (a lab observation or kaas's code), Caveat what the
+	// volume cannot tell (kaas releases that share the layout but not the
+	// controller).
+	Summary, Source, Caveat string
 }
 
 // The transaction dirs are the same in every generation so far.
@@ -134,18 +133,21 @@ var (
 	locProducerIDs    = Location{RootCluster, ProducerIDsDir}
 )
 
-// rustFailover is read from kaas's crates/kaas-controller/src/assignment_writer.rs
-// (AssignmentLoop::start, update_assignment) and balancer.rs (balance_groups).
-var rustFailover = FailoverModel{
-	KeepsEntries: true,
-	PlacesActive: true,
+// rustFailover is read from kaas's Rust controller (the same from
+// v0.2.0-preview to v0.2.18-preview): bins/kaas/src/cluster.rs waits up to
+// 7 s for the ready brokers to connect (heartbeat grace), then
+// AssignmentLoop::start loads the previous assignment.json, carries the
+// version counter on and runs update_assignment, whose balance_groups keeps
+// an active group's entry when its broker is alive and places any other
+// active group by rendezvous.
+var rustFailover = FailoverRule{
+	Reloads: true,
 	Summary: "the new controller loads the previous assignment.json, carries its version counter on (next version = previous + 1) " +
 		"and rebalances the previous entries against the groups the alive brokers report active: an entry on an alive broker is kept " +
-		"with its epoch; an active group without one gets an explicit entry placed by rendezvous over the alive brokers (entry epoch + 1); " +
-		"a group no alive broker reports active (one the stopped broker coordinated, until its consumers rejoin elsewhere) gets no entry " +
-		"and falls back to the hash tier",
-	Source: "kaas's Rust controller code: crates/kaas-controller/src/assignment_writer.rs (AssignmentLoop::start, update_assignment) " +
-		"and balancer.rs (balance_groups)",
+		"with its epoch; any other active group gets an entry placed by rendezvous over the alive brokers; " +
+		"a group no alive broker reports active gets no entry and routes by the hash tier",
+	Source: "kaas's Rust controller code: crates/kaas-controller/src/assignment_writer.rs (AssignmentLoop::start, update_assignment), " +
+		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs",
 }
 
 var generationSpecs = []GenerationSpec{
@@ -153,10 +155,13 @@ var generationSpecs = []GenerationSpec{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
-		Failover: FailoverModel{
+		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
-				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs)",
-			Source: "observed on a real 3-broker Go-flavour kaas cluster (controller terminated: the next version had consumerGroups null)",
+				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
+				"its next version places the active groups afresh",
+			Source: "observed on a real 3-broker Go-flavour kaas cluster (controller terminated: its successor's first version had consumerGroups null)",
+			Caveat: "Rust 0.2.0–0.2.15 keep this volume layout but their controller reloads the previous entries (as from 0.2.16 on): " +
+				"for such a cluster pin --failover reload",
 		},
 	},
 	{
@@ -389,7 +394,7 @@ func GenerationTable() (header []string, rows [][]string) {
 			pm = "read as empty"
 		}
 		fo := "entries dropped"
-		if s.Failover.KeepsEntries {
+		if s.Failover.Reloads {
 			fo = "entries reloaded"
 		}
 		row = append(row, pm, fo)

@@ -58,7 +58,7 @@ func TestVolumeModelPerGeneration(t *testing.T) {
 			t.Errorf("%s: scan %+v %v", c.gen, res.Dirs, err)
 		}
 		s, ok := c.gen.Spec()
-		if !ok || s.PlainMapIsOffsets != c.plainMap || c.gen.PlainMapIsOffsets() != c.plainMap || s.Failover.KeepsEntries != c.keeps || s.Failover.Source == "" || s.Failover.Summary == "" {
+		if !ok || s.PlainMapIsOffsets != c.plainMap || c.gen.PlainMapIsOffsets() != c.plainMap || s.Failover.Reloads != c.keeps || s.Failover.Source == "" || s.Failover.Summary == "" {
 			t.Errorf("%s: spec %+v", c.gen, s)
 		}
 		if l.PartitionDir("orders", 3) != filepath.Join(data, "orders", "3") || l.PartitionDir(ClusterSubdir, 0) != "" {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // Journal appends assignment versions to a directory as
@@ -57,7 +58,7 @@ func CheckJournalDir(dir, dataDir string) (warning string, err error) {
 	switch {
 	case strings.HasPrefix(top, ".deleting-"):
 		return "", fmt.Errorf("refusing journal dir %s: kaas's operator always removes %s at the data-dir root (%s) ('.deleting-*' names); %s", dir, filepath.Join(dd, top), dataDir, advice)
-	case top == "__cluster":
+	case filepath.Join(dd, top) == volume.DataDirLayout(dd, "").ClusterDir:
 		return fmt.Sprintf("journal dir %s is inside kaas's cluster dir: it grows on the disk kaas writes offsets and assignments to; %s", dir, advice), nil
 	case !strings.HasPrefix(top, "."):
 		return "", fmt.Errorf("refusing journal dir %s: %s is a directory at the data-dir root (%s), where kaas's operator deletes unknown directories every 300 s (and a topic's directory goes with the topic); %s", dir, filepath.Join(dd, top), dataDir, advice)
