@@ -32,6 +32,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // SourceDir finds kaas-go's source: $KAASCTL_REALKAAS_SRC, else
@@ -542,7 +544,11 @@ func (c *Cluster) WaitSettled(ctx context.Context, within time.Duration) error {
 }
 
 func (c *Cluster) settled(ctx context.Context) error {
-	b, err := os.ReadFile(filepath.Join(c.Data, "__cluster", "assignment.json"))
+	l, err := volume.Resolve(volume.ResolveInput{DataDirFlag: c.Data})
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(l.AssignmentPath())
 	if err != nil {
 		return err
 	}

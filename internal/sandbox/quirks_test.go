@@ -61,11 +61,14 @@ func TestZeroTimestampOffsetsQuirk(t *testing.T) {
 	}
 }
 
-// OffsetFetch with null topics ("every committed offset") is answered with
-// no topics, as a real Go kaas broker does; naming the partitions answers
+// With the quirk on, OffsetFetch with null topics ("every committed offset")
+// is answered with no topics, as a real Go kaas broker does; naming the partitions answers
 // them. Both the v7 (one group) and the v8 (groups array) shapes.
 func TestOffsetFetchAllIsEmpty(t *testing.T) {
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}})
+	if out, err := sb.Command("quirk empty-offsetfetch-all on"); err != nil || out == "" {
+		t.Fatalf("control: %q %v", out, err)
+	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)

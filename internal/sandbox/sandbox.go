@@ -203,6 +203,7 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 
