@@ -32,6 +32,8 @@ func NewApp(ios *IOStreams) *cli.App {
 		HideVersion:          false,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
+	// Bare 'kaasctl', --help and 'kaasctl help' list the help topics too.
+	app.CustomAppHelpTemplate = cli.AppHelpTemplate + helpTopicsSection()
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
 			return unknownCommand(c.Args().First(), "", c.App.Commands)

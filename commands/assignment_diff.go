@@ -29,6 +29,14 @@ func init() {
 				"known group (entries of both files ∪ offset files on the volume when one is given ∪ --group)\n" +
 				"whose coordinator changes, with its cause. Causes, first match wins: broker_left,\n" +
 				"entry_added/entry_removed/entry_moved, controller_failover, broker_joined, divisor_changed.\n\n" +
+				"Getting two versions: kaas keeps only the current CD/assignment.json (each recompute replaces it).\n" +
+				"  - keep every version from now on: kaasctl watch --data-dir /data --journal /var/lib/kaasctl/assignments\n" +
+				"    writes each one as assignment-e<epoch>-v<version>.json; then\n" +
+				"    kaasctl assignment diff /var/lib/kaasctl/assignments/assignment-e3-v7.json /var/lib/kaasctl/assignments/assignment-e3-v8.json\n" +
+				"  - or copy it before a change and compare with the volume's after it:\n" +
+				"    cp /data/__cluster/assignment.json /tmp/before.json   (the change)\n" +
+				"    kaasctl assignment diff /tmp/before.json /data/__cluster/assignment.json --data-dir /data\n" +
+				"\n" +
 				"--exit-code: exit 3 when there are differences (two files) or entries that do not agree (one file).",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
@@ -47,7 +55,7 @@ func assignmentDiff(c *cli.Context) error {
 	}
 	args := c.Args().Slice()
 	if len(args) > 2 {
-		return exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d", len(args))
+		return exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d. kaas keeps only the current assignment.json: 'kaasctl watch --journal DIR' keeps every version (see 'kaasctl assignment diff --help')", len(args))
 	}
 	if len(args) < 2 {
 		path := ""

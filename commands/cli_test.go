@@ -16,13 +16,13 @@ type cliResult struct {
 }
 
 // runCLI runs kaasctl in-process with the given stdin and environment.
-func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) cliResult {
+func runCLI(t testing.TB, stdin string, env map[string]string, args ...string) cliResult {
 	t.Helper()
 	return runCLIAt(t, nil, stdin, env, args...)
 }
 
 // runCLIAt is runCLI with the clock pinned (nil: the real clock).
-func runCLIAt(t *testing.T, now func() time.Time, stdin string, env map[string]string, args ...string) cliResult {
+func runCLIAt(t testing.TB, now func() time.Time, stdin string, env map[string]string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ios := &IOStreams{

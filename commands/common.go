@@ -21,6 +21,7 @@ const (
 	flagOutput     = "output"
 	flagQuiet      = "quiet"
 	flagNoColor    = "no-color"
+	flagVerbose    = "verbose"
 	// flagKaasVersion pins the kaas generation of the volume (env
 	// KAASCTL_KAAS_VERSION, profile kaasVersion); it wins over detection.
 	flagKaasVersion = "kaas-version"
@@ -38,6 +39,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
+		&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "notes in full (why the kaas generation was detected or could not be)", Category: "Output"},
 	}, liveFlags()...)
 }
 
@@ -117,7 +119,7 @@ func groupOfFlag(f cli.Flag) flagGroup {
 		return fgDataDir
 	case flagClusterDir:
 		return fgClusterDir
-	case flagOutput, flagQuiet, flagNoColor:
+	case flagOutput, flagQuiet, flagNoColor, flagVerbose:
 		return fgOutput
 	case wire.KeyProfile, wire.KeyConfig:
 		return fgProfile
@@ -134,6 +136,8 @@ type Globals struct {
 	IO      *IOStreams
 	Printer *render.Printer
 	Quiet   bool
+	// Verbose (-v) prints notes in full (the generation's evidence).
+	Verbose bool
 	vin     volume.ResolveInput
 	conn    *connState // connection settings and profile (liveflags.go)
 }
@@ -150,6 +154,7 @@ func globals(c *cli.Context) (*Globals, error) {
 		IO:      ios,
 		Printer: &render.Printer{Format: f, Out: ios.Out, Err: ios.Err, TTY: ios.OutTTY, Color: color},
 		Quiet:   c.Bool(flagQuiet),
+		Verbose: c.Bool(flagVerbose),
 		vin: volume.ResolveInput{
 			ClusterDirFlag: c.String(flagClusterDir),
 			DataDirFlag:    c.String(flagDataDir),
@@ -189,9 +194,14 @@ func (g *Globals) Layout() (volume.Layout, error) {
 	return l, err
 }
 
-// generationNote is the sources line's clause on the kaas generation.
-func generationNote(l volume.Layout) string {
-	return l.Gen.Summary()
+// generationNote is the sources line's clause on the kaas generation:
+// short (the generation and its source), in full with -v. 'volume check'
+// and doctor always give it in full.
+func (g *Globals) generationNote(l volume.Layout) string {
+	if g.Verbose {
+		return l.Gen.Summary()
+	}
+	return l.Gen.Short()
 }
 
 // HasVolume reports whether any source names a volume.

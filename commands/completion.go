@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
@@ -28,6 +29,8 @@ var flagValues = map[string][]string{
 	"severity":       {"error", "warning", "info"},
 	"state":          {"Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Dead", "Ongoing", "CompleteCommit", "CompleteAbort"},
 	"max-versions":   {"kaas", "latest"},
+	"assignor":       inspect.Assignors,
+	"failover":       inspect.FailoverModels,
 	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
 }
 
@@ -38,6 +41,7 @@ var flagDynamic = map[string]string{
 	"what-if-down":    "broker",
 	"what-if-brokers": "broker",
 	"broker":          "broker",
+	"brokers-order":   "broker",
 }
 
 func formatNames() []string {

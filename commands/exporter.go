@@ -78,6 +78,8 @@ func init() {
 				&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
 				&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
 				&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
+				&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)"},
+				&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
 			}, offsetJournalFlags(exporterOffsetsCat)...),
 			Action: runExporterCmd,
 		}
@@ -105,13 +107,19 @@ type exporterOptions struct {
 	lagSeconds       bool
 	pollInterval     time.Duration
 	serve            exporter.ServeOptions
+	// probe runs the coordinator probe (on probeTopic, "": the first).
+	probe      bool
+	probeTopic string
 }
 
 func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
 		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
-		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"),
+		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
 		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: c.Duration("write-timeout")}}
+	if o.probeTopic != "" && !o.probe {
+		return o, exit.UsageErrorf("--probe-topic goes with --probe")
+	}
 	var err error
 	if o.journal, err = offsetJournalFrom(c); err != nil {
 		return o, err
@@ -204,6 +212,9 @@ func runExporterCmd(c *cli.Context) error {
 		return err
 	}
 	defer closeFn()
+	if o.probe && (src.Layout == nil || src.Client == nil) {
+		return exit.UsageErrorf("--probe needs the volume (the canary ids follow assignment.json's routing) and the brokers")
+	}
 	if c.Bool("once") {
 		return exporterOnce(c.Context, g, src, o)
 	}
@@ -254,6 +265,9 @@ func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *e
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
+	if o.probe {
+		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic}
+	}
 	return exporter.New(opt)
 }
 
@@ -300,11 +314,20 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions) error {
 	e := newExporter(g, src, o, nil)
 	obs := e.Refresh(ctx)
+	if o.probe {
+		if _, err := e.ProbeOnce(ctx); err != nil {
+			return fmt.Errorf("probe: %w", err)
+		}
+	}
 	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
 	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
 		return err
 	}
-	g.Notef("exporter: one refresh of %s in %s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond))
+	dropped := ""
+	if obs.Dropped > 0 {
+		dropped = fmt.Sprintf(" (%d more matching groups left out by --max-groups %d)", obs.Dropped, o.maxGroups)
+	}
+	g.Notef("exporter: one refresh of %s in %s%s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond), dropped)
 	if obs.WireErr != "" {
 		return fmt.Errorf("brokers: %s", obs.WireErr)
 	}

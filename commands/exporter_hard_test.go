@@ -124,3 +124,43 @@ func TestExporterServerReadOnlyAndLoopback(t *testing.T) {
 		t.Errorf("exporter --help does not show the loopback default and how to expose it:\n%s", r.Out)
 	}
 }
+
+// exporter --once says on stderr that --max-groups left groups out.
+func TestExporterOnceSaysGroupsDropped(t *testing.T) {
+	t.Parallel()
+	data, cd := safeVolume(t)
+	for _, g := range []string{"h1", "h2"} {
+		writeFile(t, cd, "__consumer_offsets/"+g+".json", `{"offsets":{"orders/0":1}}`)
+	}
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data, "--max-groups", "1")
+	if r.Code != 0 || !strings.Contains(r.Err, "2 of 3 matching groups left out by --max-groups") || !strings.Contains(r.Err, "one refresh of 1 group") ||
+		!strings.Contains(r.Out, "kaas_exporter_groups_dropped 2") {
+		t.Errorf("exit %d\nstderr: %s", r.Code, r.Err)
+	}
+}
+
+// The generation sentence is short in everyday notes, in full with -v and
+// in volume check.
+func TestGenerationSentenceShortUnlessVerbose(t *testing.T) {
+	t.Parallel()
+	data, _ := safeVolume(t)
+	const evidence = "cannot be told apart from the volume"
+	for _, args := range [][]string{{"groups", "list"}, {"groups", "describe", "g"}} {
+		r := runCLI(t, "", nil, append(args, "--data-dir", data)...)
+		if r.Code != 0 || strings.Contains(r.Err, evidence) || strings.Count(r.Err, "kaas generation") != 1 || !strings.Contains(r.Err, "-v or 'kaasctl volume check' says why") {
+			t.Errorf("%v: exit %d, want the generation once and short:\n%s", args, r.Code, r.Err)
+		}
+		for _, line := range strings.Split(r.Err, "\n") {
+			if len(line) > 250 {
+				t.Errorf("%v: a %d-character line on stderr: %s", args, len(line), line)
+			}
+		}
+		r = runCLI(t, "", nil, append(args, "--data-dir", data, "-v")...)
+		if r.Code != 0 || !strings.Contains(r.Err, evidence) {
+			t.Errorf("%v -v: exit %d, want the evidence in full:\n%s", args, r.Code, r.Err)
+		}
+	}
+	if r := runCLI(t, "", nil, "volume", "check", "--data-dir", data); !strings.Contains(r.Out, evidence) {
+		t.Errorf("volume check lacks the full sentence:\n%s", r.Out)
+	}
+}

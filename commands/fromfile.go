@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"github.com/kaasctl/kaasctl/render"
 	"io"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -25,4 +26,16 @@ func openFromFile(g *Globals, name string) (io.Reader, func(), error) {
 		return nil, nil, exit.UsageErrorf("--from-file: %v", err)
 	}
 	return fh, func() { fh.Close() }, nil
+}
+
+// progressReader counts what is read on a progress line.
+type progressReader struct {
+	r    io.Reader
+	prog *render.Progress
+}
+
+func (p progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.prog.Add(int64(n))
+	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,6 +27,9 @@ type groupsDescribeOptions struct {
 	filter inspect.DescribeFilter
 	// summaryOnly prints only the summary section (table, wide, csv).
 	summaryOnly bool
+	// drainWindow observes the described groups over a window for the
+	// time to drain and the retention forecast (live only; 0: not).
+	drainWindow time.Duration
 }
 
 // GroupsDescribeView is the machine document of 'groups describe'.
@@ -71,6 +75,7 @@ func init() {
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
 				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
+				drainWindowFlag(),
 			},
 			Action: runGroupsDescribe,
 		}
@@ -91,6 +96,9 @@ func runGroupsDescribe(c *cli.Context) error {
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
 		return exit.UsageErrorf("%v", err)
 	}
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return err
+	}
 	if len(o.names) == 0 && !o.all && re == nil {
 		return exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
 	}
@@ -104,6 +112,9 @@ func runGroupsDescribe(c *cli.Context) error {
 	if cl != nil {
 		defer cl.Close()
 		return runGroupsDescribeLive(c, g, cl, o, re) // groups_describe_live.go
+	}
+	if o.drainWindow > 0 {
+		return exit.UsageErrorf("--drain-window needs the brokers (the log end and log start are asked live)")
 	}
 	l, err := g.Layout()
 	if err != nil {
@@ -145,7 +156,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", generationNote(l))
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(l))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {

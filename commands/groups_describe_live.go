@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -113,7 +114,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Sources.Mode = "merged"
 		volumeSources(&v.Sources, l, a, sr)
 		warnGeneration(g, sr)
-		g.Notef("volume: %s", l.Gen.Summary())
+		g.Notef("volume: %s", g.generationNote(l))
 	}
 	loaded := coordinatorHolds(ctx, cl, described, files, listings)
 	var failed []string
@@ -144,6 +145,20 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		v.Groups = append(v.Groups, ld)
 	}
 	noteLeftOut(g, o.filter, leftOut)
+	if o.drainWindow > 0 && len(v.Groups) > 0 {
+		names := make([]string, len(v.Groups))
+		for i := range v.Groups {
+			names[i] = v.Groups[i].Group
+		}
+		var lp *volume.Layout
+		if hasVolume {
+			lp = &l
+		}
+		fc := observeForecasts(ctx, g, lp, cl, names, o.drainWindow)
+		for i := range v.Groups {
+			v.Groups[i].Forecast = fc[v.Groups[i].Group]
+		}
+	}
 	v.Requests = cl.Counter.Snapshot()
 	if v.Sources.Brokers == nil {
 		v.Sources.Brokers = []BrokerSourceView{}
@@ -350,6 +365,13 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 		}
 		if d.OffsetsDisagree > 0 {
 			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+		}
+		if f := d.Forecast; f != nil {
+			kv.Add("time to drain", drainSummary(f))
+			kv.Add("retention", retentionSummary(f))
+			if !f.LastCommit.IsZero() {
+				kv.Add("last commit", f.LastCommit.UTC().Format(time.RFC3339))
+			}
 		}
 		for _, n := range d.Notes {
 			kv.Add("note", n)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +22,9 @@ type groupsListOptions struct {
 	filter inspect.GroupFilter
 	// topics: only groups with committed offsets on one of them (--topic).
 	topics []string
+	// drainWindow observes the listed groups for the time to drain
+	// (--drain-window; live only).
+	drainWindow time.Duration
 }
 
 // GroupsSourcesView says which sources a groups command used.
@@ -102,6 +106,7 @@ func init() {
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
 				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+				drainWindowFlag(),
 			},
 			Action: runGroupsList,
 		}
@@ -132,6 +137,9 @@ func runGroupsList(c *cli.Context) error {
 		return err
 	}
 	o.topics = topicFlag(c)
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return err
+	}
 	states, err := inspect.ParseStates(c.String("state"))
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
@@ -147,6 +155,9 @@ func runGroupsList(c *cli.Context) error {
 	if len(states) > 0 {
 		return exit.UsageErrorf("--state needs live state: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
+	if o.drainWindow > 0 {
+		return exit.UsageErrorf("--drain-window needs the brokers (the log ends are asked live)")
+	}
 	l, err := g.Layout()
 	if err != nil {
 		return err
@@ -157,6 +168,9 @@ func runGroupsList(c *cli.Context) error {
 		return err
 	}
 	warnUnreadFiles(g, sr)
+	if f := g.Printer.Format; len(o.topics) == 0 && (f == render.JSON || f == render.JSONL) {
+		return streamGroupsList(g, l, a, files, sr, o.filter)
+	}
 	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
 	rows := inspect.FilterGroups(all, o.filter)
 	if len(o.topics) > 0 {
@@ -164,9 +178,7 @@ func runGroupsList(c *cli.Context) error {
 	}
 	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
 	volumeSources(&v.Sources, l, a, sr)
-	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		plural(sr.Files, "offset file", "offset files"), plural(v.Sources.ExplicitCount, "explicit entry", "explicit entries"), generationNote(l))
-	warnGeneration(g, sr)
+	offlineListNote(g, l, sr, v.Sources.ExplicitCount)
 	var t *render.TableData
 	if needsTable(g) {
 		t = render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
@@ -179,6 +191,67 @@ func runGroupsList(c *cli.Context) error {
 	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
 		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
 	}})
+}
+
+// offlineListNote says on stderr what an offline list read.
+func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
+	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
+		plural(sr.Files, "offset file", "offset files"), plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
+	warnGeneration(g, sr)
+}
+
+// streamGroupsList writes an offline list as json or jsonl one row at a
+// time (GroupRowSet): a million explicit entries are listed without a
+// million rows in memory. The document is the same as GroupsListView's.
+func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
+	set := inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files})
+	var head struct {
+		Sources GroupsSourcesView `json:"sources"`
+		Total   int               `json:"total"`
+		Shown   int               `json:"shown"`
+	}
+	volumeSources(&head.Sources, l, a, sr)
+	offlineListNote(g, l, sr, head.Sources.ExplicitCount)
+	head.Total, head.Shown = set.Len(), set.Len()
+	filtered := filter != (inspect.GroupFilter{})
+	var err error
+	if g.Printer.Format == render.JSONL {
+		w := render.NewJSONLWriter(g.Printer.Out)
+		set.Each(func(r *inspect.GroupRow) bool {
+			if !filtered || filter.Match(r) {
+				err = w.Write(r)
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if filtered {
+		// The document says how many are shown before it lists them.
+		head.Shown = 0
+		set.Each(func(r *inspect.GroupRow) bool {
+			if filter.Match(r) {
+				head.Shown++
+			}
+			return true
+		})
+	}
+	d, err := render.NewJSONDocWriter(g.Printer.Out, &head, "groups")
+	if err != nil {
+		return err
+	}
+	set.Each(func(r *inspect.GroupRow) bool {
+		if !filtered || filter.Match(r) {
+			err = d.Add(r)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return d.Close()
 }
 
 // needsTable reports whether the output format prints a table (people's

@@ -105,6 +105,20 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		}
 		rows = inspect.MatchTopics(rows, o.topics, fileTopics, liveTopics)
 	}
+	if o.drainWindow > 0 && len(rows) > 0 {
+		names := make([]string, len(rows))
+		for i := range rows {
+			names[i] = rows[i].Group
+		}
+		var lp *volume.Layout
+		if hasVolume {
+			lp = &l
+		}
+		fc := observeForecasts(ctx, g, lp, cl, names, o.drainWindow)
+		for i := range rows {
+			rows[i].Forecast = fc[rows[i].Group]
+		}
+	}
 	mode := "merged"
 	if !hasVolume {
 		mode = "live"
@@ -159,17 +173,17 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 	case !needsTable(g):
 	case hasVolume:
 		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
-			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
+			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "DRAIN+", "RETENTION+", "FILES+")
 		for _, r := range rows {
 			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), orDashStr(r.Coordinator), listWireCell(r.Live), r.Tier,
 				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
-				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
+				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast), filesCell(r.Files))
 		}
 	default:
-		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+")
+		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+", "DRAIN+", "RETENTION+")
 		for _, r := range rows {
 			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
-				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType)
+				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast))
 		}
 	}
 	perr := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {

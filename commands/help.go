@@ -68,13 +68,14 @@ func newHelpCmd() *cli.Command {
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) == 0 {
-				if err := cli.ShowAppHelp(c); err != nil {
+				return cli.ShowAppHelp(c)
+			}
+			if args[0] == "formats" && len(args) > 1 {
+				text, err := helpFormatsFor(c.App.Commands, args[1:])
+				if err != nil {
 					return err
 				}
-				fmt.Fprintln(c.App.Writer, "\nHELP TOPICS (kaasctl help TOPIC):")
-				for _, n := range topicNames() {
-					fmt.Fprintf(c.App.Writer, "   %-12s %s\n", n, helpTopics[n].Summary)
-				}
+				fmt.Fprint(c.App.Writer, text)
 				return nil
 			}
 			if t, ok := helpTopics[args[0]]; ok && len(args) == 1 {
@@ -108,6 +109,17 @@ func newHelpCmd() *cli.Command {
 			return c.App.Run(append(append([]string{c.App.Name}, path...), "--help"))
 		},
 	}
+}
+
+// helpTopicsSection ends the app's help page: every topic of 'kaasctl
+// help TOPIC' with its summary.
+func helpTopicsSection() string {
+	var b strings.Builder
+	b.WriteString("\nHELP TOPICS (kaasctl help TOPIC; kaasctl help COMMAND for a command):\n")
+	for _, n := range topicNames() {
+		fmt.Fprintf(&b, "   %-12s %s\n", n, strings.NewReplacer("{{", "{ {", "}}", "} }").Replace(helpTopics[n].Summary))
+	}
+	return b.String()
 }
 
 func topicNames() []string {

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -21,6 +25,7 @@ var formatDocs = []struct {
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
+	{"probe", ProbeView{}, "each broker (brokers[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},
 	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},
@@ -28,6 +33,9 @@ var formatDocs = []struct {
 	{"watch", watchView{}, "each move, as it happens"},
 	{"watch --offsets", watchOffsetsView{}, "each offset-file change (events[]), as it happens"},
 	{"offsets history", offsetsHistoryView{}, "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)"},
+	{"plan restart", PlanRestartView{}, "the whole document"},
+	{"plan restart --follow", FollowEvent{}, "each event (kind following, version, waiting, settled, unsettled, done), as it happens"},
+	{"plan assignment", PlanAssignmentView{}, "each member (members[])"},
 	{"doctor", DoctorView{}, "each finding"},
 	{"volume check", inspect.CheckReport{}, "each finding (findings[])"},
 	{"volume repair", repair.RepairReport{}, "each action (actions[])"},
@@ -38,12 +46,12 @@ var formatDocs = []struct {
 }
 
 func init() {
-	addHelpTopicFunc("formats", "output formats, and the JSON fields of every command", helpFormats)
+	addHelpTopicFunc("formats", "output formats, and the JSON fields of every command (kaasctl help formats COMMAND: one command's)", helpFormats)
 }
 
-func helpFormats() string {
-	var b strings.Builder
-	b.WriteString(`Output formats (-o)
+// formatsIntro is the start of 'help formats', also printed before one
+// command's fields.
+const formatsIntro = `Output formats (-o)
 
   table  for people: boxed on a terminal, aligned plain text when piped (easy to grep/cut)
   wide   the table with more columns
@@ -55,7 +63,9 @@ func helpFormats() string {
 Machine output goes to stdout only; notes, warnings and progress go to stderr, so
 'kaasctl ... -o json | jq' always reads valid JSON, also when some items failed (the
 exit code says so). Fields marked optional are left out when they do not apply.
+`
 
+const formatsGeneral = `
 Every offline document names the kaas generation it assumed in a "generation" object
 (sources.generation in groups list/describe and doctor; generation in volume check, repair and
 migrate): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
@@ -83,13 +93,114 @@ control characters to the terminal: C0 and C1 controls, ESC sequences, invalid U
 bidi overrides (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C) are shown escaped as
 \xNN or \uNNNN. Use -o json or csv for exact values.
 
-JSON fields by command
-`)
+JSON fields by command (kaasctl help formats COMMAND for one: 'help formats groups describe')
+`
+
+func helpFormats() string {
+	var b strings.Builder
+	b.WriteString(formatsIntro + formatsGeneral)
 	for _, d := range formatDocs {
-		fmt.Fprintf(&b, "\n%s   (jsonl: %s)\n", d.command, d.jsonl)
-		for _, f := range render.Fields(d.doc) {
-			fmt.Fprintf(&b, "  %-44s %s\n", f.Path, f.Kind)
+		writeFormatDoc(&b, d.command, d.jsonl, d.doc)
+	}
+	fmt.Fprintf(&b, "\nexporter   (Prometheus text format; kaasctl help formats exporter)\n")
+	return b.String()
+}
+
+func writeFormatDoc(b *strings.Builder, command, jsonl string, doc any) {
+	fmt.Fprintf(b, "\n%s   (jsonl: %s)\n", command, jsonl)
+	for _, f := range render.Fields(doc) {
+		fmt.Fprintf(b, "  %-44s %s\n", f.Path, f.Kind)
+	}
+}
+
+// formatDocCommands is the command part of a formatDocs entry's name:
+// "txn list / txn describe" is two, "assignment diff OLD NEW" is
+// "assignment diff", "groups describe (with brokers)" is "groups describe".
+func formatDocCommands(name string) []string {
+	var out []string
+	for _, part := range strings.Split(name, " / ") {
+		var words []string
+		for _, w := range strings.Fields(part) {
+			if strings.ToLower(w) != w || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "(") || strings.HasPrefix(w, "-") {
+				break
+			}
+			words = append(words, w)
 		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
+// helpFormatsFor is 'kaasctl help formats COMMAND [SUBCOMMAND]': the
+// formats and the fields of that command's documents only (of every
+// subcommand's, for a parent such as 'groups').
+func helpFormatsFor(cmds []*cli.Command, args []string) (string, error) {
+	var path []string
+	for _, a := range args {
+		cmd := findCommand(cmds, a)
+		if cmd == nil {
+			cands := commandNames(cmds)
+			if s := suggest(a, cands); s != "" {
+				return "", exit.UsageErrorf("help formats: no command %q; did you mean %q?", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "))
+			}
+			return "", exit.UsageErrorf("help formats: no command %q (kaasctl help formats lists every command's fields)", strings.Join(append(path, a), " "))
+		}
+		path = append(path, cmd.Name)
+		cmds = cmd.Subcommands
+	}
+	q := strings.Join(path, " ")
+	var b strings.Builder
+	if q == "exporter" {
+		b.WriteString(helpFormatsExporter())
+		return b.String(), nil
+	}
+	b.WriteString(formatsIntro)
+	n := 0
+	for _, d := range formatDocs {
+		for _, dc := range formatDocCommands(d.command) {
+			if dc == q || strings.HasPrefix(dc, q+" ") {
+				if n == 0 {
+					b.WriteString("\nJSON fields\n")
+				}
+				writeFormatDoc(&b, d.command, d.jsonl, d.doc)
+				n++
+				break
+			}
+		}
+	}
+	if n == 0 {
+		return "", exit.UsageErrorf("help formats: %s has no machine output (-o json); kaasctl help formats lists the commands that have", q)
+	}
+	return b.String(), nil
+}
+
+// helpFormatsExporter documents the exporter's page: the families a
+// refresh writes (from the exporter's own declarations), the label
+// conventions, and /api/health's JSON fields.
+func helpFormatsExporter() string {
+	var b strings.Builder
+	b.WriteString(`kaasctl exporter output
+
+/metrics (and 'kaasctl exporter --once' on stdout) is the Prometheus text exposition format
+0.0.4, gzipped when the scraper asks for it. Label values are escaped as the format requires; a
+value that is not valid UTF-8 (kaas accepts any bytes in a group id) has U+FFFD for each invalid
+byte and a sibling label NAME_base64 with the exact bytes (group="bad\uFFFD",group_base64="YmFk/w==").
+Besides the families below, each scrape appends the exporter's own process and Go runtime metrics
+(go_*, process_*), kaas_exporter_refresh_duration_seconds (histogram),
+kaas_exporter_http_in_flight and kaas_exporter_http_rejected_total.
+
+Metric families (name, type, labels)
+`)
+	for _, f := range exporter.Families() {
+		labels := ""
+		if len(f.Labels) > 0 {
+			labels = "{" + strings.Join(f.Labels, ",") + "}"
+		}
+		fmt.Fprintf(&b, "  %s%s  %s\n      %s\n", f.Name, labels, f.Type, f.Help)
+	}
+	b.WriteString("\n/api/health (JSON; read by 'kaasctl groups health --exporter URL')\n")
+	for _, f := range render.Fields(exporter.HealthDocument{}) {
+		fmt.Fprintf(&b, "  %-44s %s\n", f.Path, f.Kind)
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"time"
 	"unicode/utf8"
@@ -80,7 +81,14 @@ func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
 // offlineAssignmentFor is offlineAssignment keeping the explicit entries of
 // groups only (all when nil), and warning about those entries only.
 func offlineAssignmentFor(g *Globals, l volume.Layout, groups []string) *volume.Assignment {
+	large := false
+	if st, err := os.Stat(l.AssignmentPath()); err == nil && groups == nil {
+		large = LargeInput(st.Size())
+	}
 	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
+	if large {
+		LargeInputRead()
+	}
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)
 		return nil

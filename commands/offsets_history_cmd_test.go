@@ -244,6 +244,7 @@ func TestRestoreRefusedAcrossAJournalGap(t *testing.T) {
 	t.Parallel()
 	data, cd := safeVolume(t)
 	writeFile(t, data, "orders/1/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":0}`)
+	writePartitionLog(t, data, "orders/1", 0, 50)
 	offsetsDir := filepath.Join(cd, "__consumer_offsets")
 	root := t.TempDir()
 	j := &watch.OffsetJournal{Dir: filepath.Join(root, watch.OffsetJournalSubdir), OffsetsDir: offsetsDir, SegmentAge: 3*time.Minute + 30*time.Second}

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func init() {
 				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
 				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
+				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
 			), historyResetFlags()...),
 			Action: runOffsetsReset,
 		}
@@ -167,9 +169,9 @@ func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *
 	}
 	// Every write names the generation it assumes and the dir it uses.
 	if dir, derr := l.LiveOffsetsDir(); derr == nil {
-		g.Notef("offset files in %s; %s", dir, l.Gen.Summary())
+		g.Notef("offset files in %s; %s", dir, g.generationNote(l))
 	} else {
-		g.Notef("%s", l.Gen.Summary())
+		g.Notef("%s", g.generationNote(l))
 	}
 	cl, err := connectForWrite(ctx, g, m)
 	if err != nil {
@@ -344,7 +346,16 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, err
 		}
 		defer closeIn()
-		fp, err := repair.ParseResetCSV(safefs.CappedReader(in, name, 0), name)
+		// On a terminal, a large plan shows how much of it is read.
+		var size int64
+		if f, ok := in.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			if st, err := f.Stat(); err == nil {
+				size = st.Size()
+			}
+		}
+		prog := g.Progress("reading "+name+" (bytes)", size)
+		fp, err := repair.ParseResetCSV(safefs.CappedReader(progressReader{in, prog}, name, 0), name)
+		prog.Done()
 		if err != nil {
 			return sp, exit.UsageErrorf("--from-file: %v", err)
 		}
@@ -505,7 +516,11 @@ func printResetView(g *Globals, v *resetView) error {
 			if r.Error != "" {
 				nw = "-"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), nw, wrOptInt(r.LogStart), wrOptInt(r.LogEnd)}
+			end := wrOptInt(r.LogEnd)
+			if r.LogSource == volume.SourceManifest {
+				end += " (manifest, unverified)"
+			}
+			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), nw, wrOptInt(r.LogStart), end}
 			if executed {
 				cells = append(cells, wrOrDash(r.Result))
 			}
@@ -566,6 +581,10 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("allow-unverified-log-end") {
+		spec.AllowUnverifiedLogEnd = true
+		g.Warnf("%s: rows whose log end kaasctl could not verify are planned anyway and not clamped; manifest.json trails the log (kaas rewrites it only on takeover, roll and close)", repair.UnverifiedFlag)
+	}
 	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile && !spec.FromHistory())
 	if err != nil {
 		return err
@@ -618,8 +637,10 @@ func runOffsetsReset(c *cli.Context) error {
 		}
 		allTopics, scopes = false, nil
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy},
+	prog := g.Progress("planning (partitions)", int64(len(spec.File.Rows)))
+	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy, Progress: func(n int) { prog.Add(int64(n)) }},
 		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
+	prog.Done()
 	if err != nil {
 		return err
 	}

@@ -346,6 +346,7 @@ func TestOffsetsResetOffline(t *testing.T) {
 	writeFile(t, cd, "assignment.json", `{"version":1,"brokers":[{"id":"kaas-0","health":"alive"}]}`)
 	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5,"audit/0":1},"metadata":{"audit/0":"x"}}`)
 	writeFile(t, data, "orders/0/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":3}`)
+	writePartitionLog(t, data, "orders/0", 3, 50)
 	r := runCLI(t, "", nil, "offsets", "reset", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-earliest", "--offline", "--execute")
 	if r.Code != 0 || !strings.Contains(r.Err, "group state is unknown") {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
@@ -440,5 +441,33 @@ func TestOffsetsResetImpossibleZoneRefusedBeforeTheBrokers(t *testing.T) {
 	}
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("%d connections to the broker before the refusal", n)
+	}
+}
+
+// Offline, a row is checked against the partitions the volume holds, as
+// the brokers check it online: partition 2147483647 of a 4-partition topic
+// is refused, and nothing is written.
+func TestOffsetsResetOfflineRowsCheckedAgainstTheVolume(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	cd := filepath.Join(data, "__cluster")
+	writeFile(t, cd, "assignment.json", `{"version":1,"brokers":[{"id":"kaas-0","health":"alive"}]}`)
+	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
+	for p := range 4 {
+		writeFile(t, data, "orders/"+strconv.Itoa(p)+"/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":0}`)
+		writePartitionLog(t, data, "orders/"+strconv.Itoa(p), 0, 50)
+	}
+	plan := writeFile(t, t.TempDir(), "plan.csv", "orders,0,7\norders,2147483647,9\n")
+	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--from-file", plan, "--execute", "-o", "json")
+	if r.Code == 0 || !strings.Contains(r.Out, "partition orders-2147483647 is not on the volume") || !strings.Contains(r.Out, "holds partitions 0-3 of orders") {
+		t.Errorf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(cd, "__consumer_offsets", "g.json")); string(got) != `{"offsets":{"orders/0":5}}` {
+		t.Errorf("written: %s", got)
+	}
+	// The partitions the volume holds go through.
+	plan = writeFile(t, t.TempDir(), "plan.csv", "orders,0,7\norders,3,9\n")
+	if r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--from-file", plan, "--execute"); r.Code != 0 {
+		t.Errorf("exit %d\n%s", r.Code, r.Err)
 	}
 }

@@ -40,7 +40,11 @@ func init() {
 				"Members are balanced in the order the leader sorts them: group.instance.id first, then member id.\n" +
 				"A new member's id is chosen by the broker when it joins, so where it sorts is not known in\n" +
 				"advance: --new-member NAME names the added members (a static member's group.instance.id)\n" +
-				"instead of new-1, new-2, ...",
+				"instead of new-1, new-2, ...\n\n" +
+				"Examples:\n" +
+				"  kaasctl plan assignment orders-app -b kaas-0:9092 --add 1            one more consumer\n" +
+				"  kaasctl plan assignment orders-app -b kaas-0:9092 --remove consumer-3 --assignor range\n" +
+				"  kaasctl plan assignment orders-app --data-dir /data --members 4 --add 2 --assignor minikafka",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "members", Usage: "the group as N hypothetical members (member-1..member-N) instead of the live members"},
 				&cli.IntFlag{Name: "add", Usage: "members that join"},

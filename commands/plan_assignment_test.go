@@ -193,6 +193,11 @@ func TestPlanAssignmentOfflineMinikafka(t *testing.T) {
 	if v.Sources.Partitions != "assignment.json partitions[]" || !strings.Contains(v.Sources.Subscriptions, "committed") {
 		t.Fatalf("sources %+v", v.Sources)
 	}
+	r = runCLI(t, "", nil, "plan", "assignment", "g", "--data-dir", dir, "--kaas-version", "0.2.18", "--members", "3", "--remove", "member-2", "--add", "1", "--assignor", "range")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	golden(t, "plan-assignment-range.txt", r.Out)
 	r = runCLI(t, "", nil, "plan", "assignment", "g", "--data-dir", dir, "--members", "2", "--assignor", "bogus")
 	if r.Code != 2 || !strings.Contains(r.Err, "minikafka") {
 		t.Fatalf("bad assignor: exit %d %s", r.Code, r.Err)

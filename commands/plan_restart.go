@@ -55,7 +55,12 @@ func init() {
 				"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
 				"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
 				"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
-				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).",
+				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).\n\n" +
+				"Examples:\n" +
+				"  kaasctl plan restart --data-dir /data -b kaas-0:9092                 the plan, live group activity\n" +
+				"  kaasctl plan restart --data-dir /data --brokers-order kaas-2,kaas-0,kaas-1   score your order\n" +
+				"  kaasctl plan restart --data-dir /data --failover drop -o json        a Go-flavour cluster, as JSON\n" +
+				"  kaasctl plan restart --data-dir /data -b kaas-0:9092 --follow        during the restart: as planned?",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
 				&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},
@@ -75,10 +80,11 @@ func init() {
 
 // restartSources says where the plan's inputs came from.
 type restartSources struct {
-	Assignment string   `json:"assignment"`
-	Activity   string   `json:"activity"`
-	Generation string   `json:"generation"`
-	Notes      []string `json:"notes"`
+	Assignment  string `json:"assignment"`
+	Activity    string `json:"activity"`
+	failoverWhy string
+	Generation  string   `json:"generation"`
+	Notes       []string `json:"notes"`
 }
 
 // PlanRestartView is plan restart's -o json document.
@@ -101,7 +107,7 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 	}
 	g.WarnFindings(fs)
 	src.Assignment = fmt.Sprintf("%s (v%d, controller %s, epoch %d)", l.AssignmentPath(), a.AssignmentVersion, orNone(a.Controller), a.ControllerEpoch)
-	src.Generation = generationNote(l)
+	src.Generation = l.Gen.Summary()
 	in.Controller, in.Epoch, in.Version = a.Controller, a.ControllerEpoch, a.AssignmentVersion
 	for _, b := range a.Brokers {
 		if b.Health != "alive" {
@@ -116,10 +122,12 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 		if in.Failover, err = inspect.ParseFailover(fm); err != nil {
 			return in, src, nil, l, exit.UsageErrorf("%v", err)
 		}
+		src.failoverWhy = "--failover " + fm
 		src.Notes = append(src.Notes, "controller failover model "+fm+" (from --failover)")
 	} else {
 		var why string
 		in.Failover, why = inspect.FailoverFor(l.Gen.Gen)
+		src.failoverWhy = why
 		src.Notes = append(src.Notes, "controller failover model "+string(in.Failover)+": "+why)
 	}
 	in.Placement = strings.ToLower(c.String("placement"))
@@ -170,6 +178,9 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 			}
 		}
 		src.Activity = fmt.Sprintf("live: ListGroups on every broker (%d answered, %d failed); a group is active when its coordinator lists it, with members unless Empty", len(answers)-failed, failed)
+		if failed > 0 {
+			src.Notes = append(src.Notes, fmt.Sprintf("%d broker(s) did not answer ListGroups: the groups they coordinate are counted idle, so the plan may understate their moves", failed))
+		}
 	} else if c.Bool("all-active") {
 		for name := range known {
 			loaded[name], members[name] = true, true
@@ -216,6 +227,7 @@ func planRestart(c *cli.Context) error {
 		}
 		return err
 	}
+	plan.FailoverWhy = src.failoverWhy
 	if c.Bool("follow") {
 		return followRestart(c, g, in, plan, a, l)
 	}
@@ -289,8 +301,8 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if v.Failover {
 				fo = trPaint(p, trYellow, "  controller failover")
 			}
-			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %d entries%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
-				strings.Join(v.Brokers, ","), v.Entries, fo)
+			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
+				strings.Join(v.Brokers, ","), trPlural(v.Entries, "explicit entry", "explicit entries"), fo)
 		}
 		if len(v.WithoutCoordinator) > 0 {
 			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))

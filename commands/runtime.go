@@ -2,7 +2,9 @@ package commands
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // TuneRuntime sets the garbage collector for kaasctl's work: short runs
@@ -18,3 +20,31 @@ func TuneRuntime() {
 		debug.SetMemoryLimit(448 << 20)
 	}
 }
+
+// largeInputBytes is the input size above which collecting often costs less
+// than the memory it saves: past it, LargeInput brings GOGC back to 100.
+const largeInputBytes = 16 << 20
+
+var largeInputOnce sync.Once
+
+// LargeInput is called before a command reads an input of size bytes that
+// it keeps in memory (an assignment with a million entries): past
+// largeInputBytes the collector runs at GOGC 100, so the peak is about
+// twice what is live (a million-entry list in under 256 MB) without the
+// soft memory limit doing the work. A GOGC in the environment still wins.
+// It reports whether the input counts as large; the caller then calls
+// LargeInputRead once the input is parsed.
+func LargeInput(size int64) bool {
+	if size < largeInputBytes {
+		return false
+	}
+	if os.Getenv("GOGC") == "" {
+		largeInputOnce.Do(func() { debug.SetGCPercent(100) })
+	}
+	return true
+}
+
+// LargeInputRead collects once after a large input is parsed: its raw
+// bytes are garbage now, and the collector's next goal is set from what
+// stays live rather than from the parse's peak.
+func LargeInputRead() { runtime.GC() }

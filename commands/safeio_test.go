@@ -41,6 +41,7 @@ func safeVolume(t *testing.T) (data, cd string) {
 	writeFile(t, cd, "assignment.json", safeAssignment)
 	writeFile(t, cd, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
 	writeFile(t, data, "orders/0/manifest.json", `{"epoch":1,"highWatermark":50,"logStartOffset":3}`)
+	writePartitionLog(t, data, "orders/0", 3, 50)
 	return data, cd
 }
 

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/labdata"
@@ -133,5 +135,156 @@ func TestStaleManifestsDescribe(t *testing.T) {
 	}
 	if rows != 31 {
 		t.Errorf("%d committed partitions, the volume has 31", rows)
+	}
+}
+
+// writePartitionLog writes DATA/<tp>/ segment files in kaas's format
+// holding the records [start, end).
+func writePartitionLog(t *testing.T, data, tp string, start, end int64) {
+	t.Helper()
+	dir := filepath.Join(data, filepath.FromSlash(tp))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := volume.CreateSegment(dir, start, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Next < end {
+		if err := w.Append(int(min(5, end-w.Next)), 1_700_000_000_000, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type staleResetView struct {
+	Groups []struct {
+		Group string `json:"group"`
+		Error string `json:"error"`
+		Rows  []struct {
+			Topic     string `json:"topic"`
+			Partition int32  `json:"partition"`
+			Current   *int64 `json:"current"`
+			New       int64  `json:"new"`
+			LogEnd    *int64 `json:"logEnd"`
+			LogSource string `json:"logSource"`
+			Changed   bool   `json:"changed"`
+			Clamped   bool   `json:"clamped"`
+			Error     string `json:"error"`
+		} `json:"rows"`
+	} `json:"groups"`
+}
+
+// TestStaleManifestsOfflineReset: on the real volume, offline --to-latest
+// plans the segments' log end on every partition (never the manifest's),
+// --to-offset clamps to it, and --to-current --execute writes nothing.
+func TestStaleManifestsOfflineReset(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	groups := []string{"g-alpha", "g-beta", "g-gamma", "g-delta"}
+	args := func(extra ...string) []string {
+		a := []string{"offsets", "reset", "--data-dir", data, "--offline", "--all-topics", "-o", "json"}
+		for _, g := range groups {
+			a = append(a, "-g", g)
+		}
+		return append(a, extra...)
+	}
+	out, errOut, code := runVol(t, args("--to-latest")...)
+	if code != 0 {
+		t.Fatalf("--to-latest: exit %d\n%s", code, errOut)
+	}
+	v := mustJSON[staleResetView](t, out)
+	rows := 0
+	for _, g := range v.Groups {
+		for _, r := range g.Rows {
+			tr := truth[r.Topic+"/"+itoa32(r.Partition)]
+			if r.Error != "" || r.New != tr.LogEnd || r.LogSource != volume.SourceSegments || r.LogEnd == nil || *r.LogEnd != tr.LogEnd {
+				t.Errorf("%s %s/%d: planned %d (%s, err %q), the log ends at %d (manifest %d)", g.Group, r.Topic, r.Partition, r.New, r.LogSource, r.Error, tr.LogEnd, tr.ManifestHWM)
+			}
+			rows++
+		}
+	}
+	if rows == 0 {
+		t.Fatal("no rows planned")
+	}
+	out, errOut, code = runVol(t, "offsets", "reset", "--data-dir", data, "--offline", "-g", "g-alpha", "--topic", "orders:0", "--to-offset", "700", "-o", "json")
+	v = mustJSON[staleResetView](t, out)
+	if code != 0 || len(v.Groups) != 1 || len(v.Groups[0].Rows) != 1 || v.Groups[0].Rows[0].New != truth["orders/0"].LogEnd || !v.Groups[0].Rows[0].Clamped {
+		t.Errorf("--to-offset 700 on orders/0 (log end %d, manifest %d): exit %d %+v\n%s", truth["orders/0"].LogEnd, truth["orders/0"].ManifestHWM, code, v, errOut)
+	}
+
+	before := committedOffsets(t, data)
+	raw := map[string][]byte{}
+	od := filepath.Join(data, "__cluster", "__consumer_offsets")
+	for _, g := range groups {
+		b, _ := os.ReadFile(filepath.Join(od, g+".json"))
+		raw[g] = b
+	}
+	out, errOut, code = runVol(t, args("--to-current", "--execute")...)
+	if code != 0 {
+		t.Fatalf("--to-current --execute: exit %d\n%s", code, errOut)
+	}
+	for _, g := range mustJSON[staleResetView](t, out).Groups {
+		for _, r := range g.Rows {
+			if r.Changed || r.Current == nil || r.New != *r.Current {
+				t.Errorf("--to-current changed %s %s/%d: %+v", g.Group, r.Topic, r.Partition, r)
+			}
+		}
+	}
+	for _, g := range groups {
+		b, _ := os.ReadFile(filepath.Join(od, g+".json"))
+		if string(b) != string(raw[g]) {
+			t.Errorf("--to-current rewrote %s", g)
+		}
+	}
+	if after := committedOffsets(t, data); len(after) != len(before) {
+		t.Errorf("group files changed: %d before, %d after", len(before), len(after))
+	}
+}
+
+// TestStaleManifestsExporterOnce: exporter --once without brokers gives
+// every partition of the real volume the lag log end − committed, and
+// every group the sum (the manifests would say hundreds less).
+func TestStaleManifestsExporterOnce(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	committed := committedOffsets(t, data)
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", data)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Err)
+	}
+	part := regexp.MustCompile(`(?m)^kaas_group_partition_lag\{group="([^"]+)",topic="([^"]+)",partition="(\d+)"\} (\d+)$`)
+	group := regexp.MustCompile(`(?m)^kaas_group_lag\{group="([^"]+)"\} (\d+)$`)
+	seen := 0
+	for _, m := range part.FindAllStringSubmatch(r.Out, -1) {
+		key := m[2] + "/" + m[3]
+		c, ok := committed[m[1]][key]
+		if !ok {
+			t.Errorf("%s %s: not in the group's file", m[1], key)
+			continue
+		}
+		if want := truth[key].LogEnd - c; m[4] != strconv.FormatInt(want, 10) {
+			t.Errorf("%s %s: lag %s, want %d (log end %d − committed %d)", m[1], key, m[4], want, truth[key].LogEnd, c)
+		}
+		seen++
+	}
+	total := 0
+	for _, m := range committed {
+		total += len(m)
+	}
+	if seen != total || seen < 31 {
+		t.Errorf("%d partition lags, the volume's group files hold %d", seen, total)
+	}
+	for _, m := range group.FindAllStringSubmatch(r.Out, -1) {
+		var want int64
+		for key, c := range committed[m[1]] {
+			want += truth[key].LogEnd - c
+		}
+		if m[2] != strconv.FormatInt(want, 10) {
+			t.Errorf("group %s: lag %s, want %d", m[1], m[2], want)
+		}
 	}
 }

@@ -221,9 +221,9 @@ func takeoverTrace(c *cli.Context) error {
 		// Without a volume the only groups known are those named in
 		// explicit entries and logs: a group placed by the hash tier is
 		// recomputed only when its name is known.
-		what := "moves of groups placed by the hash tier are not shown"
+		what := fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", trPlural(tr.Groups, "group", "groups"))
 		if len(tr.Events) == 0 {
-			what = "'no coordinator moves' covers only groups named in explicit entries or logs; groups placed by the hash tier may have moved"
+			what = fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", trPlural(tr.Groups, "group", "groups"))
 		}
 		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", what)
 	}
@@ -378,7 +378,9 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 			}
 		}
 		if x.MissingBefore > 0 {
-			info = append(info, trPaint(p, trYellow, fmt.Sprintf("%d earlier versions not captured", x.MissingBefore)))
+			info = append(info, trPaint(p, trYellow, x.Gap))
+		} else if x.Gap != "" {
+			info = append(info, trPaint(p, trDim, x.Gap))
 		}
 		lines = append(lines, trPaint(p, trBold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
 		for _, n := range x.Notes {
@@ -409,6 +411,10 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
 			trPlural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
+	}
+	if tr.MissedVersions > 0 {
+		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
+			trPlural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
 	}
 	return trLines(p.Out, lines...)
 }

@@ -227,13 +227,23 @@ func TestTakeoverTraceHintWithoutVolume(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "hint: no volume given") || !strings.Contains(errOut, "--data-dir") || !strings.Contains(errOut, "--group") {
 		t.Errorf("no hint without a volume: %d %q", code, errOut)
 	}
+	// The moves shown are of the groups followed (hash-tier ones named in
+	// logs included): the hint must not say such moves are not shown.
+	out, errOut, _ := trRun(t, "", "takeover", "trace", hist, "-o", "json")
+	var tr trTraceJSON
+	if err := json.Unmarshal([]byte(out), &tr); err != nil || len(tr.Events) == 0 {
+		t.Fatalf("the lab history shows no moves (%v): %s", err, out)
+	}
+	if strings.Contains(errOut, "are not shown") || !strings.Contains(errOut, fmt.Sprintf("the %d groups followed", tr.Groups)) || !strings.Contains(errOut, "moves shown above included") {
+		t.Errorf("the hint contradicts the moves shown: %q", errOut)
+	}
 	// A history where nothing named moves: the hint qualifies "no moves".
 	dir := t.TempDir()
 	for v := 1; v <= 2; v++ {
 		writeFile(t, dir, fmt.Sprintf("a-%d.json", v), fmt.Sprintf(`{"controllerEpoch":1,"assignmentVersion":%d,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"%s"}],"partitions":[]}`, v, map[int]string{1: "alive", 2: "dead"}[v]))
 	}
 	_, errOut, _ = trRun(t, "", "takeover", "trace", "--journal", dir)
-	if !strings.Contains(errOut, "'no coordinator moves' covers only groups named") {
+	if !strings.Contains(errOut, "'no coordinator moves' covers only the 0 groups named") {
 		t.Errorf("no qualified hint: %q", errOut)
 	}
 	// Named groups: no hint.

@@ -84,6 +84,9 @@ type watchView struct {
 	Versions []inspect.TraceVersion `json:"versions"`
 	Events   []inspect.TraceEvent   `json:"events"`
 	Problems []string               `json:"problems"`
+	// MissedVersions counts the versions written and replaced between two
+	// reads (versions are consecutive): each is named in its version's gap.
+	MissedVersions int64 `json:"missedVersions"`
 }
 
 func watchCmd(c *cli.Context) error {
@@ -175,6 +178,13 @@ func watchCmd(c *cli.Context) error {
 		step := inspect.NextStep(prevState, prevA, a, groups, filter, v.Observed)
 		first := prevState == nil
 		prevState, prevA = step.State, a
+		if step.Version.MissingBefore > 0 {
+			view.MissedVersions += step.Version.MissingBefore
+			if p.Format != render.Table && p.Format != render.Wide {
+				// The table names it on the version's line.
+				g.Warnf("%s", step.Version.Gap)
+			}
+		}
 		view.Versions = append(view.Versions, step.Version)
 		view.Events = append(view.Events, step.Events...)
 		if maxVersions > 0 && len(view.Versions) >= maxVersions {
@@ -277,7 +287,7 @@ func trVersionLine(p *render.Printer, v inspect.TraceVersion, summary string) st
 	}
 	info = append(info, bs, summary)
 	if v.MissingBefore > 0 {
-		info = append(info, trPaint(p, trYellow, fmt.Sprintf("%d versions in between not seen", v.MissingBefore)))
+		info = append(info, trPaint(p, trYellow, v.Gap))
 	}
 	return trPaint(p, trBold, trClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }

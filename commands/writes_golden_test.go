@@ -14,9 +14,17 @@ func TestWritesGolden(t *testing.T) {
 	}
 	checkVolGolden(t, "volume-repair-damaged.csv", vol, out)
 
-	// An offline plan for group "good" (orders from the manifests, audit kept).
+	// An offline plan for group "good": this volume has manifests and no
+	// segment files, so every row's log end is unverified and refused
+	// (exit 4), naming the override.
 	out, errs, code := runVol(t, "offsets", "reset", "--data-dir", vol, "--kaas-version", "0.2.18", "-g", "good", "--all-topics", "--shift-by", "-5", "--offline")
-	if code != 0 || !strings.Contains(errs, "No action will be performed as the --execute option is missing") {
+	if code != 4 || !strings.Contains(errs, "--allow-unverified-log-end") {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	checkVolGolden(t, "offsets-reset-offline-unverified.txt", vol, out)
+	// With the override: planned from the manifests, unclamped, said so.
+	out, errs, code = runVol(t, "offsets", "reset", "--data-dir", vol, "--kaas-version", "0.2.18", "-g", "good", "--all-topics", "--shift-by", "-5", "--offline", "--allow-unverified-log-end")
+	if code != 0 || !strings.Contains(errs, "No action will be performed as the --execute option is missing") || !strings.Contains(errs, "--allow-unverified-log-end") {
 		t.Fatalf("exit %d %s", code, errs)
 	}
 	checkVolGolden(t, "offsets-reset-offline-plan.txt", vol, out)

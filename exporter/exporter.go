@@ -59,6 +59,15 @@ type Options struct {
 	Logf, Notef func(format string, a ...any)
 	// Offsets, when set, follows the live offsets dir between refreshes.
 	Offsets *OffsetsFollow
+	// Probe, when set, probes every coordinator each Interval (needs the
+	// volume and the brokers).
+	Probe *ProbeOptions
+}
+
+// ProbeOptions configure the exporter's coordinator probe.
+type ProbeOptions struct {
+	// Topic takes the canary offsets ("": the first topic listed).
+	Topic string
 }
 
 // OffsetsFollow configures the exporter's offsets follower
@@ -111,15 +120,25 @@ type Exporter struct {
 	// following is set once its first scan is done (until it stops).
 	pending   map[string][]inspect.OffsetAnomaly
 	following atomic.Bool
+
+	probe *probeMetrics
+	// lastProbe names the brokers failing at the last probe (logged when
+	// it changes).
+	lastProbe string
 }
 
 // snapshot is what scrapes serve until the next refresh: the exposition
 // text of the refresh's metrics and its gzip (Prometheus asks for gzip).
+//
+// Only the gzip is kept (a tenth of the text at 10,000 groups): it is what
+// Prometheus asks for, and a client that wants the text gets it
+// decompressed as it reads, so neither the snapshots nor a slow reader
+// hold the uncompressed page.
 type snapshot struct {
-	obs    *Observation
-	text   []byte
-	gz     []byte
-	health []inspect.GroupHealth
+	obs     *Observation
+	gz      []byte
+	textLen int
+	health  []inspect.GroupHealth
 	// healthDoc is /api/health, encoded on first request (healthJSON).
 	healthOnce sync.Once
 	healthDoc  []byte
@@ -151,6 +170,9 @@ func New(opt Options) *Exporter {
 		func() float64 { return float64(e.inFlight.Load()) })
 	e.Registry.MustRegister(e.durations, rejected, inFlight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if opt.Probe != nil {
+		e.probe = newProbeMetrics(e.Registry)
+	}
 	return e
 }
 
@@ -254,7 +276,7 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		e.lastA = o.Assignment
 	}
 	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
-	e.snap.Store(&snapshot{obs: o, text: text, gz: gzipBytes(text), health: health})
+	e.snap.Store(&snapshot{obs: o, gz: gzipBytes(text), textLen: len(text), health: health})
 	return o
 }
 
@@ -357,6 +379,10 @@ func (e *Exporter) onVersion(v watch.Version) {
 	prev := e.lastA
 	e.lastA = v.Assignment
 	keys := e.lastKeys
+	if gap := inspect.FindVersionGap(prev, v.Assignment); gap.Count > 0 {
+		e.c.versionsMissed += gap.Count
+		e.notef("assignment epoch %d v%d: %s", v.Assignment.ControllerEpoch, v.Assignment.AssignmentVersion, gap.Message())
+	}
 	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
 		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
 		for _, m := range res.Moves {
@@ -423,6 +449,9 @@ func (e *Exporter) Run(ctx context.Context) error {
 				}
 			}})
 	}
+	if e.probe != nil {
+		go e.runProbes(ctx)
+	}
 	tick := time.NewTicker(e.opt.Interval)
 	defer tick.Stop()
 	for {
@@ -443,6 +472,66 @@ func (e *Exporter) Run(ctx context.Context) error {
 				}
 			}
 			tick.Reset(e.opt.Interval)
+		}
+	}
+}
+
+// ProbeOnce probes every coordinator once and records the result in the
+// kaas_probe_* metrics.
+func (e *Exporter) ProbeOnce(ctx context.Context) (*ProbeReport, error) {
+	src := e.opt.Source
+	if src.Layout == nil || src.Client == nil {
+		return nil, fmt.Errorf("the probe needs the volume (assignment.json) and the brokers")
+	}
+	a, _, err := volume.ReadAssignment(src.Layout.AssignmentPath())
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Probe(ctx, a, src.Client, e.opt.Probe.Topic)
+	if err != nil {
+		return nil, err
+	}
+	e.probe.record(rep)
+	var bad []string
+	for _, b := range rep.Brokers {
+		if !b.OK {
+			bad = append(bad, b.Broker+" at "+b.FailedStep+" ("+b.Err+")")
+		}
+	}
+	msg := strings.Join(bad, "; ")
+	e.mu.Lock()
+	changed := msg != e.lastProbe
+	e.lastProbe = msg
+	e.mu.Unlock()
+	if changed {
+		if msg != "" {
+			e.logf("probe: %s", msg)
+		} else {
+			e.notef("probe: every coordinator answers")
+		}
+	}
+	return rep, nil
+}
+
+// runProbes probes every Interval until ctx is done.
+func (e *Exporter) runProbes(ctx context.Context) {
+	tick := time.NewTicker(e.opt.Interval)
+	defer tick.Stop()
+	lastErr := ""
+	for {
+		pctx, cancel := context.WithTimeout(ctx, e.opt.Interval*4)
+		_, err := e.ProbeOnce(pctx)
+		cancel()
+		if msg := fmt.Sprint(err); err != nil && msg != lastErr {
+			e.logf("probe: %v", err)
+			lastErr = msg
+		} else if err == nil {
+			lastErr = ""
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }
@@ -541,11 +630,25 @@ func (e *Exporter) ownText(keep func(name string) bool) []byte {
 // own families; nil keeps all).
 func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error {
 	if sn := e.snap.Load(); sn != nil {
-		if _, err := w.Write(sn.text); err != nil {
+		if err := writeText(w, sn.gz); err != nil {
 			return err
 		}
 	}
 	_, err := w.Write(e.ownText(keep))
+	return err
+}
+
+// writeText writes the text of a gzipped page, decompressing as w takes
+// it (32 KiB at a time).
+func writeText(w io.Writer, gz []byte) error {
+	zr := gunzipPool.Get().(*gzip.Reader)
+	defer gunzipPool.Put(zr)
+	if err := zr.Reset(bytes.NewReader(gz)); err != nil {
+		return err
+	}
+	buf := copyBufPool.Get().(*[]byte)
+	defer copyBufPool.Put(buf)
+	_, err := io.CopyBuffer(struct{ io.Writer }{w}, zr, *buf)
 	return err
 }
 
@@ -557,9 +660,9 @@ func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	own := e.ownText(nil)
 	// Only the page's bytes are held while a client reads, not the
 	// refresh's observation.
-	var text, gz []byte
+	var gz []byte
 	if sn := e.snap.Load(); sn != nil {
-		text, gz = sn.text, sn.gz
+		gz = sn.gz
 	}
 	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
@@ -575,8 +678,10 @@ func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		gzipPool.Put(zw)
 		return
 	}
-	if _, err := w.Write(text); err != nil {
-		return
+	if gz != nil {
+		if err := writeText(w, gz); err != nil {
+			return
+		}
 	}
 	w.Write(own)
 }

@@ -20,6 +20,7 @@ var (
 	dAssignmentGenerated = fam(gaugeType, "kaas_assignment_generated_timestamp_seconds", "generatedAt of CD/assignment.json (Unix seconds).")
 	dAssignmentReadable  = fam(gaugeType, "kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
 	dAssignmentVersions  = fam(counterType, "kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
+	dVersionsMissed      = fam(counterType, "kaas_assignment_versions_missed_total", "Versions of CD/assignment.json written and replaced before the watch read them, since the exporter started: versions are consecutive (one counter across controller epochs), so a jump from v6 to v8 is v7 missed, and a coordinator a group had only in v7 is not counted in kaas_coordinator_moves_total.")
 	dBrokersListed       = fam(gaugeType, "kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
 	dBrokersAlive        = fam(gaugeType, "kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
 	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
@@ -95,6 +96,7 @@ func b2f(b bool) float64 {
 type counters struct {
 	moves          map[inspect.Cause]int64
 	versionsSeen   int64
+	versionsMissed int64
 	refreshes      int64
 	probes         int64
 	brokerErrors   map[string]int64
@@ -124,6 +126,7 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 	if o.HasVolume {
 		add(gauge(dAssignmentReadable, b2f(o.Assignment != nil)))
 		add(counter(dAssignmentVersions, float64(c.versionsSeen)))
+		add(counter(dVersionsMissed, float64(c.versionsMissed)))
 	}
 	if a := o.Assignment; a != nil {
 		add(gauge(dAssignmentVersion, float64(a.AssignmentVersion)))

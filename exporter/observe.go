@@ -27,6 +27,8 @@ type Source struct {
 	Client *wire.Client
 	// Filter keeps groups whose id matches (nil: every group).
 	Filter *regexp.Regexp
+	// Only, when set, keeps only these groups (besides Filter).
+	Only map[string]bool
 	// MaxGroups caps the groups observed (the first by id); 0: no cap.
 	MaxGroups int
 	// LagSeconds fetches the timestamp of the record at each lagging
@@ -64,8 +66,11 @@ type PartObs struct {
 	// Committed is the coordinator's committed offset, else the offset
 	// file's (-1: none).
 	Committed int64 `json:"committed"`
-	// End is the log end offset (live), else the manifest's high watermark.
-	End int64 `json:"end"`
+	// End is the log end offset (live), else the segment files' log end
+	// (what kaas recovers on restart), else manifest.json's highWatermark
+	// (it trails the log); EndSource says which (wire, segments, manifest).
+	End       int64  `json:"end"`
+	EndSource string `json:"endSource"`
 	// Start is the log start offset (live; -1: unknown).
 	Start    int64 `json:"logStart"`
 	Lag      int64 `json:"lag"`
@@ -125,7 +130,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	start := time.Now()
 	o := &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
-	match := func(g string) bool { return s.Filter == nil || s.Filter.MatchString(g) }
+	match := func(g string) bool {
+		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
+	}
 
 	// The volume.
 	var files []inspect.GroupFile
@@ -264,9 +271,22 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		inspect.MergeLive(sel, &inspect.LiveAnswers{Listings: listings, Coords: coords, Described: desc, HasAssignment: o.Assignment != nil, Names: names})
 	}
 
-	var manifests *volume.ManifestReader
+	// Offline (no brokers configured), log ends come from the segment
+	// files, read afresh every refresh.
+	var logs *volume.LogReader
 	if s.Layout != nil && s.Layout.DataDir != "" && s.Client == nil {
-		manifests = &volume.ManifestReader{L: *s.Layout}
+		logs = volume.NewLogReader(*s.Layout)
+		var tps []volume.TopicPartition
+		for _, name := range sel {
+			if fo := fileObs[name.Group]; fo != nil {
+				for k := range fo.Offsets {
+					if t, p, err := volume.SplitOffsetKey(k); err == nil {
+						tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
+					}
+				}
+			}
+		}
+		logs.Prefetch(tps, 16)
 	}
 	o.Groups = make([]GroupObs, len(sel))
 	for i := range sel {
@@ -287,7 +307,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 				fileOff = fo.Offsets
 			}
 			for _, p := range d.Lag.Partitions {
-				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known}
+				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
 				if po.Committed < 0 {
 					// kaas's coordinator has not loaded the group: the file is what it will load.
 					if fc, ok := fileOff[p.Topic+"/"+strconv.Itoa(int(p.Partition))]; ok {
@@ -308,10 +328,15 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 					continue
 				}
 				po := PartObs{Topic: t, Partition: p, Committed: fo.Offsets[k], End: -1, Start: -1}
-				if manifests != nil {
-					if m, _, err := manifests.Get(t, p); err == nil {
-						po.End = m.HighWatermark
-						po.Lag, po.LagKnown = max(0, po.End-po.Committed), true
+				if logs != nil {
+					if b := logs.Get(t, p); b.End != nil {
+						po.End, po.EndSource = b.End.Value, b.End.Source
+						if b.Start != nil {
+							po.Start = b.Start.Value
+						}
+						if po.Committed >= 0 {
+							po.Lag, po.LagKnown = max(0, po.End-po.Committed), true
+						}
 					}
 				}
 				g.Partitions = append(g.Partitions, po)

@@ -183,6 +183,12 @@ func (e *Exporter) healthJSON(sn *snapshot) []byte {
 	return sn.healthDoc
 }
 
+// gunzipPool and copyBufPool serve the uncompressed page from its gzip.
+var (
+	gunzipPool  = sync.Pool{New: func() any { return new(gzip.Reader) }}
+	copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+)
+
 // gzipPool reuses the writers that compress the exporter's own metrics
 // appended to each gzip scrape.
 var gzipPool = sync.Pool{New: func() any {

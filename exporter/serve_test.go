@@ -19,8 +19,11 @@ import (
 // bigSnapshot stands in for a refresh of many groups: a page far larger
 // than the socket buffers, so a client that does not read blocks the write.
 func bigSnapshot(e *Exporter, size int) {
-	text := bytes.Repeat([]byte("kaas_group_lag{group=\"g\"} 1\n"), size/28)
-	e.snap.Store(&snapshot{obs: &Observation{Time: time.Now()}, text: text, gz: gzipBytes(text[:min(len(text), 4096)])})
+	// 64 KiB of text gzipped once, its member repeated: gzip members in a
+	// row are one stream, so the page is size bytes of text.
+	chunk := bytes.Repeat([]byte("kaas_group_lag{group=\"g\"} 1\n"), (64<<10)/28)
+	n := max(1, size/len(chunk))
+	e.snap.Store(&snapshot{obs: &Observation{Time: time.Now()}, gz: bytes.Repeat(gzipBytes(chunk), n), textLen: n * len(chunk)})
 }
 
 // serveTest runs e's Server on loopback until the test ends.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"net"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,21 +40,25 @@ func rssMiB() (rss, peak float64) {
 // clients that never read request /metrics (uncompressed), four more at
 // each of ten refreshes (every second) of 10,000 groups on a 3-broker
 // sandbox. "bounded" is the exporter's server as shipped (--max-requests 4,
-// --write-timeout 30s); "unbounded" lifts those limits, as the server was
-// before. The figure is the resident set (the in-process sandbox included)
-// before the readers and at its peak with them. Run each alone:
-// go test -run '^$' -bench 'SlowReaders10k/bounded' ./exporter.
+// --write-timeout 30s), "unbounded" the same without those limits, "none"
+// the same refreshes without readers. The figures are the live heap and
+// the resident set (the in-process sandbox included) after a collection,
+// before the readers and with them, and the peak resident set. Run each
+// alone: go test -run '^$' -bench 'SlowReaders10k/bounded$' -benchtime 1x ./exporter
 func BenchmarkExporterSlowReaders10k(b *testing.B) {
-	for _, mode := range []string{"bounded", "unbounded"} {
+	for _, mode := range []string{"none", "bounded", "unbounded"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				slowReadersScenario(b, mode == "unbounded")
+				slowReadersScenario(b, mode)
 			}
 		})
 	}
 }
 
-func slowReadersScenario(b *testing.B, unbounded bool) {
+// slowReadersScenario runs the exporter for 20 refreshes; mode "none"
+// opens no slow reader (the baseline at the same point).
+func slowReadersScenario(b *testing.B, mode string) {
+	unbounded := mode == "unbounded"
 	f := newFixture(b, 10000)
 	l := f.sb.Layout()
 	e := New(Options{Source: &Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 5 * time.Minute, PartitionMetrics: true})
@@ -83,21 +89,37 @@ func slowReadersScenario(b *testing.B, unbounded bool) {
 			}
 		}
 	}
+	// Memory held: the live heap and the resident set right after a
+	// collection that returns free memory to the OS (what the readers pin,
+	// not how far the garbage of refreshes got before a GC).
+	held := func() (heapMiB, rss float64) {
+		runtime.GC()
+		debug.FreeOSMemory()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		rss, _ = rssMiB()
+		return float64(ms.HeapInuse) / (1 << 20), rss
+	}
 	waitRefreshes(5)
-	before, _ := rssMiB()
-	page := len(e.snap.Load().text)
+	heapBefore, before := held()
+	page := e.snap.Load().textLen
 	var conns []net.Conn
 	for i := range 10 {
 		for range 4 {
-			conns = append(conns, slowReader(b, ln.Addr().String(), "/metrics"))
+			if mode != "none" {
+				conns = append(conns, slowReader(b, ln.Addr().String(), "/metrics"))
+			}
 		}
 		waitRefreshes(int64(6 + i))
 	}
 	waitRefreshes(20)
-	after, peak := rssMiB()
+	_, peak := rssMiB()
+	heapAfter, after := held()
 	b.ReportMetric(float64(page)/(1<<20), "page-MiB")
 	b.ReportMetric(before, "rss-MiB-before")
 	b.ReportMetric(after, "rss-MiB-40-slow")
+	b.ReportMetric(heapBefore, "heap-MiB-before")
+	b.ReportMetric(heapAfter, "heap-MiB-40-slow")
 	b.ReportMetric(peak, "peak-rss-MiB")
 	b.ReportMetric(float64(e.rejected.Load()), "rejected")
 	for _, c := range conns {

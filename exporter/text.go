@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -173,4 +174,20 @@ func formatFloat(v float64) string {
 		return "NaN"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// FamilyDoc describes one metric family the refresh writes (for 'kaasctl
+// help formats exporter').
+type FamilyDoc struct {
+	Name, Type, Help string
+	Labels           []string
+}
+
+// Families lists the metric families a refresh writes, in page order.
+func Families() []FamilyDoc {
+	out := make([]FamilyDoc, len(families))
+	for i, f := range families {
+		out[i] = FamilyDoc{Name: f.name, Type: f.typ, Help: f.help, Labels: slices.Clone(f.labels)}
+	}
+	return out
 }

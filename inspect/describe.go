@@ -256,7 +256,7 @@ func fillLag(p *PartitionOffset, logs LogLookup) {
 	lag := end - p.Committed
 	src := "the segments' log end"
 	if b.End.Source == volume.SourceManifest {
-		src = "the manifest's highWatermark (" + b.Fallback + ")"
+		src = "the manifest's highWatermark (the segment files could not be read: " + b.Fallback + ")"
 	}
 	switch {
 	case p.Committed < ls:

@@ -13,6 +13,23 @@ import (
 // they used, and give nothing until MinForecastSamples observations have
 // them: two points are a guess, not a rate.
 
+// GroupForecast is what a window of observations says about a group's
+// future: its time to drain, when unread records are deleted, and when it
+// last committed.
+type GroupForecast struct {
+	Drain      *DrainEstimate     `json:"drain"`
+	Retention  *RetentionForecast `json:"retention"`
+	LastCommit time.Time          `json:"lastCommit,omitzero"`
+}
+
+// Forecast is h's forecast (nil when h has none).
+func (h GroupHealth) Forecast() *GroupForecast {
+	if h.Drain == nil && h.Retention == nil {
+		return nil
+	}
+	return &GroupForecast{Drain: h.Drain, Retention: h.Retention, LastCommit: h.LastCommit}
+}
+
 // MinForecastSamples is how many observations a rate needs.
 const MinForecastSamples = 3
 

@@ -133,6 +133,9 @@ type GroupRow struct {
 	Issues              []string   `json:"issues"`
 	Files               []string   `json:"files"`
 	Live                *GroupLive `json:"live,omitempty"`
+	// Forecast is the time to drain and retention forecast ('groups list
+	// --drain-window'; nil without).
+	Forecast *GroupForecast `json:"forecast,omitempty"`
 	// TopicOffsets is set by groups list --topic: per asked topic, the
 	// partitions with a committed offset in the file and on the coordinator.
 	TopicOffsets []TopicCommits `json:"topicOffsets,omitempty"`
@@ -149,136 +152,223 @@ type GroupsInput struct {
 	// Extra names groups known from elsewhere (ListGroups answers): they
 	// get a row with their computed coordinator and no source.
 	Extra []string
+	// IncludeCanaries keeps the probe's canary groups (IsCanary), which
+	// every listing, metric and alert leaves out by default.
+	IncludeCanaries bool
 }
 
 // BuildGroupRows returns one row per group known from offset files or
 // explicit entries, sorted by group id.
 func BuildGroupRows(in GroupsInput) []GroupRow {
-	// Rows live in one slice (indexed by group) so 100,000 groups cost one
-	// allocation, and machine output needs no nil-slice rewriting.
-	n := len(in.Files) + len(in.Extra)
+	set := NewGroupRowSet(in)
+	out := make([]GroupRow, 0, set.Len())
+	set.Each(func(r *GroupRow) bool {
+		c := *r
+		c.Sources = slices.Clone(r.Sources)
+		c.Issues = slices.Clone(r.Issues)
+		c.Files = slices.Clone(r.Files)
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
+// GroupRowSet is every group known from offset files, explicit entries and
+// extra names, in group order, with each row built only when it is walked:
+// a million groups cost an index of a million small keys, not a million
+// rows (groups list streams them).
+type GroupRowSet struct {
+	in   GroupsInput
+	ring *grouphash.Ring
+	// keys holds one key per source item (entry, extra name, file),
+	// sorted by group and then by source order; groups counts the
+	// distinct groups.
+	keys   []groupKey
+	groups int
+}
+
+// groupKey is one source item of a group: src indexes the entries, then
+// the extra names, then the files (GroupsInput order).
+type groupKey struct {
+	group string
+	src   int
+}
+
+// NewGroupRowSet indexes in; in must not change while the set is used.
+func NewGroupRowSet(in GroupsInput) *GroupRowSet {
+	s := &GroupRowSet{in: in}
+	var entries []volume.GroupEntry
 	if in.Assignment != nil {
-		n += len(in.Assignment.ConsumerGroups)
+		entries = in.Assignment.ConsumerGroups
+		s.ring = grouphash.NewRing(in.Assignment.GrouphashBrokers())
 	}
-	idx := make(map[string]int, n)
-	out := make([]GroupRow, 0, n)
-	get := func(g string) *GroupRow {
-		i, ok := idx[g]
-		if !ok {
-			i = len(out)
-			idx[g] = i
-			out = append(out, GroupRow{Group: g, Sources: []string{}, Issues: []string{}, Files: []string{}})
+	s.keys = make([]groupKey, 0, len(entries)+len(in.Extra)+len(in.Files))
+	for i := range entries {
+		s.keys = append(s.keys, groupKey{entries[i].GroupID, i})
+	}
+	// The probe's canaries are left out unless asked for (their explicit
+	// entries, which kaas's controller may write, are kept).
+	skip := func(g string) bool { return !in.IncludeCanaries && IsCanary(g) }
+	for i, g := range in.Extra {
+		if !skip(g) {
+			s.keys = append(s.keys, groupKey{g, len(entries) + i})
 		}
-		return &out[i]
 	}
-	// The winning (first) entry of each group is kept on its row, so
-	// routing needs no second map of every entry.
-	var ring *grouphash.Ring
-	if a := in.Assignment; a != nil {
-		ring = grouphash.NewRing(a.GrouphashBrokers())
-		for _, e := range a.ConsumerGroups {
-			r := get(e.GroupID)
+	for i := range in.Files {
+		if g := in.Files[i].Group; !skip(g) {
+			s.keys = append(s.keys, groupKey{g, len(entries) + len(in.Extra) + i})
+		}
+	}
+	slices.SortFunc(s.keys, func(a, b groupKey) int {
+		if c := strings.Compare(a.group, b.group); c != 0 {
+			return c
+		}
+		return a.src - b.src
+	})
+	for i := range s.keys {
+		if i == 0 || s.keys[i].group != s.keys[i-1].group {
+			s.groups++
+		}
+	}
+	return s
+}
+
+// Len is the number of groups.
+func (s *GroupRowSet) Len() int { return s.groups }
+
+// Each calls fn with each group's row in group order until fn returns
+// false. The row and its slices are reused for the next group: fn must
+// copy what it keeps.
+func (s *GroupRowSet) Each(fn func(r *GroupRow) bool) {
+	r := GroupRow{Sources: make([]string, 0, 4), Issues: make([]string, 0, 4), Files: make([]string, 0, 2)}
+	nEntries, nExtra := 0, len(s.in.Extra)
+	if s.in.Assignment != nil {
+		nEntries = len(s.in.Assignment.ConsumerGroups)
+	}
+	for i := 0; i < len(s.keys); {
+		j := i + 1
+		for j < len(s.keys) && s.keys[j].group == s.keys[i].group {
+			j++
+		}
+		s.build(&r, s.keys[i:j], nEntries, nExtra)
+		if !fn(&r) {
+			return
+		}
+		i = j
+	}
+}
+
+// build fills r from one group's keys (entries first in file order, then
+// extra names, then files in input order).
+func (s *GroupRowSet) build(r *GroupRow, keys []groupKey, nEntries, nExtra int) {
+	*r = GroupRow{Group: keys[0].group, Sources: r.Sources[:0], Issues: r.Issues[:0], Files: r.Files[:0]}
+	hasCurrent := false
+	for _, k := range keys {
+		if k.src >= nEntries+nExtra && s.in.Files[k.src-nEntries-nExtra].Layout == volume.OffsetsCurrent {
+			hasCurrent = true
+		}
+	}
+	for _, k := range keys {
+		switch {
+		case k.src < nEntries:
+			// The winning (first) entry is kept on the row.
 			if slices.Contains(r.Sources, SourceEntry) {
 				addOnce(&r.Issues, IssueDuplicateEntry)
 				continue
 			}
 			r.Sources = append(r.Sources, SourceEntry)
-			r.ExplicitBroker = e.Broker
-		}
-	}
-	for _, g := range in.Extra {
-		get(g)
-	}
-	hasCurrent := map[string]bool{}
-	for i := range in.Files {
-		if in.Files[i].Layout == volume.OffsetsCurrent {
-			hasCurrent[in.Files[i].Group] = true
-		}
-	}
-	for i := range in.Files {
-		f := &in.Files[i]
-		r := get(f.Group)
-		r.Files = append(r.Files, f.Path)
-		live := f.Layout == volume.OffsetsCurrent
-		legacy := f.Layout == volume.OffsetsLegacy
-		switch {
-		case live:
-			addOnce(&r.Sources, SourceFile)
-		case legacy:
-			addOnce(&r.Sources, SourceLegacyFile)
+			r.ExplicitBroker = s.in.Assignment.ConsumerGroups[k.src].Broker
+		case k.src < nEntries+nExtra:
+			// A name known from elsewhere: a row, no source.
 		default:
-			addOnce(&r.Sources, SourceOtherFile)
-		}
-		// The partition count is what brokers would load: the live file
-		// when there is one, else the other one.
-		if live || !hasCurrent[f.Group] {
-			r.CommittedPartitions = f.Partitions
-		}
-		if f.Format == volume.FormatPlainMap {
-			switch {
-			case f.BrokerSeesEmpty:
-				addOnce(&r.Issues, IssueLegacyPlainMap)
-			case f.PlainMapUndetermined:
-				addOnce(&r.Issues, IssuePlainMapUndetermined)
-			}
-		}
-		switch f.Layout {
-		case volume.OffsetsUndetermined:
-			addOnce(&r.Issues, IssueOffsetsDirUnknown)
-		case volume.OffsetsNotRead:
-			if !hasCurrent[f.Group] {
-				addOnce(&r.Issues, IssueNotReadDir)
-			}
-		}
-		if f.Denied {
-			addOnce(&r.Issues, IssuePermissionDenied)
-		} else if f.Corrupt {
-			addOnce(&r.Issues, IssueCorruptFile)
-		} else if f.BadEntries {
-			addOnce(&r.Issues, IssueBadEntries)
-		}
-		if legacy {
-			if hasCurrent[f.Group] {
-				addOnce(&r.Issues, IssueCurrentAndLegacy)
-			} else {
-				addOnce(&r.Issues, IssueLegacyDir)
-			}
-		}
-		if len(f.NameProblems) > 0 {
-			addOnce(&r.Issues, IssueUnroundtrippableName)
+			addFile(r, &s.in.Files[k.src-nEntries-nExtra], hasCurrent)
 		}
 	}
-	for i := range out {
-		r := &out[i]
-		if ring == nil {
-			r.Tier = string(grouphash.TierNone)
-			addOnce(&r.Issues, IssueNoAssignment)
+	s.route(r)
+	sortIssues(r.Issues)
+	slices.Sort(r.Files)
+}
+
+// addFile adds one offset file to its group's row; hasCurrent says the
+// group has a file in the live dir.
+func addFile(r *GroupRow, f *GroupFile, hasCurrent bool) {
+	r.Files = append(r.Files, f.Path)
+	live := f.Layout == volume.OffsetsCurrent
+	legacy := f.Layout == volume.OffsetsLegacy
+	switch {
+	case live:
+		addOnce(&r.Sources, SourceFile)
+	case legacy:
+		addOnce(&r.Sources, SourceLegacyFile)
+	default:
+		addOnce(&r.Sources, SourceOtherFile)
+	}
+	// The partition count is what brokers would load: the live file
+	// when there is one, else the other one.
+	if live || !hasCurrent {
+		r.CommittedPartitions = f.Partitions
+	}
+	if f.Format == volume.FormatPlainMap {
+		switch {
+		case f.BrokerSeesEmpty:
+			addOnce(&r.Issues, IssueLegacyPlainMap)
+		case f.PlainMapUndetermined:
+			addOnce(&r.Issues, IssuePlainMapUndetermined)
+		}
+	}
+	switch f.Layout {
+	case volume.OffsetsUndetermined:
+		addOnce(&r.Issues, IssueOffsetsDirUnknown)
+	case volume.OffsetsNotRead:
+		if !hasCurrent {
+			addOnce(&r.Issues, IssueNotReadDir)
+		}
+	}
+	if f.Denied {
+		addOnce(&r.Issues, IssuePermissionDenied)
+	} else if f.Corrupt {
+		addOnce(&r.Issues, IssueCorruptFile)
+	} else if f.BadEntries {
+		addOnce(&r.Issues, IssueBadEntries)
+	}
+	if legacy {
+		if hasCurrent {
+			addOnce(&r.Issues, IssueCurrentAndLegacy)
 		} else {
-			hasEntry := slices.Contains(r.Sources, SourceEntry)
-			res := ring.ResolveGroup(r.Group, hasEntry, r.ExplicitBroker)
-			r.Coordinator = res.Coordinator
-			r.Tier = string(res.Tier)
-			r.HashCoordinator = res.Hash.Coordinator
-			if res.HasExplicit {
-				switch {
-				case !ring.Listed(res.ExplicitBroker):
-					addOnce(&r.Issues, IssueEntryUnknownBroker)
-				case !ring.Alive(res.ExplicitBroker):
-					addOnce(&r.Issues, IssueEntryDeadBroker)
-				}
-				if res.ExplicitBroker != res.Hash.Coordinator {
-					addOnce(&r.Issues, IssueTiersDisagree)
-				}
-			}
-			if r.Coordinator == "" {
-				addOnce(&r.Issues, IssueNoCoordinator)
-			}
+			addOnce(&r.Issues, IssueLegacyDir)
 		}
-		sortIssues(r.Issues)
-		slices.Sort(r.Files)
 	}
-	slices.SortFunc(out, func(a, b GroupRow) int { return strings.Compare(a.Group, b.Group) })
-	return out
+	if len(f.NameProblems) > 0 {
+		addOnce(&r.Issues, IssueUnroundtrippableName)
+	}
+}
+
+// route sets the row's coordinator from the assignment's two tiers.
+func (s *GroupRowSet) route(r *GroupRow) {
+	if s.ring == nil {
+		r.Tier = string(grouphash.TierNone)
+		addOnce(&r.Issues, IssueNoAssignment)
+		return
+	}
+	hasEntry := slices.Contains(r.Sources, SourceEntry)
+	res := s.ring.ResolveGroup(r.Group, hasEntry, r.ExplicitBroker)
+	r.Coordinator = res.Coordinator
+	r.Tier = string(res.Tier)
+	r.HashCoordinator = res.Hash.Coordinator
+	if res.HasExplicit {
+		switch {
+		case !s.ring.Listed(res.ExplicitBroker):
+			addOnce(&r.Issues, IssueEntryUnknownBroker)
+		case !s.ring.Alive(res.ExplicitBroker):
+			addOnce(&r.Issues, IssueEntryDeadBroker)
+		}
+		if res.ExplicitBroker != res.Hash.Coordinator {
+			addOnce(&r.Issues, IssueTiersDisagree)
+		}
+	}
+	if r.Coordinator == "" {
+		addOnce(&r.Issues, IssueNoCoordinator)
+	}
 }
 
 var issueOrder = []string{IssuePermissionDenied, IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,

@@ -211,3 +211,53 @@ func FuzzParseLagFilter(f *testing.F) {
 		}
 	})
 }
+
+// TestGroupRowSetWalk: the set walks the same rows BuildGroupRows returns,
+// in order, reusing one row (so the copies BuildGroupRows keeps are its
+// own), and stops when told.
+func TestGroupRowSetWalk(t *testing.T) {
+	t.Parallel()
+	in := GroupsInput{Assignment: testAssignment(), Extra: []string{"live-only", "e-dead"}, Files: []GroupFile{
+		{Group: "both", Path: "c/both.json", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 3},
+		{Group: "both", Path: "l/both.json", Layout: volume.OffsetsLegacy, Format: volume.FormatEnvelope, Partitions: 9},
+		{Group: "e-dead", Path: "c/e-dead.json", Layout: volume.OffsetsCurrent, Format: volume.FormatPlainMap, BrokerSeesEmpty: true},
+	}}
+	rows := BuildGroupRows(in)
+	set := NewGroupRowSet(in)
+	if set.Len() != len(rows) || len(rows) != 6 {
+		t.Fatalf("Len %d, rows %d, want 6", set.Len(), len(rows))
+	}
+	var seen []*GroupRow
+	i := 0
+	set.Each(func(r *GroupRow) bool {
+		w := rows[i]
+		if r.Group != w.Group || r.Coordinator != w.Coordinator || strings.Join(r.Sources, ",") != strings.Join(w.Sources, ",") ||
+			strings.Join(r.Issues, ",") != strings.Join(w.Issues, ",") || strings.Join(r.Files, ",") != strings.Join(w.Files, ",") {
+			t.Errorf("row %d: walked %+v, built %+v", i, *r, w)
+		}
+		seen = append(seen, r)
+		i++
+		return true
+	})
+	if seen[0] != seen[len(seen)-1] {
+		t.Error("Each should reuse one row")
+	}
+	// The built rows do not share the walk's slices.
+	if rows[0].Group != "both" || strings.Join(rows[0].Files, ",") != "c/both.json,l/both.json" || strings.Join(rows[0].Issues, ",") != "currentAndLegacy" {
+		t.Errorf("both: %+v", rows[0])
+	}
+	if r := rows[1]; r.Group != "e-agree" || strings.Join(r.Issues, ",") != "duplicateEntry" {
+		t.Errorf("e-agree: %+v", r)
+	}
+	if r := rows[2]; r.Group != "e-dead" || strings.Join(r.Sources, ",") != "entry,file" || !r.HasIssue(IssueLegacyPlainMap) {
+		t.Errorf("e-dead: %+v", r)
+	}
+	if r := rows[5]; r.Group != "live-only" || len(r.Sources) != 0 || len(r.Files) != 0 {
+		t.Errorf("live-only: %+v", r)
+	}
+	n := 0
+	set.Each(func(*GroupRow) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Errorf("Each went on after false: %d calls", n)
+	}
+}

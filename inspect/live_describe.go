@@ -39,7 +39,10 @@ type LivePartition struct {
 
 // LiveDescription is 'groups describe' with brokers.
 type LiveDescription struct {
-	Group   string   `json:"group"`
+	Group string `json:"group"`
+	// Forecast is the time to drain and the retention forecast, with
+	// --drain-window (nil without).
+	Forecast *GroupForecast `json:"forecast,omitempty"`
 	Sources []string `json:"sources"`
 	// Coordinator is computed from the volume (nil without one).
 	Coordinator         *CoordinatorView `json:"coordinator,omitempty"`

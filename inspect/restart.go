@@ -309,74 +309,102 @@ func (m *restartSim) scoreOrder(order []int) RestartScore {
 	for _, b := range order {
 		s.add(m.step(st, &ctrl, b))
 	}
-	for _, x := range st {
-		if x.moves > 0 {
-			s.GroupsMoved++
-		}
-	}
 	return s
 }
 
-type stepCost struct{ moves, twice, without, failovers int }
+type stepCost struct{ moves, twice, without, failovers, first int }
 
 func (s *RestartScore) add(c stepCost) {
 	s.Moves += c.moves
 	s.MovedTwice += c.twice
 	s.MaxWithoutCoordinator = max(s.MaxWithoutCoordinator, c.without)
 	s.Failovers += c.failovers
+	s.GroupsMoved += c.first
 }
 
 // step restarts broker b over the scored groups' states (in place). It is
 // the search's inner loop: the same rules as next, over the scored groups'
-// own rows (every scored group has members, so a move keeps it loaded).
+// own rows (every scored group has members, so a move keeps it loaded);
+// both versions of the restart are applied to a group in one pass.
 func (m *restartSim) step(st []gstate, ctrl *int, b int) stepCost {
+	return m.stepInto(st, st, ctrl, b, true)
+}
+
+// stepInto is step reading src and, when write, storing into dst (the
+// search's last level only needs the cost).
+func (m *restartSim) stepInto(dst, src []gstate, ctrl *int, b int, write bool) stepCost {
 	var c stepCost
 	b8 := int8(b)
-	for phase := 0; phase < 2; phase++ {
-		stop := phase == 0
-		nc, written, failover := m.event(*ctrl, b, stop)
-		*ctrl = nc
-		if failover {
-			c.failovers++
+	c1, w1, f1 := m.event(*ctrl, b, true)
+	c2, w2, f2 := m.event(c1, b, false)
+	*ctrl = c2
+	if f1 {
+		c.failovers++
+	}
+	if f2 {
+		c.failovers++
+	}
+	keep1, keep2 := !(f1 && m.drop), !(f2 && m.drop)
+	h1, p1 := m.sh[b+1], m.sp[b+1]
+	h2, p2 := m.sh[0], m.sp[0]
+	for i := range src {
+		x := src[i]
+		if x.coord == b8 {
+			c.without++
 		}
-		down, row := int8(-1), 0
-		if stop {
-			down, row = b8, b+1
-		}
-		hrow, prow := m.sh[row], m.sp[row]
-		keep := !(failover && m.drop)
-		for i := range st {
-			x := &st[i]
-			if stop && x.coord == b8 {
-				c.without++
-			}
-			if !written {
-				continue
-			}
+		moves := x.moves
+		if w1 {
+			// The stop: b is down.
 			ne := int8(-1)
-			if keep && x.loaded && x.coord >= 0 && x.coord != down {
-				if x.entry >= 0 && x.entry != down {
+			if keep1 && x.loaded && x.coord >= 0 && x.coord != b8 {
+				if x.entry >= 0 && x.entry != b8 {
 					ne = x.entry
 				} else {
-					ne = prow[i]
+					ne = p1[i]
 				}
 			}
 			co := ne
 			if co < 0 {
-				co = hrow[i]
+				co = h1[i]
 			}
 			x.entry = ne
 			if co != x.coord {
-				x.coord = co
-				x.loaded = true
-				if x.moves < 255 {
-					x.moves++
-				}
-				c.moves++
-				if x.moves == 2 {
-					c.twice++
+				x.coord, x.loaded = co, true
+				moves++
+			}
+		}
+		if w2 {
+			// The start: every broker is up.
+			ne := int8(-1)
+			if keep2 && x.loaded && x.coord >= 0 {
+				if x.entry >= 0 {
+					ne = x.entry
+				} else {
+					ne = p2[i]
 				}
 			}
+			co := ne
+			if co < 0 {
+				co = h2[i]
+			}
+			x.entry = ne
+			if co != x.coord {
+				x.coord, x.loaded = co, true
+				moves++
+			}
+		}
+		if moves != x.moves {
+			c.moves += int(moves - x.moves)
+			if x.moves == 0 {
+				c.first++
+			}
+			if x.moves < 2 && moves >= 2 {
+				c.twice++
+			}
+			x.moves = min(moves, 2)
+		}
+		if write {
+			dst[i] = x
 		}
 	}
 	return c
@@ -433,41 +461,32 @@ func (m *restartSim) exhaustive() (best, worst []int, bs, ws RestartScore, count
 			}
 			var walk func(depth, ctrl int, acc RestartScore)
 			walk = func(depth, ctrl int, acc RestartScore) {
-				if depth == n {
-					r.count++
-					s := acc
-					for _, x := range states[depth] {
-						if x.moves > 0 {
-							s.GroupsMoved++
-						}
-					}
-					if !r.ok || compareScore(s, r.bs) < 0 {
-						r.best, r.bs = slices.Clone(perm), s
-					}
-					if !r.ok || compareScore(s, r.ws) > 0 {
-						r.worst, r.ws = slices.Clone(perm), s
-					}
-					r.ok = true
-					return
-				}
 				for pos := 0; pos < n; pos++ {
-					if depth == 0 && pos != first {
-						continue
-					}
-					if used[pos] {
+					if (depth == 0 && pos != first) || used[pos] {
 						continue
 					}
 					b := m.listed[pos]
-					copy(states[depth+1], states[depth])
 					c := ctrl
-					cost := m.step(states[depth+1], &c, b)
+					last := depth == n-1
+					cost := m.stepInto(states[depth+1], states[depth], &c, b, !last)
 					next := acc
 					next.add(cost)
-					used[pos] = true
 					perm = append(perm, b)
-					walk(depth+1, c, next)
+					if last {
+						r.count++
+						if !r.ok || compareScore(next, r.bs) < 0 {
+							r.best, r.bs = slices.Clone(perm), next
+						}
+						if !r.ok || compareScore(next, r.ws) > 0 {
+							r.worst, r.ws = slices.Clone(perm), next
+						}
+						r.ok = true
+					} else {
+						used[pos] = true
+						walk(depth+1, c, next)
+						used[pos] = false
+					}
 					perm = perm[:len(perm)-1]
-					used[pos] = false
 				}
 			}
 			walk(0, m.ctrl, RestartScore{})
@@ -674,11 +693,11 @@ func (m *restartSim) waitFor(s RestartStep) []string {
 	var w []string
 	stopV, startV := s.Stop, s.Start
 	if stopV.Written {
-		w = append(w, fmt.Sprintf("after stopping %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ",")))
+		w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is stopped", stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ","), s.Broker))
 	} else {
-		w = append(w, fmt.Sprintf("after stopping %s: no version (no broker alive, no controller)", s.Broker))
+		w = append(w, fmt.Sprintf("no version once %s is stopped (no broker alive, no controller)", s.Broker))
 	}
-	w = append(w, fmt.Sprintf("after starting %s: assignment v%d (epoch %d, controller %s) listing %s", s.Broker, startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ",")))
+	w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is started and ready", startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ","), s.Broker))
 	moved := map[string]bool{}
 	for _, v := range []RestartVersion{stopV, startV} {
 		for _, mv := range v.Moves {
@@ -688,9 +707,9 @@ func (m *restartSim) waitFor(s RestartStep) []string {
 		}
 	}
 	if len(moved) > 0 {
-		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator before the next step (groups describe, or plan restart --follow -b)", len(moved)))
+		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator (groups describe, or plan restart --follow -b), then the next step", len(moved)))
 	} else {
-		w = append(w, "no group with members moves: go on once the broker is ready")
+		w = append(w, "no group with members moves: the next step once the broker is ready")
 	}
 	return w
 }

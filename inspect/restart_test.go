@@ -53,6 +53,16 @@ func TestRestartPlanMatchesOneVersionPredictor(t *testing.T) {
 					st.Loaded[g.ID], st.Members[g.ID] = g.Loaded, g.Members
 				}
 				for _, o := range []RestartOrder{p.Plan, p.Naive, p.Worst} {
+					// The search's fused scoring and the version-by-version
+					// detail count the same moves.
+					sum, without := 0, 0
+					for _, s := range o.Steps {
+						sum += s.Score.Moves
+						without = max(without, s.Score.WithoutCoordinator)
+					}
+					if sum != o.Score.Moves || without != o.Score.MaxWithoutCoordinator {
+						t.Fatalf("%s/%s seed %d: steps add up to %d moves (max without %d), the score says %+v", fm, placement, seed, sum, without, o.Score)
+					}
 					cur := st
 					for _, s := range o.Steps {
 						for _, v := range []RestartVersion{s.Stop, s.Start} {

@@ -57,10 +57,14 @@ type TraceVersion struct {
 	Left    []string `json:"left"`
 	Entries int      `json:"entries"`
 	Moves   int      `json:"moves"`
-	// MissingBefore counts assignment versions of the same epoch between the
-	// previous snapshot and this one that no snapshot covers: moves across
-	// the gap are reported at this version.
-	MissingBefore int64 `json:"missingBefore"`
+	// MissingBefore counts assignment versions between the previous
+	// snapshot and this one that no snapshot covers (versions are
+	// consecutive across controller epochs): moves across the gap are
+	// reported at this version, and Gap names them ("v7 was never seen:
+	// …"). On the first snapshot, Gap says which versions precede it
+	// (not counted).
+	MissingBefore int64  `json:"missingBefore"`
+	Gap           string `json:"gap,omitempty"`
 	// Notes are log lines attached to this version, in words.
 	Notes []TraceNote `json:"notes"`
 	// Placements are every followed group's coordinator at this version
@@ -109,10 +113,12 @@ type Trace struct {
 	Initial []Placement `json:"initial"`
 	Final   []Placement `json:"final"`
 	// Groups is how many groups were followed.
-	Groups       int          `json:"groups"`
-	EventsBy     []CauseCount `json:"eventsByCause"`
-	LogOnlyMoves int          `json:"logOnlyMoves"`
-	Confirmed    int          `json:"confirmedByLogs"`
+	Groups int `json:"groups"`
+	// MissedVersions counts the versions never seen between snapshots.
+	MissedVersions int64        `json:"missedVersions"`
+	EventsBy       []CauseCount `json:"eventsByCause"`
+	LogOnlyMoves   int          `json:"logOnlyMoves"`
+	Confirmed      int          `json:"confirmedByLogs"`
 }
 
 type versionKey struct{ e, v int64 }
@@ -164,10 +170,11 @@ func BuildTrace(in TraceInput) *Trace {
 		slices.Sort(v.Brokers)
 		states[i] = NewRoutingState(a)
 		if i > 0 {
-			prev := in.Snapshots[i-1].Assignment
-			if prev.ControllerEpoch == a.ControllerEpoch && a.AssignmentVersion > prev.AssignmentVersion+1 {
-				v.MissingBefore = a.AssignmentVersion - prev.AssignmentVersion - 1
-			}
+			gap := FindVersionGap(in.Snapshots[i-1].Assignment, a)
+			v.MissingBefore, v.Gap = gap.Count, gap.Message()
+			tr.MissedVersions += gap.Count
+		} else {
+			v.Gap = firstVersionNote(a)
 		}
 		byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}] = i
 		v.First = i == 0
@@ -201,7 +208,7 @@ func BuildTrace(in TraceInput) *Trace {
 		refs = slices.Clip(refs)
 		gap := ""
 		if v.MissingBefore > 0 {
-			gap = fmt.Sprintf(" (%d versions before this one were not captured)", v.MissingBefore)
+			gap = " (" + v.Gap + ")"
 		}
 		for _, m := range r.Moves {
 			if !match(m.Key) {
@@ -679,9 +686,8 @@ func NextStep(prev *RoutingState, prevA, cur *volume.Assignment, groups, filter 
 		step.Version = v
 		return step
 	}
-	if prevA != nil && prevA.ControllerEpoch == cur.ControllerEpoch && cur.AssignmentVersion > prevA.AssignmentVersion+1 {
-		v.MissingBefore = cur.AssignmentVersion - prevA.AssignmentVersion - 1
-	}
+	gap := FindVersionGap(prevA, cur)
+	v.MissingBefore, v.Gap = gap.Count, gap.Message()
 	r := ComputeMovesPrepared(prev, st, prevA, cur, groups, nil)
 	v.Joined, v.Left = r.Transition.Joined, r.Transition.Left
 	for _, m := range r.Moves {
@@ -692,7 +698,7 @@ func NextStep(prev *RoutingState, prevA, cur *volume.Assignment, groups, filter 
 			AssignmentVersion: v.AssignmentVersion, ControllerEpoch: v.ControllerEpoch, Cause: m.Cause,
 			Evidence: EvidenceAssignment, Detail: m.Detail, FromTier: string(m.FromTier), ToTier: string(m.ToTier)}
 		if v.MissingBefore > 0 {
-			ev.Detail += fmt.Sprintf(" (%d versions in between were not seen)", v.MissingBefore)
+			ev.Detail += " (" + v.Gap + ")"
 		}
 		step.Events = append(step.Events, ev)
 	}

@@ -333,10 +333,18 @@ func orDash(s string) string {
 // WriteJSON writes v as JSON without HTML escaping; nil slices become [];
 // a string that is not valid UTF-8 gets a base64 sibling (Base64Suffix).
 func WriteJSON(w io.Writer, v any, indent bool) error {
+	if indent {
+		return writeJSON(w, v, "", "  ")
+	}
+	return writeJSON(w, v, "", "")
+}
+
+// writeJSON is WriteJSON with encoding/json's indent prefix and step.
+func writeJSON(w io.Writer, v any, prefix, step string) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
+	if prefix != "" || step != "" {
+		enc.SetIndent(prefix, step)
 	}
 	v = NoNulls(v)
 	if v != nil && hasInvalidUTF8(reflect.ValueOf(v), 0) {
@@ -347,18 +355,97 @@ func WriteJSON(w io.Writer, v any, indent bool) error {
 
 // WriteJSONL writes each element of a slice on its own line.
 func WriteJSONL(w io.Writer, v any) error {
-	bw := bufio.NewWriter(w)
+	jw := NewJSONLWriter(w)
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Slice {
 		for i := 0; i < rv.Len(); i++ {
-			if err := WriteJSON(bw, rv.Index(i).Interface(), false); err != nil {
+			// A pointer to the element: encoding it is the same, and a
+			// million rows are not copied one by one into interfaces.
+			e := rv.Index(i)
+			if e.CanAddr() {
+				e = e.Addr()
+			}
+			if err := jw.Write(e.Interface()); err != nil {
 				return err
 			}
 		}
-	} else if err := WriteJSON(bw, v, false); err != nil {
+	} else if err := jw.Write(v); err != nil {
 		return err
 	}
-	return bw.Flush()
+	return jw.Flush()
+}
+
+// JSONLWriter writes one JSON value per line, each as WriteJSON writes it,
+// for results produced one at a time (a stream never held in memory).
+type JSONLWriter struct {
+	bw *bufio.Writer
+}
+
+// NewJSONLWriter starts a JSON-lines stream on w.
+func NewJSONLWriter(w io.Writer) *JSONLWriter {
+	return &JSONLWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// Write writes v on its own line.
+func (j *JSONLWriter) Write(v any) error { return WriteJSON(j.bw, v, false) }
+
+// Flush writes what is buffered.
+func (j *JSONLWriter) Flush() error { return j.bw.Flush() }
+
+// JSONDocWriter writes an indented JSON document, as WriteJSON does, whose
+// last field is an array given one element at a time: a list of a million
+// groups is written without being held.
+type JSONDocWriter struct {
+	bw  *bufio.Writer
+	buf bytes.Buffer
+	n   int
+}
+
+// NewJSONDocWriter writes head (a struct or map: the document's other
+// fields) and opens its array field named field.
+func NewJSONDocWriter(w io.Writer, head any, field string) (*JSONDocWriter, error) {
+	d := &JSONDocWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+	if err := WriteJSON(&d.buf, head, true); err != nil {
+		return nil, err
+	}
+	h := bytes.TrimRight(d.buf.Bytes(), "\n")
+	if len(h) == 0 || h[len(h)-1] != '}' {
+		return nil, fmt.Errorf("json document head is not an object")
+	}
+	h = bytes.TrimRight(h[:len(h)-1], "\n ")
+	d.bw.Write(h)
+	if len(h) > 1 {
+		d.bw.WriteByte(',')
+	}
+	name, _ := json.Marshal(field)
+	d.bw.WriteString("\n  ")
+	d.bw.Write(name)
+	d.bw.WriteString(": [")
+	return d, nil
+}
+
+// Add writes one element of the array.
+func (d *JSONDocWriter) Add(v any) error {
+	d.buf.Reset()
+	if err := writeJSON(&d.buf, v, "    ", "  "); err != nil {
+		return err
+	}
+	if d.n > 0 {
+		d.bw.WriteByte(',')
+	}
+	d.n++
+	d.bw.WriteString("\n    ")
+	_, err := d.bw.Write(bytes.TrimRight(d.buf.Bytes(), "\n"))
+	return err
+}
+
+// Close ends the array and the document and flushes.
+func (d *JSONDocWriter) Close() error {
+	if d.n > 0 {
+		d.bw.WriteString("\n  ")
+	}
+	d.bw.WriteString("]\n}\n")
+	return d.bw.Flush()
 }
 
 // WriteYAML writes v as YAML with the same field names and order as JSON.

@@ -107,7 +107,7 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 		opts.Now = time.Now
 	}
 	res := ApplyResult{Plans: plans}
-	timeRefused := 0
+	timeRefused, logRefused := 0, 0
 	for _, gp := range plans {
 		switch {
 		case gp.Skipped != "" && gp.Error == "":
@@ -116,6 +116,9 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			gp.Outcome = OutcomeError
 			if gp.TimeRefused {
 				timeRefused++
+			}
+			if gp.LogRefused {
+				logRefused++
 			}
 		case gp.Refused != "" && !opts.Force:
 			gp.Outcome = OutcomeRefused
@@ -161,13 +164,15 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			}
 		}
 	}
-	return res, res.err(timeRefused)
+	return res, res.err(timeRefused, logRefused)
 }
 
-func (res ApplyResult) err(timeRefused int) error {
+func (res ApplyResult) err(timeRefused, logRefused int) error {
 	switch {
 	case res.Failed > 0:
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", res.Failed)}
+	case logRefused > 0 && logRefused == res.Errors:
+		return exit.Refusedf("%d group(s) refused: a log end kaasctl could not verify (no broker, no readable segment file) would decide their offsets; nothing was written for them (%s plans them unchecked)", logRefused, UnverifiedFlag)
 	case timeRefused > 0:
 		return exit.Refusedf("%d group(s) refused: the brokers' offsets for that time contradict the records (see the errors above); nothing was written for them", timeRefused)
 	case res.Errors > 0:

@@ -17,6 +17,7 @@ func TestApplyOffsetsPerGroup(t *testing.T) {
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "g2.json"), []byte(offlineOld), 0o644)
 	os.MkdirAll(filepath.Join(l.DataDir, "audit", "0"), 0o755)
 	os.WriteFile(filepath.Join(l.DataDir, "audit", "0", "manifest.json"), []byte(`{"epoch":1,"highWatermark":9,"logStartOffset":1}`), 0o644)
+	writeLog(t, filepath.Join(l.DataDir, "audit", "0"), 1, 9)
 	ctx := context.Background()
 	plan := func() []*GroupPlan {
 		plans, err := PlanGroups(ctx, Inputs{Layout: l}, ResetOptions{Groups: []string{"g", "g2", "nothing"}, AllTopics: true, Spec: Spec{Kind: ToEarliest}})

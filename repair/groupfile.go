@@ -23,6 +23,9 @@ type GroupFile struct {
 	File *volume.OffsetFile
 	// Findings are the parser's remarks (plain map, negative offsets...).
 	Findings []volume.Finding
+	// committed indexes the entries for Committed (built on first use;
+	// the last entry of a duplicated key wins, as in JSON).
+	committed map[tpKey]int64
 }
 
 // GroupPathError is GroupFilePath's refusal: the group and why. Its text
@@ -119,12 +122,20 @@ func (gf *GroupFile) PlainMap() bool {
 
 // Committed returns the committed offset of one partition in the file.
 func (gf *GroupFile) Committed(topic string, part int32) (int64, bool) {
-	for _, e := range gf.Entries() {
-		if e.Topic == topic && e.Partition == part {
-			return e.Offset, true
+	if gf == nil {
+		return 0, false
+	}
+	if gf.committed == nil {
+		es := gf.Entries()
+		gf.committed = make(map[tpKey]int64, len(es))
+		for _, e := range es {
+			if _, dup := gf.committed[tpKey{e.Topic, e.Partition}]; !dup {
+				gf.committed[tpKey{e.Topic, e.Partition}] = e.Offset
+			}
 		}
 	}
-	return 0, false
+	o, ok := gf.committed[tpKey{topic, part}]
+	return o, ok
 }
 
 // EncodeEnvelope renders entries as kaas's v2 envelope (compact JSON,

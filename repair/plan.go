@@ -14,9 +14,13 @@ type PartitionInfo struct {
 	Committed    int64
 	HasCommitted bool
 	// LogStart and LogEnd bound the valid offsets; HasLog is false when
-	// they are unknown (offline, no partition manifest).
+	// they are unknown. LogSource is where they came from (wire,
+	// segments, or manifest: unverified, it trails the log); LogUnknown
+	// names the missing evidence when the log end is not verified.
 	LogStart, LogEnd int64
 	HasLog           bool
+	LogSource        string
+	LogUnknown       string
 	// TimeOffset is the first offset at or after the spec's time
 	// (to-datetime, by-duration); HasTimeOffset false when the log has
 	// nothing at or after it.
@@ -29,13 +33,16 @@ type PartitionInfo struct {
 
 // PlanRow is one partition's change. Field names are the JSON contract.
 type PlanRow struct {
-	Group     string   `json:"group"`
-	Topic     string   `json:"topic"`
-	Partition int32    `json:"partition"`
-	Current   *int64   `json:"current,omitempty"`
-	New       int64    `json:"new"`
-	LogStart  *int64   `json:"logStart,omitempty"`
-	LogEnd    *int64   `json:"logEnd,omitempty"`
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Current   *int64 `json:"current,omitempty"`
+	New       int64  `json:"new"`
+	LogStart  *int64 `json:"logStart,omitempty"`
+	LogEnd    *int64 `json:"logEnd,omitempty"`
+	// LogSource is where LogStart/LogEnd came from: wire, segments, or
+	// manifest (unverified: planned only with --allow-unverified-log-end).
+	LogSource string   `json:"logSource,omitempty"`
 	Changed   bool     `json:"changed"`
 	Clamped   bool     `json:"clamped"`
 	Warnings  []string `json:"warnings"`
@@ -66,25 +73,32 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 		}
 		if p.HasLog {
 			s, e := p.LogStart, p.LogEnd
-			row.LogStart, row.LogEnd = &s, &e
+			row.LogStart, row.LogEnd, row.LogSource = &s, &e, p.LogSource
+		}
+		if spec.Kind == ToCurrent {
+			// --to-current never changes anything: the committed offset
+			// stays as it is, never clamped against a log end.
+			if p.HasCommitted {
+				row.New = p.Committed
+			} else {
+				row.Warnings = append(row.Warnings, "no committed offset: --to-current leaves the partition without one")
+			}
+			rows = append(rows, row)
+			continue
 		}
 		target, ok := int64(0), true
+		if !verified(p) && !spec.AllowUnverifiedLogEnd && !spec.NeedsTime() {
+			// Every other spec is clamped to (or is) the log bounds: a row
+			// whose log end is not verified is refused, nothing written.
+			row.Error = unverifiedError(p)
+			rows = append(rows, row)
+			continue
+		}
 		switch spec.Kind {
 		case ToEarliest:
 			target, ok = p.LogStart, requireLog(&row, p)
 		case ToLatest:
 			target, ok = p.LogEnd, requireLog(&row, p)
-		case ToCurrent:
-			switch {
-			case p.HasCommitted:
-				target = p.Committed
-			case p.HasLog:
-				target = p.LogEnd
-				row.Warnings = append(row.Warnings, "no committed offset: using the log end, as Kafka does")
-			default:
-				ok = false
-				row.Error = "no committed offset and the log end is unknown"
-			}
 		case ToOffset:
 			target = spec.Offset
 		case ShiftBy:
@@ -135,10 +149,31 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 	return rows
 }
 
+// verified reports whether the log bounds come from evidence kaasctl
+// checked: a broker's ListOffsets or the partition's segment files.
+func verified(p PartitionInfo) bool {
+	return p.HasLog && (p.LogSource == "wire" || p.LogSource == "segments" || p.LogSource == "")
+}
+
+// unverifiedError names the missing evidence of a refused row.
+func unverifiedError(p PartitionInfo) string {
+	why := p.LogUnknown
+	if why == "" {
+		why = "no broker answered and no segment file was read"
+	}
+	if p.HasLog && p.LogSource == "manifest" {
+		return fmt.Sprintf("log end unverified: %s; manifest.json says %d but kaas rewrites it only on takeover, roll and close, so it trails the log: nothing is written for this partition (%s plans it anyway, unchecked)", why, p.LogEnd, UnverifiedFlag)
+	}
+	return fmt.Sprintf("log end unknown: %s: nothing is written for this partition (%s plans it anyway, unchecked)", why, UnverifiedFlag)
+}
+
 func requireLog(row *PlanRow, p PartitionInfo) bool {
 	if !p.HasLog {
-		row.Error = "the log start and end are unknown (no broker answered and no partition manifest)"
+		row.Error = unverifiedError(p)
 		return false
+	}
+	if !verified(p) {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("UNVERIFIED (%s): the log bound is manifest.json's, which trails the log", UnverifiedFlag))
 	}
 	return true
 }
@@ -149,8 +184,10 @@ func clamp(row *PlanRow, target int64, p PartitionInfo) int64 {
 		row.Clamped = true
 		target = 0
 	}
-	if !p.HasLog {
-		row.Warnings = append(row.Warnings, "log start/end unknown: the offset was not checked against the log")
+	if !verified(p) {
+		// Never clamp to a manifest: it trails the log and would move the
+		// offset backwards (only reached with the override).
+		row.Warnings = append(row.Warnings, fmt.Sprintf("UNVERIFIED (%s): the offset was not checked against the log end", UnverifiedFlag))
 		return target
 	}
 	switch {

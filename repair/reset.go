@@ -79,6 +79,9 @@ type GroupPlan struct {
 	// TimeRefused marks an Error that is a refusal: the brokers' offsets
 	// for a time contradict the records (exit 4, not 1).
 	TimeRefused bool `json:"timeRefused,omitempty"`
+	// LogRefused marks an Error that is a refusal: rows whose log end is
+	// not verified (exit 4, not 1); --allow-unverified-log-end plans them.
+	LogRefused bool `json:"logRefused,omitempty"`
 	// Skipped says why the group has nothing to plan (Kafka skips it with
 	// a message and goes on with the other groups).
 	Skipped string `json:"skipped,omitempty"`
@@ -112,6 +115,9 @@ type Inputs struct {
 	Now    time.Time
 	// Policy: --follow-symlinks and --keep-backups for the writes.
 	Policy Policy
+	// Progress, when set, is told how many partitions each group's plan
+	// covers as it is planned (a progress line for large plans).
+	Progress func(partitions int)
 }
 
 // PlanGroups reads every group's file, asks the brokers for group states
@@ -119,6 +125,7 @@ type Inputs struct {
 // per-partition plan. It writes nothing.
 func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
 	var specWarns []string
+	opts.Spec.File = opts.Spec.File.Indexed()
 	if opts.Spec.Kind == ToGroup && !opts.Delete {
 		rows, warns, err := sourceOffsets(ctx, in, opts)
 		if err != nil {
@@ -179,7 +186,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 	}
 	logs := map[string]map[int32]wire.LogOffsets{}
-	var mr *volume.ManifestReader
+	var lr *volume.LogReader
 	needLog := !opts.Delete
 	if needLog && len(want) > 0 {
 		if cl != nil {
@@ -188,9 +195,20 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 				return nil, fmt.Errorf("listing log offsets: %w", err)
 			}
 		} else {
-			mr = &volume.ManifestReader{L: in.Layout}
+			lr = volume.NewLogReader(in.Layout)
+			tps := make([]volume.TopicPartition, 0, len(want))
+			for t, ps := range want {
+				for _, p := range ps {
+					tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
+				}
+			}
+			lr.Prefetch(tps, 16)
 		}
 	}
+	// Offline, a partition is checked against the partition dirs its
+	// topic's dir holds, as the brokers check it online: a row naming
+	// partition 2147483647 of a 4-partition topic is refused.
+	onVolume := volumePartitions{l: in.Layout, topics: map[string]map[int32]bool{}}
 	var timed kadm.ListedOffsets
 	var timeBad, timeUnchecked map[tpKey]string
 	// A time before 1970 is before every record (record timestamps are
@@ -222,15 +240,26 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			pi.Committed, pi.HasCommitted = gp.file.Committed(k.topic, k.part)
 			if cl != nil {
 				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
-					pi.LogStart, pi.LogEnd, pi.HasLog = lo.Start, lo.End, true
+					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
 				} else if ok {
 					rowErr[k] = "log offsets: " + lo.Err
 				} else if needLog {
 					rowErr[k] = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
 				}
-			} else if mr != nil {
-				if m, _, err := mr.Get(k.topic, k.part); err == nil && m != nil {
-					pi.LogStart, pi.LogEnd, pi.HasLog = m.LogStartOffset, m.HighWatermark, true
+			} else if lr != nil {
+				if held, dir := onVolume.holds(k.topic, k.part); held == partAbsent {
+					rowErr[k] = fmt.Sprintf("partition %s-%d is not on the volume: %s", k.topic, k.part, onVolume.describe(k.topic, dir))
+				} else if b := lr.Get(k.topic, k.part); b.End != nil {
+					pi.LogEnd, pi.HasLog, pi.LogSource = b.End.Value, true, b.End.Source
+					pi.LogStart = b.End.Value
+					if b.Start != nil {
+						pi.LogStart = b.Start.Value
+					}
+					if b.End.Source == volume.SourceManifest {
+						pi.LogUnknown = "its segment files could not be read: " + b.Fallback
+					}
+				} else {
+					pi.LogUnknown = b.Unknown
 				}
 			}
 			if timed != nil {
@@ -282,7 +311,21 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			}
 		}
 		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
-			gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+			var unverified []string
+			for _, r := range gp.Rows {
+				if strings.HasPrefix(r.Error, "log end un") {
+					unverified = append(unverified, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
+				}
+			}
+			if len(unverified) == n {
+				gp.Error = fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not verified (no broker answered and their segment files could not be read; see the rows); nothing is written for this group; %s plans them unchecked", n, strings.Join(unverified, ", "), UnverifiedFlag)
+				gp.LogRefused = true
+			} else {
+				gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
+			}
+		}
+		if in.Progress != nil {
+			in.Progress(len(gp.Rows))
 		}
 	}
 	return plans, nil
@@ -367,11 +410,8 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 				}
 			}
 		} else {
-			ms, _, _ := volume.ScanManifests(in.Layout)
-			for _, m := range ms {
-				if slices.Contains(wholeTopics, m.Topic) {
-					topicParts[m.Topic] = append(topicParts[m.Topic], m.Partition)
-				}
+			for _, t := range wholeTopics {
+				topicParts[t] = append(topicParts[t], volume.TopicPartitionDirs(in.Layout, t)...)
 			}
 		}
 	}
@@ -452,7 +492,7 @@ func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*Grou
 						if in.Client != nil {
 							gp.Error = fmt.Sprintf("topic %s has no partitions", s.Topic)
 						} else {
-							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition manifests and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
+							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition dir in the data dir and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
 						}
 					}
 				}
@@ -696,4 +736,62 @@ func commitErrText(err error) string {
 		return "the group's coordinator moved or is down: " + err.Error()
 	}
 	return err.Error()
+}
+
+// volumePartitions lists, once per topic, the partition dirs the data dir
+// holds for it (DATA/<topic>/<partition>/, where kaas keeps a partition's
+// log and manifest).
+type volumePartitions struct {
+	l      volume.Layout
+	topics map[string]map[int32]bool // nil: the topic has no dir here
+}
+
+const (
+	partPresent = iota
+	partAbsent  // the topic's dir is here and does not hold the partition
+	partUnknown // no dir for the topic in this data dir (another pool dir, a deleted topic): nothing to check against
+)
+
+func (vp volumePartitions) holds(topic string, part int32) (int, string) {
+	pd := vp.l.PartitionDir(topic, 0)
+	if pd == "" || vp.l.DataDir == "" {
+		return partUnknown, ""
+	}
+	dir := filepath.Dir(pd)
+	parts, ok := vp.topics[topic]
+	if !ok {
+		if ents, err := os.ReadDir(dir); err == nil {
+			parts = map[int32]bool{}
+			for _, e := range ents {
+				if n, err := strconv.ParseInt(e.Name(), 10, 32); err == nil && n >= 0 && e.IsDir() && strconv.Itoa(int(n)) == e.Name() {
+					parts[int32(n)] = true
+				}
+			}
+		}
+		vp.topics[topic] = parts
+	}
+	switch {
+	case parts == nil || len(parts) == 0:
+		return partUnknown, dir
+	case parts[part]:
+		return partPresent, dir
+	}
+	return partAbsent, dir
+}
+
+// describe says which partitions the topic's dir holds ("0-3", or a count
+// and the range when they are not contiguous).
+func (vp volumePartitions) describe(topic, dir string) string {
+	ps := make([]int32, 0, len(vp.topics[topic]))
+	for p := range vp.topics[topic] {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	held := fmt.Sprintf("partitions %d-%d", ps[0], ps[len(ps)-1])
+	if len(ps) == 1 {
+		held = fmt.Sprintf("partition %d only", ps[0])
+	} else if int(ps[len(ps)-1]-ps[0])+1 != len(ps) {
+		held = fmt.Sprintf("%d partitions between %d and %d", len(ps), ps[0], ps[len(ps)-1])
+	}
+	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist)", dir, held, topic)
 }

@@ -20,7 +20,29 @@ const (
 	offlineNew = `{"offsets":{"audit/0":4,"orders/0":2,"orders/1":3},"metadata":{"audit/0":"m-a","orders/0":"m-o"}}`
 )
 
-// offlineVolume is a data dir with one group file and two manifests.
+// writeLog writes a partition's segment files in kaas's format: one
+// segment from start holding the records up to end (exclusive).
+func writeLog(t testing.TB, dir string, start, end int64) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := volume.CreateSegment(dir, start, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Next < end {
+		if err := w.Append(int(min(5, end-w.Next)), 1_700_000_000_000, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// offlineVolume is a data dir with one group file and two partitions:
+// segment files ([2,30) and [3,40)) and manifests that agree.
 func offlineVolume(t testing.TB) volume.Layout {
 	t.Helper()
 	data := t.TempDir()
@@ -37,6 +59,8 @@ func offlineVolume(t testing.TB) volume.Layout {
 	must(filepath.Join(l.OffsetsPath(), "g.json"), offlineOld)
 	must(filepath.Join(data, "orders", "0", "manifest.json"), `{"epoch":1,"highWatermark":30,"logStartOffset":2}`)
 	must(filepath.Join(data, "orders", "1", "manifest.json"), `{"epoch":1,"highWatermark":40,"logStartOffset":3}`)
+	writeLog(t, filepath.Join(data, "orders", "0"), 2, 30)
+	writeLog(t, filepath.Join(data, "orders", "1"), 3, 40)
 	return l
 }
 

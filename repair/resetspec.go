@@ -44,7 +44,15 @@ type Spec struct {
 	// Origin, when set, is how the user asked for this spec (a restore
 	// from history is planned as a from-file spec).
 	Origin string
+	// AllowUnverifiedLogEnd (--allow-unverified-log-end) plans rows whose
+	// log end kaasctl could not verify (no broker, no readable segment
+	// file: at most manifest.json, which trails the log) instead of
+	// refusing them; every such row says so.
+	AllowUnverifiedLogEnd bool
 }
+
+// UnverifiedFlag is the override the refusals name.
+const UnverifiedFlag = "--allow-unverified-log-end"
 
 // NeedsTime reports whether the spec needs offsets looked up by timestamp.
 func (s Spec) NeedsTime() bool { return s.Kind == ToDatetime || s.Kind == ByDuration }
@@ -220,13 +228,35 @@ type FilePlan struct {
 	Rows []FileRow
 	// MultiGroup is true for the group,topic,partition,offset layout.
 	MultiGroup bool
+	// byGroup indexes a multi-group plan's rows (Indexed), so that each
+	// group's rows are found without reading every row again: a plan of a
+	// million rows over many groups stays linear.
+	byGroup map[string][]FileRow
+}
+
+// Indexed returns the plan with its rows indexed by group.
+func (fp FilePlan) Indexed() FilePlan {
+	if !fp.MultiGroup || fp.byGroup != nil {
+		return fp
+	}
+	fp.byGroup = map[string][]FileRow{}
+	for _, r := range fp.Rows {
+		fp.byGroup[r.Group] = append(fp.byGroup[r.Group], r)
+	}
+	return fp
 }
 
 // ForGroup returns the rows that apply to group.
 func (fp FilePlan) ForGroup(group string) []FileRow {
+	if !fp.MultiGroup {
+		return fp.Rows
+	}
+	if fp.byGroup != nil {
+		return fp.byGroup[group]
+	}
 	var out []FileRow
 	for _, r := range fp.Rows {
-		if !fp.MultiGroup || r.Group == group {
+		if r.Group == group {
 			out = append(out, r)
 		}
 	}
@@ -236,8 +266,10 @@ func (fp FilePlan) ForGroup(group string) []FileRow {
 // Groups lists the groups a multi-group file names, in file order.
 func (fp FilePlan) Groups() []string {
 	var gs []string
+	seen := map[string]bool{}
 	for _, r := range fp.Rows {
-		if r.Group != "" && !slices.Contains(gs, r.Group) {
+		if r.Group != "" && !seen[r.Group] {
+			seen[r.Group] = true
 			gs = append(gs, r.Group)
 		}
 	}
@@ -312,7 +344,7 @@ func ParseResetCSV(r io.Reader, name string) (FilePlan, error) {
 	if len(fp.Rows) == 0 {
 		return FilePlan{}, fmt.Errorf("%s: no offsets in the file", name)
 	}
-	return fp, nil
+	return fp.Indexed(), nil
 }
 
 // ExportCSV writes a plan in kafka-consumer-groups.sh's --export layout:

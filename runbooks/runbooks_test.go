@@ -269,6 +269,43 @@ func TestWatchRollingRestart(t *testing.T) {
 	}
 }
 
+// The upgrade runbook restarts every broker through a command (here the
+// sandbox's control endpoint), in the planned order, each step checked by
+// plan restart --follow.
+func TestUpgradeFewestRebalances(t *testing.T) {
+	tools(t)
+	s := startSandbox(t, 8)
+	cs, err := s.ServeControl("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	t.Setenv("PLAN_ARGS", "--placement hash")
+	args := "--data-dir " + s.Layout().DataDir + " --brokers " + strings.Join(s.Bootstrap(), ",") + " -q"
+	r := run(t, args, "upgrade-fewest-rebalances.sh", `curl -sf -X POST "`+cs.URL()+`/restart?broker={}" >/dev/null`, "60s")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	brokers := map[string]bool{}
+	for _, m := range jsonLines(t, r.stdout) {
+		if m["asPlanned"] != true {
+			t.Errorf("a version deviated: %v", m)
+		}
+		brokers[m["broker"].(string)] = true
+	}
+	if len(brokers) != 3 || !strings.Contains(r.stderr, "3 of 3 broker(s) restarted, 0 versions deviated") {
+		t.Errorf("brokers %v\n%s", brokers, r.stderr)
+	}
+	if a := s.Assignment(); a.AssignmentVersion < 7 || len(a.Brokers) != 3 {
+		t.Errorf("after the upgrade: v%d with %d brokers", a.AssignmentVersion, len(a.Brokers))
+	}
+	// A failing restart command stops the run (exit 1).
+	r = run(t, args, "upgrade-fewest-rebalances.sh", "false", "30s")
+	if r.code != 1 || !strings.Contains(r.stderr, "restart command failed") {
+		t.Errorf("failing command: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 func TestSafeReset(t *testing.T) {
 	tools(t)
 	s := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}, {Name: "audit", Partitions: 1}}})

@@ -46,13 +46,15 @@ run() {
 
 run jq jq -e . "$cd_/assignment.json"
 run whois "$BIN" whois --data-dir "$tmp/data" group-0000003
-run list "$BIN" groups list --data-dir "$tmp/data" -o jsonl
+# Without the soft memory limit kaasctl sets for itself: the list must
+# stay small because it streams, not because the collector is pushed.
+run list env GOMEMLIMIT=off "$BIN" groups list --data-dir "$tmp/data" -o jsonl
 whois_lines=$(wc -l < "$tmp/whois.err")
 list_lines=$(wc -l < "$tmp/list.err")
 
 echo "== scale: 1,000,000 explicit entries (a third on gone brokers), 1,000 brokers, 20,000 offset files"
 echo "jq -e . assignment.json: ${jq_s} s, ${jq_mb} MB (the yardstick)"
 awk -v w="$whois_s" -v j="$jq_s" -v m="$whois_mb" -v l="$whois_lines" 'BEGIN {
-  printf "whois of one key: %.2f s = %.2f x jq (target <= 1 x), %d MB (target < 256 MB), %d stderr lines (target <= 20)\n", w, w / j, m, l }'
+  printf "whois of one key: %.2f s = %.2f x jq (target <= 0.5 x), %d MB (target < 256 MB), %d stderr lines (target <= 20)\n", w, w / j, m, l }'
 awk -v w="$list_s" -v j="$jq_s" -v m="$list_mb" -v l="$list_lines" 'BEGIN {
-  printf "groups list -o jsonl: %.2f s = %.2f x jq (target <= 2 x), %d MB (target < 512 MB), %d stderr lines\n", w, w / j, m, l }'
+  printf "groups list -o jsonl (GOMEMLIMIT=off): %.2f s = %.2f x jq (target <= 1 x), %d MB (target < 256 MB), %d stderr lines\n", w, w / j, m, l }'

@@ -169,7 +169,14 @@ func Read(path string, follow bool, limit int64) ([]byte, Info, error) {
 		return nil, info, err
 	}
 	defer unix.Close(fd)
-	data, _, err := readFd(fd, path, nil, limit)
+	// The size at open sizes the buffer (one allocation for a 60 MB
+	// assignment, not a doubling series); a file that grows meanwhile is
+	// still read to its end.
+	var buf []byte
+	if info.Size > 0 && info.Size < limit {
+		buf = make([]byte, 0, info.Size+1)
+	}
+	data, _, err := readFd(fd, path, buf, limit)
 	return data, info, err
 }
 

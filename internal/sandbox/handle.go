@@ -83,6 +83,9 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		if err != nil {
 			return relay(f) // kfake answers or drops it, as it would
 		}
+		if r, ok := req.(*kmsg.OffsetCommitRequest); ok && s.coordinationBroken(b) {
+			return brokenCommitAnswer(f, r)
+		}
 		return s.handleCoordinated(b, f, req)
 	}
 	return relay(f)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -14,6 +15,46 @@ import (
 // that trusts the answer rewinds to the start of the log. With the quirk
 // on, every broker answers that way; earliest (-2), latest (-1) and
 // max-timestamp (-3) lookups stay correct.
+
+// BreakCoordination makes one broker accept connections and answer
+// everything (metadata, ListGroups, FindCoordinator, DescribeGroups,
+// OffsetFetch) except OffsetCommit, which it answers with
+// COORDINATOR_NOT_AVAILABLE on every partition: a broker whose coordinator
+// is wedged (a stuck offsets store, a full or read-only volume) while its
+// listener is fine. No lag metric shows it until its groups fall behind;
+// 'kaasctl probe' does.
+func (s *Sandbox) BreakCoordination(id string, on bool) error {
+	if _, err := s.lookup(id); err != nil {
+		return err
+	}
+	if on {
+		s.brokenCoord.Store(id, true)
+	} else {
+		s.brokenCoord.Delete(id)
+	}
+	return nil
+}
+
+func (s *Sandbox) coordinationBroken(b *broker) bool {
+	_, ok := s.brokenCoord.Load(b.id)
+	return ok
+}
+
+// brokenCommitAnswer is a wedged coordinator's OffsetCommit answer.
+func brokenCommitAnswer(f *frame, req *kmsg.OffsetCommitRequest) *item {
+	resp := kmsg.NewPtrOffsetCommitResponse()
+	for _, t := range req.Topics {
+		rt := kmsg.NewOffsetCommitResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewOffsetCommitResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, kerr.CoordinatorNotAvailable.Code
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return local(f, resp)
+}
 
 // EmulateZeroTimestampOffsets switches the quirk on or off (off by default).
 func (s *Sandbox) EmulateZeroTimestampOffsets(on bool) { s.zeroTimeOffsets.Store(on) }

@@ -204,6 +204,7 @@ type Sandbox struct {
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
 	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
+	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 

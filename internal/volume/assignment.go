@@ -282,15 +282,15 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 		}
 		add(sev, code, msg(), fix)
 	}
-	firstEntry := make(map[string]string, len(a.ConsumerGroups))
-	for _, e := range a.ConsumerGroups {
-		if prev, dup := firstEntry[e.GroupID]; dup {
+	firstOf := duplicateEntries(a.ConsumerGroups)
+	for i, e := range a.ConsumerGroups {
+		if first, dup := firstOf[i]; dup {
+			prev := a.ConsumerGroups[first].Broker
 			addEntry(SevWarning, "assignment.duplicateEntry", func() string {
 				return fmt.Sprintf("group %q has more than one consumerGroups entry (%s, then %s); the first wins", e.GroupID, prev, e.Broker)
 			}, "")
 			continue
 		}
-		firstEntry[e.GroupID] = e.Broker
 		if seen[e.Broker] == 0 {
 			addEntry(SevError, "assignment.entryUnknownBroker", func() string {
 				return fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker)
@@ -309,6 +309,39 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 		a.Partitions = []PartitionEntry{}
 	}
 	return a, fs, nil
+}
+
+// duplicateEntries maps the index of every entry that repeats an earlier
+// entry's group to the index of that group's first entry. It sorts an
+// index instead of keeping a map of every group: a million entries cost
+// 4 MB, and controllers write them in group order, which sorts in one pass.
+func duplicateEntries(es []GroupEntry) map[int]int {
+	idx := make([]int32, len(es))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int {
+		if c := strings.Compare(es[x].GroupID, es[y].GroupID); c != 0 {
+			return c
+		}
+		return int(x - y)
+	})
+	var out map[int]int
+	for i := 1; i < len(idx); i++ {
+		prev, cur := idx[i-1], idx[i]
+		if es[prev].GroupID != es[cur].GroupID {
+			continue
+		}
+		if out == nil {
+			out = map[int]int{}
+		}
+		first := int(prev)
+		if f, ok := out[first]; ok {
+			first = f
+		}
+		out[int(cur)] = first
+	}
+	return out
 }
 
 // keepGroups keeps the entries of the named groups, in order.

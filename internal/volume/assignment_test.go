@@ -235,3 +235,43 @@ func FuzzParseAssignmentScoped(f *testing.F) {
 		checkScoped(t, data, []string{group})
 	})
 }
+
+// TestDuplicateEntriesInFileOrder: every repeat of a group is reported in
+// file order against the group's first entry, whatever the order of ids,
+// and with Fold the first repeat in the file carries the count.
+func TestDuplicateEntriesInFileOrder(t *testing.T) {
+	t.Parallel()
+	doc := `{"assignmentVersion":1,"brokers":[{"id":"a","health":"alive"},{"id":"b","health":"alive"},{"id":"c","health":"alive"}],"partitions":[],"consumerGroups":[` +
+		`{"groupId":"z","broker":"a"},{"groupId":"m","broker":"b"},{"groupId":"z","broker":"b"},{"groupId":"m","broker":"c"},{"groupId":"z","broker":"c"}]}`
+	_, fs, err := ParseAssignment("a.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		if f.Code == "assignment.duplicateEntry" {
+			got = append(got, f.Message)
+		}
+	}
+	want := []string{
+		`group "z" has more than one consumerGroups entry (a, then b); the first wins`,
+		`group "m" has more than one consumerGroups entry (b, then c); the first wins`,
+		`group "z" has more than one consumerGroups entry (a, then c); the first wins`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("duplicate findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	_, fs, err = ParseAssignmentWith("a.json", []byte(doc), AssignmentOptions{Fold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dups []Finding
+	for _, f := range fs {
+		if f.Code == "assignment.duplicateEntry" {
+			dups = append(dups, f)
+		}
+	}
+	if len(dups) != 1 || dups[0].Message != want[0] || dups[0].Repeats != 2 {
+		t.Fatalf("folded: %+v", dups)
+	}
+}

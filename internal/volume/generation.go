@@ -150,6 +150,16 @@ func (gi GenerationInfo) Summary() string {
 	return s + ")"
 }
 
+// Short is Summary without the evidence, for the notes of everyday
+// commands: "kaas generation Rust 0.2.18 (detected)". An undetermined
+// generation says where the reason is and how to pin it.
+func (gi GenerationInfo) Short() string {
+	if gi.Gen == GenUnknown || gi.Source == "undetermined" {
+		return "kaas generation " + gi.Label + " (undetermined: -v or 'kaasctl volume check' says why; --kaas-version pins it)"
+	}
+	return "kaas generation " + gi.Label + " (" + gi.Source + ")"
+}
+
 // Assumes is the short clause findings and fixes carry ("assuming Rust 0.2.18, pinned").
 func (gi GenerationInfo) Assumes() string {
 	if gi.Gen == GenUnknown {

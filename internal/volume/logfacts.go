@@ -162,10 +162,11 @@ func ReadLogBounds(l Layout, topic string, partition int32) *LogBounds {
 		b.End = &Fact{Value: pl.LogEnd, Source: SourceSegments, Path: pl.Active, AsOf: pl.ModTime}
 		return b
 	}
-	why := err.Error()
+	problem := err.Error()
 	if fe, ok := err.(*FileError); ok {
-		why = "segments: " + fe.Problem
+		problem = fe.Problem
 	}
+	why := "segments: " + problem
 	if merr != nil {
 		mwhy := merr.Error()
 		if fe, ok := merr.(*FileError); ok {
@@ -183,7 +184,7 @@ func ReadLogBounds(l Layout, topic string, partition int32) *LogBounds {
 	if fi, err := os.Stat(m.Path); err == nil {
 		asOf = fi.ModTime()
 	}
-	b.Fallback = why
+	b.Fallback = problem
 	b.Start = &Fact{Value: m.LogStartOffset, Source: SourceManifest, Path: m.Path, AsOf: asOf}
 	b.End = &Fact{Value: m.HighWatermark, Source: SourceManifest, Path: m.Path, AsOf: asOf}
 	return b

@@ -204,3 +204,76 @@ func TestNoVolumePathsOutsideVolume(t *testing.T) {
 		t.Fatalf("only %d files checked under %s", checked, root)
 	}
 }
+
+// A later kaas generation that moves the offsets into a new directory is
+// one more row of the table: with a hypothetical 0.3.0 whose brokers keep
+// offsets in CD/offsets (and leave CD/__consumer_offsets as legacy), the
+// version parses, detection finds it from where group files are, every
+// offsets dir gets its role, the scan reads the new dir as live, and the
+// older generations see the new dir as one they never read. Nothing
+// outside this package changes (TestNoVolumePathsOutsideVolume).
+func TestVolumeModelNewGeneration(t *testing.T) {
+	// Not parallel: it swaps the package's table and restores it.
+	saved, savedAll := generationSpecs, AllGenerations
+	defer func() { generationSpecs, AllGenerations = saved, savedAll }()
+	const gen030 Generation = "0.3.0"
+	locNew := Location{RootCluster, "offsets"}
+	next := GenerationSpec{Gen: gen030, Label: "Rust 0.3.0", Family: "Rust", From: "0.3.0", Short: "0.3.0", UpTo: [3]int{0, 3, 0},
+		OffsetsDirs:       []OffsetsDirSpec{{locNew, OffsetsCurrent}, {locClusterOffsets, OffsetsLegacy}},
+		PlainMapIsOffsets: false, ClusterSubdir: ClusterSubdir, Partitions: RootData,
+		TxnState: locTxnState, ProducerFences: locProducerFences, MarkerQueue: locMarkerQueue, ProducerIDs: locProducerIDs,
+		Failover: rustFailover}
+	generationSpecs = append(slices.Clone(saved), next)
+	AllGenerations = append(slices.Clone(savedAll), gen030)
+
+	if g, err := ParseKaasVersion("v0.3.0-preview"); err != nil || g != gen030 {
+		t.Fatalf("0.3.0 parses as %q %v", g, err)
+	}
+	if _, err := ParseKaasVersion("0.3.1"); err == nil || !strings.Contains(err.Error(), "up to 0.3.0") {
+		t.Errorf("0.3.1: %v", err)
+	}
+	data := t.TempDir()
+	cd := filepath.Join(data, ClusterSubdir)
+	newDir := filepath.Join(cd, "offsets")
+	mkGroup(t, newDir, "orders-app")
+	l, err := Resolve(ResolveInput{DataDirFlag: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Gen.Gen != gen030 || l.Gen.LiveOffsetsDir != newDir || !strings.Contains(l.Gen.Evidence, "only Rust 0.3.0 brokers keep offsets in the cluster dir") {
+		t.Fatalf("detected %+v", l.Gen)
+	}
+	dirs := l.OffsetsDirs()
+	roles := map[string]string{}
+	for _, d := range dirs {
+		roles[d.Path] = d.Role
+	}
+	if len(dirs) != 3 || dirs[0].Path != newDir || roles[newDir] != OffsetsCurrent || roles[filepath.Join(cd, OffsetsDir)] != OffsetsLegacy || roles[filepath.Join(data, OffsetsDir)] != OffsetsNotRead {
+		t.Errorf("dirs %+v", dirs)
+	}
+	var seen []string
+	res, err := ScanOffsets(l, ScanOptions{}, func(it *OffsetScanItem) error {
+		seen = append(seen, it.Group+"@"+it.Layout)
+		return nil
+	})
+	if err != nil || !slices.Equal(seen, []string{"orders-app@" + OffsetsCurrent}) || res.Files != 1 {
+		t.Errorf("scan %v %+v %v", seen, res, err)
+	}
+	// Pinned to 0.2.18, the new dir is one its brokers never read.
+	p := l.PinnedTo(Gen018, "test")
+	for _, d := range p.OffsetsDirs() {
+		if d.Path == newDir && d.Role != OffsetsNotRead {
+			t.Errorf("0.2.18 sees %s as %s", d.Path, d.Role)
+		}
+	}
+	if p.FollowedOffsetsDir() != filepath.Join(cd, OffsetsDir) || l.FollowedOffsetsDir() != newDir {
+		t.Errorf("followed %s / %s", p.FollowedOffsetsDir(), l.FollowedOffsetsDir())
+	}
+	// A Go volume is still told apart.
+	goData := t.TempDir()
+	os.MkdirAll(filepath.Join(goData, ClusterSubdir), 0o755)
+	mkGroup(t, filepath.Join(goData, OffsetsDir), "g")
+	if gi := DetectGeneration(DataDirLayout(goData, "test")); gi.Gen != GenGo {
+		t.Errorf("Go volume with a 0.3.0 row: %+v", gi)
+	}
+}

@@ -307,8 +307,8 @@ func generationFindings(gi GenerationInfo, dirs []ScannedDir) []Finding {
 				Fix: "run 'kaasctl volume repair --execute' (on 0.2.18 it rescues the groups without a copy into the cluster dir, merging and never overwriting; conflicts are reported) before the operator's sweep; if the brokers are older than 0.2.18, pin --kaas-version instead"})
 		case OffsetsNotRead:
 			out = append(out, Finding{Severity: SevWarning, Code: CodeOffsetsDirNotRead, Path: d.Path,
-				Message: fmt.Sprintf("%s holds %s, but Go / Rust ≤ 0.2.15 brokers read only %s (%s): these files are not used (left by a copy or an earlier migration?); groups: %s; not in the live dir: %s",
-					d.Path, plural(len(d.Groups), "group file"), liveDirName(live), gi.Assumes(), nameList(d.Groups), nameList(missing)),
+				Message: fmt.Sprintf("%s holds %s, but %s brokers read only %s (%s): these files are not used (left by a copy or an earlier migration?); groups: %s; not in the live dir: %s",
+					d.Path, plural(len(d.Groups), "group file"), gi.Label, liveDirName(live), gi.Assumes(), nameList(d.Groups), nameList(missing)),
 				Fix: "if the brokers really run Rust ≥ 0.2.16, pin --kaas-version 0.2.16 or 0.2.18; otherwise compare with 'kaasctl groups describe' and remove them by hand once sure (kaasctl leaves them)"})
 		case OffsetsPreMigration:
 			out = append(out, Finding{Severity: SevWarning, Code: CodePreMigrationDir, Path: d.Path,

@@ -150,3 +150,26 @@ func ListSegments(dir string) (SegmentListing, error) {
 	slices.Sort(out.Ignored)
 	return out, nil
 }
+
+// TopicPartitionDirs lists the partitions of topic that have a directory
+// in the data dir (DATA/<topic>/<n>), sorted; nil when there is none.
+func TopicPartitionDirs(l Layout, topic string) []int32 {
+	d := l.PartitionDir(topic, 0)
+	if d == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(filepath.Dir(d))
+	if err != nil {
+		return nil
+	}
+	var out []int32
+	for _, e := range ents {
+		n, err := strconv.ParseInt(e.Name(), 10, 32)
+		if !e.IsDir() || err != nil || n < 0 || strconv.FormatInt(n, 10) != e.Name() {
+			continue
+		}
+		out = append(out, int32(n))
+	}
+	slices.Sort(out)
+	return out
+}

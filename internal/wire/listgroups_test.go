@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -131,4 +132,23 @@ func FuzzHeldResponse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TopicPartitions.Add keeps each topic's partitions sorted and unique
+// whatever the order they come in, one at a time or in bulk.
+func TestTopicPartitionsAdd(t *testing.T) {
+	t.Parallel()
+	tp := TopicPartitions{}
+	for _, p := range []int32{3, 1, 2, 3, 0, 9, 5, 1} {
+		tp.Add("t", p)
+	}
+	tp.Add("t", 12, 11, 10, 9, 8, 7, 6, 5, 4, 4)
+	tp.Add("u")
+	want := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	if got := tp["t"]; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if len(tp["u"]) != 0 || !slices.Equal(tp.Topics(), []string{"t", "u"}) {
+		t.Errorf("%v", tp)
+	}
 }

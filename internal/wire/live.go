@@ -344,11 +344,28 @@ func (c *Client) batchedFindCoordinator() bool {
 // TopicPartitions is a set of partitions by topic.
 type TopicPartitions map[string][]int32
 
-// Add inserts partitions (deduplicated, sorted).
+// Add inserts partitions (deduplicated, sorted). One partition at a time
+// is a binary search and, in the usual ascending order, an append: adding
+// a topic's partitions one by one stays linear (sorting the whole list on
+// every add made a 1,000,000-row plan quadratic).
 func (tp TopicPartitions) Add(topic string, parts ...int32) {
-	cur := append(tp[topic], parts...)
-	slices.Sort(cur)
-	tp[topic] = slices.Compact(cur)
+	cur := tp[topic]
+	if len(parts) > 8 {
+		cur = append(cur, parts...)
+		slices.Sort(cur)
+		tp[topic] = slices.Compact(cur)
+		return
+	}
+	for _, p := range parts {
+		if n := len(cur); n == 0 || cur[n-1] < p {
+			cur = append(cur, p)
+			continue
+		}
+		if i, found := slices.BinarySearch(cur, p); !found {
+			cur = slices.Insert(cur, i, p)
+		}
+	}
+	tp[topic] = cur
 }
 
 // Topics lists the topic names, sorted.

@@ -1,0 +1,126 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Probe steps, in the order a consumer takes them.
+const (
+	StepFindCoordinator = "FindCoordinator"
+	StepOffsetCommit    = "OffsetCommit"
+	StepOffsetFetch     = "OffsetFetch"
+)
+
+// ProbeStep is one timed round trip of a coordinator probe.
+type ProbeStep struct {
+	Step    string  `json:"step"`
+	Seconds float64 `json:"seconds"`
+	OK      bool    `json:"ok"`
+	Err     string  `json:"error,omitempty"`
+}
+
+// CoordinatorProbe is what one broker did with a canary group.
+type CoordinatorProbe struct {
+	Node  int32  `json:"node"`
+	Group string `json:"group"`
+	// Coordinator is the node the broker's FindCoordinator answer named
+	// (-1: none).
+	Coordinator int32       `json:"coordinator"`
+	Steps       []ProbeStep `json:"steps"`
+	// FailedStep is the first step that failed ("" when all passed).
+	FailedStep string `json:"failedStep,omitempty"`
+	Err        string `json:"error,omitempty"`
+}
+
+// ProbeCoordinator takes a canary group through the round trips a consumer
+// makes, all to broker node: FindCoordinator (it must name node itself),
+// OffsetCommit of offset on topic/partition as an admin commit (generation
+// -1, no member: the group stays Empty), and OffsetFetch, which must give
+// the offset back. Each step is timed; the first that fails ends the probe.
+// The commit is the only write: the canary group's own offset file.
+func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group, topic string, partition int32, offset int64) CoordinatorProbe {
+	p := CoordinatorProbe{Node: node, Group: group, Coordinator: -1, Steps: []ProbeStep{}}
+	step := func(name string, fn func() error) bool {
+		start := time.Now()
+		err := fn()
+		s := ProbeStep{Step: name, Seconds: time.Since(start).Seconds(), OK: err == nil}
+		if err != nil {
+			s.Err = err.Error()
+			p.FailedStep, p.Err = name, s.Err
+		}
+		p.Steps = append(p.Steps, s)
+		return err == nil
+	}
+	ok := step(StepFindCoordinator, func() error {
+		req := kmsg.NewPtrFindCoordinatorRequest()
+		req.CoordinatorKey = group
+		req.CoordinatorKeys = []string{group}
+		kresp, err := c.request(ctx, node, req)
+		if err != nil {
+			return err
+		}
+		resp := kresp.(*kmsg.FindCoordinatorResponse)
+		code, id, msg := resp.ErrorCode, resp.NodeID, resp.ErrorMessage
+		if len(resp.Coordinators) > 0 {
+			co := resp.Coordinators[0]
+			code, id, msg = co.ErrorCode, co.NodeID, co.ErrorMessage
+		}
+		if code != 0 {
+			return fmt.Errorf("%s", errText(code, msg))
+		}
+		p.Coordinator = id
+		if id != node {
+			return fmt.Errorf("names node %d as the canary's coordinator, not itself", id)
+		}
+		return nil
+	})
+	ok = ok && step(StepOffsetCommit, func() error {
+		req := kmsg.NewPtrOffsetCommitRequest()
+		req.Group, req.Generation = group, -1
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic = topic
+		rp := kmsg.NewOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset, rp.LeaderEpoch = partition, offset, -1
+		meta := "kaasctl probe"
+		rp.Metadata = &meta
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		kresp, err := c.request(ctx, node, req)
+		if err != nil {
+			return err
+		}
+		for _, t := range kresp.(*kmsg.OffsetCommitResponse).Topics {
+			for _, pp := range t.Partitions {
+				if pp.ErrorCode != 0 {
+					return fmt.Errorf("%s/%d: %s", t.Topic, pp.Partition, kerr.ErrorForCode(pp.ErrorCode))
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("the answer has no partition")
+	})
+	_ = ok && step(StepOffsetFetch, func() error {
+		tps := TopicPartitions{}
+		tps.Add(topic, partition)
+		g := c.FetchCommitted(ctx, map[string]TopicPartitions{group: tps}, map[string]Coordinator{group: {Key: group, NodeID: node}})[group]
+		if g.Err != "" {
+			return fmt.Errorf("%s", g.Err)
+		}
+		got, found := g.Offsets[topic][partition]
+		switch {
+		case !found:
+			return fmt.Errorf("%s/%d: no committed offset in the answer", topic, partition)
+		case got.Err != "":
+			return fmt.Errorf("%s/%d: %s", topic, partition, got.Err)
+		case got.Offset != offset:
+			return fmt.Errorf("%s/%d: committed %d, fetched %d", topic, partition, offset, got.Offset)
+		}
+		return nil
+	})
+	return p
+}
