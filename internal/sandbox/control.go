@@ -94,12 +94,14 @@ const ControlHelp = `commands:
                   answer ListOffsets by timestamp with offset 0, as kaas's Go generation does
   quirk empty-offsetfetch-all on|off
                   answer OffsetFetch of every committed offset (null topics) with none, as kaas does
+  quirk kaas-manifests on|off
+                  write segment files in kaas's format and manifest.json only on open, takeover and close (it trails the log)
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,
   POST /restart?broker=kaas-N,
   POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all,
-  POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all&state=on|off, POST /quit`
+  POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off, POST /quit`
 
 // ErrQuit is returned by Command for "quit".
 var ErrQuit = errors.New("quit")
@@ -124,7 +126,7 @@ func (s *Sandbox) Command(line string) (string, error) {
 		return s.consumersCommand(f[1:])
 	case "quirk":
 		if len(f) != 3 || (f[2] != "on" && f[2] != "off") {
-			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets|empty-offsetfetch-all on|off")
+			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests on|off")
 		}
 		what, err := s.SetQuirk(f[1], f[2] == "on")
 		if err != nil {
@@ -313,7 +315,7 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 		q := r.URL.Query()
 		name, state := q.Get("name"), q.Get("state")
 		if state != "on" && state != "off" {
-			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all&state=on|off"})
+			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off"})
 			return
 		}
 		if _, err := s.SetQuirk(name, state == "on"); err != nil {

@@ -79,8 +79,11 @@ func (s *Sandbox) SetQuirk(name string, on bool) (string, error) {
 	case "empty-offsetfetch-all":
 		s.EmulateEmptyOffsetFetchAll(on)
 		return "OffsetFetch with null topics answers none", nil
+	case "kaas-manifests":
+		s.EmulateKaasManifests(on)
+		return "segment files in kaas's format, manifests only on open, takeover and close", nil
 	}
-	return "", fmt.Errorf("unknown quirk %q (zero-timestamp-offsets, empty-offsetfetch-all)", name)
+	return "", fmt.Errorf("unknown quirk %q (zero-timestamp-offsets, empty-offsetfetch-all, kaas-manifests)", name)
 }
 
 // zeroTimestampAnswer rewrites a ListOffsets answer as the Go generation
