@@ -60,9 +60,9 @@ func init() {
 				"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
 				"Examples:\n" +
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
-				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics=false\n" +
+				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics\n" +
 				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
-				"  kaasctl exporter --data-dir /data --once | grep kaas_group_health     # what a scrape would serve",
+				"  kaasctl exporter --data-dir /data --once | grep kaas_group_condition  # the conditions a scrape would serve",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
 				&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
@@ -73,7 +73,7 @@ func init() {
 				&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
 				&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
 				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
-				&cli.BoolFlag{Name: "partition-metrics", Value: true, Usage: "emit per-partition series (committed offset, lag, lag seconds); --partition-metrics=false keeps only per-group series"},
+				&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
 				&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
 				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
 				&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
@@ -208,6 +208,7 @@ func runExporterCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	ServerRuntime()
 	src, closeFn, err := exporterSource(c, g, o.filter, o.maxGroups, o.lagSeconds, !c.Bool("once"))
 	if err != nil {
 		return err

@@ -221,9 +221,9 @@ func TestExporterWithPrometheus(t *testing.T) {
 	// Every metric family the exporter promises is in Prometheus.
 	want := []string{"kaas_assignment_version", "kaas_assignment_controller_epoch", "kaas_assignment_brokers_listed", "kaas_assignment_brokers_alive",
 		"kaas_assignment_explicit_entries", "kaas_coordinator_moves_total", "kaas_broker_up", "kaas_broker_reachable",
-		"kaas_group_state", "kaas_group_members", "kaas_group_coordinator_info", "kaas_group_tiers_disagree", "kaas_group_stale_listings",
-		"kaas_group_file_only", "kaas_group_lag", "kaas_group_lag_seconds", "kaas_group_partition_committed_offset", "kaas_group_partition_lag",
-		"kaas_group_partition_lag_seconds", "kaas_group_health", "kaas_group_offset_rewinds_total", "kaas_group_vanished_partitions_total",
+		"kaas_group_state", "kaas_group_members", "kaas_group_coordinator_info",
+		"kaas_group_lag", "kaas_group_lag_seconds", "kaas_group_partition_committed_offset", "kaas_group_partition_lag",
+		"kaas_group_partition_lag_seconds", "kaas_group_health",
 		"kaas_exporter_refresh_duration_seconds_count", "kaas_exporter_broker_errors_total", "kaas_exporter_build_info", "kaas_exporter_broker_requests_total"}
 	waitProm(t, prom, `count by (__name__) ({__name__=~"kaas_.+"})`, "every kaas_ family", func(r []promSample) bool {
 		have := map[string]bool{}

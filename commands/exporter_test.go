@@ -69,7 +69,7 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 	commitAdmin(t, sb, "idle", map[int32]int64{0: 20, 1: 20, 2: 20, 3: 20})
 	dd := sb.Layout().DataDir
 
-	r := live(t, sb, "exporter", "--once", "--data-dir", dd)
+	r := live(t, sb, "exporter", "--once", "--data-dir", dd, "--partition-metrics")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
@@ -108,22 +108,36 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 	if v, _ := metricValue(mfs, "kaas_assignment_brokers_alive", nil); int(v) != 3 {
 		t.Errorf("kaas_assignment_brokers_alive %v", v)
 	}
-	// Sparse health: one kaas_group_health series (the worst condition),
-	// and no kaas_group_condition series for a group that is OK.
+	// Sparse health: an OK group has no kaas_group_health and no
+	// kaas_group_condition series (its coordinator series says it is
+	// observed).
 	for _, s := range inspect.HealthStates {
-		v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "idle", "state": s})
-		if want := s == inspect.HealthOK; ok != want || ok && v != 1 {
-			t.Errorf("kaas_group_health{group=idle,state=%s} = %v (present %v), want present only for OK", s, v, ok)
+		if v, ok := metricValue(mfs, "kaas_group_health", map[string]string{"group": "idle", "state": s}); ok {
+			t.Errorf("kaas_group_health{group=idle,state=%s} = %v for an OK group", s, v)
 		}
 		if v, ok := metricValue(mfs, "kaas_group_condition", map[string]string{"group": "idle", "condition": s}); ok {
 			t.Errorf("kaas_group_condition{group=idle,condition=%s} = %v for an OK group", s, v)
 		}
 	}
 	for _, name := range []string{"kaas_exporter_build_info", "kaas_exporter_refresh_duration_seconds", "kaas_broker_up", "kaas_broker_reachable",
-		"kaas_coordinator_moves_total", "kaas_group_members", "kaas_group_tiers_disagree", "kaas_group_stale_listings", "kaas_group_file_only",
-		"kaas_group_offset_rewinds_total", "kaas_group_vanished_partitions_total", "kaas_exporter_broker_requests_total", "kaas_assignment_explicit_entries"} {
+		"kaas_coordinator_moves_total", "kaas_group_members", "kaas_exporter_broker_requests_total", "kaas_assignment_explicit_entries"} {
 		if mfs[name] == nil {
 			t.Errorf("metric %s missing", name)
+		}
+	}
+	// Issue series and per-group counters are sparse: nothing is wrong
+	// with these groups, so none is present.
+	for _, name := range []string{"kaas_group_tiers_disagree", "kaas_group_stale_listings", "kaas_group_file_only", "kaas_group_wire_mismatch",
+		"kaas_group_offset_rewinds_total", "kaas_group_vanished_partitions_total", "kaas_group_not_draining"} {
+		if mfs[name] != nil {
+			t.Errorf("sparse metric %s present for healthy groups: %v", name, mfs[name])
+		}
+	}
+	// Without --partition-metrics no per-partition series.
+	r = live(t, sb, "exporter", "--once", "--data-dir", dd)
+	for name := range parseMetrics(t, r.Out) {
+		if strings.HasPrefix(name, "kaas_group_partition_") {
+			t.Errorf("per-partition series %s without --partition-metrics", name)
 		}
 	}
 }
@@ -230,7 +244,7 @@ func TestExporterOneSource(t *testing.T) {
 
 	// A corrupt offset file: a volume finding, and the group's health ERR.
 	writeFile(t, sb.Layout().OffsetsPath(), "broken.json", `{"offsets":{"orders/0":`)
-	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", sb.Layout().DataDir)
+	r := runCLI(t, "", nil, "exporter", "--once", "--data-dir", sb.Layout().DataDir, "--partition-metrics")
 	if r.Code != 0 {
 		t.Fatalf("volume only: exit %d: %s", r.Code, r.Err)
 	}

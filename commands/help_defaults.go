@@ -17,6 +17,13 @@ func init() {
 	orig := cli.FlagStringer
 	cli.FlagStringer = func(f cli.Flag) string {
 		s := orig(f)
+		if _, isSwitch := f.(*cli.BoolFlag); isSwitch {
+			// Not through GetDefaultText: it reads what Apply writes, and
+			// urfave's own HelpFlag is one object shared by every app (a
+			// race when two commands run at once, as the tests do).
+			s = strings.Replace(s, " (default: false)", "", 1)
+			return strings.Replace(s, " (default: true)", "", 1)
+		}
 		df, ok := f.(cli.DocGenerationFlag)
 		if !ok {
 			return s
@@ -25,8 +32,7 @@ func init() {
 		if d == "" {
 			return s
 		}
-		_, isSwitch := f.(*cli.BoolFlag)
-		if isSwitch || strings.Contains(strings.ToLower(df.GetUsage()), "default") {
+		if strings.Contains(strings.ToLower(df.GetUsage()), "default") {
 			s = strings.Replace(s, " (default: "+d+")", "", 1)
 		}
 		return s

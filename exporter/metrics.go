@@ -35,26 +35,26 @@ var (
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
 	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
 	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers; FindCoordinator, with tier wire, when there is no readable assignment.json), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
-	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 when the group's explicit entry names another broker than the hash tier: retiring the entry moves the group.", "group")
-	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 when FindCoordinator names another broker than the volume's assignment.json.", "group")
-	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom).", "group")
-	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 when the group has committed offsets on the volume but its coordinator does not hold it.", "group")
+	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 while the group's explicit entry names another broker than the hash tier (retiring the entry moves the group); absent otherwise.", "group")
+	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 while FindCoordinator names another broker than the volume's assignment.json; absent otherwise.", "group")
+	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom); absent when none does.", "group")
+	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 while the group has committed offsets on the volume but its coordinator does not hold it; absent otherwise.", "group")
 	dGroupLag         = fam(gaugeType, "kaas_group_lag", "Total lag of the group in messages (log end minus committed offset, summed over partitions with a known lag).", "group")
 	dGroupLagSeconds  = fam(gaugeType, "kaas_group_lag_seconds", "Largest partition lag of the group in seconds: the age of the record at the committed offset.", "group")
 	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
 	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
 	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
-	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), one series per group, always 1. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
+	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), always 1; present only while it is not OK. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
 	dCondition        = fam(gaugeType, "kaas_group_condition", "One series per active health condition of the group (REWIND, VANISHED, ERR, STOP, STALL, WARN), always 1; absent while the condition is not. During ERR (the group cannot be observed) the conditions last known stay, see kaas_group_unknown_since_timestamp_seconds.", "group", "condition")
 	dUnknownSince     = fam(gaugeType, "kaas_group_unknown_since_timestamp_seconds", "Present while the group cannot be observed (ERR: the brokers or its coordinator did not answer): since when (Unix seconds). Its other kaas_group_condition series are the last known, carried through the outage.", "group")
 	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero (its slowest partition), from the consume and produce rates fitted over the health window; 0 when caught up. Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
-	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 when some partition of the group has lag and is not consumed faster than it is produced to over the health window, 0 when every partition drains or is caught up; absent with fewer than 3 observations.", "group")
+	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 while some partition of the group has lag and is not consumed faster than it is produced to over the health window; absent while every partition drains or is caught up (kaas_group_drain_seconds is then present) and with fewer than 3 observations.", "group")
 	dPartDrainSeconds = fam(gaugeType, "kaas_group_partition_drain_seconds", "Estimated seconds until the group's lag on the partition is zero (see kaas_group_drain_seconds).", "group", "topic", "partition")
-	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 when the partition has lag and is not consumed faster than it is produced to over the health window, else 0.", "group", "topic", "partition")
+	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 while the partition has lag and is not consumed faster than it is produced to over the health window; absent otherwise.", "group", "topic", "partition")
 	dRetentionBreach  = fam(gaugeType, "kaas_group_retention_breach_seconds", "Seconds until the log start passes the group's committed offset on its soonest lagging partition (records deleted before the group reads them), from the log start's advance over the health window (kaas moves it only on DeleteRecords; it does not enforce retention.ms); 0 when it already did. Absent while no log start advances toward a lagging committed offset.", "group")
 	dLastCommitAge    = fam(gaugeType, "kaas_group_last_commit_age_seconds", "Seconds since the group last committed: the offset file's modification time (kaas rewrites it on every commit), else the last refresh at which a committed offset moved within the window; absent when neither tells.", "group")
-	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started.", "group")
-	dVanished         = fam(counterType, "kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started.", "group")
+	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started; the series appears at the first one (alert on kaas_group_condition).", "group")
+	dVanished         = fam(counterType, "kaas_group_vanished_partitions_total", "Partitions seen disappearing from the group's offset file (a partial rewrite) since the exporter started; the series appears at the first one (alert on kaas_group_condition).", "group")
 
 	dBuildInfo      = fam(gaugeType, "kaas_exporter_build_info", "kaasctl build information.", "version", "revision", "goversion")
 	dRefreshes      = fam(counterType, "kaas_exporter_refreshes_total", "Refreshes since the exporter started.")
@@ -238,9 +238,17 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 				add(gauge(dGroupState, 1, name, state))
 			}
 			add(gauge(dGroupMembers, float64(members), name))
-			add(gauge(dStaleListings, float64(len(lv.StaleOn)), name))
-			add(gauge(dFileOnly, b2f(r.HasIssue(inspect.IssueFileOnly)), name))
-			add(gauge(dWireMismatch, b2f(r.HasIssue(inspect.IssueWireMismatch)), name))
+			// Issue series are sparse: present only while the issue is
+			// (a 100,000-group page carries what is wrong, not 0s).
+			if len(lv.StaleOn) > 0 {
+				add(gauge(dStaleListings, float64(len(lv.StaleOn)), name))
+			}
+			if r.HasIssue(inspect.IssueFileOnly) {
+				add(gauge(dFileOnly, 1, name))
+			}
+			if r.HasIssue(inspect.IssueWireMismatch) {
+				add(gauge(dWireMismatch, 1, name))
+			}
 		}
 		wireBroker := ""
 		if r.Live != nil {
@@ -251,8 +259,8 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			broker, tier = wireBroker, "wire"
 		}
 		add(gauge(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
-		if o.HasVolume {
-			add(gauge(dTiersDisagree, b2f(r.HasIssue(inspect.IssueTiersDisagree)), name))
+		if o.HasVolume && r.HasIssue(inspect.IssueTiersDisagree) {
+			add(gauge(dTiersDisagree, 1, name))
 		}
 		if g.LagKnown {
 			add(gauge(dGroupLag, float64(g.Lag), name))
@@ -275,7 +283,9 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			}
 		}
 		h := health[i]
-		add(gauge(dHealth, 1, name, h.State))
+		if h.State != inspect.HealthOK {
+			add(gauge(dHealth, 1, name, h.State))
+		}
 		for _, c := range h.Conditions {
 			if c != inspect.HealthOK {
 				add(gauge(dCondition, 1, name, c))
@@ -288,7 +298,9 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 			if !d.NotDraining {
 				add(gauge(dDrainSeconds, d.Seconds, name))
 			}
-			add(gauge(dNotDraining, b2f(d.NotDraining), name))
+			if d.NotDraining {
+				add(gauge(dNotDraining, 1, name))
+			}
 			if partitionMetrics {
 				for _, p := range d.Partitions {
 					if !p.Known {
@@ -299,10 +311,11 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 						continue
 					}
 					ps := strconv.Itoa(int(pn))
-					if !p.NotDraining {
+					if p.NotDraining {
+						add(gauge(dPartNotDraining, 1, name, t, ps))
+					} else {
 						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
 					}
-					add(gauge(dPartNotDraining, b2f(p.NotDraining), name, t, ps))
 				}
 			}
 		}
@@ -312,8 +325,15 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 		if !h.LastCommit.IsZero() {
 			add(gauge(dLastCommitAge, max(0, o.Time.Sub(h.LastCommit).Seconds()), name))
 		}
-		add(counter(dRewinds, float64(counts[i].Rewinds), name))
-		add(counter(dVanished, float64(counts[i].Vanished), name))
+		// Per-group counters appear at their first change, as a client
+		// library's labelled counters do; kaas_group_condition is what
+		// alerts use (increase() misses a series' first sample).
+		if counts[i].Rewinds > 0 {
+			add(counter(dRewinds, float64(counts[i].Rewinds), name))
+		}
+		if counts[i].Vanished > 0 {
+			add(counter(dVanished, float64(counts[i].Vanished), name))
+		}
 	}
 
 	// The exporter itself.
