@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -11,7 +12,12 @@ import (
 // binary already built for the tests instead of building another.
 const envRunAsCLI = "KAASCTL_TEST_RUN_AS_CLI"
 
+// KAASCTL_TEST_MAIN, when set, holds the arguments (separated by \x1f)
+// of one kaasctl run: a real process, with real signals.
 func TestMain(m *testing.M) {
+	if args := os.Getenv("KAASCTL_TEST_MAIN"); args != "" {
+		os.Exit(Main(append([]string{"kaasctl"}, strings.Split(args, "\x1f")...), System()))
+	}
 	if os.Getenv(envRunAsCLI) == "1" {
 		TuneRuntime()
 		os.Exit(Main(os.Args, System()))
