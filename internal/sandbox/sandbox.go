@@ -203,6 +203,7 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
 	kaasManifests   atomic.Bool // kaaslog.go: segment files, manifests only on open/takeover/close
 	kaasLog         *kaasLog
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
