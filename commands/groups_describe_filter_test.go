@@ -175,6 +175,7 @@ func commitTo(t *testing.T, sb *sandbox.Sandbox, group string, offs map[string]m
 // coordinators.
 func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}, {Name: "payments", Partitions: 2}}})
+	sb.EmulateEmptyOffsetFetchAll(true) // as kaas answers: only named partitions
 	produceTo(t, sb, "orders", 4, 10)
 	produceTo(t, sb, "payments", 2, 10)
 	commitTo(t, sb, "multi", map[string]map[int32]int64{"orders": {0: 2, 1: 10, 2: 7, 3: 10}, "payments": {0: 1, 1: 10}})
@@ -189,6 +190,15 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 			}
 			r := live(t, sb, args...)
 			v := decodeJSON[GroupsDescribeLiveView](t, r)
+			if mode == "live" {
+				// Memberless groups: kaas answers OffsetFetch-all with
+				// nothing (so does the sandbox), so without the volume no
+				// partition of theirs is known, and kaasctl says so.
+				if r.Code == 0 || len(v.Groups) != 0 || !strings.Contains(r.Err, "kaas answers nothing to OffsetFetch-all") || !strings.Contains(r.Err, "pass --data-dir") {
+					t.Errorf("live only, memberless groups: exit %d, %d groups\n%s", r.Code, len(v.Groups), r.Err)
+				}
+				return
+			}
 			if r.Code != 0 || v.Sources.Mode != mode || len(v.Groups) != 1 || v.Groups[0].Group != "multi" {
 				t.Fatalf("exit %d mode %s groups %d\n%s", r.Code, v.Sources.Mode, len(v.Groups), r.Err)
 			}
@@ -205,10 +215,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 				topics[tl.Topic] = [3]int64{int64(tl.Partitions), tl.Lag, tl.MaxLag}
 			}
 			checkRollups(t, d.Group, lags, d.TotalLag, topics, d.Summary, len(d.Partitions))
-			coord := sb.Coordinator("multi") // kaas-N; without a volume node ids have no names
-			if mode == "live" {
-				coord = "node " + strings.TrimPrefix(coord, "kaas-")
-			}
+			coord := sb.Coordinator("multi")
 			if d.TotalLag != 11 || topics["orders"] != [3]int64{2, 11, 8} || d.Summary.State != "Empty" || d.Summary.Members == nil || *d.Summary.Members != 0 ||
 				d.Summary.Coordinator != coord {
 				t.Errorf("multi: total %d rollup %v summary %+v (coordinator %s)", d.TotalLag, topics, d.Summary, coord)
@@ -228,7 +235,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 		})
 	}
 	// Without a filter the summary covers both topics.
-	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "multi", "-o", "json"))
+	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "multi", "--data-dir", dd, "-o", "json"))
 	if len(v.Groups) != 1 || v.Groups[0].Summary.TotalLag != 20 || !slices.Equal(v.Groups[0].Summary.Topics, []string{"orders", "payments"}) || v.Groups[0].Summary.Partitions != 6 {
 		t.Errorf("unfiltered summary %+v", v.Groups[0].Summary)
 	}

@@ -21,18 +21,23 @@ type IOStreams struct {
 	// Now is the clock for ages, "now" in time expressions and observation
 	// times (time.Now unless a test pins it).
 	Now func() time.Time
+	// Process is true for the process's own streams (System): only then
+	// does a write run catch SIGINT/SIGTERM, which are the process's (an
+	// in-process test run must not take another test's signal).
+	Process bool
 }
 
 // System returns the process's streams.
 func System() *IOStreams {
 	return &IOStreams{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		Err:    os.Stderr,
-		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
-		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
-		Getenv: os.Getenv,
-		Now:    time.Now,
+		In:      os.Stdin,
+		Out:     os.Stdout,
+		Err:     os.Stderr,
+		OutTTY:  isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		ErrTTY:  isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
+		Getenv:  os.Getenv,
+		Now:     time.Now,
+		Process: true,
 	}
 }
 

@@ -82,7 +82,7 @@ func runOffsetsDelete(c *cli.Context) error {
 			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
 		}
 	}
-	return applyAndReport(c, g, m, cl, "delete", "", plans, len(uniq) > 1)
+	return applyAndReport(c, g, m, cl, "delete", "", plans, len(uniq) > 1, nil)
 }
 
 func containsStr(ss []string, s string) bool {

@@ -34,8 +34,10 @@ func init() {
 				"-o csv and -o jsonl print one row per partition per point (time, partition, offset, previous,\n" +
 				"source, kind, anomaly); -o json the whole document (see 'kaasctl help formats').\n\n" +
 				"To go back to a moment: kaasctl offsets reset --group GROUP --to-history TIME --journal DIR\n" +
-				"(or --to-history-before-anomaly: the last good state before the most recent incident), dry-run\n" +
-				"first, --execute to apply. Anomalies are marked from the journal and between kaasctl's backups alike.",
+				"--data-dir DATA -b BROKER (or --to-history-before-anomaly: the last good state before the most\n" +
+				"recent incident), dry-run first, --execute to apply; the table prints that command with the flags\n" +
+				"given here. Anomalies are marked from the journal and between kaasctl's backups alike. A gap in\n" +
+				"the journal (a record lost or unreadable) is listed; restores to a moment inside one are refused.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
 				&cli.StringFlag{Name: "since", Usage: "from `TIME` (YYYY-MM-DDTHH:mm:SS[Z|±hh:mm], epoch ms, or a duration back from now: 2h, PT30M)"},

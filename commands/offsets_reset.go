@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -644,10 +645,14 @@ func runOffsetsReset(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := exportRollback(c, g, plans); err != nil {
+	record, err := exportRollback(c, g, plans)
+	if err != nil {
 		return err
 	}
-	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi)
+	if record != nil {
+		defer record.Close()
+	}
+	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi, record)
 }
 
 // brokerNamer names brokers as kaas does (kaas-1, not node 1) from the
@@ -671,12 +676,19 @@ func brokerNamer(g *Globals) *inspect.NodeNamer {
 // (repair.ApplyOffsets) and prints what it did: the per-group messages on
 // stderr, the table/document (or the --export CSV) on stdout. It returns
 // the run's exit error.
-func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, spec string, plans []*repair.GroupPlan, multi bool) error {
+func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, spec string, plans []*repair.GroupPlan, multi bool, record *os.File) error {
 	export := cmd == "reset" && c.Bool("export")
 	if m.execute && m.force {
 		forceBanner(g, plans)
 	}
-	res, applyErr := repair.ApplyOffsets(c.Context, plans, repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)})
+	opts := repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)}
+	if m.execute {
+		stop := onInterrupt(g)
+		defer stop.release()
+		opts.Stop = stop.requested
+		opts.Done = groupRecorder(g, len(plans), record)
+	}
+	res, applyErr := repair.ApplyOffsets(c.Context, plans, opts)
 	reportGroups(g, plans)
 	if cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
 		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")

@@ -59,7 +59,7 @@ func BenchmarkResetFromFile(b *testing.B) {
 			data, plan := fromFileVolume(b, n.groups, n.topics, n.parts)
 			b.ResetTimer()
 			for range b.N {
-				r := runCLI(b, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "--all-groups", "--from-file", plan, "-o", "json", "-q")
+				r := runCLI(b, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "--all-groups", "--from-file", plan, "--allow-unverified-log-end", "-o", "json", "-q")
 				if r.Code != 0 {
 					b.Fatalf("exit %d: %.2000s", r.Code, r.Err)
 				}
@@ -89,7 +89,7 @@ func BenchmarkResetFromFileOneGroup(b *testing.B) {
 				b.StopTimer()
 				os.WriteFile(gf, []byte(`{"offsets":{"t0/0":1}}`), 0o644)
 				b.StartTimer()
-				r := runCLI(b, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "--group", "g", "--from-file", plan, "--execute", "--keep-backups", "1", "-q")
+				r := runCLI(b, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "--group", "g", "--from-file", plan, "--allow-unverified-log-end", "--execute", "--keep-backups", "1", "-q")
 				if r.Code != 0 {
 					b.Fatalf("exit %d: %.2000s", r.Code, r.Err)
 				}

@@ -124,18 +124,22 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 }
 
 // exportRollback writes --export-rollback FILE before anything is written.
-func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error {
+// The file stays open (nil without the flag): as each group is finished a
+// comment line records it, so after an interruption the file says which
+// groups the rollback concerns.
+func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) (*os.File, error) {
 	name := c.String("export-rollback")
 	if name == "" {
-		return nil
+		return nil, nil
 	}
 	f, err := os.Create(name)
 	if err != nil {
-		return fmt.Errorf("--export-rollback: %w", err)
+		return nil, fmt.Errorf("--export-rollback: %w", err)
 	}
 	werr := repair.ExportRollbackCSV(f, plans)
-	if err := errorsJoin(werr, f.Sync(), f.Close()); err != nil {
-		return fmt.Errorf("--export-rollback %s: %w", name, err)
+	if err := errorsJoin(werr, f.Sync()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--export-rollback %s: %w", name, err)
 	}
 	scope := " --all-groups"
 	if len(plans) <= 10 {
@@ -145,7 +149,7 @@ func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) error
 		}
 	}
 	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), givenFlags(c))
-	return nil
+	return f, nil
 }
 
 func errorsJoin(errs ...error) error {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/labdata"
@@ -285,6 +286,63 @@ func TestStaleManifestsExporterOnce(t *testing.T) {
 		}
 		if m[2] != strconv.FormatInt(want, 10) {
 			t.Errorf("group %s: lag %s, want %d", m[1], m[2], want)
+		}
+	}
+}
+
+// TestStaleManifestsVolumeCheck: volume check (and doctor) name every
+// stale manifest of the real volume with how far it trails, and committed
+// offsets beyond the real log end as a warning naming the groups.
+func TestStaleManifestsVolumeCheck(t *testing.T) {
+	t.Parallel()
+	data, truth := staleVolume(t)
+	// One group committed past the end of orders/1 (as after a manifest-
+	// driven reset in reverse, or a log lost in a crash).
+	od := filepath.Join(data, "__cluster", "__consumer_offsets")
+	if err := os.WriteFile(filepath.Join(od, "g-ahead.json"), []byte(`{"offsets":{"orders/1":700,"orders/0":12}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runVol(t, "volume", "check", "--data-dir", data, "-o", "json")
+	if code != 0 && code != 3 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var v struct {
+		Findings []volume.Finding `json:"findings"`
+		Summary  struct {
+			Checked map[string]int `json:"checked"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	trails := map[string]string{}
+	var beyond []volume.Finding
+	for _, f := range v.Findings {
+		switch f.Code {
+		case volume.CodeManifestTrails:
+			rel, _ := filepath.Rel(data, filepath.Dir(f.Path))
+			trails[filepath.ToSlash(rel)] = f.Message
+		case volume.CodeOffsetsBeyondLogEnd:
+			beyond = append(beyond, f)
+		}
+	}
+	for tp, tr := range truth {
+		msg, ok := trails[tp]
+		want := "trails the log by " + strconv.FormatInt(tr.LogEnd-tr.ManifestHWM, 10) + " records"
+		if !ok || !strings.Contains(msg, want) || !strings.Contains(msg, "kaas generation") {
+			t.Errorf("%s: finding %q, want %q", tp, msg, want)
+		}
+	}
+	if len(beyond) != 1 || beyond[0].Path != "orders/1" || !strings.Contains(beyond[0].Message, "g-ahead") || !strings.Contains(beyond[0].Message, "OFFSET_OUT_OF_RANGE") || !strings.Contains(beyond[0].Message, "log end 640") {
+		t.Errorf("beyond the log end: %+v", beyond)
+	}
+	if v.Summary.Checked["partitionLogs"] != 9 {
+		t.Errorf("checked %v", v.Summary.Checked)
+	}
+	out, _, _ = runVol(t, "doctor", "--data-dir", data)
+	for _, want := range []string{volume.CodeManifestTrails, volume.CodeOffsetsBeyondLogEnd} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not report %s:\n%s", want, out)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func runVolumeCheck(c *cli.Context) error {
 
 func checkSummaryLine(rep *inspect.CheckReport) string {
 	var parts []string
-	for _, k := range []string{"assignment", "offsets", "txnSlots", "fences", "markers", "producerIds", "manifests"} {
+	for _, k := range []string{"assignment", "offsets", "txnSlots", "fences", "markers", "producerIds", "manifests", "partitionLogs"} {
 		if n := rep.Summary.Checked[k]; n > 0 {
 			parts = append(parts, k+" "+strconv.Itoa(n))
 		}

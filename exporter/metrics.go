@@ -311,11 +311,10 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 						continue
 					}
 					ps := strconv.Itoa(int(pn))
-					if !p.NotDraining {
-						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
-					}
 					if p.NotDraining {
 						add(gauge(dPartNotDraining, 1, name, t, ps))
+					} else {
+						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
 					}
 				}
 			}

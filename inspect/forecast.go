@@ -121,44 +121,66 @@ func pad2(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// slope fits y = a + b·t by least squares and returns b (per second).
-func slope(ts []float64, ys []float64) float64 {
-	n := float64(len(ts))
-	var st, sy float64
-	for i := range ts {
-		st += ts[i]
-		sy += ys[i]
-	}
-	mt, my := st/n, sy/n
-	var num, den float64
-	for i := range ts {
-		num += (ts[i] - mt) * (ys[i] - my)
-		den += (ts[i] - mt) * (ts[i] - mt)
-	}
-	if den == 0 {
-		return 0
-	}
-	return num / den
+// series is a least-squares fit of two values of one partition against
+// time, accumulated without allocating (the exporter fits every partition
+// of every group at every refresh). Times are seconds since the first
+// observation and values relative to their first, so the sums stay small.
+type series struct {
+	n                    int
+	t0                   time.Time
+	a0, b0               float64
+	st, stt, sa, sta, sb float64
+	stb                  float64
+	lastA, lastB, lastT  float64
+	firstT               float64
+	haveFirst            bool
 }
 
-// partitionSeries gathers, for one partition, the observations where
-// pick gives a value.
-func partitionSeries(samples []HealthSample, key string, pick func(PartitionSample) (float64, float64, bool)) (ts, xs, ys []float64) {
-	t0 := samples[0].Time
-	for _, s := range samples {
-		p, ok := s.Partitions[key]
-		if !ok || s.Err != "" {
+func (f *series) add(t time.Time, a, b float64) {
+	if !f.haveFirst {
+		f.t0, f.a0, f.b0, f.haveFirst = t, a, b, true
+	}
+	x, ya, yb := t.Sub(f.t0).Seconds(), a-f.a0, b-f.b0
+	f.n++
+	f.st += x
+	f.stt += x * x
+	f.sa += ya
+	f.sta += x * ya
+	f.sb += yb
+	f.stb += x * yb
+	f.lastA, f.lastB, f.lastT = a, b, x
+}
+
+// slopes are the fitted rates of the two values (per second).
+func (f *series) slopes() (float64, float64) {
+	n := float64(f.n)
+	den := n*f.stt - f.st*f.st
+	if f.n < 2 || den == 0 {
+		return 0, 0
+	}
+	return (n*f.sta - f.st*f.sa) / den, (n*f.stb - f.st*f.sb) / den
+}
+
+// partitionSeries fits, for one partition, the observations where pick
+// gives both values.
+func partitionSeries(samples []HealthSample, key string, pick func(PartitionSample) (float64, float64, bool)) series {
+	var f series
+	for i := range samples {
+		s := &samples[i]
+		if s.Err != "" {
 			continue
 		}
-		x, y, ok := pick(p)
+		p, ok := s.Partitions[key]
 		if !ok {
 			continue
 		}
-		ts = append(ts, s.Time.Sub(t0).Seconds())
-		xs = append(xs, x)
-		ys = append(ys, y)
+		a, b, ok := pick(p)
+		if !ok {
+			continue
+		}
+		f.add(s.Time, a, b)
 	}
-	return ts, xs, ys
+	return f
 }
 
 // EstimateDrain estimates a group's time to drain from its observations,
@@ -168,26 +190,39 @@ func partitionSeries(samples []HealthSample, key string, pick func(PartitionSamp
 // the partition is not consumed faster than produced. The group drains when
 // its slowest partition does.
 func EstimateDrain(samples []HealthSample) *DrainEstimate {
-	d := &DrainEstimate{Partitions: []PartitionDrain{}}
 	if len(samples) == 0 {
-		return d
+		return &DrainEstimate{Partitions: []PartitionDrain{}}
 	}
+	return estimateDrain(samples, sortedPartitionKeys(samples[len(samples)-1].Partitions))
+}
+
+func drainPick(p PartitionSample) (float64, float64, bool) {
+	return float64(p.Committed), float64(p.End), p.Committed >= 0 && p.End >= 0
+}
+
+func retentionPick(p PartitionSample) (float64, float64, bool) {
+	return float64(p.Committed), float64(p.Start), p.Committed >= 0 && p.Start >= 0
+}
+
+// estimateDrain is EstimateDrain over the last observation's partitions,
+// sorted (keys).
+func estimateDrain(samples []HealthSample, keys []string) *DrainEstimate {
+	d := &DrainEstimate{Partitions: make([]PartitionDrain, 0, len(keys))}
 	last := samples[len(samples)-1]
 	first := time.Time{}
-	for _, k := range sortedPartitionKeys(last.Partitions) {
-		ts, cs, es := partitionSeries(samples, k, func(p PartitionSample) (float64, float64, bool) {
-			return float64(p.Committed), float64(p.End), p.Committed >= 0 && p.End >= 0
-		})
-		pd := PartitionDrain{Partition: k, Samples: len(ts)}
-		if len(ts) > 0 {
-			pd.Lag = max(0, int64(es[len(es)-1]-cs[len(cs)-1]))
+	for _, k := range keys {
+		f := partitionSeries(samples, k, drainPick)
+		pd := PartitionDrain{Partition: k, Samples: f.n}
+		if f.n > 0 {
+			pd.Lag = max(0, int64(f.lastB-f.lastA))
 		}
-		if len(ts) < MinForecastSamples {
+		if f.n < MinForecastSamples {
 			d.Partitions = append(d.Partitions, pd)
 			continue
 		}
 		pd.Known = true
-		pd.ConsumeRate, pd.ProduceRate = max(0, slope(ts, cs)), max(0, slope(ts, es))
+		cr, pr := f.slopes()
+		pd.ConsumeRate, pd.ProduceRate = max(0, cr), max(0, pr)
 		net := pd.ConsumeRate - pd.ProduceRate
 		switch {
 		case pd.Lag == 0:
@@ -203,9 +238,7 @@ func EstimateDrain(samples []HealthSample) *DrainEstimate {
 		d.ProduceRate += pd.ProduceRate
 		d.NotDraining = d.NotDraining || pd.NotDraining
 		d.Seconds = max(d.Seconds, pd.Seconds)
-		if pd.Samples > d.Samples {
-			d.Samples = pd.Samples
-		}
+		d.Samples = max(d.Samples, pd.Samples)
 	}
 	if d.Known {
 		for _, s := range samples {
@@ -266,33 +299,35 @@ type PartitionRetention struct {
 // known log start, when the log start passes the committed offset, from the
 // log start's advance fitted over the observations.
 func ForecastRetention(samples []HealthSample) *RetentionForecast {
-	f := &RetentionForecast{Partitions: []PartitionRetention{}}
 	if len(samples) == 0 {
-		return f
+		return &RetentionForecast{Partitions: []PartitionRetention{}}
 	}
+	return forecastRetention(samples, sortedPartitionKeys(samples[len(samples)-1].Partitions))
+}
+
+func forecastRetention(samples []HealthSample, keys []string) *RetentionForecast {
+	f := &RetentionForecast{Partitions: []PartitionRetention{}}
 	last := samples[len(samples)-1]
-	for _, k := range sortedPartitionKeys(last.Partitions) {
-		ts, cs, ss := partitionSeries(samples, k, func(p PartitionSample) (float64, float64, bool) {
-			return float64(p.Committed), float64(p.Start), p.Committed >= 0 && p.Start >= 0
-		})
-		if len(ts) == 0 {
-			continue
-		}
+	for _, k := range keys {
 		if l, ok := last.Partitions[k].Lag(); !ok || l == 0 {
 			continue // nothing unread to lose
 		}
-		pr := PartitionRetention{Partition: k, Committed: int64(cs[len(cs)-1]), Start: int64(ss[len(ss)-1])}
+		sr := partitionSeries(samples, k, retentionPick)
+		if sr.n == 0 {
+			continue
+		}
+		pr := PartitionRetention{Partition: k, Committed: int64(sr.lastA), Start: int64(sr.lastB)}
 		switch {
 		case pr.Committed < pr.Start:
 			pr.Known, pr.Breached = true, true
-		case len(ts) >= MinForecastSamples:
-			pr.StartRate = slope(ts, ss)
+		case sr.n >= MinForecastSamples:
+			_, pr.StartRate = sr.slopes()
 			if pr.StartRate > 0 {
 				pr.Known = true
 				pr.Seconds = float64(pr.Committed-pr.Start) / pr.StartRate
 			}
 		}
-		f.Samples = max(f.Samples, len(ts))
+		f.Samples = max(f.Samples, sr.n)
 		f.Partitions = append(f.Partitions, pr)
 		if !pr.Known {
 			continue

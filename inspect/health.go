@@ -230,7 +230,8 @@ func evaluateHealth(group string, samples []HealthSample, pair func(i int) []Off
 	if len(samples) >= 2 {
 		lagEvidence(samples, opt.MinSpan, add)
 	}
-	h.Drain, h.Retention, h.LastCommit = EstimateDrain(samples), ForecastRetention(samples), lastCommit(samples)
+	keys := sortedPartitionKeys(last.Partitions)
+	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples, keys), forecastRetention(samples, keys), lastCommit(samples)
 	h.finish()
 	return h
 }

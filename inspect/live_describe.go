@@ -43,7 +43,7 @@ type LiveDescription struct {
 	// Forecast is the time to drain and the retention forecast, with
 	// --drain-window (nil without).
 	Forecast *GroupForecast `json:"forecast,omitempty"`
-	Sources []string `json:"sources"`
+	Sources  []string       `json:"sources"`
 	// Coordinator is computed from the volume (nil without one).
 	Coordinator         *CoordinatorView `json:"coordinator,omitempty"`
 	WireCoordinator     string           `json:"wireCoordinator"`

@@ -19,6 +19,9 @@ const (
 	OutcomeRefused   = "refused"   // not inactive, or its state unknown (exit 4)
 	OutcomeSkipped   = "skipped"   // nothing to plan (Kafka's "No reset plan for group X found")
 	OutcomeError     = "error"     // cannot be planned (exit 1)
+	// OutcomeInterrupted: not written, the run was interrupted (SIGINT,
+	// SIGTERM) before this group.
+	OutcomeInterrupted = "interrupted"
 )
 
 // ResultRefused marks, after --execute, the rows of a group that was
@@ -46,13 +49,21 @@ type ApplyOptions struct {
 	// Names names brokers by their kaas name in messages (nil: by node id;
 	// see inspect.NewNodeNamer).
 	Names *inspect.NodeNamer
+	// Stop, when set, is asked before each group is written: true ends the
+	// run there. The group in flight is always finished (a write is never
+	// cut in the middle); the groups not started are marked interrupted.
+	Stop func() bool
+	// Done, when set, is told about each group as soon as it is finished
+	// (written, unchanged, failed, refused, skipped, interrupted), so the
+	// caller can record progress as it happens.
+	Done func(gp *GroupPlan)
 }
 
 // ApplyResult counts what ApplyOffsets did; the plans carry the details.
 type ApplyResult struct {
 	Plans []*GroupPlan
 	// Groups by outcome.
-	Planned, Written, Unchanged, Refused, Skipped, Errors int
+	Planned, Written, Unchanged, Refused, Skipped, Errors, Interrupted int
 	// Failed counts partitions that failed or did not verify; Cached the
 	// deleted partitions a coordinator still serves from its cache.
 	Failed, Cached int
@@ -127,14 +138,24 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 		}
 	}
 	if opts.Execute {
+		stopped := false
 		for _, gp := range plans {
-			if gp.Outcome != OutcomePlanned {
+			stopped = stopped || (opts.Stop != nil && opts.Stop())
+			switch {
+			case gp.Outcome != OutcomePlanned:
 				markNotWritten(gp)
-				continue
+			case stopped:
+				gp.Outcome = OutcomeInterrupted
+				gp.Warnings = append(gp.Warnings, "not written: the run was interrupted before this group")
+				markNotWritten(gp)
+			default:
+				applyGroup(ctx, gp, opts)
+				if gp.Outcome == OutcomeRefused {
+					markNotWritten(gp)
+				}
 			}
-			applyGroup(ctx, gp, opts)
-			if gp.Outcome == OutcomeRefused {
-				markNotWritten(gp)
+			if opts.Done != nil {
+				opts.Done(gp)
 			}
 		}
 	}
@@ -152,6 +173,8 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			res.Skipped++
 		case OutcomeError:
 			res.Errors++
+		case OutcomeInterrupted:
+			res.Interrupted++
 		}
 		res.Failed += gp.Failed
 		if gp.Writable() {
@@ -169,6 +192,8 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 
 func (res ApplyResult) err(timeRefused, logRefused int) error {
 	switch {
+	case res.Interrupted > 0:
+		return fmt.Errorf("interrupted: %d group(s) written or unchanged before the signal, %d not written (each group's line above says which); a rerun of a relative spec (--shift-by, --by-duration) moves the written groups again: rerun only the groups not written", res.Written+res.Unchanged, res.Interrupted)
 	case res.Failed > 0:
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", res.Failed)}
 	case logRefused > 0 && logRefused == res.Errors:
@@ -219,8 +244,13 @@ func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 // result and why.
 func markNotWritten(gp *GroupPlan) {
 	why := fmt.Sprintf("not written: the group was refused (state %s)", gp.State)
-	if gp.Outcome == OutcomeError {
+	switch gp.Outcome {
+	case OutcomeError:
 		why = "not written: the group cannot be planned"
+	case OutcomeSkipped:
+		why = "not written: nothing to plan"
+	case OutcomeInterrupted:
+		why = "not written: the run was interrupted before this group"
 	}
 	for i := range gp.Rows {
 		if r := &gp.Rows[i]; r.Result == "" {

@@ -10,9 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/safefs"
@@ -140,6 +142,10 @@ type WriteResult struct {
 	Backup string `json:"backup,omitempty"`
 	// Pruned are older backups removed by the retention.
 	Pruned []string `json:"pruned,omitempty"`
+	// StaleTemps are temp files an interrupted kaasctl left in the
+	// directory, removed before this write (the first write of a run into
+	// a directory looks for them).
+	StaleTemps []string `json:"staleTemps,omitempty"`
 }
 
 // VolumeRoot is the directory of l that holds path (the cluster dir, else
@@ -280,11 +286,16 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 		return res, err
 	}
 
+	res.StaleTemps = sweepStaleTemps(d)
 	tmp, tmpName, err := d.CreateTemp(TempPrefix(base), ".tmp")
 	if err != nil {
 		removeBackup()
 		return res, fmt.Errorf("%s: creating a temp file: %w", path, err)
 	}
+	// Held until the temp file is renamed or removed, and released by the
+	// kernel when the process dies: a later run tells an abandoned temp
+	// file from one being written.
+	safefs.TryLock(tmp)
 	tmpPath := filepath.Join(where, tmpName)
 	fail := func(err error) (WriteResult, error) {
 		tmp.Close()
@@ -492,5 +503,47 @@ func pruneBackups(d *safefs.Dir, base string, keep int) []string {
 	if len(removed) > 0 {
 		d.Sync()
 	}
+	return removed
+}
+
+// kaasctlTempRE matches the temp files WriteFileAtomic creates (see
+// TempPrefix), and nothing else.
+var kaasctlTempRE = regexp.MustCompile(`^\..+\.kaasctl-[0-9a-f]{16}\.tmp$`)
+
+// swept records the directories this process already swept.
+var swept sync.Map
+
+// sweepStaleTemps removes, once per directory per process, the temp files
+// kaasctl left there when it was killed between creating one and renaming
+// it (a bulk reset interrupted twice, a SIGKILL): kaasctl's own names
+// only, and only those whose lock can be taken, so no other process is
+// writing them. Returns the paths removed.
+func sweepStaleTemps(d *safefs.Dir) []string {
+	if _, done := swept.LoadOrStore(d.Path(), true); done {
+		return nil
+	}
+	names, err := d.Names()
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, n := range names {
+		if !kaasctlTempRE.MatchString(n) {
+			continue
+		}
+		f, err := d.OpenRegular(n)
+		if err != nil {
+			continue
+		}
+		free, _ := safefs.TryLock(f)
+		if free && d.Remove(n) == nil {
+			removed = append(removed, filepath.Join(d.Path(), n))
+		}
+		f.Close()
+	}
+	if len(removed) > 0 {
+		d.Sync()
+	}
+	slices.Sort(removed)
 	return removed
 }

@@ -651,6 +651,9 @@ func WriteFile(gp *GroupPlan, now func() time.Time) {
 	st := gp.file.State
 	res, err := WriteFileAtomic(gp.Path, EncodeEnvelope(full), WriteOptions{Expect: &st, Backup: true, Now: now, Root: gp.root, Policy: gp.pol, afterStep: writeFileHook})
 	gp.Backup = res.Backup
+	if len(res.StaleTemps) > 0 {
+		gp.Warnings = append(gp.Warnings, fmt.Sprintf("removed %d temp file(s) an interrupted kaasctl left in %s: %s", len(res.StaleTemps), filepath.Dir(gp.Path), strings.Join(res.StaleTemps, ", ")))
+	}
 	if err != nil {
 		gp.failAll(err.Error())
 		return

@@ -294,3 +294,13 @@ func Open(path string) (*os.File, Info, error) {
 	}
 	return f, infoOf(fi), nil
 }
+
+// TryLock cannot tell here whether another process holds f: it never
+// claims the lock, so nothing is taken for abandoned.
+func TryLock(f *os.File) (bool, error) { return false, nil }
+
+// OpenRegular opens the regular file name inside d for reading.
+func (d *Dir) OpenRegular(name string) (*os.File, error) {
+	f, _, err := OpenFollow(d.join(name))
+	return f, err
+}

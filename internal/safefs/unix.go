@@ -526,3 +526,28 @@ func Open(path string) (*os.File, Info, error) {
 	}
 	return os.NewFile(uintptr(fd), path), info, nil
 }
+
+// TryLock takes an exclusive advisory lock (flock) on f without waiting:
+// false when another process holds one. A lock lives as long as the
+// process that took it, so a file whose lock can be taken was left by a
+// process that is gone.
+func TryLock(f *os.File) (bool, error) {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	switch {
+	case err == nil:
+		return true, nil
+	case err == unix.EWOULDBLOCK:
+		return false, nil
+	}
+	return false, &fs.PathError{Op: "flock", Path: f.Name(), Err: err}
+}
+
+// OpenRegular opens the regular file name inside d for reading (never a
+// link, FIFO or device).
+func (d *Dir) OpenRegular(name string) (*os.File, error) {
+	fd, _, err := openRegularAt(d.fd, name, d.join(name), false)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), d.join(name)), nil
+}

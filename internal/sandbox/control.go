@@ -92,12 +92,16 @@ const ControlHelp = `commands:
                   list the demo's consumer groups, or stop/start their members (stopped groups turn Empty)
   quirk zero-timestamp-offsets on|off
                   answer ListOffsets by timestamp with offset 0, as kaas's Go generation does
+  quirk empty-offsetfetch-all on|off
+                  answer OffsetFetch of every committed offset (null topics) with none, as kaas does
+  quirk kaas-manifests on|off
+                  write segment files in kaas's format and manifest.json only on open, takeover and close (it trails the log)
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,
   POST /restart?broker=kaas-N,
   POST /consumers/stop?group=G|all, POST /consumers/start?group=G|all,
-  POST /quirk?name=zero-timestamp-offsets&state=on|off, POST /quit`
+  POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off, POST /quit`
 
 // ErrQuit is returned by Command for "quit".
 var ErrQuit = errors.New("quit")
@@ -121,11 +125,14 @@ func (s *Sandbox) Command(line string) (string, error) {
 	case "consumers":
 		return s.consumersCommand(f[1:])
 	case "quirk":
-		if len(f) != 3 || f[1] != "zero-timestamp-offsets" || (f[2] != "on" && f[2] != "off") {
-			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets on|off")
+		if len(f) != 3 || (f[2] != "on" && f[2] != "off") {
+			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests on|off")
 		}
-		s.EmulateZeroTimestampOffsets(f[2] == "on")
-		return "ListOffsets by timestamp answers offset 0: " + f[2], nil
+		what, err := s.SetQuirk(f[1], f[2] == "on")
+		if err != nil {
+			return "", err
+		}
+		return what + ": " + f[2], nil
 	case "restart":
 		if len(f) != 2 {
 			return "", fmt.Errorf("usage: restart kaas-N")
@@ -307,11 +314,14 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 	mux.HandleFunc("POST /quirk", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		name, state := q.Get("name"), q.Get("state")
-		if name != "zero-timestamp-offsets" || (state != "on" && state != "off") {
-			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets&state=on|off"})
+		if state != "on" && state != "off" {
+			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off"})
 			return
 		}
-		s.EmulateZeroTimestampOffsets(state == "on")
+		if _, err := s.SetQuirk(name, state == "on"); err != nil {
+			reply(w, 400, map[string]string{"error": err.Error()})
+			return
+		}
 		reply(w, 200, map[string]any{"quirk": name, "on": state == "on"})
 	})
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {

@@ -315,6 +315,10 @@ func (s *Sandbox) refreshTopics() {
 		if rs != nil {
 			epoch = rs.epochs[tp{lo.Topic, lo.Partition}]
 		}
+		if s.kaasManifests.Load() {
+			s.kaasLog.observe(lo.Topic, lo.Partition, epoch, st.Offset, lo.Offset, s.manifests)
+			return
+		}
 		_ = s.manifests.write(lo.Topic, lo.Partition, manifest{Epoch: epoch, HighWatermark: lo.Offset, LogStartOffset: st.Offset})
 	})
 }

@@ -328,7 +328,8 @@ func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item
 			return s.offsetFetchGroups(b, f, r, owns)
 		}
 		if owns(r.Group) {
-			return relayWith(f, func(f *frame, raw []byte) []byte { return unknownGroupAsEmpty(f, r, raw) })
+			emptyAll := s.emptyFetchAll.Load()
+			return relayWith(f, func(f *frame, raw []byte) []byte { return unknownGroupAsEmpty(f, r, raw, emptyAll) })
 		}
 		resp := r.ResponseKind().(*kmsg.OffsetFetchResponse)
 		resp.ErrorCode = errNotCoordinator
@@ -593,13 +594,29 @@ func inRequestOrder[G any](answered []G, name func(G) string, order []string, ow
 // unknownGroupAsEmpty answers OffsetFetch of a group the coordinator does
 // not hold the way kaas does: no error, offset -1 for each requested
 // partition (kfake says GROUP_ID_NOT_FOUND).
-func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte) []byte {
+//
+// With emptyAll (the EmulateEmptyOffsetFetchAll quirk), OffsetFetch with null
+// topics gets no topics, as from kaas.
+func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte, emptyAll bool) []byte {
 	resp, err := f.decodeResponse(raw)
 	if err != nil {
 		return withSize(raw)
 	}
 	r := resp.(*kmsg.OffsetFetchResponse)
 	changed := false
+	if emptyAll && req.Version < 8 && req.Topics == nil && r.ErrorCode != errNotCoordinator {
+		r.ErrorCode, r.Topics, changed = 0, nil, true
+	}
+	if emptyAll && req.Version >= 8 {
+		for i := range r.Groups {
+			g := &r.Groups[i]
+			for _, a := range req.Groups {
+				if a.Group == g.Group && a.Topics == nil && g.ErrorCode != errNotCoordinator {
+					g.ErrorCode, g.Topics, changed = 0, nil, true
+				}
+			}
+		}
+	}
 	if req.Version < 8 && r.ErrorCode == kerr.GroupIDNotFound.Code {
 		r.ErrorCode, r.Topics, changed = 0, nil, true
 		for _, t := range req.Topics {
@@ -666,7 +683,7 @@ func (s *Sandbox) offsetFetchGroups(b *broker, f *frame, r *kmsg.OffsetFetchRequ
 	if post := it.post; post != nil {
 		it.post = func(f *frame, raw []byte) []byte {
 			out := post(f, raw)
-			return unknownGroupAsEmpty(f, r, out[4:])
+			return unknownGroupAsEmpty(f, r, out[4:], s.emptyFetchAll.Load())
 		}
 	}
 	return it

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"fmt"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -56,6 +58,33 @@ func brokenCommitAnswer(f *frame, req *kmsg.OffsetCommitRequest) *item {
 
 // EmulateZeroTimestampOffsets switches the quirk on or off (off by default).
 func (s *Sandbox) EmulateZeroTimestampOffsets(on bool) { s.zeroTimeOffsets.Store(on) }
+
+// EmptyOffsetFetchAll: kaas answers only the partitions an OffsetFetch
+// names; a fetch of every committed offset (null topics) gets no topics at
+// all, where Kafka (and kfake) list them (seen on a real Go broker; kaas's
+// coordinator iterates the request's topics). kadm's FetchOffsets and
+// FetchOffsetsForTopics rely on the Kafka answer, so this is off by default
+// for the tests that check commits with them; a test of what kaasctl does
+// on kaas switches it on.
+
+// EmulateEmptyOffsetFetchAll switches the quirk on or off (off by default).
+func (s *Sandbox) EmulateEmptyOffsetFetchAll(on bool) { s.emptyFetchAll.Store(on) }
+
+// SetQuirk switches a quirk by its control-command name.
+func (s *Sandbox) SetQuirk(name string, on bool) (string, error) {
+	switch name {
+	case "zero-timestamp-offsets":
+		s.EmulateZeroTimestampOffsets(on)
+		return "ListOffsets by timestamp answers offset 0", nil
+	case "empty-offsetfetch-all":
+		s.EmulateEmptyOffsetFetchAll(on)
+		return "OffsetFetch with null topics answers none", nil
+	case "kaas-manifests":
+		s.EmulateKaasManifests(on)
+		return "segment files in kaas's format, manifests only on open, takeover and close", nil
+	}
+	return "", fmt.Errorf("unknown quirk %q (zero-timestamp-offsets, empty-offsetfetch-all, kaas-manifests)", name)
+}
 
 // zeroTimestampAnswer rewrites a ListOffsets answer as the Go generation
 // gives it: offset 0 (and timestamp -1) for every partition the request

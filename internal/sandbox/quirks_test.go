@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // With the quirk on, ListOffsets by timestamp answers 0 as kaas's Go
@@ -57,5 +58,67 @@ func TestZeroTimestampOffsetsQuirk(t *testing.T) {
 	sb.EmulateZeroTimestampOffsets(false)
 	if got := at(); got != 5 {
 		t.Errorf("quirk off: offset %d", got)
+	}
+}
+
+// With the quirk on, OffsetFetch with null topics ("every committed offset")
+// is answered with no topics, as a real Go kaas broker does; naming the partitions answers
+// them. Both the v7 (one group) and the v8 (groups array) shapes.
+func TestOffsetFetchAllIsEmpty(t *testing.T) {
+	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}})
+	if out, err := sb.Command("quirk empty-offsetfetch-all on"); err != nil || out == "" {
+		t.Fatalf("control: %q %v", out, err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	off := kadm.Offsets{}
+	off.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 7, LeaderEpoch: -1})
+	off.Add(kadm.Offset{Topic: "orders", Partition: 1, At: 9, LeaderEpoch: -1})
+	if err := adm.CommitAllOffsets(ctx, "g-all", off); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int16{7, 8} {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.Version = v
+		req.Group = "g-all"
+		rg := kmsg.NewOffsetFetchRequestGroup()
+		rg.Group = "g-all"
+		req.Groups = []kmsg.OffsetFetchRequestGroup{rg}
+		if v < 8 {
+			req.Groups = nil
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(resp.Topics)
+		for _, g := range resp.Groups {
+			n += len(g.Topics)
+			if g.ErrorCode != 0 {
+				t.Errorf("v%d: group error %d", v, g.ErrorCode)
+			}
+		}
+		if n != 0 || resp.ErrorCode != 0 {
+			t.Errorf("v%d: OffsetFetch-all answered %d topics (error %d); kaas answers none", v, n, resp.ErrorCode)
+		}
+	}
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Version = 7
+	req.Group = "g-all"
+	rt := kmsg.NewOffsetFetchRequestTopic()
+	rt.Topic, rt.Partitions = "orders", []int32{0, 1}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 2 || resp.Topics[0].Partitions[1].Offset != 9 {
+		t.Errorf("named partitions: %+v, want orders/1 at 9", resp.Topics)
 	}
 }

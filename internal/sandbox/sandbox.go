@@ -203,6 +203,9 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
+	kaasManifests   atomic.Bool // kaaslog.go: segment files, manifests only on open/takeover/close
+	kaasLog         *kaasLog
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
@@ -348,6 +351,7 @@ func New(opts Options) (*Sandbox, error) {
 	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()
 	s.manifests = newManifestWriter(layout)
+	s.kaasLog = newKaasLog(layout)
 
 	for i := 0; i < opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}
@@ -437,6 +441,9 @@ func (s *Sandbox) Close() {
 		b.stop()
 	}
 	s.wg.Wait()
+	if s.kaasLog != nil {
+		s.kaasLog.close(s.manifests)
+	}
 	waitTimeout(&s.demoWG, 5*time.Second)
 	if s.admin != nil {
 		s.admin.Close()

@@ -69,10 +69,20 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
 		add(*f)
 	}
+	// Partition logs: every log end from the segments, the manifests
+	// against it; the offset scan then checks committed offsets beyond it.
+	ms, mfs, merrs := ScanManifests(l)
+	var lc *LogCheck
+	if l.DataDir != "" {
+		lc = NewLogCheck(l, ms)
+		res.Checked["partitionLogs"] += lc.Partitions
+	}
 	// Offset files, streamed.
 	layouts := map[string]string{}
 	scan.Now = now
-	scan.SummaryOnly = true // clean files have no findings; odd ones are fully parsed
+	// Clean files have no findings; odd ones are fully parsed. With partition
+	// logs to check against, every file's entries are looked at (and dropped).
+	scan.SummaryOnly = lc == nil
 	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
 		res.Checked["offsets"]++
 		add(it.Findings...)
@@ -104,6 +114,9 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 				Fix:     fix})
 		}
 		layouts[it.Group] = it.Layout
+		if lc != nil && it.Layout == OffsetsCurrent {
+			lc.AddOffsets(it.Group, it.File)
+		}
 		return nil
 	})
 	if err != nil {
@@ -163,8 +176,10 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		}
 		fileErr(code, fe, fix)
 	}
-	ms, mfs, merrs := ScanManifests(l)
 	res.Checked["manifests"] += len(ms) + len(merrs)
+	if lc != nil {
+		add(lc.Finish()...)
+	}
 	add(mfs...)
 	for _, fe := range merrs {
 		fileErr(CodeManifestCorrupt, fe, "the partition leader rewrites its manifest; check its logs (offline lag is unknown for this partition)")

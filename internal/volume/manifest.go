@@ -166,7 +166,7 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 			data, err := readFileLimited(mp)
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					finds = append(finds, Finding{Severity: SevInfo, Code: CodeManifestMissing, Path: mp, Message: "partition dir without a manifest: offline lag is unknown for it"})
+					finds = append(finds, Finding{Severity: SevInfo, Code: CodeManifestMissing, Path: mp, Message: "partition dir without a manifest (kaas writes one on takeover and close); offline log ends come from the segment files"})
 					continue
 				}
 				errs = append(errs, &FileError{Path: mp, Problem: readProblem(err)})

@@ -1,0 +1,121 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
+)
+
+// A write run (offsets reset/delete --execute) and SIGINT/SIGTERM: the
+// first signal lets the group being written finish (each write is atomic
+// and verified; cutting it would leave its outcome unknown), writes
+// nothing more, and says so; the run then ends with the record of what was
+// written. A second signal is not caught: it ends the process at once, and
+// the temp file a write may leave then is removed by the next run
+// (repair's sweep of kaasctl's own temp files).
+
+type interruptWatch struct {
+	g       *Globals
+	sig     atomic.Pointer[os.Signal]
+	said    bool
+	ch      chan os.Signal
+	done    chan struct{}
+	release func()
+}
+
+// requested reports whether a signal arrived; the first time it does, it
+// says so (from the writing goroutine, so stderr has one writer).
+func (w *interruptWatch) requested() bool {
+	s := w.sig.Load()
+	if s == nil {
+		return false
+	}
+	if !w.said {
+		w.said = true
+		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", *s)
+	}
+	return true
+}
+
+// onInterrupt catches the first SIGINT or SIGTERM for the rest of the
+// write run (only for the process's own streams); release stops catching.
+func onInterrupt(g *Globals) *interruptWatch {
+	w := &interruptWatch{g: g, ch: make(chan os.Signal, 1), done: make(chan struct{}), release: func() {}}
+	if !g.IO.Process {
+		return w
+	}
+	signal.Notify(w.ch, os.Interrupt, syscall.SIGTERM)
+	var once sync.Once
+	w.release = func() {
+		once.Do(func() {
+			signal.Stop(w.ch)
+			close(w.done)
+		})
+	}
+	go func() {
+		select {
+		case s := <-w.ch:
+			w.sig.Store(&s)
+			// The next one takes the default action: quit at once.
+			signal.Stop(w.ch)
+		case <-w.done:
+		}
+	}()
+	return w
+}
+
+// groupRecorder returns ApplyOptions.Done for a write run: with several
+// groups, one line per group on stderr as soon as it is finished ("[3/500]
+// group 'g': written ..."), and the same line as a comment in the
+// --export-rollback file (synced), so an interrupted run leaves a record
+// of which groups were written.
+func groupRecorder(g *Globals, total int, record *os.File) func(*repair.GroupPlan) {
+	if total < 2 && record == nil {
+		return nil
+	}
+	n := 0
+	return func(gp *repair.GroupPlan) {
+		n++
+		line := fmt.Sprintf("[%d/%d] group '%s': %s", n, total, volume.DisplayName(gp.Group), groupOutcomeText(gp))
+		if total >= 2 && !g.Quiet {
+			fmtf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
+		}
+		if record != nil {
+			fmt.Fprintf(record, "# %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), render.Clean(line))
+			record.Sync()
+		}
+	}
+}
+
+func groupOutcomeText(gp *repair.GroupPlan) string {
+	switch gp.Outcome {
+	case repair.OutcomeWritten:
+		if gp.Failed > 0 {
+			return fmt.Sprintf("written, but %d partition(s) failed or did not verify", gp.Failed)
+		}
+		how := "verified in the file"
+		if gp.Method == "commit" {
+			how = "committed, verified in the file and with OffsetFetch"
+		}
+		return fmt.Sprintf("written (%d partition(s) %s)", len(gp.Rows), how)
+	case repair.OutcomeUnchanged:
+		return "unchanged (already at the target)"
+	case repair.OutcomeInterrupted:
+		return "not written (interrupted)"
+	case repair.OutcomeRefused:
+		return "not written (refused)"
+	case repair.OutcomeSkipped:
+		return "not written (skipped)"
+	case repair.OutcomeError:
+		return "not written (cannot be planned)"
+	}
+	return gp.Outcome
+}

@@ -1,0 +1,408 @@
+//go:build realkaas && unix
+
+package realkaas
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// produceAt writes n records to every partition of topic with record
+// timestamps base, base+1s, ...
+func produceAt(t *testing.T, c *Cluster, topic string, partitions int32, n int, base time.Time) {
+	t.Helper()
+	cl := newClient(t, c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var rs []*kgo.Record
+	for p := int32(0); p < partitions; p++ {
+		for i := 0; i < n; i++ {
+			rs = append(rs, &kgo.Record{Topic: topic, Partition: p, Timestamp: base.Add(time.Duration(i) * time.Second),
+				Value: []byte(fmt.Sprintf("%s-%d-%d", topic, p, i))})
+		}
+	}
+	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+		t.Fatalf("producing to %s: %v", topic, err)
+	}
+}
+
+// committed asks the group's coordinator (OffsetFetch, naming the
+// partitions: kaas answers a fetch of all topics from memory only) what it
+// serves for orders/0-2.
+func committed(t *testing.T, c *Cluster, group string) map[tp]int64 {
+	t.Helper()
+	cl := newClient(t, c)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrOffsetFetchRequest()
+	rg := kmsg.NewOffsetFetchRequestGroup()
+	rg.Group = group
+	rt := kmsg.NewOffsetFetchRequestGroupTopic()
+	rt.Topic = "orders"
+	rt.Partitions = []int32{0, 1, 2}
+	rg.Topics = append(rg.Topics, rt)
+	req.Groups = append(req.Groups, rg)
+	req.Group = group
+	ot := kmsg.NewOffsetFetchRequestTopic()
+	ot.Topic = "orders"
+	ot.Partitions = []int32{0, 1, 2}
+	req.Topics = append(req.Topics, ot)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatalf("OffsetFetch %s: %v", group, err)
+	}
+	out := map[tp]int64{}
+	add := func(topic string, p int32, off int64, code int16) {
+		if code == 0 && off >= 0 {
+			out[tp{topic, p}] = off
+		}
+	}
+	for _, g := range resp.Groups {
+		for _, tt := range g.Topics {
+			for _, p := range tt.Partitions {
+				add(tt.Topic, p.Partition, p.Offset, p.ErrorCode)
+			}
+		}
+	}
+	for _, tt := range resp.Topics {
+		for _, p := range tt.Partitions {
+			add(tt.Topic, p.Partition, p.Offset, p.ErrorCode)
+		}
+	}
+	return out
+}
+
+// logEnds asks the leaders for the log end offsets of topic.
+func logEnds(t *testing.T, c *Cluster, topic string) map[tp]int64 {
+	t.Helper()
+	adm := kadm.NewClient(newClient(t, c))
+	defer adm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out := map[tp]int64{}
+	waitFor(t, 30*time.Second, "ListOffsets of "+topic, func() error {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			return err
+		}
+		var errs []string
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Err != nil {
+				errs = append(errs, fmt.Sprintf("%s/%d: %v", o.Topic, o.Partition, o.Err))
+				return
+			}
+			out[tp{o.Topic, o.Partition}] = o.Offset
+		})
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return nil
+	})
+	return out
+}
+
+// waitGroupState waits until live describe reports the group in state.
+func waitGroupState(t *testing.T, c *Cluster, group, state string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, group+" "+state, func() error {
+		d := decode[liveDescribe](t, kaasctl(t, "groups", "describe", group, "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json"))
+		if len(d.Groups) != 1 || d.Groups[0].State != state {
+			return fmt.Errorf("state %+v", d.Groups)
+		}
+		return nil
+	})
+}
+
+// resumeAt starts a consumer of group and checks that the first record it
+// fetched on every partition of want is at the offset in want.
+func resumeAt(t *testing.T, c *Cluster, what, group string, want map[tp]int64, topics ...string) {
+	t.Helper()
+	cs := startConsumer(t, c, group, topics...)
+	eventually(t, 45*time.Second, what+": the consumer resumes at "+fmtOffsets(want), func() error {
+		first, _ := cs.snapshot()
+		for k, v := range want {
+			got, ok := first[k]
+			if !ok {
+				return fmt.Errorf("nothing fetched yet on %s (first: %s)", k, fmtOffsets(first))
+			}
+			if got != v {
+				cs.mu.Lock()
+				errs := fmt.Sprint(cs.errs)
+				cs.mu.Unlock()
+				return fmt.Errorf("%s resumed at %d (first: %s; fetch errors: %s)", k, got, fmtOffsets(first), errs)
+			}
+		}
+		return nil
+	})
+	cs.stop()
+}
+
+func liveDirFiles(t *testing.T, c *Cluster) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	dir := filepath.Join(c.Data, "__consumer_offsets")
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			out[p] = b
+		}
+		return nil
+	})
+	return out
+}
+
+// TestRealOffsets: offsets reset refused while consumers run; an online
+// reset and the consumer resumes there; --to-datetime refused with the
+// broker's zero answer as evidence; offsets delete reports the offset the
+// broker still serves; volume repair leaves the live dir alone; an offline
+// reset with every broker down, and after the restart the consumer resumes
+// exactly there and no partition moved backwards.
+func TestRealOffsets(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "orders:3")
+	brokers := strings.Join(c.Addrs(), ",")
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	produceAt(t, c, "orders", 3, 30, t0)
+	at30 := all("orders", 3, 30)
+
+	cs := startConsumer(t, c, "g-reset", "orders")
+	del := startConsumer(t, c, "g-del", "orders")
+	waitPositions(t, at30, cs)
+	waitPositions(t, at30, del)
+	waitFor(t, 30*time.Second, "g-reset's commits", func() error {
+		if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at30) {
+			return fmt.Errorf("committed %s", fmtOffsets(got))
+		}
+		return nil
+	})
+
+	// Refused while the consumer runs; nothing moves.
+	r := kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-reset", "--topic", "orders",
+		"--to-offset", "10", "--execute", "-o", "json")
+	if rv := decode[resetView](t, r); r.code != 4 || len(rv.Groups) != 1 || rv.Groups[0].Refused == "" || rv.Groups[0].Executed {
+		t.Errorf("offsets reset while g-reset's consumer runs: want exit 4 and the group refused, got %v", r)
+	}
+	if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at30) {
+		t.Errorf("after the refused reset the broker serves %s, want %s", fmtOffsets(got), fmtOffsets(at30))
+	}
+
+	// Online reset of the Empty group, then the consumer resumes exactly there.
+	cs.stop()
+	del.stop()
+	waitGroupState(t, c, "g-reset", "Empty")
+	r = kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-reset", "--topic", "orders",
+		"--to-offset", "10", "--execute", "-o", "json")
+	if rv := decode[resetView](t, r); r.code != 0 || rv.Summary.Changed != 3 || rv.Summary.Failed != 0 {
+		t.Errorf("online offsets reset: %v", r)
+	}
+	at10 := all("orders", 3, 10)
+	if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at10) {
+		t.Errorf("after the online reset the broker serves %s, want %s", fmtOffsets(got), fmtOffsets(at10))
+	}
+	resumeAt(t, c, "online reset", "g-reset", at10, "orders")
+	waitFor(t, 30*time.Second, "g-reset back at 30", func() error {
+		if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at30) {
+			return fmt.Errorf("committed %s", fmtOffsets(got))
+		}
+		return nil
+	})
+	waitGroupState(t, c, "g-reset", "Empty")
+
+	// --to-datetime: kaas answers ListOffsets by timestamp with 0; the true
+	// answer for t0+15s is 15. kaasctl refuses, with the evidence.
+	at := t0.Add(15 * time.Second).UTC().Format(time.RFC3339)
+	r = kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-reset", "--topic", "orders",
+		"--to-datetime", at, "--execute", "-o", "json")
+	rv := decode[resetView](t, r)
+	if r.code != 4 || len(rv.Groups) != 1 || !rv.Groups[0].TimeRefused || rv.Groups[0].Executed {
+		t.Errorf("offsets reset --to-datetime %s: want exit 4 with timeRefused, got %v", at, r)
+	} else if ev := rv.Groups[0].Refused + rv.Groups[0].Error + r.stderr + fmt.Sprint(rv.Groups[0].Rows); !strings.Contains(ev, "0") {
+		t.Errorf("--to-datetime refusal names no evidence: %v", r)
+	}
+	if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at30) {
+		t.Errorf("after the refused --to-datetime the broker serves %s, want %s", fmtOffsets(got), fmtOffsets(at30))
+	}
+
+	// offsets delete: the broker still serves the deleted offset from its
+	// cache, and kaasctl says so with that offset.
+	waitGroupState(t, c, "g-del", "Empty")
+	r = kaasctl(t, "offsets", "delete", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-del", "--topic", "orders:0",
+		"--execute", "-o", "json")
+	dv := decode[resetView](t, r)
+	served := committed(t, c, "g-del")
+	if v, ok := served[tp{"orders", 0}]; ok {
+		found := false
+		for _, g := range dv.Groups {
+			for _, row := range g.Rows {
+				if row.Partition == 0 && (strings.Contains(row.Detail, fmt.Sprint(v)) || strings.Contains(strings.Join(row.Warnings, " "), fmt.Sprint(v))) {
+					found = true
+				}
+			}
+		}
+		if dv.Summary.Cached == 0 || !found {
+			t.Errorf("offsets delete: the broker still serves orders/0 at %d, kaasctl reports cached=%d and no row naming it: %v", v, dv.Summary.Cached, r)
+		}
+	} else if dv.Summary.Cached != 0 {
+		t.Errorf("offsets delete reports %d cached offsets; the broker serves none for orders/0 (%s)", dv.Summary.Cached, fmtOffsets(served))
+	}
+
+	// volume repair on the live volume: the live dir is left alone.
+	before := liveDirFiles(t, c)
+	r = kaasctl(t, "volume", "repair", "--data-dir", c.Data, "--execute", "-o", "json")
+	rp := decode[repairView](t, r)
+	liveDir := filepath.Join(c.Data, "__consumer_offsets") + string(filepath.Separator)
+	for _, a := range rp.Actions {
+		if a.Change && strings.HasPrefix(a.Path, liveDir) {
+			t.Errorf("volume repair on the live volume changes %s (%s: %s)", a.Path, a.Action, a.Detail)
+		}
+	}
+	after := liveDirFiles(t, c)
+	for p, b := range before {
+		if !bytes.Equal(after[p], b) {
+			t.Errorf("volume repair changed the live offset file %s", p)
+		}
+	}
+
+	// Offline reset with every broker down.
+	endsBefore := logEnds(t, c, "orders")
+	for i := range c.Brokers {
+		if err := c.Term(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--group", "g-reset", "--topic", "orders",
+		"--to-offset", "20", "--offline", "--execute", "-o", "json")
+	ov := decode[resetView](t, r)
+	if r.code != 0 || ov.Summary.Changed != 3 {
+		t.Errorf("offline offsets reset with every broker down: %v", r)
+	}
+	for _, g := range ov.Groups {
+		for _, row := range g.Rows {
+			if row.New != 20 {
+				t.Errorf("offline offsets reset --to-offset 20 wrote %s/%d = %d (log end as kaasctl read it offline: %v; warnings %v)", row.Topic, row.Partition, row.New, row.Detail, row.Warnings)
+			}
+		}
+	}
+	for i := range c.Brokers {
+		if err := c.StartBroker(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	endsAfter := logEnds(t, c, "orders")
+	for k, v := range endsBefore {
+		if endsAfter[k] < v {
+			t.Errorf("%s: log end %d after the restart, %d before: the partition moved backwards", k, endsAfter[k], v)
+		}
+	}
+
+	resumeAt(t, c, "offline reset, brokers restarted", "g-reset", all("orders", 3, 20), "orders")
+}
+
+// TestRealRewind: a group's offsets really rewound by a commit; watch
+// --offsets --journal records it, group health shows REWIND, and offsets
+// reset --to-history-before-anomaly restores the offsets the consumer then
+// resumes at.
+func TestRealRewind(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "orders:3")
+	brokers := strings.Join(c.Addrs(), ",")
+	journal := filepath.Join(t.TempDir(), "journal")
+	// Pinned: started before any group has committed, the volume tells no
+	// generation yet.
+	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", "go", "--poll-interval", "100ms", "-o", "jsonl")
+	expAddr := freePort(t)
+	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", "go", "--brokers", brokers, "--listen", expAddr,
+		"--interval", "1s", "--poll-interval", "100ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "5s")
+	produce(t, c, "orders", 3, 40)
+	at40 := all("orders", 3, 40)
+	cs := startConsumer(t, c, "g-rw", "orders")
+	waitPositions(t, at40, cs)
+	cs.stop()
+	waitFor(t, 30*time.Second, "g-rw's commits", func() error {
+		if got := committed(t, c, "g-rw"); fmtOffsets(got) != fmtOffsets(at40) {
+			return fmt.Errorf("committed %s", fmtOffsets(got))
+		}
+		return nil
+	})
+	waitGroupState(t, c, "g-rw", "Empty")
+	// Let the watch record the good state before the rewind.
+	waitFor(t, 30*time.Second, "the journal to hold g-rw at 40", func() error {
+		r := kaasctl(t, "offsets", "history", "g-rw", "--journal", journal, "--data-dir", c.Data, "-o", "json")
+		if r.code != 0 || !strings.Contains(r.stdout, `"orders/2": 40`) {
+			return fmt.Errorf("%v", r)
+		}
+		return nil
+	})
+
+	// The rewind: an application commits 5 on every partition.
+	adm := kadm.NewClient(newClient(t, c))
+	off := kadm.Offsets{}
+	for p := int32(0); p < 3; p++ {
+		off.Add(kadm.Offset{Topic: "orders", Partition: p, At: 5, LeaderEpoch: -1})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := adm.CommitAllOffsets(ctx, "g-rw", off); err != nil {
+		t.Fatalf("committing the rewind: %v", err)
+	}
+	waitFor(t, 30*time.Second, "the rewind in the offset file", func() error {
+		if got := committed(t, c, "g-rw"); fmtOffsets(got) != fmtOffsets(all("orders", 3, 5)) {
+			return fmt.Errorf("committed %s", fmtOffsets(got))
+		}
+		return nil
+	})
+
+	// Group health shows the rewind.
+	eventually(t, 30*time.Second, "group health shows REWIND for g-rw", func() error {
+		r := kaasctl(t, "groups", "health", "--exporter", "http://"+expAddr, "-o", "json")
+		if r.code != 0 && r.code != 3 {
+			return fmt.Errorf("%v", r)
+		}
+		h := decode[healthView](t, r)
+		for _, g := range h.Groups {
+			if g.Group == "g-rw" {
+				if g.State == "REWIND" {
+					return nil
+				}
+				return fmt.Errorf("g-rw is %s (%+v)", g.State, g.Evidence)
+			}
+		}
+		return fmt.Errorf("g-rw not in %s", r.stdout)
+	})
+
+	// Restore from the journal; the consumer resumes at 40.
+	waitFor(t, 30*time.Second, "the journal to hold the rewind", func() error {
+		r := kaasctl(t, "offsets", "history", "g-rw", "--journal", journal, "--data-dir", c.Data, "-o", "json")
+		if r.code != 0 && r.code != 3 || !strings.Contains(r.stdout, "REWIND") {
+			return fmt.Errorf("%v", r)
+		}
+		return nil
+	})
+	r := kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-rw", "--all-topics",
+		"--to-history-before-anomaly", "--journal", journal, "--execute", "-o", "json")
+	rv := decode[resetView](t, r)
+	if r.code != 0 || rv.Summary.Changed != 3 {
+		t.Errorf("offsets reset --to-history-before-anomaly: %v", r)
+	}
+	if got := committed(t, c, "g-rw"); fmtOffsets(got) != fmtOffsets(at40) {
+		t.Errorf("after the restore the broker serves %s, want %s", fmtOffsets(got), fmtOffsets(at40))
+	}
+	produce(t, c, "orders", 3, 2)
+	resumeAt(t, c, "restored from the journal", "g-rw", at40, "orders")
+}

@@ -1,0 +1,97 @@
+//go:build unix
+
+package realkaas
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// The cache key follows the source: same tree, same hash; one changed byte,
+// another hash; a testdata dir does not count.
+func TestSourceHash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "cmd", "skafka"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "testdata"), 0o755)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cmd", "skafka", "main.go"), []byte("package main\n"), 0o644)
+	h1, err := SourceHash(dir, "go1.26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h2, _ := SourceHash(dir, "go1.26"); h2 != h1 {
+		t.Errorf("same tree, hashes %s and %s", h1, h2)
+	}
+	if h, _ := SourceHash(dir, "go1.27"); h == h1 {
+		t.Error("another Go version, same hash")
+	}
+	os.WriteFile(filepath.Join(dir, "testdata", "x"), []byte("y"), 0o644)
+	if h, _ := SourceHash(dir, "go1.26"); h != h1 {
+		t.Error("a testdata file changed the hash")
+	}
+	os.WriteFile(filepath.Join(dir, "cmd", "skafka", "main.go"), []byte("package main \n"), 0o644)
+	if h, _ := SourceHash(dir, "go1.26"); h == h1 {
+		t.Error("a changed source file kept the hash")
+	}
+}
+
+// pickBase skips a range one of whose ports is taken, and never hands the
+// same base out twice.
+func TestPickBase(t *testing.T) {
+	t.Parallel()
+	a, err := pickBase(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseBase(a)
+	for i := 0; i < 3; i++ {
+		for _, off := range []int{0, 100, 200} {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a+off+i)))
+			if err != nil {
+				t.Fatalf("base %d: port %d not free: %v", a, a+off+i, err)
+			}
+			l.Close()
+		}
+	}
+	b, err := pickBase(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseBase(b)
+	if a == b {
+		t.Errorf("base %d handed out twice", a)
+	}
+}
+
+// Reap removes entries of processes that are gone and leaves an entry
+// whose owner (this test) is alive and whose process lacks the marker.
+func TestReapRegistry(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("KAASCTL_REALKAAS_CACHE", cache)
+	run := filepath.Join(cache, "running")
+	os.MkdirAll(run, 0o755)
+	write := func(name string, e regEntry) {
+		b, _ := json.Marshal(e)
+		os.WriteFile(filepath.Join(run, name), b, 0o644)
+	}
+	// A dead process (pid far above pid_max) of a dead owner.
+	write("4194999", regEntry{PID: 4194999, Owner: 4194998, RunID: "gone"})
+	// This process, recorded as a broker: it lacks the run marker, so it is
+	// not killed, only forgotten.
+	write(strconv.Itoa(os.Getpid()), regEntry{PID: os.Getpid(), Owner: 4194998, RunID: "not-a-broker"})
+	killed, err := Reap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(killed) != 0 {
+		t.Errorf("killed %v", killed)
+	}
+	if ents, _ := os.ReadDir(run); len(ents) != 0 {
+		t.Errorf("registry keeps %d entries", len(ents))
+	}
+}

@@ -1,0 +1,143 @@
+package volume
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Finding codes of the log checks.
+const (
+	// CodeManifestTrails: manifest.json's highWatermark is below the log
+	// end the segments give (kaas rewrites it only on takeover, segment
+	// roll and close).
+	CodeManifestTrails = "manifest.trailsLog"
+	// CodeManifestAhead: manifest.json's highWatermark is above the log
+	// end (a phantom high watermark kaas rewinds on restart).
+	CodeManifestAhead = "manifest.aheadOfLog"
+	// CodeOffsetsBeyondLogEnd: committed offsets past the real log end.
+	CodeOffsetsBeyondLogEnd = "offsets.beyondLogEnd"
+)
+
+// PartitionDirs lists every DATA/<topic>/<partition> directory (kaas's own
+// dirs, dot dirs and the cluster dir left out), sorted.
+func PartitionDirs(l Layout) []TopicPartition {
+	if l.DataDir == "" {
+		return nil
+	}
+	topics, err := os.ReadDir(l.DataDir)
+	if err != nil {
+		return nil
+	}
+	var out []TopicPartition
+	for _, t := range topics {
+		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || t.Name() == ClusterSubdir || t.Name() == OffsetsDir || filepath.Join(l.DataDir, t.Name()) == l.ClusterDir {
+			continue
+		}
+		for _, p := range TopicPartitionDirs(l, t.Name()) {
+			out = append(out, TopicPartition{Topic: t.Name(), Partition: p})
+		}
+	}
+	slices.SortFunc(out, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	return out
+}
+
+// LogCheck is the log side of volume check: every partition's log end
+// from its segments, the manifests against it, and (fed offset files one
+// at a time) the committed offsets beyond it.
+type LogCheck struct {
+	gen    GenerationInfo
+	ends   map[string]int64 // topic/partition → log end from the segments
+	beyond map[string][]string
+	maxC   map[string]int64
+	// Partitions counts the partition dirs read; Findings the results.
+	Partitions int
+	Findings   []Finding
+}
+
+// NewLogCheck reads every partition dir's segments (in parallel) and
+// compares its manifest (ms, from ScanManifests) with the log end.
+func NewLogCheck(l Layout, ms []*Manifest) *LogCheck {
+	l = l.WithGeneration()
+	lc := &LogCheck{gen: l.Gen, ends: map[string]int64{}, beyond: map[string][]string{}, maxC: map[string]int64{}}
+	tps := PartitionDirs(l)
+	dirs := make([]string, len(tps))
+	for i, tp := range tps {
+		dirs[i] = l.PartitionDir(tp.Topic, tp.Partition)
+	}
+	man := map[string]*Manifest{}
+	for _, m := range ms {
+		man[m.Topic+"/"+strconv.Itoa(int(m.Partition))] = m
+	}
+	lc.Partitions = len(dirs)
+	for i, r := range ReadPartitionLogs(dirs, 16) {
+		key := tps[i].Topic + "/" + strconv.Itoa(int(tps[i].Partition))
+		lc.Findings = append(lc.Findings, r.Findings...)
+		if r.Err != nil {
+			// A partition dir without segments: kaas has nothing to recover
+			// either (a manifest-only dir is reported by the manifest scan).
+			continue
+		}
+		lc.ends[key] = r.Log.LogEnd
+		m := man[key]
+		if m == nil {
+			continue
+		}
+		switch d := r.Log.LogEnd - m.HighWatermark; {
+		case d > 0:
+			lc.Findings = append(lc.Findings, Finding{Severity: SevWarning, Code: CodeManifestTrails, Path: m.Path,
+				Message: fmt.Sprintf("manifest.json says highWatermark %d but the segments end at %d: it trails the log by %d records (kaas rewrites it only on takeover, segment roll and close); kaas itself re-scans the segments on restart, but anything reading the manifest for offline lag or an offset reset is off by %d (lag under-reported, --to-latest and clamping %d records back); every kaas generation (Go and Rust) keeps manifests this way (%s)", m.HighWatermark, r.Log.LogEnd, d, d, d, lc.gen.Assumes()),
+				Fix:     "nothing to repair: the next takeover or clean close rewrites it; read log ends from the segments (kaasctl does) or live with --brokers"})
+		case d < 0:
+			lc.Findings = append(lc.Findings, Finding{Severity: SevWarning, Code: CodeManifestAhead, Path: m.Path,
+				Message: fmt.Sprintf("manifest.json says highWatermark %d but the segments end at %d: %d records it counts are not in the log (a write lost in a crash); kaas rewinds to %d on restart, so consumers committed past it will hit OFFSET_OUT_OF_RANGE (%s)", m.HighWatermark, r.Log.LogEnd, -d, r.Log.LogEnd, lc.gen.Assumes()),
+				Fix:     "nothing to repair in the manifest (kaas rewrites it); check the groups committed past the log end (offsets.beyondLogEnd)"})
+		}
+	}
+	return lc
+}
+
+// AddOffsets checks one group's committed offsets (from its live offset
+// file) against the log ends.
+func (lc *LogCheck) AddOffsets(group string, of *OffsetFile) {
+	if of == nil {
+		return
+	}
+	for _, e := range of.Entries {
+		key := e.Topic + "/" + strconv.Itoa(int(e.Partition))
+		end, ok := lc.ends[key]
+		if !ok || e.Offset <= end {
+			continue
+		}
+		lc.beyond[key] = append(lc.beyond[key], DisplayName(group))
+		lc.maxC[key] = max(lc.maxC[key], e.Offset)
+	}
+}
+
+// Finish returns every finding, one per partition with committed offsets
+// beyond its log end, naming the groups.
+func (lc *LogCheck) Finish() []Finding {
+	keys := make([]string, 0, len(lc.beyond))
+	for k := range lc.beyond {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		gs := lc.beyond[k]
+		i := strings.LastIndexByte(k, '/')
+		topic, part := k[:i], k[i+1:]
+		slices.Sort(gs)
+		lc.Findings = append(lc.Findings, Finding{Severity: SevWarning, Code: CodeOffsetsBeyondLogEnd, Path: k,
+			Message: fmt.Sprintf("%s: committed offsets of %s (up to %d) are beyond the log end %d the segments give: their consumers' next fetch gets OFFSET_OUT_OF_RANGE and they fall back to auto.offset.reset (earliest re-reads the partition, latest skips what is produced meanwhile) (%s)", k, strings.Join(gs, ", "), lc.maxC[k], lc.ends[k], lc.gen.Assumes()),
+			Fix:     fmt.Sprintf("with the group stopped, set the offsets deliberately: kaasctl offsets reset -g GROUP --topic %s:%s --to-latest (or --to-offset N) --execute", topic, part)})
+	}
+	return lc.Findings
+}
