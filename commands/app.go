@@ -4,6 +4,7 @@
 package commands
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -54,6 +55,11 @@ func prepare(cmd *cli.Command, parents []string) {
 	path := append(append([]string(nil), parents...), cmd.Name)
 	cmd.OnUsageError = usageError
 	if len(cmd.Subcommands) > 0 {
+		// A help sub-command of its own: urfave's shared one would be
+		// appended to (and written by) every parent of every app.
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			cmd.Subcommands = append(cmd.Subcommands, newHelpCommand())
+		}
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -68,7 +74,24 @@ func prepare(cmd *cli.Command, parents []string) {
 	}
 	if cmd.Name != "help" {
 		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
+		// Leaves too ('kaasctl whois help'); hidden, as urfave's is.
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			h := newHelpCommand()
+			h.Hidden = true
+			cmd.Subcommands = append(cmd.Subcommands, h)
+		}
 	}
+}
+
+// isLeaf reports whether cmd runs work rather than choosing a sub-command
+// (its only sub-command, if any, is help).
+func isLeaf(cmd *cli.Command) bool {
+	for _, s := range cmd.Subcommands {
+		if s.Name != "help" {
+			return false
+		}
+	}
+	return true
 }
 
 // Main runs kaasctl with args (args[0] is the program name) and returns the
@@ -95,6 +118,41 @@ func Main(args []string, ios *IOStreams) int {
 	return code
 }
 
+// urfave/cli appends its package-level help and version flags to every
+// app and command, and BoolFlag.Apply records its default in the flag
+// itself: two apps running at once (tests, or any embedding) would write
+// the same shared flag. These flags apply a copy instead.
+func init() {
+	cli.HelpFlag = &copyOnApply{*cli.HelpFlag.(*cli.BoolFlag)}
+	cli.VersionFlag = &copyOnApply{*cli.VersionFlag.(*cli.BoolFlag)}
+}
+
+// urfaveHelpAction is what urfave/cli's own help sub-command does, taken
+// once from an app it sets up.
+var urfaveHelpAction = func() cli.ActionFunc {
+	app := &cli.App{Writer: io.Discard}
+	app.Setup()
+	for _, c := range app.Commands {
+		if c.Name == "help" {
+			return c.Action
+		}
+	}
+	panic("urfave/cli set up no help command")
+}()
+
+// newHelpCommand is urfave/cli's help sub-command, one per parent command.
+func newHelpCommand() *cli.Command {
+	return &cli.Command{Name: "help", Aliases: []string{"h"}, Usage: "Shows a list of commands or help for one command", ArgsUsage: "[command]", Action: urfaveHelpAction}
+}
+
+// copyOnApply is a BoolFlag whose Apply leaves the flag unchanged.
+type copyOnApply struct{ cli.BoolFlag }
+
+func (f *copyOnApply) Apply(set *flag.FlagSet) error {
+	c := f.BoolFlag
+	return c.Apply(set)
+}
+
 func fmtf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, a...) }
 
 // reorderArgs moves flags in front of positional arguments for the command
@@ -118,11 +176,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 		leaf = c
 		cmds = c.Subcommands
 		i++
-		if len(cmds) == 0 {
+		if isLeaf(c) {
 			break
 		}
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 || leaf.SkipFlagParsing {
+	if leaf == nil || !isLeaf(leaf) || leaf.SkipFlagParsing {
 		return args
 	}
 	var flags, pos []string

@@ -118,63 +118,63 @@ func assignmentDiff(c *cli.Context) error {
 
 func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	ref := func(r inspect.VersionRef) string {
-		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, trDash(r.Controller), trDash(r.GeneratedAt))
+		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, render.Dash(r.Controller), render.Dash(r.GeneratedAt))
 	}
 	lines := []string{
 		"old  " + ref(d.Old) + "  " + d.Old.Path,
 		"new  " + ref(d.New) + "  " + d.New.Path,
 	}
 	if d.Failover {
-		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
-			d.Old.ControllerEpoch, d.New.ControllerEpoch, trDash(d.Old.Controller), trDash(d.New.Controller))))
+		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
+			d.Old.ControllerEpoch, d.New.ControllerEpoch, render.Dash(d.Old.Controller), render.Dash(d.New.Controller))))
 	} else if d.ControllerChanged {
-		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", trDash(d.Old.Controller), trDash(d.New.Controller)))
+		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", render.Dash(d.Old.Controller), render.Dash(d.New.Controller)))
 	}
 	if d.OldDivisor != d.NewDivisor {
 		lines = append(lines, fmt.Sprintf("hash divisor %d → %d: hash-tier groups may move", d.OldDivisor, d.NewDivisor))
 	}
-	lines = append(lines, "", trPaint(p, trBold, "BROKERS"))
+	lines = append(lines, "", p.Paint(render.Bold, "BROKERS"))
 	if len(d.Brokers) == 0 {
 		lines = append(lines, "  no change")
 	}
 	for _, b := range d.Brokers {
 		switch b.Change {
 		case "joined":
-			lines = append(lines, trPaint(p, trGreen, "  + "+trSafe(b.ID, 80))+"  joined ("+b.NewHealth+")")
+			lines = append(lines, p.Paint(render.Green, "  + "+render.Shorten(b.ID, 80))+"  joined ("+b.NewHealth+")")
 		case "left":
-			lines = append(lines, trPaint(p, trRed, "  - "+trSafe(b.ID, 80))+"  left (was "+b.OldHealth+")")
+			lines = append(lines, p.Paint(render.Red, "  - "+render.Shorten(b.ID, 80))+"  left (was "+b.OldHealth+")")
 		default:
-			lines = append(lines, trPaint(p, trYellow, "  ~ "+trSafe(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
+			lines = append(lines, p.Paint(render.Yellow, "  ~ "+render.Shorten(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
 		}
 	}
-	lines = append(lines, "", trPaint(p, trBold, "EXPLICIT ENTRIES"))
+	lines = append(lines, "", p.Paint(render.Bold, "EXPLICIT ENTRIES"))
 	if len(d.Entries) == 0 {
 		lines = append(lines, "  no change")
 	}
 	for _, e := range d.Entries {
 		switch e.Change {
 		case "added":
-			lines = append(lines, "  + "+trSafe(e.Group, 80)+" → "+e.NewBroker)
+			lines = append(lines, "  + "+render.Shorten(e.Group, 80)+" → "+e.NewBroker)
 		case "removed":
-			lines = append(lines, "  - "+trSafe(e.Group, 80)+" (was "+e.OldBroker+")")
+			lines = append(lines, "  - "+render.Shorten(e.Group, 80)+" (was "+e.OldBroker+")")
 		default:
-			lines = append(lines, "  ~ "+trSafe(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
+			lines = append(lines, "  ~ "+render.Shorten(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
 		}
 	}
 	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", trCountKind(d.Moves, inspect.KindGroup), d.GroupsChecked)
 	if d.TxnsChecked > 0 {
 		head += fmt.Sprintf(", %d of %d transactional ids", trCountKind(d.Moves, inspect.KindTxn), d.TxnsChecked)
 	}
-	lines = append(lines, "", trPaint(p, trBold, head))
-	if err := trLines(p.Out, lines...); err != nil {
+	lines = append(lines, "", p.Paint(render.Bold, head))
+	if err := render.Lines(p.Out, lines...); err != nil {
 		return err
 	}
 	if len(d.Moves) == 0 {
-		return trLines(p.Out, "  none")
+		return render.Lines(p.Out, "  none")
 	}
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "DETAIL")
 	for _, m := range d.Moves {
-		t.Add(string(m.Kind), trSafe(m.Key, 60), m.From, m.To, string(m.Cause), m.Detail)
+		t.Add(string(m.Kind), render.Shorten(m.Key, 60), m.From, m.To, string(m.Cause), m.Detail)
 	}
 	if err := p.Table(t); err != nil {
 		return err
@@ -183,7 +183,7 @@ func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	for _, cc := range d.MovesByCause {
 		parts = append(parts, cc.Cause.String()+" "+strconv.Itoa(cc.Count))
 	}
-	return trLines(p.Out, "by cause: "+strings.Join(parts, ", "))
+	return render.Lines(p.Out, "by cause: "+strings.Join(parts, ", "))
 }
 
 func trCountKind(ms []inspect.Move, k inspect.Kind) int {
@@ -222,8 +222,8 @@ func assignmentAudit(c *cli.Context, g *Globals, path string) error {
 	}
 	err = g.Printer.Print(render.Output{Data: v, Items: v.Entries, Table: t, Human: func(p *render.Printer) error {
 		head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
-			a.ControllerEpoch, a.AssignmentVersion, trDash(a.Controller), path,
-			trPlural(len(v.Entries), "explicit entry", "explicit entries"))
+			a.ControllerEpoch, a.AssignmentVersion, render.Dash(a.Controller), path,
+			render.Plural(len(v.Entries), "explicit entry", "explicit entries"))
 		var parts []string
 		for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
 			if n := v.Counts[string(k)]; n > 0 {
@@ -233,19 +233,19 @@ func assignmentAudit(c *cli.Context, g *Globals, path string) error {
 		if len(parts) > 0 {
 			head += " — " + strings.Join(parts, ", ")
 		}
-		if err := trLines(p.Out, head); err != nil {
+		if err := render.Lines(p.Out, head); err != nil {
 			return err
 		}
 		if len(v.Entries) == 0 {
-			return trLines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
+			return render.Lines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
 		}
 		tt := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
 		for _, e := range v.Entries {
 			st := string(e.Status)
 			if e.Status != inspect.EntryAgrees {
-				st = trPaint(p, trYellow, st)
+				st = p.Paint(render.Yellow, st)
 			}
-			tt.Add(trSafe(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
+			tt.Add(render.Shorten(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
 				strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
 		}
 		return p.Table(tt)

@@ -68,16 +68,16 @@ func assignmentShow(c *cli.Context) error {
 func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary, now time.Time) error {
 	gen := s.GeneratedAt
 	if t, err := time.Parse(time.RFC3339Nano, s.GeneratedAt); err == nil {
-		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + trAgo(now, t) + ")"
+		gen = t.UTC().Format("2006-01-02 15:04:05Z") + " (" + render.Ago(now, t) + ")"
 	}
 	lines := []string{
-		trPaint(p, trBold, fmt.Sprintf("assignment v%d · controller epoch %d · controller %s", s.AssignmentVersion, s.ControllerEpoch, trDash(s.Controller))),
-		"generated  " + trDash(gen),
+		p.Paint(render.Bold, fmt.Sprintf("assignment v%d · controller epoch %d · controller %s", s.AssignmentVersion, s.ControllerEpoch, render.Dash(s.Controller))),
+		"generated  " + render.Dash(gen),
 		"file       " + s.Path,
 		fmt.Sprintf("brokers    %d listed, %d alive (hash divisor %d)", trCountListed(s), s.AliveBrokers, trCountListed(s)),
-		fmt.Sprintf("partitions %d in %s", s.Partitions, trPlural(s.Topics, "topic", "topics")),
+		fmt.Sprintf("partitions %d in %s", s.Partitions, render.Plural(s.Topics, "topic", "topics")),
 		fmt.Sprintf("groups     %d known: %s, %s on the volume%s%s", s.KnownGroups,
-			trPlural(s.ExplicitEntries, "explicit entry", "explicit entries"), trPlural(s.OffsetFileGroups, "offset file", "offset files"),
+			render.Plural(s.ExplicitEntries, "explicit entry", "explicit entries"), render.Plural(s.OffsetFileGroups, "offset file", "offset files"),
 			trExtraNote(s.ExtraGroups), trUncoordinated(s.UncoordinatedGroups)),
 	}
 	if len(s.EntriesByStatus) > 0 {
@@ -86,7 +86,7 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary, now t
 			if n := s.EntriesByStatus[string(k)]; n > 0 {
 				txt := fmt.Sprintf("%d %s", n, k)
 				if k != inspect.EntryAgrees {
-					txt = trPaint(p, trYellow, txt)
+					txt = p.Paint(render.Yellow, txt)
 				}
 				parts = append(parts, txt)
 			}
@@ -98,12 +98,12 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary, now t
 	for _, b := range s.Brokers {
 		maxP = max(maxP, b.Partitions)
 		maxG = max(maxG, b.Groups)
-		idW = max(idW, len(trSafe(b.ID, 40)))
+		idW = max(idW, len(render.Shorten(b.ID, 40)))
 	}
 	const barW = 20
 	pW := len(strconv.Itoa(maxP))
 	gW := len(strconv.Itoa(maxG))
-	head := trPad("BROKER", idW) + "  " + trPad("HEALTH", 9) + "  " + trPad("PARTITIONS", barW+pW+1) + "   GROUPS"
+	head := render.Pad("BROKER", idW) + "  " + render.Pad("HEALTH", 9) + "  " + render.Pad("PARTITIONS", barW+pW+1) + "   GROUPS"
 	rows := make([]string, 0, len(s.Brokers))
 	width := utf8.RuneCountInString(head)
 	for _, b := range s.Brokers {
@@ -112,34 +112,34 @@ func renderAssignmentShow(p *render.Printer, s *inspect.AssignmentSummary, now t
 			detail += fmt.Sprintf(", %d via fallback", b.FallbackGroups)
 		}
 		detail += ")"
-		row := trPad(trSafe(b.ID, 40), idW) + "  " + trPad(b.Health, 9) + "  " +
-			trBar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
-			trBar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
+		row := render.Pad(render.Shorten(b.ID, 40), idW) + "  " + render.Pad(b.Health, 9) + "  " +
+			render.Bar(b.Partitions, maxP, barW) + " " + fmt.Sprintf("%*d", pW, b.Partitions) + " · " +
+			render.Bar(b.Groups, maxG, barW) + " " + fmt.Sprintf("%*d", gW, b.Groups) + " " + detail
 		width = max(width, utf8.RuneCountInString(row))
 		rows = append(rows, row)
 	}
 	if p.Wide() {
-		head = trPad(head, width) + "  LAST SEEN"
+		head = render.Pad(head, width) + "  LAST SEEN"
 	}
-	lines = append(lines, trPaint(p, trDim, head))
+	lines = append(lines, p.Paint(render.Dim, head))
 	for i, b := range s.Brokers {
 		row := rows[i]
 		if p.Wide() {
-			row = trPad(row, width) + "  " + b.LastSeen
+			row = render.Pad(row, width) + "  " + b.LastSeen
 		}
 		// Colour the health after padding, so escapes do not skew widths.
-		hs := len(trPad(trSafe(b.ID, 40), idW)) + 2
-		colour := trRed
+		hs := len(render.Pad(render.Shorten(b.ID, 40), idW)) + 2
+		colour := render.Red
 		if b.Health == "alive" {
-			colour = trGreen
+			colour = render.Green
 		}
-		row = row[:hs] + trPaint(p, colour, b.Health) + row[hs+len(b.Health):]
+		row = row[:hs] + p.Paint(colour, b.Health) + row[hs+len(b.Health):]
 		lines = append(lines, row)
 	}
 	if len(s.Brokers) == 0 {
-		lines = append(lines, trPaint(p, trRed, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
+		lines = append(lines, p.Paint(render.Red, "(no brokers: every group and transactional id gets COORDINATOR_NOT_AVAILABLE)"))
 	}
-	return trLines(p.Out, lines...)
+	return render.Lines(p.Out, lines...)
 }
 
 func trCountListed(s *inspect.AssignmentSummary) int {
@@ -164,11 +164,4 @@ func trUncoordinated(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d with no coordinator", n)
-}
-
-func trDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

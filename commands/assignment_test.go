@@ -61,6 +61,7 @@ func trLabVolume(t *testing.T) string {
 }
 
 func TestAssignmentShow(t *testing.T) {
+	t.Parallel()
 	cd := trLabVolume(t)
 	out, errOut, code := trRunAt(t, "", "assignment", "show", "--cluster-dir", cd)
 	if code != 0 {
@@ -123,6 +124,7 @@ func TestAssignmentShow(t *testing.T) {
 }
 
 func TestAssignmentDiffTwoFiles(t *testing.T) {
+	t.Parallel()
 	h := filepath.Join(trLabCopy, "assignment-history")
 	v2 := filepath.Join(h, "assignment-e0-v2-090803.json")
 	v3 := filepath.Join(h, "assignment-e0-v3-090836.json")
@@ -182,6 +184,7 @@ func TestAssignmentDiffTwoFiles(t *testing.T) {
 // history, with the groups the lab's clients asked about, names exactly the
 // groups whose FindCoordinator answer changed between the phases.
 func TestAssignmentDiffLabAcceptance(t *testing.T) {
+	t.Parallel()
 	dir, err := labdata.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +224,7 @@ func TestAssignmentDiffLabAcceptance(t *testing.T) {
 }
 
 func TestAssignmentDiffAudit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.json")
 	os.WriteFile(p, []byte(`{"controllerEpoch":2,"assignmentVersion":9,"generatedAt":"2026-07-23T11:40:02.120000000Z","controller":"kaas-0",
@@ -256,6 +260,7 @@ func TestAssignmentDiffAudit(t *testing.T) {
 }
 
 func TestAssignmentDiffBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"trunc.json": `{"controllerEpoch":1,"brokers":[{"id":"k`,
@@ -279,6 +284,7 @@ func TestAssignmentDiffBadInput(t *testing.T) {
 // Hostile group names (control characters, escapes, invalid UTF-8, 10 kB)
 // reach the tables escaped and on one line, and intact in JSON.
 func TestAssignmentHostileNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	long := strings.Repeat("x", 10000)
 	names := []string{"evil\x1b[31m\nsecond line", "bad\xffutf8", "../x", "/abs", long}

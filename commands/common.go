@@ -252,7 +252,7 @@ func (g *Globals) WarnFindings(fs []volume.Finding) {
 	for _, i := range order {
 		f := fs[i]
 		if n := more[f.Code]; n > 0 {
-			g.Warnf("%s: %s (and %s like it: 'kaasctl volume check' lists every one)", f.Path, f.Message, plural(n, "more", "more"))
+			g.Warnf("%s: %s (and %s like it: 'kaasctl volume check' lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"))
 			continue
 		}
 		g.Warnf("%s: %s", f.Path, f.Message)

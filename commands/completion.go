@@ -126,13 +126,15 @@ func complete(app *cli.App, words []string, getenv func(string) string) []string
 		}
 		leaf, cmds = c, c.Subcommands
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil || !isLeaf(leaf) {
 		if i < len(prev) {
 			return nil
 		}
 		var out []string
 		for _, c := range cmds {
-			if !c.Hidden && strings.HasPrefix(c.Name, cur) {
+			// A parent's help sub-command is not offered (kaasctl's own
+			// top-level help is).
+			if !c.Hidden && (leaf == nil || c.Name != "help") && strings.HasPrefix(c.Name, cur) {
 				out = append(out, c.Name)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompleteCandidates(t *testing.T) {
+	t.Parallel()
 	dir := labCluster(t)
 	for _, tc := range []struct {
 		words []string
@@ -49,6 +50,7 @@ func TestCompleteCandidates(t *testing.T) {
 }
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		r := runCLI(t, "", nil, "completion", sh)
 		if r.Code != 0 || !strings.Contains(r.Out, "kaasctl __complete") {
@@ -63,15 +65,12 @@ func TestCompletionScripts(t *testing.T) {
 // The bash script loads with 'source <(kaasctl completion bash)' and its
 // function completes from the real binary, as a user's shell would.
 func TestBashCompletionLoads(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "kaasctl")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/kaasctl")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	_, env := cliOnPath(t)
 	dir, _ := filepath.Abs(labCluster(t))
 	script := `set -e
 source <(kaasctl completion bash)
@@ -84,7 +83,7 @@ _kaasctl_complete
 printf 'reply:%s\n' "${COMPREPLY[@]}"
 `
 	cmd := exec.Command(bash, "-c", script)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)

@@ -17,27 +17,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// checkGolden compares got with testdata/golden/name, rewriting it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./commands -run %s -update)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file %s:\n--- got\n%s\n--- want\n%s", t.Name(), path, got, want)
-	}
-}
-
 // cfgEnv is a test environment with its own HOME.
 type cfgEnv struct {
 	t    *testing.T
@@ -88,6 +67,7 @@ func (e *cfgEnv) seed() {
 }
 
 func TestConfigSetProfileWritesPrivateFile(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.seed()
 	st, err := os.Stat(e.path())
@@ -120,6 +100,7 @@ func TestConfigSetProfileWritesPrivateFile(t *testing.T) {
 }
 
 func TestConfigListGolden(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.seed()
 	checkGolden(t, "config_list.txt", []byte(e.must("config", "list")))
@@ -139,6 +120,7 @@ func TestConfigListGolden(t *testing.T) {
 }
 
 func TestConfigShowGoldenAndMasked(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.seed()
 	e.env["PROD_KAAS_PW"] = "sup3r-s3cret-value"
@@ -196,6 +178,7 @@ func TestConfigShowGoldenAndMasked(t *testing.T) {
 }
 
 func TestConfigProfileFeedsVolume(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	data := t.TempDir()
 	os.MkdirAll(filepath.Join(data, "__cluster"), 0o755)
@@ -225,6 +208,7 @@ func TestConfigProfileFeedsVolume(t *testing.T) {
 }
 
 func TestConfigUseDeletePath(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.seed()
 	e.must("config", "use", "dev")
@@ -268,6 +252,7 @@ func TestConfigUseDeletePath(t *testing.T) {
 }
 
 func TestConfigBrokenFile(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	os.MkdirAll(filepath.Dir(e.path()), 0o700)
 	broken := "profiles:\n  prod:\n    brokers: [a:1\n"
@@ -301,6 +286,7 @@ func TestConfigBrokenFile(t *testing.T) {
 }
 
 func TestConfigNoHome(t *testing.T) {
+	t.Parallel()
 	var o, eb bytes.Buffer
 	code := Main([]string{"kaasctl", "config", "path"}, &IOStreams{Out: &o, Err: &eb, Getenv: func(string) string { return "" }})
 	if code != 2 || !strings.Contains(eb.String(), "--config") {
@@ -309,6 +295,7 @@ func TestConfigNoHome(t *testing.T) {
 }
 
 func TestConfigCheckLive(t *testing.T) {
+	t.Parallel()
 	cl, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "ops", "pw-abc"))
 	if err != nil {
 		t.Fatal(err)
@@ -355,6 +342,7 @@ func TestConfigCheckLive(t *testing.T) {
 }
 
 func TestClientAccessor(t *testing.T) {
+	t.Parallel()
 	cl, err := kfake.NewCluster(kfake.NumBrokers(2))
 	if err != nil {
 		t.Fatal(err)
@@ -387,6 +375,7 @@ func TestClientAccessor(t *testing.T) {
 }
 
 func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	code, out, errOut := e.run("config", "set-profile", "p", "-b", "h:1", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-env", "hunter2")
 	if code != 2 || strings.Contains(out+errOut, "hunter2") {
@@ -411,6 +400,7 @@ func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
 }
 
 func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
+	t.Parallel()
 	own := []cli.Flag{&cli.IntFlag{Name: "brokers", Value: 3}}
 	got := appendMissing(own, commonFlags())
 	n := 0
@@ -444,6 +434,7 @@ func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
 }
 
 func TestHelpConnectionTopic(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	out := e.must("help", "connection")
 	for _, want := range []string{"KAASCTL_BROKERS", "passwordEnv", "--max-versions", "ApiVersions v0-4"} {
@@ -455,6 +446,7 @@ func TestHelpConnectionTopic(t *testing.T) {
 
 // 'config check NAME' checks profile NAME, not the current one.
 func TestConfigCheckNamedProfile(t *testing.T) {
+	t.Parallel()
 	cl, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
@@ -493,6 +485,7 @@ func TestConfigCheckNamedProfile(t *testing.T) {
 // A profile named as config check's argument is reported as such, not as
 // the --profile flag the user did not give.
 func TestConfigCheckUnknownProfileArgument(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	code, _, errOut := e.run("config", "check", "nope")
 	if code != 2 || !strings.Contains(errOut, `profile "nope" (from argument)`) || strings.Contains(errOut, "--profile") {

@@ -170,7 +170,7 @@ func runDoctor(c *cli.Context) error {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
-		return exit.ProblemsFound("%s", plural(rep.Summary.Errors, "error-level finding", "error-level findings"))
+		return exit.ProblemsFound("%s", render.Plural(rep.Summary.Errors, "error-level finding", "error-level findings"))
 	}
 	return nil
 }
@@ -199,36 +199,11 @@ func doctorLive(c *cli.Context, g *Globals, cl *wire.Client, rep *inspect.Doctor
 		rows = inspect.BrokersOnlyRows(lr.answers.LiveGroupNames())
 	}
 	inspect.MergeLive(rows, lr.answers)
-	facts := inspect.LiveFacts{Unreachable: map[string]string{}, Coordinates: map[string]int{}, Rows: rows}
-	for i := range rows {
-		if c := rows[i].Coordinator; c != "" {
-			facts.Coordinates[c]++
-		}
-		if co, ok := lr.answers.Coords[rows[i].Group]; ok && co.Err != "" && co.Code != 15 {
-			facts.LookupFailed = append(facts.LookupFailed, rows[i].Group)
-		}
+	answers := make([]inspect.BrokerAnswer, len(lr.brokers))
+	for i, b := range lr.brokers {
+		answers[i] = inspect.BrokerAnswer{Node: b.Node, Broker: b.Broker, Answered: b.Answered, Error: b.Error}
 	}
-	answered := map[int32]bool{}
-	for _, b := range lr.brokers {
-		if b.Answered {
-			answered[b.Node] = true
-		} else {
-			facts.Unreachable[b.Broker] = b.Error
-		}
-	}
-	// Brokers the assignment lists as alive but the cluster metadata does
-	// not have, or that did not answer.
-	if a != nil {
-		for _, b := range a.Brokers {
-			n, ok := inspect.BrokerOrdinal(b.ID)
-			if !ok || b.Health != "alive" || answered[n] {
-				continue
-			}
-			if _, known := facts.Unreachable[b.ID]; !known {
-				facts.Unreachable[b.ID] = "alive in assignment.json but missing from the brokers' cluster metadata"
-			}
-		}
-	}
+	facts := inspect.BuildLiveFacts(rows, lr.answers, answers, a)
 	rep.AddLive(facts, volFlags, brokerFlags)
 	return nil
 }
@@ -288,7 +263,7 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 	case v.Summary.Warnings > 0:
 		verdict = "WARNINGS"
 	}
-	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, plural(v.Summary.Errors, "error", "errors"), plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
+	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, render.Plural(v.Summary.Errors, "error", "errors"), render.Plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
 	return nil
 }
 

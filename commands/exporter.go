@@ -20,6 +20,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 func init() {
@@ -328,7 +329,7 @@ func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o expor
 	if obs.Dropped > 0 {
 		dropped = fmt.Sprintf(" (%d more matching groups left out by --max-groups %d)", obs.Dropped, o.maxGroups)
 	}
-	g.Notef("exporter: one refresh of %s in %s%s", plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond), dropped)
+	g.Notef("exporter: one refresh of %s in %s%s", render.Plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond), dropped)
 	if obs.WireErr != "" {
 		return fmt.Errorf("brokers: %s", obs.WireErr)
 	}

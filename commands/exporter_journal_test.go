@@ -41,6 +41,7 @@ func scrape(t *testing.T, addr string) string {
 // comparison with the last refresh is left to the follower). 'groups
 // health --exporter' and 'offsets history --journal' read the result.
 func TestExporterJournal(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
 	commitAdmin(t, sb, "idle", map[int32]int64{0: 20, 1: 20, 2: 20, 3: 20})

@@ -205,6 +205,8 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 }
 
 func TestExporterWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
+	// before the parallel tests load the machine.
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

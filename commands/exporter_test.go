@@ -62,6 +62,7 @@ func metricValue(mfs map[string]*dto.MetricFamily, name string, want map[string]
 }
 
 func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
 	commitAdmin(t, sb, "lagging", map[int32]int64{0: 5, 1: 5, 2: 5, 3: 5})
@@ -142,6 +143,7 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 }
 
 func TestExporterFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	journal := filepath.Join(t.TempDir(), "journal")
 	for _, c := range []struct {
@@ -168,6 +170,7 @@ func TestExporterFlags(t *testing.T) {
 }
 
 func TestExporterPartitionMetricsOff(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
 	produceOrders(t, sb, 3)
 	commitAdmin(t, sb, "g1", map[int32]int64{0: 1})
@@ -191,6 +194,7 @@ func TestExporterPartitionMetricsOff(t *testing.T) {
 // FindCoordinator, no volume families; a volume only: offsets from the
 // files, coordinators from the volume's tiers, no broker families.
 func TestExporterOneSource(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
 	produceOrders(t, sb, 3)
 	commitAdmin(t, sb, "g1", map[int32]int64{0: 1, 1: 3, 2: 3, 3: 3})
@@ -266,6 +270,7 @@ func TestExporterOneSource(t *testing.T) {
 // at the data-dir root (kaas's operator deletes it), and on a volume whose
 // generation cannot be decided (which offsets dir is live?).
 func TestExporterJournalRefusals(t *testing.T) {
+	t.Parallel()
 	data, _ := offsetsVolume(t)
 	r := runCLI(t, "", nil, "exporter", "--data-dir", data, "--listen", "127.0.0.1:0", "--journal", filepath.Join(data, "journal"))
 	if r.Code != 4 || !strings.Contains(r.Err, "operator deletes unknown directories") {
@@ -281,6 +286,7 @@ func TestExporterJournalRefusals(t *testing.T) {
 // kaas_volume_generation_info names the generation the exporter assumed
 // and why: pinned, detected, or undetermined.
 func TestExporterGenerationInfo(t *testing.T) {
+	t.Parallel()
 	data, _ := safeVolume(t)
 	for _, c := range []struct {
 		args             []string

@@ -42,6 +42,7 @@ func aggVolume(t *testing.T, n int) string {
 // Findings are one stderr line per kind with the count and where to see
 // the rest, only about the keys asked about, and -q silences them.
 func TestFindingsAggregatedScopedAndQuiet(t *testing.T) {
+	t.Parallel()
 	dir := aggVolume(t, 3000)
 
 	r := runCLI(t, "", nil, "whois", "--data-dir", dir, "g-0001")

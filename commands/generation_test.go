@@ -85,6 +85,7 @@ func findingCodes(rep inspect.CheckReport) []string {
 
 // Issue 11's "Done when" for a Go-generation volume.
 func TestGoVolumeDoneWhen(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	live := filepath.Join(vol, "__consumer_offsets")
 	// The Go broker's OffsetDelete leaves a plain map, which it reads as offsets.
@@ -183,6 +184,7 @@ func TestGoVolumeDoneWhen(t *testing.T) {
 }
 
 func TestGenerationDetectionPinAndUsage(t *testing.T) {
+	t.Parallel()
 	goVol, rustVol := goVolume(t), rustVolume(t)
 	gen := func(env map[string]string, args ...string) (*volume.GenerationInfo, cliResult) {
 		t.Helper()
@@ -241,6 +243,7 @@ func TestGenerationDetectionPinAndUsage(t *testing.T) {
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 func TestGenerationProfileKey(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cfg := filepath.Join(home, "config.yaml")
 	env := map[string]string{"KAASCTL_CONFIG": cfg, "HOME": home}
@@ -278,6 +281,7 @@ func TestGenerationProfileKey(t *testing.T) {
 
 // A plain map means different things per generation.
 func TestPlainMapPerGeneration(t *testing.T) {
+	t.Parallel()
 	plain := `{"lab-events/0":12,"lab-events/1":7}`
 	for _, c := range []struct {
 		pin      string
@@ -345,6 +349,7 @@ func TestPlainMapPerGeneration(t *testing.T) {
 // Both offsets dirs hold group files: one finding names both and the
 // groups in each; nothing is migrated, repaired or written across them.
 func TestAmbiguousGeneration(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	cd := filepath.Join(vol, "__cluster", "__consumer_offsets")
 	writeFile(t, cd, "g-beta.json", `{"offsets":{"lab-events/0":1}}`)
@@ -415,6 +420,7 @@ func TestAmbiguousGeneration(t *testing.T) {
 // one directory spelled two ways: live files are never "legacy duplicates
 // of themselves" and repair changes nothing.
 func TestOneDirectorySpelledTwoWays(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	cl := filepath.Join(base, "cluster")
 	src := goVolume(t)
@@ -489,6 +495,7 @@ func TestOneDirectorySpelledTwoWays(t *testing.T) {
 }
 
 func TestVolumeMigrate(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	old := filepath.Join(vol, "__consumer_offsets")
 	cd := filepath.Join(vol, "__cluster", "__consumer_offsets")
@@ -589,6 +596,7 @@ func TestVolumeMigrate(t *testing.T) {
 }
 
 func TestPermissionDeniedIsItsOwnFinding(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every file")
 	}
@@ -626,6 +634,7 @@ func TestPermissionDeniedIsItsOwnFinding(t *testing.T) {
 
 // volume repair lists every file it skips, with the reason.
 func TestRepairListsSkippedFiles(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	live := filepath.Join(vol, "__consumer_offsets")
 	writeFile(t, filepath.Join(live, "team"), "a.json", `{"offsets":{"t/0":1}}`)
@@ -646,6 +655,7 @@ func TestRepairListsSkippedFiles(t *testing.T) {
 // Rust 0.2.16–0.2.17: the broker migrates DATA/__consumer_offsets itself at
 // boot; kaasctl reports the files waiting for it and moves nothing.
 func TestGen016PreMigrationDir(t *testing.T) {
+	t.Parallel()
 	vol := rustVolume(t)
 	old := filepath.Join(vol, "__consumer_offsets")
 	writeFile(t, old, "g-beta.json", `{"offsets":{"lab-events/0":1}}`)
@@ -684,6 +694,7 @@ func TestGen016PreMigrationDir(t *testing.T) {
 // cluster dir and then fail to set the sources aside, leaving the volume
 // with both offsets dirs full and its generation undeterminable).
 func TestVolumeMigratePlantedQuarantine(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	orig := fileHashes(t, vol)
 	elsewhere := t.TempDir()
@@ -713,6 +724,7 @@ func TestVolumeMigratePlantedQuarantine(t *testing.T) {
 // by a concrete name the real run will not use; the real run names a dir
 // that exists.
 func TestDryRunQuarantineDirIsHonest(t *testing.T) {
+	t.Parallel()
 	vol := goVolume(t)
 	out, errOut, code := runVol(t, "volume", "migrate", "--data-dir", vol, "--to", "0.2.18", "--now", volNow)
 	if code != 0 || !strings.Contains(errOut, filepath.Join(".kaasctl-quarantine", repair.DryRunRunDir, "data-dir")) {

@@ -284,7 +284,7 @@ func totalLagText(known bool, total int64, unknown int) string {
 	}
 	lag := strconv.FormatInt(total, 10)
 	if unknown > 0 {
-		lag += fmt.Sprintf(" (+%s unknown)", plural(unknown, "partition", "partitions"))
+		lag += fmt.Sprintf(" (+%s unknown)", render.Plural(unknown, "partition", "partitions"))
 	}
 	return lag
 }
@@ -351,7 +351,7 @@ func offlineLagLabel(source string, fallbacks int) string {
 	case inspect.LagSourceManifest:
 		return "log ends from manifest.json (the segment files could not be read; it trails the log)"
 	}
-	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", plural(fallbacks, "partition", "partitions"))
+	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", render.Plural(fallbacks, "partition", "partitions"))
 }
 
 func optInt(p *int64) string {

@@ -54,6 +54,7 @@ func checkRollups(t *testing.T, group string, lags map[string][]*int64, total in
 // partitions, --lagging-only those behind, and every total, rollup and the
 // summary count only what is kept; --lag compares the narrowed total.
 func TestDescribeTopicAndLaggingOffline(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, errOut, code := runVol(t, "groups", "describe", "--all", "--topic", "orders", "--lagging-only", "--data-dir", vol, "-o", "json")
 	if code != 0 {
@@ -121,6 +122,7 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 // groups list --topic offline: groups whose offset file has a committed
 // offset on the topic, with the count.
 func TestListTopicOffline(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, errOut, code := runVol(t, "groups", "list", "--topic", "audit", "--data-dir", vol, "-o", "json")
 	if code != 0 {
@@ -174,6 +176,7 @@ func commitTo(t *testing.T, sb *sandbox.Sandbox, group string, offs map[string]m
 // the table; groups list --topic finds the groups from the files and the
 // coordinators.
 func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}, {Name: "payments", Partitions: 2}}})
 	sb.EmulateEmptyOffsetFetchAll(true) // as kaas answers: only named partitions
 	produceTo(t, sb, "orders", 4, 10)
@@ -265,6 +268,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 // DescribeGroups with Empty for any group id it owns), no member count,
 // source file only, issue fileOnly; "-" in both tables.
 func TestFileOnlyGroupSameInListAndDescribe(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	produceOrders(t, sb, 5)
 	commitAdmin(t, sb, "live-app", map[int32]int64{0: 1, 1: 2})

@@ -176,7 +176,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		// "disagreement" line; coordinatorAgrees, "DISAGREES with").
 		if d.OffsetsDisagree > 0 {
 			disagree = append(disagree, fmt.Sprintf("group %s: the offset file and the coordinator disagree on %s",
-				volume.DisplayName(d.Group), plural(d.OffsetsDisagree, "partition", "partitions")))
+				volume.DisplayName(d.Group), render.Plural(d.OffsetsDisagree, "partition", "partitions")))
 		}
 		if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
 			coordDisagree = append(coordDisagree, fmt.Sprintf("group %s: FindCoordinator says %s, the volume's assignment says %s",
@@ -195,13 +195,13 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 			rounds = append(rounds, fmt.Sprintf("%s %d", names.Name(bc.Node), bc.Requests))
 		}
 	}
-	g.Notef("live: %s described with %s (requests per broker: %s)", plural(len(v.Groups), "group", "groups"),
-		plural(int(cl.Counter.Total()), "request", "requests"), strings.Join(rounds, ", "))
+	g.Notef("live: %s described with %s (requests per broker: %s)", render.Plural(len(v.Groups), "group", "groups"),
+		render.Plural(int(cl.Counter.Total()), "request", "requests"), strings.Join(rounds, ", "))
 	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "FILE-COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "STATE+", "COORDINATOR+", "NOTE+")
 	for _, d := range v.Groups {
 		for _, p := range d.Partitions {
 			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offCell(p.Committed), optInt(p.FileCommitted), offCell(p.LogStart), offCell(p.LogEnd),
-				optInt(p.Lag), orDashStr(p.Member), orDashStr(p.ClientID), orDashStr(hostCell(p)), d.State, d.WireCoordinator, p.Note)
+				optInt(p.Lag), render.Dash(p.Member), render.Dash(p.ClientID), render.Dash(hostCell(p)), d.State, d.WireCoordinator, p.Note)
 		}
 	}
 	sum := make([]summaryRow, len(v.Groups))
@@ -224,7 +224,7 @@ func runGroupsDescribeLive(c *cli.Context, g *Globals, cl *wire.Client, o groups
 		return fmt.Errorf("no such group on the brokers or the volume: %s", quoteList(v.NotFound))
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%s could not be described: %s", plural(len(failed), "group", "groups"), quoteList(failed))
+		return fmt.Errorf("%s could not be described: %s", render.Plural(len(failed), "group", "groups"), quoteList(failed))
 	}
 	if len(selected) == 0 {
 		g.Notef("no group matches")
@@ -308,7 +308,7 @@ func logLookup(g *Globals, l volume.Layout) (lookup inspect.LogLookup, flush fun
 		}, func() {
 			g.WarnFindings(all)
 			if len(fallbacks) > 0 {
-				g.Warnf("%s: the log end came from manifest.json because the segment files could not be read; kaas rewrites the manifest only on takeover, roll and close, so the lag there is likely larger (logEndSource \"manifest\" in -o json)", plural(len(fallbacks), "partition", "partitions")+" ("+strings.Join(fallbacks, ", ")+")")
+				g.Warnf("%s: the log end came from manifest.json because the segment files could not be read; kaas rewrites the manifest only on takeover, roll and close, so the lag there is likely larger (logEndSource \"manifest\" in -o json)", render.Plural(len(fallbacks), "partition", "partitions")+" ("+strings.Join(fallbacks, ", ")+")")
 			}
 			all, fallbacks = nil, nil
 		}
@@ -364,7 +364,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 			kv.Add("file lag", fl+"  offset file vs "+offlineLagLabel(d.File.LagSource, d.File.ManifestFallbacks))
 		}
 		if d.OffsetsDisagree > 0 {
-			kv.Add("disagreement", plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+			kv.Add("disagreement", render.Plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
 		}
 		if f := d.Forecast; f != nil {
 			kv.Add("time to drain", drainSummary(f))
@@ -409,7 +409,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 					}
 					row = append(row, fc)
 				}
-				row = append(row, offCell(pp.LogStart), offCell(pp.LogEnd), lagCell(pp), orDashStr(pp.Member), orDashStr(pp.ClientID), orDashStr(hostCell(pp)), pp.Note)
+				row = append(row, offCell(pp.LogStart), offCell(pp.LogEnd), lagCell(pp), render.Dash(pp.Member), render.Dash(pp.ClientID), render.Dash(hostCell(pp)), pp.Note)
 				t.Add(row...)
 			}
 			if err := p.Table(t); err != nil {

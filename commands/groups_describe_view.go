@@ -28,8 +28,8 @@ func summaryTable(f render.Format, rows []summaryRow) *render.TableData {
 		if r.s.Members != nil {
 			members = strconv.Itoa(*r.s.Members)
 		}
-		t.Add(cellName(f, r.group), stateCell(r.s.State), members, orDashStr(r.s.Coordinator),
-			totalLagText(r.s.LagKnown, r.s.TotalLag, r.s.LagUnknown), strconv.Itoa(r.s.Partitions), orDashStr(strings.Join(r.s.Topics, ",")))
+		t.Add(cellName(f, r.group), stateCell(r.s.State), members, render.Dash(r.s.Coordinator),
+			totalLagText(r.s.LagKnown, r.s.TotalLag, r.s.LagUnknown), strconv.Itoa(r.s.Partitions), render.Dash(strings.Join(r.s.Topics, ",")))
 	}
 	return t
 }
@@ -90,5 +90,5 @@ func noteLeftOut(g *Globals, f inspect.DescribeFilter, n int) {
 	if f.LaggingOnly {
 		why = append(why, "no lag")
 	}
-	g.Notef("%s left out (%s)", plural(n, "group", "groups"), strings.Join(why, " or "))
+	g.Notef("%s left out (%s)", render.Plural(n, "group", "groups"), strings.Join(why, " or "))
 }

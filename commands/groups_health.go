@@ -179,7 +179,7 @@ func runGroupsHealth(c *cli.Context) error {
 		}
 	}
 	if bad > 0 {
-		return exit.ProblemsFound("%s not OK", plural(bad, "group", "groups"))
+		return exit.ProblemsFound("%s not OK", render.Plural(bad, "group", "groups"))
 	}
 	return nil
 }
@@ -200,9 +200,10 @@ func healthTime(t time.Time) string {
 
 // observeHealth refreshes every interval for window and evaluates.
 func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions, names []string) []inspect.GroupHealth {
-	// The window holds every observation of the run (their timestamps
-	// spread a little beyond --window).
-	hw := inspect.HealthWindow{Window: window + interval, Opt: opt}
+	// The window holds every observation of the run (no time cut: on a
+	// busy machine their timestamps spread beyond --window, and the run
+	// already bounds them).
+	hw := inspect.HealthWindow{Opt: opt}
 	n := int(window/interval) + 1
 	var last *exporter.Observation
 	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)

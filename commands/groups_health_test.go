@@ -16,6 +16,7 @@ import (
 // STOP, one whose commits arrive without moving shows STALL, a caught-up
 // one OK; each with its evidence.
 func TestGroupsHealthOneShot(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
 	commitAdmin(t, sb, "stopped", map[int32]int64{0: 5, 1: 5, 2: 5, 3: 5})

@@ -196,7 +196,7 @@ func runGroupsList(c *cli.Context) error {
 // offlineListNote says on stderr what an offline list read.
 func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		plural(sr.Files, "offset file", "offset files"), plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
+		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
 	warnGeneration(g, sr)
 }
 
@@ -266,7 +266,7 @@ func filteredSuffix(total int) string {
 	if total == 0 {
 		return " on this volume"
 	}
-	return " match (" + plural(total, "group", "groups") + " on the volume)"
+	return " match (" + render.Plural(total, "group", "groups") + " on the volume)"
 }
 
 // filesCell lists a group's offset files whole (the printer escapes what

@@ -159,14 +159,14 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 	}
 	if stale > 0 {
 		g.Warnf("%s listed by a broker that does not coordinate %s (stale in-memory groups: a deleted group \"reappears\" in --list; restart the listing broker to drop them)",
-			plural(stale, "group", "groups"), map[bool]string{true: "it", false: "them"}[stale == 1])
+			render.Plural(stale, "group", "groups"), map[bool]string{true: "it", false: "them"}[stale == 1])
 	}
 	if mismatch > 0 {
 		g.Warnf("%s: FindCoordinator disagrees with the coordinator computed from %s (brokers route by another assignment version?)",
-			plural(mismatch, "group", "groups"), volume.DisplayName(l.AssignmentPath()))
+			render.Plural(mismatch, "group", "groups"), volume.DisplayName(l.AssignmentPath()))
 	}
 	if fileOnly > 0 {
-		g.Notef("%s only on the volume (committed offsets, no live group on the coordinator): invisible to ListGroups and OffsetFetch-all", plural(fileOnly, "group is", "groups are"))
+		g.Notef("%s only on the volume (committed offsets, no live group on the coordinator): invisible to ListGroups and OffsetFetch-all", render.Plural(fileOnly, "group is", "groups are"))
 	}
 	var t *render.TableData
 	switch {
@@ -175,7 +175,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
 			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "DRAIN+", "RETENTION+", "FILES+")
 		for _, r := range rows {
-			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), orDashStr(r.Coordinator), listWireCell(r.Live), r.Tier,
+			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), render.Dash(r.Coordinator), listWireCell(r.Live), r.Tier,
 				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
 				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast), filesCell(r.Files))
 		}
@@ -190,7 +190,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 		fmtf(p.Out, "sources: %s\n", strings.Join(header, "; "))
 		empty := "no groups"
 		if len(all) > 0 {
-			empty = fmt.Sprintf("no groups match (%s known)", plural(len(all), "group", "groups"))
+			empty = fmt.Sprintf("no groups match (%s known)", render.Plural(len(all), "group", "groups"))
 		}
 		return filteredTable(p, t, len(rows), len(all), "groups", empty)
 	}})

@@ -10,6 +10,7 @@ import (
 
 // Every machine field of every command is camelCase, as kaas's own files.
 func TestMachineFieldsAreCamelCase(t *testing.T) {
+	t.Parallel()
 	camel := regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
 	for _, d := range formatDocs {
 		fs := render.Fields(d.doc)
@@ -27,6 +28,7 @@ func TestMachineFieldsAreCamelCase(t *testing.T) {
 }
 
 func TestHelpFormats(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "help", "formats")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)

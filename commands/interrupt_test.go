@@ -14,15 +14,6 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary run kaasctl itself (a real process, with
-// real signals) when KAASCTL_TEST_MAIN holds the arguments.
-func TestMain(m *testing.M) {
-	if args := os.Getenv("KAASCTL_TEST_MAIN"); args != "" {
-		os.Exit(Main(append([]string{"kaasctl"}, strings.Split(args, "\x1f")...), System()))
-	}
-	os.Exit(m.Run())
-}
-
 // A bulk reset executed offline over many groups, interrupted by a real
 // SIGINT or SIGTERM once the first group is written: the group in flight
 // is finished, nothing more is written, every group has a line on stderr

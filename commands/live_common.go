@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Plumbing shared by the live commands (groups list/describe, whois
@@ -105,10 +106,10 @@ func brokersLine(bs []BrokerSourceView) string {
 func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 	s := "volume " + volume.DisplayName(l.ClusterDir)
 	if a != nil {
-		s += fmt.Sprintf(" (assignment v%d, %s, %s)", a.AssignmentVersion, plural(files, "offset file", "offset files"),
-			plural(len(a.ConsumerGroups), "explicit entry", "explicit entries"))
+		s += fmt.Sprintf(" (assignment v%d, %s, %s)", a.AssignmentVersion, render.Plural(files, "offset file", "offset files"),
+			render.Plural(len(a.ConsumerGroups), "explicit entry", "explicit entries"))
 	} else {
-		s += fmt.Sprintf(" (assignment unreadable, %s)", plural(files, "offset file", "offset files"))
+		s += fmt.Sprintf(" (assignment unreadable, %s)", render.Plural(files, "offset file", "offset files"))
 	}
 	return s + "; " + l.Gen.Summary()
 }

@@ -50,6 +50,7 @@ func silentBroker(t *testing.T) string {
 // silent one as a finding. The silent broker is listed first so no luck of
 // ordering hides it.
 func TestLiveCommandsTolerateASilentBroker(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	for _, g := range []string{"hung-a", "hung-b", "hung-c"} {
 		commitAdmin(t, sb, g, map[int32]int64{0: 3})

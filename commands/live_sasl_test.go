@@ -28,6 +28,7 @@ import (
 // groups describe, doctor (brokers only); a wrong password fails in one
 // line naming SASL.
 func TestLiveCommandsSASL(t *testing.T) {
+	t.Parallel()
 	kf, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "orders"), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "ops", "s3cret-pw"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,7 @@ func TestLiveCommandsSASL(t *testing.T) {
 // properties file (--command-config) with SCRAM in sasl.jaas.config, and
 // --timeout in milliseconds. A JKS truststore is refused by name.
 func TestLiveCommandConfigSASL(t *testing.T) {
+	t.Parallel()
 	kf, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "ops", "s3cret-pw"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +118,7 @@ func TestLiveCommandConfigSASL(t *testing.T) {
 // required (sandbox.KaasAuth answers as kaas does): each prints, in one line
 // on stderr, the broker, the stage that failed first and the real cause.
 func TestConnectionMistakesAsKaasAnswers(t *testing.T) {
+	t.Parallel()
 	kf, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "ops", "s3cret-pw"))
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +235,7 @@ func selfSignedTLS(t *testing.T) *tls.Config {
 // help connection says what kaas supports and has one line per connection
 // error with its fix.
 func TestHelpConnectionErrors(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "help", "connection")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -124,6 +125,7 @@ func stopAndFindStale(t *testing.T, sb *sandbox.Sandbox, groups []string, stop s
 // groups with stale emulation on), a file-only group (an offset file
 // written on the volume), live state and members, sources and --state.
 func TestLiveGroupsListMerged(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	sb.EmulateStaleGroups(true)
 	var groups []string
@@ -236,6 +238,7 @@ func TestLiveGroupsListMerged(t *testing.T) {
 
 // groups list with brokers only: live columns, and says there is no volume.
 func TestLiveGroupsListBrokersOnly(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	commitAdmin(t, sb, "solo", map[int32]int64{0: 3})
 	r := live(t, sb, "groups", "list")
@@ -258,6 +261,7 @@ func TestLiveGroupsListBrokersOnly(t *testing.T) {
 // file from a stale controller epoch, which kaas rejects): the row shows
 // entryUnknownBroker from the volume and wireMismatch against FindCoordinator.
 func TestLiveGroupsListWrongEntry(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	commitAdmin(t, sb, "billing", map[int32]int64{0: 1})
 	writeStaleEpochAssignment(t, sb, "billing", "kaas-7")
@@ -321,6 +325,7 @@ func describeOf(t *testing.T, v GroupsDescribeLiveView, group string) inspect.Li
 // members and client ids, file vs live side by side, a file-only group
 // (lag from the file), a disagreement, --lag, Kafka-style state lines.
 func TestLiveGroupsDescribe(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	produceOrders(t, sb, 10)
 	consumeAndCommit(t, sb, "lagging", 40, map[int32]int64{0: 3, 1: 5, 2: 10, 3: 0})
@@ -359,7 +364,10 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	if len(lag.Partitions) != 4 || lag.TotalLag != 22 || len(lag.Topics) != 1 || lag.Topics[0].Lag != 22 || lag.CoordinatorAgrees == nil || !*lag.CoordinatorAgrees {
 		t.Errorf("lagging: %d partitions, total %d, topics %+v, agrees %v", len(lag.Partitions), lag.TotalLag, lag.Topics, lag.CoordinatorAgrees)
 	}
-	if lag.LagSource != inspect.LagSourceLive || lag.File == nil || (lag.File.LagSource != inspect.LagSourceSegments && lag.File.LagSource != inspect.LagSourceNone) {
+	// The file side's label depends on what the sandbox has written by now:
+	// segments, a manifest (written on its own schedule), or neither.
+	if ff := lag.File; lag.LagSource != inspect.LagSourceLive || ff == nil ||
+		(ff.LagSource != inspect.LagSourceSegments && ff.LagSource != inspect.LagSourceNone && ff.LagSource != inspect.LagSourceManifest) {
 		t.Errorf("lag labels: live %q file %+v", lag.LagSource, lag.File)
 	}
 	idle := describeOf(t, v, "idle")
@@ -412,15 +420,38 @@ func writeStaleEpochAssignment(t *testing.T, sb *sandbox.Sandbox, group, broker 
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := staleEpochRejections(t, sb)
 	if err := os.WriteFile(filepath.Join(sb.Layout().ClusterDir, "assignment.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the sandbox sees (and rejects) it
+	sb.WaitFor(t, "the brokers to reject the stale assignment.json", 20*time.Second, func() bool {
+		return staleEpochRejections(t, sb) > before
+	})
+}
+
+// staleEpochRejections counts the brokers' log lines rejecting an
+// assignment.json for its stale controller epoch.
+func staleEpochRejections(t *testing.T, sb *sandbox.Sandbox) int {
+	t.Helper()
+	logs, err := filepath.Glob(filepath.Join(sb.LogDir(), "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("assignment.json rejected"))
+	}
+	return n
 }
 
 // whois --live: every broker's FindCoordinator agrees with the volume;
 // --stdin in chunks; a disagreement is flagged and --exit-code exits 3.
 func TestLiveWhois(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	keys := []string{"orders-app", "billing", "payments", "x"}
 	dd := sb.Layout().DataDir
@@ -521,6 +552,7 @@ func findingOf(t *testing.T, d doctorJSON, code string) inspect.DoctorFinding {
 // a file-only group and a wrong explicit entry the brokers rejected: ranked
 // findings with fixes, exit 3.
 func TestLiveDoctor(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	sb.EmulateStaleGroups(true)
 	dd := sb.Layout().DataDir
@@ -612,6 +644,7 @@ func TestLiveDoctor(t *testing.T) {
 // doctor when no broker answers: the offline checks run and it says so;
 // offline without brokers says so too.
 func TestDoctorOfflineOnly(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	dd := sb.Layout().DataDir
 	addr, _ := sb.Addr("kaas-1")
@@ -636,6 +669,7 @@ func TestDoctorOfflineOnly(t *testing.T) {
 // groups describe --regex with brokers selects from the volume and every
 // broker's ListGroups; doctor --offline skips the live checks.
 func TestLiveDescribeRegexAndDoctorOffline(t *testing.T) {
+	t.Parallel()
 	sb := liveSB(t)
 	for _, g := range []string{"team-a", "team-b", "other"} {
 		commitAdmin(t, sb, g, map[int32]int64{0: 1})

@@ -21,6 +21,7 @@ func mustJSON[T any](t *testing.T, out string) T {
 }
 
 func TestGroupsListDamagedFlags(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, errOut, code := runVol(t, "groups", "list", "--data-dir", vol, "--kaas-version", "0.2.18", "-o", "json")
 	if code != 0 {
@@ -97,6 +98,7 @@ func TestGroupsListDamagedFlags(t *testing.T) {
 }
 
 func TestGroupsListLabMatchesFindCoordinator(t *testing.T) {
+	t.Parallel()
 	// FindCoordinator answers captured on the lab cluster (api-findcoordinator.txt,
 	// phase2-poll-after-kill-skafka-1.txt): node N is skafka-N.
 	want := map[string]map[string]string{
@@ -123,6 +125,7 @@ func TestGroupsListLabMatchesFindCoordinator(t *testing.T) {
 }
 
 func TestGroupsDescribeLag(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, errOut, code := runVol(t, "groups", "describe", "good", "lagging", "--data-dir", vol, "--kaas-version", "0.2.18", "-o", "json")
 	if code != 0 {
@@ -171,6 +174,7 @@ func TestGroupsDescribeLag(t *testing.T) {
 }
 
 func TestOfflineUsageErrors(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "lab-phase1")
 	for _, args := range [][]string{
 		{"groups", "describe"},
@@ -198,6 +202,7 @@ func TestOfflineUsageErrors(t *testing.T) {
 }
 
 func TestVolumeCheckDamaged(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, _, code := runVol(t, "volume", "check", "--data-dir", vol, "--kaas-version", "0.2.18", "--now", volNow, "-o", "json")
 	if code != 3 {
@@ -242,6 +247,7 @@ func TestVolumeCheckDamaged(t *testing.T) {
 }
 
 func TestTxnFilters(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	ids := func(args ...string) string {
 		out, _, _ := runVol(t, append([]string{"txn", "list", "--data-dir", vol, "--now", volNow, "-o", "json"}, args...)...)
@@ -271,6 +277,7 @@ func TestTxnFilters(t *testing.T) {
 }
 
 func TestOfflineMachineFormats(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	for _, args := range [][]string{
 		{"groups", "list"}, {"groups", "describe", "--all"}, {"volume", "check", "--now", volNow}, {"txn", "list", "--now", volNow},
@@ -314,6 +321,7 @@ func TestOfflineMachineFormats(t *testing.T) {
 }
 
 func TestOfflineClusterDirOnly(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	cd := vol + "/__cluster"
 	// Explicit cluster dir plus data dir: same answer as --data-dir alone.

@@ -8,6 +8,7 @@ import (
 // TestOfflineGolden runs every offline command on the test volumes and
 // compares table and JSON output with golden files.
 func TestOfflineGolden(t *testing.T) {
+	t.Parallel()
 	vols := map[string]string{}
 	for _, v := range []string{"lab-phase1", "lab-phase2", "damaged"} {
 		vols[v] = copyVolume(t, v)

@@ -2,35 +2,13 @@ package commands
 
 import (
 	"bytes"
-	"encoding/base64"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
-
-// Golden files live in testdata/golden at the repo root. Regenerate with
-//
-//	go test ./commands -run Offline -update
-//
-// (or KAASCTL_UPDATE_GOLDEN=1 when another test file owns -update).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updateGolden() bool {
-	if os.Getenv("KAASCTL_UPDATE_GOLDEN") == "1" {
-		return true
-	}
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // volT0 is the fixed mtime of every copied test volume file; volNow is
 // the --now the offline tests run at (two hours later).
@@ -117,41 +95,4 @@ func runVol(t testing.TB, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	code := Main(append([]string{"kaasctl"}, args...), &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
 	return out.String(), errb.String(), code
-}
-
-var b64Quoted = regexp.MustCompile(`"[A-Za-z0-9+/]{16,}={0,2}"`)
-
-// checkGolden compares got (with vol replaced by $VOL) to testdata/golden/<name>.
-var quarantineRun = regexp.MustCompile(`(\.kaasctl-quarantine/\d{8}T\d{6}Z)-[0-9a-f]{16}`)
-
-func checkVolGolden(t *testing.T, name, vol, got string) {
-	t.Helper()
-	got = strings.ReplaceAll(got, vol, "$VOL")
-	// Each repair run's quarantine dir has a random suffix.
-	got = quarantineRun.ReplaceAllString(got, "${1}-RANDOM")
-	// The base64 form of a path that is not UTF-8 holds vol too.
-	got = b64Quoted.ReplaceAllStringFunc(got, func(q string) string {
-		b, err := base64.StdEncoding.DecodeString(q[1 : len(q)-1])
-		if err != nil || !strings.Contains(string(b), vol) {
-			return q
-		}
-		return `"` + base64.StdEncoding.EncodeToString([]byte(strings.ReplaceAll(string(b), vol, "$VOL"))) + `"`
-	})
-	p := filepath.Join(repoRoot(t), "testdata", "golden", name)
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }

@@ -108,13 +108,6 @@ func compileRegex(flag, s string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // collectGroupFiles streams every offset file into a small summary each,
 // with a progress line on a terminal when the scan takes a while.
 func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {

@@ -40,7 +40,7 @@ func init() {
 				"the journal (a record lost or unreadable) is listed; restores to a moment inside one are refused.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
-				&cli.StringFlag{Name: "since", Usage: "from `TIME` (YYYY-MM-DDTHH:mm:SS[Z|±hh:mm], epoch ms, or a duration back from now: 2h, PT30M)"},
+				&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
 				&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
 				&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
 				&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)"},
@@ -130,25 +130,6 @@ type historyRow struct {
 	Detail    string    `json:"detail"`
 }
 
-// parseWhen reads --since/--until: a date-time, epoch ms/s, or a duration
-// back from now.
-func parseWhen(flag, s string, now time.Time, g *Globals) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := repair.ParseDuration(s); err == nil {
-		return now.Add(-d), nil
-	}
-	t, note, err := repair.ParseDateTime(s)
-	if err != nil {
-		return time.Time{}, exit.UsageErrorf("--%s: %v", flag, strings.TrimPrefix(err.Error(), "--to-datetime "))
-	}
-	if note != "" {
-		g.Warnf("--%s: %s", flag, strings.TrimPrefix(note, "--to-datetime "))
-	}
-	return t, nil
-}
-
 // partitionFilter reads --partition values.
 func partitionFilter(vals []string) (func(string) bool, error) {
 	if len(vals) == 0 {
@@ -233,7 +214,7 @@ func runOffsetsHistory(c *cli.Context) error {
 	}
 	t := render.NewTable("TIME", "GROUP", "PARTITION", "OFFSET", "PREVIOUS", "SOURCE", "KIND", "ANOMALY", "DETAIL")
 	for _, r := range v.rows {
-		t.Add(trTime(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), wrOptInt(r.Offset), wrOptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
+		t.Add(trTime(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), render.OptInt(r.Offset), render.OptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
 	}
 	timeline := c.Bool("timeline")
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t, Human: func(p *render.Printer) error {
@@ -375,7 +356,7 @@ func buildHistoryView(h repair.GroupHistory, keep func(string) bool) *offsetsHis
 			x := *s.vals[n-1]
 			s.hp.Last = &x
 		}
-		s.hp.spark = sparkline(s.times, s.vals, s.marked, t0, t1, 24)
+		s.hp.spark = render.Sparkline(s.times, s.vals, s.marked, t0, t1, 24)
 		v.Partitions = append(v.Partitions, *s.hp)
 	}
 	return v
@@ -391,80 +372,18 @@ func filterOffsets(m map[string]int64, keep func(string) bool) map[string]int64 
 	return out
 }
 
-// sparkline draws a partition's committed offset over [t0, t1] in width
-// cells: the last value in each cell, scaled between the series' min and
-// max; '·' where the partition was not in the file, '!' where an anomaly
-// was flagged, ' ' before the first point.
-func sparkline(times []time.Time, vals []*int64, marked []bool, t0, t1 time.Time, width int) string {
-	if len(times) == 0 {
-		return ""
-	}
-	const bars = "▁▂▃▄▅▆▇█"
-	blocks := []rune(bars)
-	var lo, hi int64
-	seen := false
-	for _, v := range vals {
-		if v == nil {
-			continue
-		}
-		if !seen || *v < lo {
-			lo = *v
-		}
-		if !seen || *v > hi {
-			hi = *v
-		}
-		seen = true
-	}
-	span := t1.Sub(t0)
-	cell := func(t time.Time) int {
-		if span <= 0 {
-			return width - 1
-		}
-		i := int(float64(t.Sub(t0)) / float64(span) * float64(width-1))
-		return min(max(i, 0), width-1)
-	}
-	out := make([]rune, width)
-	for i := range out {
-		out[i] = ' '
-	}
-	j := 0
-	var cur *int64
-	started := false
-	mark := false
-	for i := 0; i < width; i++ {
-		for j < len(times) && cell(times[j]) <= i {
-			cur, started = vals[j], true
-			mark = mark || marked[j]
-			j++
-		}
-		switch {
-		case !started:
-		case mark:
-			out[i] = '!'
-			mark = false
-		case cur == nil:
-			out[i] = '·'
-		case hi == lo:
-			out[i] = blocks[len(blocks)-1]
-		default:
-			out[i] = blocks[int(float64(*cur-lo)/float64(hi-lo)*float64(len(blocks)-1))]
-		}
-	}
-	return string(out)
-}
-
 func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, flags string) error {
 	w := p.Out
 	src := []string{}
 	if v.Journal != "" {
 		src = append(src, "journal "+v.Journal)
 	}
-	src = append(src, trPlural(len(v.Backups), "backup", "backups"))
+	src = append(src, render.Plural(len(v.Backups), "backup", "backups"))
 	span := "no points"
 	if v.First != nil {
 		span = trTime(*v.First) + " → " + trTime(*v.Last)
 	}
-	fmt.Fprintf(w, "%s  %s · %s · %s · %s\n", trPaint(p, trBold, "offsets history"), trSafe(v.Group, 80), strings.Join(src, ", "), trPlural(len(v.Points), "point", "points"), span)
+	fmt.Fprintf(w, "%s  %s · %s · %s · %s\n", p.Paint(render.Bold, "offsets history"), render.Shorten(v.Group, 80), strings.Join(src, ", "), render.Plural(len(v.Points), "point", "points"), span)
 	if len(v.Partitions) == 0 {
 		return nil
 	}
@@ -477,9 +396,9 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 	for _, hp := range v.Partitions {
 		an := strconv.Itoa(hp.Anomalies)
 		if hp.Anomalies > 0 {
-			an = trPaint(p, trRed, an)
+			an = p.Paint(render.Red, an)
 		}
-		cells := []string{hp.Topic + "/" + strconv.Itoa(int(hp.Partition)), wrOptInt(hp.First), wrOptInt(hp.Last),
+		cells := []string{hp.Topic + "/" + strconv.Itoa(int(hp.Partition)), render.OptInt(hp.First), render.OptInt(hp.Last),
 			strconv.FormatInt(hp.Min, 10), strconv.FormatInt(hp.Max, 10), strconv.Itoa(hp.Changes), an}
 		if p.TTY {
 			cells = append(cells, hp.spark)
@@ -492,25 +411,25 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 		return err
 	}
 	if len(v.Anomalies) > 0 {
-		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, trPlural(len(v.Anomalies), "anomaly", "anomalies")))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Anomalies), "anomaly", "anomalies")))
 		for _, a := range v.Anomalies {
-			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), trPaint(p, trRed, trPad(a.Kind, 9)), a.Detail)
+			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
 		}
 		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", shellQuote(v.Group), journalArg(v.Journal), flags)
 	}
 	if len(v.Gaps) > 0 {
-		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, trPlural(len(v.Gaps), "gap in the journal", "gaps in the journal")))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Gaps), "gap in the journal", "gaps in the journal")))
 		for _, gp := range v.Gaps {
 			until := "no full snapshot after it yet"
 			if gp.Until != nil {
 				until = "until the full snapshot at " + trTime(*gp.Until)
 			}
-			fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", trTime(gp.Time), trPaint(p, trRed, trPad("GAP", 9)), until)
+			fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", trTime(gp.Time), p.Paint(render.Red, render.Pad("GAP", 9)), until)
 			fmt.Fprintf(w, "      %s\n", render.Clean(gp.Problem))
 		}
 	}
 	if timeline {
-		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "timeline"))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, "timeline"))
 		srcW, kindW := 0, 0
 		for _, pt := range v.Points {
 			srcW, kindW = max(srcW, len(pt.Source)), max(kindW, len(pt.Kind))
@@ -541,18 +460,18 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint, srcW, k
 	}
 	switch {
 	case pt.Kind == repair.KindBeforeRewrite:
-		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl's copy of the state before it rewrote the file)"}
+		parts = []string{render.Plural(len(pt.Offsets), "partition", "partitions") + " (kaasctl's copy of the state before it rewrote the file)"}
 	case pt.Source == "backup":
-		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; last known from its copy before its next rewrite)"}
+		parts = []string{render.Plural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; last known from its copy before its next rewrite)"}
 	case pt.Source == "file":
-		parts = []string{trPlural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; the file as it is now)"}
+		parts = []string{render.Plural(len(pt.Offsets), "partition", "partitions") + " (kaasctl rewrote the file; the file as it is now)"}
 	}
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)
 	}
 	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", trTime(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
 	if len(pt.Anomalies) > 0 {
-		line += "  " + trPaint(p, trRed, strings.Join(pt.Anomalies, ","))
+		line += "  " + p.Paint(render.Red, strings.Join(pt.Anomalies, ","))
 	}
 	fmt.Fprintln(w, line)
 }

@@ -53,6 +53,7 @@ func writeTestJournal(t *testing.T) string {
 }
 
 func TestOffsetsHistoryTable(t *testing.T) {
+	t.Parallel()
 	journal := writeTestJournal(t)
 	r := runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--timeline")
 	if r.Code != 0 {
@@ -82,6 +83,7 @@ func TestOffsetsHistoryTable(t *testing.T) {
 }
 
 func TestOffsetsHistoryUsage(t *testing.T) {
+	t.Parallel()
 	journal := writeTestJournal(t)
 	for _, tc := range []struct {
 		args []string
@@ -108,14 +110,15 @@ func TestOffsetsHistoryUsage(t *testing.T) {
 }
 
 func TestSparkline(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	v := func(n int64) *int64 { return &n }
 	times := []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Minute), t0.Add(3 * time.Minute)}
-	got := sparkline(times, []*int64{v(0), v(50), v(100), nil}, []bool{false, false, false, true}, t0, t0.Add(3*time.Minute), 4)
+	got := render.Sparkline(times, []*int64{v(0), v(50), v(100), nil}, []bool{false, false, false, true}, t0, t0.Add(3*time.Minute), 4)
 	if got != "▁▄█!" {
 		t.Errorf("%q", got)
 	}
-	got = sparkline(times[:3], []*int64{v(5), nil, v(5)}, []bool{false, false, false}, t0, t0.Add(4*time.Minute), 5)
+	got = render.Sparkline(times[:3], []*int64{v(5), nil, v(5)}, []bool{false, false, false}, t0, t0.Add(4*time.Minute), 5)
 	if []rune(got)[0] != '█' || !strings.ContainsRune(got, '·') {
 		t.Errorf("%q", got)
 	}
@@ -134,6 +137,7 @@ func TestSparkline(t *testing.T) {
 // after it, what the reset wrote (the backup is the state before the
 // rewrite, not after it).
 func TestRestoreFromBackupsAroundAReset(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	before := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-offset", "40", "--execute")
@@ -171,6 +175,7 @@ func TestRestoreFromBackupsAroundAReset(t *testing.T) {
 // rewrite is a REWIND in the history (as the journal would mark it), and
 // the restore before the incident goes back to the state before the first.
 func TestOffsetsHistoryBackupsMarkAnomalies(t *testing.T) {
+	t.Parallel()
 	data, _ := safeVolume(t)
 	for i := 0; i < 2; i++ { // 5 -> 4 -> 3 (the log starts at 3)
 		r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--shift-by", "-1", "--execute")
@@ -205,6 +210,7 @@ func TestOffsetsHistoryBackupsMarkAnomalies(t *testing.T) {
 // --timeline keeps its columns aligned whatever the kinds (before-rewrite
 // is wider than snapshot or change).
 func TestOffsetsHistoryTimelineAligned(t *testing.T) {
+	t.Parallel()
 	data, _ := safeVolume(t)
 	for i := 0; i < 2; i++ {
 		if r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--shift-by", "-1", "--execute"); r.Code != 0 {

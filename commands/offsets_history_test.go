@@ -46,6 +46,7 @@ func lastPoint(pts []watch.HistoryPoint) watch.HistoryPoint { return pts[len(pts
 // state before the first anomaly brings the group back, verified in the
 // file and over the wire.
 func TestSandboxOffsetsHistoryRestore(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 3}}})
 	sb.AcceptStaleCommits(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

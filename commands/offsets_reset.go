@@ -453,13 +453,6 @@ func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans
 	return v
 }
 
-func wrOptInt(p *int64) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.FormatInt(*p, 10)
-}
-
 func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 	var ns []string
 	if gp != nil && r.Result == "" {
@@ -500,9 +493,9 @@ func printResetView(g *Globals, v *resetView) error {
 			if !r.Changed {
 				action = "none"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), action}
+			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), action}
 			if executed {
-				cells = append(cells, wrOrDash(r.Result))
+				cells = append(cells, render.Dash(r.Result))
 			}
 			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
@@ -517,13 +510,13 @@ func printResetView(g *Globals, v *resetView) error {
 			if r.Error != "" {
 				nw = "-"
 			}
-			end := wrOptInt(r.LogEnd)
+			end := render.OptInt(r.LogEnd)
 			if r.LogSource == volume.SourceManifest {
 				end += " (manifest, unverified)"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), wrOptInt(r.Current), nw, wrOptInt(r.LogStart), end}
+			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), nw, render.OptInt(r.LogStart), end}
 			if executed {
-				cells = append(cells, wrOrDash(r.Result))
+				cells = append(cells, render.Dash(r.Result))
 			}
 			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
 		}
@@ -535,13 +528,6 @@ func printResetView(g *Globals, v *resetView) error {
 		out.Human = func(*render.Printer) error { return nil }
 	}
 	return g.Printer.Print(out)
-}
-
-func wrOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // reportGroups prints each group's refusal, error, skip and warnings on

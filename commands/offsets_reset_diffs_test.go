@@ -20,6 +20,7 @@ func (lab *resetLab) runKafka(t *testing.T, args ...string) cliResult {
 // (issue: offsets reset as a drop-in), on one sandbox: group "app" has a
 // running consumer (Stable); idle1 and idle2 are Empty with offsets.
 func TestSandboxOffsetsResetAsKafka(t *testing.T) {
+	t.Parallel()
 	lab := newResetLab(t)
 	commitAdmin(t, lab.sb, "idle1", map[int32]int64{0: 8, 1: 8})
 	commitAdmin(t, lab.sb, "idle2", map[int32]int64{0: 9, 1: 9})
@@ -151,6 +152,7 @@ func TestSandboxOffsetsResetAsKafka(t *testing.T) {
 }
 
 func TestHelpOffsetsComingFromKafka(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "help", "offsets")
 	for _, want := range []string{"Coming from kafka-consumer-groups.sh", "Deliberate differences", "exit codes: 4 when any group was refused", "dry-run is the default", "--command-config"} {
 		if r.Code != 0 || !strings.Contains(r.Out, want) {
@@ -161,6 +163,7 @@ func TestHelpOffsetsComingFromKafka(t *testing.T) {
 
 // Kafka's command line without a volume: one sentence says why kaas needs it.
 func TestOffsetsResetNeedsVolume(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--timeout", "3000", "--group", "g", "--all-topics", "--to-earliest")
 	if r.Code != 2 || !strings.Contains(r.Err, "kaasctl needs the kaas volume even with --bootstrap-server") || !strings.Contains(r.Err, "full set of offsets") ||
 		strings.Contains(r.Err, "overhead") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -94,22 +95,22 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 			}
 			later := ""
 			if t.Later > 0 {
-				later = fmt.Sprintf("; %s in the same incident after it", trPlural(t.Later, "more anomaly", "more anomalies"))
+				later = fmt.Sprintf("; %s in the same incident after it", render.Plural(t.Later, "more anomaly", "more anomalies"))
 			}
 			if t.EarlierIncidents > 0 {
-				later += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", trPlural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
+				later += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", render.Plural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
 			}
 			g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s at %s%s",
-				volume.DisplayName(group), trPlural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
+				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
 		} else {
 			g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)",
-				volume.DisplayName(group), trPlural(len(t.Offsets), "partition offset", "partition offsets"), trTime(spec.Time), trTime(t.Point.Time), from)
+				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(spec.Time), trTime(t.Point.Time), from)
 		}
 		if extra := repair.ExtraPartitions(l, t); len(extra) > 0 {
-			g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", volume.DisplayName(group), trPlural(len(extra), "partition", "partitions"), strings.Join(extra, ", "))
+			g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", volume.DisplayName(group), render.Plural(len(extra), "partition", "partitions"), strings.Join(extra, ", "))
 		}
 		if back := repair.MovedBack(l, t); len(back) > 0 {
-			g.Warnf("group '%s': the restore moves %s back, so the group re-processes those records: %s (narrow it with --topic TOPIC:P to restore only the damaged partitions)", volume.DisplayName(group), trPlural(len(back), "partition", "partitions"), strings.Join(back, ", "))
+			g.Warnf("group '%s': the restore moves %s back, so the group re-processes those records: %s (narrow it with --topic TOPIC:P to restore only the damaged partitions)", volume.DisplayName(group), render.Plural(len(back), "partition", "partitions"), strings.Join(back, ", "))
 		}
 		targets = append(targets, t)
 	}

@@ -175,6 +175,7 @@ func with(args []string, extra ...string) []string {
 }
 
 func TestKafkaResetOffsetsCases(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	one := func(name string) sandbox.Topic { return sandbox.Topic{Name: name, Partitions: 1} }
 

@@ -165,6 +165,7 @@ type resetDoc struct {
 }
 
 func TestSandboxOffsetsReset(t *testing.T) {
+	t.Parallel()
 	lab := newResetLab(t)
 	all := map[string]int64{"orders/0": 10, "orders/1": 10, "audit/0": 4}
 	if got := lab.fileOffsets(t, "app"); !sameMap(got, all) {
@@ -313,6 +314,7 @@ func TestSandboxOffsetsReset(t *testing.T) {
 
 // The offline path refuses while brokers answer, and --to-datetime needs them.
 func TestSandboxOffsetsResetOfflineRules(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
 	boot := strings.Join(sb.Bootstrap(), ",")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -341,6 +343,7 @@ func TestSandboxOffsetsResetOfflineRules(t *testing.T) {
 // Offline, with no broker configured: the file is written atomically, with
 // a backup, from the partition manifests.
 func TestOffsetsResetOffline(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	cd := filepath.Join(data, "__cluster")
 	writeFile(t, cd, "assignment.json", `{"version":1,"brokers":[{"id":"kaas-0","health":"alive"}]}`)
@@ -367,6 +370,7 @@ func TestOffsetsResetOffline(t *testing.T) {
 }
 
 func TestOffsetsResetUsageErrors(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	base := []string{"offsets", "reset", "--data-dir", data}
 	cases := []struct {

@@ -388,7 +388,7 @@ func planAssignment(c *cli.Context) error {
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: v.Members, Table: t, Human: func(p *render.Printer) error {
 		w := p.Out
-		fmt.Fprintf(w, "%s  %s · assignor %s · %s\n", trPaint(p, trBold, "plan assignment"), trSafe(group, 80), assignor, trPlural(v.Rebalances, "rebalance", "rebalances"))
+		fmt.Fprintf(w, "%s  %s · assignor %s · %s\n", p.Paint(render.Bold, "plan assignment"), render.Shorten(group, 80), assignor, render.Plural(v.Rebalances, "rebalance", "rebalances"))
 		fmt.Fprintf(w, "members        %s\n", v.Sources.Members)
 		fmt.Fprintf(w, "subscriptions  %s\n", v.Sources.Subscriptions)
 		fmt.Fprintf(w, "partitions     %s: %s\n", orNone(v.Sources.Partitions), countsText(v.Partitions))
@@ -401,14 +401,14 @@ func planAssignment(c *cli.Context) error {
 		if err := p.Table(t); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, trPlural(len(v.Moves), "partition moves (its consumption pauses while it changes owner)", "partitions move (their consumption pauses while they change owner)")))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Moves), "partition moves (its consumption pauses while it changes owner)", "partitions move (their consumption pauses while they change owner)")))
 		for _, mv := range v.Moves {
-			fmt.Fprintf(w, "  %s/%d  %s → %s\n", trSafe(mv.Topic, 80), mv.Partition, orNone(mv.From), orNone(mv.To))
+			fmt.Fprintf(w, "  %s/%d  %s → %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From), orNone(mv.To))
 		}
 		if len(v.Revoked) > 0 {
-			fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, "revoked by the first (cooperative) rebalance, assigned by the second"))
+			fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, "revoked by the first (cooperative) rebalance, assigned by the second"))
 			for _, mv := range v.Revoked {
-				fmt.Fprintf(w, "  %s/%d  from %s\n", trSafe(mv.Topic, 80), mv.Partition, orNone(mv.From))
+				fmt.Fprintf(w, "  %s/%d  from %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From))
 			}
 		}
 		return nil

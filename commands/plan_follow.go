@@ -169,11 +169,11 @@ func (f *follower) emit(e FollowEvent) {
 	line := render.Clean(e.Message)
 	switch {
 	case len(e.Deviations) > 0:
-		line = trPaint(p, trRed, "DEVIATION ") + line
+		line = p.Paint(render.Red, "DEVIATION ") + line
 	case e.Kind == "version" && e.AsPlanned:
-		line = trPaint(p, trGreen, "as planned ") + line
+		line = p.Paint(render.Green, "as planned ") + line
 	case e.Kind == "settled":
-		line = trPaint(p, trGreen, "safe to go on ") + line
+		line = p.Paint(render.Green, "safe to go on ") + line
 	}
 	fmt.Fprintln(w, line)
 	for _, d := range e.Deviations {
@@ -184,7 +184,7 @@ func (f *follower) emit(e FollowEvent) {
 		if !m.AsPlanned {
 			mark = "predicted " + orNone(m.Predicted)
 		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", trSafe(m.Group, 80), orNone(m.From), orNone(m.To), mark)
+		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), orNone(m.From), orNone(m.To), mark)
 	}
 	for _, n := range e.Notes {
 		fmt.Fprintln(w, "    note: "+render.Clean(n))
@@ -325,7 +325,7 @@ func (f *follower) onVersion(ctx context.Context, v watch.Version) (bool, error)
 	}
 	ev.AsPlanned = len(ev.Deviations) == 0
 	ev.Message = fmt.Sprintf("v%d (epoch %d, controller %s): %s — %s", a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller),
-		describeEvent(ev), trPlural(len(ev.Moves), "group moved", "groups moved"))
+		describeEvent(ev), render.Plural(len(ev.Moves), "group moved", "groups moved"))
 	if len(ev.Deviations) > 0 {
 		f.deviations++
 	}
@@ -441,7 +441,7 @@ func (f *follower) unsettled(ctx context.Context, groups []string, want map[stri
 }
 
 func (f *follower) finish(msg string, deviated bool) error {
-	summary := fmt.Sprintf("%s; %d of %d broker(s) restarted, %s", msg, len(f.done), len(f.order), trPlural(f.deviations, "version deviated", "versions deviated"))
+	summary := fmt.Sprintf("%s; %d of %d broker(s) restarted, %s", msg, len(f.done), len(f.order), render.Plural(f.deviations, "version deviated", "versions deviated"))
 	f.emit(FollowEvent{Kind: "done", Message: summary})
 	if f.deviations > 0 || deviated {
 		return exit.ProblemsFound("the restart deviated from the plan")

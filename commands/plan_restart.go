@@ -259,7 +259,7 @@ func restartRows(p *inspect.RestartPlan) []restartRow {
 func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData, all bool) error {
 	w := p.Out
 	pl := v.RestartPlan
-	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", trPaint(p, trBold, "plan restart"),
+	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", p.Paint(render.Bold, "plan restart"),
 		len(pl.Brokers), strings.Join(pl.Brokers, ", "), orNone(pl.Controller), pl.Version, pl.Epoch)
 	fmt.Fprintf(w, "from        %s\n", v.Sources.Assignment)
 	fmt.Fprintf(w, "groups      %d known: %d with members, %d loaded but Empty, %d idle — %s\n", pl.Groups.Known, pl.Groups.WithMembers, pl.Groups.LoadedEmpty, pl.Groups.Idle, v.Sources.Activity)
@@ -280,7 +280,7 @@ func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData
 		}
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "\n%s\n", trPaint(p, trBold, fmt.Sprintf("STEPS (%s order: %s)", r.name, strings.Join(r.o.Order, " → "))))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, fmt.Sprintf("STEPS (%s order: %s)", r.name, strings.Join(r.o.Order, " → "))))
 		for _, s := range r.o.Steps {
 			renderRestartStep(p, w, s)
 		}
@@ -289,8 +289,8 @@ func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData
 }
 
 func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
-	fmt.Fprintf(w, "\n%s  (%s)\n", trPaint(p, trBold, fmt.Sprintf("step %d: restart %s", s.N, s.Broker)),
-		trPlural(s.Score.Moves, "move of a group with members", "moves of groups with members")+
+	fmt.Fprintf(w, "\n%s  (%s)\n", p.Paint(render.Bold, fmt.Sprintf("step %d: restart %s", s.N, s.Broker)),
+		render.Plural(s.Score.Moves, "move of a group with members", "moves of groups with members")+
 			fmt.Sprintf(", %d without a coordinator at the stop", s.Score.WithoutCoordinator))
 	for _, v := range []inspect.RestartVersion{s.Stop, s.Start} {
 		head := fmt.Sprintf("  %-5s %s", v.Event, s.Broker)
@@ -299,10 +299,10 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 		} else {
 			fo := ""
 			if v.Failover {
-				fo = trPaint(p, trYellow, "  controller failover")
+				fo = p.Paint(render.Yellow, "  controller failover")
 			}
 			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
-				strings.Join(v.Brokers, ","), trPlural(v.Entries, "explicit entry", "explicit entries"), fo)
+				strings.Join(v.Brokers, ","), render.Plural(v.Entries, "explicit entry", "explicit entries"), fo)
 		}
 		if len(v.WithoutCoordinator) > 0 {
 			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))
@@ -325,7 +325,7 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if len(tags) > 0 {
 				tag = " [" + strings.Join(tags, ", ") + "]"
 			}
-			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", trSafe(m.Group, 80), orNone(m.From), orNone(m.To), m.Cause, tag)
+			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), orNone(m.From), orNone(m.To), m.Cause, tag)
 		}
 	}
 	for _, x := range s.WaitFor {
@@ -336,7 +336,7 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 func trSafeAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = trSafe(s, 80)
+		out[i] = render.Shorten(s, 80)
 	}
 	return out
 }

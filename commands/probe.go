@@ -154,11 +154,11 @@ func runProbe(c *cli.Context) error {
 			}
 			return "-"
 		}
-		t.Add(b.Broker, strconv.Itoa(int(b.Node)), orDashStr(b.Canary), res, orDashStr(b.FailedStep),
-			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), orDashStr(b.Error), orDashStr(b.Tier))
+		t.Add(b.Broker, strconv.Itoa(int(b.Node)), render.Dash(b.Canary), res, render.Dash(b.FailedStep),
+			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), render.Dash(b.Error), render.Dash(b.Tier))
 	}
 	if err := g.Printer.Print(render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, plural(count, "probe", "probes"))
+		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(count, "probe", "probes"))
 		return p.Table(t)
 	}}); err != nil {
 		return err
@@ -170,8 +170,8 @@ func runProbe(c *cli.Context) error {
 				names = append(names, b.Broker+" ("+b.FailedStep+")")
 			}
 		}
-		g.Warnf("%s failed the probe: %s", plural(failed, "broker", "brokers"), strings.Join(names, ", "))
-		return exit.ProblemsFound("%s failed the probe", plural(failed, "broker", "brokers"))
+		g.Warnf("%s failed the probe: %s", render.Plural(failed, "broker", "brokers"), strings.Join(names, ", "))
+		return exit.ProblemsFound("%s failed the probe", render.Plural(failed, "broker", "brokers"))
 	}
 	return nil
 }

@@ -64,6 +64,7 @@ func replaceWith(t *testing.T, path, kind string) {
 // A FIFO or a link to /dev/zero as assignment.json or <group>.json: every
 // reading command finishes and names the file.
 func TestSpecialFilesNeverHang(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "devzero"} {
 		for _, which := range []string{"assignment", "group"} {
 			t.Run(kind+"-"+which, func(t *testing.T) {
@@ -117,6 +118,7 @@ func TestSpecialFilesNeverHang(t *testing.T) {
 // assignment.json is a FIFO: the error names the FIFO, not "holds neither
 // __cluster/ nor assignment.json".
 func TestSnapshotDirWithSpecialAssignment(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "devzero"} {
 		snap := t.TempDir()
 		writeFile(t, snap, "__consumer_offsets/g.json", `{"offsets":{"orders/0":5}}`)
@@ -137,6 +139,7 @@ func TestSnapshotDirWithSpecialAssignment(t *testing.T) {
 // only change fails (a planted .kaasctl-quarantine link), it does not claim
 // that files were set aside.
 func TestVolumeRepairNothingAndAllFailed(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	r := runCLIWithin(t, nil, "volume", "repair", "--data-dir", data, "--execute")
 	if r.Code != 0 || r.Out != "" || !strings.Contains(r.Err, "nothing to repair") {
@@ -168,6 +171,7 @@ func TestVolumeRepairNothingAndAllFailed(t *testing.T) {
 // groups describe of a group whose file is a FIFO or a link names the file
 // and what it is, rather than "no offset file".
 func TestDescribeNamedGroupSpecialFile(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"fifo", "devzero"} {
 		data, cd := safeVolume(t)
 		bad := filepath.Join(cd, "__consumer_offsets", "g.json")
@@ -183,6 +187,7 @@ func TestDescribeNamedGroupSpecialFile(t *testing.T) {
 // A reset or delete with nothing to plan prints no bare table header: the
 // reason is on stderr, stdout stays empty (and -o json still has its document).
 func TestResetNothingPlannedNoBareHeader(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	replaceWith(t, filepath.Join(cd, "__consumer_offsets", "g.json"), "fifo")
 	for _, args := range [][]string{
@@ -203,6 +208,7 @@ func TestResetNothingPlannedNoBareHeader(t *testing.T) {
 // the offsets dir as skipped, with the reason, and leaves them as they are;
 // it never says "nothing to repair" in silence about them.
 func TestVolumeRepairListsSpecialFilesItSkips(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	od := filepath.Join(cd, "__consumer_offsets")
 	replaceWith(t, filepath.Join(od, "fifo.json"), "fifo")
@@ -265,6 +271,7 @@ func (l *lockedBuffer) String() string {
 
 // watch started before the cluster exists waits for it.
 func TestWatchWaitsForTheVolume(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data") // does not exist yet
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
@@ -304,6 +311,7 @@ func TestWatchWaitsForTheVolume(t *testing.T) {
 // watch --offsets started before the cluster exists waits for it too, then
 // follows the offset files the brokers write.
 func TestWatchOffsetsWaitsForTheVolume(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data") // does not exist yet
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
@@ -366,6 +374,7 @@ func TestWatchOffsetsWaitsForTheVolume(t *testing.T) {
 // An offline reset through a linked __consumer_offsets is refused (and
 // volume check says why); --follow-symlinks lets the user write through it.
 func TestOffsetsResetSymlinkedOffsetsDir(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	real := filepath.Join(t.TempDir(), "offsets")
 	os.Rename(filepath.Join(cd, "__consumer_offsets"), real)
@@ -397,6 +406,7 @@ func TestOffsetsResetSymlinkedOffsetsDir(t *testing.T) {
 // A 246-byte group id (kaas's longest) resets offline; the backup name
 // fits NAME_MAX.
 func TestOffsetsResetLongGroupID(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	group := strings.Repeat("x", 246)
 	writeFile(t, cd, "__consumer_offsets/"+group+".json", `{"offsets":{"orders/0":40}}`)
@@ -428,6 +438,7 @@ func TestOffsetsResetLongGroupID(t *testing.T) {
 // --keep-backups and KAASCTL_KEEP_BACKUPS bound the backups; volume check
 // counts them.
 func TestKeepBackups(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	count := func() int {
 		ents, _ := os.ReadDir(filepath.Join(cd, "__consumer_offsets"))
@@ -490,6 +501,7 @@ func TestKeepBackups(t *testing.T) {
 // A <group>.json linked to a secret file: offsets reset and delete refuse
 // it, read nothing into a backup, and volume check names the link.
 func TestSymlinkedGroupFileToSecret(t *testing.T) {
+	t.Parallel()
 	data, cd := safeVolume(t)
 	secret := filepath.Join(t.TempDir(), "secret.json")
 	os.WriteFile(secret, []byte(`{"offsets":{"orders/0":99}}`), 0o600)
@@ -521,6 +533,7 @@ func TestSymlinkedGroupFileToSecret(t *testing.T) {
 // On a volume whose live offsets dir cannot be told, a reset names the
 // group once and says why (not "group 'g': group "g": ...").
 func TestResetAmbiguousVolumeNamesGroupOnce(t *testing.T) {
+	t.Parallel()
 	data, _ := safeVolume(t)
 	writeFile(t, data, "__consumer_offsets/other.json", `{"orders/0":5}`)
 	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--topic", "orders", "--to-offset", "7")

@@ -19,6 +19,7 @@ func runSandboxCmd(t *testing.T, stdin string, args ...string) (int, string, str
 }
 
 func TestSandboxCommandDrivenThroughStdin(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "vol")
 	code, out, errs := runSandboxCmd(t, "help\nstatus\nstop kaas-1\nstop kaas-1\nstatus\nfrobnicate\nstart kaas-1\nquit\n",
 		"--data-dir", dir, "--broker-count", "3", "--topic", "orders:4", "--control", "off")
@@ -75,6 +76,7 @@ func TestSandboxCommandDrivenThroughStdin(t *testing.T) {
 }
 
 func TestSandboxRefusesARealKaasVolume(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cd := filepath.Join(dir, "__cluster")
 	if err := os.MkdirAll(cd, 0o755); err != nil {
@@ -95,6 +97,7 @@ func TestSandboxRefusesARealKaasVolume(t *testing.T) {
 }
 
 func TestSandboxUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--placement", "random"},
 		{"--broker-count", "0"},
@@ -116,6 +119,7 @@ func TestSandboxUsageErrors(t *testing.T) {
 }
 
 func TestSandboxHelpHasExamples(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	Main([]string{"kaasctl", "sandbox", "--help"}, &IOStreams{Out: &out, Err: &out, Getenv: func(string) string { return "" }})
 	for _, want := range []string{"--demo", "--placement", "rendezvous", "Examples:", "POST", "stop kaas-N"} {
@@ -128,6 +132,7 @@ func TestSandboxHelpHasExamples(t *testing.T) {
 // sandbox refuses --cluster-dir, so neither its help nor the completion
 // offers it.
 func TestSandboxHidesClusterDir(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "sandbox", "--help")
 	if strings.Contains(r.Out+r.Err, "--cluster-dir") || !strings.Contains(r.Out, "--data-dir") {
 		t.Errorf("sandbox --help:\n%s%s", r.Out, r.Err)
@@ -142,6 +147,7 @@ func TestSandboxHidesClusterDir(t *testing.T) {
 }
 
 func TestSandboxQuietAndEnvIgnored(t *testing.T) {
+	t.Parallel()
 	real := t.TempDir()
 	var out, errb bytes.Buffer
 	code := Main([]string{"kaasctl", "sandbox", "-q", "--control", "off", "--broker-count", "1"}, &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb,
@@ -163,6 +169,7 @@ func TestSandboxQuietAndEnvIgnored(t *testing.T) {
 }
 
 func TestSandboxTempDirRemovedUnlessKeep(t *testing.T) {
+	t.Parallel()
 	for _, keep := range []bool{false, true} {
 		args := []string{"--control", "off", "--broker-count", "1", "-o", "json"}
 		if keep {

@@ -16,6 +16,7 @@ import (
 // assignment versions show is confirmed by a "group coordinator change"
 // line (evidence "both"), and versions get their controller lines.
 func TestSandboxLogsFeedTakeoverTrace(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

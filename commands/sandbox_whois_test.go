@@ -20,6 +20,7 @@ import (
 // `kaasctl whois` computes from the sandbox's volume, before and after a
 // broker stops (when explicit entries appear).
 func TestSandboxFindCoordinatorEqualsWhois(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
 	var groups []string
 	for i := range 24 {
@@ -74,7 +75,18 @@ func TestSandboxFindCoordinatorEqualsWhois(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(rows) != len(groups) || len(resp.Coordinators) != len(groups) {
+				t.Fatalf("%s: whois answered %d groups and %s's FindCoordinator %d, want %d each", when, len(rows), id, len(resp.Coordinators), len(groups))
+			}
+			answered := map[string]bool{}
 			for _, c := range resp.Coordinators {
+				if answered[c.Key] || want[c.Key] == "" {
+					t.Errorf("%s: FindCoordinator on %s answered %q twice or for a group not asked", when, id, c.Key)
+				}
+				answered[c.Key] = true
+				if c.ErrorCode != 0 {
+					t.Errorf("%s: FindCoordinator(%s) on %s: error code %d", when, c.Key, id, c.ErrorCode)
+				}
 				if fmt.Sprintf("kaas-%d", c.NodeID) != want[c.Key] {
 					t.Errorf("%s: FindCoordinator(%s) on %s = node %d, whois says %s", when, c.Key, id, c.NodeID, want[c.Key])
 				}

@@ -18,6 +18,7 @@ import (
 // reproduces every move the sandbox reported, with a cause, confirmed by
 // the logs.
 func TestTakeoverTraceReproducesSandboxMoves(t *testing.T) {
+	t.Parallel()
 	s := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

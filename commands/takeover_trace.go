@@ -44,36 +44,13 @@ func init() {
 				&cli.StringSliceFlag{Name: "logs", Aliases: []string{"l"}, Usage: "broker logs: files, directories, or - for stdin (repeatable)"},
 				&cli.StringFlag{Name: "broker", Usage: "broker of log lines whose prefix, fields and file name name none (e.g. stdin)"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
-				&cli.StringFlag{Name: "since", Usage: "only events at or after this time (RFC 3339, or a duration before now: 2h)"},
-				&cli.StringFlag{Name: "until", Usage: "only events at or before this time (RFC 3339, or a duration before now)"},
+				&cli.StringFlag{Name: "since", Usage: "only events at or after `TIME` (" + timeUsage + ")"},
+				&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
 				&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
 			},
 			Action: takeoverTrace,
 		}
 	})
-}
-
-// parseWhen reads an RFC 3339 time, a date, or a duration before now
-// ("90m", "2h", "1d").
-func trParseWhen(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	d := s
-	mult := time.Duration(1)
-	if strings.HasSuffix(d, "d") {
-		d = strings.TrimSuffix(d, "d") + "h"
-		mult = 24
-	}
-	if dur, err := time.ParseDuration(d); err == nil && dur >= 0 {
-		return now.Add(-dur * mult), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-07-23T11:40:00Z) nor a duration (90m, 2h, 1d)", s)
 }
 
 type traceSources struct {
@@ -100,13 +77,13 @@ func takeoverTrace(c *cli.Context) error {
 		return err
 	}
 	now := g.Now()
-	since, err := trParseWhen(c.String("since"), now)
+	since, err := parseWhen("since", c.String("since"), now, g)
 	if err != nil {
-		return exit.UsageErrorf("--since: %v", err)
+		return err
 	}
-	until, err := trParseWhen(c.String("until"), now)
+	until, err := parseWhen("until", c.String("until"), now, g)
 	if err != nil {
-		return exit.UsageErrorf("--until: %v", err)
+		return err
 	}
 	if !since.IsZero() && !until.IsZero() && until.Before(since) {
 		return exit.UsageErrorf("--until (%s) is before --since (%s)", until.Format(time.RFC3339), since.Format(time.RFC3339))
@@ -186,7 +163,7 @@ func takeoverTrace(c *cli.Context) error {
 		for _, u := range st.UnknownFormat {
 			g.Warnf("%s: no line in a known kaas log format (is this a broker log?)", u)
 		}
-		g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, trPlural(st.Files, "input", "inputs"), len(logs))
+		g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, render.Plural(st.Files, "input", "inputs"), len(logs))
 	}
 	if len(hist.Snapshots) == 0 && len(logs) == 0 {
 		return fmt.Errorf("nothing to trace: no readable assignment version and no recognized log line")
@@ -221,14 +198,14 @@ func takeoverTrace(c *cli.Context) error {
 		// Without a volume the only groups known are those named in
 		// explicit entries and logs: a group placed by the hash tier is
 		// recomputed only when its name is known.
-		what := fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", trPlural(tr.Groups, "group", "groups"))
+		what := fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
 		if len(tr.Events) == 0 {
-			what = fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", trPlural(tr.Groups, "group", "groups"))
+			what = fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", render.Plural(tr.Groups, "group", "groups"))
 		}
 		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", what)
 	}
 	if n := len(src.Unreadable) + len(logErrs); n > 0 {
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", trPlural(n, "input", "inputs"))}
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", render.Plural(n, "input", "inputs"))}
 	}
 	return nil
 }
@@ -301,7 +278,7 @@ func trClock(t time.Time, withDate bool) string {
 func trRenderTrace(p *render.Printer, v traceView) error {
 	tr := v.Trace
 	var lines []string
-	head := fmt.Sprintf("takeover trace · %s", trPlural(tr.Groups, "group", "groups"))
+	head := fmt.Sprintf("takeover trace · %s", render.Plural(tr.Groups, "group", "groups"))
 	var snaps []inspect.TraceVersion
 	for _, x := range tr.Versions {
 		if x.Source == "snapshot" {
@@ -309,13 +286,13 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 		}
 	}
 	if len(snaps) > 0 {
-		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", trPlural(len(snaps), "assignment version", "assignment versions"),
+		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", render.Plural(len(snaps), "assignment version", "assignment versions"),
 			snaps[0].ControllerEpoch, snaps[0].AssignmentVersion, snaps[len(snaps)-1].ControllerEpoch, snaps[len(snaps)-1].AssignmentVersion)
 	}
 	if len(v.Sources.Logs) > 0 {
-		head += fmt.Sprintf(" · %s (%d lines, %d used)", trPlural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
+		head += fmt.Sprintf(" · %s (%d lines, %d used)", render.Plural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
 	}
-	lines = append(lines, trPaint(p, trBold, head))
+	lines = append(lines, p.Paint(render.Bold, head))
 	// Dates once: on the first line and when the day changes.
 	day := ""
 	stamp := func(t time.Time) string {
@@ -331,7 +308,7 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 	}
 	gw, bw := 5, 4
 	for _, e := range tr.Events {
-		gw = max(gw, min(40, len(trSafe(e.Group, 40))))
+		gw = max(gw, min(40, len(render.Shorten(e.Group, 40))))
 		bw = max(bw, len(e.From), len(e.To))
 	}
 	evByVersion := map[[2]int64][]inspect.TraceEvent{}
@@ -374,24 +351,24 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 			if x.First {
 				info = append(info, "first version: "+trPlacementSummary(tr.Initial))
 			} else {
-				info = append(info, trPlural(x.Moves, "move", "moves"))
+				info = append(info, render.Plural(x.Moves, "move", "moves"))
 			}
 		}
 		if x.MissingBefore > 0 {
-			info = append(info, trPaint(p, trYellow, x.Gap))
+			info = append(info, p.Paint(render.Yellow, x.Gap))
 		} else if x.Gap != "" {
-			info = append(info, trPaint(p, trDim, x.Gap))
+			info = append(info, p.Paint(render.Dim, x.Gap))
 		}
-		lines = append(lines, trPaint(p, trBold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
+		lines = append(lines, p.Paint(render.Bold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
 		for _, n := range x.Notes {
-			lines = append(lines, trPaint(p, trDim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", trClock(n.Time, false), trDash(n.Broker), n.Text, n.Ref)))
+			lines = append(lines, p.Paint(render.Dim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", trClock(n.Time, false), render.Dash(n.Broker), n.Text, n.Ref)))
 		}
 		for _, e := range evByVersion[[2]int64{x.ControllerEpoch, x.AssignmentVersion}] {
 			lines = append(lines, traceEventLine(p, e, gw, bw))
 		}
 	}
 	if len(orphan) > 0 {
-		lines = append(lines, "", trPaint(p, trBold, "moves seen only in logs, at versions with no snapshot"))
+		lines = append(lines, "", p.Paint(render.Bold, "moves seen only in logs, at versions with no snapshot"))
 		for _, e := range orphan {
 			lines = append(lines, "  "+stamp(e.Time)+" epoch "+strconv.FormatInt(e.ControllerEpoch, 10)+" v"+strconv.FormatInt(e.AssignmentVersion, 10))
 			lines = append(lines, traceEventLine(p, e, gw, bw))
@@ -410,27 +387,27 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 			parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
-			trPlural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
+			render.Plural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
 	}
 	if tr.MissedVersions > 0 {
-		lines = append(lines, trPaint(p, trYellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
-			trPlural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
+		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
+			render.Plural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
 	}
-	return trLines(p.Out, lines...)
+	return render.Lines(p.Out, lines...)
 }
 
 func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string {
 	cause := string(e.Cause)
 	switch e.Cause {
 	case inspect.CauseBrokerLeft, inspect.CauseControllerFailover:
-		cause = trPaint(p, trRed, trPad(cause, 19))
+		cause = p.Paint(render.Red, render.Pad(cause, 19))
 	case inspect.CauseUnknown:
-		cause = trPaint(p, trYellow, trPad(cause, 19))
+		cause = p.Paint(render.Yellow, render.Pad(cause, 19))
 	default:
-		cause = trPad(cause, 19)
+		cause = render.Pad(cause, 19)
 	}
-	s := "    " + trPad(trSafe(e.Group, 40), gw) + "  " + trPad(trDash(e.From), bw) + " → " + trPad(trDash(e.To), bw) +
-		"  " + cause + " " + trPad(string(e.Evidence), 10)
+	s := "    " + render.Pad(render.Shorten(e.Group, 40), gw) + "  " + render.Pad(render.Dash(e.From), bw) + " → " + render.Pad(render.Dash(e.To), bw) +
+		"  " + cause + " " + render.Pad(string(e.Evidence), 10)
 	if p.Wide() {
 		s += "  " + e.Detail
 		if len(e.Logs) > 0 {
@@ -446,7 +423,7 @@ func trPlacementSummary(ps []inspect.Placement) string {
 	}
 	counts := map[string]int{}
 	for _, p := range ps {
-		counts[trDash(p.Coordinator)]++
+		counts[render.Dash(p.Coordinator)]++
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -457,5 +434,5 @@ func trPlacementSummary(ps []inspect.Placement) string {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
-	return trPlural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
+	return render.Plural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
 }

@@ -44,6 +44,7 @@ type trTraceJSON struct {
 // for every group, that replaying the trace gives the coordinator the
 // brokers answered to FindCoordinator in each phase.
 func TestTakeoverTraceLab(t *testing.T) {
+	t.Parallel()
 	dir, err := labdata.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +129,7 @@ func TestTakeoverTraceLab(t *testing.T) {
 }
 
 func TestTakeoverTraceGoldenAndFormats(t *testing.T) {
+	t.Parallel()
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	logs := filepath.Join(trLabCopy, "logs")
 	base := []string{"takeover", "trace", hist, "--logs", logs, "-g", "lab-group", "-g", "g-alpha", "-g", "g-beta", "-g", "g-gamma", "-g", "g-delta"}
@@ -165,6 +167,7 @@ func TestTakeoverTraceGoldenAndFormats(t *testing.T) {
 }
 
 func TestTakeoverTraceStdinAndGarbage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A log with garbage around a Rust text line, fed on stdin with --broker.
 	stdin := "\x00\x01binary controller junk\n" +
@@ -190,6 +193,7 @@ func TestTakeoverTraceStdinAndGarbage(t *testing.T) {
 }
 
 func TestTakeoverTraceUsage(t *testing.T) {
+	t.Parallel()
 	if _, _, code := trRun(t, "", "takeover", "trace"); code != 2 {
 		t.Errorf("no inputs: exit %d, want 2", code)
 	}
@@ -222,6 +226,7 @@ func TestTakeoverTraceUsage(t *testing.T) {
 // Without a volume, hash-tier groups are unknown by name: the trace says so
 // and points to --data-dir / --group, unless groups were named.
 func TestTakeoverTraceHintWithoutVolume(t *testing.T) {
+	t.Parallel()
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	_, errOut, code := trRun(t, "", "takeover", "trace", hist)
 	if code != 0 || !strings.Contains(errOut, "hint: no volume given") || !strings.Contains(errOut, "--data-dir") || !strings.Contains(errOut, "--group") {
@@ -250,5 +255,20 @@ func TestTakeoverTraceHintWithoutVolume(t *testing.T) {
 	_, errOut, _ = trRun(t, "", "takeover", "trace", hist, "-g", "g-alpha")
 	if strings.Contains(errOut, "hint:") {
 		t.Errorf("hint despite --group: %q", errOut)
+	}
+}
+
+// Every time flag reads the same forms: takeover trace's --since takes what
+// offsets history's does.
+func TestTimeFlagsShareOneGrammar(t *testing.T) {
+	t.Parallel()
+	hist := trLabCopy + "/assignment-history"
+	for _, since := range []string{"2026-11-29T09:08:30Z", "2026-11-29T10:08:30+01:00", "2026-11-29", "1795000000", "1795000000000", "90m", "1d", "PT30M"} {
+		if _, errOut, code := trRunAt(t, "", "takeover", "trace", hist, "--since", since, "-o", "json"); code != 0 {
+			t.Errorf("--since %s: exit %d: %s", since, code, errOut)
+		}
+	}
+	if _, errOut, code := trRunAt(t, "", "takeover", "trace", hist, "--since", "2026-11-29T09:08:30"); code != 0 || !strings.Contains(errOut, "UTC") {
+		t.Errorf("a time without a zone is read as UTC and said so: exit %d %q", code, errOut)
 	}
 }

@@ -145,7 +145,7 @@ func runTxn(c *cli.Context, describe bool) error {
 	}
 	// describe only cares about the slots of the ids asked for.
 	if len(bad) > 0 && !describe {
-		return fmt.Errorf("%s could not be decoded; their transactions are missing above (run 'kaasctl volume check')", plural(len(bad), "slot file", "slot files"))
+		return fmt.Errorf("%s could not be decoded; their transactions are missing above (run 'kaasctl volume check')", render.Plural(len(bad), "slot file", "slot files"))
 	}
 	return nil
 }

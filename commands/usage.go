@@ -57,7 +57,7 @@ func helpRequest(app *cli.App, args []string) (path []string, ok bool) {
 			}
 			continue
 		}
-		if leaf != nil && len(leaf.Subcommands) == 0 {
+		if leaf != nil && isLeaf(leaf) {
 			continue // a positional argument of the leaf command
 		}
 		c := findCommand(cmds, a)

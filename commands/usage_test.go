@@ -15,6 +15,7 @@ import (
 
 // A new user's first commands: --help and -h anywhere, exit 0, on stdout.
 func TestHelpEverywhere(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string // the NAME line of the page
@@ -53,6 +54,7 @@ func TestHelpEverywhere(t *testing.T) {
 
 // A typo gets the closest command or flag, spelt as the user types it.
 func TestSuggestions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -92,6 +94,7 @@ func TestSuggestions(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
+	t.Parallel()
 	cands := []string{"groups", "list", "ls", "describe", "data-dir", "cluster-dir", "execute", "dry-run"}
 	for typed, want := range map[string]string{
 		"grups": "groups", "gruops": "groups", "lsit": "list", "descirbe": "describe", "data-dri": "data-dir",
@@ -111,7 +114,7 @@ func leafCommands(cmds []*cli.Command, parent []string) [][]string {
 			continue
 		}
 		p := append(append([]string(nil), parent...), c.Name)
-		if len(c.Subcommands) > 0 {
+		if !isLeaf(c) {
 			out = append(out, leafCommands(c.Subcommands, p)...)
 			continue
 		}
@@ -123,6 +126,7 @@ func leafCommands(cmds []*cli.Command, parent []string) [][]string {
 // Each command's help lists only the flags that apply: commands that never
 // talk to brokers show no connection, TLS or SASL flags.
 func TestHelpFlagCategories(t *testing.T) {
+	t.Parallel()
 	app := NewApp(&IOStreams{})
 	leaves := leafCommands(app.Commands, nil)
 	if len(leaves) < 20 {
@@ -201,6 +205,7 @@ func TestHelpFlagCategories(t *testing.T) {
 // A common flag typed before the command (kaasctl -q groups list) says
 // where it goes instead of "unknown flag".
 func TestCommonFlagBeforeCommand(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-q", "groups", "list"}, {"-o", "json", "whois", "g"}, {"--data-dir", "/x", "volume", "check"}} {
 		r := runCLI(t, "", nil, args...)
 		if r.Code != 2 || !strings.Contains(r.Err, "go after the command name") || !strings.Contains(r.Err, dashed(strings.TrimLeft(args[0], "-"))) {
@@ -213,6 +218,7 @@ func TestCommonFlagBeforeCommand(t *testing.T) {
 }
 
 func TestSandboxBrokersRenamed(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"sandbox", "--brokers", "5"}, {"sandbox", "-b", "5"}} {
 		r := runCLI(t, "", nil, args...)
 		if r.Code != 2 || !strings.Contains(r.Err, "--broker-count N (-n N)") || !strings.Contains(r.Err, "host:port") {
@@ -226,6 +232,7 @@ func TestSandboxBrokersRenamed(t *testing.T) {
 }
 
 func TestExitCodesTopicListsRepair(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "help", "exit-codes")
 	for _, want := range []string{"volume repair", "dry run", "config show / check", "whois --live --exit-code"} {
 		if !strings.Contains(r.Out, want) {
@@ -256,6 +263,7 @@ const (
 var longID = "com.example.payments.settlement.reconciliation.consumer-group.eu-west-1.prod-0042"
 
 func TestIdsWholeInMachineOutput(t *testing.T) {
+	t.Parallel()
 	if len(longID) != 81 {
 		t.Fatalf("longID is %d bytes", len(longID))
 	}
@@ -355,6 +363,7 @@ func assertHumanSafe(t *testing.T, what, text string) {
 }
 
 func TestHumanOutputNeutralised(t *testing.T) {
+	t.Parallel()
 	data := hostileVolume(t, escID, badUTFID)
 	for _, args := range [][]string{
 		{"groups", "list", "--data-dir", data},
@@ -389,6 +398,7 @@ func TestHumanOutputNeutralised(t *testing.T) {
 // On a terminal, colour reaches the screen as plain SGR sequences (never
 // the printer's internal mark), and a name's own escapes stay escaped.
 func TestColourOnTerminal(t *testing.T) {
+	t.Parallel()
 	data := hostileVolume(t, escID)
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	for _, args := range [][]string{
@@ -442,6 +452,7 @@ func FuzzHelpRequest(f *testing.F) {
 // A data dir given as --cluster-dir is an error naming both right
 // spellings, never an empty, healthy cluster.
 func TestClusterDirIsDataDir(t *testing.T) {
+	t.Parallel()
 	data := hostileVolume(t, "orders-app")
 	for _, args := range [][]string{
 		{"groups", "list", "--cluster-dir", data},

@@ -14,6 +14,7 @@ import (
 // that missed a version replaced within a moment holds it): the version
 // line, every move across the gap and the summary name it; JSON counts it.
 func TestTakeoverTraceNamesMissingVersion(t *testing.T) {
+	t.Parallel()
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	dir := t.TempDir()
 	for _, n := range []string{"assignment-e0-v1-090757.json", "assignment-e0-v3-090836.json"} {
@@ -70,6 +71,7 @@ func TestTakeoverTraceNamesMissingVersion(t *testing.T) {
 // named on stderr for machine output, with the move it may hide, and
 // counted in the JSON view.
 func TestWatchNamesMissingVersion(t *testing.T) {
+	t.Parallel()
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	v1, err := os.ReadFile(filepath.Join(hist, "assignment-e0-v1-090757.json"))
 	if err != nil {

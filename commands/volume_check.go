@@ -94,6 +94,6 @@ func checkSummaryLine(rep *inspect.CheckReport) string {
 	if rep.Summary.Errors > 0 {
 		verdict = "PROBLEMS FOUND"
 	}
-	return verdict + ": " + plural(rep.Summary.Errors, "error", "errors") + ", " + plural(rep.Summary.Warnings, "warning", "warnings") + ", " +
+	return verdict + ": " + render.Plural(rep.Summary.Errors, "error", "errors") + ", " + render.Plural(rep.Summary.Warnings, "warning", "warnings") + ", " +
 		strconv.Itoa(rep.Summary.Info) + " info  (checked " + checked + ")"
 }

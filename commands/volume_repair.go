@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -87,7 +88,7 @@ func runVolumeRepair(c *cli.Context) error {
 		return err
 	}
 	if rep.Skipped > 0 {
-		g.Notef("%s left alone on purpose (action skip, with the reason)", plural(rep.Skipped, "file", "files"))
+		g.Notef("%s left alone on purpose (action skip, with the reason)", render.Plural(rep.Skipped, "file", "files"))
 	}
 	switch {
 	case rep.Changes == 0 && rep.Conflicts == 0 && rep.Denied == 0:
@@ -103,7 +104,7 @@ func runVolumeRepair(c *cli.Context) error {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d repair(s) failed; see RESULT", rep.Failed)}
 	}
 	if rep.Denied > 0 {
-		g.Warnf("%s kaasctl may not read: not judged, not moved; fix their permissions (see RESULT)", plural(rep.Denied, "file", "files"))
+		g.Warnf("%s kaasctl may not read: not judged, not moved; fix their permissions (see RESULT)", render.Plural(rep.Denied, "file", "files"))
 	}
 	if rep.Conflicts > 0 {
 		g.Warnf("%d conflict(s) need a person: kaasctl does not choose between two different sets of offsets", rep.Conflicts)

@@ -15,6 +15,7 @@ import (
 // comes out of repair with 'volume check' reporting no error and no
 // warning, and a second repair does nothing.
 func TestVolumeRepairThenCheckIsClean(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "lab-phase1") // Go-era layout: offsets in DATA/__consumer_offsets
 	cd := filepath.Join(vol, "__cluster", "__consumer_offsets")
 	if err := os.MkdirAll(cd, 0o755); err != nil {

@@ -52,6 +52,7 @@ func runRepair(t *testing.T, args ...string) (repairDoc, string, int) {
 }
 
 func TestVolumeRepairDamaged(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	od := filepath.Join(vol, "__cluster", "__consumer_offsets")
 	before := treeHash(t, vol)
@@ -157,6 +158,7 @@ func TestVolumeRepairDamaged(t *testing.T) {
 // A clean volume: nothing to do, exit 0; a stale tmp younger than the
 // threshold is left alone.
 func TestVolumeRepairThresholdAndClean(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	d, _, _ := runRepair(t, "--data-dir", vol, "--kaas-version", "0.2.18", "--tmp-older-than", "3h")
 	for _, a := range d.Actions {

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -145,14 +144,21 @@ func watchCmd(c *cli.Context) error {
 
 	p := g.Printer
 	view := watchView{Path: path}
-	var csvw *csv.Writer
-	if p.Format == render.CSV {
-		csvw = csv.NewWriter(p.Out)
-		csvw.Write([]string{"TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL"})
-		csvw.Flush()
-	}
 	ctx, cancelCount := context.WithCancel(ctx)
 	defer cancelCount()
+	// json and yaml print the whole view at the end; the other formats
+	// stream each version's moves as they come, and a failed write (a
+	// closed pipe) stops the watch with that error.
+	var out *render.Stream
+	var writeErr error
+	if p.Format != render.JSON && p.Format != render.YAML {
+		var hdr []string
+		if p.Format == render.CSV {
+			hdr = []string{"TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL"}
+		}
+		out = render.NewStream(p.Out, p.Format, hdr, "")
+		writeErr = out.Flush()
+	}
 	maxVersions := c.Int("count")
 	journalFailures := 0
 	var prevState *inspect.RoutingState
@@ -168,11 +174,8 @@ func watchCmd(c *cli.Context) error {
 				g.Notef("journal: %s", jp)
 			}
 		}
-		if v.Rewritten {
-			g.Warnf("%s was rewritten with the same epoch %d and version %d but different content (a manual edit? brokers skip such a file)", path, a.ControllerEpoch, a.AssignmentVersion)
-		}
-		if prevA != nil && (a.ControllerEpoch < prevA.ControllerEpoch || (a.ControllerEpoch == prevA.ControllerEpoch && a.AssignmentVersion < prevA.AssignmentVersion)) {
-			g.Warnf("version went backwards: epoch %d v%d after epoch %d v%d (a restored or stale file?)", a.ControllerEpoch, a.AssignmentVersion, prevA.ControllerEpoch, prevA.AssignmentVersion)
+		for _, w := range inspect.VersionWarnings(path, prevA, a, v.Rewritten) {
+			g.Warnf("%s", w)
 		}
 		groups := groupsFor(a)
 		step := inspect.NextStep(prevState, prevA, a, groups, filter, v.Observed)
@@ -190,26 +193,26 @@ func watchCmd(c *cli.Context) error {
 		if maxVersions > 0 && len(view.Versions) >= maxVersions {
 			defer cancelCount()
 		}
+		if out == nil || writeErr != nil {
+			return // json and yaml: printed at the end
+		}
 		switch p.Format {
-		case render.JSON, render.YAML:
-			return // printed at the end
 		case render.JSONL:
 			for _, e := range step.Events {
-				render.WriteJSON(p.Out, e, false)
+				out.Event(e)
 			}
 		case render.CSV:
 			for _, e := range step.Events {
-				csvw.Write([]string{trTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10),
+				out.Event(e, []string{trTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10),
 					e.Group, e.From, e.To, string(e.Cause), string(e.Evidence), e.Detail})
 			}
-			csvw.Flush()
 		default:
 			for _, e := range step.Events {
-				gw = max(gw, min(40, len(trSafe(e.Group, 40))))
+				gw = max(gw, min(40, len(render.Shorten(e.Group, 40))))
 				bw = max(bw, len(e.From), len(e.To))
 			}
 			var lines []string
-			summary := trPlural(len(step.Events), "move", "moves")
+			summary := render.Plural(len(step.Events), "move", "moves")
 			if first {
 				summary = "current version: " + trPlacementSummary(inspect.PlacementsAt(step.State, trFilterGroups(groups, filter)))
 			}
@@ -217,10 +220,10 @@ func watchCmd(c *cli.Context) error {
 			for _, e := range step.Events {
 				lines = append(lines, traceEventLine(p, e, gw, bw))
 			}
-			// Through the human writer: names cleaned, colour kept.
-			hw := render.NewCleanWriter(p.Out)
-			trLines(hw, lines...)
-			hw.Flush()
+			out.Lines(lines...) // names cleaned, colour kept
+		}
+		if writeErr = out.Flush(); writeErr != nil {
+			cancelCount()
 		}
 	}
 	var problems []string
@@ -240,6 +243,9 @@ func watchCmd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if writeErr != nil {
+		return writeErr
+	}
 	view.Problems = problems
 	if p.Format == render.JSON || p.Format == render.YAML {
 		if err := p.Print(render.Output{Data: view}); err != nil {
@@ -250,7 +256,7 @@ func watchCmd(c *cli.Context) error {
 		return fmt.Errorf("no readable version of %s was seen", path)
 	}
 	if journalFailures > 0 {
-		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", trPlural(journalFailures, "version", "versions"), journal.Dir)
+		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", render.Plural(journalFailures, "version", "versions"), journal.Dir)
 	}
 	return nil
 }
@@ -287,9 +293,9 @@ func trVersionLine(p *render.Printer, v inspect.TraceVersion, summary string) st
 	}
 	info = append(info, bs, summary)
 	if v.MissingBefore > 0 {
-		info = append(info, trPaint(p, trYellow, v.Gap))
+		info = append(info, p.Paint(render.Yellow, v.Gap))
 	}
-	return trPaint(p, trBold, trClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
+	return p.Paint(render.Bold, trClock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }
 
 // volumeNotThereYet reports whether resolving the volume failed only
@@ -395,6 +401,6 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		if view.Journal != "" {
 			lines = append(lines, "journal: "+view.Journal)
 		}
-		return trLines(p.Out, lines...)
+		return render.Lines(p.Out, lines...)
 	}})
 }

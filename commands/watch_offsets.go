@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -80,7 +79,7 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 	} else if len(state) > 0 {
 		seed = state
 		journal.Resume(state)
-		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", trPlural(len(state), "group", "groups"), trTime(last))
+		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", render.Plural(len(state), "group", "groups"), trTime(last))
 	}
 	return journal, seed, nil
 }
@@ -209,11 +208,18 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if journal != nil {
 		view.Journal = journal.Dir
 	}
-	var csvw *csv.Writer
-	if p.Format == render.CSV {
-		csvw = csv.NewWriter(p.Out)
-		csvw.Write([]string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"})
-		csvw.Flush()
+	// json and yaml print the whole view at the end; the other formats
+	// stream each change as it comes, and a failed write (a closed pipe)
+	// stops the watch with that error.
+	var out *render.Stream
+	var writeErr error
+	if p.Format != render.JSON && p.Format != render.YAML {
+		var hdr []string
+		if p.Format == render.CSV {
+			hdr = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
+		}
+		out = render.NewStream(p.Out, p.Format, hdr, "")
+		writeErr = out.Flush()
 	}
 	anomaliesOnly := c.Bool("anomalies-only")
 	journalFailures, shownTotal := 0, 0
@@ -263,29 +269,20 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 		}
 		view.Events = append(view.Events, shown...)
 		if initial > 0 && !once {
-			g.Notef("baseline: %s", trPlural(initial, "offset file", "offset files"))
+			g.Notef("baseline: %s", render.Plural(initial, "offset file", "offset files"))
 		}
-		switch p.Format {
-		case render.JSON, render.YAML:
-		case render.JSONL:
-			for _, e := range shown {
-				render.WriteJSON(p.Out, e, false)
+		if out == nil || writeErr != nil {
+			return // json and yaml: printed at the end
+		}
+		for _, e := range shown {
+			if p.Format == render.JSONL || p.Format == render.CSV {
+				out.Event(e, watchEventRows(e)...)
+				continue
 			}
-		case render.CSV:
-			for _, e := range shown {
-				for _, row := range watchEventRows(e) {
-					csvw.Write(row)
-				}
-			}
-			csvw.Flush()
-		default:
-			var lines []string
-			for _, e := range shown {
-				lines = append(lines, watchEventLines(p, e)...)
-			}
-			if len(lines) > 0 {
-				trLines(p.Out, lines...)
-			}
+			out.Lines(watchEventLines(p, e)...) // names cleaned, colour kept
+		}
+		if writeErr = out.Flush(); writeErr != nil {
+			cancelCount()
 		}
 	}
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
@@ -308,6 +305,9 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if writeErr != nil {
+		return writeErr
+	}
 	for _, present := range files {
 		if present {
 			view.Files++
@@ -322,7 +322,7 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 		g.Notef("journal segment: %s", journal.Segment())
 	}
 	if journalFailures > 0 {
-		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", trPlural(journalFailures, "batch", "batches"), journal.Dir)
+		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", render.Plural(journalFailures, "batch", "batches"), journal.Dir)
 	}
 	if once && len(files) == 0 {
 		return fmt.Errorf("no offset file seen in %s", dir)
@@ -398,7 +398,7 @@ func watchEventRows(e offsetWatchEvent) [][]string {
 
 // watchEventLines is one line per change, then one per anomaly.
 func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
-	head := trClock(e.Time, false) + "  " + trSafe(e.Group, 60) + "  "
+	head := trClock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
 	var parts []string
 	for _, k := range sortedOffsetKeys(e.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(e.Changed[k], 10))
@@ -409,7 +409,7 @@ func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
 	body := e.Kind
 	switch e.Kind {
 	case watch.RecCorrupt:
-		body = trPaint(p, trRed, "unreadable: "+e.Problem)
+		body = p.Paint(render.Red, "unreadable: "+e.Problem)
 	case watch.RecMissing:
 		body = "file removed"
 	}
@@ -422,7 +422,7 @@ func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
 	}
 	lines := []string{head + body}
 	for _, a := range e.Anomalies {
-		lines = append(lines, "    "+trPaint(p, trRed, a.Kind)+"  "+a.Detail)
+		lines = append(lines, "    "+p.Paint(render.Red, a.Kind)+"  "+a.Detail)
 	}
 	return lines
 }

@@ -18,6 +18,7 @@ func offsetsVolume(t *testing.T) (data, od string) {
 }
 
 func TestWatchOffsetsOnce(t *testing.T) {
+	t.Parallel()
 	data, od := offsetsVolume(t)
 	journal := filepath.Join(data, ".kaasctl-journal")
 	r := runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once", "-g", "app", "-o", "json")
@@ -48,6 +49,7 @@ func TestWatchOffsetsOnce(t *testing.T) {
 }
 
 func TestWatchOffsetsUsage(t *testing.T) {
+	t.Parallel()
 	data, _ := offsetsVolume(t)
 	for _, tc := range []struct {
 		args []string
@@ -74,6 +76,7 @@ func TestWatchOffsetsUsage(t *testing.T) {
 // A watch restarted on its journal compares the first scan with where the
 // last run left off: what happened in between is reported and flagged.
 func TestWatchOffsetsResume(t *testing.T) {
+	t.Parallel()
 	data, od := offsetsVolume(t)
 	journal := filepath.Join(t.TempDir(), "journal")
 	if r := runCLI(t, "", nil, "watch", "--offsets", "--data-dir", data, "--journal", journal, "--once"); r.Code != 0 {

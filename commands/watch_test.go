@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,7 +23,22 @@ func trWaitFile(t *testing.T, path string) {
 	t.Errorf("%s never appeared", path)
 }
 
+// waitStderr waits until what a running command wrote to stderr after its
+// first n bytes contains want (a guard against hangs, not a timing
+// assertion).
+func waitStderr(t *testing.T, errb *lockedBuffer, n int, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String()[n:], want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never reported on stderr after byte %d:\n%s", want, n, errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestWatchStreamsMovesAndJournal(t *testing.T) {
+	t.Parallel()
 	hist := filepath.Join(trLabCopy, "assignment-history")
 	read := func(n string) []byte {
 		b, err := os.ReadFile(filepath.Join(hist, n))
@@ -43,7 +57,7 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 	if err := os.WriteFile(path, v1, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
+	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Main([]string{"kaasctl", "watch", "--cluster-dir", cd, "--journal", journal, "--poll-interval", "20ms", "--count", "4", "--timeout", "60s",
@@ -55,14 +69,16 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 	os.WriteFile(path+".tmp", v2, 0o644)
 	os.Rename(path+".tmp", path)
 	trWaitFile(t, filepath.Join(journal, "assignment-e0-v2.json"))
-	// Half-written in place, then complete.
+	// Half-written in place (reported, never a version), then complete.
+	n := len(errb.String())
 	os.WriteFile(path, v3[:len(v3)/3], 0o644)
-	time.Sleep(50 * time.Millisecond)
+	waitStderr(t, &errb, n, "half-written")
 	os.WriteFile(path, v3, 0o644)
 	trWaitFile(t, filepath.Join(journal, "assignment-e0-v3.json"))
 	// Missing, then back after a failover.
+	n = len(errb.String())
 	os.Remove(path)
-	time.Sleep(50 * time.Millisecond)
+	waitStderr(t, &errb, n, "missing")
 	os.WriteFile(path+".tmp", v4, 0o644)
 	os.Rename(path+".tmp", path)
 	var code int
@@ -155,6 +171,7 @@ func TestWatchStreamsMovesAndJournal(t *testing.T) {
 }
 
 func TestWatchOnceAndUsage(t *testing.T) {
+	t.Parallel()
 	cd := trLabVolume(t)
 	out, errOut, code := trRun(t, "", "watch", "--cluster-dir", cd, "--once", "-o", "json")
 	if code != 0 {

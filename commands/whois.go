@@ -246,11 +246,11 @@ func whoisRow(r inspect.WhoisResult) []string {
 		if *r.Moves {
 			moves = "yes"
 		}
-		row = append(row, orDashStr(*r.CurrentCoordinator), orDashStr(r.Coordinator), moves)
+		row = append(row, render.Dash(*r.CurrentCoordinator), render.Dash(r.Coordinator), moves)
 	} else {
-		row = append(row, orDashStr(r.Coordinator))
+		row = append(row, render.Dash(r.Coordinator))
 	}
-	row = append(row, r.Tier, orDashStr(r.HashCoordinator), slotCell(r))
+	row = append(row, r.Tier, render.Dash(r.HashCoordinator), slotCell(r))
 	if r.Kind == inspect.KindTxn {
 		row = append(row, r.TxnSlotFile)
 	}
@@ -262,13 +262,6 @@ func slotCell(r inspect.WhoisResult) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d", r.Slot, r.NumBrokers)
-}
-
-func orDashStr(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
@@ -283,13 +276,13 @@ func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
 // streamWhois answers keys from r line by line without holding them; the
 // json and jsonl fast path appends each answer's bytes directly.
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	out := newRowStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
+	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
 	err := readKeys(r, func(key []byte) error {
 		appendJSON := func(dst []byte) []byte {
 			b := wh.AppendJSON(dst, key)
 			return b[:len(b)-1] // without its newline
 		}
-		if out.f == render.JSON || out.f == render.JSONL {
+		if f := out.Format(); f == render.JSON || f == render.JSONL {
 			return out.Item(appendJSON, nil, nil)
 		}
 		r := wh.Resolve(string(key))

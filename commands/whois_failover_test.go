@@ -18,6 +18,7 @@ import (
 // took over wrote its first version with no consumerGroups: every group
 // fell back to the hash tier. A Rust controller reloads the entries.
 func TestWhoisWhatIfControllerDownPerGeneration(t *testing.T) {
+	t.Parallel()
 	dir := labCluster(t)
 	keys := []string{"g-beta", "g-gamma", "lab-group"}
 	run := func(args ...string) (map[string]inspect.WhoisResult, cliResult) {
@@ -113,6 +114,7 @@ func TestWhoisWhatIfControllerDownPerGeneration(t *testing.T) {
 // controller itself stops, for each failover behaviour: the Go flavour's
 // (drop) and the Rust controller's (reload).
 func TestWhoisWhatIfControllerDownSandbox(t *testing.T) {
+	t.Parallel()
 	for _, fo := range []sandbox.Failover{sandbox.FailoverDrop, sandbox.FailoverReload} {
 		t.Run(string(fo), func(t *testing.T) {
 			s := sandbox.Start(t, sandbox.Options{Brokers: 4, Failover: fo, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})

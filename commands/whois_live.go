@@ -99,7 +99,7 @@ func whoisLiveRow(r WhoisLiveResult) []string {
 			wireCell = "none"
 		}
 	}
-	row := []string{r.Key, orDashStr(r.Coordinator), wireCell, agrees, r.Tier, orDashStr(r.HashCoordinator), slotCell(r.WhoisResult)}
+	row := []string{r.Key, render.Dash(r.Coordinator), wireCell, agrees, r.Tier, render.Dash(r.HashCoordinator), slotCell(r.WhoisResult)}
 	if r.Kind == inspect.KindTxn {
 		row = append(row, r.TxnSlotFile)
 	}
@@ -134,15 +134,15 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 	if st.disagree > 0 {
 		g.Warnf("%s of %d: FindCoordinator disagrees with the coordinator computed from the volume (brokers route by another assignment, or an entry names a broker that is gone)",
-			plural(st.disagree, "key", "keys"), st.keys)
+			render.Plural(st.disagree, "key", "keys"), st.keys)
 	} else if st.keys > 0 {
-		g.Notef("live: FindCoordinator agrees with the volume for all %s", plural(st.keys, "key", "keys"))
+		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.keys, "key", "keys"))
 	}
 	if st.failed > 0 {
-		return fmt.Errorf("FindCoordinator failed for %s", plural(st.failed, "key", "keys"))
+		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.failed, "key", "keys"))
 	}
 	if st.disagree > 0 && exitCode {
-		return exit.ProblemsFound("%s disagree", plural(st.disagree, "key", "keys"))
+		return exit.ProblemsFound("%s disagree", render.Plural(st.disagree, "key", "keys"))
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
-	out := newRowStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
+	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
 		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ","))))
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {

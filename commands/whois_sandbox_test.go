@@ -15,6 +15,7 @@ import (
 // controller does when B dies: the sandbox places entries for active
 // groups exactly as kaas does, so the prediction must be the outcome.
 func TestWhatIfDownPredictsTheController(t *testing.T) {
+	t.Parallel()
 	for _, placement := range []sandbox.Placement{sandbox.PlacementRendezvous, sandbox.PlacementHash} {
 		t.Run(string(placement), func(t *testing.T) {
 			s := sandbox.Start(t, sandbox.Options{Brokers: 4, Placement: placement, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})

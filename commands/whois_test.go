@@ -44,6 +44,7 @@ func findCoordinatorAnswers(t *testing.T, path string) map[string]string {
 }
 
 func TestWhoisMatchesLabFindCoordinator(t *testing.T) {
+	t.Parallel()
 	for _, phase := range labPhases {
 		t.Run(phase, func(t *testing.T) {
 			dir := repoTestdata("lab", "lab-go-kaas", phase)
@@ -73,6 +74,7 @@ func TestWhoisMatchesLabFindCoordinator(t *testing.T) {
 }
 
 func TestWhoisTableGolden(t *testing.T) {
+	t.Parallel()
 	dir := repoTestdata("lab", "lab-go-kaas", "phase2-after-kill9-skafka-1")
 	r := runCLI(t, "", nil, "whois", "lab-group", "g-beta", "g-gamma", "--data-dir", dir)
 	if r.Code != 0 {
@@ -91,6 +93,7 @@ func labCluster(t *testing.T) string {
 }
 
 func TestWhoisFieldsAndWarnings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "assignment.json", `{"controllerEpoch":2,"assignmentVersion":9,"generatedAt":"2026-07-23T11:40:02.120000000Z","controller":"kaas-1",
 "brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"alive"},{"id":"kaas-2","health":"dead"}],"partitions":[],
@@ -148,6 +151,7 @@ func TestWhoisFieldsAndWarnings(t *testing.T) {
 }
 
 func TestWhoisTxn(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "whois", "--txn", "--data-dir", labCluster(t), "-o", "json", "tx-commit", "payments-tx-0")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
@@ -167,6 +171,7 @@ func TestWhoisTxn(t *testing.T) {
 }
 
 func TestWhoisStdinStreams(t *testing.T) {
+	t.Parallel()
 	var in strings.Builder
 	var keys []string
 	for i := 0; i < 5000; i++ {
@@ -223,6 +228,7 @@ func TestWhoisStdinStreams(t *testing.T) {
 }
 
 func TestWhoisStdinEmptyIsValidJSON(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", nil, "whois", "--stdin", "--data-dir", labCluster(t), "-o", "json")
 	var res []inspect.WhoisResult
 	if r.Code != 0 || json.Unmarshal([]byte(r.Out), &res) != nil || res == nil || len(res) != 0 {
@@ -231,6 +237,7 @@ func TestWhoisStdinEmptyIsValidJSON(t *testing.T) {
 }
 
 func TestWhoisWhatIf(t *testing.T) {
+	t.Parallel()
 	dir := repoTestdata("lab", "lab-go-kaas", "phase1-steady-3-brokers")
 	phase2 := findCoordinatorAnswers(t, repoTestdata("lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "api-findcoordinator.txt"))
 	// Phase 1 has no explicit entries; killing skafka-1 there, the hash tier
@@ -274,6 +281,7 @@ func TestWhoisWhatIf(t *testing.T) {
 }
 
 func TestWhoisUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := labCluster(t)
 	for _, tc := range []struct {
 		args []string
@@ -295,6 +303,7 @@ func TestWhoisUsageErrors(t *testing.T) {
 }
 
 func TestWhoisEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := labCluster(t)
 	r := runCLI(t, "", map[string]string{"KAAS_DATA_DIR": dir}, "whois", "g-beta")
 	if r.Code != 0 || !strings.Contains(r.Out, "skafka-2") {
@@ -313,6 +322,7 @@ func TestWhoisEnvironment(t *testing.T) {
 
 // Malformed assignment files: exit 1, a message naming the file, no panic.
 func TestWhoisHostileAssignment(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"empty":        "",
 		"whitespace":   "  \n",
@@ -382,6 +392,7 @@ func TestWhoisHostileAssignment(t *testing.T) {
 // to the hash tier. The prediction from phase 1 alone matches phase 2's
 // assignment and FindCoordinator answers.
 func TestWhatIfRendezvousMatchesTheLab(t *testing.T) {
+	t.Parallel()
 	phase1 := repoTestdata("lab", "lab-go-kaas", "phase1-steady-3-brokers")
 	phase2 := findCoordinatorAnswers(t, repoTestdata("lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "api-findcoordinator.txt"))
 	r := runCLI(t, "", nil, "whois", "--data-dir", phase1, "--what-if-down", "skafka-1", "--placement", "rendezvous", "-o", "json", "g-beta", "g-gamma", "lab-group")

@@ -7,6 +7,7 @@ import (
 
 // Table output of the write commands, pinned by golden files.
 func TestWritesGolden(t *testing.T) {
+	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	out, _, code := runVol(t, "volume", "repair", "--data-dir", vol, "--kaas-version", "0.2.18", "--now", "2026-07-23T12:00:00Z", "-o", "csv") // csv: no padding by temp-dir length
 	if code != 3 {

@@ -158,7 +158,8 @@ func BenchmarkExporterScrape10k(b *testing.B) {
 // time. KAASCTL_SOAK=1h runs it for an hour ('make bench'); by default it
 // runs a few hundred refreshes.
 func TestExporterMemorySoak(t *testing.T) {
-	groups, refreshes := 100, 300
+	// No t.Parallel(): the heap it measures must be its own.
+	groups, refreshes := 100, soakRefreshes
 	var until time.Time
 	if d, err := time.ParseDuration(os.Getenv("KAASCTL_SOAK")); err == nil && d > 0 {
 		until = time.Now().Add(d)

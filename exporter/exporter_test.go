@@ -17,6 +17,7 @@ import (
 // groups (health ERR, naming the brokers' failure), the brokers it saw
 // before as down, and one log line per change of the problem.
 func TestExporterBrokersUnreachable(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}}})
 	ctx := context.Background()
 	if err := sb.Commit(ctx, "g1", map[string]map[int32]int64{"orders": {0: 0}}); err != nil {
@@ -61,6 +62,7 @@ func TestExporterBrokersUnreachable(t *testing.T) {
 // WARN from the scenario that causes it: the group commits at every
 // refresh, but records arrive faster than it consumes them.
 func TestExporterHealthWarnOnGrowingLag(t *testing.T) {
+	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
 	ctx := context.Background()
 	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})

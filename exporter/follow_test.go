@@ -32,6 +32,7 @@ func followEvent(od, group string, at time.Time, prev, cur map[string]int64) wat
 // each once however many refreshes follow. Groups outside --group-regex
 // are not kept.
 func TestExporterFollowerAnomaliesBetweenRefreshes(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
 	od := l.OffsetsPath()
@@ -96,6 +97,7 @@ func TestExporterFollowerAnomaliesBetweenRefreshes(t *testing.T) {
 // Without the follower (it stopped, or --follow-offsets=false) the files
 // read at two refreshes are compared, as before.
 func TestExporterNoFollowerComparesRefreshes(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
 	od := l.OffsetsPath()

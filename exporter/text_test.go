@@ -16,6 +16,7 @@ import (
 // Group ids are arbitrary strings: whatever they hold, the exposition must
 // parse back to the same label values.
 func TestTextExpositionRoundTrip(t *testing.T) {
+	t.Parallel()
 	odd := []string{`plain`, `quo"te`, `back\slash`, "new\nline", `ünï/cødé`, `{}=,`, ``}
 	w := newTextWriter(nil)
 	for i, g := range odd {
@@ -46,6 +47,7 @@ func TestTextExpositionRoundTrip(t *testing.T) {
 }
 
 func TestFamiliesFollowConventions(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, f := range families {
 		if seen[f.name] {
@@ -75,6 +77,7 @@ func TestFamiliesFollowConventions(t *testing.T) {
 // The alert rules, their tests and the dashboard name only metrics the
 // exporter serves.
 func TestMonitoringNamesExist(t *testing.T) {
+	t.Parallel()
 	// The probe's families (registered with --probe only).
 	known := map[string]bool{"kaas_probe_success": true, "kaas_probe_step_duration_seconds": true,
 		"kaas_probe_failures_total": true, "kaas_probe_canary_info": true, "kaas_probe_last_timestamp_seconds": true}
@@ -108,6 +111,7 @@ func TestMonitoringNamesExist(t *testing.T) {
 // alert rules: an operator sees whether rewinds are followed as they happen
 // and whether the history has gaps.
 func TestDashboardShowsFollowerAndJournal(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "monitoring", "grafana-dashboard.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +150,7 @@ func TestDashboardShowsFollowerAndJournal(t *testing.T) {
 // written valid, with its exact bytes in NAME_base64: the page parses
 // under UTF-8 validation and two such ids stay two series.
 func TestTextInvalidUTF8Labels(t *testing.T) {
+	t.Parallel()
 	w := newTextWriter(nil)
 	ids := []string{"bad\xff", "bad\xfe", "bad\uFFFD", "ok"}
 	for i, g := range ids {

@@ -25,6 +25,7 @@ func withFile(s HealthSample, mtimeSec int, offsets map[string]int64) HealthSamp
 }
 
 func TestEvaluateHealthStates(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		samples []HealthSample
@@ -111,6 +112,7 @@ func TestEvaluateHealthStates(t *testing.T) {
 }
 
 func TestEvaluateHealthRewindEvidence(t *testing.T) {
+	t.Parallel()
 	h := EvaluateHealth("g", []HealthSample{
 		withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
 		withFile(hs(5, []int64{0}, []int64{10}), 4, map[string]int64{"orders/0": 0}),
@@ -125,6 +127,7 @@ func TestEvaluateHealthRewindEvidence(t *testing.T) {
 }
 
 func TestHealthWindowSlidesAndCounts(t *testing.T) {
+	t.Parallel()
 	w := HealthWindow{Window: 10 * time.Second}
 	file := func(sec int, off int64, parts ...string) HealthSample {
 		m := map[string]int64{}
@@ -158,6 +161,7 @@ func TestHealthWindowSlidesAndCounts(t *testing.T) {
 }
 
 func TestEvaluateHealthMinSpan(t *testing.T) {
+	t.Parallel()
 	stopped := []HealthSample{hs(0, []int64{5}, []int64{10}), hs(30, []int64{5}, []int64{10})}
 	if got := EvaluateHealth("g", stopped, HealthOptions{MinSpan: time.Minute}).State; got != HealthOK {
 		t.Fatalf("30 s without a commit, MinSpan 1m: %s, want OK (not yet a while)", got)
@@ -173,6 +177,7 @@ func TestEvaluateHealthMinSpan(t *testing.T) {
 // next observation counts once, and a difference between the files the
 // follower reported nothing about is not claimed again.
 func TestHealthWindowFollowedSamples(t *testing.T) {
+	t.Parallel()
 	w := HealthWindow{Window: time.Hour}
 	follow := func(s HealthSample, as ...OffsetAnomaly) HealthSample {
 		s.FileFollowed, s.FileAnomalies = true, as
@@ -206,6 +211,7 @@ func TestHealthWindowFollowedSamples(t *testing.T) {
 // sliding window with rewinds, vanished partitions, corruption and plain
 // maps going in and out of it.
 func TestHealthWindowMatchesEvaluateHealth(t *testing.T) {
+	t.Parallel()
 	opt := HealthOptions{PlainMapIsEmpty: true}
 	w := HealthWindow{Window: 12 * time.Second, Opt: opt}
 	var kept []HealthSample

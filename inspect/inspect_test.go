@@ -21,6 +21,7 @@ func testAssignment() *volume.Assignment {
 }
 
 func TestBuildGroupRows(t *testing.T) {
+	t.Parallel()
 	rows := BuildGroupRows(GroupsInput{Assignment: testAssignment(), Files: []GroupFile{
 		{Group: "plain", Path: "c/plain.json", Layout: volume.OffsetsCurrent, Format: volume.FormatPlainMap, Partitions: 2, BrokerSeesEmpty: true},
 		{Group: "both", Path: "c/both.json", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 3},
@@ -79,6 +80,7 @@ func TestBuildGroupRows(t *testing.T) {
 }
 
 func TestDescribeGroupLag(t *testing.T) {
+	t.Parallel()
 	of := &volume.OffsetFile{Path: "c/g.json", Format: volume.FormatEnvelope, Entries: []volume.OffsetEntry{
 		{Topic: "a", Partition: 0, Offset: 10}, {Topic: "a", Partition: 1, Offset: 5}, {Topic: "a", Partition: 2, Offset: 50},
 		{Topic: "b", Partition: 0, Offset: -1}, {Topic: "b", Partition: 1, Offset: 3}, {Topic: "c", Partition: 0, Offset: 7},
@@ -129,6 +131,7 @@ func TestDescribeGroupLag(t *testing.T) {
 }
 
 func TestParseLagFilter(t *testing.T) {
+	t.Parallel()
 	d := &GroupDescription{TotalLag: 10, LagKnown: true}
 	for expr, want := range map[string]bool{">9": true, ">10": false, ">=10": true, "<10": false, "<=10": true, "=10": true, "10": true, "11": false, "9": true,
 		"==10": true, " > 9 ": true, "!=10": false, "!=3": true, "5..10": true, "11..20": false} {
@@ -152,6 +155,7 @@ func TestParseLagFilter(t *testing.T) {
 }
 
 func TestBuildTxnRows(t *testing.T) {
+	t.Parallel()
 	since := time.Date(2026, 7, 23, 11, 0, 0, 0, time.UTC)
 	slots := []*volume.TxnSlotFile{{Path: "txn_state/slot-25.json", Slot: 25, Entries: []volume.TxnEntry{
 		{ID: "tx-ongoing", PID: 7, Epoch: 1, State: "Ongoing", OngoingSinceMs: since.UnixMilli(), TransactionTimeoutMs: 60000,
@@ -178,6 +182,7 @@ func TestBuildTxnRows(t *testing.T) {
 }
 
 func TestBuildCheckReport(t *testing.T) {
+	t.Parallel()
 	res := &volume.CheckResult{Findings: []volume.Finding{
 		{Severity: "info", Code: "c", Path: "b"}, {Severity: "error", Code: "b", Path: "z"}, {Severity: "warning", Code: "a", Path: "a"}, {Severity: "error", Code: "a", Path: "a"},
 	}}

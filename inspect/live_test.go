@@ -13,6 +13,7 @@ import (
 )
 
 func TestBrokerOrdinalAndNames(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]int32{"kaas-2": 2, "skafka-10": 10, "a-b-c-7": 7, "7": 7, "kaas-": -1, "kaas-x": -1, "": -1} {
 		got, ok := BrokerOrdinal(id)
 		if (want >= 0) != ok || (ok && got != want) {
@@ -33,6 +34,7 @@ func TestBrokerOrdinalAndNames(t *testing.T) {
 }
 
 func TestParseStates(t *testing.T) {
+	t.Parallel()
 	got, err := ParseStates(" empty,STABLE,, preparingrebalance,Empty")
 	if err != nil || !slices.Equal(got, []string{"Empty", "Stable", "PreparingRebalance"}) {
 		t.Errorf("got %v %v", got, err)
@@ -75,6 +77,7 @@ func FuzzBrokerOrdinal(f *testing.F) {
 }
 
 func TestWireDisagrees(t *testing.T) {
+	t.Parallel()
 	ok := wire.Coordinator{Key: "g", NodeID: 1}
 	cna := wire.Coordinator{Key: "g", NodeID: -1, Code: kerr.CoordinatorNotAvailable.Code, Err: "COORDINATOR_NOT_AVAILABLE"}
 	other := wire.Coordinator{Key: "g", NodeID: -1, Err: "the broker did not answer for this key"}
@@ -96,6 +99,7 @@ func TestWireDisagrees(t *testing.T) {
 // MergeLive from literals: a stale listing, a file-only group, a wire
 // mismatch, and a live-only group.
 func TestMergeLive(t *testing.T) {
+	t.Parallel()
 	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}},
 		ConsumerGroups: []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-1"}}}
 	rt := a.Router()
@@ -144,6 +148,7 @@ func TestMergeLive(t *testing.T) {
 }
 
 func TestStateMessage(t *testing.T) {
+	t.Parallel()
 	for state, want := range map[string]string{
 		"Empty":              "Consumer group 'g' has no active members.",
 		"Dead":               "Consumer group 'g' does not exist.",
@@ -159,6 +164,7 @@ func TestStateMessage(t *testing.T) {
 // BuildLiveDescription: file vs live, lag from live, from the file when the
 // coordinator has nothing loaded, from the log start when nothing is committed.
 func TestBuildLiveDescription(t *testing.T) {
+	t.Parallel()
 	w := wire.GroupDescription{DescribedGroup: wire.DescribedGroup{Group: "g", Coordinator: 1, State: "Empty", Members: []wire.Member{}},
 		Committed: wire.GroupOffsets{Offsets: map[string]map[int32]wire.Committed{"t": {0: {Offset: 5}, 1: {Offset: -1}, 2: {Offset: 9}}}}}
 	file := &GroupDescription{Group: "g", Coordinator: CoordinatorView{Coordinator: "kaas-1", Tier: "hash"}, Sources: []string{SourceFile},

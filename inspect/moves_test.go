@@ -49,6 +49,7 @@ func mvMoveOf(t *testing.T, r MovesResult, key string) Move {
 }
 
 func TestCauses(t *testing.T) {
+	t.Parallel()
 	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
 	b2 := mvAlive("kaas-0", "kaas-2")
 	// slot 1 of 3 (kaas-1) → coordinator leaves.
@@ -149,6 +150,7 @@ func TestCauses(t *testing.T) {
 }
 
 func TestAuditEntries(t *testing.T) {
+	t.Parallel()
 	g0 := mvFindGroup(t, "g", func(h uint32) bool { return h%3 == 0 })
 	a := mvAsg(1, 1, "kaas-0", []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "dead"}, {ID: "kaas-2", Health: "alive"}},
 		volume.GroupEntry{GroupID: g0, Broker: "kaas-0"},
@@ -177,6 +179,7 @@ func TestAuditEntries(t *testing.T) {
 // FindCoordinator answer changed between phase 1 (v2) and phase 2 (v3),
 // and each move's endpoints are the brokers' answers.
 func TestLabDiffMatchesFindCoordinator(t *testing.T) {
+	t.Parallel()
 	dir, err := labdata.Dir()
 	if err != nil {
 		t.Fatal(err)

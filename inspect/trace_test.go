@@ -43,6 +43,7 @@ func trCoordinatorsAt(tr *Trace) map[int64]map[string]string {
 // brokers answered to FindCoordinator in the matching phase (phase 1 ↔ v2,
 // phase 2 ↔ v3).
 func TestLabTraceMatchesFindCoordinator(t *testing.T) {
+	t.Parallel()
 	dir, err := labdata.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func trSnapshot(a *volume.Assignment) volume.Snapshot {
 }
 
 func TestTraceLogEvidence(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 7, 23, 11, 40, 0, 0, time.UTC)
 	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
 	b2 := mvAlive("kaas-0", "kaas-2")
@@ -153,6 +155,7 @@ func TestTraceLogEvidence(t *testing.T) {
 }
 
 func TestTraceGapAndFailover(t *testing.T) {
+	t.Parallel()
 	b3 := mvAlive("kaas-0", "kaas-1", "kaas-2")
 	b2 := mvAlive("kaas-0", "kaas-2")
 	g := mvFindGroup(t, "g", func(h uint32) bool { return h%3 == 0 && h%2 == 1 })
@@ -215,6 +218,7 @@ func trItoa(i int) string {
 // create the version, a coordinator-change line without an epoch lands
 // on it, and the lease explains the move.
 func TestTraceLogOnlyFailover(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 29, 9, 9, 0, 0, time.UTC)
 	v1 := mvAsg(0, 3, "kaas-0", mvAlive("kaas-0", "kaas-2"))
 	v1.GeneratedAt = t0.Format(time.RFC3339Nano)

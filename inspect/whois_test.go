@@ -37,6 +37,7 @@ func checkAppendJSON(t *testing.T, wh *Whois, key string) {
 }
 
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	keys := []string{"", "pinned", "on-dead", "ghost", "billing", "a/b", "../x", "/abs", "quote\"back\\slash", "ctl\x00\x01\x1f\n\t\r\b\f",
 		"<html>&amp;", "ünïcødé", "bad\xffutf8\xc3", "line\u2028sep\u2029", strings.Repeat("x", 300)}
 	for i := 0; i < 100; i++ {
@@ -79,6 +80,7 @@ func FuzzWhoisJSON(f *testing.F) {
 }
 
 func TestGroupIDProblem(t *testing.T) {
+	t.Parallel()
 	for id, bad := range map[string]bool{
 		"orders-app": false, "ünïcødé": false, "a.b": false, "..x": false,
 		"": true, "a/b": true, "../x": true, "x/../y": true, "/abs": true, "a\x00b": true, "bad\xff": true,
@@ -91,6 +93,7 @@ func TestGroupIDProblem(t *testing.T) {
 }
 
 func TestWhatIfRetiresEntriesOnDownBrokers(t *testing.T) {
+	t.Parallel()
 	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +115,7 @@ func TestWhatIfRetiresEntriesOnDownBrokers(t *testing.T) {
 }
 
 func TestScanKeyHashIsFNV(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"", "a", "foobar", "g1", "bad\xff", strings.Repeat("z", 999)} {
 		if h, _ := scanKey([]byte(k)); h != grouphash.FNV1a32(k) {
 			t.Errorf("scanKey(%q) hash %#x, want %#x", k, h, grouphash.FNV1a32(k))
@@ -120,6 +124,7 @@ func TestScanKeyHashIsFNV(t *testing.T) {
 }
 
 func TestWhatIfPlacement(t *testing.T) {
+	t.Parallel()
 	wh, err := NewWhois(whoisAssignment(), KindGroup, WhatIf{Down: []string{"kaas-10"}, Placement: "rendezvous"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ type fieldsView struct {
 }
 
 func TestFields(t *testing.T) {
+	t.Parallel()
 	var got []string
 	for _, f := range Fields([]fieldsView{}) {
 		got = append(got, f.Path+" ("+f.Kind+")")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	if p := NewProgress(&bytes.Buffer{}, false, false, "x", 0); p != nil {
 		t.Error("progress on a non-terminal")
 	}

@@ -323,13 +323,6 @@ func writeSpaces(bw *bufio.Writer, n int) {
 	bw.WriteString(spaces[:n])
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // WriteJSON writes v as JSON without HTML escaping; nil slices become [];
 // a string that is not valid UTF-8 gets a base64 sibling (Base64Suffix).
 func WriteJSON(w io.Writer, v any, indent bool) error {

@@ -25,6 +25,7 @@ type view struct {
 }
 
 func TestNoNulls(t *testing.T) {
+	t.Parallel()
 	v := view{Key: "k", List: []inner{{}}, Ptr: &inner{}, hidden: nil}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, v, false); err != nil {
@@ -51,6 +52,7 @@ func TestNoNulls(t *testing.T) {
 // does not make NoNulls copy the value (a 1,000,000-row listing would copy
 // every row); a nil one without omitempty still does.
 func TestNoNullsOmitEmptyUncopied(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		Group  string            `json:"group"`
 		Topics []string          `json:"topics,omitempty"`
@@ -79,6 +81,7 @@ func sample() Output {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		f    Format
 		tty  bool
@@ -112,6 +115,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestYAMLQuotesAmbiguousStrings(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteYAML(&b, map[string]any{"a": "0x10", "b": "true", "c": "", "d": 5}); err != nil {
 		t.Fatal(err)
@@ -124,6 +128,7 @@ func TestYAMLQuotesAmbiguousStrings(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	if f, err := ParseFormat("JSON"); err != nil || f != JSON {
 		t.Errorf("JSON: %v %v", f, err)
 	}
@@ -163,6 +168,7 @@ func tabwriterPlain(t *TableData, wide bool) string {
 }
 
 func TestAlignedMatchesTabwriter(t *testing.T) {
+	t.Parallel()
 	alphabet := []string{"", "a", "bb", "orders-app", "ünï", "日本", "\xff", "a\tb", "x\ny", "\xc3", "-", "0123456789abcdef0123456789"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := range 300 {
@@ -196,6 +202,7 @@ func TestAlignedMatchesTabwriter(t *testing.T) {
 }
 
 func TestLargeTableOnTerminalStreams(t *testing.T) {
+	t.Parallel()
 	tb := NewTable("GROUP", "STATE")
 	for i := range BoxedRows + 1 {
 		tb.Add(fmt.Sprintf("g-%d", i), "Empty")

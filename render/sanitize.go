@@ -150,6 +150,15 @@ var paintMark = func() string {
 	return "{" + hex.EncodeToString(b[:]) + "}"
 }()
 
+// SGR codes for Paint.
+const (
+	Red    = "31"
+	Yellow = "33"
+	Green  = "32"
+	Bold   = "1"
+	Dim    = "2"
+)
+
 // Paint wraps s in an ANSI SGR colour (code such as "31" or "1") when the
 // printer may use colour; s itself is cleaned. Only text printed through
 // the printer's human writer (Output.Human) can carry colour.

@@ -12,6 +12,7 @@ import (
 )
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"orders-app", "orders-app"},
 		{"ünïcødé 日本", "ünïcødé 日本"},
@@ -51,6 +52,7 @@ func checkCleanOutput(t *testing.T, in, out string, text bool) {
 }
 
 func TestCleanWriterChunks(t *testing.T) {
+	t.Parallel()
 	in := "a\x1b[31mred\u202e\xff ünï\ncødé\x1b"
 	want := CleanText(in)
 	for size := 1; size <= len(in); size++ {
@@ -67,6 +69,7 @@ func TestCleanWriterChunks(t *testing.T) {
 }
 
 func TestPaintSurvivesOnlyThroughPrinter(t *testing.T) {
+	t.Parallel()
 	p := &Printer{Format: Table, Color: true}
 	var out bytes.Buffer
 	p.Out = &out
@@ -88,6 +91,7 @@ func TestPaintSurvivesOnlyThroughPrinter(t *testing.T) {
 }
 
 func TestTableCellsCleaned(t *testing.T) {
+	t.Parallel()
 	tb := NewTable("GROUP", "NOTE")
 	tb.Add("evil\x1b[2J\u202e", "ok")
 	for _, tty := range []bool{false, true} {
@@ -161,6 +165,7 @@ type embedded struct {
 }
 
 func TestJSONValidIdsUnchanged(t *testing.T) {
+	t.Parallel()
 	v := []idView{{Group: "g<&>", Members: nil, Inner: &idInner{Topic: "t", Lag: 3}, embedded: embedded{Coordinator: "kaas-0"}}}
 	var got, want bytes.Buffer
 	if err := WriteJSON(&got, v, true); err != nil {
@@ -176,6 +181,7 @@ func TestJSONValidIdsUnchanged(t *testing.T) {
 }
 
 func TestJSONInvalidIdRoundTrip(t *testing.T) {
+	t.Parallel()
 	id := "com.example.\xff\xfe.orders-" + strings.Repeat("x", 60)
 	v := idView{Group: id, Members: []string{"ok", "m\xc3"}, Inner: &idInner{Topic: "t"}, embedded: embedded{Coordinator: "kaas-1"}}
 	for _, indent := range []bool{true, false} {

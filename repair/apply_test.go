@@ -13,6 +13,7 @@ import (
 // cannot be planned are not written, a refused group only with Force, the
 // others are written and verified; the error carries the exit code.
 func TestApplyOffsetsPerGroup(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "g2.json"), []byte(offlineOld), 0o644)
 	os.MkdirAll(filepath.Join(l.DataDir, "audit", "0"), 0o755)

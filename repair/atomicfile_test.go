@@ -40,6 +40,7 @@ func leftovers(t *testing.T, p string) []string {
 }
 
 func TestWriteFileAtomic(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	st, _ := ReadState(p)
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
@@ -68,6 +69,7 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 func TestWriteFileAtomicNewFile(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "new.json")
 	st, _ := ReadState(p)
 	res, err := WriteFileAtomic(p, []byte(newContent), WriteOptions{Expect: &st, Backup: true})
@@ -80,6 +82,7 @@ func TestWriteFileAtomicNewFile(t *testing.T) {
 }
 
 func TestWriteFileAtomicConcurrentWriter(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	st, _ := ReadState(p)
 	os.WriteFile(p, []byte(`{"offsets":{"orders/0":11}}`), 0o644) // a broker commits
@@ -110,6 +113,7 @@ func TestWriteFileAtomicConcurrentWriter(t *testing.T) {
 // A failure after each step leaves the old or the new content, never a
 // mix, and no temp file.
 func TestWriteFileAtomicFailureAfterEachStep(t *testing.T) {
+	t.Parallel()
 	for _, failAt := range allSteps {
 		t.Run(failAt, func(t *testing.T) {
 			p := setup(t)
@@ -143,6 +147,7 @@ func TestWriteFileAtomicFailureAfterEachStep(t *testing.T) {
 // is still the old or the new content. The test binary re-runs itself as
 // the dying writer.
 func TestWriteFileAtomicCrashAfterEachStep(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("KAASCTL_CRASH_DIR"); dir != "" {
 		step := os.Getenv("KAASCTL_CRASH_STEP")
 		p := filepath.Join(dir, "g.json")

@@ -13,6 +13,7 @@ import (
 // A legacy file that is the live file reached another way (a hard link)
 // is never moved onto, or away from, itself.
 func TestRepairNeverMovesAFileOntoItself(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, volume.ClusterSubdir)}
 	cur := filepath.Join(l.OffsetsPath(), "g.json")
@@ -44,6 +45,7 @@ func TestRepairNeverMovesAFileOntoItself(t *testing.T) {
 // On an undetermined generation repair does only generation-independent
 // fixes and lists the rest as skipped.
 func TestRepairUndeterminedGeneration(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, volume.ClusterSubdir)}
 	os.MkdirAll(l.OffsetsPath(), 0o755)

@@ -33,6 +33,7 @@ func history() GroupHistory {
 }
 
 func TestTargetAt(t *testing.T) {
+	t.Parallel()
 	h := history()
 	tg, err := TargetAt(h, h0.Add(15*time.Second))
 	if err != nil || tg.Offsets["orders/1"] != 20 || !tg.Point.Time.Equal(h0.Add(10*time.Second)) {
@@ -47,6 +48,7 @@ func TestTargetAt(t *testing.T) {
 }
 
 func TestTargetBeforeAnomaly(t *testing.T) {
+	t.Parallel()
 	h := history()
 	// The latest incident is the wipe at 40: the state before it (at 30),
 	// not the state before the rewind at 20, which was followed by a good
@@ -79,6 +81,7 @@ func TestTargetBeforeAnomaly(t *testing.T) {
 // Anomalies with no good observation between them are one incident: the
 // restore goes back to before the first of them.
 func TestTargetBeforeAnomalyOneIncident(t *testing.T) {
+	t.Parallel()
 	h := GroupHistory{Group: "app", Points: []watch.HistoryPoint{
 		pt(0, map[string]int64{"orders/0": 10, "orders/1": 10}),
 		pt(10, map[string]int64{"orders/0": 3, "orders/1": 10}, "REWIND:orders/0"),
@@ -99,6 +102,7 @@ func TestTargetBeforeAnomalyOneIncident(t *testing.T) {
 }
 
 func TestHistorySpec(t *testing.T) {
+	t.Parallel()
 	tg, _ := TargetAt(history(), h0.Add(15*time.Second))
 	sp, _, err := HistorySpec([]HistoryTarget{tg}, nil, "--to-history X")
 	if err != nil || sp.Kind != FromFile || len(sp.File.Rows) != 2 || sp.String() != "--to-history X" {
@@ -118,6 +122,7 @@ func TestHistorySpec(t *testing.T) {
 }
 
 func TestListBackupsAndHistory(t *testing.T) {
+	t.Parallel()
 	cd := t.TempDir()
 	os.MkdirAll(filepath.Join(cd, volume.OffsetsDir), 0o755)
 	l := volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
@@ -168,6 +173,7 @@ func TestListBackupsAndHistory(t *testing.T) {
 // A rewind both the journal and the backups saw is counted once (the
 // journal's); one only the backups saw is marked on the backup point.
 func TestMarkBackupAnomaliesNoDoubleCount(t *testing.T) {
+	t.Parallel()
 	chain := []watch.HistoryPoint{
 		pt(0, map[string]int64{"orders/0": 10}),
 		pt(10, map[string]int64{"orders/0": 4}),

@@ -24,6 +24,7 @@ func row(rows []PlanRow, topic string, p int32) PlanRow {
 }
 
 func TestPlanSpecs(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		topic string
 		p     int32
@@ -69,6 +70,7 @@ func TestPlanSpecs(t *testing.T) {
 }
 
 func TestPlanChangedAndErrors(t *testing.T) {
+	t.Parallel()
 	rows := Plan("g", Spec{Kind: ToCurrent}, parts())
 	if r := row(rows, "orders", 1); r.Changed || r.Current == nil || *r.Current != 50 {
 		t.Errorf("to-current must not change a committed partition: %+v", r)
@@ -86,6 +88,7 @@ func TestPlanChangedAndErrors(t *testing.T) {
 // that clamps to it, or is it, refuses the row naming the evidence;
 // --to-current changes nothing; the override plans without clamping.
 func TestPlanUnverifiedLogEnd(t *testing.T) {
+	t.Parallel()
 	stale := []PartitionInfo{
 		{Topic: "orders", Partition: 0, Committed: 785, HasCommitted: true, LogStart: 0, LogEnd: 0, HasLog: true, LogSource: "manifest", LogUnknown: "the segment files could not be read (no segment files)"},
 		{Topic: "orders", Partition: 1, Committed: 640, HasCommitted: true, LogStart: 0, LogEnd: 1576, HasLog: true, LogSource: "segments"},

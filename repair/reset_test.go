@@ -77,6 +77,7 @@ func planOffline(t testing.TB, l volume.Layout, spec Spec, scopes ...TopicScope)
 }
 
 func TestOfflineResetKeepsOtherTopicsAndMetadata(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	gp := planOffline(t, l, Spec{Kind: ToEarliest}, TopicScope{Topic: "orders"})
 	if len(gp.Rows) != 2 || gp.Kept != 1 || gp.StateSource != "offline" || gp.State != StateUnknown {
@@ -101,6 +102,7 @@ func TestOfflineResetKeepsOtherTopicsAndMetadata(t *testing.T) {
 }
 
 func TestOfflineDeleteRewritesEnvelope(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	plans, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"g"}, Scopes: []TopicScope{{Topic: "orders", Partitions: []int32{1, 7}}}, Delete: true})
 	if err != nil {
@@ -121,6 +123,7 @@ func TestOfflineDeleteRewritesEnvelope(t *testing.T) {
 // A file changed by a broker between the plan and the write is never
 // overwritten.
 func TestOfflineResetConcurrentWriter(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	gp := planOffline(t, l, Spec{Kind: ToEarliest}, TopicScope{Topic: "orders"})
 	broker := `{"offsets":{"orders/0":11}}`
@@ -138,6 +141,7 @@ func TestOfflineResetConcurrentWriter(t *testing.T) {
 }
 
 func TestPlanRefusesUnreadableFile(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "g.json"), []byte(`{"offsets":{"orders/0":1`), 0o644)
 	plans, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"g", "../x", "a/b"}, AllTopics: true, Spec: Spec{Kind: ToEarliest}})
@@ -155,6 +159,7 @@ func TestPlanRefusesUnreadableFile(t *testing.T) {
 }
 
 func TestOfflineTimeSpecNeedsBrokers(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	_, err := PlanGroups(context.Background(), Inputs{Layout: l}, ResetOptions{Groups: []string{"g"}, AllTopics: true, Spec: Spec{Kind: ByDuration, Time: time.Now().Add(-time.Hour)}})
 	if err == nil || !strings.Contains(err.Error(), "needs live brokers") {
@@ -163,6 +168,7 @@ func TestOfflineTimeSpecNeedsBrokers(t *testing.T) {
 }
 
 func TestOfflinePlainMapIsConverted(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "g.json"), []byte(`{"orders/0":10,"audit/0":4}`), 0o644)
 	l = l.PinnedTo(volume.Gen018, "test") // a plain map is a hazard on 0.2.18 only
@@ -245,6 +251,7 @@ func TestOfflineResetCrashAfterEachStep(t *testing.T) {
 }
 
 func TestMergeEntries(t *testing.T) {
+	t.Parallel()
 	file := []volume.OffsetEntry{{Topic: "a", Partition: 0, Offset: 5, Metadata: "x"}, {Topic: "b", Partition: 1, Offset: 7}}
 	got := MergeEntries(file, []PlanRow{{Topic: "a", Partition: 0, New: 1}, {Topic: "c", Partition: 2, New: 3}, {Topic: "b", Partition: 1, New: 99, Error: "no"}}, map[tpKey]bool{})
 	want := []volume.OffsetEntry{{Topic: "a", Partition: 0, Offset: 1, Metadata: "x"}, {Topic: "b", Partition: 1, Offset: 7}, {Topic: "c", Partition: 2, Offset: 3}}
@@ -265,6 +272,7 @@ func TestMergeEntries(t *testing.T) {
 }
 
 func TestPlanRefusesLegacyOnlyGroup(t *testing.T) {
+	t.Parallel()
 	l := offlineVolume(t)
 	os.MkdirAll(filepath.Join(l.DataDir, "__consumer_offsets"), 0o755)
 	os.WriteFile(filepath.Join(l.DataDir, "__consumer_offsets", "old.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)

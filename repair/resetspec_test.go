@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseDateTime(t *testing.T) {
+	t.Parallel()
 	// A value without a zone is UTC whatever the host's zone (Kafka's
 	// tool appends "Z"); TZ cannot change it.
 	for _, tc := range []struct {
@@ -49,6 +50,7 @@ func TestParseDateTime(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{
 		"PT1H": time.Hour, "P1DT12H": 36 * time.Hour, "PT90M": 90 * time.Minute, "PT0.5S": 500 * time.Millisecond, "P2D": 48 * time.Hour,
 		"pt15m": 15 * time.Minute, "1h": time.Hour, "90m": 90 * time.Minute, "2d": 48 * time.Hour, "1h30m": 90 * time.Minute, "250ms": 250 * time.Millisecond,
@@ -68,6 +70,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestParseDurationBeyondWhatADurationHolds(t *testing.T) {
+	t.Parallel()
 	// Further back than a time.Duration reaches is before every record:
 	// it saturates (the reset resolves it to the log start) instead of
 	// wrapping around into the future.
@@ -83,6 +86,7 @@ func TestParseDurationBeyondWhatADurationHolds(t *testing.T) {
 }
 
 func TestParseTopicScope(t *testing.T) {
+	t.Parallel()
 	ts, err := ParseTopicScope("orders:5,0,2,2")
 	if err != nil || ts.Topic != "orders" || len(ts.Partitions) != 3 || ts.Partitions[0] != 0 || ts.Partitions[2] != 5 {
 		t.Errorf("%+v %v", ts, err)
@@ -98,6 +102,7 @@ func TestParseTopicScope(t *testing.T) {
 }
 
 func TestResetCSVRoundTrip(t *testing.T) {
+	t.Parallel()
 	rows := []PlanRow{
 		{Group: "g1", Topic: "orders", Partition: 0, New: 5},
 		{Group: "g1", Topic: "orders", Partition: 1, New: 7},
@@ -133,6 +138,7 @@ func btoi(b bool) int {
 }
 
 func TestParseResetCSVErrors(t *testing.T) {
+	t.Parallel()
 	ok := "topic,partition,offset\n# a comment\norders,0,5\n\n"
 	if fp, err := ParseResetCSV(strings.NewReader(ok), "f"); err != nil || len(fp.Rows) != 1 {
 		t.Errorf("header/comment/blank: %+v %v", fp, err)

@@ -57,6 +57,7 @@ func ownerMode(t *testing.T, p string) (uint32, uint32, os.FileMode) {
 // A 0600 file stays 0600 and its backup is no more readable. As root, a
 // file owned by 1000:1000 keeps that owner, and so does its backup.
 func TestWriteKeepsOwnerAndMode(t *testing.T) {
+	t.Parallel()
 	_, p := testVolume(t)
 	os.Chmod(p, 0o600)
 	asRoot := os.Geteuid() == 0
@@ -88,6 +89,7 @@ func TestWriteKeepsOwnerAndMode(t *testing.T) {
 // no temp file and no backup; so does a failure at any step before the
 // switch.
 func TestFailedWriteRemovesTempAndBackup(t *testing.T) {
+	t.Parallel()
 	for _, failAt := range []string{StepBackup, StepTempWrite, StepTempSync, StepRecheck} {
 		t.Run(failAt, func(t *testing.T) {
 			p := setup(t)
@@ -115,6 +117,7 @@ func TestFailedWriteRemovesTempAndBackup(t *testing.T) {
 
 // After 30 writes, the last 10 backups remain (or --keep-backups N).
 func TestBackupRetention(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		keep, want int
 	}{{0, volume.DefaultKeepBackups}, {3, 3}, {-1, 30}} {
@@ -148,6 +151,7 @@ func TestBackupRetention(t *testing.T) {
 // A group id of 246 bytes (kaas's limit): the temp and backup names stay
 // within NAME_MAX, and the backup is found by its stem.
 func TestLongGroupIDWrite(t *testing.T) {
+	t.Parallel()
 	l, _ := testVolume(t)
 	group := strings.Repeat("g", 246)
 	p, err := GroupFilePath(l, group)
@@ -190,6 +194,7 @@ func TestLongGroupIDWrite(t *testing.T) {
 // A <group>.json that is a link to a secret file outside the volume is
 // neither read into a backup nor written through.
 func TestSymlinkedGroupFileRefused(t *testing.T) {
+	t.Parallel()
 	l, p := testVolume(t)
 	secret := filepath.Join(t.TempDir(), "shadow")
 	os.WriteFile(secret, []byte(`{"offsets":{"secret/0":1}}`), 0o600)
@@ -233,6 +238,7 @@ func TestSymlinkedGroupFileRefused(t *testing.T) {
 // A linked __consumer_offsets is refused for writes (and by the plan),
 // and allowed with FollowSymlinks.
 func TestSymlinkedOffsetsDirRefused(t *testing.T) {
+	t.Parallel()
 	l, _ := testVolume(t)
 	real := filepath.Join(t.TempDir(), "elsewhere")
 	os.Rename(l.OffsetsPath(), real)
@@ -262,6 +268,7 @@ func TestSymlinkedOffsetsDirRefused(t *testing.T) {
 // corrupt file into a fresh directory of its own, and nothing lands in the
 // attacker's directory.
 func TestQuarantinePlantedLinks(t *testing.T) {
+	t.Parallel()
 	l, p := testVolume(t)
 	os.WriteFile(p, []byte(`{"offsets":{"orders/0":`), 0o644) // truncated: quarantined
 	canary := t.TempDir()
@@ -316,6 +323,7 @@ func TestQuarantinePlantedLinks(t *testing.T) {
 
 // A quarantine dir owned by another uid is refused (root only: chown).
 func TestQuarantineForeignOwner(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the quarantine dir another owner")
 	}
@@ -339,6 +347,7 @@ func TestQuarantineForeignOwner(t *testing.T) {
 // volume repair on a linked offsets dir: refused in the plan, with a
 // clear error, and nothing changes.
 func TestRepairSymlinkedOffsetsDir(t *testing.T) {
+	t.Parallel()
 	l, p := testVolume(t)
 	os.WriteFile(p, []byte(`{"orders/0":5}`), 0o644) // plain map: convert
 	real := filepath.Join(t.TempDir(), "elsewhere")
@@ -366,6 +375,7 @@ func TestRepairSymlinkedOffsetsDir(t *testing.T) {
 // volume repair quarantines a corrupt file of a 246-byte group id: the
 // salvaged CSV's name fits NAME_MAX too.
 func TestRepairLongGroupIDQuarantine(t *testing.T) {
+	t.Parallel()
 	l, _ := testVolume(t)
 	group := strings.Repeat("q", 246)
 	p := filepath.Join(l.OffsetsPath(), group+".json")

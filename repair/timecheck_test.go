@@ -12,6 +12,7 @@ import (
 )
 
 func TestCheckTimeAnswer(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	// Ten records, one an hour from base.
 	stamps := func(from, to int64) []wire.RecordStamp {
@@ -58,6 +59,7 @@ func TestCheckTimeAnswer(t *testing.T) {
 // generation's answer for every time) is refused; any other answer is
 // only a warning.
 func TestCheckTimeAnswersUnreadable(t *testing.T) {
+	t.Parallel()
 	cl := &wire.Client{Settings: &wire.Settings{Brokers: []string{"127.0.0.1:1"}, MaxVersions: "no-such-cap"}}
 	at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
 	timed := kadm.ListedOffsets{"orders": {

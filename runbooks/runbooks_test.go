@@ -141,6 +141,7 @@ func coordinators(t *testing.T, s *sandbox.Sandbox) map[string]string {
 }
 
 func TestWhatMovesIfDown(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	s := startSandbox(t, 12)
 	args := "--data-dir " + s.Layout().DataDir + " -q"
@@ -179,6 +180,7 @@ func TestWhatMovesIfDown(t *testing.T) {
 }
 
 func TestEntriesDisagree(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "assignment.json"), []byte(`{"controllerEpoch":2,"assignmentVersion":5,"controller":"kaas-0",
@@ -206,6 +208,7 @@ func TestEntriesDisagree(t *testing.T) {
 }
 
 func TestWatchRollingRestart(t *testing.T) {
+	// Not parallel: t.Setenv.
 	tools(t)
 	s := startSandbox(t, 8)
 	journal := filepath.Join(t.TempDir(), "journal")
@@ -371,6 +374,7 @@ func TestSafeReset(t *testing.T) {
 }
 
 func TestStaleAndFileOnly(t *testing.T) {
+	t.Parallel()
 	tools(t)
 	s := startSandbox(t, 0)
 	s.EmulateStaleGroups(true)

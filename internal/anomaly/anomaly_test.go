@@ -6,6 +6,7 @@ import (
 )
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	prev := Observation{Time: t0, Group: "g", File: "g.json", Format: "envelope",
 		Offsets: map[string]int64{"orders/0": 10, "orders/1": 20, "orders/2": 30}}

@@ -35,6 +35,7 @@ func vectorsPath(t *testing.T) string {
 }
 
 func TestRoutingVectors(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(vectorsPath(t))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +79,7 @@ func TestRoutingVectors(t *testing.T) {
 }
 
 func TestVectorsCopyMatchesShared(t *testing.T) {
+	t.Parallel()
 	shared := "../../../shared/testdata/routing/vectors.jsonl"
 	a, err := os.ReadFile(shared)
 	if err != nil {
@@ -93,6 +95,7 @@ func TestVectorsCopyMatchesShared(t *testing.T) {
 }
 
 func TestKnownHashes(t *testing.T) {
+	t.Parallel()
 	for k, want := range map[string]uint32{"": 0x811c9dc5, "a": 0xe40c292c, "foobar": 0xbf9cf968, "g1": 0x10202895} {
 		if got := FNV1a32(k); got != want {
 			t.Errorf("FNV1a32(%q) = %#x, want %#x", k, got, want)
@@ -106,6 +109,7 @@ func TestKnownHashes(t *testing.T) {
 }
 
 func TestLexicographicOrder(t *testing.T) {
+	t.Parallel()
 	var bs []Broker
 	for i := 0; i < 11; i++ {
 		bs = append(bs, Broker{ID: fmt.Sprintf("kaas-%d", i), Health: HealthAlive})
@@ -120,6 +124,7 @@ func TestLexicographicOrder(t *testing.T) {
 }
 
 func TestExplicitTier(t *testing.T) {
+	t.Parallel()
 	bs := []Broker{{"kaas-0", "alive"}, {"kaas-1", "alive"}, {"kaas-2", "dead"}}
 	rt := NewRouter(bs, []Entry{{"orders", "kaas-2"}, {"orders", "kaas-0"}, {"ghost", "kaas-7"}})
 	r := rt.Group("orders")
@@ -138,6 +143,7 @@ func TestExplicitTier(t *testing.T) {
 }
 
 func TestNoBrokers(t *testing.T) {
+	t.Parallel()
 	r := NewRouter(nil, nil).Group("x")
 	if r.Tier != TierNone || r.Coordinator != "" || r.Hash.Slot != -1 {
 		t.Errorf("empty broker list: %+v", r)
@@ -149,6 +155,7 @@ func TestNoBrokers(t *testing.T) {
 }
 
 func TestRendezvous(t *testing.T) {
+	t.Parallel()
 	alive := []string{"kaas-0", "kaas-1", "kaas-10", "kaas-2"}
 	if Rendezvous("g", nil) != "" {
 		t.Error("no alive broker must give no placement")

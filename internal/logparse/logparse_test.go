@@ -24,6 +24,7 @@ func parseString(t *testing.T, s string, opt Options) ([]Event, Stats) {
 }
 
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2026, 7, 23, 11, 40, 2, 123456000, time.UTC)
 	cases := []struct {
 		name, line string
@@ -103,6 +104,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestBrokerAttribution(t *testing.T) {
+	t.Parallel()
 	line := `{"timestamp":"2026-07-23T11:40:02.123456Z","level":"INFO","fields":{"message":"controller active: assignment published","epoch":4,"version":57},"target":"kaas::cluster"}`
 	// File name beats --broker; prefix beats the file name.
 	evs, _ := parseString(t, line+"\n", Options{Source: "logs/broker-skafka-0.log", Broker: "flag-9"})
@@ -125,6 +127,7 @@ func TestBrokerAttribution(t *testing.T) {
 }
 
 func TestGarbage(t *testing.T) {
+	t.Parallel()
 	good := `{"time":"2026-11-29T09:08:35.702696559Z","level":"INFO","msg":"broker set changed; triggering recompute","added":null,"removed":["skafka-1"]}`
 	var b strings.Builder
 	b.WriteString("\x00\x01\x02 binary controller \xff\xfe\n")
@@ -152,6 +155,7 @@ func TestGarbage(t *testing.T) {
 }
 
 func TestGzipAndMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := `{"time":"2026-11-29T09:08:03Z","level":"INFO","msg":"broker set changed; triggering recompute","added":["skafka-1"],"removed":null}` + "\n" +
 		`{"time":"2026-11-29T09:08:35Z","level":"INFO","msg":"broker set changed; triggering recompute","added":null,"removed":["skafka-1"]}` + "\n"
@@ -181,6 +185,7 @@ func TestGzipAndMerge(t *testing.T) {
 }
 
 func TestLabLogs(t *testing.T) {
+	t.Parallel()
 	dir, err := labdata.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +320,7 @@ func scanCandidates(d []byte) []int {
 // TestCandidateScanFindsEveryAnchor checks the skipping scan against a
 // naive one, with anchors planted at every offset and line length.
 func TestCandidateScanFindsEveryAnchor(t *testing.T) {
+	t.Parallel()
 	filler := []byte(`{"fields":{"message":"produce request handled; ordered controll contro set change coordinator chang"}} `)
 	for _, a := range anchors {
 		for pre := 0; pre < 40; pre++ {

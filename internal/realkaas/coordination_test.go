@@ -120,7 +120,7 @@ func TestRealCoordination(t *testing.T) {
 
 	expAddr := freePort(t)
 	startBG(t, "exporter", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "--listen", expAddr,
-		"--interval", "1s", "--poll-interval", "200ms", "--lag-seconds=false")
+		"--interval", "1s", "--poll-interval", "200ms", "--lag-seconds=false", "--partition-metrics")
 
 	// whois offline = FindCoordinator from every broker, groups and txn ids.
 	wireBefore, _ := whoisEqualsWire(t, c, "3 brokers")

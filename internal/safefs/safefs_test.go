@@ -36,6 +36,7 @@ func mkfifo(t *testing.T, p string) {
 }
 
 func TestReadRefusesSpecialFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "assignment.json")
 	mkfifo(t, fifo)
@@ -78,6 +79,7 @@ func TestReadRefusesSpecialFiles(t *testing.T) {
 }
 
 func TestReadCap(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "big.json")
 	os.WriteFile(p, []byte(strings.Repeat("x", 5000)), 0o644)
 	if _, _, err := Read(p, false, 4096); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
@@ -90,6 +92,7 @@ func TestReadCap(t *testing.T) {
 }
 
 func TestOpenBelowRefusesLinks(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	os.Mkdir(filepath.Join(root, "real"), 0o755)
@@ -124,6 +127,7 @@ func TestOpenBelowRefusesLinks(t *testing.T) {
 }
 
 func TestExclusiveDirs(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	d, err := OpenDir(root)
@@ -162,6 +166,7 @@ func TestExclusiveDirs(t *testing.T) {
 }
 
 func TestShorten(t *testing.T) {
+	t.Parallel()
 	if got := Shorten("g.json", 200); got != "g.json" {
 		t.Errorf("short name changed: %s", got)
 	}
@@ -183,6 +188,7 @@ func TestShorten(t *testing.T) {
 }
 
 func TestCappedReader(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Skip(err)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestControlEndpoint(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	commitGroups(t, sb, "orders", groupNames(12)...)
 	quit := make(chan struct{})
@@ -101,6 +102,7 @@ func TestControlEndpoint(t *testing.T) {
 }
 
 func TestCommandLines(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	if _, err := sb.Command("quit"); !errors.Is(err, ErrQuit) {
 		t.Fatalf("quit: %v", err)
@@ -132,6 +134,7 @@ func TestCommandLines(t *testing.T) {
 }
 
 func TestDemoGroupsCommitAndFollowTheirCoordinator(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: DemoTopics, PollInterval: 50 * time.Millisecond})
 	if err := sb.StartDemo(); err != nil {
 		t.Fatal(err)
@@ -171,6 +174,7 @@ func TestDemoGroupsCommitAndFollowTheirCoordinator(t *testing.T) {
 }
 
 func TestChurnKeepsDemoGroupsCommitting(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 4, Topics: DemoTopics, PollInterval: 50 * time.Millisecond})
 	if err := sb.StartDemo(); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // Stopping a demo group's consumers empties the group (what an operator
 // needs before 'kaasctl offsets reset'); starting them brings it back.
 func TestDemoConsumersStopStart(t *testing.T) {
+	t.Parallel()
 	s := Start(t, Options{Brokers: 2, Topics: DemoTopics})
 	if _, err := s.Command("consumers stop orders-app"); err == nil || !strings.Contains(err.Error(), "--demo") {
 		t.Fatalf("without the demo: %v", err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestHelpersProduceCommitAndConsume(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 3}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

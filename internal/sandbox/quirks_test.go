@@ -13,6 +13,7 @@ import (
 // With the quirk on, ListOffsets by timestamp answers 0 as kaas's Go
 // generation does; earliest/latest stay right, and off it answers as Kafka.
 func TestZeroTimestampOffsetsQuirk(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	cl, err := kgo.NewClient(kgo.SeedBrokers(sb.Bootstrap()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
@@ -65,6 +66,7 @@ func TestZeroTimestampOffsetsQuirk(t *testing.T) {
 // is answered with no topics, as a real Go kaas broker does; naming the partitions answers
 // them. Both the v7 (one group) and the v8 (groups array) shapes.
 func TestOffsetFetchAllIsEmpty(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}})
 	if out, err := sb.Command("quirk empty-offsetfetch-all on"); err != nil || out == "" {
 		t.Fatalf("control: %q %v", out, err)

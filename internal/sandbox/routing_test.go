@@ -94,6 +94,7 @@ func assertFindCoordinator(t *testing.T, sb *Sandbox, groups []string) {
 }
 
 func TestFindCoordinatorFromEveryBrokerMatchesVolume(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 4})
 	groups := append(groupNames(40), "", "a", "foobar", "g1", "billing", "ünïcode")
 	assertFindCoordinator(t, sb, groups)
@@ -134,6 +135,7 @@ func commitGroups(t *testing.T, sb *Sandbox, topic string, groups ...string) {
 }
 
 func TestNotCoordinatorFromNonCoordinators(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 2}}})
 	const g = "orders-app"
 	commitGroups(t, sb, "orders", g)
@@ -237,6 +239,7 @@ func TestNotCoordinatorFromNonCoordinators(t *testing.T) {
 }
 
 func TestListGroupsFilteredPerBroker(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	groups := groupNames(15)
 	commitGroups(t, sb, "orders", groups...)
@@ -266,6 +269,7 @@ func TestListGroupsFilteredPerBroker(t *testing.T) {
 }
 
 func TestStopBrokerRewritesAssignmentAndMovesGroups(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 4}}})
 	groups := groupNames(20)
 	commitGroups(t, sb, "orders", groups...)
@@ -415,6 +419,7 @@ func TestStopBrokerRewritesAssignmentAndMovesGroups(t *testing.T) {
 }
 
 func TestStoppingTheControllerElectsANewOne(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3})
 	a0, _ := volumeRouter(t, sb)
 	if a0.Controller != "kaas-0" || a0.ControllerEpoch != 1 {
@@ -445,6 +450,7 @@ func TestStoppingTheControllerElectsANewOne(t *testing.T) {
 }
 
 func TestPlacementHashAgreesWithRouting(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Placement: PlacementHash, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	groups := groupNames(20)
 	commitGroups(t, sb, "orders", groups...)
@@ -467,6 +473,7 @@ func TestPlacementHashAgreesWithRouting(t *testing.T) {
 }
 
 func TestDeleteGroupsRemovesOffsetsFile(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	commitGroups(t, sb, "orders", "doomed", "kept")
 	if _, ok := readOffsets(t, sb, "doomed"); !ok {
@@ -493,6 +500,7 @@ func TestDeleteGroupsRemovesOffsetsFile(t *testing.T) {
 }
 
 func TestHostileGroupIDsStayInsideTheOffsetsDir(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 1, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	commitGroups(t, sb, "orders", "../assignment", "a/b", strings.Repeat("x", 300))
 	a, _ := volumeRouter(t, sb)
@@ -509,6 +517,7 @@ func TestHostileGroupIDsStayInsideTheOffsetsDir(t *testing.T) {
 }
 
 func TestHandEditedAssignmentTakesEffect(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, PollInterval: 20 * time.Millisecond})
 	a, rt := volumeRouter(t, sb)
 	target := "kaas-0"
@@ -569,6 +578,7 @@ func consume(t *testing.T, cl *kgo.Client, n int) {
 }
 
 func TestOffsetFetchOfUnknownGroupIsEmptyLikeKaas(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}})
 	const g = "nobody-here"
 	coord := sb.Coordinator(g)
@@ -627,6 +637,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestDescribeUnknownGroupIsEmptyLikeKaas(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2})
 	const g = "never-seen"
 	dg := kmsg.NewPtrDescribeGroupsRequest()
@@ -638,6 +649,7 @@ func TestDescribeUnknownGroupIsEmptyLikeKaas(t *testing.T) {
 }
 
 func TestApiVersionsAdvertiseKaasCaps(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 1})
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.Version = 3
@@ -662,6 +674,7 @@ func TestApiVersionsAdvertiseKaasCaps(t *testing.T) {
 }
 
 func TestElevenBrokersSortLexicographically(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 11})
 	a, rt := volumeRouter(t, sb)
 	if a.Brokers[2].ID != "kaas-10" {
@@ -678,6 +691,7 @@ func TestElevenBrokersSortLexicographically(t *testing.T) {
 }
 
 func TestHandWrittenVersionMakesBrokersSkipTheController(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, PollInterval: 20 * time.Millisecond})
 	a, _ := volumeRouter(t, sb)
 	a.AssignmentVersion += 2 // the controller is at 1; this file says 3

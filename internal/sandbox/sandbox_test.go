@@ -66,6 +66,7 @@ func readOffsets(t *testing.T, sb *Sandbox, group string) (offsetFile, bool) {
 }
 
 func TestConsumerGroupCommitsThroughSandbox(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 4}}})
 	prod := newClient(t, sb, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	produce(t, prod, "orders", 4, 5)

@@ -21,6 +21,7 @@ import (
 )
 
 func TestAssignmentFileShape(t *testing.T) {
+	t.Parallel()
 	fixed := time.Date(2026, 7, 23, 11, 40, 2, 120000000, time.UTC)
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 3}}, Now: func() time.Time { return fixed }})
 	raw, err := os.ReadFile(sb.Layout().AssignmentPath())
@@ -46,6 +47,7 @@ func TestAssignmentFileShape(t *testing.T) {
 }
 
 func TestTimestampsHaveNineDigits(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 1})
 	a := sb.Assignment()
 	re := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
@@ -55,6 +57,7 @@ func TestTimestampsHaveNineDigits(t *testing.T) {
 }
 
 func TestManifestsFollowTheLog(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 2}}, PollInterval: 20 * time.Millisecond})
 	prod := newClient(t, sb, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	produce(t, prod, "orders", 2, 6)
@@ -71,6 +74,7 @@ func TestManifestsFollowTheLog(t *testing.T) {
 }
 
 func TestLogsAreKaasTracingJSON(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	commitGroups(t, sb, "orders", groupNames(10)...)
 	if _, err := sb.StopBroker("kaas-2"); err != nil {
@@ -120,6 +124,7 @@ func TestLogsAreKaasTracingJSON(t *testing.T) {
 }
 
 func TestDebugSet(t *testing.T) {
+	t.Parallel()
 	if got := debugSet([]string{"kaas-0", "kaas-1"}); got != `{"kaas-0", "kaas-1"}` {
 		t.Fatalf("debugSet = %s", got)
 	}
@@ -129,6 +134,7 @@ func TestDebugSet(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{
 		{DataDir: t.TempDir(), Brokers: -1},
 		{DataDir: t.TempDir(), Brokers: 65},
@@ -147,6 +153,7 @@ func TestOptionsValidation(t *testing.T) {
 }
 
 func TestRestartOnSameVolumeCarriesVersionForward(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sb, err := New(Options{DataDir: dir, Brokers: 2, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	if err != nil {
@@ -189,6 +196,7 @@ func FuzzRequestFrame(f *testing.F) {
 }
 
 func TestPersistedRestartKeepsRecordsAndGroups(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opts := Options{DataDir: dir, Brokers: 2, Persist: true, Topics: []Topic{{Name: "orders", Partitions: 2}}}
 	sb, err := New(opts)
@@ -243,6 +251,7 @@ func TestPersistedRestartKeepsRecordsAndGroups(t *testing.T) {
 }
 
 func TestListenPortsFollowTheFirst(t *testing.T) {
+	t.Parallel()
 	// Find two free consecutive ports; another process may grab them
 	// between the probe and the start, so retry a few times.
 	var sb *Sandbox

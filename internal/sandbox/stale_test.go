@@ -35,6 +35,7 @@ func listOn(t *testing.T, sb *Sandbox, id string) []string {
 // stays in that broker's ListGroups answer until the broker restarts; with
 // it off (the default) ListGroups lists only coordinated groups.
 func TestStaleGroupsAfterMove(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}}})
 	sb.EmulateStaleGroups(true)
 	cl := newClient(t, sb)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTransactionsFollowTheHashTier(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 2}}})
 	const txn = "payments-tx-0"
 	_, rt := volumeRouter(t, sb)
@@ -51,6 +52,7 @@ func TestTransactionsFollowTheHashTier(t *testing.T) {
 }
 
 func TestTransactionalOffsetsReachTheFileAtCommit(t *testing.T) {
+	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}, {Name: "payments", Partitions: 1}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

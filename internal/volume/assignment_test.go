@@ -20,6 +20,7 @@ func findingCodes(fs []Finding) string {
 }
 
 func TestParseAssignmentLab(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join("..", "..", "testdata", "lab", "lab-go-kaas", "phase2-after-kill9-skafka-1", "assignment.json")
 	a, fs, err := ReadAssignment(p)
 	if err != nil {
@@ -40,6 +41,7 @@ func TestParseAssignmentLab(t *testing.T) {
 }
 
 func TestParseAssignmentFindings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json, want string
 	}{
@@ -72,6 +74,7 @@ func TestParseAssignmentFindings(t *testing.T) {
 }
 
 func TestParseAssignmentErrors(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ json, want string }{
 		"empty":     {"", "file is empty"},
 		"truncated": {`{"brokers":[{"id":"a"`, "truncated JSON"},
@@ -193,6 +196,7 @@ func checkScoped(t *testing.T, data []byte, groups []string) {
 }
 
 func TestScopedAssignmentReadsOnlyTheAskedEntries(t *testing.T) {
+	t.Parallel()
 	for _, s := range scopedSeeds {
 		for _, groups := range [][]string{{}, {"g"}, {"h", "k"}, {"gA", "g\ufffd"}} {
 			checkScoped(t, []byte(s), groups)
@@ -205,6 +209,7 @@ func TestScopedAssignmentReadsOnlyTheAskedEntries(t *testing.T) {
 }
 
 func TestFoldedFindingsCountTheRest(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"assignmentVersion":1,"brokers":[{"id":"a","health":"alive"},{"id":"d","health":"dead"}],"partitions":[],"consumerGroups":[`)
 	for i := range 1000 {

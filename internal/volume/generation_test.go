@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseKaasVersion(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Generation{
 		"go": GenGo, "Go": GenGo, "0.1.190": GenGo, "0.1.0": GenGo, "0.0.9": GenGo, "0.2.0": GenGo, "0.2.15": GenGo,
 		"v0.2.15-preview": GenGo, "0.2.16": Gen016, "0.2.17": Gen016, "v0.2.17-preview": Gen016, "0.2.18": Gen018,
@@ -60,6 +61,7 @@ func mkGroup(t *testing.T, dir, g string) {
 }
 
 func TestDetectGeneration(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		gen       Generation
 		source    string
@@ -119,6 +121,7 @@ func TestDetectGeneration(t *testing.T) {
 }
 
 func TestPlainMapVerdict(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		gi               GenerationInfo
 		isOffsets, known bool
@@ -137,6 +140,7 @@ func TestPlainMapVerdict(t *testing.T) {
 }
 
 func TestSameDirSpellings(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	d := filepath.Join(base, "d")
 	os.MkdirAll(d, 0o755)

@@ -12,6 +12,7 @@ func histAsgBytes(epoch, version string) []byte {
 }
 
 func TestLoadAssignmentHistory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
@@ -65,6 +66,7 @@ func histItoa(n int64) string {
 }
 
 func TestKnownOffsetGroups(t *testing.T) {
+	t.Parallel()
 	cd := t.TempDir()
 	od := filepath.Join(cd, OffsetsDir)
 	os.MkdirAll(filepath.Join(od, "a"), 0o755)

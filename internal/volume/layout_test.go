@@ -19,6 +19,7 @@ func mkfile(t *testing.T, p, content string) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	mkfile(t, filepath.Join(data, "__cluster", "assignment.json"), "{}")
 	split := t.TempDir() // the chart's control-plane mount: files directly
@@ -57,6 +58,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Resolve(ResolveInput{}); !errors.Is(err, ErrNoVolume) {
 		t.Errorf("no input: %v", err)
 	}

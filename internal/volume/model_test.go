@@ -213,7 +213,7 @@ func TestNoVolumePathsOutsideVolume(t *testing.T) {
 // older generations see the new dir as one they never read. Nothing
 // outside this package changes (TestNoVolumePathsOutsideVolume).
 func TestVolumeModelNewGeneration(t *testing.T) {
-	// Not parallel: it swaps the package's table and restores it.
+	// No t.Parallel(): it swaps the package's table and restores it.
 	saved, savedAll := generationSpecs, AllGenerations
 	defer func() { generationSpecs, AllGenerations = saved, savedAll }()
 	const gen030 Generation = "0.3.0"

@@ -19,6 +19,7 @@ func codes(fs []Finding) string {
 }
 
 func TestParseOffsetFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, in, format, entries, findings, err string
 	}{
@@ -67,6 +68,7 @@ func TestParseOffsetFile(t *testing.T) {
 }
 
 func TestNameProblems(t *testing.T) {
+	t.Parallel()
 	if ps := NameProblems("orders-app"); len(ps) != 0 {
 		t.Errorf("plain name: %v", ps)
 	}
@@ -98,6 +100,7 @@ func writeOffsets(t testing.TB, dir string, n int) {
 }
 
 func TestScanOffsetsOrderAndLayouts(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}
 	writeOffsets(t, l.OffsetsPath(), 300)
@@ -137,6 +140,7 @@ func TestScanOffsetsOrderAndLayouts(t *testing.T) {
 }
 
 func TestScanOffsetsStopsAndBounds(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: data}
 	writeOffsets(t, l.OffsetsPath(), 200)
@@ -155,6 +159,7 @@ func TestScanOffsetsStopsAndBounds(t *testing.T) {
 }
 
 func TestScanOffsetsNamesOnlyAndMissingDir(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}
 	sr, err := ScanOffsets(l, ScanOptions{}, func(*OffsetScanItem) error { t.Fatal("no files expected"); return nil })
@@ -174,6 +179,7 @@ func TestScanOffsetsNamesOnlyAndMissingDir(t *testing.T) {
 }
 
 func TestReadIntoLimit(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(p, []byte(strings.Repeat("a", 10000)), 0o644)
 	data, err := readFileLimited(p)

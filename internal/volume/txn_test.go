@@ -5,6 +5,7 @@ import (
 )
 
 func TestParseSlotName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]int{"slot-0.json": 0, "slot-49.json": 49, "slot-50.json": -1, "slot-00.json": -1, "slot-07.json": -1,
 		"slot-.json": -1, "slot-1.json.tmp": -1, "slot-x.json": -1, "slot--1.json": -1} {
 		if got := ParseSlotName(name); got != want {
@@ -14,6 +15,7 @@ func TestParseSlotName(t *testing.T) {
 }
 
 func TestParseTxnSlot(t *testing.T) {
+	t.Parallel()
 	// Fixture ids from kaas's golden tests: tx-commit → slot-9, tx-ongoing → slot-25.
 	sf, fs, err := ParseTxnSlot("slot-9.json", 9, []byte(`{"tx-commit":{"pid":5,"epoch":1,"state":""},"tx-ongoing":{"pid":6,"epoch":0,"state":"Ongoing","ongoingSinceMs":1,"transactionTimeoutMs":60000}}`))
 	if err != nil {
@@ -42,6 +44,7 @@ func TestParseTxnSlot(t *testing.T) {
 }
 
 func TestProducerFiles(t *testing.T) {
+	t.Parallel()
 	if p, fs, err := ParseProducerIDFile("kaas-2.json", "kaas-2", []byte(`{"nextBlock":1000}`)); err != nil || len(fs) != 0 || p.NextBlock != 1000 {
 		t.Errorf("%v %v %+v", err, fs, p)
 	}

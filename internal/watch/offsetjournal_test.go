@@ -43,6 +43,7 @@ func readAll(t *testing.T, dir string, opt JournalReadOptions) JournalRead {
 }
 
 func TestOffsetJournalRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := &OffsetJournal{Dir: dir, OffsetsDir: "/d"}
 	a0 := obs("app", t0, map[string]int64{"orders/0": 10, "orders/1": 20, "orders/2": 30})
@@ -88,6 +89,7 @@ func TestOffsetJournalRoundTrip(t *testing.T) {
 // A crash cuts the last write: the reader keeps everything before it and
 // says which line it ignored; a bad line in the middle is skipped.
 func TestOffsetJournalTornLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := &OffsetJournal{Dir: dir, OffsetsDir: "/d"}
 	a0 := obs("app", t0, map[string]int64{"orders/0": 10})
@@ -134,6 +136,7 @@ func TestOffsetJournalTornLine(t *testing.T) {
 // Rotation by size keeps every segment readable on its own (header and
 // snapshot), and retention removes whole old segments by size and by age.
 func TestOffsetJournalRotationRetention(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := &OffsetJournal{Dir: dir, OffsetsDir: "/d", SegmentBytes: 2 << 10, MaxBytes: 8 << 10}
 	prev := obs("app", t0, map[string]int64{"orders/0": 0, "orders/1": 0})
@@ -189,6 +192,7 @@ func lastOf(pts []HistoryPoint) HistoryPoint { return pts[len(pts)-1] }
 // Compactness: a group of 6 partitions committing one moved partition at
 // a time is recorded in well under the size of whole copies.
 func TestOffsetJournalCompact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := &OffsetJournal{Dir: dir, OffsetsDir: "/d"}
 	offs := map[string]int64{}
@@ -219,6 +223,7 @@ func TestOffsetJournalCompact(t *testing.T) {
 }
 
 func TestParseJournalRecord(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{``, `{}`, `{"kind":"change","group":"g"}`, `{"kind":"x","time":"2026-11-30T10:00:00Z","group":"g"}`,
 		`{"kind":"change","time":"2026-11-30T10:00:00Z"}`, `{"kind":"change","time":"2026-11-30T10:00:00Z","group":"g","changed":{"nokey":1}}`,
 		`{"kind":"segment","time":"2026-11-30T10:00:00Z","version":99}`, `{"kind":"change","time":"2026-11-30T10:00:00Z","group":"g"} {}`} {
@@ -235,6 +240,7 @@ func TestParseJournalRecord(t *testing.T) {
 // The follower on a real directory: every kind of change, as kaas makes
 // them (tmp + rename), and as a broken writer makes them.
 func TestFollowOffsets(t *testing.T) {
+	t.Parallel()
 	for _, pollOnly := range []bool{false, true} {
 		t.Run(fmt.Sprintf("pollOnly=%v", pollOnly), func(t *testing.T) { followOffsets(t, pollOnly) })
 	}
@@ -330,6 +336,7 @@ func followOffsets(t *testing.T, pollOnly bool) {
 // since, with the anomalies; the journal resumed from it starts its
 // segment with every group.
 func TestFollowOffsetsSeed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "same.json"), []byte(`{"offsets":{"orders/0":7}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "app.json"), []byte(`{"offsets":{"orders/0":3}}`), 0o644)

@@ -48,6 +48,7 @@ func kindsOf(evs []OffsetEvent) []string {
 // next poll; a write in place is left to the full pass, which turns the
 // check off once it finds such a hidden change.
 func TestFollowOffsetsDirCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	renameInto(t, dir, "app.json", `{"offsets":{"orders/0":10,"orders/1":20}}`)
 	f, evs, notes := testFollower(dir, 0)
@@ -103,6 +104,7 @@ func TestFollowOffsetsDirCheck(t *testing.T) {
 // dirSettle: a change within the same (coarse) mtime tick as the previous
 // one is still found by the per-file pass.
 func TestFollowOffsetsDirSettle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	renameInto(t, dir, "app.json", `{"offsets":{"orders/0":10}}`)
 	f, evs, _ := testFollower(dir, time.Hour)

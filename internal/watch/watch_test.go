@@ -101,17 +101,21 @@ func runWatch(t *testing.T, pollOnly bool) {
 	waitFor(t, r, "e1-v2")
 	// Half-written in place (a writer without tmp+rename), then completed.
 	full := asgJSON(1, 3, "kaas-0")
+	n := r.problemCount()
 	if err := os.WriteFile(path, full[:len(full)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(60 * time.Millisecond) // let the watcher see the torn file
+	// The torn file is reported (and never becomes a version) before the
+	// complete one is written.
+	waitProblemAfter(t, r, n, "half-written")
 	if err := os.WriteFile(path, full, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, r, "e1-v3")
 	// Missing for a while, then back with a failover.
+	n = r.problemCount()
 	os.Remove(path)
-	time.Sleep(60 * time.Millisecond)
+	waitProblemAfter(t, r, n, "missing")
 	replace(t, path, asgJSON(2, 1, "kaas-1"))
 	waitFor(t, r, "e2-v1")
 	// Same version, different bytes.
@@ -130,12 +134,25 @@ func runWatch(t *testing.T, pollOnly bool) {
 	}
 }
 
+func (r *recorder) problemCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.problems)
+}
+
 func waitProblem(t *testing.T, r *recorder, prefix string) {
+	t.Helper()
+	waitProblemAfter(t, r, 0, prefix)
+}
+
+// waitProblemAfter waits for a problem starting with prefix among those
+// reported after the first n (a deadline only guards against a hang).
+func waitProblemAfter(t *testing.T, r *recorder, n int, prefix string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		r.mu.Lock()
-		for _, p := range r.problems {
+		for _, p := range r.problems[min(n, len(r.problems)):] {
 			if strings.HasPrefix(p, prefix) {
 				r.mu.Unlock()
 				return
@@ -144,13 +161,16 @@ func waitProblem(t *testing.T, r *recorder, prefix string) {
 		r.mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("problem %q never reported: %v", prefix, r.problems)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.Fatalf("problem %q never reported after the first %d: %v", prefix, n, r.problems)
 }
 
 func TestWatchNotify(t *testing.T)   { runWatch(t, false) }
 func TestWatchPollOnly(t *testing.T) { runWatch(t, true) }
 
 func TestJournal(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "journal")
 	j := &Journal{Dir: dir}
 	a := asgJSON(3, 7, "kaas-0")

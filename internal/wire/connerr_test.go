@@ -76,6 +76,7 @@ func kaasCluster(t *testing.T, k kaasAuth, opts ...kfake.Opt) *kfake.Cluster {
 }
 
 func TestKaasSCRAMWorks(t *testing.T) {
+	t.Parallel()
 	cl := kaasCluster(t, kaasAuth{MalformedKey: -1})
 	c := dial(t, settings(t, cl.ListenAddrs(), saslFlags("SCRAM-SHA-512", "ops"), pwEnv))
 	if _, _, err := c.Check(context.Background()); err != nil {
@@ -84,6 +85,7 @@ func TestKaasSCRAMWorks(t *testing.T) {
 }
 
 func TestKaasWrongPasswordIsALoginFailure(t *testing.T) {
+	t.Parallel()
 	cl := kaasCluster(t, kaasAuth{WrongPassword: true, MalformedKey: -1})
 	be := checkOne(t, settings(t, cl.ListenAddrs(), saslFlags("SCRAM-SHA-512", "ops"), map[string]string{"PW": "nope"}))
 	wantCause(t, be, StageSASLAuth, cl.ListenAddrs()[0], "SASL authenticate failed", "wrong user or password", `"scram: authentication failed"`, "--sasl-user")
@@ -93,12 +95,14 @@ func TestKaasWrongPasswordIsALoginFailure(t *testing.T) {
 }
 
 func TestKaasUnknownUser(t *testing.T) {
+	t.Parallel()
 	cl := kaasCluster(t, kaasAuth{MalformedKey: -1})
 	be := checkOne(t, settings(t, cl.ListenAddrs(), saslFlags("SCRAM-SHA-512", "mallory"), pwEnv))
 	wantCause(t, be, StageSASLAuth, "unknown user", `scram: unknown user \"mallory\"`)
 }
 
 func TestKaasPLAINRefusalKeepsTheReason(t *testing.T) {
+	t.Parallel()
 	cl := kaasCluster(t, kaasAuth{MalformedKey: -1})
 	be := checkOne(t, settings(t, cl.ListenAddrs(), saslFlags("PLAIN", "ops"), pwEnv))
 	wantCause(t, be, StageSASLAuth, "refused PLAIN", kaasPlainReason, "service-account token", "--sasl-password-file")
@@ -108,12 +112,14 @@ func TestKaasPLAINRefusalKeepsTheReason(t *testing.T) {
 }
 
 func TestKaasSCRAM256NotEnabled(t *testing.T) {
+	t.Parallel()
 	cl := kaasCluster(t, kaasAuth{MalformedKey: -1})
 	be := checkOne(t, settings(t, cl.ListenAddrs(), saslFlags("SCRAM-SHA-256", "ops"), pwEnv))
 	wantCause(t, be, StageSASLHandshake, "SCRAM-SHA-256 not enabled", "UNSUPPORTED_SASL_MECHANISM", "SCRAM-SHA-512")
 }
 
 func TestKaasNoSASLOnASASLListener(t *testing.T) {
+	t.Parallel()
 	for _, key := range []kmsg.Key{kmsg.Metadata, kmsg.ApiVersions} {
 		t.Run(key.Name(), func(t *testing.T) {
 			cl := kaasCluster(t, kaasAuth{MalformedKey: int16(key)})
@@ -160,6 +166,7 @@ func plainListener(t *testing.T) string {
 
 // A TLS mismatch with SASL flags set is a TLS problem, never the password.
 func TestTLSMismatchIsNotBlamedOnThePassword(t *testing.T) {
+	t.Parallel()
 	caPath, srv := tlsFiles(t)
 	t.Run("TLS to a plaintext port", func(t *testing.T) {
 		addr := plainListener(t)
@@ -229,6 +236,7 @@ func TestTLSMismatchIsNotBlamedOnThePassword(t *testing.T) {
 }
 
 func TestStagesInOrder(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &osSyscallErr{syscall.ECONNREFUSED}}
 	cases := []struct {
 		name  string
@@ -276,6 +284,7 @@ func (e *osSyscallErr) Error() string { return "connect: " + e.errno.Error() }
 func (e *osSyscallErr) Unwrap() error { return e.errno }
 
 func TestStageTrackerNames(t *testing.T) {
+	t.Parallel()
 	tr := newStageTracker(false)
 	tr.OnBrokerWrite(metaOf(-2147483648, "10.0.0.1", 9092), 18, 0, 0, 0, nil)
 	tr.OnBrokerConnect(metaOf(-2147483648, "10.0.0.1", 9092), 0, &net.TCPConn{}, errors.New("init failed"))
@@ -295,6 +304,7 @@ func TestStageTrackerNames(t *testing.T) {
 }
 
 func TestConnectErrorSaysOneCauseOnce(t *testing.T) {
+	t.Parallel()
 	mk := func(b string) *BrokerError {
 		return &BrokerError{Broker: b, Stage: StageTLS, Reason: "the broker does not speak TLS", Fix: fixNotTLS, Err: io.EOF}
 	}
@@ -316,6 +326,7 @@ func metaOf(node int32, host string, port int32) kgo.BrokerMetadata {
 // A broker that accepts the connection and never answers: the dial worked,
 // so the failure is the silent first request (ApiVersions), not the dial.
 func TestAcceptedButSilentIsNotADialFailure(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

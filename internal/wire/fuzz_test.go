@@ -75,6 +75,7 @@ func FuzzParseTimeout(f *testing.F) {
 }
 
 func TestSaveConfigRefusesUnreadable(t *testing.T) {
+	t.Parallel()
 	// A profile name the parser rejects can only come from code; the
 	// writer refuses to produce a file it cannot read back.
 	cfg := &Config{Profiles: map[string]*Profile{"bad name": {}}}

@@ -132,6 +132,7 @@ func produce(t testing.TB, brokers []string, topic string, perPartition map[int3
 }
 
 func TestDeadPortNamesTheBroker(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +157,7 @@ func TestDeadPortNamesTheBroker(t *testing.T) {
 }
 
 func TestOneDeadSeedOfTwoStillConnects(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := ln.Addr().String()
@@ -171,6 +173,7 @@ func TestOneDeadSeedOfTwoStillConnects(t *testing.T) {
 }
 
 func TestNoBrokers(t *testing.T) {
+	t.Parallel()
 	s, err := Resolve(Input{}, nil, "", Source{}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +184,7 @@ func TestNoBrokers(t *testing.T) {
 }
 
 func TestSASL(t *testing.T) {
+	t.Parallel()
 	for _, mech := range []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} {
 		t.Run(mech, func(t *testing.T) {
 			cl := newCluster(t, kfake.EnableSASL(), kfake.Superuser(mech, "ops", "s3cret-pw"))
@@ -213,6 +217,7 @@ func TestSASL(t *testing.T) {
 }
 
 func TestSASLPasswordFile(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "ops", "from-file"))
 	pf := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pf, []byte("from-file\n"), 0o600); err != nil {
@@ -225,6 +230,7 @@ func TestSASLPasswordFile(t *testing.T) {
 }
 
 func TestSASLMissingPassword(t *testing.T) {
+	t.Parallel()
 	s := settings(t, []string{"127.0.0.1:1"}, map[string]string{KeySASLMechanism: "PLAIN", KeySASLUser: "ops"}, nil)
 	_, err := NewClient(s)
 	if err == nil || !contains(err.Error(), DefaultPasswordEnv) {
@@ -264,6 +270,7 @@ func tlsFiles(t *testing.T) (caPath string, server *tls.Config) {
 }
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	caPath, srv := tlsFiles(t)
 	cl := newCluster(t, kfake.TLS(srv))
 	addrs := cl.ListenAddrs()
@@ -309,6 +316,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestMutualTLS(t *testing.T) {
+	t.Parallel()
 	caPath, srv := tlsFiles(t)
 	caPEM, _ := os.ReadFile(caPath)
 	pool := x509.NewCertPool()
@@ -351,6 +359,7 @@ func TestMutualTLS(t *testing.T) {
 }
 
 func TestTLSBadCAFile(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(p, []byte("not a cert"), 0o600)
 	_, err := NewClient(settings(t, []string{"127.0.0.1:1"}, map[string]string{KeyTLSCA: p}, nil))
@@ -360,6 +369,7 @@ func TestTLSBadCAFile(t *testing.T) {
 }
 
 func TestVersionCapApplied(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cap  string
 		want map[kmsg.Key]int16
@@ -412,6 +422,7 @@ func mustKgo(t testing.TB, addrs []string) *kgo.Client {
 }
 
 func TestListGroupsEveryBrokerKeepsAnswersApart(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(1, "t"))
 	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
 	groups := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
@@ -470,6 +481,7 @@ func TestListGroupsEveryBrokerKeepsAnswersApart(t *testing.T) {
 }
 
 func TestDescribeBatchedPerCoordinator(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(4, "orders"))
 	brokers := cl.ListenAddrs()
 	produce(t, brokers, "orders", map[int32]int{0: 10, 1: 20, 2: 5, 3: 0})
@@ -560,6 +572,7 @@ func TestDescribeBatchedPerCoordinator(t *testing.T) {
 }
 
 func TestFindCoordinatorsGroupsAndTxn(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
 	keys := []string{"k1", "k2", "k3", "k4", "k5", "k1"}
@@ -584,6 +597,7 @@ func TestFindCoordinatorsGroupsAndTxn(t *testing.T) {
 }
 
 func TestFetchCommittedExplicitPartitions(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "audit"))
 	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
 	commit(t, adm, "g", "orders", map[int32]int64{0: 7, 2: 9})
@@ -629,6 +643,7 @@ func TestFetchCommittedExplicitPartitions(t *testing.T) {
 }
 
 func TestFetchCommittedPerGroupBelowV8(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(1, "t"))
 	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
 	want := map[string]TopicPartitions{}
@@ -658,6 +673,7 @@ func TestFetchCommittedPerGroupBelowV8(t *testing.T) {
 }
 
 func TestListLogOffsetsUnion(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(3, "a"), kfake.SeedTopics(2, "b"))
 	produce(t, cl.ListenAddrs(), "a", map[int32]int{0: 3, 1: 5, 2: 0})
 	produce(t, cl.ListenAddrs(), "b", map[int32]int{1: 2})
@@ -715,6 +731,7 @@ func indexOf(s, sub string) int {
 }
 
 func TestSilentBrokerTimesOut(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -748,6 +765,7 @@ func TestSilentBrokerTimesOut(t *testing.T) {
 }
 
 func TestMaxBatchSplitsPerCoordinator(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(1, "t"))
 	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
 	var groups []string
@@ -782,6 +800,7 @@ func TestMaxBatchSplitsPerCoordinator(t *testing.T) {
 // kaas leaves client_host and member metadata empty and may send empty
 // assignment bytes: kaasctl says so instead of showing nothing.
 func TestDescribeKaasEmptyMemberFields(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	cl.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		cl.KeepControl()
@@ -825,6 +844,7 @@ func TestDescribeKaasEmptyMemberFields(t *testing.T) {
 
 // One coordinator failing spoils only its own groups, and says which broker.
 func TestDescribePartialFailureNamesBroker(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, kfake.SeedTopics(1, "t"))
 	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
 	var groups []string

@@ -38,6 +38,7 @@ func readHeld(v int16, body []byte, asked ...string) (map[string]bool, *heldResp
 }
 
 func TestHeldResponseMatchesKmsg(t *testing.T) {
+	t.Parallel()
 	listed := []string{"orders-app", "payments", "", "grüße", "bench-04242"}
 	for v := int16(0); v <= heldMaxVersion; v++ {
 		body := listGroupsBody(v, listed...)
@@ -75,6 +76,7 @@ func TestHeldResponseMatchesKmsg(t *testing.T) {
 }
 
 func TestHeldRequestEncodesAsKmsg(t *testing.T) {
+	t.Parallel()
 	for v := int16(0); v <= heldMaxVersion; v++ {
 		r := newHeldRequest([]string{"a"})
 		r.SetVersion(v)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseProperties(t *testing.T) {
+	t.Parallel()
 	in := "# comment\n! also a comment\n  security.protocol = SASL_SSL\nsasl.mechanism:SCRAM-SHA-512\n" +
 		"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n    username=\"ops\" \\\n    password=\"p=a:s s\\\\\\\"w\";\n" +
 		"key\\ with\\ blanks value\\tx\nunicode=\\u00e9t\\u00E9\nempty=\nlast=1\nlast=2\r\ncontinued.at.eof=a\\"
@@ -41,6 +42,7 @@ func TestParseProperties(t *testing.T) {
 }
 
 func TestTranslateProperties(t *testing.T) {
+	t.Parallel()
 	tr := func(props map[string]string) (*CommandConfig, error) { return TranslateProperties(props) }
 	cc, err := tr(map[string]string{
 		"security.protocol":       "SASL_SSL",
@@ -100,6 +102,7 @@ func TestTranslateProperties(t *testing.T) {
 // The file's settings rank below flags and above the environment; its
 // password goes with its user and is never shown.
 func TestCommandConfigResolve(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "client.properties")
 	os.WriteFile(path, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"+
 		"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"ops\" password=\"pw\";\n"), 0o600)
@@ -160,6 +163,7 @@ func FuzzParseProperties(f *testing.F) {
 // A long --timeout never trips kgo's 15-minute cap on the request
 // overhead (the old "--timeout 3000" meant 50 minutes and failed).
 func TestClientAcceptsLongTimeouts(t *testing.T) {
+	t.Parallel()
 	for _, d := range []string{"3000", "1h", "16m"} {
 		to, err := ParseTimeout(d)
 		if err != nil {

@@ -39,6 +39,7 @@ func parse(t *testing.T, s string) *Config {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	cfg := parse(t, sampleConfig)
 	if cfg.Current != "prod" || len(cfg.Profiles) != 2 {
 		t.Fatalf("%+v", cfg)
@@ -53,6 +54,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestParseConfigRejects(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ doc, want string }{
 		"password":        {"profiles:\n  p:\n    sasl:\n      password: hunter2\n", "never stored"},
 		"unknown key":     {"profiles:\n  p:\n    brokrs: [a:1]\n", "brokrs"},
@@ -80,6 +82,7 @@ func TestParseConfigRejects(t *testing.T) {
 }
 
 func TestParseConfigEmptyAndNull(t *testing.T) {
+	t.Parallel()
 	for _, doc := range []string{"", "   \n", "profiles:\n", "profiles:\n  p:\n", "current: \"\"\n"} {
 		cfg, err := ParseConfig("c", []byte(doc))
 		if err != nil {
@@ -97,6 +100,7 @@ func TestParseConfigEmptyAndNull(t *testing.T) {
 }
 
 func TestPrecedence(t *testing.T) {
+	t.Parallel()
 	cfg := parse(t, sampleConfig)
 	env := map[string]string{}
 	in := func(flags map[string]string) *Settings {
@@ -145,6 +149,7 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestResolveErrors(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		flags map[string]string
 		want  string
@@ -171,6 +176,7 @@ func TestResolveErrors(t *testing.T) {
 }
 
 func TestPasswordSources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "pw")
 	os.WriteFile(pf, []byte("filepw\r\n"), 0o600)
@@ -224,6 +230,7 @@ func TestPasswordSources(t *testing.T) {
 }
 
 func TestSaveConfigAtomicAndPrivate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home", ".config", "kaasctl")
 	path := filepath.Join(dir, "config.yaml")
 	cfg := parse(t, sampleConfig)
@@ -255,6 +262,7 @@ func TestSaveConfigAtomicAndPrivate(t *testing.T) {
 }
 
 func TestLoadConfigMissingAndDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg, exists, err := LoadConfig(filepath.Join(dir, "none.yaml"))
 	if err != nil || exists || cfg == nil {
@@ -271,6 +279,7 @@ func TestLoadConfigMissingAndDir(t *testing.T) {
 }
 
 func TestDefaultConfigPath(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"HOME": "/home/op"}
 	get := func(k string) string { return env[k] }
 	if p := DefaultConfigPath(get); p != "/home/op/.config/kaasctl/config.yaml" {
@@ -290,6 +299,7 @@ func TestDefaultConfigPath(t *testing.T) {
 }
 
 func TestParseMaxVersions(t *testing.T) {
+	t.Parallel()
 	v, err := ParseMaxVersions("kaas")
 	if err != nil {
 		t.Fatal(err)
@@ -328,6 +338,7 @@ func TestParseMaxVersions(t *testing.T) {
 }
 
 func TestParseTimeout(t *testing.T) {
+	t.Parallel()
 	// A bare number is milliseconds, as Kafka's --timeout means it.
 	for s, want := range map[string]time.Duration{"10s": 10 * time.Second, "1m": time.Minute, "3000": 3 * time.Second, "30000": 30 * time.Second, "500ms": 500 * time.Millisecond, "3600000": time.Hour, "1h": time.Hour} {
 		if d, err := ParseTimeout(s); err != nil || d != want {
@@ -342,6 +353,7 @@ func TestParseTimeout(t *testing.T) {
 }
 
 func TestLagOf(t *testing.T) {
+	t.Parallel()
 	lo := LogOffsets{Start: 5, End: 20}
 	cases := []struct {
 		committed int64
@@ -379,6 +391,7 @@ func TestLagOf(t *testing.T) {
 }
 
 func TestClassifyIsOneLine(t *testing.T) {
+	t.Parallel()
 	be := Classify("h:1", &multiLineErr{}, time.Second, false)
 	if strings.Contains(be.Error(), "\n") || !strings.HasPrefix(be.Error(), "broker h:1: ") {
 		t.Errorf("%q", be.Error())
@@ -390,6 +403,7 @@ type multiLineErr struct{}
 func (*multiLineErr) Error() string { return "first\nsecond" }
 
 func TestSoftwareVersionSanitised(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"v1.2.3": "v1.2.3", "dev (abc)": "devabc", "": "dev", "-.": "dev", "1.0-rc1+meta": "1.0-rc1meta"} {
 		if got := softwareVersion(in); got != want {
 			t.Errorf("%q -> %q, want %q", in, got, want)
@@ -398,6 +412,7 @@ func TestSoftwareVersionSanitised(t *testing.T) {
 }
 
 func TestSaveConfigThroughSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	real := filepath.Join(dir, "dotfiles", "kaasctl.yaml")
 	os.MkdirAll(filepath.Dir(real), 0o700)

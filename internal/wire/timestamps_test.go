@@ -30,6 +30,7 @@ func recordBatch(base int64, n int, t0 time.Time) []byte {
 }
 
 func TestTimestampAt(t *testing.T) {
+	t.Parallel()
 	t0 := time.UnixMilli(1_700_000_000_000)
 	raw := append(recordBatch(0, 5, t0), recordBatch(5, 5, t0.Add(time.Minute))...)
 	dec := kgo.DefaultDecompressor()
@@ -67,6 +68,7 @@ func FuzzTimestampAt(f *testing.F) {
 }
 
 func TestTimestampsAtManyOffsets(t *testing.T) {
+	t.Parallel()
 	t0 := time.UnixMilli(1_700_000_000_000)
 	raw := append(recordBatch(0, 5, t0), recordBatch(5, 5, t0.Add(time.Minute))...)
 	got, err := timestampsAt(raw, []int64{1, 1, 4, 7, 12}, kgo.DefaultDecompressor())
@@ -87,6 +89,7 @@ func TestTimestampsAtManyOffsets(t *testing.T) {
 // Against kfake: many offsets of one partition in one call, O(brokers)
 // Fetch requests, and a clear error for an offset past the log end.
 func TestRecordTimestampsKfake(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, kfake.SeedTopics(2, "orders"))
 	produce(t, c.ListenAddrs(), "orders", map[int32]int{0: 50, 1: 50})
 	vl := watchVersions(c)

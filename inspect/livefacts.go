@@ -1,0 +1,55 @@
+package inspect
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// BrokerAnswer is how one broker took the live round: whether it
+// answered, and the error when it did not.
+type BrokerAnswer struct {
+	Node     int32
+	Broker   string
+	Answered bool
+	Error    string
+}
+
+// BuildLiveFacts gathers what doctor judges from a live round: rows are
+// the groups with their live view merged (MergeLive), la the answers,
+// brokers how each broker took the round, a the volume's assignment (nil
+// without a volume). A FindCoordinator failure other than
+// COORDINATOR_NOT_AVAILABLE (a group no broker holds yet) is a failed
+// lookup; a broker the assignment lists as alive that did not answer, or
+// that the cluster metadata lacks, is unreachable.
+func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerAnswer, a *volume.Assignment) LiveFacts {
+	facts := LiveFacts{Unreachable: map[string]string{}, Coordinates: map[string]int{}, Rows: rows}
+	for i := range rows {
+		if c := rows[i].Coordinator; c != "" {
+			facts.Coordinates[c]++
+		}
+		if co, ok := la.Coords[rows[i].Group]; ok && co.Err != "" && co.Code != kerr.CoordinatorNotAvailable.Code {
+			facts.LookupFailed = append(facts.LookupFailed, rows[i].Group)
+		}
+	}
+	answered := map[int32]bool{}
+	for _, b := range brokers {
+		if b.Answered {
+			answered[b.Node] = true
+		} else {
+			facts.Unreachable[b.Broker] = b.Error
+		}
+	}
+	if a != nil {
+		for _, b := range a.Brokers {
+			n, ok := BrokerOrdinal(b.ID)
+			if !ok || b.Health != "alive" || answered[n] {
+				continue
+			}
+			if _, known := facts.Unreachable[b.ID]; !known {
+				facts.Unreachable[b.ID] = "alive in assignment.json but missing from the brokers' cluster metadata"
+			}
+		}
+	}
+	return facts
+}
