@@ -72,6 +72,15 @@ func prepare(cmd *cli.Command, parents []string) {
 		}
 		return
 	}
+	if cmd.Name == "help" && cmd.Command("help") == nil {
+		// Run, a help command without a help sub-command of its own gets
+		// urfave's package-level one appended, and writes it: two apps
+		// answering 'help' at once would race on that shared command. This
+		// one is the same command, the app's own (and has none below it).
+		h := newHelpCommand()
+		h.HideHelpCommand = true
+		cmd.Subcommands = append(cmd.Subcommands, h)
+	}
 	if cmd.Name != "help" {
 		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
 		// Leaves too ('kaasctl whois help'); hidden, as urfave's is.
