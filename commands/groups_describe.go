@@ -387,7 +387,7 @@ func describeFiles(l volume.Layout, a *volume.Assignment, o groupsDescribeOption
 	each := func(it *volume.OffsetScanItem) error {
 		known[it.Group] = true
 		if pick(it.Group) {
-			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings, Denied: it.Denied})
+			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings, Denied: it.Denied, ModTime: it.ModTime})
 		}
 		return nil
 	}

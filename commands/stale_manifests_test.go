@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/labdata"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -122,6 +124,11 @@ func TestStaleManifestsDescribe(t *testing.T) {
 			}
 			if p.Committed != committed[d.Group][key] {
 				t.Errorf("%s %s: committed %d, file says %d", d.Group, key, p.Committed, committed[d.Group][key])
+			}
+			// The committed offset says where it came from and as of when:
+			// the offset file, dated by its modification time.
+			if st, err := os.Stat(d.OffsetFile); err != nil || p.CommittedSource != inspect.CommittedFromFile || p.CommittedAsOf != st.ModTime().UTC().Format(time.RFC3339Nano) {
+				t.Errorf("%s %s: committed from %q as of %q, want the file %s as of its mtime (%v)", d.Group, key, p.CommittedSource, p.CommittedAsOf, d.OffsetFile, err)
 			}
 			if p.Lag == nil || *p.Lag != tr.LogEnd-p.Committed || *p.HighWatermark != tr.LogEnd || p.LogEndSource != volume.SourceSegments {
 				t.Errorf("%s %s: lag %v log end %v (%s), want %d (log end %d, manifest %d)", d.Group, key, p.Lag, p.HighWatermark, p.LogEndSource, tr.LogEnd-p.Committed, tr.LogEnd, tr.ManifestHWM)

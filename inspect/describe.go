@@ -65,6 +65,11 @@ type PartitionOffset struct {
 	Partition int32  `json:"partition"`
 	Committed int64  `json:"committed"`
 	Metadata  string `json:"metadata"`
+	// CommittedSource is where Committed came from ("file": the offset
+	// file brokers load), CommittedAsOf when that file was last written
+	// (RFC 3339, "" when unknown): kaas rewrites it on every commit.
+	CommittedSource string `json:"committedSource"`
+	CommittedAsOf   string `json:"committedAsOf"`
 	// LogStartOffset, HighWatermark (the log end) and Lag are nil when
 	// neither the segments nor the manifest could be read.
 	LogStartOffset *int64 `json:"logStartOffset"`
@@ -140,6 +145,9 @@ type GroupFileData struct {
 	Findings []volume.Finding
 	// Denied: kaasctl may not read the file (Err says so); not corrupt.
 	Denied bool
+	// ModTime is the file's modification time as read (zero: unknown):
+	// kaas rewrites the file on every commit, so it dates the offsets.
+	ModTime time.Time
 }
 
 // DescribeGroup builds the offline description of a group from its offset
@@ -195,14 +203,22 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, lo
 		return d
 	}
 	d.Format = shown.File.Format
+	asOf := ""
+	if !shown.ModTime.IsZero() {
+		asOf = shown.ModTime.UTC().Format(time.RFC3339Nano)
+	}
 	for _, e := range shown.File.Entries {
-		p := PartitionOffset{Topic: e.Topic, Partition: e.Partition, Committed: e.Offset, Metadata: e.Metadata}
+		p := PartitionOffset{Topic: e.Topic, Partition: e.Partition, Committed: e.Offset, Metadata: e.Metadata, CommittedSource: CommittedFromFile, CommittedAsOf: asOf}
 		fillLag(&p, logs)
 		d.Partitions = append(d.Partitions, p)
 	}
 	d.Recompute()
 	return d
 }
+
+// CommittedFromFile is PartitionOffset.CommittedSource for an offset read
+// from the group's offset file.
+const CommittedFromFile = "file"
 
 // OfflineLagSource labels a set of offline lags by where their log ends
 // came from.
