@@ -5,6 +5,7 @@ package commands
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -162,5 +163,50 @@ func TestGenerationSentenceShortUnlessVerbose(t *testing.T) {
 	}
 	if r := runCLI(t, "", nil, "volume", "check", "--data-dir", data); !strings.Contains(r.Out, evidence) {
 		t.Errorf("volume check lacks the full sentence:\n%s", r.Out)
+	}
+}
+
+// /api/health, like every JSON output, keeps a group id that is not UTF-8
+// exactly: a groupBase64 sibling beside the readable group.
+func TestExporterAPIHealthInvalidUTF8Group(t *testing.T) {
+	t.Parallel()
+	data, bad := invalidUTF8Volume(t)
+	addr, _ := startVolumeExporter(t, data, exporterOptions{interval: 200 * time.Millisecond, window: time.Minute, pollInterval: 100 * time.Millisecond})
+	want := map[string]bool{}
+	for _, g := range bad {
+		want[base64.StdEncoding.EncodeToString([]byte(g))] = true
+	}
+	var doc struct {
+		Groups []map[string]any `json:"groups"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/api/health")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			doc.Groups = nil
+			if json.Unmarshal(body, &doc) == nil && len(doc.Groups) >= 3 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/api/health never listed the groups (last err %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond) // the poll interval of a wait with a deadline, as waitProm
+	}
+	got := map[string]bool{}
+	for _, g := range doc.Groups {
+		if b, ok := g["groupBase64"].(string); ok {
+			got[b] = true
+			if g["group"] != "bad\uFFFD" {
+				t.Errorf("group %q beside groupBase64 %s, want bad\\uFFFD", g["group"], b)
+			}
+		}
+	}
+	for b := range want {
+		if !got[b] {
+			t.Errorf("/api/health lacks groupBase64 %s: %v", b, doc.Groups)
+		}
 	}
 }

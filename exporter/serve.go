@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // What an HTTP client can hold. A scrape is served from the refresh's
@@ -174,11 +176,13 @@ func (e *Exporter) healthJSON(sn *snapshot) []byte {
 	}
 	sn.healthOnce.Do(func() {
 		doc := HealthDocument{Time: sn.obs.Time, Window: e.opt.Window.String(), Groups: sn.health}
-		b, err := json.Marshal(doc)
-		if err != nil {
+		// As every JSON output: a group id that is not UTF-8 keeps its
+		// exact bytes in a groupBase64 sibling (render.WriteJSON).
+		var buf bytes.Buffer
+		if err := render.WriteJSON(&buf, doc, false); err != nil {
 			e.logf("/api/health: %v", err)
 		}
-		sn.healthDoc = append(b, '\n')
+		sn.healthDoc = buf.Bytes()
 	})
 	return sn.healthDoc
 }
