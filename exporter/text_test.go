@@ -140,9 +140,16 @@ func TestDashboardShowsFollowerAndJournal(t *testing.T) {
 		}
 	}
 	all := strings.Join(exprs, "\n")
-	for _, f := range []*family{dFollowing, dOffsetChanges, dJournalRecords, dJournalErrors, dGeneration} {
+	for _, f := range []*family{dFollowing, dOffsetChanges, dJournalRecords, dJournalErrors, dGeneration,
+		dCondition, dUnknownSince, dDrainSeconds, dNotDraining, dRetentionBreach, dLastCommitAge} {
 		if !strings.Contains(all, f.name) {
 			t.Errorf("no dashboard panel queries %s", f.name)
+		}
+	}
+	// The coordinator probe's series come from its own registry.
+	for _, name := range []string{"kaas_probe_success", "kaas_probe_failures_total"} {
+		if !strings.Contains(all, name) {
+			t.Errorf("no dashboard panel queries %s", name)
 		}
 	}
 }
