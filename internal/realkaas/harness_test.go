@@ -251,11 +251,27 @@ type consumer struct {
 	first  map[tp]int64
 	pos    map[tp]int64
 	errs   []error
+	// commitMu is the group's commit lock (commitLock).
+	commitMu *sync.Mutex
+}
+
+// groupCommits serialises the commits of one group's consumers in this
+// process. kaas's Go coordinator writes every commit of a group through
+// the same "<group>.tmp" file without a lock: two commits at once can
+// interleave into a corrupt offset file (seen in CI: the tail of the
+// longer write left after the shorter one), which volume check then
+// rightly reports. That is kaas's bug, not kaasctl's; the scenarios keep
+// their groups' members from committing at the same instant.
+var groupCommits sync.Map // cluster data dir + group → *sync.Mutex
+
+func commitLock(c *Cluster, group string) *sync.Mutex {
+	m, _ := groupCommits.LoadOrStore(c.Data+"\x00"+group, &sync.Mutex{})
+	return m.(*sync.Mutex)
 }
 
 func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *consumer {
 	t.Helper()
-	cs := &consumer{t: t, first: map[tp]int64{}, pos: map[tp]int64{}, done: make(chan struct{})}
+	cs := &consumer{t: t, first: map[tp]int64{}, pos: map[tp]int64{}, done: make(chan struct{}), commitMu: commitLock(c, group)}
 	cs.cl = newClient(t, c, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.SessionTimeout(10*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
@@ -272,6 +288,8 @@ func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *co
 			return m, nil
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
+			cs.commitMu.Lock()
+			defer cs.commitMu.Unlock()
 			cl.CommitUncommittedOffsets(ctx)
 		}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -298,7 +316,9 @@ func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *co
 			})
 			cs.mu.Unlock()
 			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+			cs.commitMu.Lock()
 			cs.cl.CommitUncommittedOffsets(cctx)
+			cs.commitMu.Unlock()
 			ccancel()
 		}
 	}()
@@ -317,7 +337,9 @@ func (cs *consumer) stop() {
 	<-cs.done
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	cs.commitMu.Lock()
 	cs.cl.CommitUncommittedOffsets(ctx)
+	cs.commitMu.Unlock()
 	cs.cl.LeaveGroupContext(ctx)
 	cs.cl.Close()
 }
