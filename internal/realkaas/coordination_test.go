@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 var (
@@ -466,11 +468,19 @@ type offlineGroupLag struct {
 	parts       map[string]string
 }
 
-// fileHolds reports whether group's offset file in kaas's live offsets dir
-// (the Go generation's DATA/__consumer_offsets) has key.
+// fileHolds reports whether group's offset file in the live offsets dir
+// (asked of the volume layout: this broker is the Go generation) has key.
 func fileHolds(t *testing.T, c *Cluster, group, key string) bool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(c.Data, "__consumer_offsets", group+".json"))
+	l, err := volume.Resolve(volume.ResolveInput{DataDirFlag: c.Data, KaasVersionFlag: "go"})
+	if err != nil {
+		return false
+	}
+	dir, err := l.LiveOffsetsDir()
+	if err != nil {
+		return false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, group+".json"))
 	if err != nil {
 		return false
 	}
