@@ -353,45 +353,12 @@ func (m *restartSim) stepInto(dst, src []gstate, ctrl *int, b int, write bool) s
 			c.without++
 		}
 		moves := x.moves
-		if w1 {
-			// The stop: b is down.
-			ne := int8(-1)
-			if keep1 && x.loaded && x.coord >= 0 && x.coord != b8 {
-				if x.entry >= 0 && x.entry != b8 {
-					ne = x.entry
-				} else {
-					ne = p1[i]
-				}
-			}
-			co := ne
-			if co < 0 {
-				co = h1[i]
-			}
-			x.entry = ne
-			if co != x.coord {
-				x.coord, x.loaded = co, true
-				moves++
-			}
+		// The stop (b down), then the start (every broker up).
+		if w1 && x.apply(keep1, b8, p1[i], h1[i]) {
+			moves++
 		}
-		if w2 {
-			// The start: every broker is up.
-			ne := int8(-1)
-			if keep2 && x.loaded && x.coord >= 0 {
-				if x.entry >= 0 {
-					ne = x.entry
-				} else {
-					ne = p2[i]
-				}
-			}
-			co := ne
-			if co < 0 {
-				co = h2[i]
-			}
-			x.entry = ne
-			if co != x.coord {
-				x.coord, x.loaded = co, true
-				moves++
-			}
+		if w2 && x.apply(keep2, -1, p2[i], h2[i]) {
+			moves++
 		}
 		if moves != x.moves {
 			c.moves += int(moves - x.moves)
@@ -842,4 +809,31 @@ func RestartStepsFrom(in RestartInput, order []string) (RestartOrder, error) {
 		idx = append(idx, i)
 	}
 	return m.detail(idx), nil
+}
+
+// apply is one version the controller writes for a group: down is the
+// broker that is stopped (-1: none), placed where the controller would put
+// a new entry, hashed the hash tier's answer. A loaded group on a broker
+// that is up keeps its entry (when the controller keeps entries, and the
+// entry's broker is up) or gets a placed one; otherwise it has none and
+// routes by the hash tier. It reports whether the coordinator moved.
+func (x *gstate) apply(keep bool, down, placed, hashed int8) bool {
+	ne := int8(-1)
+	if keep && x.loaded && x.coord >= 0 && x.coord != down {
+		if x.entry >= 0 && x.entry != down {
+			ne = x.entry
+		} else {
+			ne = placed
+		}
+	}
+	co := ne
+	if co < 0 {
+		co = hashed
+	}
+	x.entry = ne
+	if co == x.coord {
+		return false
+	}
+	x.coord, x.loaded = co, true
+	return true
 }
