@@ -140,6 +140,12 @@ type Globals struct {
 	Verbose bool
 	vin     volume.ResolveInput
 	conn    *connState // connection settings and profile (liveflags.go)
+	// brokersFlag: --brokers was given on the command line.
+	brokersFlag bool
+	// given and connFlags are the command-line flags to repeat in a
+	// printed next step (givenFlags, connFlagsText), read once from the
+	// command line so that run functions need no cli.Context.
+	given, connFlags string
 }
 
 // globals reads the common flags.
@@ -169,8 +175,19 @@ func globals(c *cli.Context) (*Globals, error) {
 	if err := g.applyConn(c); err != nil {
 		return nil, err
 	}
+	g.brokersFlag = c.IsSet(wire.KeyBrokers)
+	g.given = givenFlags(c)
+	g.connFlags = connFlagsText(c, g)
 	return g, nil
 }
+
+// GivenFlags is the volume, generation and connection flags given on the
+// command line, to repeat in a printed next step (see givenFlags).
+func (g *Globals) GivenFlags() string { return g.given }
+
+// ConnFlags is the connection flags in effect, to repeat in a printed fix
+// line (see connFlagsText).
+func (g *Globals) ConnFlags() string { return g.connFlags }
 
 // kaasVersionFlag is the --kaas-version pin given on the command line.
 func kaasVersionFlag(c *cli.Context) string {
@@ -302,4 +319,27 @@ func givenFlags(c *cli.Context) string {
 		}
 	}
 	return b.String()
+}
+
+// GlobalsFor resolves the common flags in args (such as "--data-dir", dir,
+// "-o", "json") over ios without running a command: a test builds the
+// Globals a run function takes this way, then calls the run function
+// directly with its options.
+func GlobalsFor(ios *IOStreams, args ...string) (*Globals, error) {
+	var g *Globals
+	app := &cli.App{
+		Name:     "kaasctl",
+		Metadata: map[string]any{"io": ios},
+		Writer:   ios.Out, ErrWriter: ios.Err,
+		Flags: commonFlags(),
+		Action: func(c *cli.Context) error {
+			var err error
+			g, err = globals(c)
+			return err
+		},
+	}
+	if err := app.Run(append([]string{"kaasctl"}, args...)); err != nil {
+		return nil, err
+	}
+	return g, nil
 }

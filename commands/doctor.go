@@ -105,13 +105,13 @@ func runDoctor(c *cli.Context) error {
 	switch {
 	case c.Bool("offline"):
 		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "skipped (--offline)"})
-	case !wantsBrokers(c, g):
+	case !wantsBrokers(g):
 		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "no brokers given (--brokers, KAASCTL_BROKERS or a profile)"})
 		if !hasVolume {
 			return exit.UsageErrorf("nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)")
 		}
 	default:
-		brokerFlags = connFlagsText(c, g)
+		brokerFlags = g.ConnFlags()
 		cl, badSeeds, cerr := doctorClient(c, g)
 		for _, b := range badSeeds {
 			f := inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,

@@ -177,10 +177,10 @@ func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups
 	var cl *wire.Client
 	var err error
 	switch {
-	case longRunning && wantsBrokers(c, g):
+	case longRunning && wantsBrokers(g):
 		cl, err = g.UncheckedClient()
 	default:
-		cl, err = liveClient(c, g)
+		cl, err = liveClient(c.Context, g)
 	}
 	if err != nil {
 		return nil, nil, err

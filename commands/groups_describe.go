@@ -105,7 +105,7 @@ func runGroupsDescribe(c *cli.Context) error {
 	if len(o.names) > 0 && (o.all || re != nil) {
 		return exit.UsageErrorf("give GROUP names or --all/--regex, not both")
 	}
-	cl, err := liveClient(c, g)
+	cl, err := liveClient(c.Context, g)
 	if err != nil {
 		return err
 	}

@@ -144,7 +144,7 @@ func runGroupsList(c *cli.Context) error {
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
 	}
-	cl, err := liveClient(c, g)
+	cl, err := liveClient(c.Context, g)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -116,9 +114,8 @@ func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 
 // liveClient connects when brokers are configured. It returns nil, nil
 // when none are; a connection failure is returned as the error.
-func liveClient(c *cli.Context, g *Globals) (*wire.Client, error) {
-	ctx := c.Context
-	if !wantsBrokers(c, g) {
+func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
+	if !wantsBrokers(g) {
 		return nil, nil
 	}
 	cl, err := g.Client(ctx)
@@ -132,9 +129,9 @@ func liveClient(c *cli.Context, g *Globals) (*wire.Client, error) {
 // that does not resolve must not silently turn a live run into an offline
 // one when brokers were named (Client then reports it); with no brokers
 // named anywhere it only earns a warning.
-func wantsBrokers(c *cli.Context, g *Globals) bool {
+func wantsBrokers(g *Globals) bool {
 	if g.conn != nil && g.conn.err != nil {
-		if c.IsSet(wire.KeyBrokers) || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.explicit {
+		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.explicit {
 			return true
 		}
 		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.err)

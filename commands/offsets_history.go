@@ -218,7 +218,7 @@ func runOffsetsHistory(c *cli.Context) error {
 	}
 	timeline := c.Bool("timeline")
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t, Human: func(p *render.Printer) error {
-		return writeHistoryHuman(p, v, timeline, givenFlags(c))
+		return writeHistoryHuman(p, v, timeline, g.GivenFlags())
 	}})
 }
 

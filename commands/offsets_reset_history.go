@@ -149,7 +149,7 @@ func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) (*os.
 			scope += " --group " + shellQuote(gp.Group)
 		}
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), givenFlags(c))
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), g.GivenFlags())
 	return f, nil
 }
 

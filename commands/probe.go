@@ -97,7 +97,7 @@ func runProbe(c *cli.Context) error {
 	if !g.HasVolume() {
 		return exit.UsageErrorf("probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing")
 	}
-	if !wantsBrokers(c, g) {
+	if !wantsBrokers(g) {
 		return exit.UsageErrorf("probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
 	l, err := g.Layout()
@@ -109,7 +109,7 @@ func runProbe(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	cl, err := liveClient(c, g)
+	cl, err := liveClient(c.Context, g)
 	if err != nil {
 		return err
 	}
