@@ -87,16 +87,18 @@ type gatherRun struct {
 	c        *Client
 	r        GroupRounds
 	listings []BrokerGroups
+	// spec[i][j] is listings[i].Groups[j] as broker i describes it (Group
+	// "" when it was not asked).
+	spec [][]DescribedGroup
 
 	mu     sync.Mutex
-	asked  map[string]bool             // keys sent to FindCoordinator
-	coords map[string]Coordinator      // their answers
-	spec   []map[string]DescribedGroup // per listing: its groups as that broker describes them
-	err    error                       // the first FindCoordinator failure
+	asked  map[string]bool        // keys sent to FindCoordinator
+	coords map[string]Coordinator // their answers
+	err    error                  // the first FindCoordinator failure
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
-	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([]map[string]DescribedGroup, brokers)}
+	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers)}
 	if r.Coordinators {
 		gr.asked = make(map[string]bool, len(r.Extra))
 		gr.coords = make(map[string]Coordinator, len(r.Extra))
@@ -125,11 +127,42 @@ func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
 		defer wg.Done()
 		gr.lookup(ctx, names)
 	}()
-	d := gr.c.describeOn(ctx, b.NodeID, names)
+	gr.spec[i] = gr.c.describeListed(ctx, b.NodeID, gr.listings[i].Groups)
 	wg.Wait()
-	gr.mu.Lock()
-	gr.spec[i] = d
-	gr.mu.Unlock()
+}
+
+// neverJoined reports whether a listed group has had no member since it was
+// created: Empty with no protocol type (kaas sets the type from the first
+// JoinGroup and keeps it; Kafka rejects a join without one). Describing it
+// would say Empty, no protocol type, no protocol, no members, so it is not
+// asked: a 10,000-group kaas whose groups were committed by tools answers
+// without describing them.
+func neverJoined(g ListedGroup) bool {
+	return g.State == "Empty" && g.ProtocolType == "" && g.GroupType != "consumer"
+}
+
+// describeListed describes a broker's listed groups on it, in listing
+// order; a group that never joined is answered without asking.
+func (c *Client) describeListed(ctx context.Context, node int32, listed []ListedGroup) []DescribedGroup {
+	out := make([]DescribedGroup, len(listed))
+	var ask []string
+	for j, g := range listed {
+		if neverJoined(g) {
+			out[j] = DescribedGroup{Group: g.Group, Coordinator: node, State: g.State, Members: []Member{}}
+		} else {
+			ask = append(ask, g.Group)
+		}
+	}
+	if len(ask) == 0 {
+		return out
+	}
+	got := c.describeOn(ctx, node, ask)
+	for j, g := range listed {
+		if d, ok := got[g.Group]; ok {
+			out[j] = d
+		}
+	}
+	return out
 }
 
 // lookup asks FindCoordinator for the keys no one has asked yet, in chunks
@@ -162,30 +195,32 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 // the one made on the listing broker when that is the coordinator, else
 // one asked of the coordinator now.
 func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
-	out := map[string]DescribedGroup{}
-	var again []string
+	n := 0
+	for _, l := range gr.listings {
+		n += len(l.Groups)
+	}
+	out := make(map[string]DescribedGroup, n)
+	var elsewhere []string // listed by a broker that is not the coordinator
 	for i, l := range gr.listings {
-		for _, g := range l.Groups {
-			if _, done := out[g.Group]; done {
-				continue
-			}
+		for j, g := range l.Groups {
 			co := gr.coords[g.Group]
 			switch {
 			case co.Err != "" || co.NodeID < 0:
 				out[g.Group] = DescribedGroup{Group: g.Group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
-			case co.NodeID == l.Broker.NodeID && gr.spec[i] != nil:
-				out[g.Group] = gr.spec[i][g.Group]
+			case co.NodeID == l.Broker.NodeID && gr.spec[i][j].Group != "":
+				out[g.Group] = gr.spec[i][j]
+			default:
+				elsewhere = append(elsewhere, g.Group)
 			}
 		}
 	}
-	for _, l := range gr.listings {
-		for _, g := range l.Groups {
-			if _, done := out[g.Group]; !done {
-				again = append(again, g.Group)
-			}
+	var again []string
+	for _, g := range dedupe(elsewhere) {
+		if _, done := out[g]; !done {
+			again = append(again, g)
 		}
 	}
-	for _, d := range gr.c.DescribeGroups(ctx, dedupe(again), gr.coords) {
+	for _, d := range gr.c.DescribeGroups(ctx, again, gr.coords) {
 		out[d.Group] = d
 	}
 	return out
