@@ -75,6 +75,7 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	if !r.Coordinators {
 		return out, nil
 	}
+	gr.coords = coordinatorMap(gr.found)
 	out.Coords = gr.coords
 	if r.Describe {
 		out.Described = gr.described(ctx)
@@ -93,15 +94,15 @@ type gatherRun struct {
 
 	mu     sync.Mutex
 	asked  map[string]bool        // keys sent to FindCoordinator
-	coords map[string]Coordinator // their answers
+	found  [][]Coordinator        // their answers, a list a request
 	err    error                  // the first FindCoordinator failure
+	coords map[string]Coordinator // found, keyed once every lookup is done
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
 	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers)}
 	if r.Coordinators {
 		gr.asked = make(map[string]bool, len(r.Extra))
-		gr.coords = make(map[string]Coordinator, len(r.Extra))
 	}
 	return gr
 }
@@ -177,7 +178,7 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 		}
 	}
 	gr.mu.Unlock()
-	m, err := gr.c.FindManyCoordinators(ctx, todo, false)
+	lists, err := gr.c.findManyLists(ctx, todo, false)
 	gr.mu.Lock()
 	defer gr.mu.Unlock()
 	if err != nil {
@@ -186,9 +187,7 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 		}
 		return
 	}
-	for k, v := range m {
-		gr.coords[k] = v
-	}
+	gr.found = append(gr.found, lists...)
 }
 
 // described keeps each listed group's description from its coordinator:
@@ -230,31 +229,49 @@ func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
 // of at most FindChunk keys, DefaultConcurrency (or Concurrency) in flight.
 // It fails with the first request that fails.
 func (c *Client) FindManyCoordinators(ctx context.Context, keys []string, txn bool) (map[string]Coordinator, error) {
-	if len(keys) <= FindChunk {
-		return c.FindCoordinators(ctx, keys, txn)
+	lists, err := c.findManyLists(ctx, keys, txn)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[string]Coordinator, len(keys))
+	return coordinatorMap(lists), nil
+}
+
+// findManyLists is FindManyCoordinators' answers, one list a request.
+func (c *Client) findManyLists(ctx context.Context, keys []string, txn bool) ([][]Coordinator, error) {
 	var chunks [][]string
 	for len(keys) > 0 {
 		n := min(FindChunk, len(keys))
 		chunks = append(chunks, keys[:n])
 		keys = keys[n:]
 	}
-	var mu sync.Mutex
-	var firstErr error
-	c.forEach(len(chunks), func(i int) {
-		m, err := c.FindCoordinators(ctx, chunks[i], txn)
-		mu.Lock()
-		defer mu.Unlock()
+	out := make([][]Coordinator, len(chunks))
+	errs := make([]error, len(chunks))
+	if len(chunks) == 1 {
+		out[0], errs[0] = c.findCoordinatorList(ctx, chunks[0], txn)
+	} else {
+		c.forEach(len(chunks), func(i int) {
+			out[i], errs[i] = c.findCoordinatorList(ctx, chunks[i], txn)
+		})
+	}
+	for _, err := range errs {
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return
+			return nil, err
 		}
-		for k, v := range m {
-			out[k] = v
+	}
+	return out, nil
+}
+
+// coordinatorMap keys the answers of many requests by key.
+func coordinatorMap(lists [][]Coordinator) map[string]Coordinator {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make(map[string]Coordinator, n)
+	for _, l := range lists {
+		for _, co := range l {
+			out[co.Key] = co
 		}
-	})
-	return out, firstErr
+	}
+	return out
 }
