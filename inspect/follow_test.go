@@ -65,7 +65,9 @@ func TestGroupSelection(t *testing.T) {
 
 func TestNewerThan(t *testing.T) {
 	t.Parallel()
-	v := func(e, n int64) *volume.Assignment { return &volume.Assignment{ControllerEpoch: e, AssignmentVersion: n} }
+	v := func(e, n int64) *volume.Assignment {
+		return &volume.Assignment{ControllerEpoch: e, AssignmentVersion: n}
+	}
 	for _, c := range []struct {
 		a, b *volume.Assignment
 		want bool
