@@ -95,9 +95,9 @@ func keepBackupsFlag(cat string) cli.Flag {
 	return &cli.IntFlag{Name: "keep-backups", Usage: fmt.Sprintf("keep the last `N` backups per file, older ones are removed after each write (default %d, or KAASCTL_KEEP_BACKUPS; 0 keeps all)", volume.DefaultKeepBackups), Category: cat}
 }
 
-// writePolicy reads --follow-symlinks and --keep-backups (then
+// parseWritePolicy reads --follow-symlinks and --keep-backups (then
 // KAASCTL_KEEP_BACKUPS).
-func writePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
+func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
 	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
 	n, src := 0, ""
 	switch {
@@ -152,7 +152,7 @@ func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
 	if err != nil {
 		return nil, writeMode{}, err
 	}
-	if m.policy, err = writePolicy(c, g); err != nil {
+	if m.policy, err = parseWritePolicy(c, g); err != nil {
 		return nil, writeMode{}, err
 	}
 	return g, m, nil
