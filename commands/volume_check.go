@@ -3,8 +3,8 @@ package commands
 import (
 	"context"
 	"strconv"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 

@@ -159,4 +159,3 @@ func migrateError(err error) error {
 	}
 	return err
 }
-
