@@ -161,7 +161,7 @@ func runOffsetsHistory(_ context.Context, g *Globals, o offsetsHistoryOptions) e
 	}
 	t := render.NewTable("TIME", "GROUP", "PARTITION", "OFFSET", "PREVIOUS", "SOURCE", "KIND", "ANOMALY", "DETAIL")
 	for _, r := range v.Rows {
-		t.Add(trTime(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), render.OptInt(r.Offset), render.OptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
+		t.Add(render.Timestamp(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), render.OptInt(r.Offset), render.OptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
 	}
 	return g.Printer.Print(render.Output{Data: v, Items: v.Rows, Table: t, Human: func(p *render.Printer) error {
 		return writeHistoryHuman(p, v, o.timeline, g.GivenFlags())
@@ -180,7 +180,7 @@ func writeHistoryHuman(p *render.Printer, v *inspect.OffsetHistoryView, timeline
 	src = append(src, render.Plural(len(v.Backups), "backup", "backups"))
 	span := "no points"
 	if v.First != nil {
-		span = trTime(*v.First) + " → " + trTime(*v.Last)
+		span = render.Timestamp(*v.First) + " → " + render.Timestamp(*v.Last)
 	}
 	fmt.Fprintf(w, "%s  %s · %s · %s · %s\n", p.Paint(render.Bold, "offsets history"), render.Shorten(v.Group, 80), strings.Join(src, ", "), render.Plural(len(v.Points), "point", "points"), span)
 	if len(v.Partitions) == 0 {
@@ -193,7 +193,7 @@ func writeHistoryHuman(p *render.Printer, v *inspect.OffsetHistoryView, timeline
 	if len(v.Anomalies) > 0 {
 		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Anomalies), "anomaly", "anomalies")))
 		for _, a := range v.Anomalies {
-			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
+			fmt.Fprintf(w, "  %s  %s  %s\n", render.Timestamp(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
 		}
 		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", shellQuote(v.Group), journalArg(v.Journal), flags)
 	}
@@ -246,9 +246,9 @@ func writeHistoryGaps(p *render.Printer, gaps []inspect.HistoryGap) {
 	for _, gp := range gaps {
 		until := "no full snapshot after it yet"
 		if gp.Until != nil {
-			until = "until the full snapshot at " + trTime(*gp.Until)
+			until = "until the full snapshot at " + render.Timestamp(*gp.Until)
 		}
-		fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", trTime(gp.Time), p.Paint(render.Red, render.Pad("GAP", 9)), until)
+		fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", render.Timestamp(gp.Time), p.Paint(render.Red, render.Pad("GAP", 9)), until)
 		fmt.Fprintf(w, "      %s\n", render.Clean(gp.Problem))
 	}
 }
@@ -281,7 +281,7 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt inspect.HistoryPoint,
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)
 	}
-	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", trTime(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
+	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", render.Timestamp(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
 	if len(pt.Anomalies) > 0 {
 		line += "  " + p.Paint(render.Red, strings.Join(pt.Anomalies, ","))
 	}

@@ -97,9 +97,9 @@ func noteGroupRestore(g *Globals, spec repair.Spec, gr repair.GroupRestore) {
 		from = "the offset file as kaasctl's last rewrite left it, " + t.Point.File
 	}
 	if t.Anomaly != nil {
-		g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s", name, offsets, trTime(t.Point.Time), from, incidentText(t))
+		g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s", name, offsets, render.Timestamp(t.Point.Time), from, incidentText(t))
 	} else {
-		g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)", name, offsets, trTime(spec.Time), trTime(t.Point.Time), from)
+		g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)", name, offsets, render.Timestamp(spec.Time), render.Timestamp(t.Point.Time), from)
 	}
 	if len(gr.Extra) > 0 {
 		g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", name, render.Plural(len(gr.Extra), "partition", "partitions"), strings.Join(gr.Extra, ", "))
@@ -116,7 +116,7 @@ func incidentText(t repair.HistoryTarget) string {
 	if t.Anomaly.Partition != "" {
 		what += " of " + t.Anomaly.Partition
 	}
-	s := what + " at " + trTime(t.AnomalyTime)
+	s := what + " at " + render.Timestamp(t.AnomalyTime)
 	if t.Later > 0 {
 		s += fmt.Sprintf("; %s in the same incident after it", render.Plural(t.Later, "more anomaly", "more anomalies"))
 	}
