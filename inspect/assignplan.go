@@ -486,14 +486,6 @@ func (p *AssignPlanner) liveMembers(subSource string) {
 	}
 }
 
-// noneIfEmpty is s, or "none" when empty.
-func noneIfEmpty(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // Subscribed is every topic a member subscribes to, sorted: the topics
 // whose partition counts Plan needs.
 func (p *AssignPlanner) Subscribed() []string { return slices.Clone(p.subscribed) }
