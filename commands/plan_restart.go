@@ -192,7 +192,7 @@ func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect
 	}
 	g.WarnFindings(fs)
 	r.Assignment, r.AssignmentPath, r.Gen, r.Generation = a, l.AssignmentPath(), l.Gen.Gen, l.Gen.Summary()
-	r.OffsetGroups = trOffsetGroups(g)
+	r.OffsetGroups = offsetFileGroups(g)
 	if !g.HasBrokers() {
 		return r, l, nil
 	}
