@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -28,7 +26,7 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerAnswer, a 
 		if c := rows[i].Coordinator; c != "" {
 			facts.Coordinates[c]++
 		}
-		if co, ok := la.Coords[rows[i].Group]; ok && co.Err != "" && co.Code != kerr.CoordinatorNotAvailable.Code {
+		if co, ok := la.Coords[rows[i].Group]; ok && co.Failed() {
 			facts.LookupFailed = append(facts.LookupFailed, rows[i].Group)
 		}
 	}
