@@ -1,7 +1,11 @@
 package commands
 
 func init() {
-	addHelpTopic("connection", "how kaasctl reaches the brokers: flags, KAASCTL_* variables, profiles, TLS, SASL, version cap", `
+	addHelpTopic("connection", "how kaasctl reaches the brokers: flags, KAASCTL_* variables, profiles, TLS, SASL, version cap", connectionHelpText)
+}
+
+// connectionHelpText is 'kaasctl help connection'.
+const connectionHelpText = `
 Connecting to kaas brokers
 
 Every command accepts the connection flags; a value is taken from the first of
@@ -102,5 +106,4 @@ When a connection fails
   (2) kaas answers error 13 NETWORK_EXCEPTION with "scram: authentication failed" or
       "scram: unknown user ..."; kaasctl shows that message and calls it a failed login
   (3) the broker's reason is shown: "PLAIN mechanism requires kubernetes client (SA JWT auth)"
-`)
-}
+`

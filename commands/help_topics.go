@@ -1,7 +1,12 @@
 package commands
 
 func init() {
-	addHelpTopic("routing", "how kaas picks a group's coordinator (the two tiers, worked example)", `
+	addHelpTopic("routing", "how kaas picks a group's coordinator (the two tiers, worked example)", routingHelpText)
+	addHelpTopic("volume", "the kaas shared volume layout kaasctl reads", volumeHelpText)
+}
+
+// routingHelpText is 'kaasctl help routing'.
+const routingHelpText = `
 How kaas routes a consumer group to its coordinator
 
 Tier 1, explicit: assignment.json's consumerGroups[] may hold {"groupId","broker","epoch"}.
@@ -38,8 +43,10 @@ Ask "what if": kaasctl whois --what-if-down kaas-1 ...      (the controller drop
                    (and re-places the groups still active, as today's controller does:
                     groups on kaas-1 lose their entry and fall back to the hash tier)
                kaasctl whois --what-if-down kaas-1 --keep-listed ...   (a stable divisor)
-`)
-	addHelpTopic("volume", "the kaas shared volume layout kaasctl reads", `
+`
+
+// volumeHelpText is 'kaasctl help volume'.
+const volumeHelpText = `
 The kaas shared volume
 
 DATA is the broker data dir (KAAS_DATA_DIR, /data in the chart). The cluster dir CD is
@@ -99,5 +106,4 @@ kaasctl reads regular files only, at most 256 MiB each: a FIFO, device, socket o
 a state file should be is reported by name, never read. Its writes never go through a
 symbolic link inside the volume (a linked __consumer_offsets or <group>.json is refused and
 reported by volume check) unless the writing command gets --follow-symlinks.
-`)
-}
+`

@@ -71,6 +71,9 @@ type connState struct {
 	// profile); it stops every command that needs the brokers.
 	err      error
 	explicit bool // the user named a config file or a profile
+	// flags is the connection flags given (flagInput), kept so that a run
+	// function can resolve another profile with them (config show NAME).
+	flags map[string]string
 }
 
 // flagInput collects the connection flags actually given.
@@ -132,7 +135,7 @@ func resolveConnFrom(flags map[string]string, ios *IOStreams, cc ...*wire.Comman
 // resolveConnArg resolves the connection; profileArg is a profile named as the
 // command's argument (config show/check NAME).
 func resolveConnArg(flags map[string]string, ios *IOStreams, cc *wire.CommandConfig, profileArg string) *connState {
-	st := &connState{cc: cc}
+	st := &connState{cc: cc, flags: flags}
 	path, src := configLocation(flags, ios.getenv)
 	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || profileArg != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
 	var exists bool

@@ -515,24 +515,18 @@ func (gi GenerationInfo) Pin(l Layout, g Generation, from string) GenerationInfo
 // parse is a *PinError.
 func ResolveGeneration(l Layout, in ResolveInput) (GenerationInfo, error) {
 	gi := DetectGeneration(l)
-	for _, p := range []struct{ v, from string }{
-		{in.KaasVersionFlag, "--kaas-version"},
-		{in.EnvKaasVersion, "KAASCTL_KAAS_VERSION"},
-		{in.ProfileKaasVersion, "profile kaasVersion"},
-	} {
-		if strings.TrimSpace(p.v) == "" {
-			continue
-		}
-		g, err := ParseKaasVersion(p.v)
-		if err != nil {
-			return gi, &PinError{From: p.from, Err: err}
-		}
-		if g == GenUnknown { // "auto": detection, whatever lower sources say
-			return gi, nil
-		}
-		return gi.Pin(l, g, p.from+" "+strings.TrimSpace(p.v)), nil
+	p := First(in.KaasVersions())
+	if p.Origin == "" {
+		return gi, nil
 	}
-	return gi, nil
+	g, err := ParseKaasVersion(p.Value)
+	if err != nil {
+		return gi, &PinError{From: p.From, Err: err}
+	}
+	if g == GenUnknown { // "auto": detection, whatever lower sources say
+		return gi, nil
+	}
+	return gi.Pin(l, g, p.From+" "+strings.TrimSpace(p.Value)), nil
 }
 
 // PinError is a --kaas-version (or its variable or profile key) that does

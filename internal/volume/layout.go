@@ -103,11 +103,9 @@ var ErrNoVolume = errors.New("no volume given: pass --data-dir DIR or --cluster-
 // cluster dir: it holds legacy offsets and partition manifests.
 func Resolve(in ResolveInput) (Layout, error) {
 	type src struct{ cluster, data, cname, dname string }
-	for _, s := range []src{
-		{in.ClusterDirFlag, in.DataDirFlag, "--cluster-dir", "--data-dir"},
-		{in.EnvClusterDir, in.EnvDataDir, "KAAS_CLUSTER_DIR", "KAAS_DATA_DIR"},
-		{in.ProfileClusterDir, in.ProfileDataDir, "profile clusterDir", "profile dataDir"},
-	} {
+	clusters, datas := in.ClusterDirs(), in.DataDirs()
+	for i := range clusters {
+		s := src{clusters[i].Value, datas[i].Value, clusters[i].From, datas[i].From}
 		if s.cluster == "" && s.data == "" {
 			continue
 		}

@@ -325,23 +325,12 @@ func rank(s Source) int {
 	return 3
 }
 
+// profileValues is a profile's settings by key, as a flag would give them
+// ("" when unset).
 func profileValues(p *Profile) map[string]string {
-	m := map[string]string{
-		KeyBrokers:     strings.Join(p.Brokers, ","),
-		KeyTimeout:     p.Timeout,
-		KeyMaxVersions: p.MaxVersions,
-	}
-	if t := p.TLS; t != nil {
-		if t.Enabled != nil {
-			m[KeyTLS] = strconv.FormatBool(*t.Enabled)
-		}
-		m[KeyTLSCA], m[KeyTLSCert], m[KeyTLSKey], m[KeyTLSServerName] = t.CAFile, t.CertFile, t.KeyFile, t.ServerName
-		if t.InsecureSkipVerify {
-			m[KeyTLSInsecure] = "true"
-		}
-	}
-	if a := p.SASL; a != nil {
-		m[KeySASLMechanism], m[KeySASLUser], m[KeySASLPasswordEnv], m[KeySASLPasswordFil] = a.Mechanism, a.User, a.PasswordEnv, a.PasswordFile
+	m := make(map[string]string, len(profileFields))
+	for _, f := range profileFields {
+		m[f.key] = f.get(p)
 	}
 	return m
 }

@@ -1,0 +1,227 @@
+package commands
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// configUseOptions is 'config use' after flag parsing.
+type configUseOptions struct {
+	Name string // the profile to make current
+}
+
+func configUseCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "use",
+		Usage:     "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
+		UsageText: "kaasctl config use NAME\n\nExamples:\n   kaasctl config use prod\n   kaasctl config use staging && kaasctl groups list",
+		Action:    configUseAction,
+	}
+}
+
+func configUseAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseConfigUse(c)
+	if err != nil {
+		return err
+	}
+	return runConfigUse(c.Context, g, o)
+}
+
+func parseConfigUse(c *cli.Context) (configUseOptions, error) {
+	name, err := profileNameArg(c, "config use")
+	return configUseOptions{Name: name}, err
+}
+
+func runConfigUse(_ context.Context, g *Globals, o configUseOptions) error {
+	path, cfg, err := loadForEdit(g)
+	if err != nil {
+		return err
+	}
+	if err := cfg.UseProfile(o.Name); err != nil {
+		return profileError(err, path)
+	}
+	if err := wire.SaveConfig(path, cfg); err != nil {
+		return err
+	}
+	g.Notef("current profile is now %q (%s)", o.Name, path)
+	return nil
+}
+
+// configDeleteOptions is 'config delete' after flag parsing.
+type configDeleteOptions struct {
+	Name string // the profile to delete
+}
+
+func configDeleteCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Aliases:   []string{"rm"},
+		Usage:     "delete profile NAME (clears 'current' when it named it)",
+		UsageText: "kaasctl config delete NAME\n\nExamples:\n   kaasctl config delete old-lab",
+		Action:    configDeleteAction,
+	}
+}
+
+func configDeleteAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseConfigDelete(c)
+	if err != nil {
+		return err
+	}
+	return runConfigDelete(c.Context, g, o)
+}
+
+func parseConfigDelete(c *cli.Context) (configDeleteOptions, error) {
+	name, err := profileNameArg(c, "config delete")
+	return configDeleteOptions{Name: name}, err
+}
+
+func runConfigDelete(_ context.Context, g *Globals, o configDeleteOptions) error {
+	path, cfg, err := loadForEdit(g)
+	if err != nil {
+		return err
+	}
+	wasCurrent, err := cfg.DeleteProfile(o.Name)
+	if err != nil {
+		return profileError(err, path)
+	}
+	if wasCurrent {
+		g.Notef("%q was the current profile; none is current now ('kaasctl config use NAME')", o.Name)
+	}
+	if err := wire.SaveConfig(path, cfg); err != nil {
+		return err
+	}
+	g.Notef("profile %q deleted from %s", o.Name, path)
+	return nil
+}
+
+// configSetProfileOptions is 'config set-profile' after flag parsing.
+type configSetProfileOptions struct {
+	Name string           // the profile to create or update
+	Edit wire.ProfileEdit // the settings to remove and to set, checked
+	Use  bool             // also make it the current profile
+}
+
+type setProfileView struct {
+	Path    string        `json:"path"`
+	Name    string        `json:"name"`
+	Created bool          `json:"created"`
+	Current bool          `json:"current"`
+	Profile *wire.Profile `json:"profile"`
+}
+
+func configSetProfileCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "set-profile",
+		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
+		UsageText: "kaasctl config set-profile NAME [--brokers HOST:PORT,...] [--data-dir DIR] [--sasl-mechanism M --sasl-user U --sasl-password-env VAR] [--use]\n" +
+			"   passwords are never stored: --sasl-password-env names a variable, --sasl-password-file a file\n\n" +
+			"Examples:\n" +
+			"   kaasctl config set-profile prod --brokers kaas-0.kaas:9092,kaas-1.kaas:9092 --data-dir /mnt/kaas --use\n" +
+			"   kaasctl config set-profile prod --sasl-mechanism SCRAM-SHA-512 --sasl-user ops --sasl-password-env KAAS_OPS_PASSWORD",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
+			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
+		},
+		Action: configSetProfileAction,
+	}
+}
+
+func configSetProfileAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseConfigSetProfile(c)
+	if err != nil {
+		return err
+	}
+	return runConfigSetProfile(c.Context, g, o)
+}
+
+func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
+	name, err := profileNameArg(c, "config set-profile")
+	if err != nil {
+		return configSetProfileOptions{}, err
+	}
+	if err := wire.ValidateProfileName(name); err != nil {
+		return configSetProfileOptions{}, exit.UsageErrorf("%v", err)
+	}
+	if c.IsSet(wire.KeyProfile) {
+		return configSetProfileOptions{}, exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
+	}
+	e, err := profileEditFlags(c)
+	if err != nil {
+		return configSetProfileOptions{}, err
+	}
+	return configSetProfileOptions{Name: name, Edit: e, Use: c.Bool("use")}, nil
+}
+
+// profileEditFlags reads the profile settings given as flags (and
+// --unset) into a checked edit.
+func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
+	e := wire.ProfileEdit{Unset: c.StringSlice("unset"), Set: map[string]string{}}
+	for _, k := range wire.ProfileKeys {
+		if !c.IsSet(k) {
+			continue
+		}
+		switch k {
+		case wire.KeyBrokers:
+			e.Set[k] = strings.Join(c.StringSlice(k), ",")
+		case wire.KeyTLS, wire.KeyTLSInsecure:
+			e.Set[k] = strconv.FormatBool(c.Bool(k))
+		case flagKaasVersion:
+			v := strings.TrimSpace(c.String(k))
+			gen, err := volume.ParseKaasVersion(v)
+			if err != nil {
+				return e, exit.UsageErrorf("--kaas-version: %v", err)
+			}
+			if gen == volume.GenUnknown {
+				v = "" // auto: detect
+			}
+			e.Set[k] = v
+		default:
+			e.Set[k] = c.String(k)
+		}
+	}
+	if err := e.Check(); err != nil {
+		return e, exit.UsageErrorf("%v", err)
+	}
+	return e, nil
+}
+
+func runConfigSetProfile(_ context.Context, g *Globals, o configSetProfileOptions) error {
+	path, cfg, err := loadForEdit(g)
+	if err != nil {
+		return err
+	}
+	p, created, err := cfg.SetProfile(o.Name, o.Edit, o.Use)
+	if err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
+	if err := wire.SaveConfig(path, cfg); err != nil {
+		return err
+	}
+	verb := "updated"
+	if created {
+		verb = "created"
+	}
+	g.Notef("profile %q %s in %s", o.Name, verb, path)
+	v := setProfileView{Path: path, Name: o.Name, Created: created, Current: cfg.Current == o.Name, Profile: p}
+	return g.Printer.Print(render.Output{Data: v, Human: func(*render.Printer) error { return nil }})
+}
