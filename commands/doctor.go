@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -191,32 +192,13 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 	if src.layout == nil {
 		rep.Mode = inspect.DoctorLive
 	}
-	var volumeGroups []string
-	for _, f := range vol.files {
-		volumeGroups = append(volumeGroups, f.Group)
-	}
-	if vol.a != nil {
-		for _, e := range vol.a.ConsumerGroups {
-			volumeGroups = append(volumeGroups, e.GroupID)
-		}
-	}
-	lr, err := gatherLiveGroups(ctx, src.client, volumeGroups, vol.a)
+	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true})
 	if err != nil {
 		return err
 	}
-	sv.Live, sv.Brokers = true, lr.brokers
-	var rows []inspect.GroupRow
-	if src.layout != nil {
-		rows = inspect.BuildGroupRows(inspect.GroupsInput{Assignment: vol.a, Files: vol.files, Extra: lr.answers.LiveGroupNames()})
-	} else {
-		rows = inspect.BrokersOnlyRows(lr.answers.LiveGroupNames())
-	}
-	inspect.MergeLive(rows, lr.answers)
-	answers := make([]inspect.BrokerAnswer, len(lr.brokers))
-	for i, b := range lr.brokers {
-		answers[i] = inspect.BrokerAnswer{Node: b.Node, Broker: b.Broker, Answered: b.Answered, Error: b.Error}
-	}
-	rep.AddLive(inspect.BuildLiveFacts(rows, lr.answers, answers, vol.a), vol.flags, g.ConnFlags())
+	facts, brokers := inspect.GatheredLiveFacts(gg, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, src.layout != nil)
+	sv.Live, sv.Brokers = true, brokers
+	rep.AddLive(facts, vol.flags, g.ConnFlags())
 	rep.Ran(inspect.CheckLive, "")
 	return nil
 }

@@ -218,13 +218,8 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	if o.once {
 		return exporterOnce(ctx, g, src, o)
 	}
-	if g.IO.Process {
-		// SIGINT/SIGTERM end the serving (only the process's own: an
-		// in-process run must not take another's signal).
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	return runExporter(ctx, g, src, o, nil)
 }
 
