@@ -29,6 +29,14 @@ func OptInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
+// Offset is an offset, or "-" when it is negative (none known).
+func Offset(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // Plural is n with its noun: "1 group", "2 groups".
 func Plural(n int, one, many string) string {
 	if n == 1 {
