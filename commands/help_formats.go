@@ -32,7 +32,7 @@ var formatDocs = []struct {
 	{"takeover trace", traceView{}, "each event (trace.events[])"},
 	{"watch", watchView{}, "each move, as it happens"},
 	{"watch --offsets", watchOffsetsView{}, "each offset-file change (events[]), as it happens"},
-	{"offsets history", offsetsHistoryView{}, "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)"},
+	{"offsets history", inspect.OffsetHistoryView{}, "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)"},
 	{"plan restart", PlanRestartView{}, "the whole document"},
 	{"plan restart --follow", FollowEvent{}, "each event (kind following, version, waiting, settled, unsettled, done), as it happens"},
 	{"plan assignment", PlanAssignmentView{}, "each member (members[])"},
