@@ -27,8 +27,10 @@ monitoring-check:
 	elif [ -n "$$CI" ]; then echo "promtool not found (CI is set): install Debian's prometheus package"; exit 1; \
 	else echo "promtool not found: skipping the monitoring/ checks (apt-get install prometheus)"; fi
 
+# Packages whose own code is concurrent run under -race, the others without
+# it, both at once (scripts/test.sh; 'go run ./scripts/racepkgs' shows why).
 test: fmt-check vet monitoring-check
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	@GO=$(GO) sh scripts/test.sh
 
 # The real-kaas tier: kaas's Go broker from ../shared/kaas-go/src (built once,
 # cached under $$KAASCTL_REALKAAS_CACHE or ~/.cache/kaasctl-realkaas, keyed by a

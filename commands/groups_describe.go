@@ -1,12 +1,9 @@
 package commands
 
 import (
-	"fmt"
-	"path/filepath"
+	"context"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,10 +14,13 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// groupsDescribeOptions is 'groups describe' after flag parsing.
+// groupsDescribeOptions is 'groups describe' after flag parsing: every flag
+// the command reads, typed and validated.
 type groupsDescribeOptions struct {
 	names []string
 	all   bool
+	// re is --regex compiled (nil without it); regex is its text.
+	re    *regexp.Regexp
 	regex string
 	lag   *inspect.LagFilter
 	// filter narrows partitions to --topic and --lagging-only.
@@ -41,33 +41,35 @@ type GroupsDescribeView struct {
 	NotFound []string `json:"notFound"`
 }
 
+const groupsDescribeHelp = "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
+	"else the one in the other offsets dir); log start and log end from the partition's segment files in\n" +
+	"DATA/<topic>/<partition>/ (the last complete record batch, as kaas recovers it on restart); manifest.json only where\n" +
+	"the segments cannot be read, and the row (logEndSource) and the total then say so. Lag is LOG-END − COMMITTED.\n\n" +
+	"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
+	"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
+	"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
+	"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
+	"--all/--regex batch per coordinator: O(brokers) round trips however many groups.\n\n" +
+	"Examples:\n" +
+	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag as of the manifests\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
+	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
+	"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
+	"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
+	"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
+	"groups[].topics[]. --topic and --lagging-only narrow the partitions, and every total, rollup\n" +
+	"and --lag comparison counts only what they keep; groups left with no partition are left out."
+
 func init() {
 	registerSub("groups", groupsUsage, func() *cli.Command {
 		return &cli.Command{
-			Name:      "describe",
-			Usage:     "coordinator, members, committed offsets (file and live) and lag of groups",
-			ArgsUsage: "GROUP...",
-			Description: "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
-				"else the one in the other offsets dir); log start and log end from the partition's segment files in\n" +
-				"DATA/<topic>/<partition>/ (the last complete record batch, as kaas recovers it on restart); manifest.json only where\n" +
-				"the segments cannot be read, and the row (logEndSource) and the total then say so. Lag is LOG-END − COMMITTED.\n\n" +
-				"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
-				"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
-				"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
-				"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
-				"--all/--regex batch per coordinator: O(brokers) round trips however many groups.\n\n" +
-				"Examples:\n" +
-				"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag as of the manifests\n" +
-				"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
-				"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
-				"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
-				"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
-				"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
-				"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
-				"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
-				"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
-				"groups[].topics[]. --topic and --lagging-only narrow the partitions, and every total, rollup\n" +
-				"and --lag comparison counts only what they keep; groups left with no partition are left out.",
+			Name:        "describe",
+			Usage:       "coordinator, members, committed offsets (file and live) and lag of groups",
+			ArgsUsage:   "GROUP...",
+			Description: groupsDescribeHelp,
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
@@ -77,114 +79,112 @@ func init() {
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 				drainWindowFlag(),
 			},
-			Action: runGroupsDescribe,
+			Action: groupsDescribeAction,
 		}
 	})
 }
 
-func runGroupsDescribe(c *cli.Context) error {
+func groupsDescribeAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex"), summaryOnly: c.Bool("summary"),
-		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
-	re, err := compileRegex("regex", o.regex)
+	o, err := parseGroupsDescribe(c)
 	if err != nil {
 		return err
 	}
+	return runGroupsDescribe(c.Context, g, o)
+}
+
+// parseGroupsDescribe reads and checks the flags and arguments (usage
+// errors); it does no work.
+func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
+	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex"), summaryOnly: c.Bool("summary"),
+		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
+	var err error
+	if o.re, err = compileRegex("regex", o.regex); err != nil {
+		return o, err
+	}
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
-		return exit.UsageErrorf("%v", err)
+		return o, exit.UsageErrorf("%v", err)
 	}
 	if o.drainWindow, err = drainWindow(c); err != nil {
-		return err
+		return o, err
 	}
-	if len(o.names) == 0 && !o.all && re == nil {
-		return exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
+	if len(o.names) == 0 && !o.all && o.re == nil {
+		return o, exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
 	}
-	if len(o.names) > 0 && (o.all || re != nil) {
-		return exit.UsageErrorf("give GROUP names or --all/--regex, not both")
+	if len(o.names) > 0 && (o.all || o.re != nil) {
+		return o, exit.UsageErrorf("give GROUP names or --all/--regex, not both")
 	}
-	cl, err := liveClient(c.Context, g)
+	return o, nil
+}
+
+// runGroupsDescribe describes the groups o selects: live when brokers are
+// configured (groups_describe_live.go), else from the volume alone.
+func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions) error {
+	cl, err := liveClient(ctx, g)
 	if err != nil {
 		return err
 	}
 	if cl != nil {
 		defer cl.Close()
-		return runGroupsDescribeLive(c, g, cl, o, re) // groups_describe_live.go
+		return runGroupsDescribeLive(ctx, g, cl, o)
 	}
 	if o.drainWindow > 0 {
 		return exit.UsageErrorf("--drain-window needs the brokers (the log end and log start are asked live)")
 	}
+	return runGroupsDescribeOffline(g, o)
+}
+
+// describeVolume is what a describe reads from the volume: the layout, the
+// assignment, the selected groups' offset files, and every group id the
+// volume knows (offset files and explicit entries; named groups alone when
+// groups are named).
+type describeVolume struct {
+	l       volume.Layout
+	a       *volume.Assignment
+	sr      volume.ScanResult
+	byGroup map[string][]inspect.GroupFileData
+	known   map[string]bool
+}
+
+func readDescribeVolume(g *Globals, o groupsDescribeOptions) (*describeVolume, error) {
 	l, err := g.Layout()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a := offlineAssignmentFor(g, l, o.scope())
-	byGroup, known, sr, err := describeFiles(l, a, o, re)
+	v := &describeVolume{l: l, a: offlineAssignmentFor(g, l, o.scope())}
+	v.byGroup, v.known, v.sr, err = describeFiles(l, v.a, o)
+	return v, err
+}
+
+// runGroupsDescribeOffline describes from the volume alone: offsets from
+// the offset files, log bounds from the segment files.
+func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
+	vol, err := readDescribeVolume(g, o)
 	if err != nil {
 		return err
 	}
-	var knownList []string
-	for k := range known {
-		knownList = append(knownList, k)
-	}
-	slices.Sort(knownList)
-	selected := inspect.SelectGroups(knownList, o.names, o.all, re)
-	lookup, flush := logLookup(g, l) // groups_describe_live.go
+	selected := inspect.SelectGroups(sortedKeys(vol.known), o.names, o.all, o.re)
+	lookup, flush := logLookup(g, vol.l)
 	v := GroupsDescribeView{}
-	volumeSources(&v.Sources, l, a, sr)
-	warnGeneration(g, sr)
-	leftOut := 0
-	for _, name := range selected {
-		if !known[name] {
-			v.NotFound = append(v.NotFound, name)
-			continue
-		}
-		d := inspect.DescribeGroup(name, a, byGroup[name], lookup)
-		if !o.filter.Offline(&d) {
-			leftOut++
-			continue
-		}
-		if !o.lag.Match(&d) {
-			continue
-		}
-		v.Groups = append(v.Groups, d)
-	}
-	noteLeftOut(g, o.filter, leftOut)
+	volumeSources(&v.Sources, vol.l, vol.a, vol.sr)
+	warnGeneration(g, vol.sr)
+	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.known, Files: vol.byGroup,
+		Assignment: vol.a, Logs: lookup, Filter: o.filter, Lag: o.lag})
+	v.Groups, v.NotFound = res.Groups, res.NotFound
+	noteLeftOut(g, o.filter, res.LeftOut)
 	flush()
 	if lookup == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(l))
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
-	for _, d := range v.Groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(g.Printer.Format, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
-				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
-		}
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.l))
+	if err := printGroupsDescribe(g, o, &v); err != nil {
+		return err
 	}
-	sum := make([]summaryRow, len(v.Groups))
-	for i, d := range v.Groups {
-		sum[i] = summaryRow{d.Group, *d.Summary}
-	}
-	if o.summaryOnly {
-		t = summaryTable(g.Printer.Format, sum)
-	}
-	perr := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
-		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
-			return err
-		}
-		return describeHuman(p, &v)
-	}})
-	if perr != nil {
-		return perr
-	}
-	if len(v.NotFound) > 0 {
-		if extra := unreadGroupFiles(sr, v.NotFound); extra != "" {
-			return fmt.Errorf("no readable offset file and no explicit entry for %s on this volume%s", quoteList(v.NotFound), extra)
-		}
-		return fmt.Errorf("no offset file and no explicit entry for %s on this volume", quoteList(v.NotFound))
+	if err := inspect.OfflineNotFoundError(v.NotFound, vol.sr.Findings); err != nil {
+		return err
 	}
 	if len(selected) == 0 {
 		g.Notef("no group matches")
@@ -192,166 +192,38 @@ func runGroupsDescribe(c *cli.Context) error {
 	return nil
 }
 
-func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
-	name := func(d *inspect.GroupDescription) string { return d.Group }
-	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.GroupDescription) error {
-		cv := d.Coordinator
-		kv := render.NewTable("FIELD", "VALUE")
-		coord := orNone(cv.Coordinator)
-		switch cv.Tier {
-		case "explicit":
-			coord += fmt.Sprintf("  (explicit entry; the hash tier alone says %s)", orNone(cv.HashCoordinator))
-		case "hash":
-			coord += fmt.Sprintf("  (hash: slot %d of %d brokers, fnv %s)", cv.HashSlot, cv.Brokers, cv.FNV)
-		case "hash-fallback":
-			coord += fmt.Sprintf("  (hash fallback: slot %d names %s, which is not alive; %d alive brokers)", cv.HashSlot, cv.HashPreferred, cv.AliveBrokers)
-		default:
-			coord += "  (COORDINATOR_NOT_AVAILABLE: no alive broker, or assignment.json unreadable)"
-		}
-		kv.Add("coordinator", coord)
-		kv.Add("tier", cv.Tier)
-		kv.Add("sources", strings.Join(d.Sources, ", "))
-		if d.OffsetFile != "" {
-			f := d.OffsetFile
-			if d.Format != "" {
-				f += "  (" + d.Format + ")"
-			}
-			kv.Add("offset file", volume.DisplayName(f))
-		} else {
-			kv.Add("offset file", "none: no committed offsets on the volume")
-		}
-		for _, o := range d.OtherFiles {
-			kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
-		}
-		kv.Add("issues", strings.Join(d.Issues, ", "))
-		lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
-		kv.Add("total lag", lag+"  "+offlineLagLabel(d.LagSource, d.ManifestFallbacks))
-		if err := writeKV(p, kv); err != nil {
-			return err
-		}
-		for _, f := range d.Findings {
-			fmtf(p.Out, "  %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Message)
-		}
-		if len(d.Partitions) == 0 {
-			return nil
-		}
-		fmtf(p.Out, "\n")
-		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "METADATA+", "NOTE")
-		for _, pp := range d.Partitions {
-			t.Add(pp.Topic, strconv.Itoa(int(pp.Partition)), strconv.FormatInt(pp.Committed, 10), optInt(pp.LogStartOffset), optInt(pp.HighWatermark), optInt(pp.Lag), pp.Metadata, shortNote(pp))
-		}
-		if err := p.Table(t); err != nil {
-			return err
-		}
-		if len(d.Topics) > 0 {
-			err := writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int64, int) {
-				return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// writeGroupBlocks prints the human view of groups describe, offline and
-// live: a block for each group headed GROUP <name>, a blank line between
-// two, and "no group matches" when no group was selected and none named
-// was missing.
-func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*D) error) error {
-	for i := range groups {
-		d := &groups[i]
-		if i > 0 {
-			fmtf(p.Out, "\n")
-		}
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(name(d)))
-		if err := block(d); err != nil {
-			return err
-		}
+// printGroupsDescribe prints the offline view: the summary section and a
+// block per group for people, one row per partition in csv.
+func printGroupsDescribe(g *Globals, o groupsDescribeOptions, v *GroupsDescribeView) error {
+	sum := make([]summaryRow, len(v.Groups))
+	for i, d := range v.Groups {
+		sum[i] = summaryRow{d.Group, *d.Summary}
 	}
-	if len(groups) == 0 && len(notFound) == 0 {
-		fmtf(p.Out, "no group matches\n")
-	}
-	return nil
-}
-
-// totalLagText is a group's total lag for the human view, without the
-// words saying what it is measured against.
-func totalLagText(known bool, total int64, unknown int) string {
-	if !known {
-		return "unknown"
-	}
-	lag := strconv.FormatInt(total, 10)
-	if unknown > 0 {
-		lag += fmt.Sprintf(" (+%s unknown)", render.Plural(unknown, "partition", "partitions"))
-	}
-	return lag
-}
-
-// writeTopicLags prints a group's per-topic rollup after a blank line;
-// cells gives a topic's name, partition count, summed lag, largest lag and
-// the count of partitions whose lag is unknown.
-func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag, maxLag int64, unknown int)) error {
-	fmtf(p.Out, "\n")
-	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "MAX-LAG", "UNKNOWN")
-	for _, tl := range topics {
-		topic, partitions, lagSum, maxLag, unknown := cells(tl)
-		lag, ml := strconv.FormatInt(lagSum, 10), strconv.FormatInt(maxLag, 10)
-		if unknown == partitions {
-			lag, ml = "unknown", "unknown"
-		}
-		tt.Add(topic, strconv.Itoa(partitions), lag, ml, strconv.Itoa(unknown))
-	}
-	return p.Table(tt)
-}
-
-// writeKV prints a two-column key/value block without a header.
-func writeKV(p *render.Printer, t *render.TableData) error {
-	w := 0
-	for _, r := range t.Rows {
-		w = max(w, len(r[0]))
-	}
-	for _, r := range t.Rows {
-		v := r[1]
-		if v == "" {
-			v = "-"
-		}
-		fmtf(p.Out, "  %-*s  %s\n", w, r[0], v)
-	}
-	return nil
-}
-
-// shortNote keeps the table's note column readable; -o json has the full text.
-func shortNote(p inspect.PartitionOffset) string {
+	var t *render.TableData // read only by csv (people get Human)
 	switch {
-	case p.BelowLogStart:
-		return "below log start: consumer will reset"
-	case p.Lag == nil && p.Committed < 0:
-		return "no committed offset"
-	case p.Lag == nil && p.LogEndSource == volume.SourceManifest:
-		return "ahead of manifest.json (segments unreadable): lag unknown"
-	case p.Lag == nil:
-		return p.LagNote
-	case p.BeyondLogEnd:
-		return "beyond the log end: OFFSET_OUT_OF_RANGE"
-	case p.LogEndSource == volume.SourceManifest:
-		return "log end from manifest.json (segments unreadable)"
+	case o.summaryOnly:
+		t = summaryTable(g.Printer.Format, sum)
+	case g.Printer.Format == render.CSV:
+		t = describeTable(v)
 	}
-	return ""
+	return g.Printer.Print(render.Output{Data: *v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
+		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
+			return err
+		}
+		return describeHuman(p, v)
+	}})
 }
 
-// offlineLagLabel says where an offline total's log ends came from.
-func offlineLagLabel(source string, fallbacks int) string {
-	switch source {
-	case inspect.LagSourceSegments:
-		return "log ends from the segment files"
-	case inspect.LagSourceNone:
-		return "log ends unknown"
-	case inspect.LagSourceManifest:
-		return "log ends from manifest.json (the segment files could not be read; it trails the log)"
+// describeTable is the offline view one row per partition (csv).
+func describeTable(v *GroupsDescribeView) *render.TableData {
+	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
+	for _, d := range v.Groups {
+		for _, p := range d.Partitions {
+			t.Add(cellName(render.CSV, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
+				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
+		}
 	}
-	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", render.Plural(fallbacks, "partition", "partitions"))
+	return t
 }
 
 func optInt(p *int64) string {
@@ -368,22 +240,16 @@ func orNone(s string) string {
 	return s
 }
 
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return strings.Join(q, ", ")
-}
+func quoteList(ss []string) string { return inspect.QuoteList(ss) }
 
 // describeFiles streams the offset files, keeping the parsed files of the
 // groups the options select (and only those), and returns every group id
 // the volume knows (offset files and explicit entries). Named groups read
 // their own files only (and "known" is then about them alone).
-func describeFiles(l volume.Layout, a *volume.Assignment, o groupsDescribeOptions, re *regexp.Regexp) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
+func describeFiles(l volume.Layout, a *volume.Assignment, o groupsDescribeOptions) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
 	byGroup := map[string][]inspect.GroupFileData{}
 	known := map[string]bool{}
-	pick := o.picks(re)
+	pick := o.picks()
 	each := func(it *volume.OffsetScanItem) error {
 		known[it.Group] = true
 		if pick(it.Group) {
@@ -420,30 +286,15 @@ func (o groupsDescribeOptions) scope() []string {
 }
 
 // picks says which groups the options select: named ones, all, or those
-// matching re.
-func (o groupsDescribeOptions) picks(re *regexp.Regexp) func(string) bool {
+// matching --regex.
+func (o groupsDescribeOptions) picks() func(string) bool {
 	want := map[string]bool{}
 	for _, n := range o.names {
 		want[n] = true
 	}
-	return func(group string) bool { return want[group] || o.all || (re != nil && re.MatchString(group)) }
+	return func(group string) bool { return want[group] || o.all || (o.re != nil && o.re.MatchString(group)) }
 }
 
-// unreadGroupFiles names the files of the groups in names that exist but
-// were not read (a FIFO, device or link as <group>.json), so "no offset
-// file" does not hide them.
-func unreadGroupFiles(sr volume.ScanResult, names []string) string {
-	var b strings.Builder
-	for _, f := range sr.Findings {
-		if f.Code != volume.CodeNotRegular && f.Code != volume.CodeSymlink {
-			continue
-		}
-		for _, n := range names {
-			if strings.HasSuffix(f.Path, string(filepath.Separator)+n+".json") {
-				fmt.Fprintf(&b, "; %s: %s (%s)", f.Path, f.Message, f.Fix)
-				break
-			}
-		}
-	}
-	return b.String()
-}
+// isSelectAll reports --all or --regex: every group the volume and the
+// brokers know is a candidate.
+func (o groupsDescribeOptions) isSelectAll() bool { return o.all || o.re != nil }

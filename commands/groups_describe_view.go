@@ -1,17 +1,23 @@
 package commands
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// The summary section of groups describe (offline and live), the --topic
-// flag, and the note about groups --topic/--lagging-only left out.
+// What groups describe prints (offline and live): the summary section, the
+// group blocks and their cells; and the --topic flag and the note about
+// groups --topic/--lagging-only left out.
 
 // summaryRow is one group of the summary section.
 type summaryRow struct {
@@ -91,4 +97,299 @@ func noteLeftOut(g *Globals, f inspect.DescribeFilter, n int) {
 		why = append(why, "no lag")
 	}
 	g.Notef("%s left out (%s)", render.Plural(n, "group", "groups"), strings.Join(why, " or "))
+}
+
+// describeHuman is the offline view's group blocks: the key lines, the
+// findings, the partitions and the per-topic rollup.
+func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
+	name := func(d *inspect.GroupDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.GroupDescription) error {
+		if err := writeKV(p, offlineKV(d)); err != nil {
+			return err
+		}
+		for _, f := range d.Findings {
+			fmtf(p.Out, "  %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Message)
+		}
+		if len(d.Partitions) == 0 {
+			return nil
+		}
+		fmtf(p.Out, "\n")
+		t := render.NewTable("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "METADATA+", "NOTE")
+		for _, pp := range d.Partitions {
+			t.Add(pp.Topic, strconv.Itoa(int(pp.Partition)), strconv.FormatInt(pp.Committed, 10), optInt(pp.LogStartOffset), optInt(pp.HighWatermark), optInt(pp.Lag), pp.Metadata, shortNote(pp))
+		}
+		if err := p.Table(t); err != nil {
+			return err
+		}
+		if len(d.Topics) == 0 {
+			return nil
+		}
+		return writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int64, int) {
+			return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
+		})
+	})
+}
+
+// offlineKV is an offline group's key lines: coordinator and how it was
+// found, sources, offset files, issues and total lag.
+func offlineKV(d *inspect.GroupDescription) *render.TableData {
+	cv := d.Coordinator
+	kv := render.NewTable("FIELD", "VALUE")
+	coord := orNone(cv.Coordinator)
+	switch cv.Tier {
+	case "explicit":
+		coord += fmt.Sprintf("  (explicit entry; the hash tier alone says %s)", orNone(cv.HashCoordinator))
+	case "hash":
+		coord += fmt.Sprintf("  (hash: slot %d of %d brokers, fnv %s)", cv.HashSlot, cv.Brokers, cv.FNV)
+	case "hash-fallback":
+		coord += fmt.Sprintf("  (hash fallback: slot %d names %s, which is not alive; %d alive brokers)", cv.HashSlot, cv.HashPreferred, cv.AliveBrokers)
+	default:
+		coord += "  (COORDINATOR_NOT_AVAILABLE: no alive broker, or assignment.json unreadable)"
+	}
+	kv.Add("coordinator", coord)
+	kv.Add("tier", cv.Tier)
+	kv.Add("sources", strings.Join(d.Sources, ", "))
+	if d.OffsetFile != "" {
+		f := d.OffsetFile
+		if d.Format != "" {
+			f += "  (" + d.Format + ")"
+		}
+		kv.Add("offset file", volume.DisplayName(f))
+	} else {
+		kv.Add("offset file", "none: no committed offsets on the volume")
+	}
+	for _, o := range d.OtherFiles {
+		kv.Add("also", volume.DisplayName(o)+"  (not what brokers load)")
+	}
+	kv.Add("issues", strings.Join(d.Issues, ", "))
+	lag := totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)
+	kv.Add("total lag", lag+"  "+offlineLagLabel(d.LagSource, d.ManifestFallbacks))
+	return kv
+}
+
+// describeLiveHuman is the live view's group blocks: the key lines, the
+// members, the partitions and the per-topic rollup.
+func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
+	name := func(d *inspect.LiveDescription) string { return d.Group }
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.LiveDescription) error {
+		if err := writeKV(p, liveKV(d)); err != nil {
+			return err
+		}
+		if len(d.Members) > 0 {
+			fmtf(p.Out, "\n")
+			mt := render.NewTable("MEMBER", "CLIENT-ID", "HOST", "ASSIGNMENT", "INSTANCE+", "SUBSCRIPTION+")
+			for _, m := range d.Members {
+				mt.Add(m.MemberID, m.ClientID, m.Host(), m.AssignmentText(), m.InstanceID, m.SubscriptionText())
+			}
+			if err := p.Table(mt); err != nil {
+				return err
+			}
+		}
+		if len(d.Partitions) == 0 {
+			return nil
+		}
+		fmtf(p.Out, "\n")
+		if err := p.Table(livePartitionsTable(d, hasVolume)); err != nil {
+			return err
+		}
+		return writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int64, int) {
+			return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
+		})
+	})
+}
+
+// liveKV is a live group's key lines.
+func liveKV(d *inspect.LiveDescription) *render.TableData {
+	kv := render.NewTable("FIELD", "VALUE")
+	kv.Add("coordinator", liveCoordinatorLine(d))
+	state := stateCell(d.State)
+	if d.ProtocolType != "" || d.Protocol != "" {
+		state += fmt.Sprintf("  (protocol %s/%s)", orNone(d.ProtocolType), orNone(d.Protocol))
+	}
+	if slices.Contains(d.Issues, inspect.IssueFileOnly) {
+		state += fmt.Sprintf("  (fileOnly: %s does not hold the group; its offsets are only on the volume)", orNone(d.Summary.Coordinator))
+	}
+	kv.Add("state", state)
+	members := "-"
+	if d.Summary.Members != nil {
+		members = strconv.Itoa(*d.Summary.Members)
+	}
+	kv.Add("members", members)
+	kv.Add("sources", strings.Join(d.Sources, ", "))
+	if d.File != nil {
+		if d.File.OffsetFile != "" {
+			kv.Add("offset file", volume.DisplayName(d.File.OffsetFile))
+		} else {
+			kv.Add("offset file", "none: no committed offsets on the volume")
+		}
+	}
+	kv.Add("issues", strings.Join(d.Issues, ", "))
+	kv.Add("total lag", totalLagText(d.LagKnown, d.TotalLag, d.LagUnknown)+"  live (ListOffsets now)")
+	if d.File != nil && len(d.File.Partitions) > 0 {
+		fl := "unknown"
+		if d.File.LagKnown {
+			fl = strconv.FormatInt(d.File.TotalLag, 10)
+		}
+		kv.Add("file lag", fl+"  offset file vs "+offlineLagLabel(d.File.LagSource, d.File.ManifestFallbacks))
+	}
+	if d.OffsetsDisagree > 0 {
+		kv.Add("disagreement", render.Plural(d.OffsetsDisagree, "partition", "partitions")+": the offset file and the coordinator differ")
+	}
+	if f := d.Forecast; f != nil {
+		kv.Add("time to drain", drainSummary(f))
+		kv.Add("retention", retentionSummary(f))
+		if !f.LastCommit.IsZero() {
+			kv.Add("last commit", f.LastCommit.UTC().Format(time.RFC3339))
+		}
+	}
+	for _, n := range d.Notes {
+		kv.Add("note", n)
+	}
+	return kv
+}
+
+// liveCoordinatorLine is FindCoordinator's answer, compared with the
+// volume's assignment when there is one.
+func liveCoordinatorLine(d *inspect.LiveDescription) string {
+	wc := orNone(d.WireCoordinator)
+	if d.WireCoordinatorAddr != "" {
+		wc += " (" + d.WireCoordinatorAddr + ")"
+	}
+	if d.Coordinator == nil {
+		return wc + "  FindCoordinator (no volume: not compared with assignment.json)"
+	}
+	agree := "agrees with"
+	if d.CoordinatorAgrees != nil && !*d.CoordinatorAgrees {
+		agree = "DISAGREES with"
+	}
+	return wc + fmt.Sprintf("  FindCoordinator; %s the volume: %s (%s)", agree, orNone(d.Coordinator.Coordinator), d.Coordinator.Tier)
+}
+
+// livePartitionsTable is a live group's partitions, with the offset file's
+// committed offset beside the coordinator's when there is a volume.
+func livePartitionsTable(d *inspect.LiveDescription, hasVolume bool) *render.TableData {
+	cols := []string{"TOPIC", "PARTITION", "COMMITTED"}
+	if hasVolume {
+		cols = append(cols, "FILE-COMMITTED")
+	}
+	cols = append(cols, "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "NOTE+")
+	t := render.NewTable(cols...)
+	for _, pp := range d.Partitions {
+		row := []string{pp.Topic, strconv.Itoa(int(pp.Partition)), render.Offset(pp.Committed)}
+		if hasVolume {
+			fc := render.OptInt(pp.FileCommitted)
+			if pp.Disagree {
+				fc += " (!)"
+			}
+			row = append(row, fc)
+		}
+		row = append(row, render.Offset(pp.LogStart), render.Offset(pp.LogEnd), lagCell(pp), render.Dash(pp.Member), render.Dash(pp.ClientID), render.Dash(pp.AssignedHost()), pp.Note)
+		t.Add(row...)
+	}
+	return t
+}
+
+// lagCell is a live partition's lag, saying what it is counted from when
+// that is not the coordinator's committed offset.
+func lagCell(p inspect.LivePartition) string {
+	s := render.OptInt(p.Lag)
+	if q := p.LagQualifier(); q != "" && p.Lag != nil {
+		s += " (" + q + ")"
+	}
+	return s
+}
+
+// writeGroupBlocks prints the human view of groups describe, offline and
+// live: a block for each group headed GROUP <name>, a blank line between
+// two, and "no group matches" when no group was selected and none named
+// was missing.
+func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*D) error) error {
+	for i := range groups {
+		d := &groups[i]
+		if i > 0 {
+			fmtf(p.Out, "\n")
+		}
+		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(name(d)))
+		if err := block(d); err != nil {
+			return err
+		}
+	}
+	if len(groups) == 0 && len(notFound) == 0 {
+		fmtf(p.Out, "no group matches\n")
+	}
+	return nil
+}
+
+// totalLagText is a group's total lag for the human view, without the
+// words saying what it is measured against.
+func totalLagText(known bool, total int64, unknown int) string {
+	if !known {
+		return "unknown"
+	}
+	lag := strconv.FormatInt(total, 10)
+	if unknown > 0 {
+		lag += fmt.Sprintf(" (+%s unknown)", render.Plural(unknown, "partition", "partitions"))
+	}
+	return lag
+}
+
+// writeTopicLags prints a group's per-topic rollup after a blank line;
+// cells gives a topic's name, partition count, summed lag, largest lag and
+// the count of partitions whose lag is unknown.
+func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic string, partitions int, lag, maxLag int64, unknown int)) error {
+	fmtf(p.Out, "\n")
+	tt := render.NewTable("TOPIC", "PARTITIONS", "LAG", "MAX-LAG", "UNKNOWN")
+	for _, tl := range topics {
+		topic, partitions, lagSum, maxLag, unknown := cells(tl)
+		lag, ml := strconv.FormatInt(lagSum, 10), strconv.FormatInt(maxLag, 10)
+		if unknown == partitions {
+			lag, ml = "unknown", "unknown"
+		}
+		tt.Add(topic, strconv.Itoa(partitions), lag, ml, strconv.Itoa(unknown))
+	}
+	return p.Table(tt)
+}
+
+// writeKV prints a two-column key/value block without a header.
+func writeKV(p *render.Printer, t *render.TableData) error {
+	w := 0
+	for _, r := range t.Rows {
+		w = max(w, len(r[0]))
+	}
+	for _, r := range t.Rows {
+		fmtf(p.Out, "  %-*s  %s\n", w, r[0], render.Dash(r[1]))
+	}
+	return nil
+}
+
+// shortNote keeps the table's note column readable; -o json has the full text.
+func shortNote(p inspect.PartitionOffset) string {
+	switch {
+	case p.BelowLogStart:
+		return "below log start: consumer will reset"
+	case p.Lag == nil && p.Committed < 0:
+		return "no committed offset"
+	case p.Lag == nil && p.LogEndSource == volume.SourceManifest:
+		return "ahead of manifest.json (segments unreadable): lag unknown"
+	case p.Lag == nil:
+		return p.LagNote
+	case p.BeyondLogEnd:
+		return "beyond the log end: OFFSET_OUT_OF_RANGE"
+	case p.LogEndSource == volume.SourceManifest:
+		return "log end from manifest.json (segments unreadable)"
+	}
+	return ""
+}
+
+// offlineLagLabel says where an offline total's log ends came from.
+func offlineLagLabel(source string, fallbacks int) string {
+	switch source {
+	case inspect.LagSourceSegments:
+		return "log ends from the segment files"
+	case inspect.LagSourceNone:
+		return "log ends unknown"
+	case inspect.LagSourceManifest:
+		return "log ends from manifest.json (the segment files could not be read; it trails the log)"
+	}
+	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", render.Plural(fallbacks, "partition", "partitions"))
 }

@@ -6,18 +6,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// groups list with brokers: ListGroups from every broker, unioned with the
-// volume (when one is given), FindCoordinator for every group (batched),
-// DescribeGroups on the coordinators of the listed groups (batched per
-// coordinator).
+// groups list with brokers: one group gathering (wire.GatherGroups:
+// ListGroups from every broker, FindCoordinator for every group, listed or
+// on the volume, DescribeGroups on the coordinators of the listed groups),
+// merged with the volume when one is given (inspect.LiveGroupRows).
 
 // liveGroupsResult is what the live half of groups list gathered.
 type liveGroupsResult struct {
@@ -28,146 +26,145 @@ type liveGroupsResult struct {
 // gatherLiveGroups asks the brokers. extra are groups known from the
 // volume (their coordinators are looked up too).
 func gatherLiveGroups(ctx context.Context, cl *wire.Client, extra []string, a *volume.Assignment) (*liveGroupsResult, error) {
-	names := inspect.NewNodeNamer(a)
-	ls, err := cl.ListGroupsEveryBroker(ctx)
+	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{Extra: extra, Describe: true})
 	if err != nil {
 		return nil, err
 	}
-	la := &inspect.LiveAnswers{Listings: ls, HasAssignment: a != nil, Names: names}
-	live := la.LiveGroupNames()
-	la.Described = make(map[string]wire.DescribedGroup, len(live))
-	all := append(append([]string{}, extra...), live...)
-	if la.Coords, err = findCoordinators(ctx, cl, all, false); err != nil {
-		return nil, err
-	}
-	for _, d := range cl.DescribeGroups(ctx, live, la.Coords) {
-		la.Described[d.Group] = d
-	}
-	return &liveGroupsResult{answers: la, brokers: brokerSources(ls, names)}, nil
+	la := inspect.NewLiveAnswers(gg, a)
+	return &liveGroupsResult{answers: la, brokers: inspect.BrokerSources(gg.Listings, la.Names)}, nil
 }
 
-func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsListOptions, states []string) error {
-	ctx := c.Context
-	hasVolume := g.HasVolume()
-	var (
-		l     volume.Layout
-		a     *volume.Assignment
-		files []inspect.GroupFile
-		sr    volume.ScanResult
-		// fileTopics: group → topic → committed partitions (--topic)
-		fileTopics map[string]map[string]int
-		err        error
-	)
-	if hasVolume {
-		if l, err = g.Layout(); err != nil {
-			return err
-		}
-		a = offlineAssignment(g, l)
-		if files, fileTopics, sr, err = listGroupFiles(g, l, o.topics); err != nil {
-			return err
-		}
-		warnUnreadFiles(g, sr)
+// listVolume is what a live list read from the volume (zero without one).
+type listVolume struct {
+	has   bool
+	l     volume.Layout
+	a     *volume.Assignment
+	files []inspect.GroupFile
+	// fileTopics: group → topic → committed partitions (--topic)
+	fileTopics map[string]map[string]int
+	sr         volume.ScanResult
+}
+
+// readListVolume reads the volume for a live list, when one is given.
+func readListVolume(g *Globals, topics []string) (listVolume, error) {
+	var v listVolume
+	if !g.HasVolume() {
+		return v, nil
 	}
-	var volumeGroups []string
-	for _, f := range files {
-		volumeGroups = append(volumeGroups, f.Group)
+	var err error
+	if v.l, err = g.Layout(); err != nil {
+		return v, err
 	}
-	if a != nil {
-		for _, e := range a.ConsumerGroups {
-			volumeGroups = append(volumeGroups, e.GroupID)
-		}
+	v.has = true
+	v.a = offlineAssignment(g, v.l)
+	if v.files, v.fileTopics, v.sr, err = listGroupFiles(g, v.l, topics); err != nil {
+		return v, err
 	}
-	lr, err := gatherLiveGroups(ctx, cl, volumeGroups, a)
+	warnUnreadFiles(g, v.sr)
+	return v, nil
+}
+
+func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o groupsListOptions) error {
+	vol, err := readListVolume(g, o.topics)
 	if err != nil {
 		return err
 	}
-	var all []inspect.GroupRow
-	if hasVolume {
-		all = inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files, Extra: lr.answers.LiveGroupNames()})
-	} else {
-		all = inspect.BrokersOnlyRows(lr.answers.LiveGroupNames())
+	lr, err := gatherLiveGroups(ctx, cl, inspect.VolumeGroupNames(vol.files, vol.a), vol.a)
+	if err != nil {
+		return err
 	}
-	inspect.MergeLive(all, lr.answers)
+	all := inspect.LiveGroupRows(inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, vol.has, lr.answers)
+	rows, err := liveListRows(ctx, g, cl, o, vol, lr, all)
+	if err != nil {
+		return err
+	}
+	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows,
+		Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: lr.brokers}}
+	header := liveListHeader(g, vol, &v.Sources)
+	assignment := ""
+	if vol.has {
+		assignment = volume.DisplayName(vol.l.AssignmentPath())
+	}
+	notes := inspect.ListNotes(lr.brokers, inspect.CountLiveIssues(all), assignment)
+	for _, w := range notes.Warnings {
+		g.Warnf("%s", w)
+	}
+	for _, n := range notes.Notes {
+		g.Notef("%s", n)
+	}
+	t := liveListTable(g, vol.has, rows)
+	perr := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
+		fmtf(p.Out, "sources: %s\n", strings.Join(header, "; "))
+		empty := "no groups"
+		if len(all) > 0 {
+			empty = fmt.Sprintf("no groups match (%s known)", render.Plural(len(all), "group", "groups"))
+		}
+		return filteredTable(p, t, len(rows), len(all), "groups", empty)
+	}})
+	if perr != nil {
+		return perr
+	}
+	if notes.Failed > 0 {
+		return fmt.Errorf("%d of %d brokers did not answer: the list may be incomplete", notes.Failed, len(lr.brokers))
+	}
+	return nil
+}
+
+// liveListRows filters the merged rows (filter, --state), then keeps those
+// with offsets on --topic and observes --drain-window.
+func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsListOptions, vol listVolume, lr *liveGroupsResult, all []inspect.GroupRow) ([]inspect.GroupRow, error) {
 	rows := make([]inspect.GroupRow, 0, len(all))
 	for i := range all {
-		if o.filter.Match(&all[i]) && inspect.StateMatch(&all[i], states) {
+		if o.filter.Match(&all[i]) && inspect.StateMatch(&all[i], o.states) {
 			rows = append(rows, all[i])
 		}
 	}
 	if len(o.topics) > 0 {
-		names := make([]string, len(rows))
-		for i, r := range rows {
-			names[i] = r.Group
-		}
-		liveTopics, err := liveTopicCommits(ctx, cl, names, o.topics, lr.answers.Coords)
+		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rows = inspect.MatchTopics(rows, o.topics, fileTopics, liveTopics)
+		rows = inspect.MatchTopics(rows, o.topics, vol.fileTopics, liveTopics)
 	}
 	if o.drainWindow > 0 && len(rows) > 0 {
-		names := make([]string, len(rows))
-		for i := range rows {
-			names[i] = rows[i].Group
-		}
 		var lp *volume.Layout
-		if hasVolume {
-			lp = &l
+		if vol.has {
+			lp = &vol.l
 		}
-		fc := observeForecasts(ctx, g, lp, cl, names, o.drainWindow)
+		fc := observeForecasts(ctx, g, lp, cl, rowGroups(rows), o.drainWindow)
 		for i := range rows {
 			rows[i].Forecast = fc[rows[i].Group]
 		}
 	}
-	mode := "merged"
-	if !hasVolume {
-		mode = "live"
+	return rows, nil
+}
+
+func rowGroups(rows []inspect.GroupRow) []string {
+	names := make([]string, len(rows))
+	for i := range rows {
+		names[i] = rows[i].Group
 	}
-	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows,
-		Sources: GroupsSourcesView{Live: true, Mode: mode, Brokers: lr.brokers}}
+	return names
+}
+
+// liveListHeader fills the volume's sources and returns the header's
+// parts (volume or "no volume", then the brokers).
+func liveListHeader(g *Globals, vol listVolume, src *GroupsSourcesView) []string {
 	var header []string
-	if hasVolume {
-		volumeSources(&v.Sources, l, a, sr)
-		header = append(header, volumeLine(l, a, sr.Files))
-		warnGeneration(g, sr)
+	if vol.has {
+		src.Mode = "merged"
+		volumeSources(src, vol.l, vol.a, vol.sr)
+		header = append(header, volumeLine(vol.l, vol.a, vol.sr.Files))
+		warnGeneration(g, vol.sr)
 	} else {
 		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
 	}
-	header = append(header, brokersLine(lr.brokers))
-	failed := 0
-	for _, b := range lr.brokers {
-		if !b.Answered {
-			failed++
-			g.Warnf("%s", b.Error)
-		}
-	}
-	if failed > 0 {
-		g.Warnf("%d of %d brokers did not answer ListGroups: groups only they hold are missing, and stale listings on them cannot be seen", failed, len(lr.brokers))
-	}
-	stale, fileOnly, mismatch := 0, 0, 0
-	for i := range all {
-		r := &all[i]
-		if r.HasIssue(inspect.IssueStaleOnNonCoord) {
-			stale++
-		}
-		if r.HasIssue(inspect.IssueFileOnly) {
-			fileOnly++
-		}
-		if r.HasIssue(inspect.IssueWireMismatch) {
-			mismatch++
-		}
-	}
-	if stale > 0 {
-		g.Warnf("%s listed by a broker that does not coordinate %s (stale in-memory groups: a deleted group \"reappears\" in --list; restart the listing broker to drop them)",
-			render.Plural(stale, "group", "groups"), map[bool]string{true: "it", false: "them"}[stale == 1])
-	}
-	if mismatch > 0 {
-		g.Warnf("%s: FindCoordinator disagrees with the coordinator computed from %s (brokers route by another assignment version?)",
-			render.Plural(mismatch, "group", "groups"), volume.DisplayName(l.AssignmentPath()))
-	}
-	if fileOnly > 0 {
-		g.Notef("%s only on the volume (committed offsets, no live group on the coordinator): invisible to ListGroups and OffsetFetch-all", render.Plural(fileOnly, "group is", "groups are"))
-	}
+	return append(header, brokersLine(src.Brokers))
+}
+
+// liveListTable is the live list's table: merged columns with a volume,
+// fewer without (nil for json, jsonl and yaml).
+func liveListTable(g *Globals, hasVolume bool, rows []inspect.GroupRow) *render.TableData {
 	var t *render.TableData
 	switch {
 	case !needsTable(g):
@@ -186,21 +183,7 @@ func runGroupsListLive(c *cli.Context, g *Globals, cl *wire.Client, o groupsList
 				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast))
 		}
 	}
-	perr := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "sources: %s\n", strings.Join(header, "; "))
-		empty := "no groups"
-		if len(all) > 0 {
-			empty = fmt.Sprintf("no groups match (%s known)", render.Plural(len(all), "group", "groups"))
-		}
-		return filteredTable(p, t, len(rows), len(all), "groups", empty)
-	}})
-	if perr != nil {
-		return perr
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d brokers did not answer: the list may be incomplete", failed, len(lr.brokers))
-	}
-	return nil
+	return t
 }
 
 func listStateCell(l *inspect.GroupLive) string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -18,66 +17,20 @@ import (
 // --live, doctor).
 
 // findChunk is the most keys sent in one FindCoordinator request.
-const findChunk = 1000
+const findChunk = wire.FindChunk
 
-// findCoordinators resolves keys with batched FindCoordinator requests of
-// at most findChunk keys, up to 16 in flight at once.
+// findCoordinators resolves keys with batched FindCoordinator requests
+// (wire.FindManyCoordinators).
 func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn bool) (map[string]wire.Coordinator, error) {
-	out := make(map[string]wire.Coordinator, len(keys))
-	if len(keys) <= findChunk {
-		return cl.FindCoordinators(ctx, keys, txn)
-	}
-	var chunks [][]string
-	for len(keys) > 0 {
-		n := min(findChunk, len(keys))
-		chunks = append(chunks, keys[:n])
-		keys = keys[n:]
-	}
-	var mu sync.Mutex
-	var firstErr error
-	sem := make(chan struct{}, 16) // 16,000 keys in one round trip
-	var wg sync.WaitGroup
-	for _, ch := range chunks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			m, err := cl.FindCoordinators(ctx, ch, txn)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
-			}
-			for k, v := range m {
-				out[k] = v
-			}
-		}()
-	}
-	wg.Wait()
-	return out, firstErr
+	return cl.FindManyCoordinators(ctx, keys, txn)
 }
 
 // BrokerSourceView is one broker as a source of a live command.
-type BrokerSourceView struct {
-	Node     int32  `json:"node"`
-	Broker   string `json:"broker"`
-	Addr     string `json:"addr"`
-	Answered bool   `json:"answered"`
-	Groups   int    `json:"groups"`
-	Error    string `json:"error,omitempty"`
-}
+type BrokerSourceView = inspect.BrokerSource
 
 // brokerSources summarizes the ListGroups answers as sources.
 func brokerSources(ls []wire.BrokerGroups, names *inspect.NodeNamer) []BrokerSourceView {
-	out := make([]BrokerSourceView, 0, len(ls))
-	for _, a := range ls {
-		out = append(out, BrokerSourceView{Node: a.Broker.NodeID, Broker: names.Name(a.Broker.NodeID), Addr: a.Broker.Addr(),
-			Answered: a.Err == "", Groups: len(a.Groups), Error: a.Err})
-	}
-	return out
+	return inspect.BrokerSources(ls, names)
 }
 
 // brokersLine is the header line naming the brokers used.

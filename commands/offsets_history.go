@@ -214,7 +214,7 @@ func runOffsetsHistory(c *cli.Context) error {
 	}
 	t := render.NewTable("TIME", "GROUP", "PARTITION", "OFFSET", "PREVIOUS", "SOURCE", "KIND", "ANOMALY", "DETAIL")
 	for _, r := range v.rows {
-		t.Add(trTime(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), render.OptInt(r.Offset), render.OptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
+		t.Add(render.Timestamp(r.Time), r.Group, r.Topic+"/"+strconv.Itoa(int(r.Partition)), render.OptInt(r.Offset), render.OptInt(r.Previous), r.Source, r.Kind, r.Anomaly, r.Detail)
 	}
 	timeline := c.Bool("timeline")
 	return g.Printer.Print(render.Output{Data: v, Items: v.rows, Table: t, Human: func(p *render.Printer) error {
@@ -381,7 +381,7 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 	src = append(src, render.Plural(len(v.Backups), "backup", "backups"))
 	span := "no points"
 	if v.First != nil {
-		span = trTime(*v.First) + " → " + trTime(*v.Last)
+		span = render.Timestamp(*v.First) + " → " + render.Timestamp(*v.Last)
 	}
 	fmt.Fprintf(w, "%s  %s · %s · %s · %s\n", p.Paint(render.Bold, "offsets history"), render.Shorten(v.Group, 80), strings.Join(src, ", "), render.Plural(len(v.Points), "point", "points"), span)
 	if len(v.Partitions) == 0 {
@@ -413,7 +413,7 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 	if len(v.Anomalies) > 0 {
 		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Anomalies), "anomaly", "anomalies")))
 		for _, a := range v.Anomalies {
-			fmt.Fprintf(w, "  %s  %s  %s\n", trTime(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
+			fmt.Fprintf(w, "  %s  %s  %s\n", render.Timestamp(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
 		}
 		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", shellQuote(v.Group), journalArg(v.Journal), flags)
 	}
@@ -422,9 +422,9 @@ func writeHistoryHuman(p *render.Printer, v *offsetsHistoryView, timeline bool, 
 		for _, gp := range v.Gaps {
 			until := "no full snapshot after it yet"
 			if gp.Until != nil {
-				until = "until the full snapshot at " + trTime(*gp.Until)
+				until = "until the full snapshot at " + render.Timestamp(*gp.Until)
 			}
-			fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", trTime(gp.Time), p.Paint(render.Red, render.Pad("GAP", 9)), until)
+			fmt.Fprintf(w, "  %s  %s  %s: the offsets are not known (records are deltas), and restores to a moment in it are refused\n", render.Timestamp(gp.Time), p.Paint(render.Red, render.Pad("GAP", 9)), until)
 			fmt.Fprintf(w, "      %s\n", render.Clean(gp.Problem))
 		}
 	}
@@ -469,7 +469,7 @@ func writeTimelinePoint(p *render.Printer, w io.Writer, pt historyPoint, srcW, k
 	if pt.Problem != "" {
 		parts = append(parts, "unreadable: "+pt.Problem)
 	}
-	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", trTime(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
+	line := fmt.Sprintf("  %s  %-*s  %-*s  %s", render.Timestamp(pt.Time), srcW, pt.Source, kindW, pt.Kind, strings.Join(parts, " "))
 	if len(pt.Anomalies) > 0 {
 		line += "  " + p.Paint(render.Red, strings.Join(pt.Anomalies, ","))
 	}

@@ -241,36 +241,32 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 		}
 		return out, nil
 	}
-	set := map[string]bool{}
+	var onVolume []string
 	_, err := volume.ScanOffsets(l, volume.ScanOptions{NamesOnly: true}, func(it *volume.OffsetScanItem) error {
 		if it.Layout == volume.OffsetsCurrent && len(it.NameProblems) == 0 {
-			set[it.Group] = true
+			onVolume = append(onVolume, it.Group)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	var listings []wire.BrokerGroups
 	if cl != nil {
-		answers, err := cl.ListGroupsEveryBroker(ctx)
+		gg, err := cl.GatherGroups(ctx, wire.GroupRounds{})
 		if err != nil {
 			return nil, fmt.Errorf("listing groups: %w", err)
 		}
-		for _, a := range answers {
-			for _, lg := range a.Groups {
-				set[lg.Group] = true
-			}
-		}
+		listings = gg.Listings
 	}
-	out := make([]string, 0, len(set))
-	for g := range set {
+	out := []string{}
+	for _, g := range inspect.UnionGroupNames(onVolume, listings) {
 		if _, err := repair.GroupFilePath(l, g); err != nil {
 			warnf(c, "--all-groups: skipping %v", err)
 			continue
 		}
 		out = append(out, g)
 	}
-	slices.Sort(out)
 	if len(out) == 0 {
 		dir, derr := l.LiveOffsetsDir()
 		if derr != nil {

@@ -101,10 +101,10 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 				later += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", render.Plural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
 			}
 			g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s at %s%s",
-				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
+				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), render.Timestamp(t.Point.Time), from, what, render.Timestamp(t.AnomalyTime), later)
 		} else {
 			g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)",
-				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(spec.Time), trTime(t.Point.Time), from)
+				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), render.Timestamp(spec.Time), render.Timestamp(t.Point.Time), from)
 		}
 		if extra := repair.ExtraPartitions(l, t); len(extra) > 0 {
 			g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", volume.DisplayName(group), render.Plural(len(extra), "partition", "partitions"), strings.Join(extra, ", "))

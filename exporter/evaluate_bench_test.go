@@ -28,14 +28,14 @@ func BenchmarkEvaluate10k(b *testing.B) {
 		o.Time = t0.Add(time.Duration(step) * interval)
 		for i := range o.Groups {
 			g := &o.Groups[i]
-			s := inspect.HealthSample{Time: o.Time, Partitions: make(map[string]inspect.PartitionSample, parts)}
+			s := inspect.HealthSample{Time: o.Time, Partitions: make([]inspect.PartitionSample, 0, parts)}
 			g.Partitions = g.Partitions[:0]
 			g.Lag, g.LagKnown = 0, true
 			for p := range parts {
 				end := int64(1000 + step*(10+i%7))
 				c := int64(900 + step*(8+i%11))
 				st := int64(step * (i % 3))
-				s.Partitions["orders/"+strconv.Itoa(p)] = inspect.PartitionSample{Committed: c, End: end, Start: st}
+				s.Partitions = append(s.Partitions, inspect.PartitionSample{Key: "orders/" + strconv.Itoa(p), Committed: c, End: end, Start: st})
 				g.Partitions = append(g.Partitions, PartObs{Topic: "orders", Partition: int32(p), Committed: c, End: end, Start: st, Lag: max(0, end-c), LagKnown: true})
 				g.Lag += max(0, end-c)
 			}

@@ -134,8 +134,11 @@ type Exporter struct {
 // Prometheus asks for, and a client that wants the text gets it
 // decompressed as it reads, so neither the snapshots nor a slow reader
 // hold the uncompressed page.
+//
+// It keeps the refresh's time, not its observation: the next refresh needs
+// only the health window.
 type snapshot struct {
-	obs     *Observation
+	time    time.Time
 	gz      []byte
 	textLen int
 	health  []inspect.GroupHealth
@@ -275,8 +278,8 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	if e.lastA == nil && o.Assignment != nil {
 		e.lastA = o.Assignment
 	}
-	text := buildMetrics(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
-	e.snap.Store(&snapshot{obs: o, gz: gzipBytes(text), textLen: len(text), health: health})
+	gz, n := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).gzip()
+	e.snap.Store(&snapshot{time: o.Time, gz: gz, textLen: n, health: health})
 	return o
 }
 
@@ -302,7 +305,7 @@ func (e *Exporter) keepUnobserved(o *Observation) {
 			continue
 		}
 		o.Groups = append(o.Groups, GroupObs{Row: inspect.GroupRow{Group: name}, Partitions: []PartObs{},
-			Sample: inspect.HealthSample{Time: o.Time, Partitions: map[string]inspect.PartitionSample{}, Err: "brokers: " + o.WireErr}})
+			Sample: inspect.HealthSample{Time: o.Time, Partitions: []inspect.PartitionSample{}, Err: "brokers: " + o.WireErr}})
 	}
 	slices.SortFunc(o.Groups, func(a, b GroupObs) int { return strings.Compare(a.Row.Group, b.Row.Group) })
 }
@@ -310,7 +313,7 @@ func (e *Exporter) keepUnobserved(o *Observation) {
 // followsFile reports whether the offsets follower follows the file a
 // refresh read: one in its directory, or none at all (a file created there
 // later is the follower's to see).
-func (e *Exporter) followsFile(f *inspect.OffsetObservation) bool {
+func (e *Exporter) followsFile(f *inspect.OffsetReading) bool {
 	if f == nil || e.opt.Offsets == nil {
 		return false
 	}

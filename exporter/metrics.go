@@ -115,8 +115,15 @@ type counters struct {
 }
 
 // buildMetrics turns one refresh into the metrics every scrape serves
-// until the next refresh.
+// until the next refresh (the text; Refresh keeps only its gzip, see
+// buildText).
 func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
+	return buildText(o, health, counts, c, partitionMetrics, version, revision).bytes()
+}
+
+// buildText writes the metrics of one refresh, each family's samples
+// together.
+func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
 	tw := newTextWriter(c.textSizes)
 	defer func() { c.textSizes = tw.sizes() }()
 	gauge, counter := tw.sample, tw.sample
@@ -357,5 +364,5 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 		add(counter(dJournalRecords, float64(c.journalRecords)))
 		add(counter(dJournalErrors, float64(c.journalErrors)))
 	}
-	return tw.bytes()
+	return tw
 }

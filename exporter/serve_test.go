@@ -23,7 +23,7 @@ func bigSnapshot(e *Exporter, size int) {
 	// row are one stream, so the page is size bytes of text.
 	chunk := bytes.Repeat([]byte("kaas_group_lag{group=\"g\"} 1\n"), (64<<10)/28)
 	n := max(1, size/len(chunk))
-	e.snap.Store(&snapshot{obs: &Observation{Time: time.Now()}, gz: bytes.Repeat(gzipBytes(chunk), n), textLen: n * len(chunk)})
+	e.snap.Store(&snapshot{time: time.Now(), gz: bytes.Repeat(gzipBytes(chunk), n), textLen: n * len(chunk)})
 }
 
 // serveTest runs e's Server on loopback until the test ends.

@@ -170,7 +170,7 @@ func partitionSeries(samples []HealthSample, key string, pick func(PartitionSamp
 		if s.Err != "" {
 			continue
 		}
-		p, ok := s.Partitions[key]
+		p, ok := s.Partition(key)
 		if !ok {
 			continue
 		}
@@ -193,7 +193,7 @@ func EstimateDrain(samples []HealthSample) *DrainEstimate {
 	if len(samples) == 0 {
 		return &DrainEstimate{Partitions: []PartitionDrain{}}
 	}
-	return estimateDrain(samples, sortedPartitionKeys(samples[len(samples)-1].Partitions))
+	return estimateDrain(samples)
 }
 
 func drainPick(p PartitionSample) (float64, float64, bool) {
@@ -205,12 +205,13 @@ func retentionPick(p PartitionSample) (float64, float64, bool) {
 }
 
 // estimateDrain is EstimateDrain over the last observation's partitions,
-// sorted (keys).
-func estimateDrain(samples []HealthSample, keys []string) *DrainEstimate {
-	d := &DrainEstimate{Partitions: make([]PartitionDrain, 0, len(keys))}
+// in their order (by key).
+func estimateDrain(samples []HealthSample) *DrainEstimate {
 	last := samples[len(samples)-1]
+	d := &DrainEstimate{Partitions: make([]PartitionDrain, 0, len(last.Partitions))}
 	first := time.Time{}
-	for _, k := range keys {
+	for _, lp := range last.Partitions {
+		k := lp.Key
 		f := partitionSeries(samples, k, drainPick)
 		pd := PartitionDrain{Partition: k, Samples: f.n}
 		if f.n > 0 {
@@ -302,14 +303,15 @@ func ForecastRetention(samples []HealthSample) *RetentionForecast {
 	if len(samples) == 0 {
 		return &RetentionForecast{Partitions: []PartitionRetention{}}
 	}
-	return forecastRetention(samples, sortedPartitionKeys(samples[len(samples)-1].Partitions))
+	return forecastRetention(samples)
 }
 
-func forecastRetention(samples []HealthSample, keys []string) *RetentionForecast {
+func forecastRetention(samples []HealthSample) *RetentionForecast {
 	f := &RetentionForecast{Partitions: []PartitionRetention{}}
 	last := samples[len(samples)-1]
-	for _, k := range keys {
-		if l, ok := last.Partitions[k].Lag(); !ok || l == 0 {
+	for _, lp := range last.Partitions {
+		k := lp.Key
+		if l, ok := lp.Lag(); !ok || l == 0 {
 			continue // nothing unread to lose
 		}
 		sr := partitionSeries(samples, k, retentionPick)

@@ -39,7 +39,7 @@ func TestHealthWindowCarriesThroughOutage(t *testing.T) {
 		t.Fatalf("before the outage: %v", h.Conditions)
 	}
 	for i := 2; i < 5; i++ {
-		w.Add("g", HealthSample{Time: t0.Add(time.Duration(i*5) * time.Second), Err: "brokers: connection refused", Partitions: map[string]PartitionSample{}})
+		w.Add("g", HealthSample{Time: t0.Add(time.Duration(i*5) * time.Second), Err: "brokers: connection refused", Partitions: []PartitionSample{}})
 		h := w.Evaluate("g")
 		if !h.Has(HealthErr) || !h.Has(HealthStop) || !h.UnknownSince.Equal(t0.Add(10*time.Second)) {
 			t.Fatalf("outage observation %d: conditions %v unknown since %v", i, h.Conditions, h.UnknownSince)
@@ -104,9 +104,7 @@ func TestForecastRetention(t *testing.T) {
 	var ss []HealthSample
 	for i := range 4 {
 		s := hs(i*10, []int64{50}, []int64{100})
-		p := s.Partitions["orders/0"]
-		p.Start = int64(i * 10) // 1 message/s
-		s.Partitions["orders/0"] = p
+		s.Partitions[0].Start = int64(i * 10) // 1 message/s
 		ss = append(ss, s)
 	}
 	f := ForecastRetention(ss)
@@ -117,17 +115,13 @@ func TestForecastRetention(t *testing.T) {
 		t.Fatal("2 samples gave a forecast")
 	}
 	// Passed: breached.
-	p := ss[3].Partitions["orders/0"]
-	p.Start = 60
-	ss[3].Partitions["orders/0"] = p
+	ss[3].Partitions[0].Start = 60
 	if f := ForecastRetention(ss); !f.Breached || f.Seconds != 0 {
 		t.Fatalf("breached %+v", f)
 	}
 	// A log start that does not move: no forecast.
 	for i := range ss {
-		p := ss[i].Partitions["orders/0"]
-		p.Start = 3
-		ss[i].Partitions["orders/0"] = p
+		ss[i].Partitions[0].Start = 3
 	}
 	if f := ForecastRetention(ss); f.Known {
 		t.Fatalf("still log start: %+v", f)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 )
 
 // Group health, Burrow-style, over a sliding window of observations of one
@@ -43,6 +45,8 @@ func HealthRank(state string) int {
 
 // PartitionSample is one partition of a group at one observation.
 type PartitionSample struct {
+	// Key is "topic/partition".
+	Key string `json:"partition"`
 	// Committed is the committed offset (-1: none).
 	Committed int64 `json:"committed"`
 	// End is the log end offset (-1: unknown).
@@ -64,11 +68,13 @@ func (p PartitionSample) Lag() (int64, bool) {
 // HealthSample is one observation of one group.
 type HealthSample struct {
 	Time time.Time `json:"time"`
-	// Partitions maps "topic/partition" to its committed offset and log end.
-	Partitions map[string]PartitionSample `json:"partitions"`
-	// File is the group's offset file as read (nil without a volume). A
-	// group without a file on a volume has File.Missing set.
-	File *OffsetObservation `json:"file,omitempty"`
+	// Partitions are the committed offsets and log ends, sorted by Key (a
+	// slice, not a map: a window holds one per group and observation).
+	Partitions []PartitionSample `json:"partitions"`
+	// File is the group's offset file as read (nil without a volume); its
+	// reading's time is Time. A group without a file on a volume has
+	// File.Missing set.
+	File *OffsetReading `json:"file,omitempty"`
 	// FileModTime is the offset file's modification time: kaas rewrites the
 	// whole file on every commit, so a change means a commit arrived.
 	FileModTime time.Time `json:"fileModTime"`
@@ -82,6 +88,20 @@ type HealthSample struct {
 	// overwritten in between and would count the ones it sees twice.
 	FileFollowed  bool            `json:"fileFollowed,omitempty"`
 	FileAnomalies []OffsetAnomaly `json:"fileAnomalies,omitempty"`
+}
+
+// Partition is the partition with key k ("topic/partition").
+func (s *HealthSample) Partition(k string) (PartitionSample, bool) {
+	i, ok := slices.BinarySearchFunc(s.Partitions, k, func(p PartitionSample, k string) int { return strings.Compare(p.Key, k) })
+	if !ok {
+		return PartitionSample{}, false
+	}
+	return s.Partitions[i], true
+}
+
+// SortPartitions sorts ps by Key (what HealthSample.Partitions must be).
+func SortPartitions(ps []PartitionSample) {
+	slices.SortFunc(ps, func(a, b PartitionSample) int { return strings.Compare(a.Key, b.Key) })
 }
 
 // TotalLag sums the known partition lags; known is false when none is.
@@ -230,8 +250,7 @@ func evaluateHealth(group string, samples []HealthSample, pair func(i int) []Off
 	if len(samples) >= 2 {
 		lagEvidence(samples, opt.MinSpan, add)
 	}
-	keys := sortedPartitionKeys(last.Partitions)
-	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples, keys), forecastRetention(samples, keys), lastCommit(samples)
+	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
 	h.finish()
 	return h
 }
@@ -264,8 +283,8 @@ func lastCommit(samples []HealthSample) time.Time {
 		}
 	}
 	for i := len(samples) - 1; i > 0; i-- {
-		for k, c := range samples[i].Partitions {
-			if p, ok := samples[i-1].Partitions[k]; ok && p.Committed != c.Committed && c.Committed >= 0 && p.Committed >= 0 {
+		for _, c := range samples[i].Partitions {
+			if p, ok := samples[i-1].Partition(c.Key); ok && p.Committed != c.Committed && c.Committed >= 0 && p.Committed >= 0 {
 				return samples[i].Time
 			}
 		}
@@ -289,15 +308,16 @@ func sampleAnomalies(prev *HealthSample, cur HealthSample, opt HealthOptions) []
 	if prev.File != nil && cur.File != nil {
 		// The follower's findings, if it started following between the two,
 		// are about changes after it started: both are kept.
-		return append(CompareOffsetObservations(*prev.File, *cur.File, opt.PlainMapIsEmpty), cur.FileAnomalies...)
+		return append(anomaly.CompareReadings(*prev.File, *cur.File, prev.Time, cur.Time, opt.PlainMapIsEmpty), cur.FileAnomalies...)
 	}
 	if prev.Err != "" || cur.Err != "" {
 		return nil
 	}
 	var out []OffsetAnomaly
-	for _, k := range sortedPartitionKeys(prev.Partitions) {
-		b, a := prev.Partitions[k], cur.Partitions[k]
-		if _, ok := cur.Partitions[k]; !ok || b.Committed < 0 || a.Committed < 0 || a.Committed >= b.Committed {
+	for _, b := range prev.Partitions {
+		k := b.Key
+		a, ok := cur.Partition(k)
+		if !ok || b.Committed < 0 || a.Committed < 0 || a.Committed >= b.Committed {
 			continue
 		}
 		out = append(out, OffsetAnomaly{Kind: AnomalyRewind, Partition: k, Before: b.Committed, After: a.Committed, Since: prev.Time, Time: cur.Time,
@@ -318,13 +338,13 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 			rewrites = append(rewrites, c.FileModTime)
 		}
 	}
-	keys := sortedPartitionKeys(last.Partitions)
 	moved := map[string]bool{}
 	anyMoved := false
-	for _, k := range keys {
-		p, okp := samples[0].Partitions[k]
+	for _, lp := range last.Partitions {
+		k := lp.Key
+		p, okp := samples[0].Partition(k)
 		for i := 1; i < len(samples); i++ {
-			c, okc := samples[i].Partitions[k]
+			c, okc := samples[i].Partition(k)
 			if okp && okc && p.Committed != c.Committed {
 				moved[k] = true
 				anyMoved = true
@@ -339,8 +359,8 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		file = last.File.File
 	}
 	span := roundSpan(last.Time.Sub(first.Time))
-	for _, k := range keys {
-		cur := last.Partitions[k]
+	for _, cur := range last.Partitions {
+		k := cur.Key
 		lag, ok := cur.Lag()
 		if !ok || lag == 0 || moved[k] {
 			continue
@@ -349,7 +369,7 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		since := last.Time
 		stuck := true
 		for _, s := range samples {
-			p, okp := s.Partitions[k]
+			p, okp := s.Partition(k)
 			if !okp {
 				continue
 			}
@@ -416,15 +436,6 @@ func healthPlural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-func sortedPartitionKeys(m map[string]PartitionSample) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // HealthWindow keeps each group's observations for a window and evaluates

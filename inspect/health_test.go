@@ -4,22 +4,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/anomaly"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // hs builds a sample at t0+sec: committed and end per "orders/N".
 func hs(sec int, committed, end []int64) HealthSample {
-	s := HealthSample{Time: t0.Add(time.Duration(sec) * time.Second), Partitions: map[string]PartitionSample{}}
+	s := HealthSample{Time: t0.Add(time.Duration(sec) * time.Second), Partitions: []PartitionSample{}}
 	for i := range committed {
-		s.Partitions["orders/"+string(rune('0'+i))] = PartitionSample{Committed: committed[i], End: end[i]}
+		s.Partitions = append(s.Partitions, PartitionSample{Key: "orders/" + string(rune('0'+i)), Committed: committed[i], End: end[i]})
 	}
 	return s
 }
 
 // withFile adds the offset file observation (offsets = committed) and mtime.
 func withFile(s HealthSample, mtimeSec int, offsets map[string]int64) HealthSample {
-	s.File = &OffsetObservation{Time: s.Time, Group: "g", File: "/cd/__consumer_offsets/g.json", Format: "envelope", Offsets: offsets}
+	r := anomaly.ReadingOf(OffsetObservation{Group: "g", File: "/cd/__consumer_offsets/g.json", Format: "envelope", Offsets: offsets})
+	s.File = &r
 	s.FileModTime = t0.Add(time.Duration(mtimeSec) * time.Second)
 	return s
 }

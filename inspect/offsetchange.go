@@ -8,6 +8,9 @@ import "github.com/kaasctl/kaasctl/internal/anomaly"
 type (
 	OffsetObservation = anomaly.Observation
 	OffsetAnomaly     = anomaly.Anomaly
+	// OffsetReading is an OffsetObservation as a health window keeps it
+	// (offsets in a slice sorted by key).
+	OffsetReading = anomaly.Reading
 )
 
 // Offset anomaly kinds (see internal/anomaly).

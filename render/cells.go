@@ -29,6 +29,14 @@ func OptInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
+// Offset is an offset, or "-" when it is negative (none known).
+func Offset(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // Plural is n with its noun: "1 group", "2 groups".
 func Plural(n int, one, many string) string {
 	if n == 1 {
@@ -55,6 +63,27 @@ func Ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh%02dm ago", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// Timestamp is t in UTC to the millisecond for cells and machine rows
+// ("2026-11-29T09:08:36.100Z"), "" for a zero t.
+func Timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// Clock is t in UTC for human lines: the time of day to the millisecond,
+// with the date in front when withDate; "(time unknown)" for a zero t.
+func Clock(t time.Time, withDate bool) string {
+	if t.IsZero() {
+		return "(time unknown)"
+	}
+	if withDate {
+		return t.UTC().Format("2006-01-02 15:04:05.000")
+	}
+	return t.UTC().Format("15:04:05.000")
 }
 
 // Pad pads s to n display cells (runes; the text here is ASCII or

@@ -15,6 +15,9 @@ func TestCells(t *testing.T) {
 		{Dash("x"), "x"},
 		{OptInt(nil), "-"},
 		{OptInt(&seven), "7"},
+		{Offset(-1), "-"},
+		{Offset(0), "0"},
+		{Offset(42), "42"},
 		{Plural(1, "group", "groups"), "1 group"},
 		{Plural(0, "group", "groups"), "0 groups"},
 		{Plural(2, "more", "more"), "2 more"},
@@ -99,5 +102,21 @@ func TestLinesStopsAtTheFirstWriteError(t *testing.T) {
 	}
 	if err := Lines(&failWriter{n: 1}, "a", "b", "c"); err == nil {
 		t.Fatal("a failed write was not reported")
+	}
+}
+
+func TestTimestampAndClock(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 10, 8, 36, 100_000_000, time.FixedZone("CET", 3600))
+	for _, c := range []struct{ got, want string }{
+		{Timestamp(at), "2026-11-29T09:08:36.100Z"},
+		{Timestamp(time.Time{}), ""},
+		{Clock(at, false), "09:08:36.100"},
+		{Clock(at, true), "2026-11-29 09:08:36.100"},
+		{Clock(time.Time{}, true), "(time unknown)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 }

@@ -59,6 +59,40 @@ type Anomaly struct {
 	Detail string    `json:"detail"`
 }
 
+// Offset is one partition's committed offset in a file: Key is
+// "topic/partition".
+type Offset struct {
+	Key    string
+	Offset int64
+}
+
+// Sorted returns m's offsets sorted by key.
+func Sorted(m map[string]int64) []Offset {
+	out := make([]Offset, 0, len(m))
+	for k, v := range m {
+		out = append(out, Offset{k, v})
+	}
+	slices.SortFunc(out, func(a, b Offset) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Reading is an Observation as a long-lived holder keeps it (the
+// exporter's health window, one per group and observation): its offsets a
+// slice sorted by key, whose keys the holder can share between groups,
+// instead of a map per reading. Time is the holder's.
+type Reading struct {
+	Group, File, Format string
+	// Offsets are sorted by Key.
+	Offsets          []Offset
+	Missing, Corrupt bool
+	Problem          string
+}
+
+// ReadingOf is o as a Reading.
+func ReadingOf(o Observation) Reading {
+	return Reading{Group: o.Group, File: o.File, Format: o.Format, Offsets: Sorted(o.Offsets), Missing: o.Missing, Corrupt: o.Corrupt, Problem: o.Problem}
+}
+
 // Compare returns the anomalies between an earlier and a
 // later observation of one group's file, sorted by kind then partition.
 // plainMapIsEmpty says whether the volume's generation reads a plain map as
@@ -66,10 +100,15 @@ type Anomaly struct {
 // volume); pass false when the generation is not known, so nothing is
 // claimed that the generation does not do.
 func Compare(prev, cur Observation, plainMapIsEmpty bool) []Anomaly {
+	return CompareReadings(ReadingOf(prev), ReadingOf(cur), prev.Time, cur.Time, plainMapIsEmpty)
+}
+
+// CompareReadings is Compare over two readings taken at since and at.
+func CompareReadings(prev, cur Reading, since, at time.Time, plainMapIsEmpty bool) []Anomaly {
 	var out []Anomaly
 	add := func(kind, part string, before, after int64, detail string) {
-		out = append(out, Anomaly{Kind: kind, Group: cur.Group, File: cur.File, Time: cur.Time,
-			Partition: part, Before: before, After: after, Since: prev.Time, Detail: detail})
+		out = append(out, Anomaly{Kind: kind, Group: cur.Group, File: cur.File, Time: at,
+			Partition: part, Before: before, After: after, Since: since, Detail: detail})
 	}
 	if cur.Corrupt && !prev.Corrupt {
 		add(Corrupt, "", -1, -1, "the file can no longer be parsed ("+cur.Problem+"); kaas ignores it and the next commit rewrites it with only the committed partitions")
@@ -84,13 +123,17 @@ func Compare(prev, cur Observation, plainMapIsEmpty bool) []Anomaly {
 	if len(prev.Offsets) > 0 && len(cur.Offsets) == 0 && !cur.Missing {
 		add(Emptied, "", -1, -1, "the file now holds no offsets")
 	}
-	for _, k := range sortedOffsetKeys(prev.Offsets) {
-		before := prev.Offsets[k]
-		after, ok := cur.Offsets[k]
+	j := 0
+	for _, b := range prev.Offsets {
+		for j < len(cur.Offsets) && cur.Offsets[j].Key < b.Key {
+			j++
+		}
+		k, before := b.Key, b.Offset
 		switch {
-		case !ok:
+		case j == len(cur.Offsets) || cur.Offsets[j].Key != k:
 			add(Vanished, k, before, -1, "partition "+k+" is no longer in the file (last committed "+strconv.FormatInt(before, 10)+")")
-		case after < before:
+		case cur.Offsets[j].Offset < before:
+			after := cur.Offsets[j].Offset
 			add(Rewind, k, before, after, "committed offset of "+k+" moved back from "+strconv.FormatInt(before, 10)+" to "+strconv.FormatInt(after, 10))
 		}
 	}
@@ -101,13 +144,4 @@ func Compare(prev, cur Observation, plainMapIsEmpty bool) []Anomaly {
 		return strings.Compare(a.Partition, b.Partition)
 	})
 	return out
-}
-
-func sortedOffsetKeys(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

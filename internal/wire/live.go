@@ -210,27 +210,32 @@ func (c *Client) ListGroupsEveryBroker(ctx context.Context, states ...string) ([
 	}
 	out := make([]BrokerGroups, len(brokers))
 	c.forEach(len(brokers), func(i int) {
-		b := brokers[i]
-		out[i].Broker = b
-		out[i].Groups = []ListedGroup{}
-		req := kmsg.NewPtrListGroupsRequest()
-		req.StatesFilter = states
-		kresp, err := c.request(ctx, b.NodeID, req)
-		if err != nil {
-			out[i].Err = err.Error()
-			return
-		}
-		resp := kresp.(*kmsg.ListGroupsResponse)
-		if resp.ErrorCode != 0 {
-			out[i].Err = fmt.Sprintf("broker %s: ListGroups: %s", c.brokerName(b.NodeID), errText(resp.ErrorCode, nil))
-			return
-		}
-		for _, g := range resp.Groups {
-			out[i].Groups = append(out[i].Groups, ListedGroup{Group: g.Group, ProtocolType: g.ProtocolType, State: g.GroupState, GroupType: g.GroupType})
-		}
-		slices.SortFunc(out[i].Groups, func(a, b ListedGroup) int { return strings.Compare(a.Group, b.Group) })
+		out[i] = c.listGroups(ctx, brokers[i], states...)
 	})
 	return out, nil
+}
+
+// listGroups is one broker's ListGroups answer, sorted by group.
+func (c *Client) listGroups(ctx context.Context, b Broker, states ...string) BrokerGroups {
+	out := BrokerGroups{Broker: b, Groups: []ListedGroup{}}
+	req := kmsg.NewPtrListGroupsRequest()
+	req.StatesFilter = states
+	kresp, err := c.request(ctx, b.NodeID, req)
+	if err != nil {
+		out.Err = err.Error()
+		return out
+	}
+	resp := kresp.(*kmsg.ListGroupsResponse)
+	if resp.ErrorCode != 0 {
+		out.Err = fmt.Sprintf("broker %s: ListGroups: %s", c.brokerName(b.NodeID), errText(resp.ErrorCode, nil))
+		return out
+	}
+	out.Groups = make([]ListedGroup, 0, len(resp.Groups))
+	for _, g := range resp.Groups {
+		out.Groups = append(out.Groups, ListedGroup{Group: g.Group, ProtocolType: g.ProtocolType, State: g.GroupState, GroupType: g.GroupType})
+	}
+	slices.SortFunc(out.Groups, func(a, b ListedGroup) int { return strings.Compare(a.Group, b.Group) })
+	return out
 }
 
 // ListedBy maps each group to the nodes that listed it.
@@ -578,37 +583,71 @@ func (c *Client) DescribeGroups(ctx context.Context, groups []string, coords map
 	}
 	bs := c.batches(per)
 	c.forEach(len(bs), func(i int) {
-		node, gs := bs[i].node, bs[i].groups
-		req := kmsg.NewPtrDescribeGroupsRequest()
-		req.Groups = gs
-		kresp, err := c.request(ctx, node, req)
+		ds := c.describeBatch(ctx, bs[i].node, bs[i].groups)
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			for _, g := range gs {
-				res[g] = DescribedGroup{Group: g, Coordinator: node, Members: []Member{}, Err: err.Error()}
-			}
-			return
-		}
-		resp := kresp.(*kmsg.DescribeGroupsResponse)
-		for _, rg := range resp.Groups {
-			dg := DescribedGroup{Group: rg.Group, Coordinator: node, State: rg.State, ProtocolType: rg.ProtocolType, Protocol: rg.Protocol,
-				Members: []Member{}, Code: rg.ErrorCode, Err: errText(rg.ErrorCode, rg.ErrorMessage)}
-			for _, m := range rg.Members {
-				dg.Members = append(dg.Members, decodeMember(rg.ProtocolType, m))
-			}
-			slices.SortFunc(dg.Members, func(a, b Member) int { return strings.Compare(a.MemberID, b.MemberID) })
-			res[rg.Group] = dg
-		}
-		for _, g := range gs {
-			if _, ok := res[g]; !ok {
-				res[g] = DescribedGroup{Group: g, Coordinator: node, Members: []Member{}, Err: fmt.Sprintf("broker %s left the group out of its DescribeGroups answer", c.brokerName(node))}
-			}
+		for _, d := range ds {
+			res[d.Group] = d
 		}
 	})
 	out := make([]DescribedGroup, 0, len(res))
 	for _, g := range dedupe(groups) {
 		out = append(out, res[g])
+	}
+	return out
+}
+
+// describeOn describes groups on one node (in MaxBatch requests), whether
+// or not it coordinates them.
+func (c *Client) describeOn(ctx context.Context, node int32, groups []string) map[string]DescribedGroup {
+	bs := c.batches(map[int32][]string{node: groups})
+	out := make(map[string]DescribedGroup, len(groups))
+	for _, b := range bs {
+		for _, d := range c.describeBatch(ctx, b.node, b.groups) {
+			out[d.Group] = d
+		}
+	}
+	return out
+}
+
+// describeBatch is one DescribeGroups request: every asked group comes
+// back once, with the request's failure when it failed.
+func (c *Client) describeBatch(ctx context.Context, node int32, gs []string) []DescribedGroup {
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = gs
+	kresp, err := c.request(ctx, node, req)
+	out := make([]DescribedGroup, 0, len(gs))
+	if err != nil {
+		for _, g := range gs {
+			out = append(out, DescribedGroup{Group: g, Coordinator: node, Members: []Member{}, Err: err.Error()})
+		}
+		return out
+	}
+	resp := kresp.(*kmsg.DescribeGroupsResponse)
+	seen := make(map[string]bool, len(gs))
+	for _, rg := range resp.Groups {
+		dg := DescribedGroup{Group: rg.Group, Coordinator: node, State: rg.State, ProtocolType: rg.ProtocolType, Protocol: rg.Protocol,
+			Members: make([]Member, 0, len(rg.Members)), Code: rg.ErrorCode, Err: errText(rg.ErrorCode, rg.ErrorMessage)}
+		for _, m := range rg.Members {
+			dg.Members = append(dg.Members, decodeMember(rg.ProtocolType, m))
+		}
+		slices.SortFunc(dg.Members, func(a, b Member) int { return strings.Compare(a.MemberID, b.MemberID) })
+		if seen[rg.Group] {
+			// A repeated group: the later answer wins, as before.
+			for i := range out {
+				if out[i].Group == rg.Group {
+					out[i] = dg
+				}
+			}
+			continue
+		}
+		seen[rg.Group] = true
+		out = append(out, dg)
+	}
+	for _, g := range gs {
+		if !seen[g] {
+			out = append(out, DescribedGroup{Group: g, Coordinator: node, Members: []Member{}, Err: fmt.Sprintf("broker %s left the group out of its DescribeGroups answer", c.brokerName(node))})
+		}
 	}
 	return out
 }

@@ -1,0 +1,167 @@
+package inspect
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// The brokers' answers to one group gathering (wire.GatherGroups) merged
+// with the volume: which groups exist, which broker answered, the live
+// flags and what to tell the operator. Every live command that lists
+// groups goes through these.
+
+// BrokerSource is one broker as a source of a live command.
+type BrokerSource struct {
+	Node     int32  `json:"node"`
+	Broker   string `json:"broker"`
+	Addr     string `json:"addr"`
+	Answered bool   `json:"answered"`
+	Groups   int    `json:"groups"`
+	Error    string `json:"error,omitempty"`
+}
+
+// BrokerSources says how each broker took the ListGroups round, named the
+// way the volume names brokers.
+func BrokerSources(ls []wire.BrokerGroups, names *NodeNamer) []BrokerSource {
+	out := make([]BrokerSource, 0, len(ls))
+	for _, a := range ls {
+		out = append(out, BrokerSource{Node: a.Broker.NodeID, Broker: names.Name(a.Broker.NodeID), Addr: a.Broker.Addr(),
+			Answered: a.Err == "", Groups: len(a.Groups), Error: a.Err})
+	}
+	return out
+}
+
+// BrokerAnswers is sources in the form doctor's live facts take.
+func BrokerAnswers(sources []BrokerSource) []BrokerAnswer {
+	out := make([]BrokerAnswer, len(sources))
+	for i, b := range sources {
+		out[i] = BrokerAnswer{Node: b.Node, Broker: b.Broker, Answered: b.Answered, Error: b.Error}
+	}
+	return out
+}
+
+// VolumeGroupNames are the groups the volume knows (offset files, then
+// explicit entries; repeats kept): the Extra of a gathering, so their
+// coordinators are looked up too.
+func VolumeGroupNames(files []GroupFile, a *volume.Assignment) []string {
+	n := len(files)
+	if a != nil {
+		n += len(a.ConsumerGroups)
+	}
+	out := make([]string, 0, n)
+	for _, f := range files {
+		out = append(out, f.Group)
+	}
+	if a != nil {
+		for _, e := range a.ConsumerGroups {
+			out = append(out, e.GroupID)
+		}
+	}
+	return out
+}
+
+// NewLiveAnswers wraps a gathering for MergeLive; a is the volume's
+// assignment (nil when missing, unreadable or no volume).
+func NewLiveAnswers(gg *wire.GatheredGroups, a *volume.Assignment) *LiveAnswers {
+	return &LiveAnswers{Listings: gg.Listings, Coords: gg.Coords, Described: gg.Described, HasAssignment: a != nil, Names: NewNodeNamer(a)}
+}
+
+// LiveGroupRows is one row per group the volume or a broker knows, each
+// with its live view and live flags merged (MergeLive). Without a volume
+// (hasVolume false) the rows are the listed groups alone.
+func LiveGroupRows(in GroupsInput, hasVolume bool, la *LiveAnswers) []GroupRow {
+	var rows []GroupRow
+	if hasVolume {
+		in.Extra = la.LiveGroupNames()
+		rows = BuildGroupRows(in)
+	} else {
+		rows = BrokersOnlyRows(la.LiveGroupNames())
+	}
+	MergeLive(rows, la)
+	return rows
+}
+
+// LiveIssueCounts counts the rows carrying each live flag.
+type LiveIssueCounts struct {
+	StaleOnNonCoordinator int
+	FileOnly              int
+	WireMismatch          int
+}
+
+// CountLiveIssues counts the live flags over rows (all of them, not only
+// those a filter shows).
+func CountLiveIssues(rows []GroupRow) LiveIssueCounts {
+	var c LiveIssueCounts
+	for i := range rows {
+		for _, is := range rows[i].Issues {
+			switch is {
+			case IssueStaleOnNonCoord:
+				c.StaleOnNonCoordinator++
+			case IssueFileOnly:
+				c.FileOnly++
+			case IssueWireMismatch:
+				c.WireMismatch++
+			}
+		}
+	}
+	return c
+}
+
+// LiveNotes is what a live listing tells the operator on stderr.
+type LiveNotes struct {
+	// Warnings: every failed broker's error, then one line per condition.
+	Warnings []string
+	// Notes are informational.
+	Notes []string
+	// Failed counts the brokers that did not answer ListGroups.
+	Failed int
+}
+
+// ListNotes says what a live listing could not see and which live flags it
+// raised; assignment names the assignment file for a wireMismatch.
+func ListNotes(sources []BrokerSource, c LiveIssueCounts, assignment string) LiveNotes {
+	var n LiveNotes
+	for _, b := range sources {
+		if !b.Answered {
+			n.Failed++
+			n.Warnings = append(n.Warnings, b.Error)
+		}
+	}
+	if n.Failed > 0 {
+		n.Warnings = append(n.Warnings, fmt.Sprintf("%d of %d brokers did not answer ListGroups: groups only they hold are missing, and stale listings on them cannot be seen", n.Failed, len(sources)))
+	}
+	if s := c.StaleOnNonCoordinator; s > 0 {
+		pron := "them"
+		if s == 1 {
+			pron = "it"
+		}
+		n.Warnings = append(n.Warnings, fmt.Sprintf("%s listed by a broker that does not coordinate %s (stale in-memory groups: a deleted group \"reappears\" in --list; restart the listing broker to drop them)",
+			render.Plural(s, "group", "groups"), pron))
+	}
+	if m := c.WireMismatch; m > 0 {
+		n.Warnings = append(n.Warnings, fmt.Sprintf("%s: FindCoordinator disagrees with the coordinator computed from %s (brokers route by another assignment version?)",
+			render.Plural(m, "group", "groups"), assignment))
+	}
+	if f := c.FileOnly; f > 0 {
+		n.Notes = append(n.Notes, fmt.Sprintf("%s only on the volume (committed offsets, no live group on the coordinator): invisible to ListGroups and OffsetFetch-all",
+			render.Plural(f, "group is", "groups are")))
+	}
+	return n
+}
+
+// UnionGroupNames is every group the volume names or a broker listed,
+// sorted, once each.
+func UnionGroupNames(volumeNames []string, listings []wire.BrokerGroups) []string {
+	out := slices.Clone(volumeNames)
+	for _, l := range listings {
+		for _, g := range l.Groups {
+			out = append(out, g.Group)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

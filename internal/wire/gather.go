@@ -1,0 +1,225 @@
+package wire
+
+import (
+	"context"
+	"sync"
+)
+
+// Group gathering: the one place kaasctl asks the brokers which groups
+// exist. groups list, groups describe --all/--regex, doctor, offsets reset
+// --all-groups and the exporter ask for the rounds they need; inspect
+// merges the answers with the volume.
+
+// FindChunk is the most keys sent in one FindCoordinator request.
+const FindChunk = 1000
+
+// GroupRounds says what GatherGroups asks besides ListGroups (which goes to
+// every broker, each answer kept apart).
+type GroupRounds struct {
+	// Coordinators asks FindCoordinator (batched, FindChunk keys a
+	// request) for every listed group and every Extra one.
+	Coordinators bool
+	// Extra are groups known elsewhere (the volume) whose coordinators are
+	// looked up too; they are asked while the brokers list.
+	Extra []string
+	// Describe asks DescribeGroups for every listed group on its
+	// coordinator (it implies Coordinators).
+	Describe bool
+}
+
+// GatheredGroups is what the brokers answered, raw.
+type GatheredGroups struct {
+	// Listings is every broker's ListGroups answer, in metadata order.
+	Listings []BrokerGroups
+	// Coords is FindCoordinator per listed and Extra group (nil unless
+	// asked).
+	Coords map[string]Coordinator
+	// Described is each listed group as its coordinator (Coords) describes
+	// it; a group whose lookup failed carries the lookup's error, as
+	// DescribeGroups reports it (nil unless asked).
+	Described map[string]DescribedGroup
+}
+
+// GatherGroups lists the groups of every broker and makes the rounds r
+// asks for. The rounds overlap: each broker's groups are looked up as soon
+// as it has listed them, and described at once on the broker that listed
+// them (on kaas a broker lists the groups it coordinates), while the Extra
+// lookups run beside the listings. A description is kept only from the
+// broker FindCoordinator names; a listed group whose coordinator did not
+// list it is described on its coordinator afterwards. It fails only when
+// the broker list, or a FindCoordinator request, fails.
+func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGroups, error) {
+	brokers, err := c.Brokers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.Describe {
+		r.Coordinators = true
+	}
+	gr := newGatherRun(c, r, len(brokers))
+	jobs := len(brokers)
+	if r.Coordinators {
+		jobs++
+	}
+	c.forEach(jobs, func(i int) {
+		if i == len(brokers) {
+			gr.lookup(ctx, r.Extra)
+			return
+		}
+		gr.list(ctx, i, brokers[i])
+	})
+	if gr.err != nil {
+		return nil, gr.err
+	}
+	out := &GatheredGroups{Listings: gr.listings}
+	if !r.Coordinators {
+		return out, nil
+	}
+	out.Coords = gr.coords
+	if r.Describe {
+		out.Described = gr.described(ctx)
+	}
+	return out, nil
+}
+
+// gatherRun is one GatherGroups in flight.
+type gatherRun struct {
+	c        *Client
+	r        GroupRounds
+	listings []BrokerGroups
+
+	mu     sync.Mutex
+	asked  map[string]bool             // keys sent to FindCoordinator
+	coords map[string]Coordinator      // their answers
+	spec   []map[string]DescribedGroup // per listing: its groups as that broker describes them
+	err    error                       // the first FindCoordinator failure
+}
+
+func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
+	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([]map[string]DescribedGroup, brokers)}
+	if r.Coordinators {
+		gr.asked = make(map[string]bool, len(r.Extra))
+		gr.coords = make(map[string]Coordinator, len(r.Extra))
+	}
+	return gr
+}
+
+// list asks broker i for its groups, then (as asked) looks them up and
+// describes them on it, both at once.
+func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
+	gr.listings[i] = gr.c.listGroups(ctx, b)
+	if !gr.r.Coordinators || len(gr.listings[i].Groups) == 0 {
+		return
+	}
+	names := make([]string, len(gr.listings[i].Groups))
+	for j, g := range gr.listings[i].Groups {
+		names[j] = g.Group
+	}
+	if !gr.r.Describe {
+		gr.lookup(ctx, names)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		gr.lookup(ctx, names)
+	}()
+	d := gr.c.describeOn(ctx, b.NodeID, names)
+	wg.Wait()
+	gr.mu.Lock()
+	gr.spec[i] = d
+	gr.mu.Unlock()
+}
+
+// lookup asks FindCoordinator for the keys no one has asked yet, in chunks
+// of FindChunk.
+func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
+	gr.mu.Lock()
+	todo := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !gr.asked[k] {
+			gr.asked[k] = true
+			todo = append(todo, k)
+		}
+	}
+	gr.mu.Unlock()
+	m, err := gr.c.FindManyCoordinators(ctx, todo, false)
+	gr.mu.Lock()
+	defer gr.mu.Unlock()
+	if err != nil {
+		if gr.err == nil {
+			gr.err = err
+		}
+		return
+	}
+	for k, v := range m {
+		gr.coords[k] = v
+	}
+}
+
+// described keeps each listed group's description from its coordinator:
+// the one made on the listing broker when that is the coordinator, else
+// one asked of the coordinator now.
+func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
+	out := map[string]DescribedGroup{}
+	var again []string
+	for i, l := range gr.listings {
+		for _, g := range l.Groups {
+			if _, done := out[g.Group]; done {
+				continue
+			}
+			co := gr.coords[g.Group]
+			switch {
+			case co.Err != "" || co.NodeID < 0:
+				out[g.Group] = DescribedGroup{Group: g.Group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
+			case co.NodeID == l.Broker.NodeID && gr.spec[i] != nil:
+				out[g.Group] = gr.spec[i][g.Group]
+			}
+		}
+	}
+	for _, l := range gr.listings {
+		for _, g := range l.Groups {
+			if _, done := out[g.Group]; !done {
+				again = append(again, g.Group)
+			}
+		}
+	}
+	for _, d := range gr.c.DescribeGroups(ctx, dedupe(again), gr.coords) {
+		out[d.Group] = d
+	}
+	return out
+}
+
+// FindManyCoordinators is FindCoordinators for any number of keys: requests
+// of at most FindChunk keys, DefaultConcurrency (or Concurrency) in flight.
+// It fails with the first request that fails.
+func (c *Client) FindManyCoordinators(ctx context.Context, keys []string, txn bool) (map[string]Coordinator, error) {
+	if len(keys) <= FindChunk {
+		return c.FindCoordinators(ctx, keys, txn)
+	}
+	out := make(map[string]Coordinator, len(keys))
+	var chunks [][]string
+	for len(keys) > 0 {
+		n := min(FindChunk, len(keys))
+		chunks = append(chunks, keys[:n])
+		keys = keys[n:]
+	}
+	var mu sync.Mutex
+	var firstErr error
+	c.forEach(len(chunks), func(i int) {
+		m, err := c.FindCoordinators(ctx, chunks[i], txn)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return
+		}
+		for k, v := range m {
+			out[k] = v
+		}
+	})
+	return out, firstErr
+}

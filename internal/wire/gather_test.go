@@ -1,0 +1,193 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// gatherCluster is a 3-broker kfake with committed groups g00..g(n-1).
+func gatherCluster(t *testing.T, n int) (*kfake.Cluster, []string) {
+	t.Helper()
+	cl := newCluster(t, kfake.SeedTopics(2, "t"))
+	adm := kadm.NewClient(mustKgo(t, cl.ListenAddrs()))
+	var groups []string
+	for i := 0; i < n; i++ {
+		g := fmt.Sprintf("g%02d", i)
+		groups = append(groups, g)
+		commit(t, adm, g, "t", map[int32]int64{0: 1})
+	}
+	return cl, groups
+}
+
+func TestGatherGroupsOverlapsRounds(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 12)
+	cons, err := kgo.NewClient(kgo.SeedBrokers(cl.ListenAddrs()...), kgo.ConsumerGroup("live"), kgo.ConsumeTopics("t"), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cl.WaitGroupStable(ctx, "live", 1); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	c.Counter.Reset()
+	gg, err := c.GatherGroups(ctx, GroupRounds{Extra: []string{"only-on-volume", "g00"}, Describe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gg.Listings) != 3 {
+		t.Fatalf("%d listings, want one per broker", len(gg.Listings))
+	}
+	listed := ListedBy(gg.Listings)
+	for _, g := range append(groups, "live") {
+		co := cl.CoordinatorFor(g)
+		if got := listed[g]; len(got) != 1 || got[0] != co {
+			t.Errorf("%s listed by %v, want its coordinator %d", g, got, co)
+		}
+		if c := gg.Coords[g]; c.NodeID != co || c.Err != "" {
+			t.Errorf("%s: coordinator %+v, want node %d", g, c, co)
+		}
+		d, ok := gg.Described[g]
+		if !ok || d.Coordinator != co || d.Err != "" {
+			t.Errorf("%s: described %+v (present %v), want by node %d", g, d, ok, co)
+		}
+	}
+	if c, ok := gg.Coords["only-on-volume"]; !ok || c.NodeID != cl.CoordinatorFor("only-on-volume") {
+		t.Errorf("an Extra group was not looked up: %+v", c)
+	}
+	if _, ok := gg.Described["only-on-volume"]; ok {
+		t.Error("an Extra group that no broker lists was described")
+	}
+	if d := gg.Described["live"]; d.State != "Stable" || len(d.Members) != 1 {
+		t.Errorf("live: %+v", d)
+	}
+	if d := gg.Described["g00"]; d.State != "Empty" || len(d.Members) != 0 {
+		t.Errorf("g00: %+v", d)
+	}
+	if n := c.Counter.ByAPI("ListGroups"); n != 3 {
+		t.Errorf("%d ListGroups, want 3", n)
+	}
+	// One describe per listing broker, none again: every group was listed
+	// by its coordinator. One lookup per broker plus one for Extra (g00 is
+	// asked once only, by whichever comes first).
+	if n := c.Counter.ByAPI("DescribeGroups"); n > 3 {
+		t.Errorf("%d DescribeGroups, want at most one per broker", n)
+	}
+	if n := c.Counter.ByAPI("FindCoordinator"); n > 4 {
+		t.Errorf("%d FindCoordinator, want at most 4", n)
+	}
+}
+
+func TestGatherGroupsStaleListingDescribedOnCoordinator(t *testing.T) {
+	t.Parallel()
+	cl, _ := gatherCluster(t, 6)
+	co := cl.CoordinatorFor("g00")
+	stale := (co + 1) % 3
+	ghost := ""
+	for i := 0; ghost == ""; i++ {
+		if g := fmt.Sprintf("ghost-%d", i); cl.CoordinatorFor(g) != stale {
+			ghost = g
+		}
+	}
+	// The stale broker lists g00 and ghost, and describes anything asked
+	// as Stable with 7 members: that description must never be used.
+	cl.ControlKey(int16(kmsg.ListGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		if cl.CurrentNode() != stale {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListGroupsResponse)
+		for _, name := range []string{"g00", ghost} {
+			g := kmsg.NewListGroupsResponseGroup()
+			g.Group, g.ProtocolType, g.GroupState = name, "consumer", "Stable"
+			resp.Groups = append(resp.Groups, g)
+		}
+		return resp, nil, true
+	})
+	cl.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		if cl.CurrentNode() != stale {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+		for _, name := range req.(*kmsg.DescribeGroupsRequest).Groups {
+			g := kmsg.NewDescribeGroupsResponseGroup()
+			g.Group, g.State, g.ProtocolType = name, "Stable", "consumer"
+			g.Members = make([]kmsg.DescribeGroupsResponseGroupMember, 7)
+			resp.Groups = append(resp.Groups, g)
+		}
+		return resp, nil, true
+	})
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	gg, err := c.GatherGroups(context.Background(), GroupRounds{Describe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := gg.Described["g00"]; d.Coordinator != co || d.State != "Empty" || len(d.Members) != 0 {
+		t.Errorf("g00 (listed by its coordinator %d and stale on %d): %+v", co, stale, d)
+	}
+	// ghost is listed only by the stale broker: described on its
+	// coordinator afterwards, which knows no such group.
+	if d := gg.Described[ghost]; d.Coordinator != cl.CoordinatorFor(ghost) || len(d.Members) == 7 {
+		t.Errorf("%s: %+v, want described by node %d", ghost, d, cl.CoordinatorFor(ghost))
+	}
+}
+
+func TestGatherGroupsListOnly(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 4)
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	c.Counter.Reset()
+	gg, err := c.GatherGroups(context.Background(), GroupRounds{Extra: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gg.Coords != nil || gg.Described != nil {
+		t.Errorf("rounds not asked for were made: %+v", gg)
+	}
+	if n := len(ListedBy(gg.Listings)); n != len(groups) {
+		t.Errorf("%d groups listed, want %d", n, len(groups))
+	}
+	if n := c.Counter.ByAPI("FindCoordinator") + c.Counter.ByAPI("DescribeGroups"); n != 0 {
+		t.Errorf("%d lookups or describes, want none", n)
+	}
+}
+
+func TestFindManyCoordinatorsChunks(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t)
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	keys := make([]string, 2*FindChunk+5)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	if _, err := c.Brokers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.Counter.Reset()
+	m, err := c.FindManyCoordinators(context.Background(), keys, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != len(keys) {
+		t.Fatalf("%d answers for %d keys", len(m), len(keys))
+	}
+	for _, k := range keys {
+		if m[k].NodeID != cl.CoordinatorFor(k) {
+			t.Fatalf("%s: node %d, want %d", k, m[k].NodeID, cl.CoordinatorFor(k))
+		}
+	}
+	if n := c.Counter.ByAPI("FindCoordinator"); n != 3 {
+		t.Errorf("%d FindCoordinator requests for %d keys, want 3", n, len(keys))
+	}
+}
