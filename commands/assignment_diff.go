@@ -108,7 +108,7 @@ func diffAssignments(g *Globals, o assignmentDiffOptions) error {
 		g.Warnf("OLD (epoch %d, v%d) is newer than NEW (epoch %d, v%d); comparing in the order given",
 			old.ControllerEpoch, old.AssignmentVersion, cur.ControllerEpoch, cur.AssignmentVersion)
 	}
-	groups := append(trOffsetGroups(g), o.groups...)
+	groups := append(offsetFileGroups(g), o.groups...)
 	d := inspect.DiffAssignments(o.files[0], old, o.files[1], cur, groups, o.txns)
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "FROM TIER+", "TO TIER+", "DETAIL+")
 	for _, m := range d.Moves {
@@ -211,7 +211,7 @@ func diffEntries(d *inspect.AssignmentDiff) []string {
 	return lines
 }
 
-type trAuditView struct {
+type assignmentAuditView struct {
 	Assignment inspect.VersionRef   `json:"assignment"`
 	Counts     map[string]int       `json:"counts"`
 	Entries    []inspect.EntryAudit `json:"entries"`
@@ -220,11 +220,11 @@ type trAuditView struct {
 // auditAssignment checks every explicit entry of one file against the
 // hash tier.
 func auditAssignment(g *Globals, o assignmentDiffOptions, path string) error {
-	a, _, err := trReadAssignment(g, path)
+	a, _, err := readAssignment(g, path)
 	if err != nil {
 		return err
 	}
-	v := trAuditView{Assignment: inspect.VersionRefOf(path, a), Entries: inspect.AuditEntries(a)}
+	v := assignmentAuditView{Assignment: inspect.VersionRefOf(path, a), Entries: inspect.AuditEntries(a)}
 	var problems int
 	v.Counts, problems = inspect.AuditCounts(v.Entries)
 	t := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
@@ -244,7 +244,7 @@ func auditAssignment(g *Globals, o assignmentDiffOptions, path string) error {
 	return nil
 }
 
-func renderAudit(p *render.Printer, path string, a *volume.Assignment, v trAuditView) error {
+func renderAudit(p *render.Printer, path string, a *volume.Assignment, v assignmentAuditView) error {
 	head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
 		a.ControllerEpoch, a.AssignmentVersion, render.Dash(a.Controller), path,
 		render.Plural(len(v.Entries), "explicit entry", "explicit entries"))

@@ -72,11 +72,11 @@ func runAssignmentShow(_ context.Context, g *Globals, o assignmentShowOptions) e
 		}
 		path = l.AssignmentPath()
 	}
-	a, fs, err := trReadAssignment(g, path)
+	a, fs, err := readAssignment(g, path)
 	if err != nil {
 		return err
 	}
-	s := inspect.SummarizeAssignment(path, a, fs, trOffsetGroups(g), o.groups, g.Now())
+	s := inspect.SummarizeAssignment(path, a, fs, offsetFileGroups(g), o.groups, g.Now())
 	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")
 	for _, b := range s.Brokers {
 		t.Add(b.ID, b.Health, strconv.Itoa(b.Partitions), strconv.Itoa(b.Groups), strconv.Itoa(b.ExplicitGroups),

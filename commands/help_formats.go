@@ -28,7 +28,7 @@ var formatDocs = []struct {
 	{"probe", ProbeView{}, "each broker (brokers[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},
-	{"assignment diff [FILE]", trAuditView{}, "each entry (entries[])"},
+	{"assignment diff [FILE]", assignmentAuditView{}, "each entry (entries[])"},
 	{"takeover trace", traceView{}, "each event (trace.events[])"},
 	{"watch", watchView{}, "each move, as it happens"},
 	{"watch --offsets", watchOffsetsView{}, "each offset-file change (events[]), as it happens"},

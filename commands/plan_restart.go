@@ -142,7 +142,7 @@ func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.Rest
 		}
 		known[e.GroupID] = true
 	}
-	for _, name := range trOffsetGroups(g) {
+	for _, name := range offsetFileGroups(g) {
 		known[name] = true
 	}
 	loaded, members := map[string]bool{}, map[string]bool{}

@@ -141,7 +141,7 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 				g.Warnf("%s: %v (the live version is not included)", l.AssignmentPath(), err)
 			}
 		}
-		offsetGroups = trOffsetGroups(g)
+		offsetGroups = offsetFileGroups(g)
 	}
 	if len(asgPaths) == 0 && len(logPaths) == 0 {
 		return exit.UsageErrorf("nothing to trace: give --assignments DIR (a history or a watch journal), --journal DIR, a volume (--data-dir/--cluster-dir), or --logs")
@@ -204,7 +204,7 @@ func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryR
 
 // readTraceLogs parses the broker logs, recording what was read in src.
 func readTraceLogs(g *Globals, broker string, paths []string, src *traceSources) ([]logparse.Event, []error) {
-	inputs := trLogInputs(paths, g)
+	inputs := logInputs(paths, g)
 	if len(inputs) == 0 {
 		return nil, nil
 	}
@@ -270,9 +270,9 @@ func printTrace(p *render.Printer, view traceView) error {
 	}})
 }
 
-// trLogInputs expands --logs: files, directories (their regular files),
+// logInputs expands --logs: files, directories (their regular files),
 // "-" (stdin, once); a path that cannot be read is skipped with a warning.
-func trLogInputs(paths []string, g *Globals) []logparse.Input {
+func logInputs(paths []string, g *Globals) []logparse.Input {
 	var out []logparse.Input
 	stdin := false
 	for _, p := range paths {

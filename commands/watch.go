@@ -141,7 +141,7 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 	}
 	extra := inspect.ExactNames(o.groups)
 	groupsFor := func(a *volume.Assignment) []string {
-		return inspect.UnionGroups(a, nil, append(trOffsetGroups(g), extra...))
+		return inspect.UnionGroups(a, nil, append(offsetFileGroups(g), extra...))
 	}
 	if o.once {
 		return watchOnce(g, path, journal, groupsFor, o.groups)

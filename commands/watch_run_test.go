@@ -244,7 +244,7 @@ func TestRunAssignmentShowAndDiff(t *testing.T) {
 	if err := runAssignmentDiff(context.Background(), g, assignmentDiffOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var a trAuditView
+	var a assignmentAuditView
 	if err := json.Unmarshal(out.Bytes(), &a); err != nil || a.Assignment.AssignmentVersion != 3 {
 		t.Errorf("audit: %v %+v", err, a)
 	}
