@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,27 +18,6 @@ import (
 // Each command's run function called directly, with Globals from
 // GlobalsFor and a hand-built options struct: no cli.Context anywhere.
 
-// directGlobals returns Globals for args and the run's stdout and stderr.
-func directGlobals(t *testing.T, args ...string) (*Globals, *bytes.Buffer, *bytes.Buffer) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	g, err := GlobalsFor(ios, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, &out, &errb
-}
-
-func decodeInto[T any](t *testing.T, b *bytes.Buffer) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
-		t.Fatalf("%v: %s", err, b.String())
-	}
-	return v
-}
-
 func mustVolNow(t *testing.T) time.Time {
 	t.Helper()
 	now, err := time.Parse(time.RFC3339, volNow)
@@ -52,7 +30,7 @@ func mustVolNow(t *testing.T) time.Time {
 func TestRunOffsetsResetDirect(t *testing.T) {
 	t.Parallel()
 	data, cd := safeVolume(t)
-	g, out, errb := directGlobals(t, "--data-dir", data, "-o", "json")
+	g, out, errb := directGlobals(t, time.Now(), "--data-dir", data, "-o", "json")
 	o := resetOptions{
 		mode:   writeMode{execute: true, offline: true},
 		spec:   repair.Spec{Kind: repair.ToOffset, Offset: 40},
@@ -62,7 +40,7 @@ func TestRunOffsetsResetDirect(t *testing.T) {
 	if err := runOffsetsReset(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	v := decodeInto[resetView](t, out)
+	v := decodeOut[resetView](t, out)
 	if v.Mode != "execute" || v.Path != "offline" || v.Summary.Changed != 1 || len(v.Groups) != 1 || v.Groups[0].Rows[0].New != 40 {
 		t.Fatalf("view %+v", v)
 	}
@@ -84,12 +62,12 @@ func TestRunOffsetsDeleteDirect(t *testing.T) {
 	t.Parallel()
 	data, cd := safeVolume(t)
 	before, _ := os.ReadFile(filepath.Join(cd, "__consumer_offsets", "g.json"))
-	g, out, errb := directGlobals(t, "--data-dir", data, "-o", "json")
+	g, out, errb := directGlobals(t, time.Now(), "--data-dir", data, "-o", "json")
 	o := deleteOptions{mode: writeMode{offline: true}, groups: []string{"g"}, scopes: []repair.TopicScope{{Topic: "orders"}}}
 	if err := runOffsetsDelete(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	v := decodeInto[resetView](t, out)
+	v := decodeOut[resetView](t, out)
 	if v.Command != "delete" || v.Mode != "dry-run" || v.Summary.Changed != 1 {
 		t.Fatalf("view %+v", v)
 	}
@@ -104,17 +82,17 @@ func TestRunOffsetsDeleteDirect(t *testing.T) {
 func TestRunOffsetsHistoryDirect(t *testing.T) {
 	t.Parallel()
 	data, _ := safeVolume(t)
-	g, _, errb := directGlobals(t, "--data-dir", data, "-q")
+	g, _, errb := directGlobals(t, time.Now(), "--data-dir", data, "-q")
 	o := resetOptions{mode: writeMode{execute: true, offline: true}, spec: repair.Spec{Kind: repair.ToOffset, Offset: 30},
 		scopes: []repair.TopicScope{{Topic: "orders"}}, groups: []string{"g"}}
 	if err := runOffsetsReset(context.Background(), g, o); err != nil {
 		t.Fatalf("reset: %v\n%s", err, errb)
 	}
-	g, out, errb := directGlobals(t, "--data-dir", data, "-o", "json")
+	g, out, errb := directGlobals(t, time.Now(), "--data-dir", data, "-o", "json")
 	if err := runOffsetsHistory(context.Background(), g, offsetsHistoryOptions{group: "g"}); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	v := decodeInto[inspect.OffsetHistoryView](t, out)
+	v := decodeOut[inspect.OffsetHistoryView](t, out)
 	if len(v.Backups) != 1 || len(v.Partitions) != 1 {
 		t.Fatalf("history %+v", v)
 	}
@@ -122,7 +100,7 @@ func TestRunOffsetsHistoryDirect(t *testing.T) {
 		t.Fatalf("orders/0 %+v", p)
 	}
 	// Nothing to read: no journal and no volume.
-	g, _, _ = directGlobals(t)
+	g, _, _ = directGlobals(t, time.Now())
 	if err := runOffsetsHistory(context.Background(), g, offsetsHistoryOptions{group: "g"}); exit.Code(err) != exit.Usage {
 		t.Fatalf("no sources: %v", err)
 	}
@@ -130,12 +108,12 @@ func TestRunOffsetsHistoryDirect(t *testing.T) {
 
 func TestRunVolumeCheckDirect(t *testing.T) {
 	t.Parallel()
-	g, out, _ := directGlobals(t, "--data-dir", copyVolume(t, "damaged"), "-o", "json")
+	g, out, _ := directGlobals(t, time.Now(), "--data-dir", copyVolume(t, "damaged"), "-o", "json")
 	err := runVolumeCheck(context.Background(), g, volumeCheckOptions{min: volume.SevError, now: mustVolNow(t)})
 	if exit.Code(err) != exit.Problems {
 		t.Fatalf("damaged volume: %v", err)
 	}
-	rep := decodeInto[inspect.CheckReport](t, out)
+	rep := decodeOut[inspect.CheckReport](t, out)
 	if rep.Summary.Errors == 0 || len(rep.Findings) == 0 {
 		t.Fatalf("report %+v", rep.Summary)
 	}
@@ -149,10 +127,10 @@ func TestRunVolumeCheckDirect(t *testing.T) {
 func TestRunVolumeRepairDirect(t *testing.T) {
 	t.Parallel()
 	vol := copyVolume(t, "damaged")
-	g, out, _ := directGlobals(t, "--data-dir", vol, "-o", "json")
+	g, out, _ := directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json")
 	o := volumeRepairOptions{tmpOlderThan: time.Hour, now: mustVolNow(t)}
 	_ = runVolumeRepair(context.Background(), g, o)
-	rep := decodeInto[repair.RepairReport](t, out)
+	rep := decodeOut[repair.RepairReport](t, out)
 	if !rep.DryRun || rep.Changes == 0 {
 		t.Fatalf("dry run %+v", rep)
 	}
@@ -161,10 +139,10 @@ func TestRunVolumeRepairDirect(t *testing.T) {
 			t.Fatalf("a dry run did %+v", a)
 		}
 	}
-	g, out, _ = directGlobals(t, "--data-dir", vol, "-o", "json")
+	g, out, _ = directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json")
 	o.execute = true
 	_ = runVolumeRepair(context.Background(), g, o)
-	if rep := decodeInto[repair.RepairReport](t, out); rep.DryRun || rep.Changes == 0 || rep.Failed != 0 {
+	if rep := decodeOut[repair.RepairReport](t, out); rep.DryRun || rep.Changes == 0 || rep.Failed != 0 {
 		t.Fatalf("execute %+v", rep)
 	}
 }
@@ -172,20 +150,20 @@ func TestRunVolumeRepairDirect(t *testing.T) {
 func TestRunVolumeMigrateDirect(t *testing.T) {
 	t.Parallel()
 	vol := copyVolume(t, "lab-phase1")
-	g, out, errb := directGlobals(t, "--data-dir", vol, "-o", "json")
+	g, out, errb := directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json")
 	o := volumeMigrateOptions{to: volume.Gen018, now: mustVolNow(t)}
 	if err := runVolumeMigrate(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	if rep := decodeInto[repair.MigrateReport](t, out); !rep.DryRun || rep.Changes == 0 {
+	if rep := decodeOut[repair.MigrateReport](t, out); !rep.DryRun || rep.Changes == 0 {
 		t.Fatalf("plan %+v", rep)
 	}
-	g, out, errb = directGlobals(t, "--data-dir", vol, "-o", "json")
+	g, out, errb = directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json")
 	o.execute = true
 	if err := runVolumeMigrate(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	if rep := decodeInto[repair.MigrateReport](t, out); rep.DryRun || rep.Failed != 0 {
+	if rep := decodeOut[repair.MigrateReport](t, out); rep.DryRun || rep.Failed != 0 {
 		t.Fatalf("execute %+v", rep)
 	}
 	if _, err := os.Stat(filepath.Join(vol, "__cluster", "__consumer_offsets", "lab-group.json")); err != nil {
@@ -196,10 +174,10 @@ func TestRunVolumeMigrateDirect(t *testing.T) {
 func TestRunTxnDirect(t *testing.T) {
 	t.Parallel()
 	vol := copyVolume(t, "damaged")
-	g, out, _ := directGlobals(t, "--data-dir", vol, "-o", "json", "-q")
+	g, out, _ := directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json", "-q")
 	o := txnOptions{filter: inspect.TxnFilter{States: []string{volume.TxnOngoing}}, now: mustVolNow(t)}
 	err := runTxn(context.Background(), g, o)
-	v := decodeInto[TxnListView](t, out)
+	v := decodeOut[TxnListView](t, out)
 	if len(v.UnreadableSlots) > 0 && (err == nil || !strings.Contains(err.Error(), "could not be decoded")) {
 		t.Fatalf("undecodable slots not reported: %v", err)
 	}
@@ -212,12 +190,12 @@ func TestRunTxnDirect(t *testing.T) {
 		}
 	}
 	// describe: the id found, and one that is not (exit 1, the slot named).
-	g, out, _ = directGlobals(t, "--data-dir", vol, "-o", "json", "-q")
+	g, out, _ = directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json", "-q")
 	err = runTxn(context.Background(), g, txnOptions{describe: true, filter: inspect.TxnFilter{IDs: []string{"tx-ongoing", "no-such-tx"}}, now: mustVolNow(t)})
 	if err == nil || !strings.Contains(err.Error(), "no-such-tx") {
 		t.Fatalf("describe: %v", err)
 	}
-	v = decodeInto[TxnListView](t, out)
+	v = decodeOut[TxnListView](t, out)
 	if len(v.Transactions) != 1 || v.Transactions[0].ID != "tx-ongoing" || len(v.NotFound) != 1 {
 		t.Fatalf("describe %+v", v)
 	}
