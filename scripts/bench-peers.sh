@@ -44,7 +44,7 @@ printf 'seed_brokers = ["%s"]\n' "$B" > "$tmp/kcl.toml"
 # to the fastest peer (by wall median) beside the target.
 race() {
   name=$1 target=$2; shift 2
-  n=0; cmd0=""
+  n=0; cmd0="" cmd1="" cmd2="" cmd3="" cmd4=""
   while [ $# -gt 0 ]; do
     if [ "$1" = "--" ]; then n=$((n + 1)); shift; continue; fi
     eval "cmd$n=\"\${cmd$n:-} $1\""; shift
@@ -59,7 +59,10 @@ race() {
     k=0
     while [ $k -le $n ]; do
       eval "c=\$cmd$k"
-      /usr/bin/time -q -f '%e %U %S' -a -o "$tmp/t$k" sh -c "$c > /dev/null 2>&1"
+      s0=$(date +%s.%N)
+      /usr/bin/time -q -f '%U %S' -o "$tmp/cpu" sh -c "$c > /dev/null 2>&1" || true
+      s1=$(date +%s.%N)
+      echo "$(echo "$s1 - $s0" | awk '{ printf "%.3f", $1 - $3 }') $(cat "$tmp/cpu")" >> "$tmp/t$k"
       k=$((k + 1))
     done
     r=$((r + 1))
