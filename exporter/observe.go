@@ -90,14 +90,14 @@ type PartObs struct {
 
 // GroupObs is one group as a refresh saw it.
 type GroupObs struct {
-	Row        inspect.GroupRow       `json:"row"`
+	Row  inspect.GroupRow       `json:"row"`
 	Live *wire.GroupDescription `json:"-"`
 	// Partitions are filled only for an exporter that writes
 	// per-partition series or lag in seconds (at 100,000 groups they are
 	// 32 MB of a refresh); Sample.Partitions always has the offsets.
 	Partitions []PartObs `json:"partitions"`
-	Lag        int64                  `json:"lag"`
-	LagKnown   bool                   `json:"lagKnown"`
+	Lag        int64     `json:"lag"`
+	LagKnown   bool      `json:"lagKnown"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
