@@ -1,10 +1,10 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,156 +14,126 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
+const assignmentDiffUsageText = "kaasctl assignment diff [FILE]            audit every explicit entry (no FILE: the volume's assignment.json)\n" +
+	"kaasctl assignment diff OLD NEW [--group G]... [--txn ID]... [--exit-code]"
+
+const assignmentDiffDescription = "With one file (or none), every consumerGroups[] entry is checked against what the hash tier\n" +
+	"alone would say: agrees, disagrees (retiring the entry would move the group), deadBroker,\n" +
+	"unknownBroker, duplicate.\n\n" +
+	"With two files: brokers joined/left/health changed, entries added/removed/moved, and every\n" +
+	"known group (entries of both files ∪ offset files on the volume when one is given ∪ --group)\n" +
+	"whose coordinator changes, with its cause. Causes, first match wins: broker_left,\n" +
+	"entry_added/entry_removed/entry_moved, controller_failover, broker_joined, divisor_changed.\n\n" +
+	"Getting two versions: kaas keeps only the current CD/assignment.json (each recompute replaces it).\n" +
+	"  - keep every version from now on: kaasctl watch --data-dir /data --journal /var/lib/kaasctl/assignments\n" +
+	"    writes each one as assignment-e<epoch>-v<version>.json; then\n" +
+	"    kaasctl assignment diff /var/lib/kaasctl/assignments/assignment-e3-v7.json /var/lib/kaasctl/assignments/assignment-e3-v8.json\n" +
+	"  - or copy it before a change and compare with the volume's after it:\n" +
+	"    cp /data/__cluster/assignment.json /tmp/before.json   (the change)\n" +
+	"    kaasctl assignment diff /tmp/before.json /data/__cluster/assignment.json --data-dir /data\n" +
+	"\n" +
+	"--exit-code: exit 3 when there are differences (two files) or entries that do not agree (one file)."
+
 func init() {
 	registerSub("assignment", assignmentUsage, func() *cli.Command {
 		return &cli.Command{
-			Name:      "diff",
-			Usage:     "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
-			ArgsUsage: "[OLD] [NEW]",
-			UsageText: "kaasctl assignment diff [FILE]            audit every explicit entry (no FILE: the volume's assignment.json)\n" +
-				"kaasctl assignment diff OLD NEW [--group G]... [--txn ID]... [--exit-code]",
-			Description: "With one file (or none), every consumerGroups[] entry is checked against what the hash tier\n" +
-				"alone would say: agrees, disagrees (retiring the entry would move the group), deadBroker,\n" +
-				"unknownBroker, duplicate.\n\n" +
-				"With two files: brokers joined/left/health changed, entries added/removed/moved, and every\n" +
-				"known group (entries of both files ∪ offset files on the volume when one is given ∪ --group)\n" +
-				"whose coordinator changes, with its cause. Causes, first match wins: broker_left,\n" +
-				"entry_added/entry_removed/entry_moved, controller_failover, broker_joined, divisor_changed.\n\n" +
-				"Getting two versions: kaas keeps only the current CD/assignment.json (each recompute replaces it).\n" +
-				"  - keep every version from now on: kaasctl watch --data-dir /data --journal /var/lib/kaasctl/assignments\n" +
-				"    writes each one as assignment-e<epoch>-v<version>.json; then\n" +
-				"    kaasctl assignment diff /var/lib/kaasctl/assignments/assignment-e3-v7.json /var/lib/kaasctl/assignments/assignment-e3-v8.json\n" +
-				"  - or copy it before a change and compare with the volume's after it:\n" +
-				"    cp /data/__cluster/assignment.json /tmp/before.json   (the change)\n" +
-				"    kaasctl assignment diff /tmp/before.json /data/__cluster/assignment.json --data-dir /data\n" +
-				"\n" +
-				"--exit-code: exit 3 when there are differences (two files) or entries that do not agree (one file).",
+			Name:        "diff",
+			Usage:       "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+			ArgsUsage:   "[OLD] [NEW]",
+			UsageText:   assignmentDiffUsageText,
+			Description: assignmentDiffDescription,
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
 				&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
 				&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
 			},
-			Action: assignmentDiff,
+			Action: assignmentDiffAction,
 		}
 	})
 }
 
-func assignmentDiff(c *cli.Context) error {
+// assignmentDiffOptions is 'assignment diff' after flag parsing.
+type assignmentDiffOptions struct {
+	files    []string // none (the volume's), one (audit) or two (OLD NEW)
+	groups   []string // --group: also check these groups
+	txns     []string // --txn: also check these transactional ids
+	exitCode bool     // --exit-code: exit 3 when differences are found
+}
+
+func assignmentDiffAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	args := c.Args().Slice()
-	if len(args) > 2 {
-		return exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d. kaas keeps only the current assignment.json: 'kaasctl watch --journal DIR' keeps every version (see 'kaasctl assignment diff --help')", len(args))
+	o, err := parseAssignmentDiff(c)
+	if err != nil {
+		return err
 	}
-	if len(args) < 2 {
-		path := ""
-		if len(args) == 1 {
-			path = args[0]
-		} else {
-			l, err := g.Layout()
-			if err != nil {
-				return err
-			}
-			path = l.AssignmentPath()
-		}
-		return assignmentAudit(c, g, path)
+	return runAssignmentDiff(c.Context, g, o)
+}
+
+func parseAssignmentDiff(c *cli.Context) (assignmentDiffOptions, error) {
+	o := assignmentDiffOptions{files: c.Args().Slice(), groups: c.StringSlice("group"), txns: c.StringSlice("txn"), exitCode: c.Bool("exit-code")}
+	if len(o.files) > 2 {
+		return o, exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d. kaas keeps only the current assignment.json: 'kaasctl watch --journal DIR' keeps every version (see 'kaasctl assignment diff --help')", len(o.files))
 	}
-	// Both files are read and parsed at once: with 100,000 entries the
-	// JSON decoding is most of the work.
-	type read struct {
-		a   *volume.Assignment
-		fs  []volume.Finding
-		err error
+	return o, nil
+}
+
+// runAssignmentDiff audits one file (none: the volume's) or compares two.
+func runAssignmentDiff(_ context.Context, g *Globals, o assignmentDiffOptions) error {
+	switch len(o.files) {
+	case 2:
+		return diffAssignments(g, o)
+	case 1:
+		return auditAssignment(g, o, o.files[0])
 	}
-	var r [2]read
-	var wg sync.WaitGroup
-	for i := range r {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r[i].a, r[i].fs, r[i].err = volume.ReadAssignment(args[i])
-		}()
+	l, err := g.Layout()
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	for i := range r {
-		if r[i].err != nil {
-			return r[i].err
-		}
-		g.WarnFindings(r[i].fs)
+	return auditAssignment(g, o, l.AssignmentPath())
+}
+
+func diffAssignments(g *Globals, o assignmentDiffOptions) error {
+	rs, err := volume.ReadAssignments(o.files[0], o.files[1])
+	if err != nil {
+		return err
 	}
-	old, cur := r[0].a, r[1].a
-	if old.ControllerEpoch > cur.ControllerEpoch || (old.ControllerEpoch == cur.ControllerEpoch && old.AssignmentVersion > cur.AssignmentVersion) {
+	for _, r := range rs {
+		g.WarnFindings(r.Findings)
+	}
+	old, cur := rs[0].Assignment, rs[1].Assignment
+	if inspect.NewerThan(old, cur) {
 		g.Warnf("OLD (epoch %d, v%d) is newer than NEW (epoch %d, v%d); comparing in the order given",
 			old.ControllerEpoch, old.AssignmentVersion, cur.ControllerEpoch, cur.AssignmentVersion)
 	}
-	groups := append(trOffsetGroups(g), c.StringSlice("group")...)
-	d := inspect.DiffAssignments(args[0], old, args[1], cur, groups, c.StringSlice("txn"))
-
+	groups := append(offsetFileGroups(g), o.groups...)
+	d := inspect.DiffAssignments(o.files[0], old, o.files[1], cur, groups, o.txns)
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "FROM TIER+", "TO TIER+", "DETAIL+")
 	for _, m := range d.Moves {
 		t.Add(string(m.Kind), m.Key, m.From, m.To, string(m.Cause), string(m.FromTier), string(m.ToTier), m.Detail)
 	}
 	if err := g.Printer.Print(render.Output{Data: d, Items: d.Moves, Table: t, Human: func(p *render.Printer) error {
-		return trRenderDiff(p, d)
+		return renderDiff(p, d)
 	}}); err != nil {
 		return err
 	}
-	if c.Bool("exit-code") && d.HasDifferences() {
+	if o.exitCode && d.HasDifferences() {
 		return exit.ProblemsFound("differences found")
 	}
 	return nil
 }
 
-func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
-	ref := func(r inspect.VersionRef) string {
-		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, render.Dash(r.Controller), render.Dash(r.GeneratedAt))
-	}
-	lines := []string{
-		"old  " + ref(d.Old) + "  " + d.Old.Path,
-		"new  " + ref(d.New) + "  " + d.New.Path,
-	}
-	if d.Failover {
-		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
-			d.Old.ControllerEpoch, d.New.ControllerEpoch, render.Dash(d.Old.Controller), render.Dash(d.New.Controller))))
-	} else if d.ControllerChanged {
-		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", render.Dash(d.Old.Controller), render.Dash(d.New.Controller)))
-	}
-	if d.OldDivisor != d.NewDivisor {
-		lines = append(lines, fmt.Sprintf("hash divisor %d → %d: hash-tier groups may move", d.OldDivisor, d.NewDivisor))
-	}
+func renderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
+	lines := diffHead(p, d)
 	lines = append(lines, "", p.Paint(render.Bold, "BROKERS"))
-	if len(d.Brokers) == 0 {
-		lines = append(lines, "  no change")
-	}
-	for _, b := range d.Brokers {
-		switch b.Change {
-		case "joined":
-			lines = append(lines, p.Paint(render.Green, "  + "+render.Shorten(b.ID, 80))+"  joined ("+b.NewHealth+")")
-		case "left":
-			lines = append(lines, p.Paint(render.Red, "  - "+render.Shorten(b.ID, 80))+"  left (was "+b.OldHealth+")")
-		default:
-			lines = append(lines, p.Paint(render.Yellow, "  ~ "+render.Shorten(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
-		}
-	}
+	lines = append(lines, diffBrokers(p, d)...)
 	lines = append(lines, "", p.Paint(render.Bold, "EXPLICIT ENTRIES"))
-	if len(d.Entries) == 0 {
-		lines = append(lines, "  no change")
-	}
-	for _, e := range d.Entries {
-		switch e.Change {
-		case "added":
-			lines = append(lines, "  + "+render.Shorten(e.Group, 80)+" → "+e.NewBroker)
-		case "removed":
-			lines = append(lines, "  - "+render.Shorten(e.Group, 80)+" (was "+e.OldBroker+")")
-		default:
-			lines = append(lines, "  ~ "+render.Shorten(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
-		}
-	}
-	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", trCountKind(d.Moves, inspect.KindGroup), d.GroupsChecked)
+	lines = append(lines, diffEntries(d)...)
+	head := fmt.Sprintf("COORDINATOR MOVES  %d of %d groups", inspect.CountMoves(d.Moves, inspect.KindGroup), d.GroupsChecked)
 	if d.TxnsChecked > 0 {
-		head += fmt.Sprintf(", %d of %d transactional ids", trCountKind(d.Moves, inspect.KindTxn), d.TxnsChecked)
+		head += fmt.Sprintf(", %d of %d transactional ids", inspect.CountMoves(d.Moves, inspect.KindTxn), d.TxnsChecked)
 	}
 	lines = append(lines, "", p.Paint(render.Bold, head))
 	if err := render.Lines(p.Out, lines...); err != nil {
@@ -186,75 +156,121 @@ func trRenderDiff(p *render.Printer, d *inspect.AssignmentDiff) error {
 	return render.Lines(p.Out, "by cause: "+strings.Join(parts, ", "))
 }
 
-func trCountKind(ms []inspect.Move, k inspect.Kind) int {
-	n := 0
-	for _, m := range ms {
-		if m.Kind == k {
-			n++
-		}
+// diffHead names the two versions and what changed about the controller
+// and the hash divisor.
+func diffHead(p *render.Printer, d *inspect.AssignmentDiff) []string {
+	ref := func(r inspect.VersionRef) string {
+		return fmt.Sprintf("epoch %d v%d (controller %s, %s)", r.ControllerEpoch, r.AssignmentVersion, render.Dash(r.Controller), render.Dash(r.GeneratedAt))
 	}
-	return n
+	lines := []string{"old  " + ref(d.Old) + "  " + d.Old.Path, "new  " + ref(d.New) + "  " + d.New.Path}
+	if d.Failover {
+		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("controller failover: epoch %d → %d, %s → %s",
+			d.Old.ControllerEpoch, d.New.ControllerEpoch, render.Dash(d.Old.Controller), render.Dash(d.New.Controller))))
+	} else if d.ControllerChanged {
+		lines = append(lines, fmt.Sprintf("controller changed %s → %s without an epoch change", render.Dash(d.Old.Controller), render.Dash(d.New.Controller)))
+	}
+	if d.OldDivisor != d.NewDivisor {
+		lines = append(lines, fmt.Sprintf("hash divisor %d → %d: hash-tier groups may move", d.OldDivisor, d.NewDivisor))
+	}
+	return lines
 }
 
-type trAuditView struct {
+func diffBrokers(p *render.Printer, d *inspect.AssignmentDiff) []string {
+	if len(d.Brokers) == 0 {
+		return []string{"  no change"}
+	}
+	var lines []string
+	for _, b := range d.Brokers {
+		switch b.Change {
+		case "joined":
+			lines = append(lines, p.Paint(render.Green, "  + "+render.Shorten(b.ID, 80))+"  joined ("+b.NewHealth+")")
+		case "left":
+			lines = append(lines, p.Paint(render.Red, "  - "+render.Shorten(b.ID, 80))+"  left (was "+b.OldHealth+")")
+		default:
+			lines = append(lines, p.Paint(render.Yellow, "  ~ "+render.Shorten(b.ID, 80))+"  health "+b.OldHealth+" → "+b.NewHealth)
+		}
+	}
+	return lines
+}
+
+func diffEntries(d *inspect.AssignmentDiff) []string {
+	if len(d.Entries) == 0 {
+		return []string{"  no change"}
+	}
+	var lines []string
+	for _, e := range d.Entries {
+		switch e.Change {
+		case "added":
+			lines = append(lines, "  + "+render.Shorten(e.Group, 80)+" → "+e.NewBroker)
+		case "removed":
+			lines = append(lines, "  - "+render.Shorten(e.Group, 80)+" (was "+e.OldBroker+")")
+		default:
+			lines = append(lines, "  ~ "+render.Shorten(e.Group, 80)+" "+e.OldBroker+" → "+e.NewBroker)
+		}
+	}
+	return lines
+}
+
+type assignmentAuditView struct {
 	Assignment inspect.VersionRef   `json:"assignment"`
 	Counts     map[string]int       `json:"counts"`
 	Entries    []inspect.EntryAudit `json:"entries"`
 }
 
-func assignmentAudit(c *cli.Context, g *Globals, path string) error {
-	a, _, err := trReadAssignment(g, path)
+// auditAssignment checks every explicit entry of one file against the
+// hash tier.
+func auditAssignment(g *Globals, o assignmentDiffOptions, path string) error {
+	a, _, err := readAssignment(g, path)
 	if err != nil {
 		return err
 	}
-	v := trAuditView{Assignment: inspect.VersionRefOf(path, a), Counts: map[string]int{}, Entries: inspect.AuditEntries(a)}
-	problems := 0
-	for _, e := range v.Entries {
-		v.Counts[string(e.Status)]++
-		if e.Status != inspect.EntryAgrees {
-			problems++
-		}
-	}
+	v := assignmentAuditView{Assignment: inspect.VersionRefOf(path, a), Entries: inspect.AuditEntries(a)}
+	var problems int
+	v.Counts, problems = inspect.AuditCounts(v.Entries)
 	t := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
 	for _, e := range v.Entries {
 		t.Add(e.Group, e.Broker, string(e.Status), e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
 			strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
 	}
 	err = g.Printer.Print(render.Output{Data: v, Items: v.Entries, Table: t, Human: func(p *render.Printer) error {
-		head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
-			a.ControllerEpoch, a.AssignmentVersion, render.Dash(a.Controller), path,
-			render.Plural(len(v.Entries), "explicit entry", "explicit entries"))
-		var parts []string
-		for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
-			if n := v.Counts[string(k)]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, k))
-			}
-		}
-		if len(parts) > 0 {
-			head += " — " + strings.Join(parts, ", ")
-		}
-		if err := render.Lines(p.Out, head); err != nil {
-			return err
-		}
-		if len(v.Entries) == 0 {
-			return render.Lines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
-		}
-		tt := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
-		for _, e := range v.Entries {
-			st := string(e.Status)
-			if e.Status != inspect.EntryAgrees {
-				st = p.Paint(render.Yellow, st)
-			}
-			tt.Add(render.Shorten(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
-				strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
-		}
-		return p.Table(tt)
+		return renderAudit(p, path, a, v)
 	}})
 	if err != nil {
 		return err
 	}
-	if c.Bool("exit-code") && problems > 0 {
+	if o.exitCode && problems > 0 {
 		return exit.ProblemsFound("%d entries do not agree with the hash tier", problems)
 	}
 	return nil
+}
+
+func renderAudit(p *render.Printer, path string, a *volume.Assignment, v assignmentAuditView) error {
+	head := fmt.Sprintf("assignment epoch %d v%d (controller %s) · %s: %s",
+		a.ControllerEpoch, a.AssignmentVersion, render.Dash(a.Controller), path,
+		render.Plural(len(v.Entries), "explicit entry", "explicit entries"))
+	var parts []string
+	for _, k := range []inspect.EntryStatus{inspect.EntryAgrees, inspect.EntryDisagrees, inspect.EntryDeadBroker, inspect.EntryUnknownBroker, inspect.EntryDuplicate} {
+		if n := v.Counts[string(k)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(parts) > 0 {
+		head += " — " + strings.Join(parts, ", ")
+	}
+	if err := render.Lines(p.Out, head); err != nil {
+		return err
+	}
+	if len(v.Entries) == 0 {
+		return render.Lines(p.Out, "no explicit consumerGroups[] entries: every group routes through the hash tier")
+	}
+	tt := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
+	for _, e := range v.Entries {
+		st := string(e.Status)
+		if e.Status != inspect.EntryAgrees {
+			st = p.Paint(render.Yellow, st)
+		}
+		tt.Add(render.Shorten(e.Group, 60), e.Broker, st, e.HashCoordinator, strconv.Itoa(e.Slot), e.Note,
+			strconv.Itoa(e.Index), string(e.HashTier), strconv.FormatUint(uint64(e.Epoch), 10))
+	}
+	return p.Table(tt)
 }

@@ -134,7 +134,7 @@ func TestExporterJournal(t *testing.T) {
 	}
 
 	// The journal the exporter wrote is what 'offsets history' reads.
-	h := decodeJSON[offsetsHistoryView](t, runCLI(t, "", nil, "offsets", "history", "idle", "--journal", journal, "-o", "json"))
+	h := decodeJSON[inspect.OffsetHistoryView](t, runCLI(t, "", nil, "offsets", "history", "idle", "--journal", journal, "-o", "json"))
 	n := 0
 	for _, a := range h.Anomalies {
 		if a.Kind == inspect.AnomalyRewind && a.Before == 20 && a.After == 0 {

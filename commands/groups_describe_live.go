@@ -44,11 +44,10 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	selected := inspect.SelectGroups(nil, o.names, false, nil)
 	if o.isSelectAll() {
 		var err error
-		if listings, err = listEveryBroker(ctx, g, cl, vol.known); err != nil {
+		if listings, selected, err = selectListed(ctx, g, cl, vol.known, o); err != nil {
 			return err
 		}
 		v.Sources.Brokers = brokerSources(listings, names)
-		selected = inspect.SelectGroups(sortedKeys(vol.known), nil, o.all, o.re)
 	}
 	var files map[string]*inspect.GroupDescription
 	if hasVolume {
@@ -90,22 +89,23 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	return nil
 }
 
-// listEveryBroker asks every broker for its groups (--all, --regex): a
-// group some broker holds is described too, so it joins known.
-func listEveryBroker(ctx context.Context, g *Globals, cl *wire.Client, known map[string]bool) ([]wire.BrokerGroups, error) {
-	ls, err := cl.ListGroupsEveryBroker(ctx)
+// selectListed is --all/--regex with brokers: the groups the volume knows
+// and those some broker lists (the gathering's ListGroups round), selected
+// by o. A listed group counts as known to the volume side too (described
+// against the volume's assignment, with no offset file).
+func selectListed(ctx context.Context, g *Globals, cl *wire.Client, known map[string]bool, o groupsDescribeOptions) ([]wire.BrokerGroups, []string, error) {
+	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, b := range ls {
-		if b.Err != "" {
-			g.Warnf("%s: groups only it holds are not described", b.Err)
-		}
-		for _, lg := range b.Groups {
-			known[lg.Group] = true
-		}
+	for _, w := range inspect.UnlistedWarnings(gg.Listings) {
+		g.Warnf("%s", w)
 	}
-	return ls, nil
+	selected := inspect.SelectGroups(inspect.UnionGroupNames(sortedKeys(known), gg.Listings), nil, o.all, o.re)
+	for _, name := range selected {
+		known[name] = true
+	}
+	return gg.Listings, selected, nil
 }
 
 // describeOnWire describes the selected groups on their coordinators, the

@@ -3,12 +3,9 @@ package commands
 import (
 	"fmt"
 	"os"
-	"os/signal"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/stopsignal"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
@@ -23,52 +20,35 @@ import (
 // (repair's sweep of kaasctl's own temp files).
 
 type interruptWatch struct {
-	g       *Globals
-	sig     atomic.Pointer[os.Signal]
-	said    bool
-	ch      chan os.Signal
-	done    chan struct{}
-	release func()
+	g    *Globals
+	sig  *stopsignal.Watch // nil: the run is not the process's own
+	said bool
 }
 
 // requested reports whether a signal arrived; the first time it does, it
 // says so (from the writing goroutine, so stderr has one writer).
 func (w *interruptWatch) requested() bool {
-	s := w.sig.Load()
+	s := w.sig.Signal()
 	if s == nil {
 		return false
 	}
 	if !w.said {
 		w.said = true
-		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", *s)
+		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", s)
 	}
 	return true
 }
 
+// release stops catching.
+func (w *interruptWatch) release() { w.sig.Release() }
+
 // onInterrupt catches the first SIGINT or SIGTERM for the rest of the
 // write run (only for the process's own streams); release stops catching.
 func onInterrupt(g *Globals) *interruptWatch {
-	w := &interruptWatch{g: g, ch: make(chan os.Signal, 1), done: make(chan struct{}), release: func() {}}
-	if !g.IO.Process {
-		return w
+	w := &interruptWatch{g: g}
+	if g.IO.Process {
+		w.sig = stopsignal.Catch()
 	}
-	signal.Notify(w.ch, os.Interrupt, syscall.SIGTERM)
-	var once sync.Once
-	w.release = func() {
-		once.Do(func() {
-			signal.Stop(w.ch)
-			close(w.done)
-		})
-	}
-	go func() {
-		select {
-		case s := <-w.ch:
-			w.sig.Store(&s)
-			// The next one takes the default action: quit at once.
-			signal.Stop(w.ch)
-		case <-w.done:
-		}
-	}()
 	return w
 }
 

@@ -39,23 +39,18 @@ func nowFrom(c *cli.Context) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// layoutNow is the clock (--now) and the volume of a command that reads
-// the volume unconditionally (volume check and repair).
-func layoutNow(c *cli.Context, g *Globals) (volume.Layout, time.Time, error) {
-	now, err := nowFrom(c)
-	if err != nil {
-		return volume.Layout{}, time.Time{}, err
-	}
-	l, err := g.Layout()
-	if err != nil {
-		return volume.Layout{}, time.Time{}, err
-	}
-	return l, now, nil
-}
-
 // severityFlag filters the findings of volume check and doctor.
 func severityFlag() cli.Flag {
 	return &cli.StringFlag{Name: "severity", Aliases: []string{"s"}, Value: "info", Usage: "show findings of at least `LEVEL`: info, warning, error"}
+}
+
+// parseSeverity reads --severity.
+func parseSeverity(c *cli.Context) (volume.Severity, error) {
+	min, err := inspect.ParseSeverity(c.String("severity"))
+	if err != nil {
+		return "", exit.UsageErrorf("--severity: %v", err)
+	}
+	return min, nil
 }
 
 // severityArgs starts volume check and doctor: the globals and the
@@ -65,9 +60,9 @@ func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	min, err := inspect.ParseSeverity(c.String("severity"))
+	min, err := parseSeverity(c)
 	if err != nil {
-		return nil, "", exit.UsageErrorf("--severity: %v", err)
+		return nil, "", err
 	}
 	return g, min, nil
 }

@@ -1,8 +1,9 @@
 package commands
 
 import (
+	"context"
 	"fmt"
-	"time"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,43 +35,67 @@ func init() {
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group (repeatable)"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
 			),
-			Action: runOffsetsDelete,
+			Action: offsetsDeleteAction,
 		}
 	})
 }
 
-func runOffsetsDelete(c *cli.Context) error {
-	g, m, err := writeCommandArgs(c, "offsets delete")
+// deleteOptions is 'offsets delete' after flag parsing.
+type deleteOptions struct {
+	mode   writeMode
+	groups []string // each once, in the order given
+	scopes []repair.TopicScope
+}
+
+func offsetsDeleteAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
+	}
+	o, err := parseOffsetsDelete(c, g)
+	if err != nil {
+		return err
+	}
+	return runOffsetsDelete(c.Context, g, o)
+}
+
+func parseOffsetsDelete(c *cli.Context, g *Globals) (deleteOptions, error) {
+	var o deleteOptions
+	var err error
+	if o.mode, err = parseWriteCommand(c, g, "offsets delete"); err != nil {
+		return o, err
 	}
 	groups := repeated(c, "group")
 	if len(groups) == 0 {
-		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
+		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}
 	if len(repeated(c, "topic")) == 0 {
-		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
+		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
 	}
-	_, scopes, err := parseScopes(c, true)
-	if err != nil {
-		return err
+	if _, o.scopes, err = parseScopes(c, true); err != nil {
+		return o, err
 	}
-	ctx := c.Context
-	l, cl, err := writeTarget(ctx, g, m)
+	for _, gr := range groups {
+		if !slices.Contains(o.groups, gr) {
+			o.groups = append(o.groups, gr)
+		}
+	}
+	return o, nil
+}
+
+// runOffsetsDelete plans the deletion of the scoped partitions from each
+// group's offset file (never kaas's OffsetDelete) and applies it through
+// the one safe write path.
+func runOffsetsDelete(ctx context.Context, g *Globals, o deleteOptions) error {
+	l, cl, err := writeTarget(ctx, g, o.mode)
 	if err != nil {
 		return err
 	}
 	if cl != nil {
 		defer cl.Close()
 	}
-	uniq := []string{}
-	for _, gr := range groups {
-		if !containsStr(uniq, gr) {
-			uniq = append(uniq, gr)
-		}
-	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: time.Now(), Policy: m.policy},
-		repair.ResetOptions{Groups: uniq, Scopes: scopes, Delete: true})
+	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
+		repair.ResetOptions{Groups: o.groups, Scopes: o.scopes, Delete: true})
 	if err != nil {
 		return err
 	}
@@ -82,14 +107,5 @@ func runOffsetsDelete(c *cli.Context) error {
 			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
 		}
 	}
-	return applyAndReport(c, g, m, cl, "delete", "", plans, len(uniq) > 1, nil)
-}
-
-func containsStr(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "delete", plans: plans, multi: len(o.groups) > 1})
 }

@@ -62,7 +62,7 @@ func TestOffsetsHistoryTable(t *testing.T) {
 	golden(t, "offsets-history.txt", strings.ReplaceAll(r.Out, journal, "JOURNAL"))
 
 	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "--since", "2026-11-30T10:03:30Z", "-o", "json")
-	var v offsetsHistoryView
+	var v inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil || r.Code != 0 {
 		t.Fatalf("%v %d %s", err, r.Code, r.Err)
 	}
@@ -76,7 +76,7 @@ func TestOffsetsHistoryTable(t *testing.T) {
 	if len(lines) != 6 || strings.Contains(r.Out, `"partition":0`) {
 		t.Errorf("jsonl --partition orders:1:\n%s", r.Out)
 	}
-	var row historyRow
+	var row inspect.HistoryRow
 	if err := json.Unmarshal([]byte(lines[5]), &row); err != nil || row.Anomaly != "VANISHED" || row.Offset != nil || *row.Previous != 8 {
 		t.Errorf("last row %+v %v", row, err)
 	}
@@ -125,7 +125,7 @@ func TestSparkline(t *testing.T) {
 	// On a terminal the table has the PROGRESS column.
 	var b strings.Builder
 	p := &render.Printer{Out: &b, TTY: true}
-	hv := &offsetsHistoryView{Group: "g", Partitions: []historyPartition{{Topic: "t", Partition: 0, spark: "▁▄█"}}}
+	hv := &inspect.OffsetHistoryView{Group: "g", Partitions: []inspect.HistoryPartition{{Topic: "t", Partition: 0, Spark: "▁▄█"}}}
 	writeHistoryHuman(p, hv, false, "")
 	if !strings.Contains(b.String(), "PROGRESS") || !strings.Contains(b.String(), "▁▄█") {
 		t.Errorf("%s", b.String())
@@ -187,7 +187,7 @@ func TestOffsetsHistoryBackupsMarkAnomalies(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("history: exit %d %s", r.Code, r.Err)
 	}
-	var v offsetsHistoryView
+	var v inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestRestoreRefusedAcrossAJournalGap(t *testing.T) {
 		}
 	}
 	r = runCLI(t, "", nil, "offsets", "history", "g", "--journal", root, "-o", "json")
-	var v offsetsHistoryView
+	var v inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil || len(v.Gaps) != 1 {
 		t.Fatalf("history: %v %s", err, r.Out)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/watch"
 )
@@ -159,7 +160,7 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("history exit %d: %s", r.Code, r.Err)
 	}
-	var hv offsetsHistoryView
+	var hv inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &hv); err != nil {
 		t.Fatal(err)
 	}

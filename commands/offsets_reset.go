@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
@@ -66,7 +64,7 @@ func init() {
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
 				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
 			), historyResetFlags()...),
-			Action: runOffsetsReset,
+			Action: offsetsResetAction,
 		}
 	})
 }
@@ -95,9 +93,9 @@ func keepBackupsFlag(cat string) cli.Flag {
 	return &cli.IntFlag{Name: "keep-backups", Usage: fmt.Sprintf("keep the last `N` backups per file, older ones are removed after each write (default %d, or KAASCTL_KEEP_BACKUPS; 0 keeps all)", volume.DefaultKeepBackups), Category: cat}
 }
 
-// writePolicy reads --follow-symlinks and --keep-backups (then
+// parseWritePolicy reads --follow-symlinks and --keep-backups (then
 // KAASCTL_KEEP_BACKUPS).
-func writePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
+func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
 	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
 	n, src := 0, ""
 	switch {
@@ -130,32 +128,20 @@ type writeMode struct {
 	policy                  repair.Policy
 }
 
-func parseWriteMode(c *cli.Context) (writeMode, error) {
+// parseWriteCommand reads the command line common to offsets reset and
+// delete: flags only (cmd names the command in the usage error), and the
+// safety flags' write mode.
+func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error) {
+	if c.NArg() > 0 {
+		return writeMode{}, exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
+	}
 	if c.Bool("dry-run") && c.Bool("execute") {
 		return writeMode{}, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", c.Command.Name)
 	}
-	return writeMode{execute: c.Bool("execute"), force: c.Bool("force"), offline: c.Bool("offline")}, nil
-}
-
-// writeCommandArgs starts offsets reset and delete, which take flags only:
-// the globals and the safety flags' write mode (cmd names the command in
-// the usage error).
-func writeCommandArgs(c *cli.Context, cmd string) (*Globals, writeMode, error) {
-	g, err := globals(c)
-	if err != nil {
-		return nil, writeMode{}, err
-	}
-	if c.NArg() > 0 {
-		return nil, writeMode{}, exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
-	}
-	m, err := parseWriteMode(c)
-	if err != nil {
-		return nil, writeMode{}, err
-	}
-	if m.policy, err = writePolicy(c, g); err != nil {
-		return nil, writeMode{}, err
-	}
-	return g, m, nil
+	m := writeMode{execute: c.Bool("execute"), force: c.Bool("force"), offline: c.Bool("offline")}
+	var err error
+	m.policy, err = parseWritePolicy(c, g)
+	return m, err
 }
 
 // writeTarget resolves the volume a write goes to and connects as
@@ -223,20 +209,18 @@ func oneLineErr(err error) string {
 }
 
 // selectGroups resolves --group / --all-groups.
-func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire.Client) ([]string, error) {
-	given := repeated(c, "group")
-	all := c.Bool("all-groups")
+func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Client, given []string, all bool) ([]string, error) {
 	if len(given) > 0 && all {
 		return nil, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
 	}
 	if len(given) == 0 && !all {
-		return nil, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", c.Command.Name)
+		return nil, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
 	if !all {
 		out := []string{}
-		for _, g := range given {
-			if !slices.Contains(out, g) {
-				out = append(out, g)
+		for _, gr := range given {
+			if !slices.Contains(out, gr) {
+				out = append(out, gr)
 			}
 		}
 		return out, nil
@@ -260,12 +244,12 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 		listings = gg.Listings
 	}
 	out := []string{}
-	for _, g := range inspect.UnionGroupNames(onVolume, listings) {
-		if _, err := repair.GroupFilePath(l, g); err != nil {
-			warnf(c, "--all-groups: skipping %v", err)
+	for _, gr := range inspect.UnionGroupNames(onVolume, listings) {
+		if _, err := repair.GroupFilePath(l, gr); err != nil {
+			g.Warnf("--all-groups: skipping %v", err)
 			continue
 		}
-		out = append(out, g)
+		out = append(out, gr)
 	}
 	if len(out) == 0 {
 		dir, derr := l.LiveOffsetsDir()
@@ -277,12 +261,8 @@ func selectGroups(ctx context.Context, c *cli.Context, l volume.Layout, cl *wire
 	return out, nil
 }
 
-func warnf(c *cli.Context, format string, a ...any) {
-	fmtf(iosFrom(c).Err, "warning: "+format+"\n", a...)
-}
-
-// parseResetSpec reads exactly one reset specification.
-func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, error) {
+// resetSpecFlag is the one reset specification flag given.
+func resetSpecFlag(c *cli.Context) (string, error) {
 	var set []string
 	for _, f := range resetSpecFlags {
 		if c.IsSet(f) {
@@ -290,13 +270,23 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 		}
 	}
 	if len(set) == 0 {
-		return repair.Spec{}, exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(resetSpecFlags, ", --"))
+		return "", exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(resetSpecFlags, ", --"))
 	}
 	if len(set) > 1 {
-		return repair.Spec{}, exit.UsageErrorf("Option \"[%s]\" can't be used with option \"[%s]\"", set[0], set[1])
+		return "", exit.UsageErrorf("Option \"[%s]\" can't be used with option \"[%s]\"", set[0], set[1])
+	}
+	return set[0], nil
+}
+
+// parseResetSpec reads exactly one reset specification. A --from-file is
+// only named here (the run reads it); time specs are read against g.Now.
+func parseResetSpec(c *cli.Context, g *Globals) (repair.Spec, error) {
+	f, err := resetSpecFlag(c)
+	if err != nil {
+		return repair.Spec{}, err
 	}
 	var sp repair.Spec
-	switch f := set[0]; f {
+	switch f {
 	case "to-earliest":
 		sp.Kind = repair.ToEarliest
 	case "to-latest":
@@ -315,48 +305,10 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 			return sp, exit.UsageErrorf("--shift-by %q: a whole number, e.g. -100 or +20", c.String(f))
 		}
 		sp.Kind, sp.Shift = repair.ShiftBy, n
-	case "to-datetime":
-		t, note, err := repair.ParseDateTime(c.String(f))
-		if err != nil {
-			return sp, exit.UsageErrorf("%v", err)
-		}
-		if note != "" {
-			g.Warnf("%s", note)
-		}
-		sp.Kind, sp.Time = repair.ToDatetime, t
-		if note != "" {
-			sp.Zone = "UTC (no zone given)"
-		}
-	case "by-duration":
-		d, err := repair.ParseDuration(c.String(f))
-		if err != nil {
-			return sp, exit.UsageErrorf("%v", err)
-		}
-		if d < 0 {
-			g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)
-		}
-		sp.Kind, sp.Time = repair.ByDuration, now.Add(-d)
+	case "to-datetime", "by-duration":
+		return parseTimeSpec(c, f, g)
 	case "from-file":
-		name := c.String(f)
-		in, closeIn, err := openFromFile(g, name)
-		if err != nil {
-			return sp, err
-		}
-		defer closeIn()
-		// On a terminal, a large plan shows how much of it is read.
-		var size int64
-		if f, ok := in.(interface{ Stat() (fs.FileInfo, error) }); ok {
-			if st, err := f.Stat(); err == nil {
-				size = st.Size()
-			}
-		}
-		prog := g.Progress("reading "+name+" (bytes)", size)
-		fp, err := repair.ParseResetCSV(safefs.CappedReader(progressReader{in, prog}, name, 0), name)
-		prog.Done()
-		if err != nil {
-			return sp, exit.UsageErrorf("--from-file: %v", err)
-		}
-		sp.Kind, sp.File = repair.FromFile, fp
+		sp.Kind = repair.FromFile
 	case "to-group":
 		src := strings.TrimSpace(c.String(f))
 		if src == "" {
@@ -366,6 +318,33 @@ func parseResetSpec(c *cli.Context, now time.Time, g *Globals) (repair.Spec, err
 	case "to-history", "to-history-before-anomaly":
 		return parseHistorySpec(c, f, g)
 	}
+	return sp, nil
+}
+
+// parseTimeSpec reads --to-datetime or --by-duration (now minus it, now
+// being the run's clock).
+func parseTimeSpec(c *cli.Context, f string, g *Globals) (repair.Spec, error) {
+	var sp repair.Spec
+	if f == "to-datetime" {
+		t, note, err := repair.ParseDateTime(c.String(f))
+		if err != nil {
+			return sp, exit.UsageErrorf("%v", err)
+		}
+		sp.Kind, sp.Time = repair.ToDatetime, t
+		if note != "" {
+			g.Warnf("%s", note)
+			sp.Zone = "UTC (no zone given)"
+		}
+		return sp, nil
+	}
+	d, err := repair.ParseDuration(c.String(f))
+	if err != nil {
+		return sp, exit.UsageErrorf("%v", err)
+	}
+	if d < 0 {
+		g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)
+	}
+	sp.Kind, sp.Time = repair.ByDuration, g.Now().Add(-d)
 	return sp, nil
 }
 
@@ -554,87 +533,127 @@ func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 	}
 }
 
-func runOffsetsReset(c *cli.Context) error {
-	g, m, err := writeCommandArgs(c, "offsets reset")
+// resetOptions is 'offsets reset' after flag parsing.
+type resetOptions struct {
+	mode writeMode
+	// spec is the reset specification; a --from-file spec is read by the
+	// run (fromFile names the file, "-" for stdin).
+	spec      repair.Spec
+	fromFile  string
+	allTopics bool
+	scopes    []repair.TopicScope
+	groups    []string // --group, in the order given
+	allGroups bool
+	// multi: several groups in play (--all-groups, or --group more than once).
+	multi bool
+	// export prints the plan as CSV; exportRollback names the rollback file.
+	export         bool
+	exportRollback string
+	// journal and historySince are read by the restores from history.
+	journal      string
+	historySince time.Time
+}
+
+func offsetsResetAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	spec, err := parseResetSpec(c, now, g)
+	o, err := parseOffsetsReset(c, g)
 	if err != nil {
 		return err
 	}
-	if c.Bool("allow-unverified-log-end") {
-		spec.AllowUnverifiedLogEnd = true
+	return runOffsetsReset(c.Context, g, o)
+}
+
+// parseOffsetsReset reads every flag of offsets reset and checks how they
+// combine (usage errors, exit 2), as kafka-consumer-groups.sh does.
+func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
+	var o resetOptions
+	var err error
+	if o.mode, err = parseWriteCommand(c, g, "offsets reset"); err != nil {
+		return o, err
+	}
+	if o.spec, err = parseResetSpec(c, g); err != nil {
+		return o, err
+	}
+	o.spec.AllowUnverifiedLogEnd = c.Bool("allow-unverified-log-end")
+	o.fromFile, o.export, o.exportRollback = c.String("from-file"), c.Bool("export"), c.String("export-rollback")
+	o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory())
+	if err != nil {
+		return o, err
+	}
+	o.groups, o.allGroups = repeated(c, "group"), c.Bool("all-groups")
+	if len(o.groups) == 0 && !o.allGroups {
+		return o, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
+	}
+	if len(o.groups) > 0 && o.allGroups {
+		return o, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
+	}
+	o.multi = o.allGroups || len(o.groups) > 1
+	if o.spec.Kind == repair.ToGroup && slices.Contains(o.groups, o.spec.Source) {
+		return o, exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", o.spec.Source)
+	}
+	if o.spec.FromHistory() {
+		err = parseHistoryFlags(c, g, &o)
+	}
+	return o, err
+}
+
+// runOffsetsReset reads a --from-file plan, resolves the groups, plans
+// every group's reset (restores from history as a from-file spec), and
+// hands the plans to the one safe write path.
+func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
+	if err := loadFromFile(g, &o); err != nil {
+		return err
+	}
+	if o.spec.AllowUnverifiedLogEnd {
 		g.Warnf("%s: rows whose log end kaasctl could not verify are planned anyway and not clamped; manifest.json trails the log (kaas rewrites it only on takeover, roll and close)", repair.UnverifiedFlag)
 	}
-	allTopics, scopes, err := parseScopes(c, spec.Kind != repair.FromFile && !spec.FromHistory())
-	if err != nil {
-		return err
-	}
-	given := repeated(c, "group")
-	if len(given) == 0 && !c.Bool("all-groups") {
-		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
-	}
-	if len(given) > 0 && c.Bool("all-groups") {
-		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
-	}
-	// Several groups in play: --all-groups, or --group more than once.
-	multi := c.Bool("all-groups") || len(given) > 1
-	if spec.Kind == repair.FromFile {
-		if allTopics || len(scopes) > 0 {
-			g.Warnf("--from-file applies every row of the file; --topic and --all-topics are ignored with it (as kafka-consumer-groups.sh does)")
-			allTopics, scopes = false, nil
-		}
-		if !spec.File.MultiGroup && multi {
-			return exit.UsageErrorf("--from-file %s has topic,partition,offset rows, which name no group: with several groups kafka-consumer-groups.sh applies such a file to none of them, so kaasctl refuses. Give one --group, or use group,topic,partition,offset rows (what --export writes for several groups)", c.String("from-file"))
-		}
-	}
-	if spec.Kind == repair.ToGroup {
-		for _, gr := range given {
-			if gr == spec.Source {
-				return exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", spec.Source)
-			}
-		}
-	}
-	ctx := c.Context
-	l, cl, err := writeTarget(ctx, g, m)
+	l, cl, err := writeTarget(ctx, g, o.mode)
 	if err != nil {
 		return err
 	}
 	if cl != nil {
 		defer cl.Close()
 	}
-	groups, err := selectGroups(ctx, c, l, cl)
+	groups, err := selectGroups(ctx, g, l, cl, o.groups, o.allGroups)
 	if err != nil {
 		return err
 	}
-	if spec.Kind == repair.ToGroup {
+	if o.spec.Kind == repair.ToGroup {
 		// --all-groups never resets the source onto itself.
-		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == spec.Source })
+		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == o.spec.Source })
 	}
-	if spec.FromHistory() {
+	if o.spec.FromHistory() {
 		// The restore is planned as a from-file spec of the offsets then.
-		if spec, err = historyResetSpec(c, g, l, groups, spec, scopes); err != nil {
+		if o.spec, err = historyResetSpec(g, l, groups, o); err != nil {
 			return err
 		}
-		allTopics, scopes = false, nil
+		o.allTopics, o.scopes = false, nil
 	}
-	prog := g.Progress("planning (partitions)", int64(len(spec.File.Rows)))
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: now, Policy: m.policy, Progress: func(n int) { prog.Add(int64(n)) }},
-		repair.ResetOptions{Groups: groups, AllTopics: allTopics, Scopes: scopes, Spec: spec})
-	prog.Done()
+	plans, err := planReset(ctx, g, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
+		repair.ResetOptions{Groups: groups, AllTopics: o.allTopics, Scopes: o.scopes, Spec: o.spec})
 	if err != nil {
 		return err
 	}
-	record, err := exportRollback(c, g, plans)
+	record, err := exportRollback(g, o.exportRollback, plans)
 	if err != nil {
 		return err
 	}
 	if record != nil {
 		defer record.Close()
 	}
-	return applyAndReport(c, g, m, cl, "reset", spec.String(), plans, multi, record)
+	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "reset", spec: o.spec.String(), plans: plans, multi: o.multi, export: o.export, record: record})
+}
+
+// planReset plans every group with a progress line over the partitions.
+func planReset(ctx context.Context, g *Globals, in repair.Inputs, ro repair.ResetOptions) ([]*repair.GroupPlan, error) {
+	prog := g.Progress("planning (partitions)", int64(len(ro.Spec.File.Rows)))
+	in.Progress = func(n int) { prog.Add(int64(n)) }
+	plans, err := repair.PlanGroups(ctx, in, ro)
+	prog.Done()
+	return plans, err
 }
 
 // brokerNamer names brokers as kaas does (kaas-1, not node 1) from the
@@ -654,34 +673,49 @@ func brokerNamer(g *Globals) *inspect.NodeNamer {
 	return inspect.NewNodeNamer(a)
 }
 
+// applyRun is what applyAndReport writes and reports.
+type applyRun struct {
+	cmd, spec string // reset | delete; the spec as the user wrote it
+	plans     []*repair.GroupPlan
+	// multi: several groups in play (the --export layout names groups).
+	multi  bool
+	export bool     // reset --export: the plan as CSV on stdout
+	record *os.File // --export-rollback, a line per finished group (nil: none)
+}
+
 // applyAndReport hands the plans to the one safe write path
 // (repair.ApplyOffsets) and prints what it did: the per-group messages on
 // stderr, the table/document (or the --export CSV) on stdout. It returns
 // the run's exit error.
-func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cmd, spec string, plans []*repair.GroupPlan, multi bool, record *os.File) error {
-	export := cmd == "reset" && c.Bool("export")
+func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Client, r applyRun) error {
 	if m.execute && m.force {
-		forceBanner(g, plans)
+		forceBanner(g, r.plans)
 	}
-	opts := repair.ApplyOptions{Command: cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)}
+	opts := repair.ApplyOptions{Command: r.cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)}
 	if m.execute {
 		stop := onInterrupt(g)
 		defer stop.release()
 		opts.Stop = stop.requested
-		opts.Done = groupRecorder(g, len(plans), record)
+		opts.Done = groupRecorder(g, len(r.plans), r.record)
 	}
-	res, applyErr := repair.ApplyOffsets(c.Context, plans, opts)
-	reportGroups(g, plans)
-	if cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
+	res, applyErr := repair.ApplyOffsets(ctx, r.plans, opts)
+	reportGroups(g, r.plans)
+	if r.cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
 		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")
 	}
-	if export {
-		if err := exportPlan(g, plans, multi); err != nil {
+	if r.export {
+		if err := exportPlan(g, r.plans, r.multi); err != nil {
 			return err
 		}
-	} else if err := printResetView(g, buildResetView(cmd, m, cl, spec, plans)); err != nil {
+	} else if err := printResetView(g, buildResetView(r.cmd, m, cl, r.spec, r.plans)); err != nil {
 		return err
 	}
+	noteApplied(g, m, cl, r.cmd, res, applyErr)
+	return applyErr
+}
+
+// noteApplied is the closing line of a write run on stderr.
+func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repair.ApplyResult, applyErr error) {
 	switch {
 	case !m.execute:
 		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
@@ -696,7 +730,6 @@ func applyAndReport(c *cli.Context, g *Globals, m writeMode, cl *wire.Client, cm
 	case applyErr != nil:
 		g.Warnf("nothing was written")
 	}
-	return applyErr
 }
 
 // forceBanner is printed when --force overrides a refusal.

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -39,84 +38,44 @@ func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, err
 	return repair.Spec{Kind: repair.ToHistory, Time: t, Origin: "--to-history " + t.UTC().Format(time.RFC3339Nano)}, nil
 }
 
-// historyResetSpec finds each group's offsets at the moment asked for and
-// returns the from-file spec the one reset path plans and executes.
-func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []string, spec repair.Spec, scopes []repair.TopicScope) (repair.Spec, error) {
+// parseHistoryFlags reads --journal and --history-since into o (after the
+// spec is known: --history-since goes with --to-history-before-anomaly).
+func parseHistoryFlags(c *cli.Context, g *Globals, o *resetOptions) error {
+	o.journal = c.String("journal")
 	since, err := parseWhen("history-since", c.String("history-since"), g.Now(), g)
 	if err != nil {
-		return repair.Spec{}, err
+		return err
 	}
-	if c.IsSet("history-since") && spec.Kind != repair.ToHistoryBeforeAnomaly {
-		return repair.Spec{}, exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
+	if c.IsSet("history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
+		return exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
 	}
-	if c.String("journal") == "" {
+	o.historySince = since
+	return nil
+}
+
+// historyResetSpec finds each group's offsets at the moment asked for
+// (repair.ResolveGroupRestore), says what each restore does, and returns
+// the from-file spec the one reset path plans and executes.
+func historyResetSpec(g *Globals, l volume.Layout, groups []string, o resetOptions) (repair.Spec, error) {
+	if o.journal == "" {
 		g.Notef("no --journal: restoring from kaasctl's backups beside the offset files only")
 	}
+	req := repair.HistoryRestore{JournalDir: o.journal, Layout: l, Spec: o.spec, Since: o.historySince}
 	var targets []repair.HistoryTarget
 	for _, group := range groups {
-		src := repair.HistorySource{JournalDir: c.String("journal"), Layout: l}
-		if spec.Kind == repair.ToHistory {
-			src.Since, src.Until = spec.Time, spec.Time
-		} else {
-			src.Since = since
-		}
-		h, err := repair.LoadGroupHistory(src, group)
-		if err != nil {
-			return repair.Spec{}, err
-		}
-		for _, w := range h.Warnings {
+		gr, err := repair.ResolveGroupRestore(req, group)
+		for _, w := range gr.Warnings {
 			g.Warnf("%s", w)
 		}
-		var t repair.HistoryTarget
-		if spec.Kind == repair.ToHistory {
-			t, err = repair.TargetAt(h, spec.Time)
-		} else {
-			t, err = repair.TargetBeforeAnomaly(h, since)
-		}
-		var gap *repair.GapError
-		if errors.As(err, &gap) {
-			repair.CompleteGap(src, gap)
-			return repair.Spec{}, exit.Refusedf("%v", gap)
-		}
 		if err != nil {
 			return repair.Spec{}, err
 		}
-		from := "journal"
-		switch t.Point.Source {
-		case "backup":
-			from = "kaasctl's backup " + t.Point.File
-		case "file":
-			from = "the offset file as kaasctl's last rewrite left it, " + t.Point.File
-		}
-		if t.Anomaly != nil {
-			what := t.Anomaly.Kind
-			if t.Anomaly.Partition != "" {
-				what += " of " + t.Anomaly.Partition
-			}
-			later := ""
-			if t.Later > 0 {
-				later = fmt.Sprintf("; %s in the same incident after it", render.Plural(t.Later, "more anomaly", "more anomalies"))
-			}
-			if t.EarlierIncidents > 0 {
-				later += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", render.Plural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
-			}
-			g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s at %s%s",
-				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(t.Point.Time), from, what, trTime(t.AnomalyTime), later)
-		} else {
-			g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)",
-				volume.DisplayName(group), render.Plural(len(t.Offsets), "partition offset", "partition offsets"), trTime(spec.Time), trTime(t.Point.Time), from)
-		}
-		if extra := repair.ExtraPartitions(l, t); len(extra) > 0 {
-			g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", volume.DisplayName(group), render.Plural(len(extra), "partition", "partitions"), strings.Join(extra, ", "))
-		}
-		if back := repair.MovedBack(l, t); len(back) > 0 {
-			g.Warnf("group '%s': the restore moves %s back, so the group re-processes those records: %s (narrow it with --topic TOPIC:P to restore only the damaged partitions)", volume.DisplayName(group), render.Plural(len(back), "partition", "partitions"), strings.Join(back, ", "))
-		}
-		targets = append(targets, t)
+		noteGroupRestore(g, o.spec, gr)
+		targets = append(targets, gr.Target)
 	}
-	out, notes, err := repair.HistorySpec(targets, scopes, spec.Origin)
+	out, notes, err := repair.HistoryRestoreSpec(targets, o.scopes, o.spec.Origin)
 	if err != nil {
-		return repair.Spec{}, exit.UsageErrorf("%v", err)
+		return repair.Spec{}, err
 	}
 	for _, n := range notes {
 		g.Warnf("%s", n)
@@ -124,12 +83,54 @@ func historyResetSpec(c *cli.Context, g *Globals, l volume.Layout, groups []stri
 	return out, nil
 }
 
+// noteGroupRestore says what one group's restore goes back to and where
+// that state comes from, and warns about partitions kept or moved back.
+func noteGroupRestore(g *Globals, spec repair.Spec, gr repair.GroupRestore) {
+	t := gr.Target
+	name := volume.DisplayName(t.Group)
+	offsets := render.Plural(len(t.Offsets), "partition offset", "partition offsets")
+	from := "journal"
+	switch t.Point.Source {
+	case "backup":
+		from = "kaasctl's backup " + t.Point.File
+	case "file":
+		from = "the offset file as kaasctl's last rewrite left it, " + t.Point.File
+	}
+	if t.Anomaly != nil {
+		g.Notef("group '%s': restoring the %s it had at %s (%s), right before the latest incident: %s", name, offsets, render.Timestamp(t.Point.Time), from, incidentText(t))
+	} else {
+		g.Notef("group '%s': restoring the %s it had at %s (last recorded at %s, %s)", name, offsets, render.Timestamp(spec.Time), render.Timestamp(t.Point.Time), from)
+	}
+	if len(gr.Extra) > 0 {
+		g.Warnf("group '%s': %s committed since then (%s) kept as they are: a commit cannot remove partitions; use 'kaasctl offsets delete' if they must go", name, render.Plural(len(gr.Extra), "partition", "partitions"), strings.Join(gr.Extra, ", "))
+	}
+	if len(gr.MovedBack) > 0 {
+		g.Warnf("group '%s': the restore moves %s back, so the group re-processes those records: %s (narrow it with --topic TOPIC:P to restore only the damaged partitions)", name, render.Plural(len(gr.MovedBack), "partition", "partitions"), strings.Join(gr.MovedBack, ", "))
+	}
+}
+
+// incidentText is the incident a before-anomaly restore undoes: its first
+// anomaly and when, the later ones in it, the earlier incidents left alone.
+func incidentText(t repair.HistoryTarget) string {
+	what := t.Anomaly.Kind
+	if t.Anomaly.Partition != "" {
+		what += " of " + t.Anomaly.Partition
+	}
+	s := what + " at " + render.Timestamp(t.AnomalyTime)
+	if t.Later > 0 {
+		s += fmt.Sprintf("; %s in the same incident after it", render.Plural(t.Later, "more anomaly", "more anomalies"))
+	}
+	if t.EarlierIncidents > 0 {
+		s += fmt.Sprintf("; %s before it left alone (name a moment with --to-history TIME to go further back)", render.Plural(t.EarlierIncidents, "earlier incident", "earlier incidents"))
+	}
+	return s
+}
+
 // exportRollback writes --export-rollback FILE before anything is written.
 // The file stays open (nil without the flag): as each group is finished a
 // comment line records it, so after an interruption the file says which
 // groups the rollback concerns.
-func exportRollback(c *cli.Context, g *Globals, plans []*repair.GroupPlan) (*os.File, error) {
-	name := c.String("export-rollback")
+func exportRollback(g *Globals, name string, plans []*repair.GroupPlan) (*os.File, error) {
 	if name == "" {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,39 +19,45 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
+const takeoverTraceUsageText = "kaasctl takeover trace --assignments DIR|FILE... [--logs FILE|DIR|-...] [--group G]... [--since T] [--until T]\n" +
+	"kaasctl takeover trace --data-dir /data --journal ~/kaas-journal --logs kaas-0.log,kaas-1.log.gz"
+
+const takeoverTraceDescription = "Assignment versions come from --assignments (files, or directories whose files, any names, are\n" +
+	"versions), --journal (a 'kaasctl watch --journal' directory) and the volume's live assignment.json\n" +
+	"when a volume is given; they are ordered by controller epoch then version, duplicates dropped.\n" +
+	"Positional PATHs that are directories or *.json files are assignment sources; other PATHs are logs.\n\n" +
+	"At each version every known group's coordinator is recomputed (groups: explicit entries, offset\n" +
+	"files on the volume, --group names, groups named in log lines) and each change is an event with\n" +
+	"its cause. Logs (kaas Rust tracing JSON/text, kaas Go slog; kubectl --prefix/--timestamps; plain or\n" +
+	"gzip; '-' for stdin) date versions ('controller active: assignment published', lease and broker-set\n" +
+	"lines) and confirm moves ('group coordinator change' lines): evidence assignment, log or both.\n\n" +
+	"--group takes names or globs (orders-*) and limits the report to them. --since/--until take RFC 3339\n" +
+	"times or durations before now (90m, 2h, 1d)."
+
 func init() {
-	registerSub("takeover", "explain group coordinator moves: when, from which broker to which, and why", func() *cli.Command {
-		return &cli.Command{
-			Name:      "trace",
-			Usage:     "reconstruct every group's coordinator timeline from assignment history and broker logs",
-			ArgsUsage: "[PATH...]",
-			UsageText: "kaasctl takeover trace --assignments DIR|FILE... [--logs FILE|DIR|-...] [--group G]... [--since T] [--until T]\n" +
-				"kaasctl takeover trace --data-dir /data --journal ~/kaas-journal --logs kaas-0.log,kaas-1.log.gz",
-			Description: "Assignment versions come from --assignments (files, or directories whose files, any names, are\n" +
-				"versions), --journal (a 'kaasctl watch --journal' directory) and the volume's live assignment.json\n" +
-				"when a volume is given; they are ordered by controller epoch then version, duplicates dropped.\n" +
-				"Positional PATHs that are directories or *.json files are assignment sources; other PATHs are logs.\n\n" +
-				"At each version every known group's coordinator is recomputed (groups: explicit entries, offset\n" +
-				"files on the volume, --group names, groups named in log lines) and each change is an event with\n" +
-				"its cause. Logs (kaas Rust tracing JSON/text, kaas Go slog; kubectl --prefix/--timestamps; plain or\n" +
-				"gzip; '-' for stdin) date versions ('controller active: assignment published', lease and broker-set\n" +
-				"lines) and confirm moves ('group coordinator change' lines): evidence assignment, log or both.\n\n" +
-				"--group takes names or globs (orders-*) and limits the report to them. --since/--until take RFC 3339\n" +
-				"times or durations before now (90m, 2h, 1d).",
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "assignments", Aliases: []string{"a"}, Usage: "assignment versions: files or directories (repeatable)"},
-				&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' directory"},
-				&cli.BoolFlag{Name: "no-live", Usage: "do not include the volume's current assignment.json"},
-				&cli.StringSliceFlag{Name: "logs", Aliases: []string{"l"}, Usage: "broker logs: files, directories, or - for stdin (repeatable)"},
-				&cli.StringFlag{Name: "broker", Usage: "broker of log lines whose prefix, fields and file name name none (e.g. stdin)"},
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
-				&cli.StringFlag{Name: "since", Usage: "only events at or after `TIME` (" + timeUsage + ")"},
-				&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
-				&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
-			},
-			Action: takeoverTrace,
-		}
-	})
+	registerSub("takeover", "explain group coordinator moves: when, from which broker to which, and why", buildTakeoverTraceCmd)
+}
+
+func buildTakeoverTraceCmd() *cli.Command {
+	return &cli.Command{
+		Name:        "trace",
+		Usage:       "reconstruct every group's coordinator timeline from assignment history and broker logs",
+		ArgsUsage:   "[PATH...]",
+		UsageText:   takeoverTraceUsageText,
+		Description: takeoverTraceDescription,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "assignments", Aliases: []string{"a"}, Usage: "assignment versions: files or directories (repeatable)"},
+			&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' directory"},
+			&cli.BoolFlag{Name: "no-live", Usage: "do not include the volume's current assignment.json"},
+			&cli.StringSliceFlag{Name: "logs", Aliases: []string{"l"}, Usage: "broker logs: files, directories, or - for stdin (repeatable)"},
+			&cli.StringFlag{Name: "broker", Usage: "broker of log lines whose prefix, fields and file name name none (e.g. stdin)"},
+			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
+			&cli.StringFlag{Name: "since", Usage: "only events at or after `TIME` (" + timeUsage + ")"},
+			&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
+			&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
+		},
+		Action: takeoverTraceAction,
+	}
 }
 
 type traceSources struct {
@@ -71,138 +78,88 @@ type traceView struct {
 	*inspect.Trace
 }
 
-func takeoverTrace(c *cli.Context) error {
+// takeoverTraceOptions is 'takeover trace' after flag parsing.
+type takeoverTraceOptions struct {
+	assignments []string // --assignments files or directories
+	logs        []string // --logs files, directories, "-"
+	paths       []string // positional PATHs: directories and *.json are assignments, the rest logs
+	journal     string   // --journal DIR ("": none)
+	noLive      bool     // --no-live: leave out the volume's assignment.json
+	broker      string   // --broker of log lines that name none
+	groups      []string // --group names or globs
+	since       time.Time
+	until       time.Time
+	placements  bool
+}
+
+func takeoverTraceAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
+	o, err := parseTakeoverTrace(c, g)
+	if err != nil {
+		return err
+	}
+	return runTakeoverTrace(c.Context, g, o)
+}
+
+// parseTakeoverTrace reads the flags; --since and --until are resolved
+// against the run's clock (g.Now) and their notes go to g.
+func parseTakeoverTrace(c *cli.Context, g *Globals) (takeoverTraceOptions, error) {
+	o := takeoverTraceOptions{assignments: slices.Clone(c.StringSlice("assignments")), logs: slices.Clone(c.StringSlice("logs")),
+		paths: c.Args().Slice(), journal: c.String("journal"), noLive: c.Bool("no-live"), broker: c.String("broker"),
+		groups: c.StringSlice("group"), placements: c.Bool("placements")}
 	now := g.Now()
-	since, err := parseWhen("since", c.String("since"), now, g)
-	if err != nil {
-		return err
+	var err error
+	if o.since, err = parseWhen("since", c.String("since"), now, g); err != nil {
+		return o, err
 	}
-	until, err := parseWhen("until", c.String("until"), now, g)
-	if err != nil {
-		return err
+	if o.until, err = parseWhen("until", c.String("until"), now, g); err != nil {
+		return o, err
 	}
-	if !since.IsZero() && !until.IsZero() && until.Before(since) {
-		return exit.UsageErrorf("--until (%s) is before --since (%s)", until.Format(time.RFC3339), since.Format(time.RFC3339))
+	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
+		return o, exit.UsageErrorf("--until (%s) is before --since (%s)", o.until.Format(time.RFC3339), o.since.Format(time.RFC3339))
 	}
-	asgPaths := slices.Clone(c.StringSlice("assignments"))
-	logPaths := slices.Clone(c.StringSlice("logs"))
-	for _, a := range c.Args().Slice() {
-		if st, err := os.Stat(a); (err == nil && st.IsDir()) || strings.HasSuffix(a, ".json") {
-			asgPaths = append(asgPaths, a)
-		} else {
-			logPaths = append(logPaths, a)
-		}
-	}
-	if j := c.String("journal"); j != "" {
-		asgPaths = append(asgPaths, j)
-	}
+	return o, nil
+}
+
+// runTakeoverTrace reads the assignment versions and logs, builds the
+// trace and prints it.
+func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) error {
+	asgPaths, logPaths := traceInputPaths(o)
 	var offsetGroups []string
 	if g.HasVolume() {
 		l, err := g.Layout()
 		if err != nil {
 			return err
 		}
-		if !c.Bool("no-live") {
+		if !o.noLive {
 			if _, err := os.Stat(l.AssignmentPath()); err == nil {
 				asgPaths = append(asgPaths, l.AssignmentPath())
 			} else {
 				g.Warnf("%s: %v (the live version is not included)", l.AssignmentPath(), err)
 			}
 		}
-		offsetGroups = trOffsetGroups(g)
+		offsetGroups = offsetFileGroups(g)
 	}
 	if len(asgPaths) == 0 && len(logPaths) == 0 {
 		return exit.UsageErrorf("nothing to trace: give --assignments DIR (a history or a watch journal), --journal DIR, a volume (--data-dir/--cluster-dir), or --logs")
 	}
-
-	hist := volume.LoadAssignmentHistory(asgPaths)
-	src := traceSources{Snapshots: len(hist.Snapshots), Paths: asgPaths, Duplicates: hist.Duplicates, Conflicts: hist.Conflicts, OffsetGroups: len(offsetGroups)}
-	for _, p := range hist.Problems {
-		g.Warnf("%s: %s (skipped)", p.Path, p.Problem)
-		src.Unreadable = append(src.Unreadable, p.Path)
-	}
-	for _, p := range hist.Conflicts {
-		g.Warnf("%s: claims an epoch and version already read with different content (kept the first)", p)
-	}
-	if len(asgPaths) > 0 && len(hist.Snapshots) == 0 {
-		g.Warnf("no readable assignment version among %s", strings.Join(asgPaths, ", "))
-	}
-
-	inputs, err := trLogInputs(logPaths, g)
-	if err != nil {
-		return err
-	}
-	var logs []logparse.Event
-	var logErrs []error
-	if len(inputs) > 0 {
-		var st logparse.Stats
-		var total int64
-		for _, in := range inputs {
-			if fi, err := os.Stat(in.Path); err == nil && in.Path != "-" {
-				total += fi.Size()
-			}
-		}
-		prog := g.Progress("reading logs (bytes)", total)
-		logs, st, logErrs = logparse.ParseAll(inputs, logparse.Options{Broker: c.String("broker"), OnRead: func(n int) { prog.Add(int64(n)) }})
-		prog.Done()
-		for _, e := range logErrs {
-			g.Warnf("log %v (skipped)", e)
-		}
-		src.LogStats = st
-		src.LogLinesFound = len(logs)
-		for _, in := range inputs {
-			src.Logs = append(src.Logs, in.Path)
-		}
-		if n := st.Unparsed + st.Binary + st.Overlong; n > 0 {
-			g.Warnf("logs: %d lines skipped (%d unreadable key lines, %d with binary data, %d over %d MB)", n, st.Unparsed, st.Binary, st.Overlong, logparse.MaxLine>>20)
-		}
-		for _, u := range st.UnknownFormat {
-			g.Warnf("%s: no line in a known kaas log format (is this a broker log?)", u)
-		}
-		g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, render.Plural(st.Files, "input", "inputs"), len(logs))
-	}
+	hist, src := readTraceHistory(g, asgPaths, offsetGroups)
+	logs, logErrs := readTraceLogs(g, o.broker, logPaths, &src)
 	if len(hist.Snapshots) == 0 && len(logs) == 0 {
 		return fmt.Errorf("nothing to trace: no readable assignment version and no recognized log line")
 	}
-
 	tr := inspect.BuildTrace(inspect.TraceInput{
-		Snapshots: hist.Snapshots, Logs: logs,
-		Groups: append(offsetGroups, trExactNames(c.StringSlice("group"))...),
-		Filter: c.StringSlice("group"), Since: since, Until: until, Placements: c.Bool("placements"),
+		Snapshots: hist.Snapshots, Logs: logs, Groups: append(offsetGroups, inspect.ExactNames(o.groups)...),
+		Filter: o.groups, Since: o.since, Until: o.until, Placements: o.placements,
 	})
-	view := traceView{Sources: src, Trace: tr}
-	for _, gname := range c.StringSlice("group") {
-		view.Filters = append(view.Filters, "group "+gname)
-	}
-	if !since.IsZero() {
-		view.Filters = append(view.Filters, "since "+since.UTC().Format(time.RFC3339))
-	}
-	if !until.IsZero() {
-		view.Filters = append(view.Filters, "until "+until.UTC().Format(time.RFC3339))
-	}
-	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")
-	for _, e := range tr.Events {
-		t.Add(trTime(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
-			string(e.Cause), string(e.Evidence), e.Detail, strings.Join(e.Logs, " "))
-	}
-	if err := g.Printer.Print(render.Output{Data: view, Items: tr.Events, Table: t, Human: func(p *render.Printer) error {
-		return trRenderTrace(p, view)
-	}}); err != nil {
+	if err := printTrace(g.Printer, traceView{Sources: src, Trace: tr, Filters: traceFilters(o)}); err != nil {
 		return err
 	}
-	if !g.HasVolume() && len(trExactNames(c.StringSlice("group"))) == 0 && len(hist.Snapshots) > 1 {
-		// Without a volume the only groups known are those named in
-		// explicit entries and logs: a group placed by the hash tier is
-		// recomputed only when its name is known.
-		what := fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
-		if len(tr.Events) == 0 {
-			what = fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", render.Plural(tr.Groups, "group", "groups"))
-		}
-		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", what)
+	if !g.HasVolume() && len(inspect.ExactNames(o.groups)) == 0 && len(hist.Snapshots) > 1 {
+		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", traceNoVolumeHint(tr))
 	}
 	if n := len(src.Unreadable) + len(logErrs); n > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", render.Plural(n, "input", "inputs"))}
@@ -210,29 +167,120 @@ func takeoverTrace(c *cli.Context) error {
 	return nil
 }
 
-// exactNames keeps the --group values that are names, not globs: those
-// join the followed set even when nothing else mentions them.
-func trExactNames(gs []string) []string {
-	var out []string
-	for _, g := range gs {
-		if !strings.ContainsAny(g, "*?[") {
-			out = append(out, g)
+// traceInputPaths sorts the positional PATHs into assignment sources
+// (directories, *.json) and logs, after --assignments and --logs; the
+// journal is an assignment source.
+func traceInputPaths(o takeoverTraceOptions) (asg, logs []string) {
+	asg, logs = slices.Clone(o.assignments), slices.Clone(o.logs)
+	for _, a := range o.paths {
+		if st, err := os.Stat(a); (err == nil && st.IsDir()) || strings.HasSuffix(a, ".json") {
+			asg = append(asg, a)
+		} else {
+			logs = append(logs, a)
 		}
+	}
+	if o.journal != "" {
+		asg = append(asg, o.journal)
+	}
+	return asg, logs
+}
+
+// readTraceHistory reads the assignment versions, warning of what it skips.
+func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryResult, traceSources) {
+	hist := volume.LoadAssignmentHistory(paths)
+	src := traceSources{Snapshots: len(hist.Snapshots), Paths: paths, Duplicates: hist.Duplicates, Conflicts: hist.Conflicts, OffsetGroups: len(offsetGroups)}
+	for _, p := range hist.Problems {
+		g.Warnf("%s: %s (skipped)", p.Path, p.Problem)
+		src.Unreadable = append(src.Unreadable, p.Path)
+	}
+	for _, p := range hist.Conflicts {
+		g.Warnf("%s: claims an epoch and version already read with different content (kept the first)", p)
+	}
+	if len(paths) > 0 && len(hist.Snapshots) == 0 {
+		g.Warnf("no readable assignment version among %s", strings.Join(paths, ", "))
+	}
+	return hist, src
+}
+
+// readTraceLogs parses the broker logs, recording what was read in src.
+func readTraceLogs(g *Globals, broker string, paths []string, src *traceSources) ([]logparse.Event, []error) {
+	inputs := logInputs(paths, g)
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	var total int64
+	for _, in := range inputs {
+		if fi, err := os.Stat(in.Path); err == nil && in.Path != "-" {
+			total += fi.Size()
+		}
+	}
+	prog := g.Progress("reading logs (bytes)", total)
+	logs, st, logErrs := logparse.ParseAll(inputs, logparse.Options{Broker: broker, OnRead: func(n int) { prog.Add(int64(n)) }})
+	prog.Done()
+	for _, e := range logErrs {
+		g.Warnf("log %v (skipped)", e)
+	}
+	src.LogStats, src.LogLinesFound = st, len(logs)
+	for _, in := range inputs {
+		src.Logs = append(src.Logs, in.Path)
+	}
+	if n := st.Unparsed + st.Binary + st.Overlong; n > 0 {
+		g.Warnf("logs: %d lines skipped (%d unreadable key lines, %d with binary data, %d over %d MB)", n, st.Unparsed, st.Binary, st.Overlong, logparse.MaxLine>>20)
+	}
+	for _, u := range st.UnknownFormat {
+		g.Warnf("%s: no line in a known kaas log format (is this a broker log?)", u)
+	}
+	g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, render.Plural(st.Files, "input", "inputs"), len(logs))
+	return logs, logErrs
+}
+
+// traceFilters names the filters applied, for the view.
+func traceFilters(o takeoverTraceOptions) []string {
+	var out []string
+	for _, gname := range o.groups {
+		out = append(out, "group "+gname)
+	}
+	if !o.since.IsZero() {
+		out = append(out, "since "+o.since.UTC().Format(time.RFC3339))
+	}
+	if !o.until.IsZero() {
+		out = append(out, "until "+o.until.UTC().Format(time.RFC3339))
 	}
 	return out
 }
 
-// logInputs expands --logs: files, directories (their regular files), "-".
-func trLogInputs(paths []string, g *Globals) ([]logparse.Input, error) {
+// traceNoVolumeHint says what a trace without a volume may miss: the only
+// groups known are those named in explicit entries and logs, and a group
+// placed by the hash tier is recomputed only when its name is known.
+func traceNoVolumeHint(tr *inspect.Trace) string {
+	if len(tr.Events) == 0 {
+		return fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", render.Plural(tr.Groups, "group", "groups"))
+	}
+	return fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
+}
+
+func printTrace(p *render.Printer, view traceView) error {
+	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")
+	for _, e := range view.Events {
+		t.Add(render.Timestamp(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
+			string(e.Cause), string(e.Evidence), e.Detail, strings.Join(e.Logs, " "))
+	}
+	return p.Print(render.Output{Data: view, Items: view.Events, Table: t, Human: func(p *render.Printer) error {
+		return renderTrace(p, view)
+	}})
+}
+
+// logInputs expands --logs: files, directories (their regular files),
+// "-" (stdin, once); a path that cannot be read is skipped with a warning.
+func logInputs(paths []string, g *Globals) []logparse.Input {
 	var out []logparse.Input
 	stdin := false
 	for _, p := range paths {
 		if p == "-" {
-			if stdin {
-				continue
+			if !stdin {
+				stdin = true
+				out = append(out, logparse.Input{Path: "-", R: g.IO.In})
 			}
-			stdin = true
-			out = append(out, logparse.Input{Path: "-", R: g.IO.In})
 			continue
 		}
 		st, err := os.Stat(p)
@@ -255,133 +303,102 @@ func trLogInputs(paths []string, g *Globals) ([]logparse.Input, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
-func trTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
-}
+// dayStamp prints times with the date once: on the first line and when
+// the day changes.
+type dayStamp struct{ day string }
 
-func trClock(t time.Time, withDate bool) string {
-	if t.IsZero() {
-		return "(time unknown)"
-	}
-	if withDate {
-		return t.UTC().Format("2006-01-02 15:04:05.000")
-	}
-	return t.UTC().Format("15:04:05.000")
-}
-
-func trRenderTrace(p *render.Printer, v traceView) error {
-	tr := v.Trace
-	var lines []string
-	head := fmt.Sprintf("takeover trace · %s", render.Plural(tr.Groups, "group", "groups"))
-	var snaps []inspect.TraceVersion
-	for _, x := range tr.Versions {
-		if x.Source == "snapshot" {
-			snaps = append(snaps, x)
-		}
-	}
-	if len(snaps) > 0 {
-		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", render.Plural(len(snaps), "assignment version", "assignment versions"),
-			snaps[0].ControllerEpoch, snaps[0].AssignmentVersion, snaps[len(snaps)-1].ControllerEpoch, snaps[len(snaps)-1].AssignmentVersion)
-	}
-	if len(v.Sources.Logs) > 0 {
-		head += fmt.Sprintf(" · %s (%d lines, %d used)", render.Plural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
-	}
-	lines = append(lines, p.Paint(render.Bold, head))
-	// Dates once: on the first line and when the day changes.
+func (d *dayStamp) stamp(t time.Time) string {
 	day := ""
-	stamp := func(t time.Time) string {
-		d := ""
-		if !t.IsZero() {
-			d = t.UTC().Format("2006-01-02")
-		}
-		s := trClock(t, d != day && d != "")
-		if d != "" {
-			day = d
-		}
-		return s
+	if !t.IsZero() {
+		day = t.UTC().Format("2006-01-02")
 	}
+	s := render.Clock(t, day != d.day && day != "")
+	if day != "" {
+		d.day = day
+	}
+	return s
+}
+
+func renderTrace(p *render.Printer, v traceView) error {
+	tr := v.Trace
+	lines := []string{p.Paint(render.Bold, traceHead(v))}
+	var days dayStamp
 	gw, bw := 5, 4
 	for _, e := range tr.Events {
 		gw = max(gw, min(40, len(render.Shorten(e.Group, 40))))
 		bw = max(bw, len(e.From), len(e.To))
 	}
-	evByVersion := map[[2]int64][]inspect.TraceEvent{}
-	var orphan []inspect.TraceEvent
-	known := map[[2]int64]bool{}
+	at, orphans := tr.EventsByVersion()
 	for _, x := range tr.Versions {
-		known[[2]int64{x.ControllerEpoch, x.AssignmentVersion}] = true
-	}
-	for _, e := range tr.Events {
-		k := [2]int64{e.ControllerEpoch, e.AssignmentVersion}
-		if known[k] {
-			evByVersion[k] = append(evByVersion[k], e)
-		} else {
-			orphan = append(orphan, e)
-		}
-	}
-	filtered := len(v.Filters) > 0
-	for _, x := range tr.Versions {
-		lines = append(lines, "")
-		desc := fmt.Sprintf("epoch %d v%d", x.ControllerEpoch, x.AssignmentVersion)
-		info := []string{}
-		if x.Controller != "" {
-			info = append(info, "controller "+x.Controller)
-		}
-		if x.Source == "log" {
-			info = append(info, "known only from logs (no snapshot)")
-		} else {
-			bs := "brokers " + strings.Join(x.Brokers, " ")
-			var delta []string
-			for _, j := range x.Joined {
-				delta = append(delta, "+"+j)
-			}
-			for _, l := range x.Left {
-				delta = append(delta, "-"+l)
-			}
-			if len(delta) > 0 {
-				bs += " (" + strings.Join(delta, " ") + ")"
-			}
-			info = append(info, bs)
-			if x.First {
-				info = append(info, "first version: "+trPlacementSummary(tr.Initial))
-			} else {
-				info = append(info, render.Plural(x.Moves, "move", "moves"))
-			}
-		}
-		if x.MissingBefore > 0 {
-			info = append(info, p.Paint(render.Yellow, x.Gap))
-		} else if x.Gap != "" {
-			info = append(info, p.Paint(render.Dim, x.Gap))
-		}
-		lines = append(lines, p.Paint(render.Bold, stamp(x.Time)+"  "+desc)+"  "+strings.Join(info, " · "))
+		lines = append(lines, "", p.Paint(render.Bold, days.stamp(x.Time)+"  "+fmt.Sprintf("epoch %d v%d", x.ControllerEpoch, x.AssignmentVersion))+"  "+strings.Join(traceVersionInfo(p, tr, x), " · "))
 		for _, n := range x.Notes {
-			lines = append(lines, p.Paint(render.Dim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", trClock(n.Time, false), render.Dash(n.Broker), n.Text, n.Ref)))
+			lines = append(lines, p.Paint(render.Dim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", render.Clock(n.Time, false), render.Dash(n.Broker), n.Text, n.Ref)))
 		}
-		for _, e := range evByVersion[[2]int64{x.ControllerEpoch, x.AssignmentVersion}] {
+		for _, e := range at[x.KeyOf()] {
 			lines = append(lines, traceEventLine(p, e, gw, bw))
 		}
 	}
-	if len(orphan) > 0 {
+	if len(orphans) > 0 {
 		lines = append(lines, "", p.Paint(render.Bold, "moves seen only in logs, at versions with no snapshot"))
-		for _, e := range orphan {
-			lines = append(lines, "  "+stamp(e.Time)+" epoch "+strconv.FormatInt(e.ControllerEpoch, 10)+" v"+strconv.FormatInt(e.AssignmentVersion, 10))
+		for _, e := range orphans {
+			lines = append(lines, "  "+days.stamp(e.Time)+" epoch "+strconv.FormatInt(e.ControllerEpoch, 10)+" v"+strconv.FormatInt(e.AssignmentVersion, 10))
 			lines = append(lines, traceEventLine(p, e, gw, bw))
 		}
 	}
 	lines = append(lines, "")
-	if len(tr.Events) == 0 {
-		if filtered {
-			lines = append(lines, "no coordinator moves for the groups and times selected")
-		} else {
-			lines = append(lines, "no coordinator moves")
-		}
-	} else {
+	lines = append(lines, traceFooter(p, tr, len(v.Filters) > 0)...)
+	return render.Lines(p.Out, lines...)
+}
+
+// traceHead is the trace's first line: groups, versions, logs.
+func traceHead(v traceView) string {
+	head := fmt.Sprintf("takeover trace · %s", render.Plural(v.Groups, "group", "groups"))
+	if snaps := v.SnapshotVersions(); len(snaps) > 0 {
+		first, last := snaps[0], snaps[len(snaps)-1]
+		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", render.Plural(len(snaps), "assignment version", "assignment versions"),
+			first.ControllerEpoch, first.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)
+	}
+	if len(v.Sources.Logs) > 0 {
+		head += fmt.Sprintf(" · %s (%d lines, %d used)", render.Plural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
+	}
+	return head
+}
+
+// traceVersionInfo is what a version's line says after its epoch and
+// version: controller, brokers, moves, the gap before it.
+func traceVersionInfo(p *render.Printer, tr *inspect.Trace, x inspect.TraceVersion) []string {
+	var info []string
+	if x.Controller != "" {
+		info = append(info, "controller "+x.Controller)
+	}
+	switch {
+	case x.Source == "log":
+		info = append(info, "known only from logs (no snapshot)")
+	case x.First:
+		info = append(info, brokersText(x), "first version: "+placementSummary(tr.Initial))
+	default:
+		info = append(info, brokersText(x), render.Plural(x.Moves, "move", "moves"))
+	}
+	if x.MissingBefore > 0 {
+		info = append(info, p.Paint(render.Yellow, x.Gap))
+	} else if x.Gap != "" {
+		info = append(info, p.Paint(render.Dim, x.Gap))
+	}
+	return info
+}
+
+// traceFooter sums the moves up, and warns of versions never seen.
+func traceFooter(p *render.Printer, tr *inspect.Trace, filtered bool) []string {
+	var lines []string
+	switch {
+	case len(tr.Events) == 0 && filtered:
+		lines = append(lines, "no coordinator moves for the groups and times selected")
+	case len(tr.Events) == 0:
+		lines = append(lines, "no coordinator moves")
+	default:
 		var parts []string
 		for _, cc := range tr.EventsBy {
 			parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
@@ -393,18 +410,16 @@ func trRenderTrace(p *render.Printer, v traceView) error {
 		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
 			render.Plural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
 	}
-	return render.Lines(p.Out, lines...)
+	return lines
 }
 
 func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string {
-	cause := string(e.Cause)
+	cause := render.Pad(string(e.Cause), 19)
 	switch e.Cause {
 	case inspect.CauseBrokerLeft, inspect.CauseControllerFailover:
-		cause = p.Paint(render.Red, render.Pad(cause, 19))
+		cause = p.Paint(render.Red, cause)
 	case inspect.CauseUnknown:
-		cause = p.Paint(render.Yellow, render.Pad(cause, 19))
-	default:
-		cause = render.Pad(cause, 19)
+		cause = p.Paint(render.Yellow, cause)
 	}
 	s := "    " + render.Pad(render.Shorten(e.Group, 40), gw) + "  " + render.Pad(render.Dash(e.From), bw) + " → " + render.Pad(render.Dash(e.To), bw) +
 		"  " + cause + " " + render.Pad(string(e.Evidence), 10)
@@ -417,7 +432,8 @@ func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string 
 	return strings.TrimRight(s, " ")
 }
 
-func trPlacementSummary(ps []inspect.Placement) string {
+// placementSummary is "N groups (b1 3, b2 4)": groups per coordinator.
+func placementSummary(ps []inspect.Placement) string {
 	if len(ps) == 0 {
 		return "no groups known"
 	}

@@ -6,8 +6,8 @@ import (
 
 // Helpers shared by the assignment, takeover and watch commands.
 
-// readAssignmentFile reads one assignment and prints its warnings.
-func trReadAssignment(g *Globals, path string) (*volume.Assignment, []volume.Finding, error) {
+// readAssignment reads one assignment and prints its warnings.
+func readAssignment(g *Globals, path string) (*volume.Assignment, []volume.Finding, error) {
 	a, fs, err := volume.ReadAssignment(path)
 	if err != nil {
 		return nil, nil, err
@@ -16,9 +16,9 @@ func trReadAssignment(g *Globals, path string) (*volume.Assignment, []volume.Fin
 	return a, fs, nil
 }
 
-// knownGroupsFromVolume lists offset-file group names when a volume is
+// offsetFileGroups lists offset-file group names when a volume is
 // given; a volume that cannot be resolved yields nothing and a warning.
-func trOffsetGroups(g *Globals) []string {
+func offsetFileGroups(g *Globals) []string {
 	if !g.HasVolume() {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -23,9 +24,32 @@ func init() {
 				"  kaasctl txn describe --data-dir /data payments-tx-0\n" +
 				"  kaasctl txn describe --data-dir /data -o json payments-tx-0 payments-tx-1",
 			Flags:  []cli.Flag{nowFlag()},
-			Action: func(c *cli.Context) error { return runTxn(c, true) },
+			Action: txnDescribeAction,
 		}
 	})
+}
+
+func txnDescribeAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseTxnDescribe(c)
+	if err != nil {
+		return err
+	}
+	return runTxn(c.Context, g, o)
+}
+
+func parseTxnDescribe(c *cli.Context) (txnOptions, error) {
+	o := txnOptions{describe: true}
+	o.filter.IDs = c.Args().Slice()
+	if len(o.filter.IDs) == 0 {
+		return o, exit.UsageErrorf("name at least one transactional ID")
+	}
+	var err error
+	o.now, err = nowFrom(c)
+	return o, err
 }
 
 func txnDescribeHuman(p *render.Printer, v *TxnListView) error {

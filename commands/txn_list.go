@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +51,7 @@ func init() {
 				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
 				nowFlag(),
 			},
-			Action: func(c *cli.Context) error { return runTxn(c, false) },
+			Action: txnListAction,
 		}
 	})
 }
@@ -67,62 +69,59 @@ func loadTxnRows(g *Globals, l volume.Layout, now time.Time) ([]inspect.TxnRow, 
 	return inspect.BuildTxnRows(slots, a, now), bad
 }
 
-func runTxn(c *cli.Context, describe bool) error {
+// txnOptions is 'txn list' or 'txn describe' after flag parsing.
+type txnOptions struct {
+	describe bool
+	filter   inspect.TxnFilter // describe: the ids asked for
+	now      time.Time
+}
+
+func txnListAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	var f inspect.TxnFilter
-	if describe {
-		f.IDs = c.Args().Slice()
-		if len(f.IDs) == 0 {
-			return exit.UsageErrorf("name at least one transactional ID")
-		}
-	} else {
-		if c.Args().Present() {
-			return exit.UsageErrorf("txn list takes no arguments (did you mean 'txn describe %s'?)", c.Args().First())
-		}
-		for _, s := range c.StringSlice("state") {
-			for _, p := range strings.Split(s, ",") {
-				st, err := inspect.NormalizeTxnState(strings.TrimSpace(p))
-				if err != nil {
-					return exit.UsageErrorf("--state: %v", err)
-				}
-				f.States = append(f.States, st)
-			}
-		}
-		f.Overdue = c.Bool("overdue")
-	}
-	now, err := nowFrom(c)
+	o, err := parseTxnList(c)
 	if err != nil {
 		return err
 	}
+	return runTxn(c.Context, g, o)
+}
+
+func parseTxnList(c *cli.Context) (txnOptions, error) {
+	var o txnOptions
+	if c.Args().Present() {
+		return o, exit.UsageErrorf("txn list takes no arguments (did you mean 'txn describe %s'?)", c.Args().First())
+	}
+	for _, s := range c.StringSlice("state") {
+		for _, p := range strings.Split(s, ",") {
+			st, err := inspect.NormalizeTxnState(strings.TrimSpace(p))
+			if err != nil {
+				return o, exit.UsageErrorf("--state: %v", err)
+			}
+			o.filter.States = append(o.filter.States, st)
+		}
+	}
+	o.filter.Overdue = c.Bool("overdue")
+	var err error
+	o.now, err = nowFrom(c)
+	return o, err
+}
+
+// runTxn reads the txn_state slots and prints the transactions the
+// options select; an id asked for and not found is an error (exit 1).
+func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 	l, err := g.Layout()
 	if err != nil {
 		return err
 	}
-	all, bad := loadTxnRows(g, l, now)
-	rows := inspect.FilterTxns(all, f)
-	v := TxnListView{TxnStateDir: l.TxnStatePath(), Now: now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
-	for _, id := range f.IDs {
-		found := false
-		for _, r := range rows {
-			found = found || r.ID == id
-		}
-		if !found {
-			v.NotFound = append(v.NotFound, id)
-		}
-	}
-	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
-	for _, r := range rows {
-		t.Add(r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
-			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
-			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
-	}
-	var human func(p *render.Printer) error
-	if describe {
-		human = func(p *render.Printer) error { return txnDescribeHuman(p, &v) }
-	} else {
+	all, bad := loadTxnRows(g, l, o.now)
+	rows := inspect.FilterTxns(all, o.filter)
+	v := TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
+	v.NotFound = txnNotFound(o.filter.IDs, rows)
+	t := txnTable(rows)
+	human := func(p *render.Printer) error { return txnDescribeHuman(p, &v) }
+	if !o.describe {
 		empty := "no transactions in " + l.TxnStatePath()
 		if len(all) > 0 {
 			empty = "no transactions match"
@@ -133,21 +132,49 @@ func runTxn(c *cli.Context, describe bool) error {
 		return err
 	}
 	if len(v.NotFound) > 0 {
-		msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(v.NotFound), expectedSlots(v.NotFound))
-		for _, id := range v.NotFound {
-			for _, b := range bad {
-				if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
-					msg += fmt.Sprintf("; %s could not be decoded, so %q may be in it", b.Path, id)
-				}
-			}
-		}
-		return errors.New(msg)
+		return txnNotFoundError(v.NotFound, bad)
 	}
 	// describe only cares about the slots of the ids asked for.
-	if len(bad) > 0 && !describe {
+	if len(bad) > 0 && !o.describe {
 		return fmt.Errorf("%s could not be decoded; their transactions are missing above (run 'kaasctl volume check')", render.Plural(len(bad), "slot file", "slot files"))
 	}
 	return nil
+}
+
+// txnNotFound is the ids asked for that no row has.
+func txnNotFound(ids []string, rows []inspect.TxnRow) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.ContainsFunc(rows, func(r inspect.TxnRow) bool { return r.ID == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// txnNotFoundError names the ids not found, the slot kaas would read for
+// each, and an undecodable slot file that may hold one.
+func txnNotFoundError(notFound []string, bad []volume.Finding) error {
+	msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(notFound), expectedSlots(notFound))
+	for _, id := range notFound {
+		for _, b := range bad {
+			if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
+				msg += fmt.Sprintf("; %s could not be decoded, so %q may be in it", b.Path, id)
+			}
+		}
+	}
+	return errors.New(msg)
+}
+
+// txnTable is the transactions as table rows (-o table, wide, csv).
+func txnTable(rows []inspect.TxnRow) *render.TableData {
+	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
+	for _, r := range rows {
+		t.Add(r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
+			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
+			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
+	}
+	return t
 }
 
 func expectedSlots(ids []string) string {

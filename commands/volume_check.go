@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,43 +34,57 @@ func init() {
 				severityFlag(),
 				nowFlag(),
 			},
-			Action: runVolumeCheck,
+			Action: volumeCheckAction,
 		}
 	})
 }
 
-func runVolumeCheck(c *cli.Context) error {
-	g, min, err := severityArgs(c)
+// volumeCheckOptions is 'volume check' after flag parsing.
+type volumeCheckOptions struct {
+	min volume.Severity // --severity
+	now time.Time
+}
+
+func volumeCheckAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	l, now, err := layoutNow(c, g)
+	o, err := parseVolumeCheck(c)
 	if err != nil {
 		return err
 	}
-	res, err := volume.CheckVolume(l, now, volume.ScanOptions{})
+	return runVolumeCheck(c.Context, g, o)
+}
+
+func parseVolumeCheck(c *cli.Context) (volumeCheckOptions, error) {
+	var o volumeCheckOptions
+	var err error
+	if o.min, err = parseSeverity(c); err != nil {
+		return o, err
+	}
+	o.now, err = nowFrom(c)
+	return o, err
+}
+
+// runVolumeCheck checks every file of the volume and prints the findings;
+// exit 3 on an error-level finding.
+func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
+	l, err := g.Layout()
 	if err != nil {
 		return err
 	}
-	rep := inspect.BuildCheckReport(l, res, min)
+	res, err := volume.CheckVolume(l, o.now, volume.ScanOptions{})
+	if err != nil {
+		return err
+	}
+	rep := inspect.BuildCheckReport(l, res, o.min)
 	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
 	for _, f := range rep.Findings {
 		t.Add(string(f.Severity), f.Code, f.Path, f.Message, f.Fix)
 	}
 	err = g.Printer.Print(render.Output{Data: rep, Items: rep.Findings, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "%s\n\n", rep.Generation.Summary())
-		for _, f := range rep.Findings {
-			fmtf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
-			fmtf(p.Out, "        %s\n", f.Message)
-			if f.Fix != "" {
-				fmtf(p.Out, "        fix: %s\n", f.Fix)
-			}
-		}
-		if len(rep.Findings) > 0 {
-			fmtf(p.Out, "\n")
-		}
-		fmtf(p.Out, "%s\n", checkSummaryLine(&rep))
-		return nil
+		return writeCheckHuman(p, &rep)
 	}})
 	if err != nil {
 		return err
@@ -76,6 +92,24 @@ func runVolumeCheck(c *cli.Context) error {
 	if rep.Summary.Errors > 0 {
 		return exit.ProblemsFound("%d error-level findings", rep.Summary.Errors)
 	}
+	return nil
+}
+
+// writeCheckHuman is volume check for people: the generation, each
+// finding with its fix, and the verdict.
+func writeCheckHuman(p *render.Printer, rep *inspect.CheckReport) error {
+	fmtf(p.Out, "%s\n\n", rep.Generation.Summary())
+	for _, f := range rep.Findings {
+		fmtf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
+		fmtf(p.Out, "        %s\n", f.Message)
+		if f.Fix != "" {
+			fmtf(p.Out, "        fix: %s\n", f.Fix)
+		}
+	}
+	if len(rep.Findings) > 0 {
+		fmtf(p.Out, "\n")
+	}
+	fmtf(p.Out, "%s\n", checkSummaryLine(rep))
 	return nil
 }
 

@@ -1,9 +1,9 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -45,49 +45,86 @@ func init() {
 				followSymlinksFlag(""),
 				nowFlag(),
 			),
-			Action: runVolumeMigrate,
+			Action: volumeMigrateAction,
 		}
 	})
 }
 
-func runVolumeMigrate(c *cli.Context) error {
-	g, err := volumeWriteStart(c, "migrate")
+// volumeMigrateOptions is 'volume migrate' after flag parsing.
+type volumeMigrateOptions struct {
+	to      volume.Generation
+	quiet   time.Duration // --quiet-period
+	execute bool
+	policy  repair.Policy
+	now     time.Time
+}
+
+func volumeMigrateAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	to, err := volume.ParseKaasVersion(c.String("to"))
-	if err != nil {
-		return exit.UsageErrorf("--to: %v", err)
-	}
-	if err := repair.CheckMigrationTarget(to); err != nil {
-		return exit.UsageErrorf("%v", err)
-	}
-	quiet, err := time.ParseDuration(c.String("quiet-period"))
-	if err != nil || quiet < 0 {
-		return exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
-	}
-	l, now, err := layoutNow(c, g)
+	o, err := parseVolumeMigrate(c)
 	if err != nil {
 		return err
 	}
-	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
-	rep, err := repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: false, Now: now, QuietPeriod: quiet, Policy: pol})
+	return runVolumeMigrate(c.Context, g, o)
+}
+
+func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
+	var o volumeMigrateOptions
+	var err error
+	if o.execute, err = parseVolumeWrite(c, "migrate"); err != nil {
+		return o, err
+	}
+	if o.to, err = volume.ParseKaasVersion(c.String("to")); err != nil {
+		return o, exit.UsageErrorf("--to: %v", err)
+	}
+	if err := repair.CheckMigrationTarget(o.to); err != nil {
+		return o, exit.UsageErrorf("%v", err)
+	}
+	o.quiet, err = time.ParseDuration(c.String("quiet-period"))
+	if err != nil || o.quiet < 0 {
+		return o, exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
+	}
+	o.policy = repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
+	o.now, err = nowFrom(c)
+	return o, err
+}
+
+// runVolumeMigrate plans the migration, refuses while an old broker
+// answers, executes with --execute, and reports.
+func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) error {
+	l, err := g.Layout()
+	if err != nil {
+		return err
+	}
+	mo := repair.MigrateOptions{To: o.to, Execute: false, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}
+	rep, err := repair.MigrateVolume(l, mo)
 	if err != nil {
 		return migrateError(err)
 	}
 	refusal := rep.Refused
 	if refusal == "" && !rep.NothingToDo && g.HasBrokers() {
-		if up := reachableBrokers(g.Conn().Brokers, min(g.Conn().Timeout, 3*time.Second)); len(up) > 0 {
+		if up := repair.ReachableBrokers(g.Conn().Brokers, min(g.Conn().Timeout, 3*time.Second)); len(up) > 0 {
 			refusal = fmt.Sprintf("broker(s) %s accept connections: stop every broker of the old generation before migrating (a running Go broker keeps writing %s and serves offsets from memory)", strings.Join(up, ", "), rep.Source)
 		}
 	}
-	if c.Bool("execute") && refusal == "" && !rep.NothingToDo {
-		if rep, err = repair.MigrateVolume(l, repair.MigrateOptions{To: to, Execute: true, Now: now, QuietPeriod: quiet, Policy: pol}); err != nil {
+	if o.execute && refusal == "" && !rep.NothingToDo {
+		mo.Execute = true
+		if rep, err = repair.MigrateVolume(l, mo); err != nil {
 			return migrateError(err)
 		}
 		refusal = rep.Refused
 	}
 	rep.Refused = refusal
+	return reportMigration(g, rep)
+}
+
+// reportMigration prints the actions and the outcome; it returns the
+// run's exit error.
+func reportMigration(g *Globals, rep *repair.MigrateReport) error {
+	refusal := rep.Refused
 	g.Notef("%s", rep.Generation.Summary())
 	if rep.NothingToDo {
 		g.Notef("nothing to migrate: %s holds no group files (already migrated, or never used)", rep.Source)
@@ -121,34 +158,4 @@ func migrateError(err error) error {
 		return exit.Refusedf("volume migrate refused: %v", err)
 	}
 	return err
-}
-
-// reachableBrokers returns the brokers that accept a TCP connection.
-func reachableBrokers(brokers []string, timeout time.Duration) []string {
-	type res struct {
-		i  int
-		up bool
-	}
-	ch := make(chan res, len(brokers))
-	for i, b := range brokers {
-		go func() {
-			conn, err := net.DialTimeout("tcp", b, timeout)
-			if err == nil {
-				conn.Close()
-			}
-			ch <- res{i, err == nil}
-		}()
-	}
-	up := make([]bool, len(brokers))
-	for range brokers {
-		r := <-ch
-		up[r.i] = r.up
-	}
-	var out []string
-	for i, b := range brokers {
-		if up[i] {
-			out = append(out, b)
-		}
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -51,35 +52,62 @@ func init() {
 				keepBackupsFlag(""),
 				nowFlag(),
 			),
-			Action: runVolumeRepair,
+			Action: volumeRepairAction,
 		}
 	})
 }
 
-func runVolumeRepair(c *cli.Context) error {
-	g, err := volumeWriteStart(c, "repair")
+// volumeRepairOptions is 'volume repair' after flag parsing.
+type volumeRepairOptions struct {
+	execute      bool
+	tmpOlderThan time.Duration
+	policy       repair.Policy
+	now          time.Time
+}
+
+func volumeRepairAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	age, err := time.ParseDuration(c.String("tmp-older-than"))
+	o, err := parseVolumeRepair(c, g)
 	if err != nil {
-		age, err = repair.ParseDuration(c.String("tmp-older-than"))
+		return err
+	}
+	return runVolumeRepair(c.Context, g, o)
+}
+
+func parseVolumeRepair(c *cli.Context, g *Globals) (volumeRepairOptions, error) {
+	var o volumeRepairOptions
+	var err error
+	if o.execute, err = parseVolumeWrite(c, "repair"); err != nil {
+		return o, err
+	}
+	o.tmpOlderThan, err = time.ParseDuration(c.String("tmp-older-than"))
+	if err != nil {
+		o.tmpOlderThan, err = repair.ParseDuration(c.String("tmp-older-than"))
 		if err != nil {
-			return exit.UsageErrorf("--tmp-older-than %q: a duration such as 30m, 1h or PT2H", c.String("tmp-older-than"))
+			return o, exit.UsageErrorf("--tmp-older-than %q: a duration such as 30m, 1h or PT2H", c.String("tmp-older-than"))
 		}
 	}
-	if age < volume.StaleTmpAge {
-		return exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", age, volume.StaleTmpAge)
+	if o.tmpOlderThan < volume.StaleTmpAge {
+		return o, exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", o.tmpOlderThan, volume.StaleTmpAge)
 	}
-	pol, err := writePolicy(c, g)
+	if o.policy, err = parseWritePolicy(c, g); err != nil {
+		return o, err
+	}
+	o.now, err = nowFrom(c)
+	return o, err
+}
+
+// runVolumeRepair repairs (or, without execute, plans) what is broken for
+// the volume's own generation and reports it.
+func runVolumeRepair(_ context.Context, g *Globals, o volumeRepairOptions) error {
+	l, err := g.Layout()
 	if err != nil {
 		return err
 	}
-	l, now, err := layoutNow(c, g)
-	if err != nil {
-		return err
-	}
-	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: c.Bool("execute"), TmpOlderThan: age, Now: now, Policy: pol})
+	rep, err := repair.RepairVolume(l, repair.RepairOptions{Execute: o.execute, TmpOlderThan: o.tmpOlderThan, Now: o.now, Policy: o.policy})
 	if err != nil {
 		return err
 	}
@@ -87,6 +115,11 @@ func runVolumeRepair(c *cli.Context) error {
 	if err := printVolumeActions(g, rep, rep.Actions, false); err != nil {
 		return err
 	}
+	return reportRepair(g, l, rep)
+}
+
+// reportRepair says what the repair did and returns the run's exit error.
+func reportRepair(g *Globals, l volume.Layout, rep *repair.RepairReport) error {
 	if rep.Skipped > 0 {
 		g.Notef("%s left alone on purpose (action skip, with the reason)", render.Plural(rep.Skipped, "file", "files"))
 	}

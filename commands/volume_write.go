@@ -17,20 +17,16 @@ func volumeWriteFlags(more ...cli.Flag) []cli.Flag {
 	}, more...)
 }
 
-// volumeWriteStart checks the command line of a volume-wide write: no
-// arguments, and not both --dry-run and --execute.
-func volumeWriteStart(c *cli.Context, name string) (*Globals, error) {
-	g, err := globals(c)
-	if err != nil {
-		return nil, err
-	}
+// parseVolumeWrite reads the command line of a volume-wide write: no
+// arguments, not both --dry-run and --execute; it returns --execute.
+func parseVolumeWrite(c *cli.Context, name string) (bool, error) {
 	if c.NArg() > 0 {
-		return nil, exit.UsageErrorf("volume %s takes no arguments (got %q)", name, c.Args().First())
+		return false, exit.UsageErrorf("volume %s takes no arguments (got %q)", name, c.Args().First())
 	}
 	if c.Bool("dry-run") && c.Bool("execute") {
-		return nil, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", name)
+		return false, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", name)
 	}
-	return g, nil
+	return c.Bool("execute"), nil
 }
 
 // printVolumeActions prints the actions of a repair or migration, each with

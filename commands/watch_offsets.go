@@ -79,7 +79,7 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 	} else if len(state) > 0 {
 		seed = state
 		journal.Resume(state)
-		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", render.Plural(len(state), "group", "groups"), trTime(last))
+		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", render.Plural(len(state), "group", "groups"), render.Timestamp(last))
 	}
 	return journal, seed, nil
 }
@@ -110,17 +110,7 @@ func offsetsDir(g *Globals, l volume.Layout) (string, volume.Generation, error) 
 
 // offsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
 // streams them; -o json lists them).
-type offsetWatchEvent struct {
-	Time      time.Time               `json:"time"`
-	Group     string                  `json:"group"`
-	File      string                  `json:"file"`
-	Kind      string                  `json:"kind"` // snapshot | change | corrupt | missing
-	Format    string                  `json:"format"`
-	Changed   map[string]int64        `json:"changed"`
-	Removed   []string                `json:"removed"`
-	Problem   string                  `json:"problem,omitempty"`
-	Anomalies []inspect.OffsetAnomaly `json:"anomalies"`
-}
+type offsetWatchEvent = watch.OffsetChange
 
 type watchOffsetsView struct {
 	Dir        string             `json:"dir"`
@@ -154,17 +144,26 @@ func parseByteSize(s string) (int64, error) {
 	return int64(f * float64(mult)), nil
 }
 
-func watchOffsetsCmd(c *cli.Context, g *Globals) error {
-	if c.IsSet("assignment") {
-		return exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
-	}
-	js, err := offsetJournalFrom(c)
-	if err != nil {
-		return err
-	}
-	ctx, stop := watchContext(c)
-	defer stop()
-	l, err := layoutOrWait(ctx, c, g)
+var watchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
+
+// offsetsWatch is one run of `watch --offsets`: each batch of changes is
+// journaled, selected (watch.OffsetSelection) and printed.
+type offsetsWatch struct {
+	g       *Globals
+	dir     string
+	once    bool
+	journal *watch.OffsetJournal
+	sel     watch.OffsetSelection
+	out     *watchOut
+	view    watchOffsetsView
+	// journalFailures counts the batches the journal could not record.
+	journalFailures int
+}
+
+// runWatchOffsets follows every offset file of the volume's live offsets
+// dir until ctx ends, --count changes, or (--once) the first scan.
+func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
+	l, err := layoutOrWait(ctx, g, o)
 	if err != nil {
 		return err
 	}
@@ -174,186 +173,118 @@ func watchOffsetsCmd(c *cli.Context, g *Globals) error {
 	}
 	// A journal that already holds a run carries its state on, so what
 	// changed while nothing was watching is reported and flagged.
-	journal, seed, err := js.open(g, l.DataDir, dir, gen)
+	journal, seed, err := o.offsetJournal.open(g, l.DataDir, dir, gen)
 	if err != nil {
 		return err
 	}
 	if journal != nil {
 		defer journal.Close()
 	}
-	filter := c.StringSlice("group")
-	match := inspect.GroupMatcher(filter)
-
-	ctx, cancelCount := context.WithCancel(ctx)
-	defer cancelCount()
-	// --count N stops after N changes shown (after the baseline; with
-	// --anomalies-only, N anomalous changes); --once after the baseline.
-	once := c.Bool("once")
-	maxShown := c.Int("count")
-	mode := "fsnotify + poll every " + c.Duration("poll-interval").String()
-	if c.Bool("poll-only") {
-		mode = "poll every " + c.Duration("poll-interval").String()
-	}
-	genNote := "generation " + gen.Label()
-	if !gen.Known() {
-		genNote = "kaas generation unknown: following CD/__consumer_offsets; a plain-map file is not flagged"
-	}
-	g.Notef("watching the offset files in %s (%s; %s); Ctrl-C to stop", dir, mode, genNote)
-	if journal != nil {
-		g.Notef("journal: %s", journal.Dir)
-	}
-
-	p := g.Printer
-	view := watchOffsetsView{Dir: dir, Generation: string(gen), Events: []offsetWatchEvent{}, Problems: []string{}}
-	if journal != nil {
-		view.Journal = journal.Dir
-	}
-	// json and yaml print the whole view at the end; the other formats
-	// stream each change as it comes, and a failed write (a closed pipe)
-	// stops the watch with that error.
-	var out *render.Stream
-	var writeErr error
-	if p.Format != render.JSON && p.Format != render.YAML {
-		var hdr []string
-		if p.Format == render.CSV {
-			hdr = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
-		}
-		out = render.NewStream(p.Out, p.Format, hdr, "")
-		writeErr = out.Flush()
-	}
-	anomaliesOnly := c.Bool("anomalies-only")
-	journalFailures, shownTotal := 0, 0
-	files := map[string]bool{}
-	for _, o := range seed {
-		files[o.File] = true
-	}
-	onEvents := func(evs []watch.OffsetEvent) {
-		if journal != nil {
-			if err := journal.Append(evs); err != nil {
-				journalFailures++
-				g.Warnf("journal: %v (%d changes not recorded)", err, len(evs))
-			}
-			for _, w := range journal.Warnings {
-				g.Warnf("%s", w)
-			}
-			journal.Warnings = nil
-		}
-		var shown []offsetWatchEvent
-		initial := 0
-		for _, ev := range evs {
-			files[ev.Cur.File] = !ev.Cur.Missing
-			if !match(ev.Cur.Group) {
-				continue
-			}
-			if ev.Initial && ev.Prev == nil {
-				initial++
-			}
-			view.Anomalies += len(ev.Anomalies)
-			we := toWatchEvent(ev)
-			if ev.Initial && ev.Prev == nil && !once && p.Format != render.JSON && p.Format != render.YAML {
-				continue // the first scan is the baseline, not news
-			}
-			if anomaliesOnly && len(ev.Anomalies) == 0 {
-				continue
-			}
-			if maxShown > 0 && shownTotal >= maxShown {
-				continue
-			}
-			shown = append(shown, we)
-			if ev.Prev != nil {
-				shownTotal++
-			}
-		}
-		if maxShown > 0 && shownTotal >= maxShown {
-			defer cancelCount()
-		}
-		view.Events = append(view.Events, shown...)
-		if initial > 0 && !once {
-			g.Notef("baseline: %s", render.Plural(initial, "offset file", "offset files"))
-		}
-		if out == nil || writeErr != nil {
-			return // json and yaml: printed at the end
-		}
-		for _, e := range shown {
-			if p.Format == render.JSONL || p.Format == render.CSV {
-				out.Event(e, watchEventRows(e)...)
-				continue
-			}
-			out.Lines(watchEventLines(p, e)...) // names cleaned, colour kept
-		}
-		if writeErr = out.Flush(); writeErr != nil {
-			cancelCount()
-		}
-	}
+	watchOffsetsNotes(g, o, dir, gen, journal)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w := newOffsetsWatch(g, o, dir, gen, journal, stop)
+	w.sel.Seen(seed)
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
-		Dir: dir, PollInterval: c.Duration("poll-interval"), PollOnly: c.Bool("poll-only"), Generation: gen,
-		OnEvents: onEvents, Now: g.Now, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
+		Dir: dir, PollInterval: o.pollInterval, PollOnly: o.pollOnly, Generation: gen,
+		OnEvents: w.onEvents, Now: g.Now, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
 		OnReady: func() {
-			if once {
-				cancelCount()
+			if o.once {
+				stop()
 			}
 		},
-		OnProblem: func(msg string, ok bool) {
-			if ok {
-				g.Notef("%s is readable again", dir)
-				return
-			}
-			view.Problems = append(view.Problems, msg)
-			g.Warnf("%s", msg)
-		},
+		OnProblem: w.onProblem,
 	})
 	if err != nil {
 		return err
 	}
-	if writeErr != nil {
-		return writeErr
-	}
-	for _, present := range files {
-		if present {
-			view.Files++
-		}
-	}
-	if p.Format == render.JSON || p.Format == render.YAML {
-		if err := p.Print(render.Output{Data: view}); err != nil {
-			return err
-		}
-	}
-	if journal != nil && journal.Segment() != "" {
-		g.Notef("journal segment: %s", journal.Segment())
-	}
-	if journalFailures > 0 {
-		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", render.Plural(journalFailures, "batch", "batches"), journal.Dir)
-	}
-	if once && len(files) == 0 {
-		return fmt.Errorf("no offset file seen in %s", dir)
-	}
-	return nil
+	return w.end()
 }
 
-func toWatchEvent(ev watch.OffsetEvent) offsetWatchEvent {
-	c := ev.Cur
-	we := offsetWatchEvent{Time: c.Time, Group: c.Group, File: c.File, Format: c.Format, Changed: ev.Changed,
-		Removed: ev.Removed, Problem: c.Problem, Anomalies: ev.Anomalies}
-	switch {
-	case c.Missing:
-		we.Kind = watch.RecMissing
-	case c.Corrupt:
-		we.Kind = watch.RecCorrupt
-	case ev.Prev == nil:
-		we.Kind, we.Changed = watch.RecSnapshot, c.Offsets
-	default:
-		we.Kind = watch.RecChange
+func watchOffsetsNotes(g *Globals, o watchOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal) {
+	genNote := "generation " + gen.Label()
+	if !gen.Known() {
+		genNote = "kaas generation unknown: following CD/__consumer_offsets; a plain-map file is not flagged"
 	}
-	if we.Changed == nil {
-		we.Changed = map[string]int64{}
+	g.Notef("watching the offset files in %s (%s; %s); Ctrl-C to stop", dir, watchMode(o), genNote)
+	if journal != nil {
+		g.Notef("journal: %s", journal.Dir)
 	}
-	if we.Removed == nil {
-		we.Removed = []string{}
+}
+
+func newOffsetsWatch(g *Globals, o watchOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal, stop context.CancelFunc) *offsetsWatch {
+	w := &offsetsWatch{g: g, dir: dir, once: o.once, journal: journal,
+		view: watchOffsetsView{Dir: dir, Generation: string(gen), Events: []offsetWatchEvent{}, Problems: []string{}}}
+	if journal != nil {
+		w.view.Journal = journal.Dir
 	}
-	if we.Anomalies == nil {
-		we.Anomalies = []inspect.OffsetAnomaly{}
+	w.out = newWatchOut(g.Printer, watchOffsetsCSVHeader, stop)
+	// --count N stops after N changes shown (after the baseline; with
+	// --anomalies-only, N anomalous changes); --once after the baseline,
+	// which it shows, as json and yaml do.
+	w.sel = watch.OffsetSelection{Match: inspect.GroupMatcher(o.groups), ShowBaseline: o.once || w.out.atEnd(),
+		AnomaliesOnly: o.anomaliesOnly, Max: o.count}
+	return w
+}
+
+func (w *offsetsWatch) onProblem(msg string, ok bool) {
+	if ok {
+		w.g.Notef("%s is readable again", w.dir)
+		return
 	}
-	return we
+	w.view.Problems = append(w.view.Problems, msg)
+	w.g.Warnf("%s", msg)
+}
+
+func (w *offsetsWatch) onEvents(evs []watch.OffsetEvent) {
+	g := w.g
+	if w.journal != nil {
+		if err := w.journal.Append(evs); err != nil {
+			w.journalFailures++
+			g.Warnf("journal: %v (%d changes not recorded)", err, len(evs))
+		}
+		for _, warning := range w.journal.Warnings {
+			g.Warnf("%s", warning)
+		}
+		w.journal.Warnings = nil
+	}
+	sel := w.sel.Take(evs)
+	if sel.Done {
+		defer w.out.stop()
+	}
+	w.view.Events = append(w.view.Events, sel.Changes...)
+	if sel.Baseline > 0 && !w.once {
+		g.Notef("baseline: %s", render.Plural(sel.Baseline, "offset file", "offset files"))
+	}
+	if !w.out.streaming() {
+		return // json and yaml: printed at the end
+	}
+	for _, e := range sel.Changes {
+		if f := w.out.p.Format; f == render.JSONL || f == render.CSV {
+			w.out.event(e, watchEventRows(e)...)
+		} else {
+			w.out.lines(watchEventLines(w.out.p, e)...)
+		}
+	}
+	w.out.flush()
+}
+
+// end prints the view (json, yaml) and says how the watch went.
+func (w *offsetsWatch) end() error {
+	w.view.Files, w.view.Anomalies = w.sel.Files(), w.sel.Anomalies
+	if err := w.out.end(w.view); err != nil {
+		return err
+	}
+	if w.journal != nil && w.journal.Segment() != "" {
+		w.g.Notef("journal segment: %s", w.journal.Segment())
+	}
+	if w.journalFailures > 0 {
+		return fmt.Errorf("%s could not be written to the journal %s (see the warnings above)", render.Plural(w.journalFailures, "batch", "batches"), w.journal.Dir)
+	}
+	if w.once && !w.sel.SeenAny() {
+		return fmt.Errorf("no offset file seen in %s", w.dir)
+	}
+	return nil
 }
 
 func sortedOffsetKeys(m map[string]int64) []string {
@@ -379,7 +310,7 @@ func compareOffsetKeys(a, b string) int {
 }
 
 func watchEventRows(e offsetWatchEvent) [][]string {
-	t := trTime(e.Time)
+	t := render.Timestamp(e.Time)
 	var rows [][]string
 	for _, k := range sortedOffsetKeys(e.Changed) {
 		rows = append(rows, []string{t, e.Group, e.Kind, k, strconv.FormatInt(e.Changed[k], 10), "", ""})
@@ -398,7 +329,7 @@ func watchEventRows(e offsetWatchEvent) [][]string {
 
 // watchEventLines is one line per change, then one per anomaly.
 func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
-	head := trClock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
+	head := render.Clock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
 	var parts []string
 	for _, k := range sortedOffsetKeys(e.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(e.Changed[k], 10))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/inspect"
 )
 
 func offsetsVolume(t *testing.T) (data, od string) {
@@ -112,7 +114,7 @@ func TestWatchOffsetsResume(t *testing.T) {
 	}
 	// The history reads across the runs' segments.
 	r = runCLI(t, "", nil, "offsets", "history", "app", "--journal", journal, "-o", "json")
-	var hv offsetsHistoryView
+	var hv inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &hv); err != nil || len(hv.Anomalies) != 1 || hv.Anomalies[0].Kind != "REWIND" {
 		t.Errorf("history %+v %v %s", hv.Anomalies, err, r.Err)
 	}

@@ -93,6 +93,18 @@ func OfflineNotFoundError(notFound []string, scanFindings []volume.Finding) erro
 	return fmt.Errorf("no offset file and no explicit entry for %s on this volume", QuoteList(notFound))
 }
 
+// UnlistedWarnings is a warning for each broker whose ListGroups failed:
+// a group only it holds is not described by --all/--regex.
+func UnlistedWarnings(listings []wire.BrokerGroups) []string {
+	var out []string
+	for _, b := range listings {
+		if b.Err != "" {
+			out = append(out, b.Err+": groups only it holds are not described")
+		}
+	}
+	return out
+}
+
 // DescribeKnown is the offline description of each selected group the
 // volume knows, by group: what a live describe joins with the wire's answer
 // (and whose partitions it asks for explicitly).

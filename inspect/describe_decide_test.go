@@ -335,3 +335,15 @@ func TestLivePartitionCells(t *testing.T) {
 		}
 	}
 }
+
+func TestUnlistedWarnings(t *testing.T) {
+	t.Parallel()
+	ls := []wire.BrokerGroups{{Broker: wire.Broker{NodeID: 0}}, {Broker: wire.Broker{NodeID: 1}, Err: "broker kaas-1: ListGroups: COORDINATOR_LOAD_IN_PROGRESS"}}
+	got := UnlistedWarnings(ls)
+	if !slices.Equal(got, []string{"broker kaas-1: ListGroups: COORDINATOR_LOAD_IN_PROGRESS: groups only it holds are not described"}) {
+		t.Errorf("warnings %q", got)
+	}
+	if UnlistedWarnings(ls[:1]) != nil {
+		t.Error("every broker answered: no warning")
+	}
+}

@@ -16,7 +16,7 @@ func VersionWarnings(path string, prev, cur *volume.Assignment, rewritten bool) 
 	if rewritten {
 		out = append(out, fmt.Sprintf("%s was rewritten with the same epoch %d and version %d but different content (a manual edit? brokers skip such a file)", path, cur.ControllerEpoch, cur.AssignmentVersion))
 	}
-	if prev != nil && (cur.ControllerEpoch < prev.ControllerEpoch || (cur.ControllerEpoch == prev.ControllerEpoch && cur.AssignmentVersion < prev.AssignmentVersion)) {
+	if prev != nil && NewerThan(prev, cur) {
 		out = append(out, fmt.Sprintf("version went backwards: epoch %d v%d after epoch %d v%d (a restored or stale file?)", cur.ControllerEpoch, cur.AssignmentVersion, prev.ControllerEpoch, prev.AssignmentVersion))
 	}
 	return out

@@ -65,6 +65,27 @@ func Ago(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
+// Timestamp is t in UTC to the millisecond for cells and machine rows
+// ("2026-11-29T09:08:36.100Z"), "" for a zero t.
+func Timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// Clock is t in UTC for human lines: the time of day to the millisecond,
+// with the date in front when withDate; "(time unknown)" for a zero t.
+func Clock(t time.Time, withDate bool) string {
+	if t.IsZero() {
+		return "(time unknown)"
+	}
+	if withDate {
+		return t.UTC().Format("2006-01-02 15:04:05.000")
+	}
+	return t.UTC().Format("15:04:05.000")
+}
+
 // Pad pads s to n display cells (runes; the text here is ASCII or
 // block characters, each one cell).
 func Pad(s string, n int) string {

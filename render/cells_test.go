@@ -104,3 +104,19 @@ func TestLinesStopsAtTheFirstWriteError(t *testing.T) {
 		t.Fatal("a failed write was not reported")
 	}
 }
+
+func TestTimestampAndClock(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 10, 8, 36, 100_000_000, time.FixedZone("CET", 3600))
+	for _, c := range []struct{ got, want string }{
+		{Timestamp(at), "2026-11-29T09:08:36.100Z"},
+		{Timestamp(time.Time{}), ""},
+		{Clock(at, false), "09:08:36.100"},
+		{Clock(at, true), "2026-11-29 09:08:36.100"},
+		{Clock(time.Time{}, true), "(time unknown)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -280,3 +280,31 @@ func TestDuplicateEntriesInFileOrder(t *testing.T) {
 		t.Fatalf("folded: %+v", dups)
 	}
 }
+
+func TestReadAssignmentsKeepsOrderAndFirstError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json", `{"controllerEpoch":1,"assignmentVersion":3,"brokers":[],"partitions":[]}`)
+	b := write("b.json", `{"controllerEpoch":2,"assignmentVersion":1,"brokers":[],"partitions":[]}`)
+	rs, err := ReadAssignments(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Assignment.AssignmentVersion != 3 || rs[1].Assignment.ControllerEpoch != 2 {
+		t.Fatalf("reads out of order: %+v", rs)
+	}
+	bad := write("bad.json", `{"controllerEpoch":`)
+	missing := filepath.Join(dir, "missing.json")
+	_, err = ReadAssignments(a, bad, missing)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != bad {
+		t.Fatalf("error %v, want the first failing path %s", err, bad)
+	}
+}

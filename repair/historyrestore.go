@@ -1,0 +1,79 @@
+package repair
+
+import (
+	"errors"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// HistoryRestore is a restore from history (offsets reset --to-history or
+// --to-history-before-anomaly) as asked for, before any group is resolved.
+type HistoryRestore struct {
+	// JournalDir is the offsets journal ("": kaasctl's backups only).
+	JournalDir string
+	Layout     volume.Layout
+	// Spec is ToHistory (the moment in Spec.Time) or ToHistoryBeforeAnomaly.
+	Spec Spec
+	// Since: before-anomaly only counts anomalies from then on (zero: all).
+	Since time.Time
+}
+
+// GroupRestore is what a restore found for one group: the state it goes
+// back to, and what the operator must know about it.
+type GroupRestore struct {
+	Target HistoryTarget
+	// Warnings are the problems met reading the group's history.
+	Warnings []string
+	// Extra are partitions committed since that moment: a commit cannot
+	// remove them, so they are kept as they are.
+	Extra []string
+	// MovedBack are the partitions the restore moves back (the group
+	// re-processes their records).
+	MovedBack []string
+}
+
+// ResolveGroupRestore finds the offsets group had at the moment asked
+// for. A moment inside a gap of the journal is refused (exit 4) with the
+// gap and the nearest sound times; Warnings are set even on error.
+func ResolveGroupRestore(r HistoryRestore, group string) (GroupRestore, error) {
+	src := HistorySource{JournalDir: r.JournalDir, Layout: r.Layout}
+	if r.Spec.Kind == ToHistory {
+		src.Since, src.Until = r.Spec.Time, r.Spec.Time
+	} else {
+		src.Since = r.Since
+	}
+	h, err := LoadGroupHistory(src, group)
+	gr := GroupRestore{Warnings: h.Warnings}
+	if err != nil {
+		return gr, err
+	}
+	if r.Spec.Kind == ToHistory {
+		gr.Target, err = TargetAt(h, r.Spec.Time)
+	} else {
+		gr.Target, err = TargetBeforeAnomaly(h, r.Since)
+	}
+	var gap *GapError
+	if errors.As(err, &gap) {
+		CompleteGap(src, gap)
+		return gr, exit.Refusedf("%v", gap)
+	}
+	if err != nil {
+		return gr, err
+	}
+	gr.Extra = ExtraPartitions(r.Layout, gr.Target)
+	gr.MovedBack = MovedBack(r.Layout, gr.Target)
+	return gr, nil
+}
+
+// HistoryRestoreSpec is the from-file spec the one reset path plans and
+// executes for the groups' targets, within scopes; a target that names no
+// partition in scope is a usage error.
+func HistoryRestoreSpec(targets []HistoryTarget, scopes []TopicScope, origin string) (Spec, []string, error) {
+	out, notes, err := HistorySpec(targets, scopes, origin)
+	if err != nil {
+		return Spec{}, nil, exit.UsageErrorf("%v", err)
+	}
+	return out, notes, nil
+}
