@@ -90,8 +90,9 @@ func (f *fixture) exporter() *Exporter {
 
 // BenchmarkExporterRefresh10k is one refresh over 10,000 groups (4
 // partitions each, half of them lagging) on a 3-broker sandbox, with the
-// volume: the target is under 0.5 s (issue 24) with O(brokers) requests. It reports the
-// requests one refresh sends, in total and to the busiest broker.
+// volume: the target is under 0.5 s (issue 24) with O(brokers) requests.
+// It reports the requests one refresh sends, in total and to the busiest
+// broker.
 func BenchmarkExporterRefresh10k(b *testing.B) {
 	f := newFixture(b, 10000)
 	e := f.exporter()
