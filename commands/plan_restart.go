@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,6 +17,39 @@ import (
 
 const planUsage = "plan before you touch: a rolling restart with the fewest group moves, a consumer group's partitions before and after scaling"
 
+// planRestartHelp is plan restart's description.
+const planRestartHelp = "Each broker restart is two assignment versions: the controller writes one listing the brokers\n" +
+	"still alive when the broker leaves, and one listing it again when it rejoins. For each version\n" +
+	"the plan computes what kaas's controller writes (SPEC §1 routing; explicit entries only for\n" +
+	"active groups, kept while their broker is alive, otherwise placed by rendezvous; the hash\n" +
+	"divisor is the alive count) and so which groups move, where and back, which see NOT_COORDINATOR\n" +
+	"(the old coordinator is running) and which have no coordinator (theirs stopped) until the\n" +
+	"version is applied.\n\n" +
+	"Controller failover (restarting the controller) per generation: the Go flavour's new controller\n" +
+	"drops every explicit entry (all groups fall back to the hash tier, then are placed afresh); the\n" +
+	"Rust controller reloads them. The generation comes from the volume (--kaas-version pins it;\n" +
+	"--failover overrides the model). The next controller is assumed to be the lowest alive broker\n" +
+	"id (the sandbox's rule; on Kubernetes the lease goes to whichever broker asks first).\n\n" +
+	"Which groups are active: with -b, the groups each coordinator lists (ListGroups on every broker;\n" +
+	"an Empty group is loaded but has no members, and stops being active once it moves); offline,\n" +
+	"the groups holding an explicit entry (active at the last version) are assumed to have members\n" +
+	"and other offset-file groups to be idle (--all-active: every known group has members).\n\n" +
+	"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
+	"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
+	"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
+	"swaps (stated in the output). The plan assumes the operator waits, before each next step, for\n" +
+	"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
+	"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
+	"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
+	"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
+	"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
+	"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).\n\n" +
+	"Examples:\n" +
+	"  kaasctl plan restart --data-dir /data -b kaas-0:9092                 the plan, live group activity\n" +
+	"  kaasctl plan restart --data-dir /data --brokers-order kaas-2,kaas-0,kaas-1   score your order\n" +
+	"  kaasctl plan restart --data-dir /data --failover drop -o json        a Go-flavour cluster, as JSON\n" +
+	"  kaasctl plan restart --data-dir /data -b kaas-0:9092 --follow        during the restart: as planned?"
+
 func init() {
 	describeParent("plan", "Plans predict what kaas and the clients will do, from the same rules they run:\n\n"+
 		"  plan restart             the broker restart order that moves the fewest consumer groups, step by\n"+
@@ -24,212 +57,113 @@ func init() {
 		"                           real restart against it\n"+
 		"  plan assignment GROUP    the partitions each member owns now and after --members/--add/--remove,\n"+
 		"                           computed by franz-go's own balancers (or minikafka's round-robin)")
-	registerSub("plan", planUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "restart",
-			Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
-			UsageText: "kaasctl plan restart [--data-dir DIR] [-b BROKERS] [--brokers-order B1,B2,...] [--failover reload|drop] [-o json]\n" +
-				"kaasctl plan restart --follow [--brokers-order ...] [-b BROKERS] [--keep-going]",
-			Description: "Each broker restart is two assignment versions: the controller writes one listing the brokers\n" +
-				"still alive when the broker leaves, and one listing it again when it rejoins. For each version\n" +
-				"the plan computes what kaas's controller writes (SPEC §1 routing; explicit entries only for\n" +
-				"active groups, kept while their broker is alive, otherwise placed by rendezvous; the hash\n" +
-				"divisor is the alive count) and so which groups move, where and back, which see NOT_COORDINATOR\n" +
-				"(the old coordinator is running) and which have no coordinator (theirs stopped) until the\n" +
-				"version is applied.\n\n" +
-				"Controller failover (restarting the controller) per generation: the Go flavour's new controller\n" +
-				"drops every explicit entry (all groups fall back to the hash tier, then are placed afresh); the\n" +
-				"Rust controller reloads them. The generation comes from the volume (--kaas-version pins it;\n" +
-				"--failover overrides the model). The next controller is assumed to be the lowest alive broker\n" +
-				"id (the sandbox's rule; on Kubernetes the lease goes to whichever broker asks first).\n\n" +
-				"Which groups are active: with -b, the groups each coordinator lists (ListGroups on every broker;\n" +
-				"an Empty group is loaded but has no members, and stops being active once it moves); offline,\n" +
-				"the groups holding an explicit entry (active at the last version) are assumed to have members\n" +
-				"and other offset-file groups to be idle (--all-active: every known group has members).\n\n" +
-				"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
-				"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
-				"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
-				"swaps (stated in the output). The plan assumes the operator waits, before each next step, for\n" +
-				"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
-				"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
-				"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
-				"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
-				"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
-				"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).\n\n" +
-				"Examples:\n" +
-				"  kaasctl plan restart --data-dir /data -b kaas-0:9092                 the plan, live group activity\n" +
-				"  kaasctl plan restart --data-dir /data --brokers-order kaas-2,kaas-0,kaas-1   score your order\n" +
-				"  kaasctl plan restart --data-dir /data --failover drop -o json        a Go-flavour cluster, as JSON\n" +
-				"  kaasctl plan restart --data-dir /data -b kaas-0:9092 --follow        during the restart: as planned?",
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
-				&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},
-				&cli.StringFlag{Name: "placement", Value: "rendezvous", Usage: "how the controller places entries: rendezvous (kaas today) or hash (kaas's design)"},
-				&cli.BoolFlag{Name: "all-active", Usage: "offline: treat every known group as active with members (default: only groups with an explicit entry)"},
-				&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)"},
-				&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)"},
-				&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following"},
-				&cli.DurationFlag{Name: "follow-timeout", Usage: "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"},
-				&cli.DurationFlag{Name: "poll-interval", Value: 0, Usage: "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"},
-				&cli.DurationFlag{Name: "settle-timeout", Value: 0, Usage: "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"},
-			},
-			Action: planRestart,
-		}
-	})
+	registerSub("plan", planUsage, newPlanRestartCmd)
 }
 
-// restartSources says where the plan's inputs came from.
-type restartSources struct {
-	Assignment  string `json:"assignment"`
-	Activity    string `json:"activity"`
-	failoverWhy string
-	Generation  string   `json:"generation"`
-	Notes       []string `json:"notes"`
+// newPlanRestartCmd builds 'plan restart'.
+func newPlanRestartCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "restart",
+		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		UsageText: "kaasctl plan restart [--data-dir DIR] [-b BROKERS] [--brokers-order B1,B2,...] [--failover reload|drop] [-o json]\n" +
+			"kaasctl plan restart --follow [--brokers-order ...] [-b BROKERS] [--keep-going]",
+		Description: planRestartHelp,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
+			&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},
+			&cli.StringFlag{Name: "placement", Value: "rendezvous", Usage: "how the controller places entries: rendezvous (kaas today) or hash (kaas's design)"},
+			&cli.BoolFlag{Name: "all-active", Usage: "offline: treat every known group as active with members (default: only groups with an explicit entry)"},
+			&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)"},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)"},
+			&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following"},
+			&cli.DurationFlag{Name: "follow-timeout", Usage: "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"},
+			&cli.DurationFlag{Name: "poll-interval", Value: 0, Usage: "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"},
+			&cli.DurationFlag{Name: "settle-timeout", Value: 0, Usage: "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"},
+		},
+		Action: planRestartAction,
+	}
 }
 
 // PlanRestartView is plan restart's -o json document.
 type PlanRestartView struct {
-	Sources restartSources `json:"sources"`
+	Sources inspect.RestartSources `json:"sources"`
 	*inspect.RestartPlan
 }
 
-// restartInput reads the assignment and the groups' activity.
-func restartInput(ctx context.Context, c *cli.Context, g *Globals) (inspect.RestartInput, restartSources, *volume.Assignment, volume.Layout, error) {
-	var in inspect.RestartInput
-	var src restartSources
-	l, err := g.Layout()
-	if err != nil {
-		return in, src, nil, l, err
-	}
-	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
-	if err != nil {
-		return in, src, nil, l, err
-	}
-	g.WarnFindings(fs)
-	src.Assignment = fmt.Sprintf("%s (v%d, controller %s, epoch %d)", l.AssignmentPath(), a.AssignmentVersion, orNone(a.Controller), a.ControllerEpoch)
-	src.Generation = l.Gen.Summary()
-	in.Controller, in.Epoch, in.Version = a.Controller, a.ControllerEpoch, a.AssignmentVersion
-	for _, b := range a.Brokers {
-		if b.Health != "alive" {
-			src.Notes = append(src.Notes, fmt.Sprintf("%s is listed with health %q: it is not restarted, and the controller's next version drops it", b.ID, b.Health))
-			continue
-		}
-		if !slices.Contains(in.Brokers, b.ID) {
-			in.Brokers = append(in.Brokers, b.ID)
-		}
-	}
-	if fm := c.String("failover"); fm != "" {
-		if in.Failover, err = inspect.ParseFailover(fm); err != nil {
-			return in, src, nil, l, exit.UsageErrorf("%v", err)
-		}
-		src.failoverWhy = "--failover " + fm
-		src.Notes = append(src.Notes, "controller failover model "+fm+" (from --failover)")
-	} else {
-		var why string
-		in.Failover, why = inspect.FailoverFor(l.Gen.Gen)
-		src.failoverWhy = why
-		src.Notes = append(src.Notes, "controller failover model "+string(in.Failover)+": "+why)
-	}
-	in.Placement = strings.ToLower(c.String("placement"))
-	if in.Placement != "rendezvous" && in.Placement != "hash" {
-		return in, src, nil, l, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
-	}
-	in.Entries = map[string]string{}
-	known := map[string]bool{}
-	for _, e := range a.ConsumerGroups {
-		if _, dup := in.Entries[e.GroupID]; !dup {
-			in.Entries[e.GroupID] = e.Broker
-		}
-		known[e.GroupID] = true
-	}
-	for _, name := range offsetFileGroups(g) {
-		known[name] = true
-	}
-	loaded, members := map[string]bool{}, map[string]bool{}
-	if g.HasBrokers() {
-		cl, err := g.Client(ctx)
-		if err != nil {
-			return in, src, nil, l, err
-		}
-		defer cl.Close()
-		cctx, cancel := cl.WithTimeout(ctx)
-		answers, err := cl.ListGroupsEveryBroker(cctx)
-		cancel()
-		if err != nil {
-			return in, src, nil, l, err
-		}
-		names := inspect.NewNodeNamer(a)
-		rt := a.Router()
-		failed := 0
-		for _, ans := range answers {
-			if ans.Err != "" {
-				failed++
-				g.Warnf("%s", ans.Err)
-				continue
-			}
-			broker := names.Name(ans.Broker.NodeID)
-			for _, lg := range ans.Groups {
-				known[lg.Group] = true
-				if rt.Group(lg.Group).Coordinator != broker || lg.State == "Dead" {
-					continue // a stale copy, or gone
-				}
-				loaded[lg.Group] = true
-				members[lg.Group] = lg.State != "Empty"
-			}
-		}
-		src.Activity = fmt.Sprintf("live: ListGroups on every broker (%d answered, %d failed); a group is active when its coordinator lists it, with members unless Empty", len(answers)-failed, failed)
-		if failed > 0 {
-			src.Notes = append(src.Notes, fmt.Sprintf("%d broker(s) did not answer ListGroups: the groups they coordinate are counted idle, so the plan may understate their moves", failed))
-		}
-	} else if c.Bool("all-active") {
-		for name := range known {
-			loaded[name], members[name] = true, true
-		}
-		src.Activity = "assumed (--all-active): every known group is active with members"
-	} else {
-		for name := range in.Entries {
-			loaded[name], members[name] = true, true
-		}
-		src.Activity = "offline: groups with an explicit entry (active at v" + fmt.Sprint(a.AssignmentVersion) + ") are assumed to have members; other offset-file groups idle (give -b for live activity)"
-	}
-	names := make([]string, 0, len(known))
-	for name := range known {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		in.Groups = append(in.Groups, inspect.RestartGroup{ID: name, Loaded: loaded[name], Members: members[name]})
-	}
-	if src.Notes == nil {
-		src.Notes = []string{}
-	}
-	return in, src, a, l, nil
+// planRestartOptions is 'plan restart' after flag parsing.
+type planRestartOptions struct {
+	Order        []string              // --brokers-order
+	FailoverFlag string                // --failover as given ("": from the volume's generation)
+	Failover     inspect.FailoverModel // the model --failover names
+	Placement    string                // rendezvous or hash
+	AllActive    bool
+	StepsOfAll   bool
+	Follow       followOptions
 }
 
-func planRestart(c *cli.Context) error {
+// followOptions is plan restart --follow's flags.
+type followOptions struct {
+	On            bool          // --follow
+	KeepGoing     bool          // --keep-going
+	Timeout       time.Duration // --follow-timeout (0: none)
+	PollInterval  time.Duration // --poll-interval (0: the watch's default)
+	SettleTimeout time.Duration // --settle-timeout (0: 60s)
+}
+
+func planRestartAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	if c.Args().Len() > 0 {
-		return exit.UsageErrorf("plan restart takes no arguments (got %q); brokers come from assignment.json, an order from --brokers-order", c.Args().First())
-	}
-	ctx := c.Context
-	in, src, a, l, err := restartInput(ctx, c, g)
+	o, err := parsePlanRestart(c)
 	if err != nil {
 		return err
 	}
-	order := splitList(c.StringSlice("brokers-order"))
-	plan, err := inspect.PlanRestart(in, order)
+	return runPlanRestart(c.Context, g, o)
+}
+
+// parsePlanRestart reads and checks plan restart's flags.
+func parsePlanRestart(c *cli.Context) (planRestartOptions, error) {
+	if c.Args().Len() > 0 {
+		return planRestartOptions{}, exit.UsageErrorf("plan restart takes no arguments (got %q); brokers come from assignment.json, an order from --brokers-order", c.Args().First())
+	}
+	o := planRestartOptions{Order: splitList(c.StringSlice("brokers-order")), FailoverFlag: c.String("failover"),
+		Placement: strings.ToLower(c.String("placement")), AllActive: c.Bool("all-active"), StepsOfAll: c.Bool("steps-of-all"),
+		Follow: followOptions{On: c.Bool("follow"), KeepGoing: c.Bool("keep-going"), Timeout: c.Duration("follow-timeout"),
+			PollInterval: c.Duration("poll-interval"), SettleTimeout: c.Duration("settle-timeout")}}
+	if o.FailoverFlag != "" {
+		var err error
+		if o.Failover, err = inspect.ParseFailover(o.FailoverFlag); err != nil {
+			return o, exit.UsageErrorf("%v", err)
+		}
+	}
+	if o.Placement != "rendezvous" && o.Placement != "hash" {
+		return o, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+	}
+	return o, nil
+}
+
+// runPlanRestart reads the cluster, plans the restart and prints the plan,
+// or follows the real restart against it.
+func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error {
+	if o.Follow.On && (g.Printer.Format == render.YAML || g.Printer.Format == render.CSV) {
+		return exit.UsageErrorf("plan restart --follow prints a stream: -o table or -o jsonl")
+	}
+	r, l, err := readRestart(ctx, g, o)
 	if err != nil {
-		if len(order) > 0 {
+		return err
+	}
+	in, src := inspect.BuildRestartInput(r)
+	plan, err := inspect.PlanRestart(in, o.Order)
+	if err != nil {
+		if len(o.Order) > 0 {
 			return exit.UsageErrorf("%v", err)
 		}
 		return err
 	}
-	plan.FailoverWhy = src.failoverWhy
-	if c.Bool("follow") {
-		return followRestart(c, g, in, plan, a, l)
+	plan.FailoverWhy = src.FailoverWhy
+	if o.Follow.On {
+		return followRestart(ctx, g, o.Follow, in, plan, r.Assignment, l)
 	}
 	view := PlanRestartView{Sources: src, RestartPlan: plan}
 	t := render.NewTable("ORDER", "BROKERS", "MOVES", "GROUPS MOVED", "MOVED TWICE", "MAX WITHOUT COORDINATOR", "FAILOVERS", "IDLE MOVES")
@@ -239,8 +173,46 @@ func planRestart(c *cli.Context) error {
 			fmt.Sprint(s.MaxWithoutCoordinator), fmt.Sprint(s.Failovers), fmt.Sprint(s.IdleMoves))
 	}
 	return g.Printer.Print(render.Output{Data: view, Table: t, Human: func(p *render.Printer) error {
-		return renderRestartPlan(p, view, t, c.Bool("steps-of-all"))
+		return renderRestartPlan(p, view, t, o.StepsOfAll)
 	}})
+}
+
+// readRestart reads what the plan starts from: assignment.json, the
+// groups with an offset file and, with brokers, every broker's ListGroups
+// answer (a broker that fails is warned about and counted).
+func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect.RestartReading, volume.Layout, error) {
+	r := inspect.RestartReading{AllActive: o.AllActive, FailoverFlag: o.FailoverFlag, Failover: o.Failover, Placement: o.Placement}
+	l, err := g.Layout()
+	if err != nil {
+		return r, l, err
+	}
+	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		return r, l, err
+	}
+	g.WarnFindings(fs)
+	r.Assignment, r.AssignmentPath, r.Gen, r.Generation = a, l.AssignmentPath(), l.Gen.Gen, l.Gen.Summary()
+	r.OffsetGroups = offsetFileGroups(g)
+	if !g.HasBrokers() {
+		return r, l, nil
+	}
+	cl, err := g.Client(ctx)
+	if err != nil {
+		return r, l, err
+	}
+	defer cl.Close()
+	cctx, cancel := cl.WithTimeout(ctx)
+	defer cancel()
+	if r.Live, err = cl.ListGroupsEveryBroker(cctx); err != nil {
+		return r, l, err
+	}
+	r.LiveAsked = true
+	for _, ans := range r.Live {
+		if ans.Err != "" {
+			g.Warnf("%s", ans.Err)
+		}
+	}
+	return r, l, nil
 }
 
 type restartRow struct {

@@ -9,6 +9,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // Consumer group assignment planning: what each member owns now and after
@@ -306,5 +309,389 @@ func AssignmentMoves(before, after Assignment) []PartitionMove {
 	slices.SortFunc(out, func(a, b PartitionMove) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
+	return out
+}
+
+// AssignPlanInput is what plan assignment is asked and what was read: the
+// flags, the topics the group committed on the volume and the live group.
+type AssignPlanInput struct {
+	Group      string
+	Assignor   string   // one of Assignors, or "" for the default
+	Members    int      // > 0: N hypothetical members member-1..member-N
+	Add        int      // members that join
+	NewMembers []string // names of joining members (static: their instance id)
+	Remove     []string // members that leave: member id, instance id or client id
+	Topics     []string // --topic: the subscription of hypothetical and joining members
+	Committed  []string // the topics the group committed offsets for on the volume
+	// Live is the live group with members (DescribeGroups on its
+	// coordinator), nil when there is none.
+	Live *wire.DescribedGroup
+	// Brokers: the brokers were asked (the error when nothing is known
+	// names what to give).
+	Brokers bool
+}
+
+// AssignInputError is a plan that cannot be made from what was given:
+// the caller reports it as a usage error.
+type AssignInputError struct{ Msg string }
+
+func (e *AssignInputError) Error() string { return e.Msg }
+
+func inputErrorf(format string, a ...any) error {
+	return &AssignInputError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// AssignPlan is plan assignment's answer (its -o json document).
+type AssignPlan struct {
+	Group        string             `json:"group"`
+	Assignor     string             `json:"assignor"`
+	AssignorNote string             `json:"assignorNote"`
+	Sources      AssignPlanSources  `json:"sources"`
+	Partitions   map[string]int32   `json:"partitions"`
+	Members      []AssignPlanMember `json:"members"`
+	Moves        []PartitionMove    `json:"moves"`
+	Revoked      []PartitionMove    `json:"revokedFirst"`
+	Rebalances   int                `json:"rebalances"`
+	// Alternatives: every answer franz-go's sticky engine gave over
+	// repeated runs when its ties fall by Go map order (the leader's
+	// real answer is one of them); empty when the answer is unique.
+	Alternatives []AlternativeAssignment `json:"alternatives"`
+	Notes        []string                `json:"notes"`
+}
+
+// AssignPlanSources says where each input of the plan came from.
+type AssignPlanSources struct {
+	Members       string `json:"members"`
+	Subscriptions string `json:"subscriptions"`
+	Partitions    string `json:"partitions"`
+	Now           string `json:"now"`
+}
+
+// AssignPlanMember is one member now and after.
+type AssignPlanMember struct {
+	MemberID     string             `json:"memberId"`
+	InstanceID   string             `json:"instanceId,omitempty"`
+	ClientID     string             `json:"clientId,omitempty"`
+	Status       string             `json:"status"` // stays, joins, leaves
+	Subscription []string           `json:"subscription"`
+	Now          map[string][]int32 `json:"now"`
+	After        map[string][]int32 `json:"after"`
+	Gained       int                `json:"gained"`
+	Lost         int                `json:"lost"`
+}
+
+// AssignPlanner is a plan assignment between its two halves: the members
+// and their subscriptions are known (Subscribed lists the topics), the
+// partition counts not yet (Plan takes them).
+type AssignPlanner struct {
+	in         AssignPlanInput
+	plan       AssignPlan
+	members    []AssignMember
+	clientIDs  map[string]string
+	nowKnown   bool
+	defaults   []string // the subscription of hypothetical and joining members
+	subscribed []string
+}
+
+// StartAssignPlan chooses the assignor and gathers the members now with
+// their subscriptions: the hypothetical --members N, else the live group.
+func StartAssignPlan(in AssignPlanInput) (*AssignPlanner, error) {
+	p := &AssignPlanner{in: in, clientIDs: map[string]string{}, plan: AssignPlan{Group: in.Group, Partitions: map[string]int32{},
+		Notes: []string{}, Members: []AssignPlanMember{}, Moves: []PartitionMove{}, Revoked: []PartitionMove{}}}
+	p.chooseAssignor()
+	p.defaults = in.Committed
+	subSource := "the topics the group committed offsets for on the volume"
+	if len(in.Topics) > 0 {
+		p.defaults, subSource = in.Topics, "--topic"
+	}
+	switch {
+	case in.Members > 0:
+		for i := 1; i <= in.Members; i++ {
+			p.members = append(p.members, AssignMember{ID: fmt.Sprintf("member-%d", i), Topics: slices.Clone(p.defaults)})
+		}
+		p.plan.Sources.Members = fmt.Sprintf("--members %d (hypothetical member-1..member-%d)", in.Members, in.Members)
+		p.plan.Sources.Subscriptions = subSource
+	case in.Live != nil:
+		p.liveMembers(subSource)
+	case in.Brokers:
+		return nil, inputErrorf("group %s has no live members: give --members N to plan a group of N members", in.Group)
+	default:
+		return nil, inputErrorf("no live group (give -b BROKERS) and no --members N: nothing to plan for %s", in.Group)
+	}
+	for _, m := range p.members {
+		for _, t := range m.Topics {
+			if !slices.Contains(p.subscribed, t) {
+				p.subscribed = append(p.subscribed, t)
+			}
+		}
+	}
+	slices.Sort(p.subscribed)
+	if len(p.subscribed) == 0 {
+		return nil, inputErrorf("no subscription known for %s: the group has no committed offsets on the volume; give --topic", in.Group)
+	}
+	return p, nil
+}
+
+// chooseAssignor takes --assignor, else the live group's protocol, else
+// franz-go's default, and notes which.
+func (p *AssignPlanner) chooseAssignor() {
+	live, assignor := p.in.Live, p.in.Assignor
+	switch {
+	case assignor == "":
+		assignor = "cooperative-sticky"
+		if live != nil && slices.Contains(Assignors, live.Protocol) {
+			assignor = live.Protocol
+			p.plan.Notes = append(p.plan.Notes, "assignor "+assignor+": the live group's protocol")
+		} else {
+			p.plan.Notes = append(p.plan.Notes, "assignor cooperative-sticky: franz-go's default (give --assignor)")
+		}
+	case live != nil && live.Protocol != "" && live.Protocol != assignor:
+		p.plan.Notes = append(p.plan.Notes, fmt.Sprintf("the live group uses %s; computed with --assignor %s", live.Protocol, assignor))
+	}
+	p.plan.Assignor, p.plan.AssignorNote = assignor, AssignorNotes[assignor]
+}
+
+// liveMembers takes the members, their subscriptions (reported metadata,
+// else the default topics) and what they own from the live group.
+func (p *AssignPlanner) liveMembers(subSource string) {
+	live := p.in.Live
+	reported := 0
+	p.nowKnown = true
+	for _, m := range live.Members {
+		am := AssignMember{ID: m.MemberID, InstanceID: m.InstanceID, Owned: map[string][]int32{}}
+		p.clientIDs[m.MemberID] = m.ClientID
+		if m.MetadataReported && m.MetadataErr == "" && len(m.Subscription) > 0 {
+			am.Topics = m.Subscription
+			reported++
+		} else {
+			am.Topics = slices.Clone(p.defaults)
+		}
+		if m.AssignmentReported && m.AssignmentErr == "" {
+			for _, at := range m.Assignment {
+				am.Owned[at.Topic] = append(am.Owned[at.Topic], at.Partitions...)
+			}
+		} else {
+			p.nowKnown = false
+		}
+		p.members = append(p.members, am)
+	}
+	p.plan.Sources.Members = fmt.Sprintf("live: DescribeGroups on the coordinator (%s, %s, %d members)", live.State, noneIfEmpty(live.Protocol), len(live.Members))
+	switch reported {
+	case len(live.Members):
+		p.plan.Sources.Subscriptions = "live: the members' metadata"
+	case 0:
+		p.plan.Sources.Subscriptions = "the broker did not report member metadata: " + subSource
+	default:
+		p.plan.Sources.Subscriptions = fmt.Sprintf("live metadata for %d member(s); %s for the rest", reported, subSource)
+	}
+}
+
+// Subscribed is every topic a member subscribes to, sorted: the topics
+// whose partition counts Plan needs.
+func (p *AssignPlanner) Subscribed() []string { return slices.Clone(p.subscribed) }
+
+// PartitionCountsFromMetadata is each topic's partition count in the
+// brokers' metadata (topics the metadata failed for are left out).
+func PartitionCountsFromMetadata(md *wire.Metadata, topics []string) map[string]int32 {
+	out := map[string]int32{}
+	for _, t := range topics {
+		if tm := md.Topics[t]; tm != nil && tm.Err == "" {
+			out[t] = int32(len(tm.Partitions))
+		}
+	}
+	return out
+}
+
+// PartitionCountsFromAssignment is each topic's partition count in
+// assignment.json's partitions[] (the highest partition listed, plus one).
+func PartitionCountsFromAssignment(a *volume.Assignment, topics []string) map[string]int32 {
+	out := map[string]int32{}
+	for _, p := range a.Partitions {
+		if slices.Contains(topics, p.Topic) {
+			out[p.Topic] = max(out[p.Topic], p.Partition+1)
+		}
+	}
+	return out
+}
+
+// Plan finishes the plan with the partition counts (and where they came
+// from: "" when unknown): what the members own now, who stays, leaves and
+// joins, the balance after, the moves and each member's tally.
+func (p *AssignPlanner) Plan(partitions map[string]int32, source string) (AssignPlan, error) {
+	v := &p.plan
+	v.Sources.Partitions = source
+	for t, n := range partitions {
+		v.Partitions[t] = n
+	}
+	for _, t := range p.subscribed {
+		if _, ok := v.Partitions[t]; !ok {
+			v.Notes = append(v.Notes, "topic "+t+": partition count unknown (not in the "+strings.TrimPrefix(source, "live: ")+"); left out")
+		}
+	}
+	now, err := p.now()
+	if err != nil {
+		return AssignPlan{}, err
+	}
+	after, status, err := p.membersAfter()
+	if err != nil {
+		return AssignPlan{}, err
+	}
+	res, err := p.balanceAfter(after)
+	if err != nil {
+		return AssignPlan{}, err
+	}
+	v.Moves = AssignmentMoves(now, res.Assignment)
+	if v.Moves == nil {
+		v.Moves = []PartitionMove{}
+	}
+	all := slices.Clone(p.members)
+	for _, m := range after {
+		if status[m.ID] == "joins" {
+			all = append(all, m)
+		}
+	}
+	v.Members = memberTallies(all, status, p.clientIDs, now, res.Assignment, v.Moves)
+	return *v, nil
+}
+
+// now is what the members own: as reported by the live group, else what
+// the assignor gives them from scratch (then also their Owned).
+func (p *AssignPlanner) now() (Assignment, error) {
+	now := Assignment{}
+	if p.nowKnown {
+		for _, m := range p.members {
+			now[m.ID] = m.Owned
+		}
+		p.plan.Sources.Now = "live: the members' current assignment"
+		return now, nil
+	}
+	res, err := Balance(p.plan.Assignor, p.members, p.plan.Partitions, 1)
+	if err != nil {
+		return nil, err
+	}
+	now = res.Assignment
+	p.plan.Sources.Now = "computed: what the assignor gives these members from scratch"
+	if p.in.Live != nil {
+		p.plan.Sources.Now += " (the broker did not report the members' assignment)"
+	}
+	for i := range p.members {
+		p.members[i].Owned = now[p.members[i].ID]
+	}
+	return now, nil
+}
+
+// membersAfter is the members that rejoin (stays: owning what their
+// assignor reports when rejoining) and join, and each member's status.
+func (p *AssignPlanner) membersAfter() ([]AssignMember, map[string]string, error) {
+	removed := map[string]bool{}
+	for _, r := range p.in.Remove {
+		found := false
+		for _, m := range p.members {
+			if m.ID == r || (m.InstanceID != "" && m.InstanceID == r) || p.clientIDs[m.ID] == r {
+				removed[m.ID], found = true, true
+			}
+		}
+		if !found {
+			return nil, nil, inputErrorf("--remove %s: no such member (members: %s)", r, strings.Join(memberNames(p.members), ", "))
+		}
+	}
+	status := map[string]string{}
+	var after []AssignMember
+	for _, m := range p.members {
+		if removed[m.ID] {
+			status[m.ID] = "leaves"
+			continue
+		}
+		status[m.ID] = "stays"
+		m.Owned = RejoinOwned(p.plan.Assignor, m.Owned)
+		after = append(after, m)
+	}
+	add := max(p.in.Add, len(p.in.NewMembers))
+	for i := 0; i < add; i++ {
+		nm := AssignMember{ID: fmt.Sprintf("new-%d", i+1), Topics: slices.Clone(p.defaults), Owned: map[string][]int32{}}
+		if i < len(p.in.NewMembers) {
+			nm.ID, nm.InstanceID = p.in.NewMembers[i], p.in.NewMembers[i]
+		}
+		if len(nm.Topics) == 0 {
+			nm.Topics = slices.Clone(p.subscribed)
+		}
+		if status[nm.ID] != "" {
+			return nil, nil, inputErrorf("--new-member %s: a member of that name exists", nm.ID)
+		}
+		status[nm.ID] = "joins"
+		after = append(after, nm)
+	}
+	if add > 0 && len(p.in.NewMembers) == 0 {
+		p.plan.Notes = append(p.plan.Notes, "new members are named new-1…: a real one's member id is chosen by the broker and decides where it sorts (give --new-member NAME for a static member)")
+	}
+	return after, status, nil
+}
+
+// balanceAfter balances the members after, and notes an empty group and
+// the alternatives of a balance whose ties fall by map order.
+func (p *AssignPlanner) balanceAfter(after []AssignMember) (BalanceResult, error) {
+	v := &p.plan
+	res := BalanceResult{Assignment: Assignment{}, Rounds: 1}
+	if len(after) > 0 {
+		var err error
+		if res, err = Balance(v.Assignor, after, v.Partitions, 2); err != nil {
+			return res, err
+		}
+	} else {
+		v.Notes = append(v.Notes, "no member is left: every partition is unassigned")
+	}
+	v.Rebalances = res.Rounds
+	v.Alternatives = res.Alternatives
+	if v.Alternatives == nil {
+		v.Alternatives = []AlternativeAssignment{}
+	} else {
+		v.Notes = append(v.Notes, fmt.Sprintf("franz-go's %s engine breaks ties here by Go map order: over %d runs it gave %d different answers; shown is the most frequent (%.0f%%), the others are in -o json's alternatives",
+			v.Assignor, BalanceTries, len(v.Alternatives), 100*v.Alternatives[0].Share))
+	}
+	if res.Revoked != nil {
+		v.Revoked = res.Revoked
+	}
+	return res, nil
+}
+
+// memberTallies is each member now and after, with the partitions it
+// gains and loses.
+func memberTallies(all []AssignMember, status, clientIDs map[string]string, now, after Assignment, moves []PartitionMove) []AssignPlanMember {
+	out := []AssignPlanMember{}
+	for _, m := range all {
+		pm := AssignPlanMember{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: clientIDs[m.ID], Status: status[m.ID],
+			Subscription: m.Topics, Now: orEmptyParts(now[m.ID]), After: orEmptyParts(after[m.ID])}
+		for _, mv := range moves {
+			if mv.To == m.ID {
+				pm.Gained++
+			}
+			if mv.From == m.ID {
+				pm.Lost++
+			}
+		}
+		if pm.Subscription == nil {
+			pm.Subscription = []string{}
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+func orEmptyParts(m map[string][]int32) map[string][]int32 {
+	if m == nil {
+		return map[string][]int32{}
+	}
+	return m
+}
+
+// memberNames lists members as an error names them: id (instance id).
+func memberNames(ms []AssignMember) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+		if m.InstanceID != "" {
+			out[i] += " (" + m.InstanceID + ")"
+		}
+	}
 	return out
 }

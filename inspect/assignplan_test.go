@@ -1,8 +1,13 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 func TestMiniKafkaTextbook(t *testing.T) {
@@ -50,5 +55,118 @@ func TestBalanceWithFranzGo(t *testing.T) {
 	}
 	if _, err := Balance("nope", ms, nil, 1); err == nil {
 		t.Fatal("unknown assignor accepted")
+	}
+}
+
+func planOf(t *testing.T, in AssignPlanInput, partitions map[string]int32, source string) (AssignPlan, error) {
+	t.Helper()
+	p, err := StartAssignPlan(in)
+	if err != nil {
+		return AssignPlan{}, err
+	}
+	return p.Plan(partitions, source)
+}
+
+func liveGroup() *wire.DescribedGroup {
+	return &wire.DescribedGroup{Group: "g", State: "Stable", Protocol: "range", Members: []wire.Member{
+		{MemberID: "m-a", ClientID: "app-1", Subscription: []string{"t"}, MetadataReported: true,
+			Assignment: []wire.AssignedTopic{{Topic: "t", Partitions: []int32{0, 1}}}, AssignmentReported: true},
+		{MemberID: "m-b", InstanceID: "static-b", ClientID: "app-2", MetadataReported: true,
+			Assignment: []wire.AssignedTopic{{Topic: "t", Partitions: []int32{2, 3}}}, AssignmentReported: true},
+	}}
+}
+
+// The plan's halves: members and subscriptions from the flags or the live
+// group, the balance after, the moves and each member's tally; what cannot
+// be planned is an AssignInputError.
+func TestPlanAssignmentFromInputs(t *testing.T) {
+	t.Parallel()
+	counts := map[string]int32{"t": 4}
+	for _, tc := range []struct {
+		name    string
+		in      AssignPlanInput
+		members string // id:status:gained/lost
+		sources string // members | subscriptions | now, by prefix
+		notes   []string
+		err     string
+	}{
+		{name: "hypothetical members, one joins", in: AssignPlanInput{Group: "g", Assignor: "minikafka", Members: 2, Add: 1, Committed: []string{"t"}},
+			members: "member-1:stays:1/1 member-2:stays:0/1 new-1:joins:1/0", sources: "--members 2|the topics the group committed|computed",
+			notes: []string{"new members are named new-1"}},
+		{name: "the live group, the default assignor is its protocol", in: AssignPlanInput{Group: "g", Live: liveGroup(), Committed: []string{"t"}, Remove: []string{"static-b"}},
+			members: "m-a:stays:2/0 m-b:leaves:0/2", sources: "live: DescribeGroups on the coordinator (Stable, range, 2 members)|live metadata for 1 member(s)|live: the members' current assignment",
+			notes: []string{"assignor range: the live group's protocol"}},
+		{name: "another assignor than the live group's", in: AssignPlanInput{Group: "g", Assignor: "roundrobin", Live: liveGroup(), Topics: []string{"t"}, Remove: []string{"app-1"}},
+			members: "m-a:leaves:0/2 m-b:stays:2/0", sources: "live|live metadata for 1 member(s); --topic for the rest|live",
+			notes: []string{"the live group uses range; computed with --assignor roundrobin"}},
+		{name: "everyone leaves", in: AssignPlanInput{Group: "g", Assignor: "range", Members: 1, Remove: []string{"member-1"}, Topics: []string{"t", "u"}},
+			members: "member-1:leaves:0/4", sources: "--members 1|--topic|computed",
+			notes: []string{"topic u: partition count unknown (not in the assignment.json partitions[]); left out", "no member is left"}},
+		{name: "no such member", in: AssignPlanInput{Group: "g", Members: 2, Remove: []string{"member-3"}, Committed: []string{"t"}},
+			err: "--remove member-3: no such member (members: member-1, member-2)"},
+		{name: "a new member named like one", in: AssignPlanInput{Group: "g", Members: 2, NewMembers: []string{"member-2"}, Committed: []string{"t"}},
+			err: "--new-member member-2: a member of that name exists"},
+		{name: "nothing to plan offline", in: AssignPlanInput{Group: "g", Committed: []string{"t"}}, err: "no live group (give -b BROKERS)"},
+		{name: "no live members", in: AssignPlanInput{Group: "g", Brokers: true}, err: "group g has no live members"},
+		{name: "no subscription", in: AssignPlanInput{Group: "g", Members: 2}, err: "no subscription known for g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v, err := planOf(t, tc.in, counts, "assignment.json partitions[]")
+			if tc.err != "" {
+				var ie *AssignInputError
+				if !errors.As(err, &ie) || !strings.HasPrefix(ie.Msg, tc.err) {
+					t.Fatalf("error %v, want an input error %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ms []string
+			for _, m := range v.Members {
+				ms = append(ms, fmt.Sprintf("%s:%s:%d/%d", m.MemberID, m.Status, m.Gained, m.Lost))
+			}
+			if got := strings.Join(ms, " "); got != tc.members {
+				t.Errorf("members %s, want %s", got, tc.members)
+			}
+			src := strings.Split(tc.sources, "|")
+			if !strings.HasPrefix(v.Sources.Members, src[0]) || !strings.HasPrefix(v.Sources.Subscriptions, src[1]) || !strings.HasPrefix(v.Sources.Now, src[2]) {
+				t.Errorf("sources %+v, want %v", v.Sources, src)
+			}
+			if len(v.Notes) != len(tc.notes) {
+				t.Fatalf("notes %q, want %q", v.Notes, tc.notes)
+			}
+			for i, n := range tc.notes {
+				if !strings.HasPrefix(v.Notes[i], n) {
+					t.Errorf("note %d %q, want %q", i, v.Notes[i], n)
+				}
+			}
+			gained, lost := 0, 0
+			for _, m := range v.Members {
+				gained, lost = gained+m.Gained, lost+m.Lost
+			}
+			moves := 0
+			for _, mv := range v.Moves {
+				if mv.From != "" && mv.To != "" {
+					moves++
+				}
+			}
+			if gained > len(v.Moves) || lost > len(v.Moves) || moves > gained {
+				t.Errorf("tallies gained %d lost %d for moves %+v", gained, lost, v.Moves)
+			}
+		})
+	}
+}
+
+func TestPartitionCounts(t *testing.T) {
+	t.Parallel()
+	md := &wire.Metadata{Topics: map[string]*wire.TopicMeta{"t": {Partitions: map[int32]int32{0: 1, 1: 2}}, "bad": {Err: "UNKNOWN_TOPIC_OR_PARTITION"}}}
+	if got := PartitionCountsFromMetadata(md, []string{"t", "bad", "absent"}); fmt.Sprint(got) != "map[t:2]" {
+		t.Errorf("metadata: %v", got)
+	}
+	a := &volume.Assignment{Partitions: []volume.PartitionEntry{{Topic: "t", Partition: 4}, {Topic: "t", Partition: 1}, {Topic: "u", Partition: 0}}}
+	if got := PartitionCountsFromAssignment(a, []string{"t"}); fmt.Sprint(got) != "map[t:5]" {
+		t.Errorf("assignment: %v", got)
 	}
 }

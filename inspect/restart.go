@@ -3,6 +3,7 @@ package inspect
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -10,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // Rolling restart planning: each broker restart is two assignment versions
@@ -836,4 +839,125 @@ func (x *gstate) apply(keep bool, down, placed, hashed int8) bool {
 	}
 	x.coord, x.loaded = co, true
 	return true
+}
+
+// RestartReading is what plan restart read to build its input:
+// assignment.json, the groups with an offset file and, with brokers,
+// every broker's ListGroups answer.
+type RestartReading struct {
+	Assignment     *volume.Assignment
+	AssignmentPath string
+	Gen            volume.Generation // the volume's generation (the failover model when not given)
+	Generation     string            // the generation assumed, in words (the sources line)
+	OffsetGroups   []string          // groups with an offset file on the volume
+	// Live: every broker's ListGroups answer; LiveAsked: the brokers were
+	// asked (the activity then comes from the answers, even if none came).
+	Live      []wire.BrokerGroups
+	LiveAsked bool
+	// AllActive (offline): every known group is taken as active with
+	// members.
+	AllActive bool
+	// FailoverFlag is --failover as given ("": the model comes from Gen),
+	// Failover the model it names.
+	FailoverFlag string
+	Failover     FailoverModel
+	Placement    string // rendezvous or hash
+}
+
+// RestartSources says where the plan's inputs came from.
+type RestartSources struct {
+	Assignment string `json:"assignment"`
+	Activity   string `json:"activity"`
+	// FailoverWhy is why the failover model applies (the plan's
+	// failoverReason).
+	FailoverWhy string   `json:"-"`
+	Generation  string   `json:"generation"`
+	Notes       []string `json:"notes"`
+}
+
+// BuildRestartInput is the plan's starting state from what was read: the
+// alive brokers, the controller, the winning explicit entries, the
+// failover model, and every known group with its activity (live: loaded
+// when its coordinator lists it, with members unless Empty; offline: the
+// groups with an entry, or all with AllActive).
+func BuildRestartInput(r RestartReading) (RestartInput, RestartSources) {
+	a := r.Assignment
+	var in RestartInput
+	src := RestartSources{Notes: []string{}, Generation: r.Generation,
+		Assignment: fmt.Sprintf("%s (v%d, controller %s, epoch %d)", r.AssignmentPath, a.AssignmentVersion, noneIfEmpty(a.Controller), a.ControllerEpoch)}
+	in.Controller, in.Epoch, in.Version, in.Placement = a.Controller, a.ControllerEpoch, a.AssignmentVersion, r.Placement
+	for _, b := range a.Brokers {
+		if b.Health != "alive" {
+			src.Notes = append(src.Notes, fmt.Sprintf("%s is listed with health %q: it is not restarted, and the controller's next version drops it", b.ID, b.Health))
+			continue
+		}
+		if !slices.Contains(in.Brokers, b.ID) {
+			in.Brokers = append(in.Brokers, b.ID)
+		}
+	}
+	if r.FailoverFlag != "" {
+		in.Failover, src.FailoverWhy = r.Failover, "--failover "+r.FailoverFlag
+		src.Notes = append(src.Notes, "controller failover model "+r.FailoverFlag+" (from --failover)")
+	} else {
+		in.Failover, src.FailoverWhy = FailoverFor(r.Gen)
+		src.Notes = append(src.Notes, "controller failover model "+string(in.Failover)+": "+src.FailoverWhy)
+	}
+	in.Entries = map[string]string{}
+	known := map[string]bool{}
+	for _, e := range a.ConsumerGroups {
+		if _, dup := in.Entries[e.GroupID]; !dup {
+			in.Entries[e.GroupID] = e.Broker
+		}
+		known[e.GroupID] = true
+	}
+	for _, name := range r.OffsetGroups {
+		known[name] = true
+	}
+	loaded, members := restartActivity(r, in.Entries, known, &src)
+	for _, name := range slices.Sorted(maps.Keys(known)) {
+		in.Groups = append(in.Groups, RestartGroup{ID: name, Loaded: loaded[name], Members: members[name]})
+	}
+	return in, src
+}
+
+// restartActivity says which groups are loaded and which have members,
+// and where that came from; live answers add the groups they list to known.
+func restartActivity(r RestartReading, entries map[string]string, known map[string]bool, src *RestartSources) (loaded, members map[string]bool) {
+	loaded, members = map[string]bool{}, map[string]bool{}
+	switch {
+	case r.LiveAsked:
+		names := NewNodeNamer(r.Assignment)
+		rt := r.Assignment.Router()
+		failed := 0
+		for _, ans := range r.Live {
+			if ans.Err != "" {
+				failed++
+				continue
+			}
+			broker := names.Name(ans.Broker.NodeID)
+			for _, lg := range ans.Groups {
+				known[lg.Group] = true
+				if rt.Group(lg.Group).Coordinator != broker || lg.State == "Dead" {
+					continue // a stale copy, or gone
+				}
+				loaded[lg.Group] = true
+				members[lg.Group] = lg.State != "Empty"
+			}
+		}
+		src.Activity = fmt.Sprintf("live: ListGroups on every broker (%d answered, %d failed); a group is active when its coordinator lists it, with members unless Empty", len(r.Live)-failed, failed)
+		if failed > 0 {
+			src.Notes = append(src.Notes, fmt.Sprintf("%d broker(s) did not answer ListGroups: the groups they coordinate are counted idle, so the plan may understate their moves", failed))
+		}
+	case r.AllActive:
+		for name := range known {
+			loaded[name], members[name] = true, true
+		}
+		src.Activity = "assumed (--all-active): every known group is active with members"
+	default:
+		for name := range entries {
+			loaded[name], members[name] = true, true
+		}
+		src.Activity = "offline: groups with an explicit entry (active at v" + fmt.Sprint(r.Assignment.AssignmentVersion) + ") are assumed to have members; other offset-file groups idle (give -b for live activity)"
+	}
+	return loaded, members
 }

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // The controller's reaction to a broker leaving or rejoining, per kaas
@@ -182,4 +185,324 @@ func (st ClusterState) Advance(groups []string, alive []string, controller strin
 		}
 	}
 	return next
+}
+
+// Following a real restart (plan restart --follow): each version the
+// controller writes is compared with the one-version prediction from the
+// version before it (PredictVersion), and the broker that left or joined
+// with the order followed.
+
+// FollowEvent is one line of plan restart --follow (-o jsonl: one object
+// per line).
+type FollowEvent struct {
+	Kind string `json:"kind"` // following, version, waiting, settled, unsettled, done
+	// Version fields (kind "version").
+	Version    int64          `json:"assignmentVersion,omitempty"`
+	Epoch      int64          `json:"controllerEpoch,omitempty"`
+	Controller string         `json:"controller,omitempty"`
+	Step       int            `json:"step,omitempty"`
+	Event      string         `json:"event,omitempty"` // stop, start, restart, recompute, brokers-changed
+	Broker     string         `json:"broker,omitempty"`
+	Expected   string         `json:"expected,omitempty"`
+	AsPlanned  bool           `json:"asPlanned"`
+	Deviations []string       `json:"deviations"`
+	Moves      []FollowedMove `json:"moves"`
+	Notes      []string       `json:"notes"`
+	Message    string         `json:"message"`
+	Next       string         `json:"next,omitempty"`
+}
+
+// FollowedMove is a group's coordinator change as written, beside the
+// prediction.
+type FollowedMove struct {
+	Group     string `json:"group"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Predicted string `json:"predicted"`
+	AsPlanned bool   `json:"asPlanned"`
+}
+
+// RestartFollow is a followed restart between two versions: the order
+// followed, the state the last version left, and the progress so far.
+type RestartFollow struct {
+	Order      []string
+	Groups     []string
+	State      ClusterState
+	Failover   FailoverModel
+	Placement  string
+	Done       map[string]bool // brokers restarted
+	Down       string          // the broker stopped and not yet started again
+	Step       int             // steps completed in order
+	Deviations int             // versions that deviated
+	Last       *volume.Assignment
+}
+
+// NewRestartFollow starts following order from the plan's input and the
+// version it was computed from.
+func NewRestartFollow(in RestartInput, order []string, a *volume.Assignment) RestartFollow {
+	f := RestartFollow{Order: slices.Clone(order), Failover: in.Failover, Placement: in.Placement, Done: map[string]bool{}, Last: a,
+		State: ClusterState{Alive: slices.Clone(in.Brokers), Controller: in.Controller, Entries: maps.Clone(in.Entries),
+			Loaded: map[string]bool{}, Members: map[string]bool{}}}
+	for _, grp := range in.Groups {
+		f.Groups = append(f.Groups, grp.ID)
+		f.State.Loaded[grp.ID], f.State.Members[grp.ID] = grp.Loaded, grp.Members
+	}
+	return f
+}
+
+// Expected is the event the order expects next: the stopped broker's
+// start, else the stop of the next broker not yet restarted; "" when the
+// restart is complete.
+func (f RestartFollow) Expected() (event, broker string) {
+	if f.Down != "" {
+		return "start", f.Down
+	}
+	for _, b := range f.Order {
+		if !f.Done[b] {
+			return "stop", b
+		}
+	}
+	return "", ""
+}
+
+// IsStart reports whether a is the version the follow started from.
+func (f RestartFollow) IsStart(a *volume.Assignment) bool {
+	return f.Last != nil && a.ControllerEpoch == f.Last.ControllerEpoch && a.AssignmentVersion == f.Last.AssignmentVersion
+}
+
+// FollowOutcome is one version checked against the plan.
+type FollowOutcome struct {
+	Event FollowEvent
+	// Waiting: the expected broker stopped; it is to be started again.
+	Waiting bool
+	// Settle: a broker came back and none is down: the moved groups are
+	// to be Stable again before the next step.
+	Settle bool
+	// Complete: every broker of the order has been restarted.
+	Complete bool
+}
+
+// FollowVersion checks a version written during the restart against the
+// prediction from the state before it and the order (rewritten: the same
+// epoch and version with other bytes), and returns the state it leaves.
+func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (RestartFollow, FollowOutcome) {
+	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller}
+	if rewritten {
+		ev.Notes = append(ev.Notes, "the same epoch and version rewritten with other bytes (a manual edit, or two controllers)")
+	}
+	gap := f.Last != nil && a.ControllerEpoch >= f.Last.ControllerEpoch && a.AssignmentVersion > f.Last.AssignmentVersion+1
+	if gap {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("v%d–v%d were replaced before they could be read: the comparison covers them together", f.Last.AssignmentVersion+1, a.AssignmentVersion-1))
+	}
+	alive := aliveBrokers(a)
+	left, joined := brokerChange(f.State.Alive, alive)
+	wantEvent, wantBroker := f.Expected()
+	ev.Expected = strings.TrimSpace(wantEvent + " " + wantBroker)
+	ev.Event, ev.Broker = classifyChange(left, joined)
+	entries := map[string]string{}
+	for _, e := range a.ConsumerGroups {
+		if _, dup := entries[e.GroupID]; !dup {
+			entries[e.GroupID] = e.Broker
+		}
+	}
+	from := f.State
+	if ev.Event == "recompute" && gap && wantEvent == "stop" {
+		// The stop's version was replaced by the start's before it could
+		// be read (a quick restart): predict both, compare the second.
+		down := slices.DeleteFunc(slices.Clone(alive), func(b string) bool { return b == wantBroker })
+		mid := PredictVersion(f.State, down, f.Groups, f.Failover, f.Placement)
+		from = f.State.Advance(f.Groups, mid.Alive, mid.Controller, mid.Entries)
+		ev.Event, ev.Broker = "restart", wantBroker
+		ev.Notes = append(ev.Notes, fmt.Sprintf("read as %s's stop and start together (its stop version was not seen)", wantBroker))
+	}
+	pred := PredictVersion(from, alive, f.Groups, f.Failover, f.Placement)
+	ev.Moves, ev.Deviations = compareMoves(f.Groups, f.State.Coordinators(f.Groups), ClusterState{Alive: alive, Entries: entries}.Coordinators(f.Groups), pred.Coordinators)
+	if a.Controller != pred.Controller {
+		ev.Deviations = append(ev.Deviations, fmt.Sprintf("controller %s; predicted %s (the model expects the lowest alive broker to win the lease)", noneIfEmpty(a.Controller), noneIfEmpty(pred.Controller)))
+	}
+	ordered := (ev.Event == wantEvent || ev.Event == "restart") && ev.Broker == wantBroker
+	orderDeviation(&ev, ordered, wantEvent, wantBroker, left, joined)
+	// Advance to what was written, whatever the prediction said.
+	next := f
+	next.Last, next.Done = a, maps.Clone(f.Done)
+	next.State = from.Advance(f.Groups, alive, a.Controller, entries)
+	next.advanceOrder(ev, ordered)
+	ev.AsPlanned = len(ev.Deviations) == 0
+	ev.Message = fmt.Sprintf("v%d (epoch %d, controller %s): %s — %s", a.AssignmentVersion, a.ControllerEpoch, noneIfEmpty(a.Controller),
+		describeFollowEvent(ev), render.Plural(len(ev.Moves), "group moved", "groups moved"))
+	if !ev.AsPlanned {
+		next.Deviations++
+	}
+	nextEvent, nextBroker := next.Expected()
+	ev.Next = strings.TrimSpace(nextEvent + " " + nextBroker)
+	ev.Step = next.Step
+	if ev.Event == "stop" && ordered {
+		ev.Step = next.Step + 1
+	}
+	back := (ev.Event == "start" || ev.Event == "restart") && next.Down == ""
+	return next, FollowOutcome{Event: ev, Waiting: ev.Event == "stop" && ordered, Settle: back, Complete: back && nextEvent == ""}
+}
+
+// advanceOrder records the broker that stopped or came back.
+func (f *RestartFollow) advanceOrder(ev FollowEvent, ordered bool) {
+	switch ev.Event {
+	case "restart":
+		f.Done[ev.Broker] = true
+		f.Step++
+	case "stop":
+		if f.Down == "" {
+			f.Down = ev.Broker
+		}
+	case "start":
+		if ev.Broker == f.Down {
+			f.Down = ""
+		}
+		f.Done[ev.Broker] = true
+		if ordered {
+			f.Step++
+		}
+	}
+}
+
+// aliveBrokers is the version's alive brokers, sorted, each once.
+func aliveBrokers(a *volume.Assignment) []string {
+	var alive []string
+	for _, b := range a.Brokers {
+		if b.Health == "alive" && !slices.Contains(alive, b.ID) {
+			alive = append(alive, b.ID)
+		}
+	}
+	slices.Sort(alive)
+	return alive
+}
+
+// brokerChange is which brokers left and which joined between two alive
+// sets.
+func brokerChange(before, after []string) (left, joined []string) {
+	for _, b := range before {
+		if !slices.Contains(after, b) {
+			left = append(left, b)
+		}
+	}
+	for _, b := range after {
+		if !slices.Contains(before, b) {
+			joined = append(joined, b)
+		}
+	}
+	return left, joined
+}
+
+// classifyChange names a broker change: one broker's stop or start, a
+// recompute with the same brokers, or several brokers changed.
+func classifyChange(left, joined []string) (event, broker string) {
+	switch {
+	case len(left) == 1 && len(joined) == 0:
+		return "stop", left[0]
+	case len(joined) == 1 && len(left) == 0:
+		return "start", joined[0]
+	case len(left) == 0 && len(joined) == 0:
+		return "recompute", ""
+	}
+	return "brokers-changed", ""
+}
+
+// compareMoves lists the groups whose coordinator changed or was
+// predicted to, and the deviations among them.
+func compareMoves(groups []string, before, actual, predicted map[string]string) (moves []FollowedMove, deviations []string) {
+	for _, g := range groups {
+		if before[g] == actual[g] && predicted[g] == actual[g] {
+			continue
+		}
+		m := FollowedMove{Group: g, From: before[g], To: actual[g], Predicted: predicted[g], AsPlanned: predicted[g] == actual[g]}
+		moves = append(moves, m)
+		switch {
+		case m.AsPlanned:
+		case before[g] == actual[g]:
+			deviations = append(deviations, fmt.Sprintf("%s stayed on %s; predicted to move to %s", g, noneIfEmpty(actual[g]), noneIfEmpty(predicted[g])))
+		default:
+			deviations = append(deviations, fmt.Sprintf("%s moved %s → %s; predicted %s", g, noneIfEmpty(before[g]), noneIfEmpty(actual[g]), noneIfEmpty(predicted[g])))
+		}
+	}
+	return moves, deviations
+}
+
+// orderDeviation adds what the order says about the event: a recompute
+// that moved groups, a broker change after the restart completed, or one
+// out of order.
+func orderDeviation(ev *FollowEvent, ordered bool, wantEvent, wantBroker string, left, joined []string) {
+	switch {
+	case ev.Event == "recompute":
+		if len(ev.Deviations) > 0 {
+			ev.Deviations = append([]string{"a version with the same brokers (a recompute for another reason: a topic change, a new controller term) moved groups"}, ev.Deviations...)
+		} else {
+			ev.Notes = append(ev.Notes, "a version with the same brokers and no group move (a recompute for another reason)")
+		}
+	case !ordered && wantEvent == "":
+		ev.Deviations = append([]string{fmt.Sprintf("the restart is complete, yet %s", describeBrokerChange(left, joined))}, ev.Deviations...)
+	case !ordered:
+		ev.Deviations = append([]string{fmt.Sprintf("out of order: %s; the restart order expects %s %s next", describeBrokerChange(left, joined),
+			wantEvent, wantBroker)}, ev.Deviations...)
+	}
+}
+
+func describeBrokerChange(left, joined []string) string {
+	var parts []string
+	if len(left) > 0 {
+		parts = append(parts, strings.Join(left, ",")+" left")
+	}
+	if len(joined) > 0 {
+		parts = append(parts, strings.Join(joined, ",")+" joined")
+	}
+	if len(parts) == 0 {
+		return "no broker changed"
+	}
+	return strings.Join(parts, " and ")
+}
+
+func describeFollowEvent(ev FollowEvent) string {
+	switch ev.Event {
+	case "stop":
+		return ev.Broker + " left"
+	case "start":
+		return ev.Broker + " rejoined"
+	case "restart":
+		return ev.Broker + " left and rejoined"
+	case "recompute":
+		return "same brokers"
+	}
+	return "several brokers changed"
+}
+
+// SettleTargets is the groups with members and the coordinator each has
+// under the last version: before the next step, each is to be Stable
+// there.
+func (f RestartFollow) SettleTargets() (groups []string, want map[string]string) {
+	for _, g := range f.Groups {
+		if f.State.Members[g] {
+			groups = append(groups, g)
+		}
+	}
+	return groups, f.State.Coordinators(groups)
+}
+
+// UnsettledGroups lists the groups not yet Stable on the coordinator the
+// version names, one line each: the coordinator lookup failed, another
+// broker coordinates it, its description failed, or its state is not
+// Stable.
+func UnsettledGroups(coords map[string]wire.Coordinator, described []wire.DescribedGroup, names *NodeNamer, want map[string]string) []string {
+	var out []string
+	for _, d := range described {
+		co := coords[d.Group]
+		switch {
+		case co.Err != "":
+			out = append(out, d.Group+": "+co.Err)
+		case names.Name(co.NodeID) != want[d.Group]:
+			out = append(out, fmt.Sprintf("%s: FindCoordinator says %s, the version says %s", d.Group, names.Name(co.NodeID), noneIfEmpty(want[d.Group])))
+		case d.Err != "":
+			out = append(out, d.Group+": "+d.Err)
+		case d.State != "Stable":
+			out = append(out, d.Group+" is "+d.State)
+		}
+	}
+	return out
 }
