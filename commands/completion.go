@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,22 +71,41 @@ Examples:
   kaasctl completion bash > /etc/bash_completion.d/kaasctl
   kaasctl completion zsh > "${fpath[1]}/_kaasctl"
   kaasctl completion fish > ~/.config/fish/completions/kaasctl.fish`,
-		Action: func(c *cli.Context) error {
-			g, err := globals(c)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return exit.UsageErrorf("name one shell: bash, zsh or fish")
-			}
-			script, ok := completionScripts[c.Args().First()]
-			if !ok {
-				return exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
-			}
-			_, err = fmt.Fprint(g.IO.Out, script)
-			return err
-		},
+		Action: completionAction,
 	}
+}
+
+// completionOptions is 'completion' after flag parsing.
+type completionOptions struct {
+	Script string // the completion script of the shell named
+}
+
+func completionAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseCompletion(c)
+	if err != nil {
+		return err
+	}
+	return runCompletion(c.Context, g, o)
+}
+
+func parseCompletion(c *cli.Context) (completionOptions, error) {
+	if c.NArg() != 1 {
+		return completionOptions{}, exit.UsageErrorf("name one shell: bash, zsh or fish")
+	}
+	script, ok := completionScripts[c.Args().First()]
+	if !ok {
+		return completionOptions{}, exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
+	}
+	return completionOptions{Script: script}, nil
+}
+
+func runCompletion(_ context.Context, g *Globals, o completionOptions) error {
+	_, err := fmt.Fprint(g.IO.Out, o.Script)
+	return err
 }
 
 func newCompleteCmd() *cli.Command {
@@ -96,15 +116,30 @@ func newCompleteCmd() *cli.Command {
 		SkipFlagParsing: true,
 		Usage:           "print completion candidates for the words typed so far (used by the completion scripts)",
 		Action: func(c *cli.Context) error {
-			ios := iosFrom(c)
-			for _, cand := range complete(c.App, c.Args().Slice(), ios.getenv) {
-				// A name with control or bidi characters is shown escaped,
-				// never handed to the terminal as it is.
-				fmt.Fprintln(ios.Out, render.Clean(cand))
-			}
-			return nil
+			return runComplete(iosFrom(c), completeOptions{App: c.App, Words: c.Args().Slice()})
 		},
 	}
+}
+
+// completeOptions is '__complete' after parsing: the command tree and the
+// words typed. Flags are not parsed (they are among the words), so it runs
+// without Globals: a broken config file must not print a warning into the
+// shell's completion.
+type completeOptions struct {
+	App   *cli.App
+	Words []string
+}
+
+// runComplete prints one candidate a line.
+func runComplete(ios *IOStreams, o completeOptions) error {
+	for _, cand := range complete(o.App, o.Words, ios.getenv) {
+		// A name with control or bidi characters is shown escaped,
+		// never handed to the terminal as it is.
+		if _, err := fmt.Fprintln(ios.Out, render.Clean(cand)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // complete returns the candidates for the last of words (the word being
@@ -115,68 +150,88 @@ func complete(app *cli.App, words []string, getenv func(string) string) []string
 	}
 	cur := words[len(words)-1]
 	prev := words[:len(words)-1]
+	leaf, cmds, i := walkCommands(app.Commands, prev)
+	if leaf == nil || !isLeaf(leaf) {
+		if i < len(prev) {
+			return nil
+		}
+		return commandCandidates(cmds, leaf != nil, cur)
+	}
+	// A flag's value?
+	if rest := prev[i:]; len(rest) > 0 {
+		if last := rest[len(rest)-1]; strings.HasPrefix(last, "-") && !strings.Contains(last, "=") {
+			if name := strings.TrimLeft(last, "-"); takesValue(leaf, name) {
+				return filterPrefix(flagValueCandidates(leaf, name, words, getenv), cur)
+			}
+		}
+	}
+	if strings.HasPrefix(cur, "-") {
+		return flagCandidates(leaf, cur, words, getenv)
+	}
+	return argCandidates(app, leaf, cur, words, getenv)
+}
 
-	cmds := app.Commands
+// walkCommands follows the command names at the start of words: the last
+// command found (nil for none), its sub-commands, and how many words named
+// commands.
+func walkCommands(cmds []*cli.Command, words []string) (*cli.Command, []*cli.Command, int) {
 	var leaf *cli.Command
 	i := 0
-	for ; i < len(prev); i++ {
-		c := findCommand(cmds, prev[i])
+	for ; i < len(words); i++ {
+		c := findCommand(cmds, words[i])
 		if c == nil {
 			break
 		}
 		leaf, cmds = c, c.Subcommands
 	}
-	if leaf == nil || !isLeaf(leaf) {
-		if i < len(prev) {
-			return nil
-		}
-		var out []string
-		for _, c := range cmds {
-			// A parent's help sub-command is not offered (kaasctl's own
-			// top-level help is).
-			if !c.Hidden && (leaf == nil || c.Name != "help") && strings.HasPrefix(c.Name, cur) {
-				out = append(out, c.Name)
-			}
-		}
-		return out
-	}
-	rest := prev[i:]
+	return leaf, cmds, i
+}
 
-	// A flag's value?
-	if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "-") && !strings.Contains(rest[n-1], "=") {
-		name := strings.TrimLeft(rest[n-1], "-")
-		if takesValue(leaf, name) {
-			return filterPrefix(flagValueCandidates(leaf, name, words, getenv), cur)
+// commandCandidates is the visible commands of cmds starting with cur; a
+// parent's help sub-command is not offered (kaasctl's own top-level help
+// is).
+func commandCandidates(cmds []*cli.Command, underParent bool, cur string) []string {
+	var out []string
+	for _, c := range cmds {
+		if !c.Hidden && (!underParent || c.Name != "help") && strings.HasPrefix(c.Name, cur) {
+			out = append(out, c.Name)
 		}
 	}
-	if strings.HasPrefix(cur, "-") {
-		if name, val, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
-			prefix := cur[:len(cur)-len(val)]
-			var out []string
-			for _, v := range filterPrefix(flagValueCandidates(leaf, name, words, getenv), val) {
-				out = append(out, prefix+v)
-			}
-			return out
+	return out
+}
+
+// flagCandidates completes cur, a flag being typed: its name, or its value
+// after "=".
+func flagCandidates(leaf *cli.Command, cur string, words []string, getenv func(string) string) []string {
+	var out []string
+	if name, val, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
+		prefix := cur[:len(cur)-len(val)]
+		for _, v := range filterPrefix(flagValueCandidates(leaf, name, words, getenv), val) {
+			out = append(out, prefix+v)
 		}
-		var out []string
-		for _, f := range leaf.Flags {
-			if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
-				continue
-			}
-			for _, n := range f.Names() {
-				flag := "--" + n
-				if len(n) == 1 {
-					flag = "-" + n
-				}
-				if strings.HasPrefix(flag, cur) {
-					out = append(out, flag)
-				}
-			}
-		}
-		slices.Sort(out)
 		return out
 	}
-	// A positional argument.
+	for _, f := range leaf.Flags {
+		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+			continue
+		}
+		for _, n := range f.Names() {
+			flag := "--" + n
+			if len(n) == 1 {
+				flag = "-" + n
+			}
+			if strings.HasPrefix(flag, cur) {
+				out = append(out, flag)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// argCandidates completes a positional argument of leaf, by what its
+// usage says it takes.
+func argCandidates(app *cli.App, leaf *cli.Command, cur string, words []string, getenv func(string) string) []string {
 	switch usage := leaf.ArgsUsage; {
 	case strings.Contains(usage, "GROUP") || strings.Contains(usage, "KEY"):
 		return filterPrefix(volumeNames("group", words, getenv), cur)

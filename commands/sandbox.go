@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -97,9 +95,25 @@ func init() {
 				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
 				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
 			},
-			Action: runSandbox,
+			Action: sandboxAction,
 		}
 	})
+}
+
+// sandboxOptions is 'sandbox' after flag parsing.
+type sandboxOptions struct {
+	Brokers     int // kaas-0 … kaas-<Brokers-1>
+	DataDir     string
+	Listen      string
+	LogDir      string
+	Control     string // HOST:PORT of the HTTP control endpoint; "" for none
+	Placement   sandbox.Placement
+	Failover    sandbox.Failover
+	Topics      []sandbox.Topic // --topic, and the demo's topics with --demo
+	Demo        bool
+	Force       bool
+	Keep        bool
+	StaleGroups bool
 }
 
 // sandboxInfo is what the command prints at start (-o json for scripts).
@@ -117,141 +131,156 @@ type sandboxInfo struct {
 	Keep       bool     `json:"keep"`
 }
 
-func runSandbox(c *cli.Context) error {
+func sandboxAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
+	o, err := parseSandbox(c)
+	if err != nil {
+		return err
+	}
+	return runSandbox(c.Context, g, o)
+}
+
+func parseSandbox(c *cli.Context) (sandboxOptions, error) {
+	o := sandboxOptions{DataDir: c.String(flagDataDir), Listen: c.String("listen"), LogDir: c.String("log-dir"), Demo: c.Bool("demo"),
+		Force: c.Bool("force"), Keep: c.Bool("keep"), StaleGroups: c.Bool("stale-groups"), Brokers: c.Int(flagBrokerCount)}
 	if c.Args().Present() {
-		return exit.UsageErrorf("sandbox takes no arguments (got %q)", c.Args().First())
+		return o, exit.UsageErrorf("sandbox takes no arguments (got %q)", c.Args().First())
 	}
 	if c.String(flagClusterDir) != "" {
-		return exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
+		return o, exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
 	}
-	failover := sandbox.Failover(strings.ToLower(c.String("failover")))
-	if failover != sandbox.FailoverReload && failover != sandbox.FailoverDrop {
-		return exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
+	o.Failover = sandbox.Failover(strings.ToLower(c.String("failover")))
+	if o.Failover != sandbox.FailoverReload && o.Failover != sandbox.FailoverDrop {
+		return o, exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
 	}
-	placement := sandbox.Placement(strings.ToLower(c.String("placement")))
-	if placement != sandbox.PlacementRendezvous && placement != sandbox.PlacementHash {
-		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+	o.Placement = sandbox.Placement(strings.ToLower(c.String("placement")))
+	if o.Placement != sandbox.PlacementRendezvous && o.Placement != sandbox.PlacementHash {
+		return o, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
 	if c.IsSet("brokers") {
-		return exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
+		return o, exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
 	}
-	n := c.Int(flagBrokerCount)
-	if n < 1 || n > sandbox.MaxBrokers {
-		return exit.UsageErrorf("--broker-count must be between 1 and %d, got %d", sandbox.MaxBrokers, n)
+	if o.Brokers < 1 || o.Brokers > sandbox.MaxBrokers {
+		return o, exit.UsageErrorf("--broker-count must be between 1 and %d, got %d", sandbox.MaxBrokers, o.Brokers)
 	}
+	if addr := c.String("control"); addr != "off" {
+		o.Control = addr
+	}
+	var err error
+	o.Topics, err = sandboxTopics(c.StringSlice("topic"), o.Demo)
+	return o, err
+}
+
+// sandboxTopics is the topics of --topic specs, and the demo's topics not
+// given with --demo.
+func sandboxTopics(specs []string, demo bool) ([]sandbox.Topic, error) {
 	var topics []sandbox.Topic
-	for _, spec := range c.StringSlice("topic") {
+	for _, spec := range specs {
 		t, err := parseTopicSpec(spec)
 		if err != nil {
-			return exit.UsageErrorf("--topic %q: %v", spec, err)
+			return nil, exit.UsageErrorf("--topic %q: %v", spec, err)
 		}
 		topics = append(topics, t)
 	}
-	if c.Bool("demo") {
+	if demo {
 		for _, t := range sandbox.DemoTopics {
 			if !hasTopic(topics, t.Name) {
 				topics = append(topics, t)
 			}
 		}
 	}
+	return topics, nil
+}
 
-	dataDir := c.String(flagDataDir)
-	temp := false
+func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
+	dataDir, temp := o.DataDir, false
 	if dataDir == "" {
+		var err error
 		if dataDir, err = os.MkdirTemp("", "kaasctl-sandbox-"); err != nil {
 			return err
 		}
 		temp = true
-	} else if err := checkSandboxDir(dataDir, c.Bool("force")); err != nil {
+	} else if err := checkSandboxDir(dataDir, o.Force); err != nil {
 		return err
 	}
-
-	if temp && !c.Bool("keep") {
+	if temp && !o.Keep {
 		defer os.RemoveAll(dataDir)
 	}
 	sb, err := sandbox.New(sandbox.Options{
-		Brokers: n, DataDir: dataDir, Listen: c.String("listen"), Placement: placement, Failover: failover,
-		LogDir: c.String("log-dir"), Topics: topics, AutoCreateTopics: true, Persist: true,
+		Brokers: o.Brokers, DataDir: dataDir, Listen: o.Listen, Placement: o.Placement, Failover: o.Failover,
+		LogDir: o.LogDir, Topics: o.Topics, AutoCreateTopics: true, Persist: true,
 	})
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	defer sb.Close()
-	sb.EmulateStaleGroups(c.Bool("stale-groups")) // internal/sandbox/stale.go
+	sb.EmulateStaleGroups(o.StaleGroups) // internal/sandbox/stale.go
 	// The marker that makes this volume a sandbox's (see checkSandboxDir).
 	_ = os.MkdirAll(filepath.Join(sb.Layout().DataDir, sandbox.StateDirName), 0o755)
-
-	quit := make(chan struct{})
-	var quitOnce = make(chan struct{}, 1)
-	requestQuit := func() {
-		select {
-		case quitOnce <- struct{}{}:
-			close(quit)
-		default:
-		}
-	}
-	control := ""
-	if addr := c.String("control"); addr != "" && addr != "off" {
-		cs, err := sb.ServeControl(addr, requestQuit)
-		if err != nil {
-			return err
-		}
-		defer cs.Close()
-		control = cs.URL()
-	}
-	if c.Bool("demo") {
-		if err := sb.StartDemo(); err != nil {
-			return err
-		}
-	}
-	stateFile, err := sb.WriteStateFile(control)
+	quit := sandbox.NewQuitRequest()
+	info, cleanup, err := startSandbox(sb, o, temp, quit)
+	defer cleanup()
 	if err != nil {
-		return fmt.Errorf("write state file: %w", err)
+		return err
 	}
-	defer os.Remove(stateFile)
-
-	l := sb.Layout()
-	info := sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
-		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(placement), Demo: c.Bool("demo"), TempDir: temp, Keep: c.Bool("keep")}
 	if !g.Quiet || g.Printer.Format.Machine() {
 		if err := printSandboxInfo(g, info); err != nil {
 			return err
 		}
 	}
+	return serveSandbox(ctx, g, sb, quit, info)
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	lines := make(chan string)
-	go readLines(g.IO.In, lines)
-	out := g.IO.Out
-	for {
-		select {
-		case <-ctx.Done():
-			fmtf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
-			return finishSandbox(g, info)
-		case <-quit:
-			fmtf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
-			return finishSandbox(g, info)
-		case line, ok := <-lines:
-			if !ok {
-				lines = nil // stdin closed: keep running until a signal or /quit
-				continue
-			}
-			reply, err := sb.Command(line)
-			switch {
-			case errors.Is(err, sandbox.ErrQuit):
-				return finishSandbox(g, info)
-			case err != nil:
-				fmtf(g.IO.Err, "error: %v\n", err)
-			case reply != "":
-				fmtf(out, "%s\n", reply)
-			}
+// startSandbox starts what runs beside the brokers: the control endpoint,
+// the demo consumers, and the state file. cleanup undoes what was started,
+// also when err is not nil.
+func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (info sandboxInfo, cleanup func(), err error) {
+	var undo []func()
+	cleanup = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
 		}
 	}
+	control := ""
+	if o.Control != "" {
+		cs, err := sb.ServeControl(o.Control, quit.Request)
+		if err != nil {
+			return info, cleanup, err
+		}
+		undo = append(undo, func() { cs.Close() })
+		control = cs.URL()
+	}
+	if o.Demo {
+		if err := sb.StartDemo(); err != nil {
+			return info, cleanup, err
+		}
+	}
+	stateFile, err := sb.WriteStateFile(control)
+	if err != nil {
+		return info, cleanup, fmt.Errorf("write state file: %w", err)
+	}
+	undo = append(undo, func() { os.Remove(stateFile) })
+	l := sb.Layout()
+	info = sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
+		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
+	return info, cleanup, nil
+}
+
+// serveSandbox runs the sandbox in the foreground (commands typed on
+// stdin) until a signal, the control endpoint's quit, or 'quit'.
+func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info sandboxInfo) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
+	case sandbox.StopCanceled:
+		fmtf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
+	case sandbox.StopControl:
+		fmtf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
+	}
+	return finishSandbox(g, info)
 }
 
 func finishSandbox(g *Globals, info sandboxInfo) error {
@@ -266,17 +295,6 @@ func finishSandbox(g *Globals, info sandboxInfo) error {
 		}
 	}
 	return nil
-}
-
-func readLines(r io.Reader, out chan<- string) {
-	defer close(out)
-	if r == nil {
-		return
-	}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		out <- sc.Text()
-	}
 }
 
 func printSandboxInfo(g *Globals, info sandboxInfo) error {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,25 +15,24 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
+// whoisOptions is 'whois' after flag parsing. WhatIf.Failover is set by
+// --failover here, else by runWhois from the volume's generation.
 type whoisOptions struct {
 	Keys           []string
 	Txn            bool
 	Stdin          bool
 	AssignmentFile string
 	WhatIf         inspect.WhatIf
+	Live           bool // also ask the brokers (whois_live.go)
+	ExitCode       bool // with Live: exit 3 when they disagree
 }
 
 func init() {
 	register(newWhoisCmd)
 }
 
-func newWhoisCmd() *cli.Command {
-	return &cli.Command{
-		Name:      "whois-coordinator",
-		Aliases:   []string{"whois"},
-		Usage:     "which broker coordinates a group (or transactional id), and why",
-		ArgsUsage: "KEY...",
-		Description: `Resolves each key through kaas's two routing tiers, reading assignment.json from the volume:
+// whoisDescription is whois's help text.
+const whoisDescription = `Resolves each key through kaas's two routing tiers, reading assignment.json from the volume:
   explicit       a consumerGroups[] entry names the broker (wins even if that broker is dead)
   hash           brokers sorted lexicographically, fnv1a32(key) % count, and that broker is alive
   hash-fallback  the slot's broker is not alive; the pick moves among the alive brokers
@@ -58,64 +58,83 @@ Examples:
   kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
   kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app
   kaasctl whois --data-dir /data --what-if-down "$(jq -r .controller /data/__cluster/assignment.json)" $(cat groups.txt)
-  kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
-			&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
-			&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)"},
-			&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
-			&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
-			&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
-			&cli.StringFlag{Name: "failover", Usage: "with --what-if-* stopping the controller: what the next controller does with the explicit entries, drop (Go flavour: its first version has none) or reload (Rust: kept for active groups on alive brokers); default from the volume's kaas generation"},
-			&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
-			&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
-			&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
-		},
-		Action: func(c *cli.Context) error {
-			opts := whoisOptions{
-				Keys:           c.Args().Slice(),
-				Txn:            c.Bool("txn"),
-				Stdin:          c.Bool("stdin"),
-				AssignmentFile: c.String("assignment"),
-				WhatIf: inspect.WhatIf{
-					Down:       splitList(c.StringSlice("what-if-down")),
-					Brokers:    splitList(c.StringSlice("what-if-brokers")),
-					KeepListed: c.Bool("keep-listed"),
-					Placement:  c.String("placement"),
-				},
-			}
-			g, err := globals(c)
-			if err != nil {
-				return err
-			}
-			if opts.WhatIf.Failover, opts.WhatIf.FailoverWhy, err = whoisFailover(c, g, opts.WhatIf.Active()); err != nil {
-				return err
-			}
-			if c.Bool("live") || c.Bool("exit-code") {
-				return runWhoisLiveCmd(c, g, opts) // whois_live.go
-			}
-			return runWhois(g, opts)
-		},
+  kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`
+
+func newWhoisCmd() *cli.Command {
+	return &cli.Command{
+		Name:        "whois-coordinator",
+		Aliases:     []string{"whois"},
+		Usage:       "which broker coordinates a group (or transactional id), and why",
+		ArgsUsage:   "KEY...",
+		Description: whoisDescription,
+		Flags:       whoisFlags(),
+		Action:      whoisAction,
 	}
 }
 
-// whoisFailover is the controller failover model a what-if assumes when it
-// stops the controller: --failover, else the volume's generation (the
-// newest kaas when it cannot be told), with why.
-func whoisFailover(c *cli.Context, g *Globals, whatIf bool) (inspect.FailoverModel, string, error) {
+// whoisFlags are whois's own flags.
+func whoisFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
+		&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
+		&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)"},
+		&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
+		&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
+		&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+		&cli.StringFlag{Name: "failover", Usage: "with --what-if-* stopping the controller: what the next controller does with the explicit entries, drop (Go flavour: its first version has none) or reload (Rust: kept for active groups on alive brokers); default from the volume's kaas generation"},
+		&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
+		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
+		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
+	}
+}
+
+func whoisAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseWhois(c)
+	if err != nil {
+		return err
+	}
+	return runWhois(c.Context, g, o)
+}
+
+func parseWhois(c *cli.Context) (whoisOptions, error) {
+	o := whoisOptions{
+		Keys:           c.Args().Slice(),
+		Txn:            c.Bool("txn"),
+		Stdin:          c.Bool("stdin"),
+		AssignmentFile: c.String("assignment"),
+		WhatIf: inspect.WhatIf{
+			Down:       splitList(c.StringSlice("what-if-down")),
+			Brokers:    splitList(c.StringSlice("what-if-brokers")),
+			KeepListed: c.Bool("keep-listed"),
+			Placement:  c.String("placement"),
+		},
+		Live:     c.Bool("live"),
+		ExitCode: c.Bool("exit-code"),
+	}
 	if fm := c.String("failover"); fm != "" {
-		if !whatIf {
-			return "", "", exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
+		if !o.WhatIf.Active() {
+			return o, exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
 		}
 		m, err := inspect.ParseFailover(fm)
 		if err != nil {
-			return "", "", exit.UsageErrorf("%v", err)
+			return o, exit.UsageErrorf("%v", err)
 		}
-		return m, "model " + fm + " from --failover", nil
+		o.WhatIf.Failover, o.WhatIf.FailoverWhy = m, "model "+fm+" from --failover"
 	}
-	if !whatIf {
-		return "", "", nil
+	if o.ExitCode && !o.Live {
+		return o, exit.UsageErrorf("--exit-code goes with --live")
 	}
+	return o, nil
+}
+
+// whoisFailover is the controller failover model a what-if assumes when it
+// stops the controller and --failover does not say: the volume's
+// generation's (the newest kaas when it cannot be told), with why.
+func whoisFailover(g *Globals) (inspect.FailoverModel, string) {
 	gen, assumes := volume.GenUnknown, ""
 	if g.HasVolume() {
 		if l, err := g.Layout(); err == nil {
@@ -132,7 +151,7 @@ func whoisFailover(c *cli.Context, g *Globals, whatIf bool) (inspect.FailoverMod
 	if s.Failover.Caveat != "" {
 		why += "; " + s.Failover.Caveat
 	}
-	return fm, why, nil
+	return fm, why
 }
 
 // splitList flattens repeated and comma-separated values.
@@ -181,7 +200,13 @@ func whoisScope(opts whoisOptions) []string {
 	return append([]string{}, opts.Keys...)
 }
 
-func runWhois(g *Globals, opts whoisOptions) error {
+func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
+	if opts.Live {
+		return runWhoisLiveCmd(ctx, g, opts) // whois_live.go
+	}
+	if opts.WhatIf.Active() && opts.WhatIf.Failover == "" {
+		opts.WhatIf.Failover, opts.WhatIf.FailoverWhy = whoisFailover(g)
+	}
 	if len(opts.Keys) == 0 && !opts.Stdin {
 		return exit.UsageErrorf("give at least one KEY, or --stdin to read keys from standard input")
 	}

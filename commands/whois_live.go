@@ -8,8 +8,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -204,11 +202,8 @@ func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspe
 	return nil
 }
 
-// runWhoisLiveCmd checks the flags and connects.
-func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
-	if !c.Bool("live") {
-		return exit.UsageErrorf("--exit-code goes with --live")
-	}
+// runWhoisLiveCmd checks the options and connects.
+func runWhoisLiveCmd(ctx context.Context, g *Globals, opts whoisOptions) error {
 	if opts.WhatIf.Active() || opts.WhatIf.KeepListed {
 		return exit.UsageErrorf("--live compares the brokers with the current assignment; it does not go with --what-if-down/--what-if-brokers")
 	}
@@ -221,7 +216,7 @@ func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
 	if !g.HasBrokers() && (g.conn == nil || g.conn.err == nil) {
 		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
-	cl, err := g.Client(c.Context)
+	cl, err := g.Client(ctx)
 	if err != nil {
 		return err
 	}
@@ -238,5 +233,5 @@ func runWhoisLiveCmd(c *cli.Context, g *Globals, opts whoisOptions) error {
 	if err != nil {
 		return exit.UsageErrorf("%v", err)
 	}
-	return runWhoisLive(c.Context, g, cl, wh, opts, inspect.NewNodeNamer(a), c.Bool("exit-code"))
+	return runWhoisLive(ctx, g, cl, wh, opts, inspect.NewNodeNamer(a), opts.ExitCode)
 }

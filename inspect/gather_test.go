@@ -132,3 +132,33 @@ func TestUnionGroupNames(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// listedBy merges sorted rows and listings, and falls back to a map when
+// either is out of order: both give each row its listings in broker order.
+func TestListedByMergeAndMap(t *testing.T) {
+	t.Parallel()
+	ls := []wire.BrokerGroups{
+		{Broker: wire.Broker{NodeID: 0}, Groups: []wire.ListedGroup{{Group: "a"}, {Group: "c"}, {Group: "e"}}},
+		{Broker: wire.Broker{NodeID: 2}, Groups: []wire.ListedGroup{{Group: "c"}, {Group: "d"}}},
+	}
+	want := map[string][]int32{"a": {0}, "b": nil, "c": {0, 2}, "d": {2}, "e": {0}}
+	check := func(name string, rows []GroupRow, ls []wire.BrokerGroups) {
+		t.Helper()
+		got := listedBy(rows, ls)
+		for i, r := range rows {
+			var nodes []int32
+			for _, l := range got[i] {
+				nodes = append(nodes, l.node)
+			}
+			if !slices.Equal(nodes, want[r.Group]) {
+				t.Errorf("%s: %s listed by %v, want %v", name, r.Group, nodes, want[r.Group])
+			}
+		}
+	}
+	sorted := []GroupRow{{Group: "a"}, {Group: "b"}, {Group: "c"}, {Group: "d"}, {Group: "e"}}
+	check("merge", sorted, ls)
+	check("rows unsorted", []GroupRow{{Group: "d"}, {Group: "a"}, {Group: "e"}, {Group: "c"}, {Group: "b"}}, ls)
+	check("repeated row", []GroupRow{{Group: "c"}, {Group: "c"}}, ls)
+	unsorted := []wire.BrokerGroups{ls[0], {Broker: wire.Broker{NodeID: 2}, Groups: []wire.ListedGroup{{Group: "d"}, {Group: "c"}}}}
+	check("listing unsorted", sorted, unsorted)
+}

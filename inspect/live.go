@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -154,23 +152,10 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 	if names == nil {
 		names = NewNodeNamer(nil)
 	}
-	type listing struct {
-		node  int32
-		group wire.ListedGroup
-	}
-	n := 0
-	for _, a := range la.Listings {
-		n += len(a.Groups)
-	}
-	listed := make(map[string][]listing, n)
-	for _, a := range la.Listings {
-		for _, g := range a.Groups {
-			listed[g.Group] = append(listed[g.Group], listing{a.Broker.NodeID, g})
-		}
-	}
+	listed := listedBy(rows, la.Listings)
 	for i := range rows {
 		r := &rows[i]
-		ls := listed[r.Group]
+		ls := listed[i]
 		lv := &GroupLive{ListedBy: []string{}, StaleOn: []string{}}
 		r.Live = lv
 		if len(ls) > 0 {
@@ -239,14 +224,79 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 	}
 }
 
+// listing is one broker's listing of a group.
+type listing struct {
+	node  int32
+	group wire.ListedGroup
+}
+
+// listedBy returns, for each row, the listings naming its group: a merge
+// when rows and listings are sorted by group (as BuildGroupRows and
+// ListGroupsEveryBroker give them), else through a map.
+func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
+	out := make([][]listing, len(rows))
+	if rowsAscending(rows) && listingsSorted(ls) {
+		for _, a := range ls {
+			j := 0
+			for _, g := range a.Groups {
+				for j < len(rows) && rows[j].Group < g.Group {
+					j++
+				}
+				if j < len(rows) && rows[j].Group == g.Group {
+					out[j] = append(out[j], listing{a.Broker.NodeID, g})
+				}
+			}
+		}
+		return out
+	}
+	at := make(map[string]int, len(rows))
+	for i := range rows {
+		if _, dup := at[rows[i].Group]; !dup {
+			at[rows[i].Group] = i
+		}
+	}
+	for _, a := range ls {
+		for _, g := range a.Groups {
+			if i, ok := at[g.Group]; ok {
+				out[i] = append(out[i], listing{a.Broker.NodeID, g})
+			}
+		}
+	}
+	// A group on two rows gets its listings on both, as each row asks.
+	for i := range rows {
+		if j := at[rows[i].Group]; j != i {
+			out[i] = out[j]
+		}
+	}
+	return out
+}
+
+func rowsAscending(rows []GroupRow) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1].Group >= rows[i].Group {
+			return false
+		}
+	}
+	return true
+}
+
+func listingsSorted(ls []wire.BrokerGroups) bool {
+	for _, a := range ls {
+		if !slices.IsSortedFunc(a.Groups, func(x, y wire.ListedGroup) int { return strings.Compare(x.Group, y.Group) }) {
+			return false
+		}
+	}
+	return true
+}
+
 // WireDisagrees reports whether FindCoordinator's answer differs from the
 // coordinator computed from the volume ("" = none, which the wire shows as
 // COORDINATOR_NOT_AVAILABLE).
 func WireDisagrees(computed string, co wire.Coordinator) bool {
-	if co.Err != "" || co.NodeID < 0 {
+	if !co.Found() {
 		// COORDINATOR_NOT_AVAILABLE agrees with "none"; any other failure
 		// says nothing about routing.
-		if co.Code == kerr.CoordinatorNotAvailable.Code {
+		if co.Unassigned() {
 			return computed != ""
 		}
 		return false

@@ -63,7 +63,7 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	}
 	c.forEach(jobs, func(i int) {
 		if i == len(brokers) {
-			gr.lookup(ctx, r.Extra)
+			gr.lookup(ctx, dedupe(r.Extra))
 			return
 		}
 		gr.list(ctx, i, brokers[i])
@@ -75,6 +75,7 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	if !r.Coordinators {
 		return out, nil
 	}
+	gr.coords = coordinatorMap(gr.found)
 	out.Coords = gr.coords
 	if r.Describe {
 		out.Described = gr.described(ctx)
@@ -87,19 +88,27 @@ type gatherRun struct {
 	c        *Client
 	r        GroupRounds
 	listings []BrokerGroups
+	// spec[i][j] is listings[i].Groups[j] as broker i describes it (Group
+	// "" when it was not asked).
+	spec [][]DescribedGroup
+
+	// extra is r.Extra as a set: a listed group in it is looked up with
+	// the Extra ones, not again (read-only once built).
+	extra map[string]bool
 
 	mu     sync.Mutex
-	asked  map[string]bool             // keys sent to FindCoordinator
-	coords map[string]Coordinator      // their answers
-	spec   []map[string]DescribedGroup // per listing: its groups as that broker describes them
-	err    error                       // the first FindCoordinator failure
+	found  [][]Coordinator        // FindCoordinator's answers, a list a request
+	err    error                  // the first FindCoordinator failure
+	coords map[string]Coordinator // found, keyed once every lookup is done
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
-	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([]map[string]DescribedGroup, brokers)}
-	if r.Coordinators {
-		gr.asked = make(map[string]bool, len(r.Extra))
-		gr.coords = make(map[string]Coordinator, len(r.Extra))
+	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers)}
+	if r.Coordinators && len(r.Extra) > 0 {
+		gr.extra = make(map[string]bool, len(r.Extra))
+		for _, g := range r.Extra {
+			gr.extra[g] = true
+		}
 	}
 	return gr
 }
@@ -116,35 +125,56 @@ func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
 		names[j] = g.Group
 	}
 	if !gr.r.Describe {
-		gr.lookup(ctx, names)
+		gr.lookupListed(ctx, names)
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		gr.lookup(ctx, names)
+		gr.lookupListed(ctx, names)
 	}()
-	d := gr.c.describeOn(ctx, b.NodeID, names)
+	gr.spec[i] = gr.c.describeListed(ctx, b.NodeID, gr.listings[i].Groups)
 	wg.Wait()
-	gr.mu.Lock()
-	gr.spec[i] = d
-	gr.mu.Unlock()
 }
 
-// lookup asks FindCoordinator for the keys no one has asked yet, in chunks
-// of FindChunk.
-func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
-	gr.mu.Lock()
-	todo := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !gr.asked[k] {
-			gr.asked[k] = true
-			todo = append(todo, k)
+// neverJoined reports whether a listed group has had no member since it was
+// created: Empty with no protocol type (kaas sets the type from the first
+// JoinGroup and keeps it; Kafka rejects a join without one). Describing it
+// would say Empty, no protocol type, no protocol, no members, so it is not
+// asked: a 10,000-group kaas whose groups were committed by tools answers
+// without describing them.
+func neverJoined(g ListedGroup) bool {
+	return g.State == "Empty" && g.ProtocolType == "" && g.GroupType != "consumer"
+}
+
+// describeListed describes a broker's listed groups on it, in listing
+// order; a group that never joined is answered without asking.
+func (c *Client) describeListed(ctx context.Context, node int32, listed []ListedGroup) []DescribedGroup {
+	out := make([]DescribedGroup, len(listed))
+	var ask []string
+	for j, g := range listed {
+		if neverJoined(g) {
+			out[j] = DescribedGroup{Group: g.Group, Coordinator: node, State: g.State, Members: []Member{}}
+		} else {
+			ask = append(ask, g.Group)
 		}
 	}
-	gr.mu.Unlock()
-	m, err := gr.c.FindManyCoordinators(ctx, todo, false)
+	if len(ask) == 0 {
+		return out
+	}
+	got := c.describeOn(ctx, node, ask)
+	for j, g := range listed {
+		if d, ok := got[g.Group]; ok {
+			out[j] = d
+		}
+	}
+	return out
+}
+
+// lookup asks FindCoordinator for keys, in chunks of FindChunk.
+func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
+	lists, err := gr.c.findManyLists(ctx, keys, false)
 	gr.mu.Lock()
 	defer gr.mu.Unlock()
 	if err != nil {
@@ -153,39 +183,56 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 		}
 		return
 	}
-	for k, v := range m {
-		gr.coords[k] = v
+	gr.found = append(gr.found, lists...)
+}
+
+// lookupListed looks up a broker's listed groups but those asked with
+// Extra. A group two brokers list is asked twice (rare: a stale listing);
+// both answers are the same question's.
+func (gr *gatherRun) lookupListed(ctx context.Context, names []string) {
+	if gr.extra == nil {
+		gr.lookup(ctx, names)
+		return
 	}
+	todo := make([]string, 0, len(names))
+	for _, k := range names {
+		if !gr.extra[k] {
+			todo = append(todo, k)
+		}
+	}
+	gr.lookup(ctx, todo)
 }
 
 // described keeps each listed group's description from its coordinator:
 // the one made on the listing broker when that is the coordinator, else
 // one asked of the coordinator now.
 func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
-	out := map[string]DescribedGroup{}
-	var again []string
+	n := 0
+	for _, l := range gr.listings {
+		n += len(l.Groups)
+	}
+	out := make(map[string]DescribedGroup, n)
+	var elsewhere []string // listed by a broker that is not the coordinator
 	for i, l := range gr.listings {
-		for _, g := range l.Groups {
-			if _, done := out[g.Group]; done {
-				continue
-			}
+		for j, g := range l.Groups {
 			co := gr.coords[g.Group]
 			switch {
 			case co.Err != "" || co.NodeID < 0:
 				out[g.Group] = DescribedGroup{Group: g.Group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
-			case co.NodeID == l.Broker.NodeID && gr.spec[i] != nil:
-				out[g.Group] = gr.spec[i][g.Group]
+			case co.NodeID == l.Broker.NodeID && gr.spec[i][j].Group != "":
+				out[g.Group] = gr.spec[i][j]
+			default:
+				elsewhere = append(elsewhere, g.Group)
 			}
 		}
 	}
-	for _, l := range gr.listings {
-		for _, g := range l.Groups {
-			if _, done := out[g.Group]; !done {
-				again = append(again, g.Group)
-			}
+	var again []string
+	for _, g := range dedupe(elsewhere) {
+		if _, done := out[g]; !done {
+			again = append(again, g)
 		}
 	}
-	for _, d := range gr.c.DescribeGroups(ctx, dedupe(again), gr.coords) {
+	for _, d := range gr.c.DescribeGroups(ctx, again, gr.coords) {
 		out[d.Group] = d
 	}
 	return out
@@ -195,31 +242,49 @@ func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
 // of at most FindChunk keys, DefaultConcurrency (or Concurrency) in flight.
 // It fails with the first request that fails.
 func (c *Client) FindManyCoordinators(ctx context.Context, keys []string, txn bool) (map[string]Coordinator, error) {
-	if len(keys) <= FindChunk {
-		return c.FindCoordinators(ctx, keys, txn)
+	lists, err := c.findManyLists(ctx, keys, txn)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[string]Coordinator, len(keys))
+	return coordinatorMap(lists), nil
+}
+
+// findManyLists is FindManyCoordinators' answers, one list a request.
+func (c *Client) findManyLists(ctx context.Context, keys []string, txn bool) ([][]Coordinator, error) {
 	var chunks [][]string
 	for len(keys) > 0 {
 		n := min(FindChunk, len(keys))
 		chunks = append(chunks, keys[:n])
 		keys = keys[n:]
 	}
-	var mu sync.Mutex
-	var firstErr error
-	c.forEach(len(chunks), func(i int) {
-		m, err := c.FindCoordinators(ctx, chunks[i], txn)
-		mu.Lock()
-		defer mu.Unlock()
+	out := make([][]Coordinator, len(chunks))
+	errs := make([]error, len(chunks))
+	if len(chunks) == 1 {
+		out[0], errs[0] = c.findCoordinatorList(ctx, chunks[0], txn)
+	} else {
+		c.forEach(len(chunks), func(i int) {
+			out[i], errs[i] = c.findCoordinatorList(ctx, chunks[i], txn)
+		})
+	}
+	for _, err := range errs {
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return
+			return nil, err
 		}
-		for k, v := range m {
-			out[k] = v
+	}
+	return out, nil
+}
+
+// coordinatorMap keys the answers of many requests by key.
+func coordinatorMap(lists [][]Coordinator) map[string]Coordinator {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make(map[string]Coordinator, n)
+	for _, l := range lists {
+		for _, co := range l {
+			out[co.Key] = co
 		}
-	})
-	return out, firstErr
+	}
+	return out
 }

@@ -77,11 +77,12 @@ func TestGatherGroupsOverlapsRounds(t *testing.T) {
 	if n := c.Counter.ByAPI("ListGroups"); n != 3 {
 		t.Errorf("%d ListGroups, want 3", n)
 	}
-	// One describe per listing broker, none again: every group was listed
-	// by its coordinator. One lookup per broker plus one for Extra (g00 is
-	// asked once only, by whichever comes first).
-	if n := c.Counter.ByAPI("DescribeGroups"); n > 3 {
-		t.Errorf("%d DescribeGroups, want at most one per broker", n)
+	// The committed-only groups never joined (Empty, no protocol type):
+	// they are not described; "live" is, once, on the broker that lists
+	// it, and nothing again: every group was listed by its coordinator. One
+	// lookup per broker plus one for Extra (g00 is asked once only).
+	if n := c.Counter.ByAPI("DescribeGroups"); n != 1 {
+		t.Errorf("%d DescribeGroups, want 1 (the joined group's coordinator)", n)
 	}
 	if n := c.Counter.ByAPI("FindCoordinator"); n > 4 {
 		t.Errorf("%d FindCoordinator, want at most 4", n)
@@ -189,5 +190,39 @@ func TestFindManyCoordinatorsChunks(t *testing.T) {
 	}
 	if n := c.Counter.ByAPI("FindCoordinator"); n != 3 {
 		t.Errorf("%d FindCoordinator requests for %d keys, want 3", n, len(keys))
+	}
+}
+
+// A group that never joined is answered without DescribeGroups; the answer
+// must be what the coordinator says when asked.
+func TestGatherGroupsNeverJoinedMatchesDescribe(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 3)
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	ctx := context.Background()
+	gg, err := c.GatherGroups(ctx, GroupRounds{Describe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.DescribeGroups(ctx, groups, gg.Coords) {
+		got := gg.Described[d.Group]
+		if got.Group != d.Group || got.Coordinator != d.Coordinator || got.State != d.State || got.ProtocolType != d.ProtocolType ||
+			got.Protocol != d.Protocol || len(got.Members) != len(d.Members) || got.Err != d.Err {
+			t.Errorf("%s: gathered %+v, described %+v", d.Group, got, d)
+		}
+	}
+	for _, c := range []struct {
+		g    ListedGroup
+		want bool
+	}{
+		{ListedGroup{State: "Empty"}, true},
+		{ListedGroup{State: "Empty", ProtocolType: "consumer"}, false}, // joined once: may keep a protocol
+		{ListedGroup{State: "Empty", GroupType: "consumer"}, false},    // KIP-848 group
+		{ListedGroup{State: "Stable"}, false},
+		{ListedGroup{}, false}, // ListGroups below v4 has no state
+	} {
+		if got := neverJoined(c.g); got != c.want {
+			t.Errorf("neverJoined(%+v) = %v", c.g, got)
+		}
 	}
 }

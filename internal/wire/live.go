@@ -234,7 +234,10 @@ func (c *Client) listGroups(ctx context.Context, b Broker, states ...string) Bro
 	for _, g := range resp.Groups {
 		out.Groups = append(out.Groups, ListedGroup{Group: g.Group, ProtocolType: g.ProtocolType, State: g.GroupState, GroupType: g.GroupType})
 	}
-	slices.SortFunc(out.Groups, func(a, b ListedGroup) int { return strings.Compare(a.Group, b.Group) })
+	byGroup := func(a, b ListedGroup) int { return strings.Compare(a.Group, b.Group) }
+	if !slices.IsSortedFunc(out.Groups, byGroup) { // kaas answers sorted
+		slices.SortFunc(out.Groups, byGroup)
+	}
 	return out
 }
 
@@ -266,10 +269,24 @@ type Coordinator struct {
 // carries every key in one request; franz-go splits per key for brokers
 // older than v4). txn selects transactional ids instead of groups.
 func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) (map[string]Coordinator, error) {
-	out := make(map[string]Coordinator, len(keys))
+	list, err := c.findCoordinatorList(ctx, keys, txn)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Coordinator, len(list))
+	for _, co := range list {
+		out[co.Key] = co
+	}
+	return out, nil
+}
+
+// findCoordinatorList is FindCoordinators as a list: every key once (the
+// last answer for a key wins), a key the broker left out answered with an
+// error.
+func (c *Client) findCoordinatorList(ctx context.Context, keys []string, txn bool) ([]Coordinator, error) {
 	keys = dedupe(keys)
 	if len(keys) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	ask := func(keys []string) (*kmsg.FindCoordinatorResponse, error) {
 		req := kmsg.NewPtrFindCoordinatorRequest()
@@ -286,12 +303,26 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 		}
 		return kresp.(*kmsg.FindCoordinatorResponse), nil
 	}
-	put := func(keys []string, resp *kmsg.FindCoordinatorResponse) {
+	// answers[i] is keys[i]'s answer; got[i] whether it came.
+	answers := make([]Coordinator, len(keys))
+	got := make([]bool, len(keys))
+	put := func(keys []string, at int, resp *kmsg.FindCoordinatorResponse) {
 		if len(resp.Coordinators) == 0 && len(keys) == 1 {
-			out[keys[0]] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
+			answers[at] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
+			got[at] = true
 		}
-		for _, co := range resp.Coordinators {
-			out[co.Key] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
+		for k, co := range resp.Coordinators {
+			// Brokers answer in the order asked; any other order is
+			// found by search (keys are sorted).
+			i := k
+			if i >= len(keys) || keys[i] != co.Key {
+				var ok bool
+				if i, ok = slices.BinarySearch(keys, co.Key); !ok {
+					continue // a key not asked
+				}
+			}
+			answers[at+i] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
+			got[at+i] = true
 		}
 	}
 	perKey := len(keys) > 1 && !c.batchedFindCoordinator()
@@ -304,7 +335,7 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 		// Coordinators[]: ask again key by key.
 		perKey = len(keys) > 1 && len(resp.Coordinators) == 0
 		if !perKey {
-			put(keys, resp)
+			put(keys, 0, resp)
 		}
 	}
 	if perKey {
@@ -320,23 +351,24 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 				}
 				return
 			}
-			put(keys[i:i+1], resp)
+			put(keys[i:i+1], i, resp)
 		})
 		if firstErr != nil {
 			return nil, firstErr
 		}
 	}
-	for _, k := range keys {
-		if _, ok := out[k]; !ok {
-			out[k] = Coordinator{Key: k, NodeID: -1, Err: "the broker did not answer for this key"}
+	seen := map[int32]bool{}
+	for i, k := range keys {
+		if !got[i] {
+			answers[i] = Coordinator{Key: k, NodeID: -1, Err: "the broker did not answer for this key"}
+			continue
 		}
-	}
-	for _, co := range out {
-		if co.Err == "" && co.Host != "" {
+		if co := answers[i]; co.Err == "" && co.Host != "" && !seen[co.NodeID] {
+			seen[co.NodeID] = true
 			c.rememberAddr(co.NodeID, net.JoinHostPort(co.Host, strconv.Itoa(int(co.Port))))
 		}
 	}
-	return out, nil
+	return answers, nil
 }
 
 // batchedFindCoordinator reports whether the version cap lets

@@ -1,0 +1,42 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestRunCompletionAndComplete(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
+	g, err := GlobalsFor(ios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runCompletion(context.Background(), g, completionOptions{Script: completionScripts["fish"]}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != completionScripts["fish"] {
+		t.Fatalf("completion fish printed %q", out.String())
+	}
+	out.Reset()
+	if err := runComplete(ios, completeOptions{App: NewApp(ios), Words: []string{"config", "set-profile", "--sasl-m"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "--sasl-mechanism" {
+		t.Fatalf("flag candidates %q", got)
+	}
+	out.Reset()
+	if err := runComplete(ios, completeOptions{App: NewApp(ios), Words: []string{"config", "set-profile", "--sasl-mechanism=SCRAM"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(out.String()); len(got) != 2 || got[0] != "--sasl-mechanism=SCRAM-SHA-256" {
+		t.Fatalf("value candidates %q", got)
+	}
+	out.Reset()
+	if err := runComplete(ios, completeOptions{App: NewApp(ios), Words: []string{"config", "h"}}); err != nil || out.Len() != 0 {
+		t.Fatalf("a parent's help sub-command offered: %q %v", out.String(), err)
+	}
+}
