@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +23,8 @@ func init() {
 			Description: "Offline (the volume): volume check (every file kaasctl understands), the explicit-entry audit\n" +
 				"(entries naming dead or unknown brokers, duplicates, tiers that disagree) and overdue transactions.\n" +
 				"Live (when brokers are given and answer): unreachable brokers, stale in-memory groups on\n" +
-				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups.\n" +
+				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups,\n" +
+				"offset files lacking partitions their coordinator serves from memory (lost when it restarts).\n" +
 				"Findings are ranked error > warning > info, then by blast radius (groups or files affected); each\n" +
 				"carries the runbook step and concrete commands. When no broker answers, doctor says so and runs the\n" +
 				"offline checks. Exit 3 when any error-level finding exists.\n\n" +
@@ -34,7 +37,7 @@ func init() {
 				&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
 				nowFlag(),
 			},
-			Action: runDoctor,
+			Action: doctorAction,
 		}
 	})
 }
@@ -45,128 +48,73 @@ type DoctorView struct {
 	Sources GroupsSourcesView `json:"sources"`
 }
 
-func runDoctor(c *cli.Context) error {
-	g, min, err := severityArgs(c)
+// doctorOptions is 'doctor' after flag parsing.
+type doctorOptions struct {
+	// minSeverity: findings below it are counted, not shown.
+	minSeverity volume.Severity
+	// offline skips the live checks even when brokers are configured.
+	offline bool
+	// now evaluates ages and overdue transactions (zero: the run's clock).
+	now time.Time
+}
+
+func doctorAction(c *cli.Context) error {
+	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	now, err := nowFrom(c)
+	o, err := parseDoctor(c)
 	if err != nil {
 		return err
 	}
-	rep := &inspect.DoctorReport{Summary: inspect.CheckSummary{Checked: map[string]int{}}}
+	return runDoctor(c.Context, g, o)
+}
+
+func parseDoctor(c *cli.Context) (doctorOptions, error) {
+	min, err := inspect.ParseSeverity(c.String("severity"))
+	if err != nil {
+		return doctorOptions{}, exit.UsageErrorf("--severity: %v", err)
+	}
+	o := doctorOptions{minSeverity: min, offline: c.Bool("offline")}
+	if c.String(flagNow) != "" {
+		o.now, err = nowFrom(c)
+	}
+	return o, err
+}
+
+// doctorNeeds: the volume, the brokers or both; brokers that do not answer
+// are findings, not errors.
+var doctorNeeds = sourceNeeds{mode: connectReport,
+	either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+
+func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
+	now := o.now
+	if now.IsZero() {
+		now = g.Now().UTC()
+	}
+	need := doctorNeeds
+	need.offline = o.offline
+	src, err := openSources(ctx, g, need)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rep := &inspect.DoctorReport{Mode: inspect.DoctorOffline, Summary: inspect.CheckSummary{Checked: map[string]int{}}}
 	v := DoctorView{}
-	hasVolume := g.HasVolume()
-	volFlags, brokerFlags := "", ""
-	var (
-		l     volume.Layout
-		a     *volume.Assignment
-		files []inspect.GroupFile
-	)
-	if hasVolume {
-		if l, err = g.Layout(); err != nil {
-			return err
-		}
-		volFlags = " --cluster-dir " + shellQuoteCmd(l.ClusterDir)
-		if l.DataDir != "" {
-			volFlags = " --data-dir " + shellQuoteCmd(l.DataDir)
-		}
-		res, err := volume.CheckVolume(l, now, volume.ScanOptions{})
-		if err != nil {
-			return err
-		}
-		rep.Summary.Checked = res.Checked
-		root := l.DataDir
-		if root == "" {
-			root = l.ClusterDir
-		}
-		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckVolume, Ran: true})
-		if a, _, err = volume.ReadAssignment(l.AssignmentPath()); err != nil {
-			a = nil
-			rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckEntries, Note: "assignment.json unreadable (see the volume findings)"})
-		} else {
-			rep.AddEntryAudit(inspect.AuditEntries(a), volFlags)
-			rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckEntries, Ran: true})
-		}
-		rep.AddVolumeFindings(res.Findings, root, a != nil)
-		slots, _, _ := volume.ReadTxnState(l) // problems are volume findings already
-		rep.AddOverdueTxns(inspect.BuildTxnRows(slots, a, now), volFlags)
-		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckTxn, Ran: true, Note: "evaluated at " + now.Format("2006-01-02T15:04:05Z")})
-		if files, _, err = collectGroupFiles(g, l, volume.ScanOptions{}); err != nil {
-			return err
-		}
-		volumeSources(&v.Sources, l, a, volume.ScanResult{Files: len(files), Generation: res.Generation})
-	} else {
-		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
-			rep.Checks = append(rep.Checks, inspect.CheckRun{Name: n, Note: "no volume given (--data-dir or --cluster-dir)"})
-		}
+	vol, err := doctorVolumeChecks(g, src.layout, now, rep, &v.Sources)
+	if err != nil {
+		return err
 	}
-	rep.Mode = "offline"
-	switch {
-	case c.Bool("offline"):
-		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "skipped (--offline)"})
-	case !wantsBrokers(g):
-		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "no brokers given (--brokers, KAASCTL_BROKERS or a profile)"})
-		if !hasVolume {
-			return exit.UsageErrorf("nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)")
-		}
-	default:
-		brokerFlags = g.ConnFlags()
-		cl, badSeeds, cerr := doctorClient(c, g)
-		for _, b := range badSeeds {
-			f := inspect.DoctorFinding{Severity: volume.SevWarning, Check: inspect.CheckLive, Code: inspect.DocSeedUnreachable,
-				Subjects: []string{b.Broker}, Message: "seed " + b.Error(),
-				Fix:      "if that broker was removed on purpose, drop it from --brokers/KAASCTL_BROKERS/the profile; otherwise check its pod and logs",
-				Commands: []string{"kaasctl config check" + brokerFlags}}
-			if b.Silent {
-				// It connects, so it is there: hung, overloaded, or a port
-				// that speaks something else (TLS).
-				f.Code = inspect.DocSeedSilent
-				f.Fix = "the broker accepts connections but does not answer: it may be hung or overloaded (check its pod and logs; a restart of that broker is the usual cure), or the port expects TLS (--tls); raise --timeout if it is only slow"
-			}
-			rep.Add(f)
-		}
-		if cerr != nil {
-			if exit.Code(cerr) == 2 {
-				return cerr
-			}
-			rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Note: "no broker answered: offline checks only"})
-			rep.Add(inspect.DoctorFinding{Severity: volume.SevError, Check: inspect.CheckLive, Code: inspect.DocNoBrokerAnswers,
-				Subjects: g.Conn().Brokers, BlastRadius: max(len(files), 1),
-				Message:  "no broker answered: " + cerr.Error(),
-				Fix:      "check the address, TLS and SASL settings ('kaasctl config check'), then the pods (kubectl get pods -l app=kaas); the report below is offline only",
-				Commands: []string{"kaasctl config check" + brokerFlags}})
-			g.Warnf("no broker answered (%v): offline checks only", cerr)
-			break
-		}
-		defer cl.Close()
-		rep.Mode = "merged"
-		if !hasVolume {
-			rep.Mode = "live"
-		}
-		if err := doctorLive(c, g, cl, rep, a, files, volFlags, brokerFlags, &v); err != nil {
-			return err
-		}
-		rep.Checks = append(rep.Checks, inspect.CheckRun{Name: inspect.CheckLive, Ran: true})
+	if err := doctorLiveChecks(ctx, g, o, src, vol, rep, &v.Sources); err != nil {
+		return err
 	}
 	rep.Finish()
 	v.DoctorReport = *rep
-	shown := make([]inspect.DoctorFinding, 0, len(rep.Findings))
-	for _, f := range rep.Findings {
-		if inspect.SeverityRank(f.Severity) <= inspect.SeverityRank(min) {
-			shown = append(shown, f)
-		}
-	}
-	v.Findings = shown
-	if rep.Mode == "offline" {
+	v.Findings = rep.AtLeast(o.minSeverity)
+	if rep.Mode == inspect.DoctorOffline {
 		g.Notef("offline only: no broker was asked (live checks need --brokers)")
 	}
-	t := render.NewTable("SEVERITY", "CHECK", "CODE", "AFFECTED", "MESSAGE", "FIX", "COMMANDS+", "SUBJECTS+")
-	for _, f := range shown {
-		t.Add(string(f.Severity), f.Check, f.Code, fmt.Sprint(f.BlastRadius), f.Message, f.Fix, strings.Join(f.Commands, " ; "), strings.Join(f.Subjects, " "))
-	}
-	err = g.Printer.Print(render.Output{Data: v, Items: shown, Table: t, Human: func(p *render.Printer) error { return doctorHuman(p, &v) }})
-	if err != nil {
+	if err := g.Printer.Print(doctorOutput(&v)); err != nil {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
@@ -175,37 +123,102 @@ func runDoctor(c *cli.Context) error {
 	return nil
 }
 
-// doctorLive runs the live checks.
-func doctorLive(c *cli.Context, g *Globals, cl *wire.Client, rep *inspect.DoctorReport, a *volume.Assignment, files []inspect.GroupFile,
-	volFlags, brokerFlags string, v *DoctorView) error {
-	var volumeGroups []string
-	for _, f := range files {
-		volumeGroups = append(volumeGroups, f.Group)
-	}
-	if a != nil {
-		for _, e := range a.ConsumerGroups {
-			volumeGroups = append(volumeGroups, e.GroupID)
+// doctorVolume is what the offline checks read that the live ones use.
+type doctorVolume struct {
+	// a is nil without a volume or when assignment.json is unreadable.
+	a     *volume.Assignment
+	files []inspect.GroupFile
+	// flags repeat the volume in a fix's commands (" --data-dir /data").
+	flags string
+}
+
+// doctorVolumeChecks runs the offline checks on l (nil: no volume, they
+// are recorded as not run): volume check, the explicit-entry audit and
+// overdue transactions.
+func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspect.DoctorReport, sv *GroupsSourcesView) (doctorVolume, error) {
+	var vol doctorVolume
+	if l == nil {
+		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
+			rep.Skipped(n, "no volume given (--data-dir or --cluster-dir)")
 		}
+		return vol, nil
 	}
-	lr, err := gatherLiveGroups(c.Context, cl, volumeGroups, a)
+	root, flag := l.ClusterDir, "--cluster-dir"
+	if l.DataDir != "" {
+		root, flag = l.DataDir, "--data-dir"
+	}
+	vol.flags = " " + flag + " " + shellQuoteCmd(root)
+	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{})
+	if err != nil {
+		return vol, err
+	}
+	rep.Summary.Checked = res.Checked
+	rep.Ran(inspect.CheckVolume, "")
+	if a, _, err := volume.ReadAssignment(l.AssignmentPath()); err != nil {
+		rep.Skipped(inspect.CheckEntries, "assignment.json unreadable (see the volume findings)")
+	} else {
+		vol.a = a
+		rep.AddEntryAudit(inspect.AuditEntries(a), vol.flags)
+		rep.Ran(inspect.CheckEntries, "")
+	}
+	rep.AddVolumeFindings(res.Findings, root, vol.a != nil)
+	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
+	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
+	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))
+	if vol.files, _, err = collectGroupFiles(g, *l, volume.ScanOptions{}); err != nil {
+		return vol, err
+	}
+	volumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
+	return vol, nil
+}
+
+// doctorLiveChecks runs the live checks when brokers are configured and
+// one answers; otherwise it records why they did not run.
+func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, vol doctorVolume, rep *inspect.DoctorReport, sv *GroupsSourcesView) error {
+	switch {
+	case o.offline:
+		rep.Skipped(inspect.CheckLive, "skipped (--offline)")
+		return nil
+	case !src.wanted:
+		rep.Skipped(inspect.CheckLive, "no brokers given (--brokers, KAASCTL_BROKERS or a profile)")
+		return nil
+	}
+	rep.AddSeeds(src.badSeeds, g.ConnFlags())
+	if src.connErr != nil {
+		rep.AddNoBrokerAnswers(src.connErr, g.Conn().Brokers, len(vol.files), g.ConnFlags())
+		g.Warnf("no broker answered (%v): offline checks only", src.connErr)
+		return nil
+	}
+	rep.Mode = inspect.DoctorMerged
+	if src.layout == nil {
+		rep.Mode = inspect.DoctorLive
+	}
+	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true})
 	if err != nil {
 		return err
 	}
-	v.Sources.Live, v.Sources.Brokers = true, lr.brokers
-	var rows []inspect.GroupRow
-	if g.HasVolume() {
-		rows = inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files, Extra: lr.answers.LiveGroupNames()})
-	} else {
-		rows = inspect.BrokersOnlyRows(lr.answers.LiveGroupNames())
+	facts, brokers := inspect.GatheredLiveFacts(gg, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, src.layout != nil)
+	sv.Live, sv.Brokers = true, brokers
+	rep.AddLive(facts, vol.flags, g.ConnFlags())
+	if src.layout != nil {
+		lost, err := servedNotFiled(ctx, src.client, vol.files, gg)
+		if err != nil {
+			g.Warnf("the offset files were not compared with what the coordinators serve: %v", err)
+		}
+		rep.AddServedNotFiled(lost, src.layout.Gen.Gen, vol.flags, g.ConnFlags())
 	}
-	inspect.MergeLive(rows, lr.answers)
-	answers := make([]inspect.BrokerAnswer, len(lr.brokers))
-	for i, b := range lr.brokers {
-		answers[i] = inspect.BrokerAnswer{Node: b.Node, Broker: b.Broker, Answered: b.Answered, Error: b.Error}
-	}
-	facts := inspect.BuildLiveFacts(rows, lr.answers, answers, a)
-	rep.AddLive(facts, volFlags, brokerFlags)
+	rep.Ran(inspect.CheckLive, "")
 	return nil
+}
+
+// doctorOutput is the report: findings as a table, or in human form
+// grouped by severity with their fixes.
+func doctorOutput(v *DoctorView) render.Output {
+	t := render.NewTable("SEVERITY", "CHECK", "CODE", "AFFECTED", "MESSAGE", "FIX", "COMMANDS+", "SUBJECTS+")
+	for _, f := range v.Findings {
+		t.Add(string(f.Severity), f.Check, f.Code, fmt.Sprint(f.BlastRadius), f.Message, f.Fix, strings.Join(f.Commands, " ; "), strings.Join(f.Subjects, " "))
+	}
+	return render.Output{Data: v, Items: v.Findings, Table: t, Human: func(p *render.Printer) error { return doctorHuman(p, v) }}
 }
 
 func doctorHuman(p *render.Printer, v *DoctorView) error {
@@ -273,25 +286,4 @@ func shellQuoteCmd(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// doctorClient connects like Globals.Client but hands back the seeds that
-// did not answer, so they become findings instead of bare warnings.
-func doctorClient(c *cli.Context, g *Globals) (*wire.Client, []*wire.BrokerError, error) {
-	if g.conn.err != nil {
-		return nil, nil, exit.UsageErrorf("%v", g.conn.err)
-	}
-	if g.conn.fileErr != nil && g.conn.explicit {
-		return nil, nil, exit.UsageErrorf("%v", g.conn.fileErr)
-	}
-	cl, err := wire.NewClient(g.Conn())
-	if err != nil {
-		return nil, nil, err
-	}
-	_, bad, err := cl.Check(c.Context)
-	if err != nil {
-		cl.Close()
-		return nil, bad, err
-	}
-	return cl, bad, nil
 }

@@ -2,10 +2,8 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"regexp"
@@ -19,72 +17,79 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
 func init() {
 	register(func() *cli.Command {
 		return &cli.Command{
-			Name:  "exporter",
-			Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
-			UsageText: "kaasctl exporter --data-dir /data -b kaas-0:9092 [--listen :10092] [--interval 15s]\n" +
-				"kaasctl exporter --data-dir /data -b kaas-0:9092 --journal DIR   (also record every offset file change)\n" +
-				"kaasctl exporter --data-dir /data --once            (one refresh, metrics on stdout)",
-			Description: "A long-running process fed from both sources. The volume: CD/assignment.json is followed with\n" +
-				"fsnotify plus polling (each new version is compared with the last: coordinator moves are counted by\n" +
-				"cause, and a refresh starts at once); each refresh reads assignment.json and the offset files. The\n" +
-				"brokers: each refresh is one batched round, as 'groups describe --all' (ListGroups from every broker,\n" +
-				"FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one ListOffsets round): O(brokers)\n" +
-				"requests however many groups. Lag in seconds is the age of the record at the committed offset: one\n" +
-				"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
-				"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
-				"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
-				"new assignment version).\n\n" +
-				"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
-				"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
-				"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
-				"Between refreshes the offsets follower ('watch --offsets' machinery: fsnotify plus a poll every\n" +
-				"--poll-interval, one stat of the directory while nothing changed) follows the live offsets dir of the\n" +
-				"detected or pinned generation: each change of a group's file is compared with the previous one as it\n" +
-				"happens, so a rewind overwritten within one interval, or a partial rewrite followed by a commit, still\n" +
-				"counts (kaas_group_offset_rewinds_total, kaas_group_vanished_partitions_total: once per change) and\n" +
-				"sets REWIND / VANISHED; a change with an anomaly starts a refresh early. It runs in memory; --journal\n" +
-				"DIR records every change as 'watch --offsets --journal DIR' does (same format, retention flags,\n" +
-				"resume), for 'offsets history' and 'offsets reset --to-history'. --follow-offsets=false compares the\n" +
-				"files two refreshes read instead. On a volume holding group files in both offsets dirs the follower\n" +
-				"needs --kaas-version.\n\n" +
-				"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
-				"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
-				"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
-				"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
-				"Examples:\n" +
-				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
-				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics\n" +
-				"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
-				"  kaasctl exporter --data-dir /data --once | grep kaas_group_condition  # the conditions a scrape would serve",
-			Flags: append([]cli.Flag{
-				&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
-				&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
-				&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
-				&cli.DurationFlag{Name: "write-timeout", Value: exporter.DefaultWriteTimeout, Usage: "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", Category: exporterHTTPCat},
-				&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
-				&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
-				&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
-				&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
-				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
-				&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
-				&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
-				&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
-				&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
-				&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
-				&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
-				&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)"},
-				&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-			}, offsetJournalFlags(exporterOffsetsCat)...),
-			Action: runExporterCmd,
+			Name:        "exporter",
+			Usage:       "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+			UsageText:   exporterUsageText,
+			Description: exporterDescription,
+			Flags:       exporterFlags(),
+			Action:      exporterAction,
 		}
 	})
+}
+
+const exporterUsageText = "kaasctl exporter --data-dir /data -b kaas-0:9092 [--listen :10092] [--interval 15s]\n" +
+	"kaasctl exporter --data-dir /data -b kaas-0:9092 --journal DIR   (also record every offset file change)\n" +
+	"kaasctl exporter --data-dir /data --once            (one refresh, metrics on stdout)"
+
+const exporterDescription = "A long-running process fed from both sources. The volume: CD/assignment.json is followed with\n" +
+	"fsnotify plus polling (each new version is compared with the last: coordinator moves are counted by\n" +
+	"cause, and a refresh starts at once); each refresh reads assignment.json and the offset files. The\n" +
+	"brokers: each refresh is one batched round, as 'groups describe --all' (ListGroups from every broker,\n" +
+	"FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one ListOffsets round): O(brokers)\n" +
+	"requests however many groups. Lag in seconds is the age of the record at the committed offset: one\n" +
+	"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
+	"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
+	"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
+	"new assignment version).\n\n" +
+	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
+	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
+	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
+	"Between refreshes the offsets follower ('watch --offsets' machinery: fsnotify plus a poll every\n" +
+	"--poll-interval, one stat of the directory while nothing changed) follows the live offsets dir of the\n" +
+	"detected or pinned generation: each change of a group's file is compared with the previous one as it\n" +
+	"happens, so a rewind overwritten within one interval, or a partial rewrite followed by a commit, still\n" +
+	"counts (kaas_group_offset_rewinds_total, kaas_group_vanished_partitions_total: once per change) and\n" +
+	"sets REWIND / VANISHED; a change with an anomaly starts a refresh early. It runs in memory; --journal\n" +
+	"DIR records every change as 'watch --offsets --journal DIR' does (same format, retention flags,\n" +
+	"resume), for 'offsets history' and 'offsets reset --to-history'. --follow-offsets=false compares the\n" +
+	"files two refreshes read instead. On a volume holding group files in both offsets dirs the follower\n" +
+	"needs --kaas-version.\n\n" +
+	"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
+	"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
+	"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
+	"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
+	"Examples:\n" +
+	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
+	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics\n" +
+	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
+	"  kaasctl exporter --data-dir /data --once | grep kaas_group_condition  # the conditions a scrape would serve"
+
+func exporterFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
+		&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
+		&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
+		&cli.DurationFlag{Name: "write-timeout", Value: exporter.DefaultWriteTimeout, Usage: "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", Category: exporterHTTPCat},
+		&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
+		&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
+		&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
+		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
+		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
+		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
+		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
+		&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
+		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
+		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
+		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
+		&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)"},
+		&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
+	}, offsetJournalFlags(exporterOffsetsCat)...)
 }
 
 const (
@@ -111,10 +116,27 @@ type exporterOptions struct {
 	// probe runs the coordinator probe (on probeTopic, "": the first).
 	probe      bool
 	probeTopic string
+	// once refreshes once and prints the metrics instead of serving.
+	once bool
 }
 
-func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
-	o := exporterOptions{listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
+func exporterAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseExporter(c)
+	if err != nil {
+		return err
+	}
+	return runExporterCmd(c.Context, g, o)
+}
+
+func parseExporter(c *cli.Context) (exporterOptions, error) {
+	if c.Args().Present() {
+		return exporterOptions{}, exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
+	}
+	o := exporterOptions{once: c.Bool("once"), listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
 		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
 		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
 		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: c.Duration("write-timeout")}}
@@ -125,7 +147,7 @@ func exporterOptionsFrom(c *cli.Context) (exporterOptions, error) {
 	if o.journal, err = offsetJournalFrom(c); err != nil {
 		return o, err
 	}
-	if o.journal.dir != "" && c.Bool("once") {
+	if o.journal.dir != "" && o.once {
 		return o, exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
 	}
 	if o.journal.dir != "" && !o.followOffsets {
@@ -158,58 +180,34 @@ func healthOptions(gen volume.Generation, minSpan time.Duration) inspect.HealthO
 // exporterSource connects the sources the globals name: the volume, the
 // brokers, or both (at least one).
 //
-// With longRunning, brokers that do not answer yet do not stop the start:
-// the exporter serves what it sees (kaas_broker_reachable 0, groups ERR)
-// and recovers when they answer; one-shot commands fail at once instead.
-func exporterSource(c *cli.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, longRunning bool) (*exporter.Source, func(), error) {
-	src := &exporter.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds}
-	if g.HasVolume() {
-		l, err := g.Layout()
-		if err != nil {
-			return nil, nil, err
-		}
-		// The generation (pinned with --kaas-version, or detected) decides
-		// whether a plain-map offset file is a hazard (only on 0.2.18).
-		l = l.WithGeneration()
-		src.Layout = &l
-		src.Generation = l.Gen.Gen
-	}
-	var cl *wire.Client
-	var err error
-	switch {
-	case longRunning && wantsBrokers(g):
-		cl, err = g.UncheckedClient()
-	default:
-		cl, err = liveClient(c.Context, g)
-	}
+// With connectUnchecked (long-running), brokers that do not answer yet do
+// not stop the start: the exporter serves what it sees
+// (kaas_broker_reachable 0, groups ERR) and recovers when they answer;
+// one-shot commands (connectChecked) fail at once instead.
+func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode connectMode) (*exporter.Source, func(), error) {
+	s, err := openSources(ctx, g, sourceNeeds{mode: mode,
+		either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
 	if err != nil {
 		return nil, nil, err
 	}
-	closeFn := func() {}
-	if cl != nil {
-		src.Client = cl
-		closeFn = cl.Close
+	src := &exporter.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
+	if s.layout != nil {
+		// The generation decides whether a plain-map offset file is a
+		// hazard (only on 0.2.18).
+		src.Generation = s.layout.Gen.Gen
 	}
-	if src.Layout == nil && src.Client == nil {
-		return nil, nil, exit.UsageErrorf("nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)")
-	}
-	return src, closeFn, nil
+	return src, s.Close, nil
 }
 
-func runExporterCmd(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	if c.Args().Present() {
-		return exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
-	}
-	o, err := exporterOptionsFrom(c)
-	if err != nil {
-		return err
-	}
+// runExporterCmd is 'kaasctl exporter': one refresh printed (--once), or
+// served until SIGINT/SIGTERM or ctx is done.
+func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	ServerRuntime()
-	src, closeFn, err := exporterSource(c, g, o.filter, o.maxGroups, o.lagSeconds, !c.Bool("once"))
+	mode := connectUnchecked
+	if o.once {
+		mode = connectChecked
+	}
+	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, o.lagSeconds, mode)
 	if err != nil {
 		return err
 	}
@@ -217,10 +215,10 @@ func runExporterCmd(c *cli.Context) error {
 	if o.probe && (src.Layout == nil || src.Client == nil) {
 		return exit.UsageErrorf("--probe needs the volume (the canary ids follow assignment.json's routing) and the brokers")
 	}
-	if c.Bool("once") {
-		return exporterOnce(c.Context, g, src, o)
+	if o.once {
+		return exporterOnce(ctx, g, src, o)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return runExporter(ctx, g, src, o, nil)
 }
@@ -288,9 +286,6 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
 	e := newExporter(g, src, o, offsets)
-	srv, sln := e.Server(ln, o.serve)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(sln) }()
 	what := []string{}
 	if src.Layout != nil {
 		what = append(what, "volume "+src.Layout.ClusterDir)
@@ -302,14 +297,7 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	runErr := e.Run(ctx)
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(sctx)
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return runErr
+	return e.Serve(ctx, ln, o.serve)
 }
 
 // exporterOnce refreshes once and prints what a scrape would serve.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func init() {
 				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
 				&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
 			},
-			Action: runGroupsHealth,
+			Action: groupsHealthAction,
 		}
 	})
 }
@@ -79,80 +80,92 @@ type GroupsHealthView struct {
 	Conditions map[string]int `json:"conditions"`
 }
 
-func runGroupsHealth(c *cli.Context) error {
+// groupsHealthOptions is 'groups health' after flag parsing.
+type groupsHealthOptions struct {
+	// window is observed every interval.
+	window, interval time.Duration
+	filter           *regexp.Regexp
+	maxGroups        int
+	// exporterURL reads a running exporter's evaluation instead.
+	exporterURL string
+	// names are the groups asked for (none: every group).
+	names []string
+}
+
+func groupsHealthAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	window, interval := c.Duration("window"), c.Duration("interval")
-	if window <= 0 || interval <= 0 {
-		return exit.UsageErrorf("--window and --interval must be positive")
-	}
-	if interval > window {
-		return exit.UsageErrorf("--interval %s is longer than --window %s: at least two observations are needed", interval, window)
-	}
-	re, err := compileRegex("regex", c.String("regex"))
+	o, err := parseGroupsHealth(c)
 	if err != nil {
 		return err
 	}
-	names := c.Args().Slice()
-	v := GroupsHealthView{Window: window.String(), Interval: interval.String(), Groups: []inspect.GroupHealth{}, States: map[string]int{}, Conditions: map[string]int{}}
+	return runGroupsHealth(c.Context, g, o)
+}
+
+func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
+	o := groupsHealthOptions{window: c.Duration("window"), interval: c.Duration("interval"), maxGroups: c.Int("max-groups"),
+		exporterURL: c.String("exporter"), names: c.Args().Slice()}
+	if o.window <= 0 || o.interval <= 0 {
+		return o, exit.UsageErrorf("--window and --interval must be positive")
+	}
+	if o.interval > o.window {
+		return o, exit.UsageErrorf("--interval %s is longer than --window %s: at least two observations are needed", o.interval, o.window)
+	}
+	var err error
+	o.filter, err = compileRegex("regex", c.String("regex"))
+	return o, err
+}
+
+func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) error {
+	v := GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
 	var all []inspect.GroupHealth
-	if u := c.String("exporter"); u != "" {
-		doc, err := fetchExporterHealth(c.Context, u)
+	if o.exporterURL != "" {
+		doc, err := fetchExporterHealth(ctx, o.exporterURL)
 		if err != nil {
 			return err
 		}
-		v.Source, v.Window, v.Interval = u, doc.Window, ""
+		v.Source, v.Window, v.Interval = o.exporterURL, doc.Window, ""
 		all = doc.Groups
 	} else {
-		src, closeFn, err := exporterSource(c, g, re, c.Int("max-groups"), false, false)
+		src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, false, connectChecked)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
 		v.Source = "observed"
-		all = observeHealth(c.Context, g, src, window, interval, healthOptions(src.Generation, 0), names)
+		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0), o.names)
 	}
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
+	sel := inspect.SelectHealth(all, o.names, o.filter)
+	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
+	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: groupsHealthTable(g.Printer.Format, v.Groups)}); err != nil {
+		return err
 	}
-	found := map[string]bool{}
-	for _, h := range all {
-		if len(want) > 0 && !want[h.Group] {
-			continue
-		}
-		if re != nil && !re.MatchString(h.Group) {
-			continue
-		}
-		found[h.Group] = true
-		v.Groups = append(v.Groups, h)
-		v.States[h.State]++
-		for _, c := range h.Conditions {
-			v.Conditions[c]++
-		}
+	if len(sel.Missing) > 0 {
+		return fmt.Errorf("not observed (no offset file, entry or broker listing): %s", quoteList(sel.Missing))
 	}
-	var missing []string
-	for _, n := range names {
-		if !found[n] {
-			missing = append(missing, n)
-		}
+	if sel.NotOK > 0 {
+		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
 	}
+	return nil
+}
+
+// groupsHealthTable is a line per group and active condition with its
+// evidence: the first fact of each (every fact with -o wide or csv).
+func groupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.TableData {
 	t := render.NewTable("GROUP", "CONDITION", "LAG", "DRAIN", "RETENTION", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")
-	wide := g.Printer.Format == render.Wide || g.Printer.Format == render.CSV
-	for _, h := range v.Groups {
+	wide := f == render.Wide || f == render.CSV
+	for _, h := range groups {
 		lag := "-"
 		if h.LagKnown {
 			lag = strconv.FormatInt(h.Lag, 10)
 		}
 		drain, ret := h.Drain.Text(), h.Retention.Text()
 		if len(h.Evidence) == 0 {
-			t.Add(cellName(g.Printer.Format, h.Group), h.State, lag, drain, ret, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
+			t.Add(cellName(f, h.Group), h.State, lag, drain, ret, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
 			continue
 		}
-		// Every active condition with its evidence: the first fact of each
-		// (every fact with -o wide).
 		shown := map[string]bool{}
 		for _, e := range h.Evidence {
 			if shown[e.State] && !wide {
@@ -163,25 +176,10 @@ func runGroupsHealth(c *cli.Context) error {
 			if e.Carried {
 				cond += " (last known)"
 			}
-			t.Add(cellName(g.Printer.Format, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
+			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
 		}
 	}
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t}); err != nil {
-		return err
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("not observed (no offset file, entry or broker listing): %s", quoteList(missing))
-	}
-	bad := 0
-	for _, h := range v.Groups {
-		if h.State != inspect.HealthOK {
-			bad++
-		}
-	}
-	if bad > 0 {
-		return exit.ProblemsFound("%s not OK", render.Plural(bad, "group", "groups"))
-	}
-	return nil
+	return t
 }
 
 func healthOff(n int64) string {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,7 +46,7 @@ func init() {
 				&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "between probes (with --count)"},
 				&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
 			},
-			Action: runProbe,
+			Action: probeAction,
 		}
 	})
 }
@@ -85,68 +86,113 @@ type ProbeStepStat struct {
 	Max      float64 `json:"max"`
 }
 
-func runProbe(c *cli.Context) error {
+// probeOptions is 'probe' after flag parsing.
+type probeOptions struct {
+	// count probes, interval apart.
+	count    int
+	interval time.Duration
+	// topic takes the canary commits on partition 0 ("": the first listed).
+	topic string
+}
+
+func probeAction(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
 		return err
 	}
-	count, interval := c.Int("count"), c.Duration("interval")
-	if count < 1 || interval < 0 {
-		return exit.UsageErrorf("--count must be at least 1 and --interval not negative")
-	}
-	if !g.HasVolume() {
-		return exit.UsageErrorf("probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing")
-	}
-	if !wantsBrokers(g) {
-		return exit.UsageErrorf("probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
-	}
-	l, err := g.Layout()
+	o, err := parseProbe(c)
 	if err != nil {
 		return err
 	}
-	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	return runProbe(c.Context, g, o)
+}
+
+func parseProbe(c *cli.Context) (probeOptions, error) {
+	o := probeOptions{count: c.Int("count"), interval: c.Duration("interval"), topic: c.String("topic")}
+	if o.count < 1 || o.interval < 0 {
+		return o, exit.UsageErrorf("--count must be at least 1 and --interval not negative")
+	}
+	return o, nil
+}
+
+// probeNeeds: the canary ids come from the volume's routing, the probe
+// itself from the brokers.
+var probeNeeds = sourceNeeds{
+	volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
+	brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+}
+
+func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
+	src, err := openSources(ctx, g, probeNeeds)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	a, fs, err := volume.ReadAssignment(src.layout.AssignmentPath())
 	g.WarnFindings(fs)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	cl, err := liveClient(c.Context, g)
+	v, err := probeRounds(ctx, src.client, a, o)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	v := ProbeView{Rounds: count, Probes: []*exporter.ProbeReport{}}
-	tick := time.NewTicker(max(interval, time.Millisecond))
+	if err := g.Printer.Print(probeOutput(v)); err != nil {
+		return err
+	}
+	var failed []string
+	for _, b := range v.Brokers {
+		if !b.OK {
+			failed = append(failed, b.Broker+" ("+b.FailedStep+")")
+		}
+	}
+	if len(failed) > 0 {
+		what := render.Plural(len(failed), "broker", "brokers")
+		g.Warnf("%s failed the probe: %s", what, strings.Join(failed, ", "))
+		return exit.ProblemsFound("%s failed the probe", what)
+	}
+	return nil
+}
+
+// probeRounds probes o.count times, o.interval apart, and folds the
+// rounds into one line per broker.
+func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (ProbeView, error) {
+	v := ProbeView{Rounds: o.count, Probes: []*exporter.ProbeReport{}}
+	tick := time.NewTicker(max(o.interval, time.Millisecond))
 	defer tick.Stop()
-	for i := range count {
+	for i := range o.count {
 		if i > 0 {
 			select {
-			case <-c.Context.Done():
-				return c.Context.Err()
+			case <-ctx.Done():
+				return v, ctx.Err()
 			case <-tick.C:
 			}
 		}
-		rep, err := exporter.Probe(c.Context, a, cl, c.String("topic"))
+		rep, err := exporter.Probe(ctx, a, cl, o.topic)
 		if err != nil {
-			return err
+			return v, err
 		}
 		v.Topic = rep.Topic
 		v.Probes = append(v.Probes, rep)
 	}
 	v.Brokers = probeStats(v.Probes)
-	failed := 0
+	return v, nil
+}
+
+// probeOutput is the probe's output: a line per broker.
+func probeOutput(v ProbeView) render.Output {
 	t := render.NewTable("BROKER", "NODE", "CANARY", "RESULT", "FAILED STEP", "FIND", "COMMIT", "FETCH", "ERROR", "TIER+")
 	for _, b := range v.Brokers {
 		res := "OK"
 		if !b.OK {
-			failed++
 			res = "FAILED"
 		}
-		if count > 1 {
+		if v.Rounds > 1 {
 			res += fmt.Sprintf(" %d/%d", b.Rounds-b.Failures, b.Rounds)
 		}
 		cells := map[string]string{}
 		for _, s := range b.Steps {
-			cells[s.Step] = probeLatency(s, count)
+			cells[s.Step] = probeLatency(s, v.Rounds)
 		}
 		cell := func(step string) string {
 			if v, ok := cells[step]; ok {
@@ -157,23 +203,10 @@ func runProbe(c *cli.Context) error {
 		t.Add(b.Broker, strconv.Itoa(int(b.Node)), render.Dash(b.Canary), res, render.Dash(b.FailedStep),
 			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), render.Dash(b.Error), render.Dash(b.Tier))
 	}
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(count, "probe", "probes"))
+	return render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
+		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(v.Rounds, "probe", "probes"))
 		return p.Table(t)
-	}}); err != nil {
-		return err
-	}
-	if failed > 0 {
-		var names []string
-		for _, b := range v.Brokers {
-			if !b.OK {
-				names = append(names, b.Broker+" ("+b.FailedStep+")")
-			}
-		}
-		g.Warnf("%s failed the probe: %s", render.Plural(failed, "broker", "brokers"), strings.Join(names, ", "))
-		return exit.ProblemsFound("%s failed the probe", render.Plural(failed, "broker", "brokers"))
-	}
-	return nil
+	}}
 }
 
 // probeLatency is a step's cell: its round trip (one probe), or

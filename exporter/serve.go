@@ -3,7 +3,9 @@ package exporter
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -80,6 +82,37 @@ func (e *Exporter) Server(ln net.Listener, so ServeOptions) (*http.Server, net.L
 	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: so.ReadHeaderTimeout, ReadTimeout: so.WriteTimeout,
 		WriteTimeout: so.WriteTimeout, IdleTimeout: so.IdleTimeout}
 	return srv, &limitListener{Listener: ln, max: int64(so.MaxConns), conns: &e.conns, rejected: &e.rejected}
+}
+
+// ShutdownGrace is how long Serve lets requests in flight finish once
+// its context is done.
+const ShutdownGrace = 5 * time.Second
+
+// Serve serves e's endpoints on ln (bounded by so) while Run refreshes,
+// until ctx is done; then requests in flight get ShutdownGrace to finish.
+// A server that fails (its listener broke) stops the refreshes too, so
+// the exporter does not go on refreshing for nobody: the error is the
+// server's, else Run's.
+func (e *Exporter) Serve(ctx context.Context, ln net.Listener, so ServeOptions) error {
+	srv, sln := e.Server(ln, so)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		err := srv.Serve(sln)
+		if !errors.Is(err, http.ErrServerClosed) {
+			cancel()
+		}
+		served <- err
+	}()
+	runErr := e.Run(ctx)
+	sctx, stop := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer stop()
+	srv.Shutdown(sctx)
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return runErr
 }
 
 // InFlight is the number of requests being served (for tests and the

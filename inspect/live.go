@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -295,10 +293,10 @@ func listingsSorted(ls []wire.BrokerGroups) bool {
 // coordinator computed from the volume ("" = none, which the wire shows as
 // COORDINATOR_NOT_AVAILABLE).
 func WireDisagrees(computed string, co wire.Coordinator) bool {
-	if co.Err != "" || co.NodeID < 0 {
+	if !co.Found() {
 		// COORDINATOR_NOT_AVAILABLE agrees with "none"; any other failure
 		// says nothing about routing.
-		if co.Code == kerr.CoordinatorNotAvailable.Code {
+		if co.Unassigned() {
 			return computed != ""
 		}
 		return false

@@ -1,9 +1,8 @@
 package inspect
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // BrokerAnswer is how one broker took the live round: whether it
@@ -28,7 +27,7 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerAnswer, a 
 		if c := rows[i].Coordinator; c != "" {
 			facts.Coordinates[c]++
 		}
-		if co, ok := la.Coords[rows[i].Group]; ok && co.Err != "" && co.Code != kerr.CoordinatorNotAvailable.Code {
+		if co, ok := la.Coords[rows[i].Group]; ok && co.Failed() {
 			facts.LookupFailed = append(facts.LookupFailed, rows[i].Group)
 		}
 	}
@@ -52,4 +51,15 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerAnswer, a 
 		}
 	}
 	return facts
+}
+
+// GatheredLiveFacts merges one group gathering (wire.GatherGroups with
+// Describe) with the volume — in holds its assignment (nil when missing or
+// unreadable) and offset files; hasVolume false: brokers only — into what
+// doctor judges, with the brokers as sources of the report.
+func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) (LiveFacts, []BrokerSource) {
+	la := NewLiveAnswers(gg, in.Assignment)
+	rows := LiveGroupRows(in, hasVolume, la)
+	sources := BrokerSources(gg.Listings, la.Names)
+	return BuildLiveFacts(rows, la, BrokerAnswers(sources), in.Assignment), sources
 }

@@ -41,3 +41,53 @@ func TestBuildLiveFacts(t *testing.T) {
 		t.Errorf("no volume: unreachable %v", f.Unreachable)
 	}
 }
+
+// GatheredLiveFacts over one gathering: brokers only, then merged with a
+// volume whose offset file names a group no broker lists.
+func TestGatheredLiveFacts(t *testing.T) {
+	t.Parallel()
+	gg := &wire.GatheredGroups{
+		Listings: []wire.BrokerGroups{
+			{Broker: wire.Broker{NodeID: 0, Host: "k0", Port: 9092}, Groups: []wire.ListedGroup{{Group: "app", State: "Stable"}, {Group: "ghost", State: "Empty"}}},
+			{Broker: wire.Broker{NodeID: 1, Host: "k1", Port: 9092}, Groups: []wire.ListedGroup{{Group: "app", State: "Empty"}}},
+			{Broker: wire.Broker{NodeID: 2, Host: "k2", Port: 9092}, Groups: []wire.ListedGroup{}, Err: "connection refused"},
+		},
+		Coords: map[string]wire.Coordinator{
+			"app":   {Key: "app", NodeID: 0},
+			"ghost": {Key: "ghost", NodeID: -1, Err: "NOT_COORDINATOR", Code: kerr.NotCoordinator.Code},
+		},
+		Described: map[string]wire.DescribedGroup{"app": {Group: "app", Coordinator: 0, State: "Stable", Members: []wire.Member{{MemberID: "m1"}}}},
+	}
+	f, sources := GatheredLiveFacts(gg, GroupsInput{}, false)
+	if len(sources) != 3 || !sources[0].Answered || sources[2].Answered || sources[2].Error != "connection refused" || sources[0].Groups != 2 {
+		t.Fatalf("sources %+v", sources)
+	}
+	if len(f.Rows) != 2 || f.Rows[0].Group != "app" || !slices.Equal(f.Rows[0].Live.StaleOn, []string{"node 1"}) || f.Rows[0].Live.Members != 1 {
+		t.Fatalf("rows %+v", f.Rows)
+	}
+	if !slices.Equal(f.LookupFailed, []string{"ghost"}) || len(f.Unreachable) != 1 || f.Unreachable["node 2"] != "connection refused" {
+		t.Errorf("lookup failed %v, unreachable %v", f.LookupFailed, f.Unreachable)
+	}
+
+	// With the volume: brokers named as the assignment names them, the
+	// file-only group flagged, every row's computed coordinator counted.
+	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}, {ID: "kaas-2", Health: "alive"}}}
+	in := GroupsInput{Assignment: a, Files: []GroupFile{{Group: "idle", Layout: volume.OffsetsCurrent, Format: "envelope", Partitions: 4}}}
+	f, sources = GatheredLiveFacts(gg, in, true)
+	if sources[2].Broker != "kaas-2" || f.Unreachable["kaas-2"] != "connection refused" {
+		t.Errorf("named sources %+v, unreachable %v", sources, f.Unreachable)
+	}
+	counted := 0
+	for _, n := range f.Coordinates {
+		counted += n
+	}
+	var idle *GroupRow
+	for i := range f.Rows {
+		if f.Rows[i].Group == "idle" {
+			idle = &f.Rows[i]
+		}
+	}
+	if len(f.Rows) != 3 || counted != 3 || idle == nil || !idle.HasIssue(IssueFileOnly) {
+		t.Errorf("rows %d, coordinates %v, idle %+v", len(f.Rows), f.Coordinates, idle)
+	}
+}
