@@ -38,12 +38,10 @@ var (
 	invalidGroup = "bad\xffname"
 )
 
-// copyVolume copies testdata/volumes/<name> into a temp dir with every
-// mtime set to volT0. For "damaged" it also adds group files whose names
-// kaas cannot round-trip.
-func copyVolume(t testing.TB, name string) string {
+// copyTree copies the files and directories under src into a new temp
+// dir and returns it.
+func copyTree(t testing.TB, src string) string {
 	t.Helper()
-	src := filepath.Join(repoRoot(t), "testdata", "volumes", name)
 	dst := filepath.Join(t.TempDir(), "vol")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -63,6 +61,15 @@ func copyVolume(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dst
+}
+
+// copyVolume copies testdata/volumes/<name> into a temp dir with every
+// mtime set to volT0. For "damaged" it also adds group files whose names
+// kaas cannot round-trip.
+func copyVolume(t testing.TB, name string) string {
+	t.Helper()
+	dst := copyTree(t, filepath.Join(repoRoot(t), "testdata", "volumes", name))
 	if name == "damaged" {
 		od := filepath.Join(dst, "__cluster", "__consumer_offsets")
 		for _, g := range []string{longGroup, invalidGroup} {

@@ -53,7 +53,7 @@ func parseSeverity(c *cli.Context) (volume.Severity, error) {
 	return min, nil
 }
 
-// severityArgs starts volume check and doctor: the globals and the
+// severityArgs starts doctor: the globals and the
 // --severity threshold.
 func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
 	g, err := globals(c)

@@ -3,7 +3,6 @@ package commands
 import (
 	"bufio"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,26 +33,7 @@ func staleVolume(t *testing.T) (string, map[string]staleTruth) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(lab, "stale-manifests-volume")
-	dst := filepath.Join(t.TempDir(), "vol")
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := copyTree(t, filepath.Join(lab, "stale-manifests-volume"))
 	f, err := os.Open(filepath.Join(dst, "log-ends.jsonl"))
 	if err != nil {
 		t.Fatal(err)

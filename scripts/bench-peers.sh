@@ -1,7 +1,7 @@
 #!/bin/sh
 # kaasctl beside rpk and kcl on a 10,000-group sandbox: whole-process wall
-# medians of 5 runs each, run in turn (A B A B ...), and the ratio beside the
-# target. The peers are not part of kaasctl: build them from their public
+# and CPU medians (RUNS=7 runs each, interleaved: kaasctl, rpk, kcl in each
+# round), and the ratio to the faster peer beside the target. The peers are not part of kaasctl: build them from their public
 # repositories and name them with RPK=/path/to/rpk KCL=/path/to/kcl; without
 # them this section says so and is skipped. PEER_GROUPS=100000 races 100,000.
 set -eu
@@ -36,22 +36,54 @@ B=$(sed -n 's/.*"bootstrap": "\([^,"]*\).*/\1/p' "$tmp/data/.kaasctl-sandbox.jso
 $GO run ./scripts/seedgroups -b "$B" -n "$N" -topic orders
 printf 'seed_brokers = ["%s"]\n' "$B" > "$tmp/kcl.toml"
 
-# race NAME TARGET A... -- B...: 5 alternating runs each after a warm-up;
-# prints both medians and the ratio.
+# race NAME TARGET A... -- PEER1... [-- PEER2...]: one warm-up each, then
+# RUNS rounds (default 7) running A and every peer in turn inside each
+# round, so a machine that slows down slows all of them alike. Prints each
+# command's whole-process wall and CPU (user+sys) medians (exit codes are
+# not judged: rpk exits 1 when a group has no lag to show), then A's ratio
+# to the fastest peer (by wall median) beside the target.
 race() {
   name=$1 target=$2; shift 2
-  a=""; while [ "$1" != "--" ]; do a="$a $1"; shift; done; shift
-  b="$*"
-  sh -c "$a" > /dev/null 2>&1 || true; sh -c "$b" > /dev/null 2>&1 || true
-  : > "$tmp/a.t"; : > "$tmp/b.t"
-  for k in 1 2 3 4 5; do
-    /usr/bin/time -f %e -a -o "$tmp/a.t" sh -c "$a > /dev/null 2>&1"
-    /usr/bin/time -f %e -a -o "$tmp/b.t" sh -c "$b > /dev/null 2>&1"
+  n=0; cmd0=""
+  while [ $# -gt 0 ]; do
+    if [ "$1" = "--" ]; then n=$((n + 1)); shift; continue; fi
+    eval "cmd$n=\"\${cmd$n:-} $1\""; shift
   done
-  am=$(sort -n "$tmp/a.t" | sed -n 3p); bm=$(sort -n "$tmp/b.t" | sed -n 3p)
-  awk -v n="$name" -v a="$am" -v b="$bm" -v t="$target" 'BEGIN { printf "%s: kaasctl %.3f s, peer %.3f s, ratio %.2f (target <= %s)\n", n, a, b, a / b, t }'
+  runs=${RUNS:-7}; mid=$(( (runs + 1) / 2 ))
+  k=0
+  while [ $k -le $n ]; do
+    eval "c=\$cmd$k"; sh -c "$c" > /dev/null 2>&1 || true; : > "$tmp/t$k"; k=$((k + 1))
+  done
+  r=0
+  while [ $r -lt "$runs" ]; do
+    k=0
+    while [ $k -le $n ]; do
+      eval "c=\$cmd$k"
+      /usr/bin/time -q -f '%e %U %S' -a -o "$tmp/t$k" sh -c "$c > /dev/null 2>&1"
+      k=$((k + 1))
+    done
+    r=$((r + 1))
+  done
+  k=0
+  while [ $k -le $n ]; do
+    eval "w$k=\$(awk '{print \$1}' \"$tmp/t$k\" | sort -n | sed -n ${mid}p)"
+    eval "u$k=\$(awk '{print \$2 + \$3}' \"$tmp/t$k\" | sort -n | sed -n ${mid}p)"
+    k=$((k + 1))
+  done
+  best=1; k=2
+  while [ $k -le $n ]; do
+    if awk -v a="$(eval echo \$w$k)" -v b="$(eval echo \$w$best)" 'BEGIN { exit !(a < b) }'; then best=$k; fi
+    k=$((k + 1))
+  done
+  k=1
+  while [ $k -le $n ]; do
+    eval "c=\$cmd$k"
+    awk -v c="$(echo $c | sed 's/^env [^ ]* //' | cut -d' ' -f1-3)" -v w="$(eval echo \$w$k)" -v u="$(eval echo \$u$k)" 'BEGIN { printf "  peer %-40s wall %.3f s, cpu %.3f s\n", c, w, u }'
+    k=$((k + 1))
+  done
+  awk -v n="$name" -v a="$w0" -v ac="$u0" -v b="$(eval echo \$w$best)" -v bc="$(eval echo \$u$best)" -v r="$runs" -v t="$target" \
+    'BEGIN { printf "%s: kaasctl wall %.3f s, cpu %.3f s; fastest peer wall %.3f s, cpu %.3f s; ratio %.2f wall, %.2f cpu (target <= %s; medians of %d, interleaved)\n", n, a, ac, b, bc, a / b, ac / bc, t, r }'
 }
-echo "== peers: $N groups on a 3-broker sandbox (wall medians of 5)"
-race "groups list vs rpk group list" 0.5 "$BIN" groups list -b "$B" -- "$RPK" group list -X brokers="$B"
-race "groups list vs kcl group list" 0.5 "$BIN" groups list -b "$B" -- env KCL_CONFIG_PATH="$tmp/kcl.toml" "$KCL" group list
+echo "== peers: $N groups on a 3-broker sandbox (whole-process medians, runs interleaved)"
+race "groups list vs the faster of rpk and kcl group list" 0.5 "$BIN" groups list -b "$B" -- "$RPK" group list -X brokers="$B" -- env KCL_CONFIG_PATH="$tmp/kcl.toml" "$KCL" group list
 race "groups describe --all vs rpk group describe -r '.*'" 0.25 "$BIN" groups describe --all -b "$B" -- "$RPK" group describe -r "'.*'" -X brokers="$B"

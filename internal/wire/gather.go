@@ -63,7 +63,7 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	}
 	c.forEach(jobs, func(i int) {
 		if i == len(brokers) {
-			gr.lookup(ctx, r.Extra)
+			gr.lookup(ctx, dedupe(r.Extra))
 			return
 		}
 		gr.list(ctx, i, brokers[i])
@@ -92,17 +92,23 @@ type gatherRun struct {
 	// "" when it was not asked).
 	spec [][]DescribedGroup
 
+	// extra is r.Extra as a set: a listed group in it is looked up with
+	// the Extra ones, not again (read-only once built).
+	extra map[string]bool
+
 	mu     sync.Mutex
-	asked  map[string]bool        // keys sent to FindCoordinator
-	found  [][]Coordinator        // their answers, a list a request
+	found  [][]Coordinator        // FindCoordinator's answers, a list a request
 	err    error                  // the first FindCoordinator failure
 	coords map[string]Coordinator // found, keyed once every lookup is done
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
 	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers)}
-	if r.Coordinators {
-		gr.asked = make(map[string]bool, len(r.Extra))
+	if r.Coordinators && len(r.Extra) > 0 {
+		gr.extra = make(map[string]bool, len(r.Extra))
+		for _, g := range r.Extra {
+			gr.extra[g] = true
+		}
 	}
 	return gr
 }
@@ -119,14 +125,14 @@ func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
 		names[j] = g.Group
 	}
 	if !gr.r.Describe {
-		gr.lookup(ctx, names)
+		gr.lookupListed(ctx, names)
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		gr.lookup(ctx, names)
+		gr.lookupListed(ctx, names)
 	}()
 	gr.spec[i] = gr.c.describeListed(ctx, b.NodeID, gr.listings[i].Groups)
 	wg.Wait()
@@ -166,19 +172,9 @@ func (c *Client) describeListed(ctx context.Context, node int32, listed []Listed
 	return out
 }
 
-// lookup asks FindCoordinator for the keys no one has asked yet, in chunks
-// of FindChunk.
+// lookup asks FindCoordinator for keys, in chunks of FindChunk.
 func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
-	gr.mu.Lock()
-	todo := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !gr.asked[k] {
-			gr.asked[k] = true
-			todo = append(todo, k)
-		}
-	}
-	gr.mu.Unlock()
-	lists, err := gr.c.findManyLists(ctx, todo, false)
+	lists, err := gr.c.findManyLists(ctx, keys, false)
 	gr.mu.Lock()
 	defer gr.mu.Unlock()
 	if err != nil {
@@ -188,6 +184,23 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 		return
 	}
 	gr.found = append(gr.found, lists...)
+}
+
+// lookupListed looks up a broker's listed groups but those asked with
+// Extra. A group two brokers list is asked twice (rare: a stale listing);
+// both answers are the same question's.
+func (gr *gatherRun) lookupListed(ctx context.Context, names []string) {
+	if gr.extra == nil {
+		gr.lookup(ctx, names)
+		return
+	}
+	todo := make([]string, 0, len(names))
+	for _, k := range names {
+		if !gr.extra[k] {
+			todo = append(todo, k)
+		}
+	}
+	gr.lookup(ctx, todo)
 }
 
 // described keeps each listed group's description from its coordinator:

@@ -1,0 +1,50 @@
+package repair
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// A restore from kaasctl's backups: the target at a moment, the partitions
+// it moves back and the ones committed since (kept), and the from-file
+// spec; a group with no history at all is an error, not an empty restore.
+func TestResolveGroupRestore(t *testing.T) {
+	t.Parallel()
+	cd := t.TempDir()
+	os.MkdirAll(filepath.Join(cd, volume.OffsetsDir), 0o755)
+	l := volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
+	p, err := GroupFilePath(l, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(`{"offsets":{"orders/0":10}}`), 0o644)
+	now := func() time.Time { return h0 }
+	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":50,"orders/1":7}}`), WriteOptions{Backup: true, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	req := HistoryRestore{Layout: l, Spec: Spec{Kind: ToHistory, Time: h0.Add(-time.Hour), Origin: "--to-history X"}}
+	gr, err := ResolveGroupRestore(req, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.Target.Offsets["orders/0"] != 10 || !slices.Equal(gr.MovedBack, []string{"orders/0 50→10"}) || !slices.Equal(gr.Extra, []string{"orders/1"}) {
+		t.Fatalf("restore %+v", gr)
+	}
+	sp, _, err := HistoryRestoreSpec([]HistoryTarget{gr.Target}, nil, req.Spec.Origin)
+	if err != nil || sp.Kind != FromFile || len(sp.File.Rows) != 1 || sp.File.Rows[0].Offset != 10 || sp.Origin != "--to-history X" {
+		t.Fatalf("spec %+v %v", sp, err)
+	}
+	// A scope that names none of the restored partitions is a usage error.
+	if _, _, err := HistoryRestoreSpec([]HistoryTarget{gr.Target}, []TopicScope{{Topic: "audit"}}, req.Spec.Origin); exit.Code(err) != exit.Usage {
+		t.Fatalf("empty scope: %v", err)
+	}
+	if _, err := ResolveGroupRestore(req, "nobody"); err == nil {
+		t.Fatal("a group with no history restored")
+	}
+}
