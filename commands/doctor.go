@@ -82,19 +82,19 @@ func parseDoctor(c *cli.Context) (doctorOptions, error) {
 	return o, err
 }
 
-// doctorNeeds: the volume, the brokers or both; brokers that do not answer
-// are findings, not errors.
-var doctorNeeds = sourceNeeds{mode: connectReport,
-	either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+// doctorNeeds: the volume, the brokers or both (the brokers not asked
+// when offline); brokers that do not answer are findings, not errors.
+func doctorNeeds(offline bool) sourceNeeds {
+	return sourceNeeds{mode: connectReport, offline: offline,
+		either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+}
 
 func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	now := o.now
 	if now.IsZero() {
 		now = g.Now().UTC()
 	}
-	need := doctorNeeds
-	need.offline = o.offline
-	src, err := openSources(ctx, g, need)
+	src, err := openSources(ctx, g, doctorNeeds(o.offline))
 	if err != nil {
 		return err
 	}
