@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,21 @@ func TestRunCompletionAndComplete(t *testing.T) {
 	out.Reset()
 	if err := runComplete(ios, completeOptions{App: NewApp(ios), Words: []string{"config", "h"}}); err != nil || out.Len() != 0 {
 		t.Fatalf("a parent's help sub-command offered: %q %v", out.String(), err)
+	}
+}
+
+func TestRunVersionDirect(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	g, err := GlobalsFor(&IOStreams{Out: &out, Err: &out, Getenv: func(string) string { return "" }}, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runVersion(context.Background(), g, versionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var v versionView
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Version != Version || v.SupportedKaas != SupportedKaas || v.Platform == "" {
+		t.Fatalf("%s: %v", out.String(), err)
 	}
 }

@@ -23,7 +23,8 @@ func init() {
 			Description: "Offline (the volume): volume check (every file kaasctl understands), the explicit-entry audit\n" +
 				"(entries naming dead or unknown brokers, duplicates, tiers that disagree) and overdue transactions.\n" +
 				"Live (when brokers are given and answer): unreachable brokers, stale in-memory groups on\n" +
-				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups.\n" +
+				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups,\n" +
+				"offset files lacking partitions their coordinator serves from memory (lost when it restarts).\n" +
 				"Findings are ranked error > warning > info, then by blast radius (groups or files affected); each\n" +
 				"carries the runbook step and concrete commands. When no broker answers, doctor says so and runs the\n" +
 				"offline checks. Exit 3 when any error-level finding exists.\n\n" +
@@ -81,19 +82,19 @@ func parseDoctor(c *cli.Context) (doctorOptions, error) {
 	return o, err
 }
 
-// doctorNeeds: the volume, the brokers or both; brokers that do not answer
-// are findings, not errors.
-var doctorNeeds = sourceNeeds{mode: connectReport,
-	either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+// doctorNeeds: the volume, the brokers or both (the brokers not asked
+// when offline); brokers that do not answer are findings, not errors.
+func doctorNeeds(offline bool) sourceNeeds {
+	return sourceNeeds{mode: connectReport, offline: offline,
+		either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+}
 
 func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	now := o.now
 	if now.IsZero() {
 		now = g.Now().UTC()
 	}
-	need := doctorNeeds
-	need.offline = o.offline
-	src, err := openSources(ctx, g, need)
+	src, err := openSources(ctx, g, doctorNeeds(o.offline))
 	if err != nil {
 		return err
 	}
@@ -199,6 +200,13 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 	facts, brokers := inspect.GatheredLiveFacts(gg, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, src.layout != nil)
 	sv.Live, sv.Brokers = true, brokers
 	rep.AddLive(facts, vol.flags, g.ConnFlags())
+	if src.layout != nil {
+		lost, err := servedNotFiled(ctx, src.client, vol.files, gg)
+		if err != nil {
+			g.Warnf("the offset files were not compared with what the coordinators serve: %v", err)
+		}
+		rep.AddServedNotFiled(lost, src.layout.Gen.Gen, vol.flags, g.ConnFlags())
+	}
 	rep.Ran(inspect.CheckLive, "")
 	return nil
 }

@@ -29,6 +29,10 @@ type GroupsDescribeLiveView struct {
 	Requests []wire.BrokerCount `json:"requests"`
 }
 
+// runGroupsDescribeLive is describe with brokers: the volume side first
+// (its offset files name the partitions to ask for), then the wire rounds,
+// then inspect's decisions (described, not found, failed, notes), then the
+// view; stderr gets one line per kind of problem.
 func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions) error {
 	hasVolume := g.HasVolume()
 	vol := &describeVolume{byGroup: map[string][]inspect.GroupFileData{}, known: map[string]bool{}}

@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -179,7 +180,8 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 
 // readRestart reads what the plan starts from: assignment.json, the
 // groups with an offset file and, with brokers, every broker's ListGroups
-// answer (a broker that fails is warned about and counted).
+// answer through wire's one group gathering (a broker that fails is
+// warned about, and counted by the plan).
 func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect.RestartReading, volume.Layout, error) {
 	r := inspect.RestartReading{AllActive: o.AllActive, FailoverFlag: o.FailoverFlag, Failover: o.Failover, Placement: o.Placement}
 	l, err := g.Layout()
@@ -203,10 +205,11 @@ func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect
 	defer cl.Close()
 	cctx, cancel := cl.WithTimeout(ctx)
 	defer cancel()
-	if r.Live, err = cl.ListGroupsEveryBroker(cctx); err != nil {
+	gathered, err := cl.GatherGroups(cctx, wire.GroupRounds{})
+	if err != nil {
 		return r, l, err
 	}
-	r.LiveAsked = true
+	r.Live, r.LiveAsked = gathered.Listings, true
 	for _, ans := range r.Live {
 		if ans.Err != "" {
 			g.Warnf("%s", ans.Err)

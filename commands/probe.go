@@ -117,13 +117,15 @@ func parseProbe(c *cli.Context) (probeOptions, error) {
 
 // probeNeeds: the canary ids come from the volume's routing, the probe
 // itself from the brokers.
-var probeNeeds = sourceNeeds{
-	volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
-	brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+func probeNeeds() sourceNeeds {
+	return sourceNeeds{
+		volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
+		brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+	}
 }
 
 func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
-	src, err := openSources(ctx, g, probeNeeds)
+	src, err := openSources(ctx, g, probeNeeds())
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync"
 )
 
 // TuneRuntime sets the garbage collector for kaasctl's work: short runs
@@ -25,8 +24,6 @@ func TuneRuntime() {
 // than the memory it saves: past it, LargeInput brings GOGC back to 100.
 const largeInputBytes = 16 << 20
 
-var largeInputOnce sync.Once
-
 // LargeInput is called before a command reads an input of size bytes that
 // it keeps in memory (an assignment with a million entries): past
 // largeInputBytes the collector runs at GOGC 100, so the peak is about
@@ -39,7 +36,7 @@ func LargeInput(size int64) bool {
 		return false
 	}
 	if os.Getenv("GOGC") == "" {
-		largeInputOnce.Do(func() { debug.SetGCPercent(100) })
+		debug.SetGCPercent(100) // idempotent: a second large input changes nothing
 	}
 	return true
 }

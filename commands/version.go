@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"runtime"
 	"runtime/debug"
 
@@ -51,20 +52,37 @@ func init() {
 			Description: "Examples:\n" +
 				"  kaasctl version\n" +
 				"  kaasctl version -o json",
-			Action: func(c *cli.Context) error {
-				g, err := globals(c)
-				if err != nil {
-					return err
-				}
-				v := buildInfo()
-				t := render.NewTable("FIELD", "VALUE")
-				t.Add("version", v.Version)
-				t.Add("commit", v.Commit)
-				t.Add("go", v.GoVersion)
-				t.Add("platform", v.Platform)
-				t.Add("supported kaas", v.SupportedKaas)
-				return g.Printer.Print(render.Output{Data: v, Table: t})
-			},
+			Action: versionAction,
 		}
 	})
+}
+
+// versionOptions is 'version' after flag parsing: it has no flags of its
+// own.
+type versionOptions struct{}
+
+func versionAction(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	o, err := parseVersion(c)
+	if err != nil {
+		return err
+	}
+	return runVersion(c.Context, g, o)
+}
+
+// parseVersion has nothing to read: 'version' takes no flags of its own.
+func parseVersion(*cli.Context) (versionOptions, error) { return versionOptions{}, nil }
+
+func runVersion(_ context.Context, g *Globals, _ versionOptions) error {
+	v := buildInfo()
+	t := render.NewTable("FIELD", "VALUE")
+	t.Add("version", v.Version)
+	t.Add("commit", v.Commit)
+	t.Add("go", v.GoVersion)
+	t.Add("platform", v.Platform)
+	t.Add("supported kaas", v.SupportedKaas)
+	return g.Printer.Print(render.Output{Data: v, Table: t})
 }

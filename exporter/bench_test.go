@@ -90,8 +90,9 @@ func (f *fixture) exporter() *Exporter {
 
 // BenchmarkExporterRefresh10k is one refresh over 10,000 groups (4
 // partitions each, half of them lagging) on a 3-broker sandbox, with the
-// volume: the target is under 1 s with O(brokers) requests. It reports the
-// requests one refresh sends, in total and to the busiest broker.
+// volume: the target is under 0.5 s (issue 24) with O(brokers) requests.
+// It reports the requests one refresh sends, in total and to the busiest
+// broker.
 func BenchmarkExporterRefresh10k(b *testing.B) {
 	f := newFixture(b, 10000)
 	e := f.exporter()
@@ -120,7 +121,7 @@ func BenchmarkExporterRefresh10k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/refresh")
 	b.ReportMetric(float64(f.cl.Counter.Total())/float64(n), "requests/refresh")
 	b.ReportMetric(float64(busiest)/float64(n), "busiest-broker-requests/refresh")
-	b.ReportMetric(1000, "target-ms")
+	b.ReportMetric(500, "target-ms")
 }
 
 // BenchmarkExporterScrape10k is one scrape (GET /metrics, the whole

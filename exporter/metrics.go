@@ -126,20 +126,22 @@ func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect
 func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
 	tw := newTextWriter(c.textSizes)
 	defer func() { c.textSizes = tw.sizes() }()
-	gauge, counter := tw.sample, tw.sample
+	// Samples are added by direct method calls, not through a func value,
+	// so their label values stay on the stack (200,000 samples at 100,000
+	// groups).
 	add := func(struct{}) {}
 
 	// Cluster.
 	if o.HasVolume {
-		add(gauge(dAssignmentReadable, b2f(o.Assignment != nil)))
-		add(counter(dAssignmentVersions, float64(c.versionsSeen)))
-		add(counter(dVersionsMissed, float64(c.versionsMissed)))
+		add(tw.sample(dAssignmentReadable, b2f(o.Assignment != nil)))
+		add(tw.sample(dAssignmentVersions, float64(c.versionsSeen)))
+		add(tw.sample(dVersionsMissed, float64(c.versionsMissed)))
 	}
 	if a := o.Assignment; a != nil {
-		add(gauge(dAssignmentVersion, float64(a.AssignmentVersion)))
-		add(gauge(dControllerEpoch, float64(a.ControllerEpoch)))
+		add(tw.sample(dAssignmentVersion, float64(a.AssignmentVersion)))
+		add(tw.sample(dControllerEpoch, float64(a.ControllerEpoch)))
 		if t := a.GeneratedTime(); !t.IsZero() {
-			add(gauge(dAssignmentGenerated, float64(t.UnixNano())/1e9))
+			add(tw.sample(dAssignmentGenerated, float64(t.UnixNano())/1e9))
 		}
 		alive := 0
 		for _, b := range a.Brokers {
@@ -147,12 +149,12 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 				alive++
 			}
 		}
-		add(gauge(dBrokersListed, float64(len(a.Brokers))))
-		add(gauge(dBrokersAlive, float64(alive)))
-		add(gauge(dExplicitEntries, float64(len(a.ConsumerGroups))))
+		add(tw.sample(dBrokersListed, float64(len(a.Brokers))))
+		add(tw.sample(dBrokersAlive, float64(alive)))
+		add(tw.sample(dExplicitEntries, float64(len(a.ConsumerGroups))))
 	}
 	for _, cause := range inspect.Causes {
-		add(counter(dMoves, float64(c.moves[cause]), string(cause)))
+		add(tw.sample(dMoves, float64(c.moves[cause]), string(cause)))
 	}
 	type sevCode struct{ sev, code string }
 	fc := map[sevCode]int{}
@@ -173,14 +175,14 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		return 1
 	})
 	for _, k := range keys {
-		add(gauge(dFindings, float64(fc[k]), k.sev, k.code))
+		add(tw.sample(dFindings, float64(fc[k]), k.sev, k.code))
 	}
 	if gi := o.Generation; gi != nil {
 		name := gi.Name
 		if name == "" {
 			name = "unknown"
 		}
-		add(gauge(dGeneration, 1, name, gi.Source))
+		add(tw.sample(dGeneration, 1, name, gi.Source))
 	}
 
 	// Brokers: every broker seen since the exporter started.
@@ -200,9 +202,9 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		}
 	}
 	for _, b := range o.Brokers {
-		add(gauge(dBrokerReachable, b2f(b.Answered), b.Name))
+		add(tw.sample(dBrokerReachable, b2f(b.Answered), b.Name))
 		if b.Answered {
-			add(gauge(dBrokerGroups, float64(b.Groups), b.Name))
+			add(tw.sample(dBrokerGroups, float64(b.Groups), b.Name))
 		}
 	}
 	for _, name := range sortedKeys(c.brokersSeen) {
@@ -213,21 +215,21 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		if o.HasBrokers {
 			up = up && reach[name]
 		}
-		add(gauge(dBrokerUp, b2f(up), name))
+		add(tw.sample(dBrokerUp, b2f(up), name))
 		if o.HasVolume && o.Assignment != nil {
-			add(gauge(dBrokerListedAlive, b2f(listedAlive[name]), name))
+			add(tw.sample(dBrokerListedAlive, b2f(listedAlive[name]), name))
 		}
 		if _, ok := reach[name]; !ok && o.HasBrokers {
-			add(gauge(dBrokerReachable, 0, name))
+			add(tw.sample(dBrokerReachable, 0, name))
 		}
 	}
 	if o.HasBrokers {
 		for _, name := range sortedKeys(c.brokersSeen) {
-			add(counter(dBrokerErrors, float64(c.brokerErrors[name]), name))
+			add(tw.sample(dBrokerErrors, float64(c.brokerErrors[name]), name))
 		}
 	}
 	for _, name := range sortedKeys(c.brokerRequests) {
-		add(counter(dBrokerRequests, float64(c.brokerRequests[name]), name))
+		add(tw.sample(dBrokerRequests, float64(c.brokerRequests[name]), name))
 	}
 
 	// Groups.
@@ -242,19 +244,19 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 				state, members = d.State, len(d.Members)
 			}
 			if state != "" {
-				add(gauge(dGroupState, 1, name, state))
+				add(tw.sample(dGroupState, 1, name, state))
 			}
-			add(gauge(dGroupMembers, float64(members), name))
+			add(tw.sample(dGroupMembers, float64(members), name))
 			// Issue series are sparse: present only while the issue is
 			// (a 100,000-group page carries what is wrong, not 0s).
 			if len(lv.StaleOn) > 0 {
-				add(gauge(dStaleListings, float64(len(lv.StaleOn)), name))
+				add(tw.sample(dStaleListings, float64(len(lv.StaleOn)), name))
 			}
 			if r.HasIssue(inspect.IssueFileOnly) {
-				add(gauge(dFileOnly, 1, name))
+				add(tw.sample(dFileOnly, 1, name))
 			}
 			if r.HasIssue(inspect.IssueWireMismatch) {
-				add(gauge(dWireMismatch, 1, name))
+				add(tw.sample(dWireMismatch, 1, name))
 			}
 		}
 		wireBroker := ""
@@ -265,48 +267,48 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		if broker == "" && wireBroker != "" && o.Assignment == nil {
 			broker, tier = wireBroker, "wire"
 		}
-		add(gauge(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
+		add(tw.sample(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
 		if o.HasVolume && r.HasIssue(inspect.IssueTiersDisagree) {
-			add(gauge(dTiersDisagree, 1, name))
+			add(tw.sample(dTiersDisagree, 1, name))
 		}
 		if g.LagKnown {
-			add(gauge(dGroupLag, float64(g.Lag), name))
+			add(tw.sample(dGroupLag, float64(g.Lag), name))
 		}
 		if g.LagSecondsKnown {
-			add(gauge(dGroupLagSeconds, g.LagSeconds, name))
+			add(tw.sample(dGroupLagSeconds, g.LagSeconds, name))
 		}
 		if partitionMetrics {
 			for _, p := range g.Partitions {
 				ps := strconv.Itoa(int(p.Partition))
 				if p.Committed >= 0 {
-					add(gauge(dPartCommitted, float64(p.Committed), name, p.Topic, ps))
+					add(tw.sample(dPartCommitted, float64(p.Committed), name, p.Topic, ps))
 				}
 				if p.LagKnown {
-					add(gauge(dPartLag, float64(p.Lag), name, p.Topic, ps))
+					add(tw.sample(dPartLag, float64(p.Lag), name, p.Topic, ps))
 				}
 				if p.LagSecondsKnown {
-					add(gauge(dPartLagSeconds, p.LagSeconds, name, p.Topic, ps))
+					add(tw.sample(dPartLagSeconds, p.LagSeconds, name, p.Topic, ps))
 				}
 			}
 		}
 		h := health[i]
 		if h.State != inspect.HealthOK {
-			add(gauge(dHealth, 1, name, h.State))
+			add(tw.sample(dHealth, 1, name, h.State))
 		}
 		for _, c := range h.Conditions {
 			if c != inspect.HealthOK {
-				add(gauge(dCondition, 1, name, c))
+				add(tw.sample(dCondition, 1, name, c))
 			}
 		}
 		if !h.UnknownSince.IsZero() {
-			add(gauge(dUnknownSince, float64(h.UnknownSince.UnixNano())/1e9, name))
+			add(tw.sample(dUnknownSince, float64(h.UnknownSince.UnixNano())/1e9, name))
 		}
 		if d := h.Drain; d != nil && d.Known {
 			if !d.NotDraining {
-				add(gauge(dDrainSeconds, d.Seconds, name))
+				add(tw.sample(dDrainSeconds, d.Seconds, name))
 			}
 			if d.NotDraining {
-				add(gauge(dNotDraining, 1, name))
+				add(tw.sample(dNotDraining, 1, name))
 			}
 			if partitionMetrics {
 				for _, p := range d.Partitions {
@@ -319,50 +321,50 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 					}
 					ps := strconv.Itoa(int(pn))
 					if p.NotDraining {
-						add(gauge(dPartNotDraining, 1, name, t, ps))
+						add(tw.sample(dPartNotDraining, 1, name, t, ps))
 					} else {
-						add(gauge(dPartDrainSeconds, p.Seconds, name, t, ps))
+						add(tw.sample(dPartDrainSeconds, p.Seconds, name, t, ps))
 					}
 				}
 			}
 		}
 		if f := h.Retention; f != nil && f.Known {
-			add(gauge(dRetentionBreach, f.Seconds, name))
+			add(tw.sample(dRetentionBreach, f.Seconds, name))
 		}
 		if !h.LastCommit.IsZero() {
-			add(gauge(dLastCommitAge, max(0, o.Time.Sub(h.LastCommit).Seconds()), name))
+			add(tw.sample(dLastCommitAge, max(0, o.Time.Sub(h.LastCommit).Seconds()), name))
 		}
 		// Per-group counters appear at their first change, as a client
 		// library's labelled counters do; kaas_group_condition is what
 		// alerts use (increase() misses a series' first sample).
 		if counts[i].Rewinds > 0 {
-			add(counter(dRewinds, float64(counts[i].Rewinds), name))
+			add(tw.sample(dRewinds, float64(counts[i].Rewinds), name))
 		}
 		if counts[i].Vanished > 0 {
-			add(counter(dVanished, float64(counts[i].Vanished), name))
+			add(tw.sample(dVanished, float64(counts[i].Vanished), name))
 		}
 	}
 
 	// The exporter itself.
-	add(gauge(dBuildInfo, 1, version, revision, runtime.Version()))
-	add(counter(dRefreshes, float64(c.refreshes)))
-	add(gauge(dLastRefresh, float64(o.Time.Add(o.Duration).UnixNano())/1e9))
-	add(gauge(dLastSuccess, c.lastSuccess))
-	add(gauge(dInterval, c.interval.Seconds()))
-	add(gauge(dLastDuration, o.Duration.Seconds()))
-	add(gauge(dGroupsObserved, float64(len(o.Groups))))
-	add(gauge(dGroupsDropped, float64(o.Dropped)))
-	add(gauge(dGroupsInvalid, float64(len(invalidIDs(o)))))
+	add(tw.sample(dBuildInfo, 1, version, revision, runtime.Version()))
+	add(tw.sample(dRefreshes, float64(c.refreshes)))
+	add(tw.sample(dLastRefresh, float64(o.Time.Add(o.Duration).UnixNano())/1e9))
+	add(tw.sample(dLastSuccess, c.lastSuccess))
+	add(tw.sample(dInterval, c.interval.Seconds()))
+	add(tw.sample(dLastDuration, o.Duration.Seconds()))
+	add(tw.sample(dGroupsObserved, float64(len(o.Groups))))
+	add(tw.sample(dGroupsDropped, float64(o.Dropped)))
+	add(tw.sample(dGroupsInvalid, float64(len(invalidIDs(o)))))
 	if o.HasBrokers {
-		add(counter(dProbes, float64(c.probes)))
+		add(tw.sample(dProbes, float64(c.probes)))
 	}
 	if c.follower {
-		add(gauge(dFollowing, b2f(c.following)))
-		add(counter(dOffsetChanges, float64(c.offsetChanges)))
+		add(tw.sample(dFollowing, b2f(c.following)))
+		add(tw.sample(dOffsetChanges, float64(c.offsetChanges)))
 	}
 	if c.journal {
-		add(counter(dJournalRecords, float64(c.journalRecords)))
-		add(counter(dJournalErrors, float64(c.journalErrors)))
+		add(tw.sample(dJournalRecords, float64(c.journalRecords)))
+		add(tw.sample(dJournalErrors, float64(c.journalErrors)))
 	}
 	return tw
 }

@@ -41,6 +41,9 @@ type Source struct {
 	Now func() time.Time
 
 	stamps map[stampKey]time.Time
+	// partitions fills GroupObs.Partitions (New sets it when the exporter
+	// writes per-partition series or lag in seconds).
+	partitions bool
 }
 
 type stampKey struct {
@@ -87,11 +90,14 @@ type PartObs struct {
 
 // GroupObs is one group as a refresh saw it.
 type GroupObs struct {
-	Row        inspect.GroupRow       `json:"row"`
-	Live       *wire.GroupDescription `json:"-"`
-	Partitions []PartObs              `json:"partitions"`
-	Lag        int64                  `json:"lag"`
-	LagKnown   bool                   `json:"lagKnown"`
+	Row  inspect.GroupRow       `json:"row"`
+	Live *wire.GroupDescription `json:"-"`
+	// Partitions are filled only for an exporter that writes
+	// per-partition series or lag in seconds (at 100,000 groups they are
+	// 32 MB of a refresh); Sample.Partitions always has the offsets.
+	Partitions []PartObs `json:"partitions"`
+	Lag        int64     `json:"lag"`
+	LagKnown   bool      `json:"lagKnown"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
@@ -340,6 +346,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		name := g.Row.Group
 		fo := obsAt(i)
 		sample := inspect.HealthSample{Time: o.Time, File: fo}
+		add := func(po PartObs) {
+			sample.Partitions = append(sample.Partitions, inspect.PartitionSample{Key: keys.key(po.Topic, po.Partition), Committed: po.Committed, End: po.End, Start: po.Start})
+			if s.partitions {
+				g.Partitions = append(g.Partitions, po)
+			}
+			if po.LagKnown {
+				g.Lag += po.Lag
+				g.LagKnown = true
+			}
+		}
 		if modTimes != nil {
 			sample.FileModTime = modTimes[i]
 		}
@@ -350,7 +366,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			} else if d.Committed.Err != "" {
 				sample.Err = "OffsetFetch: " + d.Committed.Err
 			}
-			g.Partitions = make([]PartObs, 0, len(d.Lag.Partitions))
+			s.sized(g, &sample, len(d.Lag.Partitions))
 			for _, p := range d.Lag.Partitions {
 				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
 				if po.Committed < 0 {
@@ -362,12 +378,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 						}
 					}
 				}
-				g.Partitions = append(g.Partitions, po)
+				add(po)
 			}
 		} else if s.Client != nil && o.WireErr != "" {
 			sample.Err = "brokers: " + o.WireErr
 		} else if fo != nil {
-			g.Partitions = make([]PartObs, 0, len(fo.Offsets))
+			s.sized(g, &sample, len(fo.Offsets))
 			for _, fe := range fo.Offsets {
 				t, p, err := volume.SplitOffsetKey(fe.Key)
 				if err != nil {
@@ -385,22 +401,17 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 						}
 					}
 				}
-				g.Partitions = append(g.Partitions, po)
+				add(po)
 			}
 		}
 		if g.Partitions == nil {
 			g.Partitions = []PartObs{}
 		}
-		if fo != nil && fo.Corrupt && sample.Err == "" && len(g.Partitions) == 0 {
-			sample.Err = "offset file unreadable: " + fo.Problem
+		if sample.Partitions == nil {
+			sample.Partitions = []inspect.PartitionSample{}
 		}
-		sample.Partitions = make([]inspect.PartitionSample, len(g.Partitions))
-		for pi, p := range g.Partitions {
-			sample.Partitions[pi] = inspect.PartitionSample{Key: keys.key(p.Topic, p.Partition), Committed: p.Committed, End: p.End, Start: p.Start}
-			if p.LagKnown {
-				g.Lag += p.Lag
-				g.LagKnown = true
-			}
+		if fo != nil && fo.Corrupt && sample.Err == "" && len(sample.Partitions) == 0 {
+			sample.Err = "offset file unreadable: " + fo.Problem
 		}
 		inspect.SortPartitions(sample.Partitions)
 		g.Sample = sample
@@ -410,6 +421,14 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	o.Duration = time.Since(start)
 	return o
+}
+
+// sized makes room for n partitions in g and its sample.
+func (s *Source) sized(g *GroupObs, sample *inspect.HealthSample, n int) {
+	sample.Partitions = make([]inspect.PartitionSample, 0, n)
+	if s.partitions {
+		g.Partitions = make([]PartObs, 0, n)
+	}
 }
 
 // lagSeconds fills the partitions' lag in seconds: the age, at the

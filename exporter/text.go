@@ -53,6 +53,10 @@ func fam(typ, name, help string, labels ...string) *family {
 // textWriter collects the samples of one refresh per family.
 type textWriter struct {
 	bufs []textBuf
+	// zs is, per family, its gzip member once it passed zAfter (see
+	// compact); headLen the HELP and TYPE lines written so far.
+	zs      []*familyZ
+	headLen int
 }
 
 // textBuf is one family's samples as a list of chunks: it grows without
@@ -60,7 +64,10 @@ type textWriter struct {
 // allocated three times its size while it was written).
 type textBuf struct {
 	chunks [][]byte
-	n      int
+	// spare are chunks already compressed, written again (see compact).
+	spare [][]byte
+	// n is every byte written, held those not yet compressed.
+	n, held int
 }
 
 // maxChunk caps a chunk (past it, a new chunk is started rather than the
@@ -68,6 +75,11 @@ type textBuf struct {
 const maxChunk = 256 << 10
 
 func (b *textBuf) grow(min int) {
+	if k := len(b.spare); k > 0 && cap(b.spare[k-1]) >= min {
+		b.chunks = append(b.chunks, b.spare[k-1])
+		b.spare = b.spare[:k-1]
+		return
+	}
 	size := 4 << 10
 	if k := len(b.chunks); k > 0 {
 		size = max(size, min2(2*cap(b.chunks[k-1]), maxChunk))
@@ -104,6 +116,7 @@ func (b *textBuf) WriteString(s string) (int, error) {
 		m := copy(c[len(c):cap(c)], s)
 		b.chunks[k-1] = c[:len(c)+m]
 		b.n += m
+		b.held += m
 		s = s[m:]
 	}
 	return n, nil
@@ -117,6 +130,7 @@ func (b *textBuf) WriteByte(c byte) error {
 	}
 	b.chunks[k-1] = append(b.chunks[k-1], c)
 	b.n++
+	b.held++
 	return nil
 }
 
@@ -128,11 +142,12 @@ func (b *textBuf) WriteRune(r rune) (int, error) {
 func (b *textBuf) Len() int { return b.n }
 
 // newTextWriter sizes each family's buffer from hint (the sizes of the last
-// refresh, see sizes), so a refresh writes without regrowing.
+// refresh, see sizes), so a refresh writes without regrowing (up to
+// zAfter: past it, the text is compressed as it comes).
 func newTextWriter(hint []int) *textWriter {
 	w := &textWriter{bufs: make([]textBuf, len(families))}
 	for i := range min(len(hint), len(w.bufs)) {
-		w.bufs[i].Grow(hint[i] + hint[i]/8)
+		w.bufs[i].Grow(min(hint[i]+hint[i]/8, zAfter))
 	}
 	return w
 }
@@ -188,61 +203,125 @@ func (w *textWriter) sample(f *family, v float64, lvs ...string) struct{} {
 	b.WriteByte(' ')
 	b.WriteString(formatFloat(v))
 	b.WriteByte('\n')
+	if b.held >= zAfter {
+		w.compact(f.idx)
+	}
 	return struct{}{}
 }
 
-// bytes is the exposition: every family with samples, in declaration order.
+// bytes is the exposition: every family with samples, in declaration
+// order (tests; a refresh keeps only its gzip).
 func (w *textWriter) bytes() []byte {
-	n := 0
-	for i := range w.bufs {
-		n += w.bufs[i].Len() + 256
+	gz, _ := w.gzip()
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		panic("exporter: " + err.Error())
 	}
-	var out bytes.Buffer
-	out.Grow(n)
-	w.drain(&out)
-	return out.Bytes()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		panic("exporter: " + err.Error())
+	}
+	return b
 }
 
-// gzip is the exposition gzipped and its length uncompressed. The text is
-// never held whole: each chunk is compressed and let go in turn (a
-// 100,000-group page is 20 MB of text and 2 MB of gzip).
+// zAfter is how much text of one family is held before it is compressed:
+// past it, the family's samples go into a gzip member of their own as they
+// are written, so a 100,000-group page (20 MB of text) is never held
+// whole, only its gzip (2 MB).
+const zAfter = 1 << 20
+
+// familyZ is the gzip member of one family's samples.
+type familyZ struct {
+	out bytes.Buffer
+	zw  *gzip.Writer
+}
+
+// compact compresses family i's text held so far into its member, the
+// first time after its HELP and TYPE lines, and keeps its chunks to write
+// again.
+func (w *textWriter) compact(i int) {
+	if w.zs == nil {
+		w.zs = make([]*familyZ, len(w.bufs))
+	}
+	z := w.zs[i]
+	if z == nil {
+		z = &familyZ{}
+		z.zw, _ = gzip.NewWriterLevel(&z.out, gzip.BestSpeed)
+		w.zs[i] = z
+		w.headLen += writeHead(z.zw, families[i])
+	}
+	b := &w.bufs[i]
+	for _, c := range b.chunks {
+		z.zw.Write(c)
+	}
+	// The chunks are written again, the last (the largest) first.
+	for k := range b.chunks {
+		b.spare = append(b.spare, b.chunks[k][:0])
+	}
+	b.chunks = b.chunks[:0]
+	b.held = 0
+}
+
+// gzip is the exposition gzipped and its length uncompressed: gzip
+// members in family order (each large family's own, the small ones
+// between them together), which readers take as one stream. It empties w.
 func (w *textWriter) gzip() ([]byte, int) {
 	var out bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
-	n := w.drain(zw)
-	zw.Close()
+	var zw *gzip.Writer // the member of the small families in a row
+	n := 0
+	for i, f := range families {
+		b := &w.bufs[i]
+		if b.Len() == 0 {
+			continue
+		}
+		n += b.Len()
+		if w.zs != nil && w.zs[i] != nil {
+			if zw != nil {
+				zw.Close()
+				zw = nil
+			}
+			w.compact(i)
+			z := w.zs[i]
+			z.zw.Close()
+			out.Write(z.out.Bytes())
+			w.zs[i] = nil
+			b.chunks, b.spare = nil, nil
+			continue
+		}
+		if zw == nil {
+			zw, _ = gzip.NewWriterLevel(&out, gzip.BestSpeed)
+		}
+		w.headLen += writeHead(zw, f)
+		for _, c := range b.chunks {
+			zw.Write(c)
+		}
+		b.chunks, b.spare = nil, nil
+	}
+	if zw == nil && out.Len() == 0 {
+		zw, _ = gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	}
+	if zw != nil {
+		zw.Close()
+	}
+	n += w.headLen
+	w.headLen = 0
 	return out.Bytes(), n
 }
 
-// drain writes the exposition to out and empties w; it returns the bytes
-// written.
-func (w *textWriter) drain(out io.Writer) int {
+// writeHead writes a family's HELP and TYPE lines; it returns their length.
+func writeHead(out io.Writer, f *family) int {
 	var head bytes.Buffer
-	n := 0
-	for i, f := range families {
-		if w.bufs[i].Len() == 0 {
-			continue
-		}
-		head.Reset()
-		head.WriteString("# HELP ")
-		head.WriteString(f.name)
-		head.WriteByte(' ')
-		writeEscaped(&head, f.help, false)
-		head.WriteString("\n# TYPE ")
-		head.WriteString(f.name)
-		head.WriteByte(' ')
-		head.WriteString(f.typ)
-		head.WriteByte('\n')
-		out.Write(head.Bytes())
-		n += head.Len()
-		for j, c := range w.bufs[i].chunks {
-			out.Write(c)
-			n += len(c)
-			w.bufs[i].chunks[j] = nil
-		}
-		w.bufs[i].chunks = nil
-	}
-	return n
+	head.WriteString("# HELP ")
+	head.WriteString(f.name)
+	head.WriteByte(' ')
+	writeEscaped(&head, f.help, false)
+	head.WriteString("\n# TYPE ")
+	head.WriteString(f.name)
+	head.WriteByte(' ')
+	head.WriteString(f.typ)
+	head.WriteByte('\n')
+	out.Write(head.Bytes())
+	return head.Len()
 }
 
 // writeEscaped escapes backslash and newline (and, in label values, the

@@ -232,3 +232,57 @@ func TestTextBufChunks(t *testing.T) {
 		}
 	}
 }
+
+// A family past zAfter is compressed as it is written, into a gzip member
+// of its own between the members of the small families around it: the
+// page reads back as the same text, in family order, and the length
+// counted is the text's.
+func TestTextCompressedAsWritten(t *testing.T) {
+	t.Parallel()
+	var want strings.Builder
+	head := func(f *family) {
+		want.WriteString("# HELP " + f.name + " " + f.help + "\n# TYPE " + f.name + " " + f.typ + "\n")
+	}
+	hint := make([]int, len(families))
+	hint[dGroupLag.idx] = 8 << 20 // a hint past zAfter is capped
+	w := newTextWriter(hint)
+	w.sample(dRefreshes, 3)
+	w.sample(dBuildInfo, 1, "v1", "abc", "go1")
+	n := 3*zAfter/len(`kaas_group_lag{group="g-0000000"} 1234567`) + 1
+	var lines strings.Builder
+	for i := range n {
+		g := "g-" + strconv.Itoa(1000000+i)
+		w.sample(dGroupLag, float64(1234567+i), g)
+		lines.WriteString(`kaas_group_lag{group="` + g + `"} ` + formatFloat(float64(1234567+i)) + "\n")
+	}
+	if w.zs == nil || w.zs[dGroupLag.idx] == nil {
+		t.Fatalf("%d bytes of kaas_group_lag not compressed", w.bufs[dGroupLag.idx].Len())
+	}
+	if held := w.bufs[dGroupLag.idx].held; held >= zAfter {
+		t.Fatalf("%d bytes held uncompressed", held)
+	}
+	for _, f := range families {
+		switch f {
+		case dGroupLag:
+			head(f)
+			want.WriteString(lines.String())
+		case dRefreshes:
+			head(f)
+			want.WriteString("kaas_exporter_refreshes_total 3\n")
+		case dBuildInfo:
+			head(f)
+			want.WriteString(`kaas_exporter_build_info{version="v1",revision="abc",goversion="go1"} 1` + "\n")
+		}
+	}
+	gz, size := w.gzip()
+	var got strings.Builder
+	if err := writeText(&got, gz); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("page differs: %d bytes, want %d", got.Len(), want.Len())
+	}
+	if size != want.Len() {
+		t.Errorf("text length %d, want %d", size, want.Len())
+	}
+}
