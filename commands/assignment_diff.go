@@ -47,7 +47,7 @@ func init() {
 				&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
 				&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
 			},
-			Action: assignmentDiffAction,
+			Action: action(parseAssignmentDiff, runAssignmentDiff),
 		}
 	})
 }
@@ -58,18 +58,6 @@ type assignmentDiffOptions struct {
 	groups   []string // --group: also check these groups
 	txns     []string // --txn: also check these transactional ids
 	exitCode bool     // --exit-code: exit 3 when differences are found
-}
-
-func assignmentDiffAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseAssignmentDiff(c)
-	if err != nil {
-		return err
-	}
-	return runAssignmentDiff(c.Context, g, o)
 }
 
 func parseAssignmentDiff(c *cli.Context) (assignmentDiffOptions, error) {

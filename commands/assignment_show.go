@@ -33,7 +33,7 @@ func init() {
 				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
 			},
-			Action: assignmentShowAction,
+			Action: action(parseAssignmentShow, runAssignmentShow),
 		}
 	})
 }
@@ -42,18 +42,6 @@ func init() {
 type assignmentShowOptions struct {
 	assignment string   // --assignment FILE ("": the volume's assignment.json)
 	groups     []string // --group: count these groups too
-}
-
-func assignmentShowAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseAssignmentShow(c)
-	if err != nil {
-		return err
-	}
-	return runAssignmentShow(c.Context, g, o)
 }
 
 func parseAssignmentShow(c *cli.Context) (assignmentShowOptions, error) {

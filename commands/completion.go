@@ -71,25 +71,13 @@ Examples:
   kaasctl completion bash > /etc/bash_completion.d/kaasctl
   kaasctl completion zsh > "${fpath[1]}/_kaasctl"
   kaasctl completion fish > ~/.config/fish/completions/kaasctl.fish`,
-		Action: completionAction,
+		Action: action(parseCompletion, runCompletion),
 	}
 }
 
 // completionOptions is 'completion' after flag parsing.
 type completionOptions struct {
 	Script string // the completion script of the shell named
-}
-
-func completionAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseCompletion(c)
-	if err != nil {
-		return err
-	}
-	return runCompletion(c.Context, g, o)
 }
 
 func parseCompletion(c *cli.Context) (completionOptions, error) {

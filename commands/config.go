@@ -111,20 +111,8 @@ func configPathCmd() *cli.Command {
 		Name:      "path",
 		Usage:     "print the config file kaasctl uses and whether it exists",
 		UsageText: "kaasctl config path [--config FILE]\n\nExamples:\n   kaasctl config path\n   KAASCTL_CONFIG=./team.yaml kaasctl config path",
-		Action:    configPathAction,
+		Action:    action(parseConfigPath, runConfigPath),
 	}
-}
-
-func configPathAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigPath(c)
-	if err != nil {
-		return err
-	}
-	return runConfigPath(c.Context, g, o)
 }
 
 // parseConfigPath has nothing to read: 'config path' takes no flags of
@@ -172,20 +160,8 @@ func configListCmd() *cli.Command {
 		Aliases:   []string{"ls"},
 		Usage:     "list the profiles; * marks the one in use",
 		UsageText: "kaasctl config list [-o json]\n\nExamples:\n   kaasctl config list\n   kaasctl config list -o json | jq -r '.profiles[].name'",
-		Action:    configListAction,
+		Action:    action(parseConfigList, runConfigList),
 	}
-}
-
-func configListAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigList(c)
-	if err != nil {
-		return err
-	}
-	return runConfigList(c.Context, g, o)
 }
 
 // parseConfigList has nothing to read: 'config list' takes no flags of

@@ -40,20 +40,8 @@ func configCheckCmd() *cli.Command {
 		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
 		UsageText: "kaasctl config check [NAME] [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check prod     # profile prod, whichever is current\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
 		ArgsUsage: "[NAME]",
-		Action:    configCheckAction,
+		Action:    action(parseConfigCheck, runConfigCheck),
 	}
-}
-
-func configCheckAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigCheck(c)
-	if err != nil {
-		return err
-	}
-	return runConfigCheck(c.Context, g, o)
 }
 
 func parseConfigCheck(c *cli.Context) (configCheckOptions, error) {

@@ -23,20 +23,8 @@ func configUseCmd() *cli.Command {
 		Name:      "use",
 		Usage:     "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
 		UsageText: "kaasctl config use NAME\n\nExamples:\n   kaasctl config use prod\n   kaasctl config use staging && kaasctl groups list",
-		Action:    configUseAction,
+		Action:    action(parseConfigUse, runConfigUse),
 	}
-}
-
-func configUseAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigUse(c)
-	if err != nil {
-		return err
-	}
-	return runConfigUse(c.Context, g, o)
 }
 
 func parseConfigUse(c *cli.Context) (configUseOptions, error) {
@@ -70,20 +58,8 @@ func configDeleteCmd() *cli.Command {
 		Aliases:   []string{"rm"},
 		Usage:     "delete profile NAME (clears 'current' when it named it)",
 		UsageText: "kaasctl config delete NAME\n\nExamples:\n   kaasctl config delete old-lab",
-		Action:    configDeleteAction,
+		Action:    action(parseConfigDelete, runConfigDelete),
 	}
-}
-
-func configDeleteAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigDelete(c)
-	if err != nil {
-		return err
-	}
-	return runConfigDelete(c.Context, g, o)
 }
 
 func parseConfigDelete(c *cli.Context) (configDeleteOptions, error) {
@@ -138,20 +114,8 @@ func configSetProfileCmd() *cli.Command {
 			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
 			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
 		},
-		Action: configSetProfileAction,
+		Action: action(parseConfigSetProfile, runConfigSetProfile),
 	}
-}
-
-func configSetProfileAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigSetProfile(c)
-	if err != nil {
-		return err
-	}
-	return runConfigSetProfile(c.Context, g, o)
 }
 
 func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {

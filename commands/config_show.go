@@ -37,20 +37,8 @@ func configShowCmd() *cli.Command {
 		Name:      "show",
 		Usage:     "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
 		UsageText: "kaasctl config show [NAME] [--brokers ...]\n\nExamples:\n   kaasctl config show            # the settings in force, with where each comes from\n   kaasctl config show prod -o json",
-		Action:    configShowAction,
+		Action:    action(parseConfigShow, runConfigShow),
 	}
-}
-
-func configShowAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseConfigShow(c)
-	if err != nil {
-		return err
-	}
-	return runConfigShow(c.Context, g, o)
 }
 
 func parseConfigShow(c *cli.Context) (configShowOptions, error) {

@@ -37,7 +37,7 @@ func init() {
 				&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
 				nowFlag(),
 			},
-			Action: doctorAction,
+			Action: action(parseDoctor, runDoctor),
 		}
 	})
 }
@@ -56,18 +56,6 @@ type doctorOptions struct {
 	offline bool
 	// now evaluates ages and overdue transactions (zero: the run's clock).
 	now time.Time
-}
-
-func doctorAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseDoctor(c)
-	if err != nil {
-		return err
-	}
-	return runDoctor(c.Context, g, o)
 }
 
 func parseDoctor(c *cli.Context) (doctorOptions, error) {

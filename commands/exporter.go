@@ -28,7 +28,7 @@ func init() {
 			UsageText:   exporterUsageText,
 			Description: exporterDescription,
 			Flags:       exporterFlags(),
-			Action:      exporterAction,
+			Action:      action(parseExporter, runExporterCmd),
 		}
 	})
 }
@@ -118,18 +118,6 @@ type exporterOptions struct {
 	probeTopic string
 	// once refreshes once and prints the metrics instead of serving.
 	once bool
-}
-
-func exporterAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseExporter(c)
-	if err != nil {
-		return err
-	}
-	return runExporterCmd(c.Context, g, o)
 }
 
 func parseExporter(c *cli.Context) (exporterOptions, error) {

@@ -79,21 +79,9 @@ func init() {
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 				drainWindowFlag(),
 			},
-			Action: groupsDescribeAction,
+			Action: action(parseGroupsDescribe, runGroupsDescribe),
 		}
 	})
-}
-
-func groupsDescribeAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseGroupsDescribe(c)
-	if err != nil {
-		return err
-	}
-	return runGroupsDescribe(c.Context, g, o)
 }
 
 // parseGroupsDescribe reads and checks the flags and arguments (usage

@@ -62,7 +62,7 @@ func init() {
 				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
 				&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
 			},
-			Action: groupsHealthAction,
+			Action: action(parseGroupsHealth, runGroupsHealth),
 		}
 	})
 }
@@ -90,18 +90,6 @@ type groupsHealthOptions struct {
 	exporterURL string
 	// names are the groups asked for (none: every group).
 	names []string
-}
-
-func groupsHealthAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseGroupsHealth(c)
-	if err != nil {
-		return err
-	}
-	return runGroupsHealth(c.Context, g, o)
 }
 
 func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {

@@ -114,21 +114,9 @@ func init() {
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
 				drainWindowFlag(),
 			},
-			Action: groupsListAction,
+			Action: action(parseGroupsList, runGroupsList),
 		}
 	})
-}
-
-func groupsListAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseGroupsList(c)
-	if err != nil {
-		return err
-	}
-	return runGroupsList(c.Context, g, o)
 }
 
 // parseGroupsList reads and validates the flags of 'groups list'.

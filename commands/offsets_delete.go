@@ -35,7 +35,7 @@ func init() {
 				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group (repeatable)"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
 			),
-			Action: offsetsDeleteAction,
+			Action: actionWith(parseOffsetsDelete, runOffsetsDelete),
 		}
 	})
 }
@@ -45,18 +45,6 @@ type deleteOptions struct {
 	mode   writeMode
 	groups []string // each once, in the order given
 	scopes []repair.TopicScope
-}
-
-func offsetsDeleteAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseOffsetsDelete(c, g)
-	if err != nil {
-		return err
-	}
-	return runOffsetsDelete(c.Context, g, o)
 }
 
 func parseOffsetsDelete(c *cli.Context, g *Globals) (deleteOptions, error) {

@@ -46,7 +46,7 @@ func init() {
 				&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
 				&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)"},
 			},
-			Action: offsetsHistoryAction,
+			Action: actionWith(parseOffsetsHistory, runOffsetsHistory),
 		}
 	})
 }
@@ -91,18 +91,6 @@ type offsetsHistoryOptions struct {
 	timeline     bool
 }
 
-func offsetsHistoryAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseOffsetsHistory(c, g)
-	if err != nil {
-		return err
-	}
-	return runOffsetsHistory(c.Context, g, o)
-}
-
 // parseOffsetsHistory reads the flags; the time flags are read against
 // the run's clock (g.Now) and may warn about a zone-less time.
 func parseOffsetsHistory(c *cli.Context, g *Globals) (offsetsHistoryOptions, error) {
@@ -111,16 +99,9 @@ func parseOffsetsHistory(c *cli.Context, g *Globals) (offsetsHistoryOptions, err
 		return o, exit.UsageErrorf("offsets history takes one GROUP (got %d arguments)", c.NArg())
 	}
 	o.group = c.Args().First()
-	now := g.Now()
 	var err error
-	if o.since, err = parseWhen("since", c.String("since"), now, g); err != nil {
+	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
 		return o, err
-	}
-	if o.until, err = parseWhen("until", c.String("until"), now, g); err != nil {
-		return o, err
-	}
-	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
-		return o, exit.UsageErrorf("--until (%s) is before --since (%s)", o.until.Format(time.RFC3339), o.since.Format(time.RFC3339))
 	}
 	o.keep, err = partitionFilter(repeated(c, "partition"))
 	return o, err
@@ -264,7 +245,7 @@ func journalArg(dir string) string {
 // padded to the widest of the timeline's.
 func writeTimelinePoint(p *render.Printer, w io.Writer, pt inspect.HistoryPoint, srcW, kindW int) {
 	var parts []string
-	for _, k := range sortedOffsetKeys(pt.Changed) {
+	for _, k := range inspect.SortedOffsetKeys(pt.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(pt.Changed[k], 10))
 	}
 	for _, k := range pt.Removed {

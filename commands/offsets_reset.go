@@ -64,7 +64,7 @@ func init() {
 				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
 				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
 			), historyResetFlags()...),
-			Action: offsetsResetAction,
+			Action: actionWith(parseOffsetsReset, runOffsetsReset),
 		}
 	})
 }
@@ -552,18 +552,6 @@ type resetOptions struct {
 	// journal and historySince are read by the restores from history.
 	journal      string
 	historySince time.Time
-}
-
-func offsetsResetAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseOffsetsReset(c, g)
-	if err != nil {
-		return err
-	}
-	return runOffsetsReset(c.Context, g, o)
 }
 
 // parseOffsetsReset reads every flag of offsets reset and checks how they

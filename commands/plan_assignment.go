@@ -59,7 +59,7 @@ func newPlanAssignmentCmd() *cli.Command {
 			&cli.StringFlag{Name: "assignor", Usage: "range, roundrobin, sticky, cooperative-sticky or minikafka (default: the live group's protocol, else cooperative-sticky, franz-go's default)"},
 			&cli.StringSliceFlag{Name: "topic", Usage: "subscription topics of hypothetical members (default: the topics the group committed on the volume)"},
 		},
-		Action: planAssignmentAction,
+		Action: action(parsePlanAssignment, runPlanAssignment),
 	}
 }
 
@@ -78,18 +78,6 @@ type planAssignmentOptions struct {
 	Remove     []string // --remove
 	Assignor   string   // --assignor, lower case and one of inspect.Assignors; "" for the default
 	Topics     []string // --topic
-}
-
-func planAssignmentAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parsePlanAssignment(c)
-	if err != nil {
-		return err
-	}
-	return runPlanAssignment(c.Context, g, o)
 }
 
 // parsePlanAssignment reads the GROUP argument and the flags.

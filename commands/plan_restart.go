@@ -81,7 +81,7 @@ func newPlanRestartCmd() *cli.Command {
 			&cli.DurationFlag{Name: "poll-interval", Value: 0, Usage: "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"},
 			&cli.DurationFlag{Name: "settle-timeout", Value: 0, Usage: "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"},
 		},
-		Action: planRestartAction,
+		Action: action(parsePlanRestart, runPlanRestart),
 	}
 }
 
@@ -109,18 +109,6 @@ type followOptions struct {
 	Timeout       time.Duration // --follow-timeout (0: none)
 	PollInterval  time.Duration // --poll-interval (0: the watch's default)
 	SettleTimeout time.Duration // --settle-timeout (0: 60s)
-}
-
-func planRestartAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parsePlanRestart(c)
-	if err != nil {
-		return err
-	}
-	return runPlanRestart(c.Context, g, o)
 }
 
 // parsePlanRestart reads and checks plan restart's flags.

@@ -46,7 +46,7 @@ func init() {
 				&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "between probes (with --count)"},
 				&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
 			},
-			Action: probeAction,
+			Action: action(parseProbe, runProbe),
 		}
 	})
 }
@@ -93,18 +93,6 @@ type probeOptions struct {
 	interval time.Duration
 	// topic takes the canary commits on partition 0 ("": the first listed).
 	topic string
-}
-
-func probeAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseProbe(c)
-	if err != nil {
-		return err
-	}
-	return runProbe(c.Context, g, o)
 }
 
 func parseProbe(c *cli.Context) (probeOptions, error) {

@@ -95,7 +95,7 @@ func init() {
 				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
 				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
 			},
-			Action: sandboxAction,
+			Action: action(parseSandbox, runSandbox),
 		}
 	})
 }
@@ -129,18 +129,6 @@ type sandboxInfo struct {
 	Demo       bool     `json:"demo"`
 	TempDir    bool     `json:"tempDir"`
 	Keep       bool     `json:"keep"`
-}
-
-func sandboxAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseSandbox(c)
-	if err != nil {
-		return err
-	}
-	return runSandbox(c.Context, g, o)
 }
 
 func parseSandbox(c *cli.Context) (sandboxOptions, error) {

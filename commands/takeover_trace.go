@@ -56,7 +56,7 @@ func buildTakeoverTraceCmd() *cli.Command {
 			&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
 			&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
 		},
-		Action: takeoverTraceAction,
+		Action: actionWith(parseTakeoverTrace, runTakeoverTrace),
 	}
 }
 
@@ -92,34 +92,15 @@ type takeoverTraceOptions struct {
 	placements  bool
 }
 
-func takeoverTraceAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseTakeoverTrace(c, g)
-	if err != nil {
-		return err
-	}
-	return runTakeoverTrace(c.Context, g, o)
-}
-
 // parseTakeoverTrace reads the flags; --since and --until are resolved
 // against the run's clock (g.Now) and their notes go to g.
 func parseTakeoverTrace(c *cli.Context, g *Globals) (takeoverTraceOptions, error) {
 	o := takeoverTraceOptions{assignments: slices.Clone(c.StringSlice("assignments")), logs: slices.Clone(c.StringSlice("logs")),
 		paths: c.Args().Slice(), journal: c.String("journal"), noLive: c.Bool("no-live"), broker: c.String("broker"),
 		groups: c.StringSlice("group"), placements: c.Bool("placements")}
-	now := g.Now()
 	var err error
-	if o.since, err = parseWhen("since", c.String("since"), now, g); err != nil {
+	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
 		return o, err
-	}
-	if o.until, err = parseWhen("until", c.String("until"), now, g); err != nil {
-		return o, err
-	}
-	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
-		return o, exit.UsageErrorf("--until (%s) is before --since (%s)", o.until.Format(time.RFC3339), o.since.Format(time.RFC3339))
 	}
 	return o, nil
 }

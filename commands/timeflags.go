@@ -31,3 +31,19 @@ func parseWhen(flag, s string, now time.Time, g *Globals) (time.Time, error) {
 	}
 	return t, nil
 }
+
+// parseWindow reads --since and --until against the run's clock: either may
+// be absent (zero); both given, --until may not come first.
+func parseWindow(since, until string, g *Globals) (from, to time.Time, err error) {
+	now := g.Now()
+	if from, err = parseWhen("since", since, now, g); err != nil {
+		return from, to, err
+	}
+	if to, err = parseWhen("until", until, now, g); err != nil {
+		return from, to, err
+	}
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		return from, to, exit.UsageErrorf("--until (%s) is before --since (%s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
+	}
+	return from, to, nil
+}

@@ -24,21 +24,9 @@ func init() {
 				"  kaasctl txn describe --data-dir /data payments-tx-0\n" +
 				"  kaasctl txn describe --data-dir /data -o json payments-tx-0 payments-tx-1",
 			Flags:  []cli.Flag{nowFlag()},
-			Action: txnDescribeAction,
+			Action: action(parseTxnDescribe, runTxn),
 		}
 	})
-}
-
-func txnDescribeAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseTxnDescribe(c)
-	if err != nil {
-		return err
-	}
-	return runTxn(c.Context, g, o)
 }
 
 func parseTxnDescribe(c *cli.Context) (txnOptions, error) {

@@ -51,7 +51,7 @@ func init() {
 				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
 				nowFlag(),
 			},
-			Action: txnListAction,
+			Action: action(parseTxnList, runTxn),
 		}
 	})
 }
@@ -74,18 +74,6 @@ type txnOptions struct {
 	describe bool
 	filter   inspect.TxnFilter // describe: the ids asked for
 	now      time.Time
-}
-
-func txnListAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseTxnList(c)
-	if err != nil {
-		return err
-	}
-	return runTxn(c.Context, g, o)
 }
 
 func parseTxnList(c *cli.Context) (txnOptions, error) {

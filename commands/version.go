@@ -52,7 +52,7 @@ func init() {
 			Description: "Examples:\n" +
 				"  kaasctl version\n" +
 				"  kaasctl version -o json",
-			Action: versionAction,
+			Action: action(parseVersion, runVersion),
 		}
 	})
 }
@@ -60,18 +60,6 @@ func init() {
 // versionOptions is 'version' after flag parsing: it has no flags of its
 // own.
 type versionOptions struct{}
-
-func versionAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseVersion(c)
-	if err != nil {
-		return err
-	}
-	return runVersion(c.Context, g, o)
-}
 
 // parseVersion has nothing to read: 'version' takes no flags of its own.
 func parseVersion(*cli.Context) (versionOptions, error) { return versionOptions{}, nil }

@@ -34,7 +34,7 @@ func init() {
 				severityFlag(),
 				nowFlag(),
 			},
-			Action: volumeCheckAction,
+			Action: action(parseVolumeCheck, runVolumeCheck),
 		}
 	})
 }
@@ -43,18 +43,6 @@ func init() {
 type volumeCheckOptions struct {
 	min volume.Severity // --severity
 	now time.Time
-}
-
-func volumeCheckAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseVolumeCheck(c)
-	if err != nil {
-		return err
-	}
-	return runVolumeCheck(c.Context, g, o)
 }
 
 func parseVolumeCheck(c *cli.Context) (volumeCheckOptions, error) {

@@ -45,7 +45,7 @@ func init() {
 				followSymlinksFlag(""),
 				nowFlag(),
 			),
-			Action: volumeMigrateAction,
+			Action: action(parseVolumeMigrate, runVolumeMigrate),
 		}
 	})
 }
@@ -57,18 +57,6 @@ type volumeMigrateOptions struct {
 	execute bool
 	policy  repair.Policy
 	now     time.Time
-}
-
-func volumeMigrateAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseVolumeMigrate(c)
-	if err != nil {
-		return err
-	}
-	return runVolumeMigrate(c.Context, g, o)
 }
 
 func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {

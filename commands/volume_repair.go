@@ -52,7 +52,7 @@ func init() {
 				keepBackupsFlag(""),
 				nowFlag(),
 			),
-			Action: volumeRepairAction,
+			Action: actionWith(parseVolumeRepair, runVolumeRepair),
 		}
 	})
 }
@@ -63,18 +63,6 @@ type volumeRepairOptions struct {
 	tmpOlderThan time.Duration
 	policy       repair.Policy
 	now          time.Time
-}
-
-func volumeRepairAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseVolumeRepair(c, g)
-	if err != nil {
-		return err
-	}
-	return runVolumeRepair(c.Context, g, o)
 }
 
 func parseVolumeRepair(c *cli.Context, g *Globals) (volumeRepairOptions, error) {

@@ -65,7 +65,7 @@ func buildWatchCmd() *cli.Command {
 			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
 			&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
 		}, watchOffsetsFlags()...),
-		Action: watchAction,
+		Action: action(parseWatch, runWatch),
 	}
 }
 
@@ -83,18 +83,6 @@ type watchOptions struct {
 	offsets       bool
 	anomaliesOnly bool
 	offsetJournal offsetJournalSpec
-}
-
-func watchAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseWatch(c)
-	if err != nil {
-		return err
-	}
-	return runWatch(c.Context, g, o)
 }
 
 func parseWatch(c *cli.Context) (watchOptions, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -287,32 +286,10 @@ func (w *offsetsWatch) end() error {
 	return nil
 }
 
-func sortedOffsetKeys(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, compareOffsetKeys)
-	return ks
-}
-
-// compareOffsetKeys orders "topic/partition" by topic, then partition number.
-func compareOffsetKeys(a, b string) int {
-	ta, pa, ea := volume.SplitOffsetKey(a)
-	tb, pb, eb := volume.SplitOffsetKey(b)
-	if ea != nil || eb != nil {
-		return strings.Compare(a, b)
-	}
-	if c := strings.Compare(ta, tb); c != 0 {
-		return c
-	}
-	return int(pa) - int(pb)
-}
-
 func watchEventRows(e offsetWatchEvent) [][]string {
 	t := render.Timestamp(e.Time)
 	var rows [][]string
-	for _, k := range sortedOffsetKeys(e.Changed) {
+	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
 		rows = append(rows, []string{t, e.Group, e.Kind, k, strconv.FormatInt(e.Changed[k], 10), "", ""})
 	}
 	for _, k := range e.Removed {
@@ -331,7 +308,7 @@ func watchEventRows(e offsetWatchEvent) [][]string {
 func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
 	head := render.Clock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
 	var parts []string
-	for _, k := range sortedOffsetKeys(e.Changed) {
+	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
 		parts = append(parts, k+"="+strconv.FormatInt(e.Changed[k], 10))
 	}
 	for _, k := range e.Removed {

@@ -68,7 +68,7 @@ func newWhoisCmd() *cli.Command {
 		ArgsUsage:   "KEY...",
 		Description: whoisDescription,
 		Flags:       whoisFlags(),
-		Action:      whoisAction,
+		Action:      action(parseWhois, runWhois),
 	}
 }
 
@@ -86,18 +86,6 @@ func whoisFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
 		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
 	}
-}
-
-func whoisAction(c *cli.Context) error {
-	g, err := globals(c)
-	if err != nil {
-		return err
-	}
-	o, err := parseWhois(c)
-	if err != nil {
-		return err
-	}
-	return runWhois(c.Context, g, o)
 }
 
 func parseWhois(c *cli.Context) (whoisOptions, error) {

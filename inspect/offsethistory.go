@@ -254,11 +254,7 @@ func (v *OffsetHistoryView) addRow(s *historySeries, pt watch.HistoryPoint, prev
 // summarize fills each partition's first, last, min, max and sparkline,
 // in partition order.
 func (v *OffsetHistoryView) summarize(parts map[string]*historySeries) {
-	ks := make([]string, 0, len(parts))
-	for k := range parts {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, CompareOffsetKeys)
+	ks := SortedOffsetKeys(parts)
 	var t0, t1 time.Time
 	if v.First != nil {
 		t0, t1 = *v.First, *v.Last
@@ -299,6 +295,16 @@ func filterOffsets(m map[string]int64, keep func(string) bool) map[string]int64 
 		}
 	}
 	return out
+}
+
+// SortedOffsetKeys is m's "topic/partition" keys in CompareOffsetKeys order.
+func SortedOffsetKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, CompareOffsetKeys)
+	return ks
 }
 
 // CompareOffsetKeys orders "topic/partition" keys by topic, then partition
