@@ -238,10 +238,14 @@ type Cluster struct {
 }
 
 var (
-	liveMu   sync.Mutex
-	liveSet  = map[*Cluster]struct{}{}
-	portsMu  sync.Mutex
-	usedBase = map[int]bool{}
+	liveMu  sync.Mutex
+	liveSet = map[*Cluster]struct{}{}
+	portsMu sync.Mutex
+	// heldPorts is every port of a range handed out and not released
+	// (ranges of different bases overlap: base+100 is another base's +0),
+	// and heldBy each base's ports.
+	heldPorts = map[int]bool{}
+	heldBy    = map[int][]int{}
 )
 
 // StopEverything kills every broker of every cluster this process started
@@ -324,22 +328,25 @@ func pickBase(n int) (int, error) {
 	// connection holds one of the ports.
 	for try := 0; try < 200; try++ {
 		base := 20000 + 10*rand.IntN(1100) // 20000..30990
-		if usedBase[base] {
-			continue
-		}
+		ports := rangePorts(base, n)
 		free := true
-		for i := 0; i < n && free; i++ {
-			for _, off := range []int{0, 100, 200} {
-				l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(base+off+i)))
-				if err != nil {
-					free = false
-					break
-				}
-				l.Close()
+		for _, p := range ports {
+			if heldPorts[p] {
+				free = false
+				break
 			}
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				free = false
+				break
+			}
+			l.Close()
 		}
 		if free {
-			usedBase[base] = true
+			for _, p := range ports {
+				heldPorts[p] = true
+			}
+			heldBy[base] = ports
 			return base, nil
 		}
 	}
@@ -348,8 +355,22 @@ func pickBase(n int) (int, error) {
 
 func releaseBase(b int) {
 	portsMu.Lock()
-	delete(usedBase, b)
+	for _, p := range heldBy[b] {
+		delete(heldPorts, p)
+	}
+	delete(heldBy, b)
 	portsMu.Unlock()
+}
+
+// rangePorts is the ports a cluster of n brokers at base listens on: the
+// Kafka ports base+i, the peer ports base+100+i and the health ports
+// base+200+i.
+func rangePorts(base, n int) []int {
+	out := make([]int, 0, 3*n)
+	for i := 0; i < n; i++ {
+		out = append(out, base+i, base+100+i, base+200+i)
+	}
+	return out
 }
 
 func (c *Cluster) peers() string {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -40,8 +41,8 @@ func TestSourceHash(t *testing.T) {
 	}
 }
 
-// pickBase skips a range one of whose ports is taken, and never hands the
-// same base out twice.
+// pickBase skips a range one of whose ports is taken, and never hands out
+// a port of a range it handed out before (ranges of different bases overlap).
 func TestPickBase(t *testing.T) {
 	t.Parallel()
 	a, err := pickBase(3)
@@ -65,6 +66,11 @@ func TestPickBase(t *testing.T) {
 	defer releaseBase(b)
 	if a == b {
 		t.Errorf("base %d handed out twice", a)
+	}
+	for _, p := range rangePorts(b, 3) {
+		if slices.Contains(rangePorts(a, 3), p) {
+			t.Errorf("bases %d and %d share port %d", a, b, p)
+		}
 	}
 }
 
