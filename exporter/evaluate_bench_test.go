@@ -55,8 +55,7 @@ func BenchmarkEvaluate10k(b *testing.B) {
 			counts[i] = hw.Counts(name)
 		}
 		hw.Sweep()
-		_, n := buildText(o, health, counts, c, true, "bench", "bench").gzip()
-		return n
+		return buildText(o, health, counts, c, true, "bench", "bench").page().n
 	}
 	for range 20 { // a full window
 		refresh()

@@ -2,7 +2,7 @@ package exporter
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -128,20 +128,20 @@ type Exporter struct {
 }
 
 // snapshot is what scrapes serve until the next refresh: the exposition
-// text of the refresh's metrics and its gzip (Prometheus asks for gzip).
+// text of the refresh's metrics, compressed once (Prometheus asks for gzip).
 //
-// Only the gzip is kept (a tenth of the text at 10,000 groups): it is what
-// Prometheus asks for, and a client that wants the text gets it
+// Only the compressed page is kept (a tenth of the text at 10,000 groups):
+// a gzip scrape gets it as it is, closed into one gzip member with the
+// exporter's own metrics, and a client that wants the text gets it
 // decompressed as it reads, so neither the snapshots nor a slow reader
 // hold the uncompressed page.
 //
 // It keeps the refresh's time, not its observation: the next refresh needs
 // only the health window.
 type snapshot struct {
-	time    time.Time
-	gz      []byte
-	textLen int
-	health  []inspect.GroupHealth
+	time   time.Time
+	page   zpage
+	health []inspect.GroupHealth
 	// healthDoc is /api/health, encoded on first request (healthJSON).
 	healthOnce sync.Once
 	healthDoc  []byte
@@ -281,8 +281,8 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	if e.lastA == nil && o.Assignment != nil {
 		e.lastA = o.Assignment
 	}
-	gz, n := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).gzip()
-	e.snap.Store(&snapshot{time: o.Time, gz: gz, textLen: n, health: health})
+	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
+	e.snap.Store(&snapshot{time: o.Time, page: page, health: health})
 	return o
 }
 
@@ -607,14 +607,6 @@ func invalidIDsMessage(bad []string) string {
 		len(bad), n, strings.Join(ids, ", "), more)
 }
 
-func gzipBytes(b []byte) []byte {
-	var out bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&out, gzip.BestSpeed)
-	zw.Write(b)
-	zw.Close()
-	return out.Bytes()
-}
-
 // ownText is the exposition of the exporter's own registry (refresh
 // duration histogram, Go and process metrics): small, gathered per scrape.
 func (e *Exporter) ownText(keep func(name string) bool) []byte {
@@ -636,7 +628,7 @@ func (e *Exporter) ownText(keep func(name string) bool) []byte {
 // own families; nil keeps all).
 func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error {
 	if sn := e.snap.Load(); sn != nil {
-		if err := writeText(w, sn.gz); err != nil {
+		if err := writeText(w, &sn.page); err != nil {
 			return err
 		}
 	}
@@ -644,14 +636,11 @@ func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error 
 	return err
 }
 
-// writeText writes the text of a gzipped page, decompressing as w takes
-// it (32 KiB at a time).
-func writeText(w io.Writer, gz []byte) error {
-	zr := gunzipPool.Get().(*gzip.Reader)
-	defer gunzipPool.Put(zr)
-	if err := zr.Reset(bytes.NewReader(gz)); err != nil {
-		return err
-	}
+// writeText writes the text of a page, decompressing as w takes it (32 KiB
+// at a time).
+func writeText(w io.Writer, p *zpage) error {
+	zr := p.text()
+	defer zr.Close()
 	buf := copyBufPool.Get().(*[]byte)
 	defer copyBufPool.Put(buf)
 	_, err := io.CopyBuffer(struct{ io.Writer }{w}, zr, *buf)
@@ -661,33 +650,30 @@ func writeText(w io.Writer, gz []byte) error {
 // serveMetrics copies the last snapshot (gzipped when the scraper accepts
 // it, which Prometheus does) and appends the exporter's own metrics: a
 // scrape never touches the volume or the brokers, and never re-encodes the
-// groups' series. Two gzip members in one body are one valid gzip stream.
+// groups' series. The gzip body is one member (the page's open DEFLATE
+// stream, the own metrics compressed after it, one trailer): readers that
+// stop at a body's first member (curl --compressed) see the whole page.
 func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	own := e.ownText(nil)
 	// Only the page's bytes are held while a client reads, not the
 	// refresh's observation.
-	var gz []byte
+	var page *zpage
 	if sn := e.snap.Load(); sn != nil {
-		gz = sn.gz
+		page = &sn.page
+	} else {
+		page = &zpage{}
 	}
 	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		w.Header().Set("Content-Encoding", "gzip")
-		if _, err := w.Write(gz); err != nil {
-			return
-		}
-		zw := gzipPool.Get().(*gzip.Writer)
-		zw.Reset(w)
-		zw.Write(own)
-		zw.Close()
-		zw.Reset(io.Discard)
-		gzipPool.Put(zw)
+		fw := deflatePool.Get().(*flate.Writer)
+		page.writeGzip(w, own, fw)
+		fw.Reset(io.Discard)
+		deflatePool.Put(fw)
 		return
 	}
-	if gz != nil {
-		if err := writeText(w, gz); err != nil {
-			return
-		}
+	if err := writeText(w, page); err != nil {
+		return
 	}
 	w.Write(own)
 }

@@ -2,7 +2,7 @@ package exporter
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
@@ -220,15 +220,12 @@ func (e *Exporter) healthJSON(sn *snapshot) []byte {
 	return sn.healthDoc
 }
 
-// gunzipPool and copyBufPool serve the uncompressed page from its gzip.
-var (
-	gunzipPool  = sync.Pool{New: func() any { return new(gzip.Reader) }}
-	copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-)
+// copyBufPool serves the uncompressed page from its compressed form.
+var copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// gzipPool reuses the writers that compress the exporter's own metrics
-// appended to each gzip scrape.
-var gzipPool = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	return zw
+// deflatePool reuses the writers that compress the exporter's own metrics
+// after the page in each gzip scrape.
+var deflatePool = sync.Pool{New: func() any {
+	fw, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+	return fw
 }}

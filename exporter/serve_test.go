@@ -19,11 +19,19 @@ import (
 // bigSnapshot stands in for a refresh of many groups: a page far larger
 // than the socket buffers, so a client that does not read blocks the write.
 func bigSnapshot(e *Exporter, size int) {
-	// 64 KiB of text gzipped once, its member repeated: gzip members in a
-	// row are one stream, so the page is size bytes of text.
+	// 64 KiB of text compressed once, its piece repeated: pieces in a row
+	// are one stream, so the page is size bytes of text.
 	chunk := bytes.Repeat([]byte("kaas_group_lag{group=\"g\"} 1\n"), (64<<10)/28)
-	n := max(1, size/len(chunk))
-	e.snap.Store(&snapshot{time: time.Now(), gz: bytes.Repeat(gzipBytes(chunk), n), textLen: n * len(chunk)})
+	z := newZseg()
+	z.Write(chunk)
+	z.end()
+	var p zpage
+	for range max(1, size/len(chunk)) {
+		p.deflate = append(p.deflate, z.out.Bytes()...)
+		p.crc = crcConcat(p.crc, z.crc, z.n)
+		p.n += z.n
+	}
+	e.snap.Store(&snapshot{time: time.Now(), page: p})
 }
 
 // serveTest runs e's Server on loopback until the test ends.

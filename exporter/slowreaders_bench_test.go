@@ -102,7 +102,7 @@ func slowReadersScenario(b *testing.B, mode string) {
 	}
 	waitRefreshes(5)
 	heapBefore, before := held()
-	page := e.snap.Load().textLen
+	page := e.snap.Load().page.n
 	var conns []net.Conn
 	for i := range 10 {
 		for range 4 {

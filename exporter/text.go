@@ -2,8 +2,9 @@ package exporter
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	"encoding/base64"
+	"hash/crc32"
 	"io"
 	"math"
 	"slices"
@@ -53,10 +54,9 @@ func fam(typ, name, help string, labels ...string) *family {
 // textWriter collects the samples of one refresh per family.
 type textWriter struct {
 	bufs []textBuf
-	// zs is, per family, its gzip member once it passed zAfter (see
-	// compact); headLen the HELP and TYPE lines written so far.
-	zs      []*familyZ
-	headLen int
+	// zs is, per family, its compressed text once it passed zAfter (see
+	// compact).
+	zs []*zseg
 }
 
 // textBuf is one family's samples as a list of chunks: it grows without
@@ -210,14 +210,10 @@ func (w *textWriter) sample(f *family, v float64, lvs ...string) struct{} {
 }
 
 // bytes is the exposition: every family with samples, in declaration
-// order (tests; a refresh keeps only its gzip).
+// order (tests; a refresh keeps only its compressed page).
 func (w *textWriter) bytes() []byte {
-	gz, _ := w.gzip()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		panic("exporter: " + err.Error())
-	}
-	b, err := io.ReadAll(zr)
+	p := w.page()
+	b, err := io.ReadAll(p.text())
 	if err != nil {
 		panic("exporter: " + err.Error())
 	}
@@ -225,34 +221,53 @@ func (w *textWriter) bytes() []byte {
 }
 
 // zAfter is how much text of one family is held before it is compressed:
-// past it, the family's samples go into a gzip member of their own as they
-// are written, so a 100,000-group page (20 MB of text) is never held
-// whole, only its gzip (2 MB).
+// past it, the family's samples go into a compressed piece of their own as
+// they are written, so a 100,000-group page (20 MB of text) is never held
+// whole, only compressed (2 MB).
 const zAfter = 1 << 20
 
-// familyZ is the gzip member of one family's samples.
-type familyZ struct {
+// zseg is a piece of the page compressed as it is written: raw DEFLATE
+// blocks, none final, ending on a byte boundary once ended (a sync flush),
+// so pieces concatenate into one stream; and its text's CRC-32 and length,
+// for the one gzip member a scrape makes of them (zpage).
+type zseg struct {
 	out bytes.Buffer
-	zw  *gzip.Writer
+	fw  *flate.Writer
+	crc uint32
+	n   int
 }
 
-// compact compresses family i's text held so far into its member, the
+func newZseg() *zseg {
+	z := &zseg{}
+	z.fw, _ = flate.NewWriter(&z.out, flate.BestSpeed)
+	return z
+}
+
+func (z *zseg) Write(p []byte) (int, error) {
+	z.crc = crc32.Update(z.crc, crc32.IEEETable, p)
+	z.n += len(p)
+	return z.fw.Write(p)
+}
+
+// end flushes the piece to a byte boundary without a final block.
+func (z *zseg) end() { z.fw.Flush() }
+
+// compact compresses family i's text held so far into its piece, the
 // first time after its HELP and TYPE lines, and keeps its chunks to write
 // again.
 func (w *textWriter) compact(i int) {
 	if w.zs == nil {
-		w.zs = make([]*familyZ, len(w.bufs))
+		w.zs = make([]*zseg, len(w.bufs))
 	}
 	z := w.zs[i]
 	if z == nil {
-		z = &familyZ{}
-		z.zw, _ = gzip.NewWriterLevel(&z.out, gzip.BestSpeed)
+		z = newZseg()
 		w.zs[i] = z
-		w.headLen += writeHead(z.zw, families[i])
+		writeHead(z, families[i])
 	}
 	b := &w.bufs[i]
 	for _, c := range b.chunks {
-		z.zw.Write(c)
+		z.Write(c)
 	}
 	// The chunks are written again, the last (the largest) first.
 	for k := range b.chunks {
@@ -262,50 +277,117 @@ func (w *textWriter) compact(i int) {
 	b.held = 0
 }
 
-// gzip is the exposition gzipped and its length uncompressed: gzip
-// members in family order (each large family's own, the small ones
-// between them together), which readers take as one stream. It empties w.
-func (w *textWriter) gzip() ([]byte, int) {
-	var out bytes.Buffer
-	var zw *gzip.Writer // the member of the small families in a row
-	n := 0
+// page is the exposition compressed, in family order: each large family's
+// own piece, the small ones between them together. It empties w.
+func (w *textWriter) page() zpage {
+	var p zpage
+	var run *zseg // the piece of the small families in a row
+	endRun := func() {
+		if run != nil {
+			p.add(run)
+			run = nil
+		}
+	}
 	for i, f := range families {
 		b := &w.bufs[i]
 		if b.Len() == 0 {
 			continue
 		}
-		n += b.Len()
 		if w.zs != nil && w.zs[i] != nil {
-			if zw != nil {
-				zw.Close()
-				zw = nil
-			}
+			endRun()
 			w.compact(i)
-			z := w.zs[i]
-			z.zw.Close()
-			out.Write(z.out.Bytes())
+			p.add(w.zs[i])
 			w.zs[i] = nil
 			b.chunks, b.spare = nil, nil
 			continue
 		}
-		if zw == nil {
-			zw, _ = gzip.NewWriterLevel(&out, gzip.BestSpeed)
+		if run == nil {
+			run = newZseg()
 		}
-		w.headLen += writeHead(zw, f)
+		writeHead(run, f)
 		for _, c := range b.chunks {
-			zw.Write(c)
+			run.Write(c)
 		}
 		b.chunks, b.spare = nil, nil
 	}
-	if zw == nil && out.Len() == 0 {
-		zw, _ = gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	endRun()
+	return p
+}
+
+// zpage is a refresh's exposition compressed once: one raw DEFLATE stream
+// left open (no final block), with its text's CRC-32 and length. A scrape
+// closes it as ONE gzip member with the exporter's own metrics after it
+// (writeGzip): a body of several members is valid gzip, but curl
+// --compressed and some other readers stop at the first member.
+type zpage struct {
+	deflate []byte
+	crc     uint32
+	n       int
+}
+
+// add appends an ended piece.
+func (p *zpage) add(z *zseg) {
+	z.end()
+	p.deflate = append(p.deflate, z.out.Bytes()...)
+	p.crc = crcConcat(p.crc, z.crc, z.n)
+	p.n += z.n
+}
+
+// zeros feeds crcConcat.
+var zeros [32 << 10]byte
+
+// crcConcat is the CRC-32 (IEEE) of a text a followed by b, from a's CRC,
+// b's CRC and b's length: CRC-32 is affine over GF(2), so
+// crc(a‖b) = crc'(a, 0ⁿ) ⊕ crc(b) ⊕ crc'(ε, 0ⁿ), where crc'(x, 0ⁿ) runs n
+// zero bytes through a register holding x's CRC.
+func crcConcat(crcA, crcB uint32, lenB int) uint32 {
+	x, z := crcA, uint32(0)
+	for n := lenB; n > 0; {
+		k := min(n, len(zeros))
+		x = crc32.Update(x, crc32.IEEETable, zeros[:k])
+		z = crc32.Update(z, crc32.IEEETable, zeros[:k])
+		n -= k
 	}
-	if zw != nil {
-		zw.Close()
+	return x ^ crcB ^ z
+}
+
+// gzipHeader starts a gzip member: DEFLATE, no flags, no time, OS unknown.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+// finalBlock is an empty final DEFLATE block (fixed codes, end of block):
+// it closes the page's open stream for a reader.
+var finalBlock = []byte{0x03, 0x00}
+
+// writeGzip writes the page and then tail as one gzip member; fw is a
+// DEFLATE writer to reuse (it is reset to w).
+func (p *zpage) writeGzip(w io.Writer, tail []byte, fw *flate.Writer) error {
+	if _, err := w.Write(gzipHeader); err != nil {
+		return err
 	}
-	n += w.headLen
-	w.headLen = 0
-	return out.Bytes(), n
+	if _, err := w.Write(p.deflate); err != nil {
+		return err
+	}
+	fw.Reset(w)
+	if _, err := fw.Write(tail); err != nil {
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	var tr [8]byte
+	crc := crc32.Update(p.crc, crc32.IEEETable, tail)
+	size := uint32(p.n + len(tail))
+	for i := 0; i < 4; i++ {
+		tr[i] = byte(crc >> (8 * i))
+		tr[4+i] = byte(size >> (8 * i))
+	}
+	_, err := w.Write(tr[:])
+	return err
+}
+
+// text reads the page's text back, decompressing as it is read.
+func (p *zpage) text() io.ReadCloser {
+	return flate.NewReader(io.MultiReader(bytes.NewReader(p.deflate), bytes.NewReader(finalBlock)))
 }
 
 // writeHead writes a family's HELP and TYPE lines; it returns their length.

@@ -1,8 +1,12 @@
 package exporter
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -274,9 +278,10 @@ func TestTextCompressedAsWritten(t *testing.T) {
 			want.WriteString(`kaas_exporter_build_info{version="v1",revision="abc",goversion="go1"} 1` + "\n")
 		}
 	}
-	gz, size := w.gzip()
+	p := w.page()
+	size := p.n
 	var got strings.Builder
-	if err := writeText(&got, gz); err != nil {
+	if err := writeText(&got, &p); err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
@@ -284,5 +289,28 @@ func TestTextCompressedAsWritten(t *testing.T) {
 	}
 	if size != want.Len() {
 		t.Errorf("text length %d, want %d", size, want.Len())
+	}
+	// A gzip scrape is ONE member, page and own metrics: a reader that
+	// stops after the first member (curl --compressed) reads all of it.
+	own := "kaas_exporter_own_metric 1\n"
+	var body bytes.Buffer
+	fw, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+	if err := p.writeGzip(&body, []byte(own), fw); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	one, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("reading the member: %v", err)
+	}
+	if string(one) != want.String()+own {
+		t.Fatalf("the first member holds %d bytes, want %d (the page, then the own metrics)", len(one), want.Len()+len(own))
+	}
+	if body.Len() != 0 {
+		t.Fatalf("%d bytes after the member", body.Len())
 	}
 }

@@ -63,7 +63,7 @@ func BenchmarkExporterRefreshVolume100k(b *testing.B) {
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&ms1)
-	page = e.snap.Load().textLen
+	page = e.snap.Load().page.n
 	runtime.GC()
 	var live runtime.MemStats
 	runtime.ReadMemStats(&live)
