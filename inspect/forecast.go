@@ -163,14 +163,14 @@ func (f *series) slopes() (float64, float64) {
 
 // partitionSeries fits, for one partition, the observations where pick
 // gives both values.
-func partitionSeries(samples []HealthSample, key string, pick func(PartitionSample) (float64, float64, bool)) series {
+func partitionSeries(samples []HealthSample, key string, hint int, pick func(PartitionSample) (float64, float64, bool)) series {
 	var f series
 	for i := range samples {
 		s := &samples[i]
 		if s.Err != "" {
 			continue
 		}
-		p, ok := s.Partition(key)
+		p, ok := s.partitionAt(key, hint)
 		if !ok {
 			continue
 		}
@@ -210,9 +210,9 @@ func estimateDrain(samples []HealthSample) *DrainEstimate {
 	last := samples[len(samples)-1]
 	d := &DrainEstimate{Partitions: make([]PartitionDrain, 0, len(last.Partitions))}
 	first := time.Time{}
-	for _, lp := range last.Partitions {
+	for j, lp := range last.Partitions {
 		k := lp.Key
-		f := partitionSeries(samples, k, drainPick)
+		f := partitionSeries(samples, k, j, drainPick)
 		pd := PartitionDrain{Partition: k, Samples: f.n}
 		if f.n > 0 {
 			pd.Lag = max(0, int64(f.lastB-f.lastA))
@@ -309,12 +309,12 @@ func ForecastRetention(samples []HealthSample) *RetentionForecast {
 func forecastRetention(samples []HealthSample) *RetentionForecast {
 	f := &RetentionForecast{Partitions: []PartitionRetention{}}
 	last := samples[len(samples)-1]
-	for _, lp := range last.Partitions {
+	for j, lp := range last.Partitions {
 		k := lp.Key
 		if l, ok := lp.Lag(); !ok || l == 0 {
 			continue // nothing unread to lose
 		}
-		sr := partitionSeries(samples, k, retentionPick)
+		sr := partitionSeries(samples, k, j, retentionPick)
 		if sr.n == 0 {
 			continue
 		}

@@ -91,6 +91,15 @@ type HealthSample struct {
 }
 
 // Partition is the partition with key k ("topic/partition").
+// partitionAt is Partition with a hint: a group's samples mostly list the
+// same partitions in the same order, so index i is tried before a search.
+func (s *HealthSample) partitionAt(k string, i int) (PartitionSample, bool) {
+	if i >= 0 && i < len(s.Partitions) && s.Partitions[i].Key == k {
+		return s.Partitions[i], true
+	}
+	return s.Partition(k)
+}
+
 func (s *HealthSample) Partition(k string) (PartitionSample, bool) {
 	i, ok := slices.BinarySearchFunc(s.Partitions, k, func(p PartitionSample, k string) int { return strings.Compare(p.Key, k) })
 	if !ok {
@@ -283,8 +292,8 @@ func lastCommit(samples []HealthSample) time.Time {
 		}
 	}
 	for i := len(samples) - 1; i > 0; i-- {
-		for _, c := range samples[i].Partitions {
-			if p, ok := samples[i-1].Partition(c.Key); ok && p.Committed != c.Committed && c.Committed >= 0 && p.Committed >= 0 {
+		for j, c := range samples[i].Partitions {
+			if p, ok := samples[i-1].partitionAt(c.Key, j); ok && p.Committed != c.Committed && c.Committed >= 0 && p.Committed >= 0 {
 				return samples[i].Time
 			}
 		}
@@ -314,9 +323,9 @@ func sampleAnomalies(prev *HealthSample, cur HealthSample, opt HealthOptions) []
 		return nil
 	}
 	var out []OffsetAnomaly
-	for _, b := range prev.Partitions {
+	for j, b := range prev.Partitions {
 		k := b.Key
-		a, ok := cur.Partition(k)
+		a, ok := cur.partitionAt(k, j)
 		if !ok || b.Committed < 0 || a.Committed < 0 || a.Committed >= b.Committed {
 			continue
 		}
@@ -333,20 +342,20 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	// Did any commit arrive in the window?
 	var rewrites []time.Time
 	for i := 1; i < len(samples); i++ {
-		p, c := samples[i-1], samples[i]
+		p, c := &samples[i-1], &samples[i]
 		if !p.FileModTime.IsZero() && !c.FileModTime.IsZero() && !c.FileModTime.Equal(p.FileModTime) {
 			rewrites = append(rewrites, c.FileModTime)
 		}
 	}
-	moved := map[string]bool{}
+	moved := make([]bool, len(last.Partitions)) // by index in last.Partitions
 	anyMoved := false
-	for _, lp := range last.Partitions {
+	for j, lp := range last.Partitions {
 		k := lp.Key
-		p, okp := samples[0].Partition(k)
+		p, okp := samples[0].partitionAt(k, j)
 		for i := 1; i < len(samples); i++ {
-			c, okc := samples[i].Partition(k)
+			c, okc := samples[i].partitionAt(k, j)
 			if okp && okc && p.Committed != c.Committed {
-				moved[k] = true
+				moved[j] = true
 				anyMoved = true
 				break
 			}
@@ -359,17 +368,17 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		file = last.File.File
 	}
 	span := roundSpan(last.Time.Sub(first.Time))
-	for _, cur := range last.Partitions {
+	for j, cur := range last.Partitions {
 		k := cur.Key
 		lag, ok := cur.Lag()
-		if !ok || lag == 0 || moved[k] {
+		if !ok || lag == 0 || moved[j] {
 			continue
 		}
 		// Stuck with lag > 0 over every observation that has it.
 		since := last.Time
 		stuck := true
 		for _, s := range samples {
-			p, okp := s.Partition(k)
+			p, okp := s.partitionAt(k, j)
 			if !okp {
 				continue
 			}
