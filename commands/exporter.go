@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/signal"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -206,7 +203,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	if o.once {
 		return exporterOnce(ctx, g, src, o)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilSignal(ctx)
 	defer stop()
 	return runExporter(ctx, g, src, o, nil)
 }

@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/stopsignal"
@@ -50,6 +53,13 @@ func onInterrupt(g *Globals) *interruptWatch {
 		w.sig = stopsignal.Catch()
 	}
 	return w
+}
+
+// untilSignal is ctx ended by the first SIGINT or SIGTERM: how a
+// long-running command (exporter, sandbox, watch) stops cleanly. A write
+// run uses onInterrupt instead, which lets the group in flight finish.
+func untilSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // groupRecorder returns ApplyOptions.Done for a write run: with several

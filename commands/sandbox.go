@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -260,7 +258,7 @@ func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbo
 // serveSandbox runs the sandbox in the foreground (commands typed on
 // stdin) until a signal, the control endpoint's quit, or 'quit'.
 func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info sandboxInfo) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilSignal(ctx)
 	defer stop()
 	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
 	case sandbox.StopCanceled:

@@ -5,11 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -180,7 +177,7 @@ func watchContext(ctx context.Context, timeout time.Duration) (context.Context, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := untilSignal(ctx)
 	if timeout > 0 {
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		return tctx, func() { cancel(); stop() }
