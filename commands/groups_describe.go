@@ -51,7 +51,7 @@ const groupsDescribeHelp = "Offline: committed offsets come from the group's off
 	"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
 	"--all/--regex batch per coordinator: O(brokers) round trips however many groups.\n\n" +
 	"Examples:\n" +
-	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag as of the manifests\n" +
+	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag to the log end read from the segments\n" +
 	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
 	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
 	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
