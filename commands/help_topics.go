@@ -66,7 +66,11 @@ or a --data-dir that holds assignment.json directly (a copied snapshot works too
   CD/producer_fences/from-<broker>.json  producer epoch fences
   CD/marker_queue/to-<broker>/*.json     pending transaction markers
   CD/producer_ids/kaas-<N>.json          producer id blocks
-  DATA/<topic>/<partition>/manifest.json {"epoch","highWatermark","logStartOffset"}: offline lag
+  DATA/<topic>/<partition>/*.log,.index the partition log: offline log start and end, as kaas
+                                         recovers them on restart (offline lag)
+  DATA/<topic>/<partition>/manifest.json {"epoch","highWatermark","logStartOffset"}: rewritten only on
+                                         takeover, roll and close; a labelled fallback for the log
+                                         end when the segments cannot be read
   *.tmp                                  an interrupted or in-flight atomic write
 
 Group ids are used raw as file names: "a/b", "../x", absolute ids and ids over 246 bytes
