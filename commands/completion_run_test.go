@@ -11,11 +11,8 @@ import (
 func TestRunCompletionAndComplete(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
-	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	g, err := GlobalsFor(ios)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ios := &IOStreams{Out: &out, Err: &errb}
+	g := mustGlobals(t, ios)
 	if err := runCompletion(context.Background(), g, completionOptions{Script: completionScripts["fish"]}); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +42,7 @@ func TestRunCompletionAndComplete(t *testing.T) {
 func TestRunVersionDirect(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	g, err := GlobalsFor(&IOStreams{Out: &out, Err: &out, Getenv: func(string) string { return "" }}, "-o", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustGlobals(t, &IOStreams{Out: &out, Err: &out}, "-o", "json")
 	if err := runVersion(context.Background(), g, versionOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,7 @@ func configGlobals(t *testing.T, home string, args ...string) (*Globals, *bytes.
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := map[string]string{"HOME": home}
-	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
-	g, err := GlobalsFor(ios, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, &out, &errb
+	return mustGlobals(t, &IOStreams{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}, args...), &out, &errb
 }
 
 func TestRunConfigProfileLifecycle(t *testing.T) {

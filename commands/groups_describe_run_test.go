@@ -18,12 +18,8 @@ import (
 func describeDirect(t *testing.T, o groupsDescribeOptions, env map[string]string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
-	g, err := GlobalsFor(ios, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = runGroupsDescribe(context.Background(), g, o)
+	g := mustGlobals(t, &IOStreams{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}, args...)
+	err := runGroupsDescribe(context.Background(), g, o)
 	return out.String(), errb.String(), err
 }
 

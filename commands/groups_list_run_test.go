@@ -17,11 +17,7 @@ func TestRunGroupsListDirect(t *testing.T) {
 	t.Parallel()
 	vol := copyVolume(t, "damaged")
 	var out, errb bytes.Buffer
-	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	g, err := GlobalsFor(ios, "--data-dir", vol, "--kaas-version", "0.2.18", "-o", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustGlobals(t, &IOStreams{Out: &out, Err: &errb}, "--data-dir", vol, "--kaas-version", "0.2.18", "-o", "json")
 	o := groupsListOptions{filter: inspect.GroupFilter{Issue: inspect.IssueCorruptFile}}
 	if err := runGroupsList(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
@@ -41,7 +37,7 @@ func TestRunGroupsListDirect(t *testing.T) {
 	if !strings.Contains(errb.String(), "no broker was asked") {
 		t.Errorf("offline note missing: %s", errb.String())
 	}
-	err = runGroupsList(context.Background(), g, groupsListOptions{states: []string{"Empty"}})
+	err := runGroupsList(context.Background(), g, groupsListOptions{states: []string{"Empty"}})
 	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--state needs live state") {
 		t.Errorf("--state without brokers: %v", err)
 	}

@@ -17,11 +17,7 @@ import (
 // testGlobals is Globals over buffers, as a run function gets them.
 func testGlobals(t *testing.T, out, errb interface{ Write([]byte) (int, error) }, args ...string) *Globals {
 	t.Helper()
-	g, err := GlobalsFor(&IOStreams{In: strings.NewReader(""), Out: out, Err: errb, Getenv: func(string) string { return "" }}, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return mustGlobals(t, &IOStreams{Out: out, Err: errb}, args...)
 }
 
 // runPlanAssignment without a cli.Context: hypothetical members on the

@@ -16,17 +16,29 @@ import (
 // Direct tests: each command's run function called with Globals built by
 // GlobalsFor and its options, no cli.Context.
 
-// directGlobals resolves args over fresh buffers with an empty environment
-// and the clock pinned at now.
-func directGlobals(t *testing.T, now time.Time, args ...string) (*Globals, *bytes.Buffer, *bytes.Buffer) {
+// mustGlobals is GlobalsFor over ios for a direct test of a run function:
+// an empty environment and an empty stdin unless ios sets them.
+func mustGlobals(t *testing.T, ios *IOStreams, args ...string) *Globals {
 	t.Helper()
-	var out, errb bytes.Buffer
-	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }, Now: func() time.Time { return now }}
+	if ios.Getenv == nil {
+		ios.Getenv = func(string) string { return "" }
+	}
+	if ios.In == nil {
+		ios.In = strings.NewReader("")
+	}
 	g, err := GlobalsFor(ios, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, &out, &errb
+	return g
+}
+
+// directGlobals resolves args over fresh buffers with the clock pinned at
+// now.
+func directGlobals(t *testing.T, now time.Time, args ...string) (*Globals, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	return mustGlobals(t, &IOStreams{Out: &out, Err: &errb, Now: func() time.Time { return now }}, args...), &out, &errb
 }
 
 func decodeOut[T any](t *testing.T, out *bytes.Buffer) T {

@@ -16,11 +16,7 @@ func TestRunSandboxDirect(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	ios := &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	g, err := GlobalsFor(ios, "-o", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustGlobals(t, &IOStreams{In: strings.NewReader("status\nquit\n"), Out: &out, Err: &errb}, "-o", "json")
 	o := sandboxOptions{Brokers: 2, DataDir: dir, Placement: sandbox.PlacementHash, Failover: sandbox.FailoverDrop,
 		Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}}}
 	if err := runSandbox(context.Background(), g, o); err != nil {

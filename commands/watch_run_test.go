@@ -23,12 +23,7 @@ import (
 func runGlobals(t *testing.T, out interface{ Write([]byte) (int, error) }, args ...string) (*Globals, *lockedBuffer) {
 	t.Helper()
 	errb := &lockedBuffer{}
-	ios := &IOStreams{In: strings.NewReader(""), Out: out, Err: errb, Getenv: func(string) string { return "" }, Now: trLabNow}
-	g, err := GlobalsFor(ios, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, errb
+	return mustGlobals(t, &IOStreams{Out: out, Err: errb, Now: trLabNow}, args...), errb
 }
 
 var labGroups = []string{"lab-group", "g-alpha", "g-beta", "g-gamma", "g-delta"}

@@ -15,11 +15,7 @@ func TestRunWhoisDirect(t *testing.T) {
 	t.Parallel()
 	dir := labCluster(t)
 	var out, errb bytes.Buffer
-	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	g, err := GlobalsFor(ios, "--data-dir", dir, "--kaas-version", "go", "-o", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustGlobals(t, &IOStreams{Out: &out, Err: &errb}, "--data-dir", dir, "--kaas-version", "go", "-o", "json")
 	o := whoisOptions{Keys: []string{"g-beta", "lab-group"}, WhatIf: inspect.WhatIf{Down: []string{"skafka-0"}}}
 	if err := runWhois(context.Background(), g, o); err != nil {
 		t.Fatal(err)
