@@ -1,8 +1,13 @@
 package exporter
 
 import (
+	"bytes"
+	"compress/gzip"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
+	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +26,42 @@ func TestCRCConcat(t *testing.T) {
 		if got := crcConcat(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), len(b)); got != want {
 			t.Errorf("sizes %v: crcConcat %08x, want %08x", sizes, got, want)
 		}
+	}
+}
+
+// A gzip scrape is one gzip member: the page (here many pieces) and then
+// the exporter's own metrics, so a reader that stops after the first
+// member (curl --compressed does) still gets everything the plain text
+// holds.
+func TestGzipScrapeIsOneMember(t *testing.T) {
+	t.Parallel()
+	e := New(Options{})
+	bigSnapshot(e, 256<<10)
+	var page strings.Builder
+	if err := writeText(&page, &e.snap.Load().page); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	rec := httptest.NewRecorder()
+	e.Handler().ServeHTTP(rec, req)
+	if rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q", rec.Header().Get("Content-Encoding"))
+	}
+	body := bytes.NewReader(rec.Body.Bytes())
+	zr, err := gzip.NewReader(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	first, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(first), page.String()) || !strings.Contains(string(first[page.Len():]), "# TYPE ") {
+		t.Fatalf("the first member holds %d bytes: not the page (%d bytes) followed by the own metrics", len(first), page.Len())
+	}
+	if body.Len() != 0 {
+		t.Fatalf("%d bytes after the first gzip member", body.Len())
 	}
 }
