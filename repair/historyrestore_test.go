@@ -1,14 +1,11 @@
 package repair
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // A restore from kaasctl's backups: the target at a moment, the partitions
@@ -16,18 +13,7 @@ import (
 // spec; a group with no history at all is an error, not an empty restore.
 func TestResolveGroupRestore(t *testing.T) {
 	t.Parallel()
-	cd := t.TempDir()
-	os.MkdirAll(filepath.Join(cd, volume.OffsetsDir), 0o755)
-	l := volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
-	p, err := GroupFilePath(l, "app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(p, []byte(`{"offsets":{"orders/0":10}}`), 0o644)
-	now := func() time.Time { return h0 }
-	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":50,"orders/1":7}}`), WriteOptions{Backup: true, Now: now}); err != nil {
-		t.Fatal(err)
-	}
+	l, _, _ := rewrittenGroup(t, `{"offsets":{"orders/0":10}}`, `{"offsets":{"orders/0":50,"orders/1":7}}`)
 	req := HistoryRestore{Layout: l, Spec: Spec{Kind: ToHistory, Time: h0.Add(-time.Hour), Origin: "--to-history X"}}
 	gr, err := ResolveGroupRestore(req, "app")
 	if err != nil {

@@ -121,20 +121,29 @@ func TestHistorySpec(t *testing.T) {
 	}
 }
 
-func TestListBackupsAndHistory(t *testing.T) {
-	t.Parallel()
+// rewrittenGroup is group app's offset file on a 0.2.18 volume, written
+// as first and rewritten as second at h0 through the safe write path (one
+// backup of first): kaasctl's history of the group. now is h0.
+func rewrittenGroup(t *testing.T, first, second string) (l volume.Layout, p string, now func() time.Time) {
+	t.Helper()
 	cd := t.TempDir()
 	os.MkdirAll(filepath.Join(cd, volume.OffsetsDir), 0o755)
-	l := volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
+	l = volume.Layout{ClusterDir: cd}.PinnedTo(volume.Gen018, "test")
 	p, err := GroupFilePath(l, "app")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(p, []byte(`{"offsets":{"orders/0":1}}`), 0o644)
-	now := func() time.Time { return h0 }
-	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":2}}`), WriteOptions{Backup: true, Now: now}); err != nil {
+	os.WriteFile(p, []byte(first), 0o644)
+	now = func() time.Time { return h0 }
+	if _, err := WriteFileAtomic(p, []byte(second), WriteOptions{Backup: true, Now: now}); err != nil {
 		t.Fatal(err)
 	}
+	return l, p, now
+}
+
+func TestListBackupsAndHistory(t *testing.T) {
+	t.Parallel()
+	l, p, now := rewrittenGroup(t, `{"offsets":{"orders/0":1}}`, `{"offsets":{"orders/0":2}}`)
 	if _, err := WriteFileAtomic(p, []byte(`{"offsets":{"orders/0":3}}`), WriteOptions{Backup: true, Now: now}); err != nil {
 		t.Fatal(err)
 	}
