@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -473,5 +474,43 @@ func TestOffsetsResetOfflineRowsCheckedAgainstTheVolume(t *testing.T) {
 	plan = writeFile(t, t.TempDir(), "plan.csv", "orders,0,7\norders,3,9\n")
 	if r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--from-file", plan, "--execute"); r.Code != 0 {
 		t.Errorf("exit %d\n%s", r.Code, r.Err)
+	}
+}
+
+// TestSandboxOffsetsResetServedBehindLog: a broker that serves a log end
+// below what the partition's segments hold (kaas's stale high watermark
+// after a same-epoch takeover) does not move the group: the live reset
+// refuses that partition, naming both ends, and writes nothing for the
+// group.
+func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
+	t.Parallel()
+	lab := newResetLab(t)
+	lab.consumer.Close()
+	lab.waitState(t, "Empty")
+	// The brokers serve orders/0 at 10; its segments hold 25 records.
+	writePartitionLog(t, lab.data, "orders/0", 0, 25)
+	before, _ := os.ReadFile(lab.file("app"))
+	r := lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "-o", "json")
+	var doc staleResetView
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || len(doc.Groups) != 1 {
+		t.Fatalf("json: %v\n%s\n%s", err, r.Out, r.Err)
+	}
+	rows := map[int32]string{}
+	for _, row := range doc.Groups[0].Rows {
+		rows[row.Partition] = row.Error
+		if row.Partition == 1 && (row.Error != "" || row.New != 0) {
+			t.Errorf("orders/1 (no segments on the volume) is planned as usual: %+v", row)
+		}
+	}
+	want := "the broker serves log end 10 but the partition's segments end at 25"
+	if !strings.Contains(rows[0], want) || !strings.Contains(rows[0], "restart the partition's leader") || !strings.Contains(rows[0], "kaas generation") {
+		t.Errorf("orders/0: want the row refused with %q, the fix and the generation, got %q", want, rows[0])
+	}
+	r = lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "--execute", "-o", "json")
+	if r.Code == 0 {
+		t.Errorf("an execute with a refused row exits 0:\n%s\n%s", r.Out, r.Err)
+	}
+	if after, _ := os.ReadFile(lab.file("app")); !bytes.Equal(after, before) || !strings.Contains(r.Out, "nothing is written for this group") {
+		t.Errorf("the execute wrote the group's file, or did not say it would not:\nbefore %s\nafter  %s\n%s", before, after, r.Out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -189,20 +190,22 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	var lr *volume.LogReader
 	needLog := !opts.Delete
 	if needLog && len(want) > 0 {
+		tps := make([]volume.TopicPartition, 0, len(want))
+		for t, ps := range want {
+			for _, p := range ps {
+				tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
+			}
+		}
+		// Offline the segments are the log end. Live they are read first
+		// too, as the floor a healthy leader serves: a broker answering
+		// less serves a stale high watermark (inspect.ServedBehindLog).
+		lr = volume.NewLogReader(in.Layout)
+		lr.Prefetch(tps, 16)
 		if cl != nil {
 			logs, err = cl.ListLogOffsets(ctx, want)
 			if err != nil {
 				return nil, fmt.Errorf("listing log offsets: %w", err)
 			}
-		} else {
-			lr = volume.NewLogReader(in.Layout)
-			tps := make([]volume.TopicPartition, 0, len(want))
-			for t, ps := range want {
-				for _, p := range ps {
-					tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
-				}
-			}
-			lr.Prefetch(tps, 16)
 		}
 	}
 	// Offline, a partition is checked against the partition dirs its
@@ -229,6 +232,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 		timeBad, timeUnchecked = checkTimeAnswers(ctx, cl, opts.Spec.Time, timed, logs)
 	}
+	gen := in.Layout.WithGeneration().Gen
 	for _, gp := range plans {
 		if (gp.Error != "" && gp.file == nil) || gp.Skipped != "" {
 			continue
@@ -241,6 +245,9 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			if cl != nil {
 				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
 					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
+					if why := inspect.ServedBehindLog(lo.End, lr.Get(k.topic, k.part), gen); why != "" {
+						rowErr[k] = why
+					}
 				} else if ok {
 					rowErr[k] = "log offsets: " + lo.Err
 				} else if needLog {
