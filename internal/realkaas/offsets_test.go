@@ -5,6 +5,7 @@ package realkaas
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -164,6 +165,177 @@ func liveDirFiles(t *testing.T, c *Cluster) map[string][]byte {
 	return out
 }
 
+// partitionEntry is one partition's entry in assignment.json.
+type partitionEntry struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Broker    string `json:"broker"`
+	Epoch     int64  `json:"epoch"`
+}
+
+func partitionEntries(t *testing.T, c *Cluster) map[tp]partitionEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.Data, "__cluster", "assignment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Partitions []partitionEntry `json:"partitions"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("assignment.json: %v", err)
+	}
+	out := map[tp]partitionEntry{}
+	for _, e := range a.Partitions {
+		out[tp{e.Topic, e.Partition}] = e
+	}
+	return out
+}
+
+// behindOf lists the partitions whose served log end is below before.
+func behindOf(before, now map[tp]int64) map[tp]int64 {
+	out := map[tp]int64{}
+	for k, v := range before {
+		if now[k] < v {
+			out[k] = now[k]
+		}
+	}
+	return out
+}
+
+// logEndsBack checks that after a full restart every partition of topic
+// serves at least the log end it served before. Right after a restart
+// kaas answers log end 0 until each new leader has taken over, so it waits.
+// The Go flavour can also come back serving a manifest's stale high
+// watermark for good: a broker that takes a partition over at the epoch
+// its manifest already holds does not re-scan the segments (storage
+// takeoverInternal), and a broker's shutdown flush can leave a manifest
+// behind the log. When a partition stays behind, the test checks that
+// kaasctl reads the real end from the segments (volume check names the
+// manifest trailing by the right amount), logs the evidence, and does what
+// an operator would: restarts the serving broker, so the partition's next
+// takeover is at a new epoch and re-scans.
+func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group string) {
+	t.Helper()
+	var behind map[tp]int64
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if behind = behindOf(before, logEnds(t, c, topic)); len(behind) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	entries := partitionEntries(t, c)
+	vc := decode[struct {
+		Findings []struct {
+			Code    string `json:"code"`
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"findings"`
+	}](t, kaasctl(t, "volume", "check", "--data-dir", c.Data, "-o", "json"))
+	restart := map[string]bool{}
+	for k, served := range behind {
+		e := entries[k]
+		man, _ := os.ReadFile(filepath.Join(c.Data, k.Topic, fmt.Sprint(k.Partition), "manifest.json"))
+		t.Logf("kaas serves log end %d on %s after the full restart, %d before: leader %s at epoch %d, manifest %s",
+			served, k, before[k], e.Broker, e.Epoch, bytes.TrimSpace(man))
+		if !bytes.Contains(man, []byte(fmt.Sprintf(`"highWatermark":%d,`, served))) {
+			// Not (yet) a manifest's value: a takeover still to come.
+			continue
+		}
+		want := fmt.Sprintf("segments end at %d", before[k])
+		found := false
+		for _, f := range vc.Findings {
+			if f.Code == "manifest.trailsLog" && strings.Contains(f.Path, filepath.Join(k.Topic, fmt.Sprint(k.Partition), "manifest.json")) && strings.Contains(f.Message, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("kaas serves %s at %d, below its log; kaasctl volume check does not say the %s (findings %+v)", k, served, want, vc.Findings)
+		}
+		restart[e.Broker] = true
+	}
+	if len(restart) > 0 {
+		refusedStale(t, c, group, topic, behind)
+	}
+	for i, b := range c.Brokers {
+		if !restart[b.ID] {
+			continue
+		}
+		// Stopped and started at once, the broker is back before the
+		// controller notices and takes its partitions over at the same
+		// epoch again: wait until they have moved.
+		t.Logf("restarting %s so its partitions are taken over at a new epoch", b.ID)
+		if err := c.Term(i); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "the partitions of "+b.ID+" taken over by another broker", func() error {
+			now := partitionEntries(t, c)
+			for k := range behind {
+				if entries[k].Broker == b.ID && now[k].Epoch <= entries[k].Epoch {
+					return fmt.Errorf("%s still at epoch %d on %s", k, now[k].Epoch, now[k].Broker)
+				}
+			}
+			return nil
+		})
+		if err := c.StartBroker(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "every partition's log end back where it was after restarting its leader", func() error {
+		if b := behindOf(before, logEnds(t, c, topic)); len(b) > 0 {
+			return fmt.Errorf("still behind: %s (before: %s)", fmtOffsets(b), fmtOffsets(before))
+		}
+		return nil
+	})
+}
+
+// staleManifest writes k's manifest.json with a high watermark of 0 at the
+// epoch the assignment gives the partition (every broker must be down).
+func staleManifest(t *testing.T, c *Cluster, k tp) {
+	t.Helper()
+	e := partitionEntries(t, c)[k]
+	p := filepath.Join(c.Data, k.Topic, fmt.Sprint(k.Partition), "manifest.json")
+	if err := os.WriteFile(p, fmt.Appendf(nil, `{"epoch":%d,"highWatermark":0,"logStartOffset":0}`, e.Epoch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refusedStale: a live offsets reset --to-latest of group (a dry run)
+// refuses every partition served behind its log, naming both ends, and
+// plans no partition below its log end.
+func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]int64) {
+	t.Helper()
+	r := kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "--group", group,
+		"--topic", topic, "--to-latest", "-o", "json")
+	v := decode[resetView](t, r)
+	seen := 0
+	for _, g := range v.Groups {
+		for _, row := range g.Rows {
+			k := tp{row.Topic, row.Partition}
+			served, stale := behind[k]
+			if stale {
+				seen++
+			}
+			switch {
+			case stale && !strings.Contains(row.Error, fmt.Sprintf("serves log end %d but the partition's segments end at", served)):
+				t.Errorf("live offsets reset --to-latest on %s, served at %d below its segments: want the row refused naming both ends, got %+v", k, served, row)
+			case stale:
+				t.Logf("live reset refused %s: %s", k, row.Error)
+			}
+		}
+	}
+	if seen != len(behind) {
+		t.Errorf("live offsets reset --to-latest planned %d of the %d partitions served behind their log: %v", seen, len(behind), r)
+	}
+}
+
 // TestRealOffsets: offsets reset refused while consumers run; an online
 // reset and the consumer resumes there; --to-datetime refused with the
 // broker's zero answer as evidence; offsets delete reports the offset the
@@ -283,6 +455,15 @@ func TestRealOffsets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A stale manifest at the partition's own epoch, as a broker's
+	// shutdown flush leaves it: every broker flushes the (epoch, high
+	// watermark) it holds in memory for every partition it has open, led or
+	// not, so the last one to stop can write a value behind the log (a CI
+	// run of this test ended with orders/0 at {"epoch":1,"highWatermark":0}
+	// over 30 records). The offline reset must read the segments, not it
+	// (a reset clamped to the manifest would write 0), and after the
+	// restart kaas may serve it (logEndsBack).
+	staleManifest(t, c, tp{"orders", 0})
 	r = kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--group", "g-reset", "--topic", "orders",
 		"--to-offset", "20", "--offline", "--execute", "-o", "json")
 	ov := decode[resetView](t, r)
@@ -304,19 +485,7 @@ func TestRealOffsets(t *testing.T) {
 	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	// Right after a full restart kaas answers log end 0 until each new
-	// leader has taken over (a settled assignment does not promise it):
-	// the log must come back to where it was, within a deadline.
-	eventually(t, 30*time.Second, "every partition's log end back where it was after the restart", func() error {
-		endsAfter := logEnds(t, c, "orders")
-		for k, v := range endsBefore {
-			if endsAfter[k] < v {
-				return fmt.Errorf("%s: log end %d after the restart, %d before: the partition moved backwards", k, endsAfter[k], v)
-			}
-		}
-		return nil
-	})
-
+	logEndsBack(t, c, endsBefore, "orders", "g-reset")
 	resumeAt(t, c, "offline reset, brokers restarted", "g-reset", all("orders", 3, 20), "orders")
 }
 
