@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -272,9 +273,11 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 			s.FileFollowed, s.FileAnomalies = true, pending[name]
 		}
 		e.health.Add(name, o.Groups[i].Sample)
-		health[i] = e.health.Evaluate(name)
+	}
+	e.health.EvaluateAll(keys, health, runtime.GOMAXPROCS(0))
+	for i := range o.Groups {
 		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
-		counts[i] = e.health.Counts(name)
+		counts[i] = e.health.Counts(keys[i])
 	}
 	e.health.Sweep()
 	e.lastKeys = keys

@@ -144,6 +144,19 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
 	}
 
+	// The brokers' listings, asked while the volume is read.
+	var lsAnswer []wire.BrokerGroups
+	var lsErr error
+	listed := make(chan struct{})
+	if s.Client != nil {
+		go func() {
+			defer close(listed)
+			lsAnswer, lsErr = s.Client.ListGroupsEveryBroker(ctx)
+		}()
+	} else {
+		close(listed)
+	}
+
 	// The volume: one read of each offset file (the scan's bounded pool of
 	// workers), one compact record per matched group; the scan's items are
 	// not retained.
@@ -210,11 +223,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 
 	// The brokers' listings.
+	<-listed
 	var listings []wire.BrokerGroups
 	var extra []string
 	names := inspect.NewNodeNamer(o.Assignment)
 	if s.Client != nil {
-		ls, err := s.Client.ListGroupsEveryBroker(ctx)
+		ls, err := lsAnswer, lsErr
 		if err != nil {
 			o.WireErr = err.Error()
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
@@ -570,6 +571,58 @@ func (w *HealthWindow) Evaluate(group string) GroupHealth {
 	}
 	h.finish()
 	return h
+}
+
+// EvaluateAll evaluates every group of names into out (len(out) ==
+// len(names)), workers goroutines at a time over contiguous slices: each
+// group's evaluation reads and updates only its own window, so distinct
+// names evaluate independently. A name given twice is evaluated once per
+// occurrence, in order, by the same worker. Nothing may Add meanwhile.
+func (w *HealthWindow) EvaluateAll(names []string, out []GroupHealth, workers int) {
+	if len(out) != len(names) {
+		panic("inspect: EvaluateAll: out and names differ in length")
+	}
+	workers = max(1, min(workers, len(names)/512))
+	if workers == 1 || hasAdjacentOrRepeated(names) {
+		for i, g := range names {
+			out[i] = w.Evaluate(g)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(names) + workers - 1) / workers
+	for lo := 0; lo < len(names); lo += per {
+		hi := min(lo+per, len(names))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i] = w.Evaluate(names[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// hasAdjacentOrRepeated reports whether a name occurs twice (names are
+// usually sorted, so a sorted slice is checked without a set).
+func hasAdjacentOrRepeated(names []string) bool {
+	if slices.IsSorted(names) {
+		for i := 1; i < len(names); i++ {
+			if names[i] == names[i-1] {
+				return true
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		if _, dup := seen[n]; dup {
+			return true
+		}
+		seen[n] = struct{}{}
+	}
+	return false
 }
 
 // Counts returns the group's cumulative anomaly counts.

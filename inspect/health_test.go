@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +250,54 @@ func TestHealthWindowMatchesEvaluateHealth(t *testing.T) {
 				t.Fatalf("step %d evidence %d: %+v vs %+v", i, j, got.Evidence[j], want.Evidence[j])
 			}
 		}
+	}
+}
+
+// EvaluateAll over many groups, on every core, gives what Evaluate gives
+// one group at a time (and a name given twice is evaluated twice).
+func TestHealthWindowEvaluateAll(t *testing.T) {
+	t.Parallel()
+	build := func() (*HealthWindow, []string) {
+		w := &HealthWindow{Window: time.Minute}
+		var names []string
+		for i := range 3000 {
+			g := fmt.Sprintf("g-%04d", i)
+			names = append(names, g)
+			for sec := 0; sec <= 40; sec += 10 {
+				off := int64(5)
+				if i%3 == 0 {
+					off = int64(sec) // commits: OK
+				}
+				if i%7 == 0 && sec == 30 {
+					off = 1 // a rewind
+				}
+				w.Add(g, hs(sec, []int64{off}, []int64{50}))
+			}
+		}
+		return w, names
+	}
+	w1, names := build()
+	want := make([]GroupHealth, len(names))
+	for i, g := range names {
+		want[i] = w1.Evaluate(g)
+	}
+	w2, _ := build()
+	got := make([]GroupHealth, len(names))
+	w2.EvaluateAll(names, got, 4)
+	states := map[string]int{}
+	for i := range names {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("%s: EvaluateAll %+v, Evaluate %+v", names[i], got[i], want[i])
+		}
+		states[got[i].State]++
+	}
+	if states[HealthOK] == 0 || states[HealthRewind] == 0 || states[HealthStop] == 0 {
+		t.Fatalf("the fixture should hold OK, REWIND and STOP groups: %v", states)
+	}
+	dup := []string{"g-0001", "g-0001"}
+	out := make([]GroupHealth, 2)
+	w2.EvaluateAll(dup, out, 4)
+	if out[0].State != out[1].State || out[0].State != want[1].State {
+		t.Fatalf("a name given twice: %s, %s, want %s", out[0].State, out[1].State, want[1].State)
 	}
 }
