@@ -20,6 +20,13 @@ import (
 // forecastExporter is an exporter on the sandbox refreshed by the test.
 func forecastExporter(t *testing.T, sb *sandbox.Sandbox, groups string) *exporter.Exporter {
 	t.Helper()
+	return forecastExporterAt(t, sb, groups, nil)
+}
+
+// forecastExporterAt is forecastExporter observing at now() (nil: the
+// wall clock).
+func forecastExporterAt(t *testing.T, sb *sandbox.Sandbox, groups string, now func() time.Time) *exporter.Exporter {
+	t.Helper()
 	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +34,7 @@ func forecastExporter(t *testing.T, sb *sandbox.Sandbox, groups string) *exporte
 	t.Cleanup(cl.Close)
 	l := sb.Layout()
 	re, _ := compileRegex("group-regex", groups)
-	return exporter.New(exporter.Options{Source: &exporter.Source{Layout: &l, Client: cl, Filter: re}, Window: time.Minute})
+	return exporter.New(exporter.Options{Source: &exporter.Source{Layout: &l, Client: cl, Filter: re, Now: now}, Window: time.Minute})
 }
 
 func healthOf(e *exporter.Exporter, group string) inspect.GroupHealth {
@@ -42,86 +49,74 @@ func healthOf(e *exporter.Exporter, group string) inspect.GroupHealth {
 // Time to drain on the sandbox: orders/0 produced at 20/s, one group
 // consuming it at 60/s from 120 behind, another at 10/s. Once the window
 // has three observations the estimate of the first is within 20% of when
-// it really catches up; the second reads not draining.
+// it really catches up; the second reads not draining. The records and
+// commits are real; the clock is the test's: every step is half a second
+// of it, and the exporter observes at that time (a loaded machine cannot
+// skew the rates).
 func TestDrainEstimateSandbox(t *testing.T) {
-	// No t.Parallel(): it compares an estimate with the wall clock, so it
-	// runs before the parallel tests load the machine.
+	t.Parallel()
 	sb := liveSB(t)
 	prod := sbClient(t, sb, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	adm := kadm.NewClient(sbClient(t, sb))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const start, produceRate, fastRate, slowRate = 200, 20.0, 60.0, 10.0
+	const step = 500 * time.Millisecond
 	produce := func(n int) {
 		rs := make([]*kgo.Record, n)
 		for i := range rs {
 			rs[i] = &kgo.Record{Topic: "orders", Partition: 0, Value: []byte("x")}
 		}
 		if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Errorf("produce: %v", err)
+			t.Fatalf("produce: %v", err)
 		}
 	}
 	commit := func(group string, off int64) {
 		o := kadm.Offsets{}
 		o.AddOffset("orders", 0, off, -1)
 		if err := adm.CommitAllOffsets(ctx, group, o); err != nil {
-			t.Errorf("commit %s: %v", group, err)
+			t.Fatalf("commit %s: %v", group, err)
 		}
 	}
 	produce(start)
-	commit("drainer", start-120)
-	commit("grower", start-120)
-
-	// Paced by the clock, not by ticks: at elapsed s the log end is
-	// start+20s, drainer's offset start-120+60s (capped at the end),
-	// grower's start-120+10s.
-	var mu sync.Mutex
-	var caughtUp time.Time
 	t0 := time.Now()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		produced := 0
-		for ctx.Err() == nil {
-			el := time.Since(t0).Seconds()
-			if n := int(produceRate*el) - produced; n > 0 {
-				produce(n)
-				produced += n
-			}
-			end := int64(start + produced)
-			off := min(int64(start-120+fastRate*el), end)
-			commit("drainer", off)
-			commit("grower", int64(start-120+slowRate*el))
-			if off == end {
-				mu.Lock()
-				if caughtUp.IsZero() {
-					caughtUp = time.Now()
-				}
-				mu.Unlock()
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+	now := t0
+	e := forecastExporterAt(t, sb, "^(drainer|grower)$", func() time.Time { return now })
+	// At el seconds the log end is start+20·el, drainer's offset
+	// start-120+60·el (capped at the end), grower's start-120+10·el.
+	produced := 0
+	var est, grow inspect.GroupHealth
+	var caughtUp time.Time
+	for k := 0; caughtUp.IsZero(); k++ {
+		if k > 40 {
+			t.Fatalf("drainer never caught up (estimate %+v)", est.Drain)
 		}
-	}()
-
-	e := forecastExporter(t, sb, "^(drainer|grower)$")
-	var est inspect.GroupHealth
-	for est.Drain == nil || !est.Drain.Known {
-		if ctx.Err() != nil {
-			t.Fatal("no estimate")
+		el := (time.Duration(k) * step).Seconds()
+		if n := int(produceRate*el) - produced; n > 0 {
+			produce(n)
+			produced += n
+		}
+		end := int64(start + produced)
+		off := min(int64(start-120+fastRate*el), end)
+		commit("drainer", off)
+		commit("grower", int64(start-120+slowRate*el))
+		now = t0.Add(time.Duration(k) * step)
+		if off == end {
+			caughtUp = now
+			break
 		}
 		e.Refresh(ctx)
-		est = healthOf(e, "drainer")
+		if est.Drain != nil && est.Drain.Known {
+			continue // the first estimate is the one judged
+		}
+		est, grow = healthOf(e, "drainer"), healthOf(e, "grower")
 		if d := est.Drain; d != nil && !d.Known && d.Samples >= inspect.MinForecastSamples {
 			t.Fatalf("three samples and no estimate: %+v", d)
 		}
-		time.Sleep(250 * time.Millisecond)
 	}
-	if est.Drain.Samples != inspect.MinForecastSamples || est.Drain.NotDraining || est.Drain.WindowSeconds <= 0 {
+	if est.Drain == nil || est.Drain.Samples != inspect.MinForecastSamples || est.Drain.NotDraining || est.Drain.WindowSeconds <= 0 {
 		t.Fatalf("first estimate %+v", est.Drain)
 	}
-	at := est.To
-	grow := healthOf(e, "grower")
 	if grow.Drain == nil || !grow.Drain.Known || !grow.Drain.NotDraining || grow.Drain.Text() != "not draining" {
 		t.Errorf("grower: %+v", grow.Drain)
 	}
@@ -131,16 +126,9 @@ func TestDrainEstimateSandbox(t *testing.T) {
 		strings.Contains(buf.String(), `kaas_group_drain_seconds{group="grower"}`) {
 		t.Errorf("drain metrics:\n%s", buf.String())
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		t.Fatal("drainer never caught up")
-	}
-	mu.Lock()
-	real := caughtUp.Sub(at).Seconds()
-	mu.Unlock()
+	real := caughtUp.Sub(est.To).Seconds()
 	if got := est.Drain.Seconds; got < real*0.8 || got > real*1.2 {
-		t.Errorf("estimated %.2fs at %s, caught up %.2fs later (more than 20%% off); rates %+v", got, at.Format("15:04:05.000"), real, est.Drain)
+		t.Errorf("estimated %.2fs at %s, caught up %.2fs later (more than 20%% off); rates %+v", got, est.To.Sub(t0), real, est.Drain)
 	}
 }
 
