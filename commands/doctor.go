@@ -194,6 +194,11 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 			g.Warnf("the offset files were not compared with what the coordinators serve: %v", err)
 		}
 		rep.AddServedNotFiled(lost, src.layout.Gen.Gen, vol.flags, g.ConnFlags())
+		behind, err := servedBehindLog(ctx, src.client, *src.layout, vol.a)
+		if err != nil {
+			g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
+		}
+		rep.AddServedBehindLog(behind, src.layout.Gen, vol.flags, g.ConnFlags())
 	}
 	rep.Ran(inspect.CheckLive, "")
 	return nil

@@ -64,3 +64,30 @@ func readGroupOffsetFiles(files []inspect.GroupFile, only map[string]bool) map[s
 	}
 	return out
 }
+
+// servedBehindLog reads the log end of every partition on the volume from
+// its segments, then asks the leaders for theirs, and keeps the
+// partitions served below their segments (inspect.FindServedBehind).
+func servedBehindLog(ctx context.Context, cl *wire.Client, l volume.Layout, a *volume.Assignment) ([]inspect.ServedBehind, error) {
+	tps := volume.PartitionDirs(l)
+	if len(tps) == 0 {
+		return nil, nil
+	}
+	lr := volume.NewLogReader(l)
+	lr.Prefetch(tps, 16)
+	want := wire.TopicPartitions{}
+	for _, tp := range tps {
+		want.Add(tp.Topic, tp.Partition)
+	}
+	served, err := cl.ListLogOffsets(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	ends := make([]inspect.ServedEnd, 0, len(tps))
+	for _, tp := range tps {
+		if lo, ok := served[tp.Topic][tp.Partition]; ok && lo.Err == "" {
+			ends = append(ends, inspect.ServedEnd{Topic: tp.Topic, Partition: tp.Partition, Served: lo.End, Log: lr.Get(tp.Topic, tp.Partition)})
+		}
+	}
+	return inspect.FindServedBehind(ends, a), nil
+}

@@ -514,3 +514,36 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 		t.Errorf("the execute wrote the group's file, or did not say it would not:\nbefore %s\nafter  %s\n%s", before, after, r.Out)
 	}
 }
+
+// TestSandboxDoctorServedBehindLog: doctor -b names the partition a broker
+// serves below its segments, with both ends, and exits 3 (an error-level
+// finding); a partition served at its log end is not named.
+func TestSandboxDoctorServedBehindLog(t *testing.T) {
+	t.Parallel()
+	lab := newResetLab(t)
+	writePartitionLog(t, lab.data, "orders/0", 0, 25)
+	writePartitionLog(t, lab.data, "orders/1", 0, 10)
+	r := runCLI(t, "", nil, "doctor", "-b", lab.boot, "--data-dir", lab.data, "-o", "json")
+	var doc struct {
+		Findings []struct {
+			Code, Message, Fix string
+			Subjects           []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
+		t.Fatalf("json: %v\n%s\n%s", err, r.Out, r.Err)
+	}
+	found := false
+	for _, f := range doc.Findings {
+		if f.Code != "live.servedBehindLog" {
+			continue
+		}
+		found = true
+		if strings.Join(f.Subjects, ",") != "orders/0" || !strings.Contains(f.Message, "orders/0 served at 10, its segments end at 25") || !strings.Contains(f.Fix, "re-scans the segments") {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	if !found || r.Code != 3 {
+		t.Errorf("doctor: exit %d, want 3 and a live.servedBehindLog finding:\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}

@@ -2,6 +2,9 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -27,4 +30,98 @@ func ServedBehindLog(served int64, b *volume.LogBounds, gen volume.GenerationInf
 	}
 	return fmt.Sprintf("the broker serves log end %d but the partition's segments end at %d (read before asking%s): its leader serves a stale high watermark, %d records short; a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments, and consumers cannot fetch past it (%s); restart the partition's leader so the next takeover, at a new epoch, re-scans the segments",
 		served, b.End.Value, man, b.End.Value-served, gen.Assumes())
+}
+
+// DocServedBehindLog is the doctor finding for partitions a broker serves
+// below the log end of their segments.
+const DocServedBehindLog = "live.servedBehindLog"
+
+// ServedEnd is one partition's served log end beside its segments'
+// bounds (read before the broker was asked).
+type ServedEnd struct {
+	Topic     string
+	Partition int32
+	Served    int64
+	Log       *volume.LogBounds
+}
+
+// ServedBehind is one partition served behind its log.
+type ServedBehind struct {
+	Partition string `json:"partition"`
+	Served    int64  `json:"served"`
+	LogEnd    int64  `json:"logEnd"`
+	// Leader and Epoch are the assignment's (Leader "" when it names none).
+	Leader string `json:"leader"`
+	Epoch  uint32 `json:"epoch"`
+	// ManifestEpoch and ManifestHWM are the partition's manifest.json
+	// (-1 when it was not read).
+	ManifestEpoch int64 `json:"manifestEpoch"`
+	ManifestHWM   int64 `json:"manifestHighWatermark"`
+}
+
+// FindServedBehind keeps the partitions served below their segments' log
+// end (ServedBehindLog), sorted by topic then partition, with the
+// assignment's leader and epoch when a is given.
+func FindServedBehind(ends []ServedEnd, a *volume.Assignment) []ServedBehind {
+	type tp struct {
+		t string
+		p int32
+	}
+	leaders := map[tp]volume.PartitionEntry{}
+	if a != nil {
+		for _, e := range a.Partitions {
+			leaders[tp{e.Topic, e.Partition}] = e
+		}
+	}
+	var out []ServedBehind
+	for _, e := range ends {
+		if ServedBehindLog(e.Served, e.Log, volume.GenerationInfo{}) == "" {
+			continue
+		}
+		sb := ServedBehind{Partition: e.Topic + "/" + strconv.Itoa(int(e.Partition)), Served: e.Served, LogEnd: e.Log.End.Value, ManifestEpoch: -1, ManifestHWM: -1}
+		if m := e.Log.Manifest; m != nil {
+			sb.ManifestEpoch, sb.ManifestHWM = m.Epoch, m.HighWatermark
+		}
+		if l, ok := leaders[tp{e.Topic, e.Partition}]; ok {
+			sb.Leader, sb.Epoch = l.Broker, l.Epoch
+		}
+		out = append(out, sb)
+	}
+	slices.SortFunc(out, func(x, y ServedBehind) int { return CompareOffsetKeys(x.Partition, y.Partition) })
+	return out
+}
+
+// AddServedBehindLog reports the partitions served behind their log: an
+// error, since consumers cannot fetch past the served end and every reset
+// of them is refused.
+func (r *DoctorReport) AddServedBehindLog(behind []ServedBehind, gi volume.GenerationInfo, volumeFlags, brokerFlags string) {
+	if len(behind) == 0 {
+		return
+	}
+	subjects := make([]string, len(behind))
+	leaders := []string{}
+	for i, b := range behind {
+		subjects[i] = b.Partition
+		if b.Leader != "" && !slices.Contains(leaders, b.Leader) {
+			leaders = append(leaders, b.Leader)
+		}
+	}
+	f := behind[0]
+	at := ""
+	if f.Leader != "" {
+		at = fmt.Sprintf(", led by %s at epoch %d", f.Leader, f.Epoch)
+	}
+	man := ""
+	if f.ManifestEpoch >= 0 {
+		man = fmt.Sprintf("; its manifest.json says %d at epoch %d", f.ManifestHWM, f.ManifestEpoch)
+	}
+	fix := "restart the leader of each partition listed, and wait until the controller has moved its partitions before it comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a new epoch, re-scans the segments; do not reset these partitions' offsets until they serve their log end (kaasctl refuses to)"
+	if len(leaders) > 0 {
+		fix = "restart " + strings.Join(leaders, ", ") + " (the leaders in assignment.json), " + strings.TrimPrefix(fix, "restart the leader of each partition listed, ")
+	}
+	r.Add(DoctorFinding{Severity: volume.SevError, Check: CheckLive, Code: DocServedBehindLog, Subjects: subjects, BlastRadius: len(behind),
+		Message: fmt.Sprintf("%d %s served below the log end of %s segments (first: %s served at %d, its segments end at %d%s%s): consumers cannot fetch past what is served and lag reads low; a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's high watermark instead of re-scanning the segments (%s)",
+			len(behind), pluralWord(len(behind), "partition is", "partitions are"), pluralWord(len(behind), "its", "their"), f.Partition, f.Served, f.LogEnd, at, man, gi.Assumes()),
+		Fix:      fix,
+		Commands: []string{"kaasctl volume check" + volumeFlags, "kaasctl doctor" + volumeFlags + brokerFlags}})
 }

@@ -36,3 +36,39 @@ func TestServedBehindLog(t *testing.T) {
 		}
 	}
 }
+
+func TestFindServedBehindAndFinding(t *testing.T) {
+	t.Parallel()
+	seg := func(end, manHWM, manEpoch int64) *volume.LogBounds {
+		return &volume.LogBounds{End: &volume.Fact{Value: end, Source: volume.SourceSegments}, Manifest: &volume.Manifest{HighWatermark: manHWM, Epoch: manEpoch}}
+	}
+	a := &volume.Assignment{Partitions: []volume.PartitionEntry{{Topic: "orders", Partition: 10, Broker: "kaas-1", Epoch: 4}, {Topic: "orders", Partition: 2, Broker: "kaas-0", Epoch: 2}}}
+	got := FindServedBehind([]ServedEnd{
+		{Topic: "orders", Partition: 10, Served: 0, Log: seg(30, 0, 4)},
+		{Topic: "orders", Partition: 1, Served: 30, Log: seg(30, 0, 1)}, // at its end
+		{Topic: "orders", Partition: 2, Served: 5, Log: seg(30, 5, 2)},
+		{Topic: "audit", Partition: 0, Served: 0, Log: &volume.LogBounds{End: &volume.Fact{Value: 9, Source: volume.SourceManifest}}}, // no evidence
+	}, a)
+	if len(got) != 2 || got[0].Partition != "orders/2" || got[1].Partition != "orders/10" || got[0].Leader != "kaas-0" || got[1].Epoch != 4 || got[1].ManifestHWM != 0 {
+		t.Fatalf("FindServedBehind: %+v", got)
+	}
+	var r DoctorReport
+	r.AddServedBehindLog(got, volume.GenerationInfo{}, " --data-dir /d", " -b x:9092")
+	if len(r.Findings) != 1 {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	f := r.Findings[0]
+	for _, w := range []string{"2 partitions are served below the log end of their segments", "orders/2 served at 5, its segments end at 30, led by kaas-0 at epoch 2", "manifest.json says 5 at epoch 2", "kaas generation undetermined"} {
+		if !strings.Contains(f.Message, w) {
+			t.Errorf("message %q lacks %q", f.Message, w)
+		}
+	}
+	if f.Severity != volume.SevError || f.Code != DocServedBehindLog || !strings.HasPrefix(f.Fix, "restart kaas-0, kaas-1 (the leaders in assignment.json)") || f.BlastRadius != 2 {
+		t.Errorf("finding %+v", f)
+	}
+	r = DoctorReport{}
+	r.AddServedBehindLog(nil, volume.GenerationInfo{}, "", "")
+	if len(r.Findings) != 0 {
+		t.Errorf("nothing behind, findings %+v", r.Findings)
+	}
+}

@@ -122,7 +122,7 @@ func newCluster(t *testing.T, topics string) *Cluster {
 	// Ready is not settled: the controller's first version may list only
 	// itself, and a produce before the version with every broker gets
 	// UNKNOWN_SERVER_ERROR (seen on a quiet machine).
-	if err := c.WaitSettled(ctx, 60*time.Second); err != nil {
+	if err := c.SettleStarted(ctx, 60*time.Second, t.Logf); err != nil {
 		c.Stop()
 		t.Logf("kept the run's data and broker logs: %s", root)
 		t.Fatalf("real kaas cluster did not settle: %v", err)

@@ -260,6 +260,7 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 	}
 	if len(restart) > 0 {
 		refusedStale(t, c, group, topic, behind)
+		doctorNamesStale(t, c, behind)
 	}
 	for i, b := range c.Brokers {
 		if !restart[b.ID] {
@@ -333,6 +334,34 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 	}
 	if seen != len(behind) {
 		t.Errorf("live offsets reset --to-latest planned %d of the %d partitions served behind their log: %v", seen, len(behind), r)
+	}
+}
+
+// doctorNamesStale: doctor with the brokers names every partition served
+// behind its segments (live.servedBehindLog).
+func doctorNamesStale(t *testing.T, c *Cluster, behind map[tp]int64) {
+	t.Helper()
+	r := kaasctl(t, "doctor", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json")
+	d := decode[struct {
+		Findings []struct {
+			Code     string   `json:"code"`
+			Message  string   `json:"message"`
+			Subjects []string `json:"subjects"`
+		} `json:"findings"`
+	}](t, r)
+	named := map[string]bool{}
+	for _, f := range d.Findings {
+		if f.Code == "live.servedBehindLog" {
+			t.Logf("doctor: %s", f.Message)
+			for _, s := range f.Subjects {
+				named[s] = true
+			}
+		}
+	}
+	for k := range behind {
+		if !named[k.String()] {
+			t.Errorf("doctor does not name %s, served behind its log (live.servedBehindLog): %v", k, r)
+		}
 	}
 }
 
@@ -482,7 +511,7 @@ func TestRealOffsets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
+	if err := c.SettleStarted(context.Background(), 60*time.Second, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	logEndsBack(t, c, endsBefore, "orders", "g-reset")
