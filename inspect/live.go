@@ -111,6 +111,11 @@ type LiveAnswers struct {
 	Coords map[string]wire.Coordinator
 	// Described is DescribeGroups from each listed group's coordinator.
 	Described map[string]wire.DescribedGroup
+	// ListedCoords and ListedDescribed are Coords and Described in
+	// listing order, where known (wire.GatheredGroups): MergeLive reads
+	// them instead of looking a group up by name. Either may be nil.
+	ListedCoords    [][]wire.Coordinator
+	ListedDescribed [][]wire.DescribedGroup
 	// HasAssignment: the volume's assignment was readable, so computed
 	// coordinators can be compared with the wire.
 	HasAssignment bool
@@ -161,7 +166,7 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 		if len(ls) > 0 {
 			addOnce(&r.Sources, SourceLive)
 		}
-		co, hasCo := la.Coords[r.Group]
+		co, hasCo := la.coordOf(r.Group, ls)
 		coordNode := int32(-1)
 		switch {
 		case !hasCo:
@@ -190,7 +195,7 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 				lv.StaleOn = append(lv.StaleOn, names.Name(l.node))
 			}
 		}
-		if d, ok := la.Described[r.Group]; ok && ownerLists {
+		if d, ok := la.describedOf(r.Group, ls, co, hasCo); ok && ownerLists {
 			if d.Err != "" {
 				lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
 			} else {
@@ -224,10 +229,43 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 	}
 }
 
-// listing is one broker's listing of a group.
+// listing is one broker's listing of a group: Listings[i].Groups[j].
 type listing struct {
 	node  int32
 	group wire.ListedGroup
+	i, j  int
+}
+
+// coordOf is FindCoordinator's answer for group, from the listing-ordered
+// answers of a broker that listed it, else by name.
+func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bool) {
+	for _, l := range ls {
+		if l.i < len(la.ListedCoords) {
+			if cs := la.ListedCoords[l.i]; l.j < len(cs) && cs[l.j].Key == group {
+				return cs[l.j], true
+			}
+		}
+	}
+	co, ok := la.Coords[group]
+	return co, ok
+}
+
+// describedOf is the group's description as Described holds it: the one
+// its coordinator made when it listed the group (in listing order), else
+// by name.
+func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinator, hasCo bool) (wire.DescribedGroup, bool) {
+	if hasCo && co.Err == "" && co.NodeID >= 0 {
+		for _, l := range ls {
+			if l.node != co.NodeID || l.i >= len(la.ListedDescribed) {
+				continue
+			}
+			if ds := la.ListedDescribed[l.i]; l.j < len(ds) && ds[l.j].Group == group {
+				return ds[l.j], true
+			}
+		}
+	}
+	d, ok := la.Described[group]
+	return d, ok
 }
 
 // listedBy returns, for each row, the listings naming its group: a merge
@@ -236,14 +274,14 @@ type listing struct {
 func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
 	out := make([][]listing, len(rows))
 	if rowsAscending(rows) && listingsSorted(ls) {
-		for _, a := range ls {
+		for i, a := range ls {
 			j := 0
-			for _, g := range a.Groups {
+			for k, g := range a.Groups {
 				for j < len(rows) && rows[j].Group < g.Group {
 					j++
 				}
 				if j < len(rows) && rows[j].Group == g.Group {
-					out[j] = append(out[j], listing{a.Broker.NodeID, g})
+					out[j] = append(out[j], listing{a.Broker.NodeID, g, i, k})
 				}
 			}
 		}
@@ -255,10 +293,10 @@ func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
 			at[rows[i].Group] = i
 		}
 	}
-	for _, a := range ls {
-		for _, g := range a.Groups {
+	for bi, a := range ls {
+		for k, g := range a.Groups {
 			if i, ok := at[g.Group]; ok {
-				out[i] = append(out[i], listing{a.Broker.NodeID, g})
+				out[i] = append(out[i], listing{a.Broker.NodeID, g, bi, k})
 			}
 		}
 	}

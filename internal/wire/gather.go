@@ -38,6 +38,14 @@ type GatheredGroups struct {
 	// it; a group whose lookup failed carries the lookup's error, as
 	// DescribeGroups reports it (nil unless asked).
 	Described map[string]DescribedGroup
+	// ListedCoords[i][j] is FindCoordinator's answer for
+	// Listings[i].Groups[j] when it was asked with that broker's listing
+	// (Key "" otherwise: look it up in Coords); ListedDescribed[i][j] is
+	// the group as broker i described it (Group "" when it was not asked).
+	// They hold what Coords and Described hold, in listing order, so that
+	// a merge walking the listings needs no lookup by name.
+	ListedCoords    [][]Coordinator
+	ListedDescribed [][]DescribedGroup
 }
 
 // GatherGroups lists the groups of every broker and makes the rounds r
@@ -76,9 +84,9 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 		return out, nil
 	}
 	gr.coords = coordinatorMap(gr.found)
-	out.Coords = gr.coords
+	out.Coords, out.ListedCoords = gr.coords, gr.listedCoords
 	if r.Describe {
-		out.Described = gr.described(ctx)
+		out.Described, out.ListedDescribed = gr.described(ctx), gr.spec
 	}
 	return out, nil
 }
@@ -96,6 +104,10 @@ type gatherRun struct {
 	// the Extra ones, not again (read-only once built).
 	extra map[string]bool
 
+	// listedCoords[i] is FindCoordinator's answers for listings[i], in
+	// its order (written only by broker i's goroutine).
+	listedCoords [][]Coordinator
+
 	mu     sync.Mutex
 	found  [][]Coordinator        // FindCoordinator's answers, a list a request
 	err    error                  // the first FindCoordinator failure
@@ -103,7 +115,7 @@ type gatherRun struct {
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
-	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers)}
+	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers), listedCoords: make([][]Coordinator, brokers)}
 	if r.Coordinators && len(r.Extra) > 0 {
 		gr.extra = make(map[string]bool, len(r.Extra))
 		for _, g := range r.Extra {
@@ -125,14 +137,14 @@ func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
 		names[j] = g.Group
 	}
 	if !gr.r.Describe {
-		gr.lookupListed(ctx, names)
+		gr.listedCoords[i] = gr.lookupListed(ctx, names)
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		gr.lookupListed(ctx, names)
+		gr.listedCoords[i] = gr.lookupListed(ctx, names)
 	}()
 	gr.spec[i] = gr.c.describeListed(ctx, b.NodeID, gr.listings[i].Groups)
 	wg.Wait()
@@ -172,8 +184,9 @@ func (c *Client) describeListed(ctx context.Context, node int32, listed []Listed
 	return out
 }
 
-// lookup asks FindCoordinator for keys, in chunks of FindChunk.
-func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
+// lookup asks FindCoordinator for keys, in chunks of FindChunk, and
+// returns the answers in request order (nil when a request failed).
+func (gr *gatherRun) lookup(ctx context.Context, keys []string) [][]Coordinator {
 	lists, err := gr.c.findManyLists(ctx, keys, false)
 	gr.mu.Lock()
 	defer gr.mu.Unlock()
@@ -181,26 +194,55 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) {
 		if gr.err == nil {
 			gr.err = err
 		}
-		return
+		return nil
 	}
 	gr.found = append(gr.found, lists...)
+	return lists
 }
 
 // lookupListed looks up a broker's listed groups but those asked with
-// Extra. A group two brokers list is asked twice (rare: a stale listing);
-// both answers are the same question's.
-func (gr *gatherRun) lookupListed(ctx context.Context, names []string) {
-	if gr.extra == nil {
-		gr.lookup(ctx, names)
-		return
-	}
-	todo := make([]string, 0, len(names))
-	for _, k := range names {
-		if !gr.extra[k] {
-			todo = append(todo, k)
+// Extra, and returns the answers aligned with names (Key "" where a name
+// was asked with Extra, or an answer did not come back in request order).
+// A group two brokers list is asked twice (rare: a stale listing); both
+// answers are the same question's.
+func (gr *gatherRun) lookupListed(ctx context.Context, names []string) []Coordinator {
+	todo := names
+	if gr.extra != nil {
+		todo = make([]string, 0, len(names))
+		for _, k := range names {
+			if !gr.extra[k] {
+				todo = append(todo, k)
+			}
 		}
 	}
-	gr.lookup(ctx, todo)
+	lists := gr.lookup(ctx, todo)
+	if lists == nil {
+		return nil
+	}
+	out := make([]Coordinator, len(names))
+	j := 0
+	for _, l := range lists {
+		for _, co := range l {
+			for j < len(names) && names[j] != co.Key {
+				j++ // asked with Extra, or answered out of order
+			}
+			if j == len(names) {
+				return out
+			}
+			out[j] = co
+			j++
+		}
+	}
+	return out
+}
+
+// listedCoord is broker i's j-th listed group's coordinator, from the
+// aligned answers, else by name.
+func (gr *gatherRun) listedCoord(i, j int, group string) Coordinator {
+	if l := gr.listedCoords[i]; j < len(l) && l[j].Key == group {
+		return l[j]
+	}
+	return gr.coords[group]
 }
 
 // described keeps each listed group's description from its coordinator:
@@ -215,7 +257,7 @@ func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
 	var elsewhere []string // listed by a broker that is not the coordinator
 	for i, l := range gr.listings {
 		for j, g := range l.Groups {
-			co := gr.coords[g.Group]
+			co := gr.listedCoord(i, j, g.Group)
 			switch {
 			case co.Err != "" || co.NodeID < 0:
 				out[g.Group] = DescribedGroup{Group: g.Group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
