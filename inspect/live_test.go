@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,5 +192,45 @@ func TestBuildLiveDescription(t *testing.T) {
 	d = BuildLiveDescription(w, nil, logs, nil)
 	if len(d.Partitions) != 1 || d.Partitions[0].LagFrom != "logStart" || *d.Partitions[0].Lag != 6 || d.Partitions[0].Member != "m" || d.Coordinator != nil {
 		t.Errorf("log start: %+v", d.Partitions)
+	}
+}
+
+// MergeLive reads the listing-ordered answers where they line up and the
+// maps elsewhere: the rows are the same as with the maps alone.
+func TestMergeLiveListedAnswersAgreeWithMaps(t *testing.T) {
+	t.Parallel()
+	b0, b1 := wire.Broker{NodeID: 0}, wire.Broker{NodeID: 1}
+	lg := func(names ...string) []wire.ListedGroup {
+		var out []wire.ListedGroup
+		for _, n := range names {
+			out = append(out, wire.ListedGroup{Group: n, State: "Empty"})
+		}
+		return out
+	}
+	listings := []wire.BrokerGroups{{Broker: b0, Groups: lg("a", "b", "stale")}, {Broker: b1, Groups: lg("c", "stale")}}
+	coords := map[string]wire.Coordinator{"a": {Key: "a", NodeID: 0}, "b": {Key: "b", NodeID: -1, Err: "COORDINATOR_NOT_AVAILABLE", Code: 15},
+		"c": {Key: "c", NodeID: 1}, "stale": {Key: "stale", NodeID: 1}}
+	desc := map[string]wire.DescribedGroup{"a": {Group: "a", State: "Stable", Protocol: "range", Members: []wire.Member{{MemberID: "m"}}},
+		"b": {Group: "b", Err: "coordinator lookup: COORDINATOR_NOT_AVAILABLE"}, "c": {Group: "c", State: "Empty"},
+		"stale": {Group: "stale", State: "Stable", Protocol: "sticky", Members: []wire.Member{{MemberID: "x"}, {MemberID: "y"}}}}
+	// Aligned answers as GatherGroups keeps them: "c" out of order (so
+	// not aligned: Key ""), "stale" described by the broker that does not
+	// coordinate it (kept in ListedDescribed, never used).
+	listedCoords := [][]wire.Coordinator{{coords["a"], coords["b"], coords["stale"]}, {{}, coords["stale"]}}
+	listedDesc := [][]wire.DescribedGroup{{desc["a"], {}, {Group: "stale", State: "Empty"}}, {desc["c"], desc["stale"]}}
+	run := func(la *LiveAnswers) []GroupRow {
+		rows := BrokersOnlyRows(la.LiveGroupNames())
+		MergeLive(rows, la)
+		return rows
+	}
+	maps := run(&LiveAnswers{Listings: listings, Coords: coords, Described: desc})
+	both := run(&LiveAnswers{Listings: listings, Coords: coords, Described: desc, ListedCoords: listedCoords, ListedDescribed: listedDesc})
+	if !reflect.DeepEqual(maps, both) {
+		t.Fatalf("maps only:\n%+v\nwith the listed answers:\n%+v", maps, both)
+	}
+	for _, r := range both {
+		if r.Group == "stale" && (r.Live.Members != 2 || len(r.Live.StaleOn) != 1) {
+			t.Errorf("stale: %+v", *r.Live)
+		}
 	}
 }

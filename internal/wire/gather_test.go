@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -86,6 +87,24 @@ func TestGatherGroupsOverlapsRounds(t *testing.T) {
 	}
 	if n := c.Counter.ByAPI("FindCoordinator"); n > 4 {
 		t.Errorf("%d FindCoordinator, want at most 4", n)
+	}
+	// The listing-ordered answers hold what the maps hold; g00, asked
+	// with Extra, is not among them (Key "").
+	for i, l := range gg.Listings {
+		for j, g := range l.Groups {
+			co, d := gg.ListedCoords[i][j], gg.ListedDescribed[i][j]
+			switch {
+			case g.Group == "g00":
+				if co.Key != "" {
+					t.Errorf("g00 (asked with Extra) has a listing-ordered answer %+v", co)
+				}
+			case co != gg.Coords[g.Group]:
+				t.Errorf("%s: listing-ordered coordinator %+v, Coords %+v", g.Group, co, gg.Coords[g.Group])
+			}
+			if d.Group != g.Group || !reflect.DeepEqual(d, gg.Described[g.Group]) {
+				t.Errorf("%s: listing-ordered description %+v, Described %+v", g.Group, d, gg.Described[g.Group])
+			}
+		}
 	}
 }
 
