@@ -263,15 +263,38 @@ func TestRealCoordination(t *testing.T) {
 		}
 	}
 	// Every move the trace reports between two versions is a move the
-	// brokers made (from → to as answered before and after).
-	for _, e := range tr.Events {
-		if e.AssignmentVersion == vKill && (wireBefore[e.Group] != e.From || wireKill[e.Group] != e.To) {
-			t.Errorf("takeover trace v%d: %s %s → %s; brokers answered %s → %s", e.AssignmentVersion, e.Group, e.From, e.To, wireBefore[e.Group], wireKill[e.Group])
+	// brokers made (from → to as answered before and after). When kaas
+	// wrote versions in between (a new controller can first see only
+	// itself, place every group on it, then see the others again), the
+	// brokers were not asked at those, so only where the move ends is
+	// checked.
+	checkMoves := func(v, vPrev int64, before, after map[string]string) {
+		direct := previousVersion(seen, v) == vPrev
+		if !direct {
+			t.Logf("kaas wrote versions between v%d and v%d: the trace's moves at v%d are checked for where they end only", vPrev, v, v)
 		}
-		if e.AssignmentVersion == vFail && (wireBack[e.Group] != e.From || wireFail[e.Group] != e.To) {
-			t.Errorf("takeover trace v%d: %s %s → %s; brokers answered %s → %s", e.AssignmentVersion, e.Group, e.From, e.To, wireBack[e.Group], wireFail[e.Group])
+		for _, e := range tr.Events {
+			if e.AssignmentVersion != v {
+				continue
+			}
+			if after[e.Group] != e.To || (direct && before[e.Group] != e.From) {
+				t.Errorf("takeover trace v%d: %s %s → %s; brokers answered %s → %s", e.AssignmentVersion, e.Group, e.From, e.To, before[e.Group], after[e.Group])
+			}
 		}
 	}
+	checkMoves(vKill, vBefore, wireBefore, wireKill)
+	checkMoves(vFail, vBack, wireBack, wireFail)
+}
+
+// previousVersion is the highest version in seen below v (0: none).
+func previousVersion(seen map[int64]string, v int64) int64 {
+	var p int64
+	for k := range seen {
+		if k < v && k > p {
+			p = k
+		}
+	}
+	return p
 }
 
 func merge(ms ...map[tp]int64) map[tp]int64 {
