@@ -48,9 +48,15 @@ func readFromFile(g *Globals, name string) (repair.FilePlan, error) {
 			size = st.Size()
 		}
 	}
+	// A plan of a million rows stays in memory: the collector at GOGC 100,
+	// as for a large assignment.
+	large := LargeInput(size)
 	prog := g.Progress("reading "+name+" (bytes)", size)
 	fp, err := repair.ParseResetCSV(safefs.CappedReader(progressReader{in, prog}, name, 0), name)
 	prog.Done()
+	if large {
+		LargeInputRead()
+	}
 	if err != nil {
 		return repair.FilePlan{}, exit.UsageErrorf("--from-file: %v", err)
 	}

@@ -378,7 +378,7 @@ type resetView struct {
 	Forced  bool                `json:"forced"`
 	Groups  []*repair.GroupPlan `json:"groups"`
 	Summary resetSummary        `json:"summary"`
-	rows    []repair.ResetRow
+	rows    []*repair.ResetRow
 }
 
 type resetSummary struct {
@@ -401,6 +401,11 @@ func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans
 		v.Path = "offline"
 	}
 	v.Summary.Groups = len(plans)
+	n := 0
+	for _, gp := range plans {
+		n += len(gp.Rows)
+	}
+	v.rows = make([]*repair.ResetRow, 0, n)
 	for _, gp := range plans {
 		switch gp.Outcome {
 		case repair.OutcomeRefused:
@@ -411,7 +416,8 @@ func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans
 			v.Summary.Skipped++
 		}
 		v.Summary.Failed += gp.Failed
-		for _, r := range gp.Rows {
+		for i := range gp.Rows {
+			r := &gp.Rows[i]
 			v.Summary.Partitions++
 			if r.Changed {
 				v.Summary.Changed++
@@ -421,9 +427,6 @@ func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans
 			}
 			v.rows = append(v.rows, r)
 		}
-	}
-	if v.rows == nil {
-		v.rows = []repair.ResetRow{}
 	}
 	return v
 }
@@ -451,6 +454,14 @@ func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 }
 
 func printResetView(g *Globals, v *resetView) error {
+	switch g.Printer.Format {
+	case render.JSON:
+		// Group by group: a plan of a million rows is never one document
+		// in memory.
+		return render.WriteJSONStreamed(g.Printer.Out, v, "groups", v.Groups)
+	case render.JSONL, render.YAML:
+		return g.Printer.Print(render.Output{Data: v, Items: v.rows})
+	}
 	executed := v.Mode == "execute"
 	plan := map[string]*repair.GroupPlan{}
 	for _, gp := range v.Groups {
@@ -472,7 +483,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, render.Dash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
+			t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
 		}
 	} else {
 		hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
@@ -493,7 +504,7 @@ func printResetView(g *Globals, v *resetView) error {
 			if executed {
 				cells = append(cells, render.Dash(r.Result))
 			}
-			t.Add(append(cells, rowNotes(r, plan[r.Group]))...)
+			t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
 		}
 	}
 	out := render.Output{Data: v, Items: v.rows, Table: t}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -523,4 +524,59 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// WriteJSONStreamed writes v as WriteJSON does with indentation, but the
+// slice elems, which is v's field named field in JSON (and must be that
+// field's value), one element at a time: a document whose bulk is one
+// slice (a million-row plan) is never encoded whole in memory. The bytes
+// are WriteJSON's.
+func WriteJSONStreamed(w io.Writer, v any, field string, elems any) error {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	ev := reflect.ValueOf(elems)
+	if rv.Kind() != reflect.Struct || ev.Kind() != reflect.Slice {
+		return WriteJSON(w, v, true)
+	}
+	skel := reflect.New(rv.Type()).Elem()
+	skel.Set(rv)
+	fi := -1
+	for i := range rv.NumField() {
+		if name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ","); name == field && rv.Type().Field(i).Type == ev.Type() {
+			fi = i
+		}
+	}
+	if fi < 0 {
+		return WriteJSON(w, v, true)
+	}
+	skel.Field(fi).Set(reflect.MakeSlice(ev.Type(), 0, 0))
+	var head bytes.Buffer
+	if err := writeJSON(&head, skel.Addr().Interface(), "", "  "); err != nil {
+		return err
+	}
+	marker := []byte("\n  " + strconv.Quote(field) + ": []")
+	at := bytes.Index(head.Bytes(), marker)
+	if at < 0 || bytes.Contains(head.Bytes()[at+len(marker):], marker) {
+		return WriteJSON(w, v, true)
+	}
+	cut := at + len(marker) - 1 // at the closing ]
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head.Bytes()[:cut])
+	var el bytes.Buffer
+	for i := range ev.Len() {
+		el.Reset()
+		e := ev.Index(i)
+		if err := writeJSON(&el, e.Interface(), "    ", "  "); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(el.Bytes(), []byte("\n")))
+	}
+	if ev.Len() > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.Write(head.Bytes()[cut:])
+	return bw.Flush()
 }
