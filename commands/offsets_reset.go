@@ -462,36 +462,39 @@ func printResetView(g *Globals, v *resetView) error {
 	case render.JSONL, render.YAML:
 		return g.Printer.Print(render.Output{Data: v, Items: v.rows})
 	}
+	out := render.Output{Data: v, Items: v.rows, Table: resetTable(v)}
+	if len(v.rows) == 0 {
+		// Nothing planned (every group refused, skipped or unplannable):
+		// the errors on stderr say why; no bare header on stdout.
+		out.Human = func(*render.Printer) error { return nil }
+	}
+	return g.Printer.Print(out)
+}
+
+// resetTable is the plan (or what was written) one row a partition.
+func resetTable(v *resetView) *render.TableData {
 	executed := v.Mode == "execute"
 	plan := map[string]*repair.GroupPlan{}
 	for _, gp := range v.Groups {
 		plan[gp.Group] = gp
 	}
-	var t *render.TableData
+	hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
 	if v.Command == "delete" {
-		hdr := []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
-		if executed {
-			hdr = append(hdr, "RESULT")
-		}
-		t = render.NewTable(append(hdr, "NOTES")...)
-		for _, r := range v.rows {
+		hdr = []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
+	}
+	if executed {
+		hdr = append(hdr, "RESULT")
+	}
+	t := render.NewTable(append(hdr, "NOTES")...)
+	for _, r := range v.rows {
+		var cells []string
+		if v.Command == "delete" {
 			action := "delete"
 			if !r.Changed {
 				action = "none"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), action}
-			if executed {
-				cells = append(cells, render.Dash(r.Result))
-			}
-			t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
-		}
-	} else {
-		hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
-		if executed {
-			hdr = append(hdr, "RESULT")
-		}
-		t = render.NewTable(append(hdr, "NOTES")...)
-		for _, r := range v.rows {
+			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), action}
+		} else {
 			nw := strconv.FormatInt(r.New, 10)
 			if r.Error != "" {
 				nw = "-"
@@ -500,20 +503,14 @@ func printResetView(g *Globals, v *resetView) error {
 			if r.LogSource == volume.SourceManifest {
 				end += " (manifest, unverified)"
 			}
-			cells := []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), nw, render.OptInt(r.LogStart), end}
-			if executed {
-				cells = append(cells, render.Dash(r.Result))
-			}
-			t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
+			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), nw, render.OptInt(r.LogStart), end}
 		}
+		if executed {
+			cells = append(cells, render.Dash(r.Result))
+		}
+		t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
 	}
-	out := render.Output{Data: v, Items: v.rows, Table: t}
-	if len(v.rows) == 0 {
-		// Nothing planned (every group refused, skipped or unplannable):
-		// the errors on stderr say why; no bare header on stdout.
-		out.Human = func(*render.Printer) error { return nil }
-	}
-	return g.Printer.Print(out)
+	return t
 }
 
 // reportGroups prints each group's refusal, error, skip and warnings on
