@@ -2,10 +2,12 @@ package commands
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -354,12 +356,19 @@ func writeTopicLags[T any](p *render.Printer, topics []T, cells func(T) (topic s
 func writeKV(p *render.Printer, t *render.TableData) error {
 	w := 0
 	for _, r := range t.Rows {
-		w = max(w, len(r[0]))
+		w = max(w, utf8.RuneCountInString(r[0]))
 	}
+	// One write for the block (describe --all prints 100,000 of them).
+	var b strings.Builder
 	for _, r := range t.Rows {
-		fmtf(p.Out, "  %-*s  %s\n", w, r[0], render.Dash(r[1]))
+		b.WriteString("  ")
+		b.WriteString(r[0])
+		b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(r[0])+2))
+		b.WriteString(render.Dash(r[1]))
+		b.WriteByte('\n')
 	}
-	return nil
+	_, err := io.WriteString(p.Out, b.String())
+	return err
 }
 
 // shortNote keeps the table's note column readable; -o json has the full text.

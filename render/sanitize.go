@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Human output never carries a byte that could drive the terminal: a group
@@ -209,8 +210,15 @@ func (cw *cleanWriter) emit(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	// b is only read here: a string view of it, not a copy.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	if firstUnsafe(s, true) < 0 {
+		// Nothing to neutralise (ESC is unsafe, so no paint mark either):
+		// the usual case, written as it is.
+		_, err := cw.w.Write(b)
+		return err
+	}
 	out := cw.buf[:0]
-	s := string(b)
 	for {
 		esc := -1
 		for i := 0; i < len(s); i++ {

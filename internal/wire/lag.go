@@ -96,17 +96,25 @@ func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[in
 			}
 		}
 	}
-	gl := GroupLag{Partitions: []PartitionLag{}, Topics: []TopicLag{}}
-	for _, t := range keys.Topics() {
+	n := 0
+	for _, ps := range keys {
+		n += len(ps)
+	}
+	topics := keys.Topics()
+	gl := GroupLag{Partitions: make([]PartitionLag, 0, n), Topics: make([]TopicLag, 0, len(topics))}
+	for _, t := range topics {
 		tl := TopicLag{Topic: t}
+		ct, lt := committed[t], logs[t]
 		for _, p := range keys[t] {
-			co, hasC := committed[t][p]
+			co, hasC := ct[p]
 			if hasC && co.Err != "" {
 				hasC = false
 			}
-			lo, hasL := logs[t][p]
+			lo, hasL := lt[p]
 			pl := PartitionLagOf(t, p, co.Offset, hasC, lo, hasL)
-			pl.Member = owners[t+"/"+itoa(p)]
+			if len(owners) > 0 {
+				pl.Member = owners[t+"/"+itoa(p)]
+			}
 			gl.Partitions = append(gl.Partitions, pl)
 			tl.Partitions++
 			if pl.Known {
