@@ -241,7 +241,7 @@ type LiveDescribeInput struct {
 // that answer with no offset file and no committed offset means no group.
 // A group whose DescribeGroups failed is failed (and still shown).
 func DescribeLive(in LiveDescribeInput) DescribeResult[LiveDescription] {
-	r := DescribeResult[LiveDescription]{Groups: []LiveDescription{}, NotFound: []string{}}
+	r := DescribeResult[LiveDescription]{Groups: make([]LiveDescription, 0, len(in.Described)), NotFound: []string{}}
 	for _, w := range in.Described {
 		file := in.Files[w.Group]
 		ld := BuildLiveDescription(w, file, logsFromLag(w.Lag), in.Names)
