@@ -75,7 +75,7 @@ type TableData struct {
 
 // NewTable starts a table; a header ending in "+" is a wide-only column.
 func NewTable(headers ...string) *TableData {
-	t := &TableData{}
+	t := &TableData{Columns: make([]Column, 0, len(headers))}
 	for _, h := range headers {
 		c := Column{Header: h}
 		if strings.HasSuffix(h, "+") {
