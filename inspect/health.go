@@ -372,10 +372,17 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	for j, cur := range last.Partitions {
 		k := cur.Key
 		lag, ok := cur.Lag()
+		if !ok && !moved[j] {
+			// The log end is unknown now (its leader did not answer, as
+			// while brokers stop one by one). A log end only grows, so
+			// with the committed offset unmoved the lag is at least the
+			// last one known: the condition does not lapse for that.
+			lag, ok = lastKnownLag(samples, k, j)
+		}
 		if !ok || lag == 0 || moved[j] {
 			continue
 		}
-		// Stuck with lag > 0 over every observation that has it.
+		// Stuck with lag > 0 over every observation that knows it.
 		since := last.Time
 		stuck := true
 		for _, s := range samples {
@@ -383,7 +390,11 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 			if !okp {
 				continue
 			}
-			if l, ok := p.Lag(); !ok || l == 0 {
+			l, ok := p.Lag()
+			if !ok {
+				continue
+			}
+			if l == 0 {
 				stuck = false
 				break
 			}
@@ -430,6 +441,18 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	after, _ := last.TotalLag()
 	add(HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: file,
 		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(samples), span, before, after)})
+}
+
+// lastKnownLag is partition k's lag at the last observation that knows it.
+func lastKnownLag(samples []HealthSample, k string, j int) (int64, bool) {
+	for i := len(samples) - 1; i >= 0; i-- {
+		if p, ok := samples[i].partitionAt(k, j); ok {
+			if l, ok := p.Lag(); ok {
+				return l, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // roundSpan rounds a window's span for messages: to 100 ms below 10 s,

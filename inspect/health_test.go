@@ -301,3 +301,30 @@ func TestHealthWindowEvaluateAll(t *testing.T) {
 		t.Fatalf("a name given twice: %s, %s, want %s", out[0].State, out[1].State, want[1].State)
 	}
 }
+
+// A log end that becomes unknown (its leader stopped, as while brokers go
+// down one by one) does not end STOP: it only grows, so with the committed
+// offset unmoved the lag is at least the last one known. A commit still
+// ends it.
+func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
+	t.Parallel()
+	stuck := []HealthSample{hs(0, []int64{5, 5}, []int64{10, 10}), hs(10, []int64{5, 5}, []int64{10, 10}), hs(20, []int64{5, 5}, []int64{-1, 10}), hs(30, []int64{5, 5}, []int64{-1, -1})}
+	h := EvaluateHealth("g", stuck, HealthOptions{})
+	if h.State != HealthStop || len(h.Evidence) != 2 {
+		t.Fatalf("log ends unknown at the last observations: %s %+v, want STOP on both partitions", h.State, h.Evidence)
+	}
+	for _, e := range h.Evidence {
+		if !e.Since.Equal(t0) || !strings.Contains(e.Detail, "lag 5") {
+			t.Errorf("evidence %+v: want since the first observation, lag 5 (the last known)", e)
+		}
+	}
+	moved := append(append([]HealthSample{}, stuck[:3]...), hs(30, []int64{6, 5}, []int64{-1, -1}))
+	h = EvaluateHealth("g", moved, HealthOptions{})
+	if h.Has(HealthStop) {
+		t.Errorf("a commit arrived (orders/0 5 -> 6): %s %+v", h.State, h.Evidence)
+	}
+	never := []HealthSample{hs(0, []int64{5}, []int64{-1}), hs(30, []int64{5}, []int64{-1})}
+	if h := EvaluateHealth("g", never, HealthOptions{}); h.State != HealthOK {
+		t.Errorf("no log end ever known: %s %+v, want OK", h.State, h.Evidence)
+	}
+}
