@@ -361,11 +361,7 @@ func writeKV(p *render.Printer, t *render.TableData) error {
 	// One write for the block (describe --all prints 100,000 of them).
 	var b strings.Builder
 	for _, r := range t.Rows {
-		b.WriteString("  ")
-		b.WriteString(r[0])
-		b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(r[0])+2))
-		b.WriteString(render.Dash(r[1]))
-		b.WriteByte('\n')
+		b.WriteString("  " + render.Pad(r[0], w) + "  " + render.Dash(r[1]) + "\n")
 	}
 	_, err := io.WriteString(p.Out, b.String())
 	return err
