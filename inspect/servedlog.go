@@ -21,7 +21,7 @@ import (
 // segments could not be read (only the segments are evidence here: a
 // manifest trails the log by design).
 func ServedBehindLog(served int64, b *volume.LogBounds, gen volume.GenerationInfo) string {
-	if b == nil || b.End == nil || b.End.Source != volume.SourceSegments || served >= b.End.Value {
+	if !servedBehind(served, b) {
 		return ""
 	}
 	man := ""
@@ -30,6 +30,13 @@ func ServedBehindLog(served int64, b *volume.LogBounds, gen volume.GenerationInf
 	}
 	return fmt.Sprintf("the broker serves log end %d but the partition's segments end at %d (read before asking%s): its leader serves a stale high watermark, %d records short; a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments, and consumers cannot fetch past it (%s); restart the partition's leader so the next takeover, at a new epoch, re-scans the segments",
 		served, b.End.Value, man, b.End.Value-served, gen.Assumes())
+}
+
+// servedBehind: the segments, read before the broker was asked, end past
+// what it served (only the segments are evidence: a manifest trails the
+// log by design).
+func servedBehind(served int64, b *volume.LogBounds) bool {
+	return b != nil && b.End != nil && b.End.Source == volume.SourceSegments && served < b.End.Value
 }
 
 // DocServedBehindLog is the doctor finding for partitions a broker serves
@@ -75,7 +82,7 @@ func FindServedBehind(ends []ServedEnd, a *volume.Assignment) []ServedBehind {
 	}
 	var out []ServedBehind
 	for _, e := range ends {
-		if ServedBehindLog(e.Served, e.Log, volume.GenerationInfo{}) == "" {
+		if !servedBehind(e.Served, e.Log) {
 			continue
 		}
 		sb := ServedBehind{Partition: e.Topic + "/" + strconv.Itoa(int(e.Partition)), Served: e.Served, LogEnd: e.Log.End.Value, ManifestEpoch: -1, ManifestHWM: -1}
