@@ -526,28 +526,29 @@ func hasControl(s string) bool {
 	return false
 }
 
-// WriteJSONStreamed writes v as WriteJSON does with indentation, but the
-// slice elems, which is v's field named field in JSON (and must be that
-// field's value), one element at a time: a document whose bulk is one
-// slice (a million-row plan) is never encoded whole in memory. The bytes
-// are WriteJSON's.
-func WriteJSONStreamed(w io.Writer, v any, field string, elems any) error {
+// WriteJSONStreamed writes v (a struct or a pointer to one) as WriteJSON
+// does with indentation, but the slice in its field named field in JSON one
+// element at a time: a document whose bulk is one slice (a million-row
+// plan) is never encoded whole in memory. The bytes are WriteJSON's; a v
+// without such a field is written by WriteJSON.
+func WriteJSONStreamed(w io.Writer, v any, field string) error {
 	rv := reflect.Indirect(reflect.ValueOf(v))
-	ev := reflect.ValueOf(elems)
-	if rv.Kind() != reflect.Struct || ev.Kind() != reflect.Slice {
+	if rv.Kind() != reflect.Struct {
 		return WriteJSON(w, v, true)
 	}
-	skel := reflect.New(rv.Type()).Elem()
-	skel.Set(rv)
 	fi := -1
 	for i := range rv.NumField() {
-		if name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ","); name == field && rv.Type().Field(i).Type == ev.Type() {
+		f := rv.Type().Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == field && f.IsExported() && f.Type.Kind() == reflect.Slice {
 			fi = i
 		}
 	}
 	if fi < 0 {
 		return WriteJSON(w, v, true)
 	}
+	ev := rv.Field(fi)
+	skel := reflect.New(rv.Type()).Elem()
+	skel.Set(rv)
 	skel.Field(fi).Set(reflect.MakeSlice(ev.Type(), 0, 0))
 	var head bytes.Buffer
 	if err := writeJSON(&head, skel.Addr().Interface(), "", "  "); err != nil {

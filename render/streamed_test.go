@@ -38,7 +38,7 @@ func TestWriteJSONStreamedIsWriteJSON(t *testing.T) {
 		if err := WriteJSON(&want, d, true); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteJSONStreamed(&got, d, "groups", d.Groups); err != nil {
+		if err := WriteJSONStreamed(&got, d, "groups"); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
