@@ -5,7 +5,6 @@ package realkaas
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // produceAt writes n records to every partition of topic with record
@@ -165,27 +166,25 @@ func liveDirFiles(t *testing.T, c *Cluster) map[string][]byte {
 	return out
 }
 
-// partitionEntry is one partition's entry in assignment.json.
-type partitionEntry struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Broker    string `json:"broker"`
-	Epoch     int64  `json:"epoch"`
-}
-
-func partitionEntries(t *testing.T, c *Cluster) map[tp]partitionEntry {
+// layoutOf is the cluster's volume as kaasctl resolves it.
+func layoutOf(t *testing.T, c *Cluster) volume.Layout {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.Data, "__cluster", "assignment.json"))
+	l, err := volume.Resolve(volume.ResolveInput{DataDirFlag: c.Data})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a struct {
-		Partitions []partitionEntry `json:"partitions"`
+	return l
+}
+
+// partitionEntries are assignment.json's partition entries.
+func partitionEntries(t *testing.T, c *Cluster) map[tp]volume.PartitionEntry {
+	t.Helper()
+	l := layoutOf(t, c)
+	a, _, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &a); err != nil {
-		t.Fatalf("assignment.json: %v", err)
-	}
-	out := map[tp]partitionEntry{}
+	out := map[tp]volume.PartitionEntry{}
 	for _, e := range a.Partitions {
 		out[tp{e.Topic, e.Partition}] = e
 	}
@@ -228,6 +227,7 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	l := layoutOf(t, c)
 	entries := partitionEntries(t, c)
 	vc := decode[struct {
 		Findings []struct {
@@ -239,17 +239,18 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 	restart := map[string]bool{}
 	for k, served := range behind {
 		e := entries[k]
-		man, _ := os.ReadFile(filepath.Join(c.Data, k.Topic, fmt.Sprint(k.Partition), "manifest.json"))
+		mp := l.ManifestPath(k.Topic, k.Partition)
+		raw, _ := os.ReadFile(mp)
 		t.Logf("kaas serves log end %d on %s after the full restart, %d before: leader %s at epoch %d, manifest %s",
-			served, k, before[k], e.Broker, e.Epoch, bytes.TrimSpace(man))
-		if !bytes.Contains(man, []byte(fmt.Sprintf(`"highWatermark":%d,`, served))) {
+			served, k, before[k], e.Broker, e.Epoch, bytes.TrimSpace(raw))
+		if m, _, err := volume.ParseManifest(mp, k.Topic, k.Partition, raw); err != nil || m.HighWatermark != served {
 			// Not (yet) a manifest's value: a takeover still to come.
 			continue
 		}
 		want := fmt.Sprintf("segments end at %d", before[k])
 		found := false
 		for _, f := range vc.Findings {
-			if f.Code == "manifest.trailsLog" && strings.Contains(f.Path, filepath.Join(k.Topic, fmt.Sprint(k.Partition), "manifest.json")) && strings.Contains(f.Message, want) {
+			if f.Code == "manifest.trailsLog" && filepath.Clean(f.Path) == filepath.Clean(mp) && strings.Contains(f.Message, want) {
 				found = true
 			}
 		}
@@ -302,7 +303,7 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 func staleManifest(t *testing.T, c *Cluster, k tp) {
 	t.Helper()
 	e := partitionEntries(t, c)[k]
-	p := filepath.Join(c.Data, k.Topic, fmt.Sprint(k.Partition), "manifest.json")
+	p := layoutOf(t, c).ManifestPath(k.Topic, k.Partition)
 	if err := os.WriteFile(p, fmt.Appendf(nil, `{"epoch":%d,"highWatermark":0,"logStartOffset":0}`, e.Epoch), 0o644); err != nil {
 		t.Fatal(err)
 	}
