@@ -197,7 +197,7 @@ func recordAssignments(t *testing.T, c *Cluster) *assignmentRecorder {
 	os.MkdirAll(r.dir, 0o755)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	src := filepath.Join(c.Data, "__cluster", "assignment.json")
+	src := layoutOf(t, c).AssignmentPath()
 	go func() {
 		defer close(r.done)
 		for ctx.Err() == nil {

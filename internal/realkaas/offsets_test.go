@@ -152,10 +152,21 @@ func resumeAt(t *testing.T, c *Cluster, what, group string, want map[tp]int64, t
 	cs.stop()
 }
 
+// liveOffsetsDir is the offsets dir the brokers of the volume's
+// generation read and write (DATA/__consumer_offsets on the Go flavour).
+func liveOffsetsDir(t *testing.T, c *Cluster) string {
+	t.Helper()
+	d, err := layoutOf(t, c).LiveOffsetsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func liveDirFiles(t *testing.T, c *Cluster) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	dir := filepath.Join(c.Data, "__consumer_offsets")
+	dir := liveOffsetsDir(t, c)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			b, _ := os.ReadFile(p)
@@ -463,9 +474,12 @@ func TestRealOffsets(t *testing.T) {
 
 	// volume repair on the live volume: the live dir is left alone.
 	before := liveDirFiles(t, c)
+	if len(before) == 0 {
+		t.Errorf("no offset file in the live dir %s: the repair check below would check nothing", liveOffsetsDir(t, c))
+	}
 	r = kaasctl(t, "volume", "repair", "--data-dir", c.Data, "--execute", "-o", "json")
 	rp := decode[repairView](t, r)
-	liveDir := filepath.Join(c.Data, "__consumer_offsets") + string(filepath.Separator)
+	liveDir := liveOffsetsDir(t, c) + string(filepath.Separator)
 	for _, a := range rp.Actions {
 		if a.Change && strings.HasPrefix(a.Path, liveDir) {
 			t.Errorf("volume repair on the live volume changes %s (%s: %s)", a.Path, a.Action, a.Detail)
