@@ -187,18 +187,26 @@ func printGroupsDescribe(g *Globals, o groupsDescribeOptions, v *GroupsDescribeV
 	for i, d := range v.Groups {
 		sum[i] = summaryRow{d.Group, *d.Summary}
 	}
+	return printDescribe(g, o, *v, v.Groups, sum, func() *render.TableData { return describeTable(v) },
+		func(p *render.Printer) error { return describeHuman(p, v) })
+}
+
+// printDescribe prints a describe view (data; items for jsonl): the
+// summary section, alone with --summary-only, then each group's block for
+// people; csv gets the summary or csvTable's row per partition.
+func printDescribe(g *Globals, o groupsDescribeOptions, data, items any, sum []summaryRow, csvTable func() *render.TableData, blocks func(*render.Printer) error) error {
 	var t *render.TableData // read only by csv (people get Human)
 	switch {
 	case o.summaryOnly:
 		t = summaryTable(g.Printer.Format, sum)
 	case g.Printer.Format == render.CSV:
-		t = describeTable(v)
+		t = csvTable()
 	}
-	return g.Printer.Print(render.Output{Data: *v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
+	return g.Printer.Print(render.Output{Data: data, Items: items, Table: t, Human: func(p *render.Printer) error {
 		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
 			return err
 		}
-		return describeHuman(p, v)
+		return blocks(p)
 	}})
 }
 

@@ -175,19 +175,8 @@ func printGroupsDescribeLive(g *Globals, o groupsDescribeOptions, v *GroupsDescr
 	for i, d := range v.Groups {
 		sum[i] = summaryRow{d.Group, d.Summary}
 	}
-	var t *render.TableData // read only by csv (people get Human)
-	switch {
-	case o.summaryOnly:
-		t = summaryTable(g.Printer.Format, sum)
-	case g.Printer.Format == render.CSV:
-		t = describeLiveTable(v)
-	}
-	return g.Printer.Print(render.Output{Data: *v, Items: v.Groups, Table: t, Human: func(p *render.Printer) error {
-		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
-			return err
-		}
-		return describeLiveHuman(p, v, hasVolume)
-	}})
+	return printDescribe(g, o, *v, v.Groups, sum, func() *render.TableData { return describeLiveTable(v) },
+		func(p *render.Printer) error { return describeLiveHuman(p, v, hasVolume) })
 }
 
 // describeLiveTable is the live view one row per partition (csv).
