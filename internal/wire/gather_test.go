@@ -9,7 +9,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -30,16 +29,9 @@ func gatherCluster(t *testing.T, n int) (*kfake.Cluster, []string) {
 func TestGatherGroupsOverlapsRounds(t *testing.T) {
 	t.Parallel()
 	cl, groups := gatherCluster(t, 12)
-	cons, err := kgo.NewClient(kgo.SeedBrokers(cl.ListenAddrs()...), kgo.ConsumerGroup("live"), kgo.ConsumeTopics("t"), kgo.DisableAutoCommit())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cons.Close()
+	liveMember(t, cl, "t")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := cl.WaitGroupStable(ctx, "live", 1); err != nil {
-		t.Fatal(err)
-	}
 	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
 	c.Counter.Reset()
 	gg, err := c.GatherGroups(ctx, GroupRounds{Extra: []string{"only-on-volume", "g00"}, Describe: true})

@@ -502,16 +502,9 @@ func TestDescribeBatchedPerCoordinator(t *testing.T) {
 		commit(t, adm, g, "orders", map[int32]int64{0: 4, 1: 20})
 	}
 	// A live member so assignments are decoded.
-	cons, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumerGroup("live"), kgo.ConsumeTopics("orders"), kgo.DisableAutoCommit())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cons.Close()
+	liveMember(t, cl, "orders")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := cl.WaitGroupStable(ctx, "live", 1); err != nil {
-		t.Fatal(err)
-	}
 	groups = append(groups, "live", "never-existed")
 
 	c := dial(t, settings(t, brokers, nil, nil))
@@ -892,5 +885,21 @@ func TestDescribePartialFailureNamesBroker(t *testing.T) {
 	}
 	if okN == 0 || badN == 0 {
 		t.Fatalf("test needs groups on both sides: ok %d bad %d", okN, badN)
+	}
+}
+
+// liveMember joins group "live" on topic with one consumer (closed when
+// the test ends) and waits until the group is Stable.
+func liveMember(t *testing.T, cl *kfake.Cluster, topic string) {
+	t.Helper()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(cl.ListenAddrs()...), kgo.ConsumerGroup("live"), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cons.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cl.WaitGroupStable(ctx, "live", 1); err != nil {
+		t.Fatal(err)
 	}
 }
