@@ -122,7 +122,8 @@ type Inputs struct {
 }
 
 // PlanGroups reads every group's file, asks the brokers for group states
-// and log offsets (or reads partition manifests offline), and computes the
+// and log offsets (offline: the partitions' segment files; live: ListOffsets,
+// checked against the segments), and computes the
 // per-partition plan. It writes nothing.
 func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
 	var specWarns []string
