@@ -116,6 +116,9 @@ type doctorVolume struct {
 	// a is nil without a volume or when assignment.json is unreadable.
 	a     *volume.Assignment
 	files []inspect.GroupFile
+	// logs are the partitions' log bounds the volume check read from their
+	// segments, before any broker is asked.
+	logs []volume.LogBounds
 	// flags repeat the volume in a fix's commands (" --data-dir /data").
 	flags string
 }
@@ -141,6 +144,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 		return vol, err
 	}
 	rep.Summary.Checked = res.Checked
+	vol.logs = res.LogBounds
 	rep.Ran(inspect.CheckVolume, "")
 	if a, _, err := volume.ReadAssignment(l.AssignmentPath()); err != nil {
 		rep.Skipped(inspect.CheckEntries, "assignment.json unreadable (see the volume findings)")
@@ -194,7 +198,7 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 			g.Warnf("the offset files were not compared with what the coordinators serve: %v", err)
 		}
 		rep.AddServedNotFiled(lost, src.layout.Gen.Gen, vol.flags, g.ConnFlags())
-		behind, err := servedBehindLog(ctx, src.client, *src.layout, vol.a)
+		behind, err := servedBehindLog(ctx, src.client, vol.logs, vol.a)
 		if err != nil {
 			g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
 		}

@@ -65,28 +65,26 @@ func readGroupOffsetFiles(files []inspect.GroupFile, only map[string]bool) map[s
 	return out
 }
 
-// servedBehindLog reads the log end of every partition on the volume from
-// its segments, then asks the leaders for theirs, and keeps the
-// partitions served below their segments (inspect.FindServedBehind).
-func servedBehindLog(ctx context.Context, cl *wire.Client, l volume.Layout, a *volume.Assignment) ([]inspect.ServedBehind, error) {
-	tps := volume.PartitionDirs(l)
-	if len(tps) == 0 {
+// servedBehindLog asks the leaders for the log end of every partition whose
+// segments the volume check read (logs, read before any broker was asked)
+// and keeps the partitions served below them (inspect.FindServedBehind).
+func servedBehindLog(ctx context.Context, cl *wire.Client, logs []volume.LogBounds, a *volume.Assignment) ([]inspect.ServedBehind, error) {
+	if len(logs) == 0 {
 		return nil, nil
 	}
-	lr := volume.NewLogReader(l)
-	lr.Prefetch(tps, 16)
 	want := wire.TopicPartitions{}
-	for _, tp := range tps {
-		want.Add(tp.Topic, tp.Partition)
+	for _, b := range logs {
+		want.Add(b.Topic, b.Partition)
 	}
 	served, err := cl.ListLogOffsets(ctx, want)
 	if err != nil {
 		return nil, err
 	}
-	ends := make([]inspect.ServedEnd, 0, len(tps))
-	for _, tp := range tps {
-		if lo, ok := served[tp.Topic][tp.Partition]; ok && lo.Err == "" {
-			ends = append(ends, inspect.ServedEnd{Topic: tp.Topic, Partition: tp.Partition, Served: lo.End, Log: lr.Get(tp.Topic, tp.Partition)})
+	ends := make([]inspect.ServedEnd, 0, len(logs))
+	for i := range logs {
+		b := &logs[i]
+		if lo, ok := served[b.Topic][b.Partition]; ok && lo.Err == "" {
+			ends = append(ends, inspect.ServedEnd{Topic: b.Topic, Partition: b.Partition, Served: lo.End, Log: b})
 		}
 	}
 	return inspect.FindServedBehind(ends, a), nil

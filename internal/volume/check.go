@@ -29,6 +29,10 @@ type CheckResult struct {
 	Checked map[string]int `json:"checked"`
 	// Generation is the kaas generation the findings assume, and why.
 	Generation GenerationInfo `json:"generation"`
+	// LogBounds are the partitions' log bounds as the check read them from
+	// their segments (LogCheck.Bounds), for checks made after it (doctor
+	// compares what the brokers serve with them).
+	LogBounds []LogBounds `json:"-"`
 }
 
 // CheckVolume reads every file kaasctl understands and returns all findings.
@@ -76,6 +80,7 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	if l.DataDir != "" {
 		lc = NewLogCheck(l, ms)
 		res.Checked["partitionLogs"] += lc.Partitions
+		res.LogBounds = lc.Bounds
 	}
 	// Offset files, streamed.
 	layouts := map[string]string{}

@@ -61,6 +61,10 @@ type LogCheck struct {
 	// Partitions counts the partition dirs read; Findings the results.
 	Partitions int
 	Findings   []Finding
+	// Bounds are the log bounds of every partition whose segments could be
+	// read, from them (with its manifest when there is one), sorted by
+	// topic then partition.
+	Bounds []LogBounds
 }
 
 // NewLogCheck reads every partition dir's segments (in parallel) and
@@ -88,6 +92,9 @@ func NewLogCheck(l Layout, ms []*Manifest) *LogCheck {
 		}
 		lc.ends[key] = r.Log.LogEnd
 		m := man[key]
+		lc.Bounds = append(lc.Bounds, LogBounds{Topic: tps[i].Topic, Partition: tps[i].Partition, Log: r.Log, Manifest: m,
+			Start: &Fact{Value: r.Log.LogStart, Source: SourceSegments, Path: dirs[i]},
+			End:   &Fact{Value: r.Log.LogEnd, Source: SourceSegments, Path: dirs[i]}})
 		if m == nil {
 			continue
 		}
