@@ -144,7 +144,14 @@ func TestListedByMergeAndMap(t *testing.T) {
 	want := map[string][]int32{"a": {0}, "b": nil, "c": {0, 2}, "d": {2}, "e": {0}}
 	check := func(name string, rows []GroupRow, ls []wire.BrokerGroups) {
 		t.Helper()
-		got := listedBy(rows, ls)
+		got, total := listedBy(rows, ls)
+		n := 0
+		for i := range got {
+			n += len(got[i])
+		}
+		if n != total {
+			t.Errorf("%s: %d listings in all, counted %d", name, n, total)
+		}
 		for i, r := range rows {
 			var nodes []int32
 			for _, l := range got[i] {

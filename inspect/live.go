@@ -73,6 +73,24 @@ func (n *NodeNamer) Name(node int32) string {
 	return "node " + strconv.Itoa(int(node))
 }
 
+// memo returns Name with each node's name made once (for one goroutine:
+// a merge names every row's brokers).
+func (n *NodeNamer) memo() func(int32) string {
+	seen := map[int32]string{}
+	return func(node int32) string {
+		if s, ok := seen[node]; ok {
+			return s
+		}
+		s := n.Name(node)
+		seen[node] = s
+		return s
+	}
+}
+
+// liveOnlySources is the Sources of a row only the brokers know (shared:
+// capped at its length, so an append copies).
+var liveOnlySources = []string{SourceLive}
+
 // SameBroker reports whether a wire node is the broker id computed from
 // the volume (by ordinal, so prefixes never matter).
 func SameBroker(id string, node int32) bool {
@@ -136,6 +154,10 @@ func (la *LiveAnswers) LiveGroupNames() []string {
 		n += len(a.Groups)
 	}
 	out := make([]string, 0, n)
+	if len(la.Listings) <= 16 && listingsSorted(la.Listings) {
+		la.liveNames = mergeListed(out, la.Listings)
+		return la.liveNames
+	}
 	for _, a := range la.Listings {
 		for _, g := range a.Groups {
 			out = append(out, g.Group)
@@ -144,6 +166,27 @@ func (la *LiveAnswers) LiveGroupNames() []string {
 	slices.Sort(out)
 	la.liveNames = slices.Compact(out)
 	return la.liveNames
+}
+
+// mergeListed appends the names of sorted listings to out, merged and
+// without repeats (a few brokers: the smallest head is found by a scan).
+func mergeListed(out []string, ls []wire.BrokerGroups) []string {
+	at := make([]int, len(ls))
+	for {
+		low, from := "", -1
+		for i, a := range ls {
+			if at[i] < len(a.Groups) && (from < 0 || a.Groups[at[i]].Group < low) {
+				low, from = a.Groups[at[i]].Group, i
+			}
+		}
+		if from < 0 {
+			return out
+		}
+		if len(out) == 0 || out[len(out)-1] != low {
+			out = append(out, low)
+		}
+		at[from]++
+	}
 }
 
 // MergeLive fills each row's live view and the live issue flags:
@@ -157,14 +200,24 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 	if names == nil {
 		names = NewNodeNamer(nil)
 	}
-	listed := listedBy(rows, la.Listings)
+	name := names.memo()
+	listed, total := listedBy(rows, la.Listings)
+	// One allocation each for every row's live view and ListedBy (a row's
+	// slice is capped at its length, so an append elsewhere copies).
+	lives := make([]GroupLive, len(rows))
+	listedNames := make([]string, 0, total)
 	for i := range rows {
 		r := &rows[i]
 		ls := listed[i]
-		lv := &GroupLive{ListedBy: []string{}, StaleOn: []string{}}
+		lv := &lives[i]
+		lv.StaleOn = []string{}
 		r.Live = lv
 		if len(ls) > 0 {
-			addOnce(&r.Sources, SourceLive)
+			if len(r.Sources) == 0 {
+				r.Sources = liveOnlySources[:1:1]
+			} else {
+				addOnce(&r.Sources, SourceLive)
+			}
 		}
 		co, hasCo := la.coordOf(r.Group, ls)
 		coordNode := int32(-1)
@@ -175,7 +228,7 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 			lv.WireError = "FindCoordinator: " + co.Err
 		default:
 			coordNode = co.NodeID
-			lv.WireCoordinator = names.Name(co.NodeID)
+			lv.WireCoordinator = name(co.NodeID)
 		}
 		// Which broker should hold the group: the wire's answer, else the
 		// volume's.
@@ -186,15 +239,17 @@ func MergeLive(rows []GroupRow, la *LiveAnswers) {
 			}
 		}
 		ownerLists := false
+		start := len(listedNames)
 		for _, l := range ls {
-			lv.ListedBy = append(lv.ListedBy, names.Name(l.node))
+			listedNames = append(listedNames, name(l.node))
 			if l.node == owner {
 				ownerLists = true
 				lv.State, lv.ProtocolType = l.group.State, l.group.ProtocolType
 			} else if owner >= 0 {
-				lv.StaleOn = append(lv.StaleOn, names.Name(l.node))
+				lv.StaleOn = append(lv.StaleOn, name(l.node))
 			}
 		}
+		lv.ListedBy = listedNames[start:len(listedNames):len(listedNames)]
 		if d, ok := la.describedOf(r.Group, ls, co, hasCo); ok && ownerLists {
 			if d.Err != "" {
 				lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
@@ -268,11 +323,16 @@ func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinat
 	return d, ok
 }
 
-// listedBy returns, for each row, the listings naming its group: a merge
-// when rows and listings are sorted by group (as BuildGroupRows and
-// ListGroupsEveryBroker give them), else through a map.
-func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
-	out := make([][]listing, len(rows))
+// listedBy returns, for each row, the listings naming its group, and how
+// many listings that is in all: a merge when rows and listings are sorted
+// by group (as BuildGroupRows and ListGroupsEveryBroker give them), else
+// through a map. Every row's listings share one array.
+func listedBy(rows []GroupRow, ls []wire.BrokerGroups) ([][]listing, int) {
+	// rowOf[i][k] is the row of ls[i].Groups[k] (-1: none).
+	rowOf := make([][]int32, len(ls))
+	for i, a := range ls {
+		rowOf[i] = make([]int32, len(a.Groups))
+	}
 	if rowsAscending(rows) && listingsSorted(ls) {
 		for i, a := range ls {
 			j := 0
@@ -280,12 +340,13 @@ func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
 				for j < len(rows) && rows[j].Group < g.Group {
 					j++
 				}
+				rowOf[i][k] = -1
 				if j < len(rows) && rows[j].Group == g.Group {
-					out[j] = append(out[j], listing{a.Broker.NodeID, g, i, k})
+					rowOf[i][k] = int32(j)
 				}
 			}
 		}
-		return out
+		return groupListings(len(rows), ls, rowOf, nil)
 	}
 	at := make(map[string]int, len(rows))
 	for i := range rows {
@@ -293,20 +354,64 @@ func listedBy(rows []GroupRow, ls []wire.BrokerGroups) [][]listing {
 			at[rows[i].Group] = i
 		}
 	}
-	for bi, a := range ls {
+	for i, a := range ls {
 		for k, g := range a.Groups {
-			if i, ok := at[g.Group]; ok {
-				out[i] = append(out[i], listing{a.Broker.NodeID, g, bi, k})
+			rowOf[i][k] = -1
+			if j, ok := at[g.Group]; ok {
+				rowOf[i][k] = int32(j)
 			}
 		}
 	}
 	// A group on two rows gets its listings on both, as each row asks.
+	first := make([]int, len(rows))
 	for i := range rows {
-		if j := at[rows[i].Group]; j != i {
-			out[i] = out[j]
+		first[i] = at[rows[i].Group]
+	}
+	return groupListings(len(rows), ls, rowOf, first)
+}
+
+// groupListings gathers the listings by row (rowOf says whose each is) into
+// one array, in broker order within a row; a row whose first[i] is another
+// row shares that row's listings.
+func groupListings(n int, ls []wire.BrokerGroups, rowOf [][]int32, first []int) ([][]listing, int) {
+	end := make([]int, n+1) // listings per row, then where each row's end
+	total := 0
+	for _, rs := range rowOf {
+		for _, r := range rs {
+			if r >= 0 {
+				end[r+1]++
+				total++
+			}
 		}
 	}
-	return out
+	for i := 1; i <= n; i++ {
+		end[i] += end[i-1]
+	}
+	flat := make([]listing, total)
+	next := slices.Clone(end[:n])
+	for i, a := range ls {
+		for k, r := range rowOf[i] {
+			if r >= 0 {
+				flat[next[r]] = listing{a.Broker.NodeID, a.Groups[k], i, k}
+				next[r]++
+			}
+		}
+	}
+	out := make([][]listing, n)
+	for i := range out {
+		if end[i] < end[i+1] {
+			out[i] = flat[end[i]:end[i+1]:end[i+1]]
+		}
+	}
+	if first != nil {
+		for i := range out {
+			if j := first[i]; j != i {
+				out[i] = out[j]
+				total += len(out[j])
+			}
+		}
+	}
+	return out, total
 }
 
 func rowsAscending(rows []GroupRow) bool {

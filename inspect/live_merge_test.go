@@ -1,0 +1,101 @@
+package inspect
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// liveAnswers is an n-group gathering as three brokers answer it:
+// each lists the groups it coordinates (sorted), FindCoordinator agrees,
+// and no group was described (none ever joined).
+func liveAnswers(n int) *LiveAnswers {
+	la := &LiveAnswers{Coords: map[string]wire.Coordinator{}, Described: map[string]wire.DescribedGroup{}}
+	la.Listings = make([]wire.BrokerGroups, 3)
+	la.ListedCoords = make([][]wire.Coordinator, 3)
+	la.ListedDescribed = make([][]wire.DescribedGroup, 3)
+	for b := range 3 {
+		la.Listings[b].Broker = wire.Broker{NodeID: int32(b)}
+	}
+	for i := range n {
+		g := fmt.Sprintf("bench-%06d", i)
+		b := i % 3
+		la.Listings[b].Groups = append(la.Listings[b].Groups, wire.ListedGroup{Group: g, State: "Empty"})
+		co := wire.Coordinator{Key: g, NodeID: int32(b)}
+		la.Coords[g] = co
+		la.ListedCoords[b] = append(la.ListedCoords[b], co)
+		d := wire.DescribedGroup{Group: g, Coordinator: int32(b), State: "Empty", Members: []wire.Member{}}
+		la.Described[g] = d
+		la.ListedDescribed[b] = append(la.ListedDescribed[b], d)
+	}
+	la.Names = NewNodeNamer(nil)
+	return la
+}
+
+// BenchmarkLiveGroupRows10k is the merge a live groups list makes of a
+// 10,000-group gathering without a volume.
+func BenchmarkLiveGroupRows10k(b *testing.B) {
+	la := liveAnswers(10_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		la.liveNames = nil
+		rows := LiveGroupRows(GroupsInput{}, false, la)
+		if len(rows) != 10_000 {
+			b.Fatal(len(rows))
+		}
+	}
+}
+
+// The rows' ListedBy and Sources share backing arrays (one allocation for
+// all rows): growing one row's must never change another's.
+func TestMergeLiveRowsDoNotAlias(t *testing.T) {
+	t.Parallel()
+	la := liveAnswers(6)
+	rows := LiveGroupRows(GroupsInput{}, false, la)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	before := make([][2]string, len(rows))
+	for i, r := range rows {
+		if len(r.Live.ListedBy) != 1 || len(r.Sources) != 1 {
+			t.Fatalf("%s: listed by %v, sources %v", r.Group, r.Live.ListedBy, r.Sources)
+		}
+		before[i] = [2]string{r.Live.ListedBy[0], r.Sources[0]}
+	}
+	for i := range rows {
+		rows[i].Live.ListedBy = append(rows[i].Live.ListedBy, "grown")
+		rows[i].Sources = append(rows[i].Sources, "grown")
+	}
+	for i, r := range rows {
+		if got := [2]string{r.Live.ListedBy[0], r.Sources[0]}; got != before[i] || len(r.Live.ListedBy) != 2 || len(r.Sources) != 2 {
+			t.Errorf("%s: after every row grew, listed by %v, sources %v (was %v)", r.Group, r.Live.ListedBy, r.Sources, before[i])
+		}
+	}
+	if liveOnlySources[0] != SourceLive {
+		t.Errorf("the shared sources changed: %v", liveOnlySources)
+	}
+}
+
+// LiveGroupNames merges sorted listings; the result is the sorted union
+// without repeats, as sorting every name gives it.
+func TestLiveGroupNamesMergeIsSortedUnion(t *testing.T) {
+	t.Parallel()
+	lg := func(names ...string) []wire.ListedGroup {
+		out := []wire.ListedGroup{}
+		for _, n := range names {
+			out = append(out, wire.ListedGroup{Group: n})
+		}
+		return out
+	}
+	ls := []wire.BrokerGroups{{Groups: lg("a", "c", "stale", "z")}, {Groups: lg()}, {Groups: lg("b", "stale", "y")}, {Groups: lg("", "c")}}
+	want := []string{"", "a", "b", "c", "stale", "y", "z"}
+	if got := (&LiveAnswers{Listings: ls}).LiveGroupNames(); !slices.Equal(got, want) {
+		t.Errorf("merged: %q, want %q", got, want)
+	}
+	ls[0].Groups[0], ls[0].Groups[3] = ls[0].Groups[3], ls[0].Groups[0] // unsorted: the sort path
+	if got := (&LiveAnswers{Listings: ls}).LiveGroupNames(); !slices.Equal(got, want) {
+		t.Errorf("sorted: %q, want %q", got, want)
+	}
+}
