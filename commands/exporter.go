@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -187,7 +188,7 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 // runExporterCmd is 'kaasctl exporter': one refresh printed (--once), or
 // served until SIGINT/SIGTERM or ctx is done.
 func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
-	ServerRuntime()
+	gctune.Server()
 	mode := connectUnchecked
 	if o.once {
 		mode = connectChecked

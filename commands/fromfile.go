@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
@@ -50,12 +51,12 @@ func readFromFile(g *Globals, name string) (repair.FilePlan, error) {
 	}
 	// A plan of a million rows stays in memory: the collector at GOGC 100,
 	// as for a large assignment.
-	large := LargeInput(size)
+	large := gctune.LargeInput(size)
 	prog := g.Progress("reading "+name+" (bytes)", size)
 	fp, err := repair.ParseResetCSV(safefs.CappedReader(progressReader{in, prog}, name, 0), name)
 	prog.Done()
 	if large {
-		LargeInputRead()
+		gctune.InputRead()
 	}
 	if err != nil {
 		return repair.FilePlan{}, exit.UsageErrorf("--from-file: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -78,11 +79,11 @@ func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
 func offlineAssignmentFor(g *Globals, l volume.Layout, groups []string) *volume.Assignment {
 	large := false
 	if st, err := os.Stat(l.AssignmentPath()); err == nil && groups == nil {
-		large = LargeInput(st.Size())
+		large = gctune.LargeInput(st.Size())
 	}
 	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
 	if large {
-		LargeInputRead()
+		gctune.InputRead()
 	}
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)

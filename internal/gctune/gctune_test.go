@@ -1,0 +1,50 @@
+package gctune
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+// gogc reads the collector's current GOGC.
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// A run starts at GOGC 1600 and goes on at 400 once the first collection
+// has happened; a command that chose its own GOGC before that keeps it.
+// Not parallel: GOGC is the process's.
+func TestTuneRuntimeStartsHighThenSettles(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set in the environment: Start leaves it")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+
+	Start()
+	if got := gogc(); got != startGCPercent {
+		t.Fatalf("GOGC after Start = %d, want %d", got, startGCPercent)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for gogc() != runGCPercent {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC still %d after collections, want %d", gogc(), runGCPercent)
+		}
+		runtime.GC() // the sentinel's cleanup runs after a collection
+		runtime.Gosched()
+	}
+
+	Start()
+	if !LargeInput(LargeInputBytes) {
+		t.Fatal("an input of LargeInputBytes is not large")
+	}
+	settleGC() // as the first collection would
+	if got := gogc(); got != 100 {
+		t.Errorf("GOGC after a large input and the first collection = %d, want 100", got)
+	}
+}
