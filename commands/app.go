@@ -232,7 +232,7 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 
 func takesValue(cmd *cli.Command, name string) bool {
 	for _, f := range cmd.Flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if n == name {
 				if tv, ok := f.(cli.DocGenerationFlag); ok {
 					return tv.TakesValue()

@@ -107,14 +107,14 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 		case *cli.StringSliceFlag:
 			f.Hidden = true
 		default:
-			panic("commonFlagsFor: cannot hide " + f.Names()[0])
+			panic("commonFlagsFor: cannot hide " + flagName(f))
 		}
 	}
 	return out
 }
 
 func groupOfFlag(f cli.Flag) flagGroup {
-	switch n := f.Names()[0]; n {
+	switch n := flagName(f); n {
 	case flagDataDir:
 		return fgDataDir
 	case flagClusterDir:
@@ -175,7 +175,7 @@ func globals(c *cli.Context) (*Globals, error) {
 	if err := g.applyConn(c); err != nil {
 		return nil, err
 	}
-	g.brokersFlag = c.IsSet(wire.KeyBrokers)
+	g.brokersFlag = isSet(c, wire.KeyBrokers)
 	g.given = givenFlags(c)
 	g.connFlags = connFlagsText(c, g)
 	return g, nil
@@ -191,7 +191,7 @@ func (g *Globals) ConnFlags() string { return g.connFlags }
 
 // kaasVersionFlag is the --kaas-version pin given on the command line.
 func kaasVersionFlag(c *cli.Context) string {
-	if !c.IsSet(flagKaasVersion) {
+	if !isSet(c, flagKaasVersion) {
 		return ""
 	}
 	return c.String(flagKaasVersion)
@@ -301,8 +301,8 @@ func (g *Globals) Progress(label string, total int64) *render.Progress {
 func givenFlags(c *cli.Context) string {
 	var b strings.Builder
 	for _, f := range commonFlags() {
-		name := f.Names()[0]
-		if groupOfFlag(f) == fgOutput || !c.IsSet(name) {
+		name := flagName(f)
+		if groupOfFlag(f) == fgOutput || !isSet(c, name) {
 			continue
 		}
 		switch f.(type) {

@@ -203,7 +203,7 @@ func flagCandidates(leaf *cli.Command, cur string, words []string, getenv func(s
 		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
 			continue
 		}
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			flag := "--" + n
 			if len(n) == 1 {
 				flag = "-" + n

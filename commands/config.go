@@ -80,7 +80,7 @@ func optionalProfileArg(c *cli.Context, cmd string) (string, error) {
 		return "", exit.UsageErrorf("%s takes at most one profile name", cmd)
 	}
 	name := c.Args().First()
-	if p := c.String(wire.KeyProfile); c.IsSet(wire.KeyProfile) && p != name {
+	if p := c.String(wire.KeyProfile); isSet(c, wire.KeyProfile) && p != name {
 		return "", exit.UsageErrorf("%s %s --profile %s: two different profiles; name one", cmd, name, p)
 	}
 	return name, nil

@@ -126,7 +126,7 @@ func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
 	if err := wire.ValidateProfileName(name); err != nil {
 		return configSetProfileOptions{}, exit.UsageErrorf("%v", err)
 	}
-	if c.IsSet(wire.KeyProfile) {
+	if isSet(c, wire.KeyProfile) {
 		return configSetProfileOptions{}, exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
 	}
 	e, err := profileEditFlags(c)
@@ -141,7 +141,7 @@ func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
 func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
 	e := wire.ProfileEdit{Unset: c.StringSlice("unset"), Set: map[string]string{}}
 	for _, k := range wire.ProfileKeys {
-		if !c.IsSet(k) {
+		if !isSet(c, k) {
 			continue
 		}
 		switch k {

@@ -80,7 +80,7 @@ type connState struct {
 func flagInput(c *cli.Context) map[string]string {
 	m := map[string]string{}
 	for _, k := range append([]string{wire.KeyConfig, wire.KeyProfile}, wire.ConnectionKeys...) {
-		if !c.IsSet(k) || !isConnFlag(c, k) {
+		if !isSet(c, k) || !isConnFlag(c, k) {
 			continue
 		}
 		switch k {
@@ -114,7 +114,7 @@ func resolveConn(c *cli.Context, ios *IOStreams) *connState {
 	flags := flagInput(c)
 	var cc *wire.CommandConfig
 	var ccErr error
-	if c.IsSet(commandConfigFlag) && isConnFlag(c, commandConfigFlag) {
+	if isSet(c, commandConfigFlag) && isConnFlag(c, commandConfigFlag) {
 		cc, ccErr = wire.ReadCommandConfig(c.String(commandConfigFlag))
 	}
 	st := resolveConnFrom(flags, ios, cc)
@@ -246,14 +246,14 @@ func isConfigCommand(c *cli.Context) bool {
 func appendMissing(own, common []cli.Flag) []cli.Flag {
 	taken := map[string]bool{}
 	for _, f := range own {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			taken[n] = true
 		}
 	}
 	out := own
 	for _, f := range common {
 		clash := false
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if taken[n] {
 				clash = true
 			}
@@ -272,7 +272,7 @@ func isConnFlag(c *cli.Context, name string) bool {
 		return true
 	}
 	for _, f := range c.Command.Flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if n != name {
 				continue
 			}
@@ -298,7 +298,7 @@ func connFlagsText(c *cli.Context, g *Globals) string {
 	for _, name := range []string{commandConfigFlag, wire.KeyProfile, wire.KeyConfig, wire.KeyTLS, wire.KeyTLSCA, wire.KeyTLSCert, wire.KeyTLSKey,
 		wire.KeyTLSInsecure, wire.KeyTLSServerName, wire.KeySASLMechanism, wire.KeySASLUser, wire.KeySASLPasswordEnv, wire.KeySASLPasswordFil,
 		wire.KeyTimeout, wire.KeyMaxVersions} {
-		if !c.IsSet(name) {
+		if !isSet(c, name) {
 			continue
 		}
 		switch name {

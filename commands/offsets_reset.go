@@ -99,7 +99,7 @@ func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
 	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
 	n, src := 0, ""
 	switch {
-	case c.IsSet("keep-backups"):
+	case isSet(c, "keep-backups"):
 		n, src = c.Int("keep-backups"), "--keep-backups"
 	case g.IO.getenv("KAASCTL_KEEP_BACKUPS") != "":
 		v := g.IO.getenv("KAASCTL_KEEP_BACKUPS")
@@ -265,7 +265,7 @@ func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Cli
 func resetSpecFlag(c *cli.Context) (string, error) {
 	var set []string
 	for _, f := range resetSpecFlags {
-		if c.IsSet(f) {
+		if isSet(c, f) {
 			set = append(set, f)
 		}
 	}

@@ -46,7 +46,7 @@ func parseHistoryFlags(c *cli.Context, g *Globals, o *resetOptions) error {
 	if err != nil {
 		return err
 	}
-	if c.IsSet("history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
+	if isSet(c, "history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
 		return exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
 	}
 	o.historySince = since

@@ -146,7 +146,7 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 	if o.Placement != sandbox.PlacementRendezvous && o.Placement != sandbox.PlacementHash {
 		return o, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
-	if c.IsSet("brokers") {
+	if isSet(c, "brokers") {
 		return o, exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
 	}
 	if o.Brokers < 1 || o.Brokers > sandbox.MaxBrokers {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -185,7 +184,7 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		if p == flagErrorPrefixes[0] {
 			msg = "unknown flag " + dashed(name)
 			if c != nil && c.Command != nil {
-				if s := suggest(name, flagNames(c.Command.Flags)); s != "" {
+				if s := suggest(name, visibleFlagNames(c.Command.Flags)); s != "" {
 					msg += fmt.Sprintf("; did you mean %s?", dashed(s))
 				}
 				run := "; run"
@@ -224,14 +223,14 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-// flagNames lists the names of the visible flags and --help.
-func flagNames(flags []cli.Flag) []string {
+// visibleFlagNames lists the names of the visible flags and --help.
+func visibleFlagNames(flags []cli.Flag) []string {
 	out := []string{"help"}
 	for _, f := range flags {
 		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
 			continue
 		}
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if len(n) > 1 {
 				out = append(out, n)
 			}
@@ -244,7 +243,7 @@ func flagNames(flags []cli.Flag) []string {
 // commonFlags attaches to every command.
 func isCommonFlag(name string) bool {
 	for _, f := range commonFlags() {
-		if slices.Contains(f.Names(), name) {
+		if hasFlagName(f, name) {
 			return true
 		}
 	}

@@ -95,7 +95,7 @@ func parseWatch(c *cli.Context) (watchOptions, error) {
 	if !o.offsets {
 		return o, nil
 	}
-	if c.IsSet("assignment") {
+	if isSet(c, "assignment") {
 		return o, exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
 	var err error
