@@ -180,11 +180,21 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-var topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
-
 // validTopic checks a topic name against Kafka's rules (letters, digits,
 // '.', '_', '-'; at most 249 characters).
-func validTopic(t string) bool { return topicNameRE.MatchString(t) }
+func validTopic(t string) bool {
+	if len(t) < 1 || len(t) > 249 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // TopicScope is one --topic value: a topic, and optionally partitions.
 type TopicScope struct {
