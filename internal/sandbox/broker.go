@@ -110,6 +110,10 @@ type item struct {
 	resp  chan []byte                       // the relayed response (no size prefix)
 	post  func(f *frame, raw []byte) []byte // turns the relayed response into the client's frame
 	fwd   []byte                            // what to relay (nil: the request as received)
+	// later makes the full response frame once it can (nil: the
+	// connection closes), or gives up when dead closes; for a request
+	// answered here after a wait (listgroups.go).
+	later func(dead <-chan struct{}) []byte
 }
 
 // clientConn relays one client connection over one kfake connection, so
@@ -158,7 +162,7 @@ func (cc *clientConn) read() {
 			return
 		}
 		it := cc.b.s.handle(cc.b, f)
-		if it.local == nil {
+		if it.local == nil && it.later == nil {
 			expect := !(f.key == 0 && produceAcks(f) == 0)
 			if expect {
 				it.resp = make(chan []byte, 1)
@@ -213,6 +217,11 @@ func (cc *clientConn) write() {
 			return
 		}
 		out := it.local
+		if it.later != nil {
+			if out = it.later(cc.dead); out == nil {
+				return
+			}
+		}
 		if out == nil {
 			select {
 			case raw := <-it.resp:

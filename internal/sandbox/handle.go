@@ -74,7 +74,7 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 			return relayWith(f, zeroTimestampAnswer)
 		}
 	case kmsg.ListGroups:
-		return relayWith(f, func(f *frame, raw []byte) []byte { return s.filterListGroups(b, f, raw) })
+		return s.listGroups(b, f)
 	case kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.JoinGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.SyncGroup,
 		kmsg.DescribeGroups, kmsg.DeleteGroups, kmsg.OffsetDelete, kmsg.TxnOffsetCommit,
 		kmsg.ConsumerGroupHeartbeat, kmsg.ConsumerGroupDescribe,
@@ -272,28 +272,6 @@ func (s *Sandbox) findCoordinator(f *frame) *item {
 		resp.ErrorCode, resp.NodeID, resp.Host, resp.Port = c.ErrorCode, c.NodeID, c.Host, c.Port
 	}
 	return local(f, resp)
-}
-
-func (s *Sandbox) filterListGroups(b *broker, f *frame, raw []byte) []byte {
-	resp, err := f.decodeResponse(raw)
-	if err != nil {
-		return withSize(raw)
-	}
-	r := resp.(*kmsg.ListGroupsResponse)
-	rs := s.route.Load()
-	keep := r.Groups[:0]
-	for _, g := range r.Groups {
-		if rs.group(g.Group) == b.id && !s.unloaded.has(g.Group) {
-			keep = append(keep, g)
-		}
-	}
-	r.Groups = keep
-	var lreq *kmsg.ListGroupsRequest
-	if req, err := f.decode(); err == nil {
-		lreq, _ = req.(*kmsg.ListGroupsRequest)
-	}
-	s.addStaleListings(b, lreq, r) // stale.go (off by default)
-	return rawResponse(f, r)
 }
 
 // handleCoordinated gates group- and transaction-scoped requests on

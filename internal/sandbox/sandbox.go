@@ -190,6 +190,7 @@ type Sandbox struct {
 	kfGroups map[string]struct{} // groups kfake held at the last look (any state but Dead)
 	kfStates map[string]string   // their state at that look
 	unloaded unloadedSet         // unloaded.go: Empty groups that moved
+	lister   groupLister         // listgroups.go: kfake listings shared by concurrent ListGroups
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -359,6 +360,7 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s.adm = kadm.NewClient(s.admin)
+	s.lister.fetch = s.fetchKfakeGroups
 
 	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()

@@ -1,0 +1,128 @@
+package sandbox
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// ListGroups on the sandbox: every broker lists the groups it coordinates,
+// and all of them are one kfake underneath, which lists every group each
+// time it is asked (one at a time, hashing every group name). A client
+// listing N groups asks every broker at once, so kfake would list them
+// once per broker. Instead the requests that arrive while kfake is
+// listing wait for the next listing together, and each broker answers
+// from it: a listing begun after every request it serves arrived, as if
+// each had been relayed alone, at a third of the cost on three brokers.
+
+// listTimeout bounds one kfake listing.
+const listTimeout = 10 * time.Second
+
+// groupLister shares kfake's listings among concurrent requests.
+type groupLister struct {
+	fetch func(context.Context) (*kmsg.ListGroupsResponse, error)
+
+	mu      sync.Mutex
+	next    *listCall // the listing requests arriving now will get (not begun)
+	running bool      // a goroutine is making listings
+}
+
+// listCall is one kfake listing and who was waiting for it.
+type listCall struct {
+	done chan struct{}
+	resp *kmsg.ListGroupsResponse // nil when err is set
+	err  error
+}
+
+// join returns the listing a request arriving now is answered from: one
+// that has not begun yet.
+func (l *groupLister) join() *listCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.next == nil {
+		l.next = &listCall{done: make(chan struct{})}
+	}
+	c := l.next
+	if !l.running {
+		l.running = true
+		go l.run()
+	}
+	return c
+}
+
+// run makes listings while requests wait for one.
+func (l *groupLister) run() {
+	for {
+		l.mu.Lock()
+		c := l.next
+		l.next = nil
+		if c == nil {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+		c.resp, c.err = l.fetch(ctx)
+		cancel()
+		close(c.done)
+	}
+}
+
+// fetchKfakeGroups lists kfake's groups, unfiltered, at the newest version
+// kfake serves (states and types are filtered per request). It asks kfake's
+// one listener directly: a sharded request would copy the answer to merge
+// it with nothing.
+func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
+	resp, err := s.admin.SeedBrokers()[0].Request(ctx, kmsg.NewPtrListGroupsRequest())
+	if err != nil {
+		return nil, err
+	}
+	return resp.(*kmsg.ListGroupsResponse), nil
+}
+
+// listGroups answers a ListGroups to broker b from a shared kfake listing.
+func (s *Sandbox) listGroups(b *broker, f *frame) *item {
+	req, err := f.decode()
+	if err != nil {
+		return relay(f) // kfake answers or drops it, as it would
+	}
+	lreq := req.(*kmsg.ListGroupsRequest)
+	call := s.lister.join()
+	return &item{f: f, later: func(dead <-chan struct{}) []byte {
+		select {
+		case <-call.done:
+		case <-dead:
+			return nil
+		}
+		if call.err != nil {
+			return nil // as when the relay to kfake fails: the connection closes
+		}
+		return f.encodeResponse(s.brokerListing(b, lreq, call.resp))
+	}}
+}
+
+// brokerListing is b's answer to lreq from kfake's listing: the groups b
+// coordinates and has loaded, filtered by the request's states and types
+// as kfake filters them, plus the stale listings the sandbox keeps.
+func (s *Sandbox) brokerListing(b *broker, lreq *kmsg.ListGroupsRequest, all *kmsg.ListGroupsResponse) *kmsg.ListGroupsResponse {
+	r := lreq.ResponseKind().(*kmsg.ListGroupsResponse)
+	r.ThrottleMillis, r.ErrorCode = all.ThrottleMillis, all.ErrorCode
+	rs := s.route.Load()
+	for _, g := range all.Groups {
+		if len(lreq.StatesFilter) > 0 && !slices.Contains(lreq.StatesFilter, g.GroupState) {
+			continue
+		}
+		if len(lreq.TypesFilter) > 0 && !slices.Contains(lreq.TypesFilter, g.GroupType) {
+			continue
+		}
+		if rs.group(g.Group) == b.id && !s.unloaded.has(g.Group) {
+			r.Groups = append(r.Groups, g)
+		}
+	}
+	s.addStaleListings(b, lreq, r) // stale.go (off by default)
+	return r
+}
