@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,11 +114,9 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 // liveListRows filters the merged rows (filter, --state), then keeps those
 // with offsets on --topic and observes --drain-window.
 func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsListOptions, vol listVolume, lr *liveGroupsResult, all []inspect.GroupRow) ([]inspect.GroupRow, error) {
-	rows := make([]inspect.GroupRow, 0, len(all))
-	for i := range all {
-		if o.filter.Match(&all[i]) && inspect.StateMatch(&all[i], o.states) {
-			rows = append(rows, all[i])
-		}
+	rows := inspect.FilterGroups(all, o.filter)
+	if len(o.states) > 0 {
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, o.states) })
 	}
 	if len(o.topics) > 0 {
 		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords)
