@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,12 @@ import (
 // listing wait for the next listing together, and each broker answers
 // from it: a listing begun after every request it serves arrived, as if
 // each had been relayed alone, at a third of the cost on three brokers.
+
+// listGather is how long a listing waits, when kfake is idle, for the
+// other requests of the same round: a client asks every broker at once,
+// and its requests arrive within a millisecond or so of each other (each
+// on its own new connection).
+const listGather = 2 * time.Millisecond
 
 // listTimeout bounds one kfake listing.
 const listTimeout = 10 * time.Second
@@ -55,6 +62,7 @@ func (l *groupLister) join() *listCall {
 
 // run makes listings while requests wait for one.
 func (l *groupLister) run() {
+	time.Sleep(listGather)
 	for {
 		l.mu.Lock()
 		c := l.next
@@ -81,7 +89,11 @@ func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsRespons
 	if err != nil {
 		return nil, err
 	}
-	return resp.(*kmsg.ListGroupsResponse), nil
+	r := resp.(*kmsg.ListGroupsResponse)
+	// kaas's Go broker answers sorted by group id (coordinator.go,
+	// ListGroups); each broker's share keeps this order.
+	slices.SortFunc(r.Groups, func(a, b kmsg.ListGroupsResponseGroup) int { return strings.Compare(a.Group, b.Group) })
+	return r, nil
 }
 
 // listGroups answers a ListGroups to broker b from a shared kfake listing.

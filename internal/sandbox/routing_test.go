@@ -238,6 +238,8 @@ func TestNotCoordinatorFromNonCoordinators(t *testing.T) {
 	}
 }
 
+// Each broker lists the groups it coordinates, sorted by id as kaas's Go
+// broker sorts them.
 func TestListGroupsFilteredPerBroker(t *testing.T) {
 	t.Parallel()
 	sb := Start(t, Options{Brokers: 3, Topics: []Topic{{Name: "orders", Partitions: 1}}})
@@ -255,6 +257,9 @@ func TestListGroupsFilteredPerBroker(t *testing.T) {
 			if rt.Group(g).Coordinator == id {
 				want = append(want, g)
 			}
+		}
+		if !slices.IsSorted(got) {
+			t.Errorf("ListGroups on %s is not sorted by group id, as kaas answers: %v", id, got)
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
