@@ -19,12 +19,12 @@ import (
 func servedNotFiled(ctx context.Context, cl *wire.Client, files []inspect.GroupFile, gg *wire.GatheredGroups) ([]inspect.ServedNotFiled, error) {
 	var paths []inspect.GroupFile
 	for _, f := range files {
-		if f.Layout == volume.OffsetsCurrent && gg.Coords[f.Group].Found() {
+		if f.Layout == volume.OffsetsCurrent && gg.Coords()[f.Group].Found() {
 			paths = append(paths, f)
 		}
 	}
 	before := readGroupOffsetFiles(paths, nil)
-	topics := inspect.ServedTopics(before, gg.Described)
+	topics := inspect.ServedTopics(before, gg.Described())
 	var all []string
 	for _, ts := range topics {
 		all = append(all, ts...)
@@ -37,7 +37,7 @@ func servedNotFiled(ctx context.Context, cl *wire.Client, files []inspect.GroupF
 	if err != nil {
 		return nil, err
 	}
-	live := cl.FetchCommitted(ctx, inspect.ServedWant(topics, meta.Topics), gg.Coords)
+	live := cl.FetchCommitted(ctx, inspect.ServedWant(topics, meta.Topics), gg.Coords())
 	seeming := inspect.FindServedNotFiled(live, before)
 	if len(seeming) == 0 {
 		return nil, nil

@@ -16,19 +16,19 @@ func gatherFixture() (*volume.Assignment, []GroupFile, *wire.GatheredGroups) {
 	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}},
 		ConsumerGroups: []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-1"}}}
 	files := []GroupFile{{Group: "on-disk", Layout: volume.OffsetsCurrent, Format: volume.FormatEnvelope, Partitions: 1}}
-	gg := &wire.GatheredGroups{
-		Listings: []wire.BrokerGroups{
+	gg := wire.NewGatheredGroups(
+		[]wire.BrokerGroups{
 			{Broker: wire.Broker{NodeID: 0, Host: "h0", Port: 9092}, Groups: []wire.ListedGroup{{Group: "live-only", State: "Empty"}, {Group: "wanderer", State: "Empty"}}},
 			{Broker: wire.Broker{NodeID: 1, Host: "h1", Port: 9092}, Groups: []wire.ListedGroup{}, Err: "broker node 1: connection refused"},
 		},
-		Coords: map[string]wire.Coordinator{
+		map[string]wire.Coordinator{
 			"live-only": {Key: "live-only", NodeID: 0},
 			"wanderer":  {Key: "wanderer", NodeID: 1},
 			"on-disk":   {Key: "on-disk", NodeID: 0},
 			"pinned":    {Key: "pinned", NodeID: 0}, // the volume says kaas-1
 		},
-		Described: map[string]wire.DescribedGroup{"live-only": {Group: "live-only", Coordinator: 0, State: "Empty", Protocol: "range", Members: []wire.Member{}}},
-	}
+		map[string]wire.DescribedGroup{"live-only": {Group: "live-only", Coordinator: 0, State: "Empty", Protocol: "range", Members: []wire.Member{}}},
+	)
 	return a, files, gg
 }
 

@@ -140,6 +140,27 @@ type LiveAnswers struct {
 	Names         *NodeNamer
 
 	liveNames []string // LiveGroupNames, computed once
+	// gathered supplies Coords and Described when they are nil (NewLiveAnswers):
+	// keyed only if a lookup by name needs them.
+	gathered *wire.GatheredGroups
+}
+
+// CoordMap is Coords, or the gathering's answers keyed by group on first
+// use.
+func (la *LiveAnswers) CoordMap() map[string]wire.Coordinator {
+	if la.Coords == nil && la.gathered != nil {
+		la.Coords = la.gathered.Coords()
+	}
+	return la.Coords
+}
+
+// DescribedMap is Described, or the gathering's descriptions keyed by group
+// on first use.
+func (la *LiveAnswers) DescribedMap() map[string]wire.DescribedGroup {
+	if la.Described == nil && la.gathered != nil {
+		la.Described = la.gathered.Described()
+	}
+	return la.Described
 }
 
 // LiveGroupNames lists every group some broker listed, sorted (computed
@@ -301,7 +322,7 @@ func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bo
 			}
 		}
 	}
-	co, ok := la.Coords[group]
+	co, ok := la.CoordMap()[group]
 	return co, ok
 }
 
@@ -319,7 +340,7 @@ func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinat
 			}
 		}
 	}
-	d, ok := la.Described[group]
+	d, ok := la.DescribedMap()[group]
 	return d, ok
 }
 

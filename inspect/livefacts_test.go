@@ -46,18 +46,18 @@ func TestBuildLiveFacts(t *testing.T) {
 // volume whose offset file names a group no broker lists.
 func TestGatheredLiveFacts(t *testing.T) {
 	t.Parallel()
-	gg := &wire.GatheredGroups{
-		Listings: []wire.BrokerGroups{
+	gg := wire.NewGatheredGroups(
+		[]wire.BrokerGroups{
 			{Broker: wire.Broker{NodeID: 0, Host: "k0", Port: 9092}, Groups: []wire.ListedGroup{{Group: "app", State: "Stable"}, {Group: "ghost", State: "Empty"}}},
 			{Broker: wire.Broker{NodeID: 1, Host: "k1", Port: 9092}, Groups: []wire.ListedGroup{{Group: "app", State: "Empty"}}},
 			{Broker: wire.Broker{NodeID: 2, Host: "k2", Port: 9092}, Groups: []wire.ListedGroup{}, Err: "connection refused"},
 		},
-		Coords: map[string]wire.Coordinator{
+		map[string]wire.Coordinator{
 			"app":   {Key: "app", NodeID: 0},
 			"ghost": {Key: "ghost", NodeID: -1, Err: "NOT_COORDINATOR", Code: kerr.NotCoordinator.Code},
 		},
-		Described: map[string]wire.DescribedGroup{"app": {Group: "app", Coordinator: 0, State: "Stable", Members: []wire.Member{{MemberID: "m1"}}}},
-	}
+		map[string]wire.DescribedGroup{"app": {Group: "app", Coordinator: 0, State: "Stable", Members: []wire.Member{{MemberID: "m1"}}}},
+	)
 	f, sources := GatheredLiveFacts(gg, GroupsInput{}, false)
 	if len(sources) != 3 || !sources[0].Answered || sources[2].Answered || sources[2].Error != "connection refused" || sources[0].Groups != 2 {
 		t.Fatalf("sources %+v", sources)

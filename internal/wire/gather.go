@@ -31,13 +31,6 @@ type GroupRounds struct {
 type GatheredGroups struct {
 	// Listings is every broker's ListGroups answer, in metadata order.
 	Listings []BrokerGroups
-	// Coords is FindCoordinator per listed and Extra group (nil unless
-	// asked).
-	Coords map[string]Coordinator
-	// Described is each listed group as its coordinator (Coords) describes
-	// it; a group whose lookup failed carries the lookup's error, as
-	// DescribeGroups reports it (nil unless asked).
-	Described map[string]DescribedGroup
 	// ListedCoords[i][j] is FindCoordinator's answer for
 	// Listings[i].Groups[j] when it was asked with that broker's listing
 	// (Key "" otherwise: look it up in Coords); ListedDescribed[i][j] is
@@ -46,6 +39,87 @@ type GatheredGroups struct {
 	// a merge walking the listings needs no lookup by name.
 	ListedCoords    [][]Coordinator
 	ListedDescribed [][]DescribedGroup
+
+	asked     bool                      // Coordinators was asked
+	described bool                      // Describe was asked
+	lookups   [][]Coordinator           // FindCoordinator's answers, a list a request
+	again     map[string]DescribedGroup // listed groups described on their coordinator afterwards
+
+	coordsOnce sync.Once
+	coords     map[string]Coordinator
+	descOnce   sync.Once
+	desc       map[string]DescribedGroup
+}
+
+// NewGatheredGroups is a gathering from answers already keyed by group
+// (coords and described may be nil: not asked).
+func NewGatheredGroups(listings []BrokerGroups, coords map[string]Coordinator, described map[string]DescribedGroup) *GatheredGroups {
+	g := &GatheredGroups{Listings: listings, asked: coords != nil, described: described != nil}
+	g.coordsOnce.Do(func() { g.coords = coords })
+	g.descOnce.Do(func() { g.desc = described })
+	return g
+}
+
+// Coords is FindCoordinator's answer per listed and Extra group (nil unless
+// asked), keyed on first use: a merge that walks the listings with
+// ListedCoords never pays for the map.
+func (g *GatheredGroups) Coords() map[string]Coordinator {
+	g.coordsOnce.Do(func() {
+		if g.asked {
+			g.coords = coordinatorMap(g.lookups)
+		}
+	})
+	return g.coords
+}
+
+// Described is each listed group as its coordinator (Coords) describes it;
+// a group whose lookup failed carries the lookup's error, as DescribeGroups
+// reports it (nil unless asked). Keyed on first use, as Coords.
+func (g *GatheredGroups) Described() map[string]DescribedGroup {
+	g.descOnce.Do(func() {
+		if g.described {
+			g.desc = g.describedMap()
+		}
+	})
+	return g.desc
+}
+
+// listedCoord is broker i's j-th listed group's coordinator, from the
+// aligned answers, else by name.
+func (g *GatheredGroups) listedCoord(i, j int, group string) Coordinator {
+	if l := g.ListedCoords; i < len(l) && j < len(l[i]) && l[i][j].Key == group {
+		return l[i][j]
+	}
+	return g.Coords()[group]
+}
+
+// describedMap keys the descriptions: the one made on the listing broker
+// when that is the coordinator, the lookup's failure, else the one asked of
+// the coordinator afterwards (again).
+func (g *GatheredGroups) describedMap() map[string]DescribedGroup {
+	n := 0
+	for _, l := range g.Listings {
+		n += len(l.Groups)
+	}
+	out := make(map[string]DescribedGroup, n)
+	for i, l := range g.Listings {
+		for j, lg := range l.Groups {
+			switch co := g.listedCoord(i, j, lg.Group); {
+			case co.Err != "" || co.NodeID < 0:
+				out[lg.Group] = lookupFailed(lg.Group, co)
+			case co.NodeID == l.Broker.NodeID && i < len(g.ListedDescribed) && j < len(g.ListedDescribed[i]) && g.ListedDescribed[i][j].Group != "":
+				out[lg.Group] = g.ListedDescribed[i][j]
+			}
+		}
+	}
+	for k, d := range g.again {
+		out[k] = d
+	}
+	return out
+}
+
+func lookupFailed(group string, co Coordinator) DescribedGroup {
+	return DescribedGroup{Group: group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
 }
 
 // GatherGroups lists the groups of every broker and makes the rounds r
@@ -83,10 +157,10 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	if !r.Coordinators {
 		return out, nil
 	}
-	gr.coords = coordinatorMap(gr.found)
-	out.Coords, out.ListedCoords = gr.coords, gr.listedCoords
+	out.asked, out.lookups, out.ListedCoords = true, gr.found, gr.listedCoords
 	if r.Describe {
-		out.Described, out.ListedDescribed = gr.described(ctx), gr.spec
+		out.described, out.ListedDescribed = true, gr.spec
+		out.again = gr.describeElsewhere(ctx, out)
 	}
 	return out, nil
 }
@@ -108,10 +182,9 @@ type gatherRun struct {
 	// its order (written only by broker i's goroutine).
 	listedCoords [][]Coordinator
 
-	mu     sync.Mutex
-	found  [][]Coordinator        // FindCoordinator's answers, a list a request
-	err    error                  // the first FindCoordinator failure
-	coords map[string]Coordinator // found, keyed once every lookup is done
+	mu    sync.Mutex
+	found [][]Coordinator // FindCoordinator's answers, a list a request
+	err   error           // the first FindCoordinator failure
 }
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
@@ -236,45 +309,53 @@ func (gr *gatherRun) lookupListed(ctx context.Context, names []string) []Coordin
 	return out
 }
 
-// listedCoord is broker i's j-th listed group's coordinator, from the
-// aligned answers, else by name.
-func (gr *gatherRun) listedCoord(i, j int, group string) Coordinator {
-	if l := gr.listedCoords[i]; j < len(l) && l[j].Key == group {
-		return l[j]
+// describeElsewhere describes, on its coordinator, each listed group that
+// its coordinator did not describe when it listed it (a listing by a broker
+// that does not coordinate the group): the only descriptions the listings
+// did not already bring. Failed lookups are left to Described.
+func (gr *gatherRun) describeElsewhere(ctx context.Context, g *GatheredGroups) map[string]DescribedGroup {
+	// answered: described by its coordinator as it listed the group, or
+	// its lookup failed (Described says so).
+	answered := func(i, j int, lg ListedGroup, node int32) bool {
+		co := g.listedCoord(i, j, lg.Group)
+		return co.Err != "" || co.NodeID < 0 || (co.NodeID == node && gr.spec[i][j].Group != "")
 	}
-	return gr.coords[group]
-}
-
-// described keeps each listed group's description from its coordinator:
-// the one made on the listing broker when that is the coordinator, else
-// one asked of the coordinator now.
-func (gr *gatherRun) described(ctx context.Context) map[string]DescribedGroup {
-	n := 0
-	for _, l := range gr.listings {
-		n += len(l.Groups)
+	var elsewhere []string
+	for i, l := range g.Listings {
+		for j, lg := range l.Groups {
+			if !answered(i, j, lg, l.Broker.NodeID) {
+				elsewhere = append(elsewhere, lg.Group)
+			}
+		}
 	}
-	out := make(map[string]DescribedGroup, n)
-	var elsewhere []string // listed by a broker that is not the coordinator
-	for i, l := range gr.listings {
-		for j, g := range l.Groups {
-			co := gr.listedCoord(i, j, g.Group)
-			switch {
-			case co.Err != "" || co.NodeID < 0:
-				out[g.Group] = DescribedGroup{Group: g.Group, Coordinator: co.NodeID, Members: []Member{}, Code: co.Code, Err: "coordinator lookup: " + co.Err}
-			case co.NodeID == l.Broker.NodeID && gr.spec[i][j].Group != "":
-				out[g.Group] = gr.spec[i][j]
-			default:
-				elsewhere = append(elsewhere, g.Group)
+	if len(elsewhere) == 0 {
+		return nil
+	}
+	// A group two brokers list may be answered by the other listing.
+	want := make(map[string]bool, len(elsewhere))
+	for _, name := range elsewhere {
+		want[name] = true
+	}
+	for i, l := range g.Listings {
+		for j, lg := range l.Groups {
+			if want[lg.Group] {
+				if answered(i, j, lg, l.Broker.NodeID) {
+					delete(want, lg.Group)
+				}
 			}
 		}
 	}
 	var again []string
-	for _, g := range dedupe(elsewhere) {
-		if _, done := out[g]; !done {
-			again = append(again, g)
+	for _, name := range dedupe(elsewhere) {
+		if want[name] {
+			again = append(again, name)
 		}
 	}
-	for _, d := range gr.c.DescribeGroups(ctx, again, gr.coords) {
+	if len(again) == 0 {
+		return nil
+	}
+	out := make(map[string]DescribedGroup, len(again))
+	for _, d := range gr.c.DescribeGroups(ctx, again, g.Coords()) {
 		out[d.Group] = d
 	}
 	return out

@@ -47,24 +47,24 @@ func TestGatherGroupsOverlapsRounds(t *testing.T) {
 		if got := listed[g]; len(got) != 1 || got[0] != co {
 			t.Errorf("%s listed by %v, want its coordinator %d", g, got, co)
 		}
-		if c := gg.Coords[g]; c.NodeID != co || c.Err != "" {
+		if c := gg.Coords()[g]; c.NodeID != co || c.Err != "" {
 			t.Errorf("%s: coordinator %+v, want node %d", g, c, co)
 		}
-		d, ok := gg.Described[g]
+		d, ok := gg.Described()[g]
 		if !ok || d.Coordinator != co || d.Err != "" {
 			t.Errorf("%s: described %+v (present %v), want by node %d", g, d, ok, co)
 		}
 	}
-	if c, ok := gg.Coords["only-on-volume"]; !ok || c.NodeID != cl.CoordinatorFor("only-on-volume") {
+	if c, ok := gg.Coords()["only-on-volume"]; !ok || c.NodeID != cl.CoordinatorFor("only-on-volume") {
 		t.Errorf("an Extra group was not looked up: %+v", c)
 	}
-	if _, ok := gg.Described["only-on-volume"]; ok {
+	if _, ok := gg.Described()["only-on-volume"]; ok {
 		t.Error("an Extra group that no broker lists was described")
 	}
-	if d := gg.Described["live"]; d.State != "Stable" || len(d.Members) != 1 {
+	if d := gg.Described()["live"]; d.State != "Stable" || len(d.Members) != 1 {
 		t.Errorf("live: %+v", d)
 	}
-	if d := gg.Described["g00"]; d.State != "Empty" || len(d.Members) != 0 {
+	if d := gg.Described()["g00"]; d.State != "Empty" || len(d.Members) != 0 {
 		t.Errorf("g00: %+v", d)
 	}
 	if n := c.Counter.ByAPI("ListGroups"); n != 3 {
@@ -90,11 +90,11 @@ func TestGatherGroupsOverlapsRounds(t *testing.T) {
 				if co.Key != "" {
 					t.Errorf("g00 (asked with Extra) has a listing-ordered answer %+v", co)
 				}
-			case co != gg.Coords[g.Group]:
-				t.Errorf("%s: listing-ordered coordinator %+v, Coords %+v", g.Group, co, gg.Coords[g.Group])
+			case co != gg.Coords()[g.Group]:
+				t.Errorf("%s: listing-ordered coordinator %+v, Coords %+v", g.Group, co, gg.Coords()[g.Group])
 			}
-			if d.Group != g.Group || !reflect.DeepEqual(d, gg.Described[g.Group]) {
-				t.Errorf("%s: listing-ordered description %+v, Described %+v", g.Group, d, gg.Described[g.Group])
+			if d.Group != g.Group || !reflect.DeepEqual(d, gg.Described()[g.Group]) {
+				t.Errorf("%s: listing-ordered description %+v, Described %+v", g.Group, d, gg.Described()[g.Group])
 			}
 		}
 	}
@@ -145,12 +145,12 @@ func TestGatherGroupsStaleListingDescribedOnCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := gg.Described["g00"]; d.Coordinator != co || d.State != "Empty" || len(d.Members) != 0 {
+	if d := gg.Described()["g00"]; d.Coordinator != co || d.State != "Empty" || len(d.Members) != 0 {
 		t.Errorf("g00 (listed by its coordinator %d and stale on %d): %+v", co, stale, d)
 	}
 	// ghost is listed only by the stale broker: described on its
 	// coordinator afterwards, which knows no such group.
-	if d := gg.Described[ghost]; d.Coordinator != cl.CoordinatorFor(ghost) || len(d.Members) == 7 {
+	if d := gg.Described()[ghost]; d.Coordinator != cl.CoordinatorFor(ghost) || len(d.Members) == 7 {
 		t.Errorf("%s: %+v, want described by node %d", ghost, d, cl.CoordinatorFor(ghost))
 	}
 }
@@ -164,7 +164,7 @@ func TestGatherGroupsListOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gg.Coords != nil || gg.Described != nil {
+	if gg.Coords() != nil || gg.Described() != nil {
 		t.Errorf("rounds not asked for were made: %+v", gg)
 	}
 	if n := len(ListedBy(gg.Listings)); n != len(groups) {
@@ -215,8 +215,8 @@ func TestGatherGroupsNeverJoinedMatchesDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range c.DescribeGroups(ctx, groups, gg.Coords) {
-		got := gg.Described[d.Group]
+	for _, d := range c.DescribeGroups(ctx, groups, gg.Coords()) {
+		got := gg.Described()[d.Group]
 		if got.Group != d.Group || got.Coordinator != d.Coordinator || got.State != d.State || got.ProtocolType != d.ProtocolType ||
 			got.Protocol != d.Protocol || len(got.Members) != len(d.Members) || got.Err != d.Err {
 			t.Errorf("%s: gathered %+v, described %+v", d.Group, got, d)
@@ -235,5 +235,36 @@ func TestGatherGroupsNeverJoinedMatchesDescribe(t *testing.T) {
 		if got := neverJoined(c.g); got != c.want {
 			t.Errorf("neverJoined(%+v) = %v", c.g, got)
 		}
+	}
+}
+
+// A gathering whose lookups and descriptions all came with the listings
+// keys nothing until asked: a merge walking the listings never pays for
+// the maps, and the maps, once asked for, hold every answer.
+func TestGatherGroupsKeysAnswersOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 9)
+	liveMember(t, cl, "t")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	gg, err := c.GatherGroups(ctx, GroupRounds{Describe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gg.coords != nil || gg.desc != nil || gg.again != nil {
+		t.Fatalf("keyed before use: coords %d, described %d, described again %d", len(gg.coords), len(gg.desc), len(gg.again))
+	}
+	coords, desc := gg.Coords(), gg.Described()
+	for _, g := range append(groups, "live") {
+		if co := coords[g]; co.NodeID != cl.CoordinatorFor(g) {
+			t.Errorf("%s: coordinator %+v, want node %d", g, co, cl.CoordinatorFor(g))
+		}
+		if d, ok := desc[g]; !ok || d.Group != g || d.Coordinator != cl.CoordinatorFor(g) {
+			t.Errorf("%s: described %+v", g, d)
+		}
+	}
+	if d := desc["live"]; d.State != "Stable" || len(d.Members) != 1 {
+		t.Errorf("live: %+v", d)
 	}
 }
