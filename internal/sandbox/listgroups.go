@@ -42,6 +42,22 @@ type listCall struct {
 	done chan struct{}
 	resp *kmsg.ListGroupsResponse // nil when err is set
 	err  error
+
+	// owners[i] is the broker coordinating resp.Groups[i], routed once
+	// for every broker's answer (ownersOnce).
+	ownersOnce sync.Once
+	owners     []string
+}
+
+// ownersBy routes every listed group once, by rs.
+func (c *listCall) ownersBy(rs *routeState) []string {
+	c.ownersOnce.Do(func() {
+		c.owners = make([]string, len(c.resp.Groups))
+		for i, g := range c.resp.Groups {
+			c.owners[i] = rs.group(g.Group)
+		}
+	})
+	return c.owners
 }
 
 // join returns the listing a request arriving now is answered from: one
@@ -91,8 +107,18 @@ func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsRespons
 	}
 	r := resp.(*kmsg.ListGroupsResponse)
 	// kaas's Go broker answers sorted by group id (coordinator.go,
-	// ListGroups); each broker's share keeps this order.
-	slices.SortFunc(r.Groups, func(a, b kmsg.ListGroupsResponseGroup) int { return strings.Compare(a.Group, b.Group) })
+	// ListGroups); each broker's share keeps this order. The positions
+	// are sorted, then the groups moved once (a group is five fields).
+	order := make([]int32, len(r.Groups))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.Groups[a].Group, r.Groups[b].Group) })
+	sorted := make([]kmsg.ListGroupsResponseGroup, len(r.Groups))
+	for i, j := range order {
+		sorted[i] = r.Groups[j]
+	}
+	r.Groups = sorted
 	return r, nil
 }
 
@@ -113,25 +139,26 @@ func (s *Sandbox) listGroups(b *broker, f *frame) *item {
 		if call.err != nil {
 			return nil // as when the relay to kfake fails: the connection closes
 		}
-		return f.encodeResponse(s.brokerListing(b, lreq, call.resp))
+		return f.encodeResponse(s.brokerListing(b, lreq, call))
 	}}
 }
 
 // brokerListing is b's answer to lreq from kfake's listing: the groups b
 // coordinates and has loaded, filtered by the request's states and types
 // as kfake filters them, plus the stale listings the sandbox keeps.
-func (s *Sandbox) brokerListing(b *broker, lreq *kmsg.ListGroupsRequest, all *kmsg.ListGroupsResponse) *kmsg.ListGroupsResponse {
+func (s *Sandbox) brokerListing(b *broker, lreq *kmsg.ListGroupsRequest, call *listCall) *kmsg.ListGroupsResponse {
+	all := call.resp
 	r := lreq.ResponseKind().(*kmsg.ListGroupsResponse)
 	r.ThrottleMillis, r.ErrorCode = all.ThrottleMillis, all.ErrorCode
-	rs := s.route.Load()
-	for _, g := range all.Groups {
+	owners := call.ownersBy(s.route.Load())
+	for i, g := range all.Groups {
 		if len(lreq.StatesFilter) > 0 && !slices.Contains(lreq.StatesFilter, g.GroupState) {
 			continue
 		}
 		if len(lreq.TypesFilter) > 0 && !slices.Contains(lreq.TypesFilter, g.GroupType) {
 			continue
 		}
-		if rs.group(g.Group) == b.id && !s.unloaded.has(g.Group) {
+		if owners[i] == b.id && !s.unloaded.has(g.Group) {
 			r.Groups = append(r.Groups, g)
 		}
 	}
