@@ -233,15 +233,16 @@ func (s *Sandbox) topicPartitions(ctx context.Context) (map[tp]int, error) {
 // kaas) whose coordinator is alive — a stopped broker's groups vanish from
 // the set at once, as kaas drops a disconnected broker's report.
 func (s *Sandbox) activeGroups(ctx context.Context, alive []string) ([]string, error) {
-	lg, err := s.adm.ListGroups(ctx)
+	lg, err := s.listKfake(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s.setKfakeGroups(lg)
 	rs := s.route.Load()
 	var out []string
-	for g, d := range lg {
-		if d.State == "Dead" {
+	for _, d := range lg.Groups {
+		g := d.Group
+		if d.GroupState == "Dead" {
 			continue
 		}
 		if rs == nil || !slices.Contains(alive, rs.group(g)) || s.unloaded.has(g) {

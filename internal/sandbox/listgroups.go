@@ -44,20 +44,23 @@ type listCall struct {
 	err  error
 
 	// owners[i] is the broker coordinating resp.Groups[i], routed once
-	// for every broker's answer (ownersOnce).
+	// for every broker's answer (ownersOnce); counts is how many each has.
 	ownersOnce sync.Once
 	owners     []string
+	counts     map[string]int
 }
 
 // ownersBy routes every listed group once, by rs.
-func (c *listCall) ownersBy(rs *routeState) []string {
+func (c *listCall) ownersBy(rs *routeState) ([]string, map[string]int) {
 	c.ownersOnce.Do(func() {
 		c.owners = make([]string, len(c.resp.Groups))
+		c.counts = map[string]int{}
 		for i, g := range c.resp.Groups {
 			c.owners[i] = rs.group(g.Group)
+			c.counts[c.owners[i]]++
 		}
 	})
-	return c.owners
+	return c.owners, c.counts
 }
 
 // join returns the listing a request arriving now is answered from: one
@@ -107,16 +110,21 @@ func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsRespons
 	}
 	r := resp.(*kmsg.ListGroupsResponse)
 	// kaas's Go broker answers sorted by group id (coordinator.go,
-	// ListGroups); each broker's share keeps this order. The positions
-	// are sorted, then the groups moved once (a group is five fields).
-	order := make([]int32, len(r.Groups))
-	for i := range order {
-		order[i] = int32(i)
+	// ListGroups); each broker's share keeps this order. The names are
+	// sorted with their positions beside them (a group is five fields),
+	// then the groups moved once.
+	type keyed struct {
+		name string
+		at   int
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(r.Groups[a].Group, r.Groups[b].Group) })
+	order := make([]keyed, len(r.Groups))
+	for i := range r.Groups {
+		order[i] = keyed{r.Groups[i].Group, i}
+	}
+	slices.SortFunc(order, func(a, b keyed) int { return strings.Compare(a.name, b.name) })
 	sorted := make([]kmsg.ListGroupsResponseGroup, len(r.Groups))
-	for i, j := range order {
-		sorted[i] = r.Groups[j]
+	for i, k := range order {
+		sorted[i] = r.Groups[k.at]
 	}
 	r.Groups = sorted
 	return r, nil
@@ -150,16 +158,22 @@ func (s *Sandbox) brokerListing(b *broker, lreq *kmsg.ListGroupsRequest, call *l
 	all := call.resp
 	r := lreq.ResponseKind().(*kmsg.ListGroupsResponse)
 	r.ThrottleMillis, r.ErrorCode = all.ThrottleMillis, all.ErrorCode
-	owners := call.ownersBy(s.route.Load())
-	for i, g := range all.Groups {
+	owners, counts := call.ownersBy(s.route.Load())
+	r.Groups = make([]kmsg.ListGroupsResponseGroup, 0, counts[b.id])
+	checkUnloaded := !s.unloaded.empty()
+	for i := range all.Groups {
+		g := &all.Groups[i]
+		if owners[i] != b.id {
+			continue
+		}
 		if len(lreq.StatesFilter) > 0 && !slices.Contains(lreq.StatesFilter, g.GroupState) {
 			continue
 		}
 		if len(lreq.TypesFilter) > 0 && !slices.Contains(lreq.TypesFilter, g.GroupType) {
 			continue
 		}
-		if owners[i] == b.id && !s.unloaded.has(g.Group) {
-			r.Groups = append(r.Groups, g)
+		if !checkUnloaded || !s.unloaded.has(g.Group) {
+			r.Groups = append(r.Groups, *g)
 		}
 	}
 	s.addStaleListings(b, lreq, r) // stale.go (off by default)

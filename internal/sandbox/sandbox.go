@@ -78,6 +78,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -718,13 +719,13 @@ func (s *Sandbox) Status() Status {
 }
 
 // setKfakeGroups records the groups kfake holds (from a ListGroups).
-func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
-	m := make(map[string]struct{}, len(lg))
-	states := make(map[string]string, len(lg))
-	for g, d := range lg {
-		if d.State != "Dead" {
-			m[g] = struct{}{}
-			states[g] = d.State
+func (s *Sandbox) setKfakeGroups(lg *kmsg.ListGroupsResponse) {
+	m := make(map[string]struct{}, len(lg.Groups))
+	states := make(map[string]string, len(lg.Groups))
+	for _, g := range lg.Groups {
+		if g.GroupState != "Dead" {
+			m[g.Group] = struct{}{}
+			states[g.Group] = g.GroupState
 		}
 	}
 	s.groupsMu.Lock()
@@ -734,11 +735,23 @@ func (s *Sandbox) setKfakeGroups(lg kadm.ListedGroups) {
 	s.groupsMu.Unlock()
 }
 
+// listKfake is a kfake listing begun after the call, shared with the
+// brokers' ListGroups in flight (listgroups.go).
+func (s *Sandbox) listKfake(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
+	c := s.lister.join()
+	select {
+	case <-c.done:
+		return c.resp, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // refreshGroups asks kfake which groups exist now.
 func (s *Sandbox) refreshGroups() {
 	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Second)
 	defer cancel()
-	if lg, err := s.adm.ListGroups(ctx); err == nil {
+	if lg, err := s.listKfake(ctx); err == nil {
 		s.setKfakeGroups(lg)
 	}
 }

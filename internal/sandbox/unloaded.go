@@ -15,6 +15,14 @@ type unloadedSet struct {
 	m  map[string]bool
 }
 
+// empty reports whether no group is unloaded (most of the time: a listing
+// then skips the check per group).
+func (u *unloadedSet) empty() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.m) == 0
+}
+
 func (u *unloadedSet) has(g string) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
