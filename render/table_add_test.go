@@ -1,6 +1,7 @@
 package render
 
 import (
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -37,5 +38,25 @@ func TestTableAddRowsStayApart(t *testing.T) {
 	}
 	if len(tb.Rows) != n {
 		t.Fatalf("%d rows, want %d", len(tb.Rows), n)
+	}
+}
+
+// A small table allocates for its own rows, not for a block of
+// tableBlock: describe --all makes two small tables per group, and 256-row
+// blocks for each cost a 10,000-group describe twice its CPU.
+func TestTableAddSmallTableAllocatesLittle(t *testing.T) {
+	// Not parallel: the bytes are read from the runtime's totals.
+	const runs = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		tb := NewTable("A", "B", "C", "D", "E", "F", "G", "H")
+		for range 3 {
+			tb.Add("a", "b", "c", "d", "e", "f", "g", "h")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := (after.TotalAlloc - before.TotalAlloc) / runs; got > 2048 {
+		t.Errorf("a 3-row, 8-column table allocates %d bytes, want at most 2048", got)
 	}
 }
