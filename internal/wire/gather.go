@@ -124,9 +124,10 @@ func lookupFailed(group string, co Coordinator) DescribedGroup {
 
 // GatherGroups lists the groups of every broker and makes the rounds r
 // asks for. The rounds overlap: each broker's groups are looked up as soon
-// as it has listed them, and described at once on the broker that listed
-// them (on kaas a broker lists the groups it coordinates), while the Extra
-// lookups run beside the listings. A description is kept only from the
+// as it has listed them (on the next broker in metadata order, see list),
+// and described at once on the broker that listed them (on kaas a broker
+// lists the groups it coordinates), while the Extra lookups run beside the
+// listings (on the seeds). A description is kept only from the
 // broker FindCoordinator names; a listed group whose coordinator did not
 // list it is described on its coordinator afterwards. It fails only when
 // the broker list, or a FindCoordinator request, fails.
@@ -145,10 +146,10 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	}
 	c.forEach(jobs, func(i int) {
 		if i == len(brokers) {
-			gr.lookup(ctx, dedupe(r.Extra))
+			gr.lookup(ctx, dedupe(r.Extra), -1)
 			return
 		}
-		gr.list(ctx, i, brokers[i])
+		gr.list(ctx, i, brokers[i], brokers[(i+1)%len(brokers)].NodeID)
 	})
 	if gr.err != nil {
 		return nil, gr.err
@@ -199,8 +200,12 @@ func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
 }
 
 // list asks broker i for its groups, then (as asked) looks them up and
-// describes them on it, both at once.
-func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
+// describes them on it, both at once. The lookups go to the next broker,
+// ask (the seeds if it does not answer): never to the broker that listed
+// the groups, whose view of the assignment could be the stale one that
+// made it list them, and spread over the cluster, which answers them in
+// parallel (a broker answers one connection's requests one at a time).
+func (gr *gatherRun) list(ctx context.Context, i int, b Broker, ask int32) {
 	gr.listings[i] = gr.c.listGroups(ctx, b)
 	if !gr.r.Coordinators || len(gr.listings[i].Groups) == 0 {
 		return
@@ -210,14 +215,14 @@ func (gr *gatherRun) list(ctx context.Context, i int, b Broker) {
 		names[j] = g.Group
 	}
 	if !gr.r.Describe {
-		gr.listedCoords[i] = gr.lookupListed(ctx, names)
+		gr.listedCoords[i] = gr.lookupListed(ctx, names, ask)
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		gr.listedCoords[i] = gr.lookupListed(ctx, names)
+		gr.listedCoords[i] = gr.lookupListed(ctx, names, ask)
 	}()
 	gr.spec[i] = gr.c.describeListed(ctx, b.NodeID, gr.listings[i].Groups)
 	wg.Wait()
@@ -257,10 +262,11 @@ func (c *Client) describeListed(ctx context.Context, node int32, listed []Listed
 	return out
 }
 
-// lookup asks FindCoordinator for keys, in chunks of FindChunk, and
+// lookup asks FindCoordinator for keys, in chunks of FindChunk, of node
+// (the seeds when it does not answer, or when node is negative), and
 // returns the answers in request order (nil when a request failed).
-func (gr *gatherRun) lookup(ctx context.Context, keys []string) [][]Coordinator {
-	lists, err := gr.c.findManyLists(ctx, keys, false)
+func (gr *gatherRun) lookup(ctx context.Context, keys []string, node int32) [][]Coordinator {
+	lists, err := gr.c.findManyListsOn(ctx, keys, false, node)
 	gr.mu.Lock()
 	defer gr.mu.Unlock()
 	if err != nil {
@@ -273,12 +279,12 @@ func (gr *gatherRun) lookup(ctx context.Context, keys []string) [][]Coordinator 
 	return lists
 }
 
-// lookupListed looks up a broker's listed groups but those asked with
+// lookupListed looks up, on broker ask, a broker's listed groups but those asked with
 // Extra, and returns the answers aligned with names (Key "" where a name
 // was asked with Extra, or an answer did not come back in request order).
 // A group two brokers list is asked twice (rare: a stale listing); both
 // answers are the same question's.
-func (gr *gatherRun) lookupListed(ctx context.Context, names []string) []Coordinator {
+func (gr *gatherRun) lookupListed(ctx context.Context, names []string, ask int32) []Coordinator {
 	todo := names
 	if gr.extra != nil {
 		todo = make([]string, 0, len(names))
@@ -288,7 +294,7 @@ func (gr *gatherRun) lookupListed(ctx context.Context, names []string) []Coordin
 			}
 		}
 	}
-	lists := gr.lookup(ctx, todo)
+	lists := gr.lookup(ctx, todo, ask)
 	if lists == nil {
 		return nil
 	}
@@ -374,6 +380,11 @@ func (c *Client) FindManyCoordinators(ctx context.Context, keys []string, txn bo
 
 // findManyLists is FindManyCoordinators' answers, one list a request.
 func (c *Client) findManyLists(ctx context.Context, keys []string, txn bool) ([][]Coordinator, error) {
+	return c.findManyListsOn(ctx, keys, txn, -1)
+}
+
+// findManyListsOn is findManyLists asking node first (findCoordinatorListOn).
+func (c *Client) findManyListsOn(ctx context.Context, keys []string, txn bool, node int32) ([][]Coordinator, error) {
 	var chunks [][]string
 	for len(keys) > 0 {
 		n := min(FindChunk, len(keys))
@@ -383,10 +394,10 @@ func (c *Client) findManyLists(ctx context.Context, keys []string, txn bool) ([]
 	out := make([][]Coordinator, len(chunks))
 	errs := make([]error, len(chunks))
 	if len(chunks) == 1 {
-		out[0], errs[0] = c.findCoordinatorList(ctx, chunks[0], txn)
+		out[0], errs[0] = c.findCoordinatorListOn(ctx, chunks[0], txn, node)
 	} else {
 		c.forEach(len(chunks), func(i int) {
-			out[i], errs[i] = c.findCoordinatorList(ctx, chunks[i], txn)
+			out[i], errs[i] = c.findCoordinatorListOn(ctx, chunks[i], txn, node)
 		})
 	}
 	for _, err := range errs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -266,5 +267,56 @@ func TestGatherGroupsKeysAnswersOnlyWhenAsked(t *testing.T) {
 	}
 	if d := desc["live"]; d.State != "Stable" || len(d.Members) != 1 {
 		t.Errorf("live: %+v", d)
+	}
+}
+
+// A broker's listed groups are looked up on the next broker, never on the
+// one that listed them: every key is asked of a node other than its
+// listing's, and the lookups spread over the brokers.
+func TestGatherGroupsLooksUpOnTheNextBroker(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 24)
+	var mu sync.Mutex
+	askedOn := map[string][]int32{} // key → nodes FindCoordinator was asked on
+	cl.ControlKey(int16(kmsg.FindCoordinator), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		node := cl.CurrentNode()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, k := range req.(*kmsg.FindCoordinatorRequest).CoordinatorKeys {
+			askedOn[k] = append(askedOn[k], node)
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	gg, err := c.GatherGroups(ctx, GroupRounds{Coordinators: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	nodes := map[int32]bool{}
+	for _, l := range gg.Listings {
+		for _, g := range l.Groups {
+			on := askedOn[g.Group]
+			if len(on) != 1 {
+				t.Errorf("%s (listed by %d) asked on %v, want once", g.Group, l.Broker.NodeID, on)
+				continue
+			}
+			if on[0] == l.Broker.NodeID {
+				t.Errorf("%s looked up on the broker that listed it (%d)", g.Group, on[0])
+			}
+			nodes[on[0]] = true
+		}
+	}
+	if len(nodes) < 2 {
+		t.Errorf("lookups of %d groups all went to %v", len(groups), nodes)
+	}
+	for _, g := range groups {
+		if co := gg.Coords()[g]; co.NodeID != cl.CoordinatorFor(g) {
+			t.Errorf("%s: coordinator %+v, want %d", g, co, cl.CoordinatorFor(g))
+		}
 	}
 }

@@ -284,6 +284,12 @@ func (c *Client) FindCoordinators(ctx context.Context, keys []string, txn bool) 
 // last answer for a key wins), a key the broker left out answered with an
 // error.
 func (c *Client) findCoordinatorList(ctx context.Context, keys []string, txn bool) ([]Coordinator, error) {
+	return c.findCoordinatorListOn(ctx, keys, txn, -1)
+}
+
+// findCoordinatorListOn is findCoordinatorList asking node first (the
+// seeds when it does not answer; the seeds only when node is negative).
+func (c *Client) findCoordinatorListOn(ctx context.Context, keys []string, txn bool, node int32) ([]Coordinator, error) {
 	keys = dedupe(keys)
 	if len(keys) == 0 {
 		return nil, nil
@@ -296,6 +302,11 @@ func (c *Client) findCoordinatorList(ctx context.Context, keys []string, txn boo
 		req.CoordinatorKeys = keys
 		if len(keys) == 1 {
 			req.CoordinatorKey = keys[0]
+		}
+		if node >= 0 {
+			if kresp, err := c.request(ctx, node, req); err == nil {
+				return kresp.(*kmsg.FindCoordinatorResponse), nil
+			}
 		}
 		kresp, err := c.anyRequest(ctx, req)
 		if err != nil {
