@@ -2,9 +2,11 @@ package inspect
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -142,24 +144,30 @@ type LiveAnswers struct {
 	liveNames []string // LiveGroupNames, computed once
 	// gathered supplies Coords and Described when they are nil (NewLiveAnswers):
 	// keyed only if a lookup by name needs them.
-	gathered *wire.GatheredGroups
+	gathered   *wire.GatheredGroups
+	coordsOnce sync.Once
+	descOnce   sync.Once
 }
 
 // CoordMap is Coords, or the gathering's answers keyed by group on first
-// use.
+// use (safe from several goroutines: MergeLive's workers).
 func (la *LiveAnswers) CoordMap() map[string]wire.Coordinator {
-	if la.Coords == nil && la.gathered != nil {
-		la.Coords = la.gathered.Coords()
-	}
+	la.coordsOnce.Do(func() {
+		if la.Coords == nil && la.gathered != nil {
+			la.Coords = la.gathered.Coords()
+		}
+	})
 	return la.Coords
 }
 
 // DescribedMap is Described, or the gathering's descriptions keyed by group
-// on first use.
+// on first use (safe from several goroutines, as CoordMap).
 func (la *LiveAnswers) DescribedMap() map[string]wire.DescribedGroup {
-	if la.Described == nil && la.gathered != nil {
-		la.Described = la.gathered.Described()
-	}
+	la.descOnce.Do(func() {
+		if la.Described == nil && la.gathered != nil {
+			la.Described = la.gathered.Described()
+		}
+	})
 	return la.Described
 }
 
@@ -217,92 +225,124 @@ func mergeListed(out []string, ls []wire.BrokerGroups) []string {
 // are modified in place; groups only the brokers know must already have a
 // row (GroupsInput.Extra).
 func MergeLive(rows []GroupRow, la *LiveAnswers) {
+	mergeLiveOn(rows, la, min(runtime.GOMAXPROCS(0), len(rows)/mergeChunk))
+}
+
+// mergeLiveOn is MergeLive on workers goroutines (one when workers <= 1).
+func mergeLiveOn(rows []GroupRow, la *LiveAnswers, workers int) {
 	names := la.Names
 	if names == nil {
 		names = NewNodeNamer(nil)
 	}
-	name := names.memo()
 	listed, total := listedBy(rows, la.Listings)
-	// One allocation each for every row's live view and ListedBy (a row's
-	// slice is capped at its length, so an append elsewhere copies).
+	// One allocation each for every row's live view and ListedBy: row i's
+	// names are listedNames[at[i]:at[i+1]] (capped, so an append elsewhere
+	// copies), so rows can be merged in any order, and on every core.
 	lives := make([]GroupLive, len(rows))
-	listedNames := make([]string, 0, total)
+	listedNames := make([]string, total)
+	at := make([]int, len(rows)+1)
 	for i := range rows {
-		r := &rows[i]
-		ls := listed[i]
-		lv := &lives[i]
-		lv.StaleOn = []string{}
-		r.Live = lv
-		if len(ls) > 0 {
-			if len(r.Sources) == 0 {
-				r.Sources = liveOnlySources[:1:1]
-			} else {
-				addOnce(&r.Sources, SourceLive)
-			}
-		}
-		co, hasCo := la.coordOf(r.Group, ls)
-		coordNode := int32(-1)
-		switch {
-		case !hasCo:
-			lv.WireError = "not looked up"
-		case co.Err != "":
-			lv.WireError = "FindCoordinator: " + co.Err
-		default:
-			coordNode = co.NodeID
-			lv.WireCoordinator = name(co.NodeID)
-		}
-		// Which broker should hold the group: the wire's answer, else the
-		// volume's.
-		owner := coordNode
-		if owner < 0 && r.Coordinator != "" {
-			if o, ok := BrokerOrdinal(r.Coordinator); ok {
-				owner = o
-			}
-		}
-		ownerLists := false
-		start := len(listedNames)
-		for _, l := range ls {
-			listedNames = append(listedNames, name(l.node))
-			if l.node == owner {
-				ownerLists = true
-				lv.State, lv.ProtocolType = l.group.State, l.group.ProtocolType
-			} else if owner >= 0 {
-				lv.StaleOn = append(lv.StaleOn, name(l.node))
-			}
-		}
-		lv.ListedBy = listedNames[start:len(listedNames):len(listedNames)]
-		if d, ok := la.describedOf(r.Group, ls, co, hasCo); ok && ownerLists {
-			if d.Err != "" {
-				lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
-			} else {
-				if d.State != "" {
-					lv.State = d.State
-				}
-				if d.ProtocolType != "" {
-					lv.ProtocolType = d.ProtocolType
-				}
-				lv.Protocol = d.Protocol
-				lv.Members = len(d.Members)
-			}
-		}
-		if !ownerLists && owner < 0 && len(ls) > 0 {
-			// Nobody coordinates it per either source: show what was listed.
-			lv.State, lv.ProtocolType = ls[0].group.State, ls[0].group.ProtocolType
-		}
-		if len(lv.StaleOn) > 0 {
-			addOnce(&r.Issues, IssueStaleOnNonCoord)
-		}
-		onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
-		if onVolume && !ownerLists {
-			addOnce(&r.Issues, IssueFileOnly)
-		}
-		if la.HasAssignment && hasCo {
-			if WireDisagrees(r.Coordinator, co) {
-				addOnce(&r.Issues, IssueWireMismatch)
-			}
-		}
-		sortIssues(r.Issues)
+		at[i+1] = at[i] + len(listed[i])
 	}
+	merge := func(lo, hi int) {
+		name := names.memo() // one a worker
+		for i := lo; i < hi; i++ {
+			mergeRow(&rows[i], &lives[i], listed[i], listedNames[at[i]:at[i+1]:at[i+1]], la, name)
+		}
+	}
+	if workers <= 1 {
+		merge(0, len(rows))
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(rows) + workers - 1) / workers
+	for lo := 0; lo < len(rows); lo += per {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			merge(lo, min(lo+per, len(rows)))
+		}()
+	}
+	wg.Wait()
+}
+
+// mergeChunk is the fewest rows a merge worker takes: below two of them
+// the merge runs on one core.
+const mergeChunk = 4096
+
+// mergeRow fills one row's live view lv from its listings ls; lb receives
+// the names of the brokers listing it.
+func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAnswers, name func(int32) string) {
+	lv.StaleOn = []string{}
+	r.Live = lv
+	if len(ls) > 0 {
+		if len(r.Sources) == 0 {
+			r.Sources = liveOnlySources[:1:1]
+		} else {
+			addOnce(&r.Sources, SourceLive)
+		}
+	}
+	co, hasCo := la.coordOf(r.Group, ls)
+	coordNode := int32(-1)
+	switch {
+	case !hasCo:
+		lv.WireError = "not looked up"
+	case co.Err != "":
+		lv.WireError = "FindCoordinator: " + co.Err
+	default:
+		coordNode = co.NodeID
+		lv.WireCoordinator = name(co.NodeID)
+	}
+	// Which broker should hold the group: the wire's answer, else the
+	// volume's.
+	owner := coordNode
+	if owner < 0 && r.Coordinator != "" {
+		if o, ok := BrokerOrdinal(r.Coordinator); ok {
+			owner = o
+		}
+	}
+	ownerLists := false
+	for k, l := range ls {
+		lb[k] = name(l.node)
+		if l.node == owner {
+			ownerLists = true
+			lv.State, lv.ProtocolType = l.group.State, l.group.ProtocolType
+		} else if owner >= 0 {
+			lv.StaleOn = append(lv.StaleOn, name(l.node))
+		}
+	}
+	lv.ListedBy = lb
+	if d, ok := la.describedOf(r.Group, ls, co, hasCo); ok && ownerLists {
+		if d.Err != "" {
+			lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
+		} else {
+			if d.State != "" {
+				lv.State = d.State
+			}
+			if d.ProtocolType != "" {
+				lv.ProtocolType = d.ProtocolType
+			}
+			lv.Protocol = d.Protocol
+			lv.Members = len(d.Members)
+		}
+	}
+	if !ownerLists && owner < 0 && len(ls) > 0 {
+		// Nobody coordinates it per either source: show what was listed.
+		lv.State, lv.ProtocolType = ls[0].group.State, ls[0].group.ProtocolType
+	}
+	if len(lv.StaleOn) > 0 {
+		addOnce(&r.Issues, IssueStaleOnNonCoord)
+	}
+	onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
+	if onVolume && !ownerLists {
+		addOnce(&r.Issues, IssueFileOnly)
+	}
+	if la.HasAssignment && hasCo {
+		if WireDisagrees(r.Coordinator, co) {
+			addOnce(&r.Issues, IssueWireMismatch)
+		}
+	}
+	sortIssues(r.Issues)
 }
 
 // listing is one broker's listing of a group: Listings[i].Groups[j].

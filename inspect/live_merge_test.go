@@ -2,7 +2,9 @@ package inspect
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -97,5 +99,49 @@ func TestLiveGroupNamesMergeIsSortedUnion(t *testing.T) {
 	ls[0].Groups[0], ls[0].Groups[3] = ls[0].Groups[3], ls[0].Groups[0] // unsorted: the sort path
 	if got := (&LiveAnswers{Listings: ls}).LiveGroupNames(); !slices.Equal(got, want) {
 		t.Errorf("sorted: %q, want %q", got, want)
+	}
+}
+
+// The merge on several workers gives the rows the merge on one gives:
+// stale listings, failed lookups and answers found only by name included.
+func TestMergeLiveWorkersAgree(t *testing.T) {
+	t.Parallel()
+	build := func() ([]GroupRow, *LiveAnswers) {
+		la := liveAnswers(3000)
+		// A stale listing: broker 0 also lists every seventh group of
+		// broker 1 (no aligned answer: looked up by name).
+		for j, g := range la.Listings[1].Groups {
+			if j%7 == 0 {
+				la.Listings[0].Groups = append(la.Listings[0].Groups, g)
+			}
+		}
+		slices.SortFunc(la.Listings[0].Groups, func(a, b wire.ListedGroup) int { return strings.Compare(a.Group, b.Group) })
+		la.ListedCoords[0], la.ListedDescribed[0] = nil, nil
+		for k, g := range la.Listings[2].Groups {
+			if k%11 == 0 { // a failed lookup
+				co := wire.Coordinator{Key: g.Group, NodeID: -1, Err: "COORDINATOR_NOT_AVAILABLE", Code: 15}
+				la.Coords[g.Group], la.ListedCoords[2][k] = co, co
+			}
+		}
+		return BrokersOnlyRows(la.LiveGroupNames()), la
+	}
+	one, la1 := build()
+	mergeLiveOn(one, la1, 1)
+	many, la4 := build()
+	mergeLiveOn(many, la4, 4)
+	if len(one) != 3000 {
+		t.Fatalf("%d rows", len(one))
+	}
+	stale := 0
+	for i := range one {
+		if !reflect.DeepEqual(one[i], many[i]) {
+			t.Fatalf("row %d: one worker %+v %+v, four %+v %+v", i, one[i], *one[i].Live, many[i], *many[i].Live)
+		}
+		if one[i].HasIssue(IssueStaleOnNonCoord) {
+			stale++
+		}
+	}
+	if stale == 0 {
+		t.Error("no stale listing merged: the fixture lost them")
 	}
 }
