@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,13 +292,11 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	for j, i := range keep {
 		_, widths[j] = plainCell(t.Columns[i].Header)
 	}
-	for _, row := range t.Rows {
-		for j, i := range keep[:len(keep)-1] {
-			if _, n := plainCell(row[i]); n > widths[j] {
-				widths[j] = n
-			}
-		}
+	workers := min(runtime.GOMAXPROCS(0), len(t.Rows)/alignedChunk)
+	if workers > 1 {
+		return writeAlignedOn(w, t, keep, widths, workers)
 	}
+	columnWidths(t.Rows, keep, widths)
 	bw, own := w.(*bufio.Writer)
 	if !own {
 		// Pooled: describe --all writes two small tables per group, and a
@@ -305,20 +305,12 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 		bw.Reset(w)
 		defer func() { bw.Reset(nil); alignedWriters.Put(bw) }()
 	}
-	writeRow := func(cell func(i int) string) {
-		last := len(keep) - 1
-		for j, i := range keep {
-			c, n := plainCell(cell(i))
-			bw.WriteString(c)
-			if j < last {
-				writeSpaces(bw, widths[j]-n+2)
-			}
-		}
-		bw.WriteByte('\n')
-	}
-	writeRow(func(i int) string { return t.Columns[i].Header })
+	var line []byte
+	line = appendAlignedRow(line[:0], func(i int) string { return t.Columns[i].Header }, keep, widths)
+	bw.Write(line)
 	for _, row := range t.Rows {
-		writeRow(func(i int) string { return row[i] })
+		line = appendAlignedRow(line[:0], func(i int) string { return row[i] }, keep, widths)
+		bw.Write(line)
 	}
 	if own {
 		return nil
@@ -326,17 +318,98 @@ func writeAligned(w io.Writer, t *TableData, wide bool) error {
 	return bw.Flush()
 }
 
+// alignedChunk is the fewest rows an aligned-table worker takes: a table
+// of fewer than two chunks is written on one core.
+const alignedChunk = 4096
+
+// columnWidths widens widths (of the kept columns but the last, which is
+// not padded) to every row's cells.
+func columnWidths(rows [][]string, keep, widths []int) {
+	for _, row := range rows {
+		for j, i := range keep[:len(keep)-1] {
+			if _, n := plainCell(row[i]); n > widths[j] {
+				widths[j] = n
+			}
+		}
+	}
+}
+
+// appendAlignedRow appends one line: each kept cell as plainCell shows it,
+// padded to its column's width and two spaces, but the last.
+func appendAlignedRow(b []byte, cell func(i int) string, keep, widths []int) []byte {
+	last := len(keep) - 1
+	for j, i := range keep {
+		c, n := plainCell(cell(i))
+		b = append(b, c...)
+		if j < last {
+			b = appendSpaces(b, widths[j]-n+2)
+		}
+	}
+	return append(b, '\n')
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	return append(b, spaces[:n]...)
+}
+
+// writeAlignedOn is writeAligned for a large table on workers goroutines:
+// the widths are measured over chunks at once, then the lines are made a
+// batch of chunks at a time, each chunk into its own buffer, and written
+// in order: the same bytes as on one core, with at most a batch in memory.
+func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) error {
+	per := (len(t.Rows) + workers - 1) / workers
+	local := make([][]int, workers)
+	parallel(workers, func(k int) {
+		local[k] = slices.Clone(widths)
+		columnWidths(t.Rows[min(k*per, len(t.Rows)):min((k+1)*per, len(t.Rows))], keep, local[k])
+	})
+	for _, l := range local {
+		for j := range widths {
+			widths[j] = max(widths[j], l[j])
+		}
+	}
+	bufs := make([][]byte, workers)
+	bufs[0] = appendAlignedRow(nil, func(i int) string { return t.Columns[i].Header }, keep, widths)
+	if _, err := w.Write(bufs[0]); err != nil {
+		return err
+	}
+	for lo := 0; lo < len(t.Rows); lo += workers * alignedChunk {
+		parallel(workers, func(k int) {
+			b := bufs[k][:0]
+			for _, row := range t.Rows[min(lo+k*alignedChunk, len(t.Rows)):min(lo+(k+1)*alignedChunk, len(t.Rows))] {
+				b = appendAlignedRow(b, func(i int) string { return row[i] }, keep, widths)
+			}
+			bufs[k] = b
+		})
+		for _, b := range bufs {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parallel runs fn(0..n-1) at once and waits for all.
+func parallel(n int, fn func(k int)) {
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(k)
+		}()
+	}
+	wg.Wait()
+}
+
 var alignedWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
 const spaces = "                                                                "
-
-func writeSpaces(bw *bufio.Writer, n int) {
-	for n > len(spaces) {
-		bw.WriteString(spaces)
-		n -= len(spaces)
-	}
-	bw.WriteString(spaces[:n])
-}
 
 // WriteJSON writes v as JSON without HTML escaping; nil slices become [];
 // a string that is not valid UTF-8 gets a base64 sibling (Base64Suffix).

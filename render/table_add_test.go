@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +60,60 @@ func TestTableAddSmallTableAllocatesLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if got := (after.TotalAlloc - before.TotalAlloc) / runs; got > 2048 {
 		t.Errorf("a 3-row, 8-column table allocates %d bytes, want at most 2048", got)
+	}
+}
+
+// A large table is written on several cores with the bytes one core
+// writes: widths over every row, cells cleaned, the last column unpadded,
+// wide-only columns shown or not.
+func TestWriteAlignedParallelIsSequential(t *testing.T) {
+	t.Parallel()
+	tb := NewTable("GROUP", "STATE", "NOTE", "EXTRA+")
+	n := 5*alignedChunk + 17
+	for i := range n {
+		note := ""
+		switch i % 5 {
+		case 1:
+			note = "ünïcode ✓"
+		case 2:
+			note = "tab\there"
+		case 3:
+			note = strings.Repeat("w", i%97)
+		}
+		tb.Add("group-"+strconv.Itoa(i*7919%100003), []string{"Empty", "Stable", ""}[i%3], note, strconv.Itoa(i))
+	}
+	for _, wide := range []bool{false, true} {
+		var seq, par bytes.Buffer
+		keep := func() ([]int, []int) {
+			var keep, widths []int
+			for i, c := range tb.Columns {
+				if wide || !c.Wide {
+					keep = append(keep, i)
+					_, w := plainCell(c.Header)
+					widths = append(widths, w)
+				}
+			}
+			return keep, widths
+		}
+		k, w := keep()
+		columnWidths(tb.Rows, k, w)
+		seq.Write(appendAlignedRow(nil, func(i int) string { return tb.Columns[i].Header }, k, w))
+		for _, row := range tb.Rows {
+			seq.Write(appendAlignedRow(nil, func(i int) string { return row[i] }, k, w))
+		}
+		k, w = keep()
+		if err := writeAlignedOn(&par, tb, k, w, 3); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(seq.Bytes(), par.Bytes()) {
+			t.Fatalf("wide=%v: %d bytes on three workers differ from %d on one", wide, par.Len(), seq.Len())
+		}
+		var viaPrinter bytes.Buffer
+		if err := writeAligned(&viaPrinter, tb, wide); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(seq.Bytes(), viaPrinter.Bytes()) {
+			t.Fatalf("wide=%v: writeAligned differs from one worker", wide)
+		}
 	}
 }
