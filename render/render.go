@@ -109,6 +109,33 @@ func (t *TableData) Add(cells ...string) {
 	t.Rows = append(t.Rows, row)
 }
 
+// AddRows appends n rows, row i's cells filled by fill(i, cells) (as many
+// cells as columns, blank to start with), on every core for a large table:
+// fill may be called from several goroutines at once, and must only read
+// what it shares.
+func (t *TableData) AddRows(n int, fill func(i int, cells []string)) {
+	cols := len(t.Columns)
+	cells := make([]string, n*cols)
+	first := len(t.Rows)
+	t.Rows = slices.Grow(t.Rows, n)
+	for i := range n {
+		t.Rows = append(t.Rows, cells[i*cols:(i+1)*cols:(i+1)*cols])
+	}
+	rows := t.Rows[first:]
+	do := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fill(i, rows[i])
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), n/alignedChunk)
+	if workers <= 1 {
+		do(0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
+	parallel(workers, func(k int) { do(min(k*per, n), min((k+1)*per, n)) })
+}
+
 // project keeps the columns shown in this mode.
 func (t *TableData) project(wide bool) ([]string, [][]string) {
 	var keep []int

@@ -117,3 +117,30 @@ func TestWriteAlignedParallelIsSequential(t *testing.T) {
 		}
 	}
 }
+
+// AddRows fills rows on several cores as Add adds them one by one, each
+// row capped at its own cells.
+func TestAddRowsIsAdd(t *testing.T) {
+	t.Parallel()
+	n := 3*alignedChunk + 5
+	cell := func(i, j int) string { return strconv.Itoa(i*31+j) + strings.Repeat("x", i%3) }
+	one, many := NewTable("A", "B", "C+"), NewTable("A", "B", "C+")
+	one.Add("first", "row")
+	many.Add("first", "row")
+	for i := range n {
+		one.Add(cell(i, 0), cell(i, 1), cell(i, 2))
+	}
+	many.AddRows(n, func(i int, c []string) {
+		for j := range c {
+			c[j] = cell(i, j)
+		}
+	})
+	if len(many.Rows) != n+1 {
+		t.Fatalf("%d rows, want %d", len(many.Rows), n+1)
+	}
+	for i := range one.Rows {
+		if !slices.Equal(one.Rows[i], many.Rows[i]) || cap(many.Rows[i]) != 3 {
+			t.Fatalf("row %d: AddRows %q (cap %d), Add %q", i, many.Rows[i], cap(many.Rows[i]), one.Rows[i])
+		}
+	}
+}
