@@ -170,17 +170,19 @@ func liveListTable(g *Globals, hasVolume bool, rows []inspect.GroupRow) *render.
 	case hasVolume:
 		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
 			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "DRAIN+", "RETENTION+", "FILES+")
-		for _, r := range rows {
-			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), render.Dash(r.Coordinator), listWireCell(r.Live), r.Tier,
+		t.AddRows(len(rows), func(i int, c []string) {
+			r := &rows[i]
+			copy(c, []string{cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), render.Dash(r.Coordinator), listWireCell(r.Live), r.Tier,
 				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
-				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast), filesCell(r.Files))
-		}
+				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast), filesCell(r.Files)})
+		})
 	default:
 		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+", "DRAIN+", "RETENTION+")
-		for _, r := range rows {
-			t.Add(cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
-				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast))
-		}
+		t.AddRows(len(rows), func(i int, c []string) {
+			r := &rows[i]
+			copy(c, []string{cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
+				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast)})
+		})
 	}
 	return t
 }
