@@ -19,10 +19,11 @@ import (
 // from it: a listing begun after every request it serves arrived, as if
 // each had been relayed alone, at a third of the cost on three brokers.
 
-// listGather is how long a listing waits, when kfake is idle, for the
+// listGather is the longest a listing waits, when kfake is idle, for the
 // other requests of the same round: a client asks every broker at once,
 // and its requests arrive within a millisecond or so of each other (each
-// on its own new connection).
+// on its own new connection). It stops waiting as soon as every running
+// broker has a request waiting.
 const listGather = 2 * time.Millisecond
 
 // listTimeout bounds one kfake listing.
@@ -31,10 +32,16 @@ const listTimeout = 10 * time.Second
 // groupLister shares kfake's listings among concurrent requests.
 type groupLister struct {
 	fetch func(context.Context) (*kmsg.ListGroupsResponse, error)
+	// brokers is how many brokers a client's round asks (the running
+	// ones); gather is the longest a listing waits for them (listGather
+	// when zero).
+	brokers func() int
+	gather  time.Duration
 
 	mu      sync.Mutex
-	next    *listCall // the listing requests arriving now will get (not begun)
-	running bool      // a goroutine is making listings
+	next    *listCall     // the listing requests arriving now will get (not begun)
+	running bool          // a goroutine is making listings
+	arrived chan struct{} // a request joined (one pending signal at most)
 }
 
 // listCall is one kfake listing and who was waiting for it.
@@ -42,6 +49,9 @@ type listCall struct {
 	done chan struct{}
 	resp *kmsg.ListGroupsResponse // nil when err is set
 	err  error
+	// askers are the brokers whose requests wait for it ("" for the
+	// sandbox's own looks).
+	askers map[string]bool
 
 	// owners[i] is the broker coordinating resp.Groups[i], routed once
 	// for every broker's answer (ownersOnce); counts is how many each has.
@@ -63,15 +73,23 @@ func (c *listCall) ownersBy(rs *routeState) ([]string, map[string]int) {
 	return c.owners, c.counts
 }
 
-// join returns the listing a request arriving now is answered from: one
-// that has not begun yet.
-func (l *groupLister) join() *listCall {
+// join returns the listing a request to broker asker ("": the sandbox's
+// own) arriving now is answered from: one that has not begun yet.
+func (l *groupLister) join(asker string) *listCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.next == nil {
-		l.next = &listCall{done: make(chan struct{})}
+		l.next = &listCall{done: make(chan struct{}), askers: map[string]bool{}}
 	}
 	c := l.next
+	c.askers[asker] = true
+	if l.arrived == nil {
+		l.arrived = make(chan struct{}, 1)
+	}
+	select {
+	case l.arrived <- struct{}{}:
+	default:
+	}
 	if !l.running {
 		l.running = true
 		go l.run()
@@ -79,9 +97,38 @@ func (l *groupLister) join() *listCall {
 	return c
 }
 
+// waitRound holds a listing about to begin on an idle kfake until every
+// running broker has a request waiting for it, or the gather time is up.
+func (l *groupLister) waitRound() {
+	d := l.gather
+	if d == 0 {
+		d = listGather
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	want := -1
+	if l.brokers != nil {
+		want = l.brokers()
+	}
+	for {
+		l.mu.Lock()
+		full := want >= 0 && l.next != nil && len(l.next.askers) >= want
+		arrived := l.arrived
+		l.mu.Unlock()
+		if full {
+			return
+		}
+		select {
+		case <-arrived:
+		case <-t.C:
+			return
+		}
+	}
+}
+
 // run makes listings while requests wait for one.
 func (l *groupLister) run() {
-	time.Sleep(listGather)
+	l.waitRound()
 	for {
 		l.mu.Lock()
 		c := l.next
@@ -137,7 +184,7 @@ func (s *Sandbox) listGroups(b *broker, f *frame) *item {
 		return relay(f) // kfake answers or drops it, as it would
 	}
 	lreq := req.(*kmsg.ListGroupsRequest)
-	call := s.lister.join()
+	call := s.lister.join(b.id)
 	return &item{f: f, later: func(dead <-chan struct{}) []byte {
 		select {
 		case <-call.done:

@@ -38,12 +38,12 @@ func TestGroupListerSharesTheNextListing(t *testing.T) {
 		return c
 	}
 
-	first := l.join()
+	first := l.join("kaas-0")
 	if got := <-began; got != 1 {
 		t.Fatalf("listing %d began first", got)
 	}
 	// Arriving while listing 1 runs: both wait for listing 2.
-	second, third := l.join(), l.join()
+	second, third := l.join("kaas-1"), l.join("kaas-2")
 	if second == first || third != second {
 		t.Fatal("requests arriving during a listing must share the next one, not the running one")
 	}
@@ -60,7 +60,7 @@ func TestGroupListerSharesTheNextListing(t *testing.T) {
 	}
 
 	// A failed listing reaches its waiters as an error.
-	failed := l.join()
+	failed := l.join("")
 	<-began
 	release <- struct{}{}
 	if c := wait(failed); c.err == nil || c.resp != nil {
@@ -82,4 +82,37 @@ func TestGroupListerSharesTheNextListing(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d listings for 3 rounds of requests", n)
 	}
+}
+
+// A listing on an idle kfake begins once every running broker has a
+// request waiting, without waiting out the gather time; short of that it
+// waits for the rest of the round.
+func TestGroupListerStartsWhenTheRoundIsIn(t *testing.T) {
+	t.Parallel()
+	began := make(chan struct{}, 2)
+	l := &groupLister{
+		fetch: func(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
+			began <- struct{}{}
+			return kmsg.NewPtrListGroupsResponse(), nil
+		},
+		brokers: func() int { return 3 },
+		gather:  time.Hour, // only a full round starts the listing
+	}
+	a := l.join("kaas-0")
+	b := l.join("kaas-1")
+	select {
+	case <-began:
+		t.Fatal("the listing began with two of three brokers asking")
+	default:
+	}
+	c := l.join("kaas-2")
+	select {
+	case <-began:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listing did not begin once every broker asked")
+	}
+	if a != b || b != c {
+		t.Fatal("one round got different listings")
+	}
+	<-c.done
 }

@@ -362,6 +362,7 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.adm = kadm.NewClient(s.admin)
 	s.lister.fetch = s.fetchKfakeGroups
+	s.lister.brokers = func() int { return len(s.runningBrokers()) }
 
 	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
 	s.offsets.load()
@@ -738,7 +739,7 @@ func (s *Sandbox) setKfakeGroups(lg *kmsg.ListGroupsResponse) {
 // listKfake is a kfake listing begun after the call, shared with the
 // brokers' ListGroups in flight (listgroups.go).
 func (s *Sandbox) listKfake(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
-	c := s.lister.join()
+	c := s.lister.join("")
 	select {
 	case <-c.done:
 		return c.resp, c.err
