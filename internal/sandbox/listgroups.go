@@ -147,7 +147,8 @@ func (l *groupLister) run() {
 }
 
 // fetchKfakeGroups lists kfake's groups, unfiltered, at the newest version
-// kfake serves (states and types are filtered per request). It asks kfake's
+// kfake serves (states and types are filtered, and the answer sorted, per
+// broker). It asks kfake's
 // one listener directly: a sharded request would copy the answer to merge
 // it with nothing.
 func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
@@ -155,26 +156,7 @@ func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsRespons
 	if err != nil {
 		return nil, err
 	}
-	r := resp.(*kmsg.ListGroupsResponse)
-	// kaas's Go broker answers sorted by group id (coordinator.go,
-	// ListGroups); each broker's share keeps this order. The names are
-	// sorted with their positions beside them (a group is five fields),
-	// then the groups moved once.
-	type keyed struct {
-		name string
-		at   int
-	}
-	order := make([]keyed, len(r.Groups))
-	for i := range r.Groups {
-		order[i] = keyed{r.Groups[i].Group, i}
-	}
-	slices.SortFunc(order, func(a, b keyed) int { return strings.Compare(a.name, b.name) })
-	sorted := make([]kmsg.ListGroupsResponseGroup, len(r.Groups))
-	for i, k := range order {
-		sorted[i] = r.Groups[k.at]
-	}
-	r.Groups = sorted
-	return r, nil
+	return resp.(*kmsg.ListGroupsResponse), nil
 }
 
 // listGroups answers a ListGroups to broker b from a shared kfake listing.
@@ -224,5 +206,27 @@ func (s *Sandbox) brokerListing(b *broker, lreq *kmsg.ListGroupsRequest, call *l
 		}
 	}
 	s.addStaleListings(b, lreq, r) // stale.go (off by default)
+	sortByGroup(r.Groups)
 	return r
+}
+
+// sortByGroup sorts a broker's answer by group id, as kaas's Go broker
+// answers (coordinator.go, ListGroups): each broker sorts its own share,
+// all at once. The names are sorted with their positions beside them (a
+// group is five fields), then the groups moved once.
+func sortByGroup(gs []kmsg.ListGroupsResponseGroup) {
+	type keyed struct {
+		name string
+		at   int
+	}
+	order := make([]keyed, len(gs))
+	for i := range gs {
+		order[i] = keyed{gs[i].Group, i}
+	}
+	slices.SortFunc(order, func(a, b keyed) int { return strings.Compare(a.name, b.name) })
+	sorted := make([]kmsg.ListGroupsResponseGroup, len(gs))
+	for i, k := range order {
+		sorted[i] = gs[k.at]
+	}
+	copy(gs, sorted)
 }
