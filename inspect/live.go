@@ -306,7 +306,8 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 		lb[k] = name(l.node)
 		if l.node == owner {
 			ownerLists = true
-			lv.State, lv.ProtocolType = l.group.State, l.group.ProtocolType
+			lg := la.listed(l)
+			lv.State, lv.ProtocolType = lg.State, lg.ProtocolType
 		} else if owner >= 0 {
 			lv.StaleOn = append(lv.StaleOn, name(l.node))
 		}
@@ -328,7 +329,8 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 	}
 	if !ownerLists && owner < 0 && len(ls) > 0 {
 		// Nobody coordinates it per either source: show what was listed.
-		lv.State, lv.ProtocolType = ls[0].group.State, ls[0].group.ProtocolType
+		lg := la.listed(ls[0])
+		lv.State, lv.ProtocolType = lg.State, lg.ProtocolType
 	}
 	if len(lv.StaleOn) > 0 {
 		addOnce(&r.Issues, IssueStaleOnNonCoord)
@@ -345,19 +347,22 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 	sortIssues(r.Issues)
 }
 
-// listing is one broker's listing of a group: Listings[i].Groups[j].
+// listing is one broker's listing of a group: Listings[i].Groups[j] (12
+// bytes: a 100,000-group merge holds one a listing).
 type listing struct {
-	node  int32
-	group wire.ListedGroup
-	i, j  int
+	node int32
+	i, j int32
 }
+
+// listed is the group as the listing names it.
+func (la *LiveAnswers) listed(l listing) *wire.ListedGroup { return &la.Listings[l.i].Groups[l.j] }
 
 // coordOf is FindCoordinator's answer for group, from the listing-ordered
 // answers of a broker that listed it, else by name.
 func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bool) {
 	for _, l := range ls {
-		if l.i < len(la.ListedCoords) {
-			if cs := la.ListedCoords[l.i]; l.j < len(cs) && cs[l.j].Key == group {
+		if int(l.i) < len(la.ListedCoords) {
+			if cs := la.ListedCoords[l.i]; int(l.j) < len(cs) && cs[l.j].Key == group {
 				return cs[l.j], true
 			}
 		}
@@ -372,10 +377,10 @@ func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bo
 func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinator, hasCo bool) (wire.DescribedGroup, bool) {
 	if hasCo && co.Err == "" && co.NodeID >= 0 {
 		for _, l := range ls {
-			if l.node != co.NodeID || l.i >= len(la.ListedDescribed) {
+			if l.node != co.NodeID || int(l.i) >= len(la.ListedDescribed) {
 				continue
 			}
-			if ds := la.ListedDescribed[l.i]; l.j < len(ds) && ds[l.j].Group == group {
+			if ds := la.ListedDescribed[l.i]; int(l.j) < len(ds) && ds[l.j].Group == group {
 				return ds[l.j], true
 			}
 		}
@@ -453,7 +458,7 @@ func groupListings(n int, ls []wire.BrokerGroups, rowOf [][]int32, first []int) 
 	for i, a := range ls {
 		for k, r := range rowOf[i] {
 			if r >= 0 {
-				flat[next[r]] = listing{a.Broker.NodeID, a.Groups[k], i, k}
+				flat[next[r]] = listing{a.Broker.NodeID, int32(i), int32(k)}
 				next[r]++
 			}
 		}
