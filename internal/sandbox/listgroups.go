@@ -42,6 +42,19 @@ type groupLister struct {
 	next    *listCall     // the listing requests arriving now will get (not begun)
 	running bool          // a goroutine is making listings
 	arrived chan struct{} // a request joined (one pending signal at most)
+	// last is the latest listing that succeeded, finished at lastAt after
+	// lastTook (latest).
+	last     *kmsg.ListGroupsResponse
+	lastAt   time.Time
+	lastTook time.Duration
+}
+
+// latest is the latest listing that succeeded (nil when none), when it
+// finished and how long kfake took.
+func (l *groupLister) latest() (*kmsg.ListGroupsResponse, time.Time, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last, l.lastAt, l.lastTook
 }
 
 // listCall is one kfake listing and who was waiting for it.
@@ -140,8 +153,14 @@ func (l *groupLister) run() {
 		}
 		l.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+		began := time.Now()
 		c.resp, c.err = l.fetch(ctx)
 		cancel()
+		if c.err == nil {
+			l.mu.Lock()
+			l.last, l.lastAt, l.lastTook = c.resp, time.Now(), time.Since(began)
+			l.mu.Unlock()
+		}
 		close(c.done)
 	}
 }

@@ -818,7 +818,7 @@ func (s *Sandbox) pollLoop() {
 	defer s.wg.Done()
 	tk := time.NewTicker(s.opts.PollInterval)
 	defer tk.Stop()
-	var next time.Time // of the next look at kfake's groups
+	var next, looked time.Time // of the next look at kfake's groups, and the last
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -826,8 +826,16 @@ func (s *Sandbox) pollLoop() {
 		case <-tk.C:
 		}
 		if now := time.Now(); !now.Before(next) {
-			s.refreshGroups()
-			next = now.Add(groupsRefreshPause(time.Since(now)))
+			// A listing the brokers made for a client since the last
+			// look is as good as a look of the poll's own.
+			if lg, at, _ := s.lister.latest(); lg != nil && at.After(looked) {
+				s.setKfakeGroups(lg)
+			} else {
+				s.refreshGroups()
+			}
+			looked = time.Now()
+			_, _, took := s.lister.latest()
+			next = looked.Add(groupsRefreshPause(max(took, looked.Sub(now))))
 		}
 		s.checkAssignmentFile()
 		s.refreshTopics()
