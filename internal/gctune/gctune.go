@@ -17,9 +17,8 @@ import (
 // 10,000 groups holds about 15 MB) end before the heap reaches its first
 // goal of about 70 MB and never collect; a run that gets there collects
 // once and goes on at 400. GOGC and GOMEMLIMIT in the environment still
-// win. main calls it (through commands.TuneRuntime); the benchmarks call it
-// too, so they measure what the
-// binary does.
+// win. main calls it (through commands.TuneRuntime); the benchmarks call
+// it too, so they measure what the binary does.
 func Start() {
 	if os.Getenv("GOGC") == "" {
 		gcSettled.Store(false)
