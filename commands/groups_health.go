@@ -123,7 +123,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		}
 		defer closeFn()
 		v.Source = "observed"
-		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0), o.names)
+		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0))
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -184,8 +184,9 @@ func healthTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// observeHealth refreshes every interval for window and evaluates.
-func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions, names []string) []inspect.GroupHealth {
+// observeHealth refreshes every interval for window and evaluates every
+// group observed (the caller selects: inspect.SelectHealth).
+func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions) []inspect.GroupHealth {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
