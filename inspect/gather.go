@@ -35,15 +35,6 @@ func BrokerSources(ls []wire.BrokerGroups, names *NodeNamer) []BrokerSource {
 	return out
 }
 
-// BrokerAnswers is sources in the form doctor's live facts take.
-func BrokerAnswers(sources []BrokerSource) []BrokerAnswer {
-	out := make([]BrokerAnswer, len(sources))
-	for i, b := range sources {
-		out[i] = BrokerAnswer{Node: b.Node, Broker: b.Broker, Answered: b.Answered, Error: b.Error}
-	}
-	return out
-}
-
 // VolumeGroupNames are the groups the volume knows (offset files, then
 // explicit entries; repeats kept): the Extra of a gathering, so their
 // coordinators are looked up too.

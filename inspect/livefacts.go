@@ -5,15 +5,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
-// BrokerAnswer is how one broker took the live round: whether it
-// answered, and the error when it did not.
-type BrokerAnswer struct {
-	Node     int32
-	Broker   string
-	Answered bool
-	Error    string
-}
-
 // BuildLiveFacts gathers what doctor judges from a live round: rows are
 // the groups with their live view merged (MergeLive), la the answers,
 // brokers how each broker took the round, a the volume's assignment (nil
@@ -21,7 +12,7 @@ type BrokerAnswer struct {
 // COORDINATOR_NOT_AVAILABLE (a group no broker holds yet) is a failed
 // lookup; a broker the assignment lists as alive that did not answer, or
 // that the cluster metadata lacks, is unreachable.
-func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerAnswer, a *volume.Assignment) LiveFacts {
+func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a *volume.Assignment) LiveFacts {
 	facts := LiveFacts{Unreachable: map[string]string{}, Coordinates: map[string]int{}, Rows: rows}
 	for i := range rows {
 		if c := rows[i].Coordinator; c != "" {
@@ -61,5 +52,5 @@ func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) 
 	la := NewLiveAnswers(gg, in.Assignment)
 	rows := LiveGroupRows(in, hasVolume, la)
 	sources := BrokerSources(gg.Listings, la.Names)
-	return BuildLiveFacts(rows, la, BrokerAnswers(sources), in.Assignment), sources
+	return BuildLiveFacts(rows, la, sources, in.Assignment), sources
 }

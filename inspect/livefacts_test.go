@@ -22,7 +22,7 @@ func TestBuildLiveFacts(t *testing.T) {
 		"b": {Key: "b", Err: "NOT_COORDINATOR", Code: kerr.NotCoordinator.Code},
 		"c": {Key: "c", Err: "COORDINATOR_NOT_AVAILABLE", Code: kerr.CoordinatorNotAvailable.Code},
 	}}
-	brokers := []BrokerAnswer{{Node: 0, Broker: "kaas-0", Answered: true}, {Node: 1, Broker: "kaas-1", Error: "connection refused"}}
+	brokers := []BrokerSource{{Node: 0, Broker: "kaas-0", Answered: true}, {Node: 1, Broker: "kaas-1", Error: "connection refused"}}
 	f := BuildLiveFacts(rows, la, brokers, a)
 	if f.Coordinates["kaas-0"] != 2 || f.Coordinates["kaas-1"] != 1 || len(f.Coordinates) != 2 {
 		t.Errorf("coordinates %v", f.Coordinates)
