@@ -146,11 +146,11 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	rep.Summary.Checked = res.Checked
 	vol.logs = res.LogBounds
 	rep.Ran(inspect.CheckVolume, "")
-	if a, _, err := volume.ReadAssignment(l.AssignmentPath()); err != nil {
+	if res.Assignment == nil { // read once, by the volume check
 		rep.Skipped(inspect.CheckEntries, "assignment.json unreadable (see the volume findings)")
 	} else {
-		vol.a = a
-		rep.AddEntryAudit(inspect.AuditEntries(a), vol.flags)
+		vol.a = res.Assignment
+		rep.AddEntryAudit(inspect.AuditEntries(vol.a), vol.flags)
 		rep.Ran(inspect.CheckEntries, "")
 	}
 	rep.AddVolumeFindings(res.Findings, root, vol.a != nil)

@@ -33,6 +33,9 @@ type CheckResult struct {
 	// their segments (LogCheck.Bounds), for checks made after it (doctor
 	// compares what the brokers serve with them).
 	LogBounds []LogBounds `json:"-"`
+	// Assignment is assignment.json as the check read it (nil when it is
+	// missing or unreadable), for checks made after it.
+	Assignment *Assignment `json:"-"`
 }
 
 // CheckVolume reads every file kaasctl understands and returns all findings.
@@ -59,7 +62,9 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		a, afs, err := ReadAssignment(ap)
 		asg = a
 		add(afs...)
-		if err != nil {
+		if err == nil {
+			res.Assignment = a
+		} else {
 			fixA := "brokers keep their last good assignment until the controller rewrites the file; check the controller's logs"
 			if fe, ok := err.(*FileError); ok {
 				fileErr(CodeAssignmentUnreadable, fe, fixA)
