@@ -333,22 +333,60 @@ func (p *zpage) add(z *zseg) {
 	p.n += z.n
 }
 
-// zeros feeds crcConcat.
-var zeros [32 << 10]byte
-
 // crcConcat is the CRC-32 (IEEE) of a text a followed by b, from a's CRC,
-// b's CRC and b's length: CRC-32 is affine over GF(2), so
-// crc(a‖b) = crc'(a, 0ⁿ) ⊕ crc(b) ⊕ crc'(ε, 0ⁿ), where crc'(x, 0ⁿ) runs n
-// zero bytes through a register holding x's CRC.
+// b's CRC and b's length: CRC-32 is affine over GF(2), so a's register is
+// carried over b's length of zero bits by squaring the 32×32 matrix of one
+// zero bit (O(log len(b)) matrix products, as zlib's crc32_combine), and
+// b's CRC added.
 func crcConcat(crcA, crcB uint32, lenB int) uint32 {
-	x, z := crcA, uint32(0)
-	for n := lenB; n > 0; {
-		k := min(n, len(zeros))
-		x = crc32.Update(x, crc32.IEEETable, zeros[:k])
-		z = crc32.Update(z, crc32.IEEETable, zeros[:k])
-		n -= k
+	if lenB <= 0 {
+		return crcA
 	}
-	return x ^ crcB ^ z
+	var odd, even gf2Matrix
+	odd[0] = 0xedb88320 // the reflected polynomial: one zero bit
+	for n, row := 1, uint32(1); n < 32; n, row = n+1, row<<1 {
+		odd[n] = row
+	}
+	even.square(&odd) // two zero bits
+	odd.square(&even) // four
+	for n := uint64(lenB); ; {
+		even.square(&odd) // a byte, then every second doubling
+		if n&1 != 0 {
+			crcA = even.times(crcA)
+		}
+		if n >>= 1; n == 0 {
+			break
+		}
+		odd.square(&even)
+		if n&1 != 0 {
+			crcA = odd.times(crcA)
+		}
+		if n >>= 1; n == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+// gf2Matrix is a 32×32 matrix over GF(2), a column a word.
+type gf2Matrix [32]uint32
+
+// times is m·v.
+func (m *gf2Matrix) times(v uint32) uint32 {
+	var sum uint32
+	for i := 0; v != 0; i, v = i+1, v>>1 {
+		if v&1 != 0 {
+			sum ^= m[i]
+		}
+	}
+	return sum
+}
+
+// square sets m to a·a.
+func (m *gf2Matrix) square(a *gf2Matrix) {
+	for n := range m {
+		m[n] = a.times(a[n])
+	}
 }
 
 // gzipHeader starts a gzip member: DEFLATE, no flags, no time, OS unknown.

@@ -14,7 +14,7 @@ import (
 func TestCRCConcat(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, sizes := range [][2]int{{0, 0}, {0, 5}, {7, 0}, {1, 1}, {100, 3}, {5, 70 << 10}, {40 << 10, 33 << 10}} {
+	for _, sizes := range [][2]int{{0, 0}, {0, 5}, {7, 0}, {1, 1}, {1, 2}, {100, 3}, {3, 255}, {9, 256}, {5, 70 << 10}, {40 << 10, 33 << 10}, {11, 1<<20 + 3}} {
 		a, b := make([]byte, sizes[0]), make([]byte, sizes[1])
 		for i := range a {
 			a[i] = byte(r.Uint32())
