@@ -119,7 +119,7 @@ func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsList
 		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, o.states) })
 	}
 	if len(o.topics) > 0 {
-		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.CoordMap())
+		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
 		if err != nil {
 			return nil, err
 		}

@@ -328,7 +328,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			coords[d.Group] = co
 			desc[d.Group] = d.DescribedGroup
 		}
-		inspect.MergeLive(sel, &inspect.LiveAnswers{Listings: listings, Coords: coords, Described: desc, HasAssignment: o.Assignment != nil, Names: names})
+		inspect.MergeLive(sel, &inspect.LiveAnswers{GatheredGroups: wire.NewGatheredGroups(listings, coords, desc), HasAssignment: o.Assignment != nil, Names: names})
 	}
 
 	// Offline (no brokers configured), log ends come from the segment

@@ -58,8 +58,7 @@ func VolumeGroupNames(files []GroupFile, a *volume.Assignment) []string {
 // NewLiveAnswers wraps a gathering for MergeLive; a is the volume's
 // assignment (nil when missing, unreadable or no volume).
 func NewLiveAnswers(gg *wire.GatheredGroups, a *volume.Assignment) *LiveAnswers {
-	return &LiveAnswers{Listings: gg.Listings, gathered: gg, ListedCoords: gg.ListedCoords, ListedDescribed: gg.ListedDescribed,
-		HasAssignment: a != nil, Names: NewNodeNamer(a)}
+	return &LiveAnswers{GatheredGroups: gg, HasAssignment: a != nil, Names: NewNodeNamer(a)}
 }
 
 // LiveGroupRows is one row per group the volume or a broker knows, each

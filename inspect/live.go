@@ -123,52 +123,17 @@ func ParseStates(s string) ([]string, error) {
 	return out, nil
 }
 
-// LiveAnswers is everything the brokers said for groups list.
+// LiveAnswers is everything the brokers said for groups list: the
+// gathering (its listings, and its lookups and descriptions in listing
+// order and, built on first use, by name) and how to name the brokers.
 type LiveAnswers struct {
-	// Listings is every broker's ListGroups answer.
-	Listings []wire.BrokerGroups
-	// Coords is FindCoordinator per group (batched).
-	Coords map[string]wire.Coordinator
-	// Described is DescribeGroups from each listed group's coordinator.
-	Described map[string]wire.DescribedGroup
-	// ListedCoords and ListedDescribed are Coords and Described in
-	// listing order, where known (wire.GatheredGroups): MergeLive reads
-	// them instead of looking a group up by name. Either may be nil.
-	ListedCoords    [][]wire.Coordinator
-	ListedDescribed [][]wire.DescribedGroup
+	*wire.GatheredGroups
 	// HasAssignment: the volume's assignment was readable, so computed
 	// coordinators can be compared with the wire.
 	HasAssignment bool
 	Names         *NodeNamer
 
 	liveNames []string // LiveGroupNames, computed once
-	// gathered supplies Coords and Described when they are nil (NewLiveAnswers):
-	// keyed only if a lookup by name needs them.
-	gathered   *wire.GatheredGroups
-	coordsOnce sync.Once
-	descOnce   sync.Once
-}
-
-// CoordMap is Coords, or the gathering's answers keyed by group on first
-// use (safe from several goroutines: MergeLive's workers).
-func (la *LiveAnswers) CoordMap() map[string]wire.Coordinator {
-	la.coordsOnce.Do(func() {
-		if la.Coords == nil && la.gathered != nil {
-			la.Coords = la.gathered.Coords()
-		}
-	})
-	return la.Coords
-}
-
-// DescribedMap is Described, or the gathering's descriptions keyed by group
-// on first use (safe from several goroutines, as CoordMap).
-func (la *LiveAnswers) DescribedMap() map[string]wire.DescribedGroup {
-	la.descOnce.Do(func() {
-		if la.Described == nil && la.gathered != nil {
-			la.Described = la.gathered.Described()
-		}
-	})
-	return la.Described
 }
 
 // LiveGroupNames lists every group some broker listed, sorted (computed
@@ -367,7 +332,7 @@ func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bo
 			}
 		}
 	}
-	co, ok := la.CoordMap()[group]
+	co, ok := la.Coords()[group]
 	return co, ok
 }
 
@@ -385,7 +350,7 @@ func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinat
 			}
 		}
 	}
-	d, ok := la.DescribedMap()[group]
+	d, ok := la.Described()[group]
 	return d, ok
 }
 

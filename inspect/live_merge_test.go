@@ -14,8 +14,8 @@ import (
 // each lists the groups it coordinates (sorted), FindCoordinator agrees,
 // and no group was described (none ever joined).
 func liveAnswers(n int) *LiveAnswers {
-	la := &LiveAnswers{Coords: map[string]wire.Coordinator{}, Described: map[string]wire.DescribedGroup{}}
-	la.Listings = make([]wire.BrokerGroups, 3)
+	coords, desc := map[string]wire.Coordinator{}, map[string]wire.DescribedGroup{}
+	la := &LiveAnswers{GatheredGroups: wire.NewGatheredGroups(make([]wire.BrokerGroups, 3), coords, desc)}
 	la.ListedCoords = make([][]wire.Coordinator, 3)
 	la.ListedDescribed = make([][]wire.DescribedGroup, 3)
 	for b := range 3 {
@@ -26,10 +26,10 @@ func liveAnswers(n int) *LiveAnswers {
 		b := i % 3
 		la.Listings[b].Groups = append(la.Listings[b].Groups, wire.ListedGroup{Group: g, State: "Empty"})
 		co := wire.Coordinator{Key: g, NodeID: int32(b)}
-		la.Coords[g] = co
+		coords[g] = co
 		la.ListedCoords[b] = append(la.ListedCoords[b], co)
 		d := wire.DescribedGroup{Group: g, Coordinator: int32(b), State: "Empty", Members: []wire.Member{}}
-		la.Described[g] = d
+		desc[g] = d
 		la.ListedDescribed[b] = append(la.ListedDescribed[b], d)
 	}
 	la.Names = NewNodeNamer(nil)
@@ -93,11 +93,11 @@ func TestLiveGroupNamesMergeIsSortedUnion(t *testing.T) {
 	}
 	ls := []wire.BrokerGroups{{Groups: lg("a", "c", "stale", "z")}, {Groups: lg()}, {Groups: lg("b", "stale", "y")}, {Groups: lg("", "c")}}
 	want := []string{"", "a", "b", "c", "stale", "y", "z"}
-	if got := (&LiveAnswers{Listings: ls}).LiveGroupNames(); !slices.Equal(got, want) {
+	if got := (&LiveAnswers{GatheredGroups: wire.NewGatheredGroups(ls, nil, nil)}).LiveGroupNames(); !slices.Equal(got, want) {
 		t.Errorf("merged: %q, want %q", got, want)
 	}
 	ls[0].Groups[0], ls[0].Groups[3] = ls[0].Groups[3], ls[0].Groups[0] // unsorted: the sort path
-	if got := (&LiveAnswers{Listings: ls}).LiveGroupNames(); !slices.Equal(got, want) {
+	if got := (&LiveAnswers{GatheredGroups: wire.NewGatheredGroups(ls, nil, nil)}).LiveGroupNames(); !slices.Equal(got, want) {
 		t.Errorf("sorted: %q, want %q", got, want)
 	}
 }
@@ -120,7 +120,7 @@ func TestMergeLiveWorkersAgree(t *testing.T) {
 		for k, g := range la.Listings[2].Groups {
 			if k%11 == 0 { // a failed lookup
 				co := wire.Coordinator{Key: g.Group, NodeID: -1, Err: "COORDINATOR_NOT_AVAILABLE", Code: 15}
-				la.Coords[g.Group], la.ListedCoords[2][k] = co, co
+				la.Coords()[g.Group], la.ListedCoords[2][k] = co, co
 			}
 		}
 		return BrokersOnlyRows(la.LiveGroupNames()), la

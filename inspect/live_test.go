@@ -118,8 +118,8 @@ func TestMergeLive(t *testing.T) {
 		"pinned":    {Key: "pinned", NodeID: 0}, // the volume says kaas-1
 		"live-only": {Key: "live-only", NodeID: other(coordOf("busy"))},
 	}
-	la := &LiveAnswers{Listings: ls, Coords: coords, HasAssignment: true, Names: NewNodeNamer(a),
-		Described: map[string]wire.DescribedGroup{"busy": {Group: "busy", State: "Stable", Protocol: "range", Members: make([]wire.Member, 3)}}}
+	la := &LiveAnswers{HasAssignment: true, Names: NewNodeNamer(a), GatheredGroups: wire.NewGatheredGroups(ls, coords,
+		map[string]wire.DescribedGroup{"busy": {Group: "busy", State: "Stable", Protocol: "range", Members: make([]wire.Member, 3)}})}
 	rows := BuildGroupRows(GroupsInput{Assignment: a, Files: files, Extra: la.LiveGroupNames()})
 	MergeLive(rows, la)
 	by := map[string]GroupRow{}
@@ -223,8 +223,10 @@ func TestMergeLiveListedAnswersAgreeWithMaps(t *testing.T) {
 		MergeLive(rows, la)
 		return rows
 	}
-	maps := run(&LiveAnswers{Listings: listings, Coords: coords, Described: desc})
-	both := run(&LiveAnswers{Listings: listings, Coords: coords, Described: desc, ListedCoords: listedCoords, ListedDescribed: listedDesc})
+	maps := run(&LiveAnswers{GatheredGroups: wire.NewGatheredGroups(listings, coords, desc)})
+	aligned := wire.NewGatheredGroups(listings, coords, desc)
+	aligned.ListedCoords, aligned.ListedDescribed = listedCoords, listedDesc
+	both := run(&LiveAnswers{GatheredGroups: aligned})
 	if !reflect.DeepEqual(maps, both) {
 		t.Fatalf("maps only:\n%+v\nwith the listed answers:\n%+v", maps, both)
 	}

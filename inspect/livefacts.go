@@ -18,7 +18,7 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a 
 		if c := rows[i].Coordinator; c != "" {
 			facts.Coordinates[c]++
 		}
-		if co, ok := la.CoordMap()[rows[i].Group]; ok && co.Failed() {
+		if co, ok := la.Coords()[rows[i].Group]; ok && co.Failed() {
 			facts.LookupFailed = append(facts.LookupFailed, rows[i].Group)
 		}
 	}

@@ -17,11 +17,11 @@ func TestBuildLiveFacts(t *testing.T) {
 	t.Parallel()
 	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}, {ID: "kaas-2", Health: "alive"}, {ID: "kaas-3", Health: "dead"}}}
 	rows := []GroupRow{{Group: "a", Coordinator: "kaas-0"}, {Group: "b", Coordinator: "kaas-0"}, {Group: "c", Coordinator: "kaas-1"}, {Group: "d"}}
-	la := &LiveAnswers{Coords: map[string]wire.Coordinator{
+	la := &LiveAnswers{GatheredGroups: wire.NewGatheredGroups(nil, map[string]wire.Coordinator{
 		"a": {Key: "a", NodeID: 0},
 		"b": {Key: "b", Err: "NOT_COORDINATOR", Code: kerr.NotCoordinator.Code},
 		"c": {Key: "c", Err: "COORDINATOR_NOT_AVAILABLE", Code: kerr.CoordinatorNotAvailable.Code},
-	}}
+	}, nil)}
 	brokers := []BrokerSource{{Node: 0, Broker: "kaas-0", Answered: true}, {Node: 1, Broker: "kaas-1", Error: "connection refused"}}
 	f := BuildLiveFacts(rows, la, brokers, a)
 	if f.Coordinates["kaas-0"] != 2 || f.Coordinates["kaas-1"] != 1 || len(f.Coordinates) != 2 {
