@@ -93,9 +93,9 @@ func (g *GatheredGroups) listedCoord(i, j int, group string) Coordinator {
 	return g.Coords()[group]
 }
 
-// describedMap keys the descriptions: the one made on the listing broker
-// when that is the coordinator, the lookup's failure, else the one asked of
-// the coordinator afterwards (again).
+// describedMap keys the descriptions: the ones the listings hold
+// (listedAnswer), then the ones asked of the coordinators afterwards
+// (again).
 func (g *GatheredGroups) describedMap() map[string]DescribedGroup {
 	n := 0
 	for _, l := range g.Listings {
@@ -103,12 +103,9 @@ func (g *GatheredGroups) describedMap() map[string]DescribedGroup {
 	}
 	out := make(map[string]DescribedGroup, n)
 	for i, l := range g.Listings {
-		for j, lg := range l.Groups {
-			switch co := g.listedCoord(i, j, lg.Group); {
-			case co.Err != "" || co.NodeID < 0:
-				out[lg.Group] = lookupFailed(lg.Group, co)
-			case co.NodeID == l.Broker.NodeID && i < len(g.ListedDescribed) && j < len(g.ListedDescribed[i]) && g.ListedDescribed[i][j].Group != "":
-				out[lg.Group] = g.ListedDescribed[i][j]
+		for j := range l.Groups {
+			if d, ok := g.listedAnswer(i, j); ok {
+				out[d.Group] = d
 			}
 		}
 	}
@@ -116,6 +113,23 @@ func (g *GatheredGroups) describedMap() map[string]DescribedGroup {
 		out[k] = d
 	}
 	return out
+}
+
+// listedAnswer is what the gathering already says of broker i's j-th
+// listed group: its lookup's failure, or the description its coordinator
+// made as it listed it; false when neither (it is described again, on
+// its coordinator).
+func (g *GatheredGroups) listedAnswer(i, j int) (DescribedGroup, bool) {
+	l := g.Listings[i]
+	group := l.Groups[j].Group
+	co := g.listedCoord(i, j, group)
+	switch {
+	case co.Err != "" || co.NodeID < 0:
+		return lookupFailed(group, co), true
+	case co.NodeID == l.Broker.NodeID && i < len(g.ListedDescribed) && j < len(g.ListedDescribed[i]) && g.ListedDescribed[i][j].Group != "":
+		return g.ListedDescribed[i][j], true
+	}
+	return DescribedGroup{}, false
 }
 
 func lookupFailed(group string, co Coordinator) DescribedGroup {
@@ -320,16 +334,14 @@ func (gr *gatherRun) lookupListed(ctx context.Context, names []string, ask int32
 // that does not coordinate the group): the only descriptions the listings
 // did not already bring. Failed lookups are left to Described.
 func (gr *gatherRun) describeElsewhere(ctx context.Context, g *GatheredGroups) map[string]DescribedGroup {
-	// answered: described by its coordinator as it listed the group, or
-	// its lookup failed (Described says so).
-	answered := func(i, j int, lg ListedGroup, node int32) bool {
-		co := g.listedCoord(i, j, lg.Group)
-		return co.Err != "" || co.NodeID < 0 || (co.NodeID == node && gr.spec[i][j].Group != "")
+	answered := func(i, j int) bool {
+		_, ok := g.listedAnswer(i, j)
+		return ok
 	}
 	var elsewhere []string
 	for i, l := range g.Listings {
 		for j, lg := range l.Groups {
-			if !answered(i, j, lg, l.Broker.NodeID) {
+			if !answered(i, j) {
 				elsewhere = append(elsewhere, lg.Group)
 			}
 		}
@@ -344,10 +356,8 @@ func (gr *gatherRun) describeElsewhere(ctx context.Context, g *GatheredGroups) m
 	}
 	for i, l := range g.Listings {
 		for j, lg := range l.Groups {
-			if want[lg.Group] {
-				if answered(i, j, lg, l.Broker.NodeID) {
-					delete(want, lg.Group)
-				}
+			if want[lg.Group] && answered(i, j) {
+				delete(want, lg.Group)
 			}
 		}
 	}
