@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
@@ -605,26 +604,15 @@ func (w *HealthWindow) EvaluateAll(names []string, out []GroupHealth, workers in
 	if len(out) != len(names) {
 		panic("inspect: EvaluateAll: out and names differ in length")
 	}
-	workers = max(1, min(workers, len(names)/512))
-	if workers == 1 || hasAdjacentOrRepeated(names) {
-		for i, g := range names {
-			out[i] = w.Evaluate(g)
+	workers = min(workers, len(names)/512)
+	if workers > 1 && hasAdjacentOrRepeated(names) {
+		workers = 1 // a name given twice is evaluated in order, on one goroutine
+	}
+	forRanges(len(names), workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = w.Evaluate(names[i])
 		}
-		return
-	}
-	var wg sync.WaitGroup
-	per := (len(names) + workers - 1) / workers
-	for lo := 0; lo < len(names); lo += per {
-		hi := min(lo+per, len(names))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				out[i] = w.Evaluate(names[i])
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // hasAdjacentOrRepeated reports whether a name occurs twice (names are

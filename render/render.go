@@ -122,18 +122,11 @@ func (t *TableData) AddRows(n int, fill func(i int, cells []string)) {
 		t.Rows = append(t.Rows, cells[i*cols:(i+1)*cols:(i+1)*cols])
 	}
 	rows := t.Rows[first:]
-	do := func(lo, hi int) {
+	forRanges(n, min(runtime.GOMAXPROCS(0), n/alignedChunk), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			fill(i, rows[i])
 		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), n/alignedChunk)
-	if workers <= 1 {
-		do(0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	parallel(workers, func(k int) { do(min(k*per, n), min((k+1)*per, n)) })
+	})
 }
 
 // project keeps the columns shown in this mode.
@@ -388,11 +381,10 @@ func appendSpaces(b []byte, n int) []byte {
 // batch of chunks at a time, each chunk into its own buffer, and written
 // in order: the same bytes as on one core, with at most a batch in memory.
 func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) error {
-	per := (len(t.Rows) + workers - 1) / workers
 	local := make([][]int, workers)
-	parallel(workers, func(k int) {
+	forRanges(len(t.Rows), workers, func(k, lo, hi int) {
 		local[k] = slices.Clone(widths)
-		columnWidths(t.Rows[min(k*per, len(t.Rows)):min((k+1)*per, len(t.Rows))], keep, local[k])
+		columnWidths(t.Rows[lo:hi], keep, local[k])
 	})
 	for _, l := range local {
 		for j := range widths {
@@ -404,10 +396,11 @@ func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) 
 	if _, err := w.Write(bufs[0]); err != nil {
 		return err
 	}
-	for lo := 0; lo < len(t.Rows); lo += workers * alignedChunk {
-		parallel(workers, func(k int) {
+	for start := 0; start < len(t.Rows); start += workers * alignedChunk {
+		batch := t.Rows[start:min(start+workers*alignedChunk, len(t.Rows))]
+		forRanges(len(batch), workers, func(k, lo, hi int) {
 			b := bufs[k][:0]
-			for _, row := range t.Rows[min(lo+k*alignedChunk, len(t.Rows)):min(lo+(k+1)*alignedChunk, len(t.Rows))] {
+			for _, row := range batch[lo:hi] {
 				b = appendAlignedRow(b, func(i int) string { return row[i] }, keep, widths)
 			}
 			bufs[k] = b
@@ -421,14 +414,21 @@ func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) 
 	return nil
 }
 
-// parallel runs fn(0..n-1) at once and waits for all.
-func parallel(n int, fn func(k int)) {
+// forRanges splits [0, n) into workers ranges, fn(k, lo, hi) for the k-th,
+// all at once, and waits for them (one range, on this goroutine, when
+// workers <= 1). A range may be empty.
+func forRanges(n, workers int, fn func(k, lo, hi int)) {
+	if workers <= 1 {
+		fn(0, 0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
 	var wg sync.WaitGroup
-	for k := range n {
+	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(k)
+			fn(k, min(k*per, n), min((k+1)*per, n))
 		}()
 	}
 	wg.Wait()
