@@ -167,9 +167,8 @@ func (l *groupLister) run() {
 
 // fetchKfakeGroups lists kfake's groups, unfiltered, at the newest version
 // kfake serves (states and types are filtered, and the answer sorted, per
-// broker). It asks kfake's
-// one listener directly: a sharded request would copy the answer to merge
-// it with nothing.
+// broker). It asks kfake's one listener directly: a sharded request would
+// copy the answer to merge it with nothing.
 func (s *Sandbox) fetchKfakeGroups(ctx context.Context) (*kmsg.ListGroupsResponse, error) {
 	resp, err := s.admin.SeedBrokers()[0].Request(ctx, kmsg.NewPtrListGroupsRequest())
 	if err != nil {

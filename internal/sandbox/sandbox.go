@@ -828,13 +828,14 @@ func (s *Sandbox) pollLoop() {
 		if now := time.Now(); !now.Before(next) {
 			// A listing the brokers made for a client since the last
 			// look is as good as a look of the poll's own.
-			if lg, at, _ := s.lister.latest(); lg != nil && at.After(looked) {
+			lg, at, took := s.lister.latest()
+			if lg != nil && at.After(looked) {
 				s.setKfakeGroups(lg)
 			} else {
 				s.refreshGroups()
+				_, _, took = s.lister.latest()
 			}
 			looked = time.Now()
-			_, _, took := s.lister.latest()
 			next = looked.Add(groupsRefreshPause(max(took, looked.Sub(now))))
 		}
 		s.checkAssignmentFile()
