@@ -115,9 +115,15 @@ func TestScanOffsetsOrderAndLayouts(t *testing.T) {
 	os.Chtimes(filepath.Join(l.OffsetsPath(), "g-00001.json.tmp"), old, old)
 	os.WriteFile(filepath.Join(l.OffsetsPath(), "README"), []byte(`x`), 0o644)
 
-	for _, workers := range []int{1, 3, 16} {
+	// Window 5 runs one or two files a worker at a time; the defaults
+	// (Workers and Window 0) runs of 16.
+	for _, workers := range []int{1, 3, 16, 0} {
+		window := 5
+		if workers == 0 {
+			window = 0
+		}
 		var got []string
-		sr, err := ScanOffsets(l, ScanOptions{Workers: workers, Window: 5}, func(it *OffsetScanItem) error {
+		sr, err := ScanOffsets(l, ScanOptions{Workers: workers, Window: window}, func(it *OffsetScanItem) error {
 			if it.Err != nil {
 				t.Errorf("%s: %v", it.Path, it.Err)
 			}

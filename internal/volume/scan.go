@@ -157,7 +157,8 @@ type ScanOptions struct {
 	// Workers reading and parsing in parallel; 0 means 2×GOMAXPROCS (the
 	// work is mostly waiting on the file system).
 	Workers int
-	// Window bounds how many results may wait for their turn; 0 means 4×Workers.
+	// Window bounds how many results may wait for their turn; 0 means
+	// 128×Workers (workers take runs of up to 16 files).
 	Window int
 	// Now is the clock for tmp-file ages; zero means time.Now().
 	Now time.Time
@@ -452,12 +453,13 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		ents, err := os.ReadDir(fr.dir)
+		ents, err := readDirUnsorted(fr.dir)
 		if err != nil {
 			*fs = append(*fs, Finding{Severity: SevError, Code: CodeUnreadableDir, Path: fr.dir, Message: "cannot list directory: " + err.Error(), Fix: "check the volume mount and permissions"})
 			continue
 		}
 		var subdirs []frame
+		found := len(*fs)
 		backups, backupBytes := 0, int64(0)
 		for _, e := range ents {
 			name := e.Name()
@@ -490,6 +492,10 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeUnknownFile, Path: p, Message: "not an offset file (no .json suffix); kaas ignores it"})
 			}
 		}
+		// The directory's entries came unsorted: its findings (one an
+		// entry) and sub-directories go in name order.
+		slices.SortFunc((*fs)[found:], func(a, b Finding) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(subdirs, func(a, b frame) int { return strings.Compare(a.dir, b.dir) })
 		if backups > 0 {
 			*fs = append(*fs, backupFinding(fr.dir, backups, backupBytes))
 		}
@@ -497,9 +503,21 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			stack = append(stack, subdirs[i])
 		}
 	}
-	// Files of the top level and sub-directories: one stable order by group id.
-	slices.SortStableFunc(jobs[start:], func(a, b scanJob) int { return strings.Compare(a.group, b.group) })
+	// Files of the top level and sub-directories: one order by group id (a
+	// group id names one file of a layout).
+	slices.SortFunc(jobs[start:], func(a, b scanJob) int { return strings.Compare(a.group, b.group) })
 	return jobs
+}
+
+// readDirUnsorted is os.ReadDir without its sort by name (the scan orders
+// the files by group id, and a directory's few other entries by name).
+func readDirUnsorted(dir string) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // tmpFinding reports a *.tmp file with its age.
@@ -529,11 +547,17 @@ func roundAge(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// scanSlot is a run of consecutive jobs one worker reads and parses
+// (items[i] is jobs[i]'s result), handed to fn in order once done closes:
+// a 100,000-file scan hands over a few thousand runs, not 100,000 items.
 type scanSlot struct {
-	job  scanJob
-	item OffsetScanItem
-	done chan struct{}
+	jobs  []scanJob
+	items []OffsetScanItem
+	done  chan struct{}
 }
+
+// scanBatch is the most jobs one slot holds.
+const scanBatch = 16
 
 // runOrdered reads and parses jobs with a worker pool and hands results to
 // fn in job order, holding at most Window results at once.
@@ -544,13 +568,16 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 	}
 	window := opts.Window
 	if window <= 0 {
-		window = 4 * workers
+		window = 8 * scanBatch * workers
 	}
 	if len(jobs) == 0 {
 		return nil
 	}
-	order := make(chan *scanSlot, window)
-	work := make(chan *scanSlot, window)
+	// Runs of batch jobs, at least two runs per worker in the window.
+	batch := min(scanBatch, max(1, window/(2*workers)))
+	slots := max(1, window/batch)
+	order := make(chan *scanSlot, slots)
+	work := make(chan *scanSlot, slots)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
@@ -559,7 +586,9 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 			defer wg.Done()
 			var buf []byte
 			for s := range work {
-				buf = scanOne(s, buf, opts)
+				for i := range s.jobs {
+					buf = scanOne(s.jobs[i], &s.items[i], buf, opts)
+				}
 				close(s.done)
 			}
 		}()
@@ -567,8 +596,10 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 	go func() {
 		defer close(work)
 		defer close(order)
-		for _, j := range jobs {
-			s := &scanSlot{job: j, done: make(chan struct{})}
+		for len(jobs) > 0 {
+			n := min(batch, len(jobs))
+			s := &scanSlot{jobs: jobs[:n:n], items: make([]OffsetScanItem, n), done: make(chan struct{})}
+			jobs = jobs[n:]
 			select {
 			case order <- s: // blocks when the window is full
 			case <-stop:
@@ -580,20 +611,22 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 	var err error
 	for s := range order {
 		<-s.done
-		if err == nil {
-			if e := fn(&s.item); e != nil {
+		for i := range s.items {
+			if err != nil {
+				break
+			}
+			if e := fn(&s.items[i]); e != nil {
 				err = e
 				close(stop)
 			}
 		}
+		s.items = nil
 	}
 	wg.Wait()
 	return err
 }
 
-func scanOne(s *scanSlot, buf []byte, opts ScanOptions) []byte {
-	j := s.job
-	it := &s.item
+func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte {
 	*it = OffsetScanItem{Group: j.group, Path: j.path, Layout: j.layout, InSubdir: j.inSubdir, NameProblems: NameProblems(j.group)}
 	if opts.NamesOnly {
 		return buf
