@@ -49,7 +49,9 @@ const groupsDescribeHelp = "Offline: committed offsets come from the group's off
 	"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
 	"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
 	"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
-	"--all/--regex batch per coordinator: O(brokers) round trips however many groups.\n\n" +
+	"--all/--regex batch per coordinator: O(brokers) round trips however many groups. With a volume too,\n" +
+	"a partition served below the log end its segments gave before the brokers were asked is marked\n" +
+	"(servedBehindLog, segmentsLogEnd): a stale high watermark that consumers cannot fetch past.\n\n" +
 	"Examples:\n" +
 	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag to the log end read from the segments\n" +
 	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +

@@ -77,7 +77,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 		addForecasts(ctx, g, cl, vol, hasVolume, o.drainWindow, v.Groups)
 	}
 	v.Requests = cl.Counter.Snapshot()
-	for _, w := range inspect.AnnotateLive(v.Groups) {
+	for _, w := range inspect.AnnotateLive(v.Groups, vol.l.Gen) {
 		g.Warnf("%s", w)
 	}
 	noteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -545,5 +546,75 @@ func TestSandboxDoctorServedBehindLog(t *testing.T) {
 	}
 	if !found || r.Code != 3 {
 		t.Errorf("doctor: exit %d, want 3 and a live.servedBehindLog finding:\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}
+
+// TestSandboxDescribeServedBehindLog: groups describe with the volume and
+// the brokers marks the partition a broker serves below the log end its
+// segments gave before the brokers were asked (both ends in -o json and
+// in the partition's note, the group's issue, one warning naming the
+// generation); a partition served at its segments' end is not marked.
+func TestSandboxDescribeServedBehindLog(t *testing.T) {
+	t.Parallel()
+	lab := newResetLab(t)
+	// The brokers serve orders/0 and orders/1 at 10; the segments hold 25
+	// and 10 records.
+	writePartitionLog(t, lab.data, "orders/0", 0, 25)
+	writePartitionLog(t, lab.data, "orders/1", 0, 10)
+	r := runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "-o", "json", "app")
+	var doc struct {
+		Groups []struct {
+			Issues     []string
+			Partitions []struct {
+				Topic           string
+				Partition       int32
+				LogEnd          int64
+				Lag             *int64
+				SegmentsLogEnd  *int64
+				ServedBehindLog bool
+				Note            string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || len(doc.Groups) != 1 {
+		t.Fatalf("exit %d, json: %v\n%s\n%s", r.Code, err, r.Out, r.Err)
+	}
+	d := doc.Groups[0]
+	if !slices.Contains(d.Issues, "servedBehindLog") {
+		t.Errorf("issues %v: want servedBehindLog", d.Issues)
+	}
+	seen := 0
+	for _, p := range d.Partitions {
+		if p.Topic != "orders" {
+			continue
+		}
+		seen++
+		switch p.Partition {
+		case 0:
+			if !p.ServedBehindLog || p.LogEnd != 10 || p.SegmentsLogEnd == nil || *p.SegmentsLogEnd != 25 ||
+				!strings.Contains(p.Note, "served log end 10 is 15 records behind the segments' 25") {
+				t.Errorf("orders/0, served at 10 below its segments' 25: %+v", p)
+			}
+		case 1:
+			if p.ServedBehindLog || p.SegmentsLogEnd == nil || *p.SegmentsLogEnd != 10 || strings.Contains(p.Note, "stale") {
+				t.Errorf("orders/1, served at its segments' end: %+v", p)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("want orders/0 and orders/1 described, got %+v", d.Partitions)
+	}
+	if !strings.Contains(r.Err, "1 partition is served below the log end of its segments") || !strings.Contains(r.Err, "orders/0 served at 10, its segments end at 25 (group app)") ||
+		!strings.Contains(r.Err, "kaas") || strings.Count(r.Err, "served below the log end") != 1 {
+		t.Errorf("want one warning naming orders/0, both ends and the generation:\n%s", r.Err)
+	}
+	// People see the group's issue, and the partition's note in the wide table.
+	r = runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "app")
+	if !strings.Contains(r.Out, "issues       servedBehindLog") {
+		t.Errorf("table: want the group's issue:\n%s", r.Out)
+	}
+	r = runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "-o", "wide", "app")
+	if !strings.Contains(r.Out, "served log end 10 is 15 records behind the segments' 25") {
+		t.Errorf("wide table: want the note on orders/0:\n%s", r.Out)
 	}
 }

@@ -307,8 +307,10 @@ func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
 // AnnotateLive adds each group's state line (the Kafka tools' words) to its
 // notes, and returns the stderr warnings about the groups: one line per
 // kind of problem — the group's own line when only one group has it, else
-// the count, the first and where the rest are shown.
-func AnnotateLive(groups []LiveDescription) []string {
+// the count, the first and where the rest are shown — and last the
+// partitions served behind their log (ServedBehindWarning, which names gi,
+// the generation assumed).
+func AnnotateLive(groups []LiveDescription, gi volume.GenerationInfo) []string {
 	var disagree, coordDisagree, errored []string
 	for i := range groups {
 		d := &groups[i]
@@ -330,7 +332,11 @@ func AnnotateLive(groups []LiveDescription) []string {
 	var out []string
 	out = appendKind(out, disagree, "groups whose offset file and coordinator disagree (see their \"disagreement\" lines, offsetsDisagree in json)")
 	out = appendKind(out, coordDisagree, "groups whose FindCoordinator answer differs from the volume's assignment (see their coordinator lines, coordinatorAgrees in json)")
-	return appendKind(out, errored, "errors describing groups (see each group's errors)")
+	out = appendKind(out, errored, "errors describing groups (see each group's errors)")
+	if w := ServedBehindWarning(groups, gi); w != "" {
+		out = append(out, w)
+	}
+	return out
 }
 
 // appendKind adds the warning for one kind of per-group problem.

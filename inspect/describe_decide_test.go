@@ -301,7 +301,7 @@ func TestAnnotateLive(t *testing.T) {
 		{Group: "stable", State: "Stable", Errors: []string{"OffsetFetch: timeout"}},
 		{Group: "stable-2", State: "Stable", Errors: []string{"DescribeGroups: x", "OffsetFetch: y"}},
 	}
-	warns := AnnotateLive(groups)
+	warns := AnnotateLive(groups, volume.GenerationInfo{})
 	want := []string{
 		"group empty: the offset file and the coordinator disagree on 2 partitions",
 		"group rebalancing: FindCoordinator says kaas-1, the volume's assignment says none",
@@ -314,7 +314,7 @@ func TestAnnotateLive(t *testing.T) {
 		!slices.Equal(groups[1].Notes, []string{"Warning: Consumer group 'rebalancing' is rebalancing."}) || groups[2].Notes != nil {
 		t.Errorf("notes: %q %q %q", groups[0].Notes, groups[1].Notes, groups[2].Notes)
 	}
-	if AnnotateLive(nil) != nil {
+	if AnnotateLive(nil, volume.GenerationInfo{}) != nil {
 		t.Error("no groups, no warnings")
 	}
 }

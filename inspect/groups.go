@@ -43,6 +43,10 @@ const (
 	IssueStaleOnNonCoord      = "staleOnNonCoordinator"
 	IssueFileOnly             = "fileOnly"
 	IssueWireMismatch         = "wireMismatch"
+	// IssueServedBehindLog: a broker serves a partition of the group below
+	// the log end its segments gave before the brokers were asked (a stale
+	// high watermark; groups describe with a volume and brokers).
+	IssueServedBehindLog = "servedBehindLog"
 )
 
 // GroupFile is what groups list needs from one offset file: a summary, so a

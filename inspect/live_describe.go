@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // LagSourceLive labels live lag figures.
@@ -30,11 +31,18 @@ type LivePartition struct {
 	Lag      *int64 `json:"lag"`
 	// LagFrom says which committed offset the lag is counted from: live,
 	// file (the coordinator has none loaded), or logStart (nothing committed).
-	LagFrom  string `json:"lagFrom"`
-	Note     string `json:"note"`
-	Member   string `json:"member"`
-	ClientID string `json:"clientId"`
-	Host     string `json:"host"`
+	LagFrom string `json:"lagFrom"`
+	// SegmentsLogEnd is the log end the partition's segment files gave
+	// when the volume was read, before the brokers were asked (nil: no
+	// offset-file entry, no volume, or the segments could not be read).
+	// ServedBehindLog: LogEnd, served after that, is below it, a stale
+	// high watermark (consumers cannot fetch past it, and Lag reads low).
+	SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
+	ServedBehindLog bool   `json:"servedBehindLog"`
+	Note            string `json:"note"`
+	Member          string `json:"member"`
+	ClientID        string `json:"clientId"`
+	Host            string `json:"host"`
 }
 
 // LiveDescription is 'groups describe' with brokers.
@@ -138,14 +146,15 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			}
 		}
 	}
-	fileOff := map[string]map[int32]int64{}
+	fileOff := map[string]map[int32]*PartitionOffset{}
 	keys := wire.TopicPartitions{}
 	if file != nil {
-		for _, p := range file.Partitions {
+		for i := range file.Partitions {
+			p := &file.Partitions[i]
 			if fileOff[p.Topic] == nil {
-				fileOff[p.Topic] = map[int32]int64{}
+				fileOff[p.Topic] = map[int32]*PartitionOffset{}
 			}
-			fileOff[p.Topic][p.Partition] = p.Committed
+			fileOff[p.Topic][p.Partition] = p
 			keys.Add(p.Topic, p.Partition)
 		}
 	}
@@ -177,16 +186,22 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			} else {
 				hasLive = false
 			}
-			if fo, ok := fileOff[t][p]; ok {
-				v := fo
+			fp := fileOff[t][p]
+			if fp != nil {
+				v := fp.Committed
 				lp.FileCommitted = &v
-				if hasLive && fo != c.Offset {
+				if hasLive && v != c.Offset {
 					lp.Disagree = true
+				}
+				if fp.HighWatermark != nil && fp.LogEndSource == volume.SourceSegments {
+					v := *fp.HighWatermark
+					lp.SegmentsLogEnd = &v
 				}
 			}
 			lo, hasLog := logs[t][p]
 			if hasLog {
 				lp.LogStart, lp.LogEnd = lo.Start, lo.End
+				lp.ServedBehindLog = lp.SegmentsLogEnd != nil && lo.End >= 0 && lo.End < *lp.SegmentsLogEnd
 			}
 			from := lp.Committed
 			switch {
@@ -213,6 +228,12 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			}
 			if lp.Disagree {
 				note = joinNote(note, fmt.Sprintf("file says %d, coordinator says %d", *lp.FileCommitted, lp.Committed))
+			}
+			if lp.ServedBehindLog {
+				short := *lp.SegmentsLogEnd - lp.LogEnd
+				note = joinNote(note, fmt.Sprintf("served log end %d is %s behind the segments' %d (read before asking): a stale high watermark, consumers cannot fetch past it and the lag reads %d low",
+					lp.LogEnd, render.Plural(int(short), "record", "records"), *lp.SegmentsLogEnd, short))
+				addOnce(&d.Issues, IssueServedBehindLog)
 			}
 			lp.Note = joinNote(lp.Note, note)
 			d.Partitions = append(d.Partitions, lp)

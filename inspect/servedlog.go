@@ -132,3 +132,33 @@ func (r *DoctorReport) AddServedBehindLog(behind []ServedBehind, gi volume.Gener
 		Fix:      fix,
 		Commands: []string{"kaasctl volume check" + volumeFlags, "kaasctl doctor" + volumeFlags + brokerFlags}})
 }
+
+// ServedBehindWarning is 'groups describe”s warning for the partitions
+// its brokers serve below the log end their segments gave before the
+// brokers were asked (LivePartition.ServedBehindLog), "" when none: each
+// partition counted once, the first named with both ends, and the
+// generation whose takeover rule it assumes.
+func ServedBehindWarning(groups []LiveDescription, gi volume.GenerationInfo) string {
+	var parts []string
+	first := ""
+	for _, d := range groups {
+		for _, p := range d.Partitions {
+			if !p.ServedBehindLog {
+				continue
+			}
+			k := p.Topic + "/" + strconv.Itoa(int(p.Partition))
+			if slices.Contains(parts, k) {
+				continue
+			}
+			if first == "" {
+				first = fmt.Sprintf("%s served at %d, its segments end at %d (group %s)", k, p.LogEnd, *p.SegmentsLogEnd, volume.DisplayName(d.Group))
+			}
+			parts = append(parts, k)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d %s served below the log end of %s segments, read before the brokers were asked (first: %s): a stale high watermark, so consumers cannot fetch past it and the lag shown reads low (servedBehindLog in -o json); a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments (%s); 'kaasctl doctor' names the leaders to restart",
+		len(parts), pluralWord(len(parts), "partition is", "partitions are"), pluralWord(len(parts), "its", "their"), first, gi.Assumes())
+}
