@@ -2,6 +2,7 @@ package volume
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,12 +194,28 @@ func FuzzParseManifest(f *testing.F) {
 
 // FuzzFastEnvelope checks that the fast path agrees with the general parser
 // on every input it accepts.
+// manyKeys is an envelope of n partitions of t; dup >= 0 repeats that
+// partition's key at the end.
+func manyKeys(n, dup int) string {
+	var b strings.Builder
+	b.WriteString(`{"offsets":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"t/%d":%d,`, i, i)
+	}
+	if dup >= 0 {
+		fmt.Fprintf(&b, `"t/%d":0,`, dup)
+	}
+	return strings.TrimSuffix(b.String(), ",") + `}}`
+}
+
 func FuzzFastEnvelope(f *testing.F) {
 	for _, s := range []string{
 		`{"offsets":{"orders/0":1042,"orders/1":998},"metadata":{"orders/0":"host-a"}}`,
 		` { "metadata" : { "t/0" : "m" } , "offsets" : { "t/0" : 0 } } `, `{"offsets":{"t/0":1,"t/0":2}}`,
 		`{"offsets":{"t/0":9223372036854775807}}`, `{"offsets":{"t/0":9223372036854775808}}`, `{"offsets":{"t/0":-0}}`,
 		`{"offsets":{"a\u00e9/0":1}}`, `{"offsets":{"é/0":1}}`, `{"offsets":{"t/0":1.0}}`, `{"offsets":{}}`,
+		`{"offsets":{"t/0":1,"t/1":1,"t/2":1,"t/1":2}}`, `{"offsets":{"t/0":1},"metadata":{"t/0":"a:b:c:d"}}`,
+		manyKeys(20, -1), manyKeys(20, 17), // past smallKeys: without and with a duplicate
 	} {
 		f.Add([]byte(s))
 	}

@@ -173,8 +173,11 @@ func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 	if !p.eat('{') {
 		return nil, false
 	}
-	var offs []OffsetEntry
-	var keys []string
+	// Every entry has a colon, as do the two member names: sized once
+	// (an over-count when metadata values hold colons).
+	sz := max(1, bytes.Count(data, colon)-1)
+	offs := make([]OffsetEntry, 0, sz)
+	keys := make([]string, 0, sz)
 	var metaK, metaV []string
 	seenOffsets, seenMeta := false, false
 	p.ws()
@@ -240,7 +243,13 @@ func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 		return nil, false
 	}
 	// Duplicate keys: encoding/json keeps the last; leave that to the general path.
-	if len(keys) > 1 {
+	if len(keys) <= smallKeys {
+		for i := 1; i < len(keys); i++ {
+			if slices.Contains(keys[:i], keys[i]) {
+				return nil, false
+			}
+		}
+	} else {
 		sorted := slices.Clone(keys)
 		slices.Sort(sorted)
 		for i := 1; i < len(sorted); i++ {
@@ -267,6 +276,12 @@ func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 	sortEntries(offs)
 	return &OffsetFile{Path: path, Format: FormatEnvelope, Entries: offs}, true
 }
+
+var colon = []byte{':'}
+
+// smallKeys: up to this many keys, duplicates are found by comparing each
+// with those before it (no copy, no sort).
+const smallKeys = 16
 
 type fastParser struct {
 	b   []byte
