@@ -161,8 +161,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	// workers), one compact record per matched group; the scan's items are
 	// not retained.
 	var files []inspect.GroupFile
-	var recs []fileRec
-	var recOf map[string]int32
+	var recs fileRecs
 	keys := partKeys{}
 	if s.Layout != nil {
 		l := *s.Layout
@@ -186,8 +185,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		live := volume.OffsetsCurrent
 		sized := func(n int) {
 			files = make([]inspect.GroupFile, 0, n)
-			recs = make([]fileRec, 0, n)
-			recOf = make(map[string]int32, n)
+			recs = make(fileRecs, 0, n)
 		}
 		sized(0)
 		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
@@ -199,7 +197,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			if !match(it.Group) {
 				return nil
 			}
-			rec := fileRec{path: it.Path, layout: it.Layout, modTime: it.ModTime}
+			rec := fileRec{group: it.Group, path: it.Path, layout: it.Layout, modTime: it.ModTime}
 			if it.Err != nil {
 				rec.corrupt, rec.problem = true, it.Err.Problem
 			} else if it.File != nil {
@@ -208,18 +206,14 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 					rec.entries[i].Topic = keys.topic(rec.entries[i].Topic)
 				}
 			}
-			if i, ok := recOf[it.Group]; !ok {
-				recOf[it.Group] = int32(len(recs))
-				recs = append(recs, rec)
-			} else if recs[i].layout != live && it.Layout == live {
-				recs[i] = rec
-			}
+			recs = append(recs, rec)
 			return nil
 		})
 		if err != nil {
 			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: offsetsDirName(l), Message: err.Error()})
 		}
 		o.Findings = append(o.Findings, sr.Findings...)
+		recs = recs.byGroup(live)
 	}
 
 	// The brokers' listings.
@@ -271,16 +265,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		fileObs = make([]*inspect.OffsetReading, len(sel))
 		modTimes = make([]time.Time, len(sel))
 		obs := make([]inspect.OffsetReading, len(sel))
+		find := recs.finder(groupNames)
 		for i, g := range groupNames {
 			ob := &obs[i]
 			*ob = inspect.OffsetReading{Group: g}
 			fileObs[i] = ob
-			ri, ok := recOf[g]
-			if !ok {
+			rec := find(g)
+			if rec == nil {
 				ob.Missing = true
 				continue
 			}
-			rec := &recs[ri]
 			ob.File = rec.path
 			modTimes[i] = rec.modTime
 			if rec.corrupt {
@@ -300,7 +294,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 				known[g] = tp
 			}
 		}
-		recs, recOf = nil, nil
+		recs = nil
 	}
 	obsAt := func(i int) *inspect.OffsetReading {
 		if fileObs == nil {
@@ -526,11 +520,64 @@ func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
 // fileRec is what a refresh keeps of one group's offset file between the
 // scan and the selection.
 type fileRec struct {
-	path, layout    string
+	group, path     string
+	layout          string
 	modTime         time.Time
 	corrupt, parsed bool
 	problem, format string
 	entries         []volume.OffsetEntry
+}
+
+// fileRecs are the scan's records, in scan order (by group id within each
+// offsets dir) until byGroup.
+type fileRecs []fileRec
+
+// byGroup sorts the records by group id (a no-op for one dir, which the
+// scan gives in that order) and keeps one a group: the first dir's, or
+// the live dir's when the first is not live, as the brokers would load.
+func (rs fileRecs) byGroup(live string) fileRecs {
+	cmp := func(a, b fileRec) int { return strings.Compare(a.group, b.group) }
+	if !slices.IsSortedFunc(rs, cmp) {
+		slices.SortStableFunc(rs, cmp)
+	}
+	w := 0
+	for i := range rs {
+		if w > 0 && rs[w-1].group == rs[i].group {
+			if rs[w-1].layout != live && rs[i].layout == live {
+				rs[w-1] = rs[i]
+			}
+			continue
+		}
+		rs[w] = rs[i]
+		w++
+	}
+	clear(rs[w:])
+	return rs[:w]
+}
+
+// finder returns a lookup of a group's record (nil when none) for the
+// groups of names, asked in that order: a walk along both when names are
+// sorted (a selection is), else a binary search each.
+func (rs fileRecs) finder(names []string) func(string) *fileRec {
+	at := func(i int, g string) *fileRec {
+		if i < len(rs) && rs[i].group == g {
+			return &rs[i]
+		}
+		return nil
+	}
+	if !slices.IsSorted(names) {
+		return func(g string) *fileRec {
+			i, _ := slices.BinarySearchFunc(rs, g, func(r fileRec, g string) int { return strings.Compare(r.group, g) })
+			return at(i, g)
+		}
+	}
+	j := 0
+	return func(g string) *fileRec {
+		for j < len(rs) && rs[j].group < g {
+			j++
+		}
+		return at(j, g)
+	}
 }
 
 // partKeys interns the "topic/partition" keys and the topic names of one
