@@ -210,24 +210,27 @@ const minTrendSamples = 3
 //   - OK otherwise. One observation can only say OK or ERR, and STOP,
 //     STALL and WARN need observations spanning opt.MinSpan.
 func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) GroupHealth {
-	return evaluateHealth(group, samples, func(i int) []OffsetAnomaly {
+	var h GroupHealth
+	evaluateHealth(&h, group, samples, func(i int) []OffsetAnomaly {
 		var prev *HealthSample
 		if i > 0 {
 			prev = &samples[i-1]
 		}
 		return sampleAnomalies(prev, samples[i], opt)
 	}, opt)
+	return h
 }
 
 // evaluateHealth is EvaluateHealth with the anomalies between samples[i-1]
 // and samples[i] (for i == 0, what a follower saw up to the first) given by pair (HealthWindow keeps them from Add instead of
-// comparing every pair of files again at every evaluation).
-func evaluateHealth(group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) GroupHealth {
-	h := GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
+// comparing every pair of files again at every evaluation), into h (an
+// element of EvaluateAll's out, filled where it lies).
+func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) {
+	*h = GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
 		h.Evidence = append(h.Evidence, HealthEvidence{State: HealthErr, Before: -1, After: -1, Detail: "no observation of the group in the window"})
 		h.finish()
-		return h
+		return
 	}
 	first, last := samples[0], samples[len(samples)-1]
 	h.From, h.To = first.Time, last.Time
@@ -261,7 +264,6 @@ func evaluateHealth(group string, samples []HealthSample, pair func(i int) []Off
 	}
 	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
 	h.finish()
-	return h
 }
 
 // finish sets State and Conditions from the evidence, sorted worst first.
@@ -566,11 +568,19 @@ func (w *HealthWindow) Sweep() {
 // alert does not reset because the brokers went down, and a REWIND seen
 // just before is not cleared by the outage.
 func (w *HealthWindow) Evaluate(group string) GroupHealth {
+	var h GroupHealth
+	w.evaluateInto(&h, group)
+	return h
+}
+
+// evaluateInto is Evaluate into h.
+func (w *HealthWindow) evaluateInto(h *GroupHealth, group string) {
 	g := w.groups[group]
 	if g == nil {
-		return EvaluateHealth(group, nil, w.Opt)
+		*h = EvaluateHealth(group, nil, w.Opt)
+		return
 	}
-	h := evaluateHealth(group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
+	evaluateHealth(h, group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
 	if g.errSince.IsZero() {
 		g.known = g.known[:0]
 		for _, e := range h.Evidence {
@@ -578,7 +588,7 @@ func (w *HealthWindow) Evaluate(group string) GroupHealth {
 				g.known = append(g.known, e)
 			}
 		}
-		return h
+		return
 	}
 	h.UnknownSince = g.errSince
 	for _, e := range g.known {
@@ -592,7 +602,6 @@ func (w *HealthWindow) Evaluate(group string) GroupHealth {
 		h.Evidence = append(h.Evidence, e)
 	}
 	h.finish()
-	return h
 }
 
 // EvaluateAll evaluates every group of names into out (len(out) ==
@@ -610,7 +619,7 @@ func (w *HealthWindow) EvaluateAll(names []string, out []GroupHealth, workers in
 	}
 	forRanges(len(names), workers, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = w.Evaluate(names[i])
+			w.evaluateInto(&out[i], names[i])
 		}
 	})
 }
