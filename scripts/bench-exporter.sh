@@ -5,7 +5,7 @@
 # consumerGroups in assignment.json, 4 partitions per group) and removed on
 # exit. GOMEMLIMIT=off, so the soft memory limit does not do the work. On a
 # shared machine wall time counts waiting for a core: the comparison is in
-# CPU seconds (user + sys) from /usr/bin/time -v, best of three runs.
+# CPU seconds (user + sys) from /usr/bin/time -v (wall time beside it).
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/kaasctl}
@@ -31,25 +31,34 @@ awk -v d="$cd_/__consumer_offsets" 'BEGIN {
   }
 }'
 
-# run NAME CMD...: three runs; sets <NAME>_cpu (least user+sys seconds),
-# <NAME>_s (least wall seconds) and <NAME>_mb (largest peak RSS, MB).
-run() {
-  name=$1; shift
-  for i in 1 2 3; do
-    /usr/bin/time -v -o "$tmp/$name.time.$i" sh -c '"$@" > "$OUT"' sh "$@" 2> "$tmp/$name.err" || true
-  done
-  cpu=$(for i in 1 2 3; do awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$tmp/$name.time.$i"; done | sort -n | head -1)
-  s=$(for i in 1 2 3; do awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); t = 0; for (j = 1; j <= n; j++) t = t * 60 + p[j]; print t }' "$tmp/$name.time.$i"; done | sort -n | head -1)
-  mb=$(for i in 1 2 3; do awk -F': ' '/Maximum resident set size/ { print int($2 / 1024) }' "$tmp/$name.time.$i"; done | sort -n | tail -1)
-  eval "${name}_cpu=$cpu ${name}_s=$s ${name}_mb=$mb"
+# The two commands run in turn, cat then the exporter, RUNS times (default
+# 5), so a machine that slows down slows both alike; each run's user+sys
+# CPU, wall and peak RSS come from /usr/bin/time -v. The figures are the
+# medians, and the ratio is the median of the pair-by-pair CPU ratios.
+RUNS=${RUNS:-5}
+# measure NAME I CMD...: run I of NAME, its figures appended to NAME.{cpu,s,mb}.
+measure() {
+  name=$1 i=$2; shift 2
+  /usr/bin/time -v -o "$tmp/time" sh -c '"$@" > "$OUT"' sh "$@" 2> "$tmp/$name.err" || true
+  awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$tmp/time" >> "$tmp/$name.cpu"
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); t = 0; for (j = 1; j <= n; j++) t = t * 60 + p[j]; print t }' "$tmp/time" >> "$tmp/$name.s"
+  awk -F': ' '/Maximum resident set size/ { print int($2 / 1024) }' "$tmp/time" >> "$tmp/$name.mb"
 }
-
-OUT=/dev/null run cat sh -c 'find "$1" -name "*.json" -print0 | xargs -0 cat' sh "$cd_/__consumer_offsets"
-OUT="$tmp/page" run exp env GOMEMLIMIT=off "$BIN" exporter --data-dir "$tmp/data" --once --max-groups 0
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+i=0
+while [ $i -lt "$RUNS" ]; do
+  OUT=/dev/null measure cat $i sh -c 'find "$1" -name "*.json" -print0 | xargs -0 cat' sh "$cd_/__consumer_offsets"
+  OUT="$tmp/page" measure exp $i env GOMEMLIMIT=off "$BIN" exporter --data-dir "$tmp/data" --once --max-groups 0
+  i=$((i + 1))
+done
+paste "$tmp/exp.cpu" "$tmp/cat.cpu" | awk '{ print $1 / $2 }' > "$tmp/ratio"
+cat_cpu=$(median "$tmp/cat.cpu") cat_s=$(median "$tmp/cat.s")
+exp_cpu=$(median "$tmp/exp.cpu") exp_s=$(median "$tmp/exp.s") ratio=$(median "$tmp/ratio")
+exp_mb=$(sort -n "$tmp/exp.mb" | tail -1)
 page=$(wc -c < "$tmp/page")
 series=$(grep -vc '^#' "$tmp/page" || true)
 
 echo "== exporter: 100,000 file-only groups, 12 brokers, --once --max-groups 0 (GOMEMLIMIT=off)"
-awk -v c="$cat_cpu" -v cs="$cat_s" 'BEGIN { printf "cat of the 100,000 offset files: %.2f s CPU (user+sys), %.2f s wall (the yardstick)\n", c, cs }'
-awk -v e="$exp_cpu" -v es="$exp_s" -v c="$cat_cpu" -v m="$exp_mb" -v p="$page" -v n="$series" 'BEGIN {
-  printf "one refresh: %.2f s CPU = %.2f x cat (target <= 1 x), %.2f s wall; peak RSS %d MB (target < 300 MB); page %.1f MB (target < 40 MB), %d series\n", e, e / c, es, m, p / 1048576, n }'
+awk -v c="$cat_cpu" -v cs="$cat_s" -v r="$RUNS" 'BEGIN { printf "cat of the 100,000 offset files: %.2f s CPU (user+sys), %.2f s wall (the yardstick; medians of %d runs, in turn with the exporter)\n", c, cs, r }'
+awk -v e="$exp_cpu" -v es="$exp_s" -v cs="$cat_s" -v q="$ratio" -v m="$exp_mb" -v p="$page" -v n="$series" 'BEGIN {
+  printf "one refresh: %.2f s CPU = %.2f x cat (median of the pairs; target <= 1 x), %.2f s wall = %.2f x cat; peak RSS %d MB (target < 300 MB); page %.1f MB (target < 40 MB), %d series\n", e, q, es, es / cs, m, p / 1048576, n }'
