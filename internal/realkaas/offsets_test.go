@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,6 +274,7 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 	if len(restart) > 0 {
 		refusedStale(t, c, group, topic, behind)
 		doctorNamesStale(t, c, behind)
+		describeMarksStale(t, c, group, behind)
 	}
 	for i, b := range c.Brokers {
 		if !restart[b.ID] {
@@ -346,6 +348,41 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 	}
 	if seen != len(behind) {
 		t.Errorf("live offsets reset --to-latest planned %d of the %d partitions served behind their log: %v", seen, len(behind), r)
+	}
+}
+
+// describeMarksStale: groups describe of group, with the volume and the
+// brokers, marks every partition served behind its log that its offset
+// file names (servedBehindLog, the served end beside the segments').
+func describeMarksStale(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
+	t.Helper()
+	r := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
+	v := decode[struct {
+		Groups []struct {
+			Issues     []string `json:"issues"`
+			Partitions []struct {
+				Topic           string `json:"topic"`
+				Partition       int32  `json:"partition"`
+				LogEnd          int64  `json:"logEnd"`
+				SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
+				ServedBehindLog bool   `json:"servedBehindLog"`
+			} `json:"partitions"`
+		} `json:"groups"`
+	}](t, r)
+	for _, g := range v.Groups {
+		for _, p := range g.Partitions {
+			k := tp{p.Topic, p.Partition}
+			served, stale := behind[k]
+			switch {
+			case !stale:
+			case p.SegmentsLogEnd == nil:
+				t.Logf("groups describe: %s has no entry in %s's offset file, so its segments were not compared", k, group)
+			case !p.ServedBehindLog || p.LogEnd != served || !slices.Contains(g.Issues, "servedBehindLog"):
+				t.Errorf("groups describe does not mark %s, served at %d below its segments' %d: %+v (issues %v)", k, served, *p.SegmentsLogEnd, p, g.Issues)
+			default:
+				t.Logf("groups describe marks %s: served %d, segments %d", k, p.LogEnd, *p.SegmentsLogEnd)
+			}
+		}
 	}
 }
 
