@@ -44,7 +44,9 @@ const exporterDescription = "A long-running process fed from both sources. The v
 	"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
 	"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
 	"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
-	"new assignment version).\n\n" +
+	"new assignment version). With both sources, the segment files of the partitions the offset files\n" +
+	"name are read before the brokers are asked: a leader serving less than they held (a stale high\n" +
+	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation.\n\n" +
 	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
 	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
 	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +

@@ -106,6 +106,9 @@ type Exporter struct {
 	lastWireErr, lastAssignErr string
 	lastDropped                int
 	lastInvalid                int
+	// lastServedBehind names the partitions served behind their log at
+	// the last refresh that asked the brokers (logged when it changes).
+	lastServedBehind string
 
 	snap      atomic.Pointer[snapshot]
 	kick      chan struct{}
@@ -238,6 +241,7 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		}
 		e.lastInvalid = len(bad)
 	}
+	e.logServedBehind(o)
 	if o.AssignmentErr != e.lastAssignErr {
 		if o.AssignmentErr != "" {
 			e.logf("%s", o.AssignmentErr)
@@ -287,6 +291,34 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
 	e.snap.Store(&snapshot{time: o.Time, page: page, health: health})
 	return o
+}
+
+// logServedBehind logs the partitions served behind their log when the
+// set changes, and when none is any more (refreshes whose brokers were not
+// asked say nothing).
+func (e *Exporter) logServedBehind(o *Observation) {
+	if !o.HasBrokers || o.WireErr != "" {
+		return
+	}
+	names := make([]string, len(o.ServedBehind))
+	for i, sb := range o.ServedBehind {
+		names[i] = sb.Partition
+	}
+	key := strings.Join(names, ",")
+	if key == e.lastServedBehind {
+		return
+	}
+	switch {
+	case key != "":
+		var gi volume.GenerationInfo
+		if o.Generation != nil {
+			gi = *o.Generation
+		}
+		e.logf("%s", inspect.ServedBehindMessage(o.ServedBehind, "", gi, "kaas_partition_served_behind_log_records"))
+	default:
+		e.notef("every partition the offset files name is served at the log end of its segments again")
+	}
+	e.lastServedBehind = key
 }
 
 // Successful reports whether the refresh read what it was given: the

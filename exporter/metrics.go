@@ -31,6 +31,7 @@ var (
 	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
 	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
+	dServedBehind        = fam(gaugeType, "kaas_partition_served_behind_log_records", "Records the partition's segment files held, read before the brokers were asked, past the log end its leader then served (with a volume and brokers; partitions an offset file names): a stale high watermark, which consumers cannot fetch past and under which every group's lag on the partition reads low (kaas's Go broker after a takeover at the epoch its manifest already held). Present only while it is so.", "topic", "partition")
 
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
 	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
@@ -230,6 +231,11 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 	}
 	for _, name := range sortedKeys(c.brokerRequests) {
 		add(tw.sample(dBrokerRequests, float64(c.brokerRequests[name]), name))
+	}
+	for _, sb := range o.ServedBehind {
+		if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
+			add(tw.sample(dServedBehind, float64(sb.LogEnd-sb.Served), t, strconv.Itoa(int(p))))
+		}
 	}
 
 	// Groups.

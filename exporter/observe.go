@@ -129,6 +129,11 @@ type Observation struct {
 	WireErr string `json:"wireError,omitempty"`
 	// Probes is the number of record timestamps fetched (cache misses).
 	Probes int `json:"probes"`
+	// ServedBehind are the partitions a leader serves below the log end
+	// their segment files gave before the brokers were asked (with a
+	// volume and brokers; the partitions the offset files name): a stale
+	// high watermark.
+	ServedBehind []inspect.ServedBehind `json:"servedBehindLog,omitempty"`
 }
 
 // Observe runs one refresh. It fails only when neither source gave
@@ -303,6 +308,15 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		return fileObs[i]
 	}
 
+	// With brokers and a data dir, the segments of the partitions the
+	// offset files name are read before the brokers are asked: a leader
+	// serving less than they held then serves a stale high watermark.
+	var before *volume.LogReader
+	if s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" {
+		before = volume.NewLogReader(*s.Layout)
+		before.Prefetch(filePartitions(fileObs), 16)
+	}
+
 	// The brokers' descriptions: O(brokers) requests.
 	described := map[string]*wire.GroupDescription{}
 	if s.Client != nil && o.WireErr == "" && len(groupNames) > 0 {
@@ -330,23 +344,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	var logs *volume.LogReader
 	if s.Layout != nil && s.Layout.DataDir != "" && s.Client == nil {
 		logs = volume.NewLogReader(*s.Layout)
-		// Each partition once, however many groups commit to it.
-		seen := map[string]bool{}
-		var tps []volume.TopicPartition
-		for _, fo := range fileObs {
-			for _, fe := range fo.Offsets {
-				k := fe.Key
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				if t, p, err := volume.SplitOffsetKey(k); err == nil {
-					tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
-				}
-			}
-		}
-		logs.Prefetch(tps, 16)
+		logs.Prefetch(filePartitions(fileObs), 16)
 	}
+	served := servedEnds{before: before}
 	o.Groups = make([]GroupObs, len(sel))
 	for i := range sel {
 		g := &o.Groups[i]
@@ -377,6 +377,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			s.sized(g, &sample, len(d.Lag.Partitions))
 			for _, p := range d.Lag.Partitions {
 				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
+				served.add(p.Topic, p.Partition, p.End)
 				if po.Committed < 0 {
 					// kaas's coordinator has not loaded the group: the file is what it will load.
 					if fc, ok := fileOffset(fo, keys.key(p.Topic, p.Partition)); ok {
@@ -424,6 +425,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		inspect.SortPartitions(sample.Partitions)
 		g.Sample = sample
 	}
+	o.ServedBehind = inspect.FindServedBehind(served.ends, o.Assignment)
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, o)
 	}
@@ -526,6 +528,54 @@ type fileRec struct {
 	corrupt, parsed bool
 	problem, format string
 	entries         []volume.OffsetEntry
+}
+
+// filePartitions are the partitions the offset files name, each once
+// however many groups commit to it.
+func filePartitions(fileObs []*inspect.OffsetReading) []volume.TopicPartition {
+	seen := map[string]bool{}
+	var tps []volume.TopicPartition
+	for _, fo := range fileObs {
+		for _, fe := range fo.Offsets {
+			k := fe.Key
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if t, p, err := volume.SplitOffsetKey(k); err == nil {
+				tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
+			}
+		}
+	}
+	return tps
+}
+
+// servedEnds pairs the log end a leader served for each partition with
+// the bounds its segments gave before the brokers were asked (before, nil
+// without a data dir or brokers): only partitions read then, each once.
+type servedEnds struct {
+	before *volume.LogReader
+	seen   map[volume.TopicPartition]bool
+	ends   []inspect.ServedEnd
+}
+
+func (s *servedEnds) add(topic string, part int32, end int64) {
+	if s.before == nil || end < 0 {
+		return
+	}
+	k := volume.TopicPartition{Topic: topic, Partition: part}
+	if s.seen[k] {
+		return
+	}
+	b := s.before.Cached(topic, part)
+	if b == nil {
+		return // not read before asking: no evidence
+	}
+	if s.seen == nil {
+		s.seen = map[volume.TopicPartition]bool{}
+	}
+	s.seen[k] = true
+	s.ends = append(s.ends, inspect.ServedEnd{Topic: topic, Partition: part, Served: end, Log: b})
 }
 
 // fileRecs are the scan's records, in scan order (by group id within each

@@ -133,13 +133,13 @@ func (r *DoctorReport) AddServedBehindLog(behind []ServedBehind, gi volume.Gener
 		Commands: []string{"kaasctl volume check" + volumeFlags, "kaasctl doctor" + volumeFlags + brokerFlags}})
 }
 
-// ServedBehindWarning is 'groups describe”s warning for the partitions
-// its brokers serve below the log end their segments gave before the
-// brokers were asked (LivePartition.ServedBehindLog), "" when none: each
-// partition counted once, the first named with both ends, and the
-// generation whose takeover rule it assumes.
+// ServedBehindWarning is the warning of groups describe for the
+// partitions its brokers serve below the log end their segments gave
+// before the brokers were asked (LivePartition.ServedBehindLog), "" when
+// none: each partition counted once, the first named with both ends and
+// its group.
 func ServedBehindWarning(groups []LiveDescription, gi volume.GenerationInfo) string {
-	var parts []string
+	var behind []ServedBehind
 	first := ""
 	for _, d := range groups {
 		for _, p := range d.Partitions {
@@ -147,18 +147,32 @@ func ServedBehindWarning(groups []LiveDescription, gi volume.GenerationInfo) str
 				continue
 			}
 			k := p.Topic + "/" + strconv.Itoa(int(p.Partition))
-			if slices.Contains(parts, k) {
+			if slices.ContainsFunc(behind, func(b ServedBehind) bool { return b.Partition == k }) {
 				continue
 			}
 			if first == "" {
-				first = fmt.Sprintf("%s served at %d, its segments end at %d (group %s)", k, p.LogEnd, *p.SegmentsLogEnd, volume.DisplayName(d.Group))
+				first = " (group " + volume.DisplayName(d.Group) + ")"
 			}
-			parts = append(parts, k)
+			behind = append(behind, ServedBehind{Partition: k, Served: p.LogEnd, LogEnd: *p.SegmentsLogEnd})
 		}
 	}
-	if len(parts) == 0 {
+	return ServedBehindMessage(behind, first, gi, "servedBehindLog in -o json")
+}
+
+// ServedBehindMessage words partitions served below their segments' log
+// end for a warning or a log line ("" when none): how many, the first with
+// both ends (its leader when known, then extra), what it means, the
+// generation whose takeover rule it assumes, and ref (where the figures
+// are).
+func ServedBehindMessage(behind []ServedBehind, extra string, gi volume.GenerationInfo, ref string) string {
+	if len(behind) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d %s served below the log end of %s segments, read before the brokers were asked (first: %s): a stale high watermark, so consumers cannot fetch past it and the lag shown reads low (servedBehindLog in -o json); a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments (%s); 'kaasctl doctor' names the leaders to restart",
-		len(parts), pluralWord(len(parts), "partition is", "partitions are"), pluralWord(len(parts), "its", "their"), first, gi.Assumes())
+	f := behind[0]
+	led := ""
+	if f.Leader != "" {
+		led = fmt.Sprintf(", led by %s at epoch %d", f.Leader, f.Epoch)
+	}
+	return fmt.Sprintf("%d %s served below the log end of %s segments, read before the brokers were asked (first: %s served at %d, its segments end at %d%s%s): a stale high watermark, so consumers cannot fetch past it and the lag shown reads low (%s); a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments (%s); 'kaasctl doctor' names the leaders to restart",
+		len(behind), pluralWord(len(behind), "partition is", "partitions are"), pluralWord(len(behind), "its", "their"), f.Partition, f.Served, f.LogEnd, led, extra, ref, gi.Assumes())
 }

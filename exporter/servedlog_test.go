@@ -1,0 +1,114 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+)
+
+// writeLog replaces DATA/<topic>/<partition>/ with segment files in kaas's
+// format holding the records [0, end).
+func writeLog(t *testing.T, data, topic string, part int32, end int64) {
+	t.Helper()
+	dir := filepath.Join(data, topic, fmt.Sprint(part))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := volume.CreateSegment(dir, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Next < end {
+		if err := w.Append(int(min(5, end-w.Next)), 1_700_000_000_000, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExporterServedBehindLog: with a volume and brokers, a partition whose
+// segments, read before the brokers were asked, hold more than its leader
+// serves is exported with the records it is short and logged once, naming
+// the generation assumed; a partition served at its segments' end is not.
+// Once the leader serves the log end again, the series goes and one note
+// says so.
+func TestExporterServedBehindLog(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}}})
+	ctx := context.Background()
+	if err := sb.Produce(ctx, "orders", 2, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Commit(ctx, "g1", map[string]map[int32]int64{"orders": {0: 5, 1: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	l := sb.Layout()
+	// The brokers serve both partitions at 10.
+	writeLog(t, l.DataDir, "orders", 0, 25)
+	writeLog(t, l.DataDir, "orders", 1, 10)
+	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var logs, notes []string
+	e := New(Options{Source: &Source{Layout: &l, Client: cl},
+		Logf:  func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) },
+		Notef: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+	metrics := func() string {
+		var b bytes.Buffer
+		if err := e.WriteMetrics(&b, nil); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	o := e.Refresh(ctx)
+	if len(o.ServedBehind) != 1 || o.ServedBehind[0].Partition != "orders/0" || o.ServedBehind[0].Served != 10 || o.ServedBehind[0].LogEnd != 25 {
+		t.Fatalf("served behind: %+v, want orders/0 served at 10 below 25", o.ServedBehind)
+	}
+	m := metrics()
+	if !strings.Contains(m, `kaas_partition_served_behind_log_records{topic="orders",partition="0"} 15`) || strings.Contains(m, `kaas_partition_served_behind_log_records{topic="orders",partition="1"}`) {
+		t.Errorf("metrics: want orders/0 15 records short and no orders/1 series:\n%s", grepLines(m, "served_behind"))
+	}
+	e.Refresh(ctx)
+	if len(logs) != 1 || !strings.Contains(logs[0], "orders/0 served at 10, its segments end at 25") || !strings.Contains(logs[0], "kaas") ||
+		!strings.Contains(logs[0], "kaas_partition_served_behind_log_records") {
+		t.Fatalf("want one log line naming orders/0, both ends and the generation over two refreshes, got %q", logs)
+	}
+	// The leader serves its log end again (here: the segments now end
+	// where it serves).
+	writeLog(t, l.DataDir, "orders", 0, 10)
+	if o := e.Refresh(ctx); len(o.ServedBehind) != 0 {
+		t.Fatalf("served behind after the fix: %+v", o.ServedBehind)
+	}
+	if m := metrics(); strings.Contains(m, "kaas_partition_served_behind_log_records{") {
+		t.Errorf("the series stays after the fix:\n%s", grepLines(m, "served_behind"))
+	}
+	if len(logs) != 1 || len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "served at the log end of its segments again") {
+		t.Errorf("want one note when it clears, got logs %q notes %q", logs, notes)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
