@@ -275,6 +275,7 @@ func logEndsBack(t *testing.T, c *Cluster, before map[tp]int64, topic, group str
 		refusedStale(t, c, group, topic, behind)
 		doctorNamesStale(t, c, behind)
 		describeMarksStale(t, c, group, behind)
+		exporterFlagsStale(t, c, behind)
 	}
 	for i, b := range c.Brokers {
 		if !restart[b.ID] {
@@ -383,6 +384,34 @@ func describeMarksStale(t *testing.T, c *Cluster, group string, behind map[tp]in
 				t.Logf("groups describe marks %s: served %d, segments %d", k, p.LogEnd, *p.SegmentsLogEnd)
 			}
 		}
+	}
+}
+
+// exporterFlagsStale: one exporter refresh with the volume and the brokers
+// exports every partition served behind its log (the offset files name
+// them: the group committed on each) with the records it is short.
+func exporterFlagsStale(t *testing.T, c *Cluster, behind map[tp]int64) {
+	t.Helper()
+	r := kaasctl(t, "exporter", "--once", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","))
+	if r.code != 0 {
+		t.Errorf("exporter --once: exit %d\n%s", r.code, r.stderr)
+		return
+	}
+	for k, served := range behind {
+		prefix := fmt.Sprintf("kaas_partition_served_behind_log_records{topic=%q,partition=\"%d\"} ", k.Topic, k.Partition)
+		found := false
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, prefix) {
+				found = true
+				t.Logf("exporter: %s (served %d)", line, served)
+			}
+		}
+		if !found {
+			t.Errorf("exporter --once does not export %s, served at %d below its segments (%s...)", k, served, prefix)
+		}
+	}
+	if !strings.Contains(r.stderr, "served below the log end") {
+		t.Errorf("exporter --once does not log the partitions served behind their log:\n%s", r.stderr)
 	}
 }
 
