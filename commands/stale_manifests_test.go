@@ -130,20 +130,7 @@ func TestStaleManifestsDescribe(t *testing.T) {
 // holding the records [start, end).
 func writePartitionLog(t *testing.T, data, tp string, start, end int64) {
 	t.Helper()
-	dir := filepath.Join(data, filepath.FromSlash(tp))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := volume.CreateSegment(dir, start, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Next < end {
-		if err := w.Append(int(min(5, end-w.Next)), 1_700_000_000_000, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := volume.WriteRecords(filepath.Join(data, filepath.FromSlash(tp)), start, end, 1_700_000_000_000); err != nil {
 		t.Fatal(err)
 	}
 }

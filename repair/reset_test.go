@@ -24,19 +24,7 @@ const (
 // segment from start holding the records up to end (exclusive).
 func writeLog(t testing.TB, dir string, start, end int64) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := volume.CreateSegment(dir, start, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Next < end {
-		if err := w.Append(int(min(5, end-w.Next)), 1_700_000_000_000, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := volume.WriteRecords(dir, start, end, 1_700_000_000_000); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -110,3 +110,24 @@ func (w *SegmentWriter) Close() error {
 	}
 	return err
 }
+
+// WriteRecords creates dir (and its parents) and a segment in it holding
+// the records [start, end), in batches of up to 5 records stamped ts (Unix
+// milliseconds), at leader epoch 1: a partition's log as kaas writes it,
+// for tests and labs that need one.
+func WriteRecords(dir string, start, end, ts int64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	w, err := CreateSegment(dir, start, 1)
+	if err != nil {
+		return err
+	}
+	for w.Next < end {
+		if err := w.Append(int(min(5, end-w.Next)), ts, nil); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
