@@ -3,7 +3,9 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -201,5 +203,32 @@ func TestCappedReader(t *testing.T) {
 	data, err := io.ReadAll(CappedReader(strings.NewReader("abc"), "x", 3))
 	if err != nil || string(data) != "abc" {
 		t.Errorf("at the cap: %q %v", data, err)
+	}
+}
+
+// TestReadIntoInfoWholeFile: ReadIntoInfo returns every byte of files of
+// every size around its buffer's, with a buffer reused from a larger and
+// a smaller file before (it stops at the size the open gave when a read
+// returns exactly that much).
+func TestReadIntoInfoWholeFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var buf []byte
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 70000, 3, 0, 65536} {
+		want := bytes.Repeat([]byte{'x'}, n)
+		for i := range want {
+			want[i] = byte('a' + i%26)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("f%d.json", n))
+		if err := os.WriteFile(p, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var data []byte
+		var info Info
+		var err error
+		data, buf, info, err = ReadIntoInfo(p, buf)
+		if err != nil || !bytes.Equal(data, want) || info.Size != int64(n) {
+			t.Fatalf("%d bytes: got %d bytes (size %d), err %v", n, len(data), info.Size, err)
+		}
 	}
 }

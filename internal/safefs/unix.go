@@ -106,8 +106,11 @@ func linkError(dirfd int, name, display string, writing bool) error {
 	return e
 }
 
-// readFd reads fd to the end into buf (reused), capped at limit.
-func readFd(fd int, display string, buf []byte, limit int64) ([]byte, []byte, error) {
+// readFd reads fd to the end into buf (reused), capped at limit. With
+// size >= 0 (the open's fstat), a read that leaves buf with exactly size
+// bytes and room to spare ends it: a read of a regular file returns less
+// than asked only at its end, so the read that would return 0 is saved.
+func readFd(fd int, display string, buf []byte, limit, size int64) ([]byte, []byte, error) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
@@ -130,6 +133,9 @@ func readFd(fd int, display string, buf []byte, limit int64) ([]byte, []byte, er
 			return buf, buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if size >= 0 && int64(len(buf)) == size && len(buf) < cap(buf) && size <= limit {
+			return buf, buf, nil
+		}
 	}
 }
 
@@ -150,10 +156,12 @@ func ReadIntoInfo(path string, buf []byte) ([]byte, []byte, Info, error) {
 	}
 	defer unix.Close(fd)
 	if need := info.Size + 1; info.Size >= 0 && need <= MaxFileBytes && int64(cap(buf)) < need {
-		// Sized from the fstat: one read and the end-of-file read.
+		// Sized from the fstat: one read, which readFd takes as the end
+		// when it returns that size (offset files are replaced by rename,
+		// never grown in place).
 		buf = make([]byte, 0, need)
 	}
-	data, buf, err := readFd(fd, path, buf, MaxFileBytes)
+	data, buf, err := readFd(fd, path, buf, MaxFileBytes, info.Size)
 	return data, buf, info, err
 }
 
@@ -188,7 +196,7 @@ func Read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	if info.Size > 0 && info.Size < limit {
 		buf = make([]byte, 0, info.Size+1)
 	}
-	data, _, err := readFd(fd, path, buf, limit)
+	data, _, err := readFd(fd, path, buf, limit, -1)
 	return data, info, err
 }
 
@@ -340,7 +348,7 @@ func (d *Dir) ReadFile(name string, writing bool) ([]byte, Info, error) {
 		return nil, info, err
 	}
 	defer unix.Close(fd)
-	data, _, err := readFd(fd, d.join(name), nil, MaxFileBytes)
+	data, _, err := readFd(fd, d.join(name), nil, MaxFileBytes, -1)
 	return data, info, err
 }
 
