@@ -79,6 +79,11 @@ func ReadIntoInfo(path string, buf []byte) ([]byte, []byte, Info, error) {
 	return data, buf, info, err
 }
 
+// ReadIntoInfo is ReadIntoInfo of the file name inside d.
+func (d *Dir) ReadIntoInfo(name string, buf []byte) ([]byte, []byte, Info, error) {
+	return ReadIntoInfo(d.join(name), buf)
+}
+
 // ReadFile reads a regular file inside the volume.
 func ReadFile(path string) ([]byte, error) {
 	data, _, err := read(path, false, 0)

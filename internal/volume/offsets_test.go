@@ -193,3 +193,34 @@ func TestReadIntoLimit(t *testing.T) {
 		t.Fatalf("%d bytes, %v", len(data), err)
 	}
 }
+
+// TestScanOffsetsManySubdirs: group ids with "/" put files in
+// sub-directories; past maxScanDirs of them the scan reads the rest by
+// path, and every file is read, in group order.
+func TestScanOffsetsManySubdirs(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}.PinnedTo(Gen018, "test")
+	n := maxScanDirs + 6
+	for i := range n {
+		sub := filepath.Join(l.OffsetsPath(), fmt.Sprintf("team-%03d", i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "app.json"), []byte(fmt.Sprintf(`{"offsets":{"t/0":%d}}`, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	_, err := ScanOffsets(l, ScanOptions{}, func(it *OffsetScanItem) error {
+		want := fmt.Sprintf("team-%03d/app", i)
+		if it.Err != nil || it.File == nil || it.Group != want || it.File.Entries[0].Offset != int64(i) {
+			t.Errorf("item %d: %s %+v %v, want %s at offset %d", i, it.Group, it.File, it.Err, want, i)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != n {
+		t.Fatalf("%d items, err %v; want %d", i, err, n)
+	}
+}

@@ -193,6 +193,26 @@ type ScanResult struct {
 type scanJob struct {
 	group, path, layout string
 	inSubdir            bool
+	// dir is the file's directory, open, and name the file's name in it
+	// (nil: read by path).
+	dir  *safefs.Dir
+	name string
+}
+
+// maxScanDirs bounds the directories a scan keeps open to read their files
+// by name (group ids with "/" make one a sub-directory); files of any
+// further directory are read by path.
+const maxScanDirs = 64
+
+// closeJobDirs closes the directories jobs read their files in.
+func closeJobDirs(jobs []scanJob) {
+	var last *safefs.Dir
+	for _, j := range jobs {
+		if j.dir != nil && j.dir != last {
+			j.dir.Close() // Close of a closed Dir is a no-op
+			last = j.dir
+		}
+	}
 }
 
 // ScanOffsets lists the offset files of both offsets dirs (the live one of
@@ -250,6 +270,7 @@ func ScanOffsets(l Layout, opts ScanOptions, fn func(*OffsetScanItem) error) (Sc
 	if opts.OnListed != nil {
 		opts.OnListed(len(jobs))
 	}
+	defer closeJobDirs(jobs)
 	return res, runOrdered(jobs, opts, fn)
 }
 
@@ -459,9 +480,20 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 	}
 	start := len(jobs)
 	stack := []frame{{dir, "", 0}}
+	opened := 0
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		var sd *safefs.Dir // opened at the dir's first file
+		open := func() *safefs.Dir {
+			if sd == nil && opened < maxScanDirs {
+				if d, err := safefs.OpenDir(fr.dir); err == nil {
+					sd = d
+					opened++
+				}
+			}
+			return sd
+		}
 		ents, err := readDirUnsorted(fr.dir)
 		if err != nil {
 			*fs = append(*fs, Finding{Severity: SevError, Code: CodeUnreadableDir, Path: fr.dir, Message: "cannot list directory: " + err.Error(), Fix: "check the volume mount and permissions"})
@@ -485,7 +517,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 			case e.Type()&os.ModeSymlink != 0:
 				*fs = append(*fs, symlinkFinding(p))
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
-				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != ""})
+				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
 				var mode os.FileMode = os.ModeIrregular
 				if info, err := e.Info(); err == nil {
@@ -640,7 +672,14 @@ func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte
 	if opts.NamesOnly {
 		return buf
 	}
-	data, buf, info, err := safefs.ReadIntoInfo(j.path, buf)
+	var data []byte
+	var info safefs.Info
+	var err error
+	if j.dir != nil {
+		data, buf, info, err = j.dir.ReadIntoInfo(j.name, buf)
+	} else {
+		data, buf, info, err = safefs.ReadIntoInfo(j.path, buf)
+	}
 	it.ModTime = info.ModTime
 	if err != nil {
 		it.Err = &FileError{Path: j.path, Problem: readProblem(err)}
