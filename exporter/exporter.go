@@ -264,6 +264,7 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 	health := make([]inspect.GroupHealth, len(o.Groups))
 	counts := make([]inspect.HealthCounts, len(o.Groups))
 	keys := make([]string, len(o.Groups))
+	refs := make([]inspect.GroupRef, len(o.Groups))
 	// What the follower saw since the last refresh replaces the comparison
 	// of this refresh's file with the last one (for files it follows).
 	pending, followed := e.pending, e.following.Load()
@@ -276,12 +277,12 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
 			s.FileFollowed, s.FileAnomalies = true, pending[name]
 		}
-		e.health.Add(name, o.Groups[i].Sample)
+		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
 	}
-	e.health.EvaluateAll(keys, health, runtime.GOMAXPROCS(0))
+	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
 	for i := range o.Groups {
 		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
-		counts[i] = e.health.Counts(keys[i])
+		counts[i] = refs[i].Counts()
 	}
 	e.health.Sweep()
 	e.lastKeys = keys

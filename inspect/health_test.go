@@ -300,6 +300,33 @@ func TestHealthWindowEvaluateAll(t *testing.T) {
 	if out[0].State != out[1].State || out[0].State != want[1].State {
 		t.Fatalf("a name given twice: %s, %s, want %s", out[0].State, out[1].State, want[1].State)
 	}
+
+	// By refs (the exporter's refresh): the same evaluations, and the
+	// same counts as by name.
+	w3 := &HealthWindow{Window: time.Minute}
+	refs := make([]GroupRef, len(names))
+	for i, g := range names {
+		for sec := 0; sec <= 40; sec += 10 {
+			off := int64(5)
+			if i%3 == 0 {
+				off = int64(sec)
+			}
+			if i%7 == 0 && sec == 30 {
+				off = 1
+			}
+			refs[i], _ = w3.AddRef(g, hs(sec, []int64{off}, []int64{50}))
+		}
+	}
+	byRef := make([]GroupHealth, len(names))
+	w3.EvaluateRefs(refs, byRef, 4)
+	for i := range names {
+		if !reflect.DeepEqual(byRef[i], want[i]) {
+			t.Fatalf("%s: EvaluateRefs %+v, Evaluate %+v", names[i], byRef[i], want[i])
+		}
+		if refs[i].Counts() != w1.Counts(names[i]) {
+			t.Fatalf("%s: counts by ref %+v, by name %+v", names[i], refs[i].Counts(), w1.Counts(names[i]))
+		}
+	}
 }
 
 // A log end that becomes unknown (its leader stopped, as while brokers go
