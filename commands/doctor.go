@@ -139,7 +139,19 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 		root, flag = l.DataDir, "--data-dir"
 	}
 	vol.flags = " " + flag + " " + shellQuoteCmd(root)
-	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{})
+	// One scan of the offset files: the volume check's, which also keeps a
+	// summary of each for the live checks.
+	var prog *render.Progress
+	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{
+		OnListed: func(n int) {
+			vol.files = make([]inspect.GroupFile, 0, n)
+			prog = g.Progress("reading offset files", int64(n))
+		},
+		OnItem: func(it *volume.OffsetScanItem) {
+			vol.files = append(vol.files, inspect.SummarizeOffsetItem(it))
+			prog.Add(1)
+		}})
+	prog.Done()
 	if err != nil {
 		return vol, err
 	}
@@ -157,9 +169,6 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
 	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
 	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))
-	if vol.files, _, err = collectGroupFiles(g, *l, volume.ScanOptions{}); err != nil {
-		return vol, err
-	}
 	volumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
 	return vol, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,27 @@ func TestScanOffsetsOrderAndLayouts(t *testing.T) {
 		if c := codes(sr.Findings); c != "info:volume.unknownFile,warning:volume.staleTmpFile,warning:volume.legacyOffsetsDir" {
 			t.Errorf("dir findings %s", c)
 		}
+	}
+}
+
+// TestScanOffsetsOnItem: OnItem sees each item the callback took, in the
+// same order, and not the one the callback failed on.
+func TestScanOffsetsOnItem(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	l := Layout{DataDir: data, ClusterDir: data}
+	writeOffsets(t, l.OffsetsPath(), 50)
+	stop := errors.New("stop")
+	var took, seen []string
+	_, err := ScanOffsets(l, ScanOptions{OnItem: func(it *OffsetScanItem) { seen = append(seen, it.Group) }}, func(it *OffsetScanItem) error {
+		if len(took) == 40 {
+			return stop
+		}
+		took = append(took, it.Group)
+		return nil
+	})
+	if err != stop || len(seen) != 40 || !slices.Equal(seen, took) {
+		t.Fatalf("err %v; OnItem saw %d items (%v...), the callback took %d", err, len(seen), seen[:min(3, len(seen))], len(took))
 	}
 }
 

@@ -171,6 +171,10 @@ type ScanOptions struct {
 	// keeping entries (Summary set, File nil); files with anything odd are
 	// still fully parsed so their findings are complete.
 	SummaryOnly bool
+	// OnItem, when set, sees every item after the scan's callback took it
+	// without error, in the same order: a caller of CheckVolume keeps what
+	// it needs of each file from the check's own scan instead of a second.
+	OnItem func(*OffsetScanItem)
 
 	gen GenerationInfo // set by ScanOffsets for the workers
 }
@@ -659,6 +663,8 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 			if e := fn(&s.items[i]); e != nil {
 				err = e
 				close(stop)
+			} else if opts.OnItem != nil {
+				opts.OnItem(&s.items[i])
 			}
 		}
 		s.items = nil
