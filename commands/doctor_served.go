@@ -72,20 +72,9 @@ func servedBehindLog(ctx context.Context, cl *wire.Client, logs []volume.LogBoun
 	if len(logs) == 0 {
 		return nil, nil
 	}
-	want := wire.TopicPartitions{}
-	for _, b := range logs {
-		want.Add(b.Topic, b.Partition)
-	}
-	served, err := cl.ListLogOffsets(ctx, want)
+	served, err := cl.ListLogOffsets(ctx, inspect.LogPartitions(logs))
 	if err != nil {
 		return nil, err
 	}
-	ends := make([]inspect.ServedEnd, 0, len(logs))
-	for i := range logs {
-		b := &logs[i]
-		if lo, ok := served[b.Topic][b.Partition]; ok && lo.Err == "" {
-			ends = append(ends, inspect.ServedEnd{Topic: b.Topic, Partition: b.Partition, Served: lo.End, Log: b})
-		}
-	}
-	return inspect.FindServedBehind(ends, a), nil
+	return inspect.FindServedBehind(inspect.PairServedEnds(logs, served), a), nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // ServedBehindLog compares the log end a broker served with the log end
@@ -50,6 +51,30 @@ type ServedEnd struct {
 	Partition int32
 	Served    int64
 	Log       *volume.LogBounds
+}
+
+// LogPartitions are the partitions of logs, to ask their leaders for the
+// log end they serve.
+func LogPartitions(logs []volume.LogBounds) wire.TopicPartitions {
+	want := wire.TopicPartitions{}
+	for _, b := range logs {
+		want.Add(b.Topic, b.Partition)
+	}
+	return want
+}
+
+// PairServedEnds pairs each partition of logs (read before the brokers
+// were asked) with the log end its leader served, leaving out those it
+// did not answer for.
+func PairServedEnds(logs []volume.LogBounds, served map[string]map[int32]wire.LogOffsets) []ServedEnd {
+	ends := make([]ServedEnd, 0, len(logs))
+	for i := range logs {
+		b := &logs[i]
+		if lo, ok := served[b.Topic][b.Partition]; ok && lo.Err == "" {
+			ends = append(ends, ServedEnd{Topic: b.Topic, Partition: b.Partition, Served: lo.End, Log: b})
+		}
+	}
+	return ends
 }
 
 // ServedBehind is one partition served behind its log.

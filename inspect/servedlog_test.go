@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 func TestServedBehindLog(t *testing.T) {
@@ -70,5 +71,28 @@ func TestFindServedBehindAndFinding(t *testing.T) {
 	r.AddServedBehindLog(nil, volume.GenerationInfo{}, "", "")
 	if len(r.Findings) != 0 {
 		t.Errorf("nothing behind, findings %+v", r.Findings)
+	}
+}
+
+// TestPairServedEnds: every partition read before asking is asked for,
+// and paired with what its leader served; one the leaders did not answer
+// for, or answered with an error, is left out (no evidence either way).
+func TestPairServedEnds(t *testing.T) {
+	t.Parallel()
+	end := func(v int64) *volume.Fact { return &volume.Fact{Value: v, Source: volume.SourceSegments} }
+	logs := []volume.LogBounds{{Topic: "orders", Partition: 0, End: end(30)}, {Topic: "orders", Partition: 1, End: end(10)}, {Topic: "audit", Partition: 0, End: end(4)}}
+	want := LogPartitions(logs)
+	if len(want["orders"]) != 2 || len(want["audit"]) != 1 {
+		t.Fatalf("asked %v", want)
+	}
+	served := map[string]map[int32]wire.LogOffsets{
+		"orders": {0: {End: 10}, 1: {End: 10, Err: "NOT_LEADER_FOR_PARTITION"}},
+	}
+	ends := PairServedEnds(logs, served)
+	if len(ends) != 1 || ends[0].Topic != "orders" || ends[0].Partition != 0 || ends[0].Served != 10 || ends[0].Log != &logs[0] {
+		t.Fatalf("paired %+v", ends)
+	}
+	if b := FindServedBehind(ends, nil); len(b) != 1 || b[0].Partition != "orders/0" || b[0].LogEnd != 30 {
+		t.Fatalf("behind %+v", b)
 	}
 }
