@@ -46,7 +46,8 @@ const exporterDescription = "A long-running process fed from both sources. The v
 	"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
 	"new assignment version). With both sources, the segment files of the partitions the offset files\n" +
 	"name are read before the brokers are asked: a leader serving less than they held (a stale high\n" +
-	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation.\n\n" +
+	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation\n" +
+	"(at most once per --served-check-interval; refreshes in between keep the last answer).\n\n" +
 	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
 	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
 	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
@@ -83,6 +84,7 @@ func exporterFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
 		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
+		&cli.DurationFlag{Name: "served-check-interval", Value: time.Minute, Usage: "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`; refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"},
 		&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
 		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
 		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
@@ -111,6 +113,7 @@ type exporterOptions struct {
 	maxGroups        int
 	partitionMetrics bool
 	lagSeconds       bool
+	servedCheck      time.Duration
 	pollInterval     time.Duration
 	serve            exporter.ServeOptions
 	// probe runs the coordinator probe (on probeTopic, "": the first).
@@ -125,9 +128,12 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 		return exporterOptions{}, exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
 	}
 	o := exporterOptions{once: c.Bool("once"), listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
-		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"),
+		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"), servedCheck: c.Duration("served-check-interval"),
 		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
 		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: c.Duration("write-timeout")}}
+	if o.servedCheck < 0 {
+		return o, exit.UsageErrorf("--served-check-interval must be 0 (every refresh) or more; got %s", o.servedCheck)
+	}
 	if o.probeTopic != "" && !o.probe {
 		return o, exit.UsageErrorf("--probe-topic goes with --probe")
 	}
@@ -200,6 +206,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 		return err
 	}
 	defer closeFn()
+	src.ServedCheckInterval = max(o.servedCheck, time.Nanosecond) // 0: every refresh
 	if o.probe && (src.Layout == nil || src.Client == nil) {
 		return exit.UsageErrorf("--probe needs the volume (the canary ids follow assignment.json's routing) and the brokers")
 	}

@@ -154,6 +154,7 @@ func TestExporterFlags(t *testing.T) {
 		{[]string{"exporter", "--once", "--data-dir", dir, "--group-regex", "("}, "--group-regex"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--interval", "0s"}, "must be positive"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--max-groups", "-1"}, "--max-groups"},
+		{[]string{"exporter", "--once", "--data-dir", dir, "--served-check-interval", "-1s"}, "--served-check-interval"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--window", "30s", "--stop-after", "1m"}, "--stop-after"},
 		{[]string{"groups", "health", "--data-dir", dir, "--window", "1s", "--interval", "2s"}, "longer than --window"},
 		{[]string{"exporter", "--once", "--data-dir", dir, "--journal", journal}, "--once"},

@@ -39,8 +39,19 @@ type Source struct {
 	Generation volume.Generation
 	// Now is the clock (tests).
 	Now func() time.Time
+	// ServedCheckInterval turns on, and spaces, the comparison of each
+	// partition's served log end with its segment files (with a volume
+	// and brokers): a refresh within it of the last one keeps that one's
+	// answer, since reading every partition's segments costs file-system
+	// round trips (many on NFS) and a stale high watermark lasts until its
+	// leader restarts. 0: no comparison (groups health has no use for it).
+	ServedCheckInterval time.Duration
 
 	stamps map[stampKey]time.Time
+	// servedAt is when the served log ends were last compared (zero:
+	// never), served what that found.
+	servedAt time.Time
+	served   []inspect.ServedBehind
 	// partitions fills GroupObs.Partitions (New sets it when the exporter
 	// writes per-partition series or lag in seconds).
 	partitions bool
@@ -312,7 +323,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	// offset files name are read before the brokers are asked: a leader
 	// serving less than they held then serves a stale high watermark.
 	var before *volume.LogReader
-	if s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" {
+	checkServed := s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
+		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
+	if checkServed {
 		before = volume.NewLogReader(*s.Layout)
 		before.Prefetch(filePartitions(fileObs), 16)
 	}
@@ -425,7 +438,13 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		inspect.SortPartitions(sample.Partitions)
 		g.Sample = sample
 	}
-	o.ServedBehind = inspect.FindServedBehind(served.ends, o.Assignment)
+	switch {
+	case checkServed:
+		o.ServedBehind = inspect.FindServedBehind(served.ends, o.Assignment)
+		s.servedAt, s.served = o.Time, o.ServedBehind
+	case o.WireErr == "":
+		o.ServedBehind = s.served // compared at s.servedAt
+	}
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, o)
 	}

@@ -33,7 +33,8 @@ func writeLog(t *testing.T, data, topic string, part int32, end int64) {
 // serves is exported with the records it is short and logged once, naming
 // the generation assumed; a partition served at its segments' end is not.
 // Once the leader serves the log end again, the series goes and one note
-// says so.
+// says so. With --served-check-interval, refreshes within it keep the last
+// comparison.
 func TestExporterServedBehindLog(t *testing.T) {
 	t.Parallel()
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 2, Topics: []sandbox.Topic{{Name: "orders", Partitions: 2}}})
@@ -54,7 +55,8 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	defer cl.Close()
 	var logs, notes []string
-	e := New(Options{Source: &Source{Layout: &l, Client: cl},
+	src := &Source{Layout: &l, Client: cl, ServedCheckInterval: time.Nanosecond}
+	e := New(Options{Source: src,
 		Logf:  func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) },
 		Notef: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
 	metrics := func() string {
@@ -88,5 +90,29 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	if len(logs) != 1 || len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "served at the log end of its segments again") {
 		t.Errorf("want one note when it clears, got logs %q notes %q", logs, notes)
+	}
+
+	// With an interval, a refresh within it keeps the last comparison
+	// (no segment read), and the first past it compares again.
+	writeLog(t, l.DataDir, "orders", 0, 25)
+	now := time.Now()
+	spaced := &Source{Layout: &l, Client: cl, ServedCheckInterval: time.Minute, Now: func() time.Time { return now }}
+	e2 := New(Options{Source: spaced})
+	if o := e2.Refresh(ctx); len(o.ServedBehind) != 1 {
+		t.Fatalf("first refresh: %+v, want orders/0", o.ServedBehind)
+	}
+	writeLog(t, l.DataDir, "orders", 0, 10)
+	now = now.Add(30 * time.Second)
+	if o := e2.Refresh(ctx); len(o.ServedBehind) != 1 || o.ServedBehind[0].LogEnd != 25 {
+		t.Fatalf("within the interval: %+v, want the last comparison kept", o.ServedBehind)
+	}
+	now = now.Add(31 * time.Second)
+	if o := e2.Refresh(ctx); len(o.ServedBehind) != 0 {
+		t.Fatalf("past the interval: %+v, want compared again (none behind)", o.ServedBehind)
+	}
+	// groups health's source (no interval) never compares.
+	writeLog(t, l.DataDir, "orders", 0, 25)
+	if o := New(Options{Source: &Source{Layout: &l, Client: cl}}).Refresh(ctx); len(o.ServedBehind) != 0 {
+		t.Fatalf("no interval: %+v, want no comparison", o.ServedBehind)
 	}
 }
