@@ -348,11 +348,11 @@ func (la *LiveAnswers) coordOf(group string, ls []listing) (wire.Coordinator, bo
 func (la *LiveAnswers) describedOf(group string, ls []listing, co wire.Coordinator, hasCo bool) (wire.DescribedGroup, bool) {
 	if hasCo && co.Err == "" && co.NodeID >= 0 {
 		for _, l := range ls {
-			if l.node != co.NodeID || int(l.i) >= len(la.ListedDescribed) {
+			if l.node != co.NodeID {
 				continue
 			}
-			if ds := la.ListedDescribed[l.i]; int(l.j) < len(ds) && ds[l.j].Group == group {
-				return ds[l.j], true
+			if d, ok := la.ListedDescription(int(l.i), int(l.j)); ok && d.Group == group {
+				return d, true
 			}
 		}
 	}

@@ -85,7 +85,8 @@ func TestGatherGroupsOverlapsRounds(t *testing.T) {
 	// with Extra, is not among them (Key "").
 	for i, l := range gg.Listings {
 		for j, g := range l.Groups {
-			co, d := gg.ListedCoords[i][j], gg.ListedDescribed[i][j]
+			co := gg.ListedCoords[i][j]
+			d, _ := gg.ListedDescription(i, j)
 			switch {
 			case g.Group == "g00":
 				if co.Key != "" {
