@@ -16,7 +16,7 @@ func gogc() int {
 	return int(s[0].Value.Uint64())
 }
 
-// A run starts at GOGC 1600 and goes on at 400 once the first collection
+// A run starts at GOGC 3200 and goes on at 400 once the first collection
 // has happened; a command that chose its own GOGC before that keeps it.
 // Not parallel: GOGC is the process's.
 func TestTuneRuntimeStartsHighThenSettles(t *testing.T) {
