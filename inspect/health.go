@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
+	"github.com/kaasctl/kaasctl/internal/parallel"
 )
 
 // Group health, Burrow-style, over a sliding window of observations of one
@@ -656,7 +657,7 @@ func (w *HealthWindow) evaluateEach(n int, name func(int) string, out []GroupHea
 	if workers > 1 && hasAdjacentOrRepeated(n, name) {
 		workers = 1 // a name given twice is evaluated in order, on one goroutine
 	}
-	forRanges(n, workers, func(_, lo, hi int) {
+	parallel.ForRanges(n, workers, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			eval(&out[i], i)
 		}

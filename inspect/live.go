@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/kaasctl/kaasctl/internal/parallel"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -209,32 +209,12 @@ func mergeLiveOn(rows []GroupRow, la *LiveAnswers, workers int) {
 	for i := range rows {
 		at[i+1] = at[i] + len(listed[i])
 	}
-	forRanges(len(rows), workers, func(_, lo, hi int) {
+	parallel.ForRanges(len(rows), workers, func(_, lo, hi int) {
 		name := names.memo() // one a worker
 		for i := lo; i < hi; i++ {
 			mergeRow(&rows[i], &lives[i], listed[i], listedNames[at[i]:at[i+1]:at[i+1]], la, name)
 		}
 	})
-}
-
-// forRanges splits [0, n) into workers ranges, fn(k, lo, hi) for the k-th,
-// all at once, and waits for them (one range, on this goroutine, when
-// workers <= 1). A range may be empty.
-func forRanges(n, workers int, fn func(k, lo, hi int)) {
-	if workers <= 1 {
-		fn(0, 0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(k, min(k*per, n), min((k+1)*per, n))
-		}()
-	}
-	wg.Wait()
 }
 
 // mergeChunk is the fewest rows a merge worker takes: below two of them

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kaasctl/kaasctl/internal/parallel"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -122,7 +123,7 @@ func (t *TableData) AddRows(n int, fill func(i int, cells []string)) {
 		t.Rows = append(t.Rows, cells[i*cols:(i+1)*cols:(i+1)*cols])
 	}
 	rows := t.Rows[first:]
-	forRanges(n, min(runtime.GOMAXPROCS(0), n/alignedChunk), func(_, lo, hi int) {
+	parallel.ForRanges(n, min(runtime.GOMAXPROCS(0), n/alignedChunk), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			fill(i, rows[i])
 		}
@@ -382,7 +383,7 @@ func appendSpaces(b []byte, n int) []byte {
 // in order: the same bytes as on one core, with at most a batch in memory.
 func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) error {
 	local := make([][]int, workers)
-	forRanges(len(t.Rows), workers, func(k, lo, hi int) {
+	parallel.ForRanges(len(t.Rows), workers, func(k, lo, hi int) {
 		local[k] = slices.Clone(widths)
 		columnWidths(t.Rows[lo:hi], keep, local[k])
 	})
@@ -398,7 +399,7 @@ func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) 
 	}
 	for start := 0; start < len(t.Rows); start += workers * alignedChunk {
 		batch := t.Rows[start:min(start+workers*alignedChunk, len(t.Rows))]
-		forRanges(len(batch), workers, func(k, lo, hi int) {
+		parallel.ForRanges(len(batch), workers, func(k, lo, hi int) {
 			b := bufs[k][:0]
 			for _, row := range batch[lo:hi] {
 				b = appendAlignedRow(b, func(i int) string { return row[i] }, keep, widths)
@@ -412,26 +413,6 @@ func writeAlignedOn(w io.Writer, t *TableData, keep, widths []int, workers int) 
 		}
 	}
 	return nil
-}
-
-// forRanges splits [0, n) into workers ranges, fn(k, lo, hi) for the k-th,
-// all at once, and waits for them (one range, on this goroutine, when
-// workers <= 1). A range may be empty.
-func forRanges(n, workers int, fn func(k, lo, hi int)) {
-	if workers <= 1 {
-		fn(0, 0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(k, min(k*per, n), min((k+1)*per, n))
-		}()
-	}
-	wg.Wait()
 }
 
 var alignedWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
