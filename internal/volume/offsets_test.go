@@ -203,14 +203,15 @@ func TestReadIntoLimit(t *testing.T) {
 	}
 }
 
-// TestScanOffsetsManySubdirs: group ids with "/" put files in
-// sub-directories; past maxScanDirs of them the scan reads the rest by
-// path, and every file is read, in group order.
-func TestScanOffsetsManySubdirs(t *testing.T) {
+// TestScanOffsetsSubdirFiles: group ids with "/" put files in
+// sub-directories, which the scan reads by path (the offsets dir's own
+// files by name in it): every file is read, in group order.
+func TestScanOffsetsSubdirFiles(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
 	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}.PinnedTo(Gen018, "test")
-	n := maxScanDirs + 6
+	writeOffsets(t, l.OffsetsPath(), 3) // g-00000.json …: before team-*/ in group order
+	n := 12
 	for i := range n {
 		sub := filepath.Join(l.OffsetsPath(), fmt.Sprintf("team-%03d", i))
 		if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -222,14 +223,21 @@ func TestScanOffsetsManySubdirs(t *testing.T) {
 	}
 	i := 0
 	_, err := ScanOffsets(l, ScanOptions{}, func(it *OffsetScanItem) error {
-		want := fmt.Sprintf("team-%03d/app", i)
-		if it.Err != nil || it.File == nil || it.Group != want || it.File.Entries[0].Offset != int64(i) {
-			t.Errorf("item %d: %s %+v %v, want %s at offset %d", i, it.Group, it.File, it.Err, want, i)
+		defer func() { i++ }()
+		if i < 3 {
+			if want := fmt.Sprintf("g-%05d", i); it.Err != nil || it.File == nil || it.Group != want || it.InSubdir {
+				t.Errorf("item %d: %s %+v %v, want %s (the offsets dir's own)", i, it.Group, it.File, it.Err, want)
+			}
+			return nil
 		}
-		i++
+		k := i - 3
+		want := fmt.Sprintf("team-%03d/app", k)
+		if it.Err != nil || it.File == nil || it.Group != want || !it.InSubdir || it.File.Entries[0].Offset != int64(k) {
+			t.Errorf("item %d: %s %+v %v, want %s at offset %d", i, it.Group, it.File, it.Err, want, k)
+		}
 		return nil
 	})
-	if err != nil || i != n {
-		t.Fatalf("%d items, err %v; want %d", i, err, n)
+	if err != nil || i != n+3 {
+		t.Fatalf("%d items, err %v; want %d", i, err, n+3)
 	}
 }

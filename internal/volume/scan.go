@@ -197,16 +197,12 @@ type ScanResult struct {
 type scanJob struct {
 	group, path, layout string
 	inSubdir            bool
-	// dir is the file's directory, open, and name the file's name in it
-	// (nil: read by path).
+	// dir is the offsets dir, open, and name the file's name in it (nil:
+	// read by path, as the files of a sub-directory are: group ids with
+	// "/", which kaas never writes).
 	dir  *safefs.Dir
 	name string
 }
-
-// maxScanDirs bounds the directories a scan keeps open to read their files
-// by name (group ids with "/" make one a sub-directory); files of any
-// further directory are read by path.
-const maxScanDirs = 64
 
 // closeJobDirs closes the directories jobs read their files in.
 func closeJobDirs(jobs []scanJob) {
@@ -484,16 +480,19 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 	}
 	start := len(jobs)
 	stack := []frame{{dir, "", 0}}
-	opened := 0
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		var sd *safefs.Dir // opened at the dir's first file
+		// The offsets dir itself is opened at its first file, and its files
+		// opened by name in it: the kernel resolves one name, not the path.
+		// A sub-directory's files (group ids with "/", which kaas never
+		// writes) keep being read by path, so a scan holds one directory
+		// open per offsets dir however many sub-directories there are.
+		var sd *safefs.Dir
 		open := func() *safefs.Dir {
-			if sd == nil && opened < maxScanDirs {
+			if sd == nil && fr.depth == 0 {
 				if d, err := safefs.OpenDir(fr.dir); err == nil {
 					sd = d
-					opened++
 				}
 			}
 			return sd
