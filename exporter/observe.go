@@ -323,11 +323,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	// offset files name are read before the brokers are asked: a leader
 	// serving less than they held then serves a stale high watermark.
 	var before *volume.LogReader
+	var beforeTPs []volume.TopicPartition
 	checkServed := s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
 		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
 	if checkServed {
-		before = volume.NewLogReader(*s.Layout)
-		before.Prefetch(filePartitions(fileObs), 16)
+		before, beforeTPs = volume.NewLogReader(*s.Layout), filePartitions(fileObs)
+		before.Prefetch(beforeTPs, 16)
 	}
 
 	// The brokers' descriptions: O(brokers) requests.
@@ -359,7 +360,11 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		logs = volume.NewLogReader(*s.Layout)
 		logs.Prefetch(filePartitions(fileObs), 16)
 	}
-	served := servedEnds{before: before}
+	// The log end each partition's leader served (checkServed only).
+	var served map[string]map[int32]wire.LogOffsets
+	if checkServed {
+		served = map[string]map[int32]wire.LogOffsets{}
+	}
 	o.Groups = make([]GroupObs, len(sel))
 	for i := range sel {
 		g := &o.Groups[i]
@@ -390,7 +395,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			s.sized(g, &sample, len(d.Lag.Partitions))
 			for _, p := range d.Lag.Partitions {
 				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
-				served.add(p.Topic, p.Partition, p.End)
+				if checkServed && p.End >= 0 {
+					noteServed(served, p.Topic, p.Partition, p.End)
+				}
 				if po.Committed < 0 {
 					// kaas's coordinator has not loaded the group: the file is what it will load.
 					if fc, ok := fileOffset(fo, keys.key(p.Topic, p.Partition)); ok {
@@ -440,7 +447,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	switch {
 	case checkServed:
-		o.ServedBehind = inspect.FindServedBehind(served.ends, o.Assignment)
+		// Only the bounds read before the brokers were asked are evidence.
+		logs := make([]volume.LogBounds, len(beforeTPs))
+		for i, tp := range beforeTPs {
+			logs[i] = *before.Get(tp.Topic, tp.Partition)
+		}
+		o.ServedBehind = inspect.FindServedBehind(inspect.PairServedEnds(logs, served), o.Assignment)
 		s.servedAt, s.served = o.Time, o.ServedBehind
 	case o.WireErr == "":
 		o.ServedBehind = s.served // compared at s.servedAt
@@ -569,32 +581,17 @@ func filePartitions(fileObs []*inspect.OffsetReading) []volume.TopicPartition {
 	return tps
 }
 
-// servedEnds pairs the log end a leader served for each partition with
-// the bounds its segments gave before the brokers were asked (before, nil
-// without a data dir or brokers): only partitions read then, each once.
-type servedEnds struct {
-	before *volume.LogReader
-	seen   map[volume.TopicPartition]bool
-	ends   []inspect.ServedEnd
-}
-
-func (s *servedEnds) add(topic string, part int32, end int64) {
-	if s.before == nil || end < 0 {
-		return
+// noteServed keeps the first log end served for a partition (one
+// ListOffsets round answers every group alike).
+func noteServed(m map[string]map[int32]wire.LogOffsets, topic string, part int32, end int64) {
+	ps := m[topic]
+	if ps == nil {
+		ps = map[int32]wire.LogOffsets{}
+		m[topic] = ps
 	}
-	k := volume.TopicPartition{Topic: topic, Partition: part}
-	if s.seen[k] {
-		return
+	if _, ok := ps[part]; !ok {
+		ps[part] = wire.LogOffsets{End: end, Leader: -1}
 	}
-	b := s.before.Cached(topic, part)
-	if b == nil {
-		return // not read before asking: no evidence
-	}
-	if s.seen == nil {
-		s.seen = map[volume.TopicPartition]bool{}
-	}
-	s.seen[k] = true
-	s.ends = append(s.ends, inspect.ServedEnd{Topic: topic, Partition: part, Served: end, Log: b})
 }
 
 // fileRecs are the scan's records, in scan order (by group id within each

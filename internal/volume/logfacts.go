@@ -84,14 +84,6 @@ type LogReader struct {
 // NewLogReader returns a reader over l's data dir.
 func NewLogReader(l Layout) *LogReader { return &LogReader{L: l} }
 
-// Cached returns the bounds of one partition if they were read already
-// (by Get or Prefetch), else nil: it never reads.
-func (r *LogReader) Cached(topic string, partition int32) *LogBounds {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cache[topic+"\x00"+strconv.Itoa(int(partition))]
-}
-
 // Get returns the bounds of one partition (never nil).
 func (r *LogReader) Get(topic string, partition int32) *LogBounds {
 	key := topic + "\x00" + strconv.Itoa(int(partition))
