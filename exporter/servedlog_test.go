@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +14,11 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
-// writeLog replaces DATA/<topic>/<partition>/ with segment files in kaas's
-// format holding the records [0, end).
-func writeLog(t *testing.T, data, topic string, part int32, end int64) {
+// writeLog replaces the partition's dir of the volume (volume's layout
+// decides where) with segment files holding the records [0, end).
+func writeLog(t *testing.T, l volume.Layout, topic string, part int32, end int64) {
 	t.Helper()
-	dir := filepath.Join(data, topic, fmt.Sprint(part))
+	dir := l.PartitionDir(topic, part)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +46,8 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	l := sb.Layout()
 	// The brokers serve both partitions at 10.
-	writeLog(t, l.DataDir, "orders", 0, 25)
-	writeLog(t, l.DataDir, "orders", 1, 10)
+	writeLog(t, l, "orders", 0, 25)
+	writeLog(t, l, "orders", 1, 10)
 	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +80,7 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	// The leader serves its log end again (here: the segments now end
 	// where it serves).
-	writeLog(t, l.DataDir, "orders", 0, 10)
+	writeLog(t, l, "orders", 0, 10)
 	if o := e.Refresh(ctx); len(o.ServedBehind) != 0 {
 		t.Fatalf("served behind after the fix: %+v", o.ServedBehind)
 	}
@@ -94,14 +93,14 @@ func TestExporterServedBehindLog(t *testing.T) {
 
 	// With an interval, a refresh within it keeps the last comparison
 	// (no segment read), and the first past it compares again.
-	writeLog(t, l.DataDir, "orders", 0, 25)
+	writeLog(t, l, "orders", 0, 25)
 	now := time.Now()
 	spaced := &Source{Layout: &l, Client: cl, ServedCheckInterval: time.Minute, Now: func() time.Time { return now }}
 	e2 := New(Options{Source: spaced})
 	if o := e2.Refresh(ctx); len(o.ServedBehind) != 1 {
 		t.Fatalf("first refresh: %+v, want orders/0", o.ServedBehind)
 	}
-	writeLog(t, l.DataDir, "orders", 0, 10)
+	writeLog(t, l, "orders", 0, 10)
 	now = now.Add(30 * time.Second)
 	if o := e2.Refresh(ctx); len(o.ServedBehind) != 1 || o.ServedBehind[0].LogEnd != 25 {
 		t.Fatalf("within the interval: %+v, want the last comparison kept", o.ServedBehind)
@@ -111,7 +110,7 @@ func TestExporterServedBehindLog(t *testing.T) {
 		t.Fatalf("past the interval: %+v, want compared again (none behind)", o.ServedBehind)
 	}
 	// groups health's source (no interval) never compares.
-	writeLog(t, l.DataDir, "orders", 0, 25)
+	writeLog(t, l, "orders", 0, 25)
 	if o := New(Options{Source: &Source{Layout: &l, Client: cl}}).Refresh(ctx); len(o.ServedBehind) != 0 {
 		t.Fatalf("no interval: %+v, want no comparison", o.ServedBehind)
 	}
