@@ -18,21 +18,27 @@ import (
 // on the volume, DescribeGroups on the coordinators of the listed groups),
 // merged with the volume when one is given (inspect.LiveGroupRows).
 
-// liveGroupsResult is what the live half of groups list gathered.
+// liveGroupsResult is what the live half of groups list gathered, merged
+// with the volume.
 type liveGroupsResult struct {
 	answers *inspect.LiveAnswers
 	brokers []BrokerSourceView
+	rows    []inspect.GroupRow // every group's row (inspect.LiveGroupRows)
 }
 
-// gatherLiveGroups asks the brokers. extra are groups known from the
-// volume (their coordinators are looked up too).
-func gatherLiveGroups(ctx context.Context, cl *wire.Client, extra []string, a *volume.Assignment) (*liveGroupsResult, error) {
-	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{Extra: extra, Describe: true})
+// gatherLiveGroups asks the brokers and merges their answers with the
+// volume's groups in (hasVolume false: brokers only); the volume's groups
+// are looked up too. The rows are built from the listings while the
+// lookups are still in flight.
+func gatherLiveGroups(ctx context.Context, cl *wire.Client, in inspect.GroupsInput, hasVolume bool) (*liveGroupsResult, error) {
+	var listed *inspect.ListedRows
+	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(in.Files, in.Assignment), Describe: true,
+		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, hasVolume, ls) }})
 	if err != nil {
 		return nil, err
 	}
-	la := inspect.NewLiveAnswers(gg, a)
-	return &liveGroupsResult{answers: la, brokers: inspect.BrokerSources(gg.Listings, la.Names)}, nil
+	la := inspect.NewLiveAnswers(gg, in.Assignment)
+	return &liveGroupsResult{answers: la, brokers: inspect.BrokerSources(gg.Listings, la.Names), rows: inspect.MergeListedRows(listed, la)}, nil
 }
 
 // listVolume is what a live list read from the volume (zero without one).
@@ -70,11 +76,11 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 	if err != nil {
 		return err
 	}
-	lr, err := gatherLiveGroups(ctx, cl, inspect.VolumeGroupNames(vol.files, vol.a), vol.a)
+	lr, err := gatherLiveGroups(ctx, cl, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, vol.has)
 	if err != nil {
 		return err
 	}
-	all := inspect.LiveGroupRows(inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, vol.has, lr.answers)
+	all := lr.rows
 	rows, err := liveListRows(ctx, g, cl, o, vol, lr, all)
 	if err != nil {
 		return err

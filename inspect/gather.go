@@ -65,15 +65,44 @@ func NewLiveAnswers(gg *wire.GatheredGroups, a *volume.Assignment) *LiveAnswers 
 // with its live view and live flags merged (MergeLive). Without a volume
 // (hasVolume false) the rows are the listed groups alone.
 func LiveGroupRows(in GroupsInput, hasVolume bool, la *LiveAnswers) []GroupRow {
-	var rows []GroupRow
+	return MergeListedRows(PrepareListedRows(in, hasVolume, la.Listings), la)
+}
+
+// ListedRows is the half of LiveGroupRows that needs only the brokers'
+// listings: a row for every group the volume or a listing names, and the
+// listings naming each. A live command makes it while the lookups and
+// descriptions are still in flight (wire.GroupRounds.OnListed), and
+// MergeListedRows finishes the rows once they are in.
+type ListedRows struct {
+	names  []string // every listed group, sorted, once
+	rows   []GroupRow
+	listed [][]listing // listed[i]: the listings naming rows[i]'s group
+	total  int         // listings in listed
+}
+
+// PrepareListedRows builds the rows of LiveGroupRows from the volume (in;
+// hasVolume false: brokers only) and the listings, without their live
+// view.
+func PrepareListedRows(in GroupsInput, hasVolume bool, listings []wire.BrokerGroups) *ListedRows {
+	p := &ListedRows{names: listedGroupNames(listings)}
 	if hasVolume {
-		in.Extra = la.LiveGroupNames()
-		rows = BuildGroupRows(in)
+		in.Extra = p.names
+		p.rows = BuildGroupRows(in)
 	} else {
-		rows = BrokersOnlyRows(la.LiveGroupNames())
+		p.rows = BrokersOnlyRows(p.names)
 	}
-	MergeLive(rows, la)
-	return rows
+	p.listed, p.total = listedBy(p.rows, listings)
+	return p
+}
+
+// MergeListedRows fills the live view and live flags of rows prepared from
+// la's listings (MergeLive) and returns them.
+func MergeListedRows(p *ListedRows, la *LiveAnswers) []GroupRow {
+	if la.liveNames == nil {
+		la.liveNames = p.names
+	}
+	mergeListings(p.rows, la, p.listed, p.total, mergeWorkers(len(p.rows)))
+	return p.rows
 }
 
 // LiveIssueCounts counts the rows carrying each live flag.

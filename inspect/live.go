@@ -140,26 +140,29 @@ type LiveAnswers struct {
 // once: Listings must not change after the first call; callers must not
 // modify the slice).
 func (la *LiveAnswers) LiveGroupNames() []string {
-	if la.liveNames != nil {
-		return la.liveNames
+	if la.liveNames == nil {
+		la.liveNames = listedGroupNames(la.Listings)
 	}
+	return la.liveNames
+}
+
+// listedGroupNames is every group some listing names, sorted, once each.
+func listedGroupNames(ls []wire.BrokerGroups) []string {
 	n := 0
-	for _, a := range la.Listings {
+	for _, a := range ls {
 		n += len(a.Groups)
 	}
 	out := make([]string, 0, n)
-	if len(la.Listings) <= 16 && listingsSorted(la.Listings) {
-		la.liveNames = mergeListed(out, la.Listings)
-		return la.liveNames
+	if len(ls) <= 16 && listingsSorted(ls) {
+		return mergeListed(out, ls)
 	}
-	for _, a := range la.Listings {
+	for _, a := range ls {
 		for _, g := range a.Groups {
 			out = append(out, g.Group)
 		}
 	}
 	slices.Sort(out)
-	la.liveNames = slices.Compact(out)
-	return la.liveNames
+	return slices.Compact(out)
 }
 
 // mergeListed appends the names of sorted listings to out, merged and
@@ -190,16 +193,25 @@ func mergeListed(out []string, ls []wire.BrokerGroups) []string {
 // are modified in place; groups only the brokers know must already have a
 // row (GroupsInput.Extra).
 func MergeLive(rows []GroupRow, la *LiveAnswers) {
-	mergeLiveOn(rows, la, min(runtime.GOMAXPROCS(0), len(rows)/mergeChunk))
+	mergeLiveOn(rows, la, mergeWorkers(len(rows)))
 }
+
+// mergeWorkers is how many goroutines merge n rows.
+func mergeWorkers(n int) int { return min(runtime.GOMAXPROCS(0), n/mergeChunk) }
 
 // mergeLiveOn is MergeLive on workers goroutines (one when workers <= 1).
 func mergeLiveOn(rows []GroupRow, la *LiveAnswers, workers int) {
+	listed, total := listedBy(rows, la.Listings)
+	mergeListings(rows, la, listed, total, workers)
+}
+
+// mergeListings is mergeLiveOn with the listings of each row known
+// (listedBy).
+func mergeListings(rows []GroupRow, la *LiveAnswers, listed [][]listing, total, workers int) {
 	names := la.Names
 	if names == nil {
 		names = NewNodeNamer(nil)
 	}
-	listed, total := listedBy(rows, la.Listings)
 	// One allocation each for every row's live view and ListedBy: row i's
 	// names are listedNames[at[i]:at[i+1]] (capped, so an append elsewhere
 	// copies), so rows can be merged in any order, and on every core.

@@ -145,3 +145,38 @@ func TestMergeLiveWorkersAgree(t *testing.T) {
 		t.Error("no stale listing merged: the fixture lost them")
 	}
 }
+
+// Rows prepared from the listings alone (while the lookups are in flight)
+// and merged once they are in are the rows LiveGroupRows gives, and the
+// gathering's LiveGroupNames are the prepared ones.
+func TestPreparedRowsMatchLiveGroupRows(t *testing.T) {
+	t.Parallel()
+	for _, sorted := range []bool{true, false} {
+		build := func() *LiveAnswers {
+			la := liveAnswers(500)
+			for j, g := range la.Listings[1].Groups {
+				if j%5 == 0 { // stale on broker 0, answered by name
+					la.Listings[0].Groups = append(la.Listings[0].Groups, g)
+				}
+			}
+			la.ListedCoords[0], la.ListedDescribed[0] = nil, nil
+			if !sorted {
+				slices.Reverse(la.Listings[2].Groups)
+				la.ListedCoords[2], la.ListedDescribed[2] = nil, nil
+			}
+			return la
+		}
+		want := LiveGroupRows(GroupsInput{}, false, build())
+		la := build()
+		got := MergeListedRows(PrepareListedRows(GroupsInput{}, false, la.Listings), la)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("sorted %v: prepared rows differ from LiveGroupRows", sorted)
+		}
+		if names := la.LiveGroupNames(); len(names) != 500 || !slices.IsSorted(names) {
+			t.Errorf("sorted %v: %d live names after the merge, want 500 sorted", sorted, len(names))
+		}
+		if n := CountLiveIssues(got).StaleOnNonCoordinator; n != 34 {
+			t.Errorf("sorted %v: %d stale listings flagged, want 34", sorted, n)
+		}
+	}
+}

@@ -25,6 +25,12 @@ type GroupRounds struct {
 	// Describe asks DescribeGroups for every listed group on its
 	// coordinator (it implies Coordinators).
 	Describe bool
+	// OnListed, when set, is called once every broker's listing is in,
+	// with the listings (Listings, which it must not modify), while the
+	// lookups and descriptions are still in flight: work that needs only
+	// the listings is done by the time they come back. GatherGroups
+	// returns after it returns.
+	OnListed func([]BrokerGroups)
 }
 
 // GatheredGroups is what the brokers answered, raw.
@@ -176,6 +182,13 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 	if r.Coordinators {
 		jobs++
 	}
+	var hook sync.WaitGroup
+	if r.OnListed != nil {
+		hook.Go(func() {
+			gr.listed.Wait()
+			r.OnListed(gr.listings)
+		})
+	}
 	c.forEach(jobs, func(i int) {
 		if i == len(brokers) {
 			gr.lookup(ctx, dedupe(r.Extra), -1)
@@ -183,6 +196,7 @@ func (c *Client) GatherGroups(ctx context.Context, r GroupRounds) (*GatheredGrou
 		}
 		gr.list(ctx, i, brokers[i], brokers[(i+1)%len(brokers)].NodeID)
 	})
+	hook.Wait()
 	if gr.err != nil {
 		return nil, gr.err
 	}
@@ -214,6 +228,8 @@ type gatherRun struct {
 	// listedCoords[i] is FindCoordinator's answers for listings[i], in
 	// its order (written only by broker i's goroutine).
 	listedCoords [][]Coordinator
+	// listed is done once every listing is in.
+	listed sync.WaitGroup
 
 	mu    sync.Mutex
 	found [][]Coordinator // FindCoordinator's answers, a list a request
@@ -222,6 +238,7 @@ type gatherRun struct {
 
 func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
 	gr := &gatherRun{c: c, r: r, listings: make([]BrokerGroups, brokers), spec: make([][]DescribedGroup, brokers), listedCoords: make([][]Coordinator, brokers)}
+	gr.listed.Add(brokers)
 	if r.Coordinators && len(r.Extra) > 0 {
 		gr.extra = make(map[string]bool, len(r.Extra))
 		for _, g := range r.Extra {
@@ -239,6 +256,7 @@ func newGatherRun(c *Client, r GroupRounds, brokers int) *gatherRun {
 // parallel (a broker answers one connection's requests one at a time).
 func (gr *gatherRun) list(ctx context.Context, i int, b Broker, ask int32) {
 	gr.listings[i] = gr.c.listGroups(ctx, b)
+	gr.listed.Done()
 	if !gr.r.Coordinators || len(gr.listings[i].Groups) == 0 {
 		return
 	}

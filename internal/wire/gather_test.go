@@ -177,6 +177,39 @@ func TestGatherGroupsListOnly(t *testing.T) {
 	}
 }
 
+// OnListed sees every broker's listing once, before the lookups it does
+// not wait for are in, and GatherGroups returns only after it returned.
+func TestGatherGroupsOnListed(t *testing.T) {
+	t.Parallel()
+	cl, groups := gatherCluster(t, 6)
+	c := dial(t, settings(t, cl.ListenAddrs(), nil, nil))
+	calls, listed, returned := 0, 0, false
+	var seen []BrokerGroups
+	gg, err := c.GatherGroups(context.Background(), GroupRounds{Describe: true, OnListed: func(ls []BrokerGroups) {
+		calls++
+		seen = ls
+		for _, l := range ls {
+			listed += len(l.Groups)
+		}
+		returned = true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || !returned {
+		t.Fatalf("OnListed called %d times (returned %v), want once before GatherGroups returns", calls, returned)
+	}
+	if len(seen) != 3 || &seen[0] != &gg.Listings[0] {
+		t.Errorf("OnListed saw %d listings, not the gathering's 3", len(seen))
+	}
+	if listed != len(groups) {
+		t.Errorf("OnListed saw %d listed groups, want %d", listed, len(groups))
+	}
+	if len(gg.Coords()) != len(groups) {
+		t.Errorf("%d coordinators looked up, want %d", len(gg.Coords()), len(groups))
+	}
+}
+
 func TestFindManyCoordinatorsChunks(t *testing.T) {
 	t.Parallel()
 	cl := newCluster(t)
