@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
@@ -182,6 +183,7 @@ func sandboxTopics(specs []string, demo bool) ([]sandbox.Topic, error) {
 }
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
+	gctune.Sandbox()
 	dataDir, temp := o.DataDir, false
 	if dataDir == "" {
 		var err error

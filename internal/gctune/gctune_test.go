@@ -1,6 +1,7 @@
 package gctune
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -46,5 +47,28 @@ func TestTuneRuntimeStartsHighThenSettles(t *testing.T) {
 	settleGC() // as the first collection would
 	if got := gogc(); got != 100 {
 		t.Errorf("GOGC after a large input and the first collection = %d, want 100", got)
+	}
+}
+
+// The sandbox collects at runGCPercent with no soft memory limit, whatever
+// Start set. Not parallel: GOGC is the process's.
+func TestSandboxLiftsTheMemoryLimit(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set in the environment: Sandbox leaves them")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	Start()
+	Sandbox()
+	if got := gogc(); got != runGCPercent {
+		t.Errorf("GOGC after Sandbox = %d, want %d", got, runGCPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("soft memory limit after Sandbox = %d, want none", got)
+	}
+	runtime.GC()
+	settleGC()
+	if got := gogc(); got != runGCPercent {
+		t.Errorf("GOGC after the first collection = %d, want %d", got, runGCPercent)
 	}
 }
