@@ -16,7 +16,9 @@ import (
 // groups list with brokers: one group gathering (wire.GatherGroups:
 // ListGroups from every broker, FindCoordinator for every group, listed or
 // on the volume, DescribeGroups on the coordinators of the listed groups),
-// merged with the volume when one is given (inspect.LiveGroupRows).
+// merged with the volume when one is given: the rows are prepared from the
+// listings while the lookups are in flight (inspect.PrepareListedRows),
+// and given their live view once the answers are in (MergeListedRows).
 
 // liveGroupsResult is what the live half of groups list gathered, merged
 // with the volume.
