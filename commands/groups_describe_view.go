@@ -105,7 +105,7 @@ func noteLeftOut(g *Globals, f inspect.DescribeFilter, n int) {
 // findings, the partitions and the per-topic rollup.
 func describeHuman(p *render.Printer, v *GroupsDescribeView) error {
 	name := func(d *inspect.GroupDescription) string { return d.Group }
-	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.GroupDescription) error {
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(p *render.Printer, d *inspect.GroupDescription) error {
 		if err := writeKV(p, offlineKV(d)); err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func offlineKV(d *inspect.GroupDescription) *render.TableData {
 // members, the partitions and the per-topic rollup.
 func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume bool) error {
 	name := func(d *inspect.LiveDescription) string { return d.Group }
-	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(d *inspect.LiveDescription) error {
+	return writeGroupBlocks(p, v.Groups, v.NotFound, name, func(p *render.Printer, d *inspect.LiveDescription) error {
 		if err := writeKV(p, liveKV(d)); err != nil {
 			return err
 		}
@@ -305,16 +305,17 @@ func lagCell(p inspect.LivePartition) string {
 // live: a block for each group headed GROUP <name>, a blank line between
 // two, and "no group matches" when no group was selected and none named
 // was missing.
-func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*D) error) error {
-	for i := range groups {
+func writeGroupBlocks[D any](p *render.Printer, groups []D, notFound []string, name func(*D) string, block func(*render.Printer, *D) error) error {
+	err := p.Blocks(len(groups), func(i int, bp *render.Printer) error {
 		d := &groups[i]
 		if i > 0 {
-			fmtf(p.Out, "\n")
+			fmtf(bp.Out, "\n")
 		}
-		fmtf(p.Out, "GROUP %s\n", volume.DisplayName(name(d)))
-		if err := block(d); err != nil {
-			return err
-		}
+		fmtf(bp.Out, "GROUP %s\n", volume.DisplayName(name(d)))
+		return block(bp, d)
+	})
+	if err != nil {
+		return err
 	}
 	if len(groups) == 0 && len(notFound) == 0 {
 		fmtf(p.Out, "no group matches\n")
