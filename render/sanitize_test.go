@@ -255,3 +255,57 @@ func FuzzJSONIdRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// firstUnsafe looks at eight printable bytes at a time: it finds what the
+// byte-by-byte walk finds, for every byte value at every position of a
+// word, and on either side of a word's edge.
+func TestFirstUnsafeWordAtATime(t *testing.T) {
+	t.Parallel()
+	slow := func(s string, text bool) int {
+		for i := 0; i < len(s); {
+			c := s[i]
+			if c >= 0x20 && c < 0x7f || text && (c == '\n' || c == '\t') {
+				i++
+				continue
+			}
+			if c < utf8.RuneSelf {
+				return i
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+				return i
+			}
+			i += size
+		}
+		return -1
+	}
+	base := "abcdefghijklmnopqrstuvwxyz0123"
+	for pos := range len(base) {
+		for c := range 256 {
+			b := []byte(base)
+			b[pos] = byte(c)
+			for _, text := range []bool{false, true} {
+				if got, want := firstUnsafe(string(b), text), slow(string(b), text); got != want {
+					t.Fatalf("byte %#x at %d (text %v): firstUnsafe %d, want %d", c, pos, text, got, want)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"", "~~~~~~~~", "        \u202e", "group\u0085name-long", "0123456\xff", "\x7f1234567"} {
+		if got, want := firstUnsafe(s, false), slow(s, false); got != want {
+			t.Errorf("%q: firstUnsafe %d, want %d", s, got, want)
+		}
+	}
+}
+
+// BenchmarkCleanCheckTable is the check every byte of a large live
+// listing's table goes through on its way out.
+func BenchmarkCleanCheckTable(b *testing.B) {
+	s := strings.Repeat("bench-000123    Empty   -                   0        node 0       node 0     -\n", 1000)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if firstUnsafe(s, true) >= 0 {
+			b.Fatal("a clean table reads as unsafe")
+		}
+	}
+}
