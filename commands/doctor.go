@@ -194,11 +194,14 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 	if src.layout == nil {
 		rep.Mode = inspect.DoctorLive
 	}
-	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true})
+	in := inspect.GroupsInput{Assignment: vol.a, Files: vol.files}
+	var listed *inspect.ListedRows // the rows, built while the lookups are in flight
+	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true,
+		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, src.layout != nil, ls) }})
 	if err != nil {
 		return err
 	}
-	facts, brokers := inspect.GatheredLiveFacts(gg, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, src.layout != nil)
+	facts, brokers := inspect.ListedLiveFacts(gg, listed, vol.a)
 	sv.Live, sv.Brokers = true, brokers
 	rep.AddLive(facts, vol.flags, g.ConnFlags())
 	if src.layout != nil {

@@ -49,8 +49,15 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a 
 // unreadable) and offset files; hasVolume false: brokers only — into what
 // doctor judges, with the brokers as sources of the report.
 func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) (LiveFacts, []BrokerSource) {
-	la := NewLiveAnswers(gg, in.Assignment)
-	rows := LiveGroupRows(in, hasVolume, la)
+	return ListedLiveFacts(gg, PrepareListedRows(in, hasVolume, gg.Listings), in.Assignment)
+}
+
+// ListedLiveFacts is GatheredLiveFacts with the rows prepared from the
+// gathering's listings while its lookups were in flight
+// (wire.GroupRounds.OnListed); a is the volume's assignment.
+func ListedLiveFacts(gg *wire.GatheredGroups, listed *ListedRows, a *volume.Assignment) (LiveFacts, []BrokerSource) {
+	la := NewLiveAnswers(gg, a)
+	rows := MergeListedRows(listed, la)
 	sources := BrokerSources(gg.Listings, la.Names)
-	return BuildLiveFacts(rows, la, sources, in.Assignment), sources
+	return BuildLiveFacts(rows, la, sources, a), sources
 }
