@@ -261,21 +261,20 @@ func FuzzJSONIdRoundTrip(f *testing.F) {
 // word, and on either side of a word's edge.
 func TestFirstUnsafeWordAtATime(t *testing.T) {
 	t.Parallel()
+	// The rule, rune by rune: control bytes and DEL (but a newline or tab
+	// in text), invalid UTF-8 and the runes unsafeRune names.
 	slow := func(s string, text bool) int {
-		for i := 0; i < len(s); {
-			c := s[i]
-			if c >= 0x20 && c < 0x7f || text && (c == '\n' || c == '\t') {
-				i++
-				continue
-			}
-			if c < utf8.RuneSelf {
+		for i, r := range s {
+			switch {
+			case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+				return i
+			case r < 0x20 || r == 0x7f:
+				if !text || r != '\n' && r != '\t' {
+					return i
+				}
+			case unsafeRune(r):
 				return i
 			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || unsafeRune(r) {
-				return i
-			}
-			i += size
 		}
 		return -1
 	}
