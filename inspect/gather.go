@@ -84,6 +84,13 @@ type ListedRows struct {
 // hasVolume false: brokers only) and the listings, without their live
 // view.
 func PrepareListedRows(in GroupsInput, hasVolume bool, listings []wire.BrokerGroups) *ListedRows {
+	if !hasVolume {
+		// The rows are the listed groups: one merge of the listings names
+		// them and says who listed each.
+		if names, listed, total, ok := mergeListedBy(listings); ok {
+			return &ListedRows{names: names, rows: BrokersOnlyRows(names), listed: listed, total: total}
+		}
+	}
 	p := &ListedRows{names: listedGroupNames(listings)}
 	if hasVolume {
 		in.Extra = p.names

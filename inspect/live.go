@@ -166,9 +166,54 @@ func listedGroupNames(ls []wire.BrokerGroups) []string {
 }
 
 // mergeListed appends the names of sorted listings to out, merged and
-// without repeats (a few brokers: the smallest head is found by a scan).
+// without repeats.
 func mergeListed(out []string, ls []wire.BrokerGroups) []string {
+	walkSorted(ls, func(name string, first bool, _, _ int) {
+		if first {
+			out = append(out, name)
+		}
+	})
+	return out
+}
+
+// mergeListedBy is listedGroupNames and listedBy at once, for rows that are
+// the listed groups alone (BrokersOnlyRows of names): every listed group
+// once, sorted, and the listings naming each, in broker order, all in one
+// array. ok is false when the listings are not sorted, or too many to
+// merge by scanning their heads.
+func mergeListedBy(ls []wire.BrokerGroups) (names []string, listed [][]listing, total int, ok bool) {
+	if len(ls) > 16 || !listingsSorted(ls) {
+		return nil, nil, 0, false
+	}
+	n := 0
+	for _, a := range ls {
+		n += len(a.Groups)
+	}
+	names = make([]string, 0, n)
+	flat := make([]listing, 0, n)
+	starts := make([]int, 0, n+1) // flat[starts[r]:starts[r+1]] are row r's
+	walkSorted(ls, func(name string, first bool, i, j int) {
+		if first {
+			names = append(names, name)
+			starts = append(starts, len(flat))
+		}
+		flat = append(flat, listing{ls[i].Broker.NodeID, int32(i), int32(j)})
+	})
+	starts = append(starts, len(flat))
+	listed = make([][]listing, len(names))
+	for r := range listed {
+		listed[r] = flat[starts[r]:starts[r+1]:starts[r+1]]
+	}
+	return names, listed, len(flat), true
+}
+
+// walkSorted visits every entry of sorted listings in merged order (a few
+// brokers: the smallest head is found by a scan; equal names in listing
+// order), telling fn its name, whether the name differs from the one
+// before, and which listing and entry it is.
+func walkSorted(ls []wire.BrokerGroups, fn func(name string, first bool, i, j int)) {
 	at := make([]int, len(ls))
+	last, started := "", false
 	for {
 		low, from := "", -1
 		for i, a := range ls {
@@ -177,11 +222,10 @@ func mergeListed(out []string, ls []wire.BrokerGroups) []string {
 			}
 		}
 		if from < 0 {
-			return out
+			return
 		}
-		if len(out) == 0 || out[len(out)-1] != low {
-			out = append(out, low)
-		}
+		fn(low, !started || low != last, from, at[from])
+		last, started = low, true
 		at[from]++
 	}
 }

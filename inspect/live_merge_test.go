@@ -180,3 +180,34 @@ func TestPreparedRowsMatchLiveGroupRows(t *testing.T) {
 		}
 	}
 }
+
+// One merge of sorted listings names the groups and says who listed each
+// as listedGroupNames and listedBy over the brokers-only rows do: groups
+// on several brokers, twice on one, and an empty listing included.
+func TestMergeListedByMatchesListedBy(t *testing.T) {
+	t.Parallel()
+	lg := func(node int32, names ...string) wire.BrokerGroups {
+		b := wire.BrokerGroups{Broker: wire.Broker{NodeID: node}, Groups: []wire.ListedGroup{}}
+		for _, n := range names {
+			b.Groups = append(b.Groups, wire.ListedGroup{Group: n})
+		}
+		return b
+	}
+	ls := []wire.BrokerGroups{lg(0, "a", "c", "c", "stale", "z"), lg(1), lg(2, "", "b", "stale", "y"), lg(5, "c", "stale")}
+	names, listed, total, ok := mergeListedBy(ls)
+	if !ok {
+		t.Fatal("sorted listings were not merged")
+	}
+	want := listedGroupNames(ls)
+	wantListed, wantTotal := listedBy(BrokersOnlyRows(want), ls)
+	if !slices.Equal(names, want) || !reflect.DeepEqual(listed, wantListed) || total != wantTotal {
+		t.Fatalf("merged %q %v (%d), want %q %v (%d)", names, listed, total, want, wantListed, wantTotal)
+	}
+	if got := listed[slices.Index(names, "stale")]; len(got) != 3 || got[0].node != 0 || got[1].node != 2 || got[2].node != 5 {
+		t.Errorf("stale listed by %v, want nodes 0, 2, 5 in broker order", got)
+	}
+	ls[0].Groups[0], ls[0].Groups[4] = ls[0].Groups[4], ls[0].Groups[0]
+	if _, _, _, ok := mergeListedBy(ls); ok {
+		t.Error("unsorted listings were merged")
+	}
+}
