@@ -166,7 +166,7 @@ func New(opt Options) *Exporter {
 		c:       counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}},
 		pending: map[string][]inspect.OffsetAnomaly{}}
 	if opt.Source != nil {
-		opt.Source.partitions = opt.PartitionMetrics || opt.Source.LagSeconds
+		opt.Source.partitions = opt.PartitionMetrics
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",

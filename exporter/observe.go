@@ -52,8 +52,9 @@ type Source struct {
 	// never), served what that found.
 	servedAt time.Time
 	served   []inspect.ServedBehind
-	// partitions fills GroupObs.Partitions (New sets it when the exporter
-	// writes per-partition series or lag in seconds).
+	// partitions: the exporter writes per-partition series (New sets it),
+	// so GroupObs.Partitions are filled, as they are for lag in seconds
+	// with brokers (keepPartitions).
 	partitions bool
 }
 
@@ -366,6 +367,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		served = map[string]map[int32]wire.LogOffsets{}
 	}
 	o.Groups = make([]GroupObs, len(sel))
+	keepParts := s.keepPartitions()
 	for i := range sel {
 		g := &o.Groups[i]
 		g.Row = sel[i]
@@ -374,7 +376,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		sample := inspect.HealthSample{Time: o.Time, File: fo}
 		add := func(po PartObs) {
 			sample.Partitions = append(sample.Partitions, inspect.PartitionSample{Key: keys.key(po.Topic, po.Partition), Committed: po.Committed, End: po.End, Start: po.Start})
-			if s.partitions {
+			if keepParts {
 				g.Partitions = append(g.Partitions, po)
 			}
 			if po.LagKnown {
@@ -392,7 +394,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			} else if d.Committed.Err != "" {
 				sample.Err = "OffsetFetch: " + d.Committed.Err
 			}
-			s.sized(g, &sample, len(d.Lag.Partitions))
+			sized(g, &sample, len(d.Lag.Partitions), keepParts)
 			for _, p := range d.Lag.Partitions {
 				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
 				if checkServed && p.End >= 0 {
@@ -412,7 +414,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		} else if s.Client != nil && o.WireErr != "" {
 			sample.Err = "brokers: " + o.WireErr
 		} else if fo != nil {
-			s.sized(g, &sample, len(fo.Offsets))
+			sized(g, &sample, len(fo.Offsets), keepParts)
 			for _, fe := range fo.Offsets {
 				t, p, err := volume.SplitOffsetKey(fe.Key)
 				if err != nil {
@@ -464,10 +466,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	return o
 }
 
-// sized makes room for n partitions in g and its sample.
-func (s *Source) sized(g *GroupObs, sample *inspect.HealthSample, n int) {
+// keepPartitions reports whether a refresh fills GroupObs.Partitions: for
+// per-partition series, or for lag in seconds, which only the brokers
+// answer (a volume-only exporter at 100,000 groups would hold 26 MB of
+// partitions nothing reads).
+func (s *Source) keepPartitions() bool { return s.partitions || s.LagSeconds && s.Client != nil }
+
+// sized makes room for n partitions in its sample, and in g when keep.
+func sized(g *GroupObs, sample *inspect.HealthSample, n int, keep bool) {
 	sample.Partitions = make([]inspect.PartitionSample, 0, n)
-	if s.partitions {
+	if keep {
 		g.Partitions = make([]PartObs, 0, n)
 	}
 }

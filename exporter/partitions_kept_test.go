@@ -1,0 +1,46 @@
+package exporter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// A refresh keeps each group's partitions only when something reads them:
+// per-partition series, or lag in seconds with brokers to ask. A
+// volume-only exporter, lag seconds on as the CLI's default has it, keeps
+// the offsets in the health sample alone.
+func TestRefreshKeepsPartitionsOnlyWhenRead(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
+	od := l.OffsetsPath()
+	if err := os.MkdirAll(od, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"app", "billing"} {
+		if err := os.WriteFile(filepath.Join(od, g+".json"), []byte(`{"offsets":{"orders/0":20,"orders/1":7}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		partitionMetrics bool
+		want             int
+	}{{false, 0}, {true, 2}} {
+		e := New(Options{Source: &Source{Layout: &l, LagSeconds: true}, Window: time.Hour, PartitionMetrics: c.partitionMetrics})
+		o := e.Refresh(context.Background())
+		if len(o.Groups) != 2 {
+			t.Fatalf("partition metrics %v: %d groups observed, want 2", c.partitionMetrics, len(o.Groups))
+		}
+		for _, g := range o.Groups {
+			if len(g.Partitions) != c.want || len(g.Sample.Partitions) != 2 {
+				t.Errorf("partition metrics %v: %s keeps %d partitions (sample %d), want %d (sample 2)",
+					c.partitionMetrics, g.Row.Group, len(g.Partitions), len(g.Sample.Partitions), c.want)
+			}
+		}
+	}
+}
