@@ -508,7 +508,7 @@ func pruneBackups(d *safefs.Dir, base string, keep int) []string {
 
 // kaasctlTempRE matches the temp files WriteFileAtomic creates (see
 // TempPrefix), and nothing else.
-var kaasctlTempRE = regexp.MustCompile(`^\..+\.kaasctl-[0-9a-f]{16}\.tmp$`)
+var kaasctlTempRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.kaasctl-[0-9a-f]{16}\.tmp$`) })
 
 // swept records the directories this process already swept.
 var swept sync.Map
@@ -528,7 +528,7 @@ func sweepStaleTemps(d *safefs.Dir) []string {
 	}
 	var removed []string
 	for _, n := range names {
-		if !kaasctlTempRE.MatchString(n) {
+		if !kaasctlTempRE().MatchString(n) {
 			continue
 		}
 		f, err := d.OpenRegular(n)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -78,7 +79,9 @@ func (s Spec) String() string {
 	return "--" + string(s.Kind)
 }
 
-var dateTimeRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$`)
+var dateTimeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$`)
+})
 
 // ParseDateTime reads --to-datetime: 'YYYY-MM-DDTHH:mm:SS.sss' with an
 // optional zone (Z, +hh:mm, +hhmm), a date alone (midnight), or Unix epoch
@@ -97,7 +100,7 @@ func ParseDateTime(s string) (t time.Time, note string, err error) {
 		}
 		return time.Time{}, "", fmt.Errorf("--to-datetime %q: a number must be Unix epoch milliseconds (13 digits) or seconds (10 digits)", s)
 	}
-	m := dateTimeRE.FindStringSubmatch(s)
+	m := dateTimeRE().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, "", fmt.Errorf("--to-datetime %q: use YYYY-MM-DDTHH:mm:SS[.sss][Z|+hh:mm], e.g. 2026-11-29T03:00:00Z", s)
 	}
@@ -131,9 +134,11 @@ func ParseDateTime(s string) (t time.Time, note string, err error) {
 	return t, note, nil
 }
 
-var isoDurationRE = regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-var shortDurationRE = regexp.MustCompile(`^(?:(\d+(?:\.\d+)?)(d|h|m|s|ms))+$`)
-var shortPartRE = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|d|h|m|s)`)
+var isoDurationRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
+})
+var shortDurationRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:(\d+(?:\.\d+)?)(d|h|m|s|ms))+$`) })
+var shortPartRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|d|h|m|s)`) })
 
 // ParseDuration reads --by-duration in ISO 8601 (PnDTnHnMnS, as Kafka
 // takes it: PT1H, P1DT12H, PT90M) or the short form (1h, 90m, 2d, 1h30m).
@@ -149,7 +154,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	var total float64
 	switch {
 	case strings.HasPrefix(u, "P") && u != "P" && !strings.HasSuffix(u, "T"):
-		m := isoDurationRE.FindStringSubmatch(u)
+		m := isoDurationRE().FindStringSubmatch(u)
 		if m == nil {
 			return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
 		}
@@ -159,8 +164,8 @@ func ParseDuration(s string) (time.Duration, error) {
 				total += v * unit
 			}
 		}
-	case shortDurationRE.MatchString(strings.ToLower(body)):
-		for _, p := range shortPartRE.FindAllStringSubmatch(strings.ToLower(body), -1) {
+	case shortDurationRE().MatchString(strings.ToLower(body)):
+		for _, p := range shortPartRE().FindAllStringSubmatch(strings.ToLower(body), -1) {
 			v, _ := strconv.ParseFloat(p[1], 64)
 			total += v * map[string]float64{"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}[p[2]]
 		}

@@ -406,7 +406,9 @@ func (p *parser) sniff(data []byte) {
 	}
 }
 
-var fileBrokerRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*-[0-9]+`)
+var fileBrokerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*-[0-9]+`)
+})
 
 // BrokerFromFileName guesses the broker from a log file name:
 // "broker-skafka-0.log" → skafka-0, "kaas-1.log.gz" → kaas-1,
@@ -422,7 +424,7 @@ func BrokerFromFileName(path string) string {
 	for _, pre := range []string{"broker-", "broker_", "pod-", "logs-", "log-"} {
 		base = strings.TrimPrefix(base, pre)
 	}
-	return fileBrokerRE.FindString(base)
+	return fileBrokerRE().FindString(base)
 }
 
 // Input is one log source for ParseAll.

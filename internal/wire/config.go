@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -194,11 +195,11 @@ func rejectPasswords(data []byte) error {
 
 // yamlValue matches the values yaml.v3 quotes in its errors; they are not
 // repeated, in case a secret sits in the wrong field.
-var yamlValue = regexp.MustCompile("`[^`]*`")
+var yamlValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
 
 func cleanYAMLError(err error) string {
 	s := strings.TrimPrefix(err.Error(), "yaml: ")
-	s = yamlValue.ReplaceAllString(s, "a value")
+	s = yamlValue().ReplaceAllString(s, "a value")
 	s = strings.ReplaceAll(s, "unmarshal errors:\n  ", "")
 	s = strings.ReplaceAll(s, "\n  ", "; ")
 	s = strings.ReplaceAll(s, "in type wire.", "in ")
