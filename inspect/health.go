@@ -552,8 +552,15 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 			g.vanished++
 		}
 	}
-	g.samples = append(g.samples, s)
-	g.anoms = append(g.anoms, out)
+	g.samples = appendSteady(g.samples, s)
+	g.anoms = appendSteady(g.anoms, out)
+	if prev != nil {
+		// The file as read is compared only with the next reading, which
+		// has just been done (out); an evaluation reads the last one's
+		// alone. Dropping the rest keeps a window of a 100,000-group
+		// exporter from holding every reading of every file.
+		g.samples[len(g.samples)-2].File = nil
+	}
 	// Keep the window, and always the latest two observations.
 	cut := 0
 	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
@@ -565,6 +572,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		g.anoms[0] = sampleAnomalies(nil, g.samples[0], w.Opt)
 	}
 	return GroupRef{name: group, g: g}, out
+}
+
+// appendSteady appends v to a window's slice, growing a full one by a
+// quarter rather than doubling it: a window holds about as many
+// observations at every refresh (the oldest cut as the newest arrives), so
+// a doubled array would stay up to half empty for every group, for good.
+func appendSteady[T any](xs []T, v T) []T {
+	if len(xs) == cap(xs) {
+		grown := make([]T, len(xs), len(xs)+len(xs)/4+1)
+		copy(grown, xs)
+		xs = grown
+	}
+	return append(xs, v)
 }
 
 // Sweep forgets groups that received no observation since the last Sweep

@@ -355,3 +355,38 @@ func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 		t.Errorf("no log end ever known: %s %+v, want OK", h.State, h.Evidence)
 	}
 }
+
+// A window keeps the offset file as read for its last observation only
+// (each reading is compared with the next as it arrives), still finds a
+// rewind between two files, names the last file in its evidence, and
+// grows its arrays by a quarter: 100,000 groups' windows are most of a
+// long-running exporter's memory.
+func TestHealthWindowKeepsOnlyTheLastReading(t *testing.T) {
+	t.Parallel()
+	w := HealthWindow{Window: time.Minute}
+	for i := range 200 {
+		off := int64(100 + i)
+		if i == 150 {
+			off = 3 // a rewind in the file
+		}
+		w.Add("g", withFile(hs(5*i, []int64{off}, []int64{1000}), 5*i, map[string]int64{"orders/0": off}))
+		if i == 150 {
+			h := w.Evaluate("g")
+			if h.State != HealthRewind || len(h.Evidence) == 0 || h.Evidence[0].File != "/cd/__consumer_offsets/g.json" {
+				t.Fatalf("after a rewound file: %s %+v, want REWIND with the file named", h.State, h.Evidence)
+			}
+		}
+	}
+	g := w.groups["g"]
+	for i, s := range g.samples[:len(g.samples)-1] {
+		if s.File != nil {
+			t.Errorf("sample %d of %d still holds its file reading", i, len(g.samples))
+		}
+	}
+	if g.samples[len(g.samples)-1].File == nil {
+		t.Error("the last sample lost its file reading (the next one is compared with it)")
+	}
+	if n := len(g.samples); cap(g.samples) > n+n/4+2 || cap(g.anoms) > n+n/4+2 {
+		t.Errorf("%d samples in arrays of %d and %d: grown by more than a quarter", n, cap(g.samples), cap(g.anoms))
+	}
+}
