@@ -33,18 +33,8 @@ func followEvent(od, group string, at time.Time, prev, cur map[string]int64) wat
 // are not kept.
 func TestExporterFollowerAnomaliesBetweenRefreshes(t *testing.T) {
 	t.Parallel()
-	data := t.TempDir()
-	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
-	od := l.OffsetsPath()
-	if err := os.MkdirAll(od, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	l, od := offsetsVolume(t, `{"offsets":{"orders/0":20,"orders/1":20}}`, "app", "other")
 	full := map[string]int64{"orders/0": 20, "orders/1": 20}
-	for _, g := range []string{"app", "other"} {
-		if err := os.WriteFile(filepath.Join(od, g+".json"), []byte(`{"offsets":{"orders/0":20,"orders/1":20}}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	e := New(Options{Source: &Source{Layout: &l, Filter: regexp.MustCompile("^app$")}, Window: time.Hour,
 		Offsets: &OffsetsFollow{Dir: od, Generation: volume.Gen018}})
 	e.following.Store(true) // as Run does once the follower's first scan is done
@@ -98,10 +88,7 @@ func TestExporterFollowerAnomaliesBetweenRefreshes(t *testing.T) {
 // read at two refreshes are compared, as before.
 func TestExporterNoFollowerComparesRefreshes(t *testing.T) {
 	t.Parallel()
-	data := t.TempDir()
-	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
-	od := l.OffsetsPath()
-	os.MkdirAll(od, 0o755)
+	l, od := offsetsVolume(t, "")
 	write := func(s string) {
 		if err := os.WriteFile(filepath.Join(od, "app.json"), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
@@ -121,4 +108,22 @@ func TestExporterNoFollowerComparesRefreshes(t *testing.T) {
 	if !strings.Contains(b.String(), "kaas_exporter_offsets_following 0\n") || !strings.Contains(b.String(), `kaas_group_offset_rewinds_total{group="app"} 1`) {
 		t.Errorf("metrics:\n%s", b.String())
 	}
+}
+
+// offsetsVolume is a volume in a temp dir whose offsets dir holds, for each
+// of groups, a file with body; it returns the layout and the offsets dir.
+func offsetsVolume(t *testing.T, body string, groups ...string) (volume.Layout, string) {
+	t.Helper()
+	data := t.TempDir()
+	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
+	od := l.OffsetsPath()
+	if err := os.MkdirAll(od, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if err := os.WriteFile(filepath.Join(od, g+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l, od
 }

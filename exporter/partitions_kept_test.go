@@ -2,12 +2,8 @@ package exporter
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // A refresh keeps each group's partitions only when something reads them:
@@ -16,17 +12,7 @@ import (
 // the offsets in the health sample alone.
 func TestRefreshKeepsPartitionsOnlyWhenRead(t *testing.T) {
 	t.Parallel()
-	data := t.TempDir()
-	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, "__cluster")}
-	od := l.OffsetsPath()
-	if err := os.MkdirAll(od, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range []string{"app", "billing"} {
-		if err := os.WriteFile(filepath.Join(od, g+".json"), []byte(`{"offsets":{"orders/0":20,"orders/1":7}}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	l, _ := offsetsVolume(t, `{"offsets":{"orders/0":20,"orders/1":7}}`, "app", "billing")
 	for _, c := range []struct {
 		partitionMetrics bool
 		want             int
