@@ -323,13 +323,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	// With brokers and a data dir, the segments of the partitions the
 	// offset files name are read before the brokers are asked: a leader
 	// serving less than they held then serves a stale high watermark.
-	var before *volume.LogReader
-	var beforeTPs []volume.TopicPartition
+	var before []volume.LogBounds // the evidence: read here, before asking
 	checkServed := s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
 		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
 	if checkServed {
-		before, beforeTPs = volume.NewLogReader(*s.Layout), filePartitions(fileObs)
-		before.Prefetch(beforeTPs, 16)
+		r, tps := volume.NewLogReader(*s.Layout), filePartitions(fileObs)
+		r.Prefetch(tps, 16)
+		before = make([]volume.LogBounds, len(tps))
+		for i, tp := range tps {
+			before[i] = *r.Get(tp.Topic, tp.Partition)
+		}
 	}
 
 	// The brokers' descriptions: O(brokers) requests.
@@ -450,11 +453,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	switch {
 	case checkServed:
 		// Only the bounds read before the brokers were asked are evidence.
-		logs := make([]volume.LogBounds, len(beforeTPs))
-		for i, tp := range beforeTPs {
-			logs[i] = *before.Get(tp.Topic, tp.Partition)
-		}
-		o.ServedBehind = inspect.FindServedBehind(inspect.PairServedEnds(logs, served), o.Assignment)
+		o.ServedBehind = inspect.FindServedBehind(inspect.PairServedEnds(before, served), o.Assignment)
 		s.servedAt, s.served = o.Time, o.ServedBehind
 	case o.WireErr == "":
 		o.ServedBehind = s.served // compared at s.servedAt
