@@ -177,8 +177,8 @@ func TestGatherGroupsListOnly(t *testing.T) {
 	}
 }
 
-// OnListed sees every broker's listing once, before the lookups it does
-// not wait for are in, and GatherGroups returns only after it returned.
+// OnListed sees every broker's listing once, the gathering's own, and
+// GatherGroups returns only after it returned.
 func TestGatherGroupsOnListed(t *testing.T) {
 	t.Parallel()
 	cl, groups := gatherCluster(t, 6)
