@@ -12,9 +12,9 @@ import (
 // time, never the whole output.
 const blocksChunk = 512
 
-// blocksParallelMin is the fewest blocks Blocks spreads over the cores:
-// fewer are written in turn, straight to the printer.
-const blocksParallelMin = 64
+// blocksPerCore is the fewest blocks a core renders: under two cores'
+// worth, Blocks writes them in turn, straight to the printer.
+const blocksPerCore = 32
 
 // Blocks writes n blocks of people's text in order: block(i, bp) writes
 // block i to bp, a printer like p. Many blocks are rendered on every core,
@@ -23,8 +23,8 @@ const blocksParallelMin = 64
 // first block that fails, the blocks before it are written and its error
 // returned.
 func (p *Printer) Blocks(n int, block func(i int, bp *Printer) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n/(blocksParallelMin/2))
-	if n < blocksParallelMin || workers <= 1 {
+	workers := min(runtime.GOMAXPROCS(0), n/blocksPerCore)
+	if workers <= 1 {
 		for i := range n {
 			if err := block(i, p); err != nil {
 				return err

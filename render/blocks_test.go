@@ -21,7 +21,7 @@ func TestBlocksInOrder(t *testing.T) {
 		}
 		return bp.Table(tb)
 	}
-	for _, n := range []int{0, 1, blocksParallelMin - 1, blocksParallelMin, blocksChunk + 3, 3*blocksChunk + 1} {
+	for _, n := range []int{0, 1, 2*blocksPerCore - 1, 2 * blocksPerCore, blocksChunk + 3, 3*blocksChunk + 1} {
 		var want, got bytes.Buffer
 		seq := &Printer{Out: &want}
 		for i := range n {
