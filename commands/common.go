@@ -236,6 +236,13 @@ func (g *Globals) Notef(format string, a ...any) {
 	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
+// WarnAll prints each warning (Warnf).
+func (g *Globals) WarnAll(warnings []string) {
+	for _, w := range warnings {
+		g.Warnf("%s", w)
+	}
+}
+
 // Warnf prints a warning on stderr unless --quiet (the exit code still
 // tells what went wrong).
 func (g *Globals) Warnf(format string, a ...any) {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -10,19 +9,16 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
 // groupsDescribeOptions is 'groups describe' after flag parsing: every flag
 // the command reads, typed and validated.
 type groupsDescribeOptions struct {
-	names []string
-	all   bool
-	// re is --regex compiled (nil without it); regex is its text.
-	re    *regexp.Regexp
-	regex string
-	lag   *inspect.LagFilter
+	// sel is the groups named, or --all, or --regex compiled.
+	sel observe.Selection
+	lag *inspect.LagFilter
 	// filter narrows partitions to --topic and --lagging-only.
 	filter inspect.DescribeFilter
 	// summaryOnly prints only the summary section (table, wide, csv).
@@ -89,10 +85,10 @@ func init() {
 // parseGroupsDescribe reads and checks the flags and arguments (usage
 // errors); it does no work.
 func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
-	o := groupsDescribeOptions{names: c.Args().Slice(), all: c.Bool("all"), regex: c.String("regex"), summaryOnly: c.Bool("summary"),
+	o := groupsDescribeOptions{sel: observe.Selection{Names: c.Args().Slice(), All: c.Bool("all")}, summaryOnly: c.Bool("summary"),
 		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
 	var err error
-	if o.re, err = compileRegex("regex", o.regex); err != nil {
+	if o.sel.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
 		return o, err
 	}
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
@@ -101,10 +97,10 @@ func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
 	if o.drainWindow, err = drainWindow(c); err != nil {
 		return o, err
 	}
-	if len(o.names) == 0 && !o.all && o.re == nil {
+	if len(o.sel.Names) == 0 && !o.sel.SelectAll() {
 		return o, exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
 	}
-	if len(o.names) > 0 && (o.all || o.re != nil) {
+	if len(o.sel.Names) > 0 && o.sel.SelectAll() {
 		return o, exit.UsageErrorf("give GROUP names or --all/--regex, not both")
 	}
 	return o, nil
@@ -127,26 +123,14 @@ func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions)
 	return runGroupsDescribeOffline(g, o)
 }
 
-// describeVolume is what a describe reads from the volume: the layout, the
-// assignment, the selected groups' offset files, and every group id the
-// volume knows (offset files and explicit entries; named groups alone when
-// groups are named).
-type describeVolume struct {
-	l       volume.Layout
-	a       *volume.Assignment
-	sr      volume.ScanResult
-	byGroup map[string][]inspect.GroupFileData
-	known   map[string]bool
-}
-
-func readDescribeVolume(g *Globals, o groupsDescribeOptions) (*describeVolume, error) {
+// readDescribeVolume reads the volume for a describe: the assignment and
+// the selected groups' offset files (observe.ReadVolume).
+func readDescribeVolume(g *Globals, o groupsDescribeOptions) (*observe.VolumeRead, error) {
 	l, err := g.Layout()
 	if err != nil {
 		return nil, err
 	}
-	v := &describeVolume{l: l, a: offlineAssignmentFor(g, l, o.scope())}
-	v.byGroup, v.known, v.sr, err = describeFiles(l, v.a, o)
-	return v, err
+	return observe.ReadVolume(l, offlineAssignmentFor(g, l, o.sel.Scope()), o.sel)
 }
 
 // runGroupsDescribeOffline describes from the volume alone: offsets from
@@ -156,30 +140,39 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 	if err != nil {
 		return err
 	}
-	selected := inspect.SelectGroups(sortedKeys(vol.known), o.names, o.all, o.re)
-	lookup, flush := logLookup(g, vol.l)
+	selected := inspect.SelectGroups(vol.KnownNames(), o.sel.Names, o.sel.All, o.sel.Regex)
 	v := GroupsDescribeView{}
-	volumeSources(&v.Sources, vol.l, vol.a, vol.sr)
-	warnGeneration(g, vol.sr)
-	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.known, Files: vol.byGroup,
-		Assignment: vol.a, Logs: lookup, Filter: o.filter, Lag: o.lag})
+	volumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
+	warnGeneration(g, vol.Scan)
+	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.Known, Files: vol.Files,
+		Assignment: vol.Assignment, State: vol.State, Filter: o.filter, Lag: o.lag})
 	v.Groups, v.NotFound = res.Groups, res.NotFound
 	noteLeftOut(g, o.filter, res.LeftOut)
-	flush()
-	if lookup == nil {
+	flushLogs(g, vol.Logs)
+	if vol.Logs == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.l))
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.Layout))
 	if err := printGroupsDescribe(g, o, &v); err != nil {
 		return err
 	}
-	if err := inspect.OfflineNotFoundError(v.NotFound, vol.sr.Findings); err != nil {
+	if err := inspect.OfflineNotFoundError(v.NotFound, vol.Scan.Findings); err != nil {
 		return err
 	}
 	if len(selected) == 0 {
 		g.Notef("no group matches")
 	}
 	return nil
+}
+
+// flushLogs prints the findings of the partitions read, one line per kind,
+// and names every manifest fallback.
+func flushLogs(g *Globals, lg *observe.Logs) {
+	fs, fallbacks := lg.Flush()
+	g.WarnFindings(fs)
+	if fallbacks != "" {
+		g.Warnf("%s", fallbacks)
+	}
 }
 
 // printGroupsDescribe prints the offline view: the summary section and a
@@ -239,60 +232,3 @@ func orNone(s string) string {
 }
 
 func quoteList(ss []string) string { return inspect.QuoteList(ss) }
-
-// describeFiles streams the offset files, keeping the parsed files of the
-// groups the options select (and only those), and returns every group id
-// the volume knows (offset files and explicit entries). Named groups read
-// their own files only (and "known" is then about them alone).
-func describeFiles(l volume.Layout, a *volume.Assignment, o groupsDescribeOptions) (map[string][]inspect.GroupFileData, map[string]bool, volume.ScanResult, error) {
-	byGroup := map[string][]inspect.GroupFileData{}
-	known := map[string]bool{}
-	pick := o.picks()
-	each := func(it *volume.OffsetScanItem) error {
-		known[it.Group] = true
-		if pick(it.Group) {
-			byGroup[it.Group] = append(byGroup[it.Group], inspect.GroupFileData{Path: it.Path, Layout: it.Layout, File: it.File, Err: it.Err, Findings: it.Findings, Denied: it.Denied, ModTime: it.ModTime})
-		}
-		return nil
-	}
-	var (
-		sr  volume.ScanResult
-		ok  bool
-		err error
-	)
-	if scope := o.scope(); scope != nil {
-		sr, ok, err = volume.ScanGroups(l, scope, volume.ScanOptions{}, each)
-	}
-	if !ok {
-		sr, err = volume.ScanOffsets(l, volume.ScanOptions{}, each)
-	}
-	if a != nil {
-		for _, e := range a.ConsumerGroups {
-			known[e.GroupID] = true
-		}
-	}
-	return byGroup, known, sr, err
-}
-
-// scope is the groups a describe is about when they are named (nil for
-// --all and --regex, which need every group).
-func (o groupsDescribeOptions) scope() []string {
-	if o.all || o.regex != "" || len(o.names) == 0 {
-		return nil
-	}
-	return o.names
-}
-
-// picks says which groups the options select: named ones, all, or those
-// matching --regex.
-func (o groupsDescribeOptions) picks() func(string) bool {
-	want := map[string]bool{}
-	for _, n := range o.names {
-		want[n] = true
-	}
-	return func(group string) bool { return want[group] || o.all || (o.re != nil && o.re.MatchString(group)) }
-}
-
-// isSelectAll reports --all or --regex: every group the volume and the
-// brokers know is a candidate.
-func (o groupsDescribeOptions) isSelectAll() bool { return o.all || o.re != nil }

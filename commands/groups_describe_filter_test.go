@@ -84,12 +84,15 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 		}
 	}
 	// good has audit (lag 2) and orders 0 (20) and 1 (unknown): only orders 0 stays.
-	for _, g := range []string{"e-disagree", "good", "lagging", "legacy-only", "plain", "team/a"} {
+	for _, g := range []string{"e-disagree", "good", "lagging", "legacy-only", "team/a"} {
 		if !slices.Contains(groups, g) {
 			t.Errorf("%s left out: %v", g, groups)
 		}
 	}
-	for _, g := range []string{"truncated", "e-dead", "badvals"} {
+	// plain is a plain map on a volume whose generation is undetermined
+	// (0.2.18 reads it as empty, older brokers as offsets): its lag is
+	// unknown, so it is not lagging.
+	for _, g := range []string{"truncated", "e-dead", "badvals", "plain"} {
 		if slices.Contains(groups, g) {
 			t.Errorf("%s kept (no lag on orders): %v", g, groups)
 		}
@@ -107,14 +110,14 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 	// --summary: one line per group, csv too.
 	out, _, code = runVol(t, "groups", "describe", "--regex", "^(good|plain)$", "--summary", "--data-dir", vol, "-o", "csv")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 3 || lines[0] != "GROUP,STATE,MEMBERS,COORDINATOR,TOTAL-LAG,PARTITIONS,TOPICS" || !strings.HasPrefix(lines[1], "good,-,-,kaas-0,22 (+1 partition unknown),3,") {
+	if code != 0 || len(lines) != 3 || lines[0] != "GROUP,STATE,MEMBERS,COORDINATOR,TOTAL-LAG,PARTITIONS,TOPICS" || !strings.HasPrefix(lines[1], "good,-,-,kaas-0,22 (+3 partitions unknown),5,") {
 		t.Errorf("summary csv:\n%s", out)
 	}
 	// Usage: repeated and comma-listed topics are one set.
 	out, _, _ = runVol(t, "groups", "describe", "good", "--topic", "audit,orders", "--topic", "audit", "--data-dir", vol, "-o", "json")
 	v = GroupsDescribeView{}
 	json.Unmarshal([]byte(out), &v)
-	if len(v.Groups) != 1 || len(v.Groups[0].Partitions) != 3 {
+	if len(v.Groups) != 1 || len(v.Groups[0].Partitions) != 5 {
 		t.Errorf("--topic audit,orders --topic audit: %s", out)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -35,49 +36,50 @@ type GroupsDescribeLiveView struct {
 // view; stderr gets one line per kind of problem.
 func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions) error {
 	hasVolume := g.HasVolume()
-	vol := &describeVolume{byGroup: map[string][]inspect.GroupFileData{}, known: map[string]bool{}}
+	vol := &observe.VolumeRead{Files: map[string][]inspect.GroupFileData{}, Known: map[string]bool{}}
 	if hasVolume {
 		var err error
 		if vol, err = readDescribeVolume(g, o); err != nil {
 			return err
 		}
 	}
-	names := inspect.NewNodeNamer(vol.a)
+	names := inspect.NewNodeNamer(vol.Assignment)
 	v := GroupsDescribeLiveView{Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: []BrokerSourceView{}}}
 	var listings []wire.BrokerGroups
-	selected := inspect.SelectGroups(nil, o.names, false, nil)
-	if o.isSelectAll() {
+	selected := inspect.SelectGroups(nil, o.sel.Names, false, nil)
+	if o.sel.SelectAll() {
+		var warns []string
 		var err error
-		if listings, selected, err = selectListed(ctx, g, cl, vol.known, o); err != nil {
+		if listings, selected, warns, err = observe.SelectListed(ctx, cl, vol.Known, o.sel); err != nil {
 			return err
 		}
+		g.WarnAll(warns)
 		v.Sources.Brokers = brokerSources(listings, names)
 	}
 	var files map[string]*inspect.GroupDescription
 	if hasVolume {
-		lookup, flush := logLookup(g, vol.l)
-		defer flush()
-		files = inspect.DescribeKnown(selected, vol.known, vol.byGroup, vol.a, lookup)
+		// The offline side first: its segments are read before the
+		// brokers are asked (the evidence a served end is checked against).
+		files = inspect.DescribeKnown(selected, vol.Known, vol.Files, vol.Assignment, vol.State)
+		defer flushLogs(g, vol.Logs)
 	}
-	described, err := describeOnWire(ctx, g, cl, selected, files, hasVolume)
+	res, err := describeLiveGroups(ctx, g, cl, o, vol, hasVolume, selected, files, listings, names)
 	if err != nil {
 		return err
 	}
 	if hasVolume {
 		v.Sources.Mode = "merged"
-		volumeSources(&v.Sources, vol.l, vol.a, vol.sr)
-		warnGeneration(g, vol.sr)
-		g.Notef("volume: %s", g.generationNote(vol.l))
+		volumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
+		warnGeneration(g, vol.Scan)
+		g.Notef("volume: %s", g.generationNote(vol.Layout))
 	}
-	res := inspect.DescribeLive(inspect.LiveDescribeInput{Described: described, Files: files, Names: names, Filter: o.filter, Lag: o.lag,
-		Held: cl.CoordinatorHolds(ctx, inspect.HoldCandidates(described, files), listings)})
 	v.Groups, v.NotFound = res.Groups, res.NotFound
 	noteLeftOut(g, o.filter, res.LeftOut)
 	if o.drainWindow > 0 {
 		addForecasts(ctx, g, cl, vol, hasVolume, o.drainWindow, v.Groups)
 	}
 	v.Requests = cl.Counter.Snapshot()
-	for _, w := range inspect.AnnotateLive(v.Groups, vol.l.Gen) {
+	for _, w := range inspect.AnnotateLive(v.Groups, vol.Layout.Gen) {
 		g.Warnf("%s", w)
 	}
 	noteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))
@@ -93,51 +95,31 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	return nil
 }
 
-// selectListed is --all/--regex with brokers: the groups the volume knows
-// and those some broker lists (the gathering's ListGroups round), selected
-// by o. A listed group counts as known to the volume side too (described
-// against the volume's assignment, with no offset file).
-func selectListed(ctx context.Context, g *Globals, cl *wire.Client, known map[string]bool, o groupsDescribeOptions) ([]wire.BrokerGroups, []string, error) {
-	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{})
+// describeLiveGroups asks the brokers about the selected groups and joins
+// each answer with its offline description in the read model.
+func describeLiveGroups(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions, vol *observe.VolumeRead, hasVolume bool,
+	selected []string, files map[string]*inspect.GroupDescription, listings []wire.BrokerGroups, names *inspect.NodeNamer) (inspect.DescribeResult[inspect.LiveDescription], error) {
+	asked := g.Now()
+	described, warns, err := observe.DescribeOnWire(ctx, cl, selected, inspect.KnownPartitions(files), hasVolume)
 	if err != nil {
-		return nil, nil, err
+		return inspect.DescribeResult[inspect.LiveDescription]{}, err
 	}
-	for _, w := range inspect.UnlistedWarnings(gg.Listings) {
-		g.Warnf("%s", w)
+	g.WarnAll(warns)
+	held := cl.CoordinatorHolds(ctx, inspect.HoldCandidates(described, files), listings)
+	byName := make(map[string]*wire.GroupDescription, len(described))
+	for i := range described {
+		byName[described[i].Group] = &described[i]
 	}
-	selected := inspect.SelectGroups(inspect.UnionGroupNames(sortedKeys(known), gg.Listings), nil, o.all, o.re)
-	for _, name := range selected {
-		known[name] = true
+	if !hasVolume {
+		vol = nil
 	}
-	return gg.Listings, selected, nil
-}
-
-// describeOnWire describes the selected groups on their coordinators, the
-// offset files' partitions asked for explicitly; groups whose partitions
-// nothing named get the OffsetFetch-all fallback.
-func describeOnWire(ctx context.Context, g *Globals, cl *wire.Client, selected []string, files map[string]*inspect.GroupDescription, hasVolume bool) ([]wire.GroupDescription, error) {
-	knownTP := inspect.KnownPartitions(files)
-	described, err := cl.DescribeMany(ctx, selected, wire.DescribeOptions{Known: knownTP})
-	if described == nil && err != nil {
-		return nil, err
-	}
-	if err != nil {
-		g.Warnf("log offsets: %v (lag unknown where the log end is missing)", err)
-	}
-	asked, coords := inspect.FetchAllCandidates(described, knownTP)
-	ans := cl.FetchAllWithLogs(ctx, asked, coords)
-	if ans.LogsErr != nil {
-		g.Warnf("log offsets: %v", ans.LogsErr)
-	}
-	if w := inspect.NoPartitionsWarning(inspect.MergeFetchAll(described, asked, ans), hasVolume); w != "" {
-		g.Warnf("%s", w)
-	}
-	return described, nil
+	return inspect.DescribeLive(inspect.LiveDescribeInput{Described: described, Files: files, Names: names, Filter: o.filter, Lag: o.lag, Held: held,
+		State: func(grp string) *inspect.GroupState { return vol.LiveState(byName[grp], observe.HeldOf(held, grp), asked) }}), nil
 }
 
 // addForecasts observes the described groups over window (the volume too
 // when there is one) and gives each its forecast.
-func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *describeVolume, hasVolume bool, window time.Duration, groups []inspect.LiveDescription) {
+func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe.VolumeRead, hasVolume bool, window time.Duration, groups []inspect.LiveDescription) {
 	if len(groups) == 0 {
 		return
 	}
@@ -147,7 +129,7 @@ func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *describ
 	}
 	var lp *volume.Layout
 	if hasVolume {
-		lp = &vol.l
+		lp = &vol.Layout
 	}
 	fc := observeForecasts(ctx, g, lp, cl, names, window)
 	for i := range groups {
@@ -189,35 +171,4 @@ func describeLiveTable(v *GroupsDescribeLiveView) *render.TableData {
 		}
 	}
 	return t
-}
-
-// logLookup reads each partition's log bounds for offline lag: from the
-// segment files, with manifest.json only where they cannot be read (nil
-// without a data dir). Findings are kept until flush prints them, one
-// line per kind, with a warning naming every manifest fallback.
-func logLookup(g *Globals, l volume.Layout) (lookup inspect.LogLookup, flush func()) {
-	if l.DataDir == "" {
-		return nil, func() {}
-	}
-	lr := volume.NewLogReader(l)
-	seen := map[*volume.LogBounds]bool{}
-	var all []volume.Finding
-	var fallbacks []string
-	return func(topic string, p int32) *volume.LogBounds {
-			b := lr.Get(topic, p)
-			if !seen[b] {
-				seen[b] = true
-				all = append(all, b.Findings...)
-				if b.EndSource() == volume.SourceManifest {
-					fallbacks = append(fallbacks, fmt.Sprintf("%s/%d", topic, p))
-				}
-			}
-			return b
-		}, func() {
-			g.WarnFindings(all)
-			if len(fallbacks) > 0 {
-				g.Warnf("%s: the log end came from manifest.json because the segment files could not be read; kaas rewrites the manifest only on takeover, roll and close, so the lag there is likely larger (logEndSource \"manifest\" in -o json)", render.Plural(len(fallbacks), "partition", "partitions")+" ("+strings.Join(fallbacks, ", ")+")")
-			}
-			all, fallbacks = nil, nil
-		}
 }

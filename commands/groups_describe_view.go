@@ -368,21 +368,14 @@ func writeKV(p *render.Printer, t *render.TableData) error {
 	return err
 }
 
-// shortNote keeps the table's note column readable; -o json has the full text.
+// shortNote keeps the table's note column readable; -o json has the full
+// text. It reads the read model's codes, not the note's words.
 func shortNote(p inspect.PartitionOffset) string {
-	switch {
-	case p.BelowLogStart:
-		return "below log start: consumer will reset"
-	case p.Lag == nil && p.Committed < 0:
-		return "no committed offset"
-	case p.Lag == nil && p.LogEndSource == volume.SourceManifest:
-		return "ahead of manifest.json (segments unreadable): lag unknown"
-	case p.Lag == nil:
+	if n := inspect.ShortNote(p.ResumeRule, p.LagUnknown, p.Incidents, p.LogEndSource); n != "" {
+		return n
+	}
+	if p.Lag == nil {
 		return p.LagNote
-	case p.BeyondLogEnd:
-		return "beyond the log end: OFFSET_OUT_OF_RANGE"
-	case p.LogEndSource == volume.SourceManifest:
-		return "log end from manifest.json (segments unreadable)"
 	}
 	return ""
 }

@@ -90,6 +90,12 @@ type PartitionOffset struct {
 	// BelowLogStart: the committed offset was deleted by retention; the next
 	// fetch is out of range and the consumer resets per auto.offset.reset.
 	BelowLogStart bool `json:"belowLogStart"`
+	// ResumeRule says why the lag counts from Committed or is unknown (the
+	// read model's rule: file, none, fileReadsEmpty, fileNotRead, ...);
+	// Incidents are what is wrong with the partition, with evidence.
+	ResumeRule string              `json:"resumeRule"`
+	LagUnknown string              `json:"lagUnknown,omitempty"`
+	Incidents  []PartitionIncident `json:"incidents"`
 }
 
 // TopicLag sums lag per topic (the per-topic rollup of a group).
@@ -126,7 +132,10 @@ type GroupDescription struct {
 	LagUnknown int              `json:"lagUnknown"`
 	LagKnown   bool             `json:"lagKnown"`
 	Findings   []volume.Finding `json:"findings"`
-	Live       *GroupLive       `json:"live,omitempty"`
+	// Incidents are the group's own (partitions of a committed topic left
+	// without an offset).
+	Incidents []PartitionIncident `json:"incidents"`
+	Live      *GroupLive          `json:"live,omitempty"`
 	// Summary is the group in one line (groups describe's summary section);
 	// left out of a live description's file (the live summary says it).
 	Summary *GroupSummary `json:"summary,omitempty"`
@@ -150,10 +159,11 @@ type GroupFileData struct {
 	ModTime time.Time
 }
 
-// DescribeGroup builds the offline description of a group from its offset
-// files (current and legacy, either may be absent), the assignment (may be
-// nil) and a manifest lookup (may be nil: lag unknown).
-func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, logs LogLookup) GroupDescription {
+// DescribeGroup is the offline description of a group: its offset files
+// (current and legacy, either may be absent), the assignment (may be nil)
+// and its state in the read model (observe.BuildState), whose partitions
+// and lag it shows.
+func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, gs *GroupState) GroupDescription {
 	d := GroupDescription{Group: group, Coordinator: ResolveCoordinator(a, group), LagSource: LagSourceSegments}
 	// Issues and sources come from the same analysis as groups list.
 	var gfs []GroupFile
@@ -178,39 +188,28 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, lo
 			d.Sources, d.Issues = r.Sources, r.Issues
 		}
 	}
-	// Show what brokers load: the current file, else the legacy one.
-	var shown *GroupFileData
-	for i := range files {
-		if files[i].Layout == volume.OffsetsCurrent {
-			shown = &files[i]
-		}
-	}
-	if shown == nil && len(files) > 0 {
-		shown = &files[0]
+	shown := -1
+	if i := PickFile(len(files), func(i int) string { return files[i].Layout }); i >= 0 {
+		shown = i
+	} else if len(files) > 0 {
+		shown = 0
 	}
 	for i := range files {
-		if &files[i] != shown {
+		if i != shown {
 			d.OtherFiles = append(d.OtherFiles, files[i].Path)
 		}
 	}
-	if shown == nil {
-		d.Recompute()
-		return d
+	if shown >= 0 {
+		d.OffsetFile = files[shown].Path
+		if files[shown].File != nil {
+			d.Format = files[shown].File.Format
+		}
 	}
-	d.OffsetFile = shown.Path
-	if shown.File == nil {
-		d.Recompute()
-		return d
-	}
-	d.Format = shown.File.Format
-	asOf := ""
-	if !shown.ModTime.IsZero() {
-		asOf = shown.ModTime.UTC().Format(time.RFC3339Nano)
-	}
-	for _, e := range shown.File.Entries {
-		p := PartitionOffset{Topic: e.Topic, Partition: e.Partition, Committed: e.Offset, Metadata: e.Metadata, CommittedSource: CommittedFromFile, CommittedAsOf: asOf}
-		fillLag(&p, logs)
-		d.Partitions = append(d.Partitions, p)
+	if gs != nil {
+		d.Incidents = gs.Incidents
+		for i := range gs.Partitions {
+			d.Partitions = append(d.Partitions, OfflinePartition(&gs.Partitions[i]))
+		}
 	}
 	d.Recompute()
 	return d
@@ -220,11 +219,44 @@ func DescribeGroup(group string, a *volume.Assignment, files []GroupFileData, lo
 // from the group's offset file.
 const CommittedFromFile = "file"
 
+// OfflinePartition is a partition's state as offline describe shows it:
+// the file's committed offset and the log bounds the segments gave.
+func OfflinePartition(p *PartitionState) PartitionOffset {
+	po := PartitionOffset{Topic: p.Topic, Partition: p.Partition, Committed: -1, Metadata: p.Metadata, Lag: p.LagPtr(), LagNote: p.Note(),
+		ResumeRule: p.ResumeRule, LagUnknown: p.LagUnknown, Incidents: p.Incidents,
+		BeyondLogEnd: p.Has(IncPastLogEnd), BelowLogStart: p.Has(IncBelowLogStart)}
+	if has(p.File) {
+		po.Committed, po.CommittedSource = p.File.Value, CommittedFromFile
+		if !p.File.AsOf.IsZero() {
+			po.CommittedAsOf = p.File.AsOf.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	if has(p.LogEnd) {
+		end := p.LogEnd.Value
+		ls := end
+		if has(p.LogStart) {
+			ls = p.LogStart.Value
+		}
+		po.LogStartOffset, po.HighWatermark, po.LogEndSource = &ls, &end, p.LogEnd.Source
+		if !p.LogEnd.AsOf.IsZero() {
+			po.LogEndAsOf = p.LogEnd.AsOf.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	if po.Incidents == nil {
+		po.Incidents = []PartitionIncident{}
+	}
+	return po
+}
+
 // OfflineLagSource labels a set of offline lags by where their log ends
-// came from.
+// came from (the partitions with a committed offset: the others have no
+// lag to label).
 func OfflineLagSource(ps []PartitionOffset) string {
 	seg, man := 0, 0
 	for _, p := range ps {
+		if p.CommittedSource == "" {
+			continue
+		}
 		switch p.LogEndSource {
 		case volume.SourceSegments:
 			seg++
@@ -241,55 +273,6 @@ func OfflineLagSource(ps []PartitionOffset) string {
 		return LagSourceNone
 	}
 	return LagSourceSegments
-}
-
-func fillLag(p *PartitionOffset, logs LogLookup) {
-	if logs == nil {
-		p.LagNote = "lag unknown: the data dir unknown (pass --data-dir): no segment files"
-		return
-	}
-	b := logs(p.Topic, p.Partition)
-	if b == nil || b.End == nil {
-		why := "no log end"
-		if b != nil && b.Unknown != "" {
-			why = b.Unknown
-		}
-		p.LagNote = "lag unknown: " + why
-		return
-	}
-	ls, end := b.End.Value, b.End.Value
-	if b.Start != nil {
-		ls = b.Start.Value
-	}
-	p.LogStartOffset, p.HighWatermark, p.LogEndSource = &ls, &end, b.End.Source
-	if !b.End.AsOf.IsZero() {
-		p.LogEndAsOf = b.End.AsOf.UTC().Format(time.RFC3339Nano)
-	}
-	if p.Committed < 0 {
-		p.LagNote = fmt.Sprintf("committed offset %d means none: the consumer starts per auto.offset.reset", p.Committed)
-		return
-	}
-	lag := end - p.Committed
-	src := "the segments' log end"
-	if b.End.Source == volume.SourceManifest {
-		src = "the manifest's highWatermark (the segment files could not be read: " + b.Fallback + ")"
-	}
-	switch {
-	case p.Committed < ls:
-		p.BelowLogStart = true
-		p.LagNote = fmt.Sprintf("committed %d is below log start %d: those records were deleted; the next fetch is out of range and the consumer resets per auto.offset.reset", p.Committed, ls)
-	case lag < 0 && b.End.Source == volume.SourceManifest:
-		p.LagNote = fmt.Sprintf("committed %d is ahead of %s %d, which trails the log: lag unknown", p.Committed, src, end)
-		p.Lag = nil
-		return
-	case lag < 0:
-		p.BeyondLogEnd = true
-		p.LagNote = fmt.Sprintf("committed %d is beyond %s %d: the consumer's next fetch gets OFFSET_OUT_OF_RANGE and it resets per auto.offset.reset; lag shown as 0", p.Committed, src, end)
-		lag = 0
-	case b.End.Source == volume.SourceManifest:
-		p.LagNote = "log end from " + src + ": the manifest trails the log, so the real lag is likely larger"
-	}
-	p.Lag = &lag
 }
 
 // LagFilter selects by lag: ">N", ">=N", "<N", "<=N", "=N" (or "==N"),

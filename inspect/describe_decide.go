@@ -27,8 +27,8 @@ type OfflineDescribeInput struct {
 	// Files are the parsed offset files of the selected groups.
 	Files      map[string][]GroupFileData
 	Assignment *volume.Assignment
-	// Logs gives the partitions' log bounds (nil: lag unknown).
-	Logs   LogLookup
+	// State is a selected group's state in the read model (observe).
+	State  func(group string) *GroupState
 	Filter DescribeFilter
 	Lag    *LagFilter
 }
@@ -54,7 +54,7 @@ func DescribeOffline(in OfflineDescribeInput) DescribeResult[GroupDescription] {
 			r.NotFound = append(r.NotFound, name)
 			continue
 		}
-		d := DescribeGroup(name, in.Assignment, in.Files[name], in.Logs)
+		d := DescribeGroup(name, in.Assignment, in.Files[name], in.State(name))
 		if !in.Filter.Offline(&d) {
 			r.LeftOut++
 			continue
@@ -108,13 +108,13 @@ func UnlistedWarnings(listings []wire.BrokerGroups) []string {
 // DescribeKnown is the offline description of each selected group the
 // volume knows, by group: what a live describe joins with the wire's answer
 // (and whose partitions it asks for explicitly).
-func DescribeKnown(selected []string, known map[string]bool, files map[string][]GroupFileData, a *volume.Assignment, logs LogLookup) map[string]*GroupDescription {
+func DescribeKnown(selected []string, known map[string]bool, files map[string][]GroupFileData, a *volume.Assignment, state func(string) *GroupState) map[string]*GroupDescription {
 	out := make(map[string]*GroupDescription, len(selected))
 	for _, name := range selected {
 		if !known[name] {
 			continue
 		}
-		d := DescribeGroup(name, a, files[name], logs)
+		d := DescribeGroup(name, a, files[name], state(name))
 		out[name] = &d
 	}
 	return out
@@ -228,7 +228,10 @@ type LiveDescribeInput struct {
 	Files map[string]*GroupDescription
 	// Held says whether a group's coordinator lists it; a group missing
 	// is unknown (not asked, or its coordinator's listing failed).
-	Held   map[string]bool
+	Held map[string]bool
+	// State is a described group's live state in the read model
+	// (observe.BuildState with the wire's answers and Held).
+	State  func(group string) *GroupState
 	Names  *NodeNamer
 	Filter DescribeFilter
 	Lag    *LagFilter
@@ -244,7 +247,11 @@ func DescribeLive(in LiveDescribeInput) DescribeResult[LiveDescription] {
 	r := DescribeResult[LiveDescription]{Groups: make([]LiveDescription, 0, len(in.Described)), NotFound: []string{}}
 	for _, w := range in.Described {
 		file := in.Files[w.Group]
-		ld := BuildLiveDescription(w, file, logsFromLag(w.Lag), in.Names)
+		var gs *GroupState
+		if in.State != nil {
+			gs = in.State(w.Group)
+		}
+		ld := BuildLiveDescription(w, file, gs, in.Names)
 		if held, known := in.Held[w.Group]; known && !held {
 			ld.MarkNotLoaded()
 		}
@@ -287,21 +294,6 @@ func hasCommitted(d *LiveDescription) bool {
 		}
 	}
 	return false
-}
-
-// logsFromLag recovers the log offsets wire.DescribeMany found for a group.
-func logsFromLag(gl wire.GroupLag) map[string]map[int32]wire.LogOffsets {
-	out := map[string]map[int32]wire.LogOffsets{}
-	for _, p := range gl.Partitions {
-		if p.Start < 0 && p.End < 0 {
-			continue
-		}
-		if out[p.Topic] == nil {
-			out[p.Topic] = map[int32]wire.LogOffsets{}
-		}
-		out[p.Topic][p.Partition] = wire.LogOffsets{Start: p.Start, End: p.End, Leader: -1}
-	}
-	return out
 }
 
 // AnnotateLive adds each group's state line (the Kafka tools' words) to its

@@ -57,7 +57,7 @@ func TestDescribeOffline(t *testing.T) {
 		{"topic leaves groups without it out", []string{"behind", "current", "entry-only"}, DescribeFilter{Topics: []string{"audit"}}, nil, "behind", "", 2},
 		{"nothing selected", nil, DescribeFilter{}, nil, "", "", 0},
 	} {
-		r := DescribeOffline(OfflineDescribeInput{Selected: c.selected, Known: known, Files: files, Logs: logsAt(100), Filter: c.filter, Lag: c.lag})
+		r := DescribeOffline(OfflineDescribeInput{Selected: c.selected, Known: known, Files: files, State: statesOf(files, logsAt(100)), Filter: c.filter, Lag: c.lag})
 		var got []string
 		for _, d := range r.Groups {
 			got = append(got, d.Group)
@@ -67,7 +67,7 @@ func TestDescribeOffline(t *testing.T) {
 		}
 	}
 	// --topic counts only what it keeps.
-	r := DescribeOffline(OfflineDescribeInput{Selected: []string{"behind"}, Known: known, Files: files, Logs: logsAt(100), Filter: DescribeFilter{Topics: []string{"orders"}}})
+	r := DescribeOffline(OfflineDescribeInput{Selected: []string{"behind"}, Known: known, Files: files, State: statesOf(files, logsAt(100)), Filter: DescribeFilter{Topics: []string{"orders"}}})
 	if len(r.Groups) != 1 || r.Groups[0].TotalLag != 90 || len(r.Groups[0].Partitions) != 1 {
 		t.Errorf("topic orders: %+v", r.Groups)
 	}
@@ -100,7 +100,7 @@ func TestDescribeKnownAndKnownPartitions(t *testing.T) {
 	t.Parallel()
 	files := map[string][]GroupFileData{"g": fileData("g", map[string]int64{"b/1": 4, "a/0": 1, "a/2": 3})}
 	known := map[string]bool{"g": true, "entry-only": true}
-	d := DescribeKnown([]string{"g", "entry-only", "ghost"}, known, files, nil, nil)
+	d := DescribeKnown([]string{"g", "entry-only", "ghost"}, known, files, nil, statesOf(files, nil))
 	if len(d) != 2 || d["g"] == nil || d["entry-only"] == nil || d["ghost"] != nil {
 		t.Fatalf("described %v", d)
 	}
@@ -220,60 +220,6 @@ func TestHoldCandidates(t *testing.T) {
 	}
 }
 
-func TestDescribeLive(t *testing.T) {
-	t.Parallel()
-	failed := described("failed", 2, "", 0, nil)
-	failed.Err = "COORDINATOR_LOAD_IN_PROGRESS"
-	all := []wire.GroupDescription{
-		described("stable", 0, "Stable", 2, map[string]int64{"orders/0": 5, "orders/1": 9}),
-		described("ghost", 1, "Empty", 0, nil),
-		described("dead-ghost", 1, "Dead", 0, nil),
-		described("file-only", 1, "Empty", 0, nil),
-		described("committed-no-file", 0, "Empty", 0, map[string]int64{"orders/0": 3}),
-		failed,
-	}
-	for i := range all {
-		all[i].Lag = wire.ComputeLag(all[i].Committed.Offsets, map[string]map[int32]wire.LogOffsets{"orders": {0: {End: 10}, 1: {End: 10}}}, nil)
-	}
-	fo := DescribeGroup("file-only", nil, fileData("file-only", map[string]int64{"orders/0": 1}), logsAt(10))
-	files := map[string]*GroupDescription{"file-only": &fo}
-	lag6, _ := ParseLagFilter(">6") // stable 6, file-only 9 (from the file), committed-no-file 7
-	for _, c := range []struct {
-		name                     string
-		held                     map[string]bool
-		filter                   DescribeFilter
-		lag                      *LagFilter
-		groups, notFound, failed string
-		leftOut                  int
-	}{
-		{"every kind", nil, DescribeFilter{}, nil, "stable,file-only,committed-no-file,failed", "ghost,dead-ghost", "failed", 0},
-		{"lag filter keeps a failure failed", nil, DescribeFilter{}, lag6, "file-only,committed-no-file", "ghost,dead-ghost", "failed", 0},
-		{"topic filter leaves the partition-less out", map[string]bool{"file-only": false}, DescribeFilter{Topics: []string{"orders"}}, nil,
-			"stable,file-only,committed-no-file", "ghost,dead-ghost", "failed", 1},
-	} {
-		r := DescribeLive(LiveDescribeInput{Described: all, Files: files, Held: c.held, Filter: c.filter, Lag: c.lag})
-		var got []string
-		for _, d := range r.Groups {
-			got = append(got, d.Group)
-		}
-		if strings.Join(got, ",") != c.groups || strings.Join(r.NotFound, ",") != c.notFound || strings.Join(r.Failed, ",") != c.failed || r.LeftOut != c.leftOut {
-			t.Errorf("%s: groups %v notFound %v failed %v leftOut %d", c.name, got, r.NotFound, r.Failed, r.LeftOut)
-		}
-	}
-	// A group its coordinator does not list is fileOnly, without live state;
-	// one it lists (or one not asked about) keeps the wire's state.
-	for held, want := range map[bool]bool{true: false, false: true} {
-		r := DescribeLive(LiveDescribeInput{Described: all[3:4], Files: files, Held: map[string]bool{"file-only": held}})
-		if len(r.Groups) != 1 || slices.Contains(r.Groups[0].Issues, IssueFileOnly) != want {
-			t.Errorf("held %v: %+v", held, r.Groups)
-		}
-	}
-	r := DescribeLive(LiveDescribeInput{})
-	if r.Groups == nil || r.NotFound == nil || len(r.Groups) != 0 {
-		t.Errorf("nothing described: lists must be empty, not null: %+v", r)
-	}
-}
-
 func TestLiveDescribeError(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -346,4 +292,30 @@ func TestUnlistedWarnings(t *testing.T) {
 	if UnlistedWarnings(ls[:1]) != nil {
 		t.Error("every broker answered: no warning")
 	}
+}
+
+// statesOf builds each group's offline state from its test files and a log
+// lookup, as observe.BuildState does for a volume: the counted file's
+// entries with the partitions' bounds.
+func statesOf(files map[string][]GroupFileData, logs LogLookup) func(string) *GroupState {
+	return func(group string) *GroupState {
+		gs := stateOf(group, files[group], logs)
+		return &gs
+	}
+}
+
+func stateOf(group string, files []GroupFileData, logs LogLookup) GroupState {
+	g := GroupFacts{Volume: true, File: FileAbsent}
+	var parts []PartitionFacts
+	if i := PickFile(len(files), func(i int) string { return files[i].Layout }); i >= 0 && files[i].File != nil {
+		g.File = FileOffsets
+		for _, e := range files[i].File.Entries {
+			pf := PartitionFacts{Topic: e.Topic, Partition: e.Partition, File: &volume.Fact{Value: e.Offset, Source: volume.SourceFile}}
+			if logs != nil {
+				pf.Segments = logs(e.Topic, e.Partition)
+			}
+			parts = append(parts, pf)
+		}
+	}
+	return BuildGroup(group, g, parts, nil)
 }

@@ -98,7 +98,9 @@ func TestDescribeGroupLag(t *testing.T) {
 		}
 		return &volume.LogBounds{Unknown: "no segment files in d and no manifest"}
 	}
-	d := DescribeGroup("g", testAssignment(), []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}, lookup)
+	gfiles := []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}
+	st := stateOf("g", gfiles, lookup)
+	d := DescribeGroup("g", testAssignment(), gfiles, &st)
 	if d.Partitions[0].Lag == nil || *d.Partitions[0].Lag != 5 || d.Partitions[0].LogEndSource != volume.SourceSegments {
 		t.Errorf("a/0: %+v", d.Partitions[0])
 	}
@@ -108,7 +110,7 @@ func TestDescribeGroupLag(t *testing.T) {
 	if *d.Partitions[2].Lag != 0 || !d.Partitions[2].BeyondLogEnd || !strings.Contains(d.Partitions[2].LagNote, "OFFSET_OUT_OF_RANGE") {
 		t.Errorf("a/2 committed beyond the log end: %+v", d.Partitions[2])
 	}
-	if d.Partitions[3].Lag != nil || !strings.Contains(d.Partitions[3].LagNote, "none") {
+	if d.Partitions[3].Lag != nil || !strings.Contains(d.Partitions[3].LagNote, "auto.offset.reset") {
 		t.Errorf("b/0 committed -1: %+v", d.Partitions[3])
 	}
 	if d.Partitions[4].Lag != nil || !strings.Contains(d.Partitions[4].LagNote, "no segment files") {
@@ -124,7 +126,8 @@ func TestDescribeGroupLag(t *testing.T) {
 		t.Errorf("coordinator %+v", d.Coordinator)
 	}
 	// No manifests at all.
-	d2 := DescribeGroup("g", nil, []GroupFileData{{Path: "c/g.json", Layout: volume.OffsetsCurrent, File: of}}, nil)
+	st2 := stateOf("g", gfiles, nil)
+	d2 := DescribeGroup("g", nil, gfiles, &st2)
 	if d2.LagKnown || d2.Coordinator.Tier != "none" {
 		t.Errorf("no manifests, no assignment: %+v", d2)
 	}

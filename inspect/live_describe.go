@@ -7,7 +7,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
 )
 
 // LagSourceLive labels live lag figures.
@@ -29,8 +28,10 @@ type LivePartition struct {
 	LogStart int64  `json:"logStart"`
 	LogEnd   int64  `json:"logEnd"`
 	Lag      *int64 `json:"lag"`
-	// LagFrom says which committed offset the lag is counted from: live,
-	// file (the coordinator has none loaded), or logStart (nothing committed).
+	// LagFrom says which committed offset the lag is counted from: live
+	// (the coordinator's memory: it holds the group) or file (the
+	// coordinator does not hold the group, so a consumer that joins loads
+	// the file); "" when none (nothing a consumer would get).
 	LagFrom string `json:"lagFrom"`
 	// SegmentsLogEnd is the log end the partition's segment files gave
 	// when the volume was read, before the brokers were asked (nil: no
@@ -40,9 +41,14 @@ type LivePartition struct {
 	SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
 	ServedBehindLog bool   `json:"servedBehindLog"`
 	Note            string `json:"note"`
-	Member          string `json:"member"`
-	ClientID        string `json:"clientId"`
-	Host            string `json:"host"`
+	// ResumeRule says which committed offset a consumer resumes from and
+	// why (the read model's rule); Incidents what is wrong, with evidence.
+	ResumeRule string              `json:"resumeRule"`
+	LagUnknown string              `json:"lagUnknown,omitempty"`
+	Incidents  []PartitionIncident `json:"incidents"`
+	Member     string              `json:"member"`
+	ClientID   string              `json:"clientId"`
+	Host       string              `json:"host"`
 }
 
 // LiveDescription is 'groups describe' with brokers.
@@ -75,6 +81,9 @@ type LiveDescription struct {
 	// tools' state line, disagreements): in the output, beside the group,
 	// not one stderr line per group.
 	Notes []string `json:"notes"`
+	// Incidents are the group's own (partitions of a committed topic left
+	// without an offset).
+	Incidents []PartitionIncident `json:"incidents"`
 	// File is the offline description (offset file, lag as of the
 	// partition manifest); nil without a volume.
 	File *GroupDescription `json:"file,omitempty"`
@@ -97,15 +106,15 @@ func StateMessage(group, state string) string {
 }
 
 // BuildLiveDescription joins the wire's description of a group with its
-// offline description (file may be nil). logs holds log offsets for the
-// union of partitions.
-func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs map[string]map[int32]wire.LogOffsets, names *NodeNamer) LiveDescription {
+// offline description (file may be nil) and shows its live state in the
+// read model (gs: observe.BuildState with the wire's answers).
+func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, gs *GroupState, names *NodeNamer) LiveDescription {
 	if names == nil {
 		names = NewNodeNamer(nil)
 	}
 	d := LiveDescription{Group: w.Group, State: w.State, ProtocolType: w.ProtocolType, Protocol: w.Protocol,
 		Members: w.Members, Partitions: []LivePartition{}, Topics: []wire.TopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
-		LagSource: LagSourceLive, WireCoordinatorAddr: w.CoordinatorAddr, Sources: []string{SourceLive}}
+		LagSource: LagSourceLive, WireCoordinatorAddr: w.CoordinatorAddr, Sources: []string{SourceLive}, Incidents: []PartitionIncident{}}
 	if d.Members == nil {
 		d.Members = []wire.Member{}
 	}
@@ -136,112 +145,55 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, logs 
 			}
 		}
 	}
-	// Owners of assigned partitions.
-	type owner struct{ member, client, host string }
-	owners := map[string]owner{}
-	for _, m := range w.Members {
-		for _, a := range m.Assignment {
-			for _, p := range a.Partitions {
-				owners[a.Topic+"/"+fmt.Sprint(p)] = owner{m.MemberID, m.ClientID, m.Host()}
-			}
-		}
-	}
-	fileOff := map[string]map[int32]*PartitionOffset{}
-	keys := wire.TopicPartitions{}
-	if file != nil {
-		for i := range file.Partitions {
-			p := &file.Partitions[i]
-			if fileOff[p.Topic] == nil {
-				fileOff[p.Topic] = map[int32]*PartitionOffset{}
-			}
-			fileOff[p.Topic][p.Partition] = p
-			keys.Add(p.Topic, p.Partition)
-		}
-	}
-	for t, ps := range w.Committed.Offsets {
-		for p, c := range ps {
-			if c.Offset >= 0 || c.Err != "" {
-				keys.Add(t, p)
-			}
-		}
-	}
-	for _, m := range w.Members {
-		for _, a := range m.Assignment {
-			keys.Add(a.Topic, a.Partitions...)
-		}
-	}
-	for _, t := range keys.Topics() {
-		for _, p := range keys[t] {
-			lp := LivePartition{Topic: t, Partition: p, Committed: -1, LogStart: -1, LogEnd: -1}
-			if o, ok := owners[t+"/"+fmt.Sprint(p)]; ok {
-				lp.Member, lp.ClientID, lp.Host = o.member, o.client, o.host
-			}
-			c, hasLive := w.Committed.Offsets[t][p]
-			if hasLive && c.Err != "" {
-				lp.Note = "OffsetFetch: " + c.Err
-				hasLive = false
-			}
-			if hasLive && c.Offset >= 0 {
-				lp.Committed = c.Offset
-			} else {
-				hasLive = false
-			}
-			fp := fileOff[t][p]
-			if fp != nil {
-				v := fp.Committed
-				lp.FileCommitted = &v
-				if hasLive && v != c.Offset {
-					lp.Disagree = true
-				}
-				if fp.HighWatermark != nil && fp.LogEndSource == volume.SourceSegments {
-					v := *fp.HighWatermark
-					lp.SegmentsLogEnd = &v
-				}
-			}
-			lo, hasLog := logs[t][p]
-			if hasLog {
-				lp.LogStart, lp.LogEnd = lo.Start, lo.End
-				lp.ServedBehindLog = lp.SegmentsLogEnd != nil && lo.End >= 0 && lo.End < *lp.SegmentsLogEnd
-			}
-			from := lp.Committed
-			switch {
-			case hasLive:
-				lp.LagFrom = "live"
-			case lp.FileCommitted != nil && *lp.FileCommitted >= 0:
-				from = *lp.FileCommitted
-				lp.LagFrom = "file"
-			case hasLog && lo.Start >= 0:
-				from = lo.Start
-				lp.LagFrom = "logStart"
-			}
-			pl := wire.PartitionLagOf(t, p, from, lp.LagFrom != "", lo, hasLog)
-			if pl.Known {
-				lag := pl.Lag
-				lp.Lag = &lag
-			}
-			note := pl.Note
-			switch lp.LagFrom {
-			case "file":
-				note = joinNote(note, "coordinator has no committed offset loaded: lag counted from the offset file")
-			case "logStart":
-				note = joinNote(note, "nothing committed: lag counted from the log start")
-			}
-			if lp.Disagree {
-				note = joinNote(note, fmt.Sprintf("file says %d, coordinator says %d", *lp.FileCommitted, lp.Committed))
-			}
+	if gs != nil {
+		d.Incidents = append(d.Incidents, gs.Incidents...)
+		for i := range gs.Partitions {
+			lp := LivePartitionOf(&gs.Partitions[i])
 			if lp.ServedBehindLog {
-				short := *lp.SegmentsLogEnd - lp.LogEnd
-				note = joinNote(note, fmt.Sprintf("served log end %d is %s behind the segments' %d (read before asking): a stale high watermark, consumers cannot fetch past it and the lag reads %d low",
-					lp.LogEnd, render.Plural(int(short), "record", "records"), *lp.SegmentsLogEnd, short))
 				addOnce(&d.Issues, IssueServedBehindLog)
 			}
-			lp.Note = joinNote(lp.Note, note)
 			d.Partitions = append(d.Partitions, lp)
 		}
 	}
 	sortIssues(d.Issues)
 	d.Recompute()
 	return d
+}
+
+// LivePartitionOf is a partition's state as live describe shows it: the
+// coordinator's and the file's committed offsets, the served bounds, and
+// the lag from the offset a consumer resumes from.
+func LivePartitionOf(p *PartitionState) LivePartition {
+	lp := LivePartition{Topic: p.Topic, Partition: p.Partition, Committed: -1, LogStart: -1, LogEnd: -1, Lag: p.LagPtr(),
+		Member: p.Member, ClientID: p.ClientID, Host: p.Host, ResumeRule: p.ResumeRule, LagUnknown: p.LagUnknown, Incidents: p.Incidents,
+		Disagree: p.Has(IncDisagree), ServedBehindLog: p.Has(IncServedBehind), Note: p.Note()}
+	if lp.Incidents == nil {
+		lp.Incidents = []PartitionIncident{}
+	}
+	if has(p.Coordinator) {
+		lp.Committed = p.Coordinator.Value
+	}
+	if has(p.File) {
+		v := p.File.Value
+		lp.FileCommitted = &v
+	}
+	if p.LogEnd.Source == volume.SourceWire {
+		lp.LogEnd = p.LogEnd.Value
+		if has(p.LogStart) {
+			lp.LogStart = p.LogStart.Value
+		}
+	}
+	if p.SegmentsEnd.Source == volume.SourceSegments {
+		v := p.SegmentsEnd.Value
+		lp.SegmentsLogEnd = &v
+	}
+	switch p.ResumeRule {
+	case ResumeHeld, ResumeCoordinator, ResumeCacheKept:
+		lp.LagFrom = "live"
+	case ResumeJoinLoads, ResumeFile:
+		lp.LagFrom = "file"
+	}
+	return lp
 }
 
 func joinNote(a, b string) string {

@@ -162,39 +162,6 @@ func TestStateMessage(t *testing.T) {
 	}
 }
 
-// BuildLiveDescription: file vs live, lag from live, from the file when the
-// coordinator has nothing loaded, from the log start when nothing is committed.
-func TestBuildLiveDescription(t *testing.T) {
-	t.Parallel()
-	w := wire.GroupDescription{DescribedGroup: wire.DescribedGroup{Group: "g", Coordinator: 1, State: "Empty", Members: []wire.Member{}},
-		Committed: wire.GroupOffsets{Offsets: map[string]map[int32]wire.Committed{"t": {0: {Offset: 5}, 1: {Offset: -1}, 2: {Offset: 9}}}}}
-	file := &GroupDescription{Group: "g", Coordinator: CoordinatorView{Coordinator: "kaas-1", Tier: "hash"}, Sources: []string{SourceFile},
-		Partitions: []PartitionOffset{{Topic: "t", Partition: 0, Committed: 5}, {Topic: "t", Partition: 1, Committed: 3}, {Topic: "t", Partition: 2, Committed: 7}}}
-	logs := map[string]map[int32]wire.LogOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}, 3: {Start: 4, End: 10}}}
-	d := BuildLiveDescription(w, file, logs, nil)
-	if len(d.Partitions) != 3 || d.TotalLag != 5+7+1 || d.OffsetsDisagree != 1 || d.CoordinatorAgrees == nil || !*d.CoordinatorAgrees {
-		t.Fatalf("%+v", d)
-	}
-	p1 := d.Partitions[1]
-	if p1.LagFrom != "file" || *p1.Lag != 7 || p1.Committed != -1 || !strings.Contains(p1.Note, "offset file") {
-		t.Errorf("p1 %+v", p1)
-	}
-	if p2 := d.Partitions[2]; !p2.Disagree || p2.LagFrom != "live" || *p2.Lag != 1 {
-		t.Errorf("p2 %+v", p2)
-	}
-	file.Coordinator.Coordinator = "kaas-0"
-	if d := BuildLiveDescription(w, file, logs, nil); !slices.Contains(d.Issues, IssueWireMismatch) {
-		t.Errorf("mismatch not flagged: %v", d.Issues)
-	}
-	// Nothing committed anywhere: lag from the log start.
-	w.Committed.Offsets = map[string]map[int32]wire.Committed{"t": {3: {Offset: -1}}}
-	w.Members = []wire.Member{{MemberID: "m", Assignment: []wire.AssignedTopic{{Topic: "t", Partitions: []int32{3}}}, AssignmentReported: true}}
-	d = BuildLiveDescription(w, nil, logs, nil)
-	if len(d.Partitions) != 1 || d.Partitions[0].LagFrom != "logStart" || *d.Partitions[0].Lag != 6 || d.Partitions[0].Member != "m" || d.Coordinator != nil {
-		t.Errorf("log start: %+v", d.Partitions)
-	}
-}
-
 // MergeLive reads the listing-ordered answers where they line up and the
 // maps elsewhere: the rows are the same as with the maps alone.
 func TestMergeLiveListedAnswersAgreeWithMaps(t *testing.T) {

@@ -76,6 +76,10 @@ type PartitionLog struct {
 	// Reads and BytesRead are the I/O the answer cost.
 	Reads     int   `json:"reads"`
 	BytesRead int64 `json:"bytesRead"`
+	// Overlap is an offset range the active segment holds twice, as the
+	// index's last entries show it (nil: none seen; DeepOverlap reads the
+	// whole index).
+	Overlap *Overlap `json:"writtenTwice,omitempty"`
 }
 
 // Finding codes of the segment reader.
@@ -136,9 +140,17 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 	}
 	defer f.Close()
 	pl.ActiveSize, pl.ModTime = info.Size, info.ModTime
-	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow}
+	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow, seg: act.Log}
 	if err := r.logEnd(act, ls.Checkpoint, &finds); err != nil {
 		return nil, finds, &FileError{Path: act.Log, Problem: err.Error()}
+	}
+	if pl.Method == LogEndCheckpoint || pl.Method == LogEndTail {
+		// The index was not read on the way: its tail still tells an
+		// offset range written twice.
+		pl.Overlap = r.indexTailOverlap(act)
+	}
+	if o := pl.Overlap; o != nil {
+		finds = append(finds, WrittenTwiceFinding(o))
 	}
 	if pl.TornBytes > 0 {
 		finds = append(finds, Finding{Severity: SevWarning, Code: CodeSegmentTorn, Path: act.Log,
@@ -192,6 +204,10 @@ type segReader struct {
 	scanBelow int64
 	have      []byte // the last read, at haveAt
 	haveAt    int64
+	// seg is the active segment's path; walked: hop has passed a batch
+	// (the next batch's base must not go below its end).
+	seg    string
+	walked bool
 }
 
 // readAt reads up to n bytes at off (fewer at the end of the file). The
@@ -295,7 +311,12 @@ func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 			if length < batchMinKaasLength || pos+batchLogOverhead+length > r.size {
 				return end, pos, nil
 			}
-			end = int64(binary.BigEndian.Uint64(h[0:8])) + int64(int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4]))) + 1
+			base := int64(binary.BigEndian.Uint64(h[0:8]))
+			if r.walked && base < end && r.pl.Overlap == nil {
+				r.pl.Overlap = &Overlap{Segment: r.seg, From: base, To: end - 1, At: pos}
+			}
+			r.walked = true
+			end = base + int64(int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4]))) + 1
 			pos += batchLogOverhead + length
 			if batchLogOverhead+length > int64(len(b)-off) {
 				break // the next head is past this window
@@ -336,14 +357,18 @@ func (r *segReader) fromIndex(act SegmentFile, finds *[]Finding) (int64, int64, 
 	if n == 0 {
 		return 0, 0, false, nil
 	}
-	k := min(n, indexTailEntries)
-	buf := make([]byte, k*indexEntryLen)
-	m, err := f.ReadAt(buf, (n-k)*indexEntryLen)
+	// The tail read for the overlap check holds the entries tried below.
+	tail := min(n, overlapTailEntries)
+	all := make([]byte, tail*indexEntryLen)
+	m, err := f.ReadAt(all, (n-tail)*indexEntryLen)
 	r.pl.Reads++
 	r.pl.BytesRead += int64(m)
-	if m < len(buf) {
+	if m < len(all) {
 		return 0, 0, false, nil
 	}
+	r.pl.Overlap = indexOverlap(act.Log, act.Base, all)
+	k := min(n, indexTailEntries)
+	buf := all[(tail-k)*indexEntryLen:]
 	skipped := 0
 	for i := k - 1; i >= 0; i-- {
 		e := buf[i*indexEntryLen:]
@@ -369,6 +394,23 @@ func (r *segReader) fromIndex(act SegmentFile, finds *[]Finding) (int64, int64, 
 	*finds = append(*finds, Finding{Severity: SevInfo, Code: CodeSegmentIndexStale, Path: act.Index,
 		Message: fmt.Sprintf("none of the index's last %d entries points at a batch of this segment; the log end was found without it", k)})
 	return 0, 0, false, nil
+}
+
+// indexTailOverlap checks the index's last entries for a step back (nil:
+// none, or no index).
+func (r *segReader) indexTailOverlap(act SegmentFile) *Overlap {
+	f, info, err := safefs.Open(act.Index)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	n := info.Size / indexEntryLen
+	tail := min(n, overlapTailEntries)
+	buf := make([]byte, tail*indexEntryLen)
+	m, _ := f.ReadAt(buf, (n-tail)*indexEntryLen)
+	r.pl.Reads++
+	r.pl.BytesRead += int64(m)
+	return indexOverlap(act.Log, act.Base, buf[:m/indexEntryLen*indexEntryLen])
 }
 
 // fromCheckpoint uses Rust kaas's recovery-checkpoint.json when it names

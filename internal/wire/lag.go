@@ -21,6 +21,8 @@ type PartitionLag struct {
 	Lag   int64  `json:"lag"`
 	Known bool   `json:"known"`
 	Note  string `json:"note,omitempty"`
+	// LogErr is ListOffsets' error for the partition ("" when it answered).
+	LogErr string `json:"logError,omitempty"`
 	// Member is the member assigned the partition, when one is.
 	Member string `json:"member,omitempty"`
 }
@@ -50,7 +52,7 @@ func PartitionLagOf(topic string, part int32, committed int64, hasCommit bool, l
 		pl.Committed = committed
 	}
 	if hasLog {
-		pl.Start, pl.End = lo.Start, lo.End
+		pl.Start, pl.End, pl.LogErr = lo.Start, lo.End, lo.Err
 	}
 	switch {
 	case !hasCommit || committed < 0:
