@@ -15,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -178,13 +179,13 @@ func healthOptions(gen volume.Generation, minSpan time.Duration) inspect.HealthO
 // not stop the start: the exporter serves what it sees
 // (kaas_broker_reachable 0, groups ERR) and recovers when they answer;
 // one-shot commands (connectChecked) fail at once instead.
-func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode connectMode) (*exporter.Source, func(), error) {
+func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode connectMode) (*observe.Source, func(), error) {
 	s, err := openSources(ctx, g, sourceNeeds{mode: mode,
 		either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &exporter.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
+	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
 	if s.layout != nil {
 		// The generation decides whether a plain-map offset file is a
 		// hazard (only on 0.2.18).
@@ -223,7 +224,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 // live offsets dir of the detected or pinned generation (offsetsDir, as
 // 'watch --offsets'). On a volume whose generation cannot be decided it
 // is left off with a warning, unless --journal asks for it.
-func exporterOffsets(g *Globals, src *exporter.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
+func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
 	if src.Layout == nil {
 		if o.journal.dir != "" {
 			return nil, exit.UsageErrorf("--journal records the volume's offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
@@ -253,7 +254,7 @@ func exporterOffsets(g *Globals, src *exporter.Source, o exporterOptions) (*expo
 	return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
 }
 
-func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
+func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
 		Health: healthOptions(src.Generation, o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
@@ -268,7 +269,7 @@ func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *e
 
 // runExporter serves until ctx is done; ready, when set, is told the
 // address it listens on.
-func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions, ready func(addr string)) error {
+func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions, ready func(addr string)) error {
 	offsets, err := exporterOffsets(g, src, o)
 	if err != nil {
 		return err
@@ -296,7 +297,7 @@ func runExporter(ctx context.Context, g *Globals, src *exporter.Source, o export
 }
 
 // exporterOnce refreshes once and prints what a scrape would serve.
-func exporterOnce(ctx context.Context, g *Globals, src *exporter.Source, o exporterOptions) error {
+func exporterOnce(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions) error {
 	e := newExporter(g, src, o, nil)
 	obs := e.Refresh(ctx)
 	if o.probe {

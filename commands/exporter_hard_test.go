@@ -17,6 +17,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -30,7 +31,7 @@ func startVolumeExporter(t *testing.T, data string, o exporterOptions) (addr str
 		t.Fatal(err)
 	}
 	l = l.WithGeneration()
-	src := &exporter.Source{Layout: &l, Generation: l.Gen.Gen, MaxGroups: o.maxGroups}
+	src := &observe.Source{Layout: &l, Generation: l.Gen.Gen, MaxGroups: o.maxGroups}
 	stderr = &lockedBuffer{}
 	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: stderr, Getenv: func(string) string { return "" }},
 		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: stderr}}

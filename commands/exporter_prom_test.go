@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -180,7 +180,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 		t.Fatal(err)
 	}
 	l := sb.Layout()
-	src := &exporter.Source{Layout: &l, Client: cl, LagSeconds: true}
+	src := &observe.Source{Layout: &l, Client: cl, LagSeconds: true}
 	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }},
 		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: io.Discard}, Quiet: true}
 	ctx, cancel := context.WithCancel(context.Background())

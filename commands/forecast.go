@@ -8,11 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // drainWindowFlag is --drain-window of the live listings: time to drain and
@@ -40,7 +40,7 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	for _, n := range groups {
 		only[n] = true
 	}
-	src := &exporter.Source{Client: cl, Only: only}
+	src := &observe.Source{Client: cl, Only: only}
 	if l != nil {
 		wl := l.WithGeneration()
 		src.Layout, src.Generation = &wl, wl.Gen.Gen

@@ -15,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // forecastExporter is an exporter on the sandbox refreshed by the test.
@@ -34,7 +35,7 @@ func forecastExporterAt(t *testing.T, sb *sandbox.Sandbox, groups string, now fu
 	t.Cleanup(cl.Close)
 	l := sb.Layout()
 	re, _ := compileRegex("group-regex", groups)
-	return exporter.New(exporter.Options{Source: &exporter.Source{Layout: &l, Client: cl, Filter: re, Now: now}, Window: time.Minute})
+	return exporter.New(exporter.Options{Source: &observe.Source{Layout: &l, Client: cl, Filter: re, Now: now}, Window: time.Minute})
 }
 
 func healthOf(e *exporter.Exporter, group string) inspect.GroupHealth {

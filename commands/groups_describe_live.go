@@ -114,7 +114,9 @@ func describeLiveGroups(ctx context.Context, g *Globals, cl *wire.Client, o grou
 		vol = nil
 	}
 	return inspect.DescribeLive(inspect.LiveDescribeInput{Described: described, Files: files, Names: names, Filter: o.filter, Lag: o.lag, Held: held,
-		State: func(grp string) *inspect.GroupState { return vol.LiveState(byName[grp], observe.HeldOf(held, grp), asked) }}), nil
+		State: func(grp string) *inspect.GroupState {
+			return vol.LiveState(byName[grp], observe.HeldOf(held, grp), asked)
+		}}), nil
 }
 
 // addForecasts observes the described groups over window (the volume too

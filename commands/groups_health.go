@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -186,13 +187,13 @@ func healthTime(t time.Time) string {
 
 // observeHealth refreshes every interval for window and evaluates every
 // group observed (the caller selects: inspect.SelectHealth).
-func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions) []inspect.GroupHealth {
+func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) []inspect.GroupHealth {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
 	hw := inspect.HealthWindow{Opt: opt}
 	n := int(window/interval) + 1
-	var last *exporter.Observation
+	var last *observe.Observation
 	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // fixture is a sandbox with groups committed on "orders" (4 partitions,
@@ -87,7 +88,7 @@ func (f *fixture) commit(ctx context.Context, i int, off int64) error {
 // series off) over the fixture; partitionMetrics turns those on.
 func (f *fixture) exporter(partitionMetrics bool) *Exporter {
 	l := f.sb.Layout()
-	return New(Options{Source: &Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Minute, Window: 5 * time.Minute, PartitionMetrics: partitionMetrics})
+	return New(Options{Source: &observe.Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Minute, Window: 5 * time.Minute, PartitionMetrics: partitionMetrics})
 }
 
 // BenchmarkExporterRefresh10k is one refresh over 10,000 groups (4
@@ -191,7 +192,7 @@ func TestExporterMemorySoak(t *testing.T) {
 	f := newFixture(t, groups)
 	l := f.sb.Layout()
 	// A short health window, so windows fill and slide many times.
-	e := New(Options{Source: &Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 20 * time.Second, PartitionMetrics: true})
+	e := New(Options{Source: &observe.Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 20 * time.Second, PartitionMetrics: true})
 	h := e.Handler()
 	ctx := context.Background()
 	clock := time.Now()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // BenchmarkEvaluate10k is the exporter's work per refresh after the
@@ -18,7 +19,7 @@ import (
 func BenchmarkEvaluate10k(b *testing.B) {
 	const groups, parts, interval = 10000, 4, 15 * time.Second
 	hw := inspect.HealthWindow{Window: 5 * time.Minute}
-	o := &Observation{HasVolume: true, HasBrokers: true, Groups: make([]GroupObs, groups)}
+	o := &observe.Observation{HasVolume: true, HasBrokers: true, Groups: make([]observe.GroupObs, groups)}
 	for i := range o.Groups {
 		o.Groups[i].Row = inspect.GroupRow{Group: fmt.Sprintf("bench-%05d", i), Tier: "hash", Coordinator: "kaas-" + strconv.Itoa(i%3)}
 	}
@@ -36,7 +37,7 @@ func BenchmarkEvaluate10k(b *testing.B) {
 				c := int64(900 + step*(8+i%11))
 				st := int64(step * (i % 3))
 				s.Partitions = append(s.Partitions, inspect.PartitionSample{Key: "orders/" + strconv.Itoa(p), Committed: c, End: end, Start: st})
-				g.Partitions = append(g.Partitions, PartObs{Topic: "orders", Partition: int32(p), Committed: c, End: end, Start: st, Lag: max(0, end-c), LagKnown: true})
+				g.Partitions = append(g.Partitions, observe.PartObs{Topic: "orders", Partition: int32(p), Committed: c, End: end, Start: st, Lag: max(0, end-c), LagKnown: true})
 				g.Lag += max(0, end-c)
 			}
 			g.Sample = s

@@ -24,6 +24,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // DefaultListen is the exporter's default address. Port 10092 (Kafka's 9092
@@ -38,7 +39,7 @@ const DefaultListen = "127.0.0.1:10092"
 
 // Options configure an Exporter.
 type Options struct {
-	Source *Source
+	Source *observe.Source
 	// Interval between refreshes (default 15s).
 	Interval time.Duration
 	// Window of observations health is evaluated over (default 5m).
@@ -166,7 +167,7 @@ func New(opt Options) *Exporter {
 		c:       counters{moves: map[inspect.Cause]int64{}, brokerErrors: map[string]int64{}, brokersSeen: map[string]bool{}, brokerRequests: map[string]int64{}},
 		pending: map[string][]inspect.OffsetAnomaly{}}
 	if opt.Source != nil {
-		opt.Source.partitions = opt.PartitionMetrics
+		opt.Source.Partitions = opt.PartitionMetrics
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
@@ -212,7 +213,7 @@ func movesSummary(ms []inspect.Move) string {
 }
 
 // Refresh observes the sources once and replaces the snapshot.
-func (e *Exporter) Refresh(ctx context.Context) *Observation {
+func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	o := e.opt.Source.Observe(ctx)
 	e.durations.Observe(o.Duration.Seconds())
 	e.mu.Lock()
@@ -297,7 +298,7 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 // logServedBehind logs the partitions served behind their log when the
 // set changes, and when none is any more (refreshes whose brokers were not
 // asked say nothing).
-func (e *Exporter) logServedBehind(o *Observation) {
+func (e *Exporter) logServedBehind(o *observe.Observation) {
 	if !o.HasBrokers || o.WireErr != "" {
 		return
 	}
@@ -322,19 +323,12 @@ func (e *Exporter) logServedBehind(o *Observation) {
 	e.lastServedBehind = key
 }
 
-// Successful reports whether the refresh read what it was given: the
-// volume's assignment.json (with a volume) and an answer from the brokers
-// (with brokers).
-func (o *Observation) Successful() bool {
-	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
-}
-
 // keepUnobserved adds the groups of the last refresh that this one, whose
 // brokers could not be asked, did not see (groups known only from the
 // brokers' listings) as failed observations: they turn ERR with their last
 // known conditions carried, rather than vanishing from the metrics, which
 // would reset every pending alert of theirs.
-func (e *Exporter) keepUnobserved(o *Observation) {
+func (e *Exporter) keepUnobserved(o *observe.Observation) {
 	seen := make(map[string]bool, len(o.Groups))
 	for i := range o.Groups {
 		seen[o.Groups[i].Row.Group] = true
@@ -343,10 +337,10 @@ func (e *Exporter) keepUnobserved(o *Observation) {
 		if seen[name] {
 			continue
 		}
-		o.Groups = append(o.Groups, GroupObs{Row: inspect.GroupRow{Group: name}, Partitions: []PartObs{},
+		o.Groups = append(o.Groups, observe.GroupObs{Row: inspect.GroupRow{Group: name}, Partitions: []observe.PartObs{},
 			Sample: inspect.HealthSample{Time: o.Time, Partitions: []inspect.PartitionSample{}, Err: "brokers: " + o.WireErr}})
 	}
-	slices.SortFunc(o.Groups, func(a, b GroupObs) int { return strings.Compare(a.Row.Group, b.Row.Group) })
+	slices.SortFunc(o.Groups, func(a, b observe.GroupObs) int { return strings.Compare(a.Row.Group, b.Row.Group) })
 }
 
 // followsFile reports whether the offsets follower follows the file a

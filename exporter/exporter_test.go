@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // With the brokers unreachable the exporter still serves: the volume's
@@ -36,7 +37,7 @@ func TestExporterBrokersUnreachable(t *testing.T) {
 	defer cl.Close()
 	l := sb.Layout()
 	var logs []string
-	e := New(Options{Source: &Source{Layout: &l, Client: cl}, PartitionMetrics: true, Logf: func(f string, a ...any) { logs = append(logs, f) }})
+	e := New(Options{Source: &observe.Source{Layout: &l, Client: cl}, PartitionMetrics: true, Logf: func(f string, a ...any) { logs = append(logs, f) }})
 	o := e.Refresh(ctx)
 	e.Refresh(ctx)
 	if o.WireErr == "" || len(o.Groups) != 1 || !strings.Contains(o.Groups[0].Sample.Err, "brokers") {
@@ -71,7 +72,7 @@ func TestExporterHealthWarnOnGrowingLag(t *testing.T) {
 	}
 	defer cl.Close()
 	l := sb.Layout()
-	e := New(Options{Source: &Source{Layout: &l, Client: cl}, Window: time.Hour})
+	e := New(Options{Source: &observe.Source{Layout: &l, Client: cl}, Window: time.Hour})
 	var h inspect.GroupHealth
 	for i := range 4 {
 		if err := sb.Produce(ctx, "orders", 1, 10); err != nil {

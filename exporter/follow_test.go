@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // followEvent is the event the offsets follower emits for a change of the
@@ -35,7 +36,7 @@ func TestExporterFollowerAnomaliesBetweenRefreshes(t *testing.T) {
 	t.Parallel()
 	l, od := offsetsVolume(t, `{"offsets":{"orders/0":20,"orders/1":20}}`, "app", "other")
 	full := map[string]int64{"orders/0": 20, "orders/1": 20}
-	e := New(Options{Source: &Source{Layout: &l, Filter: regexp.MustCompile("^app$")}, Window: time.Hour,
+	e := New(Options{Source: &observe.Source{Layout: &l, Filter: regexp.MustCompile("^app$")}, Window: time.Hour,
 		Offsets: &OffsetsFollow{Dir: od, Generation: volume.Gen018}})
 	e.following.Store(true) // as Run does once the follower's first scan is done
 	ctx := context.Background()
@@ -95,7 +96,7 @@ func TestExporterNoFollowerComparesRefreshes(t *testing.T) {
 		}
 	}
 	write(`{"offsets":{"orders/0":20}}`)
-	e := New(Options{Source: &Source{Layout: &l}, Window: time.Hour, Offsets: &OffsetsFollow{Dir: od}})
+	e := New(Options{Source: &observe.Source{Layout: &l}, Window: time.Hour, Offsets: &OffsetsFollow{Dir: od}})
 	ctx := context.Background()
 	e.Refresh(ctx)
 	write(`{"offsets":{"orders/0":4}}`)

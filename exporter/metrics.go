@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Metric families. Names follow Prometheus conventions: the kaas_ prefix,
@@ -76,7 +78,7 @@ var (
 )
 
 // invalidIDs lists the observed group ids that are not valid UTF-8.
-func invalidIDs(o *Observation) []string {
+func invalidIDs(o *observe.Observation) []string {
 	var out []string
 	for i := range o.Groups {
 		if g := o.Groups[i].Row.Group; !utf8.ValidString(g) {
@@ -118,13 +120,13 @@ type counters struct {
 // buildMetrics turns one refresh into the metrics every scrape serves
 // until the next refresh (the text; Refresh keeps only its gzip, see
 // buildText).
-func buildMetrics(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
+func buildMetrics(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
 	return buildText(o, health, counts, c, partitionMetrics, version, revision).bytes()
 }
 
 // buildText writes the metrics of one refresh, each family's samples
 // together.
-func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
+func buildText(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
 	tw := newTextWriter(c.textSizes)
 	defer func() { c.textSizes = tw.sizes() }()
 	// Samples are added by direct method calls, not through a func value,
@@ -208,7 +210,7 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 			add(tw.sample(dBrokerGroups, float64(b.Groups), b.Name))
 		}
 	}
-	for _, name := range sortedKeys(c.brokersSeen) {
+	for _, name := range slices.Sorted(maps.Keys(c.brokersSeen)) {
 		up := true
 		if o.HasVolume && o.Assignment != nil {
 			up = up && listedAlive[name]
@@ -225,11 +227,11 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		}
 	}
 	if o.HasBrokers {
-		for _, name := range sortedKeys(c.brokersSeen) {
+		for _, name := range slices.Sorted(maps.Keys(c.brokersSeen)) {
 			add(tw.sample(dBrokerErrors, float64(c.brokerErrors[name]), name))
 		}
 	}
-	for _, name := range sortedKeys(c.brokerRequests) {
+	for _, name := range slices.Sorted(maps.Keys(c.brokerRequests)) {
 		add(tw.sample(dBrokerRequests, float64(c.brokerRequests[name]), name))
 	}
 	for _, sb := range o.ServedBehind {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // A refresh keeps each group's partitions only when something reads them:
@@ -17,7 +19,7 @@ func TestRefreshKeepsPartitionsOnlyWhenRead(t *testing.T) {
 		partitionMetrics bool
 		want             int
 	}{{false, 0}, {true, 2}} {
-		e := New(Options{Source: &Source{Layout: &l, LagSeconds: true}, Window: time.Hour, PartitionMetrics: c.partitionMetrics})
+		e := New(Options{Source: &observe.Source{Layout: &l, LagSeconds: true}, Window: time.Hour, PartitionMetrics: c.partitionMetrics})
 		o := e.Refresh(context.Background())
 		if len(o.Groups) != 2 {
 			t.Fatalf("partition metrics %v: %d groups observed, want 2", c.partitionMetrics, len(o.Groups))

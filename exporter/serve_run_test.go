@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Serve answers scrapes while it refreshes and, once its context is done,
 // shuts the server down and returns nil: the port no longer answers.
 func TestServeUntilDone(t *testing.T) {
 	t.Parallel()
-	e := New(Options{Source: &Source{}, Interval: time.Hour})
+	e := New(Options{Source: &observe.Source{}, Interval: time.Hour})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +50,7 @@ func TestServeUntilDone(t *testing.T) {
 // leaving the refreshes running for nobody.
 func TestServeStopsWhenTheListenerBreaks(t *testing.T) {
 	t.Parallel()
-	e := New(Options{Source: &Source{}, Interval: time.Hour})
+	e := New(Options{Source: &observe.Source{}, Interval: time.Hour})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // bigSnapshot stands in for a refresh of many groups: a page far larger
@@ -100,7 +102,7 @@ func get(t *testing.T, method, url string) (int, http.Header, string) {
 // even while every slot is taken.
 func TestServeSlowReadersBounded(t *testing.T) {
 	t.Parallel()
-	e := New(Options{Source: &Source{}})
+	e := New(Options{Source: &observe.Source{}})
 	bigSnapshot(e, 16<<20)
 	addr := serveTest(t, e, ServeOptions{MaxRequests: 2, QueueWait: 200 * time.Millisecond, WriteTimeout: 2 * time.Second})
 	base := "http://" + addr
@@ -140,7 +142,7 @@ func TestServeSlowReadersBounded(t *testing.T) {
 // that never finishes its request headers is closed at the header timeout.
 func TestServeConnectionCap(t *testing.T) {
 	t.Parallel()
-	e := New(Options{Source: &Source{}})
+	e := New(Options{Source: &observe.Source{}})
 	bigSnapshot(e, 1<<10)
 	addr := serveTest(t, e, ServeOptions{MaxConns: 3, ReadHeaderTimeout: time.Second})
 	var idle []net.Conn
@@ -180,7 +182,7 @@ func TestServeConnectionCap(t *testing.T) {
 // return the same bytes without encoding again.
 func TestHealthDocumentSharedPerRefresh(t *testing.T) {
 	t.Parallel()
-	e := New(Options{Source: &Source{}})
+	e := New(Options{Source: &observe.Source{}})
 	bigSnapshot(e, 1<<10)
 	sn := e.snap.Load()
 	a, b := e.healthJSON(sn), e.healthJSON(sn)

@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // writeLog replaces the partition's dir of the volume (volume's layout
@@ -54,7 +55,7 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	defer cl.Close()
 	var logs, notes []string
-	src := &Source{Layout: &l, Client: cl, ServedCheckInterval: time.Nanosecond}
+	src := &observe.Source{Layout: &l, Client: cl, ServedCheckInterval: time.Nanosecond}
 	e := New(Options{Source: src,
 		Logf:  func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) },
 		Notef: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
@@ -95,7 +96,7 @@ func TestExporterServedBehindLog(t *testing.T) {
 	// (no segment read), and the first past it compares again.
 	writeLog(t, l, "orders", 0, 25)
 	now := time.Now()
-	spaced := &Source{Layout: &l, Client: cl, ServedCheckInterval: time.Minute, Now: func() time.Time { return now }}
+	spaced := &observe.Source{Layout: &l, Client: cl, ServedCheckInterval: time.Minute, Now: func() time.Time { return now }}
 	e2 := New(Options{Source: spaced})
 	if o := e2.Refresh(ctx); len(o.ServedBehind) != 1 {
 		t.Fatalf("first refresh: %+v, want orders/0", o.ServedBehind)
@@ -111,7 +112,7 @@ func TestExporterServedBehindLog(t *testing.T) {
 	}
 	// groups health's source (no interval) never compares.
 	writeLog(t, l, "orders", 0, 25)
-	if o := New(Options{Source: &Source{Layout: &l, Client: cl}}).Refresh(ctx); len(o.ServedBehind) != 0 {
+	if o := New(Options{Source: &observe.Source{Layout: &l, Client: cl}}).Refresh(ctx); len(o.ServedBehind) != 0 {
 		t.Fatalf("no interval: %+v, want no comparison", o.ServedBehind)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // rssMiB is the process's resident set and its peak (VmRSS, VmHWM).
@@ -61,7 +63,7 @@ func slowReadersScenario(b *testing.B, mode string) {
 	unbounded := mode == "unbounded"
 	f := newFixture(b, 10000)
 	l := f.sb.Layout()
-	e := New(Options{Source: &Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 5 * time.Minute, PartitionMetrics: true})
+	e := New(Options{Source: &observe.Source{Layout: &l, Client: f.cl, LagSeconds: true}, Interval: time.Second, Window: 5 * time.Minute, PartitionMetrics: true})
 	so := ServeOptions{}
 	if unbounded {
 		so = ServeOptions{MaxRequests: 1 << 20, MaxConns: 1 << 20, WriteTimeout: time.Hour}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Group ids are arbitrary strings: whatever they hold, the exposition must
@@ -90,7 +92,7 @@ func TestMonitoringNamesExist(t *testing.T) {
 		known[f.name] = true
 	}
 	// And the exporter's own registry (refresh durations, HTTP limits).
-	mfs, err := New(Options{Source: &Source{}}).Registry.Gather()
+	mfs, err := New(Options{Source: &observe.Source{}}).Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

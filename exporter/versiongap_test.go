@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/labdata"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // The watch hands the exporter v1 and then v3 of the lab's real history:
@@ -46,7 +47,7 @@ func TestExporterCountsMissedVersions(t *testing.T) {
 		{[]int{0, 2}, 1, "v2 was never seen: moves between v1 and v3 may hide an intermediate coordinator"},
 	} {
 		var notes []string
-		e := New(Options{Source: &Source{Layout: &l}, Notef: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+		e := New(Options{Source: &observe.Source{Layout: &l}, Notef: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
 		for _, i := range c.seen {
 			e.onVersion(watch.Version{Assignment: h.Snapshots[i].Assignment})
 		}

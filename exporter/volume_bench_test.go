@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // BenchmarkExporterRefreshVolume100k is one offline refresh (no brokers,
@@ -49,7 +50,7 @@ func BenchmarkExporterRefreshVolume100k(b *testing.B) {
 		}
 	}
 	l := volume.Layout{DataDir: data, ClusterDir: cd}
-	e := New(Options{Source: &Source{Layout: &l}, Interval: time.Minute, Window: 5 * time.Minute})
+	e := New(Options{Source: &observe.Source{Layout: &l}, Interval: time.Minute, Window: 5 * time.Minute})
 	ctx := context.Background()
 	var page int
 	cpu0 := cpuTime()

@@ -1,10 +1,4 @@
-// Package exporter is kaasctl's long-running side: one refresh per interval
-// reads the volume (assignment.json, the offset files) and asks the brokers
-// (the same batched live layer as 'groups describe --all'), keeps a window
-// of observations per group for health (inspect.HealthWindow), and serves
-// the last refresh as Prometheus metrics. A scrape never does I/O: it
-// encodes the snapshot the last refresh built.
-package exporter
+package observe
 
 import (
 	"context"
@@ -52,10 +46,10 @@ type Source struct {
 	// never), served what that found.
 	servedAt time.Time
 	served   []inspect.ServedBehind
-	// partitions: the exporter writes per-partition series (New sets it),
-	// so GroupObs.Partitions are filled, as they are for lag in seconds
-	// with brokers (keepPartitions).
-	partitions bool
+	// Partitions: the exporter writes per-partition series (exporter.New
+	// sets it), so GroupObs.Partitions are filled, as they are for lag in
+	// seconds with brokers (keepPartitions).
+	Partitions bool
 }
 
 type stampKey struct {
@@ -469,7 +463,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 // per-partition series, or for lag in seconds, which only the brokers
 // answer (a volume-only exporter at 100,000 groups would hold 26 MB of
 // partitions nothing reads).
-func (s *Source) keepPartitions() bool { return s.partitions || s.LagSeconds && s.Client != nil }
+func (s *Source) keepPartitions() bool { return s.Partitions || s.LagSeconds && s.Client != nil }
 
 // sized makes room for n partitions in its sample, and in g when keep.
 func sized(g *GroupObs, sample *inspect.HealthSample, n int, keep bool) {
@@ -542,6 +536,13 @@ func (s *Source) lagSeconds(ctx context.Context, o *Observation) {
 			}
 		}
 	}
+}
+
+// Successful reports whether the refresh read what it was given: the
+// volume's assignment.json (with a volume) and an answer from the brokers
+// (with brokers).
+func (o *Observation) Successful() bool {
+	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
 
 func sortedKeys[V any](m map[string]V) []string {
