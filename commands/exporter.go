@@ -186,11 +186,6 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 		return nil, nil, err
 	}
 	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
-	if s.layout != nil {
-		// The generation decides whether a plain-map offset file is a
-		// hazard (only on 0.2.18).
-		src.Generation = s.layout.Gen.Gen
-	}
 	return src, s.Close, nil
 }
 
@@ -256,7 +251,7 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
-		Health: healthOptions(src.Generation, o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
+		Health: healthOptions(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()

@@ -31,7 +31,7 @@ func startVolumeExporter(t *testing.T, data string, o exporterOptions) (addr str
 		t.Fatal(err)
 	}
 	l = l.WithGeneration()
-	src := &observe.Source{Layout: &l, Generation: l.Gen.Gen, MaxGroups: o.maxGroups}
+	src := &observe.Source{Layout: &l, MaxGroups: o.maxGroups}
 	stderr = &lockedBuffer{}
 	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: stderr, Getenv: func(string) string { return "" }},
 		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: stderr}}

@@ -43,7 +43,7 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	src := &observe.Source{Client: cl, Only: only}
 	if l != nil {
 		wl := l.WithGeneration()
-		src.Layout, src.Generation = &wl, wl.Gen.Gen
+		src.Layout = &wl
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}

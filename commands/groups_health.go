@@ -124,7 +124,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		}
 		defer closeFn()
 		v.Source = "observed"
-		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0))
+		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0))
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -147,8 +147,8 @@ func groupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.Ta
 	wide := f == render.Wide || f == render.CSV
 	for _, h := range groups {
 		lag := "-"
-		if h.LagKnown {
-			lag = strconv.FormatInt(h.Lag, 10)
+		if h.LagKnown || h.LagUnknown > 0 {
+			lag = totalLagText(h.LagKnown, h.Lag, h.LagUnknown)
 		}
 		drain, ret := h.Drain.Text(), h.Retention.Text()
 		if len(h.Evidence) == 0 {
@@ -217,7 +217,7 @@ func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window,
 	out := make([]inspect.GroupHealth, 0, len(last.Groups))
 	for _, grp := range last.Groups {
 		h := hw.Evaluate(grp.Row.Group)
-		h.Lag, h.LagKnown = grp.Lag, grp.LagKnown
+		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
 		out = append(out, h)
 	}
 	return out

@@ -282,7 +282,7 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	}
 	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
 	for i := range o.Groups {
-		health[i].Lag, health[i].LagKnown = o.Groups[i].Lag, o.Groups[i].LagKnown
+		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
 		counts[i] = refs[i].Counts()
 	}
 	e.health.Sweep()

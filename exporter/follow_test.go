@@ -126,5 +126,12 @@ func offsetsVolume(t *testing.T, body string, groups ...string) (volume.Layout, 
 			t.Fatal(err)
 		}
 	}
+	// The partitions the bodies name, 20 records each (kaas's segments:
+	// the log ends are known, so the lag is).
+	for p := range 2 {
+		if err := volume.WriteRecords(l.PartitionDir("orders", int32(p)), 0, 20, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return l, od
 }

@@ -120,6 +120,9 @@ type GroupLive struct {
 	Protocol  string   `json:"protocol"`
 	StaleOn   []string `json:"staleOn"`
 	WireError string   `json:"wireError,omitempty"`
+	// Held says whether the group's coordinator holds it (its ListGroups
+	// lists it): the read model's load rule (inspect.ResumeOffset) needs it.
+	Held Held `json:"-"`
 }
 
 // GroupRow is one line of 'groups list'.

@@ -158,9 +158,12 @@ type GroupHealth struct {
 	// conditions last known before stay in Conditions (their evidence is
 	// Carried), so an outage neither clears nor invents an incident.
 	UnknownSince time.Time `json:"unknownSince,omitzero"`
-	// Lag is the total lag at the last observation.
-	Lag      int64 `json:"lag"`
-	LagKnown bool  `json:"lagKnown"`
+	// Lag is the total lag at the last observation, over the partitions
+	// whose lag is known; LagUnknown counts the others (no committed offset
+	// a consumer would get, or no log end), which Lag leaves out.
+	Lag        int64 `json:"lag"`
+	LagKnown   bool  `json:"lagKnown"`
+	LagUnknown int   `json:"lagUnknown"`
 	// Samples is the number of observations in the window; From and To
 	// its first and last.
 	Samples  int              `json:"samples"`
@@ -258,6 +261,9 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 	}
 	if last.Err != "" {
 		add(HealthEvidence{State: HealthErr, Before: -1, After: -1, Since: last.Time, Time: last.Time, Detail: last.Err})
+	} else if n, first := unknownLag(last); n > 0 {
+		add(HealthEvidence{State: HealthErr, Partition: first, Before: -1, After: -1, Since: last.Time, Time: last.Time,
+			Detail: fmt.Sprintf("the lag of %s with a committed offset cannot be known: no log end (the leader did not answer for it, or its segments could not be read); the total leaves it out", healthPlural(n, "partition", "partitions"))})
 	}
 
 	if len(samples) >= 2 {
@@ -265,6 +271,21 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 	}
 	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
 	h.finish()
+}
+
+// unknownLag counts the partitions of s with a committed offset and no log
+// end, and names the first.
+func unknownLag(s HealthSample) (int, string) {
+	n, first := 0, ""
+	for _, p := range s.Partitions {
+		if p.Committed >= 0 && p.End < 0 {
+			if n == 0 {
+				first = p.Key
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // finish sets State and Conditions from the evidence, sorted worst first.

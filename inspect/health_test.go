@@ -337,10 +337,12 @@ func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 	t.Parallel()
 	stuck := []HealthSample{hs(0, []int64{5, 5}, []int64{10, 10}), hs(10, []int64{5, 5}, []int64{10, 10}), hs(20, []int64{5, 5}, []int64{-1, 10}), hs(30, []int64{5, 5}, []int64{-1, -1})}
 	h := EvaluateHealth("g", stuck, HealthOptions{})
-	if h.State != HealthStop || len(h.Evidence) != 2 {
-		t.Fatalf("log ends unknown at the last observations: %s %+v, want STOP on both partitions", h.State, h.Evidence)
+	// The lag cannot be known at the last observation: ERR says so, and
+	// the STOP seen while it was known stays.
+	if h.State != HealthErr || !h.Has(HealthStop) || len(h.Evidence) != 3 || !strings.Contains(h.Evidence[0].Detail, "2 partitions") {
+		t.Fatalf("log ends unknown at the last observations: %s %+v, want ERR (lag unknown) and STOP on both partitions", h.State, h.Evidence)
 	}
-	for _, e := range h.Evidence {
+	for _, e := range h.Evidence[1:] {
 		if !e.Since.Equal(t0) || !strings.Contains(e.Detail, "lag 5") {
 			t.Errorf("evidence %+v: want since the first observation, lag 5 (the last known)", e)
 		}
@@ -350,9 +352,10 @@ func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 	if h.Has(HealthStop) {
 		t.Errorf("a commit arrived (orders/0 5 -> 6): %s %+v", h.State, h.Evidence)
 	}
+	// A lag that cannot be known is not OK.
 	never := []HealthSample{hs(0, []int64{5}, []int64{-1}), hs(30, []int64{5}, []int64{-1})}
-	if h := EvaluateHealth("g", never, HealthOptions{}); h.State != HealthOK {
-		t.Errorf("no log end ever known: %s %+v, want OK", h.State, h.Evidence)
+	if h := EvaluateHealth("g", never, HealthOptions{}); h.State != HealthErr || h.Evidence[0].Partition != "orders/0" {
+		t.Errorf("no log end ever known: %s %+v, want ERR naming the partition", h.State, h.Evidence)
 	}
 }
 

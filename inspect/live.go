@@ -134,6 +134,9 @@ type LiveAnswers struct {
 	Names         *NodeNamer
 
 	liveNames []string // LiveGroupNames, computed once
+	// answered: the brokers whose ListGroups answered (mergeListings sets
+	// it before the rows are merged in parallel).
+	answered map[int32]bool
 }
 
 // LiveGroupNames lists every group some broker listed, sorted (computed
@@ -252,6 +255,10 @@ func mergeLiveOn(rows []GroupRow, la *LiveAnswers, workers int) {
 // mergeListings is mergeLiveOn with the listings of each row known
 // (listedBy).
 func mergeListings(rows []GroupRow, la *LiveAnswers, listed [][]listing, total, workers int) {
+	la.answered = make(map[int32]bool, len(la.Listings))
+	for _, b := range la.Listings {
+		la.answered[b.Broker.NodeID] = b.Err == ""
+	}
 	names := la.Names
 	if names == nil {
 		names = NewNodeNamer(nil)
@@ -343,7 +350,19 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 		addOnce(&r.Issues, IssueStaleOnNonCoord)
 	}
 	onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
-	if onVolume && !ownerLists {
+	switch {
+	case ownerLists:
+		lv.Held = HeldYes
+	case owner >= 0 && la.answered[owner]:
+		lv.Held = HeldNo
+	}
+	switch {
+	case !onVolume || ownerLists:
+	case owner >= 0 && !la.answered[owner]:
+		// Its coordinator did not answer ListGroups: whether it holds the
+		// group cannot be told (a hung coordinator is not an empty one).
+		lv.WireError = joinErr(lv.WireError, "ListGroups: its coordinator did not answer, so whether it holds the group is unknown")
+	default:
 		addOnce(&r.Issues, IssueFileOnly)
 	}
 	if la.HasAssignment && hasCo {

@@ -3,8 +3,8 @@ package observe
 import "testing"
 
 // TestFileRecsByGroup: the scan's records, dir by dir, become one a group
-// in group order, the live dir's winning over another dir's whichever
-// came first, and finder finds them walking a sorted selection or
+// in group order, the one inspect.PickFile counts (the live dir's over
+// another dir's whichever came first), and finder finds them walking a sorted selection or
 // searching an unsorted one.
 func TestFileRecsByGroup(t *testing.T) {
 	t.Parallel()
@@ -20,9 +20,12 @@ func TestFileRecsByGroup(t *testing.T) {
 			[]string{"current/a", "current/b"}},
 		{"neither live", fileRecs{rec("a", "notRead"), rec("a", "legacy")}, []string{"notRead/a"}},
 		{"one dir", fileRecs{rec("a", "current"), rec("b", "current")}, []string{"current/a", "current/b"}},
+		// An undetermined volume: the first dir's file counts (the newest
+		// generation's live dir is scanned first), as inspect.PickFile says.
+		{"undetermined", fileRecs{rec("a", "undetermined"), rec("b", "undetermined"), rec("a", "undetermined")}, []string{"undetermined/a", "undetermined/b"}},
 	}
 	for _, c := range cases {
-		got := c.in.byGroup("current")
+		got := c.in.byGroup()
 		var paths []string
 		for _, r := range got {
 			paths = append(paths, r.path)

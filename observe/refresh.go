@@ -29,8 +29,6 @@ type Source struct {
 	// LagSeconds fetches the timestamp of the record at each lagging
 	// committed offset (brokers only), cached by (partition, offset).
 	LagSeconds bool
-	// Generation of the volume's kaas (which offsets dir is live).
-	Generation volume.Generation
 	// Now is the clock (tests).
 	Now func() time.Time
 	// ServedCheckInterval turns on, and spaces, the comparison of each
@@ -104,10 +102,26 @@ type GroupObs struct {
 	Partitions []PartObs `json:"partitions"`
 	Lag        int64     `json:"lag"`
 	LagKnown   bool      `json:"lagKnown"`
+	// LagUnknown counts the partitions Lag leaves out (their lag is
+	// unknown: no committed offset a consumer would get, or no log end).
+	LagUnknown int `json:"lagUnknown"`
+	// Incidents are the read model's incidents of the group's partitions
+	// (nil when none).
+	Incidents []GroupIncident `json:"incidents,omitempty"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
 	Sample          inspect.HealthSample `json:"-"`
+}
+
+// GroupIncident is one incident of one of a group's partitions, with the
+// log end consumers see and the one the segments held (-1: unknown).
+type GroupIncident struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	inspect.PartitionIncident
+	LogEnd      int64 `json:"logEnd"`
+	SegmentsEnd int64 `json:"segmentsEnd"`
 }
 
 // Observation is one refresh.
@@ -145,194 +159,256 @@ type Observation struct {
 // Observe runs one refresh. It fails only when neither source gave
 // anything; partial failures are in the observation.
 func (s *Source) Observe(ctx context.Context) *Observation {
+	r := s.newRun()
+	listed := s.listAsync(ctx)
+	r.scanVolume()
+	r.awaitListings(listed)
+	r.selectGroups()
+	r.readFiles()
+	r.readBefore()
+	r.describe(ctx)
+	r.buildGroups()
+	r.finishServed()
+	if s.LagSeconds && s.Client != nil {
+		s.lagSeconds(ctx, r.o)
+	}
+	r.o.Duration = time.Since(r.start)
+	return r.o
+}
+
+// refreshRun is one refresh in progress: what each step leaves the next.
+type refreshRun struct {
+	s     *Source
+	o     *Observation
+	start time.Time
+	match func(string) bool
+	gen   volume.GenerationInfo
+	// The volume: one compact record a matched group, and every file's
+	// summary (for the rows).
+	files []inspect.GroupFile
+	recs  fileRecs
+	keys  partKeys
+	// The brokers' listings.
+	lsAnswer []wire.BrokerGroups
+	lsErr    error
+	listings []wire.BrokerGroups
+	names    *inspect.NodeNamer
+	// The selection: rows and their group names; fileObs the offset file
+	// each read (nil without a volume), counts whether it is the one the
+	// brokers load, and known the partitions to ask about.
+	sel        []inspect.GroupRow
+	groupNames []string
+	fileObs    []*inspect.OffsetReading
+	counts     []bool
+	modTimes   []time.Time
+	known      map[string]wire.TopicPartitions
+	// The evidence read before the brokers were asked (checkServed).
+	checkServed bool
+	before      map[volume.TopicPartition]*volume.LogBounds
+	beforeList  []volume.LogBounds
+	described   map[string]*wire.GroupDescription
+	askedAt     time.Time
+	// logs are the segments read afresh each refresh without brokers.
+	logs *Logs
+}
+
+func (s *Source) newRun() *refreshRun {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	start := time.Now()
-	o := &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
-	match := func(g string) bool {
+	r := &refreshRun{s: s, start: time.Now()}
+	r.o = &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
+	r.match = func(g string) bool {
 		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
 	}
+	return r
+}
 
-	// The brokers' listings, asked while the volume is read.
-	var lsAnswer []wire.BrokerGroups
-	var lsErr error
-	listed := make(chan struct{})
-	if s.Client != nil {
-		go func() {
-			defer close(listed)
-			lsAnswer, lsErr = s.Client.ListGroupsEveryBroker(ctx)
-		}()
+// listAsync asks every broker for its listing while the volume is read.
+func (s *Source) listAsync(ctx context.Context) func() ([]wire.BrokerGroups, error) {
+	if s.Client == nil {
+		return func() ([]wire.BrokerGroups, error) { return nil, nil }
+	}
+	var ls []wire.BrokerGroups
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ls, err = s.Client.ListGroupsEveryBroker(ctx)
+	}()
+	return func() ([]wire.BrokerGroups, error) {
+		<-done
+		return ls, err
+	}
+}
+
+// scanVolume reads assignment.json and each offset file once (the scan's
+// bounded pool of workers), keeping one compact record a matched group.
+func (r *refreshRun) scanVolume() {
+	s, o := r.s, r.o
+	if s.Layout == nil {
+		return
+	}
+	l := s.Layout.WithGeneration()
+	r.gen = l.Gen
+	o.Generation = &r.gen
+	a, fs, err := volume.ReadAssignment(l.AssignmentPath())
+	o.Findings = append(o.Findings, fs...)
+	if err != nil {
+		o.AssignmentErr = err.Error()
 	} else {
-		close(listed)
+		o.Assignment = a
 	}
-
-	// The volume: one read of each offset file (the scan's bounded pool of
-	// workers), one compact record per matched group; the scan's items are
-	// not retained.
-	var files []inspect.GroupFile
-	var recs fileRecs
-	keys := partKeys{}
-	if s.Layout != nil {
-		l := *s.Layout
-		gi := l.Gen
-		if !gi.Resolved() {
-			gi = volume.GenerationInfo{Gen: s.Generation, Name: s.Generation.String(), Source: volume.GenSourceUndetermined}
-			if s.Generation.Known() {
-				gi.Source = volume.GenSourceDetected
-			}
-		}
-		o.Generation = &gi
-		a, fs, err := volume.ReadAssignment(l.AssignmentPath())
-		o.Findings = append(o.Findings, fs...)
-		if err != nil {
-			o.AssignmentErr = err.Error()
-		} else {
-			o.Assignment = a
-		}
-		// ScanOffsets gives the live dir of the volume's generation the
-		// role "current" (DATA/__consumer_offsets on Go / Rust ≤ 0.2.15).
-		live := volume.OffsetsCurrent
-		sized := func(n int) {
-			files = make([]inspect.GroupFile, 0, n)
-			recs = make(fileRecs, 0, n)
-		}
-		sized(0)
-		sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
-			o.Findings = append(o.Findings, it.Findings...)
-			if it.Err != nil {
-				o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})
-			}
-			files = append(files, inspect.SummarizeOffsetItem(it))
-			if !match(it.Group) {
-				return nil
-			}
-			rec := fileRec{group: it.Group, path: it.Path, layout: it.Layout, modTime: it.ModTime}
-			if it.Err != nil {
-				rec.corrupt, rec.problem = true, it.Err.Problem
-			} else if it.File != nil {
-				rec.parsed, rec.format, rec.entries = true, it.File.Format, it.File.Entries
-				for i := range rec.entries {
-					rec.entries[i].Topic = keys.topic(rec.entries[i].Topic)
-				}
-			}
-			recs = append(recs, rec)
-			return nil
-		})
-		if err != nil {
-			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: offsetsDirName(l), Message: err.Error()})
-		}
-		o.Findings = append(o.Findings, sr.Findings...)
-		recs = recs.byGroup(live)
+	sized := func(n int) {
+		r.files = make([]inspect.GroupFile, 0, n)
+		r.recs = make(fileRecs, 0, n)
 	}
+	sized(0)
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
+		o.Findings = append(o.Findings, it.Findings...)
+		if it.Err != nil {
+			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})
+		}
+		r.files = append(r.files, inspect.SummarizeOffsetItem(it))
+		if r.match(it.Group) {
+			r.recs = append(r.recs, r.record(it))
+		}
+		return nil
+	})
+	if err != nil {
+		o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeUnreadableDir, Path: l.FollowedOffsetsDir(), Message: err.Error()})
+	}
+	o.Findings = append(o.Findings, sr.Findings...)
+	r.recs = r.recs.byGroup()
+}
 
-	// The brokers' listings.
-	<-listed
-	var listings []wire.BrokerGroups
+// record is what a refresh keeps of one scanned file.
+func (r *refreshRun) record(it *volume.OffsetScanItem) fileRec {
+	rec := fileRec{group: it.Group, path: it.Path, layout: it.Layout, modTime: it.ModTime}
+	if it.Err != nil {
+		rec.corrupt, rec.problem = true, it.Err.Problem
+	} else if it.File != nil {
+		rec.parsed, rec.format, rec.entries = true, it.File.Format, it.File.Entries
+		for i := range rec.entries {
+			rec.entries[i].Topic = r.keys.topic(rec.entries[i].Topic)
+		}
+	}
+	return rec
+}
+
+// awaitListings takes the brokers' listings.
+func (r *refreshRun) awaitListings(listed func() ([]wire.BrokerGroups, error)) {
+	o := r.o
+	r.names = inspect.NewNodeNamer(o.Assignment)
+	ls, err := listed()
+	if err != nil {
+		o.WireErr = err.Error()
+	}
+	r.listings = ls
+	for _, b := range ls {
+		o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: r.names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Groups: len(b.Groups), Err: b.Err})
+	}
+}
+
+// selectGroups is every group any source knows, filtered and capped.
+func (r *refreshRun) selectGroups() {
 	var extra []string
-	names := inspect.NewNodeNamer(o.Assignment)
-	if s.Client != nil {
-		ls, err := lsAnswer, lsErr
-		if err != nil {
-			o.WireErr = err.Error()
-		}
-		listings = ls
-		for _, b := range ls {
-			o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Groups: len(b.Groups), Err: b.Err})
-			for _, g := range b.Groups {
-				extra = append(extra, g.Group)
-			}
+	for _, b := range r.listings {
+		for _, g := range b.Groups {
+			extra = append(extra, g.Group)
 		}
 	}
-
-	// Selection: every group any source knows, filtered and capped.
-	rows := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: o.Assignment, Files: files, Extra: extra})
+	rows := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: r.o.Assignment, Files: r.files, Extra: extra})
 	sel := rows[:0]
-	for _, r := range rows {
-		if match(r.Group) {
-			sel = append(sel, r)
+	for _, row := range rows {
+		if r.match(row.Group) {
+			sel = append(sel, row)
 		}
 	}
-	o.Matched = len(sel)
-	if s.MaxGroups > 0 && len(sel) > s.MaxGroups {
-		o.Dropped = len(sel) - s.MaxGroups
-		sel = sel[:s.MaxGroups]
+	r.o.Matched = len(sel)
+	if m := r.s.MaxGroups; m > 0 && len(sel) > m {
+		r.o.Dropped = len(sel) - m
+		sel = sel[:m]
 	}
-	groupNames := make([]string, len(sel))
-	for i, r := range sel {
-		groupNames[i] = r.Group
+	r.sel = sel
+	r.groupNames = make([]string, len(sel))
+	for i, row := range sel {
+		r.groupNames[i] = row.Group
 	}
+}
 
-	// File observations (one per selected group, in selection order) and
-	// what the brokers are asked about besides their own answers.
-	var fileObs []*inspect.OffsetReading
-	var modTimes []time.Time
-	var known map[string]wire.TopicPartitions
-	if s.Client != nil {
-		known = map[string]wire.TopicPartitions{}
+// readFiles makes the file observations (one per selected group, in
+// selection order) and the partitions the brokers are asked about besides
+// their own answers.
+func (r *refreshRun) readFiles() {
+	if r.s.Client != nil {
+		r.known = map[string]wire.TopicPartitions{}
 	}
-	if s.Layout != nil {
-		fileObs = make([]*inspect.OffsetReading, len(sel))
-		modTimes = make([]time.Time, len(sel))
-		obs := make([]inspect.OffsetReading, len(sel))
-		find := recs.finder(groupNames)
-		for i, g := range groupNames {
-			ob := &obs[i]
-			*ob = inspect.OffsetReading{Group: g}
-			fileObs[i] = ob
-			rec := find(g)
-			if rec == nil {
-				ob.Missing = true
-				continue
-			}
-			ob.File = rec.path
-			modTimes[i] = rec.modTime
-			if rec.corrupt {
-				ob.Corrupt, ob.Problem = true, rec.problem
-				continue
-			}
-			if !rec.parsed {
-				continue
-			}
-			ob.Format = rec.format
-			ob.Offsets = keys.offsets(rec.entries)
-			if known != nil && len(rec.entries) > 0 {
-				tp := wire.TopicPartitions{}
-				for _, e := range rec.entries {
-					tp.Add(e.Topic, e.Partition)
-				}
-				known[g] = tp
-			}
+	if r.s.Layout == nil {
+		return
+	}
+	n := len(r.sel)
+	r.fileObs, r.modTimes, r.counts = make([]*inspect.OffsetReading, n), make([]time.Time, n), make([]bool, n)
+	obs := make([]inspect.OffsetReading, n)
+	find := r.recs.finder(r.groupNames)
+	for i, g := range r.groupNames {
+		ob := &obs[i]
+		*ob = inspect.OffsetReading{Group: g}
+		r.fileObs[i] = ob
+		rec := find(g)
+		if rec == nil {
+			ob.Missing = true
+			continue
 		}
-		recs = nil
-	}
-	obsAt := func(i int) *inspect.OffsetReading {
-		if fileObs == nil {
-			return nil
+		ob.File, r.modTimes[i], r.counts[i] = rec.path, rec.modTime, rec.counts()
+		if rec.corrupt {
+			ob.Corrupt, ob.Problem = true, rec.problem
+			continue
 		}
-		return fileObs[i]
+		if !rec.parsed {
+			continue
+		}
+		ob.Format = rec.format
+		ob.Offsets = r.keys.offsets(rec.entries)
+		if r.known != nil && len(rec.entries) > 0 {
+			tp := wire.TopicPartitions{}
+			for _, e := range rec.entries {
+				tp.Add(e.Topic, e.Partition)
+			}
+			r.known[g] = tp
+		}
 	}
+	r.recs = nil
+}
 
-	// With brokers and a data dir, the segments of the partitions the
-	// offset files name are read before the brokers are asked: a leader
-	// serving less than they held then serves a stale high watermark.
-	var before []volume.LogBounds // the evidence: read here, before asking
-	checkServed := s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
+// readBefore reads, with brokers and a data dir, the segments of the
+// partitions the offset files name before the brokers are asked: a leader
+// serving less than they held then serves a stale high watermark.
+func (r *refreshRun) readBefore() {
+	s, o := r.s, r.o
+	r.checkServed = s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
 		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
-	if checkServed {
-		r, tps := volume.NewLogReader(*s.Layout), filePartitions(fileObs)
-		r.Prefetch(tps, 16)
-		before = make([]volume.LogBounds, len(tps))
-		for i, tp := range tps {
-			before[i] = *r.Get(tp.Topic, tp.Partition)
-		}
+	if !r.checkServed {
+		return
 	}
+	lr, tps := volume.NewLogReader(*s.Layout), filePartitions(r.fileObs)
+	lr.Prefetch(tps, 16)
+	r.before = make(map[volume.TopicPartition]*volume.LogBounds, len(tps))
+	r.beforeList = make([]volume.LogBounds, len(tps))
+	for i, tp := range tps {
+		r.beforeList[i] = *lr.Get(tp.Topic, tp.Partition)
+		r.before[tp] = &r.beforeList[i]
+	}
+}
 
-	// The brokers' descriptions: O(brokers) requests.
-	described := map[string]*wire.GroupDescription{}
-	if s.Client != nil && o.WireErr == "" && len(groupNames) > 0 {
-		ds, err := s.Client.DescribeMany(ctx, groupNames, wire.DescribeOptions{Known: known})
+// describe asks the brokers about the selection: O(brokers) requests.
+func (r *refreshRun) describe(ctx context.Context) {
+	s, o := r.s, r.o
+	r.described = map[string]*wire.GroupDescription{}
+	if s.Client != nil && o.WireErr == "" && len(r.groupNames) > 0 {
+		r.askedAt = o.Time
+		ds, err := s.Client.DescribeMany(ctx, r.groupNames, wire.DescribeOptions{Known: r.known})
 		if err != nil && ds == nil {
 			o.WireErr = err.Error()
 		}
@@ -340,123 +416,49 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 		desc := map[string]wire.DescribedGroup{}
 		for i := range ds {
 			d := &ds[i]
-			described[d.Group] = d
+			r.described[d.Group] = d
 			co := wire.Coordinator{Key: d.Group, NodeID: d.Coordinator, Code: d.Code}
-			if len(d.Err) > len("coordinator lookup: ") && d.Err[:len("coordinator lookup: ")] == "coordinator lookup: " {
+			if strings.HasPrefix(d.Err, "coordinator lookup: ") {
 				co.Err = d.Err
 			}
 			coords[d.Group] = co
 			desc[d.Group] = d.DescribedGroup
 		}
-		inspect.MergeLive(sel, &inspect.LiveAnswers{GatheredGroups: wire.NewGatheredGroups(listings, coords, desc), HasAssignment: o.Assignment != nil, Names: names})
+		inspect.MergeLive(r.sel, &inspect.LiveAnswers{GatheredGroups: wire.NewGatheredGroups(r.listings, coords, desc), HasAssignment: o.Assignment != nil, Names: r.names})
 	}
-
-	// Offline (no brokers configured), log ends come from the segment
-	// files, read afresh every refresh.
-	var logs *volume.LogReader
 	if s.Layout != nil && s.Layout.DataDir != "" && s.Client == nil {
-		logs = volume.NewLogReader(*s.Layout)
-		logs.Prefetch(filePartitions(fileObs), 16)
+		// Offline, log ends come from the segment files, read afresh.
+		r.logs = NewLogs(*s.Layout)
+		r.logs.Prefetch(filePartitions(r.fileObs))
 	}
-	// The log end each partition's leader served (checkServed only).
-	var served map[string]map[int32]wire.LogOffsets
-	if checkServed {
-		served = map[string]map[int32]wire.LogOffsets{}
-	}
-	o.Groups = make([]GroupObs, len(sel))
-	keepParts := s.keepPartitions()
-	for i := range sel {
+}
+
+// buildGroups turns each selected group into its observation through the
+// read model's rules (inspect.BuildPartition), one group at a time in
+// scratch buffers.
+func (r *refreshRun) buildGroups() {
+	o := r.o
+	o.Groups = make([]GroupObs, len(r.sel))
+	keep := r.s.keepPartitions()
+	var b groupBuilder
+	for i := range r.sel {
 		g := &o.Groups[i]
-		g.Row = sel[i]
-		name := g.Row.Group
-		fo := obsAt(i)
-		sample := inspect.HealthSample{Time: o.Time, File: fo}
-		add := func(po PartObs) {
-			sample.Partitions = append(sample.Partitions, inspect.PartitionSample{Key: keys.key(po.Topic, po.Partition), Committed: po.Committed, End: po.End, Start: po.Start})
-			if keepParts {
-				g.Partitions = append(g.Partitions, po)
-			}
-			if po.LagKnown {
-				g.Lag += po.Lag
-				g.LagKnown = true
-			}
-		}
-		if modTimes != nil {
-			sample.FileModTime = modTimes[i]
-		}
-		if d := described[name]; d != nil {
-			g.Live = d
-			if d.Err != "" {
-				sample.Err = "DescribeGroups: " + d.Err
-			} else if d.Committed.Err != "" {
-				sample.Err = "OffsetFetch: " + d.Committed.Err
-			}
-			sized(g, &sample, len(d.Lag.Partitions), keepParts)
-			for _, p := range d.Lag.Partitions {
-				po := PartObs{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Start: p.Start, Lag: p.Lag, LagKnown: p.Known, EndSource: volume.SourceWire}
-				if checkServed && p.End >= 0 {
-					noteServed(served, p.Topic, p.Partition, p.End)
-				}
-				if po.Committed < 0 {
-					// kaas's coordinator has not loaded the group: the file is what it will load.
-					if fc, ok := fileOffset(fo, keys.key(p.Topic, p.Partition)); ok {
-						po.Committed = fc
-						if po.End >= 0 {
-							po.Lag, po.LagKnown = max(0, po.End-fc), true
-						}
-					}
-				}
-				add(po)
-			}
-		} else if s.Client != nil && o.WireErr != "" {
-			sample.Err = "brokers: " + o.WireErr
-		} else if fo != nil {
-			sized(g, &sample, len(fo.Offsets), keepParts)
-			for _, fe := range fo.Offsets {
-				t, p, err := volume.SplitOffsetKey(fe.Key)
-				if err != nil {
-					continue
-				}
-				po := PartObs{Topic: t, Partition: p, Committed: fe.Offset, End: -1, Start: -1}
-				if logs != nil {
-					if b := logs.Get(t, p); b.End != nil {
-						po.End, po.EndSource = b.End.Value, b.End.Source
-						if b.Start != nil {
-							po.Start = b.Start.Value
-						}
-						if po.Committed >= 0 {
-							po.Lag, po.LagKnown = max(0, po.End-po.Committed), true
-						}
-					}
-				}
-				add(po)
-			}
-		}
-		if g.Partitions == nil {
-			g.Partitions = []PartObs{}
-		}
-		if sample.Partitions == nil {
-			sample.Partitions = []inspect.PartitionSample{}
-		}
-		if fo != nil && fo.Corrupt && sample.Err == "" && len(sample.Partitions) == 0 {
-			sample.Err = "offset file unreadable: " + fo.Problem
-		}
-		inspect.SortPartitions(sample.Partitions)
-		g.Sample = sample
+		g.Row = r.sel[i]
+		r.buildGroup(&b, i, g, keep)
 	}
+}
+
+// finishServed records the partitions served behind their segments: from
+// this refresh's comparison, else the last one (within the interval).
+func (r *refreshRun) finishServed() {
+	s, o := r.s, r.o
 	switch {
-	case checkServed:
-		// Only the bounds read before the brokers were asked are evidence.
-		o.ServedBehind = inspect.FindServedBehind(inspect.PairServedEnds(before, served), o.Assignment)
+	case r.checkServed:
+		o.ServedBehind = servedBehindOf(o.Groups, r.beforeList, o.Assignment)
 		s.servedAt, s.served = o.Time, o.ServedBehind
 	case o.WireErr == "":
 		o.ServedBehind = s.served // compared at s.servedAt
 	}
-	if s.LagSeconds && s.Client != nil {
-		s.lagSeconds(ctx, o)
-	}
-	o.Duration = time.Since(start)
-	return o
 }
 
 // keepPartitions reports whether a refresh fills GroupObs.Partitions: for
@@ -464,14 +466,6 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 // answer (a volume-only exporter at 100,000 groups would hold 26 MB of
 // partitions nothing reads).
 func (s *Source) keepPartitions() bool { return s.Partitions || s.LagSeconds && s.Client != nil }
-
-// sized makes room for n partitions in its sample, and in g when keep.
-func sized(g *GroupObs, sample *inspect.HealthSample, n int, keep bool) {
-	sample.Partitions = make([]inspect.PartitionSample, 0, n)
-	if keep {
-		g.Partitions = make([]PartObs, 0, n)
-	}
-}
 
 // lagSeconds fills the partitions' lag in seconds: the age, at the
 // refresh, of the record at the committed offset. Timestamps are cached by
@@ -538,6 +532,15 @@ func (s *Source) lagSeconds(ctx context.Context, o *Observation) {
 	}
 }
 
+// Gen is the kaas generation the refresh assumes: the layout's (detected
+// or pinned; unknown without a volume).
+func (s *Source) Gen() volume.Generation {
+	if s.Layout == nil {
+		return volume.GenUnknown
+	}
+	return s.Layout.WithGeneration().Gen.Gen
+}
+
 // Successful reports whether the refresh read what it was given: the
 // volume's assignment.json (with a volume) and an answer from the brokers
 // (with brokers).
@@ -567,6 +570,12 @@ type fileRec struct {
 	corrupt, parsed bool
 	problem, format string
 	entries         []volume.OffsetEntry
+}
+
+// counts reports whether the record's file is one the brokers load (its
+// dir is live, or the volume's dirs are undetermined: inspect.PickFile).
+func (f *fileRec) counts() bool {
+	return f.layout == volume.OffsetsCurrent || f.layout == volume.OffsetsUndetermined
 }
 
 // filePartitions are the partitions the offset files name, each once
@@ -607,9 +616,10 @@ func noteServed(m map[string]map[int32]wire.LogOffsets, topic string, part int32
 type fileRecs []fileRec
 
 // byGroup sorts the records by group id (a no-op for one dir, which the
-// scan gives in that order) and keeps one a group: the first dir's, or
-// the live dir's when the first is not live, as the brokers would load.
-func (rs fileRecs) byGroup(live string) fileRecs {
+// scan gives in that order) and keeps one a group: the one
+// inspect.PickFile says the brokers load (the live dir's, else the first
+// of an undetermined volume), else the first.
+func (rs fileRecs) byGroup() fileRecs {
 	cmp := func(a, b fileRec) int { return strings.Compare(a.group, b.group) }
 	if !slices.IsSortedFunc(rs, cmp) {
 		slices.SortStableFunc(rs, cmp)
@@ -617,7 +627,7 @@ func (rs fileRecs) byGroup(live string) fileRecs {
 	w := 0
 	for i := range rs {
 		if w > 0 && rs[w-1].group == rs[i].group {
-			if rs[w-1].layout != live && rs[i].layout == live {
+			if !rs[w-1].counts() && rs[i].layout == volume.OffsetsCurrent {
 				rs[w-1] = rs[i]
 			}
 			continue
