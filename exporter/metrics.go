@@ -1,14 +1,17 @@
 package exporter
 
 import (
+	"cmp"
 	"maps"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 )
@@ -33,6 +36,7 @@ var (
 	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
 	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
+	dPartitionIncidents  = fam(gaugeType, "kaas_partition_incident_groups", "Groups in which the read model finds an incident on the partition (incident: committedPastServedEnd, committedPastLogEnd, committedBelowLogStart, servedBehindLog, logWrittenTwice, servedNotFiled, fileCoordinatorDisagree, fileReadsEmpty); present while it holds.", "topic", "partition", "incident")
 	dServedBehind        = fam(gaugeType, "kaas_partition_served_behind_log_records", "Records the partition's segment files held, read before the brokers were asked, past the log end its leader then served (with a volume and brokers; partitions an offset file names): a stale high watermark, which consumers cannot fetch past and under which every group's lag on the partition reads low (kaas's Go broker after a takeover at the epoch its manifest already held). Present only while it is so.", "topic", "partition")
 
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
@@ -42,9 +46,10 @@ var (
 	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 while FindCoordinator names another broker than the volume's assignment.json; absent otherwise.", "group")
 	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom); absent when none does.", "group")
 	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 while the group has committed offsets on the volume but its coordinator does not hold it; absent otherwise.", "group")
-	dGroupLag         = fam(gaugeType, "kaas_group_lag", "Total lag of the group in messages (log end minus committed offset, summed over partitions with a known lag).", "group")
+	dGroupLag         = fam(gaugeType, "kaas_group_lag", "Total lag of the group in messages (log end minus the committed offset a consumer resumes from, summed over partitions with a known lag; kaas_group_lag_unknown_partitions counts those it leaves out).", "group")
+	dGroupLagUnknown  = fam(gaugeType, "kaas_group_lag_unknown_partitions", "Partitions of the group whose lag is unknown and which kaas_group_lag leaves out: no committed offset a consumer would get (it starts per auto.offset.reset: a partial rewrite of the offset file, a plain map 0.2.18 reads as empty), or no log end (the leader did not answer, the segments could not be read); absent when none.", "group")
 	dGroupLagSeconds  = fam(gaugeType, "kaas_group_lag_seconds", "Largest partition lag of the group in seconds: the age of the record at the committed offset.", "group")
-	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "Committed offset of the group on the partition (the coordinator's, else the offset file's).", "group", "topic", "partition")
+	dPartCommitted    = fam(gaugeType, "kaas_group_partition_committed_offset", "The committed offset a consumer of the group resumes from on the partition: the coordinator's while it holds the group, else the offset file's, which a joining consumer's coordinator loads (absent when there is none it would get).", "group", "topic", "partition")
 	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
 	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
 	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), always 1; present only while it is not OK. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
@@ -124,255 +129,432 @@ func buildMetrics(o *observe.Observation, health []inspect.GroupHealth, counts [
 	return buildText(o, health, counts, c, partitionMetrics, version, revision).bytes()
 }
 
+// refreshCtx is what the metric rows read of one refresh.
+type refreshCtx struct {
+	o                 *observe.Observation
+	c                 *counters
+	partitionMetrics  bool
+	version, revision string
+	// The brokers: alive in assignment.json, answered ListGroups, and
+	// every broker seen since the start, sorted.
+	listedAlive, reach map[string]bool
+	seen               []string
+}
+
+// groupCtx is one group of the refresh.
+type groupCtx struct {
+	*refreshCtx
+	g      *observe.GroupObs
+	h      *inspect.GroupHealth
+	counts inspect.HealthCounts
+}
+
+// metric is one row of a metrics table: a family and how a refresh (or
+// one group of it) writes its samples. A new series is one row.
+type metric[X any] struct {
+	f    *family
+	emit func(tw *textWriter, f *family, x X)
+}
+
 // buildText writes the metrics of one refresh, each family's samples
-// together.
+// together: the refresh rows once, the group rows for every group.
 func buildText(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
 	tw := newTextWriter(c.textSizes)
 	defer func() { c.textSizes = tw.sizes() }()
-	// Samples are added by direct method calls, not through a func value,
-	// so their label values stay on the stack (200,000 samples at 100,000
-	// groups).
-	add := func(struct{}) {}
-
-	// Cluster.
-	if o.HasVolume {
-		add(tw.sample(dAssignmentReadable, b2f(o.Assignment != nil)))
-		add(tw.sample(dAssignmentVersions, float64(c.versionsSeen)))
-		add(tw.sample(dVersionsMissed, float64(c.versionsMissed)))
+	x := &refreshCtx{o: o, c: c, partitionMetrics: partitionMetrics, version: version, revision: revision}
+	x.noteBrokers()
+	for _, m := range refreshMetrics {
+		m.emit(tw, m.f, x)
 	}
-	if a := o.Assignment; a != nil {
-		add(tw.sample(dAssignmentVersion, float64(a.AssignmentVersion)))
-		add(tw.sample(dControllerEpoch, float64(a.ControllerEpoch)))
-		if t := a.GeneratedTime(); !t.IsZero() {
-			add(tw.sample(dAssignmentGenerated, float64(t.UnixNano())/1e9))
+	gx := groupCtx{refreshCtx: x}
+	for i := range o.Groups {
+		gx.g, gx.h, gx.counts = &o.Groups[i], &health[i], counts[i]
+		for _, m := range groupMetrics {
+			m.emit(tw, m.f, &gx)
 		}
-		alive := 0
+	}
+	return tw
+}
+
+// noteBrokers records the brokers this refresh saw (every broker seen
+// since the start stays in the series).
+func (x *refreshCtx) noteBrokers() {
+	x.listedAlive, x.reach = map[string]bool{}, map[string]bool{}
+	if a := x.o.Assignment; a != nil {
 		for _, b := range a.Brokers {
-			if b.Health == "alive" {
-				alive++
+			x.listedAlive[b.ID] = b.Health == grouphash.HealthAlive
+			x.c.brokersSeen[b.ID] = true
+		}
+	}
+	for _, b := range x.o.Brokers {
+		x.reach[b.Name] = b.Answered
+		x.c.brokersSeen[b.Name] = true
+		if !b.Answered {
+			x.c.brokerErrors[b.Name]++
+		}
+	}
+	x.seen = slices.Sorted(maps.Keys(x.c.brokersSeen))
+}
+
+// hasAssignment: a volume whose assignment.json was read.
+func (x *refreshCtx) hasAssignment() bool { return x.o.HasVolume && x.o.Assignment != nil }
+
+// refreshMetrics are the series of the cluster, the brokers and the
+// exporter itself, written once per refresh.
+var refreshMetrics = []metric[*refreshCtx]{
+	{dAssignmentReadable, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasVolume {
+			tw.sample(f, b2f(x.o.Assignment != nil))
+		}
+	}},
+	{dAssignmentVersions, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasVolume {
+			tw.sample(f, float64(x.c.versionsSeen))
+		}
+	}},
+	{dVersionsMissed, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasVolume {
+			tw.sample(f, float64(x.c.versionsMissed))
+		}
+	}},
+	{dAssignmentVersion, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.AssignmentVersion) })},
+	{dControllerEpoch, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.ControllerEpoch) })},
+	{dAssignmentGenerated, func(tw *textWriter, f *family, x *refreshCtx) {
+		if a := x.o.Assignment; a != nil {
+			if t := a.GeneratedTime(); !t.IsZero() {
+				tw.sample(f, float64(t.UnixNano())/1e9)
 			}
 		}
-		add(tw.sample(dBrokersListed, float64(len(a.Brokers))))
-		add(tw.sample(dBrokersAlive, float64(alive)))
-		add(tw.sample(dExplicitEntries, float64(len(a.ConsumerGroups))))
+	}},
+	{dBrokersListed, assignmentGauge(func(a *volume.Assignment) float64 { return float64(len(a.Brokers)) })},
+	{dBrokersAlive, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.AliveCount()) })},
+	{dExplicitEntries, assignmentGauge(func(a *volume.Assignment) float64 { return float64(len(a.ConsumerGroups)) })},
+	{dMoves, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, cause := range inspect.Causes {
+			tw.sample(f, float64(x.c.moves[cause]), string(cause))
+		}
+	}},
+	{dFindings, writeFindings},
+	{dGeneration, func(tw *textWriter, f *family, x *refreshCtx) {
+		if gi := x.o.Generation; gi != nil {
+			name := gi.Name
+			if name == "" {
+				name = "unknown"
+			}
+			tw.sample(f, 1, name, gi.Source)
+		}
+	}},
+	{dBrokerReachable, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, b := range x.o.Brokers {
+			tw.sample(f, b2f(b.Answered), b.Name)
+		}
+		for _, name := range x.seen {
+			if _, ok := x.reach[name]; !ok && x.o.HasBrokers {
+				tw.sample(f, 0, name)
+			}
+		}
+	}},
+	{dBrokerGroups, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, b := range x.o.Brokers {
+			if b.Answered {
+				tw.sample(f, float64(b.Groups), b.Name)
+			}
+		}
+	}},
+	{dBrokerUp, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, name := range x.seen {
+			up := (!x.hasAssignment() || x.listedAlive[name]) && (!x.o.HasBrokers || x.reach[name])
+			tw.sample(f, b2f(up), name)
+		}
+	}},
+	{dBrokerListedAlive, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.hasAssignment() {
+			for _, name := range x.seen {
+				tw.sample(f, b2f(x.listedAlive[name]), name)
+			}
+		}
+	}},
+	{dBrokerErrors, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasBrokers {
+			for _, name := range x.seen {
+				tw.sample(f, float64(x.c.brokerErrors[name]), name)
+			}
+		}
+	}},
+	{dBrokerRequests, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, name := range slices.Sorted(maps.Keys(x.c.brokerRequests)) {
+			tw.sample(f, float64(x.c.brokerRequests[name]), name)
+		}
+	}},
+	{dServedBehind, func(tw *textWriter, f *family, x *refreshCtx) {
+		for _, sb := range x.o.ServedBehind {
+			if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
+				tw.sample(f, float64(sb.LogEnd-sb.Served), t, strconv.Itoa(int(p)))
+			}
+		}
+	}},
+	{dPartitionIncidents, writePartitionIncidents},
+	{dBuildInfo, func(tw *textWriter, f *family, x *refreshCtx) {
+		tw.sample(f, 1, x.version, x.revision, runtime.Version())
+	}},
+	{dRefreshes, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(x.c.refreshes)) }},
+	{dLastRefresh, func(tw *textWriter, f *family, x *refreshCtx) {
+		tw.sample(f, float64(x.o.Time.Add(x.o.Duration).UnixNano())/1e9)
+	}},
+	{dLastSuccess, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, x.c.lastSuccess) }},
+	{dInterval, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, x.c.interval.Seconds()) }},
+	{dLastDuration, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, x.o.Duration.Seconds()) }},
+	{dGroupsObserved, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(len(x.o.Groups))) }},
+	{dGroupsDropped, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(x.o.Dropped)) }},
+	{dGroupsInvalid, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(len(invalidIDs(x.o)))) }},
+	{dProbes, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasBrokers {
+			tw.sample(f, float64(x.c.probes))
+		}
+	}},
+	{dFollowing, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.c.follower {
+			tw.sample(f, b2f(x.c.following))
+		}
+	}},
+	{dOffsetChanges, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.c.follower {
+			tw.sample(f, float64(x.c.offsetChanges))
+		}
+	}},
+	{dJournalRecords, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.c.journal {
+			tw.sample(f, float64(x.c.journalRecords))
+		}
+	}},
+	{dJournalErrors, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.c.journal {
+			tw.sample(f, float64(x.c.journalErrors))
+		}
+	}},
+}
+
+// assignmentGauge is a row of one number read from assignment.json.
+func assignmentGauge(v func(a *volume.Assignment) float64) func(*textWriter, *family, *refreshCtx) {
+	return func(tw *textWriter, f *family, x *refreshCtx) {
+		if a := x.o.Assignment; a != nil {
+			tw.sample(f, v(a))
+		}
 	}
-	for _, cause := range inspect.Causes {
-		add(tw.sample(dMoves, float64(c.moves[cause]), string(cause)))
-	}
+}
+
+// writeFindings counts the refresh's findings by severity and code.
+func writeFindings(tw *textWriter, f *family, x *refreshCtx) {
 	type sevCode struct{ sev, code string }
 	fc := map[sevCode]int{}
-	for _, f := range o.Findings {
-		fc[sevCode{string(f.Severity), f.Code}]++
+	for _, fd := range x.o.Findings {
+		fc[sevCode{string(fd.Severity), fd.Code}]++
 	}
-	keys := make([]sevCode, 0, len(fc))
-	for k := range fc {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b sevCode) int {
+	keys := slices.SortedFunc(maps.Keys(fc), func(a, b sevCode) int {
 		if a.sev != b.sev {
 			return inspect.SeverityRank(volume.Severity(a.sev)) - inspect.SeverityRank(volume.Severity(b.sev))
 		}
-		if a.code < b.code {
-			return -1
-		}
-		return 1
+		return strings.Compare(a.code, b.code)
 	})
 	for _, k := range keys {
-		add(tw.sample(dFindings, float64(fc[k]), k.sev, k.code))
+		tw.sample(f, float64(fc[k]), k.sev, k.code)
 	}
-	if gi := o.Generation; gi != nil {
-		name := gi.Name
-		if name == "" {
-			name = "unknown"
-		}
-		add(tw.sample(dGeneration, 1, name, gi.Source))
-	}
+}
 
-	// Brokers: every broker seen since the exporter started.
-	listedAlive := map[string]bool{}
-	if a := o.Assignment; a != nil {
-		for _, b := range a.Brokers {
-			listedAlive[b.ID] = b.Health == "alive"
-			c.brokersSeen[b.ID] = true
+// writePartitionIncidents counts, per partition and incident, the groups
+// the read model found it in.
+func writePartitionIncidents(tw *textWriter, f *family, x *refreshCtx) {
+	type key struct {
+		topic string
+		part  int32
+		code  string
+	}
+	n := map[key]int{}
+	for i := range x.o.Groups {
+		for _, in := range x.o.Groups[i].Incidents {
+			n[key{in.Topic, in.Partition, in.Code}]++
 		}
 	}
-	reach := map[string]bool{}
-	for _, b := range o.Brokers {
-		reach[b.Name] = b.Answered
-		c.brokersSeen[b.Name] = true
-		if !b.Answered {
-			c.brokerErrors[b.Name]++
-		}
+	keys := slices.SortedFunc(maps.Keys(n), func(a, b key) int {
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part), strings.Compare(a.code, b.code))
+	})
+	for _, k := range keys {
+		tw.sample(f, float64(n[k]), k.topic, strconv.Itoa(int(k.part)), k.code)
 	}
-	for _, b := range o.Brokers {
-		add(tw.sample(dBrokerReachable, b2f(b.Answered), b.Name))
-		if b.Answered {
-			add(tw.sample(dBrokerGroups, float64(b.Groups), b.Name))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.brokersSeen)) {
-		up := true
-		if o.HasVolume && o.Assignment != nil {
-			up = up && listedAlive[name]
-		}
-		if o.HasBrokers {
-			up = up && reach[name]
-		}
-		add(tw.sample(dBrokerUp, b2f(up), name))
-		if o.HasVolume && o.Assignment != nil {
-			add(tw.sample(dBrokerListedAlive, b2f(listedAlive[name]), name))
-		}
-		if _, ok := reach[name]; !ok && o.HasBrokers {
-			add(tw.sample(dBrokerReachable, 0, name))
-		}
-	}
-	if o.HasBrokers {
-		for _, name := range slices.Sorted(maps.Keys(c.brokersSeen)) {
-			add(tw.sample(dBrokerErrors, float64(c.brokerErrors[name]), name))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.brokerRequests)) {
-		add(tw.sample(dBrokerRequests, float64(c.brokerRequests[name]), name))
-	}
-	for _, sb := range o.ServedBehind {
-		if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
-			add(tw.sample(dServedBehind, float64(sb.LogEnd-sb.Served), t, strconv.Itoa(int(p))))
-		}
-	}
+}
 
-	// Groups.
-	for i := range o.Groups {
-		g := &o.Groups[i]
-		r := &g.Row
-		name := r.Group
-		if lv := r.Live; lv != nil {
-			state, members := lv.State, lv.Members
-			if d := g.Live; d != nil && d.Err == "" && state == "" {
-				// Not listed by its coordinator (kaas lists only what it holds in memory): DescribeGroups still answers.
-				state, members = d.State, len(d.Members)
-			}
-			if state != "" {
-				add(tw.sample(dGroupState, 1, name, state))
-			}
-			add(tw.sample(dGroupMembers, float64(members), name))
-			// Issue series are sparse: present only while the issue is
-			// (a 100,000-group page carries what is wrong, not 0s).
-			if len(lv.StaleOn) > 0 {
-				add(tw.sample(dStaleListings, float64(len(lv.StaleOn)), name))
-			}
-			if r.HasIssue(inspect.IssueFileOnly) {
-				add(tw.sample(dFileOnly, 1, name))
-			}
-			if r.HasIssue(inspect.IssueWireMismatch) {
-				add(tw.sample(dWireMismatch, 1, name))
-			}
+// groupMetrics are the series of one group, written for every group.
+var groupMetrics = []metric[*groupCtx]{
+	{dGroupState, func(tw *textWriter, f *family, x *groupCtx) {
+		if state, _, ok := x.liveState(); ok && state != "" {
+			tw.sample(f, 1, x.g.Row.Group, state)
 		}
+	}},
+	{dGroupMembers, func(tw *textWriter, f *family, x *groupCtx) {
+		if _, members, ok := x.liveState(); ok {
+			tw.sample(f, float64(members), x.g.Row.Group)
+		}
+	}},
+	// Issue series are sparse: present only while the issue is (a
+	// 100,000-group page carries what is wrong, not 0s).
+	{dStaleListings, func(tw *textWriter, f *family, x *groupCtx) {
+		if lv := x.g.Row.Live; lv != nil && len(lv.StaleOn) > 0 {
+			tw.sample(f, float64(len(lv.StaleOn)), x.g.Row.Group)
+		}
+	}},
+	{dFileOnly, liveIssue(inspect.IssueFileOnly)},
+	{dWireMismatch, liveIssue(inspect.IssueWireMismatch)},
+	{dGroupCoordinator, func(tw *textWriter, f *family, x *groupCtx) {
+		r := &x.g.Row
 		wireBroker := ""
 		if r.Live != nil {
 			wireBroker = r.Live.WireCoordinator
 		}
 		broker, tier := r.Coordinator, r.Tier
-		if broker == "" && wireBroker != "" && o.Assignment == nil {
+		if broker == "" && wireBroker != "" && x.o.Assignment == nil {
 			broker, tier = wireBroker, "wire"
 		}
-		add(tw.sample(dGroupCoordinator, 1, name, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker))
-		if o.HasVolume && r.HasIssue(inspect.IssueTiersDisagree) {
-			add(tw.sample(dTiersDisagree, 1, name))
+		tw.sample(f, 1, r.Group, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker)
+	}},
+	{dTiersDisagree, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.o.HasVolume && x.g.Row.HasIssue(inspect.IssueTiersDisagree) {
+			tw.sample(f, 1, x.g.Row.Group)
 		}
-		if g.LagKnown {
-			add(tw.sample(dGroupLag, float64(g.Lag), name))
+	}},
+	{dGroupLag, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.g.LagKnown {
+			tw.sample(f, float64(x.g.Lag), x.g.Row.Group)
 		}
-		if g.LagSecondsKnown {
-			add(tw.sample(dGroupLagSeconds, g.LagSeconds, name))
+	}},
+	{dGroupLagUnknown, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.g.LagUnknown > 0 {
+			tw.sample(f, float64(x.g.LagUnknown), x.g.Row.Group)
 		}
-		if partitionMetrics {
-			for _, p := range g.Partitions {
-				ps := strconv.Itoa(int(p.Partition))
-				if p.Committed >= 0 {
-					add(tw.sample(dPartCommitted, float64(p.Committed), name, p.Topic, ps))
-				}
-				if p.LagKnown {
-					add(tw.sample(dPartLag, float64(p.Lag), name, p.Topic, ps))
-				}
-				if p.LagSecondsKnown {
-					add(tw.sample(dPartLagSeconds, p.LagSeconds, name, p.Topic, ps))
-				}
-			}
+	}},
+	{dGroupLagSeconds, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.g.LagSecondsKnown {
+			tw.sample(f, x.g.LagSeconds, x.g.Row.Group)
 		}
-		h := health[i]
-		if h.State != inspect.HealthOK {
-			add(tw.sample(dHealth, 1, name, h.State))
+	}},
+	{dPartCommitted, partitionRow(func(p *observe.PartObs) (float64, bool) { return float64(p.Committed), p.Committed >= 0 })},
+	{dPartLag, partitionRow(func(p *observe.PartObs) (float64, bool) { return float64(p.Lag), p.LagKnown })},
+	{dPartLagSeconds, partitionRow(func(p *observe.PartObs) (float64, bool) { return p.LagSeconds, p.LagSecondsKnown })},
+	{dHealth, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.h.State != inspect.HealthOK {
+			tw.sample(f, 1, x.g.Row.Group, x.h.State)
 		}
-		for _, c := range h.Conditions {
+	}},
+	{dCondition, func(tw *textWriter, f *family, x *groupCtx) {
+		for _, c := range x.h.Conditions {
 			if c != inspect.HealthOK {
-				add(tw.sample(dCondition, 1, name, c))
+				tw.sample(f, 1, x.g.Row.Group, c)
 			}
 		}
-		if !h.UnknownSince.IsZero() {
-			add(tw.sample(dUnknownSince, float64(h.UnknownSince.UnixNano())/1e9, name))
+	}},
+	{dUnknownSince, func(tw *textWriter, f *family, x *groupCtx) {
+		if !x.h.UnknownSince.IsZero() {
+			tw.sample(f, float64(x.h.UnknownSince.UnixNano())/1e9, x.g.Row.Group)
 		}
-		if d := h.Drain; d != nil && d.Known {
-			if !d.NotDraining {
-				add(tw.sample(dDrainSeconds, d.Seconds, name))
-			}
-			if d.NotDraining {
-				add(tw.sample(dNotDraining, 1, name))
-			}
-			if partitionMetrics {
-				for _, p := range d.Partitions {
-					if !p.Known {
-						continue
-					}
-					t, pn, err := volume.SplitOffsetKey(p.Partition)
-					if err != nil {
-						continue
-					}
-					ps := strconv.Itoa(int(pn))
-					if p.NotDraining {
-						add(tw.sample(dPartNotDraining, 1, name, t, ps))
-					} else {
-						add(tw.sample(dPartDrainSeconds, p.Seconds, name, t, ps))
-					}
-				}
-			}
+	}},
+	{dDrainSeconds, func(tw *textWriter, f *family, x *groupCtx) {
+		if d := x.h.Drain; d != nil && d.Known && !d.NotDraining {
+			tw.sample(f, d.Seconds, x.g.Row.Group)
 		}
-		if f := h.Retention; f != nil && f.Known {
-			add(tw.sample(dRetentionBreach, f.Seconds, name))
+	}},
+	{dNotDraining, func(tw *textWriter, f *family, x *groupCtx) {
+		if d := x.h.Drain; d != nil && d.Known && d.NotDraining {
+			tw.sample(f, 1, x.g.Row.Group)
 		}
-		if !h.LastCommit.IsZero() {
-			add(tw.sample(dLastCommitAge, max(0, o.Time.Sub(h.LastCommit).Seconds()), name))
+	}},
+	{dPartDrainSeconds, partitionDrainRow(false)},
+	{dPartNotDraining, partitionDrainRow(true)},
+	{dRetentionBreach, func(tw *textWriter, f *family, x *groupCtx) {
+		if r := x.h.Retention; r != nil && r.Known {
+			tw.sample(f, r.Seconds, x.g.Row.Group)
 		}
-		// Per-group counters appear at their first change, as a client
-		// library's labelled counters do; kaas_group_condition is what
-		// alerts use (increase() misses a series' first sample).
-		if counts[i].Rewinds > 0 {
-			add(tw.sample(dRewinds, float64(counts[i].Rewinds), name))
+	}},
+	{dLastCommitAge, func(tw *textWriter, f *family, x *groupCtx) {
+		if !x.h.LastCommit.IsZero() {
+			tw.sample(f, max(0, x.o.Time.Sub(x.h.LastCommit).Seconds()), x.g.Row.Group)
 		}
-		if counts[i].Vanished > 0 {
-			add(tw.sample(dVanished, float64(counts[i].Vanished), name))
+	}},
+	// Per-group counters appear at their first change, as a client
+	// library's labelled counters do; kaas_group_condition is what alerts
+	// use (increase() misses a series' first sample).
+	{dRewinds, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.counts.Rewinds > 0 {
+			tw.sample(f, float64(x.counts.Rewinds), x.g.Row.Group)
 		}
-	}
+	}},
+	{dVanished, func(tw *textWriter, f *family, x *groupCtx) {
+		if x.counts.Vanished > 0 {
+			tw.sample(f, float64(x.counts.Vanished), x.g.Row.Group)
+		}
+	}},
+}
 
-	// The exporter itself.
-	add(tw.sample(dBuildInfo, 1, version, revision, runtime.Version()))
-	add(tw.sample(dRefreshes, float64(c.refreshes)))
-	add(tw.sample(dLastRefresh, float64(o.Time.Add(o.Duration).UnixNano())/1e9))
-	add(tw.sample(dLastSuccess, c.lastSuccess))
-	add(tw.sample(dInterval, c.interval.Seconds()))
-	add(tw.sample(dLastDuration, o.Duration.Seconds()))
-	add(tw.sample(dGroupsObserved, float64(len(o.Groups))))
-	add(tw.sample(dGroupsDropped, float64(o.Dropped)))
-	add(tw.sample(dGroupsInvalid, float64(len(invalidIDs(o)))))
-	if o.HasBrokers {
-		add(tw.sample(dProbes, float64(c.probes)))
+// liveState is the group's state and members on its coordinator (ok:
+// the brokers were asked about it).
+func (x *groupCtx) liveState() (string, int, bool) {
+	lv := x.g.Row.Live
+	if lv == nil {
+		return "", 0, false
 	}
-	if c.follower {
-		add(tw.sample(dFollowing, b2f(c.following)))
-		add(tw.sample(dOffsetChanges, float64(c.offsetChanges)))
+	state, members := lv.State, lv.Members
+	if d := x.g.Live; d != nil && d.Err == "" && state == "" {
+		// Not listed by its coordinator (kaas lists only what it holds in
+		// memory): DescribeGroups still answers.
+		state, members = d.State, len(d.Members)
 	}
-	if c.journal {
-		add(tw.sample(dJournalRecords, float64(c.journalRecords)))
-		add(tw.sample(dJournalErrors, float64(c.journalErrors)))
+	return state, members, true
+}
+
+// liveIssue is a sparse row for a live issue flag of the group.
+func liveIssue(flag string) func(*textWriter, *family, *groupCtx) {
+	return func(tw *textWriter, f *family, x *groupCtx) {
+		if x.g.Row.Live != nil && x.g.Row.HasIssue(flag) {
+			tw.sample(f, 1, x.g.Row.Group)
+		}
 	}
-	return tw
+}
+
+// partitionRow is a per-partition row (--partition-metrics): v gives the
+// value and whether it is known.
+func partitionRow(v func(p *observe.PartObs) (float64, bool)) func(*textWriter, *family, *groupCtx) {
+	return func(tw *textWriter, f *family, x *groupCtx) {
+		if !x.partitionMetrics {
+			return
+		}
+		for i := range x.g.Partitions {
+			p := &x.g.Partitions[i]
+			if val, ok := v(p); ok {
+				tw.sample(f, val, x.g.Row.Group, p.Topic, strconv.Itoa(int(p.Partition)))
+			}
+		}
+	}
+}
+
+// partitionDrainRow is the per-partition drain row: the seconds of those
+// draining, or a 1 for those not draining.
+func partitionDrainRow(notDraining bool) func(*textWriter, *family, *groupCtx) {
+	return func(tw *textWriter, f *family, x *groupCtx) {
+		d := x.h.Drain
+		if !x.partitionMetrics || d == nil || !d.Known {
+			return
+		}
+		for _, p := range d.Partitions {
+			if !p.Known || p.NotDraining != notDraining {
+				continue
+			}
+			t, pn, err := volume.SplitOffsetKey(p.Partition)
+			if err != nil {
+				continue
+			}
+			v := p.Seconds
+			if notDraining {
+				v = 1
+			}
+			tw.sample(f, v, x.g.Row.Group, t, strconv.Itoa(int(pn)))
+		}
+	}
 }

@@ -89,6 +89,13 @@ type HealthSample struct {
 	// overwritten in between and would count the ones it sees twice.
 	FileFollowed  bool            `json:"fileFollowed,omitempty"`
 	FileAnomalies []OffsetAnomaly `json:"fileAnomalies,omitempty"`
+	// Unobserved counts the partitions with a committed offset whose lag
+	// could not be observed although a source of log ends was asked
+	// (inspect.PartitionState.LagUnobservable), UnobservedFirst the first:
+	// ERR. A partition with nothing to observe on this volume (no dir: a
+	// deleted topic, another pool dir) is not counted.
+	Unobserved      int32  `json:"unobserved,omitempty"`
+	UnobservedFirst string `json:"unobservedFirst,omitempty"`
 }
 
 // Partition is the partition with key k ("topic/partition").
@@ -261,8 +268,8 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 	}
 	if last.Err != "" {
 		add(HealthEvidence{State: HealthErr, Before: -1, After: -1, Since: last.Time, Time: last.Time, Detail: last.Err})
-	} else if n, first := unknownLag(last); n > 0 {
-		add(HealthEvidence{State: HealthErr, Partition: first, Before: -1, After: -1, Since: last.Time, Time: last.Time,
+	} else if n := int(last.Unobserved); n > 0 {
+		add(HealthEvidence{State: HealthErr, Partition: last.UnobservedFirst, Before: -1, After: -1, Since: last.Time, Time: last.Time,
 			Detail: fmt.Sprintf("the lag of %s with a committed offset cannot be known: no log end (the leader did not answer for it, or its segments could not be read); the total leaves it out", healthPlural(n, "partition", "partitions"))})
 	}
 
@@ -271,21 +278,6 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 	}
 	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
 	h.finish()
-}
-
-// unknownLag counts the partitions of s with a committed offset and no log
-// end, and names the first.
-func unknownLag(s HealthSample) (int, string) {
-	n, first := 0, ""
-	for _, p := range s.Partitions {
-		if p.Committed >= 0 && p.End < 0 {
-			if n == 0 {
-				first = p.Key
-			}
-			n++
-		}
-	}
-	return n, first
 }
 
 // finish sets State and Conditions from the evidence, sorted worst first.

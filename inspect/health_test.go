@@ -336,6 +336,9 @@ func TestHealthWindowEvaluateAll(t *testing.T) {
 func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 	t.Parallel()
 	stuck := []HealthSample{hs(0, []int64{5, 5}, []int64{10, 10}), hs(10, []int64{5, 5}, []int64{10, 10}), hs(20, []int64{5, 5}, []int64{-1, 10}), hs(30, []int64{5, 5}, []int64{-1, -1})}
+	// The observer asked and got no log end (its leader did not answer).
+	stuck[2].Unobserved, stuck[2].UnobservedFirst = 1, "orders/0"
+	stuck[3].Unobserved, stuck[3].UnobservedFirst = 2, "orders/0"
 	h := EvaluateHealth("g", stuck, HealthOptions{})
 	// The lag cannot be known at the last observation: ERR says so, and
 	// the STOP seen while it was known stays.
@@ -354,6 +357,7 @@ func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 	}
 	// A lag that cannot be known is not OK.
 	never := []HealthSample{hs(0, []int64{5}, []int64{-1}), hs(30, []int64{5}, []int64{-1})}
+	never[1].Unobserved, never[1].UnobservedFirst = 1, "orders/0"
 	if h := EvaluateHealth("g", never, HealthOptions{}); h.State != HealthErr || h.Evidence[0].Partition != "orders/0" {
 		t.Errorf("no log end ever known: %s %+v, want ERR naming the partition", h.State, h.Evidence)
 	}

@@ -328,6 +328,29 @@ func (p *PartitionState) LagPtr() *int64 {
 	return &v
 }
 
+// LagUnobservable reports whether the partition's lag is unknown although
+// it has a committed offset and a source of log ends was there to ask:
+// its leader did not answer for it, or its dir is on the volume and its
+// segments (and manifest) could not be read. A partition with no dir on
+// this data dir (a deleted topic, another pool dir) has nothing to
+// observe and is not.
+func (p *PartitionState) LagUnobservable() bool {
+	if p.LagKnown || !has(p.Resume) {
+		return false
+	}
+	if p.LagUnknown == LagUnknownAheadManifest {
+		return true
+	}
+	if p.LagUnknown != LagUnknownNoLogEnd {
+		return false
+	}
+	if s := p.served; s != nil && s.Err != "" {
+		return true
+	}
+	b := p.segments
+	return b != nil && b.Unknown != "" && b.PartitionDirExists()
+}
+
 // Segments are the volume's bounds BuildPartition was given (nil: none).
 func (p *PartitionState) Segments() *volume.LogBounds { return p.segments }
 

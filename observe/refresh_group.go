@@ -219,6 +219,12 @@ func (r *refreshRun) fill(b *groupBuilder, g *GroupObs, sample *inspect.HealthSa
 			po.Start = p.LogStart.Value
 		}
 		totals.Add(p.Lag, p.LagKnown)
+		if p.LagUnobservable() {
+			if sample.Unobserved == 0 {
+				sample.UnobservedFirst = b.items[k].key
+			}
+			sample.Unobserved++
+		}
 		sample.Partitions = append(sample.Partitions, inspect.PartitionSample{Key: b.items[k].key, Committed: po.Committed, End: po.End, Start: po.Start})
 		if keep {
 			g.Partitions = append(g.Partitions, po)

@@ -80,6 +80,17 @@ func (a *Assignment) ForGroup(group string) *Assignment {
 	return c
 }
 
+// AliveCount is the number of brokers[] entries with health alive.
+func (a *Assignment) AliveCount() int {
+	n := 0
+	for _, b := range a.Brokers {
+		if b.Health == grouphash.HealthAlive {
+			n++
+		}
+	}
+	return n
+}
+
 // EntryCount is how many consumerGroups[] entries the file holds, whether
 // or not all were kept.
 func (a *Assignment) EntryCount() int { return max(a.Entries, len(a.ConsumerGroups)) }

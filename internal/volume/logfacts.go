@@ -61,7 +61,14 @@ type LogBounds struct {
 	Manifest *Manifest `json:"manifest,omitempty"`
 	// Findings of the segment reader and the manifest parser.
 	Findings []Finding `json:"findings,omitempty"`
+	// NoDir: the partition has no dir on this volume (or the data dir is
+	// unknown): nothing here to read its log from.
+	NoDir bool `json:"-"`
 }
+
+// PartitionDirExists reports whether the partition's dir is on the
+// volume (its bounds were read from what is there, or failed to be).
+func (b *LogBounds) PartitionDirExists() bool { return b != nil && !b.NoDir }
 
 // EndSource is End's source, or "" when unknown.
 func (b *LogBounds) EndSource() string {
@@ -139,6 +146,7 @@ func ReadLogBounds(l Layout, topic string, partition int32) *LogBounds {
 	b := &LogBounds{Topic: topic, Partition: partition}
 	dir := l.PartitionDir(topic, partition)
 	if dir == "" {
+		b.NoDir = true
 		if l.DataDir == "" {
 			b.Unknown = "the data dir is unknown (pass --data-dir): no segment files to read the log end from"
 		} else {
@@ -147,6 +155,7 @@ func ReadLogBounds(l Layout, topic string, partition int32) *LogBounds {
 		return b
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		b.NoDir = true
 		b.Unknown = "no partition dir (not in this data dir: another pool dir, a deleted topic, or never written)"
 		return b
 	}
