@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -89,6 +90,9 @@ type ServedBehind struct {
 	// (-1 when it was not read).
 	ManifestEpoch int64 `json:"manifestEpoch"`
 	ManifestHWM   int64 `json:"manifestHighWatermark"`
+	// Since is when a long-running observer first saw it (zero: now); it
+	// stays reported until its cause is gone (observe's tracker).
+	Since time.Time `json:"since,omitzero"`
 }
 
 // FindServedBehind keeps the partitions served below their segments' log

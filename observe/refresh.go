@@ -40,10 +40,11 @@ type Source struct {
 	ServedCheckInterval time.Duration
 
 	stamps map[stampKey]time.Time
-	// servedAt is when the served log ends were last compared (zero:
-	// never), served what that found.
+	// servedAt is when the served log ends were last compared with the
+	// segments (zero: never); stale keeps what that found open until its
+	// cause is gone.
 	servedAt time.Time
-	served   []inspect.ServedBehind
+	stale    staleTracker
 	// Partitions: the exporter writes per-partition series (exporter.New
 	// sets it), so GroupObs.Partitions are filled, as they are for lag in
 	// seconds with brokers (keepPartitions).
@@ -448,17 +449,26 @@ func (r *refreshRun) buildGroups() {
 	}
 }
 
-// finishServed records the partitions served behind their segments: from
-// this refresh's comparison, else the last one (within the interval).
+// finishServed records the partitions served behind their segments: this
+// refresh's comparison (when it made one) merged with the ones still open,
+// each kept until its cause is gone (the generation's StaleEndRule), not
+// until a later served end happens to reach the segments' last batch.
 func (r *refreshRun) finishServed() {
 	s, o := r.s, r.o
-	switch {
-	case r.checkServed:
-		o.ServedBehind = servedBehindOf(o.Groups, r.beforeList, o.Assignment)
-		s.servedAt, s.served = o.Time, o.ServedBehind
-	case o.WireErr == "":
-		o.ServedBehind = s.served // compared at s.servedAt
+	if o.WireErr != "" && !r.checkServed {
+		o.ServedBehind = s.stale.current()
+		return
 	}
+	var detected []inspect.ServedBehind
+	if r.checkServed {
+		detected = servedBehindOf(o.Groups, r.beforeList, o.Assignment)
+		s.servedAt = o.Time
+	}
+	var rule volume.StaleEndRule
+	if spec, ok := r.gen.Gen.Spec(); ok {
+		rule = spec.StaleEnd
+	}
+	o.ServedBehind = s.stale.update(o.Time, detected, r.checkServed, s.stale.servedEnds(r.described), o.Assignment, rule)
 }
 
 // keepPartitions reports whether a refresh fills GroupObs.Partitions: for

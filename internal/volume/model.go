@@ -106,6 +106,23 @@ type GenerationSpec struct {
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
 	Failover FailoverRule
+	// StaleEnd is what ends a leader serving a partition below its
+	// segments (a stale high watermark).
+	StaleEnd StaleEndRule
+}
+
+// StaleEndRule says what ends a stale high watermark on a generation: the
+// incident stays reported until its cause is gone, not until the served
+// end catches up (producers append at the stale end, so it does).
+type StaleEndRule struct {
+	// NewEpochRescans: a takeover at a new epoch re-scans the segments,
+	// so the incident ends once the partition's epoch in assignment.json
+	// passes the one it was seen at (Go). Otherwise only a served end that
+	// reaches what the segments held ends it (Rust 0.2.18 keeps the stale
+	// end through takeovers).
+	NewEpochRescans bool
+	// Source says where the rule comes from.
+	Source string
 }
 
 // FailoverRule is what a kaas generation's controller writes in its first
@@ -150,11 +167,17 @@ var rustFailover = FailoverRule{
 		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs",
 }
 
+// rustStaleEnd was seen on a real 0.2.18 cluster: a partition served 429
+// while its segments held 574 through two takeovers at new epochs, a
+// graceful close and a removed recovery-checkpoint.json.
+var rustStaleEnd = StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"}
+
 var generationSpecs = []GenerationSpec{
 	{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
+		StaleEnd: StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -169,12 +192,14 @@ var generationSpecs = []GenerationSpec{
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsPreMigration}},
 		PlainMapIsOffsets: true,
 		Failover:          rustFailover,
+		StaleEnd:          rustStaleEnd,
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsLegacy}},
 		PlainMapIsOffsets: false,
 		Failover:          rustFailover,
+		StaleEnd:          rustStaleEnd,
 	},
 }
 
