@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -205,19 +206,36 @@ func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sou
 	sv.Live, sv.Brokers = true, brokers
 	rep.AddLive(facts, vol.flags, g.ConnFlags())
 	if src.layout != nil {
-		lost, err := servedNotFiled(ctx, src.client, vol.files, gg)
-		if err != nil {
-			g.Warnf("the offset files were not compared with what the coordinators serve: %v", err)
-		}
-		rep.AddServedNotFiled(lost, src.layout.Gen.Gen, vol.flags, g.ConnFlags())
-		behind, err := servedBehindLog(ctx, src.client, vol.logs, vol.a)
-		if err != nil {
-			g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
-		}
-		rep.AddServedBehindLog(behind, src.layout.Gen, vol.flags, g.ConnFlags())
+		doctorGroupStates(ctx, g, src, gg, vol, rep)
 	}
 	rep.Ran(inspect.CheckLive, "")
 	return nil
+}
+
+// doctorGroupStates adds what the read model finds in the live state of
+// every group a broker coordinates (offsets served but not filed,
+// committed past the served end, file and coordinator disagreeing,
+// partitions without an offset), and the partitions served below their
+// segments.
+func doctorGroupStates(ctx context.Context, g *Globals, src *sources, gg *wire.GatheredGroups, vol doctorVolume, rep *inspect.DoctorReport) {
+	gi := src.layout.Gen
+	states, err := observe.LiveStates(ctx, src.client, gg, *src.layout, vol.files, vol.logs, g.Now())
+	if err != nil {
+		g.Warnf("the groups' offset files were not compared with what their coordinators serve: %v", err)
+	}
+	paths := map[string]string{}
+	for _, f := range vol.files {
+		if f.Layout == volume.OffsetsCurrent {
+			paths[f.Group] = f.Path
+		}
+	}
+	rep.AddServedNotFiled(inspect.NotFiledOf(states, paths), gi.Gen, vol.flags, g.ConnFlags())
+	rep.AddIncidents(inspect.CollectIncidents(states), gi, vol.flags, g.ConnFlags())
+	behind, err := observe.ServedBehindAll(ctx, src.client, vol.logs, vol.a)
+	if err != nil {
+		g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
+	}
+	rep.AddServedBehindLog(behind, gi, vol.flags, g.ConnFlags())
 }
 
 // doctorOutput is the report: findings as a table, or in human form

@@ -556,11 +556,12 @@ func TestLiveDoctor(t *testing.T) {
 	sb := liveSB(t)
 	sb.EmulateStaleGroups(true)
 	dd := sb.Layout().DataDir
+	produceOrders(t, sb, 5)
 	var groups []string
 	for i := range 10 {
 		g := fmt.Sprintf("doc-%d", i)
 		groups = append(groups, g)
-		commitAdmin(t, sb, g, map[int32]int64{0: 1})
+		commitAdmin(t, sb, g, map[int32]int64{0: 1, 1: 1, 2: 1, 3: 1})
 	}
 	r := live(t, sb, "doctor", "--data-dir", dd)
 	if r.Code != 0 || !strings.Contains(r.Out, "kaasctl doctor: merged; checks run: volume, entries, txn, live") {

@@ -672,7 +672,11 @@ func uncommittedIncident(ps []PartitionState) *PartitionIncident {
 		}
 		if committed {
 			for k := i; k < j; k++ {
-				if !has(ps[k].Resume) && ps[k].ResumeRule == ResumeNone {
+				// An empty log (or one whose bounds are unknown) loses
+				// nothing without a commit: a consumer starts where it is.
+				p := &ps[k]
+				empty := !has(p.LogEnd) || !has(p.LogStart) || p.LogEnd.Value <= p.LogStart.Value
+				if !has(p.Resume) && p.ResumeRule == ResumeNone && !empty {
 					missing = append(missing, ps[k].Topic+"/"+strconv.Itoa(int(ps[k].Partition)))
 				}
 			}
@@ -682,7 +686,7 @@ func uncommittedIncident(ps []PartitionState) *PartitionIncident {
 	if len(missing) == 0 {
 		return nil
 	}
-	return &PartitionIncident{Code: IncUncommittedPartitions, Detail: fmt.Sprintf("%s of topics the group commits on %s no committed offset a consumer would get (%s): a consumer starts %s per auto.offset.reset (a coordinator that had not loaded the group wrote a partial commit over its file, or an offset was deleted)",
+	return &PartitionIncident{Code: IncUncommittedPartitions, Detail: fmt.Sprintf("%s with records, of topics the group commits on, %s no committed offset a consumer would get (%s): a consumer starts %s per auto.offset.reset; if the group consumed them before, their offsets were lost (a coordinator that had not loaded the group wrote a partial commit over its file, or an offset was deleted)",
 		render.Plural(len(missing), "partition", "partitions"), pluralWord(len(missing), "has", "have"), shortList(missing, 6), pluralWord(len(missing), "it", "them"))}
 }
 

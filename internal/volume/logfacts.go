@@ -110,6 +110,18 @@ func (r *LogReader) Get(topic string, partition int32) *LogBounds {
 	return b
 }
 
+// Put caches bounds already read (a volume check's, before the brokers
+// were asked), so Get answers with them.
+func (r *LogReader) Put(b *LogBounds) {
+	key := b.Topic + "\x00" + strconv.Itoa(int(b.Partition))
+	r.mu.Lock()
+	if r.cache == nil {
+		r.cache = map[string]*LogBounds{}
+	}
+	r.cache[key] = b
+	r.mu.Unlock()
+}
+
 // TopicPartition names one partition.
 type TopicPartition struct {
 	Topic     string

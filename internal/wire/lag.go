@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -150,6 +151,10 @@ type DescribeOptions struct {
 	Known map[string]TopicPartitions
 	// NoOffsets skips OffsetFetch and ListOffsets.
 	NoOffsets bool
+	// Gathered, when set, answers FindCoordinator and DescribeGroups from
+	// a gathering already made (GatherGroups with Describe): only the
+	// offsets and log ends are asked.
+	Gathered *GatheredGroups
 }
 
 // DescribeMany describes many groups in O(brokers) round trips: one batched
@@ -158,11 +163,10 @@ type DescribeOptions struct {
 // partitions, and one ListOffsets round over the union of partitions.
 func (c *Client) DescribeMany(ctx context.Context, groups []string, opt DescribeOptions) ([]GroupDescription, error) {
 	groups = dedupe(groups)
-	coords, err := c.FindCoordinators(ctx, groups, false)
+	coords, described, err := c.coordinatorsAndDescriptions(ctx, groups, opt.Gathered)
 	if err != nil {
 		return nil, err
 	}
-	described := c.DescribeGroups(ctx, groups, coords)
 	out := make([]GroupDescription, len(described))
 	for i, d := range described {
 		out[i] = GroupDescription{DescribedGroup: d, Committed: GroupOffsets{Group: d.Group, Coordinator: d.Coordinator, Offsets: map[string]map[int32]Committed{}},
@@ -249,6 +253,44 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
 	}
 	return out, lerr
+}
+
+// coordinatorsAndDescriptions asks FindCoordinator and DescribeGroups for
+// groups, or takes them from a gathering (a group it did not describe is
+// described now).
+func (c *Client) coordinatorsAndDescriptions(ctx context.Context, groups []string, gg *GatheredGroups) (map[string]Coordinator, []DescribedGroup, error) {
+	if gg == nil {
+		coords, err := c.FindCoordinators(ctx, groups, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return coords, c.DescribeGroups(ctx, groups, coords), nil
+	}
+	coords, desc := gg.Coords(), gg.Described()
+	out := make([]DescribedGroup, 0, len(groups))
+	var missing, lookup []string
+	for _, g := range groups {
+		if d, ok := desc[g]; ok {
+			out = append(out, d)
+		} else if _, ok := coords[g]; ok {
+			missing = append(missing, g)
+		} else {
+			lookup = append(lookup, g)
+		}
+	}
+	if len(lookup) > 0 {
+		more, err := c.FindCoordinators(ctx, lookup, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		coords = maps.Clone(coords)
+		maps.Copy(coords, more)
+		missing = append(missing, lookup...)
+	}
+	if len(missing) > 0 {
+		out = append(out, c.DescribeGroups(ctx, missing, coords)...)
+	}
+	return coords, out, nil
 }
 
 // onlyValid drops "no offset" answers (-1) so they count as no commit.
