@@ -177,7 +177,7 @@ var generationSpecs = []GenerationSpec{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
-		StaleEnd: StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+		StaleEnd:          StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
