@@ -175,6 +175,11 @@ func globals(c *cli.Context) (*Globals, error) {
 	if err := g.applyConn(c); err != nil {
 		return nil, err
 	}
+	// One generation decision for every command and input: a pin that
+	// does not parse is a usage error whether or not a volume is read.
+	if _, _, err := volume.PinnedGeneration(g.vin); err != nil {
+		return nil, exit.UsageErrorf("%v", err)
+	}
 	g.brokersFlag = isSet(c, wire.KeyBrokers)
 	g.given = givenFlags(c)
 	g.connFlags = connFlagsText(c, g)
@@ -195,6 +200,27 @@ func kaasVersionFlag(c *cli.Context) string {
 		return ""
 	}
 	return c.String(flagKaasVersion)
+}
+
+// Generation is the kaas generation a command assumes, decided once for
+// every input: the pin (--kaas-version > KAASCTL_KAAS_VERSION > profile)
+// when one is given, else what the volume says when there is one, else
+// undetermined (zero Gen, source undetermined).
+func (g *Globals) Generation() volume.GenerationInfo {
+	if gi, ok, _ := volume.PinnedGeneration(g.vin); ok {
+		if g.HasVolume() {
+			if l, err := g.Layout(); err == nil {
+				return l.Gen
+			}
+		}
+		return gi
+	}
+	if g.HasVolume() {
+		if l, err := g.Layout(); err == nil {
+			return l.Gen
+		}
+	}
+	return volume.GenerationInfo{Source: volume.GenSourceUndetermined, Name: "unknown", Label: "unknown"}
 }
 
 // Layout resolves the volume from flags and environment, with the kaas

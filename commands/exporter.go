@@ -229,7 +229,22 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 	if !o.followOffsets {
 		return nil, nil
 	}
-	dir, gen, err := offsetsDir(g, *src.Layout)
+	l := src.Layout.WithGeneration()
+	if cands := l.CandidateOffsetsDirs(); len(cands) > 1 && !(l.Gen.Ambiguous && l.Gen.Gen == volume.GenUnknown) {
+		// No group file yet: the follower settles on the dir the first one
+		// appears in, in its own goroutine, while the exporter serves.
+		g.Notef("exporter: no group file yet; the offsets follower watches %s until the first one appears", strings.Join(cands, " and "))
+		return &exporter.OffsetsFollow{Candidates: cands, Open: func(dir string) (*exporter.OffsetsFollow, error) {
+			gen := l.Redetected().Gen.Gen
+			journal, seed, err := o.journal.open(g, l.DataDir, dir, gen)
+			if err != nil {
+				return nil, err
+			}
+			g.Notef("exporter: settled on %s (generation %s): following its offset files", dir, gen.Label())
+			return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
+		}}, nil
+	}
+	dir, gen, err := offsetsDir(context.Background(), g, l, o.pollInterval)
 	if err != nil {
 		if o.journal.dir != "" {
 			return nil, err

@@ -744,3 +744,30 @@ func TestDryRunQuarantineDirIsHonest(t *testing.T) {
 		t.Errorf("migrate: exit %d backup %q: %v\n%s", code, mr.Backup, err, errOut)
 	}
 }
+
+// One generation decision for every input: a --kaas-version that does not
+// parse is a usage error on every command, with or without a volume, and
+// a pin decides the generation of an --assignment file too (whois's
+// failover model), instead of "undetermined, assuming the newest".
+func TestKaasVersionPinEverywhere(t *testing.T) {
+	t.Parallel()
+	a := writeFile(t, t.TempDir(), "assignment.json", `{"controllerEpoch":1,"assignmentVersion":3,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"},{"id":"kaas-1","health":"alive"}],"partitions":[],"consumerGroups":[{"groupId":"a","broker":"kaas-1"}]}`)
+	for _, args := range [][]string{
+		{"whois", "a", "--assignment", a, "--kaas-version", "bogus"},
+		{"groups", "list", "--brokers", "127.0.0.1:1", "--kaas-version", "bogus"},
+	} {
+		r := runCLIWithin(t, nil, args...)
+		if r.Code != 2 || !strings.Contains(r.Err, `kaas version "bogus"`) {
+			t.Errorf("%v: exit %d, want 2 naming the value\n%s", args, r.Code, r.Err)
+		}
+	}
+	r := runCLIWithin(t, map[string]string{"KAASCTL_KAAS_VERSION": "0.3.9"}, "whois", "a", "--assignment", a)
+	if r.Code != 2 || !strings.Contains(r.Err, "KAASCTL_KAAS_VERSION") {
+		t.Errorf("a bad pin in the environment: exit %d\n%s", r.Code, r.Err)
+	}
+	r = runCLIWithin(t, nil, "whois", "a", "--assignment", a, "--what-if-down", "kaas-0", "--kaas-version", "go")
+	if r.Code != 0 || !strings.Contains(r.Err+r.Out, "assuming kaas Go / Rust ≤ 0.2.15, pinned") || strings.Contains(r.Err+r.Out, "undetermined") ||
+		!strings.Contains(r.Out, "drop model") {
+		t.Errorf("--kaas-version go with an --assignment file: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}

@@ -83,17 +83,15 @@ func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Gen
 	return journal, seed, nil
 }
 
-// offsetsGeneration is the kaas generation the offsets follower assumes:
-// it decides which directory is live (volume.Layout.FollowedOffsetsDir) and whether a
-// plain-map file is flagged (only 0.2.18 reads it as empty).
-//
-// offsetsDir is the offsets dir `watch --offsets` follows and the
-// generation it assumes: the detected or pinned (--kaas-version) one. A
-// volume whose two offsets dirs both hold group files is refused until the
-// version is pinned; one with no group files yet is followed where the
-// assumed generation's brokers will write (CD/__consumer_offsets unless
-// the generation is Go / Rust ≤ 0.2.15).
-func offsetsDir(g *Globals, l volume.Layout) (string, volume.Generation, error) {
+// offsetsDir is the offsets dir `watch --offsets` (and the exporter's
+// follower) follows and the generation it assumes: the detected or pinned
+// (--kaas-version) one. A volume whose two offsets dirs both hold group
+// files is refused until the version is pinned. On one with no group file
+// yet every dir a generation it could be writes is watched until the
+// first group file appears in one (watch.SettleOffsetsDir), and the note
+// says which dir it settled on: a follower started before the first
+// commit follows the dir kaas writes, not a guess.
+func offsetsDir(ctx context.Context, g *Globals, l volume.Layout, poll time.Duration) (string, volume.Generation, error) {
 	l = l.WithGeneration()
 	gi := l.Gen
 	if gi.Ambiguous && gi.Gen == volume.GenUnknown {
@@ -102,9 +100,19 @@ func offsetsDir(g *Globals, l volume.Layout) (string, volume.Generation, error) 
 	if gi.LiveOffsetsDir != "" {
 		return gi.LiveOffsetsDir, gi.Gen, nil
 	}
-	dir := l.FollowedOffsetsDir()
-	g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, dir)
-	return dir, gi.Gen, nil
+	cands := l.CandidateOffsetsDirs()
+	if len(cands) == 1 {
+		g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, cands[0])
+		return cands[0], gi.Gen, nil
+	}
+	g.Notef("kaas generation %s (%s): no group file yet; watching %s until the first one appears", gi.Label, gi.Evidence, strings.Join(cands, " and "))
+	dir, err := watch.SettleOffsetsDir(ctx, cands, poll)
+	if err != nil {
+		return "", gi.Gen, err
+	}
+	settled := l.Redetected().Gen
+	g.Notef("settled on %s: the first group file appeared there (kaas generation %s, %s)", dir, settled.Label, settled.Source)
+	return dir, settled.Gen, nil
 }
 
 // offsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
@@ -166,7 +174,7 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, gen, err := offsetsDir(g, l)
+	dir, gen, err := offsetsDir(ctx, g, l, o.pollInterval)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
 )
@@ -117,5 +118,68 @@ func TestWatchOffsetsResume(t *testing.T) {
 	var hv inspect.OffsetHistoryView
 	if err := json.Unmarshal([]byte(r.Out), &hv); err != nil || len(hv.Anomalies) != 1 || hv.Anomalies[0].Kind != "REWIND" {
 		t.Errorf("history %+v %v %s", hv.Anomalies, err, r.Err)
+	}
+}
+
+// watch --offsets started on a fresh Go-flavour volume before its first
+// commit (no group file in either offsets dir: the generation cannot tell
+// the live dir) watches every dir a generation could write, settles on the
+// one the first commit lands in (the data dir's, as the Go flavour
+// writes), says so, and records the rewind that follows.
+func TestWatchOffsetsSettlesBeforeTheFirstCommit(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	cd := filepath.Join(data, "__cluster")
+	writeFile(t, cd, "assignment.json", safeAssignment)
+	journal := t.TempDir()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"kaasctl", "watch", "--offsets", "--data-dir", data, "--poll-interval", "10ms", "--count", "1", "--journal", journal, "-o", "jsonl"},
+			&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }})
+	}()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok(); {
+			select {
+			case code := <-done:
+				t.Fatalf("watch --offsets ended (exit %d) before %s:\n%s%s", code, what, out.String(), errb.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s:\n%s%s", what, out.String(), errb.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("note that it watches every dir", func() bool {
+		e := errb.String()
+		return strings.Contains(e, "until the first one appears") && strings.Contains(e, filepath.Join(data, "__consumer_offsets")) && strings.Contains(e, filepath.Join(cd, "__consumer_offsets"))
+	})
+	od := filepath.Join(data, "__consumer_offsets")
+	commit := func(off string) {
+		writeFile(t, od, "app.json.tmp", `{"offsets":{"orders/0":`+off+`}}`)
+		if err := os.Rename(filepath.Join(od, "app.json.tmp"), filepath.Join(od, "app.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("40")
+	waitFor("settling on the data dir's offsets", func() bool {
+		return strings.Contains(errb.String(), "settled on "+od) && strings.Contains(errb.String(), "Go / Rust ≤ 0.2.15")
+	})
+	commit("12") // a rewind
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("watch --offsets did not finish")
+	}
+	if code != 0 || !strings.Contains(out.String(), "REWIND") || !strings.Contains(out.String(), `"orders/0":12`) {
+		t.Fatalf("exit %d: want the rewind recorded\n%s\n%s", code, out.String(), errb.String())
+	}
+	// The journal recorded it, for the offsets dir it settled on.
+	r := runCLIWithin(t, nil, "offsets", "history", "app", "--journal", journal, "--data-dir", data, "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Out, "12") {
+		t.Errorf("offsets history: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 }

@@ -123,12 +123,8 @@ func parseWhois(c *cli.Context) (whoisOptions, error) {
 // stops the controller and --failover does not say: the volume's
 // generation's (the newest kaas when it cannot be told), with why.
 func whoisFailover(g *Globals) (inspect.FailoverModel, string) {
-	gen, assumes := volume.GenUnknown, ""
-	if g.HasVolume() {
-		if l, err := g.Layout(); err == nil {
-			gen, assumes = l.Gen.Gen, l.Gen.Assumes()
-		}
-	}
+	gi := g.Generation()
+	gen, assumes := gi.Gen, gi.Assumes()
 	fm, _ := inspect.FailoverFor(gen)
 	s, ok := gen.Spec()
 	if !ok {

@@ -91,6 +91,12 @@ type OffsetsFollow struct {
 	// Seed is where an earlier run's journal left off (see
 	// watch.LastJournalState).
 	Seed []inspect.OffsetObservation
+	// Candidates, on a volume with no group file yet, are the dirs the
+	// follower watches until one gets a group file
+	// (watch.SettleOffsetsDir); Open then makes the follow of that dir
+	// (Dir, Generation, Journal and Seed), in the follower's goroutine.
+	Candidates []string
+	Open       func(dir string) (*OffsetsFollow, error)
 }
 
 // Exporter refreshes from the sources and serves the last refresh.
@@ -353,6 +359,23 @@ func (e *Exporter) followsFile(f *inspect.OffsetReading) bool {
 	return f.Missing && f.File == "" || filepath.Dir(f.File) == filepath.Clean(e.opt.Offsets.Dir)
 }
 
+// settleOffsets waits for the first group file in one of the candidate
+// dirs and makes the follow of that dir.
+func (e *Exporter) settleOffsets(ctx context.Context, of *OffsetsFollow) (*OffsetsFollow, error) {
+	dir, err := watch.SettleOffsetsDir(ctx, of.Candidates, e.opt.PollInterval)
+	if err != nil {
+		return nil, err
+	}
+	settled, err := of.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.opt.Offsets = settled
+	e.mu.Unlock()
+	return settled, nil
+}
+
 // onOffsetEvents is the follower's batch: journaled, logged when anomalous,
 // and kept for the next refresh, which it starts early when a group
 // went wrong.
@@ -445,8 +468,18 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if of := e.opt.Offsets; of != nil {
 		ready := make(chan struct{})
 		stopped := make(chan struct{})
+		// A follower still settling on a dir is not waited for: refreshes
+		// compare the files until it follows.
+		settling := len(of.Candidates) > 0
 		go func() {
 			defer close(stopped)
+			if len(of.Candidates) > 0 {
+				var err error
+				if of, err = e.settleOffsets(ctx, of); err != nil {
+					e.logf("offsets: %v (anomalies are compared between refreshes)", err)
+					return
+				}
+			}
 			err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
 				Seed: of.Seed, OnEvents: e.onOffsetEvents,
 				OnReady: func() {
@@ -470,11 +503,13 @@ func (e *Exporter) Run(ctx context.Context) error {
 			}
 		}()
 		defer func() { <-stopped }()
-		select {
-		case <-ready:
-		case <-stopped:
-		case <-ctx.Done():
-			return nil
+		if !settling {
+			select {
+			case <-ready:
+			case <-stopped:
+			case <-ctx.Done():
+				return nil
+			}
 		}
 	}
 	if e.opt.AssignmentPath != "" {

@@ -529,6 +529,25 @@ func ResolveGeneration(l Layout, in ResolveInput) (GenerationInfo, error) {
 	return gi.Pin(l, g, p.From+" "+strings.TrimSpace(p.Value)), nil
 }
 
+// PinnedGeneration is the generation the first pin given names, without a
+// volume (an --assignment file, the brokers alone): ok is false when
+// nothing is pinned (or "auto"); a pin that does not parse is a *PinError.
+func PinnedGeneration(in ResolveInput) (GenerationInfo, bool, error) {
+	p := First(in.KaasVersions())
+	if p.Origin == "" {
+		return GenerationInfo{}, false, nil
+	}
+	g, err := ParseKaasVersion(p.Value)
+	if err != nil {
+		return GenerationInfo{}, false, &PinError{From: p.From, Err: err}
+	}
+	if g == GenUnknown {
+		return GenerationInfo{}, false, nil
+	}
+	gi := GenerationInfo{Gen: g, Source: GenSourcePinned, Evidence: "by " + p.From + " " + strings.TrimSpace(p.Value)}
+	return gi.finish(), true, nil
+}
+
 // PinError is a --kaas-version (or its variable or profile key) that does
 // not parse: a usage error.
 type PinError struct {

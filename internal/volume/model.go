@@ -468,6 +468,40 @@ func (l Layout) FollowedOffsetsDir() string {
 	return l.Path(generationSpecs[len(generationSpecs)-1].Live())
 }
 
+// CandidateOffsetsDirs are, on a volume that cannot tell its live offsets
+// dir yet (no group file in any), the live dir of every generation it
+// could be (the pinned one alone when pinned), newest generation first: a
+// follower started before the first commit watches them all until one
+// gets a group file (watch.SettleOffsetsDir). Nil when the live dir is
+// known.
+func (l Layout) CandidateOffsetsDirs() []string {
+	l = l.WithGeneration()
+	if l.Gen.LiveOffsetsDir != "" {
+		return nil
+	}
+	gens := l.Gen.cands
+	if l.Gen.Gen != GenUnknown {
+		gens = []Generation{l.Gen.Gen}
+	}
+	var out []string
+	for i := len(gens) - 1; i >= 0; i-- {
+		if d := l.LiveOffsetsDirOf(gens[i]); d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Redetected is l with its generation detected afresh (a pin stays): after
+// a follower settled on the dir the first group file appeared in.
+func (l Layout) Redetected() Layout {
+	if l.Gen.Source == GenSourcePinned {
+		return l
+	}
+	l.Gen = DetectGeneration(l)
+	return l
+}
+
 // QuarantineRel is where kaasctl sets a copy of the location aside inside
 // one run's quarantine dir ("data-dir/__consumer_offsets").
 func (loc Location) QuarantineRel() string { return filepath.Join(string(loc.Root)+"-dir", loc.Rel) }
