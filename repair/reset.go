@@ -246,7 +246,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			if cl != nil {
 				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
 					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
-					if why := inspect.ServedBehindLog(lo.End, lr.Get(k.topic, k.part), gen); why != "" {
+					if why := servedBoundsProblem(lo, lr.Get(k.topic, k.part), gen); why != "" {
 						rowErr[k] = why
 					}
 				} else if ok {
@@ -337,6 +337,21 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 		}
 	}
 	return plans, nil
+}
+
+// servedBoundsProblem is why a broker's log bounds for a partition are not
+// evidence a reset may use: bounds no log can have (a negative start, an
+// end before the start), segments that hold a bound kaas could never have
+// written (what a broker recovered from them is not trusted), or an end
+// served behind the segments (a stale high watermark); "" when usable.
+func servedBoundsProblem(lo wire.LogOffsets, b *volume.LogBounds, gen volume.GenerationInfo) string {
+	if lo.Start < 0 || lo.End < lo.Start {
+		return fmt.Sprintf("the broker answered log bounds no log can have (start %d, end %d): nothing is written for this partition", lo.Start, lo.End)
+	}
+	if why := b.Impossible(); why != "" {
+		return fmt.Sprintf("the partition's segments hold a bound kaas could never have written (%s), so the log end a broker serves for it is not evidence either: nothing is written for this partition", why)
+	}
+	return inspect.ServedBehindLog(lo.End, b, gen)
 }
 
 func planRows(rs []ResetRow) []PlanRow {

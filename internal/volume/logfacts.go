@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -61,6 +62,22 @@ type LogBounds struct {
 	Manifest *Manifest `json:"manifest,omitempty"`
 	// Findings of the segment reader and the manifest parser.
 	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Impossible is the problem of a partition whose segments hold a bound
+// kaas could never have written (a CodeSegmentImpossible finding), or "":
+// such a log end is never evidence, neither read offline nor as what a
+// broker that recovered those segments serves.
+func (b *LogBounds) Impossible() string {
+	if b == nil {
+		return ""
+	}
+	for _, f := range b.Findings {
+		if f.Code == CodeSegmentImpossible {
+			return f.Path + ": " + strings.SplitN(f.Message, ";", 2)[0]
+		}
+	}
+	return ""
 }
 
 // EndSource is End's source, or "" when unknown.

@@ -1,0 +1,97 @@
+package volume
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withDelta returns batch with its lastOffsetDelta replaced (the CRC is
+// left as it was: kaas's scan does not check it).
+func withDelta(batch []byte, delta int32) []byte {
+	b := append([]byte{}, batch...)
+	binary.BigEndian.PutUint32(b[batchLastDeltaAt:batchLastDeltaAt+4], uint32(delta))
+	return b
+}
+
+// TestReadPartitionLogImpossibleBounds: a segment holding a bound kaas
+// could never have written (a flipped sign bit, an end that overflows
+// int64, offsets below the segment's own base, offsets going back) gives
+// no log end: the reader says why, as a finding and an error, on every
+// path, and never a negative or overflowed end.
+func TestReadPartitionLogImpossibleBounds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		base int64 // in the segment's name
+		log  []byte
+		want string
+	}{
+		{"bit 63 of a base offset", 0, append(EncodeBatch(0, 5, 1, nil), EncodeBatch(math.MinInt64+5, 5, 1, nil)...), "negative base offset"},
+		{"end past int64", math.MaxInt64 - 5, EncodeBatch(math.MaxInt64-5, 10, 1, nil), "overflows"},
+		{"negative lastOffsetDelta", 0, withDelta(EncodeBatch(0, 1, 1, nil), -7), "negative lastOffsetDelta"},
+		{"log start past the log end", 1000, EncodeBatch(5, 5, 1, nil), "below the segment's base offset 1000"},
+		{"offsets going back", 0, append(EncodeBatch(0, 5, 1, nil), EncodeBatch(2, 5, 1, nil)...), "offsets never go back"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, SegmentLogName(c.base, 1)), c.log, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ls, err := ListSegments(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, below := range []int64{0, scanFirstBelow} {
+				pl, fs, err := readListedLog(ls, below)
+				var fe *FileError
+				if err == nil || !errors.As(err, &fe) || !strings.Contains(fe.Problem, "impossible log bound") || !strings.Contains(fe.Problem, c.want) {
+					end := int64(0)
+					if pl != nil {
+						end = pl.LogEnd
+					}
+					t.Fatalf("scan below %d: err %v (log end %d), want an impossible bound naming %q", below, err, end, c.want)
+				}
+				if pl != nil {
+					t.Errorf("a log end was returned with the error: %+v", pl)
+				}
+				found := false
+				for _, f := range fs {
+					found = found || (f.Code == CodeSegmentImpossible && f.Severity == SevError && strings.Contains(f.Message, c.want))
+				}
+				if !found {
+					t.Errorf("no %s finding: %+v", CodeSegmentImpossible, fs)
+				}
+			}
+		})
+	}
+}
+
+// TestLogBoundsImpossibleAreUnverified: the bounds a reset reads never
+// carry an impossible segment's end; with a manifest the end is the
+// manifest's (a named, unverified fallback), without one it is unknown.
+func TestLogBoundsImpossibleAreUnverified(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	l := Layout{DataDir: data, ClusterDir: filepath.Join(data, ClusterSubdir)}
+	for _, p := range []string{"orders/0", "orders/1"} {
+		dir := filepath.Join(data, p)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, SegmentLogName(0, 1)), EncodeBatch(math.MinInt64+3, 2, 1, nil), 0o644)
+	}
+	os.WriteFile(filepath.Join(data, "orders/0", ManifestFile), []byte(`{"epoch":1,"highWatermark":4,"logStartOffset":0}`), 0o644)
+	b := ReadLogBounds(l, "orders", 0)
+	if b.End == nil || b.End.Source != SourceManifest || b.End.Value != 4 || !strings.Contains(b.Fallback, "impossible log bound") {
+		t.Errorf("with a manifest: %+v (fallback %q)", b.End, b.Fallback)
+	}
+	b = ReadLogBounds(l, "orders", 1)
+	if b.End != nil || b.Start != nil || !strings.Contains(b.Unknown, "impossible log bound") {
+		t.Errorf("without a manifest: end %+v unknown %q", b.End, b.Unknown)
+	}
+}
