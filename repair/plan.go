@@ -3,6 +3,7 @@ package repair
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -107,7 +108,7 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 				row.Error = fmt.Sprintf("cannot shift offset for partition %s-%d since there is no current committed offset", p.Topic, p.Partition)
 				break
 			}
-			target = p.Committed + spec.Shift
+			target = saturatingAdd(p.Committed, spec.Shift)
 		case ToDatetime, ByDuration:
 			switch {
 			case p.HasTimeOffset:
@@ -147,6 +148,19 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return rows
+}
+
+// saturatingAdd is a+b, held at the int64 limits instead of wrapping: a
+// shift past the log end (or before its start) then clamps like every
+// other target beyond the log.
+func saturatingAdd(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
 }
 
 // verified reports whether the log bounds come from evidence kaasctl
