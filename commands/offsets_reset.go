@@ -447,7 +447,7 @@ func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 		ns = append(ns, "error: "+r.Error)
 	}
 	ns = append(ns, r.Warnings...)
-	if r.Detail != "" && r.Result != repair.ResultOK {
+	if r.Detail != "" && r.Result != repair.ResultOK && r.Result != repair.ResultUnchanged {
 		ns = append(ns, r.Detail)
 	}
 	return strings.Join(ns, "; ")
@@ -715,12 +715,18 @@ func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repai
 	switch {
 	case !m.execute:
 		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
+	case res.Written == 0 && res.Unchanged > 0 && applyErr == nil:
+		g.Notef("%s: nothing to change: %s already hold(s) the planned offsets; nothing was written", cmd, render.Plural(res.Unchanged, "group", "groups"))
 	case res.Written+res.Unchanged > 0 && applyErr == nil:
 		how := "in the offset file"
 		if cl != nil {
 			how = "in the offset file and with OffsetFetch"
 		}
-		g.Notef("%s done: %d group(s), %d partition(s) verified %s; %d other committed partition(s) kept unchanged", cmd, res.Written+res.Unchanged, res.Partitions, how, res.Kept)
+		unchanged := ""
+		if res.Unchanged > 0 {
+			unchanged = fmt.Sprintf(" (%s already held the planned offsets: not written)", render.Plural(res.Unchanged, "group", "groups"))
+		}
+		g.Notef("%s done: %s written, %d partition(s) verified %s; %d other committed partition(s) kept unchanged%s", cmd, render.Plural(res.Written, "group", "groups"), res.Verified, how, res.Kept, unchanged)
 	case res.Written+res.Unchanged > 0:
 		g.Notef("%s: %d group(s) written, %d refused, %d skipped, %d not plannable", cmd, res.Written+res.Unchanged, res.Refused, res.Skipped, res.Errors)
 	case applyErr != nil:

@@ -28,6 +28,11 @@ const (
 // refused or could not be planned: nothing was written for them.
 const ResultRefused = "REFUSED"
 
+// ResultUnchanged marks, after --execute, the rows of a group that
+// already held the planned offsets: nothing was written, so nothing was
+// verified either.
+const ResultUnchanged = "UNCHANGED"
+
 // ResultCached is a deleted partition the coordinator still serves from
 // its cache after the file write.
 const ResultCached = "CACHED"
@@ -70,6 +75,9 @@ type ApplyResult struct {
 	// Partitions counts the rows of the groups that were (or would be)
 	// written; Kept the other committed partitions written back unchanged.
 	Partitions, Kept int
+	// Verified counts the rows of written groups that verified (OK):
+	// nothing of an unchanged group is, since nothing of it was written.
+	Verified int
 }
 
 // Writable reports whether the group is (or, in a dry-run, would be)
@@ -185,6 +193,9 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			if r.Result == ResultCached {
 				res.Cached++
 			}
+			if gp.Outcome == OutcomeWritten && r.Result == ResultOK {
+				res.Verified++
+			}
 		}
 	}
 	return res, res.err(timeRefused, logRefused)
@@ -214,7 +225,7 @@ func (res ApplyResult) err(timeRefused, logRefused int) error {
 func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 	if !gp.Changes() {
 		for i := range gp.Rows {
-			gp.Rows[i].Result, gp.Rows[i].Detail = ResultOK, "unchanged; nothing written"
+			gp.Rows[i].Result, gp.Rows[i].Detail = ResultUnchanged, "the group already holds this offset; nothing written"
 		}
 		gp.Outcome = OutcomeUnchanged
 		return

@@ -76,14 +76,11 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 			s, e := p.LogStart, p.LogEnd
 			row.LogStart, row.LogEnd, row.LogSource = &s, &e, p.LogSource
 		}
-		if spec.Kind == ToCurrent {
-			// --to-current never changes anything: the committed offset
-			// stays as it is, never clamped against a log end.
-			if p.HasCommitted {
-				row.New = p.Committed
-			} else {
-				row.Warnings = append(row.Warnings, "no committed offset: --to-current leaves the partition without one")
-			}
+		if spec.Kind == ToCurrent && p.HasCommitted {
+			// --to-current keeps a committed offset as it is, never
+			// clamped against a log end; a partition without one gets the
+			// log end below, as Kafka's tool gives it.
+			row.New = p.Committed
 			rows = append(rows, row)
 			continue
 		}
@@ -100,6 +97,11 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 			target, ok = p.LogStart, requireLog(&row, p)
 		case ToLatest:
 			target, ok = p.LogEnd, requireLog(&row, p)
+		case ToCurrent:
+			target, ok = p.LogEnd, requireLog(&row, p)
+			if ok {
+				row.Warnings = append(row.Warnings, "no committed offset: --to-current gives it the log end, as Kafka's tool does")
+			}
 		case ToOffset:
 			target = spec.Offset
 		case ShiftBy:
