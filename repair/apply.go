@@ -214,12 +214,16 @@ func (res ApplyResult) err(timeRefused, logRefused int) error {
 	case res.Errors > 0:
 		return fmt.Errorf("%d group(s) cannot be planned and were skipped; see the errors above", res.Errors)
 	case res.Refused > 0:
-		return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force", res.Refused)
+		return exit.Refusedf("%d group(s) refused: stop their consumers and rerun once the group is Empty or Dead. %s", res.Refused, ForceRisk)
 	case res.Cached > 0:
 		return &exit.CodedError{Code: exit.Problems, Err: fmt.Errorf("%d deleted offset(s) are still served by the coordinator's cache; see the warnings above", res.Cached)}
 	}
 	return nil
 }
+
+// ForceRisk is what --force risks, said wherever it is offered: kaas
+// brokers do not fence admin commits by generation.
+const ForceRisk = "--force writes anyway, but kaas brokers do not fence admin commits by generation: a running consumer is neither told nor stopped, so its next commit overwrites the reset offsets (or the reset overwrites the progress it made) with no error on either side; use it only when you know every consumer of the group is stopped"
 
 // applyGroup writes and verifies one group that may be written.
 func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
