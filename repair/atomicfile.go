@@ -148,19 +148,11 @@ type WriteResult struct {
 	StaleTemps []string `json:"staleTemps,omitempty"`
 }
 
-// VolumeRoot is the directory of l that holds path (the cluster dir, else
-// the data dir), for WriteOptions.Root; "" when path is in neither.
-func VolumeRoot(l volume.Layout, path string) string {
-	for _, r := range []string{l.ClusterDir, l.DataDir} {
-		if r == "" {
-			continue
-		}
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return r
-		}
-	}
-	return ""
-}
+// VolumeRoot is the directory of l a write to path is checked from, for
+// WriteOptions.Root (volume.Layout.WriteRoot: the outermost volume dir
+// holding path, so DATA/__cluster is checked too); "" when path is in
+// neither.
+func VolumeRoot(l volume.Layout, path string) string { return l.WriteRoot(path) }
 
 // CheckWritePath refuses a path a write would reach through a symbolic
 // link (a component below root, or the file itself) unless the policy

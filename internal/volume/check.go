@@ -78,6 +78,11 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
 		add(*f)
 	}
+	// A link between the data dir and the cluster dir (DATA/__cluster):
+	// the writes, checked from the data dir down, refuse it.
+	for _, p := range l.LinkedVolumeDirs() {
+		add(*linkedDirFinding(p, "the cluster dir"))
+	}
 	// Partition logs: every log end from the segments, the manifests
 	// against it; the offset scan then checks committed offsets beyond it.
 	ms, mfs, merrs := ScanManifests(l)

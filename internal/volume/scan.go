@@ -109,14 +109,18 @@ func notRegularFinding(p string, mode os.FileMode) Finding {
 }
 
 // symlinkedDirFinding reports an offsets dir that is a link.
-func symlinkedDirFinding(p string) *Finding {
+func symlinkedDirFinding(p string) *Finding { return linkedDirFinding(p, "the offsets dir") }
+
+// linkedDirFinding reports a directory of the volume (what) that is a
+// link.
+func linkedDirFinding(p, what string) *Finding {
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode()&os.ModeSymlink == 0 {
 		return nil
 	}
 	to, _ := os.Readlink(p)
 	return &Finding{Severity: SevWarning, Code: CodeSymlinkedDir, Path: p,
-		Message: "the offsets dir is a symbolic link (to " + to + "): kaasctl reads through it, but its writes (offsets reset/delete, volume repair) refuse to write through a link inside the volume",
+		Message: what + " is a symbolic link (to " + to + "): kaasctl reads through it, but its writes (offsets reset/delete, restores, volume repair and migrate) refuse to write through a link inside the volume, which could have been planted to send them elsewhere",
 		Fix:     "replace the link with the directory it points to; or, if the link is yours, pass --follow-symlinks to the writing command"}
 }
 
