@@ -59,3 +59,18 @@ func TestRestoreRefusesAnotherClustersJournal(t *testing.T) {
 		}
 	}
 }
+
+// --to-history at a moment before the journal's first record of the group
+// says where its history starts, not "no history recorded" (the journal
+// holds the group from later on).
+func TestRestoreBeforeTheJournalStarts(t *testing.T) {
+	t.Parallel()
+	data, cd := safeVolume(t)
+	journal := journalFor(t, filepath.Join(cd, "__consumer_offsets"))
+	before := fileHashes(t, data)
+	r := runCLI(t, "", nil, "offsets", "reset", "--offline", "--data-dir", data, "-g", "g", "--journal", journal, "--to-history", "2026-11-30T09:00:00Z", "--execute")
+	if r.Code == 0 || strings.Contains(r.Err, "no history recorded") || !strings.Contains(r.Err, "the history starts at 2026-11-30T10:00:00Z") {
+		t.Errorf("exit %d\n%s", r.Code, r.Err)
+	}
+	sameHashes(t, "restore before the history", before, fileHashes(t, data))
+}

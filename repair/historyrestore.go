@@ -52,6 +52,13 @@ func ResolveGroupRestore(r HistoryRestore, group string) (GroupRestore, error) {
 		return gr, err
 	}
 	if r.Spec.Kind == ToHistory {
+		if len(h.Points) == 0 {
+			// Read up to the moment, the history holds nothing: what it
+			// holds later says where it starts.
+			if full, ferr := LoadGroupHistory(HistorySource{JournalDir: r.JournalDir, Layout: r.Layout}, group); ferr == nil && len(full.Points) > 0 {
+				h.Points = full.Points[:1]
+			}
+		}
 		gr.Target, err = TargetAt(h, r.Spec.Time)
 	} else {
 		gr.Target, err = TargetBeforeAnomaly(h, r.Since)
