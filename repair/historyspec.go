@@ -180,15 +180,25 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
 		pts = append(pts, chain...)
 	}
-	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
-	start := 0
+	pts = mergeHistory(pts[:journalled], pts[journalled:])
+	start, end := 0, len(pts)-1
 	for i, p := range pts {
 		if !src.Since.IsZero() && p.Time.Before(src.Since) {
 			start = i
 		}
 	}
+	if !src.Until.IsZero() {
+		// The latest point at or before Until (after a clock that stepped
+		// back, its latest pass).
+		end = -1
+		for i, p := range pts {
+			if !p.Time.After(src.Until) {
+				end = i
+			}
+		}
+	}
 	for i, p := range pts[start:] {
-		if !src.Until.IsZero() && p.Time.After(src.Until) {
+		if i+start > end {
 			if i == 0 && p.Kind == KindBeforeRewrite {
 				// The state before kaasctl's first rewrite also held
 				// before it: the only answer for an earlier moment.
@@ -203,6 +213,23 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		h.Points = append(h.Points, p)
 	}
 	return h, nil
+}
+
+// mergeHistory merges the journal's points (in the journal's own order:
+// its times are labels a clock that stepped back can repeat) with the
+// backups' points (each kaasctl rewrite, ordered by its time) by time,
+// never reordering the journal's.
+func mergeHistory(journal, backups []watch.HistoryPoint) []watch.HistoryPoint {
+	slices.SortStableFunc(backups, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
+	out := make([]watch.HistoryPoint, 0, len(journal)+len(backups))
+	for len(journal) > 0 && len(backups) > 0 {
+		if backups[0].Time.Before(journal[0].Time) {
+			out, backups = append(out, backups[0]), backups[1:]
+		} else {
+			out, journal = append(out, journal[0]), journal[1:]
+		}
+	}
+	return append(append(out, journal...), backups...)
 }
 
 // markBackupAnomalies flags, on each point of one file's backup chain, the
