@@ -147,6 +147,11 @@ func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error
 // writeTarget resolves the volume a write goes to and connects as
 // connectForWrite does; the caller closes the client (nil offline).
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
+	if m.execute {
+		if err := g.checkWriteSettings(); err != nil {
+			return volume.Layout{}, nil, err
+		}
+	}
 	l, err := g.Layout()
 	if err != nil {
 		if g.HasBrokers() && !g.HasVolume() {
