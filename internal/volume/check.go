@@ -104,6 +104,8 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		switch {
 		case it.Denied:
 			fileErr(CodePermissionDenied, it.Err, FixPermissionDenied)
+		case it.Linked:
+			// The listing reported the link (CodeSymlink).
 		case it.Err != nil:
 			fileErr(CodeOffsetsCorrupt, it.Err, fixCorrupt)
 		}

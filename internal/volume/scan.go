@@ -96,6 +96,13 @@ func symlinkFinding(p string) Finding {
 	return f
 }
 
+// linksToRegular reports whether the link p leads to a regular file (what
+// kaas reads a group from when it follows the link).
+func linksToRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // notRegularFinding reports a <group>.json that is a FIFO, device or
 // socket.
 func notRegularFinding(p string, mode os.FileMode) Finding {
@@ -151,6 +158,11 @@ type OffsetScanItem struct {
 	// Denied is true when the file could not be read for lack of
 	// permission (Err says so): not corrupt, just unreadable to kaasctl.
 	Denied bool
+	// Linked is true when the file is a symbolic link to a regular file
+	// (Err says so): kaas follows it, so the group is live for kaas, but
+	// kaasctl reads nothing through a link inside the volume; not corrupt,
+	// its offsets are unknown to kaasctl.
+	Linked bool
 	// ModTime is the file's modification time as of the read (zero when
 	// it could not be opened, and with NamesOnly).
 	ModTime time.Time
@@ -456,9 +468,14 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 				jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
 				d.Groups = append(d.Groups, g)
 			case st.Mode()&os.ModeSymlink != 0:
-				// The group's own file is a link or a special file: never
-				// read, but said, so "no offset file" is not the answer.
+				// The group's own file is a link: never read, but said, so
+				// "no offset file" is not the answer; a link to a regular
+				// file is the group kaas serves (its item says so).
 				res.Findings = append(res.Findings, symlinkFinding(p))
+				if linksToRegular(p) {
+					jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
+					d.Groups = append(d.Groups, g)
+				}
 			case !st.IsDir():
 				res.Findings = append(res.Findings, notRegularFinding(p, st.Mode()))
 			}
@@ -523,6 +540,10 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				*fs = append(*fs, tmpFinding(p, now))
 			case e.Type()&os.ModeSymlink != 0:
 				*fs = append(*fs, symlinkFinding(p))
+				if strings.HasSuffix(name, ".json") && linksToRegular(p) {
+					// A live group for kaas: listed, never read through.
+					jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
+				}
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
@@ -692,6 +713,10 @@ func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte
 	it.ModTime = info.ModTime
 	if err != nil {
 		it.Err = &FileError{Path: j.path, Problem: readProblem(err)}
+		if errors.Is(err, safefs.ErrSymlink) {
+			it.Linked = true
+			it.Err.Problem += "; kaas follows it and serves the group from the file it leads to, so the group is live; its offsets are unknown to kaasctl, not lost"
+		}
 		if errors.Is(err, fs.ErrPermission) {
 			it.Denied = true
 			it.Err.Problem = "permission denied: kaasctl may not read this file (" + err.Error() + "); its offsets are unknown to kaasctl, not lost"
