@@ -562,6 +562,8 @@ type resetOptions struct {
 	// export prints the plan as CSV; exportRollback names the rollback file.
 	export         bool
 	exportRollback string
+	// overwriteRollback lets --export-rollback replace an existing file.
+	overwriteRollback bool
 	// journal and historySince are read by the restores from history.
 	journal      string
 	historySince time.Time
@@ -580,6 +582,9 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 	}
 	o.spec.AllowUnverifiedLogEnd = c.Bool("allow-unverified-log-end")
 	o.fromFile, o.export, o.exportRollback = c.String("from-file"), c.Bool("export"), c.String("export-rollback")
+	if o.overwriteRollback = c.Bool("overwrite-rollback"); o.overwriteRollback && o.exportRollback == "" {
+		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+	}
 	o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory())
 	if err != nil {
 		return o, err
@@ -605,6 +610,9 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 // every group's reset (restores from history as a from-file spec), and
 // hands the plans to the one safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
+	if err := checkRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
+		return err
+	}
 	if err := loadFromFile(g, &o); err != nil {
 		return err
 	}
@@ -638,7 +646,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if err != nil {
 		return err
 	}
-	record, err := exportRollback(g, o.exportRollback, plans)
+	record, err := exportRollback(g, o.exportRollback, o.overwriteRollback, plans)
 	if err != nil {
 		return err
 	}

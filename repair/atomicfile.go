@@ -341,7 +341,7 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 		return res, err
 	}
 	if opts.Backup {
-		res.Pruned = pruneBackups(d, base, opts.Policy.Keep())
+		res.Pruned = pruneBackups(d, base, opts.Policy.Keep(), opts.Now())
 	}
 	return res, nil
 }
@@ -369,7 +369,7 @@ func (o fileOwner) apply(f *os.File) error {
 const BackupSuffix = volume.BackupMarker
 
 // backupStamp is the time part of a backup name (sortable, fixed width).
-const backupStamp = "20060102T150405.000000000Z"
+const backupStamp = volume.BackupStampLayout
 
 // backupTail is the room kept after the stem: the marker, the stamp and a
 // "-NN" for backups taken in the same nanosecond.
@@ -477,12 +477,20 @@ func compareBackups(a, b string) int {
 }
 
 // pruneBackups removes base's oldest backups (regular files only) so at
-// most keep remain; keep < 0 keeps them all. It returns what it removed.
-func pruneBackups(d *safefs.Dir, base string, keep int) []string {
+// most keep remain; keep < 0 keeps them all. Backups named for a time
+// after now (a clock that was ahead, a file kaasctl did not make) count
+// as the oldest: the one a write just made is never removed for them. It
+// returns what it removed.
+func pruneBackups(d *safefs.Dir, base string, keep int, now time.Time) []string {
 	if keep < 0 {
 		return nil
 	}
 	all := listBackups(d, base)
+	future := func(n string) bool {
+		t, ok := volume.BackupTime(n)
+		return ok && t.After(now.Add(volume.FutureSlack))
+	}
+	slices.SortStableFunc(all, func(a, b string) int { return boolCmp(!future(a), !future(b)) })
 	var removed []string
 	for _, n := range all[:max(0, len(all)-keep)] {
 		if info, err := d.Lstat(n); err != nil || !info.Mode.IsRegular() {

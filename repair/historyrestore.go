@@ -20,6 +20,8 @@ type HistoryRestore struct {
 	Spec Spec
 	// Since: before-anomaly only counts anomalies from then on (zero: all).
 	Since time.Time
+	// Now is the run's clock (zero: time.Now).
+	Now time.Time
 }
 
 // GroupRestore is what a restore found for one group: the state it goes
@@ -40,7 +42,7 @@ type GroupRestore struct {
 // for. A moment inside a gap of the journal is refused (exit 4) with the
 // gap and the nearest sound times; Warnings are set even on error.
 func ResolveGroupRestore(r HistoryRestore, group string) (GroupRestore, error) {
-	src := HistorySource{JournalDir: r.JournalDir, Layout: r.Layout}
+	src := HistorySource{JournalDir: r.JournalDir, Layout: r.Layout, Now: r.Now}
 	if r.Spec.Kind == ToHistory {
 		src.Since, src.Until = r.Spec.Time, r.Spec.Time
 	} else {
@@ -55,7 +57,7 @@ func ResolveGroupRestore(r HistoryRestore, group string) (GroupRestore, error) {
 		if len(h.Points) == 0 {
 			// Read up to the moment, the history holds nothing: what it
 			// holds later says where it starts.
-			if full, ferr := LoadGroupHistory(HistorySource{JournalDir: r.JournalDir, Layout: r.Layout}, group); ferr == nil && len(full.Points) > 0 {
+			if full, ferr := LoadGroupHistory(HistorySource{JournalDir: r.JournalDir, Layout: r.Layout, Now: r.Now}, group); ferr == nil && len(full.Points) > 0 {
 				h.Points = full.Points[:1]
 			}
 		}

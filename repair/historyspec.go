@@ -79,6 +79,9 @@ type HistorySource struct {
 	// and legacy offsets dirs).
 	Layout       volume.Layout
 	Since, Until time.Time
+	// Now is the clock that tells a backup named for the future (zero:
+	// time.Now).
+	Now time.Time
 }
 
 // GroupHistory is one group's timeline: journal records and backups
@@ -125,12 +128,23 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			}
 		}
 	}
+	now := src.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	for _, f := range files {
 		bs, err := ListBackups(f)
 		if err != nil {
 			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
 			continue
 		}
+		bs = slices.DeleteFunc(bs, func(b Backup) bool {
+			if !b.Time.After(now.Add(volume.FutureSlack)) {
+				return false
+			}
+			h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s is named for %s, in the future: it is no point in the history (a clock that was ahead, or a file kaasctl did not make); check it, then remove it", b.Path, b.Time.UTC().Format(time.RFC3339Nano)))
+			return true
+		})
 		// A backup taken at time T holds the state up to T; from T on the
 		// file held what kaasctl wrote, last known as the next backup's
 		// copy or, after the last rewrite, the file itself. So the points

@@ -101,6 +101,9 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
 		res.Checked["offsets"]++
 		add(it.Findings...)
+		if f, ok := FutureModTime(it.Path, it.ModTime, now, "offset file", "kaas rewrites the file on every commit, so its modification time is when the group last committed: ages from it (last commit, a stalled group) cannot be told"); ok {
+			add(f)
+		}
 		switch {
 		case it.Denied:
 			fileErr(CodePermissionDenied, it.Err, FixPermissionDenied)

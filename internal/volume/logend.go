@@ -122,9 +122,10 @@ func ReadListedLog(ls SegmentListing) (*PartitionLog, []Finding, error) {
 // (tests pass 0 to take the index path on small segments).
 func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding, error) {
 	var finds []Finding
-	for _, p := range ls.Ignored {
-		finds = append(finds, Finding{Severity: SevInfo, Code: CodeSegmentUnparsable, Path: p,
-			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"})
+	if len(ls.Ignored) > 0 {
+		finds = append(finds, aggregateNames(ls.Dir, ls.Ignored, Finding{Severity: SevInfo, Code: CodeSegmentUnparsable,
+			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"},
+			".log files whose names are not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips them, and so does the log end"))
 	}
 	if len(ls.Segments) == 0 {
 		return nil, finds, &FileError{Path: ls.Dir, Problem: noSegmentFiles + " (*.log)"}

@@ -95,3 +95,54 @@ func TestLogBoundsImpossibleAreUnverified(t *testing.T) {
 		t.Errorf("without a manifest: end %+v unknown %q", b.End, b.Unknown)
 	}
 }
+
+// FuzzListSegments: any set of names in a partition dir (one per line)
+// lists and reads without a panic; every name kaas cannot parse is
+// ignored, all of them together are one finding, and a log end read is
+// never negative nor before the log start.
+func FuzzListSegments(f *testing.F) {
+	var many strings.Builder
+	for i := range 200 {
+		many.WriteString("junk-" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + ".log\n")
+	}
+	f.Add(many.String(), EncodeBatch(0, 3, 1, nil))
+	f.Add("00000001-00000000000000001000.log\n00000000000000000005.log\n+5.log\n-1.log\n99999999999999999999.log\nffffffffff-00000000000000000000.log\n", EncodeBatch(5, 5, 1, nil))
+	f.Add("00000001-09223372036854775802.log\n", EncodeBatch(9223372036854775802, 10, 1, nil))
+	f.Add("a.log.sealed\nrecovery-checkpoint.json\n00000001-00000000000000000000.index\n", []byte{})
+	f.Fuzz(func(t *testing.T, names string, segment []byte) {
+		dir := t.TempDir()
+		unparsable, created := 0, map[string]bool{}
+		for _, n := range strings.Split(names, "\n") {
+			if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") || len(n) > 200 || created[n] || len(created) >= 300 {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(dir, n), segment, 0o644); err != nil {
+				continue
+			}
+			created[n] = true
+			if _, _, _, ok := ParseSegmentName(n); !ok && strings.HasSuffix(n, SegmentLogExt) && !strings.HasSuffix(n, SegmentSealedExt) {
+				unparsable++
+			}
+		}
+		ls, err := ListSegments(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls.Ignored) != unparsable {
+			t.Fatalf("%d names ignored, %d unparsable", len(ls.Ignored), unparsable)
+		}
+		pl, fs, err := ReadListedLog(ls)
+		n := 0
+		for _, f := range fs {
+			if f.Code == CodeSegmentUnparsable {
+				n++
+			}
+		}
+		if (unparsable > 0) != (n == 1) || n > 1 {
+			t.Fatalf("%d unparsable names gave %d findings", unparsable, n)
+		}
+		if err == nil && (pl.LogStart < 0 || pl.LogEnd < pl.LogStart) {
+			t.Fatalf("bounds [%d, %d)", pl.LogStart, pl.LogEnd)
+		}
+	})
+}

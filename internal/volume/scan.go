@@ -96,6 +96,46 @@ func symlinkFinding(p string) Finding {
 	return f
 }
 
+// FutureSlack is how far ahead of this host's clock a file's time may be
+// before kaasctl calls it in the future (hosts' clocks on one NFS volume
+// differ by seconds).
+const FutureSlack = time.Minute
+
+// CodeFutureModTime: a file modified (or a backup named) later than now.
+const CodeFutureModTime = "volume.futureTime"
+
+// FutureModTime is the finding for a file (what) modified later than now
+// by more than FutureSlack, with what that breaks (consequence); false
+// when its time is not in the future. Its age is unknown: never "0s".
+func FutureModTime(p string, mt, now time.Time, what, consequence string) (Finding, bool) {
+	if !mt.After(now.Add(FutureSlack)) {
+		return Finding{}, false
+	}
+	return Finding{Severity: SevWarning, Code: CodeFutureModTime, Path: p,
+		Message: fmt.Sprintf("%s modified in the future (%s, %s ahead of this host's clock): its age is unknown, not \"just now\"; %s", what, mt.UTC().Format(time.RFC3339), roundAge(mt.Sub(now)), consequence),
+		Fix:     "check the clocks of the broker hosts and of this one (NTP); a copy or restore that kept the times does this too"}, true
+}
+
+// futureBackupFinding is the one-file form of the future-named backups
+// finding.
+var futureBackupFinding = Finding{Severity: SevWarning, Code: CodeFutureModTime,
+	Message: "a kaasctl backup named for a time in the future: no point in the group's history (a clock that was ahead, or a file kaasctl did not make); a write's pruning removes it first",
+	Fix:     "look at it ('kaasctl offsets history' ignores it), then remove it; check the clocks"}
+
+// BackupStampLayout is the time in a backup's name (<file>.kaasctl-bak-<time>[-n]).
+const BackupStampLayout = "20060102T150405.000000000Z"
+
+// BackupTime is the time a backup's name carries; false for a name that
+// is not a kaasctl backup's.
+func BackupTime(name string) (time.Time, bool) {
+	i := strings.LastIndex(name, BackupMarker)
+	if i < 0 || len(name) < i+len(BackupMarker)+len(BackupStampLayout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(BackupStampLayout, name[i+len(BackupMarker):i+len(BackupMarker)+len(BackupStampLayout)])
+	return t, err == nil
+}
+
 // linksToRegular reports whether the link p leads to a regular file (what
 // kaas reads a group from when it follows the link).
 func linksToRegular(p string) bool {
@@ -526,6 +566,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 		var subdirs []frame
 		found := len(*fs)
 		backups, backupBytes := 0, int64(0)
+		var unknown, futureBackups []string
 		for _, e := range ents {
 			name := e.Name()
 			p := filepath.Join(fr.dir, name)
@@ -557,16 +598,27 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				if info, err := e.Info(); err == nil {
 					backupBytes += info.Size()
 				}
+				if t, ok := BackupTime(name); ok && t.After(now.Add(FutureSlack)) {
+					futureBackups = append(futureBackups, p)
+				}
 			default:
-				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeUnknownFile, Path: p, Message: "not an offset file (no .json suffix); kaas ignores it"})
+				unknown = append(unknown, p)
 			}
 		}
 		// The directory's entries came unsorted: its findings (one an
 		// entry) and sub-directories go in name order.
+		if len(unknown) > 0 {
+			*fs = append(*fs, aggregateNames(fr.dir, unknown, Finding{Severity: SevInfo, Code: CodeUnknownFile, Message: "not an offset file (no .json suffix); kaas ignores it"},
+				"files that are not offset files (no .json suffix); kaas ignores them"))
+		}
 		slices.SortFunc((*fs)[found:], func(a, b Finding) int { return strings.Compare(a.Path, b.Path) })
 		slices.SortFunc(subdirs, func(a, b frame) int { return strings.Compare(a.dir, b.dir) })
 		if backups > 0 {
 			*fs = append(*fs, backupFinding(fr.dir, backups, backupBytes))
+		}
+		if len(futureBackups) > 0 {
+			*fs = append(*fs, aggregateNames(fr.dir, futureBackups, futureBackupFinding,
+				"kaasctl backups named for a time in the future: no point in any group's history (a clock that was ahead, or files kaasctl did not make); a write's pruning removes them first"))
 		}
 		for i := len(subdirs) - 1; i >= 0; i-- {
 			stack = append(stack, subdirs[i])
@@ -595,6 +647,9 @@ func tmpFinding(p string, now time.Time) Finding {
 	if err != nil {
 		return Finding{Severity: SevWarning, Code: CodeStaleTmp, Path: p, Message: "temporary file from an interrupted write (age unknown: " + err.Error() + ")", Fix: "run 'kaasctl volume repair' to remove stale temporary files"}
 	}
+	if f, ok := FutureModTime(p, st.ModTime(), now, "temporary file", "so 'volume repair' never takes it for stale and leaves it"); ok {
+		return f
+	}
 	age := now.Sub(st.ModTime())
 	if age < StaleTmpAge {
 		return Finding{Severity: SevInfo, Code: CodeInFlightTmp, Path: p, Message: fmt.Sprintf("temporary file %s old: probably a write in flight", roundAge(age))}
@@ -607,7 +662,7 @@ func tmpFinding(p string, now time.Time) Finding {
 func roundAge(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "0s"
+		return "in the future"
 	case d < time.Minute:
 		return d.Round(time.Second).String()
 	case d < 48*time.Hour:
