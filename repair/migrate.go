@@ -166,7 +166,11 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		if err != nil || st.IsDir() {
 			continue
 		}
-		if age := opts.Now.Sub(st.ModTime()); age < opts.QuietPeriod {
+		switch age := opts.Now.Sub(st.ModTime()); {
+		case age < -volume.FutureSlack:
+			// Its age is unknown: it proves no quiet period.
+			recent = append(recent, fmt.Sprintf("%s (modified in the future, %s ahead of this clock)", volume.DisplayName(e.Name()), ageText(-age)))
+		case age < opts.QuietPeriod:
 			recent = append(recent, fmt.Sprintf("%s (%s ago)", volume.DisplayName(e.Name()), ageText(max(age, 0))))
 		}
 	}
