@@ -175,7 +175,7 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		}
 	}
 	if len(recent) > 0 {
-		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago: %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
+		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago (or at a time in the future, which proves no quiet period): %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
 			rep.Source, opts.QuietPeriod, strings.Join(recent, ", "), opts.QuietPeriod)
 	}
 	var acts []RepairAction
