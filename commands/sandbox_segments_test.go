@@ -84,3 +84,29 @@ func TestSandboxWritesKaasSegments(t *testing.T) {
 		t.Errorf("offline describe warns about the segment files:\n%s", r.Err)
 	}
 }
+
+// The demo's describe, as the tour runs it (volume and brokers), reads
+// its log ends from the segment files: no word about unreadable segments.
+func TestDemoDescribeReadsSegments(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 3, Topics: sandbox.DemoTopics, PollInterval: 50 * time.Millisecond})
+	if err := sb.StartDemo(); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupsStable(t, sb, []string{"orders-app"})
+	data, boot := sb.Layout().DataDir, strings.Join(sb.Bootstrap(), ",")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := runCLI(t, "", nil, "groups", "describe", "orders-app", "--data-dir", data, "-b", boot)
+		if r.Code == 0 && strings.Contains(r.Out, "log ends from the segment files") {
+			if strings.Contains(r.Out+r.Err, "could not be read") {
+				t.Errorf("the demo's describe warns about the segments:\n%s\n%s", r.Out, r.Err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("describe never read the segments: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
