@@ -110,3 +110,49 @@ func TestDemoDescribeReadsSegments(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// Live, a partition whose segments hold a bound kaas could never have
+// written is refused too (a broker recovering them would serve it): the
+// reset exits 4 and writes nothing, whatever the broker answers now.
+func TestLiveResetRefusesImpossibleSegments(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}, PollInterval: 50 * time.Millisecond})
+	cl, err := sb.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "orders", Value: []byte("v")}, &kgo.Record{Topic: "orders", Value: []byte("w")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Commit(ctx, "g", map[string]map[int32]int64{"orders": {0: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := sb.Layout().PartitionDir("orders", 0)
+	var pl *volume.PartitionLog
+	for pl == nil || pl.LogEnd != 2 {
+		if ctx.Err() != nil {
+			t.Fatal("the segments never held the records")
+		}
+		time.Sleep(20 * time.Millisecond)
+		pl, _, _ = volume.ReadPartitionLog(dir)
+	}
+	f, err := os.OpenFile(pl.Active, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(volume.EncodeBatch(-1<<63+2, 3, 1, nil)) // bit 63 of the next batch's base
+	f.Close()
+	data := sb.Layout().DataDir
+	gf := filepath.Join(sb.Layout().OffsetsPath(), "g.json")
+	before, _ := os.ReadFile(gf)
+	r := runCLI(t, "", nil, "offsets", "reset", "--data-dir", data, "-b", strings.Join(sb.Bootstrap(), ","), "-g", "g", "--topic", "orders", "--to-latest", "--execute")
+	if r.Code != 4 || !strings.Contains(r.Out+r.Err, "could never have written") {
+		t.Errorf("live reset: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if after, _ := os.ReadFile(gf); string(after) != string(before) {
+		t.Errorf("the refused reset wrote %s (was %s)", after, before)
+	}
+}
