@@ -104,30 +104,100 @@ func newCompleteCmd() *cli.Command {
 		SkipFlagParsing: true,
 		Usage:           "print completion candidates for the words typed so far (used by the completion scripts)",
 		Action: func(c *cli.Context) error {
-			return runComplete(iosFrom(c), completeOptions{App: c.App, Words: c.Args().Slice()})
+			return runComplete(iosFrom(c), parseCompleteWords(c.App, c.Args().Slice()))
 		},
 	}
 }
 
-// completeOptions is '__complete' after parsing: the command tree and the
-// words typed. Flags are not parsed (they are among the words), so it runs
-// without Globals: a broken config file must not print a warning into the
-// shell's completion.
+// completeOptions is '__complete' after parsing: the command tree, the
+// words typed and the shell asking. Flags are not parsed (they are among
+// the words), so it runs without Globals: a broken config file must not
+// print a warning into the shell's completion.
 type completeOptions struct {
 	App   *cli.App
 	Words []string
+	// Shell is the shell the candidates are quoted for ("": as they are,
+	// for a script of an earlier kaasctl, which passes no --shell).
+	Shell string
 }
 
-// runComplete prints one candidate a line.
+// parseCompleteWords reads '__complete [--shell=SH] WORD...': bash passes
+// its words as typed (backslashes and quotes included), so they are
+// unquoted before they are matched.
+func parseCompleteWords(app *cli.App, words []string) completeOptions {
+	o := completeOptions{App: app, Words: words}
+	if len(words) > 0 {
+		if sh, ok := strings.CutPrefix(words[0], "--shell="); ok {
+			o.Shell, o.Words = sh, words[1:]
+		}
+	}
+	if o.Shell == "bash" {
+		o.Words = slices.Clone(o.Words)
+		for i, w := range o.Words {
+			o.Words[i] = unquoteBashWord(w)
+		}
+	}
+	return o
+}
+
+// runComplete prints one candidate a line, quoted for the shell asking:
+// bash inserts a reply as it is, so every character its parser treats
+// specially is escaped (a group named '*' is never expanded, 'a b' stays
+// one word); zsh's compadd and fish quote what they insert themselves.
 func runComplete(ios *IOStreams, o completeOptions) error {
 	for _, cand := range complete(o.App, o.Words, ios.getenv) {
 		// A name with control or bidi characters is shown escaped,
 		// never handed to the terminal as it is.
-		if _, err := fmt.Fprintln(ios.Out, render.Clean(cand)); err != nil {
+		cand = render.Clean(cand)
+		if o.Shell == "bash" {
+			cand = quoteBashWord(cand)
+		}
+		if _, err := fmt.Fprintln(ios.Out, cand); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// quoteBashWord escapes s with backslashes so bash reads it back as one
+// word, as it is: no expansion, no splitting.
+func quoteBashWord(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		safe := c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || strings.IndexByte("-_./:@%+,", c) >= 0 || (c == '=' && i > 0)
+		if !safe {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// unquoteBashWord is the word bash will pass for w as typed (the word
+// being completed may still lack its closing quote): backslash escapes
+// and single and double quotes removed.
+func unquoteBashWord(w string) string {
+	var b strings.Builder
+	quote := byte(0)
+	esc := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case esc:
+			b.WriteByte(c)
+			esc = false
+		case c == '\\' && quote != '\'':
+			esc = true
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote != 0 && c == quote:
+			quote = 0
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // complete returns the candidates for the last of words (the word being
@@ -317,11 +387,15 @@ func volumeNames(kind string, words []string, getenv func(string) string) []stri
 var completionScripts = map[string]string{
 	"bash": `# bash completion for kaasctl
 _kaasctl_complete() {
-    local cur words
-    cur="${COMP_WORDS[COMP_CWORD]}"
+    local words
     words=("${COMP_WORDS[@]:1:COMP_CWORD}")
-    local IFS=$'\n'
-    COMPREPLY=($(kaasctl __complete "${words[@]}" 2>/dev/null))
+    # One reply a line, read as it is: no word splitting, no glob
+    # expansion (kaasctl quotes each reply for bash).
+    COMPREPLY=()
+    local line
+    while IFS= read -r line; do
+        COMPREPLY+=("$line")
+    done < <(kaasctl __complete --shell=bash "${words[@]}" 2>/dev/null)
     return 0
 }
 complete -o default -F _kaasctl_complete kaasctl
@@ -330,7 +404,7 @@ complete -o default -F _kaasctl_complete kaasctl
 # zsh completion for kaasctl
 _kaasctl() {
     local -a candidates
-    candidates=("${(@f)$(kaasctl __complete "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+    candidates=("${(@f)$(kaasctl __complete --shell=zsh "${(@)words[2,CURRENT]}" 2>/dev/null)}")
     if (( ${#candidates[@]} )) && [[ -n "${candidates[1]}" ]]; then
         compadd -- "${candidates[@]}"
     else
@@ -345,7 +419,7 @@ fi
 function __kaasctl_complete
     set -l words (commandline -opc)
     set -e words[1]
-    kaasctl __complete $words (commandline -ct) 2>/dev/null
+    kaasctl __complete --shell=fish $words (commandline -ct) 2>/dev/null
 end
 complete -c kaasctl -f -a '(__kaasctl_complete)'
 `,

@@ -26,6 +26,8 @@ const groupsListDescription = "Offline: reads assignment.json and every offset f
 	"read, or cannot be told), entry (consumerGroups[]).\n\n" +
 	"Issue flags:\n" +
 	"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
+	"  symlinkedFile         the offset file is a symbolic link: kaas follows it (the group is live), kaasctl\n" +
+	"                        does not read through it (its offsets are unknown here) nor write through it\n" +
 	"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load; 0.2.18 only)\n" +
 	"  plainMapUndetermined  plain-map file on a volume whose generation is undetermined (EMPTY only on 0.2.18)\n" +
 	"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +

@@ -181,6 +181,7 @@ func (g *Globals) UncheckedClient() (*wire.Client, error) {
 	if len(g.conn.settings.Brokers) == 0 {
 		return nil, exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}
+	g.warnPasswordFile(g.conn.settings)
 	return wire.NewClient(g.conn.settings)
 }
 
@@ -222,6 +223,7 @@ func (g *Globals) applyConn(c *cli.Context) error {
 	if g.conn.err != nil && !config && (strings.HasPrefix(g.conn.err.Error(), "profile ") || strings.HasPrefix(g.conn.err.Error(), "--command-config")) {
 		return exit.UsageErrorf("%v", g.conn.err)
 	}
+	g.warnInsecureSettings()
 	if cc := g.conn.cc; cc != nil && len(cc.Ignored) > 0 {
 		g.Warnf("--command-config %s: not used by kaasctl: %s", cc.Path, strings.Join(cc.Ignored, "; "))
 	}

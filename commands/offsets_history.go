@@ -123,7 +123,7 @@ func runOffsetsHistory(_ context.Context, g *Globals, o offsetsHistoryOptions) e
 	if o.journal == "" && !g.HasVolume() {
 		return exit.UsageErrorf("nothing to read: give --journal DIR (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR') and/or --data-dir for kaasctl's backups")
 	}
-	h, err := repair.LoadGroupHistory(repair.HistorySource{JournalDir: o.journal, Layout: l, Since: o.since, Until: o.until}, o.group)
+	h, err := repair.LoadGroupHistory(repair.HistorySource{JournalDir: o.journal, Layout: l, Since: o.since, Until: o.until, Now: g.Now()}, o.group)
 	if err != nil {
 		return err
 	}

@@ -147,6 +147,11 @@ func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error
 // writeTarget resolves the volume a write goes to and connects as
 // connectForWrite does; the caller closes the client (nil offline).
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
+	if m.execute {
+		if err := g.checkWriteSettings(); err != nil {
+			return volume.Layout{}, nil, err
+		}
+	}
 	l, err := g.Layout()
 	if err != nil {
 		if g.HasBrokers() && !g.HasVolume() {
@@ -447,7 +452,7 @@ func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 		ns = append(ns, "error: "+r.Error)
 	}
 	ns = append(ns, r.Warnings...)
-	if r.Detail != "" && r.Result != repair.ResultOK {
+	if r.Detail != "" && r.Result != repair.ResultOK && r.Result != repair.ResultUnchanged {
 		ns = append(ns, r.Detail)
 	}
 	return strings.Join(ns, "; ")
@@ -557,6 +562,8 @@ type resetOptions struct {
 	// export prints the plan as CSV; exportRollback names the rollback file.
 	export         bool
 	exportRollback string
+	// overwriteRollback lets --export-rollback replace an existing file.
+	overwriteRollback bool
 	// journal and historySince are read by the restores from history.
 	journal      string
 	historySince time.Time
@@ -575,6 +582,9 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 	}
 	o.spec.AllowUnverifiedLogEnd = c.Bool("allow-unverified-log-end")
 	o.fromFile, o.export, o.exportRollback = c.String("from-file"), c.Bool("export"), c.String("export-rollback")
+	if o.overwriteRollback = c.Bool("overwrite-rollback"); o.overwriteRollback && o.exportRollback == "" {
+		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+	}
 	o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory())
 	if err != nil {
 		return o, err
@@ -600,6 +610,9 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 // every group's reset (restores from history as a from-file spec), and
 // hands the plans to the one safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
+	if err := checkRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
+		return err
+	}
 	if err := loadFromFile(g, &o); err != nil {
 		return err
 	}
@@ -633,7 +646,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if err != nil {
 		return err
 	}
-	record, err := exportRollback(g, o.exportRollback, plans)
+	record, err := exportRollback(g, o.exportRollback, o.overwriteRollback, plans)
 	if err != nil {
 		return err
 	}
@@ -715,12 +728,18 @@ func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repai
 	switch {
 	case !m.execute:
 		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
+	case res.Written == 0 && res.Unchanged > 0 && applyErr == nil:
+		g.Notef("%s: nothing to change: %s already hold(s) the planned offsets; nothing was written", cmd, render.Plural(res.Unchanged, "group", "groups"))
 	case res.Written+res.Unchanged > 0 && applyErr == nil:
 		how := "in the offset file"
 		if cl != nil {
 			how = "in the offset file and with OffsetFetch"
 		}
-		g.Notef("%s done: %d group(s), %d partition(s) verified %s; %d other committed partition(s) kept unchanged", cmd, res.Written+res.Unchanged, res.Partitions, how, res.Kept)
+		unchanged := ""
+		if res.Unchanged > 0 {
+			unchanged = fmt.Sprintf(" (%s already held the planned offsets: not written)", render.Plural(res.Unchanged, "group", "groups"))
+		}
+		g.Notef("%s done: %s written, %d partition(s) verified %s; %d other committed partition(s) kept unchanged%s", cmd, render.Plural(res.Written, "group", "groups"), res.Verified, how, res.Kept, unchanged)
 	case res.Written+res.Unchanged > 0:
 		g.Notef("%s: %d group(s) written, %d refused, %d skipped, %d not plannable", cmd, res.Written+res.Unchanged, res.Refused, res.Skipped, res.Errors)
 	case applyErr != nil:

@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -22,8 +24,22 @@ func historyResetFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before its most recent incident (the latest run of anomalies, REWIND, VANISHED, ..., with no good commit between them) recorded since --history-since; earlier incidents are left alone", Category: spec},
 		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR')", Category: "Restore from history"},
 		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on count (default: the whole history)", Category: "Restore from history"},
-		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file", Category: "Safety"},
+		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file; an existing FILE is kept (refused) unless --overwrite-rollback", Category: "Safety"},
+		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE (an earlier rollback is lost)", Category: "Safety"},
 	}
+}
+
+// checkRollbackTarget refuses, before anything is planned, an
+// --export-rollback FILE that exists: it may be the only record of an
+// earlier reset's offsets.
+func checkRollbackTarget(name string, overwrite bool) error {
+	if name == "" || overwrite {
+		return nil
+	}
+	if _, err := os.Lstat(name); err == nil {
+		return exit.Refusedf("--export-rollback %s exists (the rollback of an earlier reset?): kaasctl does not overwrite it; name another file, or pass --overwrite-rollback to replace it; nothing was written", name)
+	}
+	return nil
 }
 
 // parseHistorySpec reads --to-history / --to-history-before-anomaly.
@@ -60,7 +76,7 @@ func historyResetSpec(g *Globals, l volume.Layout, groups []string, o resetOptio
 	if o.journal == "" {
 		g.Notef("no --journal: restoring from kaasctl's backups beside the offset files only")
 	}
-	req := repair.HistoryRestore{JournalDir: o.journal, Layout: l, Spec: o.spec, Since: o.historySince}
+	req := repair.HistoryRestore{JournalDir: o.journal, Layout: l, Spec: o.spec, Since: o.historySince, Now: g.Now()}
 	var targets []repair.HistoryTarget
 	for _, group := range groups {
 		gr, err := repair.ResolveGroupRestore(req, group)
@@ -130,11 +146,18 @@ func incidentText(t repair.HistoryTarget) string {
 // The file stays open (nil without the flag): as each group is finished a
 // comment line records it, so after an interruption the file says which
 // groups the rollback concerns.
-func exportRollback(g *Globals, name string, plans []*repair.GroupPlan) (*os.File, error) {
+func exportRollback(g *Globals, name string, overwrite bool, plans []*repair.GroupPlan) (*os.File, error) {
 	if name == "" {
 		return nil, nil
 	}
-	f, err := os.Create(name)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(name, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, checkRollbackTarget(name, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--export-rollback: %w", err)
 	}

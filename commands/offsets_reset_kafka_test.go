@@ -337,6 +337,25 @@ func TestKafkaResetOffsetsCases(t *testing.T) {
 		})
 	}
 
+	t.Run("ToCurrentWithoutCommittedOffset", func(t *testing.T) {
+		// Kafka's resetToCurrent: a partition with a committed offset keeps
+		// it; one without gets the log end (getLogEndOffsets).
+		k := newKafkaCase(t, 1, sandbox.Topic{Name: "foo-t", Partitions: 2})
+		k.produce(t, "foo-t", 2, 100, now)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		os := kadm.Offsets{}
+		os.AddOffset("foo-t", 0, 40, -1)
+		if err := k.adm.CommitAllOffsets(ctx, "g", os); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{"foo-t/0": 40, "foo-t/1": 100}
+		r, res := k.reset(t, "--group", "g", "--topic", "foo-t", "--to-current", "--execute")
+		if r.Code != 0 || !sameMap(res["g"], want) || !sameMap(k.committed(t, "g", "foo-t"), want) {
+			t.Errorf("exit %d planned %v committed %v, want %v\n%s", r.Code, res["g"], k.committed(t, "g", "foo-t"), want, r.Err)
+		}
+	})
+
 	t.Run("ToEarliestOnOneTopic", func(t *testing.T) {
 		k := newKafkaCase(t, 1, one("foo-t"))
 		k.produce(t, "foo-t", 1, 100, now)

@@ -83,6 +83,11 @@ func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
 // runVolumeMigrate plans the migration, refuses while an old broker
 // answers, executes with --execute, and reports.
 func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) error {
+	if o.execute {
+		if err := g.checkWriteSettings(); err != nil {
+			return err
+		}
+	}
 	l, err := g.Layout()
 	if err != nil {
 		return err

@@ -91,6 +91,11 @@ func parseVolumeRepair(c *cli.Context, g *Globals) (volumeRepairOptions, error) 
 // runVolumeRepair repairs (or, without execute, plans) what is broken for
 // the volume's own generation and reports it.
 func runVolumeRepair(_ context.Context, g *Globals, o volumeRepairOptions) error {
+	if o.execute {
+		if err := g.checkWriteSettings(); err != nil {
+			return err
+		}
+	}
 	l, err := g.Layout()
 	if err != nil {
 		return err

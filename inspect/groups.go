@@ -30,6 +30,7 @@ const (
 	IssueNotReadDir           = "notReadDir"           // only in a dir the assumed generation never reads
 	IssuePermissionDenied     = "permissionDenied"     // kaasctl may not read the file
 	IssueCorruptFile          = "corruptFile"          // brokers ignore the file
+	IssueSymlinkedFile        = "symlinkedFile"        // a link kaas follows; kaasctl does not read through it
 	IssueBadEntries           = "badEntries"           // keys or values kaas cannot use
 	IssueLegacyDir            = "legacyDir"            // offsets only in DATA/__consumer_offsets
 	IssueCurrentAndLegacy     = "currentAndLegacy"     // a file in both layouts
@@ -68,7 +69,10 @@ type GroupFile struct {
 	// not known (EMPTY to 0.2.18 brokers, offsets to older ones).
 	PlainMapUndetermined bool `json:"plainMapUndetermined"`
 	// Denied: kaasctl may not read the file (not corrupt).
-	Denied       bool     `json:"permissionDenied"`
+	Denied bool `json:"permissionDenied"`
+	// Linked: the file is a link kaas follows, which kaasctl does not read
+	// through (not corrupt).
+	Linked       bool     `json:"symlinked"`
 	NameProblems []string `json:"nameProblems"`
 }
 
@@ -76,8 +80,8 @@ type GroupFile struct {
 func SummarizeOffsetItem(it *volume.OffsetScanItem) GroupFile {
 	gf := GroupFile{Group: it.Group, Path: it.Path, Layout: it.Layout, NameProblems: it.NameProblems}
 	if it.Err != nil {
-		gf.Corrupt = !it.Denied
-		gf.Denied = it.Denied
+		gf.Corrupt = !it.Denied && !it.Linked
+		gf.Denied, gf.Linked = it.Denied, it.Linked
 		gf.Problem = it.Err.Problem
 	}
 	if it.Summary.Format != "" {
@@ -333,6 +337,8 @@ func addFile(r *GroupRow, f *GroupFile, hasCurrent bool) {
 	}
 	if f.Denied {
 		addOnce(&r.Issues, IssuePermissionDenied)
+	} else if f.Linked {
+		addOnce(&r.Issues, IssueSymlinkedFile)
 	} else if f.Corrupt {
 		addOnce(&r.Issues, IssueCorruptFile)
 	} else if f.BadEntries {
@@ -378,7 +384,7 @@ func (s *GroupRowSet) route(r *GroupRow) {
 	}
 }
 
-var issueOrder = []string{IssuePermissionDenied, IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,
+var issueOrder = []string{IssuePermissionDenied, IssueSymlinkedFile, IssueCorruptFile, IssueLegacyPlainMap, IssueEntryUnknownBroker, IssueEntryDeadBroker, IssueNoCoordinator,
 	IssueNoAssignment, IssueLegacyDir, IssueCurrentAndLegacy, IssuePlainMapUndetermined, IssueOffsetsDirUnknown, IssueNotReadDir, IssueBadEntries, IssueUnroundtrippableName, IssueTiersDisagree,
 	IssueDuplicateEntry, IssueStaleOnNonCoord, IssueFileOnly, IssueWireMismatch}
 

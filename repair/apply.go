@@ -28,6 +28,11 @@ const (
 // refused or could not be planned: nothing was written for them.
 const ResultRefused = "REFUSED"
 
+// ResultUnchanged marks, after --execute, the rows of a group that
+// already held the planned offsets: nothing was written, so nothing was
+// verified either.
+const ResultUnchanged = "UNCHANGED"
+
 // ResultCached is a deleted partition the coordinator still serves from
 // its cache after the file write.
 const ResultCached = "CACHED"
@@ -70,6 +75,9 @@ type ApplyResult struct {
 	// Partitions counts the rows of the groups that were (or would be)
 	// written; Kept the other committed partitions written back unchanged.
 	Partitions, Kept int
+	// Verified counts the rows of written groups that verified (OK):
+	// nothing of an unchanged group is, since nothing of it was written.
+	Verified int
 }
 
 // Writable reports whether the group is (or, in a dry-run, would be)
@@ -185,6 +193,9 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			if r.Result == ResultCached {
 				res.Cached++
 			}
+			if gp.Outcome == OutcomeWritten && r.Result == ResultOK {
+				res.Verified++
+			}
 		}
 	}
 	return res, res.err(timeRefused, logRefused)
@@ -197,24 +208,28 @@ func (res ApplyResult) err(timeRefused, logRefused int) error {
 	case res.Failed > 0:
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", res.Failed)}
 	case logRefused > 0 && logRefused == res.Errors:
-		return exit.Refusedf("%d group(s) refused: a log end kaasctl could not verify (no broker, no readable segment file) would decide their offsets; nothing was written for them (%s plans them unchecked)", logRefused, UnverifiedFlag)
+		return exit.Refusedf("%d group(s) refused: a log end kaasctl could not verify (no broker, no readable segment file, or one holding a bound kaas could never have written) would decide their offsets; nothing was written for them (see each row; %s plans the unreadable ones unchecked)", logRefused, UnverifiedFlag)
 	case timeRefused > 0:
 		return exit.Refusedf("%d group(s) refused: the brokers' offsets for that time contradict the records (see the errors above); nothing was written for them", timeRefused)
 	case res.Errors > 0:
 		return fmt.Errorf("%d group(s) cannot be planned and were skipped; see the errors above", res.Errors)
 	case res.Refused > 0:
-		return exit.Refusedf("%d group(s) refused: stop their consumers (state must be Empty or Dead), or use --force", res.Refused)
+		return exit.Refusedf("%d group(s) refused: stop their consumers and rerun once the group is Empty or Dead. %s", res.Refused, ForceRisk)
 	case res.Cached > 0:
 		return &exit.CodedError{Code: exit.Problems, Err: fmt.Errorf("%d deleted offset(s) are still served by the coordinator's cache; see the warnings above", res.Cached)}
 	}
 	return nil
 }
 
+// ForceRisk is what --force risks, said wherever it is offered: kaas
+// brokers do not fence admin commits by generation.
+const ForceRisk = "--force writes anyway, but kaas brokers do not fence admin commits by generation: a running consumer is neither told nor stopped, so its next commit overwrites the reset offsets (or the reset overwrites the progress it made) with no error on either side; use it only when you know every consumer of the group is stopped"
+
 // applyGroup writes and verifies one group that may be written.
 func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 	if !gp.Changes() {
 		for i := range gp.Rows {
-			gp.Rows[i].Result, gp.Rows[i].Detail = ResultOK, "unchanged; nothing written"
+			gp.Rows[i].Result, gp.Rows[i].Detail = ResultUnchanged, "the group already holds this offset; nothing written"
 		}
 		gp.Outcome = OutcomeUnchanged
 		return

@@ -148,19 +148,11 @@ type WriteResult struct {
 	StaleTemps []string `json:"staleTemps,omitempty"`
 }
 
-// VolumeRoot is the directory of l that holds path (the cluster dir, else
-// the data dir), for WriteOptions.Root; "" when path is in neither.
-func VolumeRoot(l volume.Layout, path string) string {
-	for _, r := range []string{l.ClusterDir, l.DataDir} {
-		if r == "" {
-			continue
-		}
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return r
-		}
-	}
-	return ""
-}
+// VolumeRoot is the directory of l a write to path is checked from, for
+// WriteOptions.Root (volume.Layout.WriteRoot: the outermost volume dir
+// holding path, so DATA/__cluster is checked too); "" when path is in
+// neither.
+func VolumeRoot(l volume.Layout, path string) string { return l.WriteRoot(path) }
 
 // CheckWritePath refuses a path a write would reach through a symbolic
 // link (a component below root, or the file itself) unless the policy
@@ -349,7 +341,7 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 		return res, err
 	}
 	if opts.Backup {
-		res.Pruned = pruneBackups(d, base, opts.Policy.Keep())
+		res.Pruned = pruneBackups(d, base, opts.Policy.Keep(), opts.Now())
 	}
 	return res, nil
 }
@@ -377,7 +369,7 @@ func (o fileOwner) apply(f *os.File) error {
 const BackupSuffix = volume.BackupMarker
 
 // backupStamp is the time part of a backup name (sortable, fixed width).
-const backupStamp = "20060102T150405.000000000Z"
+const backupStamp = volume.BackupStampLayout
 
 // backupTail is the room kept after the stem: the marker, the stamp and a
 // "-NN" for backups taken in the same nanosecond.
@@ -485,12 +477,20 @@ func compareBackups(a, b string) int {
 }
 
 // pruneBackups removes base's oldest backups (regular files only) so at
-// most keep remain; keep < 0 keeps them all. It returns what it removed.
-func pruneBackups(d *safefs.Dir, base string, keep int) []string {
+// most keep remain; keep < 0 keeps them all. Backups named for a time
+// after now (a clock that was ahead, a file kaasctl did not make) count
+// as the oldest: the one a write just made is never removed for them. It
+// returns what it removed.
+func pruneBackups(d *safefs.Dir, base string, keep int, now time.Time) []string {
 	if keep < 0 {
 		return nil
 	}
 	all := listBackups(d, base)
+	future := func(n string) bool {
+		t, ok := volume.BackupTime(n)
+		return ok && t.After(now.Add(volume.FutureSlack))
+	}
+	slices.SortStableFunc(all, func(a, b string) int { return boolCmp(!future(a), !future(b)) })
 	var removed []string
 	for _, n := range all[:max(0, len(all)-keep)] {
 		if info, err := d.Lstat(n); err != nil || !info.Mode.IsRegular() {

@@ -66,3 +66,25 @@ func TestRepairUndeterminedGeneration(t *testing.T) {
 		t.Errorf("generation %+v", rep.Generation)
 	}
 }
+
+// A Go-generation group file modified in the future proves no quiet
+// period: the migration is refused, and the refusal says the time is in
+// the future, not "0s ago".
+func TestMigrateFutureModTime(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	l := volume.Layout{DataDir: data, ClusterDir: filepath.Join(data, volume.ClusterSubdir)}
+	os.MkdirAll(l.ClusterDir, 0o755)
+	os.MkdirAll(l.DataOffsetsPath(), 0o755)
+	p := filepath.Join(l.DataOffsetsPath(), "g.json")
+	os.WriteFile(p, []byte(`{"offsets":{"t/0":5}}`), 0o644)
+	now := time.Date(2026, 7, 23, 12, 0, 0, 0, time.UTC)
+	os.Chtimes(p, now.Add(48*time.Hour), now.Add(48*time.Hour))
+	rep, err := MigrateVolume(l.PinnedTo(volume.GenGo, "test"), MigrateOptions{To: volume.Gen018, Now: now, QuietPeriod: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Refused, "g.json (modified in the future, 2d ahead") || strings.Contains(rep.Refused, "g.json (0s ago)") {
+		t.Errorf("refusal %q", rep.Refused)
+	}
+}

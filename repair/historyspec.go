@@ -79,6 +79,9 @@ type HistorySource struct {
 	// and legacy offsets dirs).
 	Layout       volume.Layout
 	Since, Until time.Time
+	// Now is the clock that tells a backup named for the future (zero:
+	// time.Now).
+	Now time.Time
 }
 
 // GroupHistory is one group's timeline: journal records and backups
@@ -125,12 +128,23 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			}
 		}
 	}
+	now := src.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	for _, f := range files {
 		bs, err := ListBackups(f)
 		if err != nil {
 			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
 			continue
 		}
+		bs = slices.DeleteFunc(bs, func(b Backup) bool {
+			if !b.Time.After(now.Add(volume.FutureSlack)) {
+				return false
+			}
+			h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s is named for %s, in the future: it is no point in the history (a clock that was ahead, or a file kaasctl did not make); check it, then remove it", b.Path, b.Time.UTC().Format(time.RFC3339Nano)))
+			return true
+		})
 		// A backup taken at time T holds the state up to T; from T on the
 		// file held what kaasctl wrote, last known as the next backup's
 		// copy or, after the last rewrite, the file itself. So the points
@@ -180,15 +194,25 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
 		pts = append(pts, chain...)
 	}
-	slices.SortStableFunc(pts, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
-	start := 0
+	pts = mergeHistory(pts[:journalled], pts[journalled:])
+	start, end := 0, len(pts)-1
 	for i, p := range pts {
 		if !src.Since.IsZero() && p.Time.Before(src.Since) {
 			start = i
 		}
 	}
+	if !src.Until.IsZero() {
+		// The latest point at or before Until (after a clock that stepped
+		// back, its latest pass).
+		end = -1
+		for i, p := range pts {
+			if !p.Time.After(src.Until) {
+				end = i
+			}
+		}
+	}
 	for i, p := range pts[start:] {
-		if !src.Until.IsZero() && p.Time.After(src.Until) {
+		if i+start > end {
 			if i == 0 && p.Kind == KindBeforeRewrite {
 				// The state before kaasctl's first rewrite also held
 				// before it: the only answer for an earlier moment.
@@ -203,6 +227,23 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		h.Points = append(h.Points, p)
 	}
 	return h, nil
+}
+
+// mergeHistory merges the journal's points (in the journal's own order:
+// its times are labels a clock that stepped back can repeat) with the
+// backups' points (each kaasctl rewrite, ordered by its time) by time,
+// never reordering the journal's.
+func mergeHistory(journal, backups []watch.HistoryPoint) []watch.HistoryPoint {
+	slices.SortStableFunc(backups, func(a, b watch.HistoryPoint) int { return a.Time.Compare(b.Time) })
+	out := make([]watch.HistoryPoint, 0, len(journal)+len(backups))
+	for len(journal) > 0 && len(backups) > 0 {
+		if backups[0].Time.Before(journal[0].Time) {
+			out, backups = append(out, backups[0]), backups[1:]
+		} else {
+			out, journal = append(out, journal[0]), journal[1:]
+		}
+	}
+	return append(append(out, journal...), backups...)
 }
 
 // markBackupAnomalies flags, on each point of one file's backup chain, the

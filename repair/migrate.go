@@ -166,12 +166,16 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		if err != nil || st.IsDir() {
 			continue
 		}
-		if age := opts.Now.Sub(st.ModTime()); age < opts.QuietPeriod {
+		switch age := opts.Now.Sub(st.ModTime()); {
+		case age < -volume.FutureSlack:
+			// Its age is unknown: it proves no quiet period.
+			recent = append(recent, fmt.Sprintf("%s (modified in the future, %s ahead of this clock)", volume.DisplayName(e.Name()), ageText(-age)))
+		case age < opts.QuietPeriod:
 			recent = append(recent, fmt.Sprintf("%s (%s ago)", volume.DisplayName(e.Name()), ageText(max(age, 0))))
 		}
 	}
 	if len(recent) > 0 {
-		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago: %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
+		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago (or at a time in the future, which proves no quiet period): %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
 			rep.Source, opts.QuietPeriod, strings.Join(recent, ", "), opts.QuietPeriod)
 	}
 	var acts []RepairAction

@@ -3,6 +3,7 @@ package repair
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -75,14 +76,11 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 			s, e := p.LogStart, p.LogEnd
 			row.LogStart, row.LogEnd, row.LogSource = &s, &e, p.LogSource
 		}
-		if spec.Kind == ToCurrent {
-			// --to-current never changes anything: the committed offset
-			// stays as it is, never clamped against a log end.
-			if p.HasCommitted {
-				row.New = p.Committed
-			} else {
-				row.Warnings = append(row.Warnings, "no committed offset: --to-current leaves the partition without one")
-			}
+		if spec.Kind == ToCurrent && p.HasCommitted {
+			// --to-current keeps a committed offset as it is, never
+			// clamped against a log end; a partition without one gets the
+			// log end below, as Kafka's tool gives it.
+			row.New = p.Committed
 			rows = append(rows, row)
 			continue
 		}
@@ -99,6 +97,11 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 			target, ok = p.LogStart, requireLog(&row, p)
 		case ToLatest:
 			target, ok = p.LogEnd, requireLog(&row, p)
+		case ToCurrent:
+			target, ok = p.LogEnd, requireLog(&row, p)
+			if ok {
+				row.Warnings = append(row.Warnings, "no committed offset: --to-current gives it the log end, as Kafka's tool does")
+			}
 		case ToOffset:
 			target = spec.Offset
 		case ShiftBy:
@@ -107,7 +110,7 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 				row.Error = fmt.Sprintf("cannot shift offset for partition %s-%d since there is no current committed offset", p.Topic, p.Partition)
 				break
 			}
-			target = p.Committed + spec.Shift
+			target = saturatingAdd(p.Committed, spec.Shift)
 		case ToDatetime, ByDuration:
 			switch {
 			case p.HasTimeOffset:
@@ -147,6 +150,19 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return rows
+}
+
+// saturatingAdd is a+b, held at the int64 limits instead of wrapping: a
+// shift past the log end (or before its start) then clamps like every
+// other target beyond the log.
+func saturatingAdd(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
 }
 
 // verified reports whether the log bounds come from evidence kaasctl

@@ -38,7 +38,7 @@ func TestPlanSpecs(t *testing.T) {
 	}{
 		{Spec{Kind: ToEarliest}, []want{{"orders", 0, 10, "", ""}, {"audit", 0, 0, "", ""}, {"offline", 0, 0, "unknown", ""}}},
 		{Spec{Kind: ToLatest}, []want{{"orders", 1, 100, "", ""}}},
-		{Spec{Kind: ToCurrent}, []want{{"orders", 1, 50, "", ""}, {"audit", 0, 0, "", "leaves the partition without one"}, {"offline", 0, 3, "", ""}}},
+		{Spec{Kind: ToCurrent}, []want{{"orders", 1, 50, "", ""}, {"audit", 0, 7, "", "gives it the log end"}, {"offline", 0, 3, "", ""}}},
 		{Spec{Kind: ToOffset, Offset: 60}, []want{{"orders", 1, 60, "", ""}, {"audit", 0, 7, "", "higher than the latest"}}},
 		{Spec{Kind: ToOffset, Offset: 2}, []want{{"orders", 0, 10, "", "lower than the earliest"}}},
 		{Spec{Kind: ShiftBy, Shift: -45}, []want{{"orders", 1, 10, "", "lower than the earliest"}, {"audit", 0, 0, "no current committed offset", ""}, {"offline", 0, 0, "log end unknown", ""}}},
@@ -75,8 +75,8 @@ func TestPlanChangedAndErrors(t *testing.T) {
 	if r := row(rows, "orders", 1); r.Changed || r.Current == nil || *r.Current != 50 {
 		t.Errorf("to-current must not change a committed partition: %+v", r)
 	}
-	if r := row(rows, "audit", 0); r.Changed || r.Current != nil {
-		t.Errorf("--to-current never adds a commit: %+v", r)
+	if r := row(rows, "audit", 0); !r.Changed || r.Current != nil || r.New != 7 {
+		t.Errorf("--to-current gives a partition without a commit the log end: %+v", r)
 	}
 	if n := PlanErrors(Plan("g", Spec{Kind: ToEarliest}, parts())); n != 1 {
 		t.Errorf("PlanErrors = %d", n)
@@ -86,7 +86,7 @@ func TestPlanChangedAndErrors(t *testing.T) {
 // TestPlanUnverifiedLogEnd: a log end from manifest.json (the segments
 // could not be read) or none at all never decides an offset: every spec
 // that clamps to it, or is it, refuses the row naming the evidence;
-// --to-current changes nothing; the override plans without clamping.
+// --to-current keeps committed offsets; the override plans without clamping.
 func TestPlanUnverifiedLogEnd(t *testing.T) {
 	t.Parallel()
 	stale := []PartitionInfo{
@@ -102,6 +102,12 @@ func TestPlanUnverifiedLogEnd(t *testing.T) {
 		if r1 := row(rows, "orders", 1); r1.Error != "" && spec.Kind != FromFile {
 			t.Errorf("%s: a segments log end refused: %+v", spec, r1)
 		}
+	}
+	// A partition without a commit would get the log end: unverified,
+	// it is refused like every other spec's row.
+	noCommit := PartitionInfo{Topic: "orders", Partition: 2, LogEnd: 30, HasLog: true, LogSource: "manifest", LogUnknown: "no segment files"}
+	if r := row(Plan("g", Spec{Kind: ToCurrent}, append([]PartitionInfo{noCommit}, stale...)), "orders", 2); r.Changed || !strings.Contains(r.Error, "log end unverified") {
+		t.Errorf("--to-current planned a manifest log end: %+v", r)
 	}
 	rows := Plan("g", Spec{Kind: ToCurrent}, stale)
 	for _, r := range rows {

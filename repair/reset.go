@@ -246,7 +246,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			if cl != nil {
 				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
 					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
-					if why := inspect.ServedBehindLog(lo.End, lr.Get(k.topic, k.part), gen); why != "" {
+					if why := servedBoundsProblem(lo, lr.Get(k.topic, k.part), gen); why != "" {
 						rowErr[k] = why
 					}
 				} else if ok {
@@ -319,24 +319,53 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 			}
 		}
 		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
-			var unverified []string
-			for _, r := range gp.Rows {
-				if strings.HasPrefix(r.Error, "log end un") {
-					unverified = append(unverified, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
-				}
-			}
-			if len(unverified) == n {
-				gp.Error = fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not verified (no broker answered and their segment files could not be read; see the rows); nothing is written for this group; %s plans them unchecked", n, strings.Join(unverified, ", "), UnverifiedFlag)
-				gp.LogRefused = true
-			} else {
-				gp.Error = fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n)
-			}
+			gp.Error, gp.LogRefused = groupPlanError(gp.Rows, n)
 		}
 		if in.Progress != nil {
 			in.Progress(len(gp.Rows))
 		}
 	}
 	return plans, nil
+}
+
+// servedBoundsProblem is why a broker's log bounds for a partition are not
+// evidence a reset may use: bounds no log can have (a negative start, an
+// end before the start), segments that hold a bound kaas could never have
+// written (what a broker recovered from them is not trusted), or an end
+// served behind the segments (a stale high watermark); "" when usable.
+func servedBoundsProblem(lo wire.LogOffsets, b *volume.LogBounds, gen volume.GenerationInfo) string {
+	if lo.Start < 0 || lo.End < lo.Start {
+		return fmt.Sprintf("%sthe broker answered log bounds no log can have (start %d, end %d): nothing is written for this partition", logUnverifiedPrefix, lo.Start, lo.End)
+	}
+	if why := b.Impossible(); why != "" {
+		return fmt.Sprintf("%sthe partition's segments hold a bound kaas could never have written (%s), so the log end a broker serves for it is not evidence either: nothing is written for this partition", logUnverifiedPrefix, why)
+	}
+	return inspect.ServedBehindLog(lo.End, b, gen)
+}
+
+// logUnverifiedPrefix starts the error of a row refused for want of a log
+// end kaasctl can trust (PlanGroups counts such rows as refusals, exit 4).
+const logUnverifiedPrefix = "log end unverified: "
+
+// groupPlanError is the error of a group with n rows that cannot be
+// planned: a refusal (exit 4) when every one lacks a log end kaasctl can
+// trust, an error otherwise.
+func groupPlanError(rows []ResetRow, n int) (string, bool) {
+	var unverified []string
+	override := true
+	for _, r := range rows {
+		if strings.HasPrefix(r.Error, "log end un") {
+			unverified = append(unverified, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
+			override = override && strings.Contains(r.Error, UnverifiedFlag)
+		}
+	}
+	if len(unverified) != n {
+		return fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n), false
+	}
+	if override {
+		return fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not verified (no broker answered and their segment files could not be read; see the rows); nothing is written for this group; %s plans them unchecked", n, strings.Join(unverified, ", "), UnverifiedFlag), true
+	}
+	return fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not one kaas could have written (see the rows); nothing is written for this group", n, strings.Join(unverified, ", ")), true
 }
 
 func planRows(rs []ResetRow) []PlanRow {

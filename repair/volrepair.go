@@ -398,8 +398,15 @@ func (wc *repairCtx) opts(path string, expect *FileState, backup bool) WriteOpti
 // run's quarantine dir; the run dir is created exclusively on first use.
 func (wc *repairCtx) quarantineDir(dst string) (*safefs.Dir, error) {
 	if wc.run == nil {
-		cd, err := safefs.OpenDir(wc.l.ClusterDir)
+		// The cluster dir is reached from the volume root without links,
+		// whatever --follow-symlinks says: files are never moved wherever
+		// a link points.
+		cd, err := wc.l.OpenWriteDir(wc.l.ClusterDir, false)
 		if err != nil {
+			var ke *safefs.KindError
+			if errors.As(err, &ke) && ke.Kind == "symbolic link" {
+				return nil, fmt.Errorf("%s is a symbolic link (to %s); kaasctl never moves files through a link (they would land wherever it points): replace the link with the directory it points to and run again", ke.Path, ke.Target)
+			}
 			return nil, err
 		}
 		defer cd.Close()
@@ -477,7 +484,7 @@ func applyRepair(a *RepairAction, wc *repairCtx) error {
 				return err
 			}
 			d.Close()
-			if _, err := WriteFileAtomic(a.Salvaged, buf.Bytes(), WriteOptions{Expect: &FileState{Path: a.Salvaged}, Perm: 0o600, Root: wc.l.ClusterDir}); err != nil {
+			if _, err := WriteFileAtomic(a.Salvaged, buf.Bytes(), WriteOptions{Expect: &FileState{Path: a.Salvaged}, Perm: 0o600, Root: VolumeRoot(wc.l, a.Salvaged)}); err != nil {
 				return err
 			}
 		}

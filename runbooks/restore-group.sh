@@ -14,12 +14,14 @@
 #   1. kaasctl offsets history GROUP --journal JOURNAL_DIR             (find when)
 #   2. kaasctl offsets reset --group GROUP --to-history-before-anomaly --journal JOURNAL_DIR
 #                                                                      (dry-run: the plan)
-#   3. kaasctl offsets reset --group GROUP --from-file plan.csv --execute --export-rollback rollback.csv
+#   3. kaasctl offsets reset --group GROUP --from-file plan.csv --execute --export-rollback rollback-TIME.csv
 #                                                  (restore exactly the reviewed plan, and verify)
 #
 # Each anomaly is printed as one JSON line on stdout, then each restored
 # partition with its result. RUNBOOK_DIR (default: a new temp dir) keeps
-# plan.csv and rollback.csv; RUNBOOK_YES=1 executes without the prompt.
+# plan.csv and one rollback-<UTC time>-<pid>.csv per restore (an earlier
+# restore's rollback is never overwritten); RUNBOOK_YES=1 executes without
+# the prompt.
 # Exit 0 restored and verified (or nothing to restore); 4 the group is
 # active (stop its consumers; nothing written); 1 anything else; 2 usage.
 set -euo pipefail
@@ -71,15 +73,17 @@ fi
 # 4. Restore the reviewed plan (a full-set commit through the coordinator),
 # with the rollback exported first; kaasctl verifies every partition in the
 # offset file and with OffsetFetch.
-say "3/4 restoring (plan: $dir/plan.csv, rollback: $dir/rollback.csv)"
+rollback="$dir/rollback-$(date -u +%Y%m%dT%H%M%SZ)-$$.csv"
+say "3/4 restoring (plan: $dir/plan.csv, rollback: $rollback)"
 set +e
-result=$(kctl offsets reset --group "$group" --from-file "$dir/plan.csv" --execute --export-rollback "$dir/rollback.csv" -o json)
+result=$(kctl offsets reset --group "$group" --from-file "$dir/plan.csv" --execute --export-rollback "$rollback" -o json)
 rc=$?
 set -e
 printf '%s' "$result" | jq -c '.groups[].rows[] | {event: "restored", group: "'"$group"'", topic, partition, new, result}'
-bad=$(printf '%s' "$result" | jq '[.groups[].rows[] | select(.result != "OK")] | length')
+# UNCHANGED: the group already held the plan's offsets (nothing written).
+bad=$(printf '%s' "$result" | jq '[.groups[].rows[] | select(.result != "OK" and .result != "UNCHANGED")] | length')
 if [ $rc -ne 0 ] || [ "$bad" -ne 0 ]; then
-  die "4/4 $bad partition(s) not verified (exit $rc); roll back with: kaasctl offsets reset --group $group --from-file $dir/rollback.csv --execute"
+  die "4/4 $bad partition(s) not verified (exit $rc); roll back with: kaasctl offsets reset --group $group --from-file $rollback --execute"
 fi
-say "4/4 verified $(printf '%s' "$result" | jq '[.groups[].rows[]] | length') partition(s) in the offset file and over the wire"
-say "roll back with: kaasctl offsets reset --group $group --from-file $dir/rollback.csv --execute"
+say "4/4 verified $(printf '%s' "$result" | jq '[.groups[].rows[] | select(.result == "OK")] | length') partition(s) in the offset file and over the wire"
+say "roll back with: kaasctl offsets reset --group $group --from-file $rollback --execute"

@@ -92,8 +92,12 @@ func TestRestoreGroup(t *testing.T) {
 	if got["orders/0"] != 8 || got["orders/1"] != 9 || got["orders/2"] != 10 || len(got) != 3 {
 		t.Errorf("after the restore the file holds %v", got)
 	}
-	if rb, err := os.ReadFile(filepath.Join(dir, "rollback.csv")); err != nil || !strings.Contains(string(rb), "orders,0,8") {
-		t.Errorf("rollback.csv: %s %v", rb, err)
+	rbs, _ := filepath.Glob(filepath.Join(dir, "rollback-*.csv"))
+	if len(rbs) != 1 {
+		t.Fatalf("rollback files %v", rbs)
+	}
+	if rb, err := os.ReadFile(rbs[0]); err != nil || !strings.Contains(string(rb), "orders,0,8") {
+		t.Errorf("rollback: %s %v", rb, err)
 	}
 
 	// The group goes on (all read), then a second stale commit rewinds orders/0.

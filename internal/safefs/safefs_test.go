@@ -232,3 +232,42 @@ func TestReadIntoInfoWholeFile(t *testing.T) {
 		}
 	}
 }
+
+// OthersCanChange is ssh's rule: a file or a directory above it writable
+// by others (a sticky directory excepted) is named; so is a link's target.
+func TestOthersCanChange(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	mk := func(dir string, mode os.FileMode) string {
+		p := filepath.Join(base, dir)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		return p
+	}
+	private, open, sticky := mk("private", 0o700), mk("open", 0o777), mk("sticky", 0o777|os.ModeSticky)
+	write := func(dir string, mode os.FileMode) string {
+		p := filepath.Join(dir, "config.yaml")
+		os.WriteFile(p, []byte("x"), mode)
+		os.Chmod(p, mode)
+		return p
+	}
+	ok, inOpen, inSticky, wide := write(private, 0o600), write(open, 0o600), write(sticky, 0o644), filepath.Join(private, "wide.yaml")
+	os.WriteFile(wide, nil, 0o666)
+	os.Chmod(wide, 0o666)
+	link := filepath.Join(private, "link.yaml")
+	os.Symlink(inOpen, link)
+	for p, want := range map[string]string{ok: "", inSticky: "", inOpen: "a directory above it", wide: "the file", link: "a directory above it"} {
+		got := OthersCanChange(p)
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", p, got, want)
+		}
+	}
+	if got := ReadableByOthers(wide); !strings.Contains(got, "readable by others (mode 0666)") {
+		t.Errorf("ReadableByOthers: %q", got)
+	}
+	if got := ReadableByOthers(ok); got != "" {
+		t.Errorf("a private file: %q", got)
+	}
+}

@@ -4,6 +4,7 @@ package safefs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -581,4 +582,69 @@ func (d *Dir) OpenRegular(name string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), d.join(name)), nil
+}
+
+// OthersCanChange says why someone other than the user and root could
+// change what path holds, or "" when nobody can: the file (the one a link
+// leads to, and the link itself) or a directory above either writable by
+// its group or others (a sticky directory excepted: there only an entry's
+// owner may rename or remove it), or owned by another user. It is ssh's
+// rule for its own configuration, for files that decide where kaasctl
+// writes and whom it talks to.
+func OthersCanChange(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	chains := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		chains = append(chains, real)
+	}
+	for _, p := range chains {
+		for cur, file := p, true; ; cur, file = filepath.Dir(cur), false {
+			if why := changeableBy(cur, file); why != "" {
+				return why
+			}
+			if cur == filepath.Dir(cur) {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// changeableBy checks one path of OthersCanChange.
+func changeableBy(p string, file bool) string {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return ""
+	}
+	m := modeOf(&st)
+	if m&fs.ModeSymlink != 0 {
+		return "" // the link's own mode means nothing; its dir and target are checked
+	}
+	if uid := uint32(os.Geteuid()); st.Uid != uid && st.Uid != 0 {
+		return fmt.Sprintf("%s is owned by uid %d, not by you (uid %d) or root", p, st.Uid, uid)
+	}
+	if m.Perm()&0o022 != 0 && (file || m&fs.ModeSticky == 0) {
+		what := "the file"
+		if !file {
+			what = "a directory above it"
+		}
+		return fmt.Sprintf("%s (%s) is writable by others (mode %04o)", p, what, m.Perm())
+	}
+	return ""
+}
+
+// ReadableByOthers says when path (followed) can be read by its group or
+// others (mode and what to do), or "".
+func ReadableByOthers(path string) string {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return ""
+	}
+	if m := modeOf(&st); m.Perm()&0o044 != 0 {
+		return fmt.Sprintf("%s is readable by others (mode %04o): chmod 600 it", path, m.Perm())
+	}
+	return ""
 }

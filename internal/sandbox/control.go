@@ -95,7 +95,8 @@ const ControlHelp = `commands:
   quirk empty-offsetfetch-all on|off
                   answer OffsetFetch of every committed offset (null topics) with none, as kaas does
   quirk kaas-manifests on|off
-                  write segment files in kaas's format and manifest.json only on open, takeover and close (it trails the log)
+                  manifest.json only on open, takeover and close, trailing the log as kaas's does (on, the default),
+                  or at every refresh (off); segment files in kaas's format are written either way
   help            this text
   quit            stop the sandbox (also Ctrl-C)
 HTTP (the control endpoint): GET /status, POST /stop?broker=kaas-N, POST /start?broker=kaas-N,

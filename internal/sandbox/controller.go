@@ -254,8 +254,9 @@ func (s *Sandbox) activeGroups(ctx context.Context, alive []string) ([]string, e
 	return out, nil
 }
 
-// refreshTopics recomputes when topics appear or vanish, and rewrites the
-// partition manifests whose offsets changed.
+// refreshTopics recomputes when topics appear or vanish, and brings every
+// partition's segment files (and, as kaas writes it, its manifest) up to
+// the brokers' log end.
 func (s *Sandbox) refreshTopics() {
 	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Second)
 	defer cancel()
@@ -316,10 +317,6 @@ func (s *Sandbox) refreshTopics() {
 		if rs != nil {
 			epoch = rs.epochs[tp{lo.Topic, lo.Partition}]
 		}
-		if s.kaasManifests.Load() {
-			s.kaasLog.observe(lo.Topic, lo.Partition, epoch, st.Offset, lo.Offset, s.manifests)
-			return
-		}
-		_ = s.manifests.write(lo.Topic, lo.Partition, manifest{Epoch: epoch, HighWatermark: lo.Offset, LogStartOffset: st.Offset})
+		s.kaasLog.observe(lo.Topic, lo.Partition, epoch, st.Offset, lo.Offset, s.manifests, !s.kaasManifests.Load(), s.fetchBatches)
 	})
 }

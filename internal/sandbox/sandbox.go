@@ -168,6 +168,8 @@ type Sandbox struct {
 	kfAddr string
 	admin  *kgo.Client
 	adm    *kadm.Client
+	// fetcher fills the segment files (kaaslog.go).
+	fetcher *kgo.Client
 
 	brokers []*broker
 	byID    map[string]*broker
@@ -206,7 +208,7 @@ type Sandbox struct {
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
 	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
-	kaasManifests   atomic.Bool // kaaslog.go: segment files, manifests only on open/takeover/close
+	kaasManifests   atomic.Bool // kaaslog.go: manifests only on open/takeover/close (the default), else at every refresh
 	kaasLog         *kaasLog
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
@@ -361,6 +363,9 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s.adm = kadm.NewClient(s.admin)
+	if s.fetcher, err = newFetcher(s.kfAddr); err != nil {
+		return nil, err
+	}
 	s.lister.fetch = s.fetchKfakeGroups
 	s.lister.brokers = func() int { return len(s.runningBrokers()) }
 
@@ -368,6 +373,7 @@ func New(opts Options) (*Sandbox, error) {
 	s.offsets.load()
 	s.manifests = newManifestWriter(layout)
 	s.kaasLog = newKaasLog(layout)
+	s.kaasManifests.Store(true)
 
 	for i := 0; i < opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}
@@ -463,6 +469,9 @@ func (s *Sandbox) Close() {
 	waitTimeout(&s.demoWG, 5*time.Second)
 	if s.admin != nil {
 		s.admin.Close()
+	}
+	if s.fetcher != nil {
+		s.fetcher.Close()
 	}
 	if s.kf != nil {
 		s.kf.Close()

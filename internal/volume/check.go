@@ -78,6 +78,11 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
 		add(*f)
 	}
+	// A link between the data dir and the cluster dir (DATA/__cluster):
+	// the writes, checked from the data dir down, refuse it.
+	for _, p := range l.LinkedVolumeDirs() {
+		add(*linkedDirFinding(p, "the cluster dir"))
+	}
 	// Partition logs: every log end from the segments, the manifests
 	// against it; the offset scan then checks committed offsets beyond it.
 	ms, mfs, merrs := ScanManifests(l)
@@ -96,9 +101,14 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	sr, err := ScanOffsets(l, scan, func(it *OffsetScanItem) error {
 		res.Checked["offsets"]++
 		add(it.Findings...)
+		if f, ok := FutureModTime(it.Path, it.ModTime, now, "offset file", "kaas rewrites the file on every commit, so its modification time is when the group last committed: ages from it (last commit, a stalled group) cannot be told"); ok {
+			add(f)
+		}
 		switch {
 		case it.Denied:
 			fileErr(CodePermissionDenied, it.Err, FixPermissionDenied)
+		case it.Linked:
+			// The listing reported the link (CodeSymlink).
 		case it.Err != nil:
 			fileErr(CodeOffsetsCorrupt, it.Err, fixCorrupt)
 		}

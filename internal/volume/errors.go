@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -57,4 +59,32 @@ func describeJSONError(data []byte, err error) string {
 		return fmt.Sprintf("wrong type at byte %d: %s holds a JSON %s, expected %s", typ.Offset, field, typ.Value, typ.Type)
 	}
 	return "cannot decode JSON: " + err.Error()
+}
+
+// namedExamples is how many paths an aggregated finding names.
+const namedExamples = 3
+
+// aggregateNames is one finding for paths, odd entries of dir: one's own
+// finding (one, with its path) when there is one, else a single finding
+// for dir that counts them (many describes them) and names the first few
+// in name order, so a directory of 100,000 odd names is one finding, not
+// megabytes of them.
+func aggregateNames(dir string, paths []string, one Finding, many string) Finding {
+	if len(paths) == 1 {
+		one.Path = paths[0]
+		return one
+	}
+	sorted := slices.Clone(paths)
+	slices.Sort(sorted)
+	ex := make([]string, 0, namedExamples)
+	for _, p := range sorted[:min(len(sorted), namedExamples)] {
+		ex = append(ex, DisplayName(filepath.Base(p)))
+	}
+	more := ""
+	if len(sorted) > namedExamples {
+		more = fmt.Sprintf(" and %d more", len(sorted)-namedExamples)
+	}
+	one.Path = dir
+	one.Message = fmt.Sprintf("%d %s (%s%s)", len(paths), many, strings.Join(ex, ", "), more)
+	return one
 }

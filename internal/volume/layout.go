@@ -11,6 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // Well-known names inside the cluster dir and the data dir.
@@ -76,6 +79,67 @@ func (l Layout) spec() GenerationSpec {
 		return s
 	}
 	return generationSpecs[len(generationSpecs)-1]
+}
+
+// WriteRoot is the directory a write to path is checked from, the one
+// place that decides it for every writer: the outermost of the volume's
+// dirs (the data dir, the cluster dir) that holds path. Every component
+// below it is then opened without following links, so DATA/__cluster is
+// checked too whenever the cluster dir lies in the data dir (a planted
+// link there would send a write outside the volume); a cluster dir the
+// user named outside the data dir is its own root. "" when path is in
+// neither.
+func (l Layout) WriteRoot(path string) string {
+	root := ""
+	for _, r := range []string{l.DataDir, l.ClusterDir} {
+		if r == "" || !within(r, path) {
+			continue
+		}
+		if root == "" || within(r, root) {
+			root = r
+		}
+	}
+	return root
+}
+
+// OpenWriteDir opens dir, a directory of the volume a write goes to, from
+// its WriteRoot down without following links (unless follow, the user's
+// --follow-symlinks); a dir outside the volume is refused.
+func (l Layout) OpenWriteDir(dir string, follow bool) (*safefs.Dir, error) {
+	root := l.WriteRoot(dir)
+	if root == "" {
+		return nil, fmt.Errorf("%s is not inside the volume (%s, %s): kaasctl writes only there", dir, l.DataDir, l.ClusterDir)
+	}
+	return safefs.OpenBelow(root, dir, follow, true)
+}
+
+// within reports whether path is root or beneath it (lexically, after
+// filepath.Clean; one spelling of a directory is not another's).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// LinkedVolumeDirs lists the components between the data dir and the
+// cluster dir (DATA/__cluster) that are symbolic links: kaasctl reads
+// through them, its writes refuse them.
+func (l Layout) LinkedVolumeDirs() []string {
+	if l.DataDir == "" || l.ClusterDir == "" || !within(l.DataDir, l.ClusterDir) {
+		return nil
+	}
+	rel, _ := filepath.Rel(filepath.Clean(l.DataDir), filepath.Clean(l.ClusterDir))
+	var out []string
+	p := filepath.Clean(l.DataDir)
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		if c == "." || c == "" {
+			continue
+		}
+		p = filepath.Join(p, c)
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ResolveInput is what the user gave, by source.

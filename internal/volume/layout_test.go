@@ -79,3 +79,34 @@ func TestResolveErrors(t *testing.T) {
 		t.Errorf("empty data dir: %v", err)
 	}
 }
+
+// WriteRoot is the outermost volume dir holding a path, so a write checks
+// DATA/__cluster too; a cluster dir named outside the data dir is its own
+// root; a path outside the volume has none.
+func TestWriteRoot(t *testing.T) {
+	t.Parallel()
+	l := Layout{DataDir: "/data", ClusterDir: "/data/__cluster"}
+	split := Layout{DataDir: "/data", ClusterDir: "/control"}
+	same := Layout{DataDir: "/vol", ClusterDir: "/vol"}
+	for _, c := range []struct {
+		l          Layout
+		path, want string
+	}{
+		{l, "/data/__cluster/__consumer_offsets/g.json", "/data"},
+		{l, "/data/__consumer_offsets/g.json", "/data"},
+		{l, "/data/orders/0/manifest.json", "/data"},
+		{l, "/elsewhere/g.json", ""},
+		{l, "/data/../etc/passwd", ""},
+		{split, "/control/__consumer_offsets/g.json", "/control"},
+		{split, "/data/__consumer_offsets/g.json", "/data"},
+		{same, "/vol/__consumer_offsets/g.json", "/vol"},
+		{Layout{ClusterDir: "/data/__cluster"}, "/data/__cluster/x", "/data/__cluster"},
+	} {
+		if got := c.l.WriteRoot(c.path); got != c.want {
+			t.Errorf("%+v WriteRoot(%s) = %q, want %q", c.l, c.path, got, c.want)
+		}
+	}
+	if _, err := l.OpenWriteDir("/elsewhere", false); err == nil || !strings.Contains(err.Error(), "not inside the volume") {
+		t.Errorf("OpenWriteDir outside the volume: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package volume
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,6 +89,12 @@ func NewLogCheck(l Layout, ms []*Manifest) *LogCheck {
 		if r.Err != nil {
 			// A partition dir without segments: kaas has nothing to recover
 			// either (a manifest-only dir is reported by the manifest scan).
+			// The reader names an unreadable or impossible segment itself;
+			// a dir that cannot be listed is named here.
+			var fe *FileError
+			if !hasSegmentProblem(r.Findings) && errors.As(r.Err, &fe) && !strings.HasPrefix(fe.Problem, noSegmentFiles) {
+				lc.Findings = append(lc.Findings, unreadableFinding(fe))
+			}
 			continue
 		}
 		lc.ends[key] = r.Log.LogEnd
@@ -113,6 +120,17 @@ func NewLogCheck(l Layout, ms []*Manifest) *LogCheck {
 		}
 	}
 	return lc
+}
+
+// hasSegmentProblem reports whether the reader already named why a log
+// end is unknown.
+func hasSegmentProblem(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Code == CodeSegmentUnreadable || f.Code == CodeSegmentImpossible {
+			return true
+		}
+	}
+	return false
 }
 
 // AddOffsets checks one group's committed offsets (from its live offset

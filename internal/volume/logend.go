@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -92,7 +93,14 @@ const (
 	CodeSegmentDuplicate    = "segment.duplicateBase"
 	CodeSegmentMissing      = "segment.none"
 	CodeSegmentBadFirstBase = "segment.firstBatchMismatch"
+	// CodeSegmentImpossible: a batch bound kaas could never have written
+	// (a negative or overflowing offset, offsets below the segment's base
+	// or going back): the log end is unknown, never taken from it.
+	CodeSegmentImpossible = "segment.impossibleBound"
 )
+
+// noSegmentFiles starts the problem of a partition dir without segments.
+const noSegmentFiles = "no segment files"
 
 // ReadPartitionLog reads one partition dir's log bounds. It costs a few
 // small reads: the index's last entries and the bytes after the entry that
@@ -118,12 +126,13 @@ func ReadListedLog(ls SegmentListing) (*PartitionLog, []Finding, error) {
 // (tests pass 0 to take the index path on small segments).
 func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding, error) {
 	var finds []Finding
-	for _, p := range ls.Ignored {
-		finds = append(finds, Finding{Severity: SevInfo, Code: CodeSegmentUnparsable, Path: p,
-			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"})
+	if len(ls.Ignored) > 0 {
+		finds = append(finds, aggregateNames(ls.Dir, ls.Ignored, Finding{Severity: SevInfo, Code: CodeSegmentUnparsable,
+			Message: "a .log file whose name is not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips it, and so does the log end"},
+			".log files whose names are not <epoch:08x>-<base:020>.log or <base:020>.log: kaas skips them, and so does the log end"))
 	}
 	if len(ls.Segments) == 0 {
-		return nil, finds, &FileError{Path: ls.Dir, Problem: "no segment files (*.log)"}
+		return nil, finds, &FileError{Path: ls.Dir, Problem: noSegmentFiles + " (*.log)"}
 	}
 	for i := 1; i < len(ls.Segments); i++ {
 		if ls.Segments[i].Base == ls.Segments[i-1].Base {
@@ -136,13 +145,23 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 	pl := &PartitionLog{Dir: ls.Dir, Segments: len(ls.Segments), LogStart: ls.Segments[0].Base, Active: act.Log, ActiveBase: act.Base}
 	f, info, err := safefs.Open(act.Log)
 	if err != nil {
-		return nil, finds, &FileError{Path: act.Log, Problem: "cannot read the active segment: " + readProblem(err)}
+		fe := &FileError{Path: act.Log, Problem: "cannot read the active segment: " + readProblem(err)}
+		return nil, append(finds, unreadableFinding(fe)), fe
 	}
 	defer f.Close()
 	pl.ActiveSize, pl.ModTime = info.Size, info.ModTime
-	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow, seg: act.Log}
-	if err := r.logEnd(act, ls.Checkpoint, &finds); err != nil {
-		return nil, finds, &FileError{Path: act.Log, Problem: err.Error()}
+	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow, base: act.Base, seg: act.Log}
+	err = r.logEnd(act, ls.Checkpoint, &finds)
+	if err == nil && pl.LogEnd < pl.LogStart {
+		err = &boundError{what: fmt.Sprintf("the log would end at %d, before it starts at %d (the first segment's name)", pl.LogEnd, pl.LogStart)}
+	}
+	var be *boundError
+	if errors.As(err, &be) {
+		return nil, append(finds, impossibleFinding(act.Log, be)), &FileError{Path: act.Log, Problem: be.Error()}
+	}
+	if err != nil {
+		fe := &FileError{Path: act.Log, Problem: "cannot read the active segment: " + readProblem(err)}
+		return nil, append(finds, unreadableFinding(fe)), fe
 	}
 	if pl.Method == LogEndCheckpoint || pl.Method == LogEndTail {
 		// The index was not read on the way: its tail still tells an
@@ -195,19 +214,69 @@ type PartitionLogResult struct {
 	Err      error
 }
 
+// boundError is a batch whose bounds kaas could never have written: the
+// log end is unknown (never a negative or overflowed number).
+type boundError struct {
+	pos  int64 // the batch's byte position (-1: not one batch)
+	what string
+}
+
+func (e *boundError) Error() string {
+	if e.pos < 0 {
+		return "impossible log bound: " + e.what
+	}
+	return fmt.Sprintf("impossible log bound: the batch at byte %d has %s", e.pos, e.what)
+}
+
+// unreadableFinding reports a partition whose log end cannot be read
+// (its active segment is a FIFO, a link, unreadable, or fails with an I/O
+// error; or its dir cannot be listed).
+func unreadableFinding(fe *FileError) Finding {
+	return Finding{Severity: SevError, Code: CodeSegmentUnreadable, Path: fe.Path,
+		Message: fe.Problem + "; the partition's log end is unknown offline: its lag is not computed and no offline reset is planned against it (kaas reads the segments on takeover and fails or hangs the same way, unless it follows a link kaasctl does not)",
+		Fix:     "look at the file (ls -l, dmesg for I/O errors): replace a link or a FIFO with the real segment, fix its permissions, or restore it from a backup"}
+}
+
+// impossibleFinding reports a segment whose bounds kaas could not have
+// written.
+func impossibleFinding(path string, be *boundError) Finding {
+	return Finding{Severity: SevError, Code: CodeSegmentImpossible, Path: path,
+		Message: be.Error() + "; kaas never writes such a batch (a flipped bit, bytes copied from elsewhere, or a damaged disk), yet its recovery would take it as the log end on the next takeover; kaasctl treats this partition's log end as unknown: no lag is computed from it and no reset writes an offset derived from it",
+		Fix:     "find what wrote the bytes (a restore, a copy, a failing disk); with the partition's producers stopped, move the segment aside or restore it from a backup so the leader recovers the log from the segments before it; reset its groups with --to-offset N once the records are checked"}
+}
+
+// batchEnd is the log end after a complete batch (baseOffset +
+// lastOffsetDelta + 1) when kaas could have written the batch after floor
+// (the offset the log had reached: the segment's base for its first
+// batch, else the end of the batch before); otherwise what is impossible.
+// The arithmetic never overflows.
+func batchEnd(base int64, delta int32, floor int64, first bool, segBase int64) (int64, string) {
+	switch {
+	case base < 0:
+		return 0, fmt.Sprintf("a negative base offset %d (bit 63 set)", base)
+	case delta < 0:
+		return 0, fmt.Sprintf("a negative lastOffsetDelta %d (base offset %d)", delta, base)
+	case base > math.MaxInt64-int64(delta)-1:
+		return 0, fmt.Sprintf("base offset %d + lastOffsetDelta %d, which overflows a 64-bit offset", base, delta)
+	case base < floor && first && floor == segBase:
+		return 0, fmt.Sprintf("base offset %d, below the segment's base offset %d (its name): the log would start past its end", base, segBase)
+	}
+	return base + int64(delta) + 1, ""
+}
+
 type segReader struct {
 	f    *os.File
 	size int64
 	pl   *PartitionLog
 	buf  []byte
+	// base is the active segment's base offset (its name).
+	base int64
 	// scanBelow: a smaller active segment is scanned from byte 0.
 	scanBelow int64
 	have      []byte // the last read, at haveAt
 	haveAt    int64
-	// seg is the active segment's path; walked: hop has passed a batch
-	// (the next batch's base must not go below its end).
-	seg    string
-	walked bool
+	// seg is the active segment's path (for an Overlap).
+	seg string
 }
 
 // readAt reads up to n bytes at off (fewer at the end of the file). The
@@ -289,10 +358,13 @@ func (r *segReader) logEnd(act SegmentFile, checkpoint string, finds *[]Finding)
 // hop walks batch headers from pos (a batch boundary) by kaas's rule: a
 // batch counts when its 12-byte head, a batchLength of at least 16 and
 // its whole body are in the file; the first that is not ends the log.
-// seed is the log end if no batch at pos is complete. It returns the log
-// end and the byte where the complete batches stop.
+// seed is the log end if no batch at pos is complete, and the offset the
+// batch at pos may not start below. It returns the log end and the byte
+// where the complete batches stop, or a *boundError for a batch kaas could
+// not have written.
 func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 	end := seed
+	first := pos == 0
 	for {
 		if r.size-pos < batchLogOverhead+batchMinKaasLength {
 			return end, pos, nil
@@ -312,11 +384,22 @@ func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 				return end, pos, nil
 			}
 			base := int64(binary.BigEndian.Uint64(h[0:8]))
-			if r.walked && base < end && r.pl.Overlap == nil {
-				r.pl.Overlap = &Overlap{Segment: r.seg, From: base, To: end - 1, At: pos}
+			floor := end
+			if !first && base >= 0 && base < end {
+				// Offsets going back inside a segment are an offset
+				// range written twice: a leader that took the partition
+				// over at a stale end appended there. kaas's recovery
+				// takes the last batch's end, and so does kaasctl.
+				if r.pl.Overlap == nil {
+					r.pl.Overlap = &Overlap{Segment: r.seg, From: base, To: end - 1, At: pos}
+				}
+				floor = base
 			}
-			r.walked = true
-			end = base + int64(int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4]))) + 1
+			next, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), floor, first, r.base)
+			if bad != "" {
+				return 0, 0, &boundError{pos: pos, what: bad}
+			}
+			end, first = next, false
 			pos += batchLogOverhead + length
 			if batchLogOverhead+length > int64(len(b)-off) {
 				break // the next head is past this window
@@ -374,7 +457,7 @@ func (r *segReader) fromIndex(act SegmentFile, finds *[]Finding) (int64, int64, 
 		e := buf[i*indexEntryLen:]
 		rel := int64(int32(binary.BigEndian.Uint32(e[0:4])))
 		pos := int64(binary.BigEndian.Uint32(e[4:8]))
-		if rel < 0 || pos >= r.size {
+		if rel < 0 || pos >= r.size || act.Base > math.MaxInt64-rel {
 			skipped++
 			continue
 		}

@@ -2,7 +2,9 @@ package volume
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,6 +203,16 @@ func FuzzPartitionLog(f *testing.F) {
 	f.Add(good, []byte{0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff})
 	f.Add([]byte{}, []byte{})
 	f.Add(append(append([]byte{}, good...), make([]byte, 100)...), idx)
+	// Bounds kaas could not have written: a flipped sign bit, an end past
+	// int64, a batch below the segment's base (log start past log end),
+	// offsets going back, a negative lastOffsetDelta.
+	f.Add(append(append([]byte{}, good[:len(good)/2]...), EncodeBatch(math.MinInt64+200, 2, 1, nil)...), idx)
+	f.Add(EncodeBatch(math.MaxInt64-3, 9, 1, nil), []byte{})
+	f.Add(EncodeBatch(5, 5, 1, nil), []byte{})
+	f.Add(append(EncodeBatch(10, 5, 1, nil), EncodeBatch(12, 5, 1, nil)...), []byte{})
+	neg := EncodeBatch(10, 1, 1, nil)
+	binary.BigEndian.PutUint32(neg[23:27], 0xfffffff0)
+	f.Add(neg, []byte{})
 	f.Fuzz(func(t *testing.T, log, index []byte) {
 		want, stop := refScan(log, 10)
 		for _, kaasIndex := range []bool{false, true} {
@@ -220,8 +232,24 @@ func FuzzPartitionLog(f *testing.F) {
 			}
 			for _, below := range []int64{0, scanFirstBelow} {
 				pl, _, err := readListedLog(ls, below)
-				if err != nil {
+				var fe *FileError
+				if err != nil && (!errors.As(err, &fe) || !strings.HasPrefix(fe.Problem, "impossible log bound")) {
 					t.Fatal(err)
+				}
+				scanned := below == scanFirstBelow && int64(len(log)) <= scanFirstBelow
+				bad := refBad(log, 10)
+				switch {
+				case err != nil && kaasIndex && wellFormed(log, stop):
+					t.Fatalf("a well-formed segment read as impossible: %v", err)
+				case err != nil && scanned && !bad:
+					t.Fatalf("the scan calls a sound log impossible: %v", err)
+				case err == nil && scanned && bad:
+					t.Fatalf("the scan took a log end from an impossible batch: %d", pl.LogEnd)
+				case err != nil:
+					continue
+				}
+				if pl.LogStart < 0 || pl.LogEnd < pl.LogStart {
+					t.Fatalf("bounds [%d, %d)", pl.LogStart, pl.LogEnd)
 				}
 				if pl.TornBytes < 0 || pl.TornBytes > int64(len(log)) {
 					t.Fatalf("torn %d of %d bytes", pl.TornBytes, len(log))
@@ -235,6 +263,31 @@ func FuzzPartitionLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// refBad reports whether kaas's full scan of data meets a complete batch
+// kaas could not have written: a negative base offset or lastOffsetDelta,
+// an end past int64, or a base below where the log had got to.
+func refBad(data []byte, base int64) bool {
+	floor := base
+	pos := 0
+	first := true
+	for len(data)-pos >= 12 {
+		length := int(int32(binary.BigEndian.Uint32(data[pos+8 : pos+12])))
+		if length < 16 || pos+12+16 > len(data) || pos+12+length > len(data) {
+			return false
+		}
+		b := int64(binary.BigEndian.Uint64(data[pos : pos+8]))
+		d := int64(int32(binary.BigEndian.Uint32(data[pos+23 : pos+27])))
+		// Offsets going back after the first batch are a range written
+		// twice (a stale takeover), not an impossible bound.
+		if b < 0 || d < 0 || b > math.MaxInt64-d-1 || first && b < floor {
+			return true
+		}
+		floor, first = b+d+1, false
+		pos += 12 + length
+	}
+	return false
 }
 
 // indexFor is the index kaas writes for log: an entry before a batch once

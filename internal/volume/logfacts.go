@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -69,6 +70,22 @@ type LogBounds struct {
 // PartitionDirExists reports whether the partition's dir is on the
 // volume (its bounds were read from what is there, or failed to be).
 func (b *LogBounds) PartitionDirExists() bool { return b != nil && !b.NoDir }
+
+// Impossible is the problem of a partition whose segments hold a bound
+// kaas could never have written (a CodeSegmentImpossible finding), or "":
+// such a log end is never evidence, neither read offline nor as what a
+// broker that recovered those segments serves.
+func (b *LogBounds) Impossible() string {
+	if b == nil {
+		return ""
+	}
+	for _, f := range b.Findings {
+		if f.Code == CodeSegmentImpossible {
+			return f.Path + ": " + strings.SplitN(f.Message, ";", 2)[0]
+		}
+	}
+	return ""
+}
 
 // EndSource is End's source, or "" when unknown.
 func (b *LogBounds) EndSource() string {

@@ -96,6 +96,53 @@ func symlinkFinding(p string) Finding {
 	return f
 }
 
+// FutureSlack is how far ahead of this host's clock a file's time may be
+// before kaasctl calls it in the future (hosts' clocks on one NFS volume
+// differ by seconds).
+const FutureSlack = time.Minute
+
+// CodeFutureModTime: a file modified (or a backup named) later than now.
+const CodeFutureModTime = "volume.futureTime"
+
+// FutureModTime is the finding for a file (what) modified later than now
+// by more than FutureSlack, with what that breaks (consequence); false
+// when its time is not in the future. Its age is unknown: never "0s".
+func FutureModTime(p string, mt, now time.Time, what, consequence string) (Finding, bool) {
+	if !mt.After(now.Add(FutureSlack)) {
+		return Finding{}, false
+	}
+	return Finding{Severity: SevWarning, Code: CodeFutureModTime, Path: p,
+		Message: fmt.Sprintf("%s modified in the future (%s, %s ahead of this host's clock): its age is unknown, not \"just now\"; %s", what, mt.UTC().Format(time.RFC3339), roundAge(mt.Sub(now)), consequence),
+		Fix:     "check the clocks of the broker hosts and of this one (NTP); a copy or restore that kept the times does this too"}, true
+}
+
+// futureBackupFinding is the one-file form of the future-named backups
+// finding.
+var futureBackupFinding = Finding{Severity: SevWarning, Code: CodeFutureModTime,
+	Message: "a kaasctl backup named for a time in the future: no point in the group's history (a clock that was ahead, or a file kaasctl did not make); a write's pruning removes it first",
+	Fix:     "look at it ('kaasctl offsets history' ignores it), then remove it; check the clocks"}
+
+// BackupStampLayout is the time in a backup's name (<file>.kaasctl-bak-<time>[-n]).
+const BackupStampLayout = "20060102T150405.000000000Z"
+
+// BackupTime is the time a backup's name carries; false for a name that
+// is not a kaasctl backup's.
+func BackupTime(name string) (time.Time, bool) {
+	i := strings.LastIndex(name, BackupMarker)
+	if i < 0 || len(name) < i+len(BackupMarker)+len(BackupStampLayout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(BackupStampLayout, name[i+len(BackupMarker):i+len(BackupMarker)+len(BackupStampLayout)])
+	return t, err == nil
+}
+
+// linksToRegular reports whether the link p leads to a regular file (what
+// kaas reads a group from when it follows the link).
+func linksToRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // notRegularFinding reports a <group>.json that is a FIFO, device or
 // socket.
 func notRegularFinding(p string, mode os.FileMode) Finding {
@@ -109,14 +156,18 @@ func notRegularFinding(p string, mode os.FileMode) Finding {
 }
 
 // symlinkedDirFinding reports an offsets dir that is a link.
-func symlinkedDirFinding(p string) *Finding {
+func symlinkedDirFinding(p string) *Finding { return linkedDirFinding(p, "the offsets dir") }
+
+// linkedDirFinding reports a directory of the volume (what) that is a
+// link.
+func linkedDirFinding(p, what string) *Finding {
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode()&os.ModeSymlink == 0 {
 		return nil
 	}
 	to, _ := os.Readlink(p)
 	return &Finding{Severity: SevWarning, Code: CodeSymlinkedDir, Path: p,
-		Message: "the offsets dir is a symbolic link (to " + to + "): kaasctl reads through it, but its writes (offsets reset/delete, volume repair) refuse to write through a link inside the volume",
+		Message: what + " is a symbolic link (to " + to + "): kaasctl reads through it, but its writes (offsets reset/delete, restores, volume repair and migrate) refuse to write through a link inside the volume, which could have been planted to send them elsewhere",
 		Fix:     "replace the link with the directory it points to; or, if the link is yours, pass --follow-symlinks to the writing command"}
 }
 
@@ -147,6 +198,11 @@ type OffsetScanItem struct {
 	// Denied is true when the file could not be read for lack of
 	// permission (Err says so): not corrupt, just unreadable to kaasctl.
 	Denied bool
+	// Linked is true when the file is a symbolic link to a regular file
+	// (Err says so): kaas follows it, so the group is live for kaas, but
+	// kaasctl reads nothing through a link inside the volume; not corrupt,
+	// its offsets are unknown to kaasctl.
+	Linked bool
 	// ModTime is the file's modification time as of the read (zero when
 	// it could not be opened, and with NamesOnly).
 	ModTime time.Time
@@ -452,9 +508,14 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 				jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
 				d.Groups = append(d.Groups, g)
 			case st.Mode()&os.ModeSymlink != 0:
-				// The group's own file is a link or a special file: never
-				// read, but said, so "no offset file" is not the answer.
+				// The group's own file is a link: never read, but said, so
+				// "no offset file" is not the answer; a link to a regular
+				// file is the group kaas serves (its item says so).
 				res.Findings = append(res.Findings, symlinkFinding(p))
+				if linksToRegular(p) {
+					jobs = append(jobs, scanJob{group: g, path: p, layout: d.Role, inSubdir: strings.Contains(g, "/")})
+					d.Groups = append(d.Groups, g)
+				}
 			case !st.IsDir():
 				res.Findings = append(res.Findings, notRegularFinding(p, st.Mode()))
 			}
@@ -505,6 +566,7 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 		var subdirs []frame
 		found := len(*fs)
 		backups, backupBytes := 0, int64(0)
+		var unknown, futureBackups []string
 		for _, e := range ents {
 			name := e.Name()
 			p := filepath.Join(fr.dir, name)
@@ -519,6 +581,10 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				*fs = append(*fs, tmpFinding(p, now))
 			case e.Type()&os.ModeSymlink != 0:
 				*fs = append(*fs, symlinkFinding(p))
+				if strings.HasSuffix(name, ".json") && linksToRegular(p) {
+					// A live group for kaas: listed, never read through.
+					jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
+				}
 			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
 				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
 			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
@@ -532,16 +598,27 @@ func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scan
 				if info, err := e.Info(); err == nil {
 					backupBytes += info.Size()
 				}
+				if t, ok := BackupTime(name); ok && t.After(now.Add(FutureSlack)) {
+					futureBackups = append(futureBackups, p)
+				}
 			default:
-				*fs = append(*fs, Finding{Severity: SevInfo, Code: CodeUnknownFile, Path: p, Message: "not an offset file (no .json suffix); kaas ignores it"})
+				unknown = append(unknown, p)
 			}
 		}
 		// The directory's entries came unsorted: its findings (one an
 		// entry) and sub-directories go in name order.
+		if len(unknown) > 0 {
+			*fs = append(*fs, aggregateNames(fr.dir, unknown, Finding{Severity: SevInfo, Code: CodeUnknownFile, Message: "not an offset file (no .json suffix); kaas ignores it"},
+				"files that are not offset files (no .json suffix); kaas ignores them"))
+		}
 		slices.SortFunc((*fs)[found:], func(a, b Finding) int { return strings.Compare(a.Path, b.Path) })
 		slices.SortFunc(subdirs, func(a, b frame) int { return strings.Compare(a.dir, b.dir) })
 		if backups > 0 {
 			*fs = append(*fs, backupFinding(fr.dir, backups, backupBytes))
+		}
+		if len(futureBackups) > 0 {
+			*fs = append(*fs, aggregateNames(fr.dir, futureBackups, futureBackupFinding,
+				"kaasctl backups named for a time in the future: no point in any group's history (a clock that was ahead, or files kaasctl did not make); a write's pruning removes them first"))
 		}
 		for i := len(subdirs) - 1; i >= 0; i-- {
 			stack = append(stack, subdirs[i])
@@ -570,6 +647,9 @@ func tmpFinding(p string, now time.Time) Finding {
 	if err != nil {
 		return Finding{Severity: SevWarning, Code: CodeStaleTmp, Path: p, Message: "temporary file from an interrupted write (age unknown: " + err.Error() + ")", Fix: "run 'kaasctl volume repair' to remove stale temporary files"}
 	}
+	if f, ok := FutureModTime(p, st.ModTime(), now, "temporary file", "so 'volume repair' never takes it for stale and leaves it"); ok {
+		return f
+	}
 	age := now.Sub(st.ModTime())
 	if age < StaleTmpAge {
 		return Finding{Severity: SevInfo, Code: CodeInFlightTmp, Path: p, Message: fmt.Sprintf("temporary file %s old: probably a write in flight", roundAge(age))}
@@ -582,7 +662,7 @@ func tmpFinding(p string, now time.Time) Finding {
 func roundAge(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "0s"
+		return "in the future"
 	case d < time.Minute:
 		return d.Round(time.Second).String()
 	case d < 48*time.Hour:
@@ -688,6 +768,10 @@ func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte
 	it.ModTime = info.ModTime
 	if err != nil {
 		it.Err = &FileError{Path: j.path, Problem: readProblem(err)}
+		if errors.Is(err, safefs.ErrSymlink) {
+			it.Linked = true
+			it.Err.Problem += "; kaas follows it and serves the group from the file it leads to, so the group is live; its offsets are unknown to kaasctl, not lost"
+		}
 		if errors.Is(err, fs.ErrPermission) {
 			it.Denied = true
 			it.Err.Problem = "permission denied: kaasctl may not read this file (" + err.Error() + "); its offsets are unknown to kaasctl, not lost"

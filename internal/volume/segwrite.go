@@ -84,21 +84,58 @@ func CreateSegment(dir string, base, epoch int64) (*SegmentWriter, error) {
 
 // Append writes one batch of count records at w.Next.
 func (w *SegmentWriter) Append(count int, ts int64, values [][]byte) error {
-	raw := EncodeBatch(w.Next, count, ts, values)
+	if err := w.write(EncodeBatch(w.Next, count, ts, values), w.Next); err != nil {
+		return err
+	}
+	w.Next += int64(max(count, 1))
+	return nil
+}
+
+// AppendRaw appends the complete RecordBatch v2 batches at the start of
+// raw as they are (a broker's Fetch answer: kaas stores the produced
+// bytes), each starting at w.Next or later, with kaas's index entries. It
+// stops at the first incomplete batch, or one that starts before w.Next
+// or holds a bound kaas could not have written, and returns the bytes it
+// appended.
+func (w *SegmentWriter) AppendRaw(raw []byte) (int, error) {
+	done := 0
+	for len(raw)-done >= batchLastDeltaAt+4 {
+		h := raw[done:]
+		length := int(int32(binary.BigEndian.Uint32(h[8:12])))
+		if length < batchMinKaasLength || batchLogOverhead+length > len(h) {
+			break
+		}
+		base := int64(binary.BigEndian.Uint64(h[0:8]))
+		end, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), w.Next, false, w.Base)
+		if bad != "" {
+			break
+		}
+		if err := w.write(h[:batchLogOverhead+length], base); err != nil {
+			return done, err
+		}
+		w.Next = end
+		done += batchLogOverhead + length
+	}
+	return done, nil
+}
+
+// write puts one batch starting at base at the end of the .log, after the
+// index entry kaas writes before it once KaasIndexIntervalBytes were
+// appended since the last one.
+func (w *SegmentWriter) write(batch []byte, base int64) error {
 	if w.size-w.lastIndex >= KaasIndexIntervalBytes {
 		var e [indexEntryLen]byte
-		binary.BigEndian.PutUint32(e[0:4], uint32(w.Next-w.Base))
+		binary.BigEndian.PutUint32(e[0:4], uint32(base-w.Base))
 		binary.BigEndian.PutUint32(e[4:8], uint32(w.size))
 		if _, err := w.idx.Write(e[:]); err != nil {
 			return err
 		}
 		w.lastIndex = w.size
 	}
-	if _, err := w.log.WriteAt(raw, w.size); err != nil {
+	if _, err := w.log.WriteAt(batch, w.size); err != nil {
 		return err
 	}
-	w.size += int64(len(raw))
-	w.Next += int64(count)
+	w.size += int64(len(batch))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -74,10 +75,15 @@ type JournalRecord struct {
 	Anomalies []JournalAnomaly `json:"anomalies,omitempty"`
 	// Since is a gap's start (the first change that was not recorded).
 	Since *time.Time `json:"since,omitempty"`
-	// Header fields.
+	// Header fields. Seq is the segment's place in the journal (1, 2, ...,
+	// one more than the highest before it): the journal's own order, which
+	// a clock that steps back cannot change; segment names and record
+	// times are wall-clock labels. Segments written before it was recorded
+	// have none (see listSegments for their order).
 	Dir        string `json:"dir,omitempty"`
 	Generation string `json:"generation,omitempty"`
 	Version    int    `json:"version,omitempty"`
+	Seq        int64  `json:"seq,omitempty"`
 }
 
 // JournalAnomaly is an anomaly as recorded (the group, file and time are
@@ -113,6 +119,9 @@ func ParseJournalRecord(line []byte) (JournalRecord, error) {
 		}
 		if r.Version > JournalFormatVersion {
 			return JournalRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, JournalFormatVersion)
+		}
+		if r.Seq < 0 {
+			return JournalRecord{}, fmt.Errorf("segment header with a negative seq %d", r.Seq)
 		}
 		return r, nil
 	case RecGap:
@@ -158,10 +167,16 @@ type OffsetJournal struct {
 	SegmentBytes int64
 	SegmentAge   time.Duration
 
-	f        segmentFile
-	name     string
-	size     int64
-	start    time.Time
+	f     segmentFile
+	name  string
+	size  int64
+	start time.Time
+	seq   int64 // the active (or last) segment's Seq
+	// last is the latest record time written: a batch before it means the
+	// clock stepped back, and starts a new segment, so that no segment's
+	// records go back in time (readers then seek by time only while the
+	// segments' names never go back either).
+	last     time.Time
 	state    map[string]*journalGroup
 	Warnings []string
 	// gapSince is set after a failed write: the first change not
@@ -301,7 +316,8 @@ func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 	}
 	j.defaults()
 	now := evs[0].Cur.Time
-	if j.f != nil && (j.size >= j.SegmentBytes || now.Sub(j.start) >= j.SegmentAge) {
+	stepped := now.UTC().Truncate(time.Millisecond).Before(j.last)
+	if j.f != nil && (j.size >= j.SegmentBytes || now.Sub(j.start) >= j.SegmentAge || stepped) {
 		if err := j.rotate(); err != nil {
 			j.lost(now, len(evs), err)
 			return err
@@ -339,10 +355,23 @@ func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 	}
 	j.size += int64(n)
 	j.gapSince, j.gapLost, j.gapWhy = time.Time{}, 0, ""
+	if stepped {
+		j.last = time.Time{}
+	}
+	for _, ev := range evs {
+		j.last = maxTime(j.last, ev.Cur.Time.UTC().Truncate(time.Millisecond))
+	}
 	if opened {
 		j.Retain(now)
 	}
 	return nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // takeBack removes what a failed write left at the end of the active
@@ -477,7 +506,17 @@ func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
 	if err := syncDir(j.Dir); err != nil {
 		return fmt.Errorf("journal %s: fsync of the directory: %w", j.Dir, err)
 	}
-	writeRecord(buf, JournalRecord{Kind: RecSegment, Time: t, Dir: j.OffsetsDir, Generation: string(j.Generation), Version: JournalFormatVersion})
+	if j.seq == 0 {
+		// The first segment of this writer continues the journal's sequence
+		// (an earlier run's segments, whatever their names say).
+		if segs, err := listSegments(j.Dir); err == nil {
+			for _, sg := range segs {
+				j.seq = max(j.seq, sg.seq)
+			}
+		}
+	}
+	j.seq++
+	writeRecord(buf, JournalRecord{Kind: RecSegment, Time: t, Dir: j.OffsetsDir, Generation: string(j.Generation), Version: JournalFormatVersion, Seq: j.seq})
 	if j.gapSince.IsZero() {
 		// With a gap to record, writeGap writes the snapshots after it.
 		j.snapshotAll(buf, t)
@@ -515,7 +554,12 @@ func (j *OffsetJournal) Retain(now time.Time) {
 		if s.name == j.name || i == len(segs)-1 {
 			break
 		}
+		// A segment ends when a later one starts: the latest of their
+		// starts, should the clock have stepped back between them.
 		end := segs[i+1].start
+		for _, later := range segs[i+1:] {
+			end = maxTime(end, later.start)
+		}
 		tooBig := j.MaxBytes > 0 && total > j.MaxBytes
 		tooOld := j.MaxAge > 0 && now.Sub(end) > j.MaxAge
 		if !tooBig && !tooOld {
@@ -551,8 +595,18 @@ type segmentInfo struct {
 	name  string
 	start time.Time
 	size  int64
+	// seq is the header's Seq (0: none recorded, or the header could not
+	// be read).
+	seq int64
 }
 
+// listSegments lists a journal's segments in the journal's own order: by
+// the Seq their headers carry. Segments without one were written by a
+// kaasctl that did not record it, before any that do: they come first, in
+// the order of the times in their names (their writers' order, as long as
+// the clock did not step back). A segment whose header cannot be read is
+// placed by its name's time among the others (its reading reports the
+// damage).
 func listSegments(dir string) ([]segmentInfo, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -570,16 +624,96 @@ func listSegments(dir string) ([]segmentInfo, error) {
 		}
 		out = append(out, segmentInfo{name: e.Name(), start: t, size: size})
 	}
-	slices.SortFunc(out, func(a, b segmentInfo) int {
+	byName := func(a, b segmentInfo) int {
 		if c := a.start.Compare(b.start); c != 0 {
 			return c
 		}
 		return strings.Compare(b.name, a.name) // .jsonl.gz before .jsonl
-	})
+	}
+	slices.SortFunc(out, byName)
 	// A crash between compressing a segment and removing the original
 	// leaves both: the compressed one is complete (it was renamed into
 	// place after an fsync), so it is the one read.
-	return slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) }), nil
+	out = slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) })
+	headers, unread := 0, 0
+	for i := range out {
+		switch seq, ok := segmentSeq(filepath.Join(dir, out[i].name)); {
+		case !ok:
+			unread++
+		case seq > 0:
+			out[i].seq = seq
+			headers++
+		}
+	}
+	if headers == 0 {
+		return out, nil
+	}
+	return orderBySeq(out, unread > 0), nil
+}
+
+// orderBySeq puts segments without a Seq first (in name order) and the
+// others by Seq; with damaged headers (damaged), a segment whose Seq is
+// unknown is merged in by its name's time instead.
+func orderBySeq(segs []segmentInfo, damaged bool) []segmentInfo {
+	var old, seqd []segmentInfo
+	for _, s := range segs {
+		if s.seq > 0 {
+			seqd = append(seqd, s)
+		} else {
+			old = append(old, s)
+		}
+	}
+	slices.SortStableFunc(seqd, func(a, b segmentInfo) int { return cmp.Compare(a.seq, b.seq) })
+	if !damaged {
+		return append(old, seqd...)
+	}
+	out := make([]segmentInfo, 0, len(segs))
+	for len(old) > 0 && len(seqd) > 0 {
+		if old[0].start.Before(seqd[0].start) {
+			out, old = append(out, old[0]), old[1:]
+		} else {
+			out, seqd = append(out, seqd[0]), seqd[1:]
+		}
+	}
+	return append(append(out, old...), seqd...)
+}
+
+// segmentSeq reads the Seq of a segment's header (its first line): 0 when
+// it records none; false when the header cannot be read.
+func segmentSeq(path string) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return 0, false
+		}
+		r = zr
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 4<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return 0, false
+	}
+	rec, err := ParseJournalRecord(bytes.TrimSpace(line))
+	if err != nil || rec.Kind != RecSegment {
+		return 0, false
+	}
+	return rec.Seq, true
+}
+
+// monotonic reports whether the segments' names' times never go back in
+// journal order (then a time bounds which segments a read needs).
+func monotonic(segs []segmentInfo) bool {
+	for i := 1; i < len(segs); i++ {
+		if segs[i].start.Before(segs[i-1].start) {
+			return false
+		}
+	}
+	return true
 }
 
 // compressSegment replaces a closed segment by its gzip (temp file, fsync,
@@ -652,8 +786,11 @@ type JournalReadOptions struct {
 	// Group keeps only this group's records ("" keeps all).
 	Group string
 	// Since skips segments that end before it (the segment holding Since is
-	// read whole, so its snapshot gives the state at Since). Until stops
-	// after the last record at or before it. Zero means unbounded.
+	// read whole, so its snapshot gives the state at Since). Until ends the
+	// records at the last one at or before it: in the journal's order, so
+	// after a clock that stepped back, at the latest pass of that time.
+	// Zero means unbounded. Times only narrow which segments are read
+	// while they never go back.
 	Since, Until time.Time
 }
 
@@ -675,8 +812,12 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 	if err != nil {
 		return res, fmt.Errorf("journal %s: %w", dir, err)
 	}
+	// Segments are in the journal's order; their times bound what a read
+	// needs only while they never go back (a clock that stepped back makes
+	// a time name several places: then everything is read).
+	seek := monotonic(segs)
 	first := 0
-	if !opt.Since.IsZero() {
+	if !opt.Since.IsZero() && seek {
 		for i, s := range segs {
 			if !s.start.After(opt.Since) {
 				first = i
@@ -684,7 +825,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		}
 	}
 	for _, s := range segs[first:] {
-		if !opt.Until.IsZero() && s.start.Truncate(time.Millisecond).After(opt.Until) {
+		if !opt.Until.IsZero() && seek && s.start.Truncate(time.Millisecond).After(opt.Until) {
 			break
 		}
 		p := filepath.Join(dir, s.name)
@@ -718,7 +859,52 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
 		}
 	}
+	if !opt.Until.IsZero() {
+		res.Records = res.Records[:lastAtOrBefore(res.Records, opt.Until)+1]
+	}
+	if w := clockStepWarning(res.Records); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	return res, nil
+}
+
+// lastAtOrBefore is the index of the last record at or before t (a gap
+// counts from its start; a segment header is a record like the others),
+// -1 when none.
+func lastAtOrBefore(recs []JournalRecord, t time.Time) int {
+	last := -1
+	for i, r := range recs {
+		if !r.Time.After(t) || (r.Kind == RecGap && r.Since != nil && !r.Since.After(t)) {
+			last = i
+		}
+	}
+	return last
+}
+
+// clockStepWarning says where the journal's times go back (the writer's
+// clock stepped back: NTP, a resumed VM), or "".
+func clockStepWarning(recs []JournalRecord) string {
+	n := 0
+	var at, from time.Time
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Time.Before(recs[i-1].Time) {
+			if n == 0 {
+				at, from = recs[i].Time, recs[i-1].Time
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the journal's clock stepped back %s (a record at %s follows one at %s): records are read in the journal's own order and their times are labels; a moment the clock passed more than once is taken at its latest pass", render1(n), at.UTC().Format(time.RFC3339Nano), from.UTC().Format(time.RFC3339Nano))
+}
+
+func render1(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // maxJournalLine bounds one record (a snapshot of a group with very many
@@ -775,8 +961,6 @@ func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptio
 			case perr != nil:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: unreadable record skipped: %v", path, n, perr))
 				gap(fmt.Sprintf("%s:%d: unreadable record: %v", path, n, perr))
-			case !opt.Until.IsZero() && rec.Time.After(opt.Until) && !(rec.Kind == RecGap && !rec.Since.After(opt.Until)):
-				return nil
 			default:
 				if rec.Time.After(last) {
 					last = rec.Time

@@ -35,6 +35,11 @@ type Config struct {
 	// KAASCTL_PROFILE chooses one.
 	Current  string              `yaml:"current,omitempty" json:"current"`
 	Profiles map[string]*Profile `yaml:"profiles,omitempty" json:"profiles"`
+	// Insecure says why others could change the file as it was read (it
+	// or a directory above it writable by others, or owned by another
+	// user: safefs.OthersCanChange), "" when they cannot. kaasctl warns,
+	// and refuses to write with settings taken from it.
+	Insecure string `yaml:"-" json:"-"`
 }
 
 // Profile is one named set of connection and volume settings.
@@ -296,6 +301,9 @@ func LoadConfig(path string) (cfg *Config, exists bool, err error) {
 		return nil, true, &ConfigError{path, fmt.Sprintf("cannot read: %v", unwrapPathErr(err))}
 	}
 	cfg, err = ParseConfig(path, data)
+	if cfg != nil {
+		cfg.Insecure = safefs.OthersCanChange(path)
+	}
 	return cfg, true, err
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // MaxPropertiesBytes bounds a --command-config file.
@@ -130,6 +132,9 @@ type CommandConfig struct {
 	password string
 	// Ignored lists keys kaasctl does not use, each with the reason.
 	Ignored []string
+	// Insecure says why others could change the file (see
+	// Config.Insecure), "" when they cannot.
+	Insecure string
 }
 
 // ReadCommandConfig reads and translates a --command-config file.
@@ -147,6 +152,7 @@ func ReadCommandConfig(path string) (*CommandConfig, error) {
 		return nil, fmt.Errorf("--command-config %s: %v", path, err)
 	}
 	cc.Path = path
+	cc.Insecure = safefs.OthersCanChange(path)
 	return cc, nil
 }
 

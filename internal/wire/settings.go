@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/safefs"
 )
 
 // DefaultTimeout bounds every call when nothing else is configured.
@@ -451,6 +453,18 @@ func SafeEnvName(s string) string {
 		return s
 	}
 	return "(name hidden: it does not look like a variable name; did you pass the password itself?)"
+}
+
+// PasswordFileProblem says when the SASL password file in use can be
+// read by others (mode and fix), or "".
+func (s *Settings) PasswordFileProblem() string {
+	if s.SASL.Mechanism == "" || s.password != "" || s.SASL.PasswordFile == "" {
+		return ""
+	}
+	if why := safefs.ReadableByOthers(s.SASL.PasswordFile); why != "" {
+		return "SASL password file " + why
+	}
+	return ""
 }
 
 // PasswordStatus describes, without revealing it, whether a password is
