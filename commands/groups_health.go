@@ -38,8 +38,12 @@ func init() {
 				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
 				"  WARN      the total lag grew at every observation while commits advanced\n" +
 				"  OK        none of the above\n\n" +
+				"A commit is a committed offset moving forward, or a rewrite of the offset file that moves one\n" +
+				"forward, adds a partition or commits the same offsets again; a rewrite that only removes partitions\n" +
+				"or moves offsets back (offsets delete, a reset, kaasctl's own writes) is not one.\n\n" +
 				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
-				"stay, marked \"(last known)\", with unknownSince in JSON.\n\n" +
+				"stay, marked \"(last known)\", with unknownSince in JSON; once it is observed again they stay\n" +
+				"until the new observations span the time a condition needs or contradict it (a commit, lag 0).\n\n" +
 				"DRAIN is the estimated time until the group's lag is zero (its slowest partition), from the consume\n" +
 				"and produce rates fitted over the window; \"not draining\" when some partition is not consumed\n" +
 				"faster than produced; \"-\" before 3 observations. RETENTION is when the log start (kaas moves it\n" +
