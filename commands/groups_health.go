@@ -44,9 +44,12 @@ func init() {
 				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
 				"stay, marked \"(last known)\", with unknownSince in JSON; once it is observed again they stay\n" +
 				"until the new observations span the time a condition needs or contradict it (a commit, lag 0).\n\n" +
-				"DRAIN is the estimated time until the group's lag is zero (its slowest partition), from the consume\n" +
-				"and produce rates fitted over the window; \"not draining\" when some partition is not consumed\n" +
-				"faster than produced; \"-\" before 3 observations. RETENTION is when the log start (kaas moves it\n" +
+				"DRAIN is the estimated time until the group's lag is zero: its lag over the excess of its consume\n" +
+				"rate over its produce rate (each partition's fitted over the window, summed: a throttled consumer\n" +
+				"serves its partitions in turns, so one can stand still while the group drains); \"not draining\" when\n" +
+				"the group is not consumed faster than produced; \"keeping up\" for a small steady lag (at most 30 s of\n" +
+				"production, consumed about as fast); \"-\" before 3 observations. A partition still for less than 2\n" +
+				"minutes while the group drains is served in turns, not STALL. RETENTION is when the log start (kaas moves it\n" +
 				"only on DeleteRecords) passes the committed offset of a lagging partition, from its advance over the\n" +
 				"window. JSON: drain and retention per partition, with the window and samples used.\n\n" +
 				"Each state comes with its evidence: partition, before/after, when, and which file change.\n" +

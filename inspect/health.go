@@ -310,10 +310,12 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 		add(HealthEvidence{State: HealthErr, Before: -1, After: -1, Since: last.Time, Time: last.Time, Detail: last.Err})
 	}
 
-	if len(samples) >= 2 {
-		lagEvidence(samples, opt.MinSpan, add)
-	}
 	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
+	if len(samples) >= 2 {
+		d := h.Drain
+		draining := d.Known && d.Lag > 0 && !d.NotDraining && d.ConsumeRate > d.ProduceRate
+		lagEvidence(samples, opt.MinSpan, draining, add)
+	}
 	h.finish()
 }
 
@@ -389,8 +391,16 @@ func sampleAnomalies(prev *HealthSample, cur HealthSample, opt HealthOptions) []
 	return out
 }
 
-// lagEvidence adds STOP, STALL and WARN evidence.
-func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthEvidence)) {
+// TurnTolerance is how long one partition may stand still while the
+// group drains before it is STALL: a throttled consumer (franz-go's
+// fetch in turns) serves its partitions in turns, leaving single
+// partitions still for 30-60 s while the group's lag falls.
+const TurnTolerance = 2 * time.Minute
+
+// lagEvidence adds STOP, STALL and WARN evidence. draining: the group is
+// consumed faster than it is produced to (its fitted rates): a partition
+// still for less than TurnTolerance is then no STALL.
+func lagEvidence(samples []HealthSample, minSpan time.Duration, draining bool, add func(HealthEvidence)) {
 	first, last := samples[0], samples[len(samples)-1]
 	// Did any commit arrive in the window?
 	rewrites := commitRewrites(samples)
@@ -452,6 +462,9 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		}
 		if !stuck || !since.Before(last.Time) || last.Time.Sub(since) < minSpan {
 			continue
+		}
+		if commits && draining && last.Time.Sub(since) < TurnTolerance {
+			continue // served in turns: the group drains
 		}
 		e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: file}
 		if commits {

@@ -53,9 +53,15 @@ func TestEvaluateHealthStates(t *testing.T) {
 			withFile(hs(0, []int64{5}, []int64{10}), -100, map[string]int64{"orders/0": 5}),
 			withFile(hs(5, []int64{5}, []int64{10}), 3, map[string]int64{"orders/0": 5}),
 		}, HealthOptions{}, HealthStall, "orders/0"},
-		{"stalled: one partition stuck while the other advances", []HealthSample{
-			hs(0, []int64{5, 1}, []int64{10, 50}), hs(5, []int64{5, 20}, []int64{10, 50}), hs(10, []int64{5, 40}, []int64{10, 50}),
+		{"stalled: one partition stuck for longer than a consumer's turn while the other advances", []HealthSample{
+			hs(0, []int64{5, 1}, []int64{10, 50}), hs(75, []int64{5, 20}, []int64{10, 50}), hs(150, []int64{5, 40}, []int64{10, 50}),
 		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"stalled: one partition stuck while the other keeps up and the group does not drain", []HealthSample{
+			hs(0, []int64{5, 10}, []int64{10, 20}), hs(5, []int64{5, 20}, []int64{10, 30}), hs(10, []int64{5, 30}, []int64{10, 40}),
+		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"served in turns: one partition still for 10 s while the group drains", []HealthSample{
+			hs(0, []int64{5, 1}, []int64{10, 50}), hs(5, []int64{5, 20}, []int64{10, 50}), hs(10, []int64{5, 40}, []int64{10, 50}),
+		}, HealthOptions{}, HealthOK, ""},
 		{"rewind in the file", []HealthSample{
 			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
 			withFile(hs(5, []int64{0}, []int64{10}), 4, map[string]int64{"orders/0": 0}),
