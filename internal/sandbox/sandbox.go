@@ -209,6 +209,7 @@ type Sandbox struct {
 	kaasManifests   atomic.Bool // kaaslog.go: segment files, manifests only on open/takeover/close
 	kaasLog         *kaasLog
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
+	frozen          sync.Map    // freeze.go: broker id → closed when thawed
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 
