@@ -155,6 +155,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	if err != nil {
 		return vol, err
 	}
+	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep.Summary.Checked = res.Checked
 	vol.logs = res.LogBounds
 	rep.Ran(inspect.CheckVolume, "")

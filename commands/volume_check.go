@@ -66,6 +66,7 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 	if err != nil {
 		return err
 	}
+	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep := inspect.BuildCheckReport(l, res, o.min)
 	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
 	for _, f := range rep.Findings {

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,8 +16,27 @@ import (
 // offset files are the only thing the probe writes.
 const CanaryPrefix = "__kaasctl-canary-"
 
-// IsCanary reports whether group is a probe's canary group.
+// IsCanary reports whether group is a probe's canary group. It is the one
+// rule every surface leaves them out by (group rows and selections,
+// health, the exporter, plans, watch --offsets, the volume's findings):
+// only a canary named on the command line is shown.
 func IsCanary(group string) bool { return strings.HasPrefix(group, CanaryPrefix) }
+
+// WithoutCanaries returns groups without the canary groups (the slice
+// itself when it holds none).
+func WithoutCanaries(groups []string) []string {
+	i := slices.IndexFunc(groups, IsCanary)
+	if i < 0 {
+		return groups
+	}
+	out := slices.Clone(groups[:i])
+	for _, g := range groups[i+1:] {
+		if !IsCanary(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 // Canary is the canary group of one broker.
 type Canary struct {
@@ -60,4 +81,15 @@ func CanaryGroups(a *volume.Assignment) []Canary {
 		out = append(out, c)
 	}
 	return out
+}
+
+// WithoutCanaryFindings drops the findings about a canary group's own
+// files (its offset file, a leftover temp file or backup of it): the
+// volume's other findings are left as they are.
+func WithoutCanaryFindings(fs []volume.Finding) []volume.Finding {
+	canary := func(f volume.Finding) bool { return IsCanary(filepath.Base(f.Path)) }
+	if !slices.ContainsFunc(fs, canary) {
+		return fs
+	}
+	return slices.DeleteFunc(slices.Clone(fs), canary)
 }

@@ -915,6 +915,10 @@ func BuildRestartInput(r RestartReading) (RestartInput, RestartSources) {
 	}
 	loaded, members := restartActivity(r, in.Entries, known, &src)
 	for _, name := range slices.Sorted(maps.Keys(known)) {
+		if IsCanary(name) {
+			delete(in.Entries, name) // the probe's: no consumer rebalances
+			continue
+		}
 		in.Groups = append(in.Groups, RestartGroup{ID: name, Loaded: loaded[name], Members: members[name]})
 	}
 	return in, src
