@@ -261,7 +261,7 @@ func newExporter(g *Globals, src *exporter.Source, o exporterOptions, offsets *e
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
 	if o.probe {
-		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic}
+		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: canaryOwner(*src.Layout)}
 	}
 	return exporter.New(opt)
 }

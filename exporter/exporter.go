@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 )
@@ -69,6 +70,9 @@ type Options struct {
 type ProbeOptions struct {
 	// Topic takes the canary offsets ("": the first topic listed).
 	Topic string
+	// Owned says whether a canary id may be written (the probe writes
+	// only canary groups it created: inspect.CanaryFileOwned).
+	Owned func(group string) (bool, string)
 }
 
 // OffsetsFollow configures the exporter's offsets follower
@@ -529,7 +533,7 @@ func (e *Exporter) ProbeOnce(ctx context.Context) (*ProbeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Probe(ctx, a, src.Client, e.opt.Probe.Topic)
+	rep, err := Probe(ctx, ProbeInput{Assignment: a, Client: src.Client, Topic: e.opt.Probe.Topic, Owned: e.opt.Probe.Owned})
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +544,7 @@ func (e *Exporter) ProbeOnce(ctx context.Context) (*ProbeReport, error) {
 			bad = append(bad, b.Broker+" at "+b.FailedStep+" ("+b.Err+")")
 		}
 	}
-	msg := strings.Join(bad, "; ")
+	msg := render.Clean(strings.Join(bad, "; ")) // broker ids on one line
 	e.mu.Lock()
 	changed := msg != e.lastProbe
 	e.lastProbe = msg
