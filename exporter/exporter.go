@@ -22,9 +22,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // DefaultListen is the exporter's default address. Port 10092 (Kafka's 9092

@@ -3,8 +3,8 @@ package exporter
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -134,7 +134,9 @@ func Probe(ctx context.Context, in ProbeInput) (*ProbeReport, error) {
 	}
 	wg.Wait()
 	rep.Brokers = slices.DeleteFunc(rep.Brokers, func(b BrokerProbe) bool { return b.Broker == "" })
-	slices.SortStableFunc(rep.Brokers, func(x, y BrokerProbe) int { return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Broker, y.Broker)) })
+	slices.SortStableFunc(rep.Brokers, func(x, y BrokerProbe) int {
+		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Broker, y.Broker))
+	})
 	for _, b := range rep.Brokers {
 		if b.OK {
 			rep.OK++
