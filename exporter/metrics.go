@@ -27,7 +27,7 @@ var (
 	dMoves               = fam(counterType, "kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
 	dFindings            = fam(gaugeType, "kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
 	dGeneration          = fam(gaugeType, "kaas_volume_generation_info", "The kaas generation the exporter assumes for the volume (which offsets dir is live, what a plain-map file means): generation (go, 0.2.16, 0.2.18 or unknown) and source (detected, pinned or undetermined). Always 1.", "generation", "source")
-	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
+	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent, and for a --brokers address that neither brokers[] nor the metadata lists and that does not answer (kaas drops a dead broker from both: one down when the exporter started is known from it alone; broker is the id its host names, else the address).", "broker")
 	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
 	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
@@ -103,6 +103,10 @@ type counters struct {
 	brokerErrors   map[string]int64
 	brokersSeen    map[string]bool
 	brokerRequests map[string]int64
+	// seedOnly are the brokers known from a --brokers address alone (not
+	// listed, not in the metadata, not answering): forgotten once their
+	// address answers or a listed broker has it.
+	seedOnly map[string]bool
 	// lastSuccess is when the last successful refresh ended (Unix
 	// seconds, see Successful); interval is --interval.
 	lastSuccess float64
@@ -113,6 +117,33 @@ type counters struct {
 	follower, following, journal  bool
 	offsetChanges                 int64
 	journalRecords, journalErrors int64
+}
+
+// forgetAnsweredSeeds drops from the brokers seen those known from a
+// --brokers address alone that this refresh (one that asked the brokers)
+// no longer finds down: their address answers now, as the broker the
+// metadata names, so the address's series would stay 0 for nothing.
+func forgetAnsweredSeeds(o *Observation, c *counters) {
+	if !o.HasBrokers || o.WireErr != "" {
+		return
+	}
+	down := map[string]bool{}
+	for _, b := range o.Brokers {
+		if b.Seed {
+			down[b.Name] = true
+			if c.seedOnly == nil {
+				c.seedOnly = map[string]bool{}
+			}
+			c.seedOnly[b.Name] = true
+		}
+	}
+	for name := range c.seedOnly {
+		if !down[name] {
+			delete(c.seedOnly, name)
+			delete(c.brokersSeen, name)
+			delete(c.brokerErrors, name)
+		}
+	}
 }
 
 // buildMetrics turns one refresh into the metrics every scrape serves
@@ -187,6 +218,7 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 	}
 
 	// Brokers: every broker seen since the exporter started.
+	forgetAnsweredSeeds(o, c)
 	listedAlive := map[string]bool{}
 	if a := o.Assignment; a != nil {
 		for _, b := range a.Brokers {

@@ -73,6 +73,10 @@ type BrokerObs struct {
 	// Groups is how many groups the broker listed.
 	Groups int    `json:"groups"`
 	Err    string `json:"error,omitempty"`
+	// Seed: a --brokers address that neither brokers[] nor the metadata
+	// lists and that did not answer (kaas drops a dead broker from both):
+	// Name is the broker id its host names, else the address.
+	Seed bool `json:"seed,omitempty"`
 }
 
 // PartObs is one partition of a group. Its fields are ordered for size
@@ -249,6 +253,9 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 			for _, g := range b.Groups {
 				extra = append(extra, g.Group)
 			}
+		}
+		if err == nil {
+			o.Brokers = append(o.Brokers, s.downSeeds(ctx, ls, o.Assignment)...)
 		}
 	}
 
@@ -463,6 +470,29 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	o.Duration = time.Since(start)
 	return o
+}
+
+// downSeeds are the --brokers addresses that neither assignment.json's
+// brokers[] nor the brokers' metadata (the listings' brokers) names and
+// that do not answer now: a broker that was down when the exporter
+// started is known from them alone, and kaas_broker_up says it is down.
+// One that answers is another address of a listed broker, or a bootstrap
+// address, and is left out.
+func (s *Source) downSeeds(ctx context.Context, ls []wire.BrokerGroups, a *volume.Assignment) []BrokerObs {
+	md := make([]wire.Broker, len(ls))
+	for i, b := range ls {
+		md[i] = b.Broker
+	}
+	var out []BrokerObs
+	for _, kb := range inspect.KnownBrokers(a, md, s.Client.Settings.Brokers) {
+		if !kb.OnlySeed() {
+			continue
+		}
+		if err := s.Client.ReachAddr(ctx, kb.Addr); err != nil {
+			out = append(out, BrokerObs{Node: kb.Node, Name: kb.Name, Addr: kb.Addr, Err: err.Error(), Seed: true})
+		}
+	}
+	return out
 }
 
 // keepPartitions reports whether a refresh fills GroupObs.Partitions: for
