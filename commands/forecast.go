@@ -47,7 +47,8 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	for _, h := range observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{}) {
+	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{})
+	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}
 	return out

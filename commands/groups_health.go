@@ -116,21 +116,28 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) error {
 	v := GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
 	var all []inspect.GroupHealth
+	var cover inspect.HealthCoverage
 	if o.exporterURL != "" {
 		doc, err := fetchExporterHealth(ctx, o.exporterURL)
 		if err != nil {
 			return err
 		}
 		v.Source, v.Window, v.Interval = o.exporterURL, doc.Window, ""
-		all = doc.Groups
+		all, cover = doc.Groups, doc.Coverage
 	} else {
 		src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, false, connectChecked)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
+		if len(o.names) > 0 {
+			src.Only = map[string]bool{} // observe the groups named, whatever --max-groups
+			for _, n := range o.names {
+				src.Only[n] = true
+			}
+		}
 		v.Source = "observed"
-		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0))
+		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Generation, 0))
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -138,7 +145,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		return err
 	}
 	if len(sel.Missing) > 0 {
-		return fmt.Errorf("not observed (no offset file, entry or broker listing): %s", quoteList(sel.Missing))
+		return missingHealthError(sel.Missing, cover)
 	}
 	if sel.NotOK > 0 {
 		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
@@ -191,9 +198,29 @@ func healthTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// missingHealthError names the groups asked for that the evaluation does
+// not hold, grouped by why (coverage: what it observes).
+func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
+	var whys []string
+	byWhy := map[string][]string{}
+	for _, n := range missing {
+		w := cover.WhyMissing(n)
+		if byWhy[w] == nil {
+			whys = append(whys, w)
+		}
+		byWhy[w] = append(byWhy[w], n)
+	}
+	parts := make([]string, len(whys))
+	for i, w := range whys {
+		parts[i] = quoteList(byWhy[w]) + " (" + w + ")"
+	}
+	return fmt.Errorf("not observed: %s", strings.Join(parts, "; "))
+}
+
 // observeHealth refreshes every interval for window and evaluates every
-// group observed (the caller selects: inspect.SelectHealth).
-func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions) []inspect.GroupHealth {
+// group observed (the caller selects: inspect.SelectHealth), with what the
+// last refresh covered.
+func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window, interval time.Duration, opt inspect.HealthOptions) ([]inspect.GroupHealth, inspect.HealthCoverage) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
@@ -226,7 +253,7 @@ func observeHealth(ctx context.Context, g *Globals, src *exporter.Source, window
 		h.Lag, h.LagKnown = grp.Lag, grp.LagKnown
 		out = append(out, h)
 	}
-	return out
+	return out, src.Coverage(last)
 }
 
 func fetchExporterHealth(ctx context.Context, base string) (*exporter.HealthDocument, error) {

@@ -2,13 +2,16 @@ package commands
 
 import (
 	"context"
+	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 )
 
@@ -83,5 +86,33 @@ func TestGroupsHealthOneShot(t *testing.T) {
 	}
 	if r.Code != 1 || !strings.Contains(r.Out, "STOP") || !strings.Contains(r.Out, "no commit for") || !strings.Contains(r.Err, "missing-group") {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}
+
+// groups health --exporter for a group the exporter leaves out by
+// --max-groups says so (it used to say the group has no offset file,
+// entry or broker listing), and the same for --group-regex.
+func TestGroupsHealthExporterSaysWhatItLeftOut(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	for _, g := range []string{"app-a", "app-b", "app-c", "app-d"} {
+		commitAdmin(t, sb, g, map[int32]int64{0: 0})
+	}
+	l := sb.Layout()
+	e := exporter.New(exporter.Options{Source: &exporter.Source{Layout: &l, MaxGroups: 2, Filter: regexp.MustCompile(`^app-`)}})
+	e.Refresh(context.Background())
+	srv := httptest.NewServer(e.Handler())
+	defer srv.Close()
+	r := runCLI(t, "", nil, "groups", "health", "--exporter", srv.URL, "app-a", "app-d", "other", "-o", "json")
+	if r.Code != 1 || !strings.Contains(r.Err, `"app-d" (left out by --max-groups 2: 2 matching groups`) || !strings.Contains(r.Err, `"other" (left out by --group-regex "^app-")`) {
+		t.Errorf("exit %d: %s", r.Code, r.Err)
+	}
+	if v := decodeJSON[GroupsHealthView](t, r); len(v.Groups) != 1 || v.Groups[0].Group != "app-a" {
+		t.Errorf("groups %+v", v.Groups)
+	}
+	// Observed by groups health itself, a named group is observed whatever --max-groups.
+	r = runCLI(t, "", nil, "groups", "health", "--data-dir", l.DataDir, "--max-groups", "1", "--window", "200ms", "--interval", "100ms", "app-d", "-o", "json")
+	if v := decodeJSON[GroupsHealthView](t, r); r.Code == 1 || len(v.Groups) != 1 {
+		t.Errorf("observed app-d with --max-groups 1: exit %d %s %+v", r.Code, r.Err, v.Groups)
 	}
 }

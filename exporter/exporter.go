@@ -148,8 +148,9 @@ type Exporter struct {
 // only the health window.
 type snapshot struct {
 	time   time.Time
-	page   zpage
-	health []inspect.GroupHealth
+	page     zpage
+	health   []inspect.GroupHealth
+	coverage inspect.HealthCoverage
 	// healthDoc is /api/health, encoded on first request (healthJSON).
 	healthOnce sync.Once
 	healthDoc  []byte
@@ -294,7 +295,7 @@ func (e *Exporter) Refresh(ctx context.Context) *Observation {
 		e.lastA = o.Assignment
 	}
 	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health})
+	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
 	return o
 }
 
@@ -596,6 +597,9 @@ type HealthDocument struct {
 	Time   time.Time             `json:"time"`
 	Window string                `json:"window"`
 	Groups []inspect.GroupHealth `json:"groups"`
+	// Coverage is which groups the exporter observes (its --group-regex
+	// and --max-groups): why a group is not in Groups.
+	Coverage inspect.HealthCoverage `json:"coverage"`
 }
 
 // Handler serves /metrics, /api/health, /healthz and a landing page.

@@ -137,9 +137,11 @@ type Observation struct {
 	// volume (nil without a volume).
 	Generation *volume.GenerationInfo `json:"generation,omitempty"`
 	Groups     []GroupObs             `json:"groups"`
-	// Matched groups passed the filter; Dropped were over the cap.
-	Matched int         `json:"matched"`
-	Dropped int         `json:"dropped"`
+	// Matched groups passed the filter; Dropped were over the cap, every
+	// group after LastSelected by id.
+	Matched      int         `json:"matched"`
+	Dropped      int         `json:"dropped"`
+	LastSelected string      `json:"lastSelected,omitempty"`
 	Brokers []BrokerObs `json:"brokers"`
 	// WireErr is set when the brokers could not be asked at all.
 	WireErr string `json:"wireError,omitempty"`
@@ -271,6 +273,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	if s.MaxGroups > 0 && len(sel) > s.MaxGroups {
 		o.Dropped = len(sel) - s.MaxGroups
 		sel = sel[:s.MaxGroups]
+		o.LastSelected = sel[len(sel)-1].Group
 	}
 	groupNames := make([]string, len(sel))
 	for i, r := range sel {
@@ -470,6 +473,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	}
 	o.Duration = time.Since(start)
 	return o
+}
+
+// Coverage is which groups o observed (health --exporter says why a
+// group is missing from it).
+func (s *Source) Coverage(o *Observation) inspect.HealthCoverage {
+	c := inspect.HealthCoverage{MaxGroups: s.MaxGroups, Dropped: o.Dropped, LastObserved: o.LastSelected}
+	if s.Filter != nil {
+		c.GroupRegex = s.Filter.String()
+	}
+	return c
 }
 
 // downSeeds are the --brokers addresses that neither assignment.json's
