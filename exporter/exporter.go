@@ -147,7 +147,7 @@ type Exporter struct {
 // It keeps the refresh's time, not its observation: the next refresh needs
 // only the health window.
 type snapshot struct {
-	time   time.Time
+	time     time.Time
 	page     zpage
 	health   []inspect.GroupHealth
 	coverage inspect.HealthCoverage

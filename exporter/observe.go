@@ -142,7 +142,7 @@ type Observation struct {
 	Matched      int         `json:"matched"`
 	Dropped      int         `json:"dropped"`
 	LastSelected string      `json:"lastSelected,omitempty"`
-	Brokers []BrokerObs `json:"brokers"`
+	Brokers      []BrokerObs `json:"brokers"`
 	// WireErr is set when the brokers could not be asked at all.
 	WireErr string `json:"wireError,omitempty"`
 	// Probes is the number of record timestamps fetched (cache misses).
