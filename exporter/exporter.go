@@ -424,6 +424,15 @@ func (e *Exporter) onVersion(v watch.Version) {
 	e.mu.Lock()
 	e.c.versionsSeen++
 	prev := e.lastA
+	if prev != nil && inspect.NewerThan(prev, v.Assignment) {
+		// kaas's brokers never apply it (a lower version in the same
+		// epoch is a duplicate, a lower epoch is fenced): no move, and
+		// the newest version stays the one the next is compared with.
+		e.c.versionsBackwards++
+		e.mu.Unlock()
+		e.logf("%s", inspect.VersionWarnings(e.opt.AssignmentPath, prev, v.Assignment, false)[0]+"; kaas's brokers skip it: no coordinator moved (kaas_assignment_versions_backwards_total)")
+		return
+	}
 	e.lastA = v.Assignment
 	keys := e.lastKeys
 	if gap := inspect.FindVersionGap(prev, v.Assignment); gap.Count > 0 {

@@ -21,6 +21,7 @@ var (
 	dAssignmentReadable  = fam(gaugeType, "kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
 	dAssignmentVersions  = fam(counterType, "kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
 	dVersionsMissed      = fam(counterType, "kaas_assignment_versions_missed_total", "Versions of CD/assignment.json written and replaced before the watch read them, since the exporter started: versions are consecutive (one counter across controller epochs), so a jump from v6 to v8 is v7 missed, and a coordinator a group had only in v7 is not counted in kaas_coordinator_moves_total.")
+	dVersionsBackwards   = fam(counterType, "kaas_assignment_versions_backwards_total", "Versions of CD/assignment.json the watch read that were older than the newest it had seen (a lower epoch, or a lower version in the same epoch: a stale controller, a restored file), since the exporter started: kaas's brokers never apply them, so no coordinator move is counted for them and the newest stays the one the next version is compared with.")
 	dBrokersListed       = fam(gaugeType, "kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
 	dBrokersAlive        = fam(gaugeType, "kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
 	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
@@ -98,11 +99,13 @@ type counters struct {
 	moves          map[inspect.Cause]int64
 	versionsSeen   int64
 	versionsMissed int64
-	refreshes      int64
-	probes         int64
-	brokerErrors   map[string]int64
-	brokersSeen    map[string]bool
-	brokerRequests map[string]int64
+	// versionsBackwards counts versions older than the newest seen.
+	versionsBackwards int64
+	refreshes         int64
+	probes            int64
+	brokerErrors      map[string]int64
+	brokersSeen       map[string]bool
+	brokerRequests    map[string]int64
 	// seedOnly are the brokers known from a --brokers address alone (not
 	// listed, not in the metadata, not answering): forgotten once their
 	// address answers or a listed broker has it.
@@ -168,6 +171,7 @@ func buildText(o *Observation, health []inspect.GroupHealth, counts []inspect.He
 		add(tw.sample(dAssignmentReadable, b2f(o.Assignment != nil)))
 		add(tw.sample(dAssignmentVersions, float64(c.versionsSeen)))
 		add(tw.sample(dVersionsMissed, float64(c.versionsMissed)))
+		add(tw.sample(dVersionsBackwards, float64(c.versionsBackwards)))
 	}
 	if a := o.Assignment; a != nil {
 		add(tw.sample(dAssignmentVersion, float64(a.AssignmentVersion)))
