@@ -174,7 +174,7 @@ func TestRunPlanRestartFollowBackwardsVersion(t *testing.T) {
 			alive = append(alive, br)
 		}
 	}
-	a["brokers"], a["assignmentVersion"], a["consumerGroups"] = alive, first.Version-3, []any{}
+	a["brokers"], a["assignmentVersion"] = alive, first.Version-3
 	b, _ = json.Marshal(a)
 	writeFile(t, dir, "__cluster/assignment.json.tmp", string(b))
 	if err := os.Rename(path+".tmp", path); err != nil {
