@@ -188,7 +188,7 @@ func (fl *follower) emit(e FollowEvent) {
 		if !m.AsPlanned {
 			mark = "predicted " + orNone(m.Predicted)
 		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), orNone(m.From), orNone(m.To), mark)
+		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(mark))
 	}
 	for _, n := range e.Notes {
 		fmt.Fprintln(w, "    note: "+render.Clean(n))
