@@ -38,7 +38,9 @@ const planRestartHelp = "Each broker restart is two assignment versions: the con
 	"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
 	"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
 	"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
-	"swaps (stated in the output). The plan assumes the operator waits, before each next step, for\n" +
+	"swaps within a bound of work (a few seconds at 127 brokers, the most plan restart takes): the\n" +
+	"search line says what was searched and whether the bound stopped it; a terminal shows its\n" +
+	"progress. The plan assumes the operator waits, before each next step, for\n" +
 	"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
 	"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
 	"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
@@ -143,7 +145,9 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 		return err
 	}
 	in, src := inspect.BuildRestartInput(r)
+	done := searchProgress(g, &in)
 	plan, err := inspect.PlanRestart(in, o.Order)
+	done()
 	if err != nil {
 		if len(o.Order) > 0 {
 			return exit.UsageErrorf("%v", err)
@@ -164,6 +168,26 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 	return g.Printer.Print(render.Output{Data: view, Table: t, Human: func(p *render.Printer) error {
 		return renderRestartPlan(p, view, t, o.StepsOfAll)
 	}})
+}
+
+// searchProgress shows the heuristic search's progress on a terminal
+// (orders evaluated, against what its bound allows); the func it returns
+// erases it.
+func searchProgress(g *Globals, in *inspect.RestartInput) (done func()) {
+	const label = "plan restart: orders searched"
+	if g.Progress(label, 0) == nil {
+		return func() {} // not a terminal, or -q
+	}
+	var p *render.Progress
+	var shown int64
+	in.Progress = func(n, total int64) {
+		if p == nil {
+			p = g.Progress(label, total)
+		}
+		p.Add(n - shown)
+		shown = n
+	}
+	return func() { p.Done() }
 }
 
 // readRestart reads what the plan starts from: assignment.json, the
