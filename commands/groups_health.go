@@ -56,6 +56,8 @@ func init() {
 				"Without a volume, commits are only seen as moving offsets, so a stuck consumer that keeps\n" +
 				"committing the same offsets shows as STOP rather than STALL.\n" +
 				"--exporter URL reads a running exporter's evaluation (its /api/health) instead of observing.\n" +
+				"At most 1,000 observations (--window / --interval + 1), at least 10ms apart: each is a refresh of\n" +
+				"every group. Groups named are observed whatever --max-groups.\n" +
 				"Exit code 3 when a group is not OK.\n\n" +
 				"Examples:\n" +
 				"  kaasctl groups health --data-dir /data -b kaas-0:9092                # every group, 30 s window\n" +
@@ -87,6 +89,14 @@ type GroupsHealthView struct {
 	Conditions map[string]int `json:"conditions"`
 }
 
+// groups health's bounds: each observation is a refresh of every group
+// (the volume's offset files and a broker round), and the window keeps them
+// all, so --interval 1ns would never end.
+const (
+	maxHealthObservations = 1000
+	minHealthInterval     = 10 * time.Millisecond
+)
+
 // groupsHealthOptions is 'groups health' after flag parsing.
 type groupsHealthOptions struct {
 	// window is observed every interval.
@@ -107,6 +117,10 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 	}
 	if o.interval > o.window {
 		return o, exit.UsageErrorf("--interval %s is longer than --window %s: at least two observations are needed", o.interval, o.window)
+	}
+	if n := o.window/o.interval + 1; n > maxHealthObservations || o.interval < minHealthInterval {
+		return o, exit.UsageErrorf("--window %s every --interval %s is %d observations, each a refresh of every group: groups health takes at most %d, at least %s apart (for this window: --interval %s or more)",
+			o.window, o.interval, n, maxHealthObservations, minHealthInterval, max(minHealthInterval, (o.window/(maxHealthObservations-1)).Round(time.Millisecond)+time.Millisecond))
 	}
 	var err error
 	o.filter, err = compileRegex("regex", c.String("regex"))

@@ -116,3 +116,22 @@ func TestGroupsHealthExporterSaysWhatItLeftOut(t *testing.T) {
 		t.Errorf("observed app-d with --max-groups 1: exit %d %s %+v", r.Code, r.Err, v.Groups)
 	}
 }
+
+// groups health refuses a window and interval that take more observations
+// than it bounds (--interval 1ns never ended) and says what would do; what
+// it accepts it says it will do.
+func TestGroupsHealthBoundsItsObservations(t *testing.T) {
+	t.Parallel()
+	dd := t.TempDir()
+	writeFile(t, dd, "__cluster/assignment.json", `{"controllerEpoch":1,"assignmentVersion":1,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}]}`)
+	for _, args := range [][]string{{"--interval", "1ns"}, {"--window", "1h", "--interval", "1s"}, {"--window", "1s", "--interval", "1ms"}} {
+		r := runCLI(t, "", nil, append([]string{"groups", "health", "--data-dir", dd}, args...)...)
+		if r.Code != 2 || !strings.Contains(r.Err, "groups health takes at most 1000") || !strings.Contains(r.Err, "--interval") {
+			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", nil, "groups", "health", "--data-dir", dd, "--window", "40ms", "--interval", "20ms")
+	if r.Code != 0 || !strings.Contains(r.Err, "observing for 40ms (3 observations, every 20ms)") {
+		t.Errorf("exit %d %q", r.Code, r.Err)
+	}
+}
