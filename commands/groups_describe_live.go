@@ -51,7 +51,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 		if listings, selected, err = selectListed(ctx, g, cl, vol.known, o); err != nil {
 			return err
 		}
-		v.Sources.Brokers = brokerSources(listings, names)
+		v.Sources.Brokers = brokerSources(cl, listings, names)
 	}
 	var files map[string]*inspect.GroupDescription
 	if hasVolume {
