@@ -99,6 +99,9 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	rep.Finish()
 	v.DoctorReport = *rep
 	v.Findings = rep.AtLeast(o.minSeverity)
+	for i := range v.Findings { // the fixes' commands run as printed
+		v.Findings[i].Fix = inspect.FixWithFlags(v.Findings[i].Fix, g.GivenFlags())
+	}
 	if rep.Mode == inspect.DoctorOffline {
 		g.Notef("offline only: no broker was asked (live checks need --brokers)")
 	}
@@ -166,7 +169,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 		rep.AddEntryAudit(inspect.AuditEntries(vol.a), vol.flags)
 		rep.Ran(inspect.CheckEntries, "")
 	}
-	rep.AddVolumeFindings(res.Findings, root, vol.a != nil)
+	rep.AddVolumeFindings(res.Findings, root, vol.a != nil, vol.flags)
 	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
 	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
 	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))

@@ -31,3 +31,23 @@ func TestGroupsListCountsEverySeedGiven(t *testing.T) {
 		t.Errorf("no note on the down address:\n%s", r.Err)
 	}
 }
+
+// The fix lines of volume check and doctor run as printed: their quoted
+// kaasctl commands carry the --data-dir (and --brokers) given.
+func TestFixLinesCarryTheFlagsGiven(t *testing.T) {
+	t.Parallel()
+	dd := t.TempDir()
+	writeFile(t, dd, "__cluster/assignment.json", `{"controllerEpoch":1,"assignmentVersion":1,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}]}`)
+	writeFile(t, dd, "__cluster/__consumer_offsets/broken.json", `{"offsets":{"t/0":`)
+	want := "'kaasctl volume repair --data-dir " + dd + "'"
+	for _, args := range [][]string{{"volume", "check", "--data-dir", dd, "-o", "json"}, {"doctor", "--data-dir", dd, "-o", "json"}} {
+		r := runCLI(t, "", nil, args...)
+		if !strings.Contains(r.Out, want) {
+			t.Errorf("%v: no %s in\n%s", args, want, r.Out)
+		}
+	}
+	r := runCLI(t, "", nil, "doctor", "--data-dir", dd, "-o", "json")
+	if !strings.Contains(r.Out, `"kaasctl volume check --data-dir `+dd+` --severity warning"`) {
+		t.Errorf("doctor's commands lack the volume:\n%s", r.Out)
+	}
+}

@@ -294,3 +294,19 @@ func TestCanariesLeftOut(t *testing.T) {
 		t.Errorf("findings: %+v", got)
 	}
 }
+
+// A fix's quoted kaasctl commands get the operator's flags, once.
+func TestFixWithFlags(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"run 'kaasctl volume repair' to quarantine it":                         "run 'kaasctl volume repair --data-dir /d' to quarantine it",
+		"'kaasctl volume check' then 'kaasctl whois --txn ID'":                 "'kaasctl volume check --data-dir /d' then 'kaasctl whois --txn ID --data-dir /d'",
+		"already 'kaasctl volume check --data-dir /d'":                         "already 'kaasctl volume check --data-dir /d'",
+		"no command here; an 'unclosed kaasctl":                                "no command here; an 'unclosed kaasctl",
+		"'kaasctl offsets reset --from-file' (unclosed after: 'kaasctl volume": "'kaasctl offsets reset --from-file --data-dir /d' (unclosed after: 'kaasctl volume",
+	} {
+		if got := FixWithFlags(in, " --data-dir /d"); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
