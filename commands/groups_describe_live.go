@@ -171,6 +171,9 @@ func noteLiveRequests(g *Globals, names *inspect.NodeNamer, reqs []wire.BrokerCo
 // printGroupsDescribeLive prints the live view: the summary section and a
 // block per group for people, one row per partition in csv.
 func printGroupsDescribeLive(g *Globals, o groupsDescribeOptions, v *GroupsDescribeLiveView, hasVolume bool) error {
+	if o.view != "" {
+		return printDescribeView(g, *v, v.Groups, liveViewTable(o.view, g.Printer.Format, v.Groups))
+	}
 	sum := make([]summaryRow, len(v.Groups))
 	for i, d := range v.Groups {
 		sum[i] = summaryRow{d.Group, d.Summary}
