@@ -186,3 +186,30 @@ func TestProbeBrokerIDNewline(t *testing.T) {
 	}
 	_ = exporter.StepRoute
 }
+
+// On a new cluster no group has a file yet, so the volume cannot tell
+// which offsets dir is live: the probe still probes (its canaries have no
+// file in either dir), and leaves alone a foreign group in either.
+func TestProbeOnAVolumeWithoutGroupFiles(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	produceOrders(t, sb, 2)
+	dd := t.TempDir()
+	b, err := os.ReadFile(sb.Layout().AssignmentPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dd, "__cluster/assignment.json", string(b))
+	r := live(t, sb, "probe", "--data-dir", dd, "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("probe: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	first := inspect.CanaryGroups(sb.Assignment(), nil)[0].Group
+	writeFile(t, dd, "__consumer_offsets/"+first+".json", `{"offsets":{"orders/0":1}}`)
+	v := decodeJSON[ProbeView](t, live(t, sb, "probe", "--data-dir", dd, "-o", "json"))
+	for _, b := range v.Brokers {
+		if b.Canary == first {
+			t.Errorf("%s probed through %s, whose file in the other offsets dir is not the probe's", b.Broker, first)
+		}
+	}
+}
