@@ -133,7 +133,11 @@ func Main(args []string, ios *IOStreams) int {
 // the same shared flag. These flags apply a copy instead.
 func init() {
 	cli.HelpFlag = &copyOnApply{*cli.HelpFlag.(*cli.BoolFlag)}
-	cli.VersionFlag = &copyOnApply{*cli.VersionFlag.(*cli.BoolFlag)}
+	// --version only: -v is --verbose, as on every command (urfave's -v
+	// alias made a leading -v print the version and drop the command).
+	version := *cli.VersionFlag.(*cli.BoolFlag)
+	version.Aliases = nil
+	cli.VersionFlag = &copyOnApply{version}
 }
 
 // urfaveHelpAction is what urfave/cli's own help sub-command does, taken

@@ -100,7 +100,7 @@ func describedLags(t *testing.T, vol string) map[string]groupLags {
 
 func checkHealthAgrees(t *testing.T, vol string, describe map[string]groupLags) {
 	t.Helper()
-	out, errOut, _ := runVol(t, "groups", "health", "--data-dir", vol, "--window", "1ms", "--interval", "1ms", "-o", "json")
+	out, errOut, _ := runVol(t, "groups", "health", "--data-dir", vol, "--window", "10ms", "--interval", "10ms", "-o", "json")
 	v := mustJSON[GroupsHealthView](t, out)
 	if len(v.Groups) != len(describe) {
 		t.Errorf("health has %d groups, describe %d\n%s", len(v.Groups), len(describe), errOut)

@@ -100,6 +100,9 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	rep.Finish()
 	v.DoctorReport = *rep
 	v.Findings = rep.AtLeast(o.minSeverity)
+	for i := range v.Findings { // the fixes' commands run as printed
+		v.Findings[i].Fix = inspect.FixWithFlags(v.Findings[i].Fix, g.GivenFlags())
+	}
 	if rep.Mode == inspect.DoctorOffline {
 		g.Notef("offline only: no broker was asked (live checks need --brokers)")
 	}
@@ -143,7 +146,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	// One scan of the offset files: the volume check's, which also keeps a
 	// summary of each for the live checks.
 	var prog *render.Progress
-	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{
+	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{SkipGroup: inspect.IsCanary,
 		OnListed: func(n int) {
 			vol.files = make([]inspect.GroupFile, 0, n)
 			prog = g.Progress("reading offset files", int64(n))
@@ -156,6 +159,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	if err != nil {
 		return vol, err
 	}
+	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep.Summary.Checked = res.Checked
 	vol.logs = res.LogBounds
 	rep.Ran(inspect.CheckVolume, "")
@@ -166,7 +170,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 		rep.AddEntryAudit(inspect.AuditEntries(vol.a), vol.flags)
 		rep.Ran(inspect.CheckEntries, "")
 	}
-	rep.AddVolumeFindings(res.Findings, root, vol.a != nil)
+	rep.AddVolumeFindings(res.Findings, root, vol.a != nil, vol.flags)
 	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
 	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
 	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))

@@ -272,7 +272,7 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
 	if o.probe {
-		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic}
+		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: canaryOwner(*src.Layout)}
 	}
 	return exporter.New(opt)
 }

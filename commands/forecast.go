@@ -47,13 +47,14 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	for _, h := range observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{}) {
+	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{})
+	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}
 	return out
 }
 
-// drainText is the time to drain for humans, with the window it used.
+// drainSummary is the time to drain for humans, with the window it used.
 func drainSummary(f *inspect.GroupForecast) string {
 	if f == nil {
 		return "- (observe with --drain-window D: the estimate needs " + strconv.Itoa(inspect.MinForecastSamples) + " observations)"
@@ -88,7 +89,7 @@ func retentionSummary(f *inspect.GroupForecast) string {
 }
 
 // forecastDrainCell is the DRAIN column: the estimate, "not draining",
-// "caught up", or "-" (not observed, or too few observations).
+// "caught up", "keeping up", or "-" (not observed, or too few observations).
 func forecastDrainCell(f *inspect.GroupForecast) string {
 	if f == nil {
 		return "-"

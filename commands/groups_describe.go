@@ -26,6 +26,9 @@ type groupsDescribeOptions struct {
 	// drainWindow observes the described groups over a window for the
 	// time to drain and the retention forecast (live only; 0: not).
 	drainWindow time.Duration
+	// view is one table instead of the blocks: offsets, members or state
+	// (groups_describe_views.go; "": the blocks).
+	view string
 }
 
 // GroupsDescribeView is the machine document of 'groups describe'.
@@ -68,15 +71,16 @@ func init() {
 			Usage:       "coordinator, members, committed offsets (file and live) and lag of groups",
 			ArgsUsage:   "GROUP...",
 			Description: groupsDescribeHelp,
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
 				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
 				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
 				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
+				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
 				drainWindowFlag(),
-			},
+			}, describeViewFlags()...),
 			Action: action(parseGroupsDescribe, runGroupsDescribe),
 		}
 	})
@@ -85,25 +89,41 @@ func init() {
 // parseGroupsDescribe reads and checks the flags and arguments (usage
 // errors); it does no work.
 func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
-	o := groupsDescribeOptions{sel: observe.Selection{Names: c.Args().Slice(), All: c.Bool("all")}, summaryOnly: c.Bool("summary"),
+	o, err := describeFlags(c)
+	if err != nil {
+		return o, err
+	}
+	return o, o.checkSelection()
+}
+
+// describeFlags reads describe's flags and arguments.
+func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
+	o := groupsDescribeOptions{sel: observe.Selection{Names: append(c.Args().Slice(), splitList(c.StringSlice("group"))...), All: c.Bool("all")}, summaryOnly: c.Bool("summary"),
 		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
 	var err error
+	if o.view, err = parseDescribeView(c); err != nil {
+		return o, err
+	}
 	if o.sel.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
 		return o, err
 	}
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
 		return o, exit.UsageErrorf("%v", err)
 	}
-	if o.drainWindow, err = drainWindow(c); err != nil {
-		return o, err
-	}
+	o.drainWindow, err = drainWindow(c)
+	return o, err
+}
+
+// checkSelection refuses a describe that selects nothing, or names and
+// --all/--regex at once.
+func (o groupsDescribeOptions) checkSelection() error {
 	if len(o.sel.Names) == 0 && !o.sel.SelectAll() {
-		return o, exit.UsageErrorf("name at least one GROUP, or use --all or --regex RE")
+		return exit.UsageErrorf("name at least one GROUP (or --group GROUP), or use --all or --regex RE")
 	}
 	if len(o.sel.Names) > 0 && o.sel.SelectAll() {
-		return o, exit.UsageErrorf("give GROUP names or --all/--regex, not both")
+		return exit.UsageErrorf("give GROUP names or --all/--regex, not both")
 	}
-	return o, nil
+	return nil
 }
 
 // runGroupsDescribe describes the groups o selects: live when brokers are
@@ -119,6 +139,9 @@ func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions)
 	}
 	if o.drainWindow > 0 {
 		return exit.UsageErrorf("--drain-window needs the brokers (the log end and log start are asked live)")
+	}
+	if err := viewNeedsBrokers(o.view); err != nil {
+		return err
 	}
 	return runGroupsDescribeOffline(g, o)
 }
@@ -178,6 +201,9 @@ func flushLogs(g *Globals, lg *observe.Logs) {
 // printGroupsDescribe prints the offline view: the summary section and a
 // block per group for people, one row per partition in csv.
 func printGroupsDescribe(g *Globals, o groupsDescribeOptions, v *GroupsDescribeView) error {
+	if o.view != "" {
+		return printDescribeView(g, *v, v.Groups, offlineOffsetsTable(g.Printer.Format, v.Groups))
+	}
 	sum := make([]summaryRow, len(v.Groups))
 	for i, d := range v.Groups {
 		sum[i] = summaryRow{d.Group, *d.Summary}

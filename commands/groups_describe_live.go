@@ -54,7 +54,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 			return err
 		}
 		g.WarnAll(warns)
-		v.Sources.Brokers = brokerSources(listings, names)
+		v.Sources.Brokers = brokerSources(cl, listings, names)
 	}
 	var files map[string]*inspect.GroupDescription
 	if hasVolume {
@@ -155,6 +155,9 @@ func noteLiveRequests(g *Globals, names *inspect.NodeNamer, reqs []wire.BrokerCo
 // printGroupsDescribeLive prints the live view: the summary section and a
 // block per group for people, one row per partition in csv.
 func printGroupsDescribeLive(g *Globals, o groupsDescribeOptions, v *GroupsDescribeLiveView, hasVolume bool) error {
+	if o.view != "" {
+		return printDescribeView(g, *v, v.Groups, liveViewTable(o.view, g.Printer.Format, v.Groups))
+	}
 	sum := make([]summaryRow, len(v.Groups))
 	for i, d := range v.Groups {
 		sum[i] = summaryRow{d.Group, d.Summary}

@@ -39,17 +39,26 @@ func init() {
 				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
 				"  WARN      the total lag grew at every observation while commits advanced\n" +
 				"  OK        none of the above\n\n" +
+				"A commit is a committed offset moving forward, or a rewrite of the offset file that moves one\n" +
+				"forward, adds a partition or commits the same offsets again; a rewrite that only removes partitions\n" +
+				"or moves offsets back (offsets delete, a reset, kaasctl's own writes) is not one.\n\n" +
 				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
-				"stay, marked \"(last known)\", with unknownSince in JSON.\n\n" +
-				"DRAIN is the estimated time until the group's lag is zero (its slowest partition), from the consume\n" +
-				"and produce rates fitted over the window; \"not draining\" when some partition is not consumed\n" +
-				"faster than produced; \"-\" before 3 observations. RETENTION is when the log start (kaas moves it\n" +
+				"stay, marked \"(last known)\", with unknownSince in JSON; once it is observed again they stay\n" +
+				"until the new observations span the time a condition needs or contradict it (a commit, lag 0).\n\n" +
+				"DRAIN is the estimated time until the group's lag is zero: its lag over the excess of its consume\n" +
+				"rate over its produce rate (each partition's fitted over the window, summed: a throttled consumer\n" +
+				"serves its partitions in turns, so one can stand still while the group drains); \"not draining\" when\n" +
+				"the group is not consumed faster than produced; \"keeping up\" for a small steady lag (at most 30 s of\n" +
+				"production, consumed about as fast); \"-\" before 3 observations. A partition still for less than 2\n" +
+				"minutes while the group drains is served in turns, not STALL. RETENTION is when the log start (kaas moves it\n" +
 				"only on DeleteRecords) passes the committed offset of a lagging partition, from its advance over the\n" +
 				"window. JSON: drain and retention per partition, with the window and samples used.\n\n" +
 				"Each state comes with its evidence: partition, before/after, when, and which file change.\n" +
 				"Without a volume, commits are only seen as moving offsets, so a stuck consumer that keeps\n" +
 				"committing the same offsets shows as STOP rather than STALL.\n" +
 				"--exporter URL reads a running exporter's evaluation (its /api/health) instead of observing.\n" +
+				"At most 1,000 observations (--window / --interval + 1), at least 10ms apart: each is a refresh of\n" +
+				"every group. Groups named are observed whatever --max-groups.\n" +
 				"Exit code 3 when a group is not OK.\n\n" +
 				"Examples:\n" +
 				"  kaasctl groups health --data-dir /data -b kaas-0:9092                # every group, 30 s window\n" +
@@ -81,6 +90,14 @@ type GroupsHealthView struct {
 	Conditions map[string]int `json:"conditions"`
 }
 
+// groups health's bounds: each observation is a refresh of every group
+// (the volume's offset files and a broker round), and the window keeps them
+// all, so --interval 1ns would never end.
+const (
+	maxHealthObservations = 1000
+	minHealthInterval     = 10 * time.Millisecond
+)
+
 // groupsHealthOptions is 'groups health' after flag parsing.
 type groupsHealthOptions struct {
 	// window is observed every interval.
@@ -102,6 +119,10 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 	if o.interval > o.window {
 		return o, exit.UsageErrorf("--interval %s is longer than --window %s: at least two observations are needed", o.interval, o.window)
 	}
+	if n := o.window/o.interval + 1; n > maxHealthObservations || o.interval < minHealthInterval {
+		return o, exit.UsageErrorf("--window %s every --interval %s is %d observations, each a refresh of every group: groups health takes at most %d, at least %s apart (for this window: --interval %s or more)",
+			o.window, o.interval, n, maxHealthObservations, minHealthInterval, max(minHealthInterval, (o.window/(maxHealthObservations-1)).Round(time.Millisecond)+time.Millisecond))
+	}
 	var err error
 	o.filter, err = compileRegex("regex", c.String("regex"))
 	return o, err
@@ -110,21 +131,28 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) error {
 	v := GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
 	var all []inspect.GroupHealth
+	var cover inspect.HealthCoverage
 	if o.exporterURL != "" {
 		doc, err := fetchExporterHealth(ctx, o.exporterURL)
 		if err != nil {
 			return err
 		}
 		v.Source, v.Window, v.Interval = o.exporterURL, doc.Window, ""
-		all = doc.Groups
+		all, cover = doc.Groups, doc.Coverage
 	} else {
 		src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, false, connectChecked)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
+		if len(o.names) > 0 {
+			src.Only = map[string]bool{} // observe the groups named, whatever --max-groups
+			for _, n := range o.names {
+				src.Only[n] = true
+			}
+		}
 		v.Source = "observed"
-		all = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0))
+		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0))
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -132,7 +160,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		return err
 	}
 	if len(sel.Missing) > 0 {
-		return fmt.Errorf("not observed (no offset file, entry or broker listing): %s", quoteList(sel.Missing))
+		return missingHealthError(sel.Missing, cover)
 	}
 	if sel.NotOK > 0 {
 		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
@@ -185,9 +213,29 @@ func healthTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// missingHealthError names the groups asked for that the evaluation does
+// not hold, grouped by why (coverage: what it observes).
+func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
+	var whys []string
+	byWhy := map[string][]string{}
+	for _, n := range missing {
+		w := cover.WhyMissing(n)
+		if byWhy[w] == nil {
+			whys = append(whys, w)
+		}
+		byWhy[w] = append(byWhy[w], n)
+	}
+	parts := make([]string, len(whys))
+	for i, w := range whys {
+		parts[i] = quoteList(byWhy[w]) + " (" + w + ")"
+	}
+	return fmt.Errorf("not observed: %s", strings.Join(parts, "; "))
+}
+
 // observeHealth refreshes every interval for window and evaluates every
-// group observed (the caller selects: inspect.SelectHealth).
-func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) []inspect.GroupHealth {
+// group observed (the caller selects: inspect.SelectHealth), with what the
+// last refresh covered.
+func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) ([]inspect.GroupHealth, inspect.HealthCoverage) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
@@ -220,7 +268,7 @@ func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window,
 		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
 		out = append(out, h)
 	}
-	return out
+	return out, src.Coverage(last)
 }
 
 func fetchExporterHealth(ctx context.Context, base string) (*exporter.HealthDocument, error) {

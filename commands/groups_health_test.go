@@ -2,14 +2,18 @@ package commands
 
 import (
 	"context"
+	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // groups health observes for its window: a group nobody commits for shows
@@ -83,5 +87,52 @@ func TestGroupsHealthOneShot(t *testing.T) {
 	}
 	if r.Code != 1 || !strings.Contains(r.Out, "STOP") || !strings.Contains(r.Out, "no commit for") || !strings.Contains(r.Err, "missing-group") {
 		t.Errorf("exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+}
+
+// groups health --exporter for a group the exporter leaves out by
+// --max-groups says so (it used to say the group has no offset file,
+// entry or broker listing), and the same for --group-regex.
+func TestGroupsHealthExporterSaysWhatItLeftOut(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	for _, g := range []string{"app-a", "app-b", "app-c", "app-d"} {
+		commitAdmin(t, sb, g, map[int32]int64{0: 0})
+	}
+	l := sb.Layout()
+	e := exporter.New(exporter.Options{Source: &observe.Source{Layout: &l, MaxGroups: 2, Filter: regexp.MustCompile(`^app-`)}})
+	e.Refresh(context.Background())
+	srv := httptest.NewServer(e.Handler())
+	defer srv.Close()
+	r := runCLI(t, "", nil, "groups", "health", "--exporter", srv.URL, "app-a", "app-d", "other", "-o", "json")
+	if r.Code != 1 || !strings.Contains(r.Err, `"app-d" (left out by --max-groups 2: 2 matching groups`) || !strings.Contains(r.Err, `"other" (left out by --group-regex "^app-")`) {
+		t.Errorf("exit %d: %s", r.Code, r.Err)
+	}
+	if v := decodeJSON[GroupsHealthView](t, r); len(v.Groups) != 1 || v.Groups[0].Group != "app-a" {
+		t.Errorf("groups %+v", v.Groups)
+	}
+	// Observed by groups health itself, a named group is observed whatever --max-groups.
+	r = runCLI(t, "", nil, "groups", "health", "--data-dir", l.DataDir, "--max-groups", "1", "--window", "200ms", "--interval", "100ms", "app-d", "-o", "json")
+	if v := decodeJSON[GroupsHealthView](t, r); r.Code == 1 || len(v.Groups) != 1 {
+		t.Errorf("observed app-d with --max-groups 1: exit %d %s %+v", r.Code, r.Err, v.Groups)
+	}
+}
+
+// groups health refuses a window and interval that take more observations
+// than it bounds (--interval 1ns never ended) and says what would do; what
+// it accepts it says it will do.
+func TestGroupsHealthBoundsItsObservations(t *testing.T) {
+	t.Parallel()
+	dd := t.TempDir()
+	writeFile(t, dd, "__cluster/assignment.json", `{"controllerEpoch":1,"assignmentVersion":1,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}]}`)
+	for _, args := range [][]string{{"--interval", "1ns"}, {"--window", "1h", "--interval", "1s"}, {"--window", "1s", "--interval", "1ms"}} {
+		r := runCLI(t, "", nil, append([]string{"groups", "health", "--data-dir", dd}, args...)...)
+		if r.Code != 2 || !strings.Contains(r.Err, "groups health takes at most 1000") || !strings.Contains(r.Err, "--interval") {
+			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
+		}
+	}
+	r := runCLI(t, "", nil, "groups", "health", "--data-dir", dd, "--window", "40ms", "--interval", "20ms")
+	if r.Code != 0 || !strings.Contains(r.Err, "observing for 40ms (3 observations, every 20ms)") {
+		t.Errorf("exit %d %q", r.Code, r.Err)
 	}
 }

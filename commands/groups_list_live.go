@@ -40,7 +40,7 @@ func gatherLiveGroups(ctx context.Context, cl *wire.Client, in inspect.GroupsInp
 		return nil, err
 	}
 	la := inspect.NewLiveAnswers(gg, in.Assignment)
-	return &liveGroupsResult{answers: la, brokers: inspect.BrokerSources(gg.Listings, la.Names), rows: inspect.MergeListedRows(listed, la)}, nil
+	return &liveGroupsResult{answers: la, brokers: brokerSources(cl, gg.Listings, la.Names), rows: inspect.MergeListedRows(listed, la)}, nil
 }
 
 // listVolume is what a live list read from the volume (zero without one).

@@ -28,9 +28,10 @@ func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn b
 // BrokerSourceView is one broker as a source of a live command.
 type BrokerSourceView = inspect.BrokerSource
 
-// brokerSources summarizes the ListGroups answers as sources.
-func brokerSources(ls []wire.BrokerGroups, names *inspect.NodeNamer) []BrokerSourceView {
-	return inspect.BrokerSources(ls, names)
+// brokerSources summarizes the ListGroups answers as sources, with the
+// --brokers addresses that did not answer and no listed broker has.
+func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeNamer) []BrokerSourceView {
+	return inspect.WithUnansweredSeeds(inspect.BrokerSources(ls, names), cl.Settings.Brokers, cl.Answered())
 }
 
 // brokersLine is the header line naming the brokers used.

@@ -33,8 +33,11 @@ func newPlanAssignmentCmd() *cli.Command {
 			"kaasctl plan assignment GROUP --members N [--add N] [--data-dir DIR]     (a hypothetical group of N members)",
 		Description: "The members, their subscriptions and what they own now come from the live group when there is\n" +
 			"one (-b: DescribeGroups on its coordinator; kaas leaves member metadata empty, and then the\n" +
-			"subscriptions come from the volume); else from --members N hypothetical members subscribed to\n" +
-			"the topics the group has committed offsets for on the volume. Partition counts come from the\n" +
+			"subscriptions come from the volume); --members N alone scales that group to N members (members\n" +
+			"join, or the last by group.instance.id, else member id, leave); with --add, --remove or --new-member,\n" +
+			"--members N is a hypothetical group of N members subscribed to the topics the group has committed\n" +
+			"offsets for on the volume (or --topic). --members alone without a live group plans no change and is\n" +
+			"refused, as is a --topic the cluster does not have. At most 10,000 members are balanced. Partition counts come from the\n" +
 			"brokers' metadata (-b) or assignment.json. The output says which source each came from.\n\n" +
 			"The range, roundrobin, sticky and cooperative-sticky answers are computed by franz-go's own\n" +
 			"group balancers (the code a franz-go group leader runs), fed the join metadata each member\n" +
@@ -49,10 +52,11 @@ func newPlanAssignmentCmd() *cli.Command {
 			"instead of new-1, new-2, ...\n\n" +
 			"Examples:\n" +
 			"  kaasctl plan assignment orders-app -b kaas-0:9092 --add 1            one more consumer\n" +
+			"  kaasctl plan assignment orders-app -b kaas-0:9092 --members 6        scale the live group to 6\n" +
 			"  kaasctl plan assignment orders-app -b kaas-0:9092 --remove consumer-3 --assignor range\n" +
 			"  kaasctl plan assignment orders-app --data-dir /data --members 4 --add 2 --assignor minikafka",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "members", Usage: "the group as N hypothetical members (member-1..member-N) instead of the live members"},
+			&cli.IntFlag{Name: "members", Usage: "alone: the live group scaled to `N` members (who joins or leaves is planned); with --add/--remove/--new-member: a hypothetical group of N members (member-1..member-N) instead of the live one"},
 			&cli.IntFlag{Name: "add", Usage: "members that join"},
 			&cli.StringSliceFlag{Name: "new-member", Usage: "name of a member that joins (repeatable; a static member's group.instance.id); implies --add"},
 			&cli.StringSliceFlag{Name: "remove", Usage: "a member that leaves: its member id, group.instance.id, client id or (hypothetical) member-N (repeatable)"},
@@ -90,6 +94,9 @@ func parsePlanAssignment(c *cli.Context) (planAssignmentOptions, error) {
 		Assignor: strings.ToLower(c.String("assignor")), Topics: splitList(c.StringSlice("topic"))}
 	if o.Members < 0 || o.Add < 0 {
 		return o, exit.UsageErrorf("--members and --add take a count ≥ 0")
+	}
+	if err := inspect.CheckMemberCounts(inspect.AssignPlanInput{Members: o.Members, Add: o.Add, NewMembers: o.NewMembers}, 0); err != nil {
+		return o, assignInputError(err)
 	}
 	if o.Assignor != "" && !slices.Contains(inspect.Assignors, o.Assignor) {
 		return o, exit.UsageErrorf("--assignor %q: choose %s", c.String("assignor"), strings.Join(inspect.Assignors, ", "))

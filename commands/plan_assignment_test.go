@@ -207,3 +207,63 @@ func TestPlanAssignmentOfflineMinikafka(t *testing.T) {
 		t.Fatalf("nothing to plan: exit %d %s", r.Code, r.Err)
 	}
 }
+
+// plan assignment refuses at once a count no group could have (it used to
+// grow past 1 GB), bounds the rest, refuses --members alone offline (NOW
+// equalled AFTER) and a --topic that does not exist (planned in silence).
+func TestPlanAssignmentRefusesWhatNoGroupHas(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "__cluster/assignment.json", `{"controllerEpoch":1,"assignmentVersion":3,"controller":"kaas-0",`+
+		`"brokers":[{"id":"kaas-0","health":"alive"}],"partitions":[{"topic":"t","partition":0,"broker":"kaas-0","epoch":1,"role":"leader"}]}`)
+	writeFile(t, dir, "__cluster/__consumer_offsets/g.json", `{"offsets":{"t/0":1}}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--members", "2", "--add", "99999999999999"}, "--add 99999999999999: no group has that many members"},
+		{[]string{"--members", "1000000", "--add", "1"}, "balances at most 10000"},
+		{[]string{"--members", "4"}, "--members 4 alone changes nothing"},
+		{[]string{"--members", "2", "--add", "1", "--topic", "nosuch"}, "--topic nosuch: no such topic"},
+	} {
+		r := runCLI(t, "", nil, append([]string{"plan", "assignment", "g", "--data-dir", dir}, c.args...)...)
+		if r.Code != 2 || !strings.Contains(r.Err, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, r.Code, r.Err, c.want)
+		}
+	}
+}
+
+// --members N alone scales the live group: NOW is what its members own,
+// AFTER what N members would.
+func TestPlanAssignmentMembersScalesTheLiveGroup(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
+	cl, err := sb.Client(kgo.ConsumerGroup("scaled"), kgo.ConsumeTopics("orders"), kgo.InstanceID("m-1"), kgo.Balancers(kgo.RangeBalancer()),
+		kgo.SessionTimeout(6*time.Second), kgo.HeartbeatInterval(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			fs := cl.PollFetches(ctx)
+			cancel()
+			if fs.IsClientClosed() {
+				return
+			}
+		}
+	}()
+	liveAssignments(t, sb, "scaled", 1, 4)
+	r := runCLI(t, "", nil, "plan", "assignment", "scaled", "-b", strings.Join(sb.Bootstrap(), ","), "--members", "2", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	var v PlanAssignmentView
+	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Members) != 2 || len(v.Moves) != 2 || !strings.HasPrefix(v.Sources.Now, "live") || !slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, "scaled from 1 to 2") }) {
+		t.Fatalf("%+v", v)
+	}
+}

@@ -112,6 +112,9 @@ func (fl *follower) stopped(ctx context.Context) error {
 // onVersion checks one version against the plan and prints it; stop says
 // the follow is over (err: how it ends).
 func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool, err error) {
+	if last := fl.f.Last; last != nil && inspect.NewerThan(last, v.Assignment) {
+		return fl.onBackwards(v.Assignment)
+	}
 	var out inspect.FollowOutcome
 	fl.f, out = inspect.FollowVersion(fl.f, v.Assignment, v.Rewritten)
 	fl.emit(out.Event)
@@ -126,6 +129,27 @@ func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool,
 		if out.Complete {
 			return true, fl.finish("the restart is complete", false)
 		}
+	}
+	return false, nil
+}
+
+// onBackwards reports a version older than the last one followed (a
+// stale controller, a restored file): kaas's brokers skip it, so it is
+// neither followed nor taken as the state the next version is compared
+// with, and it is a deviation (the plan predicted no such version).
+func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
+	last := fl.f.Last
+	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
+		Step: fl.f.Step + 1, Deviations: inspect.VersionWarnings("assignment.json", last, a, false),
+		Message: fmt.Sprintf("v%d (epoch %d, controller %s): older than v%d (epoch %d), the last version followed — kaas's brokers skip it; still following from v%d",
+			a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), last.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)}
+	we, wb := fl.f.Expected()
+	ev.Expected = strings.TrimSpace(we + " " + wb)
+	ev.Next = ev.Expected
+	fl.f.Deviations++
+	fl.emit(ev)
+	if !fl.o.KeepGoing {
+		return true, fl.finish("stopped at the first deviation (--keep-going follows on): assignment.json went backwards; find who wrote it (kaasctl watch --journal keeps every version)", true)
 	}
 	return false, nil
 }
@@ -164,7 +188,7 @@ func (fl *follower) emit(e FollowEvent) {
 		if !m.AsPlanned {
 			mark = "predicted " + orNone(m.Predicted)
 		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), orNone(m.From), orNone(m.To), mark)
+		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(mark))
 	}
 	for _, n := range e.Notes {
 		fmt.Fprintln(w, "    note: "+render.Clean(n))

@@ -38,7 +38,9 @@ const planRestartHelp = "Each broker restart is two assignment versions: the con
 	"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
 	"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
 	"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
-	"swaps (stated in the output). The plan assumes the operator waits, before each next step, for\n" +
+	"swaps within a bound of work (a few seconds at 127 brokers, the most plan restart takes): the\n" +
+	"search line says what was searched and whether the bound stopped it; a terminal shows its\n" +
+	"progress. The plan assumes the operator waits, before each next step, for\n" +
 	"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
 	"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
 	"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
@@ -143,7 +145,9 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 		return err
 	}
 	in, src := inspect.BuildRestartInput(r)
+	done := searchProgress(g, &in)
 	plan, err := inspect.PlanRestart(in, o.Order)
+	done()
 	if err != nil {
 		if len(o.Order) > 0 {
 			return exit.UsageErrorf("%v", err)
@@ -164,6 +168,26 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 	return g.Printer.Print(render.Output{Data: view, Table: t, Human: func(p *render.Printer) error {
 		return renderRestartPlan(p, view, t, o.StepsOfAll)
 	}})
+}
+
+// searchProgress shows the heuristic search's progress on a terminal
+// (orders evaluated, against what its bound allows); the func it returns
+// erases it.
+func searchProgress(g *Globals, in *inspect.RestartInput) (done func()) {
+	const label = "plan restart: orders searched"
+	if g.Progress(label, 0) == nil {
+		return func() {} // not a terminal, or -q
+	}
+	var p *render.Progress
+	var shown int64
+	in.Progress = func(n, total int64) {
+		if p == nil {
+			p = g.Progress(label, total)
+		}
+		p.Add(n - shown)
+		shown = n
+	}
+	return func() { p.Done() }
 }
 
 // readRestart reads what the plan starts from: assignment.json, the
@@ -219,16 +243,20 @@ func restartRows(p *inspect.RestartPlan) []restartRow {
 	return rows
 }
 
+// cleanJoin joins broker ids (anybody can write assignment.json) each on
+// one line: a newline in an id is shown escaped, never as a line break.
+func cleanJoin(ids []string, sep string) string { return strings.Join(render.CleanAll(ids), sep) }
+
 func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData, all bool) error {
 	w := p.Out
 	pl := v.RestartPlan
 	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", p.Paint(render.Bold, "plan restart"),
-		len(pl.Brokers), strings.Join(pl.Brokers, ", "), orNone(pl.Controller), pl.Version, pl.Epoch)
-	fmt.Fprintf(w, "from        %s\n", v.Sources.Assignment)
+		len(pl.Brokers), cleanJoin(pl.Brokers, ", "), render.Clean(orNone(pl.Controller)), pl.Version, pl.Epoch)
+	fmt.Fprintf(w, "from        %s\n", render.Clean(v.Sources.Assignment))
 	fmt.Fprintf(w, "groups      %d known: %d with members, %d loaded but Empty, %d idle — %s\n", pl.Groups.Known, pl.Groups.WithMembers, pl.Groups.LoadedEmpty, pl.Groups.Idle, v.Sources.Activity)
-	fmt.Fprintf(w, "model       placement %s; %s\n", pl.Placement, v.Sources.Generation)
+	fmt.Fprintf(w, "model       placement %s; %s\n", pl.Placement, render.Clean(v.Sources.Generation))
 	for _, n := range v.Sources.Notes {
-		fmt.Fprintf(w, "            %s\n", n)
+		fmt.Fprintf(w, "            %s\n", render.Clean(n))
 	}
 	fmt.Fprintf(w, "search      %s: %s\n", pl.Search.Method, pl.Search.Detail)
 	fmt.Fprintf(w, "objective   %s\n\n", pl.Search.Objective)
@@ -243,7 +271,7 @@ func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData
 		}
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, fmt.Sprintf("STEPS (%s order: %s)", r.name, strings.Join(r.o.Order, " → "))))
+		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, fmt.Sprintf("STEPS (%s order: %s)", r.name, cleanJoin(r.o.Order, " → "))))
 		for _, s := range r.o.Steps {
 			renderRestartStep(p, w, s)
 		}
@@ -252,11 +280,12 @@ func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData
 }
 
 func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
-	fmt.Fprintf(w, "\n%s  (%s)\n", p.Paint(render.Bold, fmt.Sprintf("step %d: restart %s", s.N, s.Broker)),
+	broker := render.Clean(s.Broker)
+	fmt.Fprintf(w, "\n%s  (%s)\n", p.Paint(render.Bold, fmt.Sprintf("step %d: restart %s", s.N, broker)),
 		render.Plural(s.Score.Moves, "move of a group with members", "moves of groups with members")+
 			fmt.Sprintf(", %d without a coordinator at the stop", s.Score.WithoutCoordinator))
 	for _, v := range []inspect.RestartVersion{s.Stop, s.Start} {
-		head := fmt.Sprintf("  %-5s %s", v.Event, s.Broker)
+		head := fmt.Sprintf("  %-5s %s", v.Event, broker)
 		if !v.Written {
 			fmt.Fprintf(w, "%s → no version: no broker alive, no controller\n", head)
 		} else {
@@ -264,8 +293,8 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if v.Failover {
 				fo = p.Paint(render.Yellow, "  controller failover")
 			}
-			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, orNone(v.Controller),
-				strings.Join(v.Brokers, ","), render.Plural(v.Entries, "explicit entry", "explicit entries"), fo)
+			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, render.Clean(orNone(v.Controller)),
+				cleanJoin(v.Brokers, ","), render.Plural(v.Entries, "explicit entry", "explicit entries"), fo)
 		}
 		if len(v.WithoutCoordinator) > 0 {
 			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))
@@ -288,11 +317,11 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if len(tags) > 0 {
 				tag = " [" + strings.Join(tags, ", ") + "]"
 			}
-			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), orNone(m.From), orNone(m.To), m.Cause, tag)
+			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(m.Cause), tag)
 		}
 	}
 	for _, x := range s.WaitFor {
-		fmt.Fprintf(w, "  wait for %s\n", x)
+		fmt.Fprintf(w, "  wait for %s\n", render.Clean(x))
 	}
 }
 

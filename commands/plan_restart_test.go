@@ -60,3 +60,30 @@ func TestPlanRestartOfflineGolden(t *testing.T) {
 		t.Errorf("no assignment: exit %d %s", r.Code, r.Err)
 	}
 }
+
+// A broker id holding a newline (assignment.json is anybody's to write)
+// never starts a line of its own in plan restart's header and steps:
+// each id is shown on one line, its newline escaped.
+func TestPlanRestartBrokerIDNewline(t *testing.T) {
+	t.Parallel()
+	dd := t.TempDir()
+	evil := "kaas-1\nwarning: forged line"
+	asg := map[string]any{"controllerEpoch": 1, "assignmentVersion": 3, "controller": evil,
+		"brokers":        []map[string]string{{"id": "kaas-0", "health": "alive"}, {"id": evil, "health": "alive"}},
+		"consumerGroups": []map[string]string{{"groupId": "orders-app", "broker": evil}}, "partitions": []any{}}
+	b, _ := json.Marshal(asg)
+	writeFile(t, dd, "__cluster/assignment.json", string(b))
+	r := runCLI(t, "", nil, "plan", "restart", "--data-dir", dd, "--steps-of-all")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	forged := 0
+	for _, line := range strings.Split(r.Out+r.Err, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "warning: forged") {
+			forged++
+		}
+	}
+	if forged > 0 || !strings.Contains(r.Out, `kaas-1\nwarning: forged line`) {
+		t.Errorf("%d forged lines:\n%s\n%s", forged, r.Out, r.Err)
+	}
+}

@@ -136,3 +136,67 @@ func TestRunPlanRestartFollowDirect(t *testing.T) {
 		t.Fatalf("the out-of-order stop: %+v\n%s", dev, out.String())
 	}
 }
+
+// plan restart --follow: a version older than the one followed (a stale
+// controller, a restored file) is a deviation, not "as planned": kaas's
+// brokers skip it, even when its brokers look like the planned stop.
+func TestRunPlanRestartFollowBackwardsVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"__cluster/assignment.json", "__consumer_offsets/orders-app.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata/plan/go-4/data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, name, string(b))
+	}
+	var out, errb planLockedBuffer
+	g := testGlobals(t, &out, &errb, "--data-dir", dir, "-o", "jsonl")
+	o := planRestartOptions{Placement: "rendezvous", Follow: followOptions{On: true, PollInterval: 10 * time.Millisecond, Timeout: 60 * time.Second}}
+	done := make(chan error, 1)
+	go func() { done <- runPlanRestart(context.Background(), g, o) }()
+	var first FollowEvent
+	if err := sandbox.WaitUntil(20*time.Second, func() bool {
+		line, _, _ := strings.Cut(out.String(), "\n")
+		return json.Unmarshal([]byte(line), &first) == nil && first.Kind == "following"
+	}); err != nil {
+		t.Fatalf("follow did not start: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	path := filepath.Join(dir, "__cluster/assignment.json")
+	var a map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	var alive []any
+	for _, br := range a["brokers"].([]any) {
+		if br.(map[string]any)["id"].(string) != first.Next {
+			alive = append(alive, br)
+		}
+	}
+	a["brokers"], a["assignmentVersion"] = alive, first.Version-3
+	b, _ = json.Marshal(a)
+	writeFile(t, dir, "__cluster/assignment.json.tmp", string(b))
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("follow did not stop")
+	}
+	if exit.Code(err) != 3 {
+		t.Fatalf("exit %d (%v), want 3\n%s", exit.Code(err), err, out.String())
+	}
+	var dev FollowEvent
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e FollowEvent
+		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "version" {
+			dev = e
+		}
+	}
+	if dev.AsPlanned || len(dev.Deviations) == 0 || !strings.Contains(dev.Deviations[0], "went backwards") || dev.Version != first.Version-3 {
+		t.Fatalf("the backwards version: %+v\n%s", dev, out.String())
+	}
+}

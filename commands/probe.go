@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
@@ -23,19 +24,25 @@ func init() {
 		return &cli.Command{
 			Name:  "probe",
 			Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
-			Description: "For every broker in assignment.json, kaasctl picks a canary group id that kaas routes to that broker\n" +
-				"(both tiers: an explicit consumerGroups[] entry wins), " + inspect.CanaryPrefix + "<broker>-<n>, and takes it\n" +
-				"through the round trips a consumer makes, all to that broker:\n\n" +
+			Description: "For every broker kaasctl knows of (assignment.json's brokers[], the brokers' metadata, and each\n" +
+				"--brokers address: kaas drops a dead broker from the first two), kaasctl picks a canary group id that\n" +
+				"kaas routes to that broker (both tiers: an explicit consumerGroups[] entry wins),\n" +
+				inspect.CanaryPrefix + "<broker>-<n>, and takes it through the round trips a consumer makes, all to\n" +
+				"that broker:\n\n" +
 				"  FindCoordinator  the broker must name itself as the canary's coordinator\n" +
-				"  OffsetCommit     an admin commit (generation -1, no member) of the probe's time in ms on partition 0\n" +
-				"                   of --topic (default: the first topic the brokers list)\n" +
-				"  OffsetFetch      must give that offset back\n\n" +
+				"  OffsetCommit     an admin commit (generation -1, no member) on partition 0 of --topic (default: the\n" +
+				"                   first topic the brokers list) of its log end, an offset kaas can hold, with metadata\n" +
+				"                   \"" + inspect.ProbeMetadata + " <time in ms>\"\n" +
+				"  OffsetFetch      must give that offset and metadata back\n\n" +
 				"It finds a broker that accepts connections and answers metadata and ListGroups but cannot\n" +
 				"coordinate (a wedged offsets store, a read-only volume), which no lag metric shows until its groups\n" +
-				"fall behind. A broker that is not alive in assignment.json gets no canary (kaas routes nothing to it)\n" +
-				"and fails at step 'route'. The canary groups' offset files are the only thing the probe writes;\n" +
-				"every listing, group metric, health evaluation and alert leaves them out. 'kaasctl exporter --probe'\n" +
-				"runs the same probe at every refresh (kaas_probe_* metrics).\n\n" +
+				"fall behind. A broker that is not alive in assignment.json, or not in it, gets no canary (kaas routes\n" +
+				"nothing to it) and fails at step 'route'; a --brokers address no broker's metadata advertises and that\n" +
+				"does not answer (a broker that is down) fails at FindCoordinator. Each broker is probed under one\n" +
+				"--timeout, all at once. The canary groups' offset files are the only thing the probe writes, and only\n" +
+				"those it created: an id whose offset file holds any offset the probe did not commit is left alone\n" +
+				"(the next id is used). Every listing, group metric, health evaluation and alert leaves them out.\n" +
+				"'kaasctl exporter --probe' runs the same probe at every refresh (kaas_probe_* metrics).\n\n" +
 				"--count N probes N times, --interval apart: per broker the successes and, per step, the median,\n" +
 				"99th percentile and largest round trip. Exit code 3 when a broker failed a probe.\n\n" +
 				"Examples:\n" +
@@ -64,8 +71,12 @@ type ProbeView struct {
 type ProbeBrokerStats struct {
 	Broker string `json:"broker"`
 	Node   int32  `json:"node"`
-	Canary string `json:"canary"`
-	Tier   string `json:"tier,omitempty"`
+	Addr   string `json:"addr,omitempty"`
+	// Sources says where kaasctl knows the broker from: brokers[],
+	// metadata, --brokers.
+	Sources []string `json:"sources"`
+	Canary  string   `json:"canary"`
+	Tier    string   `json:"tier,omitempty"`
 	// OK: every round passed.
 	OK       bool `json:"ok"`
 	Rounds   int  `json:"rounds"`
@@ -93,6 +104,13 @@ type probeOptions struct {
 	interval time.Duration
 	// topic takes the canary commits on partition 0 ("": the first listed).
 	topic string
+	// owned says whether a canary id may be written (runProbe sets it
+	// from the volume: canaryOwner).
+	owned func(group string) (bool, string)
+	// unreached are the --brokers addresses that did not answer the
+	// connection check (address → why): the first round takes that as
+	// their probe instead of waiting for them a second time.
+	unreached map[string]string
 }
 
 func parseProbe(c *cli.Context) (probeOptions, error) {
@@ -109,6 +127,9 @@ func probeNeeds() sourceNeeds {
 	return sourceNeeds{
 		volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
 		brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+		// The seeds that do not answer the connection check are the
+		// probe's findings, not asked twice.
+		mode: connectReport,
 	}
 }
 
@@ -118,11 +139,19 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 		return err
 	}
 	defer src.Close()
+	if src.connErr != nil {
+		return src.connErr
+	}
+	o.unreached = map[string]string{}
+	for _, b := range src.badSeeds {
+		o.unreached[b.Broker] = b.Error()
+	}
 	a, fs, err := volume.ReadAssignment(src.layout.AssignmentPath())
 	g.WarnFindings(fs)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
+	o.owned = canaryOwner(*src.layout)
 	v, err := probeRounds(ctx, src.client, a, o)
 	if err != nil {
 		return err
@@ -130,10 +159,11 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	if err := g.Printer.Print(probeOutput(v)); err != nil {
 		return err
 	}
+	noteSkippedCanaries(g, v.Probes)
 	var failed []string
 	for _, b := range v.Brokers {
 		if !b.OK {
-			failed = append(failed, b.Broker+" ("+b.FailedStep+")")
+			failed = append(failed, render.Clean(b.Broker)+" ("+b.FailedStep+")")
 		}
 	}
 	if len(failed) > 0 {
@@ -158,7 +188,11 @@ func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o p
 			case <-tick.C:
 			}
 		}
-		rep, err := exporter.Probe(ctx, a, cl, o.topic)
+		in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned}
+		if i == 0 {
+			in.Unreached = o.unreached
+		}
+		rep, err := exporter.Probe(ctx, in)
 		if err != nil {
 			return v, err
 		}
@@ -224,7 +258,7 @@ func probeStats(reps []*exporter.ProbeReport) []ProbeBrokerStats {
 			if !ok {
 				i = len(out)
 				idx[b.Broker] = i
-				out = append(out, ProbeBrokerStats{Broker: b.Broker, Node: b.Node, Canary: b.Canary, Tier: b.Tier, OK: true, Steps: []ProbeStepStat{}})
+				out = append(out, ProbeBrokerStats{Broker: b.Broker, Node: b.Node, Addr: b.Addr, Sources: b.Sources, Canary: b.Canary, Tier: b.Tier, OK: true, Steps: []ProbeStepStat{}})
 				times[b.Broker] = map[string][]float64{}
 			}
 			s := &out[i]
@@ -266,4 +300,47 @@ func quantile(sorted []float64, q float64) float64 {
 	}
 	i := int(float64(len(sorted))*q+0.999999) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// canaryOwner says, from the group's offset file on the volume of l,
+// whether the probe may write a canary id: only a group it created
+// (inspect.CanaryFileOwned). A file that cannot be read is left alone.
+// On a volume whose live offsets dir cannot be told yet (no group has a
+// file: a new cluster), the file is looked for in both generations' dirs.
+func canaryOwner(l volume.Layout) func(group string) (bool, string) {
+	return func(group string) (bool, string) {
+		gf, err := repair.ReadGroupFile(l, group)
+		if err == nil {
+			return inspect.CanaryFileOwned(gf.File)
+		}
+		if _, lerr := l.WithGeneration().LiveOffsetsDir(); lerr == nil {
+			return false, "its offset file cannot be read (" + err.Error() + "): left alone"
+		}
+		for _, gen := range []volume.Generation{volume.GenGo, volume.Gen018} {
+			gf, err := repair.ReadGroupFile(l.PinnedTo(gen, "the probe's check of its canary"), group)
+			switch {
+			case err != nil:
+				return false, "its offset file cannot be read (" + err.Error() + "): left alone"
+			case gf.File != nil:
+				return inspect.CanaryFileOwned(gf.File)
+			}
+		}
+		return true, ""
+	}
+}
+
+// noteSkippedCanaries says which canary ids the probe left alone (groups
+// of that name kaasctl did not create), once each.
+func noteSkippedCanaries(g *Globals, reps []*exporter.ProbeReport) {
+	seen := map[string]bool{}
+	for _, rep := range reps {
+		for _, b := range rep.Brokers {
+			for _, s := range b.Skipped {
+				if !seen[s] {
+					seen[s] = true
+					g.Notef("%s", render.Clean(s))
+				}
+			}
+		}
+	}
 }

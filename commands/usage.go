@@ -194,6 +194,9 @@ func usageError(c *cli.Context, err error, _ bool) error {
 				if c.Command.HelpName == "kaasctl" && isCommonFlag(name) {
 					// kaasctl -q groups list: the common flags belong to
 					// each command, after its name.
+					if name == "v" {
+						msg += " (-v is --verbose, as on every command; the version: kaasctl --version)"
+					}
 					return exit.UsageErrorf("%s before the command: kaasctl's flags go after the command name (kaasctl COMMAND ... %s)", msg, dashed(name))
 				}
 				if c.Command.HelpName != "" {

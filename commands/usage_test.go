@@ -217,6 +217,24 @@ func TestCommonFlagBeforeCommand(t *testing.T) {
 	}
 }
 
+// -v has one meaning, --verbose, on every command: a leading -v no longer
+// prints the version and drops the command; --version still prints it.
+func TestLeadingVIsVerbose(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-v", "groups", "list"}, {"-v"}} {
+		r := runCLI(t, "", nil, args...)
+		if r.Code != 2 || strings.Contains(r.Out, "version") || !strings.Contains(r.Err, "-v is --verbose") || !strings.Contains(r.Err, "kaasctl COMMAND ... -v") {
+			t.Errorf("%v: exit %d\n%s\n%s", args, r.Code, r.Out, r.Err)
+		}
+	}
+	if r := runCLI(t, "", nil, "--version"); r.Code != 0 || !strings.Contains(r.Out, "kaasctl version") {
+		t.Errorf("--version: exit %d %q %q", r.Code, r.Out, r.Err)
+	}
+	if r := runCLI(t, "", nil, "version", "-v"); r.Code != 0 {
+		t.Errorf("version -v: exit %d %q", r.Code, r.Err)
+	}
+}
+
 func TestSandboxBrokersRenamed(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"sandbox", "--brokers", "5"}, {"sandbox", "-b", "5"}} {

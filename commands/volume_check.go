@@ -62,11 +62,15 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := volume.CheckVolume(l, o.now, volume.ScanOptions{})
+	res, err := volume.CheckVolume(l, o.now, volume.ScanOptions{SkipGroup: inspect.IsCanary})
 	if err != nil {
 		return err
 	}
+	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep := inspect.BuildCheckReport(l, res, o.min)
+	for i := range rep.Findings { // the fixes' commands run as printed
+		rep.Findings[i].Fix = inspect.FixWithFlags(rep.Findings[i].Fix, g.GivenFlags())
+	}
 	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
 	for _, f := range rep.Findings {
 		t.Add(string(f.Severity), f.Code, f.Path, f.Message, f.Fix)

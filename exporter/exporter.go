@@ -25,6 +25,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // DefaultListen is the exporter's default address. Port 10092 (Kafka's 9092
@@ -70,6 +71,9 @@ type Options struct {
 type ProbeOptions struct {
 	// Topic takes the canary offsets ("": the first topic listed).
 	Topic string
+	// Owned says whether a canary id may be written (the probe writes
+	// only canary groups it created: inspect.CanaryFileOwned).
+	Owned func(group string) (bool, string)
 }
 
 // OffsetsFollow configures the exporter's offsets follower
@@ -150,9 +154,10 @@ type Exporter struct {
 // It keeps the refresh's time, not its observation: the next refresh needs
 // only the health window.
 type snapshot struct {
-	time   time.Time
-	page   zpage
-	health []inspect.GroupHealth
+	time     time.Time
+	page     zpage
+	health   []inspect.GroupHealth
+	coverage inspect.HealthCoverage
 	// healthDoc is /api/health, encoded on first request (healthJSON).
 	healthOnce sync.Once
 	healthDoc  []byte
@@ -297,7 +302,7 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 		e.lastA = o.Assignment
 	}
 	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health})
+	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
 	return o
 }
 
@@ -436,6 +441,15 @@ func (e *Exporter) onVersion(v watch.Version) {
 	e.mu.Lock()
 	e.c.versionsSeen++
 	prev := e.lastA
+	if prev != nil && inspect.NewerThan(prev, v.Assignment) {
+		// kaas's brokers never apply it (a lower version in the same
+		// epoch is a duplicate, a lower epoch is fenced): no move, and
+		// the newest version stays the one the next is compared with.
+		e.c.versionsBackwards++
+		e.mu.Unlock()
+		e.logf("%s", inspect.VersionWarnings(e.opt.AssignmentPath, prev, v.Assignment, false)[0]+"; kaas's brokers skip it: no coordinator moved (kaas_assignment_versions_backwards_total)")
+		return
+	}
 	e.lastA = v.Assignment
 	keys := e.lastKeys
 	if gap := inspect.FindVersionGap(prev, v.Assignment); gap.Count > 0 {
@@ -558,7 +572,7 @@ func (e *Exporter) ProbeOnce(ctx context.Context) (*ProbeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Probe(ctx, a, src.Client, e.opt.Probe.Topic)
+	rep, err := Probe(ctx, ProbeInput{Assignment: a, Client: src.Client, Topic: e.opt.Probe.Topic, Owned: e.opt.Probe.Owned})
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +583,7 @@ func (e *Exporter) ProbeOnce(ctx context.Context) (*ProbeReport, error) {
 			bad = append(bad, b.Broker+" at "+b.FailedStep+" ("+b.Err+")")
 		}
 	}
-	msg := strings.Join(bad, "; ")
+	msg := render.Clean(strings.Join(bad, "; ")) // broker ids on one line
 	e.mu.Lock()
 	changed := msg != e.lastProbe
 	e.lastProbe = msg
@@ -621,6 +635,9 @@ type HealthDocument struct {
 	Time   time.Time             `json:"time"`
 	Window string                `json:"window"`
 	Groups []inspect.GroupHealth `json:"groups"`
+	// Coverage is which groups the exporter observes (its --group-regex
+	// and --max-groups): why a group is not in Groups.
+	Coverage inspect.HealthCoverage `json:"coverage"`
 }
 
 // Handler serves /metrics, /api/health, /healthz and a landing page.

@@ -26,13 +26,14 @@ var (
 	dAssignmentReadable  = fam(gaugeType, "kaas_assignment_readable", "1 when CD/assignment.json could be read and parsed at the last refresh, else 0.")
 	dAssignmentVersions  = fam(counterType, "kaas_assignment_versions_seen_total", "New versions of CD/assignment.json seen by the watch (fsnotify plus polling) since the exporter started.")
 	dVersionsMissed      = fam(counterType, "kaas_assignment_versions_missed_total", "Versions of CD/assignment.json written and replaced before the watch read them, since the exporter started: versions are consecutive (one counter across controller epochs), so a jump from v6 to v8 is v7 missed, and a coordinator a group had only in v7 is not counted in kaas_coordinator_moves_total.")
+	dVersionsBackwards   = fam(counterType, "kaas_assignment_versions_backwards_total", "Versions of CD/assignment.json the watch read that were older than the newest it had seen (a lower epoch, or a lower version in the same epoch: a stale controller, a restored file), since the exporter started: kaas's brokers never apply them, so no coordinator move is counted for them and the newest stays the one the next version is compared with.")
 	dBrokersListed       = fam(gaugeType, "kaas_assignment_brokers_listed", "Brokers in brokers[] of CD/assignment.json.")
 	dBrokersAlive        = fam(gaugeType, "kaas_assignment_brokers_alive", "Brokers in brokers[] of CD/assignment.json with health alive.")
 	dExplicitEntries     = fam(gaugeType, "kaas_assignment_explicit_entries", "Explicit consumerGroups[] entries in CD/assignment.json.")
 	dMoves               = fam(counterType, "kaas_coordinator_moves_total", "Group coordinator changes between consecutive versions of CD/assignment.json, by cause (the causes of 'kaasctl assignment diff').", "cause")
 	dFindings            = fam(gaugeType, "kaas_volume_findings", "Volume findings at the last refresh (assignment.json, offsets dirs, every offset file), by severity and code.", "severity", "code")
 	dGeneration          = fam(gaugeType, "kaas_volume_generation_info", "The kaas generation the exporter assumes for the volume (which offsets dir is live, what a plain-map file means): generation (go, 0.2.16, 0.2.18 or unknown) and source (detected, pinned or undetermined). Always 1.", "generation", "source")
-	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent.", "broker")
+	dBrokerUp            = fam(gaugeType, "kaas_broker_up", "1 when the broker is listed alive in CD/assignment.json (with a volume) and answered ListGroups (with brokers); 0 for a broker seen since the exporter started that is now missing or silent, and for a --brokers address that neither brokers[] nor the metadata lists and that does not answer (kaas drops a dead broker from both: one down when the exporter started is known from it alone; broker is the id its host names, else the address).", "broker")
 	dBrokerListedAlive   = fam(gaugeType, "kaas_broker_assignment_alive", "1 when CD/assignment.json lists the broker with health alive, else 0 (with a volume).", "broker")
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
 	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
@@ -42,7 +43,7 @@ var (
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
 	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
 	dGroupCoordinator = fam(gaugeType, "kaas_group_coordinator_info", "The group's coordinator: broker (from the volume's two tiers; FindCoordinator, with tier wire, when there is no readable assignment.json), tier (explicit or hash), hash_broker (what the hash tier alone says), explicit_broker (the winning consumerGroups[] entry) and wire_broker (FindCoordinator).", "group", "broker", "tier", "hash_broker", "explicit_broker", "wire_broker")
-	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 while the group's explicit entry names another broker than the hash tier (retiring the entry moves the group); absent otherwise.", "group")
+	dTiersDisagree    = fam(gaugeType, "kaas_group_tiers_disagree", "1 while the group's explicit entry names another broker than the hash tier (retiring the entry moves the group); absent otherwise. Normal under kaas's rendezvous placement of entries: no alert reads it.", "group")
 	dWireMismatch     = fam(gaugeType, "kaas_group_wire_mismatch", "1 while FindCoordinator names another broker than the volume's assignment.json; absent otherwise.", "group")
 	dStaleListings    = fam(gaugeType, "kaas_group_stale_listings", "Brokers listing the group without coordinating it (a stale in-memory group: the deleted-group-reappears symptom); absent when none does.", "group")
 	dFileOnly         = fam(gaugeType, "kaas_group_file_only", "1 while the group has committed offsets on the volume but its coordinator does not hold it; absent otherwise.", "group")
@@ -55,10 +56,10 @@ var (
 	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), always 1; present only while it is not OK. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
 	dCondition        = fam(gaugeType, "kaas_group_condition", "One series per active health condition of the group (REWIND, VANISHED, ERR, STOP, STALL, WARN), always 1; absent while the condition is not. During ERR (the group cannot be observed) the conditions last known stay, see kaas_group_unknown_since_timestamp_seconds.", "group", "condition")
 	dUnknownSince     = fam(gaugeType, "kaas_group_unknown_since_timestamp_seconds", "Present while the group cannot be observed (ERR: the brokers or its coordinator did not answer): since when (Unix seconds). Its other kaas_group_condition series are the last known, carried through the outage.", "group")
-	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero (its slowest partition), from the consume and produce rates fitted over the health window; 0 when caught up. Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
-	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 while some partition of the group has lag and is not consumed faster than it is produced to over the health window; absent while every partition drains or is caught up (kaas_group_drain_seconds is then present) and with fewer than 3 observations.", "group")
+	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero: its lag over the excess of its consume rate over its produce rate (each partition's fitted over the health window, summed: a consumer serving partitions in turns drains at group level); 0 when caught up or keeping up (a lag of at most 30 s of production, consumed about as fast as produced). Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
+	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 while the group has lag and is not consumed faster than it is produced to over the health window (summed over its partitions), and its lag is more than a small steady one (30 s of production); absent while it drains, keeps up or is caught up (kaas_group_drain_seconds is then present) and with fewer than 3 observations.", "group")
 	dPartDrainSeconds = fam(gaugeType, "kaas_group_partition_drain_seconds", "Estimated seconds until the group's lag on the partition is zero (see kaas_group_drain_seconds).", "group", "topic", "partition")
-	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 while the partition has lag and is not consumed faster than it is produced to over the health window; absent otherwise.", "group", "topic", "partition")
+	dPartNotDraining  = fam(gaugeType, "kaas_group_partition_not_draining", "1 while the partition has lag and is not consumed faster than it is produced to over the health window, and its lag is more than 30 s of its production; absent otherwise. One partition can stand still while its group drains (a consumer serving partitions in turns): the group's kaas_group_not_draining is what alerts.", "group", "topic", "partition")
 	dRetentionBreach  = fam(gaugeType, "kaas_group_retention_breach_seconds", "Seconds until the log start passes the group's committed offset on its soonest lagging partition (records deleted before the group reads them), from the log start's advance over the health window (kaas moves it only on DeleteRecords; it does not enforce retention.ms); 0 when it already did. Absent while no log start advances toward a lagging committed offset.", "group")
 	dLastCommitAge    = fam(gaugeType, "kaas_group_last_commit_age_seconds", "Seconds since the group last committed: the offset file's modification time (kaas rewrites it on every commit), else the last refresh at which a committed offset moved within the window; absent when neither tells.", "group")
 	dRewinds          = fam(counterType, "kaas_group_offset_rewinds_total", "Committed offsets of the group seen moving backwards (a reset, or an unfenced stale commit) since the exporter started; the series appears at the first one (alert on kaas_group_condition).", "group")
@@ -105,11 +106,17 @@ type counters struct {
 	moves          map[inspect.Cause]int64
 	versionsSeen   int64
 	versionsMissed int64
-	refreshes      int64
-	probes         int64
-	brokerErrors   map[string]int64
-	brokersSeen    map[string]bool
-	brokerRequests map[string]int64
+	// versionsBackwards counts versions older than the newest seen.
+	versionsBackwards int64
+	refreshes         int64
+	probes            int64
+	brokerErrors      map[string]int64
+	brokersSeen       map[string]bool
+	brokerRequests    map[string]int64
+	// seedOnly are the brokers known from a --brokers address alone (not
+	// listed, not in the metadata, not answering): forgotten once their
+	// address answers or a listed broker has it.
+	seedOnly map[string]bool
 	// lastSuccess is when the last successful refresh ended (Unix
 	// seconds, see Successful); interval is --interval.
 	lastSuccess float64
@@ -120,6 +127,33 @@ type counters struct {
 	follower, following, journal  bool
 	offsetChanges                 int64
 	journalRecords, journalErrors int64
+}
+
+// forgetAnsweredSeeds drops from the brokers seen those known from a
+// --brokers address alone that this refresh (one that asked the brokers)
+// no longer finds down: their address answers now, as the broker the
+// metadata names, so the address's series would stay 0 for nothing.
+func forgetAnsweredSeeds(o *observe.Observation, c *counters) {
+	if !o.HasBrokers || o.WireErr != "" {
+		return
+	}
+	down := map[string]bool{}
+	for _, b := range o.Brokers {
+		if b.Seed {
+			down[b.Name] = true
+			if c.seedOnly == nil {
+				c.seedOnly = map[string]bool{}
+			}
+			c.seedOnly[b.Name] = true
+		}
+	}
+	for name := range c.seedOnly {
+		if !down[name] {
+			delete(c.seedOnly, name)
+			delete(c.brokersSeen, name)
+			delete(c.brokerErrors, name)
+		}
+	}
 }
 
 // buildMetrics turns one refresh into the metrics every scrape serves
@@ -179,6 +213,7 @@ func buildText(o *observe.Observation, health []inspect.GroupHealth, counts []in
 // noteBrokers records the brokers this refresh saw (every broker seen
 // since the start stays in the series).
 func (x *refreshCtx) noteBrokers() {
+	forgetAnsweredSeeds(x.o, x.c)
 	x.listedAlive, x.reach = map[string]bool{}, map[string]bool{}
 	if a := x.o.Assignment; a != nil {
 		for _, b := range a.Brokers {
@@ -215,6 +250,11 @@ var refreshMetrics = []metric[*refreshCtx]{
 	{dVersionsMissed, func(tw *textWriter, f *family, x *refreshCtx) {
 		if x.o.HasVolume {
 			tw.sample(f, float64(x.c.versionsMissed))
+		}
+	}},
+	{dVersionsBackwards, func(tw *textWriter, f *family, x *refreshCtx) {
+		if x.o.HasVolume {
+			tw.sample(f, float64(x.c.versionsBackwards))
 		}
 	}},
 	{dAssignmentVersion, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.AssignmentVersion) })},

@@ -1,8 +1,10 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,25 +17,33 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
-// The coordinator probe: for every broker, a canary group kaas routes to
-// it (inspect.CanaryGroups) taken through FindCoordinator, OffsetCommit and
+// The coordinator probe: for every broker kaasctl knows of (brokers[],
+// the metadata, --brokers), a canary group kaas routes to it
+// (inspect.CanaryGroups) taken through FindCoordinator, OffsetCommit and
 // OffsetFetch, each timed. It finds a broker that accepts connections and
 // lists groups but cannot coordinate, which no lag metric shows until its
-// groups fall behind. The canary's offset file is the only thing it writes.
+// groups fall behind, and names a broker that is down although kaas no
+// longer lists it. The canary's offset file is the only thing it writes,
+// and only a canary group the probe itself created.
 
 // BrokerProbe is one broker's probe.
 type BrokerProbe struct {
 	Broker string `json:"broker"`
 	Node   int32  `json:"node"`
 	Addr   string `json:"addr,omitempty"`
-	Canary string `json:"canary"`
-	Tier   string `json:"tier,omitempty"`
-	OK     bool   `json:"ok"`
+	// Sources says where kaasctl knows the broker from: brokers[],
+	// metadata, --brokers.
+	Sources []string `json:"sources"`
+	Canary  string   `json:"canary"`
+	Tier    string   `json:"tier,omitempty"`
+	OK      bool     `json:"ok"`
 	// FailedStep is the first step that failed ("route" when the broker
-	// gets no canary: it is not alive in assignment.json).
+	// gets no canary: it is not alive in assignment.json, or not in it).
 	FailedStep string           `json:"failedStep,omitempty"`
 	Err        string           `json:"error,omitempty"`
 	Steps      []wire.ProbeStep `json:"steps"`
+	// Skipped are canary ids left alone (groups kaasctl did not create).
+	Skipped []string `json:"skipped,omitempty"`
 	// Seconds is the three round trips together.
 	Seconds float64 `json:"seconds"`
 }
@@ -44,9 +54,12 @@ const StepRoute = "route"
 // ProbeReport is one probe of every broker.
 type ProbeReport struct {
 	Time time.Time `json:"time"`
-	// Topic and Partition are where the canary offsets are committed.
+	// Topic and Partition are where the canary offsets are committed, and
+	// Offset the offset committed: the partition's log end, so every
+	// canary offset is one kaas could hold.
 	Topic     string        `json:"topic"`
 	Partition int32         `json:"partition"`
+	Offset    int64         `json:"offset"`
 	Brokers   []BrokerProbe `json:"brokers"`
 	OK        int           `json:"ok"`
 	Failed    int           `json:"failed"`
@@ -55,57 +68,75 @@ type ProbeReport struct {
 // ErrNoProbeTopic: the cluster has no topic to commit a canary offset to.
 var ErrNoProbeTopic = errors.New("the cluster has no topic to commit the canary offset to (name one with --probe-topic)")
 
-// Probe probes every broker of a (the volume's assignment.json) through
-// cl. topic is where canary offsets go ("": the first topic the brokers
-// list); the committed offset is the probe's time in milliseconds, so a
-// fetch that returns an older probe's offset fails.
-func Probe(ctx context.Context, a *volume.Assignment, cl *wire.Client, topic string) (*ProbeReport, error) {
+// ProbeInput is what a probe needs.
+type ProbeInput struct {
+	// Assignment is the volume's assignment.json: the canaries' routing.
+	Assignment *volume.Assignment
+	Client     *wire.Client
+	// Topic takes the canary offsets on its partition 0 ("": the first
+	// topic the brokers list).
+	Topic string
+	// Owned says whether a canary id may be written (see
+	// inspect.CanaryFileOwned); nil: the probe cannot tell, and writes
+	// nothing.
+	Owned func(group string) (bool, string)
+	// Unreached are addresses known not to answer (the connection check's
+	// failures, address → why): a broker at one fails at FindCoordinator
+	// with that reason without being waited for again.
+	Unreached map[string]string
+}
+
+// Probe probes every broker kaasctl knows of. The committed offset is the
+// partition's log end (one kaas could hold), with metadata naming this
+// probe's time, so a fetch that returns an older probe's commit fails.
+// Each broker's probe runs under one --timeout, all at once.
+func Probe(ctx context.Context, in ProbeInput) (*ProbeReport, error) {
+	cl := in.Client
+	if in.Owned == nil {
+		return nil, errors.New("the probe cannot tell which canary groups it created (it needs the volume's offset files)")
+	}
 	md, err := cl.Metadata(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	if topic == "" {
-		for _, t := range md.Topics {
-			if t.Err == "" && len(t.Partitions) > 0 && (topic == "" || t.Topic < topic) {
-				topic = t.Topic
-			}
-		}
-		if topic == "" {
-			return nil, ErrNoProbeTopic
-		}
+	topic, err := probeTopic(md, in.Topic)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := probeOffset(ctx, cl, topic)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now()
-	rep := &ProbeReport{Time: now, Topic: topic, Brokers: []BrokerProbe{}}
-	addrs := map[int32]string{}
-	for _, b := range md.Brokers {
-		addrs[b.NodeID] = b.Addr()
+	rep := &ProbeReport{Time: now, Topic: topic, Offset: offset}
+	pc := wire.ProbeCommit{Topic: topic, Offset: offset, Metadata: inspect.ProbeMetadata + " " + strconv.FormatInt(now.UnixMilli(), 10)}
+	canaries := map[string]inspect.Canary{}
+	for _, c := range inspect.CanaryGroups(in.Assignment, in.Owned) {
+		canaries[c.Broker] = c
 	}
-	canaries := inspect.CanaryGroups(a)
-	rep.Brokers = make([]BrokerProbe, len(canaries))
+	known := inspect.KnownBrokers(in.Assignment, md.Brokers, cl.Settings.Brokers)
+	rep.Brokers = make([]BrokerProbe, len(known))
 	var wg sync.WaitGroup
-	for i, c := range canaries {
+	for i, kb := range known {
 		bp := &rep.Brokers[i]
-		*bp = BrokerProbe{Broker: c.Broker, Node: c.Node, Addr: addrs[c.Node], Canary: c.Group, Tier: c.Tier, Steps: []wire.ProbeStep{}}
-		switch {
-		case c.Group == "":
-			bp.FailedStep, bp.Err = StepRoute, c.Err
-			continue
-		case bp.Addr == "":
-			bp.FailedStep, bp.Err = wire.StepFindCoordinator, "the brokers' metadata does not list "+c.Broker+" (node "+strconv.Itoa(int(c.Node))+"): it is not connected to the cluster"
-			continue
-		}
+		*bp = BrokerProbe{Broker: kb.Name, Node: kb.Node, Addr: kb.Addr, Sources: kb.Sources(), Steps: []wire.ProbeStep{}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := cl.ProbeCoordinator(ctx, c.Node, c.Group, topic, 0, now.UnixMilli())
-			bp.Steps, bp.FailedStep, bp.Err, bp.OK = p.Steps, p.FailedStep, p.Err, p.FailedStep == ""
-			for _, s := range p.Steps {
-				bp.Seconds += s.Seconds
+			pctx, cancel := cl.WithTimeout(ctx)
+			defer cancel()
+			if why, ok := in.Unreached[kb.Addr]; ok && kb.Addr != "" {
+				bp.Canary, bp.FailedStep, bp.Err = canaries[kb.Name].Group, wire.StepFindCoordinator, unreachedText(kb, "did not answer when kaasctl connected: "+why)
+				return
 			}
+			probeBroker(pctx, cl, bp, kb, canaries[kb.Name], pc)
 		}()
 	}
 	wg.Wait()
-	slices.SortFunc(rep.Brokers, func(x, y BrokerProbe) int { return int(x.Node) - int(y.Node) })
+	rep.Brokers = slices.DeleteFunc(rep.Brokers, func(b BrokerProbe) bool { return b.Broker == "" })
+	slices.SortStableFunc(rep.Brokers, func(x, y BrokerProbe) int {
+		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Broker, y.Broker))
+	})
 	for _, b := range rep.Brokers {
 		if b.OK {
 			rep.OK++
@@ -114,6 +145,84 @@ func Probe(ctx context.Context, a *volume.Assignment, cl *wire.Client, topic str
 		}
 	}
 	return rep, nil
+}
+
+// probeTopic is the topic the canaries commit to: the one asked for, else
+// the first the metadata lists.
+func probeTopic(md *wire.Metadata, topic string) (string, error) {
+	if topic != "" {
+		return topic, nil
+	}
+	for _, t := range md.Topics {
+		if t.Err == "" && len(t.Partitions) > 0 && (topic == "" || t.Topic < topic) {
+			topic = t.Topic
+		}
+	}
+	if topic == "" {
+		return "", ErrNoProbeTopic
+	}
+	return topic, nil
+}
+
+// probeOffset is the log end of topic/0 as its leader serves it: the
+// canary's committed offset, one kaas could hold.
+func probeOffset(ctx context.Context, cl *wire.Client, topic string) (int64, error) {
+	tps := wire.TopicPartitions{}
+	tps.Add(topic, 0)
+	los, err := cl.ListLogOffsets(ctx, tps)
+	if err != nil {
+		return 0, fmt.Errorf("the log end of %s/0 (the canary's offset): %w", topic, err)
+	}
+	lo, ok := los[topic][0]
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("the log end of %s/0 (the canary's offset): no answer", topic)
+	case lo.Err != "" || lo.End < 0:
+		return 0, fmt.Errorf("the log end of %s/0 (the canary's offset) is unknown: %s; nothing is committed", topic, lo.Err)
+	}
+	return max(lo.End, lo.Start, 0), nil
+}
+
+// unreachedText says why a broker was not probed: its address did not
+// answer (why), and for one known only from --brokers, what that means.
+func unreachedText(kb inspect.KnownBroker, why string) string {
+	if kb.OnlySeed() {
+		return fmt.Sprintf("not reached at %s (given by --brokers; kaas lists it neither in brokers[] nor in its metadata, as for a broker that is down): %s", kb.Addr, why)
+	}
+	return why
+}
+
+// probeBroker probes one known broker into bp (under ctx's deadline): its
+// canary through the three steps, or the step it could not reach. A
+// --brokers address no other source names is probed only for an answer;
+// one that answers is no broker of its own (a bootstrap address) and its
+// row is dropped (Broker "").
+func probeBroker(ctx context.Context, cl *wire.Client, bp *BrokerProbe, kb inspect.KnownBroker, c inspect.Canary, pc wire.ProbeCommit) {
+	bp.Canary, bp.Tier, bp.Skipped = c.Group, c.Tier, c.Skipped
+	switch {
+	case kb.OnlySeed():
+		err := cl.ReachAddr(ctx, kb.Addr)
+		if err == nil {
+			bp.Broker = ""
+			return
+		}
+		bp.FailedStep, bp.Err = wire.StepFindCoordinator, unreachedText(kb, err.Error())
+		return
+	case !kb.Listed:
+		bp.FailedStep, bp.Err = StepRoute, "not in assignment.json's brokers[] (the metadata lists it): kaas routes no group to it"
+		return
+	case c.Group == "":
+		bp.FailedStep, bp.Err = StepRoute, c.Err
+		return
+	case !kb.InMetadata:
+		bp.FailedStep, bp.Err = wire.StepFindCoordinator, "the brokers' metadata does not list "+kb.Name+" (node "+strconv.Itoa(int(kb.Node))+"): it is not connected to the cluster"
+		return
+	}
+	p := cl.ProbeCoordinator(ctx, kb.Node, c.Group, pc)
+	bp.Steps, bp.FailedStep, bp.Err, bp.OK = p.Steps, p.FailedStep, p.Err, p.FailedStep == ""
+	for _, s := range p.Steps {
+		bp.Seconds += s.Seconds
+	}
 }
 
 // probeMetrics are the probe's series, in the exporter's registry.

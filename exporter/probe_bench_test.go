@@ -31,7 +31,7 @@ func BenchmarkProbe(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if rep, err := Probe(ctx, a, cl, ""); err != nil || rep.Failed > 0 {
+	if rep, err := Probe(ctx, ProbeInput{Assignment: a, Client: cl, Owned: func(string) (bool, string) { return true, "" }}); err != nil || rep.Failed > 0 {
 		b.Fatalf("first probe: %v %+v", err, rep)
 	}
 	cl.Counter.Reset()
@@ -39,7 +39,7 @@ func BenchmarkProbe(b *testing.B) {
 	brokers := 0
 	b.ResetTimer()
 	for b.Loop() {
-		rep, err := Probe(ctx, a, cl, "")
+		rep, err := Probe(ctx, ProbeInput{Assignment: a, Client: cl, Owned: func(string) (bool, string) { return true, "" }})
 		if err != nil || rep.Failed > 0 {
 			b.Fatalf("probe: %v %+v", err, rep)
 		}

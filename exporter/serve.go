@@ -208,7 +208,7 @@ func (e *Exporter) healthJSON(sn *snapshot) []byte {
 		return append(b, '\n')
 	}
 	sn.healthOnce.Do(func() {
-		doc := HealthDocument{Time: sn.time, Window: e.opt.Window.String(), Groups: sn.health}
+		doc := HealthDocument{Time: sn.time, Window: e.opt.Window.String(), Groups: sn.health, Coverage: sn.coverage}
 		// As every JSON output: a group id that is not UTF-8 keeps its
 		// exact bytes in a groupBase64 sibling (render.WriteJSON).
 		var buf bytes.Buffer

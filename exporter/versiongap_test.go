@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/labdata"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
@@ -59,5 +60,49 @@ func TestExporterCountsMissedVersions(t *testing.T) {
 		if (c.note == "") != !strings.Contains(joined, "never seen") || (c.note != "" && !strings.Contains(joined, "epoch 0 v3: "+c.note)) {
 			t.Errorf("%v: notes %q", c.seen, joined)
 		}
+	}
+}
+
+// A version that goes backwards (a stale controller, a restored file) is
+// skipped by kaas's brokers (a lower version in the same epoch, or a
+// lower epoch, is never applied): the exporter counts no move for it,
+// nor for the return to the newest, reports no version in between as
+// missed, and counts and logs the file going backwards.
+func TestExporterIgnoresABackwardsVersion(t *testing.T) {
+	t.Parallel()
+	dir, err := labdata.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := volume.LoadAssignmentHistory([]string{filepath.Join(dir, "assignment-history")})
+	l := volume.Layout{ClusterDir: filepath.Join(dir, "phase1-steady-3-brokers"), DataDir: filepath.Join(dir, "phase1-steady-3-brokers")}
+	var logs []string
+	e := New(Options{Source: &observe.Source{Layout: &l}, Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+	for _, i := range []int{0, 1, 2} {
+		e.onVersion(watch.Version{Assignment: h.Snapshots[i].Assignment})
+	}
+	movesBefore, missedBefore := e.c.moves, e.c.versionsMissed
+	total := func(m map[inspect.Cause]int64) (n int64) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	before := total(movesBefore)
+	e.onVersion(watch.Version{Assignment: h.Snapshots[0].Assignment}) // back to v1
+	e.onVersion(watch.Version{Assignment: h.Snapshots[2].Assignment}) // the newest again
+	if got := total(e.c.moves); got != before || e.c.versionsMissed != missedBefore {
+		t.Errorf("moves %d -> %d, missed %d -> %d: the backwards version counted", before, got, missedBefore, e.c.versionsMissed)
+	}
+	e.Refresh(context.Background())
+	var b bytes.Buffer
+	if err := e.WriteMetrics(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "kaas_assignment_versions_backwards_total 1\n") {
+		t.Errorf("metrics lack the backwards count:\n%s", grepLines(b.String(), "kaas_assignment_"))
+	}
+	if j := strings.Join(logs, "\n"); !strings.Contains(j, "went backwards") {
+		t.Errorf("logs %q", j)
 	}
 }

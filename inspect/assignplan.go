@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -393,9 +395,96 @@ type AssignPlanner struct {
 	subscribed []string
 }
 
+// MaxAssignMembers is the most members plan assignment balances, before
+// or after: franz-go's sticky balancers take about a second per 3,000
+// members (run 64 times each), so a million would take hours; a count above
+// what the protocol can carry (2^31-1 members) no group could have.
+const MaxAssignMembers = 10000
+
+// CheckMemberCounts refuses counts no group could have and bounds the rest
+// (live: the live group's members now, 0 before it is known).
+func CheckMemberCounts(in AssignPlanInput, live int) error {
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--members", in.Members}, {"--add", in.Add}} {
+		if c.n > math.MaxInt32 {
+			return inputErrorf("%s %d: no group has that many members (a JoinGroup member count is a 32-bit number; kaas and Kafka hold at most %d)", c.flag, c.n, math.MaxInt32)
+		}
+	}
+	now := max(in.Members, live)
+	if in.Members > 0 && in.Live != nil && scaling(in) {
+		now = live
+	}
+	after := max(in.Members, now) + max(in.Add, len(in.NewMembers))
+	if now > MaxAssignMembers || after > MaxAssignMembers {
+		return inputErrorf("%d members: plan assignment balances at most %d (franz-go's sticky balancers take a second per 3,000 members, run 64 times over); members beyond the partition count own nothing anyway", max(now, after), MaxAssignMembers)
+	}
+	return nil
+}
+
+// scaling: --members N is the group's size after (the live group scaled
+// from its members now to N), not a hypothetical group, when nothing else
+// is asked to change.
+func scaling(in AssignPlanInput) bool {
+	return in.Members > 0 && in.Add == 0 && len(in.NewMembers) == 0 && len(in.Remove) == 0
+}
+
 // StartAssignPlan chooses the assignor and gathers the members now with
-// their subscriptions: the hypothetical --members N, else the live group.
+// their subscriptions: the live group (scaled to --members N when that is
+// all that is asked), else the hypothetical --members N.
 func StartAssignPlan(in AssignPlanInput) (*AssignPlanner, error) {
+	live := 0
+	if in.Live != nil {
+		live = len(in.Live.Members)
+	}
+	if err := CheckMemberCounts(in, live); err != nil {
+		return nil, err
+	}
+	if scaling(in) && in.Live != nil {
+		return scaleLive(in)
+	}
+	if scaling(in) {
+		where := "no live group (give -b BROKERS to scale the live group to " + strconv.Itoa(in.Members) + ")"
+		if in.Brokers {
+			where = "the group has no live members"
+		}
+		return nil, inputErrorf("--members %d alone changes nothing: NOW and AFTER would be the same %d hypothetical members, and %s; add --add N, --new-member NAME or --remove member-K to see what moves", in.Members, in.Members, where)
+	}
+	return startAssignPlan(in)
+}
+
+// scaleLive plans the live group scaled to --members N: members join
+// (new-1…) or the last by group.instance.id (else member id) leave.
+func scaleLive(in AssignPlanInput) (*AssignPlanner, error) {
+	target, k := in.Members, len(in.Live.Members)
+	in.Members = 0
+	switch {
+	case target > k:
+		in.Add = target - k
+	case target < k:
+		ms := slices.Clone(in.Live.Members)
+		key := func(m wire.Member) string { return cmp.Or(m.InstanceID, m.MemberID) }
+		slices.SortFunc(ms, func(a, b wire.Member) int {
+			return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a.MemberID, b.MemberID))
+		})
+		for _, m := range ms[target:] {
+			in.Remove = append(in.Remove, m.MemberID)
+		}
+	}
+	p, err := startAssignPlan(in)
+	if err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf("--members %d: the live group scaled from %d to %d members", target, k, target)
+	if target < k {
+		note += " (the last by group.instance.id, else member id, leave: " + strings.Join(in.Remove, ", ") + ")"
+	}
+	p.plan.Notes = append(p.plan.Notes, note)
+	return p, nil
+}
+
+func startAssignPlan(in AssignPlanInput) (*AssignPlanner, error) {
 	p := &AssignPlanner{in: in, clientIDs: map[string]string{}, plan: AssignPlan{Group: in.Group, Partitions: map[string]int32{},
 		Notes: []string{}, Members: []AssignPlanMember{}, Moves: []PartitionMove{}, Revoked: []PartitionMove{}}}
 	p.chooseAssignor()
@@ -523,10 +612,17 @@ func (p *AssignPlanner) Plan(partitions map[string]int32, source string) (Assign
 	for t, n := range partitions {
 		v.Partitions[t] = n
 	}
+	if source == "" {
+		return AssignPlan{}, inputErrorf("the partition counts are unknown: give -b BROKERS (their metadata) or a volume with assignment.json")
+	}
 	for _, t := range p.subscribed {
-		if _, ok := v.Partitions[t]; !ok {
-			v.Notes = append(v.Notes, "topic "+t+": partition count unknown (not in the "+strings.TrimPrefix(source, "live: ")+"); left out")
+		if _, ok := v.Partitions[t]; ok {
+			continue
 		}
+		if slices.Contains(p.in.Topics, t) {
+			return AssignPlan{}, inputErrorf("--topic %s: no such topic in %s", t, strings.TrimPrefix(source, "live: "))
+		}
+		v.Notes = append(v.Notes, "topic "+t+": partition count unknown (not in the "+strings.TrimPrefix(source, "live: ")+"); left out")
 	}
 	now, err := p.now()
 	if err != nil {

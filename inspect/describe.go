@@ -351,7 +351,7 @@ func (f *LagFilter) Match(d *GroupDescription) bool {
 
 // SelectGroups picks group ids for describe: explicit names (kept in the
 // order given, duplicates dropped), or every known group matching re when
-// all is set or re is non-nil.
+// all is set or re is non-nil (the probe's canaries left out: IsCanary).
 func SelectGroups(known []string, names []string, all bool, re *regexp.Regexp) []string {
 	if !all && re == nil {
 		var out []string
@@ -364,7 +364,7 @@ func SelectGroups(known []string, names []string, all bool, re *regexp.Regexp) [
 	}
 	var out []string
 	for _, g := range known {
-		if re == nil || re.MatchString(g) {
+		if !IsCanary(g) && (re == nil || re.MatchString(g)) {
 			out = append(out, g)
 		}
 	}

@@ -124,7 +124,7 @@ func (r *DoctorReport) Finish() {
 // shown relative to root when under it. With entriesAudited, the volume
 // check's explicit-entry findings are left to the entry audit (same facts,
 // one finding each).
-func (r *DoctorReport) AddVolumeFindings(fs []volume.Finding, root string, entriesAudited bool) {
+func (r *DoctorReport) AddVolumeFindings(fs []volume.Finding, root string, entriesAudited bool, volumeFlags string) {
 	type agg struct {
 		first volume.Finding
 		paths []string
@@ -163,22 +163,55 @@ func (r *DoctorReport) AddVolumeFindings(fs []volume.Finding, root string, entri
 		f := DoctorFinding{Severity: a.first.Severity, Check: CheckVolume, Code: a.first.Code, Message: msg, BlastRadius: a.n,
 			Subjects: a.paths, Fix: a.first.Fix}
 		if f.Fix == "" {
-			f.Fix = "see 'kaasctl volume check'"
+			f.Fix = "see 'kaasctl volume check" + volumeFlags + "'"
 		}
+		vf := volumeFlags
 		switch {
 		case a.first.Code == volume.CodeAmbiguousGeneration || a.first.Code == volume.CodeGenerationUnknown:
-			f.Commands = []string{"kaasctl volume check --kaas-version go      # or 0.2.16 / 0.2.18: the version the brokers run"}
+			f.Commands = []string{"kaasctl volume check" + vf + " --kaas-version go      # or 0.2.16 / 0.2.18: the version the brokers run"}
 		case a.first.Code == volume.CodePermissionDenied:
 			f.Commands = []string{"ls -l " + shellQuote(a.first.Path)}
 		case a.first.Code == volume.CodePlainMapOffsets || a.first.Code == volume.CodeOffsetsDirNotRead || a.first.Code == volume.CodePreMigrationDir:
-			f.Commands = []string{"kaasctl volume check --severity info"}
+			f.Commands = []string{"kaasctl volume check" + vf + " --severity info"}
 		case strings.HasPrefix(a.first.Code, "offsets.") || a.first.Code == volume.CodeStaleTmp || a.first.Code == volume.CodeLegacyOffsetsDir:
-			f.Commands = []string{"kaasctl volume check --severity warning", "kaasctl volume repair   # dry run: shows what it would change"}
+			f.Commands = []string{"kaasctl volume check" + vf + " --severity warning", "kaasctl volume repair" + vf + "   # dry run: shows what it would change"}
 		default:
-			f.Commands = []string{"kaasctl volume check"}
+			f.Commands = []string{"kaasctl volume check" + vf}
 		}
 		r.Add(f)
 	}
+}
+
+// FixWithFlags is fix with flags (" --data-dir /data -b k:9092": what the
+// operator gave) added to every quoted kaasctl command in it ('kaasctl …')
+// that lacks them, so each runs as printed against the same volume and
+// brokers.
+func FixWithFlags(fix, flags string) string {
+	const open = "'kaasctl "
+	if flags == "" || !strings.Contains(fix, open) {
+		return fix
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(fix, open)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(fix[i+1:], '\'')
+		if j < 0 {
+			break
+		}
+		cmd := fix[i : i+1+j]
+		b.WriteString(fix[:i])
+		b.WriteString(cmd)
+		if !strings.Contains(cmd, strings.TrimSpace(flags)) {
+			b.WriteString(flags)
+		}
+		b.WriteByte('\'')
+		fix = fix[i+2+j:]
+	}
+	b.WriteString(fix)
+	return b.String()
 }
 
 // AddEntryAudit turns the explicit-entry audit into findings, one per

@@ -44,14 +44,23 @@ type DrainEstimate struct {
 	WindowSeconds float64 `json:"windowSeconds"`
 	// Lag is the group's lag at the last observation.
 	Lag int64 `json:"lag"`
-	// Seconds is the estimated time until every partition's lag is zero (0:
-	// caught up); valid when Known and not NotDraining.
+	// Seconds is the estimated time until the group's lag is zero, fitted
+	// at group level: its lag over the consume rate's excess over the
+	// produce rate (0: caught up or keeping up); valid when Known and not
+	// NotDraining.
 	Seconds float64 `json:"seconds"`
-	// NotDraining: some partition has lag and is not consumed faster than
-	// it is produced to (its lag stays or grows).
+	// NotDraining: the group has lag and is not consumed faster than it is
+	// produced to (its lag stays or grows). A group that consumes faster
+	// than it is produced to drains, even while single partitions stand
+	// still (a throttled consumer serves its partitions in turns).
 	NotDraining bool `json:"notDraining"`
+	// KeepingUp: a small steady lag (at most KeepUpSeconds of production,
+	// consumed about as fast as produced: the records in flight between a
+	// producer and a consumer that keeps up) counts as caught up.
+	KeepingUp bool `json:"keepingUp"`
 	// ConsumeRate and ProduceRate are messages per second summed over the
-	// partitions (committed offset and log end advance).
+	// partitions (committed offset and log end advance, each fitted over
+	// the whole window).
 	ConsumeRate float64          `json:"consumeRate"`
 	ProduceRate float64          `json:"produceRate"`
 	Partitions  []PartitionDrain `json:"partitions"`
@@ -65,25 +74,37 @@ type PartitionDrain struct {
 	Lag         int64   `json:"lag"`
 	Seconds     float64 `json:"seconds"`
 	NotDraining bool    `json:"notDraining"`
+	KeepingUp   bool    `json:"keepingUp"`
 	ConsumeRate float64 `json:"consumeRate"`
 	ProduceRate float64 `json:"produceRate"`
 }
 
+// KeepUpSeconds bounds a lag that counts as keeping up: records produced
+// in this long (a consumer committing every few seconds lags by what was
+// produced since its last commit).
+const KeepUpSeconds = 30
+
+// keepUpShare is how much of the produce rate a consumer keeping up must
+// consume (the fitted rates of a steady pair differ by noise).
+const keepUpShare = 0.8
+
 // Text is the estimate for humans: "42s", "not draining", "caught up",
-// or "-" (not enough observations).
+// "keeping up", or "-" (not enough observations).
 func (d *DrainEstimate) Text() string {
 	if d == nil || !d.Known {
 		return "-"
 	}
-	return drainText(d.Lag, d.Seconds, d.NotDraining)
+	return drainText(d.Lag, d.Seconds, d.NotDraining, d.KeepingUp)
 }
 
-func drainText(lag int64, secs float64, notDraining bool) string {
+func drainText(lag int64, secs float64, notDraining, keepingUp bool) string {
 	switch {
 	case notDraining:
 		return "not draining"
 	case lag == 0:
 		return "caught up"
+	case keepingUp:
+		return "keeping up"
 	}
 	return FormatSeconds(secs)
 }
@@ -93,7 +114,33 @@ func (p PartitionDrain) Text() string {
 	if !p.Known {
 		return "-"
 	}
-	return drainText(p.Lag, p.Seconds, p.NotDraining)
+	return drainText(p.Lag, p.Seconds, p.NotDraining, p.KeepingUp)
+}
+
+// drainOf is the time to drain of a lag consumed and produced at the
+// given rates (per second): caught up at no lag, keeping up at a small
+// steady one, not draining when the lag is not consumed faster than it
+// grows (or would take over a year).
+//
+// Keeping up: the lag is at most KeepUpSeconds of production and consumed
+// at least keepUpShare as fast as produced, and no faster drain is in
+// sight (a lag that drains within KeepUpSeconds says so instead).
+func drainOf(lag int64, consume, produce float64) (secs float64, notDraining, keepingUp bool) {
+	if lag <= 0 {
+		return 0, false, false
+	}
+	net := consume - produce
+	draining := net > 0 && float64(lag)/net <= maxDrainSeconds
+	if draining && float64(lag)/net <= KeepUpSeconds {
+		return float64(lag) / net, false, false
+	}
+	if consume > 0 && consume >= keepUpShare*produce && float64(lag) <= produce*KeepUpSeconds {
+		return 0, false, true
+	}
+	if !draining {
+		return 0, true, false
+	}
+	return float64(lag) / net, false, false
 }
 
 // FormatSeconds renders a duration in seconds the way an operator reads it:
@@ -185,10 +232,12 @@ func partitionSeries(samples []HealthSample, key string, hint int, pick func(Par
 
 // EstimateDrain estimates a group's time to drain from its observations,
 // oldest first: per partition, the consume rate (committed offset) and
-// produce rate (log end) fitted over the observations that have both; the
-// lag at the last of them divided by their difference, or not draining when
-// the partition is not consumed faster than produced. The group drains when
-// its slowest partition does.
+// produce rate (log end) fitted over every observation of the window that
+// has both; the group's rates are their sums, and its time to drain is its
+// lag over their difference (group level: a throttled consumer serves its
+// partitions in turns, so one partition can stand still for a minute while
+// the group drains); not draining when the group is not consumed faster
+// than produced, keeping up when its lag is small and steady.
 func EstimateDrain(samples []HealthSample) *DrainEstimate {
 	if len(samples) == 0 {
 		return &DrainEstimate{Partitions: []PartitionDrain{}}
@@ -224,23 +273,15 @@ func estimateDrain(samples []HealthSample) *DrainEstimate {
 		pd.Known = true
 		cr, pr := f.slopes()
 		pd.ConsumeRate, pd.ProduceRate = max(0, cr), max(0, pr)
-		net := pd.ConsumeRate - pd.ProduceRate
-		switch {
-		case pd.Lag == 0:
-		case net <= 0 || pd.Lag > 0 && float64(pd.Lag)/net > maxDrainSeconds:
-			pd.NotDraining = true
-		default:
-			pd.Seconds = float64(pd.Lag) / net
-		}
+		pd.Seconds, pd.NotDraining, pd.KeepingUp = drainOf(pd.Lag, pd.ConsumeRate, pd.ProduceRate)
 		d.Partitions = append(d.Partitions, pd)
 		d.Known = true
 		d.Lag += pd.Lag
 		d.ConsumeRate += pd.ConsumeRate
 		d.ProduceRate += pd.ProduceRate
-		d.NotDraining = d.NotDraining || pd.NotDraining
-		d.Seconds = max(d.Seconds, pd.Seconds)
 		d.Samples = max(d.Samples, pd.Samples)
 	}
+	d.Seconds, d.NotDraining, d.KeepingUp = drainOf(d.Lag, d.ConsumeRate, d.ProduceRate)
 	if d.Known {
 		for _, s := range samples {
 			if s.Err == "" {
@@ -249,9 +290,6 @@ func estimateDrain(samples []HealthSample) *DrainEstimate {
 			}
 		}
 		d.WindowSeconds = last.Time.Sub(first).Seconds()
-	}
-	if d.NotDraining {
-		d.Seconds = 0
 	}
 	return d
 }

@@ -22,6 +22,10 @@ type BrokerSource struct {
 	Answered bool   `json:"answered"`
 	Groups   int    `json:"groups"`
 	Error    string `json:"error,omitempty"`
+	// Down: a --brokers address that did not answer and that no broker's
+	// metadata names: kaas dropped it from the cluster (a dead broker),
+	// so it holds no group and the listing is not the poorer for it.
+	Down bool `json:"down,omitempty"`
 }
 
 // BrokerSources says how each broker took the ListGroups round, named the
@@ -152,14 +156,22 @@ type LiveNotes struct {
 // raised; assignment names the assignment file for a wireMismatch.
 func ListNotes(sources []BrokerSource, c LiveIssueCounts, assignment string) LiveNotes {
 	var n LiveNotes
+	down := 0
 	for _, b := range sources {
-		if !b.Answered {
+		switch {
+		case b.Down:
+			down++ // the connection check warned about it
+		case !b.Answered:
 			n.Failed++
 			n.Warnings = append(n.Warnings, b.Error)
 		}
 	}
 	if n.Failed > 0 {
 		n.Warnings = append(n.Warnings, fmt.Sprintf("%d of %d brokers did not answer ListGroups: groups only they hold are missing, and stale listings on them cannot be seen", n.Failed, len(sources)))
+	}
+	if down > 0 {
+		n.Notes = append(n.Notes, fmt.Sprintf("%s given by --brokers did not answer and no broker's metadata names %s: out of the cluster (down), %s no group", render.Plural(down, "address", "addresses"),
+			map[bool]string{true: "it", false: "them"}[down == 1], map[bool]string{true: "it holds", false: "they hold"}[down == 1]))
 	}
 	if s := c.StaleOnNonCoordinator; s > 0 {
 		pron := "them"
@@ -191,4 +203,27 @@ func UnionGroupNames(volumeNames []string, listings []wire.BrokerGroups) []strin
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// WithUnansweredSeeds adds to the sources each --brokers address (seeds)
+// that did not answer when kaasctl connected (not in answered) and is no
+// listed broker's address: kaas drops a dead broker from its metadata, so
+// without this a listing said "2 of 2 answered" with 3 brokers given.
+func WithUnansweredSeeds(sources []BrokerSource, seeds, answered []string) []BrokerSource {
+	have := map[string]bool{}
+	for _, s := range answered {
+		have[normAddr(s)] = true
+	}
+	for _, b := range sources {
+		have[normAddr(b.Addr)] = true
+	}
+	for _, s := range seeds {
+		if have[normAddr(s)] {
+			continue
+		}
+		have[normAddr(s)] = true
+		sources = append(sources, BrokerSource{Node: -1, Broker: s, Addr: s, Down: true,
+			Error: "broker " + s + ": did not answer when kaasctl connected, and no broker's metadata names it (given by --brokers: a broker that is down, and out of the cluster)"})
+	}
+	return sources
 }

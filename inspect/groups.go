@@ -214,12 +214,15 @@ func NewGroupRowSet(in GroupsInput) *GroupRowSet {
 		s.ring = grouphash.NewRing(in.Assignment.GrouphashBrokers())
 	}
 	s.keys = make([]groupKey, 0, len(entries)+len(in.Extra)+len(in.Files))
-	for i := range entries {
-		s.keys = append(s.keys, groupKey{entries[i].GroupID, i})
-	}
-	// The probe's canaries are left out unless asked for (their explicit
-	// entries, which kaas's controller may write, are kept).
+	// The probe's canaries are left out unless asked for, also when kaas's
+	// controller gave them explicit entries (it places one for every group
+	// active at a recompute).
 	skip := func(g string) bool { return !in.IncludeCanaries && IsCanary(g) }
+	for i := range entries {
+		if !skip(entries[i].GroupID) {
+			s.keys = append(s.keys, groupKey{entries[i].GroupID, i})
+		}
+	}
 	for i, g := range in.Extra {
 		if !skip(g) {
 			s.keys = append(s.keys, groupKey{g, len(entries) + i})

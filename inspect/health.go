@@ -96,6 +96,56 @@ type HealthSample struct {
 	// deleted topic, another pool dir) is not counted.
 	Unobserved      int32  `json:"unobserved,omitempty"`
 	UnobservedFirst string `json:"unobservedFirst,omitempty"`
+	// rewrite is what the change of the offset file since the previous
+	// observation was, as HealthWindow.Add found it while it held both
+	// readings (rewriteKind).
+	rewrite int8
+}
+
+// What a rewrite of an offset file between two observations was. kaas
+// rewrites the whole file on every commit, so a rewrite is a commit when a
+// committed offset moved forward, a partition was added, or the same
+// offsets were committed again (a consumer committing its position); one
+// that only removed partitions or moved offsets back (an offsets delete, a
+// reset, kaasctl's own writes) is not: no consumer committed.
+const (
+	rewriteUnknown  int8 = iota // not told (no readings of both files)
+	rewriteCommit               // a commit arrived
+	rewriteNoCommit             // partitions removed or rewound only
+)
+
+// rewriteKind is what the file's change from p to c was: from the two
+// readings when both are held, else what Add recorded in c.
+func rewriteKind(p, c *HealthSample) int8 {
+	if p.File != nil && c.File != nil {
+		if k := readingRewrite(p.File, c.File); k != rewriteUnknown {
+			return k
+		}
+	}
+	return c.rewrite
+}
+
+// readingRewrite compares two parsed readings of one offset file (both
+// sorted by key).
+func readingRewrite(a, b *OffsetReading) int8 {
+	if a.Missing || b.Missing || a.Corrupt || b.Corrupt {
+		return rewriteUnknown
+	}
+	same := len(a.Offsets) == len(b.Offsets)
+	i := 0
+	for _, o := range b.Offsets {
+		for i < len(a.Offsets) && a.Offsets[i].Key < o.Key {
+			i++
+		}
+		if i == len(a.Offsets) || a.Offsets[i].Key != o.Key || o.Offset > a.Offsets[i].Offset {
+			return rewriteCommit // a partition added, or an offset moved forward
+		}
+		same = same && o.Offset == a.Offsets[i].Offset
+	}
+	if same {
+		return rewriteCommit // the same offsets committed again
+	}
+	return rewriteNoCommit
 }
 
 // Partition is the partition with key k ("topic/partition").
@@ -273,10 +323,12 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 			Detail: fmt.Sprintf("the lag of %s with a committed offset cannot be known: no log end (the leader did not answer for it, or its segments could not be read); the total leaves it out", healthPlural(n, "partition", "partitions"))})
 	}
 
-	if len(samples) >= 2 {
-		lagEvidence(samples, opt.MinSpan, add)
-	}
 	h.Drain, h.Retention, h.LastCommit = estimateDrain(samples), forecastRetention(samples), lastCommit(samples)
+	if len(samples) >= 2 {
+		d := h.Drain
+		draining := d.Known && d.Lag > 0 && !d.NotDraining && d.ConsumeRate > d.ProduceRate
+		lagEvidence(samples, opt.MinSpan, draining, add)
+	}
 	h.finish()
 }
 
@@ -352,19 +404,24 @@ func sampleAnomalies(prev *HealthSample, cur HealthSample, opt HealthOptions) []
 	return out
 }
 
-// lagEvidence adds STOP, STALL and WARN evidence.
-func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthEvidence)) {
+// TurnTolerance is how long one partition may stand still while the
+// group drains before it is STALL: a throttled consumer (franz-go's
+// fetch in turns) serves its partitions in turns, leaving single
+// partitions still for 30-60 s while the group's lag falls.
+const TurnTolerance = 2 * time.Minute
+
+// lagEvidence adds STOP, STALL and WARN evidence. draining: the group is
+// consumed faster than it is produced to (its fitted rates): a partition
+// still for less than TurnTolerance is then no STALL.
+func lagEvidence(samples []HealthSample, minSpan time.Duration, draining bool, add func(HealthEvidence)) {
 	first, last := samples[0], samples[len(samples)-1]
 	// Did any commit arrive in the window?
-	var rewrites []time.Time
-	for i := 1; i < len(samples); i++ {
-		p, c := &samples[i-1], &samples[i]
-		if !p.FileModTime.IsZero() && !c.FileModTime.IsZero() && !c.FileModTime.Equal(p.FileModTime) {
-			rewrites = append(rewrites, c.FileModTime)
-		}
-	}
+	rewrites := commitRewrites(samples)
+	// moved: the partition's committed offset changed (it is not stuck);
+	// forward: some committed offset moved forward (a commit: a rewind is
+	// REWIND's, not a consumer's progress).
 	moved := make([]bool, len(last.Partitions)) // by index in last.Partitions
-	anyMoved := false
+	forward := false
 	for j, lp := range last.Partitions {
 		k := lp.Key
 		p, okp := samples[0].partitionAt(k, j)
@@ -372,13 +429,12 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 			c, okc := samples[i].partitionAt(k, j)
 			if okp && okc && p.Committed != c.Committed {
 				moved[j] = true
-				anyMoved = true
-				break
+				forward = forward || c.Committed > p.Committed
 			}
 			p, okp = c, okc
 		}
 	}
-	commits := anyMoved || len(rewrites) > 0
+	commits := forward || len(rewrites) > 0
 	file := ""
 	if last.File != nil {
 		file = last.File.File
@@ -420,6 +476,9 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		if !stuck || !since.Before(last.Time) || last.Time.Sub(since) < minSpan {
 			continue
 		}
+		if commits && draining && last.Time.Sub(since) < TurnTolerance {
+			continue // served in turns: the group drains
+		}
 		e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: file}
 		if commits {
 			e.State = HealthStall
@@ -438,7 +497,7 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 		add(e)
 	}
 	// WARN: total lag grew at every step while commits advanced.
-	if len(samples) < minTrendSamples || !anyMoved || last.Time.Sub(first.Time) < minSpan {
+	if len(samples) < minTrendSamples || !forward || last.Time.Sub(first.Time) < minSpan {
 		return
 	}
 	prevLag, ok := first.TotalLag()
@@ -456,6 +515,23 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, add func(HealthE
 	after, _ := last.TotalLag()
 	add(HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: file,
 		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(samples), span, before, after)})
+}
+
+// commitRewrites are the times of the offset file's rewrites in the window
+// that were commits (rewriteKind): an offsets delete or a reset between
+// two observations is not one.
+func commitRewrites(samples []HealthSample) []time.Time {
+	var out []time.Time
+	for i := 1; i < len(samples); i++ {
+		p, c := &samples[i-1], &samples[i]
+		if p.FileModTime.IsZero() || c.FileModTime.IsZero() || c.FileModTime.Equal(p.FileModTime) {
+			continue
+		}
+		if rewriteKind(p, c) != rewriteNoCommit {
+			out = append(out, c.FileModTime)
+		}
+	}
+	return out
 }
 
 // lastKnownLag is partition k's lag at the last observation that knows it.
@@ -510,6 +586,13 @@ type groupWindow struct {
 	// evaluation of an observed group (what an outage carries).
 	errSince time.Time
 	known    []HealthEvidence
+	// After an outage (the first observation after a run of failed ones,
+	// at resumed; the run began at outageFrom), afterOutage are the
+	// conditions last known before it, kept until the observations since
+	// can judge them or contradict them (carryAfterOutage): a STOP carried
+	// through ERR comes back as it was, not after --stop-after again.
+	outageFrom, resumed time.Time
+	afterOutage         []HealthEvidence
 }
 
 // HealthCounts are a group's cumulative anomaly counts.
@@ -547,14 +630,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		w.groups[group] = g
 	}
 	g.seen = true
-	if s.Err == "" {
+	switch {
+	case s.Err == "" && !g.errSince.IsZero():
+		if len(g.known) > 0 {
+			g.outageFrom, g.resumed, g.afterOutage = g.errSince, s.Time, slices.Clone(g.known)
+		}
 		g.errSince = time.Time{}
-	} else if g.errSince.IsZero() {
+	case s.Err != "" && g.errSince.IsZero():
 		g.errSince = s.Time
 	}
 	var prev *HealthSample
 	if n := len(g.samples); n > 0 {
 		prev = &g.samples[n-1]
+		s.rewrite = rewriteKind(prev, &s)
 	}
 	out := sampleAnomalies(prev, s, w.Opt)
 	for _, a := range out {
@@ -637,6 +725,9 @@ func (w *HealthWindow) evaluateWindow(h *GroupHealth, group string, g *groupWind
 	}
 	evaluateHealth(h, group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
 	if g.errSince.IsZero() {
+		if len(g.afterOutage) > 0 {
+			w.carryAfterOutage(h, g)
+		}
 		g.known = g.known[:0]
 		for _, e := range h.Evidence {
 			if e.State != HealthErr {
@@ -650,13 +741,108 @@ func (w *HealthWindow) evaluateWindow(h *GroupHealth, group string, g *groupWind
 		if h.Has(e.State) {
 			continue // seen again (a file anomaly observed during the outage)
 		}
-		e.Carried = true
-		if !strings.HasPrefix(e.Detail, "last known") {
-			e.Detail = "last known before " + g.errSince.UTC().Format(time.RFC3339) + ": " + e.Detail
-		}
-		h.Evidence = append(h.Evidence, e)
+		h.Evidence = append(h.Evidence, carried(e, g.errSince))
 	}
 	h.finish()
+}
+
+// carried is e kept from before an outage that began at since.
+func carried(e HealthEvidence, since time.Time) HealthEvidence {
+	e.Carried = true
+	if !strings.HasPrefix(e.Detail, "last known") {
+		e.Detail = "last known before " + since.UTC().Format(time.RFC3339) + ": " + e.Detail
+	}
+	return e
+}
+
+// carryAfterOutage keeps, in h (a fresh evaluation after an outage), each
+// condition last known before it that the observations since the outage
+// can neither judge yet nor contradict: STOP, STALL and WARN until those
+// observations span MinSpan (then the fresh evaluation says) or a commit
+// or a caught-up partition ends them; REWIND and VANISHED until their
+// evidence leaves the window, as it would have without the outage. A
+// fresh STOP of a partition still at the committed offset it was stopped
+// at keeps the earlier since.
+func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow) {
+	fresh := g.samples
+	for len(fresh) > 0 && fresh[0].Time.Before(g.resumed) {
+		fresh = fresh[1:]
+	}
+	keep := g.afterOutage[:0]
+	for _, e := range g.afterOutage {
+		if i := slices.IndexFunc(h.Evidence, func(x HealthEvidence) bool {
+			return x.State == e.State && x.Partition == e.Partition
+		}); i >= 0 {
+			// The fresh evaluation has it again; while the partition stays
+			// at the same offset, its since is the one before the outage.
+			if extendSince(&h.Evidence[i], e, g.outageFrom) {
+				keep = append(keep, e)
+			}
+			continue
+		}
+		if h.Has(e.State) || !w.stillCarried(e, fresh) {
+			continue
+		}
+		keep = append(keep, e)
+		h.Evidence = append(h.Evidence, carried(e, g.outageFrom))
+	}
+	g.afterOutage = keep
+	h.finish()
+}
+
+// extendSince gives a fresh STOP or STALL the since of the same condition
+// before an outage when the partition is still at the offset it was then.
+// It reports whether it did.
+func extendSince(fresh *HealthEvidence, before HealthEvidence, outage time.Time) bool {
+	if (fresh.State != HealthStop && fresh.State != HealthStall) || fresh.After != before.After || !before.Since.Before(fresh.Since) {
+		return false
+	}
+	fresh.Since = before.Since
+	fresh.Detail += fmt.Sprintf("; stuck at %d since %s, through the outage from %s", before.After,
+		before.Since.UTC().Format(time.RFC3339), outage.UTC().Format(time.RFC3339))
+	return true
+}
+
+// stillCarried reports whether condition e, known before an outage, is
+// kept after it given the observations since (fresh, oldest first).
+func (w *HealthWindow) stillCarried(e HealthEvidence, fresh []HealthSample) bool {
+	if len(fresh) == 0 {
+		return true
+	}
+	last := fresh[len(fresh)-1]
+	switch e.State {
+	case HealthRewind, HealthVanished:
+		return w.Window <= 0 || last.Time.Sub(e.Time) <= w.Window
+	case HealthStop, HealthStall, HealthWarn:
+	default:
+		return false
+	}
+	need := 2
+	if e.State == HealthWarn {
+		need = minTrendSamples
+	}
+	if len(fresh) >= need && last.Time.Sub(fresh[0].Time) >= w.Opt.MinSpan {
+		return false // the observations since can judge it: their evaluation says
+	}
+	if len(commitRewrites(fresh)) > 0 {
+		return false
+	}
+	for i, s := range fresh {
+		for j, p := range s.Partitions {
+			if i > 0 {
+				if q, ok := fresh[i-1].partitionAt(p.Key, j); ok && q.Committed >= 0 && p.Committed > q.Committed {
+					return false // a commit arrived since the outage
+				}
+			}
+			if p.Key != e.Partition || e.State == HealthWarn {
+				continue
+			}
+			if l, ok := p.Lag(); ok && l == 0 || p.Committed >= 0 && p.Committed != e.After {
+				return false // caught up, or committed during the outage
+			}
+		}
+	}
+	return true
 }
 
 // EvaluateAll evaluates every group of names into out (len(out) ==

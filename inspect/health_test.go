@@ -3,6 +3,7 @@ package inspect
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,9 +53,15 @@ func TestEvaluateHealthStates(t *testing.T) {
 			withFile(hs(0, []int64{5}, []int64{10}), -100, map[string]int64{"orders/0": 5}),
 			withFile(hs(5, []int64{5}, []int64{10}), 3, map[string]int64{"orders/0": 5}),
 		}, HealthOptions{}, HealthStall, "orders/0"},
-		{"stalled: one partition stuck while the other advances", []HealthSample{
-			hs(0, []int64{5, 1}, []int64{10, 50}), hs(5, []int64{5, 20}, []int64{10, 50}), hs(10, []int64{5, 40}, []int64{10, 50}),
+		{"stalled: one partition stuck for longer than a consumer's turn while the other advances", []HealthSample{
+			hs(0, []int64{5, 1}, []int64{10, 50}), hs(75, []int64{5, 20}, []int64{10, 50}), hs(150, []int64{5, 40}, []int64{10, 50}),
 		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"stalled: one partition stuck while the other keeps up and the group does not drain", []HealthSample{
+			hs(0, []int64{5, 10}, []int64{10, 20}), hs(5, []int64{5, 20}, []int64{10, 30}), hs(10, []int64{5, 30}, []int64{10, 40}),
+		}, HealthOptions{}, HealthStall, "orders/0"},
+		{"served in turns: one partition still for 10 s while the group drains", []HealthSample{
+			hs(0, []int64{5, 1}, []int64{10, 50}), hs(5, []int64{5, 20}, []int64{10, 50}), hs(10, []int64{5, 40}, []int64{10, 50}),
+		}, HealthOptions{}, HealthOK, ""},
 		{"rewind in the file", []HealthSample{
 			withFile(hs(0, []int64{10}, []int64{10}), 0, map[string]int64{"orders/0": 10}),
 			withFile(hs(5, []int64{0}, []int64{10}), 4, map[string]int64{"orders/0": 0}),
@@ -395,5 +402,104 @@ func TestHealthWindowKeepsOnlyTheLastReading(t *testing.T) {
 	}
 	if n := len(g.samples); cap(g.samples) > n+n/4+2 || cap(g.anoms) > n+n/4+2 {
 		t.Errorf("%d samples in arrays of %d and %d: grown by more than a quarter", n, cap(g.samples), cap(g.anoms))
+	}
+}
+
+// A group stopped before an outage longer than the window (its
+// coordinator frozen: every observation fails) is STOP again at the first
+// observation after it, not once --stop-after has passed again; a
+// removal of one of its partitions from the file (an offsets delete) is
+// no commit, so STOP stays STOP; a commit after the outage ends it.
+func TestHealthWindowStopComesBackAfterAnOutage(t *testing.T) {
+	t.Parallel()
+	w := HealthWindow{Window: 5 * time.Minute, Opt: HealthOptions{MinSpan: time.Minute}}
+	both := map[string]int64{"orders/0": 5, "orders/1": 7}
+	stuck := func(sec, mtime int, file map[string]int64) HealthSample {
+		return withFile(hs(sec, []int64{5, 7}, []int64{50, 60}), mtime, file)
+	}
+	for sec := 0; sec <= 120; sec += 15 {
+		w.Add("g", stuck(sec, -100, both))
+	}
+	if h := w.Evaluate("g"); !h.Has(HealthStop) {
+		t.Fatalf("before the outage: %v %+v", h.Conditions, h.Evidence)
+	}
+	for sec := 135; sec <= 600; sec += 15 { // 8 minutes of failed observations
+		s := stuck(sec, -100, both)
+		s.Partitions, s.Err = []PartitionSample{}, "DescribeGroups: request timed out"
+		w.Add("g", s)
+		if h := w.Evaluate("g"); !h.Has(HealthStop) || !h.Has(HealthErr) {
+			t.Fatalf("t=%ds, during the outage: %v", sec, h.Conditions)
+		}
+	}
+	for sec := 615; sec <= 780; sec += 15 {
+		file, mtime := both, -100
+		if sec >= 700 {
+			file, mtime = map[string]int64{"orders/0": 5}, 700 // offsets delete of orders/1
+		}
+		w.Add("g", stuck(sec, mtime, file))
+		h := w.Evaluate("g")
+		if !h.Has(HealthStop) || h.Has(HealthStall) || h.Has(HealthErr) {
+			t.Fatalf("t=%ds, after the outage: %v %+v", sec, h.Conditions, h.Evidence)
+		}
+		if sec >= 700 && !h.Has(HealthVanished) {
+			t.Fatalf("t=%ds: the delete is not VANISHED: %v", sec, h.Conditions)
+		}
+	}
+	h := w.Evaluate("g")
+	var stop HealthEvidence
+	for _, e := range h.Evidence {
+		if e.State == HealthStop && e.Partition == "orders/0" {
+			stop = e
+		}
+	}
+	if stop.Carried || !stop.Since.Equal(t0) {
+		t.Errorf("the STOP observed again keeps its since from before the outage: %+v", stop)
+	}
+	// A commit: STOP ends at once.
+	w.Add("g", withFile(hs(795, []int64{9, 7}, []int64{50, 60}), 795, map[string]int64{"orders/0": 9}))
+	if h := w.Evaluate("g"); h.Has(HealthStop) && slices.ContainsFunc(h.Evidence, func(e HealthEvidence) bool { return e.State == HealthStop && e.Partition == "orders/0" }) {
+		t.Errorf("orders/0 committed 5 -> 9 and is still STOP: %+v", h.Evidence)
+	}
+}
+
+// A commit during a short outage ends the carried STOP when the group is
+// observed again.
+func TestHealthWindowCommitDuringOutageEndsStop(t *testing.T) {
+	t.Parallel()
+	w := HealthWindow{Window: time.Minute, Opt: HealthOptions{MinSpan: 30 * time.Second}}
+	for sec := 0; sec <= 60; sec += 10 {
+		w.Add("g", hs(sec, []int64{5}, []int64{50}))
+	}
+	for sec := 70; sec <= 200; sec += 10 {
+		w.Add("g", HealthSample{Time: t0.Add(time.Duration(sec) * time.Second), Partitions: []PartitionSample{}, Err: "brokers: down"})
+		w.Evaluate("g")
+	}
+	w.Add("g", hs(210, []int64{20}, []int64{50}))
+	if h := w.Evaluate("g"); h.Has(HealthStop) {
+		t.Errorf("committed 5 -> 20 during the outage: %v %+v", h.Conditions, h.Evidence)
+	}
+}
+
+// An offsets delete or a reset between two observations is no commit: a
+// stopped group stays STOP (not STALL); the same offsets committed again
+// is one (STALL).
+func TestEvaluateHealthRewriteWithoutCommit(t *testing.T) {
+	t.Parallel()
+	two := map[string]int64{"orders/0": 5, "orders/1": 5}
+	base := withFile(hs(0, []int64{5, 5}, []int64{10, 10}), -100, two)
+	cases := []struct {
+		name string
+		file map[string]int64
+		want string
+	}{
+		{"a partition deleted", map[string]int64{"orders/0": 5}, HealthStop},
+		{"a partition rewound", map[string]int64{"orders/0": 5, "orders/1": 2}, HealthStop},
+		{"the same offsets again", two, HealthStall},
+	}
+	for _, c := range cases {
+		h := EvaluateHealth("g", []HealthSample{base, withFile(hs(5, []int64{5, 5}, []int64{10, 10}), 3, c.file)}, HealthOptions{})
+		if !h.Has(c.want) || c.want == HealthStop && h.Has(HealthStall) {
+			t.Errorf("%s: %v %+v, want %s", c.name, h.Conditions, h.Evidence, c.want)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package inspect
 
-import "regexp"
+import (
+	"fmt"
+	"regexp"
+)
 
 // HealthSelection is the groups 'groups health' reports out of what was
 // evaluated: those asked for, counted by state and by condition.
@@ -48,4 +51,30 @@ func SelectHealth(all []GroupHealth, names []string, re *regexp.Regexp) HealthSe
 		}
 	}
 	return sel
+}
+
+// HealthCoverage is which groups an evaluation covers: an exporter
+// observes the groups matching its --group-regex, the first MaxGroups of
+// them by id (up to LastObserved); Dropped is how many matched beyond.
+type HealthCoverage struct {
+	GroupRegex   string `json:"groupRegex,omitempty"`
+	MaxGroups    int    `json:"maxGroups,omitempty"`
+	Dropped      int    `json:"dropped"`
+	LastObserved string `json:"lastObserved,omitempty"`
+}
+
+// WhyMissing says why group is not in an evaluation with coverage c.
+func (c HealthCoverage) WhyMissing(group string) string {
+	if c.GroupRegex != "" {
+		if re, err := regexp.Compile(c.GroupRegex); err == nil && !re.MatchString(group) {
+			return fmt.Sprintf("left out by --group-regex %q", c.GroupRegex)
+		}
+	}
+	if c.Dropped > 0 && group > c.LastObserved {
+		return fmt.Sprintf("left out by --max-groups %d: %d matching groups beyond it are not observed (it observes the first by id, up to %q)", c.MaxGroups, c.Dropped, c.LastObserved)
+	}
+	if IsCanary(group) {
+		return "a probe canary: left out of every evaluation"
+	}
+	return "no offset file, entry or broker listing"
 }

@@ -269,3 +269,47 @@ func TestGroupRowSetWalk(t *testing.T) {
 		t.Errorf("Each went on after false: %d calls", n)
 	}
 }
+
+// The canary rule: selections, group rows, matchers and the volume's
+// findings leave the probe's groups out; a canary named is kept.
+func TestCanariesLeftOut(t *testing.T) {
+	t.Parallel()
+	c := CanaryPrefix + "kaas-0-0"
+	if got := WithoutCanaries([]string{"a", c, "b"}); len(got) != 2 || got[1] != "b" {
+		t.Errorf("WithoutCanaries: %v", got)
+	}
+	if got := SelectGroups([]string{"a", c}, nil, true, nil); len(got) != 1 {
+		t.Errorf("SelectGroups --all: %v", got)
+	}
+	if got := SelectGroups(nil, []string{c}, false, nil); len(got) != 1 {
+		t.Errorf("SelectGroups by name: %v", got)
+	}
+	m := GroupMatcher([]string{"__*"})
+	if m(c) || !GroupMatcher([]string{c})(c) || GroupMatcher(nil)(c) || !m("__x") {
+		t.Error("GroupMatcher: a canary matched a glob or no pattern, or not its name")
+	}
+	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}}, ConsumerGroups: []volume.GroupEntry{{GroupID: c, Broker: "kaas-0"}, {GroupID: "real", Broker: "kaas-0"}}}
+	if rows := BuildGroupRows(GroupsInput{Assignment: a}); len(rows) != 1 || rows[0].Group != "real" {
+		t.Errorf("rows from entries: %+v", rows)
+	}
+	fs := []volume.Finding{{Code: "x", Path: "/d/__consumer_offsets/" + c + ".json"}, {Code: "y", Path: "/d/__consumer_offsets/real.json"}}
+	if got := WithoutCanaryFindings(fs); len(got) != 1 || got[0].Code != "y" || len(fs) != 2 {
+		t.Errorf("findings: %+v", got)
+	}
+}
+
+// A fix's quoted kaasctl commands get the operator's flags, once.
+func TestFixWithFlags(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"run 'kaasctl volume repair' to quarantine it":                         "run 'kaasctl volume repair --data-dir /d' to quarantine it",
+		"'kaasctl volume check' then 'kaasctl whois --txn ID'":                 "'kaasctl volume check --data-dir /d' then 'kaasctl whois --txn ID --data-dir /d'",
+		"already 'kaasctl volume check --data-dir /d'":                         "already 'kaasctl volume check --data-dir /d'",
+		"no command here; an 'unclosed kaasctl":                                "no command here; an 'unclosed kaasctl",
+		"'kaasctl offsets reset --from-file' (unclosed after: 'kaasctl volume": "'kaasctl offsets reset --from-file --data-dir /d' (unclosed after: 'kaasctl volume",
+	} {
+		if got := FixWithFlags(in, " --data-dir /d"); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -174,6 +175,57 @@ func BenchmarkPlanRestart8Brokers1000Groups(b *testing.B) {
 	in := restartFixture(8, 1000, 5, true)
 	for b.Loop() {
 		if _, _, _, err := ScoreRestartOrders(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// At plan restart's own limit (127 brokers, 1,270 groups with members)
+// the heuristic stops at its bound instead of running for minutes (its
+// swaps cost the 4th power of the broker count), says what it searched,
+// and reports its progress; its plan is still no worse than the listed
+// order.
+func TestRestartSearchBoundedAtItsLimit(t *testing.T) {
+	t.Parallel()
+	in := restartFixture(127, 1270, 5, true)
+	// A tenth of the default bound keeps the test short; the benchmark
+	// below runs the default.
+	in.SearchBudget = DefaultSearchBudget / 10
+	var calls, last, total int64
+	in.Progress = func(done, tot int64) {
+		calls++
+		if done < last || done > tot {
+			t.Errorf("progress %d/%d after %d", done, tot, last)
+		}
+		last, total = done, tot
+	}
+	p, err := PlanRestart(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Search.Method != "heuristic" || !p.Search.Bounded || !strings.Contains(p.Search.Detail, "stopped at the search bound") {
+		t.Fatalf("search %+v", p.Search)
+	}
+	if calls == 0 || total == 0 || last == 0 {
+		t.Errorf("progress: %d calls, %d/%d", calls, last, total)
+	}
+	if compareScore(p.Plan.Score, p.Naive.Score) > 0 || compareScore(p.Worst.Score, p.Naive.Score) < 0 {
+		t.Errorf("plan %+v naive %+v worst %+v", p.Plan.Score, p.Naive.Score, p.Worst.Score)
+	}
+	// Unbounded for small clusters: 10 brokers search to the end.
+	small, err := PlanRestart(restartFixture(10, 100, 3, true), nil)
+	if err != nil || small.Search.Bounded {
+		t.Errorf("10 brokers: %+v %v", small.Search, err)
+	}
+}
+
+// BenchmarkPlanRestartAtTheLimit is plan restart at 127 brokers and 1,270
+// groups with members: the bounded heuristic and the three detailed
+// orders.
+func BenchmarkPlanRestartAtTheLimit(b *testing.B) {
+	in := restartFixture(127, 1270, 5, true)
+	for b.Loop() {
+		if _, err := PlanRestart(in, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -83,7 +83,7 @@ func TestFollowVersion(t *testing.T) {
 		}},
 		{name: "out of order", write: func(f RestartFollow) (*volume.Assignment, bool) {
 			return predicted(f, 6, []string{"kaas-1", "kaas-2"}), false
-		}, event: "stop", broker: "kaas-0", step: 0, next: "start kaas-0", check: deviates("out of order: kaas-0 left; the restart order expects stop kaas-2 next")},
+		}, event: "stop", broker: "kaas-0", step: 1, next: "start kaas-0", check: deviates("out of order: kaas-0 left; the restart order expects stop kaas-2 next")},
 		{name: "a group elsewhere than predicted", write: func(f RestartFollow) (*volume.Assignment, bool) {
 			a := predicted(f, 6, []string{"kaas-0", "kaas-1"})
 			for i := range a.ConsumerGroups {
@@ -110,19 +110,37 @@ func TestFollowVersion(t *testing.T) {
 		}},
 		{name: "a recompute without moves", write: func(f RestartFollow) (*volume.Assignment, bool) {
 			return version(1, 6, "kaas-0", all3, f.State.Entries), false
-		}, event: "recompute", step: 0, next: "stop kaas-2", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {
+		}, event: "recompute", step: 1, next: "stop kaas-2", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {
 			if !out.Event.AsPlanned || len(out.Event.Notes) != 1 || !strings.Contains(out.Event.Notes[0], "no group move") {
 				t.Errorf("%+v", out.Event)
 			}
 		}},
 		{name: "a recompute that moves a group", write: func(f RestartFollow) (*volume.Assignment, bool) {
 			return version(1, 6, "kaas-0", all3, map[string]string{"orders": "kaas-0", "billing": "kaas-2"}), true
-		}, event: "recompute", step: 0, next: "stop kaas-2", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {
+		}, event: "recompute", step: 1, next: "stop kaas-2", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {
 			deviates("a version with the same brokers")(t, f, out)
 			if !strings.Contains(out.Event.Notes[0], "rewritten with other bytes") {
 				t.Errorf("notes %v", out.Event.Notes)
 			}
 		}},
+		{name: "an extra version before the next step's stop is that step's", before: func(f RestartFollow) RestartFollow {
+			f = stopped("kaas-2")(f)
+			f, _ = FollowVersion(f, predicted(f, f.Last.AssignmentVersion+1, all3), false)
+			return f
+		}, write: func(f RestartFollow) (*volume.Assignment, bool) {
+			return version(1, 8, "kaas-0", all3, f.State.Entries), false
+		}, event: "recompute", step: 2, next: "stop kaas-1", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {
+			if !out.Event.AsPlanned || f.Step != 1 {
+				t.Errorf("%+v step %d", out.Event, f.Step)
+			}
+		}},
+		{name: "an extra version while step 2's broker is down is step 2's", before: func(f RestartFollow) RestartFollow {
+			f = stopped("kaas-2")(f)
+			f, _ = FollowVersion(f, predicted(f, f.Last.AssignmentVersion+1, all3), false)
+			return stopped("kaas-1")(f)
+		}, write: func(f RestartFollow) (*volume.Assignment, bool) {
+			return version(1, f.Last.AssignmentVersion+1, f.State.Controller, f.State.Alive, f.State.Entries), false
+		}, event: "recompute", step: 2, next: "start kaas-1", check: func(t *testing.T, f RestartFollow, out FollowOutcome) {}},
 		{name: "the last start completes the restart", before: func(f RestartFollow) RestartFollow {
 			f.Done = map[string]bool{"kaas-2": true, "kaas-1": true}
 			f.Step = 2

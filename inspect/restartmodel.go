@@ -335,11 +335,14 @@ func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (Resta
 	}
 	nextEvent, nextBroker := next.Expected()
 	ev.Next = strings.TrimSpace(nextEvent + " " + nextBroker)
+	back := (ev.Event == "start" || ev.Event == "restart") && next.Down == ""
+	// The step an event belongs to: the one it completes, else the one in
+	// progress or about to begin (a version while a broker is down, or an
+	// extra version before the next stop, is the next step's).
 	ev.Step = next.Step
-	if ev.Event == "stop" && ordered {
+	if !back && nextEvent != "" {
 		ev.Step = next.Step + 1
 	}
-	back := (ev.Event == "start" || ev.Event == "restart") && next.Down == ""
 	return next, FollowOutcome{Event: ev, Waiting: ev.Event == "stop" && ordered, Settle: back, Complete: back && nextEvent == ""}
 }
 

@@ -329,7 +329,7 @@ func placementsAt(rs *RoutingState, groups []string) []Placement {
 
 func groupMatcher(patterns []string) func(string) bool {
 	if len(patterns) == 0 {
-		return func(string) bool { return true }
+		return func(g string) bool { return !IsCanary(g) }
 	}
 	exact := map[string]bool{}
 	var globs []string
@@ -345,6 +345,9 @@ func groupMatcher(patterns []string) func(string) bool {
 	return func(g string) bool {
 		if exact[g] {
 			return true
+		}
+		if IsCanary(g) {
+			return false // the probe's, unless named
 		}
 		for _, p := range globs {
 			if ok, _ := path.Match(p, g); ok {

@@ -22,7 +22,8 @@ import (
 func LiveStates(ctx context.Context, cl *wire.Client, gg *wire.GatheredGroups, l volume.Layout, files []inspect.GroupFile, bounds []volume.LogBounds, now time.Time) ([]*inspect.GroupState, error) {
 	var groups []string
 	for _, f := range files {
-		if f.Layout == volume.OffsetsCurrent && gg.Coords()[f.Group].Found() {
+		// The probe's canaries are left out, as from every surface.
+		if f.Layout == volume.OffsetsCurrent && !inspect.IsCanary(f.Group) && gg.Coords()[f.Group].Found() {
 			groups = append(groups, f.Group)
 		}
 	}

@@ -66,6 +66,10 @@ type BrokerObs struct {
 	// Groups is how many groups the broker listed.
 	Groups int    `json:"groups"`
 	Err    string `json:"error,omitempty"`
+	// Seed: a --brokers address that neither brokers[] nor the metadata
+	// lists and that did not answer (kaas drops a dead broker from both):
+	// Name is the broker id its host names, else the address.
+	Seed bool `json:"seed,omitempty"`
 }
 
 // PartObs is one partition of a group. Its fields are ordered for size
@@ -142,10 +146,12 @@ type Observation struct {
 	// volume (nil without a volume).
 	Generation *volume.GenerationInfo `json:"generation,omitempty"`
 	Groups     []GroupObs             `json:"groups"`
-	// Matched groups passed the filter; Dropped were over the cap.
-	Matched int         `json:"matched"`
-	Dropped int         `json:"dropped"`
-	Brokers []BrokerObs `json:"brokers"`
+	// Matched groups passed the filter; Dropped were over the cap, every
+	// group after LastSelected by id.
+	Matched      int         `json:"matched"`
+	Dropped      int         `json:"dropped"`
+	LastSelected string      `json:"lastSelected,omitempty"`
+	Brokers      []BrokerObs `json:"brokers"`
 	// WireErr is set when the brokers could not be asked at all.
 	WireErr string `json:"wireError,omitempty"`
 	// Probes is the number of record timestamps fetched (cache misses).
@@ -163,7 +169,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	r := s.newRun()
 	listed := s.listAsync(ctx)
 	r.scanVolume()
-	r.awaitListings(listed)
+	r.awaitListings(ctx, listed)
 	r.selectGroups()
 	r.readFiles()
 	r.readBefore()
@@ -299,7 +305,7 @@ func (r *refreshRun) record(it *volume.OffsetScanItem) fileRec {
 }
 
 // awaitListings takes the brokers' listings.
-func (r *refreshRun) awaitListings(listed func() ([]wire.BrokerGroups, error)) {
+func (r *refreshRun) awaitListings(ctx context.Context, listed func() ([]wire.BrokerGroups, error)) {
 	o := r.o
 	r.names = inspect.NewNodeNamer(o.Assignment)
 	ls, err := listed()
@@ -309,6 +315,9 @@ func (r *refreshRun) awaitListings(listed func() ([]wire.BrokerGroups, error)) {
 	r.listings = ls
 	for _, b := range ls {
 		o.Brokers = append(o.Brokers, BrokerObs{Node: b.Broker.NodeID, Name: r.names.Name(b.Broker.NodeID), Addr: b.Broker.Addr(), Answered: b.Err == "", Groups: len(b.Groups), Err: b.Err})
+	}
+	if r.s.Client != nil && err == nil {
+		o.Brokers = append(o.Brokers, r.s.downSeeds(ctx, ls, o.Assignment)...)
 	}
 }
 
@@ -331,6 +340,7 @@ func (r *refreshRun) selectGroups() {
 	if m := r.s.MaxGroups; m > 0 && len(sel) > m {
 		r.o.Dropped = len(sel) - m
 		sel = sel[:m]
+		r.o.LastSelected = sel[len(sel)-1].Group
 	}
 	r.sel = sel
 	r.groupNames = make([]string, len(sel))
@@ -469,6 +479,39 @@ func (r *refreshRun) finishServed() {
 		rule = spec.StaleEnd
 	}
 	o.ServedBehind = s.stale.update(o.Time, detected, r.checkServed, s.stale.servedEnds(r.described), o.Assignment, rule)
+}
+
+// Coverage is which groups o observed (health --exporter says why a
+// group is missing from it).
+func (s *Source) Coverage(o *Observation) inspect.HealthCoverage {
+	c := inspect.HealthCoverage{MaxGroups: s.MaxGroups, Dropped: o.Dropped, LastObserved: o.LastSelected}
+	if s.Filter != nil {
+		c.GroupRegex = s.Filter.String()
+	}
+	return c
+}
+
+// downSeeds are the --brokers addresses that neither assignment.json's
+// brokers[] nor the brokers' metadata (the listings' brokers) names and
+// that do not answer now: a broker that was down when the exporter
+// started is known from them alone, and kaas_broker_up says it is down.
+// One that answers is another address of a listed broker, or a bootstrap
+// address, and is left out.
+func (s *Source) downSeeds(ctx context.Context, ls []wire.BrokerGroups, a *volume.Assignment) []BrokerObs {
+	md := make([]wire.Broker, len(ls))
+	for i, b := range ls {
+		md[i] = b.Broker
+	}
+	var out []BrokerObs
+	for _, kb := range inspect.KnownBrokers(a, md, s.Client.Settings.Brokers) {
+		if !kb.OnlySeed() {
+			continue
+		}
+		if err := s.Client.ReachAddr(ctx, kb.Addr); err != nil {
+			out = append(out, BrokerObs{Node: kb.Node, Name: kb.Name, Addr: kb.Addr, Err: err.Error(), Seed: true})
+		}
+	}
+	return out
 }
 
 // keepPartitions reports whether a refresh fills GroupObs.Partitions: for

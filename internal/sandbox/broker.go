@@ -161,6 +161,9 @@ func (cc *clientConn) read() {
 		if err != nil {
 			return
 		}
+		if !cc.b.s.waitThawed(cc.b, cc.dead) {
+			return
+		}
 		it := cc.b.s.handle(cc.b, f)
 		if it.local == nil && it.later == nil {
 			expect := !(f.key == 0 && produceAcks(f) == 0)

@@ -90,6 +90,8 @@ const ControlHelp = `commands:
   groups          every known group with its coordinator and routing tier
   consumers [stop|start GROUP|all]
                   list the demo's consumer groups, or stop/start their members (stopped groups turn Empty)
+  freeze kaas-N   freeze a broker as SIGSTOP does (connections accepted, nothing answered; still listed alive)
+  thaw kaas-N     answer what a frozen broker read meanwhile, and everything after
   quirk zero-timestamp-offsets on|off
                   answer ListOffsets by timestamp with offset 0, as kaas's Go generation does
   quirk empty-offsetfetch-all on|off
@@ -125,6 +127,8 @@ func (s *Sandbox) Command(line string) (string, error) {
 		return s.formatGroups(), nil
 	case "consumers":
 		return s.consumersCommand(f[1:])
+	case "freeze", "thaw":
+		return s.freezeCommand(strings.ToLower(f[0]), f[1:])
 	case "quirk":
 		if len(f) != 3 || (f[2] != "on" && f[2] != "off") {
 			return "", fmt.Errorf("usage: quirk zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests on|off")

@@ -211,6 +211,7 @@ type Sandbox struct {
 	kaasManifests   atomic.Bool // kaaslog.go: manifests only on open/takeover/close (the default), else at every refresh
 	kaasLog         *kaasLog
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
+	frozen          sync.Map    // freeze.go: broker id → closed when thawed
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 

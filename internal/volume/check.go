@@ -135,7 +135,9 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		}
 		layouts[it.Group] = it.Layout
 		if lc != nil && it.Layout == OffsetsCurrent {
-			lc.AddOffsets(it.Group, it.File)
+			if scan.SkipGroup == nil || !scan.SkipGroup(it.Group) {
+				lc.AddOffsets(it.Group, it.File)
+			}
 		}
 		return nil
 	})

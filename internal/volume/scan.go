@@ -220,6 +220,10 @@ type ScanOptions struct {
 	Now time.Time
 	// NamesOnly skips reading the files (Group, Path, Layout, names only).
 	NamesOnly bool
+	// SkipGroup, when set, leaves a group's committed offsets out of the
+	// checks of CheckVolume (the probe's canaries, which every surface
+	// leaves out; the findings about their files are the caller's).
+	SkipGroup func(group string) bool
 	// OnListed, when set, is called with the number of files before the
 	// first item (to size the caller's buffers).
 	OnListed func(files int)

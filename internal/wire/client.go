@@ -51,6 +51,9 @@ type Client struct {
 	// answered are the seeds that answered an any-broker request, in the
 	// order they first did.
 	answered []string
+	// kopts are the options the kgo client was built with (ReachAddr
+	// builds a one-address client from them).
+	kopts []kgo.Opt
 }
 
 // Answered lists the seed addresses that answered a request any broker can
@@ -133,7 +136,7 @@ func NewClient(s *Settings, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the client: %v", err)
 	}
-	c.KGO = cl
+	c.KGO, c.kopts = cl, kopts
 	c.Adm = kadm.NewClient(cl)
 	return c, nil
 }
@@ -374,6 +377,27 @@ func (c *Client) Check(ctx context.Context) ([]string, []*BrokerError, error) {
 		}
 	}
 	return ok, bad, nil
+}
+
+// ReachAddr asks the broker at addr for metadata on a connection of its
+// own (the client's settings: TLS, SASL, version cap, deadlines), under the
+// per-call timeout, and returns nil when it answers: how a --brokers
+// address that no broker's metadata advertises (a broker that is down,
+// which kaas drops from its metadata and brokers[]) is told apart.
+func (c *Client) ReachAddr(ctx context.Context, addr string) error {
+	cl, err := kgo.NewClient(append(slices.Clone(c.kopts), kgo.SeedBrokers(addr))...)
+	if err != nil {
+		return ClassifyConn(addr, err, c.connInfo(""))
+	}
+	defer cl.Close()
+	cctx, cancel := c.WithTimeout(ctx)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	if _, err := cl.SeedBrokers()[0].Request(cctx, req); err != nil {
+		return ClassifyConn(addr, err, c.connInfo(c.stages.seed(math.MinInt32, addr)))
+	}
+	return nil
 }
 
 // anyRequest sends a request any broker can answer (metadata,

@@ -37,13 +37,24 @@ type CoordinatorProbe struct {
 	Err        string `json:"error,omitempty"`
 }
 
+// ProbeCommit is what a probe commits: Offset on Topic/Partition with
+// Metadata, which tells this probe's commit from an earlier one's.
+type ProbeCommit struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Metadata  string
+}
+
 // ProbeCoordinator takes a canary group through the round trips a consumer
 // makes, all to broker node: FindCoordinator (it must name node itself),
-// OffsetCommit of offset on topic/partition as an admin commit (generation
-// -1, no member: the group stays Empty), and OffsetFetch, which must give
-// the offset back. Each step is timed; the first that fails ends the probe.
+// OffsetCommit of the commit as an admin commit (generation -1, no member:
+// the group stays Empty), and OffsetFetch, which must give the offset and
+// its metadata back (a broker that keeps no metadata answers none: then the
+// offset alone). Each step is timed; the first that fails ends the probe.
 // The commit is the only write: the canary group's own offset file.
-func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group, topic string, partition int32, offset int64) CoordinatorProbe {
+func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group string, pc ProbeCommit) CoordinatorProbe {
+	topic, partition, offset := pc.Topic, pc.Partition, pc.Offset
 	p := CoordinatorProbe{Node: node, Group: group, Coordinator: -1, Steps: []ProbeStep{}}
 	step := func(name string, fn func() error) bool {
 		start := time.Now()
@@ -86,7 +97,7 @@ func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group, topic 
 		rt.Topic = topic
 		rp := kmsg.NewOffsetCommitRequestTopicPartition()
 		rp.Partition, rp.Offset, rp.LeaderEpoch = partition, offset, -1
-		meta := "kaasctl probe"
+		meta := pc.Metadata
 		rp.Metadata = &meta
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
@@ -119,6 +130,8 @@ func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group, topic 
 			return fmt.Errorf("%s/%d: %s", topic, partition, got.Err)
 		case got.Offset != offset:
 			return fmt.Errorf("%s/%d: committed %d, fetched %d", topic, partition, offset, got.Offset)
+		case got.Metadata != "" && got.Metadata != pc.Metadata:
+			return fmt.Errorf("%s/%d: committed metadata %q, fetched %q (an earlier commit's)", topic, partition, pc.Metadata, got.Metadata)
 		}
 		return nil
 	})

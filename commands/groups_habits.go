@@ -1,0 +1,71 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+)
+
+// Habits from kafka-consumer-groups.sh, rpk and kcl: 'groups delete'
+// points at what kaasctl does instead, and 'lag' is the offsets view of
+// groups describe (groups_describe_views.go).
+
+func init() {
+	registerSub("groups", groupsUsage, func() *cli.Command {
+		return &cli.Command{
+			Name:      "delete",
+			Usage:     "not a kaasctl command: says how to remove a group's committed offsets",
+			ArgsUsage: "GROUP...",
+			Hidden:    true,
+			Action:    action(parseGroupsDelete, func(context.Context, *Globals, struct{}) error { return nil }),
+		}
+	})
+	register(func() *cli.Command {
+		return &cli.Command{
+			Name:      "lag",
+			Usage:     "committed offset, log end and lag per partition of groups (groups describe --offsets; every group without a name)",
+			ArgsUsage: "[GROUP...]",
+			Description: "A shortcut for 'kaasctl groups describe --offsets', the table kafka-consumer-groups.sh --describe\n" +
+				"prints: a row per partition with its committed offset, log end, lag and the member owning it (with\n" +
+				"brokers). Without a GROUP, every group (--all).\n\n" +
+				"Examples:\n" +
+				"  kaasctl lag -b kaas-0:9092 orders-app\n" +
+				"  kaasctl lag -b kaas-0:9092 --lagging-only -o csv",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "`GROUP` (repeatable; the same as naming it)"},
+				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "every group whose id matches `RE`"},
+				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list)"},
+				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0"},
+				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag matches `EXPR` (>N, N..M, ...)"},
+			},
+			Action: action(parseLag, runGroupsDescribe),
+		}
+	})
+}
+
+// parseGroupsDelete refuses 'groups delete', pointing at offsets delete.
+func parseGroupsDelete(c *cli.Context) (struct{}, error) {
+	g := "GROUP"
+	if c.Args().Len() > 0 {
+		g = shellQuote(c.Args().First())
+	}
+	return struct{}{}, exit.UsageErrorf("kaasctl has no 'groups delete': a kaas group is its offset file and its coordinator's memory, "+
+		"and kaasctl never sends DeleteGroups. Remove its committed offsets with 'kaasctl offsets delete --group %s --topic TOPIC' "+
+		"(one --topic per topic it committed, as 'kaasctl groups describe %s' lists them; a dry run, --execute applies; the group must be Empty)", g, g)
+}
+
+// parseLag is groups describe's options for the offsets view (every group
+// when none is named).
+func parseLag(c *cli.Context) (groupsDescribeOptions, error) {
+	o, err := describeFlags(c)
+	if err != nil {
+		return o, err
+	}
+	if len(o.sel.Names) == 0 && o.sel.Regex == nil {
+		o.sel.All = true
+	}
+	o.view = "offsets"
+	return o, o.checkSelection()
+}
