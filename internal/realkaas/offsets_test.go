@@ -451,7 +451,11 @@ func doctorNamesStale(t *testing.T, c *Cluster, behind map[tp]int64) {
 // exactly there and no partition moved backwards.
 func TestRealOffsets(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, "orders:3")
+	forFlavours(t, testRealOffsets)
+}
+
+func testRealOffsets(t *testing.T, f Flavour) {
+	c := newFlavourCluster(t, f, "orders:3")
 	brokers := strings.Join(c.Addrs(), ",")
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	produceAt(t, c, "orders", 3, 30, t0)
@@ -605,14 +609,18 @@ func TestRealOffsets(t *testing.T) {
 // resumes at.
 func TestRealRewind(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, "orders:3")
+	forFlavours(t, testRealRewind)
+}
+
+func testRealRewind(t *testing.T, f Flavour) {
+	c := newFlavourCluster(t, f, "orders:3")
 	brokers := strings.Join(c.Addrs(), ",")
 	journal := filepath.Join(t.TempDir(), "journal")
 	// Pinned: started before any group has committed, the volume tells no
 	// generation yet.
-	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", "go", "--poll-interval", "100ms", "-o", "jsonl")
+	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--poll-interval", "100ms", "-o", "jsonl")
 	expAddr := freePort(t)
-	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", "go", "--brokers", brokers, "--listen", expAddr,
+	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--brokers", brokers, "--listen", expAddr,
 		"--interval", "1s", "--poll-interval", "100ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "5s")
 	produce(t, c, "orders", 3, 40)
 	at40 := all("orders", 3, 40)
