@@ -123,6 +123,22 @@ type FailoverRule struct {
 	// volume cannot tell (kaas releases that share the layout but not the
 	// controller).
 	Summary, Source, Caveat string
+	// FirstReportEmpty: the new controller publishes its first version as
+	// soon as every broker it counts ready has connected its heartbeat,
+	// and a broker's first heartbeat reports no active groups, so the
+	// groups the last broker to connect coordinates get no entry in that
+	// version (they route by the hash tier). Which broker connects last
+	// nothing on the volume tells. LastToConnect says it in words.
+	FirstReportEmpty bool
+	LastToConnect    string
+	// Timing says when the first version comes after the controller
+	// stops, by how it stopped, and what the brokers do until then.
+	Timing string
+	// ExtraVersionOnStop: a graceful stop of the controller can write one
+	// version more (still listing the stopping broker alive, no entries)
+	// before the one without it; ExtraVersion says it in words.
+	ExtraVersionOnStop bool
+	ExtraVersion       string
 }
 
 // The transaction dirs are the same in every generation so far.
@@ -147,7 +163,16 @@ var rustFailover = FailoverRule{
 		"with its epoch; any other active group gets an entry placed by rendezvous over the alive brokers; " +
 		"a group no alive broker reports active gets no entry and routes by the hash tier",
 	Source: "kaas's Rust controller code: crates/kaas-controller/src/assignment_writer.rs (AssignmentLoop::start, update_assignment), " +
-		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs",
+		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs; checked on a real 3-broker Rust 0.2.18 cluster",
+	FirstReportEmpty: true,
+	LastToConnect: "the new controller publishes as soon as every broker it counts ready has connected its heartbeat, and a broker's " +
+		"first heartbeat reports no active groups (crates/kaas-broker/src/heartbeat_client.rs sends an empty status on connect; the 1 s " +
+		"status with the groups comes after): the groups coordinated by the last broker to connect get no entry and route by the hash " +
+		"tier; which broker that is, nothing on the volume tells. After a SIGTERM the grace waits its full 7 s (the stopped broker still " +
+		"counts ready), so every broker has reported its groups and every prediction holds",
+	Timing: "kill -9: the lease expires after 15 s and the next version came 17–20 s after the kill; SIGTERM: the lease is released and " +
+		"taken again within 1–15 s, and the next version came 8–20 s after the stop; from the new lease until that version the other " +
+		"brokers reject assignment.json as a stale controller epoch and keep the previous version (5–7 s seen); the controller epoch can jump by 2",
 }
 
 var generationSpecs = []GenerationSpec{
@@ -162,6 +187,10 @@ var generationSpecs = []GenerationSpec{
 			Source: "observed on a real 3-broker Go-flavour kaas cluster (controller terminated: its successor's first version had consumerGroups null)",
 			Caveat: "Rust 0.2.0–0.2.15 keep this volume layout but their controller reloads the previous entries (as from 0.2.16 on): " +
 				"for such a cluster pin --failover reload",
+			ExtraVersionOnStop: true,
+			ExtraVersion: "a graceful stop of the controller can write one version more: the new controller's first version still listed " +
+				"the stopping broker alive (with no entries) and the next one dropped it, so groups moved twice within 2 s (seen once on a " +
+				"real Go-flavour cluster; another run wrote one version)",
 		},
 	},
 	{
