@@ -168,11 +168,14 @@ var rustFailover = FailoverRule{
 	LastToConnect: "the new controller publishes as soon as every broker it counts ready has connected its heartbeat, and a broker's " +
 		"first heartbeat reports no active groups (crates/kaas-broker/src/heartbeat_client.rs sends an empty status on connect; the 1 s " +
 		"status with the groups comes after): the groups coordinated by the last broker to connect get no entry and route by the hash " +
-		"tier; which broker that is, nothing on the volume tells. After a SIGTERM the grace waits its full 7 s (the stopped broker still " +
-		"counts ready), so every broker has reported its groups and every prediction holds",
+		"tier; which broker that is (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
+		"waits its full 7 s, long enough for every broker to report its groups, only while the stopped broker still counts ready (its " +
+		"readiness is probed every 5 s), and a stopping controller can take the lease once more as it re-enters candidacy (the " +
+		"controller epoch then jumps by 2), so its successor waits out the lease and publishes as after a kill -9 (all three seen)",
 	Timing: "kill -9: the lease expires after 15 s and the next version came 17–20 s after the kill; SIGTERM: the lease is released and " +
-		"taken again within 1–15 s, and the next version came 8–20 s after the stop; from the new lease until that version the other " +
-		"brokers reject assignment.json as a stale controller epoch and keep the previous version (5–7 s seen); the controller epoch can jump by 2",
+		"taken again within 1–2 s and the next version came 8–9 s after the stop, or (the stopping controller took the lease once more, " +
+		"epoch + 2) 15 s later and the version 20 s after the stop; from the new lease epoch until that version the other brokers reject " +
+		"assignment.json as a stale controller epoch and keep serving the previous version (3–18 s seen)",
 }
 
 var generationSpecs = []GenerationSpec{
