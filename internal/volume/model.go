@@ -106,7 +106,60 @@ type GenerationSpec struct {
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
 	Failover FailoverRule
+	// Broker is what the generation's brokers do that kaasctl's answers
+	// and fixes depend on.
+	Broker BrokerFacts
 }
+
+// BrokerFacts are a generation's broker behaviours kaasctl words its
+// refusals, findings and fixes from (each seen on a real cluster of the
+// generation unless it says otherwise).
+type BrokerFacts struct {
+	// TimeLookup is what ListOffsets by timestamp answers.
+	TimeLookup string
+	// ServedBehindFix is what brings a partition served below its
+	// segments' log end back to it, or that nothing known does.
+	ServedBehindFix string
+	// ReaperWritesMarkers: the transaction reaper writes the ABORT
+	// markers of a transaction it aborts to every partition of it;
+	// ReaperNote says what it does.
+	ReaperWritesMarkers bool
+	ReaperNote          string
+	// HungControllerKeepsLease: a controller whose broker stopped
+	// answering (deadlocked) keeps renewing its lease from a runtime of
+	// its own, so no failover happens; HungController says it and the fix.
+	HungControllerKeepsLease bool
+	HungController           string
+}
+
+// goBroker and rustBroker are the two flavours' broker facts.
+var (
+	goBroker = BrokerFacts{
+		TimeLookup: "offset 0 for every timestamp (the log start), so a reset trusted as-is rewinds to the start of the log",
+		ServedBehindFix: "restart the leader of each partition listed, and wait until the controller has moved its partitions before it " +
+			"comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a " +
+			"new epoch, re-scans the segments",
+		ReaperWritesMarkers: true,
+		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
+		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
+			"version); its groups cannot commit and FindCoordinator still names it",
+	}
+	rustBroker = BrokerFacts{
+		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
+		ServedBehindFix: "no fix is known on this generation: a partition served short of its segments kept its stale end through two " +
+			"takeovers at new epochs, a graceful close of its leader and the removal of its recovery-checkpoint.json (its leader wrote " +
+			"it again with the stale high watermark); stop producing to it (a produce appends at the stale end, over records consumers " +
+			"have not read), keep its offsets where they are, and take the partition's segments and manifest to kaas's maintainers",
+		ReaperNote: "the reaper aborts an overdue transaction on time and bumps its epoch, but does not write the ABORT marker to a " +
+			"partition another broker leads (only the commit path writes its markers): a read_committed consumer of that partition " +
+			"stops at the transaction's first offset",
+		HungControllerKeepsLease: true,
+		HungController: "a controller whose broker deadlocked (seen in a takeover, DiskStorageEngine::relinquish) stops answering while " +
+			"its control runtime keeps renewing the controller lease: no other broker takes over and no version is written until it " +
+			"is killed; fix: kill the broker's process (kill -9, or delete its pod): the lease then expires (15 s) and another broker " +
+			"takes over",
+	}
+)
 
 // FailoverRule is what a kaas generation's controller writes in its first
 // version after taking over from a controller that stopped, and where
@@ -183,6 +236,7 @@ var generationSpecs = []GenerationSpec{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
+		Broker:            goBroker,
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -201,12 +255,14 @@ var generationSpecs = []GenerationSpec{
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsPreMigration}},
 		PlainMapIsOffsets: true,
 		Failover:          rustFailover,
+		Broker:            rustBroker,
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsLegacy}},
 		PlainMapIsOffsets: false,
 		Failover:          rustFailover,
+		Broker:            rustBroker,
 	},
 }
 
@@ -507,4 +563,35 @@ func ReservedTopicName(name string) bool {
 		}
 	}
 	return false
+}
+
+// BrokerFact is one of the brokers' facts for the volume's generation: the
+// assumed generation's, or when it is undetermined, the candidates' when
+// they agree, else each generation's in turn ("Go / Rust ≤ 0.2.15: …;
+// Rust 0.2.18: …").
+func (gi GenerationInfo) BrokerFact(get func(BrokerFacts) string) string {
+	gens := gi.cands
+	if gi.Gen != GenUnknown {
+		gens = []Generation{gi.Gen}
+	}
+	if len(gens) == 0 {
+		gens = AllGenerations
+	}
+	var facts []string
+	by := map[string][]Generation{}
+	for _, s := range specsOf(gens) {
+		f := get(s.Broker)
+		if _, ok := by[f]; !ok {
+			facts = append(facts, f)
+		}
+		by[f] = append(by[f], s.Gen)
+	}
+	if len(facts) == 1 {
+		return facts[0]
+	}
+	parts := make([]string, len(facts))
+	for i, f := range facts {
+		parts[i] = "kaas " + gensPhrase(by[f]) + ": " + f
+	}
+	return strings.Join(parts, "; ")
 }
