@@ -115,16 +115,23 @@ type GenerationSpec struct {
 // refusals, findings and fixes from (each seen on a real cluster of the
 // generation unless it says otherwise).
 type BrokerFacts struct {
+	// Who names the brokers the facts are of, when not every release of
+	// the generation's layout runs that broker.
+	Who string
 	// TimeLookup is what ListOffsets by timestamp answers.
 	TimeLookup string
-	// ServedBehindFix is what brings a partition served below its
-	// segments' log end back to it, or that nothing known does.
-	ServedBehindFix string
+	// ServedBehindCause is how the generation's broker comes to serve a
+	// partition below its segments' log end; ServedBehindFix what brings
+	// it back, or that nothing known does.
+	ServedBehindCause, ServedBehindFix string
 	// ReaperWritesMarkers: the transaction reaper writes the ABORT
 	// markers of a transaction it aborts to every partition of it;
 	// ReaperNote says what it does.
 	ReaperWritesMarkers bool
 	ReaperNote          string
+	// TornTail is what the broker does with bytes after the last complete
+	// batch of an active segment (a write a crash cut off).
+	TornTail string
 	// HungControllerKeepsLease: a controller whose broker stopped
 	// answering (deadlocked) keeps renewing its lease from a runtime of
 	// its own, so no failover happens; HungController says it and the fix.
@@ -135,10 +142,14 @@ type BrokerFacts struct {
 // goBroker and rustBroker are the two flavours' broker facts.
 var (
 	goBroker = BrokerFacts{
+		Who: "kaas's Go flavour (Rust 0.2.0–0.2.15 share its volume layout but run the Rust broker: expect Rust 0.2.18's answers from them)",
 		TimeLookup: "offset 0 for every timestamp (the log start), so a reset trusted as-is rewinds to the start of the log",
+		ServedBehindCause: "a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's high " +
+			"watermark instead of re-scanning the segments",
 		ServedBehindFix: "restart the leader of each partition listed, and wait until the controller has moved its partitions before it " +
 			"comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a " +
 			"new epoch, re-scans the segments",
+		TornTail:            "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
 		ReaperWritesMarkers: true,
 		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
 		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
@@ -146,13 +157,18 @@ var (
 	}
 	rustBroker = BrokerFacts{
 		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
-		ServedBehindFix: "no fix is known on this generation: a partition served short of its segments kept its stale end through two " +
-			"takeovers at new epochs, a graceful close of its leader and the removal of its recovery-checkpoint.json (its leader wrote " +
-			"it again with the stale high watermark); stop producing to it (a produce appends at the stale end, over records consumers " +
-			"have not read), keep its offsets where they are, and take the partition's segments and manifest to kaas's maintainers",
+		ServedBehindCause: "a broker opening a partition trusts recovery-checkpoint.json's high watermark when the checkpoint names " +
+			"the active segment and a byte position within it, and writes it back at every close, so a stale one never goes away",
+		ServedBehindFix: "stop every broker (any broker that opens the partition trusts the checkpoint, and one that closes it writes " +
+			"it back), remove recovery-checkpoint.json from the partition's dir, then start them: the next open scans the segments " +
+			"(checked on a real 0.2.18 cluster); a restart of the leader or a takeover at a new epoch does not help (the stale end " +
+			"survived both); until then stop producing to it (a produce appends at the stale end, over records consumers have not read)",
 		ReaperNote: "the reaper aborts an overdue transaction on time and bumps its epoch, but does not write the ABORT marker to a " +
 			"partition another broker leads (only the commit path writes its markers): a read_committed consumer of that partition " +
 			"stops at the transaction's first offset",
+		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
+			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
+			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
 		HungControllerKeepsLease: true,
 		HungController: "a controller whose broker deadlocked (seen in a takeover, DiskStorageEngine::relinquish) stops answering while " +
 			"its control runtime keeps renewing the controller lease: no other broker takes over and no version is written until it " +
@@ -579,19 +595,27 @@ func (gi GenerationInfo) BrokerFact(get func(BrokerFacts) string) string {
 	}
 	var facts []string
 	by := map[string][]Generation{}
+	who := map[string]string{}
 	for _, s := range specsOf(gens) {
 		f := get(s.Broker)
 		if _, ok := by[f]; !ok {
 			facts = append(facts, f)
 		}
 		by[f] = append(by[f], s.Gen)
+		if s.Broker.Who != "" {
+			who[f] = s.Broker.Who
+		}
 	}
 	if len(facts) == 1 {
 		return facts[0]
 	}
 	parts := make([]string, len(facts))
 	for i, f := range facts {
-		parts[i] = "kaas " + gensPhrase(by[f]) + ": " + f
+		name := "kaas " + gensPhrase(by[f])
+		if w := who[f]; w != "" {
+			name = w
+		}
+		parts[i] = name + ": " + f
 	}
 	return strings.Join(parts, "; ")
 }
