@@ -142,7 +142,7 @@ type BrokerFacts struct {
 // goBroker and rustBroker are the two flavours' broker facts.
 var (
 	goBroker = BrokerFacts{
-		Who: "kaas's Go flavour (Rust 0.2.0–0.2.15 share its volume layout but run the Rust broker: expect Rust 0.2.18's answers from them)",
+		Who:        "kaas's Go flavour (Rust 0.2.0–0.2.15 share its volume layout but run the Rust broker: expect Rust 0.2.18's answers from them)",
 		TimeLookup: "offset 0 for every timestamp (the log start), so a reset trusted as-is rewinds to the start of the log",
 		ServedBehindCause: "a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's high " +
 			"watermark instead of re-scanning the segments",
