@@ -309,11 +309,18 @@ func commitLock(c *Cluster, group string) *sync.Mutex {
 
 func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *consumer {
 	t.Helper()
+	return startConsumerOpts(t, c, group, nil, topics...)
+}
+
+// startConsumerOpts is startConsumer with more client options (e.g. the
+// read_committed isolation level).
+func startConsumerOpts(t *testing.T, c *Cluster, group string, extra []kgo.Opt, topics ...string) *consumer {
+	t.Helper()
 	cs := &consumer{t: t, first: map[tp]int64{}, pos: map[tp]int64{}, done: make(chan struct{}), commitMu: commitLock(c, group)}
-	cs.cl = newClient(t, c, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond),
-		kgo.SessionTimeout(10*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.RebalanceTimeout(10*time.Second),
+	cs.cl = newClient(t, c, append([]kgo.Opt{kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200 * time.Millisecond),
+		kgo.SessionTimeout(10 * time.Second), kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.RebalanceTimeout(10 * time.Second),
 		// kaas serves committed leader epoch 0 (not -1) and answers
 		// OffsetForLeaderEpoch with error 73: a consumer that validates the
 		// epoch stalls. Clear it, as kaas's own clients must.
@@ -329,7 +336,7 @@ func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *co
 			cs.commitMu.Lock()
 			defer cs.commitMu.Unlock()
 			cl.CommitUncommittedOffsets(ctx)
-		}))
+		})}, extra...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cs.cancel = cancel
 	go func() {

@@ -163,9 +163,11 @@ var (
 			"it back), remove recovery-checkpoint.json from the partition's dir, then start them: the next open scans the segments " +
 			"(checked on a real 0.2.18 cluster); a restart of the leader or a takeover at a new epoch does not help (the stale end " +
 			"survived both); until then stop producing to it (a produce appends at the stale end, over records consumers have not read)",
-		ReaperNote: "the reaper aborts an overdue transaction on time and bumps its epoch, but does not write the ABORT marker to a " +
-			"partition another broker leads (only the commit path writes its markers): a read_committed consumer of that partition " +
-			"stops at the transaction's first offset",
+		ReaperNote: "the reaper aborts an overdue transaction on time (within its 10 s sweep) and bumps its epoch, but writes no ABORT " +
+			"marker (its abort record carries no partitions; seen on a real 0.2.18 cluster on every partition of the transaction, led " +
+			"by its coordinator or not): a read_committed consumer of each of them stops at the transaction's first record until the " +
+			"brokers restart; after a restart of every broker the stall ends and read_committed consumers read past the transaction " +
+			"(its records were never marked aborted)",
 		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
 			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
 			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
