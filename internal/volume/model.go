@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The volume model: every kaas generation's directories as data. A later
@@ -109,6 +110,19 @@ type GenerationSpec struct {
 	// Broker is what the generation's brokers do that kaasctl's answers
 	// and fixes depend on.
 	Broker BrokerFacts
+	// Restart is what one broker's restart takes (plan restart's waits).
+	Restart RestartRule
+}
+
+// RestartRule is how long a broker's restart must take for the
+// controller's versions to be the ones plan restart predicts.
+type RestartRule struct {
+	// LeaveVersion says when the version without a stopped broker comes.
+	LeaveVersion string
+	// StopToStart is the least time between a broker's stop and its start;
+	// Why says what goes wrong sooner.
+	StopToStart time.Duration
+	Why         string
 }
 
 // BrokerFacts are a generation's broker behaviours kaasctl words its
@@ -249,12 +263,34 @@ var rustFailover = FailoverRule{
 		"assignment.json as a stale controller epoch and keep serving the previous version (3–18 s seen)",
 }
 
+// The restart rules: a group moved by a stop gets its entry at the next
+// version only if its members re-joined its new coordinator (which then
+// reports it active) before that version is computed.
+var (
+	goRestart = RestartRule{
+		LeaveVersion: "within about 2 s of the stop (the controller's broker-set watcher polls every 2 s)",
+		StopToStart:  15 * time.Second,
+		Why: "the groups the stop moved must re-join their new coordinator before the broker comes back: a broker restarted 3 s after " +
+			"its stop came back before they had re-joined anywhere, and they got no entry (hash tier, one more move); with 15 s between " +
+			"stop and start every predicted entry appeared (real Go-flavour cluster)",
+	}
+	rustRestart = RestartRule{
+		LeaveVersion: "3–6 s after the stop (the heartbeat stream drops, then the 2 s broker-set poll; about 1 s after a kill -9)",
+		StopToStart:  15 * time.Second,
+		Why: "the groups the stop moved must re-join their new coordinator, and its next 1 s heartbeat report them active, before the " +
+			"version that lists the broker again is computed: started sooner, the broker comes back before they re-joined and they get " +
+			"no entry (the hash tier over every broker: one more move); seen on a real Rust 0.2.18 cluster, where 2 of 7 planned moves " +
+			"at the rejoin steps held without the wait",
+	}
+)
+
 var generationSpecs = []GenerationSpec{
 	{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
 		Broker:            goBroker,
+		Restart:           goRestart,
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -274,6 +310,7 @@ var generationSpecs = []GenerationSpec{
 		PlainMapIsOffsets: true,
 		Failover:          rustFailover,
 		Broker:            rustBroker,
+		Restart:           rustRestart,
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
@@ -281,6 +318,7 @@ var generationSpecs = []GenerationSpec{
 		PlainMapIsOffsets: false,
 		Failover:          rustFailover,
 		Broker:            rustBroker,
+		Restart:           rustRestart,
 	},
 }
 
