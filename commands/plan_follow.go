@@ -146,7 +146,7 @@ func (fl *follower) startWhen(ev FollowEvent) string {
 	if len(moved) == 0 {
 		return "start it again" + least
 	}
-	return fmt.Sprintf("start it again once %s %s Stable on the new coordinator%s (%s)", strings.Join(moved, ", "),
+	return fmt.Sprintf("start it again once %s %s Stable on the new coordinator for 2 s%s (%s)", strings.Join(moved, ", "),
 		map[bool]string{true: "is", false: "are"}[len(moved) == 1], least, r.Why)
 }
 

@@ -745,7 +745,7 @@ func (m *restartSim) stopToStart(stopV RestartVersion, b string) string {
 	if r.Why != "" {
 		why = ": " + r.Why
 	}
-	return fmt.Sprintf("the %s its stop moves (%s) to be Stable on the new coordinator (groups describe, or plan restart --follow -b)%s, before starting %s%s",
+	return fmt.Sprintf("the %s its stop moves (%s) to be Stable on the new coordinator for 2 s, its heartbeat to the controller reporting them (groups describe, or plan restart --follow -b)%s, before starting %s%s",
 		render.Plural(len(moved), "group", "groups"), strings.Join(moved, ", "), least, b, why)
 }
 

@@ -321,7 +321,12 @@ func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (Resta
 	}
 	pred := PredictVersion(from, alive, f.Groups, f.Failover, f.Placement)
 	ev.Moves, ev.Deviations = compareMoves(f.Groups, f.State.Coordinators(f.Groups), ClusterState{Alive: alive, Entries: entries}.Coordinators(f.Groups), pred.Coordinators)
-	if a.Controller != pred.Controller {
+	if a.Controller != pred.Controller && pred.Failover && a.Controller != "" && slices.Contains(alive, a.Controller) {
+		// At a failover, which broker wins the lease moves no group (the
+		// new controller balances the same entries); the follow goes on
+		// from the real one.
+		ev.Notes = append(ev.Notes, fmt.Sprintf("controller %s took the lease (the plan assumed %s, the lowest alive id; kaas gives it to whichever broker asks first): the next steps follow %s", a.Controller, noneIfEmpty(pred.Controller), a.Controller))
+	} else if a.Controller != pred.Controller {
 		ev.Deviations = append(ev.Deviations, fmt.Sprintf("controller %s; predicted %s (the model expects the lowest alive broker to win the lease)", noneIfEmpty(a.Controller), noneIfEmpty(pred.Controller)))
 	}
 	if len(ev.Deviations) > 0 {

@@ -92,6 +92,11 @@ func activeGroups(t *testing.T, c *Cluster, rec *assignmentRecorder) map[string]
 	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// The last version moved groups to their entries' brokers: wait until
+	// each re-joined there (a plan made before counts it idle).
+	for _, g := range coordGroups {
+		waitGroupState(t, c, g, "Stable")
+	}
 	return cs
 }
 
