@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"time"
 	"cmp"
 	"fmt"
 	"maps"
@@ -10,11 +9,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Rolling restart planning: each broker restart is two assignment versions
@@ -826,9 +826,9 @@ type RestartPlan struct {
 	StopToStartSeconds int           `json:"stopToStartSeconds"`
 	Search             RestartSearch `json:"search"`
 	Plan               RestartOrder  `json:"plan"`
-	Naive  RestartOrder  `json:"naive"`
-	Worst  RestartOrder  `json:"worst"`
-	Given  *RestartOrder `json:"given,omitempty"`
+	Naive              RestartOrder  `json:"naive"`
+	Worst              RestartOrder  `json:"worst"`
+	Given              *RestartOrder `json:"given,omitempty"`
 }
 
 // PlanRestart finds the best and worst orders, scores the listed order
