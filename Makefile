@@ -32,12 +32,16 @@ monitoring-check:
 test: fmt-check vet monitoring-check
 	@GO=$(GO) sh scripts/test.sh
 
-# The real-kaas tier: kaas's Go broker from ../shared/kaas-go/src (built once,
-# cached under $$KAASCTL_REALKAAS_CACHE or ~/.cache/kaasctl-realkaas, keyed by a
-# hash of its source), 3-broker clusters on loopback, kaasctl driven as a user
-# would. A broker that cannot be built or started fails the run; it never skips.
-# The first build of the broker compiles its dependencies (minutes); the
-# timeout leaves room for that.
+# The real-kaas tier: kaas's Go broker from ../shared/kaas-go/src and its Rust
+# 0.2.18 broker from ../shared/kaas-rust/src (each built once, cached under
+# $$KAASCTL_REALKAAS_CACHE or ~/.cache/kaasctl-realkaas, keyed by a hash of its
+# source and toolchain; the Rust one needs cargo >= 1.85 and protoc, its crates
+# are fetched from Debian's packages the first time), 3-broker clusters on
+# loopback, kaasctl driven as a user would. Every scenario runs on both
+# generations (subtests go and rust-0.2.18; REALKAAS_RUN='/rust' runs one);
+# the Rust-only ones are TestRust*. A broker that cannot be built or started
+# fails the run; it never skips. The first builds compile the brokers'
+# dependencies (minutes); the timeout leaves room for that.
 REALKAAS_RUN ?= .
 test-real:
 	$(GO) test -tags realkaas -count=1 -timeout 30m -run '$(REALKAAS_RUN)' -v ./internal/realkaas/

@@ -36,7 +36,8 @@ Coming from kafka-consumer-groups.sh --reset-offsets
     file with exactly the partitions a commit names, so a safe reset commits the full set,
     which only the file holds;
   - a --to-datetime/--by-duration answer is checked against the records (kaas's Go
-    generation answers offset 0 for every time); a contradiction is refused with evidence;
+    flavour answers offset 0 for every time, its Rust broker -1); a contradiction is refused
+    with evidence;
   - extras: --to-group SRC copies another group's offsets, --offline writes the files when
     every broker is down.`)
 }

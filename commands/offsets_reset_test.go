@@ -510,7 +510,7 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 		}
 	}
 	want := "the broker serves log end 10 but the partition's segments end at 25"
-	if !strings.Contains(rows[0], want) || !strings.Contains(rows[0], "restart the partition's leader") || !strings.Contains(rows[0], "kaas generation") {
+	if !strings.Contains(rows[0], want) || !strings.Contains(rows[0], "remove recovery-checkpoint.json") || !strings.Contains(rows[0], "kaas generation") {
 		t.Errorf("orders/0: want the row refused with %q, the fix and the generation, got %q", want, rows[0])
 	}
 	r = lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "--execute", "-o", "json")
@@ -546,7 +546,7 @@ func TestSandboxDoctorServedBehindLog(t *testing.T) {
 			continue
 		}
 		found = true
-		if strings.Join(f.Subjects, ",") != "orders/0" || !strings.Contains(f.Message, "orders/0 served at 10, its segments end at 25") || !strings.Contains(f.Fix, "re-scans the segments") {
+		if strings.Join(f.Subjects, ",") != "orders/0" || !strings.Contains(f.Message, "orders/0 served at 10, its segments end at 25") || !strings.Contains(f.Fix, "remove recovery-checkpoint.json") {
 			t.Errorf("finding %+v", f)
 		}
 	}

@@ -122,7 +122,7 @@ func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool,
 		return true, fl.finish("stopped at the first deviation (--keep-going follows on): re-plan with 'kaasctl plan restart' once the cluster is whole again", true)
 	}
 	if out.Waiting {
-		fl.emit(FollowEvent{Kind: "waiting", Message: fmt.Sprintf("    %s stopped as planned; start it again (the next version should list it)", out.Event.Broker)})
+		fl.emit(FollowEvent{Kind: "waiting", Broker: out.Event.Broker, Message: fmt.Sprintf("    %s stopped as planned; %s (the next version should list it)", out.Event.Broker, fl.startWhen(out.Event))})
 	}
 	if out.Settle {
 		fl.settleStep(ctx)
@@ -152,6 +152,26 @@ func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
 		return true, fl.finish("stopped at the first deviation (--keep-going follows on): assignment.json went backwards; find who wrote it (kaasctl watch --journal keeps every version)", true)
 	}
 	return false, nil
+}
+
+// startWhen says when the stopped broker may start again: once the groups
+// its stop moved are Stable on their new coordinator, and not before the
+// generation's least time between stop and start.
+func (fl *follower) startWhen(ev FollowEvent) string {
+	r := fl.f.Rules.Restart
+	var moved []string
+	for _, mv := range ev.Moves {
+		moved = append(moved, mv.Group)
+	}
+	least := ""
+	if r.StopToStart > 0 {
+		least = fmt.Sprintf(" and at least %s after the stop", r.StopToStart)
+	}
+	if len(moved) == 0 {
+		return "start it again" + least
+	}
+	return fmt.Sprintf("start it again once %s %s Stable on the new coordinator for 2 s%s (%s)", strings.Join(moved, ", "),
+		map[bool]string{true: "is", false: "are"}[len(moved) == 1], least, r.Why)
 }
 
 func (fl *follower) emit(e FollowEvent) {

@@ -66,7 +66,10 @@ func loadTxnRows(g *Globals, l volume.Layout, now time.Time) ([]inspect.TxnRow, 
 		g.Warnf("%s: %s", fe.Path, fe.Problem)
 	}
 	a := offlineAssignment(g, l)
-	return inspect.BuildTxnRows(slots, a, now), bad
+	rows := inspect.BuildTxnRows(slots, a, now)
+	pl, _, _ := volume.ReadPlumbing(l, now) // volume check reports its problems
+	inspect.MarkFinished(rows, pl, l.WithGeneration().Gen)
+	return rows, bad
 }
 
 // txnOptions is 'txn list' or 'txn describe' after flag parsing.
@@ -175,6 +178,11 @@ func expectedSlots(ids []string) string {
 
 func txnStateCell(r inspect.TxnRow) string {
 	s := r.State
+	if r.Reaped && !r.Finished {
+		s += " (reaped, no ABORT markers: not finished)"
+	} else if r.Reaped {
+		s += " (reaped)"
+	}
 	if r.Undecodable {
 		s += " (slot undecodable)"
 	} else if r.WrongSlot {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -61,6 +62,34 @@ type RestartInput struct {
 	// Progress, when set, is told the orders evaluated so far and an
 	// estimate of how many the search takes (a terminal shows it).
 	Progress func(done, total int64)
+	// Rules are the generation's (the volume model's row): how long a
+	// restart must take, and what a controller failover can do besides
+	// the predicted version.
+	Rules RestartRules
+}
+
+// RestartRules are the generation's restart waits and failover races.
+type RestartRules struct {
+	Restart  volume.RestartRule
+	Failover volume.FailoverRule
+}
+
+// RestartRulesFor is the generation's rules (the newest generation's when
+// unknown); a --failover model given by hand takes that model's failover rule.
+func RestartRulesFor(gen volume.Generation, fm FailoverModel) RestartRules {
+	s, ok := gen.Spec()
+	if !ok {
+		s, _ = volume.AllGenerations[len(volume.AllGenerations)-1].Spec()
+	}
+	rules := RestartRules{Restart: s.Restart, Failover: s.Failover}
+	if fm != "" && s.Failover.Reloads != (fm == FailoverReload) {
+		for _, g := range volume.AllGenerations {
+			if o, _ := g.Spec(); o.Failover.Reloads == (fm == FailoverReload) {
+				rules.Failover = o.Failover
+			}
+		}
+	}
+	return rules
 }
 
 // DefaultSearchBudget is the heuristic's bound: about 3 seconds for the
@@ -749,11 +778,18 @@ func (m *restartSim) placementName() string {
 func (m *restartSim) waitFor(s RestartStep) []string {
 	var w []string
 	stopV, startV := s.Stop, s.Start
+	rules := m.in.Rules
 	if stopV.Written {
-		w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is stopped", stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ","), s.Broker))
+		when := ""
+		if rules.Restart.LeaveVersion != "" && !stopV.Failover {
+			when = " (it comes " + rules.Restart.LeaveVersion + ")"
+		}
+		w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is stopped%s", stopV.Version, stopV.ControllerEpoch, stopV.Controller, strings.Join(stopV.Brokers, ","), s.Broker, when))
+		w = append(w, m.failoverWaits(stopV, s.Broker)...)
 	} else {
 		w = append(w, fmt.Sprintf("no version once %s is stopped (no broker alive, no controller)", s.Broker))
 	}
+	w = append(w, m.stopToStart(stopV, s.Broker))
 	w = append(w, fmt.Sprintf("assignment v%d (epoch %d, controller %s) listing %s, once %s is started and ready", startV.Version, startV.ControllerEpoch, startV.Controller, strings.Join(startV.Brokers, ","), s.Broker))
 	moved := map[string]bool{}
 	for _, v := range []RestartVersion{stopV, startV} {
@@ -767,6 +803,56 @@ func (m *restartSim) waitFor(s RestartStep) []string {
 		w = append(w, fmt.Sprintf("%d moved group(s) with members Stable again on their new coordinator (groups describe, or plan restart --follow -b), then the next step", len(moved)))
 	} else {
 		w = append(w, "no group with members moves: the next step once the broker is ready")
+	}
+	return w
+}
+
+// stopToStart is how long to wait between a broker's stop and its start,
+// and why: the groups the stop version moves must re-join first.
+func (m *restartSim) stopToStart(stopV RestartVersion, b string) string {
+	var moved []string
+	for _, mv := range stopV.Moves {
+		if mv.Members {
+			moved = append(moved, mv.Group)
+		}
+	}
+	r := m.in.Rules.Restart
+	least := ""
+	if r.StopToStart > 0 {
+		least = fmt.Sprintf(", and at least %s after the stop", r.StopToStart)
+	}
+	if len(moved) == 0 {
+		if least == "" {
+			return fmt.Sprintf("nothing more before starting %s: no group with members moves at its stop", b)
+		}
+		return fmt.Sprintf("%s after the stop, then start %s (no group with members moves at its stop)", r.StopToStart, b)
+	}
+	why := ""
+	if r.Why != "" {
+		why = ": " + r.Why
+	}
+	return fmt.Sprintf("the %s its stop moves (%s) to be Stable on the new coordinator for 2 s, its heartbeat to the controller reporting them (groups describe, or plan restart --follow -b)%s, before starting %s%s",
+		render.Plural(len(moved), "group", "groups"), strings.Join(moved, ", "), least, b, why)
+}
+
+// failoverWaits are the generation's caveats of a version written by a new
+// controller: when it comes, the groups that lose their entry if their
+// broker connects last (Rust), the extra version a graceful stop can write
+// first (Go).
+func (m *restartSim) failoverWaits(v RestartVersion, b string) []string {
+	if !v.Failover {
+		return nil
+	}
+	f := m.in.Rules.Failover
+	var w []string
+	if f.Timing != "" {
+		w = append(w, "the new controller's first version: "+f.Timing)
+	}
+	if f.FirstReportEmpty {
+		w = append(w, "that version knowing it may differ from this plan: "+f.LastToConnect+"; plan restart --follow accepts it and names the broker")
+	}
+	if f.ExtraVersionOnStop {
+		w = append(w, fmt.Sprintf("possibly one version more before it: %s (still listing %s alive); plan restart --follow accepts it", f.ExtraVersion, b))
 	}
 	return w
 }
@@ -821,11 +907,14 @@ type RestartPlan struct {
 		LoadedEmpty int `json:"loadedEmpty"`
 		Idle        int `json:"idle"`
 	} `json:"groups"`
-	Search RestartSearch `json:"search"`
-	Plan   RestartOrder  `json:"plan"`
-	Naive  RestartOrder  `json:"naive"`
-	Worst  RestartOrder  `json:"worst"`
-	Given  *RestartOrder `json:"given,omitempty"`
+	// StopToStartSeconds is the least time between a broker's stop and its
+	// start (the generation's rule; every step's waitFor says why).
+	StopToStartSeconds int           `json:"stopToStartSeconds"`
+	Search             RestartSearch `json:"search"`
+	Plan               RestartOrder  `json:"plan"`
+	Naive              RestartOrder  `json:"naive"`
+	Worst              RestartOrder  `json:"worst"`
+	Given              *RestartOrder `json:"given,omitempty"`
 }
 
 // PlanRestart finds the best and worst orders, scores the listed order
@@ -849,7 +938,7 @@ func PlanRestart(in RestartInput, given []string) (*RestartPlan, error) {
 		}
 	}
 	p := &RestartPlan{Brokers: slices.Clone(in.Brokers), Controller: in.Controller, Version: in.Version, Epoch: in.Epoch,
-		Failover: in.Failover, Placement: in.Placement}
+		Failover: in.Failover, Placement: in.Placement, StopToStartSeconds: int(in.Rules.Restart.StopToStart / time.Second)}
 	for _, g := range in.Groups {
 		p.Groups.Known++
 		switch {
@@ -1000,6 +1089,7 @@ func BuildRestartInput(r RestartReading) (RestartInput, RestartSources) {
 	for _, name := range r.OffsetGroups {
 		known[name] = true
 	}
+	in.Rules = RestartRulesFor(r.Gen, in.Failover)
 	loaded, members := restartActivity(r, in.Entries, known, &src)
 	for _, name := range slices.Sorted(maps.Keys(known)) {
 		if IsCanary(name) {

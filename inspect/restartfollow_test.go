@@ -199,3 +199,49 @@ func TestUnsettledGroups(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, wantOut)
 	}
 }
+
+// The versions a generation's rules allow instead of the prediction are
+// as planned, with a note: on Rust, a failover whose last broker to connect
+// lost its groups' entries; on Go, the extra version a graceful controller
+// stop writes first (still listing it, no entries). Without the rules the
+// same versions deviate.
+func TestFollowAllowsTheGenerationsRaces(t *testing.T) {
+	t.Parallel()
+	rust := RestartRulesFor(volume.Gen018, FailoverReload)
+	goRules := RestartRulesFor(volume.GenGo, FailoverDrop)
+	if !rust.Failover.FirstReportEmpty || !goRules.Failover.ExtraVersionOnStop || rust.Restart.StopToStart == 0 {
+		t.Fatalf("rules: %+v %+v", rust, goRules)
+	}
+	// Rust: the controller kaas-0 stops; kaas-1 connects last, so orders
+	// (on kaas-1) gets no entry and routes by the hash over kaas-1, kaas-2.
+	in := RestartInput{Brokers: all3, Controller: "kaas-0", Epoch: 1, Version: 5, Failover: FailoverReload, Placement: "rendezvous", Rules: rust}
+	var g string
+	for _, c := range []string{"orders", "billing", "audit", "ledger", "email", "search"} {
+		if (ClusterState{Alive: []string{"kaas-1", "kaas-2"}}).Coordinators([]string{c})[c] == "kaas-2" {
+			g = c
+			break
+		}
+	}
+	in.Entries = map[string]string{g: "kaas-1"}
+	in.Groups = []RestartGroup{{ID: g, Loaded: true, Members: true}}
+	for _, rules := range []RestartRules{rust, {}} {
+		in.Rules = rules
+		f := NewRestartFollow(in, []string{"kaas-0", "kaas-1", "kaas-2"}, version(1, 5, "kaas-0", all3, in.Entries))
+		_, out := FollowVersion(f, version(2, 6, "kaas-1", []string{"kaas-1", "kaas-2"}, nil), false)
+		if want := rules.Failover.FirstReportEmpty; out.Event.AsPlanned != want || want && !strings.Contains(strings.Join(out.Event.Notes, " "), "kaas-1 connected its heartbeat to the new controller last") {
+			t.Errorf("Rust rules %v: %+v", want, out.Event)
+		}
+	}
+	// Go: the controller's graceful stop writes a version with a new
+	// controller that still lists kaas-0, and no entries.
+	in = RestartInput{Brokers: all3, Controller: "kaas-0", Epoch: 1, Version: 5, Failover: FailoverDrop, Placement: "rendezvous",
+		Entries: map[string]string{"orders": "kaas-1"}, Groups: []RestartGroup{{ID: "orders", Loaded: true, Members: true}}}
+	for _, rules := range []RestartRules{goRules, {}} {
+		in.Rules = rules
+		f := NewRestartFollow(in, []string{"kaas-0", "kaas-1", "kaas-2"}, version(1, 5, "kaas-0", all3, in.Entries))
+		_, out := FollowVersion(f, version(2, 6, "kaas-1", all3, nil), false)
+		if want := rules.Failover.ExtraVersionOnStop; out.Event.AsPlanned != want {
+			t.Errorf("Go rules %v: %+v", want, out.Event)
+		}
+	}
+}

@@ -235,12 +235,16 @@ type RestartFollow struct {
 	Step       int             // steps completed in order
 	Deviations int             // versions that deviated
 	Last       *volume.Assignment
+	// Rules are the generation's: a version they allow instead of the
+	// predicted one (the last broker to connect losing its entries, the
+	// extra version of a graceful controller stop) is as planned, noted.
+	Rules RestartRules
 }
 
 // NewRestartFollow starts following order from the plan's input and the
 // version it was computed from.
 func NewRestartFollow(in RestartInput, order []string, a *volume.Assignment) RestartFollow {
-	f := RestartFollow{Order: slices.Clone(order), Failover: in.Failover, Placement: in.Placement, Done: map[string]bool{}, Last: a,
+	f := RestartFollow{Order: slices.Clone(order), Failover: in.Failover, Placement: in.Placement, Done: map[string]bool{}, Last: a, Rules: in.Rules,
 		State: ClusterState{Alive: slices.Clone(in.Brokers), Controller: in.Controller, Entries: maps.Clone(in.Entries),
 			Loaded: map[string]bool{}, Members: map[string]bool{}}}
 	for _, grp := range in.Groups {
@@ -317,8 +321,19 @@ func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (Resta
 	}
 	pred := PredictVersion(from, alive, f.Groups, f.Failover, f.Placement)
 	ev.Moves, ev.Deviations = compareMoves(f.Groups, f.State.Coordinators(f.Groups), ClusterState{Alive: alive, Entries: entries}.Coordinators(f.Groups), pred.Coordinators)
-	if a.Controller != pred.Controller {
+	if a.Controller != pred.Controller && pred.Failover && a.Controller != "" && slices.Contains(alive, a.Controller) {
+		// At a failover, which broker wins the lease moves no group (the
+		// new controller balances the same entries); the follow goes on
+		// from the real one.
+		ev.Notes = append(ev.Notes, fmt.Sprintf("controller %s took the lease (the plan assumed %s, the lowest alive id; kaas gives it to whichever broker asks first): the next steps follow %s", a.Controller, noneIfEmpty(pred.Controller), a.Controller))
+	} else if a.Controller != pred.Controller {
 		ev.Deviations = append(ev.Deviations, fmt.Sprintf("controller %s; predicted %s (the model expects the lowest alive broker to win the lease)", noneIfEmpty(a.Controller), noneIfEmpty(pred.Controller)))
+	}
+	if len(ev.Deviations) > 0 {
+		if note, ok := f.allowedInstead(from, alive, entries, a, pred, ev.Event, wantEvent); ok {
+			ev.Deviations = nil
+			ev.Notes = append(ev.Notes, note)
+		}
 	}
 	ordered := (ev.Event == wantEvent || ev.Event == "restart") && ev.Broker == wantBroker
 	orderDeviation(&ev, ordered, wantEvent, wantBroker, left, joined)
@@ -344,6 +359,36 @@ func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (Resta
 		ev.Step = next.Step + 1
 	}
 	return next, FollowOutcome{Event: ev, Waiting: ev.Event == "stop" && ordered, Settle: back, Complete: back && nextEvent == ""}
+}
+
+// allowedInstead reports whether a version that differs from the
+// prediction is one the generation's rules allow, and says which: after a
+// failover on Rust, the groups of the broker that connected to the new
+// controller last get no entry; a graceful stop of the Go controller can
+// first write a version that still lists it alive, with no entries.
+func (f RestartFollow) allowedInstead(from ClusterState, alive []string, entries map[string]string, a *volume.Assignment, pred VersionOutcome, event, wantEvent string) (string, bool) {
+	actual := ClusterState{Alive: alive, Entries: entries}.Coordinators(f.Groups)
+	if f.Rules.Failover.ExtraVersionOnStop && event == "recompute" && wantEvent == "stop" && a.Controller != from.Controller && len(entries) == 0 {
+		return "the extra version a graceful stop of the controller can write (a new controller, the stopping broker still listed alive, no entries), as the plan allowed", true
+	}
+	if !f.Rules.Failover.FirstReportEmpty || !pred.Failover {
+		return "", false
+	}
+	before := from.Coordinators(f.Groups)
+	for _, b := range alive {
+		st := from
+		st.Loaded = maps.Clone(from.Loaded)
+		for _, g := range f.Groups {
+			if before[g] == b {
+				st.Loaded[g] = false
+			}
+		}
+		p := PredictVersion(st, alive, f.Groups, f.Failover, f.Placement)
+		if _, dev := compareMoves(f.Groups, before, actual, p.Coordinators); len(dev) == 0 {
+			return fmt.Sprintf("%s connected its heartbeat to the new controller last, so the groups it coordinated got no entry (hash tier), as the plan allowed (the new controller is %s)", b, noneIfEmpty(a.Controller)), true
+		}
+	}
+	return "", false
 }
 
 // advanceOrder records the broker that stopped or came back.

@@ -30,8 +30,10 @@ func ServedBehindLog(served int64, b *volume.LogBounds, gen volume.GenerationInf
 	if b.Manifest != nil {
 		man = fmt.Sprintf(", manifest.json says %d at epoch %d", b.Manifest.HighWatermark, b.Manifest.Epoch)
 	}
-	return fmt.Sprintf("the broker serves log end %d but the partition's segments end at %d (read before asking%s): its leader serves a stale high watermark, %d records short; a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's value instead of re-scanning the segments, and consumers cannot fetch past it (%s); restart the partition's leader so the next takeover, at a new epoch, re-scans the segments",
-		served, b.End.Value, man, b.End.Value-served, gen.Assumes())
+	return fmt.Sprintf("the broker serves log end %d but the partition's segments end at %d (read before asking%s): its leader serves a stale high watermark, %d records short, and consumers cannot fetch past it; %s (%s); %s",
+		served, b.End.Value, man, b.End.Value-served,
+		gen.BrokerFact(func(f volume.BrokerFacts) string { return f.ServedBehindCause }), gen.Assumes(),
+		gen.BrokerFact(func(f volume.BrokerFacts) string { return f.ServedBehindFix }))
 }
 
 // servedBehind: the segments, read before the broker was asked, end past
@@ -151,13 +153,19 @@ func (r *DoctorReport) AddServedBehindLog(behind []ServedBehind, gi volume.Gener
 	if f.ManifestEpoch >= 0 {
 		man = fmt.Sprintf("; its manifest.json says %d at epoch %d", f.ManifestHWM, f.ManifestEpoch)
 	}
-	fix := "restart the leader of each partition listed, and wait until the controller has moved its partitions before it comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a new epoch, re-scans the segments; do not reset these partitions' offsets until they serve their log end (kaasctl refuses to)"
-	if len(leaders) > 0 {
-		fix = "restart " + strings.Join(leaders, ", ") + " (the leaders in assignment.json), " + strings.TrimPrefix(fix, "restart the leader of each partition listed, ")
+	// What fixes it depends on the generation (the volume model's row):
+	// on the Go flavour a takeover at a new epoch re-scans the segments;
+	// on Rust the stale end survives takeovers.
+	fix := gi.BrokerFact(func(b volume.BrokerFacts) string { return b.ServedBehindFix })
+	const restartEach = "restart the leader of each partition listed, "
+	if len(leaders) > 0 && strings.HasPrefix(fix, restartEach) {
+		fix = "restart " + strings.Join(leaders, ", ") + " (the leaders in assignment.json), " + strings.TrimPrefix(fix, restartEach)
 	}
+	fix += "; do not reset these partitions' offsets until they serve their log end (kaasctl refuses to) [" + gi.Assumes() + "]"
 	r.Add(DoctorFinding{Severity: volume.SevError, Check: CheckLive, Code: DocServedBehindLog, Subjects: subjects, BlastRadius: len(behind),
-		Message: fmt.Sprintf("%d %s served below the log end of %s segments (first: %s served at %d, its segments end at %d%s%s): consumers cannot fetch past what is served and lag reads low; a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's high watermark instead of re-scanning the segments (%s)",
-			len(behind), pluralWord(len(behind), "partition is", "partitions are"), pluralWord(len(behind), "its", "their"), f.Partition, f.Served, f.LogEnd, at, man, gi.Assumes()),
+		Message: fmt.Sprintf("%d %s served below the log end of %s segments (first: %s served at %d, its segments end at %d%s%s): consumers cannot fetch past what is served and lag reads low; %s (%s)",
+			len(behind), pluralWord(len(behind), "partition is", "partitions are"), pluralWord(len(behind), "its", "their"), f.Partition, f.Served, f.LogEnd, at, man,
+			gi.BrokerFact(func(b volume.BrokerFacts) string { return b.ServedBehindCause }), gi.Assumes()),
 		Fix:      fix,
 		Commands: []string{"kaasctl volume check" + volumeFlags, "kaasctl doctor" + volumeFlags + brokerFlags}})
 }

@@ -24,7 +24,7 @@ func TestServedBehindLog(t *testing.T) {
 		{"no bounds", 0, nil, nil},
 		{"unknown end", 0, &volume.LogBounds{Unknown: "no segment files"}, nil},
 		{"a manifest is no evidence", 0, man, nil},
-		{"stale", 0, seg, []string{"serves log end 0", "segments end at 30", "manifest.json says 0 at epoch 1", "30 records short", "kaas generation undetermined", "restart the partition's leader"}},
+		{"stale", 0, seg, []string{"serves log end 0", "segments end at 30", "manifest.json says 0 at epoch 1", "30 records short", "kaas generation undetermined", "re-scans the segments", "remove recovery-checkpoint.json"}},
 	} {
 		got := ServedBehindLog(c.served, c.b, gen)
 		if (got == "") != (c.want == nil) {
@@ -53,19 +53,28 @@ func TestFindServedBehindAndFinding(t *testing.T) {
 	if len(got) != 2 || got[0].Partition != "orders/2" || got[1].Partition != "orders/10" || got[0].Leader != "kaas-0" || got[1].Epoch != 4 || got[1].ManifestHWM != 0 {
 		t.Fatalf("FindServedBehind: %+v", got)
 	}
+	// The fix is the generation's: on the Go flavour a restart at a new
+	// epoch re-scans; on Rust the stale end survives it.
 	var r DoctorReport
-	r.AddServedBehindLog(got, volume.GenerationInfo{}, " --data-dir /d", " -b x:9092")
+	goVol := volume.Layout{DataDir: t.TempDir()}
+	goVol.ClusterDir = goVol.DataDir + "/__cluster"
+	r.AddServedBehindLog(got, goVol.PinnedTo(volume.GenGo, "test").Gen, " --data-dir /d", " -b x:9092")
 	if len(r.Findings) != 1 {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 	f := r.Findings[0]
-	for _, w := range []string{"2 partitions are served below the log end of their segments", "orders/2 served at 5, its segments end at 30, led by kaas-0 at epoch 2", "manifest.json says 5 at epoch 2", "kaas generation undetermined"} {
+	for _, w := range []string{"2 partitions are served below the log end of their segments", "orders/2 served at 5, its segments end at 30, led by kaas-0 at epoch 2", "manifest.json says 5 at epoch 2", "assuming kaas Go"} {
 		if !strings.Contains(f.Message, w) {
 			t.Errorf("message %q lacks %q", f.Message, w)
 		}
 	}
 	if f.Severity != volume.SevError || f.Code != DocServedBehindLog || !strings.HasPrefix(f.Fix, "restart kaas-0, kaas-1 (the leaders in assignment.json)") || f.BlastRadius != 2 {
 		t.Errorf("finding %+v", f)
+	}
+	r = DoctorReport{}
+	r.AddServedBehindLog(got, goVol.PinnedTo(volume.Gen018, "test").Gen, "", "")
+	if f := r.Findings[0]; strings.HasPrefix(f.Fix, "restart") || strings.Contains(f.Fix, "re-scans") || !strings.Contains(f.Fix, "remove recovery-checkpoint.json") || !strings.Contains(f.Message, "recovery-checkpoint.json") {
+		t.Errorf("Rust finding says what works on Go: %+v", f)
 	}
 	r = DoctorReport{}
 	r.AddServedBehindLog(nil, volume.GenerationInfo{}, "", "")

@@ -39,6 +39,34 @@ type TxnRow struct {
 	ExpectedSlotFile string `json:"expectedSlotFile"`
 	WrongSlot        bool   `json:"wrongSlot"`
 	Undecodable      bool   `json:"undecodable"`
+	// Reaped: kaas's timeout reaper aborted it (volume.TxnEntry.Reaped);
+	// Finished: its end is on the log (its markers written), false for an
+	// open transaction and for one reaped by a reaper that writes no
+	// ABORT markers (Rust 0.2.18); Note says why it is not finished.
+	Reaped   bool   `json:"reaped"`
+	Finished bool   `json:"finished"`
+	Note     string `json:"note,omitempty"`
+	entry    volume.TxnEntry
+}
+
+// MarkFinished sets Reaped, Finished and Note of every row from the fence
+// logs and the volume's generation: a transaction the reaper aborted is
+// not finished where the generation's reaper writes no ABORT markers.
+func MarkFinished(rows []TxnRow, p *volume.Plumbing, gi volume.GenerationInfo) {
+	fenced := volume.FencedEpochs(p)
+	omit := gi.ReaperMayOmitMarkers()
+	for i := range rows {
+		r := &rows[i]
+		r.Reaped = r.entry.Reaped(fenced)
+		switch r.State {
+		case volume.TxnEmpty, volume.TxnCompleteCommit, volume.TxnCompleteAbort:
+			r.Finished = true
+		}
+		if r.Reaped && omit {
+			r.Finished = false
+			r.Note = "aborted by the timeout reaper, which writes no ABORT markers: read_committed consumers of its partitions stall at its first record (" + gi.Assumes() + ")"
+		}
+	}
 }
 
 // BuildTxnRows turns slot files into rows sorted by id (then slot file).
@@ -53,7 +81,7 @@ func BuildTxnRows(slots []*volume.TxnSlotFile, a *volume.Assignment, now time.Ti
 		for _, e := range sf.Entries {
 			r := TxnRow{ID: e.ID, ProducerID: e.PID, Epoch: e.Epoch, State: e.State, Partitions: e.Partitions, Groups: e.Groups,
 				OngoingSinceMs: e.OngoingSinceMs, TransactionTimeoutMs: e.TransactionTimeoutMs, Slot: sf.Slot, SlotFile: sf.Path,
-				ExpectedSlotFile: grouphash.TxnSlotFile(e.ID), WrongSlot: e.WrongSlot, Undecodable: e.Undecodable, Tier: string(grouphash.TierNone)}
+				ExpectedSlotFile: grouphash.TxnSlotFile(e.ID), WrongSlot: e.WrongSlot, Undecodable: e.Undecodable, Tier: string(grouphash.TierNone), entry: e}
 			for _, p := range e.Partitions {
 				r.PartitionCount += len(p.Partitions)
 			}

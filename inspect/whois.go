@@ -4,6 +4,7 @@
 package inspect
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -47,6 +48,10 @@ type WhatIf struct {
 	// names the generation assumed and where the model comes from.
 	Failover    FailoverModel
 	FailoverWhy string
+	// Rule is the generation's failover rule (the volume model's row): with
+	// FirstReportEmpty every answer that keeps or places an entry at a
+	// failover also says what it is if its broker connects last.
+	Rule volume.FailoverRule
 }
 
 // Active reports whether any hypothetical change was asked for.
@@ -57,22 +62,37 @@ var Placements = []string{"rendezvous", "hash"}
 
 // WhoisResult is one key's answer. Field names are the JSON contract.
 type WhoisResult struct {
-	Key                string   `json:"key"`
-	Kind               Kind     `json:"kind"`
-	Coordinator        string   `json:"coordinator"`
-	Tier               string   `json:"tier"`
-	HashCoordinator    string   `json:"hashCoordinator"`
-	HashTier           string   `json:"hashTier"`
-	Preferred          string   `json:"preferred"`
-	Slot               int      `json:"slot"`
-	NumBrokers         int      `json:"numBrokers"`
-	AliveBrokers       int      `json:"aliveBrokers"`
-	FNV1a32            string   `json:"fnv1a32"`
-	ExplicitBroker     string   `json:"explicitBroker,omitempty"`
-	TxnSlotFile        string   `json:"txnSlotFile,omitempty"`
-	CurrentCoordinator *string  `json:"currentCoordinator,omitempty"`
-	Moves              *bool    `json:"moves,omitempty"`
-	Warnings           []string `json:"warnings"`
+	Key                string  `json:"key"`
+	Kind               Kind    `json:"kind"`
+	Coordinator        string  `json:"coordinator"`
+	Tier               string  `json:"tier"`
+	HashCoordinator    string  `json:"hashCoordinator"`
+	HashTier           string  `json:"hashTier"`
+	Preferred          string  `json:"preferred"`
+	Slot               int     `json:"slot"`
+	NumBrokers         int     `json:"numBrokers"`
+	AliveBrokers       int     `json:"aliveBrokers"`
+	FNV1a32            string  `json:"fnv1a32"`
+	ExplicitBroker     string  `json:"explicitBroker,omitempty"`
+	TxnSlotFile        string  `json:"txnSlotFile,omitempty"`
+	CurrentCoordinator *string `json:"currentCoordinator,omitempty"`
+	Moves              *bool   `json:"moves,omitempty"`
+	// IfLastToConnect is the answer when the broker that reports the group
+	// active connects its heartbeat to the new controller last (a Rust
+	// controller failover: that broker's first heartbeat reports no group,
+	// so the group gets no entry and routes by the hash tier).
+	IfLastToConnect *WhoisAlternative `json:"ifLastToConnect,omitempty"`
+	Warnings        []string          `json:"warnings"`
+}
+
+// WhoisAlternative is an answer that holds under a condition the volume
+// cannot tell.
+type WhoisAlternative struct {
+	// Broker is the broker whose timing decides it.
+	Broker      string `json:"broker"`
+	Coordinator string `json:"coordinator"`
+	Tier        string `json:"tier"`
+	Moves       bool   `json:"moves"`
 }
 
 // Whois answers "who coordinates this key, and why" for one broker set.
@@ -91,6 +111,8 @@ type Whois struct {
 	// Failover describes the controller failover a what-if implies (nil
 	// when the controller keeps running).
 	Failover *WhatIfFailover
+	// lastToConnect: answers with an entry carry IfLastToConnect.
+	lastToConnect bool
 	// countsJSON is the constant middle of every streamed object.
 	countsJSON []byte
 	// slotJSON[i] is everything between the key and the hash value for a
@@ -131,6 +153,9 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 			}
 		}
 		wh.Failover = whatIfFailover(a, w, alive, len(entries))
+		if wh.Failover != nil && wh.Failover.LastToConnect {
+			wh.lastToConnect = true
+		}
 		if wh.Failover != nil && wh.Failover.Model == FailoverDrop && wh.Failover.Written {
 			wh.dropped = map[string]bool{}
 			for _, e := range entries {
@@ -195,6 +220,12 @@ type WhatIfFailover struct {
 	NextEpochAtLeast int64         `json:"nextControllerEpochAtLeast"`
 	Model            FailoverModel `json:"model"`
 	EntriesBefore    int           `json:"entriesBefore"`
+	// LastToConnect: the groups of the broker that connects its heartbeat
+	// to the new controller last get no entry (FailoverRule.FirstReportEmpty);
+	// each answer's ifLastToConnect says where its group goes then. Timing
+	// is when the version comes, by how the controller stops.
+	LastToConnect bool   `json:"lastToConnectLosesEntries"`
+	Timing        string `json:"timing,omitempty"`
 	// Text is the scenario clause; Why the generation assumed and where
 	// the model comes from.
 	Text string `json:"text"`
@@ -230,6 +261,17 @@ func whatIfFailover(a *volume.Assignment, w WhatIf, alive []string, kept int) *W
 		f.Text = head + fmt.Sprintf(" with no consumerGroups: all %d explicit entries dropped, every group routes by the hash tier over the alive brokers", a.EntryCount())
 	default:
 		f.Text = head + fmt.Sprintf(", reloading the previous entries: %d of %d kept (those on alive brokers, for groups still active)", kept, a.EntryCount())
+		if w.Rule.FirstReportEmpty {
+			f.LastToConnect = true
+			f.Text += "; but " + w.Rule.LastToConnect + " (each answer's ifLastToConnect says where its group goes then)"
+		}
+	}
+	f.Timing = w.Rule.Timing
+	if f.Timing != "" {
+		f.Text += "; when: " + f.Timing
+	}
+	if w.Rule.ExtraVersionOnStop {
+		f.Text += "; " + w.Rule.ExtraVersion
 	}
 	if w.FailoverWhy != "" {
 		f.Text += " [" + w.FailoverWhy + "]"
@@ -336,6 +378,17 @@ func (wh *Whois) resolveHash(key []byte, h uint32) grouphash.Resolution {
 	return r
 }
 
+// ifLastToConnect is a group's answer when the broker reporting it active
+// (its coordinator now, cur) connects to the new controller last: no
+// entry, the hash tier over the alive brokers. nil when the answer has no
+// entry to lose or the failover has no such race.
+func (wh *Whois) ifLastToConnect(r grouphash.Resolution, cur string) *WhoisAlternative {
+	if !wh.lastToConnect || wh.Kind != KindGroup || !r.HasExplicit || cur == "" {
+		return nil
+	}
+	return &WhoisAlternative{Broker: cur, Coordinator: r.Hash.Coordinator, Tier: string(r.Hash.Tier), Moves: r.Hash.Coordinator != cur}
+}
+
 // Key scan flags: what one pass over a key found.
 const (
 	keyEscape  = 1 << iota // a byte that JSON must escape (or non-ASCII)
@@ -391,6 +444,7 @@ func (wh *Whois) Resolve(key string) WhoisResult {
 		c := cur.Coordinator
 		moves := c != r.Coordinator
 		res.CurrentCoordinator, res.Moves = &c, &moves
+		res.IfLastToConnect = wh.ifLastToConnect(r, c)
 	}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
@@ -523,6 +577,10 @@ func (wh *Whois) AppendJSON(dst, key []byte) []byte {
 		dst = appendJSONString(dst, cur.Coordinator)
 		dst = append(dst, `,"moves":`...)
 		dst = strconv.AppendBool(dst, cur.Coordinator != r.Coordinator)
+		if alt := wh.ifLastToConnect(r, cur.Coordinator); alt != nil {
+			b, _ := json.Marshal(alt)
+			dst = append(append(dst, `,"ifLastToConnect":`...), b...)
+		}
 	}
 	dst = append(dst, `,"warnings":[`...)
 	for i, w := range wh.warningsScanned(key, r, fl) {

@@ -161,3 +161,40 @@ func TestWhatIfPlacement(t *testing.T) {
 		t.Error("unknown placement accepted")
 	}
 }
+
+// A Rust controller failover: an entry the reload keeps is lost when the
+// broker reporting its group connects to the new controller last, and the
+// answer says where the group goes then (the hash tier); the Go model,
+// which drops every entry, has no such alternative. The fast path prints it
+// exactly as Resolve's JSON.
+func TestWhatIfLastToConnect(t *testing.T) {
+	t.Parallel()
+	a := &volume.Assignment{AssignmentVersion: 7, ControllerEpoch: 2, Controller: "kaas-0",
+		Brokers:        []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}, {ID: "kaas-2", Health: "alive"}},
+		ConsumerGroups: []volume.GroupEntry{{GroupID: "kept", Broker: "kaas-2"}, {GroupID: "on-ctrl", Broker: "kaas-0"}}}
+	rust, _ := volume.Gen018.Spec()
+	wh, err := NewWhois(a, KindGroup, WhatIf{Down: []string{"kaas-0"}, Failover: FailoverReload, Rule: rust.Failover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wh.Failover.LastToConnect || !strings.Contains(wh.Failover.Text, "last broker to connect") || !strings.Contains(wh.Failover.Text, "stale controller epoch") {
+		t.Errorf("failover: %+v", wh.Failover)
+	}
+	r := wh.Resolve("kept")
+	alt := r.IfLastToConnect
+	if r.Coordinator != "kaas-2" || r.Tier != "explicit" || alt == nil || alt.Broker != "kaas-2" || alt.Tier != "hash" || alt.Coordinator != r.HashCoordinator {
+		t.Errorf("kept: %+v, if last to connect %+v", r, alt)
+	}
+	if r := wh.Resolve("on-ctrl"); r.IfLastToConnect != nil {
+		t.Errorf("an entry on the stopped controller is retired either way: %+v", r.IfLastToConnect)
+	}
+	checkAppendJSON(t, wh, "kept")
+	goRow, _ := volume.GenGo.Spec()
+	wh, _ = NewWhois(a, KindGroup, WhatIf{Down: []string{"kaas-0"}, Failover: FailoverDrop, Rule: goRow.Failover})
+	if r := wh.Resolve("kept"); r.IfLastToConnect != nil || wh.Failover.LastToConnect {
+		t.Errorf("Go drops every entry: %+v", r)
+	}
+	if !strings.Contains(wh.Failover.Text, "one version more") {
+		t.Errorf("Go failover does not name the extra version of a graceful stop: %s", wh.Failover.Text)
+	}
+}

@@ -476,7 +476,7 @@ func (r *refreshRun) finishServed() {
 	}
 	var rule volume.StaleEndRule
 	if spec, ok := r.gen.Gen.Spec(); ok {
-		rule = spec.StaleEnd
+		rule = spec.Broker.StaleEnd
 	}
 	o.ServedBehind = s.stale.update(o.Time, detected, r.checkServed, s.stale.servedEnds(r.described), o.Assignment, rule)
 }

@@ -306,7 +306,7 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 				gp.Rows = append(gp.Rows, ResetRow{PlanRow: pr})
 			}
 			if len(badParts) > 0 && gp.Error == "" {
-				gp.Error, gp.TimeRefused = timeRefusal(badParts), true
+				gp.Error, gp.TimeRefused = timeRefusal(badParts, in.Layout.WithGeneration().Gen), true
 			}
 		}
 		inPlan := map[tpKey]bool{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
@@ -91,7 +92,7 @@ func checkTimeAnswers(ctx context.Context, cl *wire.Client, t time.Time, timed k
 		case !ok && lo.Offset == l.Start && l.End > l.Start:
 			// Unverified, and exactly what the Go generation answers
 			// for every time: a silent rewind to the start of the log.
-			bad[k] = fmt.Sprintf("the brokers answered the log start (%d) for %s, which is what kaas's Go generation answers for every time, and the records to check it could not be read (%s)", lo.Offset, t.UTC().Format(time.RFC3339Nano), why)
+			bad[k] = fmt.Sprintf("the brokers answered the log start (%d) for %s, which is what kaas's Go flavour answers for every time, and the records to check it could not be read (%s)", lo.Offset, t.UTC().Format(time.RFC3339Nano), why)
 		case !ok:
 			unchecked[k] = "the brokers' offset for that time was not checked against the records: " + why
 		case ev != "":
@@ -102,8 +103,10 @@ func checkTimeAnswers(ctx context.Context, cl *wire.Client, t time.Time, timed k
 }
 
 // timeRefusal is the group's error when some of its partitions' answers
-// contradict the records.
-func timeRefusal(parts []string) string {
+// contradict the records: it says what the volume's generation answers for
+// a time (the volume model's row; each candidate's when undetermined).
+func timeRefusal(parts []string, gi volume.GenerationInfo) string {
 	slices.Sort(parts)
-	return fmt.Sprintf("refused: the brokers' offsets for that time contradict the records on %s (see the rows). A kaas of the Go generation answers ListOffsets by timestamp with offset 0 for every time, so this reset would rewind to the start of the log. Look the offsets up another way (e.g. 'kaasctl offsets reset --to-offset', or a --from-file plan)", strings.Join(parts, ", "))
+	answer := gi.BrokerFact(func(b volume.BrokerFacts) string { return b.TimeLookup })
+	return fmt.Sprintf("refused: the brokers' offsets for that time contradict the records on %s (see the rows). kaas answers ListOffsets by timestamp with %s (%s). Look the offsets up another way (e.g. 'kaasctl offsets reset --to-offset', or a --from-file plan)", strings.Join(parts, ", "), answer, gi.Assumes())
 }

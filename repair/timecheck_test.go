@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
@@ -70,5 +71,24 @@ func TestCheckTimeAnswersUnreadable(t *testing.T) {
 	bad, unchecked := checkTimeAnswers(context.Background(), cl, at, timed, logs)
 	if !strings.Contains(bad[tpKey{"orders", 0}], "the brokers answered the log start (0)") || unchecked[tpKey{"orders", 1}] == "" || bad[tpKey{"orders", 1}] != "" {
 		t.Errorf("bad %q unchecked %q", bad, unchecked)
+	}
+}
+
+// The refusal states what the volume's generation answers for a time: the
+// Go flavour offset 0, the Rust broker -1/-1 (both seen on real brokers),
+// and each in turn when the generation is undetermined.
+func TestTimeRefusalNamesTheGenerationsAnswer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l := volume.Layout{DataDir: dir, ClusterDir: dir + "/__cluster"}
+	for gen, want := range map[volume.Generation]string{volume.GenGo: "offset 0 for every timestamp", volume.Gen018: "offset -1, timestamp -1"} {
+		msg := timeRefusal([]string{"orders/1", "orders/0"}, l.PinnedTo(gen, "test").Gen)
+		if !strings.Contains(msg, want) || !strings.Contains(msg, "orders/0, orders/1") {
+			t.Errorf("%s: %s", gen, msg)
+		}
+	}
+	msg := timeRefusal([]string{"orders/0"}, volume.GenerationInfo{})
+	if !strings.Contains(msg, "offset 0 for every") || !strings.Contains(msg, "offset -1, timestamp -1") {
+		t.Errorf("undetermined: %s", msg)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,13 +28,16 @@ import (
 )
 
 var (
+	// brokerBin is the Go broker, rustBin the Rust 0.2.18 one.
 	brokerBin  string
+	rustBin    string
 	kaasctlBin string
 )
 
-// TestMain reaps brokers a killed run left behind, builds the broker (cached)
-// and kaasctl once, and stops every broker on exit or on SIGINT/SIGTERM. A
-// broker that cannot be built fails the tier: it never skips.
+// TestMain reaps brokers a killed run left behind, builds both brokers
+// (cached) and kaasctl once, and stops every broker on exit or on
+// SIGINT/SIGTERM. A broker that cannot be built fails the tier: it never
+// skips.
 func TestMain(m *testing.M) {
 	os.Exit(mainWithCleanup(m))
 }
@@ -55,22 +60,15 @@ func mainWithCleanup(m *testing.M) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	src, err := SourceDir()
-	if err != nil {
+	var err error
+	if brokerBin, err = buildFlavour(ctx, FlavourGo, SourceDir, Build); err != nil {
 		fmt.Fprintf(os.Stderr, "realkaas: FAIL: %v\n", err)
 		return 1
 	}
-	br, err := Build(ctx, src)
-	if err != nil {
+	if rustBin, err = buildFlavour(ctx, FlavourRust, RustSourceDir, BuildRust); err != nil {
 		fmt.Fprintf(os.Stderr, "realkaas: FAIL: %v\n", err)
 		return 1
 	}
-	how := "built"
-	if br.Cached {
-		how = "cached"
-	}
-	fmt.Fprintf(os.Stderr, "realkaas: kaas broker %s (%s, %s)\n", br.Bin, how, br.Elapsed.Round(time.Millisecond))
-	brokerBin = br.Bin
 
 	tmp, err := os.MkdirTemp("", "kaasctl-realkaas-bin-")
 	if err != nil {
@@ -90,6 +88,24 @@ func mainWithCleanup(m *testing.M) int {
 	return m.Run()
 }
 
+// buildFlavour finds a flavour's source and builds (or finds cached) its broker.
+func buildFlavour(ctx context.Context, f Flavour, source func() (string, error), build func(context.Context, string) (BuildResult, error)) (string, error) {
+	src, err := source()
+	if err != nil {
+		return "", err
+	}
+	br, err := build(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	how := "built"
+	if br.Cached {
+		how = "cached"
+	}
+	fmt.Fprintf(os.Stderr, "realkaas: kaas broker (%s) %s (%s, %s)\n", f.Name(), br.Bin, how, br.Elapsed.Round(time.Millisecond))
+	return br.Bin, nil
+}
+
 func repoRoot() string {
 	wd, _ := os.Getwd()
 	for d := wd; ; d = filepath.Dir(d) {
@@ -104,9 +120,16 @@ func repoRoot() string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
-// newCluster starts a 3-broker cluster for t. Its data and logs are removed
-// when t passes and kept (path logged) when it fails.
+// newCluster starts a 3-broker Go-flavour cluster for t. Its data and
+// logs are removed when t passes and kept (path logged) when it fails.
 func newCluster(t *testing.T, topics string) *Cluster {
+	t.Helper()
+	return startCluster(t, Options{Topics: topics})
+}
+
+// startCluster starts a cluster of opt's flavour (Go when unset) for t,
+// with the flavour's broker binary, and waits until it settled.
+func startCluster(t *testing.T, opt Options) *Cluster {
 	t.Helper()
 	root, err := os.MkdirTemp("", "kaasctl-realkaas-"+unsafeName.ReplaceAllString(t.Name(), "_")+"-")
 	if err != nil {
@@ -114,7 +137,14 @@ func newCluster(t *testing.T, topics string) *Cluster {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{Bin: brokerBin, Root: root, Topics: topics, Name: t.Name()})
+	opt.Root, opt.Name = root, t.Name()
+	if opt.Bin == "" {
+		opt.Bin = brokerBin
+		if opt.Flavour == FlavourRust {
+			opt.Bin = rustBin
+		}
+	}
+	c, err := Start(ctx, opt)
 	if err != nil {
 		t.Logf("kept the run's data and broker logs: %s", root)
 		t.Fatalf("real kaas cluster did not start: %v", err)
@@ -279,11 +309,18 @@ func commitLock(c *Cluster, group string) *sync.Mutex {
 
 func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *consumer {
 	t.Helper()
+	return startConsumerOpts(t, c, group, nil, topics...)
+}
+
+// startConsumerOpts is startConsumer with more client options (e.g. the
+// read_committed isolation level).
+func startConsumerOpts(t *testing.T, c *Cluster, group string, extra []kgo.Opt, topics ...string) *consumer {
+	t.Helper()
 	cs := &consumer{t: t, first: map[tp]int64{}, pos: map[tp]int64{}, done: make(chan struct{}), commitMu: commitLock(c, group)}
-	cs.cl = newClient(t, c, kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond),
-		kgo.SessionTimeout(10*time.Second), kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.RebalanceTimeout(10*time.Second),
+	cs.cl = newClient(t, c, append([]kgo.Opt{kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200 * time.Millisecond),
+		kgo.SessionTimeout(10 * time.Second), kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.RebalanceTimeout(10 * time.Second),
 		// kaas serves committed leader epoch 0 (not -1) and answers
 		// OffsetForLeaderEpoch with error 73: a consumer that validates the
 		// epoch stalls. Clear it, as kaas's own clients must.
@@ -299,7 +336,7 @@ func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *co
 			cs.commitMu.Lock()
 			defer cs.commitMu.Unlock()
 			cl.CommitUncommittedOffsets(ctx)
-		}))
+		})}, extra...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cs.cancel = cancel
 	go func() {
@@ -474,7 +511,7 @@ func findCoordinatorRaw(c *Cluster, i int, key string, keyType int8) (string, er
 	}
 	nodeID := int32(-1)
 	for _, b := range meta.Brokers {
-		if int(b.Port) == c.Brokers[i].Port {
+		if net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))) == c.Brokers[i].Addr() {
 			nodeID = b.NodeID
 		}
 	}
@@ -499,7 +536,7 @@ func findCoordinatorRaw(c *Cluster, i int, key string, keyType int8) (string, er
 		return "", fmt.Errorf("FindCoordinator(%s) from %s: error %d", key, c.Brokers[i].ID, code)
 	}
 	for _, b := range c.Brokers {
-		if int(port) == b.Port {
+		if net.JoinHostPort(host, strconv.Itoa(int(port))) == b.Addr() {
 			return b.ID, nil
 		}
 	}

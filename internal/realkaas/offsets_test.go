@@ -129,6 +129,41 @@ func waitGroupState(t *testing.T, c *Cluster, group, state string) {
 	})
 }
 
+// timeAnswer asks every partition of orders for the offset at time at
+// (ListOffsets, raw: no client turns -1 into the log end) and checks the
+// broker answers want everywhere, as kaasctl's refusal says.
+func timeAnswer(t *testing.T, c *Cluster, at time.Time, want int64) {
+	t.Helper()
+	cl := newClient(t, c)
+	defer cl.Close()
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = "orders"
+	for p := int32(0); p < 3; p++ {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp = p, at.UnixMilli()
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	shards := cl.RequestSharded(ctx, req)
+	for _, sh := range shards {
+		if sh.Err != nil {
+			t.Errorf("ListOffsets by time: %v", sh.Err)
+			continue
+		}
+		for _, tt := range sh.Resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, p := range tt.Partitions {
+				if p.ErrorCode != 0 || p.Offset != want {
+					t.Errorf("ListOffsets orders/%d at %s: offset %d timestamp %d error %d; kaasctl says this broker answers %d", p.Partition, at.Format(time.RFC3339), p.Offset, p.Timestamp, p.ErrorCode, want)
+				}
+			}
+		}
+	}
+}
+
 // resumeAt starts a consumer of group and checks that the first record it
 // fetched on every partition of want is at the offset in want.
 func resumeAt(t *testing.T, c *Cluster, what, group string, want map[tp]int64, topics ...string) {
@@ -451,7 +486,11 @@ func doctorNamesStale(t *testing.T, c *Cluster, behind map[tp]int64) {
 // exactly there and no partition moved backwards.
 func TestRealOffsets(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, "orders:3")
+	forFlavours(t, testRealOffsets)
+}
+
+func testRealOffsets(t *testing.T, f Flavour) {
+	c := newFlavourCluster(t, f, "orders:3")
 	brokers := strings.Join(c.Addrs(), ",")
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	produceAt(t, c, "orders", 3, 30, t0)
@@ -500,8 +539,10 @@ func TestRealOffsets(t *testing.T) {
 	})
 	waitGroupState(t, c, "g-reset", "Empty")
 
-	// --to-datetime: kaas answers ListOffsets by timestamp with 0; the true
-	// answer for t0+15s is 15. kaasctl refuses, with the evidence.
+	// --to-datetime: the Go flavour answers ListOffsets by timestamp with
+	// offset 0, the Rust broker with -1/-1 (kadm turns it into the log end);
+	// the true answer for t0+15s is 15. kaasctl refuses, with the evidence
+	// and the generation's own answer.
 	at := t0.Add(15 * time.Second).UTC().Format(time.RFC3339)
 	r = kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-reset", "--topic", "orders",
 		"--to-datetime", at, "--execute", "-o", "json")
@@ -510,7 +551,10 @@ func TestRealOffsets(t *testing.T) {
 		t.Errorf("offsets reset --to-datetime %s: want exit 4 with timeRefused, got %v", at, r)
 	} else if ev := rv.Groups[0].Refused + rv.Groups[0].Error + r.stderr + fmt.Sprint(rv.Groups[0].Rows); !strings.Contains(ev, "0") {
 		t.Errorf("--to-datetime refusal names no evidence: %v", r)
+	} else if want := map[Flavour]string{FlavourGo: "offset 0 for every timestamp", FlavourRust: "offset -1, timestamp -1 for every timestamp"}[f]; !strings.Contains(rv.Groups[0].Error, want) {
+		t.Errorf("--to-datetime refusal on %s does not state what this broker answers (%q): %s", f.Name(), want, rv.Groups[0].Error)
 	}
+	timeAnswer(t, c, t0.Add(15*time.Second), map[Flavour]int64{FlavourGo: 0, FlavourRust: -1}[f])
 	if got := committed(t, c, "g-reset"); fmtOffsets(got) != fmtOffsets(at30) {
 		t.Errorf("after the refused --to-datetime the broker serves %s, want %s", fmtOffsets(got), fmtOffsets(at30))
 	}
@@ -605,14 +649,18 @@ func TestRealOffsets(t *testing.T) {
 // resumes at.
 func TestRealRewind(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, "orders:3")
+	forFlavours(t, testRealRewind)
+}
+
+func testRealRewind(t *testing.T, f Flavour) {
+	c := newFlavourCluster(t, f, "orders:3")
 	brokers := strings.Join(c.Addrs(), ",")
 	journal := filepath.Join(t.TempDir(), "journal")
 	// Pinned: started before any group has committed, the volume tells no
 	// generation yet.
-	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", "go", "--poll-interval", "100ms", "-o", "jsonl")
+	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--poll-interval", "100ms", "-o", "jsonl")
 	expAddr := freePort(t)
-	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", "go", "--brokers", brokers, "--listen", expAddr,
+	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--brokers", brokers, "--listen", expAddr,
 		"--interval", "1s", "--poll-interval", "100ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "5s")
 	produce(t, c, "orders", 3, 40)
 	at40 := all("orders", 3, 40)

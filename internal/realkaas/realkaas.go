@@ -1,11 +1,15 @@
 //go:build unix
 
-// Package realkaas runs a real kaas cluster for kaasctl's end-to-end tier:
-// kaas's Go flavour from ../shared/kaas-go/src, built once into a cache
-// keyed by a hash of its source tree, started as N brokers on free loopback
-// ports over one data dir. Every broker runs in its own process group and is
-// recorded in a registry so that a later run reaps what a killed run left
-// behind. Only tests use it (the tier runs with `make test-real`).
+// Package realkaas runs a real kaas cluster for kaasctl's end-to-end tier,
+// of either generation kaas ships: its Go flavour from
+// ../shared/kaas-go/src, or its Rust 0.2.18 broker from
+// ../shared/kaas-rust/src (rust.go). Each is built once into a cache keyed
+// by a hash of its source tree and started as N brokers on loopback over one
+// data dir: the Go brokers on free ports of 127.0.0.1, the Rust brokers each
+// on its own loopback address sharing one port, as pods do. Every broker
+// runs in its own process group and is recorded in a registry so that a
+// later run reaps what a killed run left behind. Only tests use it (the tier
+// runs with `make test-real`).
 package realkaas
 
 import (
@@ -203,27 +207,46 @@ func tail(b []byte, n int) string {
 
 // Options describe a cluster.
 type Options struct {
-	Bin     string // broker binary (Build)
+	Bin     string // broker binary (Build, BuildRust)
 	Root    string // the run's dir: data/ and logs/ are made under it
 	Brokers int    // default 3
-	Topics  string // LAB_TOPICS, e.g. "orders:3,events:6"
+	Topics  string // "orders:3,events:6" (LAB_TOPICS; KAAS_TOPICS JSON for Rust)
 	// Name tags the run in the registry and the broker environment.
 	Name string
+	// Flavour is the kaas generation Bin is: FlavourGo (the default) or
+	// FlavourRust.
+	Flavour Flavour
+	// Env is extra broker environment (NAME=value), e.g. KAAS_LOG_DIRS or
+	// the controller lease's KAAS_CONTROLLER_* timings for Rust.
+	Env []string
 }
 
 // Broker is one broker process.
 type Broker struct {
-	Index  int
-	ID     string // skafka-N
-	Port   int
-	cmd    *exec.Cmd
-	done   chan struct{}
-	exitMu sync.Mutex
-	exit   error
+	Index int
+	ID    string // skafka-N (Go) or kaas-N (Rust)
+	// Host and Port are the Kafka listener; HeartbeatAddr and HealthAddr
+	// the controller heartbeat and /healthz listeners.
+	Host          string
+	Port          int
+	HeartbeatAddr string
+	HealthAddr    string
+	cmd           *exec.Cmd
+	done          chan struct{}
+	exitMu        sync.Mutex
+	exit          error
 }
 
 // Addr is the broker's Kafka listener.
-func (b *Broker) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)) }
+func (b *Broker) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
+
+// PID is the broker's process id (0 when it never started).
+func (b *Broker) PID() int {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}
 
 // Cluster is a running kaas cluster.
 type Cluster struct {
@@ -235,7 +258,12 @@ type Cluster struct {
 	mu      sync.Mutex
 	runID   string
 	regDir  string
+	// net is the Rust cluster's loopback /24 ("127.a.b"), "" for Go.
+	net string
 }
+
+// Flavour is the cluster's kaas generation.
+func (c *Cluster) Flavour() Flavour { return c.opt.Flavour.orGo() }
 
 var (
 	liveMu  sync.Mutex
@@ -273,6 +301,15 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if opt.Topics == "" {
 		opt.Topics = "orders:3,events:6"
 	}
+	opt.Flavour = opt.Flavour.orGo()
+	if err := opt.Flavour.check(); err != nil {
+		return nil, err
+	}
+	if opt.Flavour == FlavourRust {
+		if _, err := rustTopics(opt.Topics); err != nil {
+			return nil, err
+		}
+	}
 	root, err := CacheRoot()
 	if err != nil {
 		return nil, err
@@ -289,14 +326,9 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	liveMu.Unlock()
 	var lastErr error
 	for attempt := 0; attempt < 6; attempt++ {
-		base, err := pickBase(opt.Brokers)
+		base, err := c.layoutBrokers()
 		if err != nil {
 			return nil, err
-		}
-		c.Base = base
-		c.Brokers = nil
-		for i := 0; i < opt.Brokers; i++ {
-			c.Brokers = append(c.Brokers, &Broker{Index: i, ID: fmt.Sprintf("skafka-%d", i), Port: base + i})
 		}
 		lastErr = c.startAll(ctx)
 		if lastErr == nil {
@@ -321,6 +353,24 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 }
 
 var errPortTaken = errors.New("port taken")
+
+// layoutBrokers picks the cluster's addresses and fills c.Brokers.
+func (c *Cluster) layoutBrokers() (int, error) {
+	c.Brokers = nil
+	if c.opt.Flavour == FlavourRust {
+		return c.layoutRust()
+	}
+	base, err := pickBase(c.opt.Brokers)
+	if err != nil {
+		return 0, err
+	}
+	c.Base = base
+	for i := 0; i < c.opt.Brokers; i++ {
+		c.Brokers = append(c.Brokers, &Broker{Index: i, ID: fmt.Sprintf("skafka-%d", i), Host: "127.0.0.1", Port: base + i,
+			HeartbeatAddr: fmt.Sprintf("127.0.0.1:%d", base+100+i), HealthAddr: fmt.Sprintf("127.0.0.1:%d", base+200+i)})
+	}
+	return base, nil
+}
 
 // errTornManifest: three kaas brokers started at once on an empty data dir
 // can exit at start, one reading a partition's manifest.json while another
@@ -366,6 +416,7 @@ func releaseBase(b int) {
 		delete(heldPorts, p)
 	}
 	delete(heldBy, b)
+	delete(heldNets, b)
 	portsMu.Unlock()
 }
 
@@ -388,6 +439,19 @@ func (c *Cluster) peers() string {
 	return strings.Join(p, ",")
 }
 
+// goEnv is a Go broker's environment.
+func (c *Cluster) goBrokerEnv(i int) []string {
+	b := c.Brokers[i]
+	return []string{
+		"LAB_MODE=1", "LAB_PEERS=" + c.peers(), "LAB_TOPICS=" + c.opt.Topics,
+		"MY_POD_NAME=" + b.ID, "SKAFKA_DATA_DIR=" + c.Data,
+		"SKAFKA_HOST=127.0.0.1", "SKAFKA_PORT=" + strconv.Itoa(b.Port),
+		"SKAFKA_CONTROLLER_HEARTBEAT_ADDR=" + b.HeartbeatAddr,
+		"SKAFKA_HEALTH_ADDR=" + b.HealthAddr,
+		"SKAFKA_CLUSTER_ID=kaas-go-local", "SKAFKA_FLUSH_INTERVAL_MESSAGES=100", "SKAFKA_AUTH_DISABLED=true",
+	}
+}
+
 func (c *Cluster) startAll(ctx context.Context) error {
 	for i := range c.Brokers {
 		if err := c.StartBroker(i); err != nil {
@@ -408,16 +472,13 @@ func (c *Cluster) StartBroker(i int) error {
 		return err
 	}
 	cmd := exec.Command(c.opt.Bin)
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
-		"LAB_MODE=1", "LAB_PEERS=" + c.peers(), "LAB_TOPICS=" + c.opt.Topics,
-		"MY_POD_NAME=" + b.ID, "SKAFKA_DATA_DIR=" + c.Data,
-		"SKAFKA_HOST=127.0.0.1", "SKAFKA_PORT=" + strconv.Itoa(b.Port),
-		fmt.Sprintf("SKAFKA_CONTROLLER_HEARTBEAT_ADDR=127.0.0.1:%d", c.Base+100+i),
-		fmt.Sprintf("SKAFKA_HEALTH_ADDR=127.0.0.1:%d", c.Base+200+i),
-		"SKAFKA_CLUSTER_ID=kaas-go-local", "SKAFKA_FLUSH_INTERVAL_MESSAGES=100", "SKAFKA_AUTH_DISABLED=true",
-		"KAASCTL_REALKAAS_RUN=" + c.runID,
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir()}
+	if c.opt.Flavour == FlavourRust {
+		cmd.Env = append(cmd.Env, c.rustBrokerEnv(i)...)
+	} else {
+		cmd.Env = append(cmd.Env, c.goBrokerEnv(i)...)
 	}
+	cmd.Env = append(append(cmd.Env, c.opt.Env...), "KAASCTL_REALKAAS_RUN="+c.runID)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = c.opt.Root
 	// Its own process group (a kill reaches anything it forks); and if this
@@ -485,7 +546,7 @@ func (c *Cluster) Health(ctx context.Context, i int) (Health, error) {
 	var h Health
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/healthz", c.Base+200+i), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.Brokers[i].HealthAddr+"/healthz", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return h, err
@@ -686,7 +747,7 @@ func (c *Cluster) exitError(i int) error {
 	err := b.exit
 	b.exitMu.Unlock()
 	log, _ := os.ReadFile(c.LogPath(i))
-	if bytes.Contains(log, []byte("address already in use")) {
+	if bytes.Contains(bytes.ToLower(log), []byte("address already in use")) {
 		return fmt.Errorf("%s exited (%v): %w", b.ID, err, errPortTaken)
 	}
 	if bytes.Contains(log, []byte(`"open disk storage"`)) && bytes.Contains(log, []byte("manifest: parse")) {

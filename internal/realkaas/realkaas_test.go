@@ -101,3 +101,51 @@ func TestReapRegistry(t *testing.T) {
 		t.Errorf("registry keeps %d entries", len(ents))
 	}
 }
+
+// The Rust brokers' topics are KAAS_TOPICS JSON made from the tier's
+// "name:partitions" list; a malformed list is an error, not a broker with
+// no topics.
+func TestRustTopics(t *testing.T) {
+	t.Parallel()
+	got, err := rustTopics("orders:3, events:6")
+	if err != nil || got != `[{"name":"orders","partitions":3},{"name":"events","partitions":6}]` {
+		t.Errorf("rustTopics: %s, %v", got, err)
+	}
+	for _, bad := range []string{"", "orders", "orders:0", ":3", "orders:x"} {
+		if _, err := rustTopics(bad); err == nil {
+			t.Errorf("rustTopics(%q): no error", bad)
+		}
+	}
+}
+
+// A Rust cluster's brokers get one address each on a loopback /24 no other
+// cluster of this process holds, and share one Kafka, heartbeat and health
+// port; releasing the base frees the /24.
+func TestLayoutRust(t *testing.T) {
+	t.Parallel()
+	a := &Cluster{opt: Options{Brokers: 3, Flavour: FlavourRust}}
+	if _, err := a.layoutBrokers(); err != nil {
+		t.Fatal(err)
+	}
+	defer releaseBase(a.Base)
+	b := &Cluster{opt: Options{Brokers: 3, Flavour: FlavourRust}}
+	if _, err := b.layoutBrokers(); err != nil {
+		t.Fatal(err)
+	}
+	defer releaseBase(b.Base)
+	if a.net == b.net || a.Base == b.Base {
+		t.Errorf("two clusters share net %s / base %d", a.net, a.Base)
+	}
+	for i, br := range a.Brokers {
+		want := a.net + "." + strconv.Itoa(i+1)
+		if br.Host != want || br.Port != a.Base || br.ID != "kaas-"+strconv.Itoa(i) {
+			t.Errorf("broker %d: %s %s:%d, want kaas-%d %s:%d", i, br.ID, br.Host, br.Port, i, want, a.Base)
+		}
+	}
+	portsMu.Lock()
+	held := heldNets[a.Base] == a.net
+	portsMu.Unlock()
+	if !held {
+		t.Errorf("net %s not held", a.net)
+	}
+}

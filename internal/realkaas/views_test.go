@@ -11,6 +11,12 @@ type whoisRow struct {
 	Coordinator        string `json:"coordinator"`
 	Tier               string `json:"tier"`
 	CurrentCoordinator string `json:"currentCoordinator"`
+	ExplicitBroker     string `json:"explicitBroker"`
+	IfLastToConnect    *struct {
+		Broker      string `json:"broker"`
+		Coordinator string `json:"coordinator"`
+		Tier        string `json:"tier"`
+	} `json:"ifLastToConnect"`
 }
 
 type listView struct {

@@ -153,6 +153,16 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 		fileErr(CodeTxnCorrupt, fe, fixTxnCorrupt)
 	}
 	pl, pfs, perrs := ReadPlumbing(l, now)
+	if gi := l.WithGeneration().Gen; gi.ReaperMayOmitMarkers() {
+		fenced := FencedEpochs(pl)
+		for _, sf := range slots {
+			for _, e := range sf.Entries {
+				if e.Reaped(fenced) {
+					add(ReapedFinding(sf.Path, e, gi))
+				}
+			}
+		}
+	}
 	if asg != nil {
 		// A marker waiting for a broker that is not alive is never applied.
 		for i := range pfs {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,8 +175,10 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 	}
 	if pl.TornBytes > 0 {
 		finds = append(finds, Finding{Severity: SevWarning, Code: CodeSegmentTorn, Path: act.Log,
-			Message: fmt.Sprintf("%d bytes after the last complete batch (log end %d): a write cut off by a crash; kaas ignores them and its takeover truncates them", pl.TornBytes, pl.LogEnd),
-			Fix:     "nothing to do: the next leader truncates them; the records in them were never acknowledged"})
+			Message: fmt.Sprintf("%d bytes after the last complete batch (log end %d, byte %d): a write cut off by a crash; kaas does not read past them, and what it does next depends on its generation: %s", pl.TornBytes, pl.LogEnd, pl.ActiveSize-pl.TornBytes,
+				strings.ReplaceAll(GenerationInfo{}.BrokerFact(func(b BrokerFacts) string { return b.TornTail }), "BYTES", strconv.FormatInt(pl.ActiveSize-pl.TornBytes, 10))),
+			Fix: fmt.Sprintf("on the Go flavour nothing (its next leader truncates them); on Rust, with every broker stopped: truncate -s %d %s (the records in them were never acknowledged)",
+				pl.ActiveSize-pl.TornBytes, act.Log)})
 	}
 	return pl, finds, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The volume model: every kaas generation's directories as data. A later
@@ -106,8 +107,52 @@ type GenerationSpec struct {
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
 	Failover FailoverRule
-	// StaleEnd is what ends a leader serving a partition below its
-	// segments (a stale high watermark).
+	// Broker is what the generation's brokers do that kaasctl's answers
+	// and fixes depend on.
+	Broker BrokerFacts
+	// Restart is what one broker's restart takes (plan restart's waits).
+	Restart RestartRule
+}
+
+// RestartRule is how long a broker's restart must take for the
+// controller's versions to be the ones plan restart predicts.
+type RestartRule struct {
+	// LeaveVersion says when the version without a stopped broker comes.
+	LeaveVersion string
+	// StopToStart is the least time between a broker's stop and its start;
+	// Why says what goes wrong sooner.
+	StopToStart time.Duration
+	Why         string
+}
+
+// BrokerFacts are a generation's broker behaviours kaasctl words its
+// refusals, findings and fixes from (each seen on a real cluster of the
+// generation unless it says otherwise).
+type BrokerFacts struct {
+	// Who names the brokers the facts are of, when not every release of
+	// the generation's layout runs that broker.
+	Who string
+	// TimeLookup is what ListOffsets by timestamp answers.
+	TimeLookup string
+	// ServedBehindCause is how the generation's broker comes to serve a
+	// partition below its segments' log end; ServedBehindFix what brings
+	// it back, or that nothing known does.
+	ServedBehindCause, ServedBehindFix string
+	// ReaperWritesMarkers: the transaction reaper writes the ABORT
+	// markers of a transaction it aborts to every partition of it;
+	// ReaperNote says what it does.
+	ReaperWritesMarkers bool
+	ReaperNote          string
+	// TornTail is what the broker does with bytes after the last complete
+	// batch of an active segment (a write a crash cut off).
+	TornTail string
+	// HungControllerKeepsLease: a controller whose broker stopped
+	// answering (deadlocked) keeps renewing its lease from a runtime of
+	// its own, so no failover happens; HungController says it and the fix.
+	HungControllerKeepsLease bool
+	HungController           string
+	// StaleEnd is what ends the broker serving a partition below its
+	// segments (the incident stays reported until then).
 	StaleEnd StaleEndRule
 }
 
@@ -125,6 +170,51 @@ type StaleEndRule struct {
 	Source string
 }
 
+// goBroker and rustBroker are the two flavours' broker facts.
+var (
+	goBroker = BrokerFacts{
+		Who:        "kaas's Go flavour (Rust 0.2.0–0.2.15 share its volume layout but run the Rust broker: expect Rust 0.2.18's answers from them)",
+		TimeLookup: "offset 0 for every timestamp (the log start), so a reset trusted as-is rewinds to the start of the log",
+		ServedBehindCause: "a broker that takes a partition over at the epoch its manifest already holds keeps the manifest's high " +
+			"watermark instead of re-scanning the segments",
+		ServedBehindFix: "restart the leader of each partition listed, and wait until the controller has moved its partitions before it " +
+			"comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a " +
+			"new epoch, re-scans the segments",
+		TornTail:            "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
+		ReaperWritesMarkers: true,
+		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
+		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
+			"version); its groups cannot commit and FindCoordinator still names it",
+		StaleEnd: StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+	}
+	rustBroker = BrokerFacts{
+		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
+		ServedBehindCause: "a broker opening a partition trusts recovery-checkpoint.json's high watermark when the checkpoint names " +
+			"the active segment and a byte position within it, and writes it back at every close, so a stale one never goes away",
+		ServedBehindFix: "stop every broker (any broker that opens the partition trusts the checkpoint, and one that closes it writes " +
+			"it back), remove recovery-checkpoint.json from the partition's dir, then start them: the next open scans the segments " +
+			"(checked on a real 0.2.18 cluster); a restart of the leader or a takeover at a new epoch does not help (the stale end " +
+			"survived both); until then stop producing to it (a produce appends at the stale end, over records consumers have not read)",
+		ReaperNote: "the reaper aborts an overdue transaction on time (within its 10 s sweep) and bumps its epoch, but writes no ABORT " +
+			"marker (its abort record carries no partitions; seen on a real 0.2.18 cluster on every partition of the transaction, led " +
+			"by its coordinator or not): a read_committed consumer of each of them stops at the transaction's first record until the " +
+			"brokers restart; after a restart of every broker the stall ends and read_committed consumers read past the transaction " +
+			"(its records were never marked aborted)",
+		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
+			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
+			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
+		HungControllerKeepsLease: true,
+		HungController: "a controller whose broker deadlocked (seen in a takeover, DiskStorageEngine::relinquish) stops answering while " +
+			"its control runtime keeps renewing the controller lease: no other broker takes over and no version is written until it " +
+			"is killed; fix: kill the broker's process (kill -9, or delete its pod): the lease then expires (15 s) and another broker " +
+			"takes over",
+		// Seen on a real 0.2.18 cluster: a partition served 429 while its
+		// segments held 574 through two takeovers at new epochs, a
+		// graceful close and a removed recovery-checkpoint.json.
+		StaleEnd: StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
+	}
+)
+
 // FailoverRule is what a kaas generation's controller writes in its first
 // version after taking over from a controller that stopped, and where
 // kaasctl's model of it comes from.
@@ -140,6 +230,22 @@ type FailoverRule struct {
 	// volume cannot tell (kaas releases that share the layout but not the
 	// controller).
 	Summary, Source, Caveat string
+	// FirstReportEmpty: the new controller publishes its first version as
+	// soon as every broker it counts ready has connected its heartbeat,
+	// and a broker's first heartbeat reports no active groups, so the
+	// groups the last broker to connect coordinates get no entry in that
+	// version (they route by the hash tier). Which broker connects last
+	// nothing on the volume tells. LastToConnect says it in words.
+	FirstReportEmpty bool
+	LastToConnect    string
+	// Timing says when the first version comes after the controller
+	// stops, by how it stopped, and what the brokers do until then.
+	Timing string
+	// ExtraVersionOnStop: a graceful stop of the controller can write one
+	// version more (still listing the stopping broker alive, no entries)
+	// before the one without it; ExtraVersion says it in words.
+	ExtraVersionOnStop bool
+	ExtraVersion       string
 }
 
 // The transaction dirs are the same in every generation so far.
@@ -164,20 +270,49 @@ var rustFailover = FailoverRule{
 		"with its epoch; any other active group gets an entry placed by rendezvous over the alive brokers; " +
 		"a group no alive broker reports active gets no entry and routes by the hash tier",
 	Source: "kaas's Rust controller code: crates/kaas-controller/src/assignment_writer.rs (AssignmentLoop::start, update_assignment), " +
-		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs",
+		"balancer.rs (balance_groups) and the heartbeat grace in bins/kaas/src/cluster.rs; checked on a real 3-broker Rust 0.2.18 cluster",
+	FirstReportEmpty: true,
+	LastToConnect: "the new controller publishes as soon as every broker it counts ready has connected its heartbeat, and a broker's " +
+		"first heartbeat reports no active groups (crates/kaas-broker/src/heartbeat_client.rs sends an empty status on connect; the 1 s " +
+		"status with the groups comes after): the groups coordinated by the last broker to connect get no entry and route by the hash " +
+		"tier; which broker that is (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
+		"waits its full 7 s, long enough for every broker to report its groups, only while the stopped broker still counts ready (its " +
+		"readiness is probed every 5 s), and a stopping controller can take the lease once more as it re-enters candidacy (the " +
+		"controller epoch then jumps by 2), so its successor waits out the lease and publishes as after a kill -9 (all three seen)",
+	Timing: "kill -9: the lease expires after 15 s and the next version came 17–20 s after the kill; SIGTERM: the lease is released and " +
+		"taken again within 1–2 s and the next version came 8–9 s after the stop, or (the stopping controller took the lease once more, " +
+		"epoch + 2) 15 s later and the version 20 s after the stop; from the new lease epoch until that version the other brokers reject " +
+		"assignment.json as a stale controller epoch and keep serving the previous version (3–18 s seen)",
 }
 
-// rustStaleEnd was seen on a real 0.2.18 cluster: a partition served 429
-// while its segments held 574 through two takeovers at new epochs, a
-// graceful close and a removed recovery-checkpoint.json.
-var rustStaleEnd = StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"}
+// The restart rules: a group moved by a stop gets its entry at the next
+// version only if its members re-joined its new coordinator (which then
+// reports it active) before that version is computed.
+var (
+	goRestart = RestartRule{
+		LeaveVersion: "within about 2 s of the stop (the controller's broker-set watcher polls every 2 s)",
+		StopToStart:  15 * time.Second,
+		Why: "the groups the stop moved must re-join their new coordinator before the broker comes back: a broker restarted 3 s after " +
+			"its stop came back before they had re-joined anywhere, and they got no entry (hash tier, one more move); with 15 s between " +
+			"stop and start every predicted entry appeared (real Go-flavour cluster)",
+	}
+	rustRestart = RestartRule{
+		LeaveVersion: "3–6 s after the stop (the heartbeat stream drops, then the 2 s broker-set poll; about 1 s after a kill -9)",
+		StopToStart:  15 * time.Second,
+		Why: "the groups the stop moved must re-join their new coordinator, and its next 1 s heartbeat report them active, before the " +
+			"version that lists the broker again is computed: started sooner, the broker comes back before they re-joined and they get " +
+			"no entry (the hash tier over every broker: one more move); seen on a real Rust 0.2.18 cluster, where 2 of 7 planned moves " +
+			"at the rejoin steps held without the wait",
+	}
+)
 
 var generationSpecs = []GenerationSpec{
 	{
 		Gen: GenGo, Label: "Go / Rust ≤ 0.2.15", Family: "Go", Short: "≤ 0.2.15", UpTo: [3]int{0, 2, 15},
 		OffsetsDirs:       []OffsetsDirSpec{{locDataOffsets, OffsetsCurrent}, {locClusterOffsets, OffsetsNotRead}},
 		PlainMapIsOffsets: true,
-		StaleEnd:          StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+		Broker:            goBroker,
+		Restart:           goRestart,
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -185,6 +320,10 @@ var generationSpecs = []GenerationSpec{
 			Source: "observed on a real 3-broker Go-flavour kaas cluster (controller terminated: its successor's first version had consumerGroups null)",
 			Caveat: "Rust 0.2.0–0.2.15 keep this volume layout but their controller reloads the previous entries (as from 0.2.16 on): " +
 				"for such a cluster pin --failover reload",
+			ExtraVersionOnStop: true,
+			ExtraVersion: "a graceful stop of the controller can write one version more: the new controller's first version still listed " +
+				"the stopping broker alive (with no entries) and the next one dropped it, so groups moved twice within 2 s (seen once on a " +
+				"real Go-flavour cluster; another run wrote one version)",
 		},
 	},
 	{
@@ -192,14 +331,16 @@ var generationSpecs = []GenerationSpec{
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsPreMigration}},
 		PlainMapIsOffsets: true,
 		Failover:          rustFailover,
-		StaleEnd:          rustStaleEnd,
+		Broker:            rustBroker,
+		Restart:           rustRestart,
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
 		OffsetsDirs:       []OffsetsDirSpec{{locClusterOffsets, OffsetsCurrent}, {locDataOffsets, OffsetsLegacy}},
 		PlainMapIsOffsets: false,
 		Failover:          rustFailover,
-		StaleEnd:          rustStaleEnd,
+		Broker:            rustBroker,
+		Restart:           rustRestart,
 	},
 }
 
@@ -534,4 +675,43 @@ func ReservedTopicName(name string) bool {
 		}
 	}
 	return false
+}
+
+// BrokerFact is one of the brokers' facts for the volume's generation: the
+// assumed generation's, or when it is undetermined, the candidates' when
+// they agree, else each generation's in turn ("Go / Rust ≤ 0.2.15: …;
+// Rust 0.2.18: …").
+func (gi GenerationInfo) BrokerFact(get func(BrokerFacts) string) string {
+	gens := gi.cands
+	if gi.Gen != GenUnknown {
+		gens = []Generation{gi.Gen}
+	}
+	if len(gens) == 0 {
+		gens = AllGenerations
+	}
+	var facts []string
+	by := map[string][]Generation{}
+	who := map[string]string{}
+	for _, s := range specsOf(gens) {
+		f := get(s.Broker)
+		if _, ok := by[f]; !ok {
+			facts = append(facts, f)
+		}
+		by[f] = append(by[f], s.Gen)
+		if s.Broker.Who != "" {
+			who[f] = s.Broker.Who
+		}
+	}
+	if len(facts) == 1 {
+		return facts[0]
+	}
+	parts := make([]string, len(facts))
+	for i, f := range facts {
+		name := "kaas " + gensPhrase(by[f])
+		if w := who[f]; w != "" {
+			name = w
+		}
+		parts[i] = name + ": " + f
+	}
+	return strings.Join(parts, "; ")
 }

@@ -235,3 +235,63 @@ func asFileError(path string, err error) *FileError {
 	}
 	return &FileError{Path: path, Problem: err.Error()}
 }
+
+// CodeTxnReapedNoMarkers: a transaction the reaper aborted on a
+// generation whose reaper writes no ABORT markers.
+const CodeTxnReapedNoMarkers = "txn.reapedWithoutMarkers"
+
+// FencedEpochs is the highest epoch the fence logs hold per producer id
+// (every broker writes one on a transactional InitProducerId above epoch 0).
+func FencedEpochs(p *Plumbing) map[int64]int16 {
+	out := map[int64]int16{}
+	if p == nil {
+		return out
+	}
+	for _, f := range p.Fences {
+		for _, e := range f.Entries {
+			if e.Epoch > out[e.PID] {
+				out[e.PID] = e.Epoch
+			}
+		}
+	}
+	return out
+}
+
+// Reaped reports whether kaas's transaction reaper aborted the entry: a
+// CompleteAbort whose epoch is above every epoch the fence logs hold for
+// its producer id. The reaper bumps the epoch without a fence entry; an
+// InitProducerId bump writes one and EndTxn keeps the epoch. A producer that
+// initialises again after the reap writes a fence at the new epoch and the
+// evidence is gone.
+func (e TxnEntry) Reaped(fenced map[int64]int16) bool {
+	return e.State == TxnCompleteAbort && e.Epoch > fenced[e.PID]
+}
+
+// ReapedFinding is the finding for an entry the reaper aborted on a
+// generation whose reaper writes no ABORT markers ("" code when there is
+// nothing to say).
+func ReapedFinding(path string, e TxnEntry, gi GenerationInfo) Finding {
+	return Finding{Severity: SevWarning, Code: CodeTxnReapedNoMarkers, Path: path,
+		Message: fmt.Sprintf("transaction %q (producer %d) was aborted by kaas's timeout reaper (CompleteAbort at epoch %d, above every fence-log epoch of its producer): not finished on the log: %s (%s)",
+			e.ID, e.PID, e.Epoch, gi.BrokerFact(func(b BrokerFacts) string { return b.ReaperNote }), gi.Assumes()),
+		Fix: "its partitions are no longer in the slot (the reaper clears them): find those whose last stable offset stays below the log end (ListOffsets read_committed against read_uncommitted); " +
+			"no kaas API writes the missing marker; on Rust 0.2.18 a restart of every broker ends the stall, and read_committed consumers then read its records as if committed: reset their offsets past the transaction first if they must not (kaasctl offsets reset)"}
+}
+
+// ReaperMayOmitMarkers reports whether the volume's generation (any
+// candidate, when undetermined) has a reaper that writes no ABORT markers.
+func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
+	gens := gi.cands
+	if gi.Gen != GenUnknown {
+		gens = []Generation{gi.Gen}
+	}
+	if len(gens) == 0 {
+		gens = AllGenerations
+	}
+	for _, s := range specsOf(gens) {
+		if !s.Broker.ReaperWritesMarkers {
+			return true
+		}
+	}
+	return false
+}
