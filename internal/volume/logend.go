@@ -90,8 +90,9 @@ const (
 	CodeSegmentMissing      = "segment.none"
 	CodeSegmentBadFirstBase = "segment.firstBatchMismatch"
 	// CodeSegmentImpossible: a batch bound kaas could never have written
-	// (a negative or overflowing offset, offsets below the segment's base
-	// or going back): the log end is unknown, never taken from it.
+	// (a negative or overflowing offset, a first batch below the segment's
+	// base, a log end before the log start): the log end is unknown, never
+	// taken from it.
 	CodeSegmentImpossible = "segment.impossibleBound"
 )
 
@@ -234,11 +235,13 @@ func impossibleFinding(path string, be *boundError) Finding {
 }
 
 // batchEnd is the log end after a complete batch (baseOffset +
-// lastOffsetDelta + 1) when kaas could have written the batch after floor
-// (the offset the log had reached: the segment's base for its first
-// batch, else the end of the batch before); otherwise what is impossible.
-// The arithmetic never overflows.
-func batchEnd(base int64, delta int32, floor int64, first bool, segBase int64) (int64, string) {
+// lastOffsetDelta + 1) when kaas could have written the batch; otherwise
+// what is impossible. A segment's first batch (first) starts at its base
+// offset (segBase, from its name) or later; a later batch may go back (a
+// leader that took the partition over at a stale end writes offsets
+// twice: an overlap, not an impossible bound). The arithmetic never
+// overflows.
+func batchEnd(base int64, delta int32, first bool, segBase int64) (int64, string) {
 	switch {
 	case base < 0:
 		return 0, fmt.Sprintf("a negative base offset %d (bit 63 set)", base)
@@ -246,10 +249,8 @@ func batchEnd(base int64, delta int32, floor int64, first bool, segBase int64) (
 		return 0, fmt.Sprintf("a negative lastOffsetDelta %d (base offset %d)", delta, base)
 	case base > math.MaxInt64-int64(delta)-1:
 		return 0, fmt.Sprintf("base offset %d + lastOffsetDelta %d, which overflows a 64-bit offset", base, delta)
-	case base < floor && first && floor == segBase:
+	case first && base < segBase:
 		return 0, fmt.Sprintf("base offset %d, below the segment's base offset %d (its name): the log would start past its end", base, segBase)
-	case base < floor:
-		return 0, fmt.Sprintf("base offset %d, below %d where the batches before it end: offsets never go back in a kaas log", base, floor)
 	}
 	return base + int64(delta) + 1, ""
 }
@@ -346,10 +347,9 @@ func (r *segReader) logEnd(act SegmentFile, checkpoint string, finds *[]Finding)
 // hop walks batch headers from pos (a batch boundary) by kaas's rule: a
 // batch counts when its 12-byte head, a batchLength of at least 16 and
 // its whole body are in the file; the first that is not ends the log.
-// seed is the log end if no batch at pos is complete, and the offset the
-// batch at pos may not start below. It returns the log end and the byte
-// where the complete batches stop, or a *boundError for a batch kaas could
-// not have written.
+// seed is the log end if no batch at pos is complete. It returns the log
+// end and the byte where the complete batches stop, or a *boundError for a
+// batch kaas could not have written.
 func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 	end := seed
 	first := pos == 0
@@ -371,7 +371,7 @@ func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 			if length < batchMinKaasLength || pos+batchLogOverhead+length > r.size {
 				return end, pos, nil
 			}
-			next, bad := batchEnd(int64(binary.BigEndian.Uint64(h[0:8])), int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), end, first, r.base)
+			next, bad := batchEnd(int64(binary.BigEndian.Uint64(h[0:8])), int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), first, r.base)
 			if bad != "" {
 				return 0, 0, &boundError{pos: pos, what: bad}
 			}

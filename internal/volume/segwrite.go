@@ -106,8 +106,8 @@ func (w *SegmentWriter) AppendRaw(raw []byte) (int, error) {
 			break
 		}
 		base := int64(binary.BigEndian.Uint64(h[0:8]))
-		end, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), w.Next, false, w.Base)
-		if bad != "" {
+		end, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), false, w.Base)
+		if bad != "" || base < w.Next {
 			break
 		}
 		if err := w.write(h[:batchLogOverhead+length], base); err != nil {
