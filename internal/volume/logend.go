@@ -150,7 +150,7 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow, base: act.Base}
 	err = r.logEnd(act, ls.Checkpoint, &finds)
 	if err == nil && pl.LogEnd < pl.LogStart {
-		err = &boundError{what: fmt.Sprintf("the log would end at %d, before it starts at %d (the first segment's name)", pl.LogEnd, pl.LogStart)}
+		err = &boundError{pos: -1, what: fmt.Sprintf("the log would end at %d, before it starts at %d (the first segment's name)", pl.LogEnd, pl.LogStart)}
 	}
 	var be *boundError
 	if errors.As(err, &be) {

@@ -37,6 +37,7 @@ func TestReadPartitionLogImpossibleBounds(t *testing.T) {
 		{"end past int64", math.MaxInt64 - 5, EncodeBatch(math.MaxInt64-5, 10, 1, nil), "overflows"},
 		{"negative lastOffsetDelta", 0, withDelta(EncodeBatch(0, 1, 1, nil), -7), "negative lastOffsetDelta"},
 		{"log start past the log end", 1000, EncodeBatch(5, 5, 1, nil), "below the segment's base offset 1000"},
+		{"a later batch ends before the log starts", 10, append(EncodeBatch(10, 2, 1, nil), EncodeBatch(2, 2, 1, nil)...), "impossible log bound: the log would end at 4, before it starts at 10"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
