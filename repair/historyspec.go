@@ -138,13 +138,7 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
 			continue
 		}
-		bs = slices.DeleteFunc(bs, func(b Backup) bool {
-			if !b.Time.After(now.Add(volume.FutureSlack)) {
-				return false
-			}
-			h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s is named for %s, in the future: it is no point in the history (a clock that was ahead, or a file kaasctl did not make); check it, then remove it", b.Path, b.Time.UTC().Format(time.RFC3339Nano)))
-			return true
-		})
+		bs = dropFutureBackups(bs, now, &h.Warnings)
 		// A backup taken at time T holds the state up to T; from T on the
 		// file held what kaasctl wrote, last known as the next backup's
 		// copy or, after the last rewrite, the file itself. So the points
@@ -194,39 +188,57 @@ func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
 		pts = append(pts, chain...)
 	}
-	pts = mergeHistory(pts[:journalled], pts[journalled:])
+	h.Points = append(h.Points, historyRange(mergeHistory(pts[:journalled], pts[journalled:]), src.Since, src.Until)...)
+	return h, nil
+}
+
+// historyRange keeps the points from the last one before since (the state
+// then, its anomalies out of range) to the latest one at or before until
+// (after a clock that stepped back, its latest pass); zero bounds are
+// open. When none is that early, the state kaasctl saved before its first
+// rewrite still answers: it also held before.
+func historyRange(pts []watch.HistoryPoint, since, until time.Time) []watch.HistoryPoint {
 	start, end := 0, len(pts)-1
 	for i, p := range pts {
-		if !src.Since.IsZero() && p.Time.Before(src.Since) {
+		if !since.IsZero() && p.Time.Before(since) {
 			start = i
 		}
 	}
-	if !src.Until.IsZero() {
-		// The latest point at or before Until (after a clock that stepped
-		// back, its latest pass).
+	if !until.IsZero() {
 		end = -1
 		for i, p := range pts {
-			if !p.Time.After(src.Until) {
+			if !p.Time.After(until) {
 				end = i
 			}
 		}
 	}
+	out := []watch.HistoryPoint{}
 	for i, p := range pts[start:] {
 		if i+start > end {
 			if i == 0 && p.Kind == KindBeforeRewrite {
-				// The state before kaasctl's first rewrite also held
-				// before it: the only answer for an earlier moment.
-				h.Points = append(h.Points, p)
+				out = append(out, p)
 			}
 			break
 		}
-		if !src.Since.IsZero() && p.Time.Before(src.Since) {
-			// The state at Since, carried in: what it flagged is out of range.
+		if !since.IsZero() && p.Time.Before(since) {
 			p.Anomalies = []watch.JournalAnomaly{}
 		}
-		h.Points = append(h.Points, p)
+		out = append(out, p)
 	}
-	return h, nil
+	return out
+}
+
+// dropFutureBackups leaves out the backups named for a time after now: no
+// point in any history (a clock that was ahead, or a file kaasctl did not
+// make), each with a warning.
+func dropFutureBackups(bs []Backup, now time.Time, warnings *[]string) []Backup {
+	return slices.DeleteFunc(bs, func(b Backup) bool {
+		if !b.Time.After(now.Add(volume.FutureSlack)) {
+			return false
+		}
+		*warnings = append(*warnings, fmt.Sprintf("backup %s is named for %s, in the future: it is no point in the history (a clock that was ahead, or a file kaasctl did not make); check it, then remove it", b.Path, b.Time.UTC().Format(time.RFC3339Nano)))
+		return true
+	})
 }
 
 // mergeHistory merges the journal's points (in the journal's own order:

@@ -90,6 +90,16 @@ func (k *kaasLog) observe(topic string, part int32, epoch uint32, start, end int
 		if err != nil || len(raw) == 0 {
 			break
 		}
+		if b, ok := volume.BatchBase(raw); ok && b < w.Next && w.Next == w.Base {
+			// The log starts inside a batch (records deleted up to the
+			// middle of it): the segment starts with the whole batch, as
+			// kaas's holds it.
+			w.Close()
+			removeSegments(dir)
+			if w = k.create(key, dir, b, epoch); w == nil {
+				return
+			}
+		}
 		if n, err := w.AppendRaw(raw); err != nil || n == 0 {
 			break
 		}

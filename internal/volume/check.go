@@ -75,14 +75,7 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	}
 	// kaasctl's quarantine dir: a link or a file there is planted (volume
 	// repair creates a real directory); repair refuses it, check says so.
-	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
-		add(*f)
-	}
-	// A link between the data dir and the cluster dir (DATA/__cluster):
-	// the writes, checked from the data dir down, refuse it.
-	for _, p := range l.LinkedVolumeDirs() {
-		add(*linkedDirFinding(p, "the cluster dir"))
-	}
+	add(writePathFindings(l)...)
 	// Partition logs: every log end from the segments, the manifests
 	// against it; the offset scan then checks committed offsets beyond it.
 	ms, mfs, merrs := ScanManifests(l)
@@ -219,6 +212,21 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 	add(TmpFindings(l, now)...)
 	add(DeletingDirFindings(l)...)
 	return res, nil
+}
+
+// writePathFindings are the directories of the volume its writes refuse to
+// go through: a quarantine dir that is not kaasctl's own directory, and a
+// link between the data dir and the cluster dir (DATA/__cluster; writes
+// are checked from the data dir down).
+func writePathFindings(l Layout) []Finding {
+	var out []Finding
+	if f := quarantineFinding(filepath.Join(l.ClusterDir, QuarantineDirName)); f != nil {
+		out = append(out, *f)
+	}
+	for _, p := range l.LinkedVolumeDirs() {
+		out = append(out, *linkedDirFinding(p, "the cluster dir"))
+	}
+	return out
 }
 
 // QuarantineDirName is the directory in the cluster dir where volume repair

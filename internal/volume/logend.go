@@ -96,8 +96,9 @@ const (
 	CodeSegmentMissing      = "segment.none"
 	CodeSegmentBadFirstBase = "segment.firstBatchMismatch"
 	// CodeSegmentImpossible: a batch bound kaas could never have written
-	// (a negative or overflowing offset, offsets below the segment's base
-	// or going back): the log end is unknown, never taken from it.
+	// (a negative or overflowing offset, a first batch below the segment's
+	// base, a log end before the log start): the log end is unknown, never
+	// taken from it.
 	CodeSegmentImpossible = "segment.impossibleBound"
 )
 
@@ -155,7 +156,7 @@ func readListedLog(ls SegmentListing, scanBelow int64) (*PartitionLog, []Finding
 	r := &segReader{f: f, size: info.Size, pl: pl, scanBelow: scanBelow, base: act.Base, seg: act.Log}
 	err = r.logEnd(act, ls.Checkpoint, &finds)
 	if err == nil && pl.LogEnd < pl.LogStart {
-		err = &boundError{what: fmt.Sprintf("the log would end at %d, before it starts at %d (the first segment's name)", pl.LogEnd, pl.LogStart)}
+		err = &boundError{pos: -1, what: fmt.Sprintf("the log would end at %d, before it starts at %d (the first segment's name)", pl.LogEnd, pl.LogStart)}
 	}
 	var be *boundError
 	if errors.As(err, &be) {
@@ -250,11 +251,13 @@ func impossibleFinding(path string, be *boundError) Finding {
 }
 
 // batchEnd is the log end after a complete batch (baseOffset +
-// lastOffsetDelta + 1) when kaas could have written the batch after floor
-// (the offset the log had reached: the segment's base for its first
-// batch, else the end of the batch before); otherwise what is impossible.
-// The arithmetic never overflows.
-func batchEnd(base int64, delta int32, floor int64, first bool, segBase int64) (int64, string) {
+// lastOffsetDelta + 1) when kaas could have written the batch; otherwise
+// what is impossible. A segment's first batch (first) starts at its base
+// offset (segBase, from its name) or later; a later batch may go back (a
+// leader that took the partition over at a stale end writes offsets
+// twice: an overlap, not an impossible bound). The arithmetic never
+// overflows.
+func batchEnd(base int64, delta int32, first bool, segBase int64) (int64, string) {
 	switch {
 	case base < 0:
 		return 0, fmt.Sprintf("a negative base offset %d (bit 63 set)", base)
@@ -262,7 +265,7 @@ func batchEnd(base int64, delta int32, floor int64, first bool, segBase int64) (
 		return 0, fmt.Sprintf("a negative lastOffsetDelta %d (base offset %d)", delta, base)
 	case base > math.MaxInt64-int64(delta)-1:
 		return 0, fmt.Sprintf("base offset %d + lastOffsetDelta %d, which overflows a 64-bit offset", base, delta)
-	case base < floor && first && floor == segBase:
+	case first && base < segBase:
 		return 0, fmt.Sprintf("base offset %d, below the segment's base offset %d (its name): the log would start past its end", base, segBase)
 	}
 	return base + int64(delta) + 1, ""
@@ -362,10 +365,9 @@ func (r *segReader) logEnd(act SegmentFile, checkpoint string, finds *[]Finding)
 // hop walks batch headers from pos (a batch boundary) by kaas's rule: a
 // batch counts when its 12-byte head, a batchLength of at least 16 and
 // its whole body are in the file; the first that is not ends the log.
-// seed is the log end if no batch at pos is complete, and the offset the
-// batch at pos may not start below. It returns the log end and the byte
-// where the complete batches stop, or a *boundError for a batch kaas could
-// not have written.
+// seed is the log end if no batch at pos is complete. It returns the log
+// end and the byte where the complete batches stop, or a *boundError for a
+// batch kaas could not have written.
 func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 	end := seed
 	first := pos == 0
@@ -388,18 +390,14 @@ func (r *segReader) hop(pos, seed int64) (int64, int64, error) {
 				return end, pos, nil
 			}
 			base := int64(binary.BigEndian.Uint64(h[0:8]))
-			floor := end
-			if !first && base >= 0 && base < end {
+			if !first && base >= 0 && base < end && r.pl.Overlap == nil {
 				// Offsets going back inside a segment are an offset
 				// range written twice: a leader that took the partition
 				// over at a stale end appended there. kaas's recovery
 				// takes the last batch's end, and so does kaasctl.
-				if r.pl.Overlap == nil {
-					r.pl.Overlap = &Overlap{Segment: r.seg, From: base, To: end - 1, At: pos}
-				}
-				floor = base
+				r.pl.Overlap = &Overlap{Segment: r.seg, From: base, To: end - 1, At: pos}
 			}
-			next, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), floor, first, r.base)
+			next, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), first, r.base)
 			if bad != "" {
 				return 0, 0, &boundError{pos: pos, what: bad}
 			}

@@ -266,28 +266,25 @@ func FuzzPartitionLog(f *testing.F) {
 }
 
 // refBad reports whether kaas's full scan of data meets a complete batch
-// kaas could not have written: a negative base offset or lastOffsetDelta,
-// an end past int64, or a base below where the log had got to.
+// kaas could not have written (a negative base offset or lastOffsetDelta,
+// an end past int64, a first batch below the segment's base), or ends
+// before the segment's base.
 func refBad(data []byte, base int64) bool {
-	floor := base
-	pos := 0
-	first := true
+	pos, end := 0, base
 	for len(data)-pos >= 12 {
 		length := int(int32(binary.BigEndian.Uint32(data[pos+8 : pos+12])))
 		if length < 16 || pos+12+16 > len(data) || pos+12+length > len(data) {
-			return false
+			break
 		}
 		b := int64(binary.BigEndian.Uint64(data[pos : pos+8]))
 		d := int64(int32(binary.BigEndian.Uint32(data[pos+23 : pos+27])))
-		// Offsets going back after the first batch are a range written
-		// twice (a stale takeover), not an impossible bound.
-		if b < 0 || d < 0 || b > math.MaxInt64-d-1 || first && b < floor {
+		if b < 0 || d < 0 || b > math.MaxInt64-d-1 || (pos == 0 && b < base) {
 			return true
 		}
-		floor, first = b+d+1, false
+		end = b + d + 1
 		pos += 12 + length
 	}
-	return false
+	return end < base
 }
 
 // indexFor is the index kaas writes for log: an entry before a batch once

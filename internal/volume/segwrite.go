@@ -91,6 +91,15 @@ func (w *SegmentWriter) Append(count int, ts int64, values [][]byte) error {
 	return nil
 }
 
+// BatchBase is the base offset of the RecordBatch at the start of raw
+// (false when raw is too short to hold one's head).
+func BatchBase(raw []byte) (int64, bool) {
+	if len(raw) < batchLogOverhead {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(raw[0:8])), true
+}
+
 // AppendRaw appends the complete RecordBatch v2 batches at the start of
 // raw as they are (a broker's Fetch answer: kaas stores the produced
 // bytes), each starting at w.Next or later, with kaas's index entries. It
@@ -106,8 +115,8 @@ func (w *SegmentWriter) AppendRaw(raw []byte) (int, error) {
 			break
 		}
 		base := int64(binary.BigEndian.Uint64(h[0:8]))
-		end, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), w.Next, false, w.Base)
-		if bad != "" {
+		end, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), false, w.Base)
+		if bad != "" || base < w.Next {
 			break
 		}
 		if err := w.write(h[:batchLogOverhead+length], base); err != nil {
