@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -622,5 +623,48 @@ func TestSandboxDescribeServedBehindLog(t *testing.T) {
 	r = runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "-o", "wide", "app")
 	if !strings.Contains(r.Out, "served log end 10 is 15 records behind the segments' 25") {
 		t.Errorf("wide table: want the note on orders/0:\n%s", r.Out)
+	}
+}
+
+// A reset reads the read model's incidents of every partition it plans:
+// --to-current does not keep a commit past a verified log end (exit 4,
+// the volume unchanged, the fix named), and a partition whose segment
+// holds an offset range twice (a leader appended at a stale end) moves
+// only to an offset given explicitly.
+func TestResetRefusesWhatTheReadModelFlags(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	cd := filepath.Join(data, "__cluster")
+	writeFile(t, cd, "assignment.json", `{"controllerEpoch":1,"assignmentVersion":1,"controller":"kaas-0","brokers":[{"id":"kaas-0","health":"alive"}],"partitions":[]}`)
+	od := filepath.Join(cd, "__consumer_offsets")
+	writeFile(t, od, "past.json", `{"offsets":{"orders/0":40}}`)
+	writeFile(t, od, "twice.json", `{"offsets":{"orders/1":20}}`)
+	if err := volume.WriteRecords(filepath.Join(data, "orders", "0"), 0, 25, 1); err != nil {
+		t.Fatal(err)
+	}
+	// orders/1: offsets 0–9, then 5–14 again (a takeover at a stale end 5).
+	twice := append(volume.EncodeBatch(0, 10, 1, nil), volume.EncodeBatch(5, 10, 1, nil)...)
+	writeFile(t, filepath.Join(data, "orders", "1"), volume.SegmentLogName(0, 1), string(twice))
+	before := fileHashes(t, data)
+	reset := func(group string, args ...string) cliResult {
+		return runCLIWithin(t, nil, append([]string{"offsets", "reset", "-g", group, "--offline", "--data-dir", data, "--kaas-version", "0.2.18", "--execute", "-o", "json"}, args...)...)
+	}
+	r := reset("past", "--topic", "orders:0", "--to-current")
+	if r.Code != 4 || !strings.Contains(r.Out, "committed 40 is beyond the segments' log end 25") || !strings.Contains(r.Out, "choose --to-latest") {
+		t.Errorf("--to-current past the log end: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	r = reset("twice", "--topic", "orders:1", "--to-latest")
+	if r.Code != 4 || !strings.Contains(r.Out, "offsets 5–9 are in") || !strings.Contains(r.Out, "--to-offset N") {
+		t.Errorf("--to-latest on a log written twice: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if after := fileHashes(t, data); !maps.Equal(before, after) {
+		t.Errorf("a refused reset changed the volume")
+	}
+	// An explicit offset is the operator's decision: planned and written.
+	if r = reset("twice", "--topic", "orders:1", "--to-offset", "15"); r.Code != 0 {
+		t.Errorf("--to-offset on a log written twice: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
+	}
+	if r = reset("past", "--topic", "orders:0", "--to-latest"); r.Code != 0 || !strings.Contains(r.Out, `"new": 25`) {
+		t.Errorf("--to-latest past the log end: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 }

@@ -208,7 +208,7 @@ func (res ApplyResult) err(timeRefused, logRefused int) error {
 	case res.Failed > 0:
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d partition(s) failed or did not verify; see RESULT", res.Failed)}
 	case logRefused > 0 && logRefused == res.Errors:
-		return exit.Refusedf("%d group(s) refused: a log end kaasctl could not verify (no broker, no readable segment file, or one holding a bound kaas could never have written) would decide their offsets; nothing was written for them (see each row; %s plans the unreadable ones unchecked)", logRefused, UnverifiedFlag)
+		return exit.Refusedf("%d group(s) refused: a log end kaasctl could not verify (no broker, no readable segment file, or one holding a bound kaas could never have written), or an incident of the partition's log (a commit past its end, an offset range written twice), would decide their offsets; nothing was written for them (see each row; %s plans the unreadable ones unchecked)", logRefused, UnverifiedFlag)
 	case timeRefused > 0:
 		return exit.Refusedf("%d group(s) refused: the brokers' offsets for that time contradict the records (see the errors above); nothing was written for them", timeRefused)
 	case res.Errors > 0:

@@ -123,11 +123,11 @@ type Inputs struct {
 
 // PlanGroups reads every group's file, asks the brokers for group states
 // and log offsets (offline: the partitions' segment files; live: ListOffsets,
-// checked against the segments), and computes the
-// per-partition plan. It writes nothing.
+// checked against the segments), and computes the per-partition plan, each
+// partition checked against the read model's incidents. It writes nothing.
 func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan, error) {
-	var specWarns []string
 	opts.Spec.File = opts.Spec.File.Indexed()
+	var specWarns []string
 	if opts.Spec.Kind == ToGroup && !opts.Delete {
 		rows, warns, err := sourceOffsets(ctx, in, opts)
 		if err != nil {
@@ -137,42 +137,10 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	}
 	plans := make([]*GroupPlan, 0, len(opts.Groups))
 	for _, g := range opts.Groups {
-		gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: append([]string{}, specWarns...)}
-		if p, err := GroupFilePath(in.Layout, g); err != nil {
-			// The plan names the group: the reason alone.
-			var gpe *GroupPathError
-			if errors.As(err, &gpe) {
-				err = gpe.Err
-			}
-			gp.Error = err.Error()
-		} else {
-			gp.Path, gp.pol, gp.root = p, in.Policy, VolumeRoot(in.Layout, p)
-			gf, err := readGroupFile(in.Layout, g, in.Policy)
-			if err == nil && !gf.State.Exists {
-				// A group whose offsets live only in the legacy layout:
-				// writing a current file now would shadow them for good.
-				// LegacyOffsetsPath is set on Rust 0.2.18 only.
-				l := in.Layout.WithGeneration()
-				if leg := l.LegacyOffsetsPath(); leg != "" {
-					lp := filepath.Join(leg, g+".json")
-					if _, serr := os.Lstat(lp); serr == nil {
-						err = fmt.Errorf("the group's offsets are only in the legacy file %s, which Rust 0.2.18 brokers no longer read (%s); run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp, l.Gen.Assumes())
-					}
-				}
-			}
-			if err != nil {
-				gp.Error = err.Error()
-			} else {
-				gp.file = gf
-				gp.FilePartitions = len(gf.Entries())
-				gp.PlainMap = gf.PlainMap()
-			}
-		}
-		plans = append(plans, gp)
+		plans = append(plans, readPlanFile(in, g, specWarns))
 	}
-	cl := in.Client
-	if cl != nil {
-		if err := describeStates(ctx, cl, plans); err != nil {
+	if in.Client != nil {
+		if err := describeStates(ctx, in.Client, plans); err != nil {
 			return nil, err
 		}
 	}
@@ -180,152 +148,276 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	if err != nil {
 		return nil, err
 	}
-	// Log offsets for the union of the scoped partitions.
+	ev, err := gatherEvidence(ctx, in, opts, plans, parts)
+	if err != nil {
+		return nil, err
+	}
+	for _, gp := range plans {
+		if (gp.Error != "" && gp.file == nil) || gp.Skipped != "" {
+			continue
+		}
+		planGroup(gp, opts, parts[gp], ev)
+		if in.Progress != nil {
+			in.Progress(len(gp.Rows))
+		}
+	}
+	return plans, nil
+}
+
+// readPlanFile reads one group's offset file for a plan.
+func readPlanFile(in Inputs, g string, specWarns []string) *GroupPlan {
+	gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: append([]string{}, specWarns...)}
+	p, err := GroupFilePath(in.Layout, g)
+	if err != nil {
+		// The plan names the group: the reason alone.
+		var gpe *GroupPathError
+		if errors.As(err, &gpe) {
+			err = gpe.Err
+		}
+		gp.Error = err.Error()
+		return gp
+	}
+	gp.Path, gp.pol, gp.root = p, in.Policy, VolumeRoot(in.Layout, p)
+	gf, err := readGroupFile(in.Layout, g, in.Policy)
+	if err == nil && !gf.State.Exists {
+		// A group whose offsets live only in the legacy layout: writing a
+		// current file now would shadow them for good. LegacyOffsetsPath
+		// is set on Rust 0.2.18 only.
+		l := in.Layout.WithGeneration()
+		if leg := l.LegacyOffsetsPath(); leg != "" {
+			lp := filepath.Join(leg, g+".json")
+			if _, serr := os.Lstat(lp); serr == nil {
+				err = fmt.Errorf("the group's offsets are only in the legacy file %s, which Rust 0.2.18 brokers no longer read (%s); run 'kaasctl volume repair --execute' to migrate it into the cluster dir first", lp, l.Gen.Assumes())
+			}
+		}
+	}
+	if err != nil {
+		gp.Error = err.Error()
+		return gp
+	}
+	gp.file = gf
+	gp.FilePartitions = len(gf.Entries())
+	gp.PlainMap = gf.PlainMap()
+	return gp
+}
+
+// evidence is what a plan knows about the scoped partitions: the log
+// bounds the brokers serve (live) and the segments hold (read first), the
+// offsets for a time, and the partition dirs on the volume.
+type evidence struct {
+	cl                   *wire.Client
+	gen                  volume.GenerationInfo
+	needLog, beforeEpoch bool
+	logs                 map[string]map[int32]wire.LogOffsets
+	lr                   *volume.LogReader
+	onVolume             volumePartitions
+	timed                kadm.ListedOffsets
+	timeBad, timeUnsure  map[tpKey]string
+	now                  time.Time
+}
+
+// gatherEvidence reads the segments of the union of the scoped partitions
+// (offline they are the log end; live, the floor a healthy leader serves:
+// a broker answering less serves a stale high watermark), asks the
+// brokers for their log offsets and, for a time spec, the offsets at it.
+func gatherEvidence(ctx context.Context, in Inputs, opts ResetOptions, plans []*GroupPlan, parts map[*GroupPlan][]tpKey) (*evidence, error) {
+	ev := &evidence{cl: in.Client, gen: in.Layout.WithGeneration().Gen, needLog: !opts.Delete, logs: map[string]map[int32]wire.LogOffsets{},
+		onVolume: volumePartitions{l: in.Layout, topics: map[string]map[int32]bool{}}, now: in.Now}
 	want := wire.TopicPartitions{}
 	for _, gp := range plans {
 		for _, k := range parts[gp] {
 			want.Add(k.topic, k.part)
 		}
 	}
-	logs := map[string]map[int32]wire.LogOffsets{}
-	var lr *volume.LogReader
-	needLog := !opts.Delete
-	if needLog && len(want) > 0 {
-		tps := make([]volume.TopicPartition, 0, len(want))
-		for t, ps := range want {
-			for _, p := range ps {
-				tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
-			}
-		}
-		// Offline the segments are the log end. Live they are read first
-		// too, as the floor a healthy leader serves: a broker answering
-		// less serves a stale high watermark (inspect.ServedBehindLog).
-		lr = volume.NewLogReader(in.Layout)
-		lr.Prefetch(tps, 16)
-		if cl != nil {
-			logs, err = cl.ListLogOffsets(ctx, want)
-			if err != nil {
-				return nil, fmt.Errorf("listing log offsets: %w", err)
-			}
+	if !ev.needLog || len(want) == 0 {
+		return ev, nil
+	}
+	var tps []volume.TopicPartition
+	for t, ps := range want {
+		for _, p := range ps {
+			tps = append(tps, volume.TopicPartition{Topic: t, Partition: p})
 		}
 	}
-	// Offline, a partition is checked against the partition dirs its
-	// topic's dir holds, as the brokers check it online: a row naming
-	// partition 2147483647 of a 4-partition topic is refused.
-	onVolume := volumePartitions{l: in.Layout, topics: map[string]map[int32]bool{}}
-	var timed kadm.ListedOffsets
-	var timeBad, timeUnchecked map[tpKey]string
-	// A time before 1970 is before every record (record timestamps are
-	// epoch milliseconds, never negative), and a negative timestamp in
-	// ListOffsets is a special request (-1 the log end, -2 its start): it
-	// is never sent. Such a time resolves to the log start, as
-	// kafka-consumer-groups.sh resolves a time before the first record.
-	beforeEpoch := opts.Spec.NeedsTime() && opts.Spec.Time.UnixMilli() < 0
-	if needLog && opts.Spec.NeedsTime() && !beforeEpoch && len(want) > 0 {
-		if cl == nil {
-			return nil, errors.New("--to-datetime and --by-duration look offsets up by timestamp, which needs live brokers (partition manifests hold no timestamps); run without --offline when the brokers are up")
+	ev.lr = volume.NewLogReader(in.Layout)
+	ev.lr.Prefetch(tps, 16)
+	var err error
+	if ev.cl != nil {
+		if ev.logs, err = ev.cl.ListLogOffsets(ctx, want); err != nil {
+			return nil, fmt.Errorf("listing log offsets: %w", err)
 		}
-		cctx, cancel := cl.WithTimeout(ctx)
-		timed, err = cl.Adm.ListOffsetsAfterMilli(cctx, opts.Spec.Time.UnixMilli(), want.Topics()...)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("listing offsets by time: %w", err)
-		}
-		timeBad, timeUnchecked = checkTimeAnswers(ctx, cl, opts.Spec.Time, timed, logs)
 	}
-	gen := in.Layout.WithGeneration().Gen
-	for _, gp := range plans {
-		if (gp.Error != "" && gp.file == nil) || gp.Skipped != "" {
-			continue
+	return ev, ev.lookupTime(ctx, opts.Spec, want)
+}
+
+// lookupTime asks the offsets for a time spec. A time before 1970 is
+// before every record (record timestamps are epoch milliseconds, never
+// negative), and a negative timestamp in ListOffsets is a special request
+// (-1 the log end, -2 its start): it is never sent. Such a time resolves to
+// the log start, as kafka-consumer-groups.sh resolves a time before the
+// first record.
+func (ev *evidence) lookupTime(ctx context.Context, spec Spec, want wire.TopicPartitions) error {
+	ev.beforeEpoch = spec.NeedsTime() && spec.Time.UnixMilli() < 0
+	if !spec.NeedsTime() || ev.beforeEpoch {
+		return nil
+	}
+	if ev.cl == nil {
+		return errors.New("--to-datetime and --by-duration look offsets up by timestamp, which needs live brokers (partition manifests hold no timestamps); run without --offline when the brokers are up")
+	}
+	cctx, cancel := ev.cl.WithTimeout(ctx)
+	timed, err := ev.cl.Adm.ListOffsetsAfterMilli(cctx, spec.Time.UnixMilli(), want.Topics()...)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("listing offsets by time: %w", err)
+	}
+	ev.timed = timed
+	ev.timeBad, ev.timeUnsure = checkTimeAnswers(ctx, ev.cl, spec.Time, timed, ev.logs)
+	return nil
+}
+
+// partitionInfo is what the plan knows of one partition, and why it
+// cannot be planned ("" when it can).
+func (ev *evidence) partitionInfo(gp *GroupPlan, k tpKey) (PartitionInfo, string) {
+	pi := PartitionInfo{Topic: k.topic, Partition: k.part}
+	pi.Committed, pi.HasCommitted = gp.file.Committed(k.topic, k.part)
+	var rowErr string
+	switch {
+	case ev.cl != nil:
+		if lo, ok := ev.logs[k.topic][k.part]; ok && lo.Err == "" {
+			pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
+			rowErr = servedBoundsProblem(lo, ev.lr.Get(k.topic, k.part), ev.gen)
+		} else if ok {
+			rowErr = "log offsets: " + lo.Err
+		} else if ev.needLog {
+			rowErr = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
 		}
-		infos := make([]PartitionInfo, 0, len(parts[gp]))
-		rowErr := map[tpKey]string{}
-		for _, k := range parts[gp] {
-			pi := PartitionInfo{Topic: k.topic, Partition: k.part}
-			pi.Committed, pi.HasCommitted = gp.file.Committed(k.topic, k.part)
-			if cl != nil {
-				if lo, ok := logs[k.topic][k.part]; ok && lo.Err == "" {
-					pi.LogStart, pi.LogEnd, pi.HasLog, pi.LogSource = lo.Start, lo.End, true, volume.SourceWire
-					if why := servedBoundsProblem(lo, lr.Get(k.topic, k.part), gen); why != "" {
-						rowErr[k] = why
-					}
-				} else if ok {
-					rowErr[k] = "log offsets: " + lo.Err
-				} else if needLog {
-					rowErr[k] = fmt.Sprintf("partition %s-%d does not exist", k.topic, k.part)
-				}
-			} else if lr != nil {
-				if held, dir := onVolume.holds(k.topic, k.part); held == partAbsent {
-					rowErr[k] = fmt.Sprintf("partition %s-%d is not on the volume: %s", k.topic, k.part, onVolume.describe(k.topic, dir))
-				} else if b := lr.Get(k.topic, k.part); b.End != nil {
-					pi.LogEnd, pi.HasLog, pi.LogSource = b.End.Value, true, b.End.Source
-					pi.LogStart = b.End.Value
-					if b.Start != nil {
-						pi.LogStart = b.Start.Value
-					}
-					if b.End.Source == volume.SourceManifest {
-						pi.LogUnknown = "its segment files could not be read: " + b.Fallback
-					}
-				} else {
-					pi.LogUnknown = b.Unknown
-				}
+	case ev.lr != nil:
+		// Offline, a partition is checked against the partition dirs its
+		// topic's dir holds, as the brokers check it online: a row naming
+		// partition 2147483647 of a 4-partition topic is refused.
+		if held, dir := ev.onVolume.holds(k.topic, k.part); held == partAbsent {
+			rowErr = fmt.Sprintf("partition %s-%d is not on the volume: %s", k.topic, k.part, ev.onVolume.describe(k.topic, dir))
+		} else if b := ev.lr.Get(k.topic, k.part); b.End != nil {
+			pi.LogEnd, pi.HasLog, pi.LogSource = b.End.Value, true, b.End.Source
+			pi.LogStart = b.End.Value
+			if b.Start != nil {
+				pi.LogStart = b.Start.Value
 			}
-			if timed != nil {
-				if lo, ok := timed.Lookup(k.topic, k.part); ok && lo.Err == nil {
-					pi.TimeOffset, pi.HasTimeOffset = lo.Offset, true
-				}
-			}
-			if beforeEpoch && pi.HasLog {
-				pi.TimeOffset, pi.HasTimeOffset, pi.BeforeEveryRecord = pi.LogStart, true, true
-			}
-			infos = append(infos, pi)
-		}
-		if opts.Delete {
-			for _, pi := range infos {
-				r := ResetRow{PlanRow: PlanRow{Group: gp.Group, Topic: pi.Topic, Partition: pi.Partition, Warnings: []string{}}, Delete: true}
-				if pi.HasCommitted {
-					c := pi.Committed
-					r.Current, r.Changed = &c, true
-				} else {
-					r.Warnings = append(r.Warnings, "no committed offset: nothing to delete")
-				}
-				gp.Rows = append(gp.Rows, r)
+			if b.End.Source == volume.SourceManifest {
+				pi.LogUnknown = "its segment files could not be read: " + b.Fallback
 			}
 		} else {
-			var badParts []string
-			for _, pr := range Plan(gp.Group, opts.Spec, infos) {
-				k := tpKey{pr.Topic, pr.Partition}
-				if e := rowErr[k]; e != "" {
-					pr.Error = e
-				} else if e := timeBad[k]; e != "" {
-					pr.Error = e
-					badParts = append(badParts, fmt.Sprintf("%s/%d", pr.Topic, pr.Partition))
-				} else if w := timeUnchecked[k]; w != "" {
-					pr.Warnings = append(pr.Warnings, w)
-				}
-				gp.Rows = append(gp.Rows, ResetRow{PlanRow: pr})
-			}
-			if len(badParts) > 0 && gp.Error == "" {
-				gp.Error, gp.TimeRefused = timeRefusal(badParts, in.Layout.WithGeneration().Gen), true
-			}
-		}
-		inPlan := map[tpKey]bool{}
-		for _, r := range gp.Rows {
-			inPlan[tpKey{r.Topic, r.Partition}] = true
-		}
-		for _, e := range gp.file.Entries() {
-			if !inPlan[tpKey{e.Topic, e.Partition}] {
-				gp.Kept++
-			}
-		}
-		if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
-			gp.Error, gp.LogRefused = groupPlanError(gp.Rows, n)
-		}
-		if in.Progress != nil {
-			in.Progress(len(gp.Rows))
+			pi.LogUnknown = b.Unknown
 		}
 	}
-	return plans, nil
+	if ev.timed != nil {
+		if lo, ok := ev.timed.Lookup(k.topic, k.part); ok && lo.Err == nil {
+			pi.TimeOffset, pi.HasTimeOffset = lo.Offset, true
+		}
+	}
+	if ev.beforeEpoch && pi.HasLog {
+		pi.TimeOffset, pi.HasTimeOffset, pi.BeforeEveryRecord = pi.LogStart, true, true
+	}
+	return pi, rowErr
+}
+
+// planGroup plans one group's rows.
+func planGroup(gp *GroupPlan, opts ResetOptions, keys []tpKey, ev *evidence) {
+	infos := make([]PartitionInfo, 0, len(keys))
+	rowErr := map[tpKey]string{}
+	for _, k := range keys {
+		pi, why := ev.partitionInfo(gp, k)
+		if why == "" && ev.needLog {
+			why = ev.readModelCheck(opts.Spec, pi, gp.Path)
+		}
+		if why != "" {
+			rowErr[k] = why
+		}
+		infos = append(infos, pi)
+	}
+	if opts.Delete {
+		gp.Rows = append(gp.Rows, deleteRows(gp.Group, infos)...)
+	} else {
+		var badParts []string
+		for _, pr := range Plan(gp.Group, opts.Spec, infos) {
+			k := tpKey{pr.Topic, pr.Partition}
+			if e := rowErr[k]; e != "" {
+				pr.Error = e
+			} else if e := ev.timeBad[k]; e != "" {
+				pr.Error = e
+				badParts = append(badParts, fmt.Sprintf("%s/%d", pr.Topic, pr.Partition))
+			} else if w := ev.timeUnsure[k]; w != "" {
+				pr.Warnings = append(pr.Warnings, w)
+			}
+			gp.Rows = append(gp.Rows, ResetRow{PlanRow: pr})
+		}
+		if len(badParts) > 0 && gp.Error == "" {
+			gp.Error, gp.TimeRefused = timeRefusal(badParts, ev.gen), true
+		}
+	}
+	inPlan := map[tpKey]bool{}
+	for _, r := range gp.Rows {
+		inPlan[tpKey{r.Topic, r.Partition}] = true
+	}
+	for _, e := range gp.file.Entries() {
+		if !inPlan[tpKey{e.Topic, e.Partition}] {
+			gp.Kept++
+		}
+	}
+	if n := PlanErrors(planRows(gp.Rows)); n > 0 && gp.Error == "" {
+		gp.Error, gp.LogRefused = groupPlanError(gp.Rows, n)
+	}
+}
+
+// deleteRows are an offsets delete's rows.
+func deleteRows(group string, infos []PartitionInfo) []ResetRow {
+	out := make([]ResetRow, 0, len(infos))
+	for _, pi := range infos {
+		r := ResetRow{PlanRow: PlanRow{Group: group, Topic: pi.Topic, Partition: pi.Partition, Warnings: []string{}}, Delete: true}
+		if pi.HasCommitted {
+			c := pi.Committed
+			r.Current, r.Changed = &c, true
+		} else {
+			r.Warnings = append(r.Warnings, "no committed offset: nothing to delete")
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// readModelCheck is what the read model's incidents of a partition forbid
+// a plan ("" when nothing): a log an offset range was written twice in
+// (a leader appended at a stale end) is moved only to an offset given
+// explicitly (--to-offset, --from-file), since every other target counts
+// from offsets that name two records; and --to-current does not keep a
+// commit past a verified log end (its consumers cannot fetch from it:
+// the operator picks the target).
+func (ev *evidence) readModelCheck(spec Spec, pi PartitionInfo, path string) string {
+	if !pi.HasLog {
+		return ""
+	}
+	g := inspect.GroupFacts{Gen: ev.gen, Volume: true, File: inspect.FileOffsets}
+	f := inspect.PartitionFacts{Topic: pi.Topic, Partition: pi.Partition}
+	if pi.HasCommitted {
+		f.File = &volume.Fact{Value: pi.Committed, Source: volume.SourceFile, Path: path}
+	}
+	if pi.LogSource == volume.SourceWire {
+		g.Asked, g.Held = true, inspect.HeldNo
+		f.Served = &inspect.ServedBounds{Start: pi.LogStart, End: pi.LogEnd, AsOf: ev.now}
+	}
+	if ev.lr != nil {
+		f.Segments = ev.lr.Get(pi.Topic, pi.Partition)
+	}
+	st := inspect.BuildPartition(&g, &f)
+	explicit := spec.Kind == ToOffset || spec.Kind == FromFile
+	for _, in := range st.Incidents {
+		switch {
+		case in.Code == inspect.IncWrittenTwice && !explicit:
+			return refusedPrefix + in.Detail + ": offsets there name two different records, so a target counted from them is not verified (" + ev.gen.Assumes() + "); check what the consumers read and set the offset with --to-offset N"
+		case (in.Code == inspect.IncPastServedEnd || in.Code == inspect.IncPastLogEnd) && spec.Kind == ToCurrent:
+			return refusedPrefix + in.Detail + "; --to-current would keep an offset no consumer can fetch from: choose --to-latest (the log end) or --to-offset N"
+		}
+	}
+	return ""
 }
 
 // servedBoundsProblem is why a broker's log bounds for a partition are not
@@ -343,6 +435,10 @@ func servedBoundsProblem(lo wire.LogOffsets, b *volume.LogBounds, gen volume.Gen
 	return inspect.ServedBehindLog(lo.End, b, gen)
 }
 
+// refusedPrefix starts the error of a row the read model's incidents
+// refuse (a refusal, exit 4).
+const refusedPrefix = "refused: "
+
 // logUnverifiedPrefix starts the error of a row refused for want of a log
 // end kaasctl can trust (PlanGroups counts such rows as refusals, exit 4).
 const logUnverifiedPrefix = "log end unverified: "
@@ -351,16 +447,22 @@ const logUnverifiedPrefix = "log end unverified: "
 // planned: a refusal (exit 4) when every one lacks a log end kaasctl can
 // trust, an error otherwise.
 func groupPlanError(rows []ResetRow, n int) (string, bool) {
-	var unverified []string
+	var unverified, refused []string
 	override := true
 	for _, r := range rows {
-		if strings.HasPrefix(r.Error, "log end un") {
+		switch {
+		case strings.HasPrefix(r.Error, "log end un"):
 			unverified = append(unverified, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
 			override = override && strings.Contains(r.Error, UnverifiedFlag)
+		case strings.HasPrefix(r.Error, refusedPrefix):
+			refused = append(refused, fmt.Sprintf("%s/%d", r.Topic, r.Partition))
 		}
 	}
-	if len(unverified) != n {
+	if len(unverified)+len(refused) != n {
 		return fmt.Sprintf("%d partitions cannot be planned (see the rows); nothing is written for this group", n), false
+	}
+	if len(refused) > 0 {
+		return fmt.Sprintf("refused: %d partition(s) (%s) cannot be written safely (see the rows); nothing is written for this group", n, strings.Join(append(refused, unverified...), ", ")), true
 	}
 	if override {
 		return fmt.Sprintf("refused: the log end of %d partition(s) (%s) is not verified (no broker answered and their segment files could not be read; see the rows); nothing is written for this group; %s plans them unchecked", n, strings.Join(unverified, ", "), UnverifiedFlag), true
