@@ -36,8 +36,9 @@ func TestEverySurfaceReadsOneModel(t *testing.T) {
 			"edge-unreadable": {"broken/0": -1, "events/2": 157},
 		}},
 		{"undetermined, both dirs", undeterminedVolume, map[string]map[string]int64{
-			// The newest generation's live dir (the cluster dir) counts.
-			"both": {"events/0": 67},
+			// The newest generation's live dir (the cluster dir) counts:
+			// its offset is past the log end, the data dir's is not.
+			"both": {"events/0": 0},
 		}},
 	} {
 		t.Run(fx.name, func(t *testing.T) {
@@ -145,11 +146,31 @@ func checkExporterAgrees(t *testing.T, vol string, describe map[string]groupLags
 }
 
 // checkVolumeCheckAgrees: every partition describe finds committed past
-// the segments' log end is a volume check finding naming its group.
+// the segments' log end is a volume check finding naming its group, and
+// no other partition is.
 func checkVolumeCheckAgrees(t *testing.T, vol string, describe map[string]groupLags) {
 	t.Helper()
 	out, _, _ := runVol(t, "volume", "check", "--data-dir", vol, "-o", "json")
 	rep := mustJSON[inspect.CheckReport](t, out)
+	past := 0
+	for _, d := range describe {
+		for _, p := range d.parts {
+			if p.past {
+				past++
+			}
+		}
+	}
+	beyond := 0
+	for _, f := range rep.Findings {
+		if f.Code == volume.CodeOffsetsBeyondLogEnd {
+			_, names, _ := strings.Cut(f.Message, "committed offsets of ")
+			names, _, _ = strings.Cut(names, " (up to")
+			beyond += len(strings.Split(names, ", "))
+		}
+	}
+	if beyond != past {
+		t.Errorf("volume check names %d group partitions past the log end, describe %d", beyond, past)
+	}
 	for g, d := range describe {
 		for k, p := range d.parts {
 			if !p.past {
@@ -217,7 +238,7 @@ func rustEdgeVolume(t *testing.T) string {
 // the generation is undetermined), one group in both with other offsets.
 func undeterminedVolume(t *testing.T) string {
 	vol := labVolumeCopy(t, "lab-rust-kaas", "volume-0.2.18", "data")
-	writeFile(t, filepath.Join(vol, "__cluster", "__consumer_offsets"), "both.json", `{"offsets":{"events/0":100}}`)
+	writeFile(t, filepath.Join(vol, "__cluster", "__consumer_offsets"), "both.json", `{"offsets":{"events/0":400}}`)
 	writeFile(t, filepath.Join(vol, "__consumer_offsets"), "both.json", `{"offsets":{"events/0":7}}`)
 	return vol
 }

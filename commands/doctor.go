@@ -146,7 +146,7 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	// One scan of the offset files: the volume check's, which also keeps a
 	// summary of each for the live checks.
 	var prog *render.Progress
-	res, err := volume.CheckVolume(*l, now, volume.ScanOptions{SkipGroup: inspect.IsCanary,
+	res, err := observe.CheckVolume(*l, now, volume.ScanOptions{
 		OnListed: func(n int) {
 			vol.files = make([]inspect.GroupFile, 0, n)
 			prog = g.Progress("reading offset files", int64(n))
@@ -159,7 +159,6 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	if err != nil {
 		return vol, err
 	}
-	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep.Summary.Checked = res.Checked
 	vol.logs = res.LogBounds
 	rep.Ran(inspect.CheckVolume, "")

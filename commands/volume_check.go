@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -62,11 +63,10 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := volume.CheckVolume(l, o.now, volume.ScanOptions{SkipGroup: inspect.IsCanary})
+	res, err := observe.CheckVolume(l, o.now, volume.ScanOptions{})
 	if err != nil {
 		return err
 	}
-	res.Findings = inspect.WithoutCanaryFindings(res.Findings)
 	rep := inspect.BuildCheckReport(l, res, o.min)
 	for i := range rep.Findings { // the fixes' commands run as printed
 		rep.Findings[i].Fix = inspect.FixWithFlags(rep.Findings[i].Fix, g.GivenFlags())

@@ -126,11 +126,14 @@ func CheckVolume(l Layout, now time.Time, scan ScanOptions) (*CheckResult, error
 				Message: fmt.Sprintf("group %q has offset files in both offsets dirs; %s brokers read only %s (%s)", DisplayName(it.Group), l.Gen.Label, l.Gen.LiveOffsetsDir, l.Gen.Assumes()),
 				Fix:     fix})
 		}
+		_, seen := layouts[it.Group]
 		layouts[it.Group] = it.Layout
-		if lc != nil && it.Layout == OffsetsCurrent {
-			if scan.SkipGroup == nil || !scan.SkipGroup(it.Group) {
-				lc.AddOffsets(it.Group, it.File)
-			}
+		// The file the brokers load (the live dir's; on an undetermined
+		// volume the first dir's, which the scan gives first) goes to the
+		// read model's check of committed offsets against the log.
+		counts := it.Layout == OffsetsCurrent || it.Layout == OffsetsUndetermined && !seen
+		if counts && scan.OnCounted != nil && (scan.SkipGroup == nil || !scan.SkipGroup(it.Group)) {
+			scan.OnCounted(it, lc.Bound)
 		}
 		return nil
 	})

@@ -21,6 +21,9 @@ const (
 	CodeManifestAhead = "manifest.aheadOfLog"
 	// CodeOffsetsBeyondLogEnd: committed offsets past the real log end.
 	CodeOffsetsBeyondLogEnd = "offsets.beyondLogEnd"
+	// CodeOffsetsBelowLogStart: committed offsets below the log start
+	// (retention deleted the records).
+	CodeOffsetsBelowLogStart = "offsets.belowLogStart"
 )
 
 // PartitionDirs lists every DATA/<topic>/<partition> directory (kaas's own
@@ -52,13 +55,11 @@ func PartitionDirs(l Layout) []TopicPartition {
 }
 
 // LogCheck is the log side of volume check: every partition's log end
-// from its segments, the manifests against it, and (fed offset files one
-// at a time) the committed offsets beyond it.
+// from its segments and the manifests against it.
 type LogCheck struct {
-	gen    GenerationInfo
-	ends   map[string]int64 // topic/partition → log end from the segments
-	beyond map[string][]string
-	maxC   map[string]int64
+	gen   GenerationInfo
+	ends  map[string]int64 // topic/partition → log end from the segments
+	byKey map[TopicPartition]*LogBounds
 	// Partitions counts the partition dirs read; Findings the results.
 	Partitions int
 	Findings   []Finding
@@ -72,7 +73,7 @@ type LogCheck struct {
 // compares its manifest (ms, from ScanManifests) with the log end.
 func NewLogCheck(l Layout, ms []*Manifest) *LogCheck {
 	l = l.WithGeneration()
-	lc := &LogCheck{gen: l.Gen, ends: map[string]int64{}, beyond: map[string][]string{}, maxC: map[string]int64{}}
+	lc := &LogCheck{gen: l.Gen, ends: map[string]int64{}}
 	tps := PartitionDirs(l)
 	dirs := make([]string, len(tps))
 	for i, tp := range tps {
@@ -133,39 +134,22 @@ func hasSegmentProblem(fs []Finding) bool {
 	return false
 }
 
-// AddOffsets checks one group's committed offsets (from its live offset
-// file) against the log ends.
-func (lc *LogCheck) AddOffsets(group string, of *OffsetFile) {
-	if of == nil {
-		return
+// Bounds is one partition's bounds as the check read them from its
+// segments (nil when its dir holds none that could be read).
+func (lc *LogCheck) Bound(topic string, partition int32) *LogBounds {
+	if lc == nil {
+		return nil
 	}
-	for _, e := range of.Entries {
-		key := e.Topic + "/" + strconv.Itoa(int(e.Partition))
-		end, ok := lc.ends[key]
-		if !ok || e.Offset <= end {
-			continue
+	if lc.byKey == nil {
+		lc.byKey = make(map[TopicPartition]*LogBounds, len(lc.Bounds))
+		for i := range lc.Bounds {
+			b := &lc.Bounds[i]
+			lc.byKey[TopicPartition{Topic: b.Topic, Partition: b.Partition}] = b
 		}
-		lc.beyond[key] = append(lc.beyond[key], DisplayName(group))
-		lc.maxC[key] = max(lc.maxC[key], e.Offset)
 	}
+	return lc.byKey[TopicPartition{Topic: topic, Partition: partition}]
 }
 
-// Finish returns every finding, one per partition with committed offsets
-// beyond its log end, naming the groups.
-func (lc *LogCheck) Finish() []Finding {
-	keys := make([]string, 0, len(lc.beyond))
-	for k := range lc.beyond {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		gs := lc.beyond[k]
-		i := strings.LastIndexByte(k, '/')
-		topic, part := k[:i], k[i+1:]
-		slices.Sort(gs)
-		lc.Findings = append(lc.Findings, Finding{Severity: SevWarning, Code: CodeOffsetsBeyondLogEnd, Path: k,
-			Message: fmt.Sprintf("%s: committed offsets of %s (up to %d) are beyond the log end %d the segments give: their consumers' next fetch gets OFFSET_OUT_OF_RANGE and they fall back to auto.offset.reset (earliest re-reads the partition, latest skips what is produced meanwhile) (%s)", k, strings.Join(gs, ", "), lc.maxC[k], lc.ends[k], lc.gen.Assumes()),
-			Fix:     fmt.Sprintf("with the group stopped, set the offsets deliberately: kaasctl offsets reset -g GROUP --topic %s:%s --to-latest (or --to-offset N) --execute", topic, part)})
-	}
-	return lc.Findings
-}
+// Finish returns the log findings (segments and manifests); committed
+// offsets against the log are the read model's (CheckResult's OnCounted).
+func (lc *LogCheck) Finish() []Finding { return lc.Findings }

@@ -224,6 +224,11 @@ type ScanOptions struct {
 	// checks of CheckVolume (the probe's canaries, which every surface
 	// leaves out; the findings about their files are the caller's).
 	SkipGroup func(group string) bool
+	// OnCounted, with CheckVolume, is given each group's offset file that
+	// the brokers load, with the partitions' bounds the check read from the
+	// segments (nil without a data dir): the read model checks the
+	// committed offsets against the log (observe.OffsetCheck).
+	OnCounted func(it *OffsetScanItem, bounds func(topic string, partition int32) *LogBounds)
 	// OnListed, when set, is called with the number of files before the
 	// first item (to size the caller's buffers).
 	OnListed func(files int)
