@@ -151,6 +151,9 @@ type Globals struct {
 // globals reads the common flags.
 func globals(c *cli.Context) (*Globals, error) {
 	ios := iosFrom(c)
+	if err := pinClock(c, ios); err != nil {
+		return nil, err
+	}
 	f, err := render.ParseFormat(c.String(flagOutput))
 	if err != nil {
 		return nil, exit.UsageErrorf("%v", err)

@@ -65,9 +65,7 @@ func parseDoctor(c *cli.Context) (doctorOptions, error) {
 		return doctorOptions{}, exit.UsageErrorf("--severity: %v", err)
 	}
 	o := doctorOptions{minSeverity: min, offline: c.Bool("offline")}
-	if c.String(flagNow) != "" {
-		o.now, err = nowFrom(c)
-	}
+	o.now, err = nowFrom(c)
 	return o, err
 }
 

@@ -77,16 +77,16 @@ func exporterFlags() []cli.Flag {
 		&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
 		&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
 		&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
-		&cli.DurationFlag{Name: "write-timeout", Value: exporter.DefaultWriteTimeout, Usage: "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", Category: exporterHTTPCat},
-		&cli.DurationFlag{Name: "interval", Value: 15 * time.Second, Usage: "refresh every `D` (also refreshed at once on a new assignment version)"},
-		&cli.DurationFlag{Name: "window", Value: 5 * time.Minute, Usage: "evaluate group health over the refreshes of the last `D`"},
-		&cli.DurationFlag{Name: "stop-after", Value: time.Minute, Usage: "claim STOP, STALL or WARN only after `D` of observations (at most --window)"},
+		durationFlag("write-timeout", exporter.DefaultWriteTimeout, "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", exporterHTTPCat),
+		durationFlag("interval", 15*time.Second, "refresh every `D` (also refreshed at once on a new assignment version)"),
+		durationFlag("window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
+		durationFlag("stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
 		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
-		&cli.DurationFlag{Name: "served-check-interval", Value: time.Minute, Usage: "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`; refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"},
-		&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often the assignment watch and the offsets follower poll besides fsnotify events"},
+		durationFlag("served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`; refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
+		durationFlag("poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
 		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
 		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
 		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
@@ -128,10 +128,10 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	if c.Args().Present() {
 		return exporterOptions{}, exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
 	}
-	o := exporterOptions{once: c.Bool("once"), listen: c.String("listen"), interval: c.Duration("interval"), window: c.Duration("window"), stopAfter: c.Duration("stop-after"),
-		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"), servedCheck: c.Duration("served-check-interval"),
-		pollInterval: c.Duration("poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
-		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: c.Duration("write-timeout")}}
+	o := exporterOptions{once: c.Bool("once"), listen: c.String("listen"), interval: flagDuration(c, "interval"), window: flagDuration(c, "window"), stopAfter: flagDuration(c, "stop-after"),
+		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"), servedCheck: flagDuration(c, "served-check-interval"),
+		pollInterval: flagDuration(c, "poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
+		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: flagDuration(c, "write-timeout")}}
 	if o.servedCheck < 0 {
 		return o, exit.UsageErrorf("--served-check-interval must be 0 (every refresh) or more; got %s", o.servedCheck)
 	}

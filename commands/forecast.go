@@ -18,12 +18,12 @@ import (
 // drainWindowFlag is --drain-window of the live listings: time to drain and
 // the retention forecast need the group observed over a window.
 func drainWindowFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "drain-window", Usage: "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)"}
+	return durationFlag("drain-window", 0, "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)")
 }
 
 // drainWindow reads --drain-window.
 func drainWindow(c *cli.Context) (time.Duration, error) {
-	w := c.Duration("drain-window")
+	w := flagDuration(c, "drain-window")
 	if w < 0 {
 		return 0, exit.UsageErrorf("--drain-window must not be negative")
 	}

@@ -65,8 +65,8 @@ func init() {
 				"  kaasctl groups health --data-dir /data --window 2m --interval 10s orders-app\n" +
 				"  kaasctl groups health --exporter http://kaasctl-exporter:10092 -o json",
 			Flags: []cli.Flag{
-				&cli.DurationFlag{Name: "window", Value: 30 * time.Second, Usage: "observe for `D`"},
-				&cli.DurationFlag{Name: "interval", Value: 5 * time.Second, Usage: "observe every `D`"},
+				durationFlag("window", 30*time.Second, "observe for `D`"),
+				durationFlag("interval", 5*time.Second, "observe every `D`"),
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
 				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
 				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
@@ -111,7 +111,7 @@ type groupsHealthOptions struct {
 }
 
 func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
-	o := groupsHealthOptions{window: c.Duration("window"), interval: c.Duration("interval"), maxGroups: c.Int("max-groups"),
+	o := groupsHealthOptions{window: flagDuration(c, "window"), interval: flagDuration(c, "interval"), maxGroups: c.Int("max-groups"),
 		exporterURL: c.String("exporter"), names: c.Args().Slice()}
 	if o.window <= 0 || o.interval <= 0 {
 		return o, exit.UsageErrorf("--window and --interval must be positive")

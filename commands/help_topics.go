@@ -1,9 +1,29 @@
 package commands
 
+import "github.com/kaasctl/kaasctl/internal/when"
+
 func init() {
 	addHelpTopic("routing", "how kaas picks a group's coordinator (the two tiers, worked example)", routingHelpText)
 	addHelpTopic("volume", "the kaas shared volume layout kaasctl reads", volumeHelpText)
+	addHelpTopic("durations", "the one grammar of every time, duration and size flag", durationsHelpText)
 }
+
+// durationsHelpText is 'kaasctl help durations'.
+const durationsHelpText = `
+Times, durations and sizes: one grammar on every flag
+
+A duration (--interval, --window, --journal-max-age, --drain-window, --timeout, ...):
+  ` + when.DurationForms + `
+  90s  15m  1h30m  2d  1w  500ms  PT1H  P1DT12H   (0 where a flag says it means "off")
+
+A time (--since, --until, --to-datetime, --to-history, --history-since, --now):
+  ` + when.TimeForms + `
+  2026-11-29T03:00:00Z  2026-11-29T03:00:00+01:00  2026-11-29  1764385200  90m  1d
+  A time without a zone is read as UTC, as kafka-consumer-groups.sh reads it (a note says so).
+
+A size (--journal-max-bytes):
+  ` + when.SizeForms + `
+`
 
 // routingHelpText is 'kaasctl help routing'.
 const routingHelpText = `

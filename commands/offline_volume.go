@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -22,22 +23,29 @@ import (
 
 const flagNow = "now"
 
-// nowFlag is a hidden flag that pins "now" (RFC 3339), for reproducible
-// overdue and age figures in tests and post-mortems.
+// nowFlag is a hidden flag that pins the run's one clock (globals sets
+// IOStreams.Now from it, in internal/when's time grammar), for
+// reproducible overdue and age figures in tests and post-mortems.
 func nowFlag() cli.Flag {
-	return &cli.StringFlag{Name: flagNow, Hidden: true, Usage: "evaluate ages and overdue transactions at this RFC 3339 time instead of the clock"}
+	return &cli.StringFlag{Name: flagNow, Hidden: true, Usage: "evaluate ages and overdue transactions at this time instead of the clock (" + when.TimeForms + ")"}
 }
 
-func nowFrom(c *cli.Context) (time.Time, error) {
+// nowFrom is the run's clock (pinned by --now when given).
+func nowFrom(c *cli.Context) (time.Time, error) { return iosFrom(c).now().UTC(), nil }
+
+// pinClock pins ios's clock to --now when it is given.
+func pinClock(c *cli.Context, ios *IOStreams) error {
 	s := c.String(flagNow)
 	if s == "" {
-		return time.Now().UTC(), nil
+		return nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, _, err := when.ParseTime(s, ios.now())
 	if err != nil {
-		return time.Time{}, exit.UsageErrorf("--now %q: expected an RFC 3339 time such as 2026-07-23T11:40:02Z", s)
+		return exit.UsageErrorf("--now %q: %v", s, err)
 	}
-	return t.UTC(), nil
+	t = t.UTC()
+	ios.Now = func() time.Time { return t }
+	return nil
 }
 
 // severityFlag filters the findings of volume check and doctor.

@@ -14,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
@@ -331,20 +332,20 @@ func parseResetSpec(c *cli.Context, g *Globals) (repair.Spec, error) {
 func parseTimeSpec(c *cli.Context, f string, g *Globals) (repair.Spec, error) {
 	var sp repair.Spec
 	if f == "to-datetime" {
-		t, note, err := repair.ParseDateTime(c.String(f))
+		t, note, err := when.ParseTime(c.String(f), g.Now())
 		if err != nil {
-			return sp, exit.UsageErrorf("%v", err)
+			return sp, exit.UsageErrorf("--to-datetime %q: %v", c.String(f), err)
 		}
 		sp.Kind, sp.Time = repair.ToDatetime, t
 		if note != "" {
-			g.Warnf("%s", note)
+			g.Warnf("--to-datetime %s", note)
 			sp.Zone = "UTC (no zone given)"
 		}
 		return sp, nil
 	}
-	d, err := repair.ParseDuration(c.String(f))
+	d, err := when.ParseDuration(c.String(f))
 	if err != nil {
-		return sp, exit.UsageErrorf("%v", err)
+		return sp, exit.UsageErrorf("--by-duration %q: %v", c.String(f), err)
 	}
 	if d < 0 {
 		g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)

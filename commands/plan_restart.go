@@ -79,9 +79,9 @@ func newPlanRestartCmd() *cli.Command {
 			&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)"},
 			&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following"},
-			&cli.DurationFlag{Name: "follow-timeout", Usage: "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"},
-			&cli.DurationFlag{Name: "poll-interval", Value: 0, Usage: "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"},
-			&cli.DurationFlag{Name: "settle-timeout", Value: 0, Usage: "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"},
+			durationFlag("follow-timeout", 0, "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"),
+			durationFlag("poll-interval", 0, "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"),
+			durationFlag("settle-timeout", 0, "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"),
 		},
 		Action: action(parsePlanRestart, runPlanRestart),
 	}
@@ -120,8 +120,8 @@ func parsePlanRestart(c *cli.Context) (planRestartOptions, error) {
 	}
 	o := planRestartOptions{Order: splitList(c.StringSlice("brokers-order")), FailoverFlag: c.String("failover"),
 		Placement: strings.ToLower(c.String("placement")), AllActive: c.Bool("all-active"), StepsOfAll: c.Bool("steps-of-all"),
-		Follow: followOptions{On: c.Bool("follow"), KeepGoing: c.Bool("keep-going"), Timeout: c.Duration("follow-timeout"),
-			PollInterval: c.Duration("poll-interval"), SettleTimeout: c.Duration("settle-timeout")}}
+		Follow: followOptions{On: c.Bool("follow"), KeepGoing: c.Bool("keep-going"), Timeout: flagDuration(c, "follow-timeout"),
+			PollInterval: flagDuration(c, "poll-interval"), SettleTimeout: flagDuration(c, "settle-timeout")}}
 	if o.FailoverFlag != "" {
 		var err error
 		if o.Failover, err = inspect.ParseFailover(o.FailoverFlag); err != nil {

@@ -50,7 +50,7 @@ func init() {
 				"  kaasctl probe --data-dir /data -b kaas-0:9092 --count 20 --interval 500ms -o json",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
-				&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "between probes (with --count)"},
+				durationFlag("interval", time.Second, "between probes (with --count)"),
 				&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
 			},
 			Action: action(parseProbe, runProbe),
@@ -114,7 +114,7 @@ type probeOptions struct {
 }
 
 func parseProbe(c *cli.Context) (probeOptions, error) {
-	o := probeOptions{count: c.Int("count"), interval: c.Duration("interval"), topic: c.String("topic")}
+	o := probeOptions{count: c.Int("count"), interval: flagDuration(c, "interval"), topic: c.String("topic")}
 	if o.count < 1 || o.interval < 0 {
 		return o, exit.UsageErrorf("--count must be at least 1 and --interval not negative")
 	}

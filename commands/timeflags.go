@@ -1,33 +1,29 @@
 package commands
 
 import (
-	"strings"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/internal/when"
 )
 
 // timeUsage names the forms every time flag (--since, --until,
 // --to-history, --history-since) takes; parseWhen reads them.
-const timeUsage = "YYYY-MM-DDTHH:mm:SS[Z|±hh:mm], a date, epoch s or ms, or a duration back from now: 90m, 2h, 1d, PT30M"
+const timeUsage = when.TimeForms
 
-// parseWhen reads the time flag named flag (timeUsage): a date-time, a
-// date, epoch s or ms, or a duration back from now (repair's --to-datetime
-// and --by-duration grammars, so every time flag reads the same forms).
+// parseWhen reads the time flag named flag (internal/when's grammar: a
+// date-time, a date, epoch s or ms, or a duration back from now), so every
+// time flag reads the same forms.
 func parseWhen(flag, s string, now time.Time, g *Globals) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if d, err := repair.ParseDuration(s); err == nil {
-		return now.Add(-d), nil
-	}
-	t, note, err := repair.ParseDateTime(s)
+	t, note, err := when.ParseTime(s, now)
 	if err != nil {
-		return time.Time{}, exit.UsageErrorf("--%s: %v", flag, strings.TrimPrefix(err.Error(), "--to-datetime "))
+		return time.Time{}, exit.UsageErrorf("--%s %q: %v", flag, s, err)
 	}
 	if note != "" {
-		g.Warnf("--%s: %s", flag, strings.TrimPrefix(note, "--to-datetime "))
+		g.Warnf("--%s: %s", flag, note)
 	}
 	return t, nil
 }

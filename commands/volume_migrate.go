@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -71,7 +72,7 @@ func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
 	if err := repair.CheckMigrationTarget(o.to); err != nil {
 		return o, exit.UsageErrorf("%v", err)
 	}
-	o.quiet, err = time.ParseDuration(c.String("quiet-period"))
+	o.quiet, err = when.ParseDuration(c.String("quiet-period"))
 	if err != nil || o.quiet < 0 {
 		return o, exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
 	}

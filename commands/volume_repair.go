@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -71,12 +72,9 @@ func parseVolumeRepair(c *cli.Context, g *Globals) (volumeRepairOptions, error) 
 	if o.execute, err = parseVolumeWrite(c, "repair"); err != nil {
 		return o, err
 	}
-	o.tmpOlderThan, err = time.ParseDuration(c.String("tmp-older-than"))
+	o.tmpOlderThan, err = when.ParseDuration(c.String("tmp-older-than"))
 	if err != nil {
-		o.tmpOlderThan, err = repair.ParseDuration(c.String("tmp-older-than"))
-		if err != nil {
-			return o, exit.UsageErrorf("--tmp-older-than %q: a duration such as 30m, 1h or PT2H", c.String("tmp-older-than"))
-		}
+		return o, exit.UsageErrorf("--tmp-older-than %q: %v", c.String("tmp-older-than"), err)
 	}
 	if o.tmpOlderThan < volume.StaleTmpAge {
 		return o, exit.UsageErrorf("--tmp-older-than %s: below %s a temp file may be a write in flight", o.tmpOlderThan, volume.StaleTmpAge)

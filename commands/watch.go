@@ -53,11 +53,11 @@ func buildWatchCmd() *cli.Command {
 		UsageText:   watchUsageText,
 		Description: watchDescription,
 		Flags: append([]cli.Flag{
-			&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often to check the file besides fsnotify events"},
+			durationFlag("poll-interval", time.Second, "how often to check the file besides fsnotify events"),
 			&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},
 			&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory"},
 			&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit"},
-			&cli.DurationFlag{Name: "timeout", Usage: "stop after this long (exit 0; exit 1 if no readable version was seen)"},
+			durationFlag("timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
 			&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)"},
 			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
 			&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
@@ -84,8 +84,8 @@ type watchOptions struct {
 
 func parseWatch(c *cli.Context) (watchOptions, error) {
 	o := watchOptions{assignment: c.String("assignment"), journal: c.String("journal"), groups: c.StringSlice("group"),
-		pollInterval: c.Duration("poll-interval"), pollOnly: c.Bool("poll-only"), once: c.Bool("once"),
-		timeout: c.Duration("timeout"), count: c.Int("count"), offsets: c.Bool("offsets"), anomaliesOnly: c.Bool("anomalies-only")}
+		pollInterval: flagDuration(c, "poll-interval"), pollOnly: c.Bool("poll-only"), once: c.Bool("once"),
+		timeout: flagDuration(c, "timeout"), count: c.Int("count"), offsets: c.Bool("offsets"), anomaliesOnly: c.Bool("anomalies-only")}
 	if c.Args().Present() {
 		return o, exit.UsageErrorf("watch takes no arguments (use --assignment FILE); got %q", c.Args().First())
 	}

@@ -31,8 +31,8 @@ func watchOffsetsFlags() []cli.Flag {
 func offsetJournalFlags(cat string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
-		&cli.DurationFlag{Name: "journal-max-age", Value: 30 * 24 * time.Hour, Usage: "remove offsets journal segments whose last record is older than this (0: no limit)", Category: cat},
-		&cli.DurationFlag{Name: "journal-segment-age", Value: time.Hour, Usage: "start a new journal segment after this long (the closed one is gzipped)", Category: cat},
+		durationFlag("journal-max-age", 30*24*time.Hour, "remove offsets journal segments whose last record is older than this (0: no limit)", cat),
+		durationFlag("journal-segment-age", time.Hour, "start a new journal segment after this long (the closed one is gzipped)", cat),
 	}
 }
 
@@ -46,9 +46,9 @@ type offsetJournalSpec struct {
 
 // offsetJournalFrom reads --journal and the retention flags.
 func offsetJournalFrom(c *cli.Context) (offsetJournalSpec, error) {
-	js := offsetJournalSpec{dir: c.String("journal"), maxAge: c.Duration("journal-max-age"), segmentAge: c.Duration("journal-segment-age")}
+	js := offsetJournalSpec{dir: c.String("journal"), maxAge: flagDuration(c, "journal-max-age"), segmentAge: flagDuration(c, "journal-segment-age")}
 	var err error
-	if js.maxBytes, err = parseByteSize(c.String("journal-max-bytes")); err != nil {
+	if js.maxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
 		return js, exit.UsageErrorf("--journal-max-bytes: %v", err)
 	}
 	if js.maxAge < 0 || js.segmentAge < 0 {
@@ -127,28 +127,6 @@ type watchOffsetsView struct {
 	Events     []offsetWatchEvent `json:"events"`
 	Anomalies  int                `json:"anomalies"`
 	Problems   []string           `json:"problems"`
-}
-
-// parseByteSize reads 1GiB, 500MiB, 2GB, 100k, 12345.
-func parseByteSize(s string) (int64, error) {
-	in := strings.TrimSpace(s)
-	low := strings.ToLower(in)
-	units := []struct {
-		suf string
-		n   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(low, u.suf) {
-			low, mult = strings.TrimSpace(strings.TrimSuffix(low, u.suf)), u.n
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(low, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%q is not a size (e.g. 500MiB, 2GB, 0 for no limit)", in)
-	}
-	return int64(f * float64(mult)), nil
 }
 
 var watchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -77,112 +74,6 @@ func (s Spec) String() string {
 		return "--to-group " + s.Source
 	}
 	return "--" + string(s.Kind)
-}
-
-var dateTimeRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$`)
-})
-
-// ParseDateTime reads --to-datetime: 'YYYY-MM-DDTHH:mm:SS.sss' with an
-// optional zone (Z, +hh:mm, +hhmm), a date alone (midnight), or Unix epoch
-// milliseconds (13 digits) / seconds (10 digits). Without a zone the time
-// is read as UTC, as kafka-consumer-groups.sh does (its parser appends
-// "Z"), whatever the host's zone; note then says so, so the operator sees
-// which moment was meant.
-func ParseDateTime(s string) (t time.Time, note string, err error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		switch len(strings.TrimLeft(s, "-")) {
-		case 13:
-			return time.UnixMilli(n).UTC(), "", nil
-		case 10:
-			return time.Unix(n, 0).UTC(), "", nil
-		}
-		return time.Time{}, "", fmt.Errorf("--to-datetime %q: a number must be Unix epoch milliseconds (13 digits) or seconds (10 digits)", s)
-	}
-	m := dateTimeRE().FindStringSubmatch(s)
-	if m == nil {
-		return time.Time{}, "", fmt.Errorf("--to-datetime %q: use YYYY-MM-DDTHH:mm:SS[.sss][Z|+hh:mm], e.g. 2026-11-29T03:00:00Z", s)
-	}
-	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	nsec := 0
-	if m[7] != "" {
-		nsec = atoi((m[7] + "000000000")[:9])
-	}
-	zone := time.UTC
-	if m[8] == "" {
-		note = fmt.Sprintf("--to-datetime %q has no time zone: read as UTC, as kafka-consumer-groups.sh does (%s); add Z or +hh:mm to be explicit", s,
-			time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone).Format(time.RFC3339Nano))
-	} else if z := m[8]; z != "Z" {
-		z = strings.Replace(z, ":", "", 1)
-		// No zone is more than 18 hours from UTC (Java's ZoneOffset,
-		// which kafka-consumer-groups.sh parses with, stops there), and
-		// an hour has 60 minutes: +25:00 or +99:99 is a typo, not a moment.
-		if h, mm := atoi(z[1:3]), atoi(z[3:5]); mm > 59 || h*60+mm > 18*60 {
-			return time.Time{}, "", fmt.Errorf("--to-datetime %q: %s is not a time zone offset (from -18:00 to +18:00, minutes below 60)", s, m[8])
-		}
-		off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
-		if z[0] == '-' {
-			off = -off
-		}
-		zone = time.FixedZone(m[8], off)
-	}
-	t = time.Date(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), nsec, zone)
-	if t.Month() != time.Month(atoi(m[2])) || t.Day() != atoi(m[3]) || atoi(m[4]) > 23 || atoi(m[5]) > 59 || atoi(m[6]) > 60 {
-		return time.Time{}, "", fmt.Errorf("--to-datetime %q: not a real date and time", s)
-	}
-	return t, note, nil
-}
-
-var isoDurationRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-})
-var shortDurationRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:(\d+(?:\.\d+)?)(d|h|m|s|ms))+$`) })
-var shortPartRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|d|h|m|s)`) })
-
-// ParseDuration reads --by-duration in ISO 8601 (PnDTnHnMnS, as Kafka
-// takes it: PT1H, P1DT12H, PT90M) or the short form (1h, 90m, 2d, 1h30m).
-// A leading '-' negates it, as in Java's Duration: the reset time is now
-// minus the duration, so -PT30M means 30 minutes in the future, which no
-// record has reached (the reset falls back to the log end, as Kafka's
-// does). A zero duration means now.
-func ParseDuration(s string) (time.Duration, error) {
-	in := strings.TrimSpace(s)
-	neg := strings.HasPrefix(in, "-")
-	body := strings.TrimPrefix(strings.TrimPrefix(in, "-"), "+")
-	u := strings.ToUpper(body)
-	var total float64
-	switch {
-	case strings.HasPrefix(u, "P") && u != "P" && !strings.HasSuffix(u, "T"):
-		m := isoDurationRE().FindStringSubmatch(u)
-		if m == nil {
-			return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
-		}
-		for i, unit := range []float64{86400, 3600, 60, 1} {
-			if m[i+1] != "" {
-				v, _ := strconv.ParseFloat(m[i+1], 64)
-				total += v * unit
-			}
-		}
-	case shortDurationRE().MatchString(strings.ToLower(body)):
-		for _, p := range shortPartRE().FindAllStringSubmatch(strings.ToLower(body), -1) {
-			v, _ := strconv.ParseFloat(p[1], 64)
-			total += v * map[string]float64{"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": 0.001}[p[2]]
-		}
-	default:
-		return 0, fmt.Errorf("--by-duration %q: use ISO 8601 like PT1H or P1DT2H30M, or 1h / 90m / 2d", s)
-	}
-	// Longer than a time.Duration holds (about 292 years): that far back
-	// is before every record, which is all the reset needs to know (it
-	// resolves to the log start, as Kafka's tool does).
-	d := time.Duration(math.MaxInt64)
-	if total < float64(math.MaxInt64)/float64(time.Second) {
-		d = time.Duration(total * float64(time.Second))
-	}
-	if neg {
-		d = -d
-	}
-	return d, nil
 }
 
 // validTopic checks a topic name against Kafka's rules (letters, digits,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/when"
 )
 
 // DefaultTimeout bounds every call when nothing else is configured.
@@ -343,8 +344,8 @@ func profileValues(p *Profile) map[string]string {
 // almost certainly meant as seconds.
 func ParseTimeout(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	d, err := time.ParseDuration(s)
-	if err != nil {
+	d, err := when.ParseDuration(s)
+	if err != nil || s == "0" {
 		n, nerr := strconv.ParseInt(s, 10, 64)
 		if nerr != nil {
 			return 0, fmt.Errorf("%q is not a duration like 10s, 1m or 500ms, nor a number of milliseconds like 5000", s)
