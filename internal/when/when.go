@@ -24,7 +24,9 @@ const TimeForms = "YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], a date (YYYY-MM-DD), Un
 const SizeForms = "a size such as 500MiB, 1GiB, 2GB, 100k or a number of bytes"
 
 var (
-	isoRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`) })
+	isoRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
+	})
 	shortRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\d+(?:\.\d+)?(?:w|d|h|m|s|ms|us|µs|ns))+$`) })
 	partRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|us|µs|ns|w|d|h|m|s)`) })
 	dateRE  = sync.OnceValue(func() *regexp.Regexp {
