@@ -35,7 +35,7 @@ func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
-		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: go, 0.1.190, 0.2.15 (all the Go generation), 0.2.16, 0.2.17, 0.2.18, or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
+		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: " + volume.KaasVersionList() + ", or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},

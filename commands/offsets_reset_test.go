@@ -496,6 +496,7 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 	lab.consumer.Close()
 	lab.waitState(t, "Empty")
 	// The brokers serve orders/0 at 10; its segments hold 25 records.
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	before, _ := os.ReadFile(lab.file("app"))
 	r := lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "-o", "json")
@@ -529,6 +530,7 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 func TestSandboxDoctorServedBehindLog(t *testing.T) {
 	t.Parallel()
 	lab := newResetLab(t)
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	writePartitionLog(t, lab.data, "orders/1", 0, 10)
 	r := runCLI(t, "", nil, "doctor", "-b", lab.boot, "--data-dir", lab.data, "-o", "json")
@@ -566,6 +568,7 @@ func TestSandboxDescribeServedBehindLog(t *testing.T) {
 	lab := newResetLab(t)
 	// The brokers serve orders/0 and orders/1 at 10; the segments hold 25
 	// and 10 records.
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	writePartitionLog(t, lab.data, "orders/1", 0, 10)
 	r := runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "-o", "json", "app")

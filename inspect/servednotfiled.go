@@ -124,11 +124,8 @@ func (r *DoctorReport) AddServedNotFiled(lost []ServedNotFiled, gen volume.Gener
 	}
 	first := lost[0]
 	cause := "a write of the file that failed or was overtaken (cause not established for this generation)"
-	switch {
-	case gen == volume.GenGo:
-		cause = "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last"
-	case gen.Known():
-		cause = "kaas " + gen.Label() + " swallows a failed write of the offset file and tells the client the commit succeeded (a group id it cannot use as a file name, or an I/O error such as a full or read-only volume)"
+	if s, ok := gen.Spec(); ok && s.Broker.ServedNotFiled != "" {
+		cause = s.Broker.ServedNotFiled
 	}
 	r.Add(DoctorFinding{Severity: volume.SevError, Check: CheckLive, Code: DocServedNotFiled, Subjects: groups, BlastRadius: len(lost),
 		Message: fmt.Sprintf("%d %s committed offsets the coordinator serves from memory but the offset file lacks (%s, first: %s lacks %s; assuming kaas generation %s): %s",

@@ -317,6 +317,8 @@ func (s *Sandbox) refreshTopics() {
 		if rs != nil {
 			epoch = rs.epochs[tp{lo.Topic, lo.Partition}]
 		}
-		s.kaasLog.observe(lo.Topic, lo.Partition, epoch, st.Offset, lo.Offset, s.manifests, !s.kaasManifests.Load(), s.fetchBatches)
+		if !s.plantedLogs.Load() {
+			s.kaasLog.observe(lo.Topic, lo.Partition, epoch, st.Offset, lo.Offset, s.manifests, !s.kaasManifests.Load(), s.fetchBatches)
+		}
 	})
 }

@@ -210,6 +210,8 @@ type Sandbox struct {
 	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
 	kaasManifests   atomic.Bool // kaaslog.go: manifests only on open/takeover/close (the default), else at every refresh
 	kaasLog         *kaasLog
+	// plantedLogs: a test writes the segment files (PlantLogs).
+	plantedLogs atomic.Bool
 	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
 	frozen          sync.Map    // freeze.go: broker id → closed when thawed
 	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does

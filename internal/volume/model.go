@@ -107,6 +107,14 @@ type GenerationSpec struct {
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
 	Failover FailoverRule
+	// Migrate is what 'volume migrate' does with the generation: as --to
+	// (MigrateTo: a target kaasctl migrates to; else ToRefusal says why
+	// not) and as the volume's own (FromRefusal: why a volume of it is not
+	// migrated; "" when it is the source of a migration).
+	Migrate MigrateRule
+	// Versions are the --kaas-version values that name the generation, as
+	// the usage lists them.
+	Versions string
 	// Broker is what the generation's brokers do that kaasctl's answers
 	// and fixes depend on.
 	Broker BrokerFacts
@@ -151,9 +159,19 @@ type BrokerFacts struct {
 	// its own, so no failover happens; HungController says it and the fix.
 	HungControllerKeepsLease bool
 	HungController           string
+	// ServedNotFiled is how the broker comes to serve from memory a
+	// committed offset its group's offset file lacks.
+	ServedNotFiled string
 	// StaleEnd is what ends the broker serving a partition below its
 	// segments (the incident stays reported until then).
 	StaleEnd StaleEndRule
+}
+
+// MigrateRule is what 'volume migrate' does with a generation.
+type MigrateRule struct {
+	MigrateTo   bool
+	ToRefusal   string
+	FromRefusal string
 }
 
 // StaleEndRule says what ends a stale high watermark on a generation: the
@@ -185,7 +203,8 @@ var (
 		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
 		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
 			"version); its groups cannot commit and FindCoordinator still names it",
-		StaleEnd: StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+		ServedNotFiled: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last",
+		StaleEnd:       StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
 	}
 	rustBroker = BrokerFacts{
 		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
@@ -211,7 +230,8 @@ var (
 		// Seen on a real 0.2.18 cluster: a partition served 429 while its
 		// segments held 574 through two takeovers at new epochs, a
 		// graceful close and a removed recovery-checkpoint.json.
-		StaleEnd: StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
+		ServedNotFiled: "kaas's Rust broker swallows a failed write of the offset file and tells the client the commit succeeded (a group id it cannot use as a file name, or an I/O error such as a full or read-only volume)",
+		StaleEnd:       StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
 	}
 )
 
@@ -313,6 +333,8 @@ var generationSpecs = []GenerationSpec{
 		PlainMapIsOffsets: true,
 		Broker:            goBroker,
 		Restart:           goRestart,
+		Versions:          "go, 0.1.190, 0.2.15",
+		Migrate:           MigrateRule{ToRefusal: "--to: a migration goes forward, to 0.2.18; moving offsets back into the data dir for Go / Rust ≤ 0.2.15 brokers is not supported"},
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -333,6 +355,9 @@ var generationSpecs = []GenerationSpec{
 		Failover:          rustFailover,
 		Broker:            rustBroker,
 		Restart:           rustRestart,
+		Versions:          "0.2.16, 0.2.17",
+		Migrate: MigrateRule{ToRefusal: "--to 0.2.16/0.2.17: those brokers migrate DATA/__consumer_offsets themselves, with a shim at boot; kaasctl migrates only to 0.2.18 (--to 0.2.18), whose brokers no longer do",
+			FromRefusal: "the volume is pinned to 0.2.16–0.2.17, whose brokers migrate %s themselves at boot; start one, or pin --kaas-version go if the brokers are older"},
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
@@ -341,6 +366,9 @@ var generationSpecs = []GenerationSpec{
 		Failover:          rustFailover,
 		Broker:            rustBroker,
 		Restart:           rustRestart,
+		Versions:          "0.2.18",
+		Migrate: MigrateRule{MigrateTo: true,
+			FromRefusal: "the volume is pinned to 0.2.18: %s is a legacy leftover there, which 'kaasctl volume repair' rescues; 'volume migrate' moves a Go-generation volume's live dir"},
 	},
 }
 
@@ -350,6 +378,16 @@ func init() {
 		s.ClusterSubdir, s.Partitions = ClusterSubdir, RootData
 		s.TxnState, s.ProducerFences, s.MarkerQueue, s.ProducerIDs = locTxnState, locProducerFences, locMarkerQueue, locProducerIDs
 	}
+}
+
+// KaasVersionList is every --kaas-version value the generations accept,
+// for usage text ("go, 0.1.190, 0.2.15 (Go / Rust ≤ 0.2.15), ...").
+func KaasVersionList() string {
+	parts := make([]string, len(generationSpecs))
+	for i, s := range generationSpecs {
+		parts[i] = s.Versions + " (" + s.Label + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Spec is the generation's row of the volume model; ok is false for
