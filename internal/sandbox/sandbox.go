@@ -212,9 +212,9 @@ type Sandbox struct {
 	kaasLog         *kaasLog
 	// plantedLogs: a test writes the segment files (PlantLogs).
 	plantedLogs atomic.Bool
-	brokenCoord     sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
-	frozen          sync.Map    // freeze.go: broker id → closed when thawed
-	unfenced        atomic.Bool // unfenced.go: accept stale commits, as kaas does
+	brokenCoord sync.Map    // quirks.go: broker id → coordination broken (OffsetCommit fails)
+	frozen      sync.Map    // freeze.go: broker id → closed when thawed
+	unfenced    atomic.Bool // unfenced.go: accept stale commits, as kaas does
 }
 
 // routeState is the assignment the brokers route by.
