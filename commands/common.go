@@ -79,7 +79,7 @@ var commandFlagGroups = map[string]flagGroup{
 	"takeover trace": fgAssignment,
 	"volume":         fgOffline,
 	"volume migrate": fgOffline | fgReach,  // refuses while a --brokers address accepts a connection
-	"sandbox":        fgOutput | fgDataDir, // refuses --cluster-dir: its cluster dir is DATA/__cluster
+	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
 }
 
 // flagGroupsOf returns the common flags the command at path takes.

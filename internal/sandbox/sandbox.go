@@ -138,10 +138,15 @@ type Options struct {
 	// Placement of explicit entries (default rendezvous).
 	Placement Placement
 	// Failover is what a newly elected controller does with the previous
-	// explicit entries: FailoverReload (default; the Rust controller loads
-	// the previous assignment.json and keeps them) or FailoverDrop (the Go
-	// flavour: its first version has no consumerGroups).
+	// explicit entries: FailoverReload (the Rust controller loads the
+	// previous assignment.json and keeps them) or FailoverDrop (the Go
+	// flavour: its first version has no consumerGroups); by default the
+	// emulated generation's.
 	Failover Failover
+	// Generation is the kaas generation emulated (DefaultGeneration when
+	// unset): its row of the volume model says where offset files live
+	// and what the controller does on failover.
+	Generation volume.Generation
 	// LogDir holds kaas-N.log (default DATA/.kaasctl-sandbox/logs).
 	LogDir string
 	// Topics are created at start.
@@ -262,9 +267,10 @@ func (rs *routeState) txn(id string) string {
 // MaxBrokers bounds Options.Brokers.
 const MaxBrokers = 64
 
-// Generation is the kaas generation whose volume layout the sandbox
-// keeps: offsets in the cluster dir, plain maps read as empty.
-const Generation = volume.Gen018
+// DefaultGeneration is the kaas generation the sandbox emulates unless
+// Options.Generation says another: its row of the volume model decides
+// the offsets dir and the controller's failover.
+const DefaultGeneration = volume.Gen018
 
 // kfakeCompactBytes is the size of kfake's groups log past which it is
 // compacted (see New).
@@ -285,9 +291,19 @@ func New(opts Options) (*Sandbox, error) {
 	default:
 		return nil, fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
 	}
+	if opts.Generation == volume.GenUnknown {
+		opts.Generation = DefaultGeneration
+	}
+	spec, known := opts.Generation.Spec()
+	if !known {
+		return nil, fmt.Errorf("sandbox: kaas generation %q is not one kaasctl knows", opts.Generation)
+	}
 	switch opts.Failover {
 	case "":
-		opts.Failover = FailoverReload
+		opts.Failover = FailoverDrop
+		if spec.Failover.Reloads {
+			opts.Failover = FailoverReload
+		}
 	case FailoverReload, FailoverDrop:
 	default:
 		return nil, fmt.Errorf("failover must be %q or %q, got %q", FailoverReload, FailoverDrop, opts.Failover)
@@ -321,9 +337,9 @@ func New(opts Options) (*Sandbox, error) {
 	if opts.LogDir == "" {
 		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
 	}
-	// The sandbox keeps the volume as Rust 0.2.18 does.
+	// The sandbox keeps the volume as the emulated generation does.
 	layout := volume.DataDirLayout(dataDir, "sandbox")
-	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(Generation), opts.LogDir} {
+	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(opts.Generation), opts.LogDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -372,7 +388,7 @@ func New(opts Options) (*Sandbox, error) {
 	s.lister.fetch = s.fetchKfakeGroups
 	s.lister.brokers = func() int { return len(s.runningBrokers()) }
 
-	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(Generation))
+	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(opts.Generation))
 	s.offsets.load()
 	s.manifests = newManifestWriter(layout)
 	s.kaasLog = newKaasLog(layout)
