@@ -78,7 +78,7 @@ var commandFlagGroups = map[string]flagGroup{
 	"txn":            fgAssignment,
 	"takeover trace": fgAssignment,
 	"volume":         fgOffline,
-	"volume migrate": fgOffline | fgReach,  // refuses while a --brokers address accepts a connection
+	"volume migrate": fgOffline | fgReach,                 // refuses while a --brokers address accepts a connection
 	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
 }
 
