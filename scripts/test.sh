@@ -10,7 +10,7 @@ plain=$(printf '%s\n' "$lists" | sed -n 's/^plain: *//p')
 count() { set -- $1; echo $#; }
 start=$(date +%s)
 echo "go test: $(count "$race") packages under -race (their own code is concurrent), $(count "$plain") without it, both at once."
-echo "  About 2-3 minutes on 2 cores with Go's caches warm (a fresh clone compiles first); commands, with its"
+echo "  About 1½-3 minutes on 2 cores with Go's caches warm (a fresh clone compiles first); commands, with its"
 echo "  sandbox and Prometheus tests, is the longest. The -race packages print as each ends, the others when all did."
 log=$(mktemp "${TMPDIR:-/tmp}/kaasctl-test-plain.XXXXXX") || exit 1
 trap 'rm -f "$log"' EXIT INT TERM
