@@ -43,8 +43,16 @@ func TestREADMETourLiterally(t *testing.T) {
 		t.Fatal(err)
 	}
 	tour := &tourRun{t: t, sb: sb, root: root, env: map[string]string{"KAASCTL_BROKERS": strings.Join(sb.Bootstrap(), ","), "KAASCTL_TIMEOUT": "5s"}}
-	// The demo's groups have committed before the tour starts.
-	sb.WaitFor(t, "the demo groups", 30*time.Second, func() bool { return len(sb.Status().Groups) >= 5 })
+	// The demo's groups have committed (the tour's groups list shows their
+	// 5 offset files) before the tour starts.
+	sb.WaitFor(t, "the demo groups' offset files", 60*time.Second, func() bool {
+		for _, g := range sandbox.DemoGroupNames() {
+			if _, err := os.Stat(filepath.Join(sb.Layout().OffsetsPath(), g+".json")); err != nil {
+				return false
+			}
+		}
+		return true
+	})
 	for _, s := range steps {
 		tour.step(s)
 	}
