@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -305,7 +306,8 @@ func (g *Globals) WarnFindings(fs []volume.Finding) {
 	for _, i := range order {
 		f := fs[i]
 		if n := more[f.Code]; n > 0 {
-			g.Warnf("%s: %s (and %s like it: 'kaasctl volume check' lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"))
+			g.Warnf("%s: %s (and %s like it: %s lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"),
+				inspect.FixWithFlags("'kaasctl volume check'", g.GivenFlags()))
 			continue
 		}
 		g.Warnf("%s: %s", f.Path, f.Message)

@@ -47,6 +47,9 @@ kaasctl exit codes
        assignment diff           --exit-code: differences, or entries against the hash tier
        whois --live --exit-code  keys whose volume and broker answers disagree
        offsets delete            a deleted offset a broker still serves from its cache
+       groups health             a group that is not OK (any condition but OK)
+       probe                     a broker that failed the probe (the step is named)
+       plan restart --follow     a version that deviated from the plan
   4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
      not Empty or Dead, or whose brokers' offsets for a time contradict the records);
      nothing was written for that group. offsets reset and delete handle groups one by

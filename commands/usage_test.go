@@ -253,7 +253,7 @@ func TestSandboxBrokersRenamed(t *testing.T) {
 func TestExitCodesTopicListsRepair(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, "", nil, "help", "exit-codes")
-	for _, want := range []string{"volume repair", "dry run", "config show / check", "whois --live --exit-code"} {
+	for _, want := range []string{"volume repair", "dry run", "config show / check", "whois --live --exit-code", "groups health", "probe", "plan restart --follow"} {
 		if !strings.Contains(r.Out, want) {
 			t.Errorf("help exit-codes lacks %q", want)
 		}
