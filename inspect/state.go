@@ -383,6 +383,9 @@ func BuildPartition(g *GroupFacts, f *PartitionFacts) PartitionState {
 	p.LogStart, p.LogEnd = chosenBounds(f)
 	if b := f.Segments; b != nil && b.End != nil {
 		p.SegmentsEnd = *b.End
+		if held, ok := HeldEnd(b); ok {
+			p.SegmentsEnd.Value = held
+		}
 	}
 	lag, unknown, past := PartitionLag(factOrNil(p.Resume), factOrNil(p.LogEnd))
 	switch {
@@ -460,7 +463,8 @@ func pastEndDetail(p *PartitionState, g *GroupFacts, served bool) string {
 	seg := p.segments
 	switch {
 	case served && seg != nil && servedBehind(p.LogEnd.Value, seg):
-		return base + fmt.Sprintf("; the segments end at %d: the leader serves a stale high watermark (%s)", seg.End.Value, g.Gen.Assumes())
+		held, _ := HeldEnd(seg)
+		return base + fmt.Sprintf("; the segments %s: the leader serves a stale high watermark (%s)", heldWords(seg, held), g.Gen.Assumes())
 	case writtenTwice(seg) != nil:
 		ov := writtenTwice(seg)
 		return base + fmt.Sprintf("; the segments hold an offset range twice (%s): a leader took the partition over at a stale end and appended there, so records from %d on were written again (%s)",

@@ -432,7 +432,12 @@ func servedBoundsProblem(lo wire.LogOffsets, b *volume.LogBounds, gen volume.Gen
 	if why := b.Impossible(); why != "" {
 		return fmt.Sprintf("%sthe partition's segments hold a bound kaas could never have written (%s), so the log end a broker serves for it is not evidence either: nothing is written for this partition", logUnverifiedPrefix, why)
 	}
-	return inspect.ServedBehindLog(lo.End, b, gen)
+	if why := inspect.ServedBehindLog(lo.End, b, gen); why != "" {
+		// A stale end: kaasctl knows the log reaches further and refuses
+		// to count from what is served (exit 4), as it does offline.
+		return refusedPrefix + why
+	}
+	return ""
 }
 
 // refusedPrefix starts the error of a row the read model's incidents
