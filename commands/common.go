@@ -18,6 +18,9 @@ import (
 const (
 	flagDataDir    = "data-dir"
 	flagClusterDir = "cluster-dir"
+	// flagLogDirs names a volume pool's extra log dirs (kaas's
+	// KAAS_LOG_DIRS): partitions placed there are found in them.
+	flagLogDirs = "log-dirs"
 	flagOutput     = "output"
 	flagQuiet      = "quiet"
 	flagNoColor    = "no-color"
@@ -35,6 +38,7 @@ func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
+		&cli.StringSliceFlag{Name: flagLogDirs, Usage: "the volume pool's other log `DIRS` beside the data dir (comma list, or KAAS_LOG_DIRS' JSON [{\"name\",\"path\"}]): partitions placed there are read from them", Category: "Volume"},
 		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: go, 0.1.190, 0.2.15 (all the Go generation), 0.2.16, 0.2.17, 0.2.18, or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
@@ -115,7 +119,7 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 
 func groupOfFlag(f cli.Flag) flagGroup {
 	switch n := flagName(f); n {
-	case flagDataDir:
+	case flagDataDir, flagLogDirs:
 		return fgDataDir
 	case flagClusterDir:
 		return fgClusterDir
@@ -166,6 +170,8 @@ func globals(c *cli.Context) (*Globals, error) {
 			DataDirFlag:    c.String(flagDataDir),
 			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
 			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
+			LogDirsFlag:    c.StringSlice(flagLogDirs),
+			EnvLogDirs:     ios.getenv("KAAS_LOG_DIRS"),
 			// Only the flag commonFlags attaches (a command's own
 			// --kaas-version, such as volume migrate's target, is not a pin).
 			KaasVersionFlag: kaasVersionFlag(c),
