@@ -21,10 +21,10 @@ const (
 	// flagLogDirs names a volume pool's extra log dirs (kaas's
 	// KAAS_LOG_DIRS): partitions placed there are found in them.
 	flagLogDirs = "log-dirs"
-	flagOutput     = "output"
-	flagQuiet      = "quiet"
-	flagNoColor    = "no-color"
-	flagVerbose    = "verbose"
+	flagOutput  = "output"
+	flagQuiet   = "quiet"
+	flagNoColor = "no-color"
+	flagVerbose = "verbose"
 	// flagKaasVersion pins the kaas generation of the volume (env
 	// KAASCTL_KAAS_VERSION, profile kaasVersion); it wins over detection.
 	flagKaasVersion = "kaas-version"
