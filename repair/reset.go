@@ -907,12 +907,11 @@ func (vp volumePartitions) holds(topic string, part int32) (int, string) {
 	dir := filepath.Dir(pd)
 	parts, ok := vp.topics[topic]
 	if !ok {
-		if ents, err := os.ReadDir(dir); err == nil {
+		// The topic's partition dirs in the data dir and every pool dir.
+		if ps := volume.TopicPartitionDirs(vp.l, topic); len(ps) > 0 {
 			parts = map[int32]bool{}
-			for _, e := range ents {
-				if n, err := strconv.ParseInt(e.Name(), 10, 32); err == nil && n >= 0 && e.IsDir() && strconv.Itoa(int(n)) == e.Name() {
-					parts[int32(n)] = true
-				}
+			for _, p := range ps {
+				parts[p] = true
 			}
 		}
 		vp.topics[topic] = parts
@@ -940,5 +939,5 @@ func (vp volumePartitions) describe(topic, dir string) string {
 	} else if int(ps[len(ps)-1]-ps[0])+1 != len(ps) {
 		held = fmt.Sprintf("%d partitions between %d and %d", len(ps), ps[0], ps[len(ps)-1])
 	}
-	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist)", dir, held, topic)
+	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist; %s)", dir, held, topic, vp.l.PoolNote())
 }
