@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -70,6 +72,9 @@ func newPruneRun(ctx context.Context, g *Globals, o pruneOptions, l volume.Layou
 		}
 		for _, w := range r.journal.Warnings {
 			g.Warnf("journal: %s", w)
+		}
+		if err := checkJournalDirs(r.l, r.journal); err != nil {
+			return nil, err
 		}
 	}
 	if cl != nil {
@@ -236,4 +241,24 @@ func (r *pruneRun) checkCap() error {
 		return pruneCapError(n, r.o.maxGroups, r.o.mode.execute)
 	}
 	return nil
+}
+
+// checkJournalDirs refuses a journal that followed no offsets dir of this
+// volume: another cluster's journal would date this volume's groups by
+// another group's commits under the same name.
+func checkJournalDirs(l volume.Layout, j *watch.CommitTimes) error {
+	var here []string
+	for _, d := range l.OffsetsDirs() {
+		for _, jd := range j.Dirs {
+			if volume.SameDir(jd, d.Path) {
+				return nil
+			}
+		}
+		here = append(here, d.Path)
+	}
+	recorded := "no offsets dir (its segment headers name none)"
+	if len(j.Dirs) > 0 {
+		recorded = strings.Join(j.Dirs, ", ")
+	}
+	return exit.Refusedf("the journal %s followed %s, not an offsets dir of this volume (%s): a journal of another cluster, or of this volume mounted elsewhere, would date these groups by other commits; nothing was planned. Pass the journal recorded for this volume", j.Dir, recorded, strings.Join(here, ", "))
 }

@@ -492,6 +492,14 @@ func TestSandboxPruneAgeFromJournal(t *testing.T) {
 	if by = selected("--journal", jdir, "--age-from", "journal"); by["j-quiet"] == nil || by["j-quiet"].AgeSource != inspect.AgeJournal || by["j-unknown"] != nil {
 		t.Errorf("journal: %v", by)
 	}
+	// Another volume's journal dates nothing here.
+	other := filepath.Join(t.TempDir(), "offsets")
+	os.MkdirAll(other, 0o755)
+	j, _ := json.Marshal(watch.JournalRecord{Kind: watch.RecSegment, Time: t0, Version: watch.JournalFormatVersion, Seq: 1, Dir: "/elsewhere/__consumer_offsets"})
+	os.WriteFile(filepath.Join(other, watch.JournalSegmentName(t0)), append(j, '\n'), 0o644)
+	if r := lab.prune(t, "--empty-for", "30d", "--journal", other); r.Code != 4 || !strings.Contains(r.Err, "not an offsets dir of this volume") {
+		t.Errorf("another volume's journal: exit %d\n%s", r.Code, r.Err)
+	}
 }
 
 // Usage errors: no selector, selectors with --restore, --age-from without

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -20,6 +21,9 @@ type CommitTimes struct {
 	LastGap time.Time
 	// Warnings are the reader's (torn or unreadable lines, segments).
 	Warnings []string
+	// Dirs are the offsets dirs the segments' headers name (what the
+	// journal followed).
+	Dirs     []string
 	groups   map[string]*groupCommits
 	keys     map[string]string
 	segStart time.Time
@@ -51,6 +55,9 @@ func (c *CommitTimes) add(r JournalRecord) {
 	switch r.Kind {
 	case RecSegment:
 		c.segStart = r.Time
+		if r.Dir != "" && !slices.Contains(c.Dirs, r.Dir) {
+			c.Dirs = append(c.Dirs, r.Dir)
+		}
 		return
 	case RecGap:
 		if r.Time.After(c.LastGap) {
