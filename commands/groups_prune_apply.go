@@ -135,7 +135,7 @@ func copyPruneResults(groups []*inspect.PruneGroup, plans []*repair.GroupPlan) {
 		for j := range pg.Rows {
 			row := &pg.Rows[j]
 			if rr, ok := res[row.Topic+"/"+strconv.Itoa(int(row.Partition))]; ok {
-				row.Result, row.Detail = rr.Result, rr.Detail
+				row.SetResult(rr.Result, rr.Detail)
 			}
 		}
 	}

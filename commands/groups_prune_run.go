@@ -35,6 +35,7 @@ type pruneRun struct {
 	listings []wire.BrokerGroups
 	logs     *observe.Logs
 	topics   map[string]inspect.TopicPresence
+	names1   map[string]string // one copy of each topic name
 	canaries map[string]string
 	// groups are the selected groups, in group order; scanned counts the
 	// groups read.
@@ -156,12 +157,24 @@ func (r *pruneRun) planGroup(v *observe.VolumeRead, gs *inspect.GroupState, d *w
 		return nil
 	}
 	in := &inspect.PruneInput{State: gs, File: f.File, Path: f.Path, ModTime: f.ModTime, Live: r.cl != nil, Desc: d, Held: gs.Facts.Held,
-		Journal: r.journal, FirstBatch: r.logs.FirstBatch, CanaryInUse: r.canaries, AssignmentRead: r.a != nil}
+		Journal: r.journal, FirstBatch: r.logs.FirstBatch, CanaryInUse: r.canaries, AssignmentRead: r.a != nil, Intern: r.intern}
 	if d != nil && d.Coordinator >= 0 {
 		in.CoordName = r.names.Name(d.Coordinator)
 	}
 	in.Topics = r.topics
 	return inspect.PlanPrune(in, r.o.ask)
+}
+
+// intern returns one copy of each topic name.
+func (r *pruneRun) intern(s string) string {
+	if c, ok := r.names1[s]; ok {
+		return c
+	}
+	if r.names1 == nil {
+		r.names1 = map[string]string{}
+	}
+	r.names1[s] = s
+	return s
 }
 
 // lookUpBatch looks up the topics of the batch's files not seen yet

@@ -88,7 +88,7 @@ func (r *pruneRun) view() *GroupsPruneView {
 			s.RefusedPartitions += len(pg.Rows)
 		}
 		if pg.Writes() {
-			s.Partitions += len(pg.Pruned())
+			s.Partitions += pg.PrunedRows()
 		}
 	}
 	a := r.applied
@@ -146,18 +146,19 @@ func pruneTable(v *GroupsPruneView) *render.TableData {
 			rows = []inspect.PruneRow{{Topic: "-", Partition: -1, Offset: -1, Selector: pg.Selector}}
 		}
 		for i, row := range rows {
-			cells := []string{volume.DisplayName(pg.Group), pruneActionCell(pg, row), row.Topic, partCell(row.Partition), partCell64(row.Offset), row.Selector}
+			n := row.Notes()
+			cells := []string{volume.DisplayName(pg.Group), pruneActionCell(pg, n), row.Topic, partCell(row.Partition), partCell64(row.Offset), row.Selector}
 			if executed {
-				cells = append(cells, render.Dash(row.Result))
+				cells = append(cells, render.Dash(n.Result))
 			}
-			cells = append(cells, pruneWhy(pg, row, i == 0), row.Detail)
+			cells = append(cells, pruneWhy(pg, n, i == 0), n.Detail)
 			t.Add(cells...)
 		}
 	}
 	return t
 }
 
-func pruneActionCell(pg *inspect.PruneGroup, row inspect.PruneRow) string {
+func pruneActionCell(pg *inspect.PruneGroup, row inspect.PruneRowNotes) string {
 	switch {
 	case pg.Refused != "" || row.Refused != "":
 		return "refused"
@@ -169,7 +170,7 @@ func pruneActionCell(pg *inspect.PruneGroup, row inspect.PruneRow) string {
 
 // pruneWhy is a row's explanation: its refusal, else its reason (a
 // whole group's reason on its first row).
-func pruneWhy(pg *inspect.PruneGroup, row inspect.PruneRow, first bool) string {
+func pruneWhy(pg *inspect.PruneGroup, row inspect.PruneRowNotes, first bool) string {
 	var parts []string
 	if first && pg.Refused != "" {
 		parts = append(parts, "REFUSED: "+pg.Refused)
@@ -236,7 +237,8 @@ func writePruneCSV(w io.Writer, v *GroupsPruneView) error {
 	cw := csv.NewWriter(w)
 	cw.Write(pruneCSVHeader)
 	for _, pg := range v.Groups {
-		for _, row := range pg.Rows {
+		for _, r := range pg.Rows {
+			row := r.Notes()
 			refused := row.Refused
 			if pg.Refused != "" {
 				refused = pg.Refused
@@ -247,7 +249,7 @@ func writePruneCSV(w io.Writer, v *GroupsPruneView) error {
 			} else if pg.Reason != "" {
 				reason = pg.Reason
 			}
-			cw.Write([]string{pg.Group, pg.Action, row.Topic, strconv.Itoa(int(row.Partition)), strconv.FormatInt(row.Offset, 10), row.Selector, refused, reason, row.Result})
+			cw.Write([]string{pg.Group, pg.Action, r.Topic, strconv.Itoa(int(r.Partition)), strconv.FormatInt(r.Offset, 10), r.Selector, refused, reason, row.Result})
 		}
 	}
 	cw.Flush()

@@ -105,22 +105,53 @@ type PruneInput struct {
 	// AssignmentRead says assignment.json was read for it.
 	CanaryInUse    map[string]string
 	AssignmentRead bool
+	// Intern, when set, returns one copy of each topic name for the rows
+	// (a plan of 100,000 groups on a few topics keeps a few strings).
+	Intern func(string) string
 }
 
-// PruneRow is one partition a prune selected, and why.
+// PruneRow is one partition a prune selected, and why. A row that goes
+// with its group (the group's reason says why) has no notes until it is
+// written: a plan of 100,000 groups keeps 64 bytes a partition.
 type PruneRow struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	// Offset is the committed offset the file holds.
 	Offset   int64  `json:"offset"`
 	Selector string `json:"selector"`
-	Reason   string `json:"reason"`
+	*PruneRowNotes
+}
+
+// PruneRowNotes are a row's reason, refusal and result.
+type PruneRowNotes struct {
+	// Reason is why the row was selected (a whole group's rows: the
+	// group's reason).
+	Reason string `json:"reason,omitempty"`
 	// Refused says why this row is kept although selected.
 	Refused string `json:"refused,omitempty"`
 	// Result and Detail, after --execute (repair's row results).
 	Result string `json:"result,omitempty"`
 	Detail string `json:"detail,omitempty"`
 }
+
+// Notes are the row's notes (empty when it has none).
+func (r *PruneRow) Notes() PruneRowNotes {
+	if r.PruneRowNotes == nil {
+		return PruneRowNotes{}
+	}
+	return *r.PruneRowNotes
+}
+
+// SetResult records the row's result after --execute.
+func (r *PruneRow) SetResult(result, detail string) {
+	if r.PruneRowNotes == nil {
+		r.PruneRowNotes = &PruneRowNotes{}
+	}
+	r.Result, r.Detail = result, detail
+}
+
+// IsRefused reports whether the row is kept although selected.
+func (r *PruneRow) IsRefused() bool { return r.PruneRowNotes != nil && r.Refused != "" }
 
 // PruneGroup is one group a prune selected.
 type PruneGroup struct {
@@ -136,8 +167,8 @@ type PruneGroup struct {
 	Kept int `json:"kept"`
 	// LastCommit and AgeSource: the last commit the age was taken from
 	// (emptyGroup) and where it came from (journal, mtime, both).
-	LastCommit *time.Time `json:"lastCommit,omitempty"`
-	AgeSource  string     `json:"ageSource,omitempty"`
+	LastCommit time.Time `json:"lastCommit,omitzero"`
+	AgeSource  string    `json:"ageSource,omitempty"`
 	// State, Members and Coordinator: as the brokers described the group
 	// (state "unknown" offline).
 	State       string `json:"state"`
@@ -157,11 +188,22 @@ type PruneGroup struct {
 // Writes reports whether the prune writes the group.
 func (pg *PruneGroup) Writes() bool { return pg.Refused == "" && pg.Action != PruneNone }
 
+// PrunedRows counts the rows that go (not refused).
+func (pg *PruneGroup) PrunedRows() int {
+	n := 0
+	for i := range pg.Rows {
+		if !pg.Rows[i].IsRefused() {
+			n++
+		}
+	}
+	return n
+}
+
 // Pruned are the rows that go (not refused).
 func (pg *PruneGroup) Pruned() []PruneRow {
 	var out []PruneRow
 	for _, r := range pg.Rows {
-		if r.Refused == "" {
+		if !r.IsRefused() {
 			out = append(out, r)
 		}
 	}
@@ -175,8 +217,8 @@ func (pg *PruneGroup) Refusals() int {
 		return max(1, len(pg.Rows))
 	}
 	n := 0
-	for _, r := range pg.Rows {
-		if r.Refused != "" {
+	for i := range pg.Rows {
+		if pg.Rows[i].IsRefused() {
 			n++
 		}
 	}
@@ -228,7 +270,7 @@ func describeLive(pg *PruneGroup, in *PruneInput) {
 // selected whole or when every one of its partitions is; the rows that
 // go otherwise; nothing when every row is refused.
 func settleAction(pg *PruneGroup, entries int) {
-	pruned := len(pg.Pruned())
+	pruned := pg.PrunedRows()
 	pg.Kept = entries - pruned
 	switch {
 	case pg.Selector != "":
@@ -245,10 +287,18 @@ func settleAction(pg *PruneGroup, entries int) {
 
 // wholeRows lists every entry of the file as going with the group (the
 // group's Reason says why).
-func wholeRows(pg *PruneGroup, f *volume.OffsetFile) {
-	for _, e := range f.Entries {
-		pg.Rows = append(pg.Rows, PruneRow{Topic: e.Topic, Partition: e.Partition, Offset: e.Offset, Selector: pg.Selector})
+func wholeRows(pg *PruneGroup, in *PruneInput) {
+	pg.Rows = make([]PruneRow, 0, len(in.File.Entries))
+	for _, e := range in.File.Entries {
+		pg.Rows = append(pg.Rows, PruneRow{Topic: in.intern(e.Topic), Partition: e.Partition, Offset: e.Offset, Selector: pg.Selector})
 	}
+}
+
+func (in *PruneInput) intern(s string) string {
+	if in.Intern == nil {
+		return s
+	}
+	return in.Intern(s)
 }
 
 // LiveRefusal is why a group may not be pruned now ("" when it may): it
@@ -290,13 +340,13 @@ func pruneEmpty(pg *PruneGroup, in *PruneInput, ask PruneAsk) bool {
 		return false
 	}
 	pg.Selector, pg.AgeSource = PruneEmpty, src
-	pg.LastCommit = &last
+	pg.LastCommit = last
 	members := "no member"
 	if !in.Live {
 		members = "no member known (every broker is down)"
 	}
 	pg.Reason = fmt.Sprintf("%s and no commit for %s, at least %s (age from %s: %s)", members, ageText(ask.Now.Sub(last)), ageText(ask.MinAge), src, how)
-	wholeRows(pg, in.File)
+	wholeRows(pg, in)
 	return true
 }
 
@@ -335,13 +385,13 @@ func pruneRows(pg *PruneGroup, in *PruneInput, ask PruneAsk) {
 		if !has(p.File) {
 			continue
 		}
-		row := PruneRow{Topic: p.Topic, Partition: p.Partition, Offset: p.File.Value}
+		row := PruneRow{Topic: in.intern(p.Topic), Partition: p.Partition, Offset: p.File.Value}
 		for _, rule := range pruneRules {
 			if !rule.asked(ask) {
 				continue
 			}
 			if ok, refused, why := rule.verdict(in, p); ok || refused != "" {
-				row.Selector, row.Reason, row.Refused = rule.selector, why, refused
+				row.Selector, row.PruneRowNotes = rule.selector, &PruneRowNotes{Reason: why, Refused: refused}
 				break
 			}
 		}
@@ -503,7 +553,7 @@ func pruneCanary(pg *PruneGroup, in *PruneInput) bool {
 	default:
 		pg.Reason = fmt.Sprintf("a probe canary of broker %s, which is not in assignment.json any more: left behind", broker)
 	}
-	wholeRows(pg, in.File)
+	wholeRows(pg, in)
 	return true
 }
 
