@@ -261,7 +261,7 @@ func (r *pruneRun) closingNote(v *GroupsPruneView) {
 	s := v.Summary
 	switch {
 	case !r.o.mode.execute:
-		r.g.Notef("prune plan: %d of %s selected: %d file(s) to remove, %d to rewrite (%s), %d refused; assuming %s",
+		r.g.Notef("prune plan: %d of %s selected: %d file(s) to remove, %d to rewrite (%s), %d refused; %s",
 			s.Selected, render.Plural(s.Scanned, "group", "groups"), s.Remove, s.Rewrite, render.Plural(s.Partitions, "partition", "partitions"), s.Refused, r.gen.Assumes())
 		r.g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
 	case s.Written > 0:
