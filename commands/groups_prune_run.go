@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // pruneBatch is how many groups are read (and written) at a time: the
@@ -41,6 +42,9 @@ type pruneRun struct {
 	// groups read.
 	groups  []*inspect.PruneGroup
 	scanned int
+	// unjudged are live groups whose members reported neither their
+	// subscriptions nor their assignments (--unsubscribed cannot judge).
+	unjudged []string
 	// applied is what the writes did (execute); stillListed the brokers
 	// still listing a pruned group afterwards.
 	applied     pruneApplied
@@ -63,6 +67,9 @@ func newPruneRun(ctx context.Context, g *Globals, o pruneOptions, l volume.Layou
 		g.Warnf("%v: which canaries the probe uses now is unknown, so none is pruned", err)
 	}
 	r.names = inspect.NewNodeNamer(r.a)
+	if o.ask.Unsubscribed && cl == nil {
+		g.Warnf("--unsubscribed: offline no broker says who the members are or what they subscribe to; it selects nothing")
+	}
 	if o.journal != "" {
 		dir, err := watch.ResolveOffsetJournal(o.journal)
 		if err != nil {
@@ -112,6 +119,10 @@ func (r *pruneRun) plan(ctx context.Context) error {
 	if _, w := r.logs.Flush(); w != "" {
 		r.g.Warnf("%s", w)
 	}
+	if n := len(r.unjudged); n > 0 {
+		r.g.Warnf("--unsubscribed: the members of %s report neither their subscriptions nor their assignments (kaas may leave both empty), so none of their topics could be judged unsubscribed (%s)",
+			render.Plural(n, "live group", "live groups"), render.Clean(strings.Join(r.unjudged[:min(n, 5)], ", ")))
+	}
 	return err
 }
 
@@ -160,6 +171,11 @@ func (r *pruneRun) planGroup(v *observe.VolumeRead, gs *inspect.GroupState, d *w
 		Journal: r.journal, FirstBatch: r.logs.FirstBatch, CanaryInUse: r.canaries, AssignmentRead: r.a != nil, Intern: r.intern}
 	if d != nil && d.Coordinator >= 0 {
 		in.CoordName = r.names.Name(d.Coordinator)
+	}
+	if d != nil && r.o.ask.Unsubscribed && d.Err == "" && len(d.Members) > 0 {
+		if _, reported := inspect.MemberTopics(d.Members); !reported {
+			r.unjudged = append(r.unjudged, gs.Group)
+		}
 	}
 	in.Topics = r.topics
 	return inspect.PlanPrune(in, r.o.ask)

@@ -505,7 +505,7 @@ func unsubscribedVerdict(in *PruneInput, p *PartitionState) (bool, string, strin
 	if d == nil || d.Err != "" || len(d.Members) == 0 {
 		return false, "", ""
 	}
-	topics, reported := memberTopics(d.Members)
+	topics, reported := MemberTopics(d.Members)
 	if !reported || slices.Contains(topics, p.Topic) {
 		return false, "", ""
 	}
@@ -513,9 +513,10 @@ func unsubscribedVerdict(in *PruneInput, p *PartitionState) (bool, string, strin
 		p.Topic, render.Plural(len(d.Members), "member", "members"), strings.Join(topics, ", "), shellQuote(in.State.Group), shellQuote(p.Topic))
 }
 
-// memberTopics are the topics the members subscribe to or are assigned
-// (sorted), and whether any member reported either.
-func memberTopics(ms []wire.Member) ([]string, bool) {
+// MemberTopics are the topics the members subscribe to or are assigned
+// (sorted), and whether any member reported either (kaas may leave both
+// empty: then nothing can be judged unsubscribed).
+func MemberTopics(ms []wire.Member) ([]string, bool) {
 	var out []string
 	reported := false
 	for _, m := range ms {
