@@ -173,7 +173,13 @@ func TestSandboxPruneRecreatedNotStale(t *testing.T) {
 	// The same offsets in a file written after the log began: cannot tell.
 	lab.file(t, "recent", `{"offsets":{"reborn/0":40}}`, 0)
 	// orders/1 is served at 10, but its segments hold 25 records: a stale
-	// high watermark; the group committed 20 before the takeover.
+	// high watermark; the group committed 20 before the takeover. (The
+	// sandbox writes the partition's segment as records arrive: it is
+	// replaced once the sandbox wrote all 10.)
+	lab.sb.WaitFor(t, "orders/1's segments at 10", 10*time.Second, func() bool {
+		pl, _, err := volume.ReadPartitionLog(filepath.Join(lab.data, "orders", "1"))
+		return err == nil && pl.LogEnd == 10
+	})
 	writePartitionLog(t, lab.data, "orders/1", 0, 25)
 	lab.file(t, "stale", `{"offsets":{"orders/1":20,"orders/0":4}}`, 2*time.Hour)
 	before, _ := os.ReadFile(filepath.Join(lab.dir, "stale.json"))
