@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 // pruneBatch is how many groups are read (and written) at a time: the
@@ -178,7 +179,13 @@ func (r *pruneRun) planGroup(v *observe.VolumeRead, gs *inspect.GroupState, d *w
 		}
 	}
 	in.Topics = r.topics
-	return inspect.PlanPrune(in, r.o.ask)
+	pg := inspect.PlanPrune(in, r.o.ask)
+	if pg != nil && pg.Writes() {
+		if why := repair.WriteBlocked(r.l, gs.Group, f.Findings); why != "" {
+			pg.Refused, pg.Outcome = why, "refused"
+		}
+	}
+	return pg
 }
 
 // intern returns one copy of each topic name.
