@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -247,6 +248,39 @@ func TestPruneOfflineWrittenTwice(t *testing.T) {
 	}
 	if by["gone"].State != "unknown" || by["gone"].Refused != "" {
 		t.Errorf("offline gone: %+v", by["gone"])
+	}
+	// --export: the plan as CSV (one row a partition, refusals included)
+	// or, for .json, the document.
+	dir := t.TempDir()
+	for _, name := range []string{"plan.csv", "plan.json"} {
+		r = runCLI(t, "", nil, "groups", "prune", "--data-dir", dd, "--kaas-version", "0.2.18", "--offline", "--recreated-topics", "--deleted-topics", "--export", filepath.Join(dir, name))
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if r.Code != 4 || err != nil {
+			t.Fatalf("--export %s: exit %d %v\n%s", name, r.Code, err, r.Err)
+		}
+		if name == "plan.json" {
+			var v GroupsPruneView
+			if err := json.Unmarshal(b, &v); err != nil || len(v.Groups) != 2 {
+				t.Errorf("plan.json: %v %s", err, b)
+			}
+			continue
+		}
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(recs) != 3 || strings.Join(recs[0], ",") != "group,action,topic,partition,offset,selector,refused,reason,result" {
+			t.Fatalf("plan.csv: %v\n%s", err, b)
+		}
+		for _, rec := range recs[1:] {
+			switch rec[0] {
+			case "gone":
+				if rec[2] != "gone" || rec[5] != inspect.PruneDeleted || rec[6] != "" {
+					t.Errorf("gone row %q", rec)
+				}
+			case "twice":
+				if rec[6] == "" || !strings.Contains(rec[6], "stale takeover") {
+					t.Errorf("twice row %q", rec)
+				}
+			}
+		}
 	}
 }
 
