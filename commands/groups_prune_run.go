@@ -59,7 +59,9 @@ func newPruneRun(ctx context.Context, g *Globals, o pruneOptions, l volume.Layou
 	r.gen = r.l.Gen
 	if a, _, err := volume.ReadAssignment(l.AssignmentPath()); err == nil {
 		r.a = a
-		for _, c := range inspect.CanaryGroups(a, nil) {
+		// The canaries the probe picks now: as it picks them, skipping
+		// ids whose files hold offsets it did not commit.
+		for _, c := range inspect.CanaryGroups(a, canaryOwner(l)) {
 			if c.Group != "" {
 				r.canaries[c.Group] = c.Broker
 			}

@@ -456,34 +456,35 @@ func TestSandboxPruneMaxGroups(t *testing.T) {
 }
 
 // The probe's canaries: one of a broker gone from assignment.json goes;
-// the one the probe uses now stays; one holding offsets the probe did not
-// commit is refused.
+// the one the probe uses now stays, also when it is a broker's second id
+// because its first is a group kaasctl did not create (refused, not
+// kaasctl's); one holding offsets the probe did not commit is refused.
 func TestSandboxPruneCanaries(t *testing.T) {
 	t.Parallel()
 	lab := newPruneLab(t)
-	var inUse string
-	for _, c := range inspect.CanaryGroups(lab.sb.Assignment(), nil) {
-		if c.Group != "" {
-			inUse = c.Group
-		}
-	}
+	a := lab.sb.Assignment()
+	first := inspect.CanaryGroups(a, nil)[0]
 	probe := `{"offsets":{"orders/0":1},"metadata":{"orders/0":"kaasctl probe 1700000000000"}}`
-	lab.file(t, inUse, probe, time.Hour)
+	lab.file(t, first.Group, `{"offsets":{"orders/0":1}}`, time.Hour) // somebody else's group
+	second := inspect.CanaryGroups(a, func(g string) (bool, string) { return g != first.Group, "" })[0]
+	if second.Group == first.Group || second.Broker != first.Broker {
+		t.Fatalf("canaries %+v %+v", first, second)
+	}
+	lab.file(t, second.Group, probe, time.Hour)
 	lab.file(t, inspect.CanaryPrefix+"kaas-9-0", probe, time.Hour)
-	lab.file(t, inspect.CanaryPrefix+"kaas-8-0", `{"offsets":{"orders/0":1}}`, time.Hour)
 	r := lab.prune(t, "--canaries", "-o", "json")
 	_, by := pruneDoc(t, r)
 	if r.Code != 4 {
 		t.Errorf("exit %d, want 4 (a refused canary)\n%s", r.Code, r.Err)
 	}
-	if _, ok := by[inUse]; ok {
-		t.Errorf("the canary in use (%s) is selected", inUse)
+	if _, ok := by[second.Group]; ok {
+		t.Errorf("the canary in use (%s, after the foreign %s) is selected", second.Group, first.Group)
 	}
 	if g := by[inspect.CanaryPrefix+"kaas-9-0"]; g == nil || g.Action != inspect.PruneRemove || g.Refused != "" || !strings.Contains(g.Reason, "broker kaas-9, which is not in assignment.json") {
 		t.Errorf("kaas-9's canary: %+v", g)
 	}
-	if g := by[inspect.CanaryPrefix+"kaas-8-0"]; g == nil || !strings.Contains(g.Refused, "which the probe did not commit") {
-		t.Errorf("kaas-8's foreign group: %+v", g)
+	if g := by[first.Group]; g == nil || !strings.Contains(g.Refused, "which the probe did not commit") {
+		t.Errorf("the foreign group under a canary's name: %+v", g)
 	}
 }
 
