@@ -85,6 +85,7 @@ var commandFlagGroups = map[string]flagGroup{
 	"volume":         fgOffline,
 	"volume migrate": fgOffline | fgReach,                 // refuses while a --brokers address accepts a connection
 	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
+	"groups prune":   fgAll,                               // the volume it writes, the brokers that may hold a group
 }
 
 // flagGroupsOf returns the common flags the command at path takes.

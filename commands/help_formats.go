@@ -25,6 +25,8 @@ var formatDocs = []struct {
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
+	{"groups prune", GroupsPruneView{}, "each group (groups[])"},
+	{"groups prune --restore", PruneRestoreView{}, "each group (groups[])"},
 	{"probe", ProbeView{}, "each broker (brokers[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},

@@ -95,6 +95,9 @@ type GroupPlan struct {
 	FilePartitions int  `json:"filePartitions"`
 	Kept           int  `json:"kept"`
 	PlainMap       bool `json:"plainMap"`
+	// Remove: the whole offset file is removed (groups prune), not
+	// rewritten.
+	Remove bool `json:"remove,omitempty"`
 	// After --execute:
 	Executed bool     `json:"executed"`
 	Method   string   `json:"method,omitempty"` // commit | file
@@ -690,6 +693,9 @@ func (gp *GroupPlan) FullSet() []volume.OffsetEntry {
 
 // Changes reports whether executing the plan changes anything.
 func (gp *GroupPlan) Changes() bool {
+	if gp.Remove {
+		return true
+	}
 	for _, r := range gp.Rows {
 		if r.Changed {
 			return true
@@ -790,6 +796,10 @@ func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 // rename, fsync of the directory, aborting if the file changed since it
 // was read; then re-reads and verifies it.
 func WriteFile(gp *GroupPlan, now func() time.Time) {
+	if gp.Remove {
+		removeFile(gp, now)
+		return
+	}
 	gp.Executed, gp.Method = true, "file"
 	full := gp.FullSet()
 	st := gp.file.State
