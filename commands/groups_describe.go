@@ -29,6 +29,8 @@ type groupsDescribeOptions struct {
 	// view is one table instead of the blocks: offsets, members or state
 	// (groups_describe_views.go; "": the blocks).
 	view string
+	// why: each lagging partition's blocker instead (groups_why.go).
+	why whyOptions
 }
 
 // GroupsDescribeView is the machine document of 'groups describe'.
@@ -80,7 +82,7 @@ func init() {
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
 				drainWindowFlag(),
-			}, describeViewFlags()...),
+			}, append(describeViewFlags(), whyFlags()...)...),
 			Action: action(parseGroupsDescribe, runGroupsDescribe),
 		}
 	})
@@ -110,7 +112,10 @@ func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
 		return o, exit.UsageErrorf("%v", err)
 	}
-	o.drainWindow, err = drainWindow(c)
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return o, err
+	}
+	o.why, err = parseWhy(c)
 	return o, err
 }
 
@@ -135,6 +140,11 @@ func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions)
 	}
 	if cl != nil {
 		defer cl.Close()
+	}
+	if o.why.on {
+		return runGroupsWhy(ctx, g, cl, o)
+	}
+	if cl != nil {
 		return runGroupsDescribeLive(ctx, g, cl, o)
 	}
 	if o.drainWindow > 0 {

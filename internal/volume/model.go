@@ -151,6 +151,9 @@ type BrokerFacts struct {
 	// ReaperNote says what it does.
 	ReaperWritesMarkers bool
 	ReaperNote          string
+	// HangingTxnFix is what ends a read_committed stall behind a
+	// transaction whose marker never reached the partition.
+	HangingTxnFix string
 	// TornTail is what the broker does with bytes after the last complete
 	// batch of an active segment (a write a crash cut off).
 	TornTail string
@@ -201,6 +204,8 @@ var (
 		TornTail:            "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
 		ReaperWritesMarkers: true,
 		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
+		HangingTxnFix: "the Go flavour's reaper writes its markers, so a marker missing here was lost on its way (a leader change while it was queued); " +
+			"what ends such a stall on this flavour was not observed: restart the partition's leader and check the last stable offset again",
 		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
 			"version); its groups cannot commit and FindCoordinator still names it",
 		ServedNotFiled: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last",
@@ -219,6 +224,8 @@ var (
 			"by its coordinator or not): a read_committed consumer of each of them stops at the transaction's first record until the " +
 			"brokers restart; after a restart of every broker the stall ends and read_committed consumers read past the transaction " +
 			"(its records were never marked aborted)",
+		HangingTxnFix: "restart every broker (seen on a real 0.2.18 cluster): the stall ends and read_committed consumers read the " +
+			"transaction's records as if committed",
 		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
 			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
 			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
