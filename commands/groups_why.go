@@ -85,6 +85,9 @@ type GroupWhy struct {
 	Lagging  int                        `json:"lagging"`
 	Blocked  int                        `json:"blocked"`
 	Blockers []inspect.PartitionBlocker `json:"partitions"`
+	// PendingTxnOffsets are offsets open transactions staged for the
+	// group: not visible yet, and lost if its coordinator restarts.
+	PendingTxnOffsets []inspect.PendingTxnOffset `json:"pendingTransactionalOffsets"`
 }
 
 // whyState is one group's state at an observation.
@@ -167,7 +170,7 @@ func whyGroups(src *observe.BlockerSources, states []whyState, filter inspect.De
 	out := []GroupWhy{}
 	var all []inspect.PartitionBlocker
 	for _, st := range states {
-		gw := GroupWhy{Group: st.gs.Group, State: st.state, Blockers: []inspect.PartitionBlocker{}}
+		gw := GroupWhy{Group: st.gs.Group, State: st.state, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.gs.Group)}
 		if st.members >= 0 {
 			m := st.members
 			gw.Members = &m

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kaasctl/kaasctl/inspect"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -55,7 +58,7 @@ func plantWhyVolume(t *testing.T) *whyVolume {
 	writeFile(t, offsets, "g-fine.json", `{"offsets":{"orders/4":5}}`)
 	v.slot(t, "pay-reaped", `{"pid":4000,"epoch":1,"state":"CompleteAbort"}`)
 	v.slot(t, "pay-marker", `{"pid":4001,"epoch":0,"state":"CompleteCommit"}`)
-	v.slot(t, "pay-open", fmt.Sprintf(`{"pid":4002,"epoch":0,"state":"Ongoing","ongoingSinceMs":%d,"transactionTimeoutMs":60000,"partitions":[{"topic":"orders","partitions":[2]}]}`, now.Add(-10*time.Second).UnixMilli()))
+	v.slot(t, "pay-open", fmt.Sprintf(`{"pid":4002,"epoch":0,"state":"Ongoing","ongoingSinceMs":%d,"transactionTimeoutMs":60000,"partitions":[{"topic":"orders","partitions":[2]}],"groups":["g-open"]}`, now.Add(-10*time.Second).UnixMilli()))
 	m := writeFile(t, filepath.Join(v.l.MarkerQueuePath(), "to-kaas-1"), "4001-0.json",
 		`{"transactionalId":"pay-marker","producerId":4001,"producerEpoch":0,"commit":true,"coordinatorEpoch":3,"partitions":[{"topic":"orders","partitions":[1]}]}`)
 	os.Chtimes(m, now.Add(-5*time.Minute), now.Add(-5*time.Minute))
@@ -122,5 +125,76 @@ func TestGroupsWhyNamesEachBlocker(t *testing.T) {
 			t.Errorf("%s: blocker %q, want %q\n%s", g, got[g], k, r.Out)
 		}
 	}
-	t.Log(runCLI(t, "", nil, append([]string{"groups", "describe"}, v.args("--all", "--why", "--peek", "3")...)...).Out)
+	for _, g := range doc.Groups {
+		if (g.Group == "g-open") != (len(g.PendingTxnOffsets) == 1) {
+			t.Errorf("%s: pending transactional offsets %+v", g.Group, g.PendingTxnOffsets)
+		}
+	}
+}
+
+// whyDoc runs describe --why -o json for the groups and parses it.
+func whyDoc(t *testing.T, v *whyVolume, extra ...string) GroupsWhyView {
+	t.Helper()
+	r := runCLI(t, "", nil, append([]string{"groups", "describe"}, v.args(append([]string{"--why", "-o", "json"}, extra...)...)...)...)
+	var doc GroupsWhyView
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", r.Code, err, r.Out, r.Err)
+	}
+	return doc
+}
+
+// The printed fix, run as printed, unblocks the group and leaves every
+// other offset file byte for byte as it was.
+func TestGroupsWhyFixRunsAsPrinted(t *testing.T) {
+	t.Parallel()
+	for _, group := range []string{"g-reaped", "g-corrupt"} {
+		v := plantWhyVolume(t)
+		doc := whyDoc(t, v, group)
+		fix := doc.Groups[0].Blockers[0].FixCommand
+		if !strings.HasPrefix(fix, "kaasctl offsets reset ") || !strings.Contains(fix, "--topic orders:") {
+			t.Fatalf("%s: fix %q", group, fix)
+		}
+		offsets := v.l.LiveOffsetsDirOf(volume.Gen018)
+		before := map[string]string{}
+		ents, _ := os.ReadDir(offsets)
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join(offsets, e.Name()))
+			before[e.Name()] = string(b)
+		}
+		r := runCLI(t, "", nil, strings.Fields(fix)[1:]...)
+		if r.Code != 0 {
+			t.Fatalf("%s: %s exited %d\n%s\n%s", group, fix, r.Code, r.Out, r.Err)
+		}
+		after := whyDoc(t, v, group)
+		if b := after.Groups[0].Blockers; len(b) != 1 || inspect.Blocking(b[0].Kind) || b[0].Committed <= doc.Groups[0].Blockers[0].Committed {
+			t.Fatalf("%s after the fix: %+v", group, b)
+		}
+		for name, was := range before {
+			b, _ := os.ReadFile(filepath.Join(offsets, name))
+			if name != group+".json" && string(b) != was {
+				t.Errorf("%s changed: %s -> %s", name, was, b)
+			}
+		}
+	}
+}
+
+func TestTxnListHanging(t *testing.T) {
+	t.Parallel()
+	v := plantWhyVolume(t)
+	r := runCLI(t, "", nil, append([]string{"txn", "list", "--hanging"}, v.args("-o", "json")...)...)
+	var doc TxnListView
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || r.Code != 0 {
+		t.Fatalf("exit %d %v\n%s\n%s", r.Code, err, r.Out, r.Err)
+	}
+	if len(doc.Transactions) != 1 || doc.Transactions[0].ID != "pay-reaped" {
+		t.Fatalf("hanging: %+v", doc.Transactions)
+	}
+	h := doc.Transactions[0].Holds
+	if len(h) != 1 || h[0].Group != "g-reaped" || h[0].Topic != "orders" || h[0].Partition != 0 || h[0].Committed != 5 || h[0].Kind != inspect.BlockReapedNoMarkers {
+		t.Fatalf("holds %+v", h)
+	}
+	r = runCLI(t, "", nil, append([]string{"txn", "describe", "pay-reaped"}, v.args()...)...)
+	if !strings.Contains(r.Out, "holds back") || !strings.Contains(r.Out, "orders/0 (g-reaped at 5)") {
+		t.Fatalf("describe:\n%s", r.Out)
+	}
 }

@@ -176,6 +176,9 @@ func whyHuman(p *render.Printer, v *GroupsWhyView) error {
 		for _, b := range gw.Blockers {
 			whyPartition(p, &b)
 		}
+		for _, pt := range gw.PendingTxnOffsets {
+			fmtf(p.Out, "  pending offsets: %s\n", render.Clean(pt.Detail))
+		}
 	}
 	fmtf(p.Out, "\nread %s of segments (at most %s a partition)\n", render.Plural(int(v.BytesRead), "byte", "bytes"), render.Plural(int(v.ReadBoundBytes), "byte", "bytes"))
 	return nil

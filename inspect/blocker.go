@@ -458,7 +458,11 @@ func isText(b []byte) bool {
 // resetCommand is the offsets reset that moves exactly one partition of
 // the group to offset to, runnable as printed.
 func resetCommand(f *BlockerFacts, b *PartitionBlocker, to int64) string {
-	return fmt.Sprintf("kaasctl offsets reset%s --group %s --topic %s:%d --to-offset %d --execute", f.Flags, ShellWord(f.Group), ShellWord(b.Topic), b.Partition, to)
+	cmd := fmt.Sprintf("kaasctl offsets reset%s --group %s --topic %s:%d --to-offset %d --execute", f.Flags, ShellWord(f.Group), ShellWord(b.Topic), b.Partition, to)
+	if !f.Live {
+		cmd += " --offline" // no broker was given: the reset writes the offset file
+	}
+	return cmd
 }
 
 // ShellWord quotes s for a POSIX shell when it needs it.
@@ -485,4 +489,74 @@ func LinkTxnGroups(bs []PartitionBlocker) {
 			t.Groups = slices.Sorted(slices.Values(groups[t.ProducerID]))
 		}
 	}
+}
+
+// TxnHold is one partition of one group a transaction holds back.
+type TxnHold struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Committed is where the group sits (the transaction's first record
+	// there), Kind the blocker kind.
+	Committed int64  `json:"committed"`
+	Kind      string `json:"kind"`
+}
+
+// HoldsByProducer groups the transaction blockers of bs by producer id.
+func HoldsByProducer(bs []PartitionBlocker) map[int64][]TxnHold {
+	out := map[int64][]TxnHold{}
+	for _, b := range bs {
+		if b.Txn == nil {
+			continue
+		}
+		out[b.Txn.ProducerID] = append(out[b.Txn.ProducerID], TxnHold{Group: b.Group, Topic: b.Topic, Partition: b.Partition, Committed: b.Committed, Kind: b.Kind})
+	}
+	return out
+}
+
+// Hanging reports whether a transaction will not end by itself on the
+// log: Ongoing past its timeout, or aborted by a reaper that writes no
+// markers.
+func (r *TxnRow) Hanging() bool { return r.Overdue || (r.Reaped && !r.Finished) }
+
+// PendingTxnOffset is a transaction that will commit offsets for a group
+// when it ends: staged by TxnOffsetCommit in the memory of the group's
+// coordinator, invisible to OffsetFetch and lost if that broker restarts.
+type PendingTxnOffset struct {
+	TransactionalID  string `json:"transactionalId"`
+	ProducerID       int64  `json:"producerId"`
+	Epoch            int16  `json:"epoch"`
+	State            string `json:"state"`
+	TxnCoordinator   string `json:"transactionCoordinator"`
+	GroupCoordinator string `json:"groupCoordinator"`
+	Detail           string `json:"detail"`
+}
+
+// PendingTxnOffsets are the Ongoing transactions whose slot entry names
+// group (AddOffsetsToTxn), with what becomes of their staged offsets.
+func PendingTxnOffsets(group, groupCoordinator string, rows []TxnRow) []PendingTxnOffset {
+	out := []PendingTxnOffset{}
+	for _, r := range rows {
+		if r.State != volume.TxnOngoing || !slices.Contains(r.Groups, group) {
+			continue
+		}
+		p := PendingTxnOffset{TransactionalID: r.ID, ProducerID: r.ProducerID, Epoch: r.Epoch, State: r.State, TxnCoordinator: r.Coordinator, GroupCoordinator: groupCoordinator}
+		p.Detail = fmt.Sprintf("transaction %q (open since %s) staged offsets for the group: they become visible only when it commits, and only in the memory of the group's coordinator until then (a restart of %s loses them)",
+			volume.DisplayName(r.ID), r.OngoingSince, orUnknown(groupCoordinator))
+		if r.Coordinator != "" && groupCoordinator != "" && r.Coordinator != groupCoordinator {
+			p.Detail += fmt.Sprintf("; its coordinator %s is not the group's %s, so kaas never writes them to the offset file (the commit hook is local): the group re-reads what the transaction consumed", r.Coordinator, groupCoordinator)
+		}
+		if r.Overdue {
+			p.Detail += "; it is OVERDUE: when the reaper aborts it the staged offsets are discarded"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "its coordinator"
+	}
+	return s
 }

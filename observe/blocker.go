@@ -21,7 +21,9 @@ import (
 // BlockerSources are the volume-wide facts every partition's blocker is
 // classified with, read once per run (or per refresh).
 type BlockerSources struct {
-	Layout   volume.Layout
+	Layout volume.Layout
+	// Assignment routes groups to their coordinators (nil: unknown).
+	Assignment *volume.Assignment
 	Gen      volume.GenerationInfo
 	Txns     []inspect.TxnRow
 	Plumbing *volume.Plumbing
@@ -44,7 +46,7 @@ type BlockerSources struct {
 // ReadBlockerSources reads the slot files and the marker queue of l (a
 // its assignment, nil when unreadable) as of now.
 func ReadBlockerSources(l volume.Layout, a *volume.Assignment, now time.Time, lim volume.RecordLimits) *BlockerSources {
-	s := &BlockerSources{Layout: l, Limits: lim, Now: now}
+	s := &BlockerSources{Layout: l, Assignment: a, Limits: lim, Now: now}
 	if l.ClusterDir == "" {
 		return s // no volume: the brokers' answers alone
 	}
@@ -152,4 +154,36 @@ func (s *BlockerSources) AskStable(ctx context.Context, cl *wire.Client, states 
 		}
 	}
 	return nil
+}
+
+// VolumeBlockers is the blocker of every lagging partition of every group
+// on the volume (offline), for the transactions' holds.
+func (s *BlockerSources) VolumeBlockers(a *volume.Assignment) ([]inspect.PartitionBlocker, error) {
+	if s.Layout.ClusterDir == "" {
+		return nil, nil
+	}
+	vol, err := ReadVolume(s.Layout, a, Selection{All: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []inspect.PartitionBlocker
+	for _, g := range vol.KnownNames() {
+		if inspect.IsCanary(g) {
+			continue
+		}
+		out = append(out, s.Blockers(vol.State(g), false, 0)...)
+	}
+	inspect.LinkTxnGroups(out)
+	return out, nil
+}
+
+// PendingTxnOffsets are the open transactions that staged offsets for
+// group (inspect.PendingTxnOffsets), with its coordinator from the
+// assignment.
+func (s *BlockerSources) PendingTxnOffsets(group string) []inspect.PendingTxnOffset {
+	coord := ""
+	if s.Assignment != nil {
+		coord = s.Assignment.Router().Group(group).Coordinator
+	}
+	return inspect.PendingTxnOffsets(group, coord, s.Txns)
 }
