@@ -24,11 +24,11 @@ type BlockerSources struct {
 	Layout volume.Layout
 	// Assignment routes groups to their coordinators (nil: unknown).
 	Assignment *volume.Assignment
-	Gen      volume.GenerationInfo
-	Txns     []inspect.TxnRow
-	Plumbing *volume.Plumbing
-	Limits   volume.RecordLimits
-	Now      time.Time
+	Gen        volume.GenerationInfo
+	Txns       []inspect.TxnRow
+	Plumbing   *volume.Plumbing
+	Limits     volume.RecordLimits
+	Now        time.Time
 	// Flags are the volume and connection flags a printed fix repeats.
 	Flags string
 	// Stable are the last stable offsets the leaders served (nil: not
