@@ -71,7 +71,8 @@ type GroupsWhyView struct {
 	Groups   []GroupWhy        `json:"groups"`
 	NotFound []string          `json:"notFound"`
 	// ReadBoundBytes is the most read from the segments for one
-	// partition; BytesRead what this run read for all of them.
+	// partition (at its committed offset and, live, at a last stable
+	// offset below it); BytesRead what this run read for all of them.
 	ReadBoundBytes int64 `json:"readBoundBytes"`
 	BytesRead      int64 `json:"bytesRead"`
 }
@@ -121,7 +122,7 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 		return err
 	}
 	v := GroupsWhyView{Sources: sources, Now: g.Now().Format(time.RFC3339Nano), WindowMs: o.why.window.Milliseconds(), NotFound: notFound,
-		ReadBoundBytes: o.why.limits.MaxBytes(), Groups: whyGroups(src, states, o.filter, cl != nil)}
+		ReadBoundBytes: 2 * o.why.limits.MaxBytes(), Groups: whyGroups(src, states, o.filter, cl != nil)}
 	v.BytesRead = src.BytesRead
 	if err := printWhy(g, &v); err != nil {
 		return err

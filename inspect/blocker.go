@@ -35,6 +35,9 @@ const (
 	// BlockOpenTxn: an Ongoing transaction within its timeout, or one the
 	// log shows open with no slot entry for its producer.
 	BlockOpenTxn = "openTransaction"
+	// BlockStableBehind: the leader's last stable offset is below the
+	// committed offset, and no transaction could be read where it is.
+	BlockStableBehind = "lastStableBehind"
 	// BlockCorruptBatch: the batch at the committed offset cannot be what
 	// kaas stored (CRC, framing, codec): every fetch of it fails.
 	BlockCorruptBatch = "corruptBatch"
@@ -48,7 +51,7 @@ const (
 )
 
 // BlockerKinds lists every kind, in the order the rules try them.
-var BlockerKinds = []string{BlockMarkersPending, BlockReapedNoMarkers, BlockMarkerMissing, BlockOverdueTxn, BlockOpenTxn, BlockCorruptBatch, BlockRecord, BlockNoConsumer, BlockNone}
+var BlockerKinds = []string{BlockMarkersPending, BlockReapedNoMarkers, BlockMarkerMissing, BlockOverdueTxn, BlockOpenTxn, BlockStableBehind, BlockCorruptBatch, BlockRecord, BlockNoConsumer, BlockNone}
 
 // Blocking reports whether kind is a blocker (not BlockNone).
 func Blocking(kind string) bool { return kind != "" && kind != BlockNone }
@@ -155,8 +158,13 @@ type BlockerFacts struct {
 	// Live: the brokers were asked; Members how many the group has then.
 	Live    bool
 	Members int
-	// Stable is the last stable offset the leader served (nil: not asked).
-	Stable *int64
+	// Stable is the last stable offset the leader served (nil: not asked);
+	// StableRecord and StableScan the segments' answer there, read when it
+	// is below the committed offset (a transaction earlier in the log
+	// holds read_committed consumers back).
+	Stable       *int64
+	StableRecord *volume.RecordRead
+	StableScan   *volume.TxnScan
 	Stuck  *Stuck
 	Now    time.Time
 	// Flags are the volume and connection flags to repeat in a fix.
@@ -208,27 +216,40 @@ func stableEnd(f *BlockerFacts, b *PartitionBlocker) {
 	}
 }
 
-// heldTxn is the producer's transaction the committed offset waits
-// behind: the transactional batch at the offset that the walk saw no
-// marker for (nil: none).
-func heldTxn(f *BlockerFacts) *volume.LogTxn {
-	r := f.Record
-	if r == nil || r.Batch == nil || !r.Batch.Transactional || r.Batch.Control || f.Scan == nil {
+// openTxnAt is the producer's transaction whose first batch is r's, that
+// the walk saw no marker for (nil: none).
+func openTxnAt(r *volume.RecordRead, sc *volume.TxnScan) *volume.LogTxn {
+	if r == nil || r.Batch == nil || !r.Batch.Transactional || r.Batch.Control || sc == nil {
 		return nil
 	}
-	t := f.Scan.Txn(r.Batch.ProducerID)
+	t := sc.Txn(r.Batch.ProducerID)
 	if t == nil || t.End != "" || t.FirstOffset != r.Batch.BaseOffset {
 		return nil
 	}
 	return t
 }
 
-// txnBlocker: the committed offset sits on the first record of a
-// transaction with no marker after it.
+// heldTxn is the transaction the partition waits behind: the one that
+// starts at the committed offset, else the one at the leader's last
+// stable offset below it; at says where it starts and scan is its walk.
+func heldTxn(f *BlockerFacts) (lt *volume.LogTxn, at string, scan *volume.TxnScan) {
+	if t := openTxnAt(f.Record, f.Scan); t != nil {
+		return t, fmt.Sprintf("the committed offset %d is", f.Part.Resume.Value), f.Scan
+	}
+	if f.Stable != nil {
+		if t := openTxnAt(f.StableRecord, f.StableScan); t != nil {
+			return t, fmt.Sprintf("the leader's last stable offset %d, below the committed offset %d (read_committed consumers read nothing past it), is", *f.Stable, f.Part.Resume.Value), f.StableScan
+		}
+	}
+	return nil, "", nil
+}
+
+// txnBlocker: the committed offset (or the last stable offset below it)
+// sits on the first record of a transaction with no marker after it.
 func txnBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
-	lt := heldTxn(f)
+	lt, at, scan := heldTxn(f)
 	if lt == nil {
-		return false
+		return stableBehind(f, b)
 	}
 	t := &BlockingTxn{ProducerID: lt.ProducerID, Epoch: lt.ProducerEpoch, FirstOffset: lt.FirstOffset, LastOffset: lt.LastOffset, Groups: []string{}}
 	row := txnRowOf(f.Txns, lt.ProducerID)
@@ -241,9 +262,9 @@ func txnBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
 	t.Markers = pendingMarkers(f.Markers, lt.ProducerID, b.Topic, b.Partition, f.Now)
 	b.Txn = t
 	who := txnName(t)
-	first := fmt.Sprintf("the committed offset %d is the first record of %s, and no COMMIT or ABORT marker follows it on %s/%d", b.Committed, who, b.Topic, b.Partition)
-	if f.Scan != nil && !f.Scan.Complete {
-		first += fmt.Sprintf(" up to offset %d (the walk's read bound)", f.Scan.To)
+	first := fmt.Sprintf("%s the first record of %s, and no COMMIT or ABORT marker follows it on %s/%d", at, who, b.Topic, b.Partition)
+	if scan != nil && !scan.Complete {
+		first += fmt.Sprintf(" up to offset %d (the walk's read bound)", scan.To)
 	}
 	readers := ": read_committed consumers stop here, read_uncommitted ones read on"
 	switch {
@@ -275,6 +296,31 @@ func txnBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
 		b.Fix = fmt.Sprintf("if the producer of %s is alive, it is mid-transaction: let it commit or abort; if it is gone, kaas's reaper aborts it when its timeout ends: %s", who, reaperNote(f.Gen))
 	}
 	return true
+}
+
+// stableBehind: the leader's last stable offset is below the committed
+// offset and no transaction could be read there.
+func stableBehind(f *BlockerFacts, b *PartitionBlocker) bool {
+	if f.Stable == nil || *f.Stable >= b.Committed || b.LogEnd <= b.Committed {
+		return false
+	}
+	b.Kind = BlockStableBehind
+	b.Detail = fmt.Sprintf("the leader's last stable offset %d is below the committed offset %d: read_committed consumers read nothing until the transaction open at %d ends (its batch could not be read there: %s)",
+		*f.Stable, b.Committed, *f.Stable, recordProblem(f.StableRecord))
+	b.Fix = fmt.Sprintf("find the producer of the transaction open at offset %d ('kaasctl txn list --hanging'); %s", *f.Stable, reaperNote(f.Gen))
+	return true
+}
+
+func recordProblem(r *volume.RecordRead) string {
+	switch {
+	case r == nil:
+		return "the segments were not read"
+	case r.Problem != "":
+		return r.Problem
+	case r.Batch != nil && !r.Batch.Transactional:
+		return fmt.Sprintf("the batch there, %d–%d, is not transactional", r.Batch.BaseOffset, r.Batch.LastOffset)
+	}
+	return "no open transaction starts there within the walk"
 }
 
 // hangingFix is the fix for a transaction that will never end on the log.
@@ -385,6 +431,9 @@ func noConsumerBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
 	}
 	b.Kind = BlockNoConsumer
 	b.Detail = fmt.Sprintf("the group has no member: nothing consumes %s/%d (lag %d)", b.Topic, b.Partition, b.Lag)
+	if r := f.Record; r != nil && len(r.Records) > 0 {
+		b.Detail += "; next record: " + RecordSummary(r.Records[0])
+	}
 	b.Fix = "start the group's consumers (they resume from the committed offset)"
 	return true
 }

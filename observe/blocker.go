@@ -99,6 +99,9 @@ func (s *BlockerSources) Blocker(group string, p *inspect.PartitionState, live b
 		f.Stuck = s.Stuck(group, p.Topic, p.Partition)
 	}
 	f.Record, f.Scan = s.readAt(p.Topic, p.Partition, p.Resume.Value)
+	if f.Stable != nil && *f.Stable < p.Resume.Value {
+		f.StableRecord, f.StableScan = s.readAt(p.Topic, p.Partition, *f.Stable)
+	}
 	return inspect.ClassifyBlocker(&f)
 }
 
