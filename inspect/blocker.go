@@ -165,8 +165,8 @@ type BlockerFacts struct {
 	Stable       *int64
 	StableRecord *volume.RecordRead
 	StableScan   *volume.TxnScan
-	Stuck  *Stuck
-	Now    time.Time
+	Stuck        *Stuck
+	Now          time.Time
 	// Flags are the volume and connection flags to repeat in a fix.
 	Flags string
 }
