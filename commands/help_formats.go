@@ -24,6 +24,7 @@ var formatDocs = []struct {
 	{"groups list", GroupsListView{}, "each group (groups[])"},
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
+	{"groups describe --why", GroupsWhyView{}, "each group (groups[]) with its lagging partitions' blockers"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
 	{"probe", ProbeView{}, "each broker (brokers[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},

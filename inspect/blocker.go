@@ -216,29 +216,31 @@ func stableEnd(f *BlockerFacts, b *PartitionBlocker) {
 	}
 }
 
-// openTxnAt is the producer's transaction whose first batch is r's, that
-// the walk saw no marker for (nil: none).
+// openTxnAt is the open transaction a read_committed consumer at r's
+// offset stops at: the walk's first, with only markers and aborted
+// records before it (nil: none).
 func openTxnAt(r *volume.RecordRead, sc *volume.TxnScan) *volume.LogTxn {
-	if r == nil || r.Batch == nil || !r.Batch.Transactional || r.Batch.Control || sc == nil {
+	if r == nil || r.Batch == nil || sc == nil {
 		return nil
 	}
-	t := sc.Txn(r.Batch.ProducerID)
-	if t == nil || t.End != "" || t.FirstOffset != r.Batch.BaseOffset {
-		return nil
-	}
-	return t
+	return sc.Blocking()
 }
 
-// heldTxn is the transaction the partition waits behind: the one that
-// starts at the committed offset, else the one at the leader's last
-// stable offset below it; at says where it starts and scan is its walk.
+// heldTxn is the transaction the partition waits behind: the one a
+// consumer at the committed offset stops at, else the one at the
+// leader's last stable offset below it; at says where it starts and scan
+// is its walk.
 func heldTxn(f *BlockerFacts) (lt *volume.LogTxn, at string, scan *volume.TxnScan) {
+	c := f.Part.Resume.Value
 	if t := openTxnAt(f.Record, f.Scan); t != nil {
-		return t, fmt.Sprintf("the committed offset %d is", f.Part.Resume.Value), f.Scan
+		if t.FirstOffset <= c {
+			return t, fmt.Sprintf("the committed offset %d is", c), f.Scan
+		}
+		return t, fmt.Sprintf("the committed offset %d is followed only by transaction markers and aborted records up to offset %d,", c, t.FirstOffset), f.Scan
 	}
 	if f.Stable != nil {
 		if t := openTxnAt(f.StableRecord, f.StableScan); t != nil {
-			return t, fmt.Sprintf("the leader's last stable offset %d, below the committed offset %d (read_committed consumers read nothing past it), is", *f.Stable, f.Part.Resume.Value), f.StableScan
+			return t, fmt.Sprintf("the leader's last stable offset %d, below the committed offset %d (read_committed consumers read nothing past it), is", *f.Stable, c), f.StableScan
 		}
 	}
 	return nil, "", nil

@@ -485,7 +485,10 @@ type TxnScan struct {
 	To       int64 `json:"to"`
 	Complete bool  `json:"complete"`
 	// Txns are the transactions that started in the scan, by first offset.
-	Txns      []LogTxn `json:"transactions"`
+	Txns []LogTxn `json:"transactions"`
+	// FirstPlain is the base offset of the first batch outside any
+	// transaction (-1: none in the scan).
+	FirstPlain int64    `json:"firstPlain"`
 	Reads     int      `json:"reads"`
 	BytesRead int64    `json:"bytesRead"`
 }
@@ -500,6 +503,27 @@ func (s *TxnScan) StableEnd() (int64, bool) {
 		}
 	}
 	return s.To, s.Complete
+}
+
+// Blocking is the open transaction a read_committed consumer at the
+// scan's start stops at: the first one still open, with nothing it
+// delivers before it (only markers and aborted transactions' records;
+// nil: none, or a record it reads comes first).
+func (s *TxnScan) Blocking() *LogTxn {
+	for i := range s.Txns {
+		t := &s.Txns[i]
+		if s.FirstPlain >= 0 && s.FirstPlain < t.FirstOffset {
+			return nil
+		}
+		switch t.End {
+		case "":
+			return t
+		case ControlAbort:
+			continue // read_committed consumers skip its records
+		}
+		return nil // committed (or an unread marker): delivered first
+	}
+	return nil
 }
 
 // Txn is the transaction of producer pid that the scan saw start (nil:
@@ -521,7 +545,7 @@ func ScanTransactions(ls SegmentListing, rr *RecordRead, lim RecordLimits) *TxnS
 		return nil
 	}
 	lim = lim.norm()
-	s := &TxnScan{From: rr.Batch.BaseOffset, To: rr.Batch.BaseOffset}
+	s := &TxnScan{From: rr.Batch.BaseOffset, To: rr.Batch.BaseOffset, FirstPlain: -1}
 	budget := lim.ScanBytes
 	open := map[int64]int{} // producer id → index in s.Txns while open
 	cnt := &RecordRead{}
@@ -558,6 +582,9 @@ func (s *TxnScan) scanSegment(b *boundedFile, seg SegmentFile, pos int64, open m
 		s.To = max(s.To, bi.LastOffset+1)
 		pos += bi.Bytes
 		if !bi.Transactional || bi.ProducerID < 0 {
+			if !bi.Control && s.FirstPlain < 0 {
+				s.FirstPlain = bi.BaseOffset
+			}
 			continue
 		}
 		i, isOpen := open[bi.ProducerID]

@@ -243,3 +243,31 @@ func FuzzReadRecords(f *testing.F) {
 		}
 	})
 }
+
+// A read_committed consumer sitting on a COMMIT marker, with an aborted
+// transaction and its marker after it, stops at the open transaction
+// after those: Blocking names it; a plain record in between is read
+// first, so nothing blocks there.
+func TestScanBlockingAfterMarkers(t *testing.T) {
+	t.Parallel()
+	commitMarker := EncodeBatchOf(BatchOf{Base: 9, ProducerID: 1, Control: true, Commit: true})
+	aborted := EncodeBatchOf(BatchOf{Base: 10, ProducerID: 2, Transactional: true, Records: values("a", "b", "c")})
+	abortMarker := EncodeBatchOf(BatchOf{Base: 13, ProducerID: 2, Control: true})
+	open := EncodeBatchOf(BatchOf{Base: 14, ProducerID: 3, ProducerEpoch: 4, Transactional: true, Records: values("x", "y")})
+	plain := EncodeBatchOf(BatchOf{Base: 16, ProducerID: -1, Records: values("p")})
+	for _, c := range []struct {
+		name    string
+		batches [][]byte
+		want    int64 // -1: none
+	}{
+		{"markers and aborted records first", [][]byte{commitMarker, aborted, abortMarker, open, plain}, 3},
+		{"a plain record first", [][]byte{commitMarker, EncodeBatchOf(BatchOf{Base: 10, ProducerID: -1, Records: values("p")}), EncodeBatchOf(BatchOf{Base: 11, ProducerID: 3, Transactional: true, Records: values("x")})}, -1},
+	} {
+		ls := plantBatches(t, 9, c.batches...)
+		rr, _ := ReadRecordsAt(ls, 9, RecordLimits{})
+		got := ScanTransactions(ls, rr, RecordLimits{}).Blocking()
+		if (got == nil) != (c.want < 0) || (got != nil && (got.ProducerID != c.want || got.FirstOffset != 14 || got.ProducerEpoch != 4)) {
+			t.Errorf("%s: blocking %+v, want producer %d", c.name, got, c.want)
+		}
+	}
+}
