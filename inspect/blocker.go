@@ -192,9 +192,20 @@ func ClassifyBlocker(f *BlockerFacts) PartitionBlocker {
 	return b
 }
 
-// stableEnd sets the last stable offset: the leader's when it was asked,
-// else the walk's.
+// stableEnd sets the last stable offset: the leader's when it was asked
+// and the generation's brokers answer it, else the walk's.
 func stableEnd(f *BlockerFacts, b *PartitionBlocker) {
+	if f.Stable != nil && !f.Gen.ListsStableOffset() {
+		f.Stable = nil // the answer is not the last stable offset (its high watermark)
+	}
+	if !f.Gen.HoldsReadCommitted() {
+		v := b.LogEnd
+		b.StableEnd, b.StableSource = &v, "generation"
+		b.StableNote = f.Gen.BrokerFact(func(x volume.BrokerFacts) string { return x.StableOffsetNote }) + " (" + f.Gen.Assumes() + ")"
+		l := max(0, v-b.Committed)
+		b.StableLag = &l
+		return
+	}
 	switch {
 	case f.Stable != nil:
 		v := *f.Stable
@@ -249,6 +260,9 @@ func heldTxn(f *BlockerFacts) (lt *volume.LogTxn, at string, scan *volume.TxnSca
 // txnBlocker: the committed offset (or the last stable offset below it)
 // sits on the first record of a transaction with no marker after it.
 func txnBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
+	if !f.Gen.HoldsReadCommitted() {
+		return false // no transaction holds a consumer back on this generation
+	}
 	lt, at, scan := heldTxn(f)
 	if lt == nil {
 		return stableBehind(f, b)

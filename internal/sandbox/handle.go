@@ -73,6 +73,7 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		if s.zeroTimeOffsets.Load() {
 			return relayWith(f, zeroTimestampAnswer)
 		}
+		return s.listOffsets(f)
 	case kmsg.ListGroups:
 		return s.listGroups(b, f)
 	case kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.JoinGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.SyncGroup,

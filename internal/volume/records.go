@@ -488,9 +488,9 @@ type TxnScan struct {
 	Txns []LogTxn `json:"transactions"`
 	// FirstPlain is the base offset of the first batch outside any
 	// transaction (-1: none in the scan).
-	FirstPlain int64    `json:"firstPlain"`
-	Reads     int      `json:"reads"`
-	BytesRead int64    `json:"bytesRead"`
+	FirstPlain int64 `json:"firstPlain"`
+	Reads      int   `json:"reads"`
+	BytesRead  int64 `json:"bytesRead"`
 }
 
 // StableEnd is the last stable offset as far as the scan tells: the first
