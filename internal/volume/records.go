@@ -29,9 +29,10 @@ type RecordLimits struct {
 	MaxBatchBytes int
 	// MaxDecompressed bounds a compressed batch's records once decoded.
 	MaxDecompressed int
-	// ScanBytes bounds the header bytes read after the batch to find the
-	// transactions' markers.
-	ScanBytes int64
+	// ScanBytes and ScanBatches bound the walk of the batch headers after
+	// the batch that finds the transactions' markers.
+	ScanBytes   int64
+	ScanBatches int
 	// Peek is how many records are kept (MaxPeek at most); PreviewBytes
 	// how much of each key and value.
 	Peek         int
@@ -50,9 +51,9 @@ const (
 
 // DefaultRecordLimits are the limits kaasctl reads with: at most 256 KiB
 // to find a batch, 1 MiB of batch (kaas's default max.message.bytes),
-// 8 MiB decoded, 256 KiB of headers after it.
+// 8 MiB decoded, 500 batch headers or 256 KiB after it.
 func DefaultRecordLimits() RecordLimits {
-	return RecordLimits{SeekBytes: 256 << 10, MaxBatchBytes: 1 << 20, MaxDecompressed: 8 << 20, ScanBytes: 256 << 10, Peek: 1, PreviewBytes: DefaultPreviewBytes}
+	return RecordLimits{SeekBytes: 256 << 10, MaxBatchBytes: 1 << 20, MaxDecompressed: 8 << 20, ScanBytes: 256 << 10, ScanBatches: 500, Peek: 1, PreviewBytes: DefaultPreviewBytes}
 }
 
 // MaxBytes is the most the reader reads for one offset under l (index
@@ -74,6 +75,9 @@ func (l RecordLimits) norm() RecordLimits {
 	}
 	if l.ScanBytes <= 0 {
 		l.ScanBytes = d.ScanBytes
+	}
+	if l.ScanBatches <= 0 {
+		l.ScanBatches = d.ScanBatches
 	}
 	l.Peek = min(max(l.Peek, 1), MaxPeek)
 	if l.PreviewBytes <= 0 {
@@ -170,6 +174,12 @@ type boundedFile struct {
 	budget *int64
 	win    []byte
 	winAt  int64
+	// narrow: header reads take the header alone (the batches walked are
+	// large, so a window would read their bodies); buf is the reused
+	// window buffer.
+	narrow bool
+	buf    []byte
+	hdr    [batchHeaderLen]byte
 }
 
 var errBudget = errors.New("read bound reached")
@@ -196,7 +206,8 @@ func (b *boundedFile) at(off int64, n int) ([]byte, error) {
 		return b.win[s : s+int64(n)], nil
 	}
 	want := n
-	if n < recordWindow {
+	windowed := n < recordWindow && !(b.narrow && n <= batchHeaderLen)
+	if windowed {
 		want = int(min(int64(recordWindow), b.size-off))
 	}
 	if int64(want) > *b.budget {
@@ -205,7 +216,18 @@ func (b *boundedFile) at(off int64, n int) ([]byte, error) {
 			return nil, errBudget
 		}
 	}
-	buf := make([]byte, want)
+	var buf []byte
+	switch {
+	case windowed:
+		if cap(b.buf) < recordWindow {
+			b.buf = make([]byte, recordWindow)
+		}
+		buf = b.buf[:want] // the window is reused: callers copy what they keep
+	case want <= batchHeaderLen:
+		buf = b.hdr[:want]
+	default:
+		buf = make([]byte, want)
+	}
 	m, err := b.f.ReadAt(buf, off)
 	b.rr.Reads++
 	b.rr.BytesRead += int64(m)
@@ -213,15 +235,15 @@ func (b *boundedFile) at(off int64, n int) ([]byte, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, &FileError{Path: b.path, Problem: readProblem(err)}
 	}
-	if n < recordWindow {
+	if windowed {
 		b.win, b.winAt = buf[:m], off
 	}
 	return buf[:min(m, n)], nil
 }
 
 // parseBatchHeader reads a v2 header at pos of h (61 bytes or more).
-func parseBatchHeader(h []byte, seg string, pos int64) *BatchInfo {
-	bi := &BatchInfo{Segment: seg, Position: pos,
+func parseBatchHeader(h []byte, seg string, pos int64) BatchInfo {
+	bi := BatchInfo{Segment: seg, Position: pos,
 		BaseOffset:    int64(binary.BigEndian.Uint64(h[0:8])),
 		Bytes:         batchLogOverhead + int64(int32(binary.BigEndian.Uint32(h[8:12]))),
 		LeaderEpoch:   int32(binary.BigEndian.Uint32(h[12:16])),
@@ -250,19 +272,28 @@ func parseBatchHeader(h []byte, seg string, pos int64) *BatchInfo {
 // where kaas's recovery would stop (too short, a length below 16 or past
 // the file, not magic 2, an impossible bound).
 func (b *boundedFile) headerAt(pos int64, segBase int64, first bool) (*BatchInfo, error) {
+	bi, ok, err := b.header(pos, segBase, first)
+	if !ok {
+		return nil, err
+	}
+	return &bi, nil
+}
+
+// header is headerAt by value (ok false where the log stops).
+func (b *boundedFile) header(pos int64, segBase int64, first bool) (BatchInfo, bool, error) {
 	h, err := b.at(pos, batchHeaderLen)
 	if err != nil || len(h) < batchHeaderLen {
-		return nil, err
+		return BatchInfo{}, false, err
 	}
 	length := int64(int32(binary.BigEndian.Uint32(h[8:12])))
 	if length < batchHeaderLen-batchLogOverhead || pos+batchLogOverhead+length > b.size || h[batchMagicAt] != 2 {
-		return nil, nil
+		return BatchInfo{}, false, nil
 	}
 	base := int64(binary.BigEndian.Uint64(h[0:8]))
 	if _, bad := batchEnd(base, int32(binary.BigEndian.Uint32(h[batchLastDeltaAt:batchLastDeltaAt+4])), first, segBase); bad != "" {
-		return nil, nil
+		return BatchInfo{}, false, nil
 	}
-	return parseBatchHeader(h, b.path, pos), nil
+	return parseBatchHeader(h, b.path, pos), true, nil
 }
 
 // indexStart is the byte position of the last index entry at or below
@@ -548,6 +579,7 @@ func ScanTransactions(ls SegmentListing, rr *RecordRead, lim RecordLimits) *TxnS
 	s := &TxnScan{From: rr.Batch.BaseOffset, To: rr.Batch.BaseOffset, FirstPlain: -1}
 	budget := lim.ScanBytes
 	open := map[int64]int{} // producer id → index in s.Txns while open
+	batches := lim.ScanBatches
 	cnt := &RecordRead{}
 	pos := rr.Batch.Position
 	for si := rr.batchSeg; si < len(ls.Segments); si, pos = si+1, 0 {
@@ -556,7 +588,7 @@ func ScanTransactions(ls SegmentListing, rr *RecordRead, lim RecordLimits) *TxnS
 		if err != nil {
 			break
 		}
-		done := s.scanSegment(b, seg, pos, open)
+		done := s.scanSegment(b, seg, pos, open, &batches)
 		b.Close()
 		if !done {
 			break
@@ -570,17 +602,22 @@ func ScanTransactions(ls SegmentListing, rr *RecordRead, lim RecordLimits) *TxnS
 }
 
 // scanSegment walks one segment from pos; false when the budget ran out.
-func (s *TxnScan) scanSegment(b *boundedFile, seg SegmentFile, pos int64, open map[int64]int) bool {
+func (s *TxnScan) scanSegment(b *boundedFile, seg SegmentFile, pos int64, open map[int64]int, batches *int) bool {
 	for first := pos == 0; ; first = false {
-		bi, err := b.headerAt(pos, seg.Base, first)
+		if *batches <= 0 {
+			return false
+		}
+		*batches--
+		bi, ok, err := b.header(pos, seg.Base, first)
 		if err != nil {
 			return false
 		}
-		if bi == nil {
+		if !ok {
 			return true
 		}
 		s.To = max(s.To, bi.LastOffset+1)
 		pos += bi.Bytes
+		b.narrow = bi.Bytes > recordWindow/8 // large batches: read their headers alone
 		if !bi.Transactional || bi.ProducerID < 0 {
 			if !bi.Control && s.FirstPlain < 0 {
 				s.FirstPlain = bi.BaseOffset
@@ -598,7 +635,7 @@ func (s *TxnScan) scanSegment(b *boundedFile, seg SegmentFile, pos int64, open m
 			continue
 		}
 		if isOpen {
-			s.Txns[i].End, s.Txns[i].EndOffset = controlOf(b, bi), bi.BaseOffset
+			s.Txns[i].End, s.Txns[i].EndOffset = controlOf(b, &bi), bi.BaseOffset
 			delete(open, bi.ProducerID)
 		}
 	}
