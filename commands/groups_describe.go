@@ -59,7 +59,8 @@ const groupsDescribeHelp = "Offline: committed offsets come from the group's off
 	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
 	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
 	"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app --why     # what each lagging partition waits behind, and the fix\n\n" +
 	"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
 	"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
 	"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
