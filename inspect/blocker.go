@@ -456,6 +456,10 @@ func noConsumerBlocker(f *BlockerFacts, b *PartitionBlocker) bool {
 
 // noBlockerDetail says what was seen when no rule applied.
 func noBlockerDetail(f *BlockerFacts) string {
+	if r := f.Record; r != nil && r.Batch != nil && r.Batch.Transactional && !f.Gen.HoldsReadCommitted() {
+		return "no blocker: the committed offset is in a transaction, and on this generation " +
+			f.Gen.BrokerFact(func(b volume.BrokerFacts) string { return b.ReadCommittedNote }) + " (" + f.Gen.Assumes() + ")"
+	}
 	switch {
 	case f.Record == nil:
 		return "no blocker found: the segments were not read (no data dir)"
