@@ -76,6 +76,7 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		if s.noTimeOffsets.Load() {
 			return relayWith(f, func(f *frame, raw []byte) []byte { return timestampAnswer(f, raw, -1) })
 		}
+		return s.listOffsets(f)
 	case kmsg.ListGroups:
 		return s.listGroups(b, f)
 	case kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.JoinGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.SyncGroup,

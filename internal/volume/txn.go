@@ -278,9 +278,20 @@ func ReapedFinding(path string, e TxnEntry, gi GenerationInfo) Finding {
 			"no kaas API writes the missing marker; on Rust 0.2.18 a restart of every broker ends the stall, and read_committed consumers then read its records as if committed: reset their offsets past the transaction first if they must not (kaasctl offsets reset)"}
 }
 
-// ReaperMayOmitMarkers reports whether the volume's generation (any
-// candidate, when undetermined) has a reaper that writes no ABORT markers.
-func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
+// HoldsReadCommitted reports whether the volume's generation's brokers
+// (any candidate's, when undetermined) hold read_committed consumers at
+// the last stable offset: only then can a transaction block a group.
+func (gi GenerationInfo) HoldsReadCommitted() bool {
+	return gi.anyBroker(func(b BrokerFacts) bool { return b.HoldsReadCommitted })
+}
+
+// ListsStableOffset reports whether every candidate generation's brokers
+// answer ListOffsets read_committed with the last stable offset.
+func (gi GenerationInfo) ListsStableOffset() bool {
+	return !gi.anyBroker(func(b BrokerFacts) bool { return !b.ListsStableOffset })
+}
+
+func (gi GenerationInfo) anyBroker(f func(BrokerFacts) bool) bool {
 	gens := gi.cands
 	if gi.Gen != GenUnknown {
 		gens = []Generation{gi.Gen}
@@ -289,9 +300,17 @@ func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
 		gens = AllGenerations
 	}
 	for _, s := range specsOf(gens) {
-		if !s.Broker.ReaperWritesMarkers {
+		if f(s.Broker) {
 			return true
 		}
 	}
 	return false
+}
+
+// ReaperMayOmitMarkers reports whether the volume's generation (any
+// candidate, when undetermined) has a reaper that writes no ABORT markers
+// where its brokers hold read_committed consumers behind transactions
+// (on a generation that does not, a missing marker stalls nothing).
+func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
+	return gi.anyBroker(func(b BrokerFacts) bool { return !b.ReaperWritesMarkers && b.HoldsReadCommitted })
 }
