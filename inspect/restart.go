@@ -1041,34 +1041,6 @@ func PlanRestart(in RestartInput, given []string) (*RestartPlan, error) {
 	return p, nil
 }
 
-// ScoreRestartOrders is the search alone (benchmarks and the report).
-func ScoreRestartOrders(in RestartInput) (best, worst RestartScore, sr RestartSearch, err error) {
-	m, err := newRestartSim(in)
-	if err != nil {
-		return best, worst, sr, err
-	}
-	_, _, best, worst, sr = m.search()
-	return
-}
-
-// RestartStepsFrom re-plans the remaining restarts from a version actually
-// written (--follow after a deviation): the input's state is that version.
-func RestartStepsFrom(in RestartInput, order []string) (RestartOrder, error) {
-	m, err := newRestartSim(in)
-	if err != nil {
-		return RestartOrder{}, err
-	}
-	var idx []int
-	for _, b := range order {
-		i, ok := m.index[b]
-		if !ok {
-			return RestartOrder{}, fmt.Errorf("broker %s is not in the assignment", b)
-		}
-		idx = append(idx, i)
-	}
-	return m.detail(idx), nil
-}
-
 // apply is one version the controller writes for a group: down is the
 // broker that is stopped (-1: none), placed where the controller would put
 // a new entry, hashed the hash tier's answer. A loaded group on a broker
