@@ -168,14 +168,6 @@ func (gi GenerationInfo) Assumes() string {
 	return "assuming kaas " + gi.Label + ", " + gi.Source
 }
 
-// can reports whether g is still possible for the volume.
-func (gi GenerationInfo) can(g Generation) bool {
-	if gi.Gen != GenUnknown {
-		return gi.Gen == g
-	}
-	return slices.Contains(gi.cands, g)
-}
-
 // PlainMapVerdict says what the brokers do with a plain-map offset file:
 // known is false when the possible generations disagree (then callers must
 // not state either as fact).
