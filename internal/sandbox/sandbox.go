@@ -575,13 +575,6 @@ func (s *Sandbox) LogDir() string { return s.opts.LogDir }
 // Placement is the controller's placement of explicit entries.
 func (s *Sandbox) Placement() Placement { return s.opts.Placement }
 
-// KfakeAddr is the address of the kfake node behind the brokers. Requests
-// sent there bypass kaas's rules; tests use it only to inspect group state.
-func (s *Sandbox) KfakeAddr() string { return s.kfAddr }
-
-// Kfake is the kfake cluster behind the brokers (for GroupInfo and similar).
-func (s *Sandbox) Kfake() *kfake.Cluster { return s.kf }
-
 // BrokerIDs lists every broker id, running or not, in ordinal order.
 func (s *Sandbox) BrokerIDs() []string {
 	out := make([]string, len(s.brokers))
