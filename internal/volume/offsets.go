@@ -56,7 +56,6 @@ const (
 	CodeOffsetsOrphanMeta   = "offsets.metadataWithoutOffset"
 	CodeOffsetsNegative     = "offsets.negativeOffset"
 	CodeOffsetsEmpty        = "offsets.noOffsets"
-	CodeOffsetsDuplicateKey = "offsets.duplicateKey"
 	// A plain map on a generation that reads it as offsets (info only).
 	CodePlainMapOffsets = "offsets.plainMap"
 	// A plain map on a volume whose generation is undetermined.

@@ -175,9 +175,6 @@ func linkedDirFinding(p, what string) *Finding {
 // kaas's own writes finish in milliseconds.
 const StaleTmpAge = 5 * time.Minute
 
-// MaxStateFileBytes caps any state file kaasctl reads into memory.
-const MaxStateFileBytes = safefs.MaxFileBytes
-
 // OffsetScanItem is one offset file, parsed.
 type OffsetScanItem struct {
 	// Group is the group id the file name stands for (sub-directories
@@ -895,7 +892,7 @@ func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte
 
 // readInto reads a whole file reusing buf: regular files only (a FIFO,
 // device, socket or link is refused without blocking), at most
-// MaxStateFileBytes. On unix it uses plain open/fstat/read/close system
+// safefs.MaxFileBytes. On unix it uses plain open/fstat/read/close system
 // calls (os.Open also registers every file with the runtime poller, which
 // costs two more system calls per file and dominates a 100,000-file scan).
 func readInto(path string, buf []byte) ([]byte, []byte, error) {
