@@ -147,9 +147,11 @@ func parseOffsetFileGeneral(path string, data []byte) (*OffsetFile, []Finding, e
 			return nil, nil, ferr
 		}
 	}
-	meta, ferr := decodeEnvelopeMetadata(path, rawMeta, hasMeta, add)
-	if ferr != nil {
-		return nil, nil, ferr
+	meta := map[string]string{}
+	if hasMeta {
+		if ferr = decodeEnvelopeMetadata(path, rawMeta, meta, add); ferr != nil {
+			return nil, nil, ferr
+		}
 	}
 	of := &OffsetFile{Path: path, Format: FormatEnvelope}
 	for _, k := range sortedKeys(offsets) {
@@ -240,21 +242,18 @@ func decodeEnvelopeOffsets(path string, raw json.RawMessage) (map[string]json.Ra
 	return offsets, nil
 }
 
-// decodeEnvelopeMetadata decodes the metadata member (when the file has
-// one) into its string values. A value that is not a string, or a null
-// member, is an error finding; a member that is not an object is an error.
-func decodeEnvelopeMetadata(path string, raw json.RawMessage, has bool, add addFinding) (map[string]string, *FileError) {
-	meta := map[string]string{}
-	if !has {
-		return meta, nil
-	}
+// decodeEnvelopeMetadata decodes the metadata member into meta, its
+// string values. A value that is not a string, or a null member, is an
+// error finding; a member that is not an object is an error. The caller
+// makes meta, so that it stays on its stack.
+func decodeEnvelopeMetadata(path string, raw json.RawMessage, meta map[string]string, add addFinding) *FileError {
 	if isNull(raw) {
 		add(SevError, CodeOffsetsBadValue, `"metadata" is null: kaas cannot decode the file and treats the group as having no offsets`, fixCorrupt)
-		return meta, nil
+		return nil
 	}
 	var rm map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &rm); err != nil {
-		return nil, &FileError{Path: path, Problem: `"metadata": ` + describeJSONError(raw, err) + "; kaas cannot decode the file"}
+		return &FileError{Path: path, Problem: `"metadata": ` + describeJSONError(raw, err) + "; kaas cannot decode the file"}
 	}
 	for k, v := range rm {
 		var s string
@@ -264,7 +263,7 @@ func decodeEnvelopeMetadata(path string, raw json.RawMessage, has bool, add addF
 		}
 		meta[k] = s
 	}
-	return meta, nil
+	return nil
 }
 
 // offsetEntry decodes one "topic/partition": offset pair, reporting problems.
