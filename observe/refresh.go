@@ -221,8 +221,6 @@ type refreshRun struct {
 	recs  fileRecs
 	keys  partKeys
 	// The brokers' listings.
-	lsAnswer []wire.BrokerGroups
-	lsErr    error
 	listings []wire.BrokerGroups
 	names    *inspect.NodeNamer
 	// The selection: rows and their group names; fileObs the offset file
@@ -648,19 +646,6 @@ func (s *Source) Gen() volume.Generation {
 func (o *Observation) Successful() bool {
 	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// offsetsDirName is the live offsets dir of the volume's generation, or
-// the newest generation's when the generation cannot tell.
-func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
 
 // fileRec is what a refresh keeps of one group's offset file between the
 // scan and the selection.

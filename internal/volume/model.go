@@ -606,34 +606,6 @@ func (l Layout) LiveOffsetsDirOf(g Generation) string {
 	return l.Path(s.Live())
 }
 
-// GenerationTable renders the model for docs and tests: one row per
-// generation, one column per offsets dir location, plus the plain-map rule.
-func GenerationTable() (header []string, rows [][]string) {
-	locs := offsetsLocations()
-	header = []string{"generation", "live offsets dir"}
-	for _, loc := range locs {
-		header = append(header, loc.String())
-	}
-	header = append(header, "plain-map file", "controller failover")
-	for _, s := range generationSpecs {
-		row := []string{s.Label, s.Live().String()}
-		for _, loc := range locs {
-			row = append(row, s.roleAt(loc))
-		}
-		pm := "offsets"
-		if !s.PlainMapIsOffsets {
-			pm = "read as empty"
-		}
-		fo := "entries dropped"
-		if s.Failover.Reloads {
-			fo = "entries reloaded"
-		}
-		row = append(row, pm, fo)
-		rows = append(rows, row)
-	}
-	return header, rows
-}
-
 // versionGeneration maps a parsed release to its generation ("" when it is
 // later than every generation kaasctl knows).
 func versionGeneration(n [3]int) Generation {
