@@ -54,6 +54,12 @@ func TestGroupsListStreamedMatchesDocument(t *testing.T) {
 			if err := json.Unmarshal([]byte(l), &row); err != nil {
 				t.Fatalf("jsonl line %d: %v", i, err)
 			}
+			// Each line carries the document's schemaVersion; the rest is
+			// the document's row.
+			if row["schemaVersion"] != fromJSON["schemaVersion"] {
+				t.Errorf("jsonl line %d: schemaVersion %v, the document's %v", i, row["schemaVersion"], fromJSON["schemaVersion"])
+			}
+			delete(row, "schemaVersion")
 			rb, _ := json.Marshal(row)
 			gb, _ := json.Marshal(groups[i])
 			if string(rb) != string(gb) {

@@ -66,6 +66,11 @@ exit code says so). Fields marked optional are left out when they do not apply.
 `
 
 const formatsGeneral = `
+Every JSON and YAML document starts with "schemaVersion" (an integer, below for each
+command): a program checks it before reading the rest. It changes when the document's fields
+do (one added, removed, renamed or of another kind). A document that is a JSON array
+(whois-coordinator's) carries it in each element, as does every jsonl line and streamed item.
+
 Every offline document names the kaas generation it assumed in a "generation" object
 (sources.generation in groups list/describe and doctor; generation in volume check, repair and
 migrate): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
@@ -107,7 +112,7 @@ func helpFormats() string {
 }
 
 func writeFormatDoc(b *strings.Builder, command, jsonl string, doc any) {
-	fmt.Fprintf(b, "\n%s   (jsonl: %s)\n", command, jsonl)
+	fmt.Fprintf(b, "\n%s   (schemaVersion %d; jsonl: %s)\n", command, docSchemaVersion(command), jsonl)
 	for _, f := range render.Fields(doc) {
 		fmt.Fprintf(b, "  %-44s %s\n", f.Path, f.Kind)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 )
@@ -26,6 +27,18 @@ type Stream struct {
 	pending int
 	n       int
 	err     error
+	// vt and version: the schema version of the last item's type.
+	vt      reflect.Type
+	version int
+}
+
+// versionOf is the schema version of value's type (kept for the next
+// item: a stream's items are of one type).
+func (s *Stream) versionOf(value any) int {
+	if t := reflect.TypeOf(value); t != s.vt || s.version == 0 {
+		s.vt, s.version = t, SchemaVersionOf(value)
+	}
+	return s.version
 }
 
 // NewStream starts a stream on w; headers ending in "+" are wide-only
@@ -79,12 +92,12 @@ func (s *Stream) Item(appendJSON func([]byte) []byte, value any, row func() []st
 		if s.n > 0 {
 			s.write([]byte(",\n"))
 		}
-		s.write(appendJSON(s.bw.AvailableBuffer()))
+		s.write(appendVersionedObject(s.bw.AvailableBuffer(), s.versionOf(value), appendJSON))
 	case JSONL:
 		// Append straight into the writer's free space when it fits.
-		s.write(append(appendJSON(s.bw.AvailableBuffer()), '\n'))
+		s.write(append(appendVersionedObject(s.bw.AvailableBuffer(), s.versionOf(value), appendJSON), '\n'))
 	case YAML:
-		s.keep(WriteYAML(s.bw, []any{value}))
+		s.keep(WriteYAMLDocument(s.bw, []any{value}, s.versionOf(value)))
 	default:
 		cells := make([]string, 0, len(s.hdr))
 		for i, c := range row() {
@@ -124,9 +137,9 @@ func (s *Stream) Event(value any, rows ...[]string) error {
 	}
 	switch s.f {
 	case JSON, JSONL:
-		s.keep(WriteJSON(s.bw, value, false))
+		s.keep(WriteDocument(s.bw, value, false, s.versionOf(value)))
 	case YAML:
-		s.keep(WriteYAML(s.bw, []any{value}))
+		s.keep(WriteYAMLDocument(s.bw, []any{value}, s.versionOf(value)))
 	case CSV:
 		for _, r := range rows {
 			s.keep(s.csvw.Write(r))
