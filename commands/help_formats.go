@@ -43,6 +43,7 @@ var formatDocs = []struct {
 	{"txn list / txn describe", TxnListView{}, "each transaction (transactions[])"},
 	{"offsets reset / offsets delete", resetView{}, "the whole document"},
 	{"version", versionView{}, "the whole document"},
+	{"--help-json", HelpTree{}, "the whole document"},
 }
 
 func init() {
