@@ -355,4 +355,3 @@ func unquoteUsage(usage string) (placeholder, text string) {
 	name := usage[i+1 : i+1+j]
 	return name, usage[:i] + name + usage[i+2+j:]
 }
-
