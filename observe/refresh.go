@@ -113,6 +113,8 @@ type GroupObs struct {
 	// Incidents are the read model's incidents of the group's partitions
 	// (nil when none).
 	Incidents []GroupIncident `json:"incidents,omitempty"`
+	// GroupIncidents are the group's own (uncommitted partitions).
+	GroupIncidents []inspect.PartitionIncident `json:"groupIncidents,omitempty"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
