@@ -25,6 +25,7 @@ var formatDocs = []struct {
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
+	{"groups explain", GroupsExplainView{}, "each group's verdict (groups[])"},
 	{"probe", ProbeView{}, "each broker (brokers[])"},
 	{"assignment show", inspect.AssignmentSummary{}, "each broker (brokers[])"},
 	{"assignment diff OLD NEW", inspect.AssignmentDiff{}, "each move (moves[])"},
