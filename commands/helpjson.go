@@ -198,6 +198,9 @@ func helpFlag(f cli.Flag, common bool) HelpFlag {
 	if s, ok := f.(cli.DocGenerationSliceFlag); ok {
 		hf.Repeatable = s.IsSliceFlag()
 	}
+	if g, ok := f.(*cli.GenericFlag); ok {
+		_, hf.Repeatable = g.Value.(*repeatedFlag)
+	}
 	if c, ok := f.(cli.CategorizableFlag); ok {
 		hf.Category, hf.Hidden = c.GetCategory(), !c.IsVisible()
 	}
@@ -223,8 +226,11 @@ func flagTypeName(f cli.Flag) string {
 	case *cli.StringSliceFlag:
 		return "stringList"
 	case *cli.GenericFlag:
-		if _, ok := f.Value.(*durationValue); ok {
+		switch f.Value.(type) {
+		case *durationValue:
 			return "duration"
+		case *repeatedFlag:
+			return "stringList"
 		}
 	}
 	return "string"

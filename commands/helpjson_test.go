@@ -33,8 +33,9 @@ var helpJSONVersion = regexp.MustCompile(`"version": "[^"]*"`)
 func TestHelpJSONGolden(t *testing.T) {
 	t.Parallel()
 	for name, args := range map[string][]string{
-		"help-json-groups-health.json": {"groups", "health"},
-		"help-json-version.json":       {"version"},
+		"help-json-groups-health.json":  {"groups", "health"},
+		"help-json-groups-explain.json": {"groups", "explain"},
+		"help-json-version.json":        {"version"},
 	} {
 		_, r := helpJSON(t, args...)
 		golden(t, name, helpJSONVersion.ReplaceAllString(r.Out, `"version": "$$VERSION"`))
