@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // shellWords splits a printed command line as sh does for kaasctl's
@@ -285,5 +288,24 @@ func TestGroupsExplainHumanAndErrors(t *testing.T) {
 		if r.Code != 2 {
 			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
 		}
+	}
+}
+
+// --exporter takes the conditions from a running exporter's evaluation
+// and observes once for the rest; the document says where they came from.
+func TestGroupsExplainFromExporter(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	produceOrders(t, sb, 10)
+	commitAdmin(t, sb, "idle", map[int32]int64{0: 10, 1: 10, 2: 10, 3: 10})
+	l := sb.Layout()
+	e := exporter.New(exporter.Options{Source: &observe.Source{Layout: &l}})
+	e.Refresh(context.Background())
+	srv := httptest.NewServer(e.Handler())
+	defer srv.Close()
+	r := runCLI(t, "", nil, "groups", "explain", "--data-dir", l.DataDir, "-b", strings.Join(sb.Bootstrap(), ","), "--exporter", srv.URL, "-o", "json", "idle")
+	v := decodeJSON[GroupsExplainView](t, r)
+	if r.Code != 0 || v.Source != srv.URL || len(v.Groups) != 1 || v.Groups[0].Severity != inspect.VerdictOK || v.Groups[0].Samples != 1 {
+		t.Errorf("exit %d %s %+v", r.Code, r.Err, v)
 	}
 }
