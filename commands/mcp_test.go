@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -351,4 +352,44 @@ func TestMCPRedactsSecrets(t *testing.T) {
 	if strings.Contains(logs.String(), secret) || !strings.Contains(logs.String(), `"tool":"whois"`) {
 		t.Errorf("log:\n%s", logs.String())
 	}
+}
+
+// FuzzMCPToolArguments: any arguments a client sends become only the
+// flags the tool's type declares, as --name=value (a value never reads as
+// another flag: "--execute" given as a group is a group), positional ones
+// after "--"; the command's flags parse them or refuse them, never crash.
+func FuzzMCPToolArguments(f *testing.F) {
+	for _, s := range []string{`{"keys":["g"]}`, `{"groups":["-x","--execute"],"window":"0"}`, `{"window":"99999h"}`,
+		`{"toOffset":"--execute","groups":["g"],"topics":["t"]}`, `{"group":"--all-groups"}`, `{"members":-1,"add":3}`} {
+		f.Add(s)
+	}
+	tools := mcpTools()
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, tool := range tools {
+			in := reflect.New(reflect.TypeOf(tool.input))
+			if json.Unmarshal([]byte(raw), in.Interface()) != nil {
+				continue
+			}
+			args := mcpArgs(in.Elem())
+			declared := map[string]bool{}
+			for i := range in.Elem().NumField() {
+				if n, ok := in.Elem().Type().Field(i).Tag.Lookup("flag"); ok {
+					declared[n] = true
+				}
+			}
+			for i, a := range args {
+				if a == "--" {
+					break
+				}
+				name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				if !strings.HasPrefix(a, "--") || !declared[name] {
+					t.Fatalf("%s: argument %d %q of %q is not a declared flag", tool.name, i, a, args)
+				}
+			}
+			_ = mcpFitsCall(args, time.Minute)
+			if c, err := mcpContext(tool.path, args, &Globals{IO: &IOStreams{}}); err == nil && c.Bool("execute") {
+				t.Fatalf("%s: %q parses as --execute", tool.name, args)
+			}
+		}
+	})
 }

@@ -136,3 +136,49 @@ func TestAppendVersionedObject(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVersionWriter: any JSON document through the splice is still valid
+// JSON; an object gets schemaVersion and keeps every member as it was;
+// anything else passes unchanged.
+func FuzzVersionWriter(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, "{\n  \"a\": [1, {}]\n}\n", `[{"a":1}]`, `"s"`, `  {"k":"}"}`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if !json.Valid([]byte(doc)) {
+			return
+		}
+		for _, step := range []string{"", "  "} {
+			var out bytes.Buffer
+			newVersionWriter(&out, 4, "", step).Write([]byte(doc))
+			var before, after any
+			json.Unmarshal([]byte(doc), &before)
+			if err := json.Unmarshal(out.Bytes(), &after); err != nil {
+				t.Fatalf("%q became %q: %v", doc, out.String(), err)
+			}
+			obj, isObj := before.(map[string]any)
+			if !isObj {
+				if out.String() != doc {
+					t.Fatalf("%q changed to %q", doc, out.String())
+				}
+				continue
+			}
+			got := after.(map[string]any)
+			if got[SchemaVersionField] != 4.0 {
+				t.Fatalf("%q: no schemaVersion in %q", doc, out.String())
+			}
+			for k, v := range obj {
+				if k != SchemaVersionField {
+					if a, b := jsonOf(v), jsonOf(got[k]); a != b {
+						t.Fatalf("%q: member %q changed: %s → %s", doc, k, a, b)
+					}
+				}
+			}
+		}
+	})
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
