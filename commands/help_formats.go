@@ -47,21 +47,22 @@ var formatDocs = []struct {
 	{"--help-json", HelpTree{}, "the whole document"},
 }
 
+// formatLines lists each -o format with what it is.
+func formatLines() string {
+	var b strings.Builder
+	for _, f := range render.Formats {
+		fmt.Fprintf(&b, "  %-5s  %s\n", f, formatDescriptions[f])
+	}
+	return b.String()
+}
+
 func init() {
 	addHelpTopicFunc("formats", "output formats, and the JSON fields of every command (kaasctl help formats COMMAND: one command's)", helpFormats)
 }
 
 // formatsIntro is the start of 'help formats', also printed before one
-// command's fields.
-const formatsIntro = `Output formats (-o)
-
-  table  for people: boxed on a terminal, aligned plain text when piped (easy to grep/cut)
-  wide   the table with more columns
-  json   one JSON document; camelCase field names, [] rather than null for lists
-  jsonl  one JSON object per line (streams: whois --stdin, watch)
-  yaml   the JSON document as YAML (same field names and order)
-  csv    every column of the wide table, with a header row
-
+// command's fields: the formats from formatDescriptions (helpjson.go).
+var formatsIntro = "Output formats (-o)\n\n" + formatLines() + `
 Machine output goes to stdout only; notes, warnings and progress go to stderr, so
 'kaasctl ... -o json | jq' always reads valid JSON, also when some items failed (the
 exit code says so). Fields marked optional are left out when they do not apply.
