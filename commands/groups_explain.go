@@ -153,7 +153,8 @@ func runGroupsExplain(ctx context.Context, g *Globals, o groupsExplainOptions) e
 // groups asked for that were not observed and what the observation
 // covered.
 func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (GroupsExplainView, []string, inspect.HealthCoverage, error) {
-	v := GroupsExplainView{Source: "observed", Window: o.window.String(), Interval: o.interval.String(), Groups: []inspect.Verdict{}, Severities: map[string]int{}}
+	v := GroupsExplainView{Source: "observed", Window: o.window.String(), Interval: o.interval.String(), Groups: []inspect.Verdict{},
+		Severities: map[string]int{inspect.VerdictPage: 0, inspect.VerdictWarning: 0, inspect.VerdictOK: 0}}
 	if o.window == 0 {
 		v.Interval = ""
 	}
