@@ -45,10 +45,11 @@ var exitProblems = []struct {
 	{"probe", []string{"probe"}, "a broker that failed the probe (the step is named)"},
 	{"plan restart --follow", []string{"plan restart"}, "a version that deviated from the plan"},
 	{"volume migrate", []string{"volume migrate"}, "conflicts or unreadable files it leaves to a person"},
+	{"groups prune --execute", []string{"groups prune"}, "a pruned offset a coordinator still serves from memory, or a\n                                 pruned group a broker still lists (the broker is named)"},
 }
 
 // exitRefusers are the commands that exit 4.
-var exitRefusers = []string{"offsets reset", "offsets delete", "volume repair", "volume migrate", "sandbox", "watch", "exporter"}
+var exitRefusers = []string{"offsets reset", "offsets delete", "volume repair", "volume migrate", "groups prune", "sandbox", "watch", "exporter"}
 
 // exitCodesOf are the exit codes the command at path can end with.
 func exitCodesOf(path string) []int {
@@ -78,7 +79,10 @@ func exitCodesHelp() string {
 		}
 		if d.Code == exit.Refused {
 			b.WriteString("     offsets reset and delete handle groups one by one, as Kafka's tool does: the other\n" +
-				"     groups of the run are still written, and the run exits 4 if any group was refused\n")
+				"     groups of the run are still written, and the run exits 4 if any group was refused.\n" +
+				"     groups prune exits 4 when a selected group or row is refused (live, loaded by its\n" +
+				"     coordinator, evidence that cannot tell), and when a plan selects more groups than\n" +
+				"     --max-groups (then nothing is written)\n")
 		}
 	}
 	b.WriteString("\nAny failure of a single item (one group, one partition, one file) makes the whole run\n" +

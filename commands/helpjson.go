@@ -267,7 +267,9 @@ type flagSetting struct {
 // the common flags, from the tables that resolve them: the volume's
 // (volume.ResolveInput's sources) and the connection's (wire's keys).
 func commonFlagSettings() map[string]flagSetting {
-	m := map[string]flagSetting{flagNoColor: {env: []string{"NO_COLOR"}}}
+	// --log-dirs has no profile key: volume.ResolveInput reads
+	// KAAS_LOG_DIRS beside it (common.go).
+	m := map[string]flagSetting{flagNoColor: {env: []string{"NO_COLOR"}}, flagLogDirs: {env: []string{"KAAS_LOG_DIRS"}}}
 	var in volume.ResolveInput
 	for _, gs := range [][]volume.Given{in.DataDirs(), in.ClusterDirs(), in.KaasVersions()} {
 		var s flagSetting

@@ -133,7 +133,7 @@ func TestHelpJSONSettings(t *testing.T) {
 	if f := flag("brokers"); f.Type != "stringList" || !f.Repeatable {
 		t.Errorf("--brokers %+v", f)
 	}
-	if !slices.Equal(c.ExitCodes, []int{0, 1, 2}) || len(c.Documents) != 2 || !slices.Contains(c.OutputFormats, "json") {
+	if !slices.Equal(c.ExitCodes, []int{0, 1, 2}) || len(c.Documents) != 3 || !slices.Contains(c.OutputFormats, "json") {
 		t.Errorf("exit codes %v, documents %+v, formats %v", c.ExitCodes, c.Documents, c.OutputFormats)
 	}
 	if len(tree.ExitCodes) != 5 || tree.ExitCodes[4].Name != "refused" || len(tree.OutputFormats) != 6 {
