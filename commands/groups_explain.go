@@ -27,13 +27,16 @@ func init() {
 				"and its issues (groups list, whois) and the coordinator's moves (takeover trace, over --journal and\n" +
 				"the versions seen while observing).\n\n" +
 				"Severity: page (records are or will be lost or re-read, or nobody can consume: REWIND, VANISHED,\n" +
-				"STOP, a stale served end, a commit past the log end or below its start, a plain map read as empty,\n" +
+				"BLOCKED, STOP, a blocked partition, a stale served end, a commit past the log end or below its start, a plain map read as empty,\n" +
 				"no coordinator, a retention breach within 30 minutes), warning (ERR, STALL, WARN, not draining, file\n" +
 				"and coordinator disagreeing, offsets served but not filed, the brokers naming another coordinator),\n" +
 				"ok. Each finding carries the command that shows or fixes it, with the volume, generation and\n" +
 				"connection flags given; the worst one's is the next command. Writes are offered as their dry run\n" +
 				"(offsets reset, volume repair): run it, read the plan, add --execute.\n\n" +
-				"--window 0 observes once: incidents, lag and routing, no conditions or forecasts. --exporter URL\n" +
+				"A partition whose committed offset stayed between observations gets the read model's blocker (what\n" +
+				"'groups describe --why' names: a transaction, a corrupt batch, a record the consumer sits on): the\n" +
+				"most lagging one is the verdict's blocker, and its fix (a reset as its dry run) the next command.\n\n" +
+				"--window 0 observes once: incidents, lag and routing, no conditions, forecasts or blockers. --exporter URL\n" +
 				"takes the conditions and forecasts from a running exporter (its longer window) and observes once.\n" +
 				"Exit code 3 when a verdict is not ok.\n\n" +
 				"Examples:\n" +
@@ -198,6 +201,7 @@ func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*ob
 		return nil, nil, err
 	}
 	src.ServedCheckInterval = time.Nanosecond
+	src.BlockerFlags = g.GivenFlags()
 	if len(o.names) > 0 {
 		src.Only = map[string]bool{}
 		for _, n := range o.names {

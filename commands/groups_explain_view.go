@@ -32,9 +32,6 @@ func buildVerdicts(g *Globals, o groupsExplainOptions, v *GroupsExplainView, hea
 		if gob := obs[h.Group]; gob != nil {
 			explainFacts(&in, gob)
 		}
-		// Blockers stay empty until 'groups describe --why' (issue 33)
-		// can name what holds a stuck partition: then they are filled
-		// here and become the verdict's blocker and next command.
 		vd := inspect.Explain(in)
 		v.Severities[vd.Severity]++
 		if o.problemsOnly && vd.Severity == inspect.VerdictOK {
@@ -61,6 +58,7 @@ func explainFacts(in *inspect.ExplainInput, gob *observe.GroupObs) {
 		in.Incidents = append(in.Incidents, inspect.ExplainIncident{Partition: inc.Topic + "/" + strconv.Itoa(int(inc.Partition)), PartitionIncident: inc.PartitionIncident})
 	}
 	in.GroupIncidents = gob.GroupIncidents
+	in.Blockers = gob.Blockers // the read model's, for partitions unmoved since the observation before
 }
 
 // volumeFlags are the volume, generation and profile flags given on the
@@ -192,6 +190,12 @@ func explainVerdictLines(p *render.Printer, vd inspect.Verdict) {
 	fmtf(p.Out, "%s  %s  %s\n", render.Shorten(vd.Group, 80), p.Paint(severityPaint[vd.Severity], strings.ToUpper(vd.Severity)), vd.Summary)
 	fmtf(p.Out, "    lag %s; drain %s; retention %s\n", verdictLagText(vd.Lag), vd.Drain.Text(), vd.Retention.Text())
 	fmtf(p.Out, "    coordinator %s\n", verdictCoordinatorText(vd.Coordinator))
+	if b := vd.Blocker; b != nil {
+		fmtf(p.Out, "    blocked %s at offset %d by %s%s\n", b.Partition, b.Offset, b.Kind, map[bool]string{true: fmt.Sprintf(" (%d partitions blocked)", vd.BlockedPartitions), false: ""}[vd.BlockedPartitions > 1])
+		if b.Fix != "" {
+			fmtf(p.Out, "    fix: %s\n", b.Fix)
+		}
+	}
 	if n := len(vd.Moves); n > 0 {
 		m := vd.Moves[n-1]
 		fmtf(p.Out, "    moved %s: %s → %s (%s, assignment v%d)%s\n", orNone(render.Timestamp(m.Time)), orNone(m.From), orNone(m.To), m.Cause, m.AssignmentVersion,

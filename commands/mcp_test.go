@@ -294,9 +294,11 @@ func TestMCPBounds(t *testing.T) {
 		t.Errorf("an 8 KiB body with --max-request-bytes 4KiB: HTTP %d", resp.StatusCode)
 	}
 	cs := httpSession(t, endpoint)
+	// The slow call holds the one slot for 8 s: long enough for a whois on
+	// a loaded machine to find it taken.
 	slow := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "groups_health", Arguments: map[string]any{"window": "3s", "interval": "1s"}})
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "groups_health", Arguments: map[string]any{"window": "8s", "interval": "1s"}})
 		slow <- err
 	}()
 	deadline := time.Now().Add(20 * time.Second)

@@ -96,6 +96,8 @@ var explainRules = []struct {
 		"shows who moved the committed offsets back (the journal and kaasctl's backups) and the restore command"}},
 	{HealthVanished, explainRule{FindingCondition, VerdictPage, "kaasctl offsets history{vol}{journal} {group}",
 		"shows which partitions left the offset file and when, and the restore command"}},
+	{HealthBlocked, explainRule{FindingCondition, VerdictPage, "kaasctl groups describe{flags} --why {group}",
+		"names what holds the partition (the record or transaction at its committed offset), its evidence and the fix"}},
 	{HealthStop, explainRule{FindingCondition, VerdictPage, "kaasctl groups describe{flags} --members {group}",
 		"shows whether the group still has members (stuck) or none (stopped)"}},
 	{ExplainRetention, explainRule{FindingForecast, VerdictPage, "kaasctl groups describe{flags} {group}",
@@ -134,7 +136,8 @@ var explainRules = []struct {
 		"the brokers ignore the group's offset file"}},
 	{IssuePermissionDenied, explainRule{FindingRouting, VerdictWarning, "kaasctl volume check{vol}",
 		"kaasctl may not read the group's offset file"}},
-	{FindingBlocker, explainRule{FindingBlocker, VerdictPage, "", ""}},
+	{FindingBlocker, explainRule{FindingBlocker, VerdictPage, "kaasctl groups describe{flags} --why {group}",
+		"names what holds the partition, its evidence and the fix"}},
 }
 
 // ruleOf is the rule of code (false: none).
@@ -167,20 +170,6 @@ type ExplainFinding struct {
 	Command string `json:"command"`
 	Why     string `json:"why"`
 	order   int
-}
-
-// VerdictBlocker is what holds a stuck partition back (the record at its
-// committed offset, a transaction holding the last stable offset): the
-// slot 'groups describe --why' fills when it knows one; nil until then.
-type VerdictBlocker struct {
-	Partition string `json:"partition"`
-	// Offset is the committed offset the consumer is held at.
-	Offset int64 `json:"offset"`
-	// Cause names the blocker (a record, an open transaction, ...).
-	Cause  string `json:"cause"`
-	Detail string `json:"detail"`
-	// Command is the fix, runnable as printed.
-	Command string `json:"command"`
 }
 
 // VerdictLag is the group's lag at the last observation.
@@ -223,11 +212,14 @@ type Verdict struct {
 	// Findings are the active conditions, incidents, forecasts and
 	// routing problems, worst first.
 	Findings []ExplainFinding `json:"findings"`
-	// Blocker is what holds a stuck partition (nil: none known).
-	Blocker   *VerdictBlocker    `json:"blocker"`
-	Lag       VerdictLag         `json:"lag"`
-	Drain     *DrainEstimate     `json:"drain"`
-	Retention *RetentionForecast `json:"retention"`
+	// Blocker is what holds its most lagging blocked partition (the read
+	// model's blocker, as groups describe --why names it; nil: none
+	// known); BlockedPartitions counts the partitions with one.
+	Blocker           *VerdictBlocker    `json:"blocker"`
+	BlockedPartitions int                `json:"blockedPartitions"`
+	Lag               VerdictLag         `json:"lag"`
+	Drain             *DrainEstimate     `json:"drain"`
+	Retention         *RetentionForecast `json:"retention"`
 	// LastCommit is when the group last committed, as the window saw it.
 	LastCommit  time.Time          `json:"lastCommit,omitzero"`
 	Coordinator VerdictCoordinator `json:"coordinator"`
@@ -270,8 +262,10 @@ type ExplainInput struct {
 	Row   GroupRow
 	Moves []TraceEvent
 	Gen   volume.GenerationInfo
-	// Blockers are the stuck partitions' blockers, when known.
-	Blockers []VerdictBlocker
+	// Blockers are the read model's blockers of the group's lagging
+	// partitions (observe's refresh: those whose committed offset stayed
+	// between observations), when known.
+	Blockers []PartitionBlocker
 	Commands ExplainCommands
 }
 
@@ -438,19 +432,6 @@ func orDash(s string) string {
 	return s
 }
 
-// blockerFindings: a known blocker of a stuck partition is a finding of
-// its own, and its command is the next one.
-func blockerFindings(v *Verdict, in ExplainInput, add func(string, ExplainFinding)) {
-	if len(in.Blockers) == 0 {
-		return
-	}
-	b := in.Blockers[0]
-	v.Blocker = &b
-	add(FindingBlocker, ExplainFinding{Code: b.Cause, Partition: b.Partition, Detail: b.Detail})
-	f := &v.Findings[len(v.Findings)-1]
-	f.Command, f.Why = b.Command, "the fix for what holds the partition"
-}
-
 // finishVerdict sorts the findings worst first and sets the severity,
 // summary and next step.
 func finishVerdict(v *Verdict) {
@@ -464,8 +445,8 @@ func finishVerdict(v *Verdict) {
 	if len(v.Findings) > 0 {
 		v.Severity = v.Findings[0].Severity
 	}
-	if v.Blocker != nil && v.Blocker.Command != "" {
-		v.Next = &VerdictNext{Command: v.Blocker.Command, Why: "the fix for what holds " + v.Blocker.Partition, For: FindingBlocker}
+	if b := v.Blocker; b != nil && b.Command != "" && v.Severity == VerdictPage {
+		v.Next = &VerdictNext{Command: b.Command, Why: blockerWhy(*b), For: b.Kind}
 	} else if len(v.Findings) > 0 && v.Findings[0].Command != "" {
 		f := v.Findings[0]
 		v.Next = &VerdictNext{Command: f.Command, Why: f.Why, For: f.Code}

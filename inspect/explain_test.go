@@ -53,8 +53,15 @@ func TestExplainRules(t *testing.T) {
 			VerdictWarning, "kaasctl whois --data-dir /data --brokers kaas-0:9092 --live orders-app", []string{IssueWireMismatch}},
 		{"file", ExplainInput{Health: &GroupHealth{Conditions: []string{HealthErr}, Evidence: []HealthEvidence{{State: HealthErr, File: "/data/__cluster/__consumer_offsets/orders-app.json", Detail: "corrupt"}}}},
 			VerdictWarning, "kaasctl volume check --data-dir /data", []string{HealthErr}},
-		{"blocker", ExplainInput{Health: stop, Blockers: []VerdictBlocker{{Partition: "orders/1", Offset: 5, Cause: "openTransaction", Detail: "a transaction holds the LSO", Command: "kaasctl txn describe --data-dir /data tx-1"}}},
-			VerdictPage, "kaasctl txn describe --data-dir /data tx-1", []string{HealthStop, "openTransaction"}},
+		{"blocker", ExplainInput{Health: stop, Blockers: []PartitionBlocker{
+			{Topic: "orders", Partition: 2, Committed: 9, Lag: 3, Kind: BlockNone, Detail: "no blocker found"},
+			{Topic: "orders", Partition: 1, Committed: 5, Lag: 40, Kind: BlockCorruptBatch, Detail: "the batch holding offset 5 is corrupt", Fix: "move the group past it",
+				FixCommand: "kaasctl offsets reset --data-dir /data --group orders-app --topic orders:1 --to-offset 7 --execute --offline", Assumes: "kaas Rust 0.2.18"},
+			{Topic: "orders", Partition: 0, Committed: 5, Lag: 4, Kind: BlockOpenTxn, Detail: "a transaction holds the LSO", Txn: &BlockingTxn{TransactionalID: "pay-1"}},
+		}}, VerdictPage, "kaasctl offsets reset --data-dir /data --group orders-app --topic orders:1 --to-offset 7 --offline", []string{HealthStop, BlockCorruptBatch}},
+		{"blocked, no fix command", ExplainInput{Health: &GroupHealth{Conditions: []string{HealthBlocked}, Evidence: []HealthEvidence{{State: HealthBlocked, Partition: "orders/0", Detail: "openTransaction: held"}}},
+			Blockers: []PartitionBlocker{{Topic: "orders", Partition: 0, Committed: 5, Lag: 4, Kind: BlockOpenTxn, Detail: "a transaction holds the LSO", Txn: &BlockingTxn{TransactionalID: "pay-1"}}}},
+			VerdictPage, "kaasctl groups describe --data-dir /data --brokers kaas-0:9092 --why orders-app", []string{HealthBlocked, BlockOpenTxn}},
 	} {
 		v := explainOf(tc.in)
 		next := ""
@@ -64,7 +71,7 @@ func TestExplainRules(t *testing.T) {
 		var codes []string
 		for _, f := range v.Findings {
 			codes = append(codes, f.Code)
-			if f.Severity == "" || f.Kind == "" || (f.Command == "" && f.Kind != FindingBlocker) {
+			if f.Severity == "" || f.Kind == "" || f.Command == "" {
 				t.Errorf("%s: finding %+v lacks its rule", tc.name, f)
 			}
 		}
@@ -91,11 +98,41 @@ func TestExplainSummaryAndCommands(t *testing.T) {
 		t.Errorf("next %+v", v.Next)
 	}
 	for _, r := range explainRules {
-		if r.command == "" && r.kind != FindingBlocker || !strings.HasPrefix(r.command, "kaasctl ") && r.command != "" {
+		if !strings.HasPrefix(r.command, "kaasctl ") {
 			t.Errorf("rule %s: command %q", r.code, r.command)
 		}
 		if VerdictRank(r.severity) >= VerdictRank(VerdictOK) {
 			t.Errorf("rule %s: severity %q", r.code, r.severity)
 		}
+	}
+}
+
+// The verdict's blocker is the read model's for its most lagging blocked
+// partition: its kind, evidence, transaction and fix as a dry run, the
+// count of blocked partitions, and its partition's finding; without a
+// blocking one there is no blocker.
+func TestExplainBlockerSlot(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 7, 23, 11, 0, 0, 0, time.UTC)
+	v := explainOf(ExplainInput{Blockers: []PartitionBlocker{
+		{Topic: "orders", Partition: 0, Committed: 5, Lag: 4, Kind: BlockOpenTxn, Detail: "held", Txn: &BlockingTxn{TransactionalID: "pay-1"}, Stuck: &Stuck{Since: since}, Assumes: "kaas Rust 0.2.18"},
+		{Topic: "orders", Partition: 3, Committed: 8, Lag: 2, Kind: BlockRecord, Detail: "sat", FixCommand: "kaasctl offsets reset --group g --topic orders:3 --to-offset 9 --execute"},
+	}})
+	b := v.Blocker
+	if b == nil || b.Partition != "orders/0" || b.Kind != BlockOpenTxn || b.Transaction != "pay-1" || !b.Since.Equal(since) || b.Assumes != "kaas Rust 0.2.18" || v.BlockedPartitions != 2 {
+		t.Fatalf("blocker %+v (%d blocked)", b, v.BlockedPartitions)
+	}
+	if v.Severity != VerdictPage || len(v.Findings) != 1 || v.Findings[0].Kind != FindingBlocker || !strings.Contains(v.Findings[0].Detail, "and 1 more blocked partition") {
+		t.Errorf("findings %+v", v.Findings)
+	}
+	if v.Next == nil || !strings.Contains(v.Next.Command, "groups describe") || !strings.Contains(v.Next.Command, "--why") {
+		t.Errorf("next %+v: a transaction blocker without a command is shown by describe --why", v.Next)
+	}
+	rec := VerdictBlockerOf(&PartitionBlocker{Topic: "t", Partition: 1, Kind: BlockRecord, FixCommand: "kaasctl offsets reset --group g --topic t:1 --to-offset 9 --execute"})
+	if rec.Command != "kaasctl offsets reset --group g --topic t:1 --to-offset 9" {
+		t.Errorf("a reset is offered as its dry run: %q", rec.Command)
+	}
+	if v := explainOf(ExplainInput{Blockers: []PartitionBlocker{{Topic: "t", Kind: BlockNone}, {Topic: "t", Partition: 1, Kind: BlockNoConsumer}}}); v.Blocker != nil || v.BlockedPartitions != 0 || v.Severity != VerdictOK {
+		t.Errorf("no blocking kind: %+v", v)
 	}
 }

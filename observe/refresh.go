@@ -65,6 +65,9 @@ type Source struct {
 	// refresh_blocker.go), read under BlockerLimits (zero: the defaults).
 	Blockers      bool
 	BlockerLimits volume.RecordLimits
+	// BlockerFlags are the volume and connection flags a blocker's printed
+	// fix repeats (BlockerSources.Flags).
+	BlockerFlags string
 
 	stuck     map[stuckKey]*stuckSeen
 	refreshNo int64

@@ -35,6 +35,7 @@ func (r *refreshRun) readBlockerSources() {
 		lim = volume.DefaultRecordLimits()
 	}
 	r.bsrc = ReadBlockerSources(*s.Layout, r.o.Assignment, r.o.Time, lim)
+	r.bsrc.Flags = s.BlockerFlags
 	if s.stuck == nil {
 		s.stuck = map[stuckKey]*stuckSeen{}
 	}
