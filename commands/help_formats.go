@@ -77,9 +77,10 @@ command): a program checks it before reading the rest. It changes when the docum
 do (one added, removed, renamed or of another kind). A document that is a JSON array
 (whois-coordinator's) carries it in each element, as does every jsonl line and streamed item.
 
-Every offline document names the kaas generation it assumed in a "generation" object
-(sources.generation in groups list/describe and doctor; generation in volume check, repair and
-migrate): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
+Every document about a volume or cluster names the kaas generation it assumed in a
+"generation" object right after schemaVersion (in each element, jsonl line and streamed item
+too; groups list/describe and doctor also have it in sources.generation; version and
+--help-json, about kaasctl itself, have none): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
 undetermined), evidence (why, in words), candidates (the generations still possible when
 undetermined), liveOffsetsDir ("" when it cannot be told), ambiguous (both offsets dirs hold
 group files), sameDir (the data dir and cluster dir are one directory).

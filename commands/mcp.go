@@ -284,6 +284,7 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 	ios.In, ios.Out, ios.Err, ios.OutTTY, ios.ErrTTY, ios.Process = strings.NewReader(""), out, errw, false, false, false
 	c.IO, c.Quiet = &ios, false
 	c.Printer = &render.Printer{Format: render.JSON, Out: out, Err: errw}
+	c.Printer.Generation = c.generationDoc
 	return &c
 }
 

@@ -24,9 +24,21 @@ func docSchemaVersion(name string) int {
 	return render.DefaultSchemaVersion
 }
 
+// generationFreeDocs are the documents that name no kaas generation, and
+// why; every other document carries the one the run assumes (render adds
+// it as "generation" after schemaVersion, unless the document has a
+// generation field of its own).
+var generationFreeDocs = map[string]string{
+	"version":     "kaasctl's own build: no volume or cluster is read",
+	"--help-json": "kaasctl's command tree: no volume or cluster is read",
+}
+
 func init() {
 	for _, d := range formatDocs {
 		render.RegisterSchema(d.doc, docSchemaVersion(d.command))
+		if _, free := generationFreeDocs[d.command]; free {
+			render.RegisterGenerationFree(d.doc)
+		}
 	}
 }
 
@@ -40,6 +52,9 @@ func documentFields() string {
 		"#   go test ./commands -run TestDocumentFieldsVersioned -update\n")
 	for _, d := range formatDocs {
 		fmt.Fprintf(&b, "\n%s  schemaVersion %d\n", d.command, docSchemaVersion(d.command))
+		if render.CarriesGeneration(d.doc) {
+			fmt.Fprintf(&b, "  %s  object (the run's kaas generation, added by render)\n", render.GenerationField)
+		}
 		for _, f := range render.Fields(d.doc) {
 			fmt.Fprintf(&b, "  %s  %s\n", f.Path, f.Kind)
 		}

@@ -172,6 +172,10 @@ type Printer struct {
 	Err    io.Writer
 	TTY    bool // Out is a terminal
 	Color  bool // colour allowed (TTY and no NO_COLOR)
+	// Generation is the kaas generation the run assumes, added to every
+	// document about a volume or cluster (schema_generation.go); nil:
+	// none. Called when a document is printed.
+	Generation func() any
 }
 
 // Wide reports whether wide columns are shown.
@@ -181,15 +185,15 @@ func (p *Printer) Wide() bool { return p.Format == Wide }
 func (p *Printer) Print(o Output) error {
 	switch p.Format {
 	case JSON:
-		return WriteDocument(p.Out, o.Data, true, SchemaVersionOf(o.Data))
+		return writeStamped(p.Out, o.Data, true, p.stampOf(o.Data))
 	case YAML:
-		return WriteYAMLDocument(p.Out, o.Data, SchemaVersionOf(o.Data))
+		return writeYAMLStamped(p.Out, o.Data, p.stampOf(o.Data))
 	case JSONL:
 		items := o.Items
 		if items == nil {
 			items = o.Data
 		}
-		return writeJSONL(p.Out, items, SchemaVersionOf(o.Data))
+		return writeJSONL(p.Out, items, p.stampOf(o.Data))
 	case CSV:
 		if o.Table == nil {
 			return fmt.Errorf("this command has no csv form; use -o json")
@@ -443,13 +447,13 @@ func writeJSON(w io.Writer, v any, prefix, step string) error {
 }
 
 // WriteJSONL writes each element of a slice on its own line.
-func WriteJSONL(w io.Writer, v any) error { return writeJSONL(w, v, 0) }
+func WriteJSONL(w io.Writer, v any) error { return writeJSONL(w, v, stamp{}) }
 
-// writeJSONL is WriteJSONL with each object carrying the schema version
-// (0: none).
-func writeJSONL(w io.Writer, v any, version int) error {
+// writeJSONL is WriteJSONL with each object carrying the stamp (version
+// 0: nothing).
+func writeJSONL(w io.Writer, v any, st stamp) error {
 	jw := NewJSONLWriter(w)
-	jw.version = version
+	jw.stamp = st
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Slice {
 		for i := 0; i < rv.Len(); i++ {
@@ -473,8 +477,8 @@ func writeJSONL(w io.Writer, v any, version int) error {
 // for results produced one at a time (a stream never held in memory).
 type JSONLWriter struct {
 	bw *bufio.Writer
-	// version is the schema version each object carries (0: none).
-	version int
+	// stamp is what each object carries first (version 0: nothing).
+	stamp stamp
 }
 
 // NewJSONLWriter starts a JSON-lines stream on w.
@@ -484,8 +488,8 @@ func NewJSONLWriter(w io.Writer) *JSONLWriter {
 
 // Write writes v on its own line.
 func (j *JSONLWriter) Write(v any) error {
-	if j.version > 0 {
-		return writeJSON(newVersionWriter(j.bw, j.version, "", ""), v, "", "")
+	if j.stamp.version > 0 {
+		return writeJSON(newStampWriter(j.bw, j.stamp, "", ""), v, "", "")
 	}
 	return WriteJSON(j.bw, v, false)
 }
@@ -505,16 +509,16 @@ type JSONDocWriter struct {
 // NewJSONDocWriter writes head (a struct or map: the document's other
 // fields) and opens its array field named field.
 func NewJSONDocWriter(w io.Writer, head any, field string) (*JSONDocWriter, error) {
-	return newJSONDocWriter(w, head, field, 0)
+	return newJSONDocWriter(w, head, field, stamp{})
 }
 
 // newJSONDocWriter is NewJSONDocWriter with the schema version as the
 // document's first field (0: none).
-func newJSONDocWriter(w io.Writer, head any, field string, version int) (*JSONDocWriter, error) {
+func newJSONDocWriter(w io.Writer, head any, field string, st stamp) (*JSONDocWriter, error) {
 	d := &JSONDocWriter{bw: bufio.NewWriterSize(w, 64<<10)}
 	var hw io.Writer = &d.buf
-	if version > 0 {
-		hw = newVersionWriter(&d.buf, version, "", "  ")
+	if st.version > 0 {
+		hw = newStampWriter(&d.buf, st, "", "  ")
 	}
 	if err := writeJSON(hw, head, "", "  "); err != nil {
 		return nil, err
@@ -654,15 +658,15 @@ func hasControl(s string) bool {
 // plan) is never encoded whole in memory. The bytes are WriteJSON's; a v
 // without such a field is written by WriteJSON.
 func WriteJSONStreamed(w io.Writer, v any, field string) error {
-	return writeJSONStreamed(w, v, field, 0)
+	return writeJSONStreamed(w, v, field, stamp{})
 }
 
 // writeJSONStreamed is WriteJSONStreamed with the schema version as the
 // document's first field (0: none).
-func writeJSONStreamed(w io.Writer, v any, field string, version int) error {
+func writeJSONStreamed(w io.Writer, v any, field string, st stamp) error {
 	whole := func() error {
-		if version > 0 {
-			return WriteDocument(w, v, true, version)
+		if st.version > 0 {
+			return writeStamped(w, v, true, st)
 		}
 		return WriteJSON(w, v, true)
 	}
@@ -686,8 +690,8 @@ func writeJSONStreamed(w io.Writer, v any, field string, version int) error {
 	skel.Field(fi).Set(reflect.MakeSlice(ev.Type(), 0, 0))
 	var head bytes.Buffer
 	var hw io.Writer = &head
-	if version > 0 {
-		hw = newVersionWriter(&head, version, "", "  ")
+	if st.version > 0 {
+		hw = newStampWriter(&head, st, "", "  ")
 	}
 	if err := writeJSON(hw, skel.Addr().Interface(), "", "  "); err != nil {
 		return err

@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"reflect"
 	"strconv"
@@ -87,12 +88,26 @@ type versionWriter struct {
 // newVersionWriter inserts version into the object written to w with
 // encoding/json's prefix and indent step ("" for compact output).
 func newVersionWriter(w io.Writer, version int, prefix, step string) *versionWriter {
+	return newStampWriter(w, stamp{version: version}, prefix, step)
+}
+
+// newStampWriter inserts the stamp's members (schemaVersion, and the
+// generation when it has one) into the object written to w.
+func newStampWriter(w io.Writer, st stamp, prefix, step string) *versionWriter {
 	v := &versionWriter{w: w}
 	if step == "" && prefix == "" {
-		v.field = []byte(`"` + SchemaVersionField + `":` + strconv.Itoa(version))
+		v.field = []byte(st.compact())
 		return v
 	}
-	v.field = []byte("\n" + prefix + step + `"` + SchemaVersionField + `": ` + strconv.Itoa(version))
+	in := prefix + step
+	f := "\n" + in + `"` + SchemaVersionField + `": ` + strconv.Itoa(st.version)
+	if st.gen != nil {
+		var g bytes.Buffer
+		if json.Indent(&g, st.gen, in, step) == nil {
+			f += ",\n" + in + `"` + GenerationField + `": ` + g.String()
+		}
+	}
+	v.field = []byte(f)
 	v.closeIndent = []byte("\n" + prefix)
 	return v
 }
@@ -154,20 +169,25 @@ func (v *versionWriter) Write(p []byte) (int, error) {
 // WriteDocument writes v as WriteJSON does, with the schema version: the
 // first field of an object, or of each element of a top-level slice.
 func WriteDocument(w io.Writer, v any, indent bool, version int) error {
+	return writeStamped(w, v, indent, stamp{version: version})
+}
+
+// writeStamped is WriteDocument with the stamp's members.
+func writeStamped(w io.Writer, v any, indent bool, st stamp) error {
 	step := ""
 	if indent {
 		step = "  "
 	}
 	rv := reflect.Indirect(reflect.ValueOf(v))
 	if !rv.IsValid() || rv.Kind() != reflect.Slice {
-		return writeJSON(newVersionWriter(w, version, "", step), v, "", step)
+		return writeJSON(newStampWriter(w, st, "", step), v, "", step)
 	}
-	return writeVersionedArray(w, rv, step, version)
+	return writeVersionedArray(w, rv, step, st)
 }
 
 // writeVersionedArray writes a slice as encoding/json lays it out, each
-// element an object with the schema version.
-func writeVersionedArray(w io.Writer, rv reflect.Value, step string, version int) error {
+// element an object with the stamp's members.
+func writeVersionedArray(w io.Writer, rv reflect.Value, step string, st stamp) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteByte('[')
 	var el bytes.Buffer
@@ -183,7 +203,7 @@ func writeVersionedArray(w io.Writer, rv reflect.Value, step string, version int
 		if e.CanAddr() {
 			e = e.Addr()
 		}
-		if err := writeJSON(newVersionWriter(&el, version, step, step), e.Interface(), step, step); err != nil {
+		if err := writeJSON(newStampWriter(&el, st, step, step), e.Interface(), step, step); err != nil {
 			return err
 		}
 		bw.Write(bytes.TrimSuffix(el.Bytes(), []byte("\n")))
@@ -197,8 +217,13 @@ func writeVersionedArray(w io.Writer, rv reflect.Value, step string, version int
 
 // WriteYAMLDocument writes v as WriteYAML does, with the schema version.
 func WriteYAMLDocument(w io.Writer, v any, version int) error {
+	return writeYAMLStamped(w, v, stamp{version: version})
+}
+
+// writeYAMLStamped is WriteYAMLDocument with the stamp's members.
+func writeYAMLStamped(w io.Writer, v any, st stamp) error {
 	var buf bytes.Buffer
-	if err := WriteDocument(&buf, v, false, version); err != nil {
+	if err := writeStamped(&buf, v, false, st); err != nil {
 		return err
 	}
 	return writeYAMLFromJSON(w, buf.Bytes())
@@ -208,8 +233,13 @@ func WriteYAMLDocument(w io.Writer, v any, version int) error {
 // appends, with the schema version as its first field (anything that is
 // not an object is appended as it is).
 func appendVersionedObject(dst []byte, version int, appendJSON func([]byte) []byte) []byte {
+	return appendStampedObject(dst, stamp{version: version}, appendJSON)
+}
+
+// appendStampedObject is appendVersionedObject with the stamp's members.
+func appendStampedObject(dst []byte, st stamp, appendJSON func([]byte) []byte) []byte {
 	start := len(dst)
-	prefix := `{"` + SchemaVersionField + `":` + strconv.Itoa(version)
+	prefix := "{" + st.compact()
 	dst = append(dst, prefix...)
 	dst = appendJSON(dst)
 	obj := dst[start+len(prefix):]
@@ -232,20 +262,20 @@ func appendVersionedObject(dst []byte, version int, appendJSON func([]byte) []by
 // field, as WriteJSONStreamed does (element by element), with v's schema
 // version.
 func (p *Printer) PrintStreamed(v any, field string) error {
-	return writeJSONStreamed(p.Out, v, field, SchemaVersionOf(v))
+	return writeJSONStreamed(p.Out, v, field, p.stampOf(v))
 }
 
 // JSONDoc starts a document written element by element (JSONDocWriter)
 // with the schema version of doc, the document type it is written as
 // (its head holds the other fields).
 func (p *Printer) JSONDoc(doc, head any, field string) (*JSONDocWriter, error) {
-	return newJSONDocWriter(p.Out, head, field, SchemaVersionOf(doc))
+	return newJSONDocWriter(p.Out, head, field, p.stampOf(doc))
 }
 
 // JSONLines starts a jsonl stream of doc's elements, each line with doc's
 // schema version.
 func (p *Printer) JSONLines(doc any) *JSONLWriter {
 	jw := NewJSONLWriter(p.Out)
-	jw.version = SchemaVersionOf(doc)
+	jw.stamp = p.stampOf(doc)
 	return jw
 }
