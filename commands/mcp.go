@@ -18,6 +18,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
@@ -200,6 +201,9 @@ func mcpServerTools(g *Globals, o mcpOptions) ([]mcpserver.Tool, error) {
 			doc = t.liveDoc
 		}
 		ds, err := mcpserver.DocumentSchema(reflect.TypeOf(doc), render.SchemaVersionOf(doc))
+		if err == nil && render.CarriesGeneration(doc) {
+			err = mcpserver.AddMember(ds, render.GenerationField, reflect.TypeFor[volume.GenerationInfo](), "the kaas generation the run assumed")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
 		}

@@ -134,6 +134,14 @@ func exerciseTools(t *testing.T, cs *mcp.ClientSession, data string) {
 		if doc == nil && tool.Name != "whois" || doc != nil && doc["schemaVersion"] != 1.0 {
 			t.Errorf("%s: document %v", tool.Name, v["result"])
 		}
+		// Every tool's document is about the volume or the cluster: it
+		// names the generation assumed, and its schema declares it.
+		if gen, _ := doc["generation"].(map[string]any); doc != nil && gen["generation"] == nil {
+			t.Errorf("%s: no generation in %v", tool.Name, v["result"])
+		}
+		if sj, _ := json.Marshal(tool.OutputSchema); !strings.Contains(string(sj), `"liveOffsetsDir"`) {
+			t.Errorf("%s: the output schema declares no generation", tool.Name)
+		}
 		if strings.HasSuffix(tool.Name, "_plan") {
 			if after := volumeDigest(t, data); after != before {
 				t.Errorf("%s changed the volume", tool.Name)

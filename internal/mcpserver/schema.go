@@ -53,6 +53,38 @@ func DocumentSchema(t reflect.Type, version int) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	open(s, 0)
+	return versioned(s, version)
+}
+
+// AddMember declares a member the printer adds to every object of a
+// document (as schemaVersion is), of type t, required.
+func AddMember(s *jsonschema.Schema, name string, t reflect.Type, description string) error {
+	m, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true})
+	if err != nil {
+		return err
+	}
+	open(m, 0)
+	m.Description = description
+	obj := s
+	if s.Type != "object" && s.Items != nil && s.Items.Type == "object" {
+		obj = s.Items
+	}
+	if obj.Type != "object" {
+		return nil
+	}
+	if obj.Properties == nil {
+		obj.Properties = map[string]*jsonschema.Schema{}
+	}
+	obj.Properties[name] = m
+	obj.Required = append(obj.Required, name)
+	if len(obj.PropertyOrder) > 0 && obj.PropertyOrder[0] == "schemaVersion" {
+		obj.PropertyOrder = append([]string{"schemaVersion", name}, obj.PropertyOrder[1:]...)
+	}
+	return nil
+}
+
+// versioned adds the schemaVersion member to s.
+func versioned(s *jsonschema.Schema, version int) (*jsonschema.Schema, error) {
 	v := float64(version)
 	sv := &jsonschema.Schema{Type: "integer", Const: jsonschema.Ptr[any](v), Description: "the document's schema version"}
 	switch {
