@@ -36,7 +36,8 @@ func init() {
 				"A partition whose committed offset stayed between observations gets the read model's blocker (what\n" +
 				"'groups describe --why' names: a transaction, a corrupt batch, a record the consumer sits on): the\n" +
 				"most lagging one is the verdict's blocker, and its fix (a reset as its dry run) the next command.\n\n" +
-				"--window 0 observes once: incidents, lag and routing, no conditions, forecasts or blockers. --exporter URL\n" +
+				"--window 0 observes once: incidents, lag, routing and the blockers 'groups describe --why' names\n" +
+				"without a window (a transaction, a corrupt batch), no conditions or forecasts. --exporter URL\n" +
 				"takes the conditions and forecasts from a running exporter (its longer window) and observes once.\n" +
 				"Exit code 3 when a verdict is not ok.\n\n" +
 				"Examples:\n" +
@@ -202,6 +203,7 @@ func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*ob
 	}
 	src.ServedCheckInterval = time.Nanosecond
 	src.BlockerFlags = g.GivenFlags()
+	src.BlockersAtOnce = o.window == 0 || o.exporterURL != "" // one observation
 	if len(o.names) > 0 {
 		src.Only = map[string]bool{}
 		for _, n := range o.names {

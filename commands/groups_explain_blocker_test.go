@@ -72,3 +72,30 @@ func TestGroupsExplainNamesTheBlocker(t *testing.T) {
 		t.Errorf("after the reset past the batch: blocker %+v", vd.Blocker)
 	}
 }
+
+// Observing once (--window 0), the verdict names the blockers describe
+// --why names without a window; no BLOCKED condition comes of them.
+func TestGroupsExplainBlockerAtOnce(t *testing.T) {
+	t.Parallel()
+	v := plantWhyVolume(t)
+	r := runCLI(t, "", nil, "groups", "explain", "--data-dir", v.dir, "--kaas-version", "0.2.18", "--window", "0", "-o", "json", "g-corrupt", "g-reaped", "g-fine")
+	var doc GroupsExplainView
+	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || r.Code != 3 {
+		t.Fatalf("exit %d: %v\n%s", r.Code, err, r.Err)
+	}
+	vds := verdictsByGroup(doc)
+	for g, kind := range map[string]string{"g-corrupt": inspect.BlockCorruptBatch, "g-reaped": inspect.BlockReapedNoMarkers} {
+		vd := vds[g]
+		if vd.Blocker == nil || vd.Blocker.Kind != kind || vd.Next == nil {
+			t.Errorf("%s: blocker %+v next %+v, want %s", g, vd.Blocker, vd.Next, kind)
+		}
+		for _, f := range vd.Findings {
+			if f.Code == inspect.HealthBlocked {
+				t.Errorf("%s: one observation is no BLOCKED condition: %+v", g, f)
+			}
+		}
+	}
+	if vd := vds["g-fine"]; vd.Blocker != nil || vd.BlockedPartitions != 0 {
+		t.Errorf("g-fine: %+v", vd)
+	}
+}

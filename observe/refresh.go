@@ -68,6 +68,10 @@ type Source struct {
 	// BlockerFlags are the volume and connection flags a blocker's printed
 	// fix repeats (BlockerSources.Flags).
 	BlockerFlags string
+	// BlockersAtOnce also names the blocker of a partition at the first
+	// refresh that sees it lagging (GroupObs.Blockers only), for a run
+	// that observes once (groups explain --window 0).
+	BlockersAtOnce bool
 
 	stuck     map[stuckKey]*stuckSeen
 	refreshNo int64

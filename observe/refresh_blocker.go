@@ -62,6 +62,9 @@ func (r *refreshRun) blockers(b *groupBuilder, g *GroupObs, sample *inspect.Heal
 		seen := s.stuck[key]
 		if seen == nil || seen.offset != p.Resume.Value || seen.seen != s.refreshNo-1 {
 			s.stuck[key] = &stuckSeen{offset: p.Resume.Value, since: r.o.Time, samples: 1, mod: sample.FileModTime, seen: s.refreshNo}
+			if s.BlockersAtOnce {
+				r.blockerAtOnce(g, p, live, members)
+			}
 			continue // moved, or first seen: nothing sits yet
 		}
 		seen.samples++
@@ -85,6 +88,15 @@ func (r *refreshRun) blockers(b *groupBuilder, g *GroupObs, sample *inspect.Heal
 		}
 		g.Blockers = append(g.Blockers, bl)
 		sample.Blockers = append(sample.Blockers, inspect.SampleBlockerOf(&bl, seen.since))
+	}
+}
+
+// blockerAtOnce names the blocker of a partition seen for the first time
+// into g.Blockers alone (Source.BlockersAtOnce), as groups describe --why
+// names it without a window: no sample carries it, so no BLOCKED.
+func (r *refreshRun) blockerAtOnce(g *GroupObs, p *inspect.PartitionState, live bool, members int) {
+	if bl := r.bsrc.Blocker(g.Row.Group, p, live, members); inspect.Blocking(bl.Kind) {
+		g.Blockers = append(g.Blockers, bl)
 	}
 }
 
