@@ -226,6 +226,13 @@ func movesSummary(ms []inspect.Move) string {
 // Refresh observes the sources once and replaces the snapshot.
 func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	o := e.opt.Source.Observe(ctx)
+	e.publish(o)
+	return o
+}
+
+// publish records one refresh's observation: health windows, counters,
+// logged changes, and the snapshot scrapes serve.
+func (e *Exporter) publish(o *observe.Observation) {
 	e.durations.Observe(o.Duration.Seconds())
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -303,7 +310,6 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	}
 	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
 	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
-	return o
 }
 
 // logServedBehind logs the partitions served behind their log when the
