@@ -570,14 +570,16 @@ type HealthWindow struct {
 	Window time.Duration
 	Opt    HealthOptions
 	groups map[string]*groupWindow
+	// clock interns the observations' times; view is Add's scratch.
+	clock windowClock
+	view  windowView
 }
 
 type groupWindow struct {
-	samples []HealthSample
-	// anoms[i] are the anomalies between samples[i-1] and samples[i], as
-	// Add found them; anoms[0] those of the first kept sample alone (what a
-	// follower saw up to it).
-	anoms    [][]OffsetAnomaly
+	// store holds the observations in the window and, for each, the
+	// anomalies Add found between it and the one before (for the first
+	// kept, what a follower saw up to it): healthstore.go.
+	store    sampleStore
 	rewinds  int64
 	vanished int64
 	seen     bool
@@ -640,8 +642,8 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		g.errSince = s.Time
 	}
 	var prev *HealthSample
-	if n := len(g.samples); n > 0 {
-		prev = &g.samples[n-1]
+	if g.store.n > 0 {
+		prev = g.store.last(&w.view, &w.clock)
 		s.rewrite = rewriteKind(prev, &s)
 	}
 	out := sampleAnomalies(prev, s, w.Opt)
@@ -653,39 +655,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 			g.vanished++
 		}
 	}
-	g.samples = appendSteady(g.samples, s)
-	g.anoms = appendSteady(g.anoms, out)
-	if prev != nil {
-		// The file as read is compared only with the next reading, which
-		// has just been done (out); an evaluation reads the last one's
-		// alone. Dropping the rest keeps a window of a 100,000-group
-		// exporter from holding every reading of every file.
-		g.samples[len(g.samples)-2].File = nil
-	}
+	// The file as read is compared only with the next reading, which has
+	// just been done (out): the store keeps the last one's alone.
+	g.store.push(s, prev, out, &w.clock, &w.view)
 	// Keep the window, and always the latest two observations.
-	cut := 0
-	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
-		cut++
+	cut := false
+	for g.store.n > 2 && w.Window > 0 && s.Time.Sub(g.store.firstTime(&w.clock)) > w.Window {
+		g.store.dropFirst(&w.clock)
+		cut = true
 	}
-	if cut > 0 {
-		g.samples = slices.Delete(g.samples, 0, cut)
-		g.anoms = slices.Delete(g.anoms, 0, cut)
-		g.anoms[0] = sampleAnomalies(nil, g.samples[0], w.Opt)
+	if cut {
+		g.store.trim(&w.clock, &w.view)
 	}
 	return GroupRef{name: group, g: g}, out
-}
-
-// appendSteady appends v to a window's slice, growing a full one by a
-// quarter rather than doubling it: a window holds about as many
-// observations at every refresh (the oldest cut as the newest arrives), so
-// a doubled array would stay up to half empty for every group, for good.
-func appendSteady[T any](xs []T, v T) []T {
-	if len(xs) == cap(xs) {
-		grown := make([]T, len(xs), len(xs)+len(xs)/4+1)
-		copy(grown, xs)
-		xs = grown
-	}
-	return append(xs, v)
 }
 
 // Sweep forgets groups that received no observation since the last Sweep
@@ -693,6 +675,7 @@ func appendSteady[T any](xs []T, v T) []T {
 func (w *HealthWindow) Sweep() {
 	for k, g := range w.groups {
 		if !g.seen {
+			g.store.release(&w.clock)
 			delete(w.groups, k)
 			continue
 		}
@@ -717,16 +700,21 @@ func (w *HealthWindow) evaluateInto(h *GroupHealth, group string) {
 	w.evaluateWindow(h, group, w.groups[group])
 }
 
-// evaluateWindow is Evaluate of group, whose window is g (nil: none).
+// evaluateWindow is Evaluate of group, whose window is g (nil: none),
+// decoded in a scratch view of its own (evaluations run on every core).
 func (w *HealthWindow) evaluateWindow(h *GroupHealth, group string, g *groupWindow) {
 	if g == nil {
 		*h = EvaluateHealth(group, nil, w.Opt)
 		return
 	}
-	evaluateHealth(h, group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
+	v := viewPool.Get().(*windowView)
+	defer viewPool.Put(v)
+	g.store.decode(v, &w.clock)
+	samples := v.samples[:g.store.n]
+	evaluateHealth(h, group, samples, func(i int) []OffsetAnomaly { return v.pairs[i] }, w.Opt)
 	if g.errSince.IsZero() {
 		if len(g.afterOutage) > 0 {
-			w.carryAfterOutage(h, g)
+			w.carryAfterOutage(h, g, samples)
 		}
 		g.known = g.known[:0]
 		for _, e := range h.Evidence {
@@ -763,8 +751,8 @@ func carried(e HealthEvidence, since time.Time) HealthEvidence {
 // evidence leaves the window, as it would have without the outage. A
 // fresh STOP of a partition still at the committed offset it was stopped
 // at keeps the earlier since.
-func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow) {
-	fresh := g.samples
+func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow, samples []HealthSample) {
+	fresh := samples
 	for len(fresh) > 0 && fresh[0].Time.Before(g.resumed) {
 		fresh = fresh[1:]
 	}

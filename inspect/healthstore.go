@@ -1,0 +1,661 @@
+package inspect
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+	"time"
+)
+
+// The health window's samples, compact. A served exporter keeps every
+// group's observations for the window (20 at the defaults): as
+// HealthSample values that is about 9 KB a group (partition keys in every
+// sample, 150 bytes of fields mostly empty), 1.6–2 GB resident at 100,000
+// groups. A sampleStore keeps a group's partition keys once, its samples'
+// offsets and times in one byte stream of varints, and what is rare
+// (errors, anomalies, an odd modification time) out of line; an
+// evaluation decodes the window into a worker's scratch (windowView) and
+// runs on HealthSample values as before, so what is evaluated is exactly
+// what was added.
+//
+// The stream holds the samples oldest first, each [length][header][time
+// id delta][modification time][keys][entries]:
+//   - the header's bits: allKeys (the sample's keys are the group's key
+//     table, in order), hasRare, FileFollowed, the rewrite kind (2 bits)
+//     and the modification time's code (2 bits: zero, the newer sample's,
+//     a varint back from the sample's time, or exact out of line);
+//   - the time is an id in the window's clock (every group observed by
+//     one refresh shares its time), as a delta from the older sample's id;
+//   - without allKeys: the count and each key's index in the table;
+//   - an entry per partition: a byte of three 2-bit codes (committed, end,
+//     start: the newer sample's value, -1, a varint delta from the newer
+//     sample's value, or a varint absolute) and the varints.
+//
+// Values are relative to the newer sample, so the newest sample is
+// absolute (AddRef reads it as the previous observation without decoding
+// the rest) and dropping the oldest decodes nothing.
+
+// windowClock interns the times of a window's observations by id.
+type windowClock struct {
+	base  uint32 // id of times[0]
+	times []time.Time
+	refs  []int32
+}
+
+// add returns t's id (counting one more use): an identical time (wall,
+// monotonic reading and location, so a time decodes exactly as given)
+// among the last few added, else a new one.
+func (c *windowClock) add(t time.Time) uint32 {
+	for i := len(c.times) - 1; i >= 0 && i >= len(c.times)-4; i-- {
+		if c.times[i] == t { //nolint: identity, not the instant
+			c.refs[i]++
+			return c.base + uint32(i)
+		}
+	}
+	c.times = append(c.times, t)
+	c.refs = append(c.refs, 1)
+	return c.base + uint32(len(c.times)-1)
+}
+
+func (c *windowClock) at(id uint32) time.Time { return c.times[id-c.base] }
+
+// release drops one use of id; times no sample uses are forgotten from
+// the oldest on.
+func (c *windowClock) release(id uint32) {
+	c.refs[id-c.base]--
+	k := 0
+	for k < len(c.refs) && c.refs[k] == 0 {
+		k++
+	}
+	if k > 0 {
+		c.times = slices.Delete(c.times, 0, k)
+		c.refs = slices.Delete(c.refs, 0, k)
+		c.base += uint32(k)
+	}
+}
+
+// Header bits of an encoded sample.
+const (
+	hdrAllKeys  = 1 << 0
+	hdrRare     = 1 << 1
+	hdrFollowed = 1 << 2
+	hdrRewrite  = 3 // 2 bits
+	hdrModTime  = 5 // 2 bits
+
+	modZero    = 0 // no modification time
+	modNewer   = 1 // the newer sample's
+	modDelta   = 2 // a varint back from the sample's time
+	modOutside = 3 // exact, in the rare record
+)
+
+// Codes of an entry's values.
+const (
+	valNewer    = 0 // the newer sample's value
+	valMinusOne = 1 // -1 (none, unknown)
+	valDelta    = 2 // the newer sample's value plus a zigzag varint
+	valAbsolute = 3 // a zigzag varint
+)
+
+// rareSample is what a sample holds seldom, kept out of the stream.
+type rareSample struct {
+	seq             uint32
+	err             string
+	unobservedFirst string
+	unobserved      int32
+	fileAnoms       []OffsetAnomaly
+	// pair are the anomalies AddRef found between the previous sample and
+	// this one.
+	pair    []OffsetAnomaly
+	modTime time.Time
+}
+
+// sampleStore is one group's samples (see above).
+type sampleStore struct {
+	keys []string
+	enc  []byte
+	// n samples; the newest is encoded at lastOff, and has time id
+	// lastID, the oldest firstID; seq0 numbers the oldest (rare records
+	// are found by number).
+	n               int32
+	lastOff         int32
+	firstID, lastID uint32
+	seq0            uint32
+	file            *OffsetReading
+	rare            []rareSample
+}
+
+// keyVal is a key's values in the sample decoded last.
+type keyVal struct{ c, e, s int64 }
+
+// windowView is a window decoded: a worker's scratch, reused from group
+// to group.
+type windowView struct {
+	samples []HealthSample
+	pairs   [][]OffsetAnomaly
+	parts   []PartitionSample
+	offs    []int32
+	ids     []uint32
+	counts  []int32
+	vals    []keyVal
+	idx     []int32
+	newer   newerVals
+}
+
+// viewPool holds the evaluations' scratch views (one a core in use).
+var viewPool = sync.Pool{New: func() any { return new(windowView) }}
+
+func zigzag(d int64) uint64   { return uint64(d<<1) ^ uint64(d>>63) }
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// uvarint reads a varint at b[*at] (the stream is written by this file
+// only; a short read is a bug, and panics as an index out of range).
+func uvarint(b []byte, at *int) uint64 {
+	v, k := binary.Uvarint(b[*at:])
+	if k <= 0 {
+		panic("inspect: corrupt health window stream")
+	}
+	*at += k
+	return v
+}
+
+// newerVals are the newer sample's values by key index, for encoding
+// (its last occurrence of a key wins, as in decoding).
+type newerVals struct {
+	vals []PartitionSample
+	has  []bool
+}
+
+// encodeValue appends v's code bits at shift into flags and its varint.
+func encodeValue(buf []byte, flags *byte, shift uint, v int64, nv int64, has bool) []byte {
+	switch {
+	case v == -1:
+		*flags |= valMinusOne << shift
+	case has && nv != -1 && v == nv:
+		*flags |= valNewer << shift
+	case has && nv != -1:
+		*flags |= valDelta << shift
+		buf = binary.AppendUvarint(buf, zigzag(int64(uint64(v)-uint64(nv))))
+	default:
+		*flags |= valAbsolute << shift
+		buf = binary.AppendUvarint(buf, zigzag(v))
+	}
+	return buf
+}
+
+func decodeValue(b []byte, at *int, code byte, nv int64) int64 {
+	switch code {
+	case valNewer:
+		return nv
+	case valMinusOne:
+		return -1
+	case valDelta:
+		return int64(uint64(nv) + uint64(unzigzag(uvarint(b, at))))
+	default:
+		return unzigzag(uvarint(b, at))
+	}
+}
+
+// predictEnd is what a log end is read relative to: the newer sample's
+// moved as far as the committed offset moved (a group keeping up moves
+// both alike, so a steady lag costs no byte); the newer sample's when
+// either committed offset is unknown. An end of -1 is its own code.
+func predictEnd(newerEnd, newerCommitted, committed int64) int64 {
+	if newerEnd == -1 || newerCommitted == -1 || committed == -1 {
+		return newerEnd
+	}
+	return int64(uint64(newerEnd) + uint64(committed) - uint64(newerCommitted))
+}
+
+// modCode is how sample s's modification time is kept, newer being the
+// newer sample's (nil: none).
+func modCode(s *HealthSample, newer *HealthSample) byte {
+	m := s.FileModTime
+	switch {
+	case newer != nil && m == newer.FileModTime: //nolint: identity
+		return modNewer
+	case m == time.Time{}:
+		return modZero
+	case modFromDelta(s.Time, s.Time.UnixNano()-m.UnixNano()) == m:
+		return modDelta
+	}
+	return modOutside
+}
+
+func modFromDelta(t time.Time, d int64) time.Time {
+	return time.Unix(0, t.UnixNano()-d).In(t.Location())
+}
+
+// indexOf is key k's index in the table (-1: none).
+func (st *sampleStore) indexOf(k string) int32 {
+	i, ok := slices.BinarySearch(st.keys, k)
+	if !ok {
+		return -1
+	}
+	return int32(i)
+}
+
+// hasKeys reports whether every key of s is in the table.
+func (st *sampleStore) hasKeys(s *HealthSample) bool {
+	for i := range s.Partitions {
+		if st.indexOf(s.Partitions[i].Key) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// allKeys reports whether s's keys are the table, in order.
+func (st *sampleStore) allKeys(s *HealthSample) bool {
+	if len(s.Partitions) != len(st.keys) {
+		return false
+	}
+	for i := range s.Partitions {
+		if s.Partitions[i].Key != st.keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isRare reports whether s (with pair, AddRef's anomalies) needs a rare
+// record, given its modification time's code.
+func isRare(s *HealthSample, pair []OffsetAnomaly, mod byte) bool {
+	return s.Err != "" || s.Unobserved != 0 || s.UnobservedFirst != "" || len(s.FileAnomalies) > 0 || len(pair) > 0 || mod == modOutside
+}
+
+// encode appends sample s (time id delta tid; AddRef's rewrite kind in
+// s) relative to the newer sample's values nv (nil: absolute), with mod
+// its modification time's code and rare whether it has a rare record.
+func (st *sampleStore) encode(buf []byte, s *HealthSample, tid int64, nv *newerVals, mod byte, rare bool) []byte {
+	hdr := byte(s.rewrite&3)<<hdrRewrite | mod<<hdrModTime
+	all := st.allKeys(s)
+	if all {
+		hdr |= hdrAllKeys
+	}
+	if rare {
+		hdr |= hdrRare
+	}
+	if s.FileFollowed {
+		hdr |= hdrFollowed
+	}
+	// The body is written first, then moved behind its length.
+	start := len(buf)
+	buf = append(buf, hdr)
+	buf = binary.AppendUvarint(buf, zigzag(tid))
+	if mod == modDelta {
+		buf = binary.AppendUvarint(buf, zigzag(s.Time.UnixNano()-s.FileModTime.UnixNano()))
+	}
+	if !all {
+		buf = binary.AppendUvarint(buf, uint64(len(s.Partitions)))
+		for i := range s.Partitions {
+			buf = binary.AppendUvarint(buf, uint64(st.indexOf(s.Partitions[i].Key)))
+		}
+	}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		var q PartitionSample
+		has := false
+		if nv != nil {
+			k := st.indexOf(p.Key)
+			q, has = nv.vals[k], nv.has[k]
+		}
+		at := len(buf)
+		buf = append(buf, 0)
+		var flags byte
+		buf = encodeValue(buf, &flags, 0, p.Committed, q.Committed, has)
+		buf = encodeValue(buf, &flags, 2, p.End, predictEnd(q.End, q.Committed, p.Committed), has)
+		buf = encodeValue(buf, &flags, 4, p.Start, q.Start, has)
+		buf[at] = flags
+	}
+	return prefixLength(buf, start)
+}
+
+// prefixLength puts the length of buf[start:] before it, as a varint.
+func prefixLength(buf []byte, start int) []byte {
+	var l [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(l[:], uint64(len(buf)-start))
+	buf = append(buf, l[:k]...)
+	copy(buf[start+k:], buf[start:len(buf)-k])
+	copy(buf[start:], l[:k])
+	return buf
+}
+
+// newerOf sets nv to s's values by key index.
+func (st *sampleStore) newerOf(s *HealthSample, nv *newerVals) *newerVals {
+	nv.vals = slices.Grow(nv.vals[:0], len(st.keys))[:len(st.keys)]
+	nv.has = slices.Grow(nv.has[:0], len(st.keys))[:len(st.keys)]
+	clear(nv.has)
+	for i := range s.Partitions {
+		k := st.indexOf(s.Partitions[i].Key)
+		nv.vals[k], nv.has[k] = s.Partitions[i], true
+	}
+	return nv
+}
+
+// rareAt is the rare record of sample seq (nil: none).
+func (st *sampleStore) rareAt(seq uint32) *rareSample {
+	i, ok := slices.BinarySearchFunc(st.rare, seq, func(r rareSample, s uint32) int { return int(int64(r.seq) - int64(s)) })
+	if !ok {
+		return nil
+	}
+	return &st.rare[i]
+}
+
+// sampleHead is an encoded sample's framing, read without its entries.
+type sampleHead struct {
+	end   int // where the next sample starts
+	hdr   byte
+	tid   int64
+	body  int // where the modification time or keys start
+	count int32
+}
+
+// head reads the framing of the sample at off.
+func (st *sampleStore) head(off int) sampleHead {
+	at := off
+	l := uvarint(st.enc, &at)
+	h := sampleHead{end: at + int(l), hdr: st.enc[at]}
+	at++
+	h.tid = unzigzag(uvarint(st.enc, &at))
+	h.body = at
+	if h.hdr&hdrAllKeys != 0 {
+		h.count = int32(len(st.keys))
+		return h
+	}
+	if (h.hdr>>hdrModTime)&3 == modDelta {
+		uvarint(st.enc, &at)
+	}
+	h.count = int32(uvarint(st.enc, &at))
+	return h
+}
+
+// decodeSample fills s (its Partitions given, of len h.count) from the
+// sample at the head h, relative to the newer sample (its values in vals)
+// and notes its own values in vals; i is its index in the window.
+func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *HealthSample, v *windowView, i int32, clock *windowClock, id uint32) {
+	at := h.body
+	mod := (h.hdr >> hdrModTime) & 3
+	*s = HealthSample{Time: clock.at(id), Partitions: s.Partitions, FileFollowed: h.hdr&hdrFollowed != 0, rewrite: int8((h.hdr >> hdrRewrite) & 3)}
+	var modDeltaNs int64
+	if mod == modDelta {
+		modDeltaNs = unzigzag(uvarint(st.enc, &at))
+	}
+	v.idx = slices.Grow(v.idx[:0], len(s.Partitions))[:len(s.Partitions)]
+	if h.hdr&hdrAllKeys == 0 {
+		uvarint(st.enc, &at) // the count, in h
+		for j := range s.Partitions {
+			v.idx[j] = int32(uvarint(st.enc, &at))
+		}
+	} else {
+		for j := range s.Partitions {
+			v.idx[j] = int32(j)
+		}
+	}
+	for j := range s.Partitions {
+		p := &s.Partitions[j]
+		k := v.idx[j]
+		flags := st.enc[at]
+		at++
+		nv := v.vals[k]
+		p.Key = st.keys[k]
+		p.Committed = decodeValue(st.enc, &at, flags&3, nv.c)
+		p.End = decodeValue(st.enc, &at, (flags>>2)&3, predictEnd(nv.e, nv.c, p.Committed))
+		p.Start = decodeValue(st.enc, &at, (flags>>4)&3, nv.s)
+	}
+	for j := range s.Partitions {
+		p := &s.Partitions[j]
+		v.vals[v.idx[j]] = keyVal{c: p.Committed, e: p.End, s: p.Start}
+	}
+	switch mod {
+	case modNewer:
+		s.FileModTime = newer.FileModTime
+	case modDelta:
+		s.FileModTime = modFromDelta(s.Time, modDeltaNs)
+	}
+	if h.hdr&hdrRare != 0 {
+		if r := st.rareAt(st.seq0 + uint32(i)); r != nil {
+			s.Err, s.Unobserved, s.UnobservedFirst, s.FileAnomalies = r.err, r.unobserved, r.unobservedFirst, r.fileAnoms
+			if mod == modOutside {
+				s.FileModTime = r.modTime
+			}
+		}
+	}
+}
+
+// frame reads every sample's framing into v (offs, ids, counts) and
+// sizes v for the window.
+func (st *sampleStore) frame(v *windowView) {
+	n := int(st.n)
+	v.offs, v.ids, v.counts = v.offs[:0], v.ids[:0], v.counts[:0]
+	off, id := 0, st.firstID
+	total := 0
+	for i := range n {
+		h := st.head(off)
+		if i > 0 {
+			id = uint32(int64(id) + h.tid)
+		}
+		v.offs, v.ids, v.counts = append(v.offs, int32(off)), append(v.ids, id), append(v.counts, h.count)
+		total += int(h.count)
+		off = h.end
+	}
+	v.parts = slices.Grow(v.parts[:0], total)[:total]
+	v.samples = slices.Grow(v.samples[:0], n)[:n]
+	v.pairs = slices.Grow(v.pairs[:0], n)[:n]
+	v.vals = slices.Grow(v.vals[:0], len(st.keys))[:len(st.keys)]
+}
+
+// decode decodes the window into v: v.samples (the last with the file
+// reading) and v.pairs, the anomalies between each sample and the one
+// before (for the first, what a follower saw up to it).
+func (st *sampleStore) decode(v *windowView, clock *windowClock) {
+	st.frame(v)
+	n := int(st.n)
+	end := len(v.parts)
+	for i := n - 1; i >= 0; i-- {
+		c := int(v.counts[i])
+		s := &v.samples[i]
+		s.Partitions = v.parts[end-c : end : end]
+		end -= c
+		var newer *HealthSample
+		if i+1 < n {
+			newer = &v.samples[i+1]
+		}
+		st.decodeSample(s, st.head(int(v.offs[i])), newer, v, int32(i), clock, v.ids[i])
+		v.pairs[i] = nil
+		if r := st.rareAt(st.seq0 + uint32(i)); r != nil && i > 0 {
+			v.pairs[i] = r.pair
+		}
+	}
+	if n > 0 {
+		v.samples[n-1].File = st.file
+		if v.samples[0].FileFollowed {
+			v.pairs[0] = v.samples[0].FileAnomalies
+		}
+	}
+}
+
+// last decodes the newest sample alone into s (its partitions in v's
+// scratch), with its file reading.
+func (st *sampleStore) last(v *windowView, clock *windowClock) *HealthSample {
+	h := st.head(int(st.lastOff))
+	v.parts = slices.Grow(v.parts[:0], int(h.count))[:h.count]
+	v.vals = slices.Grow(v.vals[:0], len(st.keys))[:len(st.keys)]
+	if cap(v.samples) == 0 {
+		v.samples = make([]HealthSample, 1)
+	}
+	s := &v.samples[:1][0]
+	s.Partitions = v.parts
+	st.decodeSample(s, h, nil, v, st.n-1, clock, st.lastID)
+	s.File = st.file
+	return s
+}
+
+// push appends s (prev: the newest sample before it, decoded; nil for
+// the first) with pair, the anomalies AddRef found between them.
+func (st *sampleStore) push(s HealthSample, prev *HealthSample, pair []OffsetAnomaly, clock *windowClock, v *windowView) {
+	if !st.hasKeys(&s) || prev == nil {
+		st.rebuildWith(s, pair, clock, v)
+		return
+	}
+	id := clock.add(s.Time)
+	seq := st.seq0 + uint32(st.n)
+	// The newest sample so far is written again relative to s.
+	ph := st.head(int(st.lastOff))
+	st.enc = roomFor(st.enc, len(st.enc)-int(st.lastOff)+16+12*len(s.Partitions))
+	pmod := (ph.hdr >> hdrModTime) & 3
+	if prev.FileModTime == s.FileModTime && pmod != modZero { //nolint: identity
+		pmod = modNewer
+	}
+	st.enc = st.encode(st.enc[:st.lastOff], prev, ph.tid, st.newerOf(&s, &v.newer), pmod, ph.hdr&hdrRare != 0)
+	st.lastOff = int32(len(st.enc))
+	mod := modCode(&s, nil)
+	rare := isRare(&s, pair, mod)
+	st.enc = st.encode(st.enc, &s, int64(id)-int64(st.lastID), nil, mod, rare)
+	if rare {
+		st.rare = append(st.rare, rareOf(seq, &s, pair))
+	}
+	st.n++
+	st.lastID = id
+	st.file = s.File
+}
+
+// roomFor makes room for about n more bytes in b, growing it by an eighth
+// beyond them rather than doubling it: a window's stream stays about one
+// size (the oldest sample goes as the newest comes), so a doubled array
+// would stay half empty for good.
+func roomFor(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	grown := make([]byte, len(b), len(b)+n+len(b)/8)
+	copy(grown, b)
+	return grown
+}
+
+// rareOf is s's rare record.
+func rareOf(seq uint32, s *HealthSample, pair []OffsetAnomaly) rareSample {
+	return rareSample{seq: seq, err: s.Err, unobserved: s.Unobserved, unobservedFirst: s.UnobservedFirst, fileAnoms: s.FileAnomalies, pair: pair, modTime: s.FileModTime}
+}
+
+// rebuildWith encodes the window again with s added: its key table is
+// the keys of every sample kept.
+func (st *sampleStore) rebuildWith(s HealthSample, pair []OffsetAnomaly, clock *windowClock, v *windowView) {
+	st.decode(v, clock)
+	n := int(st.n)
+	samples := append(v.samples[:n:n], s)
+	pairs := append(v.pairs[:n:n], pair)
+	ids := append(v.ids[:n:n], clock.add(s.Time))
+	st.encodeAll(samples, pairs, ids, v)
+}
+
+// encodeAll replaces the store's samples with samples (oldest first; the
+// last's File is kept), pairs and their time ids, numbered from seq0.
+func (st *sampleStore) encodeAll(samples []HealthSample, pairs [][]OffsetAnomaly, ids []uint32, v *windowView) {
+	keys := st.keys[:0:0]
+	for i := range samples {
+		for _, p := range samples[i].Partitions {
+			keys = append(keys, p.Key)
+		}
+	}
+	slices.Sort(keys)
+	st.keys = slices.Clip(slices.Compact(keys))
+	st.enc, st.rare = roomFor(st.enc[:0], 24*len(samples)), st.rare[:0]
+	for i := range samples {
+		var newer *HealthSample
+		var nv *newerVals
+		if i+1 < len(samples) {
+			newer = &samples[i+1]
+			nv = st.newerOf(newer, &v.newer)
+		}
+		var pair []OffsetAnomaly
+		if i > 0 {
+			pair = pairs[i]
+		}
+		mod := modCode(&samples[i], newer)
+		rare := isRare(&samples[i], pair, mod)
+		tid := int64(0)
+		if i > 0 {
+			tid = int64(ids[i]) - int64(ids[i-1])
+		}
+		st.lastOff = int32(len(st.enc))
+		st.enc = st.encode(st.enc, &samples[i], tid, nv, mod, rare)
+		if rare {
+			st.rare = append(st.rare, rareOf(st.seq0+uint32(i), &samples[i], pair))
+		}
+	}
+	st.n = int32(len(samples))
+	st.firstID, st.lastID = ids[0], ids[len(ids)-1]
+	st.file = samples[len(samples)-1].File
+}
+
+// firstTime is the oldest sample's time.
+func (st *sampleStore) firstTime(clock *windowClock) time.Time { return clock.at(st.firstID) }
+
+// dropFirst forgets the oldest sample (two at least are kept by the
+// caller).
+func (st *sampleStore) dropFirst(clock *windowClock) {
+	h0 := st.head(0)
+	h1 := st.head(h0.end)
+	clock.release(st.firstID)
+	st.firstID = uint32(int64(st.firstID) + h1.tid)
+	st.enc = st.enc[:copy(st.enc, st.enc[h0.end:])]
+	st.lastOff -= int32(h0.end)
+	st.n--
+	st.seq0++
+	k := 0
+	for k < len(st.rare) && st.rare[k].seq < st.seq0 {
+		k++
+	}
+	st.rare = slices.Delete(st.rare, 0, k)
+}
+
+// trim re-encodes the window when its key table holds keys no sample
+// kept has (partitions that vanished before the window), and gives back
+// a stream's spare capacity.
+func (st *sampleStore) trim(clock *windowClock, v *windowView) {
+	if h := st.head(int(st.lastOff)); h.hdr&hdrAllKeys == 0 {
+		used := make([]bool, len(st.keys))
+		unused := len(st.keys)
+		off := 0
+		for range st.n {
+			h := st.head(off)
+			if h.hdr&hdrAllKeys != 0 {
+				unused = 0
+				break
+			}
+			at := h.body
+			if (h.hdr>>hdrModTime)&3 == modDelta {
+				uvarint(st.enc, &at)
+			}
+			for range uvarint(st.enc, &at) {
+				if k := uvarint(st.enc, &at); !used[k] {
+					used[k] = true
+					unused--
+				}
+			}
+			off = h.end
+		}
+		if unused > 0 {
+			st.decode(v, clock)
+			n := int(st.n)
+			st.encodeAll(v.samples[:n], v.pairs[:n], v.ids[:n], v)
+		}
+	}
+	if cap(st.enc) > 2*len(st.enc)+64 {
+		st.enc = slices.Clip(slices.Clone(st.enc))
+	}
+}
+
+// release gives back the store's time ids (the group is forgotten).
+func (st *sampleStore) release(clock *windowClock) {
+	off, id := 0, st.firstID
+	for i := range st.n {
+		h := st.head(off)
+		if i > 0 {
+			id = uint32(int64(id) + h.tid)
+		}
+		clock.release(id)
+		off = h.end
+	}
+	*st = sampleStore{}
+}
