@@ -9,9 +9,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,11 +154,14 @@ type Exporter struct {
 type snapshot struct {
 	time     time.Time
 	page     zpage
-	health   []inspect.GroupHealth
 	coverage inspect.HealthCoverage
-	// healthDoc is /api/health, encoded on first request (healthJSON).
+	// refs are the observed groups' health windows and lags their lag,
+	// which /api/health is evaluated from (publish.go).
+	refs []inspect.GroupRef
+	lags []groupLag
+	// healthDoc is /api/health, compressed on first request (healthPage).
 	healthOnce sync.Once
-	healthDoc  []byte
+	healthDoc  *zpage
 }
 
 // New builds an exporter; Run starts it.
@@ -280,36 +281,7 @@ func (e *Exporter) publish(o *observe.Observation) {
 	if o.WireErr != "" {
 		e.keepUnobserved(o)
 	}
-	health := make([]inspect.GroupHealth, len(o.Groups))
-	counts := make([]inspect.HealthCounts, len(o.Groups))
-	keys := make([]string, len(o.Groups))
-	refs := make([]inspect.GroupRef, len(o.Groups))
-	// What the follower saw since the last refresh replaces the comparison
-	// of this refresh's file with the last one (for files it follows).
-	pending, followed := e.pending, e.following.Load()
-	e.pending = map[string][]inspect.OffsetAnomaly{}
-	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
-	e.c.journal = e.opt.Offsets != nil && e.opt.Offsets.Journal != nil
-	for i := range o.Groups {
-		name := o.Groups[i].Row.Group
-		keys[i] = name
-		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
-			s.FileFollowed, s.FileAnomalies = true, pending[name]
-		}
-		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
-	}
-	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
-	for i := range o.Groups {
-		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
-		counts[i] = refs[i].Counts()
-	}
-	e.health.Sweep()
-	e.lastKeys = keys
-	if e.lastA == nil && o.Assignment != nil {
-		e.lastA = o.Assignment
-	}
-	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
+	e.publishGroups(o)
 }
 
 // logServedBehind logs the partitions served behind their log when the
@@ -627,14 +599,6 @@ func (e *Exporter) runProbes(ctx context.Context) {
 	}
 }
 
-// Health is the health of every observed group at the last refresh.
-func (e *Exporter) Health() []inspect.GroupHealth {
-	if sn := e.snap.Load(); sn != nil {
-		return sn.health
-	}
-	return nil
-}
-
 // HealthDocument is what /api/health serves ('kaasctl groups health
 // --exporter URL' reads it).
 type HealthDocument struct {
@@ -650,12 +614,7 @@ type HealthDocument struct {
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", e.limited(e.serveMetrics))
-	mux.HandleFunc("/api/health", e.limited(func(w http.ResponseWriter, r *http.Request) {
-		body := e.healthJSON(e.snap.Load())
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
+	mux.HandleFunc("/api/health", e.limited(e.serveHealth))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if e.snap.Load() == nil {
 			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)

@@ -193,22 +193,49 @@ type metric[X any] struct {
 // buildText writes the metrics of one refresh, each family's samples
 // together: the refresh rows once, the group rows for every group.
 func buildText(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
-	tw := newTextWriter(c.textSizes)
-	defer func() { c.textSizes = tw.sizes() }()
+	b := newPageBuilder(o, c, partitionMetrics, version, revision)
+	b.groups(o.Groups, health, counts)
+	return b.done()
+}
+
+// pageBuilder writes one refresh's page: the refresh rows when it starts,
+// the group rows as each chunk of groups is evaluated (each family keeps
+// its own samples, so the page's order does not depend on the chunks').
+type pageBuilder struct {
+	tw *textWriter
+	gx groupCtx
+}
+
+func newPageBuilder(o *observe.Observation, c *counters, partitionMetrics bool, version, revision string) *pageBuilder {
 	x := &refreshCtx{o: o, c: c, partitionMetrics: partitionMetrics, version: version, revision: revision}
+	b := &pageBuilder{tw: newTextWriter(c.textSizes), gx: groupCtx{refreshCtx: x}}
 	x.noteBrokers()
 	for _, m := range refreshMetrics {
-		m.emit(tw, m.f, x)
+		m.emit(b.tw, m.f, x)
 	}
-	gx := groupCtx{refreshCtx: x}
-	for i := range o.Groups {
-		gx.g, gx.h, gx.counts = &o.Groups[i], &health[i], counts[i]
+	return b
+}
+
+// groups writes the group rows of groups, whose health and counts are
+// given (same lengths).
+func (b *pageBuilder) groups(groups []observe.GroupObs, health []inspect.GroupHealth, counts []inspect.HealthCounts) {
+	gx := &b.gx
+	for i := range groups {
+		gx.g, gx.h, gx.counts = &groups[i], &health[i], counts[i]
 		for _, m := range groupMetrics {
-			m.emit(tw, m.f, &gx)
+			m.emit(b.tw, m.f, gx)
 		}
 	}
-	return tw
 }
+
+// done is the text written; the next refresh's buffers are sized from it.
+func (b *pageBuilder) done() *textWriter {
+	b.gx.c.textSizes = b.tw.sizes()
+	return b.tw
+}
+
+// page is the page compressed.
+func (b *pageBuilder) page() zpage { return b.done().page() }
 
 // noteBrokers records the brokers this refresh saw (every broker seen
 // since the start stays in the series).

@@ -17,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // The health window's representation must not change what the exporter
@@ -340,4 +341,88 @@ func TestWindowGoldenRandom(t *testing.T) {
 		}
 	}
 	checkWindowGolden(t, "random.golden", all.Bytes())
+}
+
+// /api/health is evaluated again from the windows when it is asked for,
+// not kept from the refresh: asked at every third refresh only, it serves
+// at those refreshes what the golden file holds (an evaluation leaves the
+// windows as it found them), and so do the metrics at every refresh.
+func TestWindowGoldenHealthOnRequest(t *testing.T) {
+	t.Parallel()
+	want, err := os.ReadFile(filepath.Join("testdata", "window", "scripted.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := strings.Split(string(want), "== refresh ")[1:]
+	s := newScenario(1, 12)
+	e := New(Options{Source: &observe.Source{}, Interval: 10 * time.Second, Window: time.Minute, Health: inspect.HealthOptions{MinSpan: 20 * time.Second},
+		PartitionMetrics: true, Offsets: &OffsetsFollow{Dir: followedDir}})
+	for i := range 40 {
+		o, pending, following := s.next()
+		e.following.Store(following)
+		if following {
+			e.pending = pending
+		}
+		e.publish(o)
+		_, golden, _ := strings.Cut(steps[i], "\n")
+		metrics, health, _ := strings.Cut(golden, "{\"time\"")
+		var b bytes.Buffer
+		e.WriteMetrics(&b, func(string) bool { return false })
+		if got := dropComments(b.String()); got != metrics {
+			t.Fatalf("refresh %d: the metrics differ from the golden file", i+1)
+		}
+		if i%3 == 2 {
+			if got := string(e.healthJSON(e.snap.Load())); got != "{\"time\""+health {
+				t.Fatalf("refresh %d: /api/health differs from the golden file", i+1)
+			}
+		}
+	}
+}
+
+func dropComments(page string) string {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(page, "\n") {
+		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "kaas_exporter_build_info{") {
+			out.WriteString(line)
+		}
+	}
+	return out.String()
+}
+
+// The health document written a group at a time is render.WriteJSON's,
+// byte for byte, with and without a group id that is not UTF-8.
+func TestHealthDocStreamedIsWriteJSON(t *testing.T) {
+	t.Parallel()
+	s := newScenario(3, 20)
+	hw := inspect.HealthWindow{Window: time.Minute}
+	var names []string
+	for range 12 {
+		o, _, _ := s.next()
+		names = names[:0]
+		for i := range o.Groups {
+			hw.Add(o.Groups[i].Row.Group, o.Groups[i].Sample)
+			names = append(names, o.Groups[i].Row.Group)
+		}
+	}
+	var groups []inspect.GroupHealth
+	for _, n := range names {
+		groups = append(groups, hw.Evaluate(n))
+	}
+	for _, bad := range []bool{false, true} {
+		doc := HealthDocument{Time: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Window: "5m0s", Groups: slices.Clone(groups),
+			Coverage: inspect.HealthCoverage{GroupRegex: "^grp-", MaxGroups: 10}}
+		if bad {
+			doc.Groups[3].Group = "bad\xff"
+		}
+		var want, got bytes.Buffer
+		if err := render.WriteJSON(&want, doc, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeHealthDoc(&got, doc); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("invalid UTF-8 %v: streamed document differs:\n got %.300s\nwant %.300s", bad, got.String(), want.String())
+		}
+	}
 }
