@@ -571,7 +571,7 @@ type HealthWindow struct {
 	Opt    HealthOptions
 	groups map[string]*groupWindow
 	// clock interns the observations' times; view is Add's scratch.
-	clock windowClock
+	clock windowShared
 	view  windowView
 }
 
@@ -583,18 +583,55 @@ type groupWindow struct {
 	rewinds  int64
 	vanished int64
 	seen     bool
-	// errSince is when the current run of failed observations began
-	// (zero while the group is observed); known the evidence of the last
-	// evaluation of an observed group (what an outage carries).
+	// carry is what the group carries through an outage and after it (nil
+	// while there is nothing: most groups of a window of 100,000).
+	carry *groupCarry
+}
+
+// groupCarry is a group's state around outages. errSince is when the
+// current run of failed observations began (zero while the group is
+// observed); known the evidence of the last evaluation of an observed
+// group (what an outage carries); after, set after an outage, what it
+// carries still.
+type groupCarry struct {
 	errSince time.Time
 	known    []HealthEvidence
-	// After an outage (the first observation after a run of failed ones,
-	// at resumed; the run began at outageFrom), afterOutage are the
-	// conditions last known before it, kept until the observations since
-	// can judge them or contradict them (carryAfterOutage): a STOP carried
-	// through ERR comes back as it was, not after --stop-after again.
-	outageFrom, resumed time.Time
-	afterOutage         []HealthEvidence
+	after    *outageCarry
+}
+
+// errSince is when the group's current run of failed observations began
+// (zero while it is observed).
+func (g *groupWindow) errSince() time.Time {
+	if g.carry == nil {
+		return time.Time{}
+	}
+	return g.carry.errSince
+}
+
+// carried returns the group's carry, made when it has none.
+func (g *groupWindow) carrying() *groupCarry {
+	if g.carry == nil {
+		g.carry = &groupCarry{}
+	}
+	return g.carry
+}
+
+// tidy drops the carry once it holds nothing.
+func (g *groupWindow) tidy() {
+	if c := g.carry; c != nil && c.errSince.IsZero() && len(c.known) == 0 && c.after == nil {
+		g.carry = nil
+	}
+}
+
+// outageCarry is what a group carries after an outage: the first
+// observation after a run of failed ones was at resumed, the run began at
+// from, and evidence are the conditions last known before it, kept until
+// the observations since can judge them or contradict them
+// (carryAfterOutage): a STOP carried through ERR comes back as it was, not
+// after --stop-after again.
+type outageCarry struct {
+	from, resumed time.Time
+	evidence      []HealthEvidence
 }
 
 // HealthCounts are a group's cumulative anomaly counts.
@@ -632,18 +669,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		w.groups[group] = g
 	}
 	g.seen = true
-	switch {
-	case s.Err == "" && !g.errSince.IsZero():
-		if len(g.known) > 0 {
-			g.outageFrom, g.resumed, g.afterOutage = g.errSince, s.Time, slices.Clone(g.known)
+	switch since := g.errSince(); {
+	case s.Err == "" && !since.IsZero():
+		if len(g.carry.known) > 0 {
+			g.carry.after = &outageCarry{from: since, resumed: s.Time, evidence: slices.Clone(g.carry.known)}
 		}
-		g.errSince = time.Time{}
-	case s.Err != "" && g.errSince.IsZero():
-		g.errSince = s.Time
+		g.carry.errSince = time.Time{}
+		g.tidy()
+	case s.Err != "" && since.IsZero():
+		g.carrying().errSince = s.Time
 	}
 	var prev *HealthSample
 	if g.store.n > 0 {
-		prev = g.store.last(&w.view, &w.clock)
+		prev = g.store.last(&w.view, group, &w.clock)
 		s.rewrite = rewriteKind(prev, &s)
 	}
 	out := sampleAnomalies(prev, s, w.Opt)
@@ -657,7 +695,7 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 	}
 	// The file as read is compared only with the next reading, which has
 	// just been done (out): the store keeps the last one's alone.
-	g.store.push(s, prev, out, &w.clock, &w.view)
+	g.store.push(s, group, prev, out, &w.clock, &w.view)
 	// Keep the window, and always the latest two observations.
 	cut := false
 	for g.store.n > 2 && w.Window > 0 && s.Time.Sub(g.store.firstTime(&w.clock)) > w.Window {
@@ -665,7 +703,7 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		cut = true
 	}
 	if cut {
-		g.store.trim(&w.clock, &w.view)
+		g.store.trim(group, &w.clock, &w.view)
 	}
 	return GroupRef{name: group, g: g}, out
 }
@@ -709,27 +747,36 @@ func (w *HealthWindow) evaluateWindow(h *GroupHealth, group string, g *groupWind
 	}
 	v := viewPool.Get().(*windowView)
 	defer viewPool.Put(v)
-	g.store.decode(v, &w.clock)
+	g.store.decode(v, group, &w.clock)
 	samples := v.samples[:g.store.n]
 	evaluateHealth(h, group, samples, func(i int) []OffsetAnomaly { return v.pairs[i] }, w.Opt)
-	if g.errSince.IsZero() {
-		if len(g.afterOutage) > 0 {
+	if g.errSince().IsZero() {
+		if g.carry != nil && g.carry.after != nil && len(g.carry.after.evidence) > 0 {
 			w.carryAfterOutage(h, g, samples)
 		}
-		g.known = g.known[:0]
+		var known []HealthEvidence
+		if g.carry != nil {
+			known = g.carry.known[:0]
+		}
 		for _, e := range h.Evidence {
 			if e.State != HealthErr {
-				g.known = append(g.known, e)
+				known = append(known, e)
 			}
+		}
+		if len(known) > 0 {
+			g.carrying().known = known
+		} else if g.carry != nil {
+			g.carry.known = nil
+			g.tidy()
 		}
 		return
 	}
-	h.UnknownSince = g.errSince
-	for _, e := range g.known {
+	h.UnknownSince = g.carry.errSince
+	for _, e := range g.carry.known {
 		if h.Has(e.State) {
 			continue // seen again (a file anomaly observed during the outage)
 		}
-		h.Evidence = append(h.Evidence, carried(e, g.errSince))
+		h.Evidence = append(h.Evidence, carried(e, g.carry.errSince))
 	}
 	h.finish()
 }
@@ -753,17 +800,18 @@ func carried(e HealthEvidence, since time.Time) HealthEvidence {
 // at keeps the earlier since.
 func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow, samples []HealthSample) {
 	fresh := samples
-	for len(fresh) > 0 && fresh[0].Time.Before(g.resumed) {
+	after := g.carry.after
+	for len(fresh) > 0 && fresh[0].Time.Before(after.resumed) {
 		fresh = fresh[1:]
 	}
-	keep := g.afterOutage[:0]
-	for _, e := range g.afterOutage {
+	keep := after.evidence[:0]
+	for _, e := range after.evidence {
 		if i := slices.IndexFunc(h.Evidence, func(x HealthEvidence) bool {
 			return x.State == e.State && x.Partition == e.Partition
 		}); i >= 0 {
 			// The fresh evaluation has it again; while the partition stays
 			// at the same offset, its since is the one before the outage.
-			if extendSince(&h.Evidence[i], e, g.outageFrom) {
+			if extendSince(&h.Evidence[i], e, after.from) {
 				keep = append(keep, e)
 			}
 			continue
@@ -772,9 +820,12 @@ func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow, samples 
 			continue
 		}
 		keep = append(keep, e)
-		h.Evidence = append(h.Evidence, carried(e, g.outageFrom))
+		h.Evidence = append(h.Evidence, carried(e, after.from))
 	}
-	g.afterOutage = keep
+	after.evidence = keep
+	if len(keep) == 0 {
+		g.carry.after = nil
+	}
 	h.finish()
 }
 

@@ -393,7 +393,7 @@ func TestHealthWindowKeepsOnlyTheLastReading(t *testing.T) {
 	}
 	g := w.groups["g"]
 	var v windowView
-	g.store.decode(&v, &w.clock)
+	g.store.decode(&v, "g", &w.clock)
 	samples := v.samples[:g.store.n]
 	if len(samples) != 13 {
 		t.Errorf("%d samples kept in a minute of observations every 5 s, want 13", len(samples))

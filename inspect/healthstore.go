@@ -3,8 +3,12 @@ package inspect
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/anomaly"
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // The health window's samples, compact. A served exporter keeps every
@@ -34,6 +38,28 @@ import (
 // Values are relative to the newer sample, so the newest sample is
 // absolute (AddRef reads it as the previous observation without decoding
 // the rest) and dropping the oldest decodes nothing.
+
+// windowShared is what a window's groups share: the clock of their
+// observations' times and the table of their offset files' directories.
+type windowShared struct {
+	windowClock
+	dirs     []string
+	dirIndex map[string]uint32
+}
+
+// dirID is dir's id in the table of directories (a volume has one or two).
+func (sh *windowShared) dirID(dir string) uint32 {
+	if id, ok := sh.dirIndex[dir]; ok {
+		return id
+	}
+	if sh.dirIndex == nil {
+		sh.dirIndex = map[string]uint32{}
+	}
+	id := uint32(len(sh.dirs))
+	sh.dirs = append(sh.dirs, dir)
+	sh.dirIndex[dir] = id
+	return id
+}
 
 // windowClock interns the times of a window's observations by id.
 type windowClock struct {
@@ -81,6 +107,7 @@ const (
 	hdrFollowed = 1 << 2
 	hdrRewrite  = 3 // 2 bits
 	hdrModTime  = 5 // 2 bits
+	hdrSame     = 1 << 7
 
 	modZero    = 0 // no modification time
 	modNewer   = 1 // the newer sample's
@@ -120,8 +147,11 @@ type sampleStore struct {
 	lastOff         int32
 	firstID, lastID uint32
 	seq0            uint32
-	file            *OffsetReading
 	rare            []rareSample
+	// file is the newest sample's offset file reading (nil: none), as
+	// encodeReading writes it; fileRare what it holds seldom.
+	file     []byte
+	fileRare *readingRare
 }
 
 // keyVal is a key's values in the sample decoded last.
@@ -139,6 +169,7 @@ type windowView struct {
 	vals    []keyVal
 	idx     []int32
 	newer   newerVals
+	buf     []byte
 }
 
 // viewPool holds the evaluations' scratch views (one a core in use).
@@ -264,13 +295,20 @@ func isRare(s *HealthSample, pair []OffsetAnomaly, mod byte) bool {
 }
 
 // encode appends sample s (time id delta tid; AddRef's rewrite kind in
-// s) relative to the newer sample's values nv (nil: absolute), with mod
-// its modification time's code and rare whether it has a rare record.
-func (st *sampleStore) encode(buf []byte, s *HealthSample, tid int64, nv *newerVals, mod byte, rare bool) []byte {
+// s) relative to the newer sample and its values by key nv (nil:
+// absolute), with mod its modification time's code and rare whether it
+// has a rare record. A sample whose partitions are the newer one's, key
+// for key and value for value (a group that did not move), is its header
+// alone.
+func (st *sampleStore) encode(buf []byte, s *HealthSample, tid int64, newer *HealthSample, nv *newerVals, mod byte, rare bool) []byte {
 	hdr := byte(s.rewrite&3)<<hdrRewrite | mod<<hdrModTime
-	all := st.allKeys(s)
+	same := newer != nil && samePartitions(s, newer)
+	all := !same && st.allKeys(s)
 	if all {
 		hdr |= hdrAllKeys
+	}
+	if same {
+		hdr |= hdrSame
 	}
 	if rare {
 		hdr |= hdrRare
@@ -284,6 +322,9 @@ func (st *sampleStore) encode(buf []byte, s *HealthSample, tid int64, nv *newerV
 	buf = binary.AppendUvarint(buf, zigzag(tid))
 	if mod == modDelta {
 		buf = binary.AppendUvarint(buf, zigzag(s.Time.UnixNano()-s.FileModTime.UnixNano()))
+	}
+	if same {
+		return prefixLength(buf, start)
 	}
 	if !all {
 		buf = binary.AppendUvarint(buf, uint64(len(s.Partitions)))
@@ -308,6 +349,12 @@ func (st *sampleStore) encode(buf []byte, s *HealthSample, tid int64, nv *newerV
 		buf[at] = flags
 	}
 	return prefixLength(buf, start)
+}
+
+// samePartitions reports whether s's partitions are newer's, key for key
+// and value for value.
+func samePartitions(s, newer *HealthSample) bool {
+	return slices.Equal(s.Partitions, newer.Partitions)
 }
 
 // prefixLength puts the length of buf[start:] before it, as a varint.
@@ -358,6 +405,10 @@ func (st *sampleStore) head(off int) sampleHead {
 	at++
 	h.tid = unzigzag(uvarint(st.enc, &at))
 	h.body = at
+	if h.hdr&hdrSame != 0 {
+		h.count = -1 // the newer sample's (frame resolves it)
+		return h
+	}
 	if h.hdr&hdrAllKeys != 0 {
 		h.count = int32(len(st.keys))
 		return h
@@ -372,7 +423,7 @@ func (st *sampleStore) head(off int) sampleHead {
 // decodeSample fills s (its Partitions given, of len h.count) from the
 // sample at the head h, relative to the newer sample (its values in vals)
 // and notes its own values in vals; i is its index in the window.
-func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *HealthSample, v *windowView, i int32, clock *windowClock, id uint32) {
+func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *HealthSample, v *windowView, i int32, clock *windowShared, id uint32) {
 	at := h.body
 	mod := (h.hdr >> hdrModTime) & 3
 	*s = HealthSample{Time: clock.at(id), Partitions: s.Partitions, FileFollowed: h.hdr&hdrFollowed != 0, rewrite: int8((h.hdr >> hdrRewrite) & 3)}
@@ -380,6 +431,31 @@ func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *Health
 	if mod == modDelta {
 		modDeltaNs = unzigzag(uvarint(st.enc, &at))
 	}
+	if h.hdr&hdrSame != 0 {
+		copy(s.Partitions, newer.Partitions) // vals hold them already
+	} else {
+		st.decodeEntries(s, at, h, v)
+	}
+	switch mod {
+	case modNewer:
+		s.FileModTime = newer.FileModTime
+	case modDelta:
+		s.FileModTime = modFromDelta(s.Time, modDeltaNs)
+	}
+	if h.hdr&hdrRare != 0 {
+		if r := st.rareAt(st.seq0 + uint32(i)); r != nil {
+			s.Err, s.Unobserved, s.UnobservedFirst, s.FileAnomalies = r.err, r.unobserved, r.unobservedFirst, r.fileAnoms
+			if mod == modOutside {
+				s.FileModTime = r.modTime
+			}
+		}
+	}
+}
+
+// decodeEntries decodes the keys and values of the sample whose head is
+// h, from at (past its modification time), relative to the newer values
+// in v.vals, and notes its own there.
+func (st *sampleStore) decodeEntries(s *HealthSample, at int, h sampleHead, v *windowView) {
 	v.idx = slices.Grow(v.idx[:0], len(s.Partitions))[:len(s.Partitions)]
 	if h.hdr&hdrAllKeys == 0 {
 		uvarint(st.enc, &at) // the count, in h
@@ -406,20 +482,6 @@ func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *Health
 		p := &s.Partitions[j]
 		v.vals[v.idx[j]] = keyVal{c: p.Committed, e: p.End, s: p.Start}
 	}
-	switch mod {
-	case modNewer:
-		s.FileModTime = newer.FileModTime
-	case modDelta:
-		s.FileModTime = modFromDelta(s.Time, modDeltaNs)
-	}
-	if h.hdr&hdrRare != 0 {
-		if r := st.rareAt(st.seq0 + uint32(i)); r != nil {
-			s.Err, s.Unobserved, s.UnobservedFirst, s.FileAnomalies = r.err, r.unobserved, r.unobservedFirst, r.fileAnoms
-			if mod == modOutside {
-				s.FileModTime = r.modTime
-			}
-		}
-	}
 }
 
 // frame reads every sample's framing into v (offs, ids, counts) and
@@ -435,8 +497,13 @@ func (st *sampleStore) frame(v *windowView) {
 			id = uint32(int64(id) + h.tid)
 		}
 		v.offs, v.ids, v.counts = append(v.offs, int32(off)), append(v.ids, id), append(v.counts, h.count)
-		total += int(h.count)
 		off = h.end
+	}
+	for i := n - 1; i >= 0; i-- {
+		if v.counts[i] < 0 {
+			v.counts[i] = v.counts[i+1] // the newest is never the same as a newer one
+		}
+		total += int(v.counts[i])
 	}
 	v.parts = slices.Grow(v.parts[:0], total)[:total]
 	v.samples = slices.Grow(v.samples[:0], n)[:n]
@@ -447,7 +514,7 @@ func (st *sampleStore) frame(v *windowView) {
 // decode decodes the window into v: v.samples (the last with the file
 // reading) and v.pairs, the anomalies between each sample and the one
 // before (for the first, what a follower saw up to it).
-func (st *sampleStore) decode(v *windowView, clock *windowClock) {
+func (st *sampleStore) decode(v *windowView, group string, clock *windowShared) {
 	st.frame(v)
 	n := int(st.n)
 	end := len(v.parts)
@@ -467,7 +534,7 @@ func (st *sampleStore) decode(v *windowView, clock *windowClock) {
 		}
 	}
 	if n > 0 {
-		v.samples[n-1].File = st.file
+		v.samples[n-1].File = st.reading(group, clock)
 		if v.samples[0].FileFollowed {
 			v.pairs[0] = v.samples[0].FileAnomalies
 		}
@@ -476,7 +543,7 @@ func (st *sampleStore) decode(v *windowView, clock *windowClock) {
 
 // last decodes the newest sample alone into s (its partitions in v's
 // scratch), with its file reading.
-func (st *sampleStore) last(v *windowView, clock *windowClock) *HealthSample {
+func (st *sampleStore) last(v *windowView, group string, clock *windowShared) *HealthSample {
 	h := st.head(int(st.lastOff))
 	v.parts = slices.Grow(v.parts[:0], int(h.count))[:h.count]
 	v.vals = slices.Grow(v.vals[:0], len(st.keys))[:len(st.keys)]
@@ -486,40 +553,42 @@ func (st *sampleStore) last(v *windowView, clock *windowClock) *HealthSample {
 	s := &v.samples[:1][0]
 	s.Partitions = v.parts
 	st.decodeSample(s, h, nil, v, st.n-1, clock, st.lastID)
-	s.File = st.file
+	s.File = st.reading(group, clock)
 	return s
 }
 
 // push appends s (prev: the newest sample before it, decoded; nil for
 // the first) with pair, the anomalies AddRef found between them.
-func (st *sampleStore) push(s HealthSample, prev *HealthSample, pair []OffsetAnomaly, clock *windowClock, v *windowView) {
+func (st *sampleStore) push(s HealthSample, group string, prev *HealthSample, pair []OffsetAnomaly, clock *windowShared, v *windowView) {
 	if !st.hasKeys(&s) || prev == nil {
-		st.rebuildWith(s, pair, clock, v)
+		st.rebuildWith(s, group, pair, clock, v)
 		return
 	}
 	id := clock.add(s.Time)
 	seq := st.seq0 + uint32(st.n)
-	// The newest sample so far is written again relative to s.
+	// The newest sample so far is written again relative to s, then s, in
+	// the scratch first: the stream grows by what they take.
 	ph := st.head(int(st.lastOff))
-	st.enc = roomFor(st.enc, len(st.enc)-int(st.lastOff)+16+12*len(s.Partitions))
 	pmod := (ph.hdr >> hdrModTime) & 3
 	if prev.FileModTime == s.FileModTime && pmod != modZero { //nolint: identity
 		pmod = modNewer
 	}
-	st.enc = st.encode(st.enc[:st.lastOff], prev, ph.tid, st.newerOf(&s, &v.newer), pmod, ph.hdr&hdrRare != 0)
-	st.lastOff = int32(len(st.enc))
+	v.buf = st.encode(v.buf[:0], prev, ph.tid, &s, st.newerOf(&s, &v.newer), pmod, ph.hdr&hdrRare != 0)
+	at := len(v.buf)
 	mod := modCode(&s, nil)
 	rare := isRare(&s, pair, mod)
-	st.enc = st.encode(st.enc, &s, int64(id)-int64(st.lastID), nil, mod, rare)
+	v.buf = st.encode(v.buf, &s, int64(id)-int64(st.lastID), nil, nil, mod, rare)
+	st.enc = append(roomFor(st.enc[:st.lastOff], len(v.buf)), v.buf...)
+	st.lastOff += int32(at)
 	if rare {
 		st.rare = append(st.rare, rareOf(seq, &s, pair))
 	}
 	st.n++
 	st.lastID = id
-	st.file = s.File
+	st.encodeReading(s.File, group, clock)
 }
 
-// roomFor makes room for about n more bytes in b, growing it by an eighth
+// roomFor makes room for n more bytes in b, growing it by an eighth
 // beyond them rather than doubling it: a window's stream stays about one
 // size (the oldest sample goes as the newest comes), so a doubled array
 // would stay half empty for good.
@@ -527,7 +596,7 @@ func roomFor(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
-	grown := make([]byte, len(b), len(b)+n+len(b)/8)
+	grown := make([]byte, len(b), len(b)+n+(len(b)+n)/8)
 	copy(grown, b)
 	return grown
 }
@@ -539,18 +608,18 @@ func rareOf(seq uint32, s *HealthSample, pair []OffsetAnomaly) rareSample {
 
 // rebuildWith encodes the window again with s added: its key table is
 // the keys of every sample kept.
-func (st *sampleStore) rebuildWith(s HealthSample, pair []OffsetAnomaly, clock *windowClock, v *windowView) {
-	st.decode(v, clock)
+func (st *sampleStore) rebuildWith(s HealthSample, group string, pair []OffsetAnomaly, clock *windowShared, v *windowView) {
+	st.decode(v, group, clock)
 	n := int(st.n)
 	samples := append(v.samples[:n:n], s)
 	pairs := append(v.pairs[:n:n], pair)
 	ids := append(v.ids[:n:n], clock.add(s.Time))
-	st.encodeAll(samples, pairs, ids, v)
+	st.encodeAll(samples, pairs, ids, group, clock, v)
 }
 
 // encodeAll replaces the store's samples with samples (oldest first; the
 // last's File is kept), pairs and their time ids, numbered from seq0.
-func (st *sampleStore) encodeAll(samples []HealthSample, pairs [][]OffsetAnomaly, ids []uint32, v *windowView) {
+func (st *sampleStore) encodeAll(samples []HealthSample, pairs [][]OffsetAnomaly, ids []uint32, group string, clock *windowShared, v *windowView) {
 	keys := st.keys[:0:0]
 	for i := range samples {
 		for _, p := range samples[i].Partitions {
@@ -559,7 +628,8 @@ func (st *sampleStore) encodeAll(samples []HealthSample, pairs [][]OffsetAnomaly
 	}
 	slices.Sort(keys)
 	st.keys = slices.Clip(slices.Compact(keys))
-	st.enc, st.rare = roomFor(st.enc[:0], 24*len(samples)), st.rare[:0]
+	enc := v.buf[:0]
+	st.rare = st.rare[:0]
 	for i := range samples {
 		var newer *HealthSample
 		var nv *newerVals
@@ -577,23 +647,25 @@ func (st *sampleStore) encodeAll(samples []HealthSample, pairs [][]OffsetAnomaly
 		if i > 0 {
 			tid = int64(ids[i]) - int64(ids[i-1])
 		}
-		st.lastOff = int32(len(st.enc))
-		st.enc = st.encode(st.enc, &samples[i], tid, nv, mod, rare)
+		st.lastOff = int32(len(enc))
+		enc = st.encode(enc, &samples[i], tid, newer, nv, mod, rare)
 		if rare {
 			st.rare = append(st.rare, rareOf(st.seq0+uint32(i), &samples[i], pair))
 		}
 	}
+	v.buf = enc
+	st.enc = append(roomFor(st.enc[:0], len(enc)), enc...)
 	st.n = int32(len(samples))
 	st.firstID, st.lastID = ids[0], ids[len(ids)-1]
-	st.file = samples[len(samples)-1].File
+	st.encodeReading(samples[len(samples)-1].File, group, clock)
 }
 
 // firstTime is the oldest sample's time.
-func (st *sampleStore) firstTime(clock *windowClock) time.Time { return clock.at(st.firstID) }
+func (st *sampleStore) firstTime(clock *windowShared) time.Time { return clock.at(st.firstID) }
 
 // dropFirst forgets the oldest sample (two at least are kept by the
 // caller).
-func (st *sampleStore) dropFirst(clock *windowClock) {
+func (st *sampleStore) dropFirst(clock *windowShared) {
 	h0 := st.head(0)
 	h1 := st.head(h0.end)
 	clock.release(st.firstID)
@@ -612,7 +684,7 @@ func (st *sampleStore) dropFirst(clock *windowClock) {
 // trim re-encodes the window when its key table holds keys no sample
 // kept has (partitions that vanished before the window), and gives back
 // a stream's spare capacity.
-func (st *sampleStore) trim(clock *windowClock, v *windowView) {
+func (st *sampleStore) trim(group string, clock *windowShared, v *windowView) {
 	if h := st.head(int(st.lastOff)); h.hdr&hdrAllKeys == 0 {
 		used := make([]bool, len(st.keys))
 		unused := len(st.keys)
@@ -622,6 +694,10 @@ func (st *sampleStore) trim(clock *windowClock, v *windowView) {
 			if h.hdr&hdrAllKeys != 0 {
 				unused = 0
 				break
+			}
+			if h.hdr&hdrSame != 0 {
+				off = h.end
+				continue // the newer sample's keys
 			}
 			at := h.body
 			if (h.hdr>>hdrModTime)&3 == modDelta {
@@ -636,18 +712,18 @@ func (st *sampleStore) trim(clock *windowClock, v *windowView) {
 			off = h.end
 		}
 		if unused > 0 {
-			st.decode(v, clock)
+			st.decode(v, group, clock)
 			n := int(st.n)
-			st.encodeAll(v.samples[:n], v.pairs[:n], v.ids[:n], v)
+			st.encodeAll(v.samples[:n], v.pairs[:n], v.ids[:n], group, clock, v)
 		}
 	}
-	if cap(st.enc) > 2*len(st.enc)+64 {
-		st.enc = slices.Clip(slices.Clone(st.enc))
+	if cap(st.enc) > len(st.enc)+len(st.enc)/2+64 {
+		st.enc = append(make([]byte, 0, len(st.enc)+len(st.enc)/8), st.enc...)
 	}
 }
 
 // release gives back the store's time ids (the group is forgotten).
-func (st *sampleStore) release(clock *windowClock) {
+func (st *sampleStore) release(clock *windowShared) {
 	off, id := 0, st.firstID
 	for i := range st.n {
 		h := st.head(off)
@@ -658,4 +734,132 @@ func (st *sampleStore) release(clock *windowClock) {
 		off = h.end
 	}
 	*st = sampleStore{}
+}
+
+// The newest sample's offset file reading, compact: a flags byte, the
+// directory's id in the window's table, the count of offsets, and each
+// offset's key (an index in the key table, or past it in fileRare.keys)
+// and value. The file's name is the group's id with ".json" but for
+// files kaas does not name so; what is seldom (another name or group, a
+// problem, an odd format, an empty list that is not nil) is in fileRare.
+const (
+	rdMissing = 1 << 0
+	rdCorrupt = 1 << 1
+	rdFormat  = 2 // 2 bits: "", envelope, plain map, another (fileRare)
+	rdNoPath  = 1 << 4
+	rdRare    = 1 << 5
+)
+
+// readingFormats are the formats a reading's 2-bit code names.
+var readingFormats = [3]string{"", volume.FormatEnvelope, volume.FormatPlainMap}
+
+// readingRare is what a reading holds seldom.
+type readingRare struct {
+	group, base, format, problem string
+	keys                         []string
+	// named: base is the file's name; emptyList: Offsets is empty, not nil.
+	named, emptyList bool
+}
+
+// encodeReading keeps r, group's newest reading, in st (its keys as
+// indexes in the current key table).
+func (st *sampleStore) encodeReading(r *OffsetReading, group string, sh *windowShared) {
+	if r == nil {
+		st.file, st.fileRare = nil, nil
+		return
+	}
+	var rr readingRare
+	flags := byte(0)
+	if r.Missing {
+		flags |= rdMissing
+	}
+	if r.Corrupt {
+		flags |= rdCorrupt
+	}
+	code := byte(slices.Index(readingFormats[:], r.Format))
+	if code > 2 {
+		code, rr.format = 3, r.Format
+	}
+	flags |= code << rdFormat
+	var dir uint32
+	if r.File == "" {
+		flags |= rdNoPath
+	} else {
+		i := strings.LastIndexByte(r.File, '/') + 1
+		dir = sh.dirID(r.File[:i])
+		if base := r.File[i:]; len(base) != len(group)+5 || !strings.HasPrefix(base, group) || !strings.HasSuffix(base, ".json") {
+			rr.base, rr.named = base, true
+		}
+	}
+	if r.Group != group {
+		rr.group = r.Group
+	}
+	rr.problem = r.Problem
+	rr.emptyList = r.Offsets != nil && len(r.Offsets) == 0
+	b := append(st.file[:0], 0)
+	b = binary.AppendUvarint(b, uint64(dir))
+	b = binary.AppendUvarint(b, uint64(len(r.Offsets)))
+	for _, o := range r.Offsets {
+		k := st.indexOf(o.Key)
+		if k < 0 {
+			k = int32(len(st.keys) + len(rr.keys))
+			rr.keys = append(rr.keys, o.Key)
+		}
+		b = binary.AppendUvarint(b, uint64(k))
+		b = binary.AppendUvarint(b, zigzag(o.Offset))
+	}
+	st.fileRare = nil
+	if rr.named || rr.group != "" || rr.format != "" || rr.problem != "" || rr.emptyList || len(rr.keys) > 0 {
+		flags |= rdRare
+		st.fileRare = &rr
+	}
+	b[0] = flags
+	if cap(b) > len(b)+len(b)/2+8 {
+		b = slices.Clone(b)
+	}
+	st.file = b
+}
+
+// reading is group's newest reading (nil: none), decoded.
+func (st *sampleStore) reading(group string, sh *windowShared) *OffsetReading {
+	if st.file == nil {
+		return nil
+	}
+	b, at := st.file, 1
+	flags := b[0]
+	rr := st.fileRare
+	if rr == nil {
+		rr = &readingRare{}
+	}
+	r := &OffsetReading{Group: group, Missing: flags&rdMissing != 0, Corrupt: flags&rdCorrupt != 0, Problem: rr.problem}
+	if rr.group != "" {
+		r.Group = rr.group
+	}
+	if code := (flags >> rdFormat) & 3; code < 3 {
+		r.Format = readingFormats[code]
+	} else {
+		r.Format = rr.format
+	}
+	dir := uvarint(b, &at)
+	if flags&rdNoPath == 0 {
+		if rr.named {
+			r.File = sh.dirs[dir] + rr.base
+		} else {
+			r.File = sh.dirs[dir] + group + ".json"
+		}
+	}
+	n := int(uvarint(b, &at))
+	if n > 0 || rr.emptyList {
+		r.Offsets = make([]anomaly.Offset, n)
+	}
+	for i := range n {
+		k := int(uvarint(b, &at))
+		if k < len(st.keys) {
+			r.Offsets[i].Key = st.keys[k]
+		} else {
+			r.Offsets[i].Key = rr.keys[k-len(st.keys)]
+		}
+		r.Offsets[i].Offset = unzigzag(uvarint(b, &at))
+	}
+	return r
 }

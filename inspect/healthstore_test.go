@@ -96,8 +96,7 @@ func randomSample(r *rand.Rand, t time.Time, prev *HealthSample) HealthSample {
 		s.FileModTime = time.Unix(0, t.UnixNano()-int64(r.IntN(1e10)))
 	}
 	if r.IntN(3) == 0 {
-		rd := anomaly.ReadingOf(OffsetObservation{Group: "g", File: "/cd/g.json", Format: "envelope", Offsets: map[string]int64{"t0/0": int64(r.IntN(50))}})
-		s.File = &rd
+		s.File = randomReading(r, s.Partitions)
 	}
 	if r.IntN(10) == 0 {
 		s.Err = "DescribeGroups: " + strconv.Itoa(r.IntN(5))
@@ -112,6 +111,42 @@ func randomSample(r *rand.Rand, t time.Time, prev *HealthSample) HealthSample {
 		s.Unobserved, s.UnobservedFirst = int32(1+r.IntN(3)), "t1/0"
 	}
 	return s
+}
+
+// randomReading is an offset file reading of group gN (its name given in
+// the test) or another, with offsets on the sample's partitions and on
+// others, in every shape a refresh gives: missing, corrupt, a plain map,
+// no offsets, a path kaas would not write.
+func randomReading(r *rand.Rand, parts []PartitionSample) *OffsetReading {
+	rd := &OffsetReading{Group: "g" + strconv.Itoa(r.IntN(7)), File: "/cd/__consumer_offsets/", Format: "envelope"}
+	rd.File += rd.Group + ".json"
+	switch r.IntN(9) {
+	case 0:
+		rd.Missing, rd.File, rd.Format = true, "", ""
+	case 1:
+		rd.Corrupt, rd.Problem, rd.Format = true, "unexpected end of JSON input", ""
+		return rd
+	case 2:
+		rd.Format = "plainMap"
+	case 3:
+		rd.Format = "v9"
+	case 4:
+		rd.File = "odd.json"
+	case 5:
+		rd.File = "/data/__consumer_offsets/team/x.json"
+	case 6:
+		rd.Offsets = []anomaly.Offset{}
+		return rd
+	}
+	for _, p := range parts {
+		if r.IntN(3) > 0 {
+			rd.Offsets = append(rd.Offsets, anomaly.Offset{Key: p.Key, Offset: p.Committed})
+		}
+	}
+	if r.IntN(4) == 0 {
+		rd.Offsets = append(rd.Offsets, anomaly.Offset{Key: "gone/" + strconv.Itoa(r.IntN(3)), Offset: oddValues[r.IntN(len(oddValues))]})
+	}
+	return rd
 }
 
 // TestSampleStoreDecodesWhatWasAdded adds thousands of random observations
@@ -176,7 +211,7 @@ func checkStore(t *testing.T, w *HealthWindow, name string, ref *refWindow, wind
 	t.Helper()
 	var v windowView
 	st := &w.groups[name].store
-	st.decode(&v, &w.clock)
+	st.decode(&v, name, &w.clock)
 	got := v.samples[:st.n]
 	if len(got) != len(ref.samples) {
 		t.Fatalf("window %s step %d %s: %d samples, want %d", window, step, name, len(got), len(ref.samples))
@@ -218,8 +253,23 @@ func TestSampleStoreIsCompact(t *testing.T) {
 				s.Partitions = append(s.Partitions, PartitionSample{Key: key, Committed: c, End: c + int64(g%50), Start: 0})
 			}
 			w.Add("group-"+strconv.Itoa(g), s)
+			idle := HealthSample{Time: at, FileModTime: base.Add(-time.Hour), Partitions: slices.Clone(s.Partitions)}
+			for k := range idle.Partitions {
+				idle.Partitions[k].Committed, idle.Partitions[k].End = 5000, 5000+int64(g)
+			}
+			w.Add("idle-"+strconv.Itoa(g), idle)
 		}
 		w.Sweep()
+	}
+	idle := 0
+	for name, g := range w.groups {
+		if strings.HasPrefix(name, "idle-") {
+			idle += cap(g.store.enc)
+			delete(w.groups, name)
+		}
+	}
+	if per := idle / 100; per > 120 {
+		t.Errorf("%d bytes a group that does not move, want at most 120", per)
 	}
 	total, used := 0, 0
 	for _, g := range w.groups {
