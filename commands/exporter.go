@@ -265,7 +265,7 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 }
 
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
-	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
+	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets, TuneMemory: !o.once,
 		Health: healthOptions(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {

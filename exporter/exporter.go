@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
@@ -63,6 +64,9 @@ type Options struct {
 	// Probe, when set, probes every coordinator each Interval (needs the
 	// volume and the brokers).
 	Probe *ProbeOptions
+	// TuneMemory sets the soft memory limit from each refresh's peak
+	// (gctune.ServerMemory): a served exporter.
+	TuneMemory bool
 }
 
 // ProbeOptions configure the exporter's coordinator probe.
@@ -134,7 +138,8 @@ type Exporter struct {
 	pending   map[string][]inspect.OffsetAnomaly
 	following atomic.Bool
 
-	probe *probeMetrics
+	probe  *probeMetrics
+	memory gctune.ServerMemory
 	// lastProbe names the brokers failing at the last probe (logged when
 	// it changes).
 	lastProbe string
@@ -227,6 +232,9 @@ func movesSummary(ms []inspect.Move) string {
 // Refresh observes the sources once and replaces the snapshot.
 func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	o := e.opt.Source.Observe(ctx)
+	if e.opt.TuneMemory {
+		e.memory.Peak() // the observation is what a refresh holds most
+	}
 	e.publish(o)
 	return o
 }
