@@ -171,10 +171,12 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	r.scanVolume()
 	r.awaitListings(ctx, listed)
 	r.selectGroups()
+	r.files = nil // the rows have what they said
 	r.readFiles()
 	r.readBefore()
 	r.describe(ctx)
 	r.buildGroups()
+	r.sel = nil // the observation has the rows
 	r.finishServed()
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, r.o)
