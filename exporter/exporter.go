@@ -185,6 +185,7 @@ func New(opt Options) *Exporter {
 		pending: map[string][]inspect.OffsetAnomaly{}}
 	if opt.Source != nil {
 		opt.Source.Partitions = opt.PartitionMetrics
+		e.c.shard = shardOf(opt.Source.Shard)
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",

@@ -128,6 +128,8 @@ type counters struct {
 	follower, following, journal  bool
 	offsetChanges                 int64
 	journalRecords, journalErrors int64
+	// shard is the exporter's --shard (nil: not sharded; shard.go).
+	shard *inspect.Shard
 }
 
 // forgetAnsweredSeeds drops from the brokers seen those known from a
@@ -212,7 +214,9 @@ func newPageBuilder(o *observe.Observation, c *counters, partitionMetrics bool, 
 	b := &pageBuilder{tw: newTextWriter(c.textSizes), gx: groupCtx{refreshCtx: x}}
 	x.noteBrokers()
 	for _, m := range refreshMetrics {
-		m.emit(b.tw, m.f, x)
+		if !c.leavesOut(m.f) {
+			m.emit(b.tw, m.f, x)
+		}
 	}
 	return b
 }
