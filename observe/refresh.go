@@ -310,7 +310,7 @@ func (r *refreshRun) scanVolume() {
 		r.recs = make(fileRecs, 0, n)
 	}
 	sized(0)
-	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized, ReadGroup: r.shardReads()}, func(it *volume.OffsetScanItem) error {
 		o.Findings = append(o.Findings, it.Findings...)
 		if it.Err != nil {
 			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})

@@ -26,3 +26,17 @@ func (r *refreshRun) countOtherShard(group string) {
 	}
 	r.o.OtherShards++
 }
+
+// shardReads is the scan's ReadGroup: a shard that does not export the
+// cluster's series (the volume's findings among them) reads only the
+// offset files of the groups it owns; nil (every file) otherwise. It
+// makes the shard rule first, from the assignment the scan just read, so
+// the workers only read it.
+func (r *refreshRun) shardReads() func(group string) bool {
+	sh := r.s.Shard
+	if sh == nil || sh.N <= 1 || sh.ClusterWide() {
+		return nil
+	}
+	r.shardRule = inspect.NewShardRule(r.o.Assignment, sh.N)
+	return r.owns
+}
