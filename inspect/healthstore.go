@@ -130,6 +130,7 @@ type rareSample struct {
 	unobservedFirst string
 	unobserved      int32
 	fileAnoms       []OffsetAnomaly
+	blockers        []SampleBlocker
 	// pair are the anomalies AddRef found between the previous sample and
 	// this one.
 	pair    []OffsetAnomaly
@@ -291,7 +292,7 @@ func (st *sampleStore) allKeys(s *HealthSample) bool {
 // isRare reports whether s (with pair, AddRef's anomalies) needs a rare
 // record, given its modification time's code.
 func isRare(s *HealthSample, pair []OffsetAnomaly, mod byte) bool {
-	return s.Err != "" || s.Unobserved != 0 || s.UnobservedFirst != "" || len(s.FileAnomalies) > 0 || len(pair) > 0 || mod == modOutside
+	return s.Err != "" || s.Unobserved != 0 || s.UnobservedFirst != "" || len(s.FileAnomalies) > 0 || len(s.Blockers) > 0 || len(pair) > 0 || mod == modOutside
 }
 
 // encode appends sample s (time id delta tid; AddRef's rewrite kind in
@@ -444,7 +445,7 @@ func (st *sampleStore) decodeSample(s *HealthSample, h sampleHead, newer *Health
 	}
 	if h.hdr&hdrRare != 0 {
 		if r := st.rareAt(st.seq0 + uint32(i)); r != nil {
-			s.Err, s.Unobserved, s.UnobservedFirst, s.FileAnomalies = r.err, r.unobserved, r.unobservedFirst, r.fileAnoms
+			s.Err, s.Unobserved, s.UnobservedFirst, s.FileAnomalies, s.Blockers = r.err, r.unobserved, r.unobservedFirst, r.fileAnoms, r.blockers
 			if mod == modOutside {
 				s.FileModTime = r.modTime
 			}
@@ -603,7 +604,7 @@ func roomFor(b []byte, n int) []byte {
 
 // rareOf is s's rare record.
 func rareOf(seq uint32, s *HealthSample, pair []OffsetAnomaly) rareSample {
-	return rareSample{seq: seq, err: s.Err, unobserved: s.Unobserved, unobservedFirst: s.UnobservedFirst, fileAnoms: s.FileAnomalies, pair: pair, modTime: s.FileModTime}
+	return rareSample{seq: seq, err: s.Err, unobserved: s.Unobserved, unobservedFirst: s.UnobservedFirst, fileAnoms: s.FileAnomalies, blockers: s.Blockers, pair: pair, modTime: s.FileModTime}
 }
 
 // rebuildWith encodes the window again with s added: its key table is

@@ -110,6 +110,9 @@ func randomSample(r *rand.Rand, t time.Time, prev *HealthSample) HealthSample {
 	if r.IntN(10) == 0 {
 		s.Unobserved, s.UnobservedFirst = int32(1+r.IntN(3)), "t1/0"
 	}
+	if r.IntN(8) == 0 {
+		s.Blockers = []SampleBlocker{{Key: "t0/0", Committed: 5, Kind: BlockReapedNoMarkers, Detail: "aborted", Since: t.Add(-time.Minute)}}
+	}
 	return s
 }
 
