@@ -65,6 +65,9 @@ type Options struct {
 	// Probe, when set, probes every coordinator each Interval (needs the
 	// volume and the brokers).
 	Probe *ProbeOptions
+	// Members configure CHURN, the rewinds' authors and the events
+	// journal (members.go).
+	Members MembersOptions
 }
 
 // ProbeOptions configure the exporter's coordinator probe.
@@ -137,6 +140,8 @@ type Exporter struct {
 	following atomic.Bool
 
 	probe *probeMetrics
+	// members is every group's membership across refreshes (members.go).
+	members membership
 	// lastProbe names the brokers failing at the last probe (logged when
 	// it changes).
 	lastProbe string
@@ -181,6 +186,8 @@ func New(opt Options) *Exporter {
 		opt.Source.Partitions = opt.PartitionMetrics
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
+	e.members = newMembership(opt)
+	e.members.journalSnapshot()
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
 		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
@@ -277,6 +284,7 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	counts := make([]inspect.HealthCounts, len(o.Groups))
 	keys := make([]string, len(o.Groups))
 	refs := make([]inspect.GroupRef, len(o.Groups))
+	revealed := make([][]inspect.OffsetAnomaly, len(o.Groups))
 	// What the follower saw since the last refresh replaces the comparison
 	// of this refresh's file with the last one (for files it follows).
 	pending, followed := e.pending, e.following.Load()
@@ -289,13 +297,14 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
 			s.FileFollowed, s.FileAnomalies = true, pending[name]
 		}
-		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
+		refs[i], revealed[i] = e.health.AddRef(name, o.Groups[i].Sample)
 	}
 	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
 	for i := range o.Groups {
 		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
 		counts[i] = refs[i].Counts()
 	}
+	e.observeMembers(o, health, revealed)
 	e.health.Sweep()
 	e.lastKeys = keys
 	if e.lastA == nil && o.Assignment != nil {
@@ -458,9 +467,14 @@ func (e *Exporter) onVersion(v watch.Version) {
 	}
 	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
 		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
+		at := v.Assignment.GeneratedTime()
+		if at.IsZero() {
+			at = time.Now()
+		}
 		for _, m := range res.Moves {
 			if m.Kind == inspect.KindGroup {
 				e.c.moves[m.Cause]++
+				e.members.win.NoteMove(m.Key, inspect.CoordinatorMove{Time: at, From: m.From, To: m.To, Cause: string(m.Cause)})
 			}
 		}
 		if n := len(res.Moves); n > 0 {

@@ -127,6 +127,8 @@ type counters struct {
 	follower, following, journal  bool
 	offsetChanges                 int64
 	journalRecords, journalErrors int64
+	// members are the membership's (metrics_members.go).
+	members memberCounters
 }
 
 // forgetAnsweredSeeds drops from the brokers seen those known from a
@@ -372,6 +374,9 @@ var refreshMetrics = []metric[*refreshCtx]{
 			tw.sample(f, float64(x.c.journalErrors))
 		}
 	}},
+	{dRewindPageRecords, emitRewindPage},
+	{dChurnRebalances, emitChurnRebalances},
+	{dEventsJournalErrs, emitEventsJournalErrors},
 }
 
 // assignmentGauge is a row of one number read from assignment.json.
@@ -531,6 +536,18 @@ var groupMetrics = []metric[*groupCtx]{
 			tw.sample(f, float64(x.counts.Vanished), x.g.Row.Group)
 		}
 	}},
+	{dRewindRecords, emitRewindRecords},
+	{dStalledPartitions, emitStalled},
+	{dObservedGeneration, emitObservedGeneration},
+	{dMembershipChanges, emitMembershipChanges},
+	{dRebalances, emitRebalances},
+	{dLagMaxOverMean, emitLagSpread(false)},
+	{dLagCV, emitLagSpread(true)},
+	{dProduceMaxOverMean, emitProduceSpread},
+	{dHotPartitions, emitHotPartitions},
+	{dOwnershipKnown, emitOwnershipKnown},
+	{dUnownedLagging, emitUnowned},
+	{dIdleMembers, emitIdle},
 }
 
 // liveState is the group's state and members on its coordinator (ok:

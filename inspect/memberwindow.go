@@ -221,10 +221,11 @@ func (w *MemberWindow) NoteMove(group string, m CoordinatorMove) {
 func (w *MemberWindow) attribute(g *memberGroup, a OffsetAnomaly, before *MembersAt, cur MemberSample) {
 	c := CommitContext{Time: a.Time, Since: a.Since, Rewound: []Rewound{{Partition: a.Partition, Before: a.Before, After: a.After}},
 		Before: before, ZombieGrace: w.ZombieGrace, OutOfOrder: w.OutOfOrder, LastChange: g.last}
-	if cur.Observed() {
+	switch {
+	case cur.Observed():
 		c.After = &MembersAt{Time: cur.Time, Members: len(cur.Members), State: cur.State, Coordinator: cur.Coordinator}
-	} else {
-		c.Unobserved = "the brokers did not answer: " + cur.Err
+	case cur.Err != "":
+		c.Unobserved = cur.Err
 	}
 	if c.Since.IsZero() {
 		c.Since = c.Time
@@ -234,6 +235,22 @@ func (w *MemberWindow) attribute(g *memberGroup, a OffsetAnomaly, before *Member
 	}
 	attr := AttributeCommit(c)
 	g.rewinds = append(g.rewinds, RewindAttribution{Time: a.Time, Rewound: c.Rewound[0], Attribution: attr, Severity: RewindSeverity(attr, w.PageRecords)})
+}
+
+// Attribute classes a rewind of group seen now, between observations: the
+// membership before it is the last observation's, none after it yet. It
+// is kept for the window like the rewinds Observe attributes.
+func (w *MemberWindow) Attribute(group string, a OffsetAnomaly) RewindAttribution {
+	g := w.groups[group]
+	if g == nil {
+		g = &memberGroup{seen: true}
+		if w.groups == nil {
+			w.groups, w.strs = map[string]*memberGroup{}, map[string]string{}
+		}
+		w.groups[group] = g
+	}
+	w.attribute(g, a, g.membersAt(), MemberSample{})
+	return g.rewinds[len(g.rewinds)-1]
 }
 
 func (w *MemberWindow) grace() time.Duration {
@@ -466,4 +483,29 @@ func causeWords(cause string) string {
 		return "coordinator moved"
 	}
 	return "rebalance with the same members"
+}
+
+// RewindAuthor is who the rewind e (a REWIND fact of h) was likely by
+// (nil: not attributed).
+func (h GroupHealth) RewindAuthor(e HealthEvidence) *RewindAttribution {
+	if e.State != HealthRewind {
+		return nil
+	}
+	for i := range h.Rewinds {
+		r := &h.Rewinds[i]
+		if r.Partition == e.Partition && r.Before == e.Before && r.After == e.After && r.Time.Equal(e.Time) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Text is the attribution for people: "likely by a zombie: a member of
+// the generation before … (page; 200 records)".
+func (r RewindAttribution) Text() string {
+	certain := "likely by "
+	if r.Certain {
+		certain = "by "
+	}
+	return fmt.Sprintf("%s%s (%s, %s; %s)", certain, r.Who, r.Author, healthPlural(int(r.Records), "record", "records"), r.Severity)
 }
