@@ -24,6 +24,7 @@ var formatDocs = []struct {
 	{"groups list", GroupsListView{}, "each group (groups[])"},
 	{"groups describe", GroupsDescribeView{}, "each group (groups[])"},
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
+	{"groups describe --why", GroupsWhyView{}, "each group (groups[]) with its lagging partitions' blockers"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
 	{"groups prune", GroupsPruneView{}, "each group (groups[])"},
 	{"groups prune --restore", PruneRestoreView{}, "each group (groups[])"},

@@ -271,19 +271,7 @@ func offlineEndsOf(t *testing.T, c *Cluster, f Flavour, group string) (ends, com
 func describeNamesTakeover(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
 	t.Helper()
 	describeMarksStale(t, c, group, behind)
-	r := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
-	v := decode[struct {
-		Groups []struct {
-			Partitions []struct {
-				Topic     string `json:"topic"`
-				Partition int32  `json:"partition"`
-				Incidents []struct {
-					Code   string `json:"code"`
-					Detail string `json:"detail"`
-				} `json:"incidents"`
-			} `json:"partitions"`
-		} `json:"groups"`
-	}](t, r)
+	v := describeLive(t, c, group)
 	for _, g := range v.Groups {
 		for _, p := range g.Partitions {
 			if _, stale := behind[tp{p.Topic, p.Partition}]; !stale {

@@ -398,24 +398,38 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 	}
 }
 
+// liveDescribeView is the part of groups describe -o json (with the volume
+// and the brokers) the scenarios read.
+type liveDescribeView struct {
+	Groups []struct {
+		Issues     []string `json:"issues"`
+		Partitions []struct {
+			Topic           string `json:"topic"`
+			Partition       int32  `json:"partition"`
+			LogEnd          int64  `json:"logEnd"`
+			SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
+			ServedBehindLog bool   `json:"servedBehindLog"`
+			Incidents       []struct {
+				Code   string `json:"code"`
+				Detail string `json:"detail"`
+			} `json:"incidents"`
+		} `json:"partitions"`
+	} `json:"groups"`
+}
+
+// describeLive runs groups describe -o json of group with the volume and
+// the brokers.
+func describeLive(t *testing.T, c *Cluster, group string) liveDescribeView {
+	t.Helper()
+	return decode[liveDescribeView](t, kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group))
+}
+
 // describeMarksStale: groups describe of group, with the volume and the
 // brokers, marks every partition served behind its log that its offset
 // file names (servedBehindLog, the served end beside the segments').
 func describeMarksStale(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
 	t.Helper()
-	r := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
-	v := decode[struct {
-		Groups []struct {
-			Issues     []string `json:"issues"`
-			Partitions []struct {
-				Topic           string `json:"topic"`
-				Partition       int32  `json:"partition"`
-				LogEnd          int64  `json:"logEnd"`
-				SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
-				ServedBehindLog bool   `json:"servedBehindLog"`
-			} `json:"partitions"`
-		} `json:"groups"`
-	}](t, r)
+	v := describeLive(t, c, group)
 	for _, g := range v.Groups {
 		for _, p := range g.Partitions {
 			k := tp{p.Topic, p.Partition}
