@@ -107,7 +107,7 @@ func timelineMoves(g *Globals, o groupsTimelineOptions, l volume.Layout, in *ins
 		return
 	}
 	tr := inspect.BuildTrace(inspect.TraceInput{Snapshots: hist.Snapshots, Logs: logs, Groups: []string{o.group}, Filter: []string{o.group}})
-	in.Moves, in.Versions = tr.Events, len(tr.Versions)
+	in.Moves, in.Versions, in.LogEntries = tr.Events, len(tr.Versions), len(logs)
 }
 
 // timelineWrites are kaasctl's writes of the group: its write log, and

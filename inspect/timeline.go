@@ -106,9 +106,11 @@ type TimelineInput struct {
 	Events    []watch.EventRecord
 	EventsDir string
 	// Moves are the group's coordinator moves (BuildTrace with the group
-	// as filter); Versions how many assignment versions were read.
-	Moves    []TraceEvent
-	Versions int
+	// as filter); Versions how many assignment versions were read, and
+	// LogEntries how many broker log entries.
+	Moves      []TraceEvent
+	Versions   int
+	LogEntries int
 	// Writes are kaasctl's writes of the group.
 	Writes []KaasctlWrite
 	// PageRecords is the rewind severity's threshold (0: the default);
@@ -258,10 +260,14 @@ func readEventsDir(in *TimelineInput) string {
 }
 
 func readMoves(in *TimelineInput) string {
-	if in.Versions == 0 {
-		return "no assignment versions"
+	out := "no assignment version"
+	if in.Versions > 0 {
+		out = healthPlural(in.Versions, "assignment version", "assignment versions")
 	}
-	return fmt.Sprintf("%d assignment versions and the broker logs given", in.Versions)
+	if in.LogEntries > 0 {
+		out += " and " + healthPlural(in.LogEntries, "broker log entry", "broker log entries")
+	}
+	return out
 }
 
 func readWrites(in *TimelineInput) string {

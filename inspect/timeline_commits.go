@@ -26,15 +26,23 @@ func membershipEvents(in *TimelineInput, f *timelineFacts) []TimelineEvent {
 		out = append(out, TimelineEvent{Time: r.Time, Source: TLMembers, Kind: TLMembersSeen, Members: s.Members, Evidence: "events journal",
 			Summary: "membership first observed: " + membersLine(&s)})
 	}
+	prevGen := int64(0)
 	for i := range f.changes {
 		c := &f.changes[i]
 		ev := TimelineEvent{Time: c.Time, Source: TLMembers, Kind: TLGeneration, Change: c, Evidence: "events journal"}
-		if c.ObservedGeneration < 0 {
+		switch {
+		case c.ObservedGeneration < 0:
 			ev.Summary = "generation changed while nobody observed (between " + clock(c.Since) + " and " + clock(c.Time) + "): " + c.Summary()
-		} else {
+		case c.ObservedGeneration == prevGen:
+			// The same rebalance seen at the next look: the record holds
+			// it as a whole.
+			ev.Summary = fmt.Sprintf("generation change #%d still rebalancing at the next look (the whole rebalance, between %s and %s): %s; %s after it", c.ObservedGeneration, clock(c.Since), clock(c.Time),
+				c.Summary(), healthPlural(c.Members, "member", "members"))
+		default:
 			ev.Summary = fmt.Sprintf("generation change #%d (as observed, between %s and %s): %s; %s after it", c.ObservedGeneration, clock(c.Since), clock(c.Time),
 				c.Summary(), healthPlural(c.Members, "member", "members"))
 		}
+		prevGen = c.ObservedGeneration
 		out = append(out, ev)
 	}
 	return out
