@@ -18,7 +18,7 @@ type timelineEvent struct {
 	Change   *struct {
 		Causes  []string `json:"causes"`
 		Members int      `json:"members"`
-		Joined []struct {
+		Joined  []struct {
 			ClientID string `json:"clientId"`
 			Host     string `json:"host"`
 		} `json:"joined"`
