@@ -27,7 +27,9 @@ type timelineFacts struct {
 	matched    []bool // writes a commit was attributed to
 	// What the records say of the broker's answers.
 	membersSeen, hostsReported, assignmentsReported, withMembers bool
-	journalGaps                                                  int
+	// clientIDs: some member carried a client id.
+	clientIDs   bool
+	journalGaps int
 }
 
 type obsTick struct {
@@ -117,6 +119,7 @@ func (f *timelineFacts) noteMembers(s MemberSample, prev *MemberSample, ch *watc
 	if len(s.Members) > 0 {
 		f.withMembers = true
 		f.hostsReported = f.hostsReported || s.HostsReported
+		f.clientIDs = f.clientIDs || slices.ContainsFunc(s.Members, func(m MemberInfo) bool { return m.ClientID != "" })
 		f.assignmentsReported = f.assignmentsReported || s.AssignmentsReported
 	}
 	switch {
@@ -274,6 +277,9 @@ func (f *timelineFacts) notes(in *TimelineInput) []string {
 	}
 	if f.withMembers && !f.hostsReported {
 		out = append(out, "the coordinator reported no client hosts (kaas's DescribeGroups leaves client_host empty): members are named by member and client id only")
+	}
+	if f.withMembers && !f.clientIDs {
+		out = append(out, "the coordinator reported no client ids (kaas 0.2.18 reports the connection's SASL principal as the client id, empty without authentication, and names members '-' and a counter): members are told apart by member id only")
 	}
 	if f.withMembers && !f.assignmentsReported {
 		out = append(out, "member assignments: "+OwnershipNotReported)

@@ -187,5 +187,13 @@ func testRealGroupTimeline(t *testing.T, f Flavour) {
 		t.Errorf("committed after the admin: %s", fmtOffsets(got))
 	}
 	notes := strings.Join(v.Notes, "\n")
+	// What the broker did not report, the story says: no client ids on
+	// 0.2.18 (it reports the SASL principal), no hosts on either.
+	if !strings.Contains(strings.Join(clients, ","), "realkaas-test") && !strings.Contains(notes, "no client ids") {
+		t.Errorf("no client id was reported and the notes do not say so:\n%s", notes)
+	}
+	if !strings.Contains(notes, "no client hosts") {
+		t.Errorf("the notes do not say the hosts were not reported:\n%s", notes)
+	}
 	t.Logf("%s: authors %v; joined (client@host) %v; notes:\n%s", f.Name(), authors, clients, notes)
 }
