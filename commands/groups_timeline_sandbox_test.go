@@ -39,7 +39,7 @@ func startWatch(t *testing.T, sb *sandbox.Sandbox, journal string) (stop func())
 		cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-done:
-		case <-time.After(20 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Fatalf("watch did not end at SIGINT:\n%s", errb.String())
 		}
 	}
@@ -49,7 +49,7 @@ func startWatch(t *testing.T, sb *sandbox.Sandbox, journal string) (stop func())
 // that ok accepts.
 func waitEvents(t *testing.T, journal, group, what string, ok func(watch.EventRecord) bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if dir := watch.ResolveEventJournal(journal); dir != "" {
 			if res, err := watch.ReadEventJournal(dir, watch.EventReadOptions{Group: group}); err == nil && slices.ContainsFunc(res.Records, ok) {
@@ -70,7 +70,7 @@ func memberCount(n int) func(watch.EventRecord) bool {
 // pollUntil polls a consumer until it has read n records.
 func pollUntil(t *testing.T, cl *kgo.Client, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for got := 0; got < n; {
 		fs := cl.PollFetches(ctx)
@@ -104,7 +104,7 @@ func TestGroupsTimelineSandboxStory(t *testing.T) {
 	waitEvents(t, journal, "story", "member a", memberCount(1))
 	b := sbClient(t, sb, append(sandbox.ConsumerOpts("story", "orders"), kgo.ClientID("story-b"))...)
 	// b joins; nothing is left for it to read, so its polls end empty.
-	bctx, bcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	bctx, bcancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer bcancel()
 	go func() {
 		for bctx.Err() == nil {
@@ -122,7 +122,7 @@ func TestGroupsTimelineSandboxStory(t *testing.T) {
 	// The follower records the admin's commit in the offsets journal.
 	var tl inspect.Timeline
 	var r cliResult
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !slices.ContainsFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLRewind }) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no rewind in the story:\n%s\n%s", r.Out, r.Err)
