@@ -138,7 +138,7 @@ func ParseEventRecord(line []byte) (EventRecord, error) {
 		}
 	case EvUnobserved, EvGap:
 		if r.Since == nil || r.Since.After(r.Time) {
-			return EventRecord{}, fmt.Errorf(`an %s record needs a "since" no later than its "time"`, r.Kind)
+			return EventRecord{}, fmt.Errorf(`a record of kind %s needs a "since" no later than its "time"`, r.Kind)
 		}
 	case EvAlive:
 	default:
@@ -254,6 +254,11 @@ func (j *EventJournal) lost(at time.Time, err error) {
 
 func writeEvent(buf *bytes.Buffer, r EventRecord) {
 	r.Time = r.Time.UTC().Truncate(time.Millisecond)
+	if r.Since != nil {
+		// To the millisecond too, so that it stays no later than Time.
+		since := r.Since.UTC().Truncate(time.Millisecond)
+		r.Since = &since
+	}
 	b, _ := json.Marshal(r)
 	buf.Write(b)
 	buf.WriteByte('\n')
