@@ -78,7 +78,7 @@ var commandFlagGroups = map[string]flagGroup{
 	"version":        fgOutput,
 	"completion":     0,
 	"__complete":     0,
-	"watch":          fgOffline,
+	"watch":          fgAll, // --offsets with brokers also follows the groups' membership
 	"assignment":     fgAssignment,
 	"txn":            fgAssignment,
 	"takeover trace": fgAssignment,

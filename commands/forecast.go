@@ -47,7 +47,7 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{})
+	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{}, nil)
 	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}

@@ -244,6 +244,7 @@ func liveKV(d *inspect.LiveDescription) *render.TableData {
 			kv.Add("last commit", f.LastCommit.UTC().Format(time.RFC3339))
 		}
 	}
+	addSkewKV(kv, d)
 	for _, n := range d.Notes {
 		kv.Add("note", n)
 	}
@@ -391,4 +392,17 @@ func offlineLagLabel(source string, fallbacks int) string {
 		return "log ends from manifest.json (the segment files could not be read; it trails the log)"
 	}
 	return fmt.Sprintf("log ends from the segment files, %s from manifest.json (segments unreadable; it trails the log)", render.Plural(fallbacks, "partition", "partitions"))
+}
+
+// addSkewKV adds a live group's lag spread, hot partitions and ownership.
+func addSkewKV(kv *render.TableData, d *inspect.LiveDescription) {
+	if s := d.Spread; s != nil {
+		kv.Add("lag spread", s.SpreadText())
+		if hot := s.HotText(); hot != "" {
+			kv.Add("hot partitions", hot)
+		}
+	}
+	if o := d.Ownership; o != nil {
+		kv.Add("ownership", o.OwnershipText())
+	}
 }

@@ -172,7 +172,7 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (Gro
 		window = 0
 	}
 	var seen []*volume.Assignment
-	healths, last := observeWindow(ctx, g, src, window, o.interval, healthOptions(src.Gen(), 0), func(ob *observe.Observation) {
+	healths, last := observeWindow(ctx, g, src, window, o.interval, healthOptions(src.Gen(), 0), nil, func(ob *observe.Observation) {
 		seen = append(seen, ob.Assignment)
 	})
 	cover := src.Coverage(last)

@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -24,7 +25,7 @@ func init() {
 	registerSub("groups", groupsUsage, func() *cli.Command {
 		return &cli.Command{
 			Name:      "health",
-			Usage:     "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
+			Usage:     "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
 			ArgsUsage: "[GROUP...]",
 			Description: "Observes the groups every --interval for --window (the same refresh as 'kaasctl exporter': the\n" +
 				"volume's offset files and/or one batched broker round), then evaluates each group. A group can\n" +
@@ -37,6 +38,8 @@ func init() {
 				"  ERR       the group could not be observed, or its file turned corrupt or (on 0.2.18) a plain map\n" +
 				"  STOP      lag > 0 and no commit arrived in the window (offsets still, file not rewritten)\n" +
 				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
+				"  CHURN     more than --churn-rebalances generation changes in the window (members joining, leaving or\n" +
+				"            timing out, coordinator moves; with brokers), with the causes seen\n" +
 				"  WARN      the total lag grew at every observation while commits advanced\n" +
 				"  OK        none of the above\n\n" +
 				"A commit is a committed offset moving forward, or a rewrite of the offset file that moves one\n" +
@@ -64,14 +67,14 @@ func init() {
 				"  kaasctl groups health --data-dir /data -b kaas-0:9092                # every group, 30 s window\n" +
 				"  kaasctl groups health --data-dir /data --window 2m --interval 10s orders-app\n" +
 				"  kaasctl groups health --exporter http://kaasctl-exporter:10092 -o json",
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				durationFlag("window", 30*time.Second, "observe for `D`"),
 				durationFlag("interval", 5*time.Second, "observe every `D`"),
 				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
 				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
 				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
 				&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
-			},
+			}, churnFlags("Membership (with brokers)")...),
 			Action: action(parseGroupsHealth, runGroupsHealth),
 		}
 	})
@@ -108,6 +111,8 @@ type groupsHealthOptions struct {
 	exporterURL string
 	// names are the groups asked for (none: every group).
 	names []string
+	// churn: CHURN's threshold and the rewinds' severity.
+	churn churnSpec
 }
 
 func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
@@ -124,6 +129,9 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 			o.window, o.interval, n, maxHealthObservations, minHealthInterval, max(minHealthInterval, (o.window/(maxHealthObservations-1)).Round(time.Millisecond)+time.Millisecond))
 	}
 	var err error
+	if o.churn, err = churnFrom(c); err != nil {
+		return o, err
+	}
 	o.filter, err = compileRegex("regex", c.String("regex"))
 	return o, err
 }
@@ -152,7 +160,12 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 			}
 		}
 		v.Source = "observed"
-		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0))
+		var gi volume.GenerationInfo
+		if src.Layout != nil {
+			gi = src.Layout.WithGeneration().Gen
+		}
+		mw := o.churn.window(0, gi)
+		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0), &mw)
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -193,7 +206,11 @@ func groupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.Ta
 			if e.Carried {
 				cond += " (last known)"
 			}
-			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
+			detail := e.Detail
+			if ra := h.RewindAuthor(e); ra != nil {
+				detail += "; " + ra.Text()
+			}
+			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
 		}
 	}
 	return t
@@ -235,14 +252,15 @@ func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
 // observeHealth refreshes every interval for window and evaluates every
 // group observed (the caller selects: inspect.SelectHealth), with what the
 // last refresh covered.
-func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) ([]inspect.GroupHealth, inspect.HealthCoverage) {
-	out, last := observeWindow(ctx, g, src, window, interval, opt, nil)
+func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	out, last := observeWindow(ctx, g, src, window, interval, opt, mw, nil)
 	return out, src.Coverage(last)
 }
 
 // observeWindow is observeHealth's loop, handing each observation to each
-// (nil: none), and returning the last one.
-func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, each func(*observe.Observation)) ([]inspect.GroupHealth, *observe.Observation) {
+// (nil: none), and returning the last one; with mw (and brokers) each
+// group's membership goes into it and its conditions into the result.
+func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow, each func(*observe.Observation)) ([]inspect.GroupHealth, *observe.Observation) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
@@ -265,7 +283,10 @@ func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window,
 		}
 		last = src.Observe(ctx)
 		for _, grp := range last.Groups {
-			hw.Add(grp.Row.Group, grp.Sample)
+			found := hw.Add(grp.Row.Group, grp.Sample)
+			if mw != nil && src.Client != nil {
+				mw.Observe(grp.Row.Group, grp.Members, found)
+			}
 		}
 		if last.WireErr != "" {
 			g.Warnf("brokers: %s", last.WireErr)
@@ -278,6 +299,9 @@ func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window,
 	for _, grp := range last.Groups {
 		h := hw.Evaluate(grp.Row.Group)
 		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
+		if mw != nil {
+			mw.Apply(&h)
+		}
 		out = append(out, h)
 	}
 	return out, last

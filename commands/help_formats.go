@@ -27,6 +27,7 @@ var formatDocs = []struct {
 	{"groups describe --why", GroupsWhyView{}, "each group (groups[]) with its lagging partitions' blockers"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
 	{"groups explain", GroupsExplainView{}, "each group's verdict (groups[])"},
+	{"groups timeline", inspect.Timeline{}, "each event (events[]), in order"},
 	{"groups prune", GroupsPruneView{}, "each group (groups[])"},
 	{"groups prune --restore", PruneRestoreView{}, "each group (groups[])"},
 	{"probe", ProbeView{}, "each broker (brokers[])"},

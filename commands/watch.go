@@ -80,6 +80,8 @@ type watchOptions struct {
 	offsets       bool
 	anomaliesOnly bool
 	offsetJournal offsetJournalSpec
+	// members is the membership observed with brokers (--offsets).
+	members watchMembersSpec
 }
 
 func parseWatch(c *cli.Context) (watchOptions, error) {
@@ -99,6 +101,9 @@ func parseWatch(c *cli.Context) (watchOptions, error) {
 		return o, exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
 	var err error
+	if o.members, err = watchMembersFrom(c); err != nil {
+		return o, err
+	}
 	o.offsetJournal, err = offsetJournalFrom(c)
 	return o, err
 }
