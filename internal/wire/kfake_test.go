@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -476,16 +477,8 @@ func TestListGroupsEveryBrokerKeepsAnswersApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ListedBy(ans)["a"]; len(got) != 2 {
-		t.Fatalf("stale listing lost in the merge: %v", got)
-	}
-	coords, err := c.FindCoordinators(context.Background(), groups, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := StaleListings(ans, coords)
-	if len(st) != 1 || st[0].Group != "a" || st[0].ListedBy != stale || st[0].Coordinator != co {
-		t.Fatalf("stale listings %+v, want a listed by %d coordinated by %d", st, stale, co)
+	if got := ListedBy(ans)["a"]; len(got) != 2 || !slices.Contains(got, stale) || !slices.Contains(got, co) {
+		t.Fatalf("stale listing lost in the merge: %v, want %d and %d", got, co, stale)
 	}
 }
 
@@ -902,4 +895,18 @@ func liveMember(t *testing.T, cl *kfake.Cluster, topic string) {
 	if _, err := cl.WaitGroupStable(ctx, "live", 1); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ListedBy maps each group to the nodes that listed it.
+func ListedBy(answers []BrokerGroups) map[string][]int32 {
+	m := map[string][]int32{}
+	for _, a := range answers {
+		for _, g := range a.Groups {
+			m[g.Group] = append(m[g.Group], a.Broker.NodeID)
+		}
+	}
+	for k := range m {
+		slices.Sort(m[k])
+	}
+	return m
 }

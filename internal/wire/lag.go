@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -178,13 +177,46 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 	if opt.NoOffsets {
 		return out, nil
 	}
-	// Topics per group, then their partitions from metadata.
+	want, union, err := c.partitionsToAsk(ctx, described, opt.Known)
+	if err != nil {
+		return out, err
+	}
+	var logs map[string]map[int32]LogOffsets
+	var lerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		logs, lerr = c.ListLogOffsets(ctx, union)
+	}()
+	committed := c.FetchCommitted(ctx, want, coords)
+	<-done
+	for i := range out {
+		g := out[i].Group
+		if co, ok := committed[g]; ok {
+			out[i].Committed = co
+		}
+		groupLogs := map[string]map[int32]LogOffsets{}
+		for t := range want[g] {
+			groupLogs[t] = logs[t]
+		}
+		owners := map[string]string{} // filled in place: this map stays on the stack
+		addAssigned(owners, out[i].Members)
+		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
+	}
+	return out, lerr
+}
+
+// partitionsToAsk is, per group, every partition of the topics its
+// members subscribe to or are assigned (from one metadata request for all
+// of them) plus the partitions known from elsewhere, and the union of
+// them all, whose log ends are asked in one round.
+func (c *Client) partitionsToAsk(ctx context.Context, described []DescribedGroup, known map[string]TopicPartitions) (want map[string]TopicPartitions, union TopicPartitions, err error) {
 	allTopics := map[string]bool{}
 	for _, d := range described {
 		for _, t := range d.Topics() {
 			allTopics[t] = true
 		}
-		for t := range opt.Known[d.Group] {
+		for t := range known[d.Group] {
 			allTopics[t] = true
 		}
 	}
@@ -195,15 +227,15 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 			ts = append(ts, t)
 		}
 		if md, err = c.Metadata(ctx, ts); err != nil {
-			return out, err
+			return nil, nil, err
 		}
 	}
-	want := map[string]TopicPartitions{}
-	union := TopicPartitions{}
+	want = map[string]TopicPartitions{}
+	union = TopicPartitions{}
 	for _, d := range described {
 		tp := TopicPartitions{}
 		topics := d.Topics()
-		for t := range opt.Known[d.Group] {
+		for t := range known[d.Group] {
 			topics = append(topics, t)
 		}
 		for _, t := range dedupe(topics) {
@@ -212,7 +244,7 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 					tp.Add(t, p)
 				}
 			}
-			if ps := opt.Known[d.Group][t]; len(ps) > 0 {
+			if ps := known[d.Group][t]; len(ps) > 0 {
 				tp.Add(t, ps...)
 			}
 		}
@@ -223,36 +255,18 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 			}
 		}
 	}
-	var committed map[string]GroupOffsets
-	var logs map[string]map[int32]LogOffsets
-	var lerr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		logs, lerr = c.ListLogOffsets(ctx, union)
-	}()
-	committed = c.FetchCommitted(ctx, want, coords)
-	<-done
-	for i := range out {
-		g := out[i].Group
-		if co, ok := committed[g]; ok {
-			out[i].Committed = co
-		}
-		owners := map[string]string{}
-		for _, m := range out[i].Members {
-			for _, a := range m.Assignment {
-				for _, p := range a.Partitions {
-					owners[a.Topic+"/"+itoa(p)] = m.MemberID
-				}
+	return want, union, nil
+}
+
+// addAssigned maps "topic/partition" to the member assigned it in owners.
+func addAssigned(owners map[string]string, members []Member) {
+	for _, m := range members {
+		for _, a := range m.Assignment {
+			for _, p := range a.Partitions {
+				owners[a.Topic+"/"+itoa(p)] = m.MemberID
 			}
 		}
-		groupLogs := map[string]map[int32]LogOffsets{}
-		for t := range want[g] {
-			groupLogs[t] = logs[t]
-		}
-		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
 	}
-	return out, lerr
 }
 
 // coordinatorsAndDescriptions asks FindCoordinator and DescribeGroups for
@@ -307,17 +321,5 @@ func onlyValid(m map[string]map[int32]Committed) map[string]map[int32]Committed 
 			out[t][p] = c
 		}
 	}
-	return out
-}
-
-// SortedPartitions returns the partition lags sorted by topic, partition.
-func (g GroupLag) SortedPartitions() []PartitionLag {
-	out := slices.Clone(g.Partitions)
-	slices.SortFunc(out, func(a, b PartitionLag) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	})
 	return out
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -431,4 +432,28 @@ func TestSaveConfigThroughSymlink(t *testing.T) {
 	if err != nil || back.Current != "prod" {
 		t.Fatalf("target not updated: %+v %v", back, err)
 	}
+}
+
+// Classify turns a request error into a BrokerError with a short reason.
+// saslOn says the client logs in with SASL. It knows no stage beyond what
+// the error tells; the client's own classification also knows how far the
+// broker's connection got.
+func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
+	ci := ConnInfo{Timeout: timeout}
+	if saslOn {
+		ci.Mechanism = "SASL"
+	}
+	return ClassifyConn(broker, err, ci)
+}
+
+// SortedPartitions returns the partition lags sorted by topic, partition.
+func (g GroupLag) SortedPartitions() []PartitionLag {
+	out := slices.Clone(g.Partitions)
+	slices.SortFunc(out, func(a, b PartitionLag) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	return out
 }
