@@ -229,6 +229,23 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	e.durations.Observe(o.Duration.Seconds())
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.countRefresh(o)
+	health, counts := e.evaluateHealth(o)
+	e.health.Sweep()
+	if e.lastA == nil && o.Assignment != nil {
+		e.lastA = o.Assignment
+	}
+	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
+	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
+	return o
+}
+
+// countRefresh updates the exporter's own counters from a refresh and
+// logs what changed since the last one: the brokers failing or answering
+// again, groups left out by --max-groups, invalid ids, partitions served
+// behind their log, the assignment's problem. When the brokers did not
+// answer, the groups they were last seen with are kept unobserved.
+func (e *Exporter) countRefresh(o *observe.Observation) {
 	e.c.refreshes++
 	e.c.interval = e.opt.Interval
 	if o.Successful() {
@@ -273,12 +290,17 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	if o.WireErr != "" {
 		e.keepUnobserved(o)
 	}
+}
+
+// evaluateHealth adds every observed group's sample to its health window
+// and evaluates them all, on every core. What the offsets follower saw
+// since the last refresh replaces the comparison of this refresh's file
+// with the last one (for files it follows).
+func (e *Exporter) evaluateHealth(o *observe.Observation) ([]inspect.GroupHealth, []inspect.HealthCounts) {
 	health := make([]inspect.GroupHealth, len(o.Groups))
 	counts := make([]inspect.HealthCounts, len(o.Groups))
 	keys := make([]string, len(o.Groups))
 	refs := make([]inspect.GroupRef, len(o.Groups))
-	// What the follower saw since the last refresh replaces the comparison
-	// of this refresh's file with the last one (for files it follows).
 	pending, followed := e.pending, e.following.Load()
 	e.pending = map[string][]inspect.OffsetAnomaly{}
 	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
@@ -296,14 +318,8 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
 		counts[i] = refs[i].Counts()
 	}
-	e.health.Sweep()
 	e.lastKeys = keys
-	if e.lastA == nil && o.Assignment != nil {
-		e.lastA = o.Assignment
-	}
-	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
-	return o
+	return health, counts
 }
 
 // logServedBehind logs the partitions served behind their log when the
@@ -480,42 +496,10 @@ const minRefreshGap = time.Second
 // scan is done before the first refresh, so every refresh is covered.
 func (e *Exporter) Run(ctx context.Context) error {
 	if of := e.opt.Offsets; of != nil {
-		ready := make(chan struct{})
-		stopped := make(chan struct{})
 		// A follower still settling on a dir is not waited for: refreshes
 		// compare the files until it follows.
 		settling := len(of.Candidates) > 0
-		go func() {
-			defer close(stopped)
-			if len(of.Candidates) > 0 {
-				var err error
-				if of, err = e.settleOffsets(ctx, of); err != nil {
-					e.logf("offsets: %v (anomalies are compared between refreshes)", err)
-					return
-				}
-			}
-			err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
-				Seed: of.Seed, OnEvents: e.onOffsetEvents,
-				OnReady: func() {
-					e.following.Store(true)
-					close(ready)
-				},
-				OnProblem: func(msg string, ok bool) {
-					if ok {
-						e.notef("offsets: %s is readable again", of.Dir)
-					} else {
-						e.logf("offsets: %s", msg)
-					}
-				},
-				OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
-			e.following.Store(false)
-			if err != nil {
-				e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
-			}
-			if of.Journal != nil {
-				of.Journal.Close()
-			}
-		}()
+		ready, stopped := e.followOffsets(ctx, of)
 		defer func() { <-stopped }()
 		if !settling {
 			select {
@@ -537,6 +521,55 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if e.probe != nil {
 		go e.runProbes(ctx)
 	}
+	e.refreshEvery(ctx)
+	return nil
+}
+
+// followOffsets starts the offsets follower in its own goroutine (first
+// settling on a dir when the generation leaves several candidates): ready
+// is closed once its first scan is done, stopped when it has stopped (and
+// closed the journal). A follower that stops leaves the refreshes
+// comparing the files themselves.
+func (e *Exporter) followOffsets(ctx context.Context, of *OffsetsFollow) (ready, stopped chan struct{}) {
+	ready, stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		if len(of.Candidates) > 0 {
+			var err error
+			if of, err = e.settleOffsets(ctx, of); err != nil {
+				e.logf("offsets: %v (anomalies are compared between refreshes)", err)
+				return
+			}
+		}
+		err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
+			Seed: of.Seed, OnEvents: e.onOffsetEvents,
+			OnReady: func() {
+				e.following.Store(true)
+				close(ready)
+			},
+			OnProblem: func(msg string, ok bool) {
+				if ok {
+					e.notef("offsets: %s is readable again", of.Dir)
+				} else {
+					e.logf("offsets: %s", msg)
+				}
+			},
+			OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
+		e.following.Store(false)
+		if err != nil {
+			e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
+		}
+		if of.Journal != nil {
+			of.Journal.Close()
+		}
+	}()
+	return ready, stopped
+}
+
+// refreshEvery refreshes every Interval until ctx is done; a kick (a new
+// assignment version) refreshes early, though never sooner than
+// minRefreshGap after the last one started.
+func (e *Exporter) refreshEvery(ctx context.Context) {
 	tick := time.NewTicker(e.opt.Interval)
 	defer tick.Stop()
 	for {
@@ -546,13 +579,13 @@ func (e *Exporter) Run(ctx context.Context) error {
 		cancel()
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-tick.C:
 		case <-e.kick:
 			if wait := minRefreshGap - time.Since(started); wait > 0 && wait < e.opt.Interval {
 				select {
 				case <-ctx.Done():
-					return nil
+					return
 				case <-time.After(wait):
 				}
 			}
