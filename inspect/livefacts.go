@@ -44,17 +44,11 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a 
 	return facts
 }
 
-// GatheredLiveFacts merges one group gathering (wire.GatherGroups with
-// Describe) with the volume — in holds its assignment (nil when missing or
-// unreadable) and offset files; hasVolume false: brokers only — into what
-// doctor judges, with the brokers as sources of the report.
-func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) (LiveFacts, []BrokerSource) {
-	return ListedLiveFacts(gg, PrepareListedRows(in, hasVolume, gg.Listings), in.Assignment)
-}
-
-// ListedLiveFacts is GatheredLiveFacts with the rows prepared from the
-// gathering's listings while its lookups were in flight
-// (wire.GroupRounds.OnListed); a is the volume's assignment.
+// ListedLiveFacts merges one group gathering (wire.GatherGroups with
+// Describe) with the rows prepared from its listings while its lookups
+// were in flight (PrepareListedRows, from wire.GroupRounds.OnListed) into
+// what doctor judges, with the brokers as sources of the report; a is the
+// volume's assignment (nil when missing or unreadable).
 func ListedLiveFacts(gg *wire.GatheredGroups, listed *ListedRows, a *volume.Assignment) (LiveFacts, []BrokerSource) {
 	la := NewLiveAnswers(gg, a)
 	rows := MergeListedRows(listed, la)
