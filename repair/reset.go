@@ -24,7 +24,6 @@ const (
 	ResultOK       = "OK"
 	ResultMismatch = "MISMATCH"
 	ResultFailed   = "FAILED"
-	ResultSkipped  = "SKIPPED"
 )
 
 // Group states in which Kafka tooling (and kaasctl) rewrites offsets.
