@@ -10,11 +10,12 @@ build:
 	$(GO) build -o $(BIN) ./cmd/kaasctl
 
 vet:
-	$(GO) vet $(PKGS)
+	@echo "go vet $(PKGS)"; $(GO) vet $(PKGS) && echo "go vet: ok"
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
-	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi; \
+	echo "gofmt: ok"
 
 # Alert rules, their unit tests and the example scrape config (promtool from
 # Debian's prometheus package; .ci/run installs it). Without promtool this

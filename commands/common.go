@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -18,10 +19,13 @@ import (
 const (
 	flagDataDir    = "data-dir"
 	flagClusterDir = "cluster-dir"
-	flagOutput     = "output"
-	flagQuiet      = "quiet"
-	flagNoColor    = "no-color"
-	flagVerbose    = "verbose"
+	// flagLogDirs names a volume pool's extra log dirs (kaas's
+	// KAAS_LOG_DIRS): partitions placed there are found in them.
+	flagLogDirs = "log-dirs"
+	flagOutput  = "output"
+	flagQuiet   = "quiet"
+	flagNoColor = "no-color"
+	flagVerbose = "verbose"
 	// flagKaasVersion pins the kaas generation of the volume (env
 	// KAASCTL_KAAS_VERSION, profile kaasVersion); it wins over detection.
 	flagKaasVersion = "kaas-version"
@@ -35,7 +39,8 @@ func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
-		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: go, 0.1.190, 0.2.15 (all the Go generation), 0.2.16, 0.2.17, 0.2.18, or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
+		&cli.StringSliceFlag{Name: flagLogDirs, Usage: "the volume pool's other log `DIRS` beside the data dir (comma list, or KAAS_LOG_DIRS' JSON [{\"name\",\"path\"}]): partitions placed there are read from them", Category: "Volume"},
+		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: " + volume.KaasVersionList() + ", or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
 		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
@@ -78,8 +83,9 @@ var commandFlagGroups = map[string]flagGroup{
 	"txn":            fgAssignment,
 	"takeover trace": fgAssignment,
 	"volume":         fgOffline,
-	"volume migrate": fgOffline | fgReach,  // refuses while a --brokers address accepts a connection
-	"sandbox":        fgOutput | fgDataDir, // refuses --cluster-dir: its cluster dir is DATA/__cluster
+	"volume migrate": fgOffline | fgReach,                 // refuses while a --brokers address accepts a connection
+	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
+	"groups prune":   fgAll,                               // the volume it writes, the brokers that may hold a group
 }
 
 // flagGroupsOf returns the common flags the command at path takes.
@@ -115,7 +121,7 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 
 func groupOfFlag(f cli.Flag) flagGroup {
 	switch n := flagName(f); n {
-	case flagDataDir:
+	case flagDataDir, flagLogDirs:
 		return fgDataDir
 	case flagClusterDir:
 		return fgClusterDir
@@ -169,6 +175,8 @@ func globals(c *cli.Context) (*Globals, error) {
 			DataDirFlag:    c.String(flagDataDir),
 			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
 			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
+			LogDirsFlag:    c.StringSlice(flagLogDirs),
+			EnvLogDirs:     ios.getenv("KAAS_LOG_DIRS"),
 			// Only the flag commonFlags attaches (a command's own
 			// --kaas-version, such as volume migrate's target, is not a pin).
 			KaasVersionFlag: kaasVersionFlag(c),
@@ -305,7 +313,8 @@ func (g *Globals) WarnFindings(fs []volume.Finding) {
 	for _, i := range order {
 		f := fs[i]
 		if n := more[f.Code]; n > 0 {
-			g.Warnf("%s: %s (and %s like it: 'kaasctl volume check' lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"))
+			g.Warnf("%s: %s (and %s like it: %s lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"),
+				inspect.FixWithFlags("'kaasctl volume check'", g.GivenFlags()))
 			continue
 		}
 		g.Warnf("%s: %s", f.Path, f.Message)

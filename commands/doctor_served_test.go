@@ -18,8 +18,8 @@ import (
 // partitions, the generation it assumed and that generation's cause.
 func TestDoctorServedNotFiled018(t *testing.T) {
 	t.Parallel()
-	if sandbox.Generation != volume.Gen018 {
-		t.Fatalf("the sandbox lays out generation %s; this test assumes 0.2.18", sandbox.Generation)
+	if sandbox.DefaultGeneration != volume.Gen018 {
+		t.Fatalf("the sandbox lays out generation %s; this test assumes 0.2.18", sandbox.DefaultGeneration)
 	}
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

@@ -48,7 +48,8 @@ const exporterDescription = "A long-running process fed from both sources. The v
 	"new assignment version). With both sources, the segment files of the partitions the offset files\n" +
 	"name are read before the brokers are asked: a leader serving less than they held (a stale high\n" +
 	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation\n" +
-	"(at most once per --served-check-interval; refreshes in between keep the last answer).\n\n" +
+	"(at most once per --served-check-interval, and at once after a new assignment version or an outage;\n" +
+	"refreshes in between keep the last answer; it stays exported until its cause is gone).\n\n" +
 	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
 	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
 	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
@@ -85,7 +86,7 @@ func exporterFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
 		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
-		durationFlag("served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`; refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
+		durationFlag("served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`, and at the first refresh after a new assignment.json version or an outage (when a leader comes to serve a stale end); refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
 		durationFlag("poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
 		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
 		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
@@ -185,7 +186,7 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
+	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client, Blockers: s.layout != nil}
 	return src, s.Close, nil
 }
 

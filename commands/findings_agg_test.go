@@ -61,7 +61,7 @@ func TestFindingsAggregatedScopedAndQuiet(t *testing.T) {
 			warnings++
 		}
 	}
-	if r.Code != 0 || warnings != 1 || !strings.Contains(r.Err, "(and 999 more like it: 'kaasctl volume check' lists every one)") {
+	if r.Code != 0 || warnings != 1 || !strings.Contains(r.Err, "(and 999 more like it: 'kaasctl volume check --data-dir "+dir+"' lists every one)") {
 		t.Errorf("groups list: want one warning line counting the other 999 entries: exit %d\n%s", r.Code, r.Err)
 	}
 	v := decodeJSON[GroupsListView](t, r)

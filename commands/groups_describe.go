@@ -29,6 +29,8 @@ type groupsDescribeOptions struct {
 	// view is one table instead of the blocks: offsets, members or state
 	// (groups_describe_views.go; "": the blocks).
 	view string
+	// why: each lagging partition's blocker instead (groups_why.go).
+	why whyOptions
 }
 
 // GroupsDescribeView is the machine document of 'groups describe'.
@@ -57,7 +59,8 @@ const groupsDescribeHelp = "Offline: committed offsets come from the group's off
 	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
 	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
 	"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n" +
+	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app --why     # what each lagging partition waits behind, and the fix\n\n" +
 	"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
 	"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
 	"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
@@ -80,7 +83,7 @@ func init() {
 				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
 				drainWindowFlag(),
-			}, describeViewFlags()...),
+			}, append(describeViewFlags(), whyFlags()...)...),
 			Action: action(parseGroupsDescribe, runGroupsDescribe),
 		}
 	})
@@ -110,7 +113,10 @@ func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
 		return o, exit.UsageErrorf("%v", err)
 	}
-	o.drainWindow, err = drainWindow(c)
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return o, err
+	}
+	o.why, err = parseWhy(c)
 	return o, err
 }
 
@@ -135,6 +141,11 @@ func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions)
 	}
 	if cl != nil {
 		defer cl.Close()
+	}
+	if o.why.on {
+		return runGroupsWhy(ctx, g, cl, o)
+	}
+	if cl != nil {
 		return runGroupsDescribeLive(ctx, g, cl, o)
 	}
 	if o.drainWindow > 0 {

@@ -16,7 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const groupsUsage = "consumer groups: list and describe, from the volume and the brokers"
+const groupsUsage = "consumer groups: list, describe, health, habits and prune, from the volume and the brokers"
 
 // groupsListDescription is 'groups list --help'.
 const groupsListDescription = "Offline: reads assignment.json and every offset file under DATA/__consumer_offsets and\n" +

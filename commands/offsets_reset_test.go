@@ -496,6 +496,7 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 	lab.consumer.Close()
 	lab.waitState(t, "Empty")
 	// The brokers serve orders/0 at 10; its segments hold 25 records.
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	before, _ := os.ReadFile(lab.file("app"))
 	r := lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "-o", "json")
@@ -515,8 +516,8 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 		t.Errorf("orders/0: want the row refused with %q, the fix and the generation, got %q", want, rows[0])
 	}
 	r = lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "--execute", "-o", "json")
-	if r.Code == 0 {
-		t.Errorf("an execute with a refused row exits 0:\n%s\n%s", r.Out, r.Err)
+	if r.Code != 4 {
+		t.Errorf("an execute with a row refused for a stale end: exit %d, want 4 (refused):\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	if after, _ := os.ReadFile(lab.file("app")); !bytes.Equal(after, before) || !strings.Contains(r.Out, "nothing is written for this group") {
 		t.Errorf("the execute wrote the group's file, or did not say it would not:\nbefore %s\nafter  %s\n%s", before, after, r.Out)
@@ -529,6 +530,7 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 func TestSandboxDoctorServedBehindLog(t *testing.T) {
 	t.Parallel()
 	lab := newResetLab(t)
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	writePartitionLog(t, lab.data, "orders/1", 0, 10)
 	r := runCLI(t, "", nil, "doctor", "-b", lab.boot, "--data-dir", lab.data, "-o", "json")
@@ -566,6 +568,7 @@ func TestSandboxDescribeServedBehindLog(t *testing.T) {
 	lab := newResetLab(t)
 	// The brokers serve orders/0 and orders/1 at 10; the segments hold 25
 	// and 10 records.
+	lab.sb.PlantLogs() // the test's segments stay as written
 	writePartitionLog(t, lab.data, "orders/0", 0, 25)
 	writePartitionLog(t, lab.data, "orders/1", 0, 10)
 	r := runCLI(t, "", nil, "groups", "describe", "-b", lab.boot, "--data-dir", lab.data, "-o", "json", "app")

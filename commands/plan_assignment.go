@@ -157,13 +157,15 @@ func readAssignVolume(g *Globals, group string) (committed []string, a *volume.A
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, err := repair.GroupFilePath(l.WithGeneration(), group); err == nil {
-		if of, fs, err := volume.ReadOffsetFile(p); err == nil {
-			g.WarnFindings(fs)
-			for _, e := range of.Entries {
-				if !slices.Contains(committed, e.Topic) {
-					committed = append(committed, e.Topic)
-				}
+	gf, err := repair.ReadGroupFile(l, group)
+	switch {
+	case err != nil:
+		g.Warnf("the topics the group committed on the volume are unknown: %v", err)
+	case gf.File != nil:
+		g.WarnFindings(gf.Findings)
+		for _, e := range gf.File.Entries {
+			if !slices.Contains(committed, e.Topic) {
+				committed = append(committed, e.Topic)
 			}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -184,7 +183,6 @@ func TestProbeBrokerIDNewline(t *testing.T) {
 	if r.Code != 3 {
 		t.Errorf("exit %d\n%s", r.Code, r.Err)
 	}
-	_ = exporter.StepRoute
 }
 
 // On a new cluster no group has a file yet, so the volume cannot tell

@@ -86,7 +86,7 @@ func init() {
 				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
 				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
 				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
-				&cli.StringFlag{Name: "failover", Value: string(sandbox.FailoverReload), Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none)"},
+				&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
 				&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
 				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
 				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
@@ -140,7 +140,7 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 		return o, exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
 	}
 	o.Failover = sandbox.Failover(strings.ToLower(c.String("failover")))
-	if o.Failover != sandbox.FailoverReload && o.Failover != sandbox.FailoverDrop {
+	if o.Failover != "" && o.Failover != sandbox.FailoverReload && o.Failover != sandbox.FailoverDrop {
 		return o, exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
 	}
 	o.Placement = sandbox.Placement(strings.ToLower(c.String("placement")))
@@ -199,7 +199,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	}
 	sb, err := sandbox.New(sandbox.Options{
 		Brokers: o.Brokers, DataDir: dataDir, Listen: o.Listen, Placement: o.Placement, Failover: o.Failover,
-		LogDir: o.LogDir, Topics: o.Topics, AutoCreateTopics: true, Persist: true,
+		LogDir: o.LogDir, Topics: o.Topics, AutoCreateTopics: true, Persist: true, Generation: g.Generation().Gen,
 	})
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)

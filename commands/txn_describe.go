@@ -72,6 +72,7 @@ func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 		}
 		kv.Add("partitions", strings.Join(parts, " "))
 		kv.Add("groups", strings.Join(r.Groups, ", "))
+		kv.Add("holds back", holdsLine(r.Holds))
 		kv.Add("coordinator", orNone(r.Coordinator)+"  (hash tier only, "+r.Tier+")")
 		slot := r.SlotFile
 		if r.WrongSlot {

@@ -45,10 +45,12 @@ func init() {
 				"Examples:\n" +
 				"  kaasctl txn list --data-dir /data\n" +
 				"  kaasctl txn list --data-dir /data --overdue -o json\n" +
+				"  kaasctl txn list --data-dir /data --hanging        # and the groups each one holds back\n" +
 				"  kaasctl txn list --data-dir /data --state Ongoing,PrepareCommit",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
 				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
+				&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back"},
 				nowFlag(),
 			},
 			Action: action(parseTxnList, runTxn),
@@ -93,7 +95,7 @@ func parseTxnList(c *cli.Context) (txnOptions, error) {
 			o.filter.States = append(o.filter.States, st)
 		}
 	}
-	o.filter.Overdue = c.Bool("overdue")
+	o.filter.Overdue, o.filter.Hanging = c.Bool("overdue"), c.Bool("hanging")
 	var err error
 	o.now, err = nowFrom(c)
 	return o, err
@@ -108,14 +110,20 @@ func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 	}
 	all, bad := loadTxnRows(g, l, o.now)
 	rows := inspect.FilterTxns(all, o.filter)
+	if o.describe || o.filter.Hanging {
+		addTxnHolds(g, l, rows, o.now)
+	}
 	v := TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
 	v.NotFound = txnNotFound(o.filter.IDs, rows)
-	t := txnTable(rows)
+	t := txnTable(rows, o.filter.Hanging)
 	human := func(p *render.Printer) error { return txnDescribeHuman(p, &v) }
 	if !o.describe {
 		empty := "no transactions in " + l.TxnStatePath()
 		if len(all) > 0 {
 			empty = "no transactions match"
+		}
+		if o.filter.Hanging && len(rows) == 0 {
+			empty = "no hanging transaction: none is Ongoing past its timeout or aborted without markers (" + l.WithGeneration().Gen.Assumes() + ")"
 		}
 		human = func(p *render.Printer) error { return filteredTable(p, t, len(rows), len(all), "transactions", empty) }
 	}
@@ -158,12 +166,20 @@ func txnNotFoundError(notFound []string, bad []volume.Finding) error {
 }
 
 // txnTable is the transactions as table rows (-o table, wide, csv).
-func txnTable(rows []inspect.TxnRow) *render.TableData {
+func txnTable(rows []inspect.TxnRow, holds bool) *render.TableData {
 	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
+	if holds {
+		t = render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "HOLDS-BACK", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "PARTITIONS+", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
+	}
 	for _, r := range rows {
-		t.Add(r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
+		cells := []string{r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
 			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
-			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
+			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile}
+		if holds {
+			cells = slices.Insert(cells, 11, cells[4])
+			cells[4] = holdsCell(r.Holds)
+		}
+		t.Add(cells...)
 	}
 	return t
 }

@@ -162,14 +162,15 @@ func TestHelpFlagCategories(t *testing.T) {
 	}
 	// --kaas-version is a volume flag: every command that reads offset files
 	// lists it (volume check's own text says "pin it with --kaas-version"),
-	// the assignment-only ones and the sandbox do not.
+	// and the sandbox, for the generation it emulates; the assignment-only
+	// ones do not.
 	for _, path := range [][]string{{"volume", "check"}, {"volume", "repair"}, {"volume", "migrate"}, {"watch"},
-		{"groups", "list"}, {"groups", "describe"}, {"offsets", "reset"}, {"offsets", "history"}, {"doctor"}, {"exporter"}} {
+		{"groups", "list"}, {"groups", "describe"}, {"offsets", "reset"}, {"offsets", "history"}, {"doctor"}, {"exporter"}, {"sandbox"}} {
 		if r := runCLI(t, "", nil, append(path, "--help")...); !strings.Contains(r.Out, "--kaas-version VERSION") {
 			t.Errorf("%v: help lacks --kaas-version:\n%s", path, r.Out)
 		}
 	}
-	for _, path := range [][]string{{"assignment", "show"}, {"txn", "list"}, {"takeover", "trace"}, {"sandbox"}, {"version"}} {
+	for _, path := range [][]string{{"assignment", "show"}, {"txn", "list"}, {"takeover", "trace"}, {"version"}} {
 		if r := runCLI(t, "", nil, append(path, "--help")...); strings.Contains(r.Out, "--kaas-version") {
 			t.Errorf("%v: help lists --kaas-version, which it does not use", path)
 		}
@@ -252,7 +253,7 @@ func TestSandboxBrokersRenamed(t *testing.T) {
 func TestExitCodesTopicListsRepair(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, "", nil, "help", "exit-codes")
-	for _, want := range []string{"volume repair", "dry run", "config show / check", "whois --live --exit-code"} {
+	for _, want := range []string{"volume repair", "dry run", "config show / check", "whois --live --exit-code", "groups health", "probe", "plan restart --follow"} {
 		if !strings.Contains(r.Out, want) {
 			t.Errorf("help exit-codes lacks %q", want)
 		}

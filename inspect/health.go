@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/parallel"
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // Group health, Burrow-style, over a sliding window of observations of one
@@ -27,6 +28,7 @@ const (
 	HealthRewind   = "REWIND"   // a committed offset moved backwards (a reset, or an unfenced stale commit)
 	HealthVanished = "VANISHED" // partitions disappeared from the offset file (a partial rewrite)
 	HealthErr      = "ERR"      // the group could not be observed, or its file turned corrupt / unreadable to brokers
+	HealthBlocked  = "BLOCKED"  // a lagging partition waits behind a blocker the read model names (a record, a transaction)
 	HealthStop     = "STOP"     // no commits over the window while lag > 0
 	HealthStall    = "STALL"    // commits arrive but do not advance while lag > 0
 	HealthWarn     = "WARN"     // lag grew at every observation while commits advanced
@@ -34,7 +36,7 @@ const (
 )
 
 // HealthStates lists every condition, worst first.
-var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthStop, HealthStall, HealthWarn, HealthOK}
+var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthBlocked, HealthStop, HealthStall, HealthWarn, HealthOK}
 
 // HealthRank orders states (0 = worst); unknown states rank last.
 func HealthRank(state string) int {
@@ -96,6 +98,9 @@ type HealthSample struct {
 	// deleted topic, another pool dir) is not counted.
 	Unobserved      int32  `json:"unobserved,omitempty"`
 	UnobservedFirst string `json:"unobservedFirst,omitempty"`
+	// Blockers are the read model's blockers of the group's lagging
+	// partitions at this observation (observe's refresh): BLOCKED.
+	Blockers []SampleBlocker `json:"blockers,omitempty"`
 	// rewrite is what the change of the offset file since the previous
 	// observation was, as HealthWindow.Add found it while it held both
 	// readings (rewriteKind).
@@ -324,6 +329,7 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 		draining := d.Known && d.Lag > 0 && !d.NotDraining && d.ConsumeRate > d.ProduceRate
 		lagEvidence(samples, opt.MinSpan, draining, add)
 	}
+	blockedEvidence(last, add)
 	h.finish()
 }
 
@@ -347,10 +353,13 @@ func (h GroupHealth) Has(c string) bool { return slices.Contains(h.Conditions, c
 
 // lastCommit is the offset file's modification time at the last
 // observation that has one, else the last observation at which a committed
-// offset moved.
+// offset moved. A modification time ahead of the observation by more than
+// volume.FutureSlack (a skewed NFS server, a copied or planted file) tells
+// nothing about when the group committed: it would read as "just now" for
+// ever and hide a stopped group, so it is passed over.
 func lastCommit(samples []HealthSample) time.Time {
 	for i := len(samples) - 1; i >= 0; i-- {
-		if t := samples[i].FileModTime; !t.IsZero() {
+		if t := samples[i].FileModTime; !t.IsZero() && !t.After(samples[i].Time.Add(volume.FutureSlack)) {
 			return t
 		}
 	}

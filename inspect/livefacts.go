@@ -45,10 +45,11 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a 
 }
 
 // ListedLiveFacts merges one group gathering (wire.GatherGroups with
-// Describe) with the rows prepared from its listings while its lookups
-// were in flight (PrepareListedRows, from wire.GroupRounds.OnListed) into
-// what doctor judges, with the brokers as sources of the report; a is the
-// volume's assignment (nil when missing or unreadable).
+// Describe) with the volume into what doctor judges, with the brokers as
+// sources of the report: listed are the rows prepared from the gathering's
+// listings while its lookups were in flight (wire.GroupRounds.OnListed,
+// PrepareListedRows), a is the volume's assignment (nil without a volume,
+// or when it is missing or unreadable).
 func ListedLiveFacts(gg *wire.GatheredGroups, listed *ListedRows, a *volume.Assignment) (LiveFacts, []BrokerSource) {
 	la := NewLiveAnswers(gg, a)
 	rows := MergeListedRows(listed, la)

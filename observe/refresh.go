@@ -44,11 +44,30 @@ type Source struct {
 	// segments (zero: never); stale keeps what that found open until its
 	// cause is gone.
 	servedAt time.Time
-	stale    staleTracker
+	// servedVersion is the assignment version that comparison read, and
+	// servedLost whether a refresh since could not reach the brokers: a
+	// takeover (a new version) or an outage is when a leader comes to
+	// serve a stale end, so either brings the next comparison forward.
+	servedVersion [2]int64
+	servedLost    bool
+	stale         staleTracker
+	// twice holds, from the last comparison, the partitions whose active
+	// segment holds an offset range twice: the evidence stays on the
+	// volume, so refreshes between comparisons keep the incident (and
+	// the end the earlier copy reached) instead of dropping it.
+	twice map[volume.TopicPartition]*volume.LogBounds
 	// Partitions: the exporter writes per-partition series (exporter.New
 	// sets it), so GroupObs.Partitions are filled, as they are for lag in
 	// seconds with brokers (keepPartitions).
 	Partitions bool
+	// Blockers names the blocker of each lagging partition whose committed
+	// offset stayed since the refresh before (with a volume;
+	// refresh_blocker.go), read under BlockerLimits (zero: the defaults).
+	Blockers      bool
+	BlockerLimits volume.RecordLimits
+
+	stuck     map[stuckKey]*stuckSeen
+	refreshNo int64
 }
 
 type stampKey struct {
@@ -113,6 +132,8 @@ type GroupObs struct {
 	// Incidents are the read model's incidents of the group's partitions
 	// (nil when none).
 	Incidents []GroupIncident `json:"incidents,omitempty"`
+	// Blockers are the blockers of its lagging partitions (Source.Blockers).
+	Blockers []inspect.PartitionBlocker `json:"blockers,omitempty"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
@@ -169,12 +190,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	r := s.newRun()
 	listed := s.listAsync(ctx)
 	r.scanVolume()
+	r.readBlockerSources()
 	r.awaitListings(ctx, listed)
 	r.selectGroups()
 	r.readFiles()
 	r.readBefore()
 	r.describe(ctx)
 	r.buildGroups()
+	if r.bsrc != nil {
+		s.forgetStuck()
+	}
 	r.finishServed()
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, r.o)
@@ -196,8 +221,6 @@ type refreshRun struct {
 	recs  fileRecs
 	keys  partKeys
 	// The brokers' listings.
-	lsAnswer []wire.BrokerGroups
-	lsErr    error
 	listings []wire.BrokerGroups
 	names    *inspect.NodeNamer
 	// The selection: rows and their group names; fileObs the offset file
@@ -217,6 +240,8 @@ type refreshRun struct {
 	askedAt     time.Time
 	// logs are the segments read afresh each refresh without brokers.
 	logs *Logs
+	// bsrc are the blockers' sources (nil: not named this refresh).
+	bsrc *BlockerSources
 }
 
 func (s *Source) newRun() *refreshRun {
@@ -398,18 +423,31 @@ func (r *refreshRun) readFiles() {
 // serving less than they held then serves a stale high watermark.
 func (r *refreshRun) readBefore() {
 	s, o := r.s, r.o
+	if o.WireErr != "" {
+		s.servedLost = true
+	}
 	r.checkServed = s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
-		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
+		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval || s.servedLost || assignmentVersion(o.Assignment) != s.servedVersion)
 	if !r.checkServed {
+		r.before = s.twice
 		return
 	}
 	lr, tps := volume.NewLogReader(*s.Layout), filePartitions(r.fileObs)
 	lr.Prefetch(tps, 16)
 	r.before = make(map[volume.TopicPartition]*volume.LogBounds, len(tps))
 	r.beforeList = make([]volume.LogBounds, len(tps))
+	s.twice = nil
 	for i, tp := range tps {
 		r.beforeList[i] = *lr.Get(tp.Topic, tp.Partition)
-		r.before[tp] = &r.beforeList[i]
+		b := &r.beforeList[i]
+		r.before[tp] = b
+		if b.Log != nil && b.Log.Overlap != nil {
+			if s.twice == nil {
+				s.twice = map[volume.TopicPartition]*volume.LogBounds{}
+			}
+			kept := *b // not a pointer into this refresh's list
+			s.twice[tp] = &kept
+		}
 	}
 }
 
@@ -472,13 +510,21 @@ func (r *refreshRun) finishServed() {
 	var detected []inspect.ServedBehind
 	if r.checkServed {
 		detected = servedBehindOf(o.Groups, r.beforeList, o.Assignment)
-		s.servedAt = o.Time
+		s.servedAt, s.servedVersion, s.servedLost = o.Time, assignmentVersion(o.Assignment), false
 	}
 	var rule volume.StaleEndRule
 	if spec, ok := r.gen.Gen.Spec(); ok {
 		rule = spec.Broker.StaleEnd
 	}
 	o.ServedBehind = s.stale.update(o.Time, detected, r.checkServed, s.stale.servedEnds(r.described), o.Assignment, rule)
+}
+
+// assignmentVersion is a's (controller epoch, version); zero without one.
+func assignmentVersion(a *volume.Assignment) [2]int64 {
+	if a == nil {
+		return [2]int64{}
+	}
+	return [2]int64{a.ControllerEpoch, a.AssignmentVersion}
 }
 
 // Coverage is which groups o observed (health --exporter says why a
@@ -600,19 +646,6 @@ func (s *Source) Gen() volume.Generation {
 func (o *Observation) Successful() bool {
 	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// offsetsDirName is the live offsets dir of the volume's generation, or
-// the newest generation's when the generation cannot tell.
-func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
 
 // fileRec is what a refresh keeps of one group's offset file between the
 // scan and the selection.

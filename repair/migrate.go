@@ -77,15 +77,15 @@ type MigrateRefusedError struct{ Msg string }
 
 func (e *MigrateRefusedError) Error() string { return e.Msg }
 
-// CheckMigrationTarget validates --to: kaasctl migrates only to 0.2.18.
+// CheckMigrationTarget validates --to against the volume model's rows:
+// kaasctl migrates only to a generation whose row says it does.
 func CheckMigrationTarget(g volume.Generation) error {
-	switch g {
-	case volume.Gen018:
+	s, ok := g.Spec()
+	switch {
+	case ok && s.Migrate.MigrateTo:
 		return nil
-	case volume.Gen016:
-		return &MigrateUsageError{"--to 0.2.16/0.2.17: those brokers migrate DATA/__consumer_offsets themselves, with a shim at boot; kaasctl migrates only to 0.2.18 (--to 0.2.18), whose brokers no longer do"}
-	case volume.GenGo:
-		return &MigrateUsageError{"--to: a migration goes forward, to 0.2.18; moving offsets back into the data dir for Go / Rust ≤ 0.2.15 brokers is not supported"}
+	case ok:
+		return &MigrateUsageError{s.Migrate.ToRefusal}
 	}
 	return &MigrateUsageError{"--to is required: kaasctl migrates to 0.2.18 (--to 0.2.18)"}
 }
@@ -164,19 +164,19 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 }
 
 // migratableGeneration refuses a migration the volume's generation does
-// not call for: only a Go-generation volume's live dir is migrated (one
-// whose generation is ambiguous is refused until pinned; one that is
-// undetermined, or newer, is a usage error).
+// not call for: only a generation whose row in the volume model has no
+// refusal for a migration from it is migrated (one whose generation is
+// ambiguous is refused until pinned; one that is undetermined, or whose
+// brokers migrate themselves or need none, is a usage error).
 func migratableGeneration(gi volume.GenerationInfo, source string) error {
+	spec, known := gi.Gen.Spec()
 	switch {
-	case gi.Gen == volume.GenGo:
+	case known && spec.Migrate.FromRefusal == "":
 		return nil
 	case gi.Ambiguous:
 		return &MigrateRefusedError{"both offsets dirs hold group files (" + gi.Evidence + "): kaasctl cannot tell which one the brokers read and migrates nothing until the version is pinned; if the brokers still run Go / Rust ≤ 0.2.15, rerun with --kaas-version go (groups in both dirs with different offsets are then reported as conflicts)"}
-	case gi.Gen == volume.Gen016:
-		return &MigrateUsageError{"the volume is pinned to 0.2.16–0.2.17, whose brokers migrate " + source + " themselves at boot; start one, or pin --kaas-version go if the brokers are older"}
-	case gi.Gen == volume.Gen018:
-		return &MigrateUsageError{"the volume is pinned to 0.2.18: " + source + " is a legacy leftover there, which 'kaasctl volume repair' rescues; 'volume migrate' moves a Go-generation volume's live dir"}
+	case known:
+		return &MigrateUsageError{fmt.Sprintf(spec.Migrate.FromRefusal, source)}
 	default:
 		return &MigrateUsageError{"the kaas generation is undetermined (" + gi.Evidence + "): pin the version the brokers ran with --kaas-version go"}
 	}

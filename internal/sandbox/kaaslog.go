@@ -48,6 +48,12 @@ func newKaasLog(l volume.Layout) *kaasLog {
 // are written either way.
 func (s *Sandbox) EmulateKaasManifests(on bool) { s.kaasManifests.Store(on) }
 
+// PlantLogs stops the sandbox writing segment files and manifests: a test
+// that plants its own (a log longer than what is served, a torn tail)
+// keeps them as it wrote them, instead of racing the next refresh, which
+// would write the partition afresh from what the brokers hold.
+func (s *Sandbox) PlantLogs() { s.plantedLogs.Store(true) }
+
 // fetchFunc returns record batches of one partition from an offset on.
 type fetchFunc func(topic string, part int32, from int64) ([]byte, error)
 

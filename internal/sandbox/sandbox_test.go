@@ -121,3 +121,30 @@ func mapsEqual(a, b map[string]int64) bool {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// The sandbox emulates the generation its options name, from its row of
+// the volume model: the Go flavour's offsets live in DATA/__consumer_offsets
+// and its controller drops the explicit entries on failover; 0.2.18's in
+// the cluster dir, reloaded.
+func TestSandboxEmulatesAGeneration(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		gen      volume.Generation
+		dir      func(l volume.Layout) string
+		failover Failover
+	}{
+		{volume.GenGo, func(l volume.Layout) string { return filepath.Join(l.DataDir, volume.OffsetsDir) }, FailoverDrop},
+		{volume.Gen018, func(l volume.Layout) string { return l.OffsetsPath() }, FailoverReload},
+	} {
+		sb := Start(t, Options{Brokers: 1, Generation: c.gen, Topics: []Topic{{Name: "orders", Partitions: 1}}})
+		if err := sb.Commit(context.Background(), "app", map[string]map[int32]int64{"orders": {0: 0}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(c.dir(sb.Layout()), "app.json")); err != nil {
+			t.Errorf("%s: the group's file is not where its brokers keep it: %v", c.gen, err)
+		}
+		if sb.opts.Failover != c.failover {
+			t.Errorf("%s: failover %s, want %s", c.gen, sb.opts.Failover, c.failover)
+		}
+	}
+}

@@ -107,6 +107,14 @@ type GenerationSpec struct {
 	TxnState, ProducerFences, MarkerQueue, ProducerIDs Location
 	// Failover is what the generation's next controller writes.
 	Failover FailoverRule
+	// Migrate is what 'volume migrate' does with the generation: as --to
+	// (MigrateTo: a target kaasctl migrates to; else ToRefusal says why
+	// not) and as the volume's own (FromRefusal: why a volume of it is not
+	// migrated; "" when it is the source of a migration).
+	Migrate MigrateRule
+	// Versions are the --kaas-version values that name the generation, as
+	// the usage lists them.
+	Versions string
 	// Broker is what the generation's brokers do that kaasctl's answers
 	// and fixes depend on.
 	Broker BrokerFacts
@@ -143,6 +151,19 @@ type BrokerFacts struct {
 	// ReaperNote says what it does.
 	ReaperWritesMarkers bool
 	ReaperNote          string
+	// HangingTxnFix is what ends a read_committed stall behind a
+	// transaction whose marker never reached the partition.
+	HangingTxnFix string
+	// HoldsReadCommitted: the broker's fetch stops read_committed
+	// consumers at the last stable offset (an open transaction holds them
+	// back); ReadCommittedNote says what it does.
+	HoldsReadCommitted bool
+	ReadCommittedNote  string
+	// ListsStableOffset: ListOffsets with read_committed isolation answers
+	// the last stable offset consumers are held at (else kaasctl takes it
+	// from the segments); StableOffsetNote says what it answers.
+	ListsStableOffset bool
+	StableOffsetNote  string
 	// TornTail is what the broker does with bytes after the last complete
 	// batch of an active segment (a write a crash cut off).
 	TornTail string
@@ -151,9 +172,19 @@ type BrokerFacts struct {
 	// its own, so no failover happens; HungController says it and the fix.
 	HungControllerKeepsLease bool
 	HungController           string
+	// ServedNotFiled is how the broker comes to serve from memory a
+	// committed offset its group's offset file lacks.
+	ServedNotFiled string
 	// StaleEnd is what ends the broker serving a partition below its
 	// segments (the incident stays reported until then).
 	StaleEnd StaleEndRule
+}
+
+// MigrateRule is what 'volume migrate' does with a generation.
+type MigrateRule struct {
+	MigrateTo   bool
+	ToRefusal   string
+	FromRefusal string
 }
 
 // StaleEndRule says what ends a stale high watermark on a generation: the
@@ -180,12 +211,19 @@ var (
 		ServedBehindFix: "restart the leader of each partition listed, and wait until the controller has moved its partitions before it " +
 			"comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a " +
 			"new epoch, re-scans the segments",
-		TornTail:            "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
-		ReaperWritesMarkers: true,
-		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
+		TornTail: "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
+		ReaperNote: "the reaper aborts an overdue transaction after its timeout (seen: after 60 s, and 18 s for a 15 s timeout) in its slot " +
+			"file only: the Go flavour writes no transaction marker at all, for a commit, an abort or the reaper (seen on a real cluster: no " +
+			"marker reached the log 20 s after the reaper aborted one)",
+		HangingTxnFix: "nothing to end: the Go flavour does not hold read_committed consumers behind transactions",
+		ReadCommittedNote: "it serves read_committed fetches up to the high watermark (its last stable offset is the high watermark): a " +
+			"read_committed consumer reads every transactional record, open, committed or aborted, as it arrives (seen on a real cluster: " +
+			"one reached the log end past an open transaction), so no transaction holds a group back and aborted records are read as committed",
+		StableOffsetNote: "its last stable offset is its high watermark",
 		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
 			"version); its groups cannot commit and FindCoordinator still names it",
-		StaleEnd: StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+		ServedNotFiled: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last",
+		StaleEnd:       StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
 	}
 	rustBroker = BrokerFacts{
 		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
@@ -200,6 +238,13 @@ var (
 			"by its coordinator or not): a read_committed consumer of each of them stops at the transaction's first record until the " +
 			"brokers restart; after a restart of every broker the stall ends and read_committed consumers read past the transaction " +
 			"(its records were never marked aborted)",
+		HangingTxnFix: "restart every broker (seen on a real 0.2.18 cluster): the stall ends and read_committed consumers read the " +
+			"transaction's records as if committed",
+		HoldsReadCommitted: true,
+		ReadCommittedNote:  "its fetch stops read_committed consumers at the last stable offset, the first record of the oldest transaction with no marker after it (seen on a real 0.2.18 cluster)",
+		StableOffsetNote: "ListOffsets with read_committed isolation answers the high watermark, not the last stable offset its fetch holds " +
+			"consumers at (seen on a real 0.2.18 cluster: 8 while read_committed consumers were held at 5): kaasctl takes the last stable " +
+			"offset from the segments",
 		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
 			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
 			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
@@ -211,7 +256,8 @@ var (
 		// Seen on a real 0.2.18 cluster: a partition served 429 while its
 		// segments held 574 through two takeovers at new epochs, a
 		// graceful close and a removed recovery-checkpoint.json.
-		StaleEnd: StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
+		ServedNotFiled: "kaas's Rust broker swallows a failed write of the offset file and tells the client the commit succeeded (a group id it cannot use as a file name, or an I/O error such as a full or read-only volume)",
+		StaleEnd:       StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
 	}
 )
 
@@ -275,7 +321,8 @@ var rustFailover = FailoverRule{
 	LastToConnect: "the new controller publishes as soon as every broker it counts ready has connected its heartbeat, and a broker's " +
 		"first heartbeat reports no active groups (crates/kaas-broker/src/heartbeat_client.rs sends an empty status on connect; the 1 s " +
 		"status with the groups comes after): the groups coordinated by the last broker to connect get no entry and route by the hash " +
-		"tier; which broker that is (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
+		"tier, and so do those of any broker that connected less than about 1 s before it (on a loaded machine every broker's were " +
+		"lost once); which brokers those are (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
 		"waits its full 7 s, long enough for every broker to report its groups, only while the stopped broker still counts ready (its " +
 		"readiness is probed every 5 s), and a stopping controller can take the lease once more as it re-enters candidacy (the " +
 		"controller epoch then jumps by 2), so its successor waits out the lease and publishes as after a kill -9 (all three seen)",
@@ -313,6 +360,8 @@ var generationSpecs = []GenerationSpec{
 		PlainMapIsOffsets: true,
 		Broker:            goBroker,
 		Restart:           goRestart,
+		Versions:          "go, 0.1.190, 0.2.15",
+		Migrate:           MigrateRule{ToRefusal: "--to: a migration goes forward, to 0.2.18; moving offsets back into the data dir for Go / Rust ≤ 0.2.15 brokers is not supported"},
 		Failover: FailoverRule{
 			Summary: "the new controller's first version has no consumerGroups (null): every explicit entry is dropped and every group " +
 				"falls back to the hash tier over the alive brokers; the version counter goes on (one counter across controller epochs); " +
@@ -333,6 +382,9 @@ var generationSpecs = []GenerationSpec{
 		Failover:          rustFailover,
 		Broker:            rustBroker,
 		Restart:           rustRestart,
+		Versions:          "0.2.16, 0.2.17",
+		Migrate: MigrateRule{ToRefusal: "--to 0.2.16/0.2.17: those brokers migrate DATA/__consumer_offsets themselves, with a shim at boot; kaasctl migrates only to 0.2.18 (--to 0.2.18), whose brokers no longer do",
+			FromRefusal: "the volume is pinned to 0.2.16–0.2.17, whose brokers migrate %s themselves at boot; start one, or pin --kaas-version go if the brokers are older"},
 	},
 	{
 		Gen: Gen018, Label: "Rust 0.2.18", Family: "Rust", From: "0.2.18", Short: "0.2.18", UpTo: [3]int{0, 2, 18},
@@ -341,6 +393,9 @@ var generationSpecs = []GenerationSpec{
 		Failover:          rustFailover,
 		Broker:            rustBroker,
 		Restart:           rustRestart,
+		Versions:          "0.2.18",
+		Migrate: MigrateRule{MigrateTo: true,
+			FromRefusal: "the volume is pinned to 0.2.18: %s is a legacy leftover there, which 'kaasctl volume repair' rescues; 'volume migrate' moves a Go-generation volume's live dir"},
 	},
 }
 
@@ -350,6 +405,16 @@ func init() {
 		s.ClusterSubdir, s.Partitions = ClusterSubdir, RootData
 		s.TxnState, s.ProducerFences, s.MarkerQueue, s.ProducerIDs = locTxnState, locProducerFences, locMarkerQueue, locProducerIDs
 	}
+}
+
+// KaasVersionList is every --kaas-version value the generations accept,
+// for usage text ("go, 0.1.190, 0.2.15 (Go / Rust ≤ 0.2.15), ...").
+func KaasVersionList() string {
+	parts := make([]string, len(generationSpecs))
+	for i, s := range generationSpecs {
+		parts[i] = s.Versions + " (" + s.Label + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Spec is the generation's row of the volume model; ok is false for
@@ -539,34 +604,6 @@ func (l Layout) LiveOffsetsDirOf(g Generation) string {
 		return l.Path(locClusterOffsets)
 	}
 	return l.Path(s.Live())
-}
-
-// GenerationTable renders the model for docs and tests: one row per
-// generation, one column per offsets dir location, plus the plain-map rule.
-func GenerationTable() (header []string, rows [][]string) {
-	locs := offsetsLocations()
-	header = []string{"generation", "live offsets dir"}
-	for _, loc := range locs {
-		header = append(header, loc.String())
-	}
-	header = append(header, "plain-map file", "controller failover")
-	for _, s := range generationSpecs {
-		row := []string{s.Label, s.Live().String()}
-		for _, loc := range locs {
-			row = append(row, s.roleAt(loc))
-		}
-		pm := "offsets"
-		if !s.PlainMapIsOffsets {
-			pm = "read as empty"
-		}
-		fo := "entries dropped"
-		if s.Failover.Reloads {
-			fo = "entries reloaded"
-		}
-		row = append(row, pm, fo)
-		rows = append(rows, row)
-	}
-	return header, rows
 }
 
 // versionGeneration maps a parsed release to its generation ("" when it is

@@ -792,6 +792,10 @@ type JournalReadOptions struct {
 	// Zero means unbounded. Times only narrow which segments are read
 	// while they never go back.
 	Since, Until time.Time
+	// Each, when set, is handed every record in journal order instead of
+	// keeping them in Records (a read in bounded memory); Until is then
+	// not applied.
+	Each func(JournalRecord)
 }
 
 // JournalRead is what ReadOffsetJournal found.
@@ -802,6 +806,15 @@ type JournalRead struct {
 	// segments), each naming the file and line.
 	Segments []string
 	Warnings []string
+}
+
+// add keeps a record read (or hands it to opt.Each).
+func (res *JournalRead) add(opt JournalReadOptions, rec JournalRecord) {
+	if opt.Each != nil {
+		opt.Each(rec)
+		return
+	}
+	res.Records = append(res.Records, rec)
 }
 
 // ReadOffsetJournal reads a journal directory (as ResolveOffsetJournal
@@ -830,7 +843,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		}
 		readSegmentFile(filepath.Join(dir, s.name), s.start, opt, &res)
 	}
-	if !opt.Until.IsZero() {
+	if !opt.Until.IsZero() && opt.Each == nil {
 		res.Records = res.Records[:lastAtOrBefore(res.Records, opt.Until)+1]
 	}
 	if w := clockStepWarning(res.Records); w != "" {
@@ -847,7 +860,7 @@ func readSegmentFile(p string, start time.Time, opt JournalReadOptions, res *Jou
 	lost := func(err error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, err))
 		t := start
-		res.Records = append(res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s: %v (segment skipped)", p, err)})
+		res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s: %v (segment skipped)", p, err)})
 	}
 	f, err := os.Open(p)
 	if err != nil {
@@ -978,7 +991,7 @@ func newSegmentReader(path string, start time.Time, opt JournalReadOptions, res 
 // gap appends a gap record from the last record read.
 func (sr *segmentReader) gap(why string) {
 	t := sr.last
-	sr.res.Records = append(sr.res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+	sr.res.add(sr.opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
 }
 
 // otherGroups reports whether a whole line is another group's record,
@@ -1008,7 +1021,7 @@ func (sr *segmentReader) add(line []byte, n int, torn bool) {
 			sr.last = rec.Time
 		}
 		if rec.Kind == RecSegment || rec.Kind == RecGap || sr.opt.Group == "" || rec.Group == sr.opt.Group {
-			sr.res.Records = append(sr.res.Records, rec)
+			sr.res.add(sr.opt, rec)
 		}
 	}
 }

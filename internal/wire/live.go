@@ -937,6 +937,20 @@ type LogOffsets struct {
 // earliest and one latest ListOffsets request, all concurrently. A topic
 // with nil partitions means every partition of it.
 func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[string]map[int32]LogOffsets, error) {
+	return c.listLogOffsets(ctx, want, false)
+}
+
+// ListStableOffsets is ListLogOffsets' round for the last stable offset:
+// ListOffsets latest with read_committed isolation, in End (Start stays
+// -1). A read_committed consumer reads no further.
+func (c *Client) ListStableOffsets(ctx context.Context, want TopicPartitions) (map[string]map[int32]LogOffsets, error) {
+	return c.listLogOffsets(ctx, want, true)
+}
+
+// listLogOffsets is the round of ListLogOffsets (stable false: earliest and
+// latest per leader) and ListStableOffsets (stable true: latest with
+// read_committed only).
+func (c *Client) listLogOffsets(ctx context.Context, want TopicPartitions, stable bool) (map[string]map[int32]LogOffsets, error) {
 	out := map[string]map[int32]LogOffsets{}
 	if len(want) == 0 {
 		return out, nil
@@ -952,13 +966,17 @@ func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[
 	}
 	var jobs []job
 	for _, l := range slices.Sorted(maps.Keys(perLeader)) {
+		if stable {
+			jobs = append(jobs, job{l, -1})
+			continue
+		}
 		jobs = append(jobs, job{l, -2}, job{l, -1})
 	}
 	var mu sync.Mutex
 	c.forEach(len(jobs), func(i int) {
 		j := jobs[i]
 		tps := perLeader[j.leader]
-		kresp, err := c.request(ctx, j.leader, listOffsetsRequest(tps, j.ts))
+		kresp, err := c.request(ctx, j.leader, listOffsetsRequest(tps, j.ts, stable))
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -1026,10 +1044,14 @@ func logOffsetsByLeader(want TopicPartitions, md *Metadata, out map[string]map[i
 }
 
 // listOffsetsRequest asks for the offset at ts (-2 earliest, -1 latest) of
-// every partition of tps.
-func listOffsetsRequest(tps TopicPartitions, ts int64) *kmsg.ListOffsetsRequest {
+// every partition of tps; stable asks with read_committed isolation, whose
+// latest is the last stable offset.
+func listOffsetsRequest(tps TopicPartitions, ts int64, stable bool) *kmsg.ListOffsetsRequest {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
+	if stable {
+		req.IsolationLevel = 1 // read_committed: the last stable offset
+	}
 	for _, t := range tps.Topics() {
 		rt := kmsg.NewListOffsetsRequestTopic()
 		rt.Topic = t

@@ -1,0 +1,524 @@
+//go:build realkaas && unix
+
+package realkaas
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kaasctl/kaasctl/internal/volume"
+)
+
+// TestRealFullRestart (issue 32): every broker killed while a producer runs,
+// restarted, the producer still running. Each broker trusts the log end it
+// last flushed (Go: the manifest's high watermark at an unchanged epoch;
+// Rust 0.2.18: recovery-checkpoint.json), so partitions come back served
+// below their segments and the producer appends there. The exporter
+// reports the incident at every scrape until its cause is gone (not when
+// the served end has caught up again), doctor -b and groups describe name
+// it as a stale takeover (not a recreated topic), and a live reset refuses
+// to keep or plan an offset past the served end.
+func TestRealFullRestart(t *testing.T) {
+	t.Parallel()
+	forFlavours(t, testRealFullRestart)
+}
+
+func testRealFullRestart(t *testing.T, f Flavour) {
+	c := newFlavourCluster(t, f, "orders:3")
+	brokers := strings.Join(c.Addrs(), ",")
+	const group = "g-fr"
+	produce(t, c, "orders", 3, 50)
+	stopProducing := producing(t, c, 6)
+	defer stopProducing()
+	expAddr := freePort(t)
+	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--brokers", brokers, "--listen", expAddr,
+		"--interval", "1s", "--poll-interval", "200ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "30s")
+
+	var held map[tp]int64
+	behind := map[tp]int64{}
+	for attempt := 1; attempt <= 3 && len(behind) == 0; attempt++ {
+		held, behind = killWhileProducing(t, c, f, group)
+		if len(behind) == 0 && !staleEndRule(t, f).NewEpochRescans {
+			// Rust 0.2.18 resumes its scan from the checkpoint's byte
+			// position, so a kill leaves no stale end: nothing to report.
+			t.Logf("%s came back at its segments' end after every broker was killed: %s", f.Name(), fmtOffsets(held))
+			nothingStale(t, c, expAddr, group)
+			return
+		}
+	}
+	if len(behind) == 0 {
+		t.Fatalf("three full restarts and no partition served behind its segments (every takeover at a new epoch?): %v", partitionEntries(t, c))
+	}
+	t.Logf("served behind their segments: %s (segments %s)", fmtOffsets(behind), fmtOffsets(held))
+
+	mon := monitorStale(t, expAddr, layoutOf(t, c).AssignmentPath(), behind, partitionEntries(t, c))
+	defer mon.stop()
+	mon.waitSeen(t, 30*time.Second)
+
+	doctorNamesStale(t, c, behind)
+	describeNamesTakeover(t, c, group, behind)
+	refusedStale(t, c, group, "orders", behind)
+	refusedCurrent(t, c, group, behind)
+
+	// The producer appends at the stale end: push every partition past
+	// what its segments held, so the served end looks normal again.
+	gap := int64(0)
+	for k, s := range behind {
+		gap = max(gap, held[k]-s)
+	}
+	produce(t, c, "orders", 3, int(gap)+10)
+	waitFor(t, 60*time.Second, "the served end past the segments' old end", func() error {
+		served := logEnds(t, c, "orders")
+		for k := range behind {
+			if served[k] <= held[k] {
+				return fmt.Errorf("%s served %d, segments held %d", k, served[k], held[k])
+			}
+		}
+		return nil
+	})
+	caughtUp := time.Now()
+	mon.waitScrapes(t, caughtUp, 5)
+	rule := staleEndRule(t, f)
+	mon.rescans = rule.NewEpochRescans
+	until := caughtUp
+	if rule.NewEpochRescans {
+		// Go: the cause (a takeover at the manifest's epoch) is still
+		// there after the served end has caught up; the incident stays
+		// until a takeover at a new epoch.
+		until = time.Now()
+	}
+	if missed := mon.missed(mon.firstSeen(), until); len(missed) > 0 {
+		t.Errorf("the exporter stopped reporting the stale end while its cause held: %v", missed)
+	}
+	if written := mon.writtenTwiceSince(caughtUp); len(written) != len(behind) {
+		t.Errorf("after the producer appended over the stale end, the exporter reports logWrittenTwice on %v, want %v", written, keysOf(behind))
+	}
+	if rule.NewEpochRescans {
+		restartLeaders(t, c, behind)
+		waitFor(t, 60*time.Second, "the exporter to clear the stale end once every leader re-read its segments", func() error {
+			ss := mon.snapshot()
+			if last := ss[len(ss)-1]; len(last.behind) > 0 {
+				return fmt.Errorf("still reported on %v", last.behind)
+			}
+			return nil
+		})
+	}
+	t.Logf("exporter: %d scrapes, served behind at %d, written twice at %d", mon.scrapes(), mon.seenCount(), mon.writtenCount())
+}
+
+// restartLeaders restarts the leader of every partition of behind and
+// waits until the controller has moved its partitions (a takeover at a new
+// epoch), as doctor's fix for the Go flavour says.
+func restartLeaders(t *testing.T, c *Cluster, behind map[tp]int64) {
+	t.Helper()
+	entries := partitionEntries(t, c)
+	done := map[string]bool{}
+	for k := range behind {
+		id := entries[k].Broker
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		i := indexOf(c, id)
+		if err := c.Term(i); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "the partitions of "+id+" taken over at a new epoch", func() error {
+			now := partitionEntries(t, c)
+			for k := range behind {
+				if entries[k].Broker == id && now[k].Epoch <= entries[k].Epoch {
+					return fmt.Errorf("%s still at epoch %d on %s", k, now[k].Epoch, now[k].Broker)
+				}
+			}
+			return nil
+		})
+		if err := c.StartBroker(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitSettled(context.Background(), 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// staleEndRule is the volume model's rule for what ends a stale end on f.
+func staleEndRule(t *testing.T, f Flavour) volume.StaleEndRule {
+	g, err := volume.ParseKaasVersion(f.KaasVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := g.Spec()
+	if !ok {
+		t.Fatalf("no volume-model row for %s", f.KaasVersion())
+	}
+	return spec.Broker.StaleEnd
+}
+
+// killWhileProducing restarts every broker gracefully (each flushes the
+// log end it holds), lets the producer and group run on, kills every
+// broker with the producer running, starts them again and returns the log
+// ends the segments held at the kill and the partitions then served below
+// them.
+func killWhileProducing(t *testing.T, c *Cluster, f Flavour, group string) (held, behind map[tp]int64) {
+	t.Helper()
+	termAll(t, c)
+	startAll(t, c)
+	produce(t, c, "orders", 3, 150)
+	want := logEnds(t, c, "orders")
+	cs := startConsumer(t, c, group, "orders")
+	waitFor(t, 60*time.Second, group+" committed up to "+fmtOffsets(want), func() error {
+		got, err := committedErr(t, c, group)
+		if err != nil {
+			return err
+		}
+		for k, v := range want {
+			if got[k] < v {
+				return fmt.Errorf("committed %s", fmtOffsets(got))
+			}
+		}
+		return nil
+	})
+	cs.stop()
+	for i := range c.Brokers {
+		if err := c.Kill(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, file := offlineEndsOf(t, c, f, group)
+	t.Logf("killed with the producer running: segments end at %s, %s committed %s", fmtOffsets(held), group, fmtOffsets(file))
+	startAll(t, c)
+	behind = map[tp]int64{}
+	eventually(t, 30*time.Second, "every partition served again after the full restart", func() error {
+		served := logEnds(t, c, "orders")
+		for k, end := range held {
+			s, ok := served[k]
+			switch {
+			case !ok || s == 0:
+				return fmt.Errorf("%s not served yet (%s)", k, fmtOffsets(served))
+			case s < end:
+				behind[k] = s
+			}
+		}
+		return nil
+	})
+	return held, behind
+}
+
+// nothingStale: with every partition served at least at its segments' end,
+// the exporter, doctor -b and groups describe report no stale end.
+func nothingStale(t *testing.T, c *Cluster, expAddr, group string) {
+	t.Helper()
+	since := time.Now()
+	waitFor(t, 30*time.Second, "3 exporter refreshes after the restart", func() error {
+		m, err := scrape(expAddr)
+		if err != nil {
+			return err
+		}
+		if v, _ := m.get("kaas_exporter_last_refresh_timestamp_seconds"); v < float64(since.Add(3*time.Second).Unix()) {
+			return fmt.Errorf("last refresh at %v", v)
+		}
+		if v, ok := m.get("kaas_partition_served_behind_log_records"); ok {
+			t.Errorf("the exporter reports a partition served behind its segments (%v records) after a restart that left none", v)
+		}
+		return nil
+	})
+	r := kaasctl(t, "doctor", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json")
+	if strings.Contains(r.stdout, "live.servedBehindLog") {
+		t.Errorf("doctor names a stale end that kaas does not serve:\n%s", r.stdout)
+	}
+	d := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
+	if strings.Contains(d.stdout, `"servedBehindLog": true`) {
+		t.Errorf("groups describe marks a stale end that kaas does not serve:\n%s", d.stdout)
+	}
+}
+
+func keysOf(m map[tp]int64) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// offlineEndsOf is every partition's log end as kaasctl reads the segments
+// offline (every broker down) and the group's committed offsets in its
+// offset file.
+func offlineEndsOf(t *testing.T, c *Cluster, f Flavour, group string) (ends, committed map[tp]int64) {
+	t.Helper()
+	od := decode[offlineDescribe](t, ok(t, "groups", "describe", group, "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "-o", "json"))
+	ends, committed = map[tp]int64{}, map[tp]int64{}
+	for _, g := range od.Groups {
+		for _, p := range g.Partitions {
+			k := tp{p.Topic, p.Partition}
+			committed[k] = p.Committed
+			if p.HighWatermark != nil {
+				ends[k] = *p.HighWatermark
+			}
+		}
+	}
+	return ends, committed
+}
+
+// describeNamesTakeover: groups describe with the brokers marks each
+// partition served behind its segments, and names the group's commit past
+// the served end as a stale takeover, never as a recreated topic.
+func describeNamesTakeover(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
+	t.Helper()
+	describeMarksStale(t, c, group, behind)
+	v := describeLive(t, c, group)
+	for _, g := range v.Groups {
+		for _, p := range g.Partitions {
+			if _, stale := behind[tp{p.Topic, p.Partition}]; !stale {
+				continue
+			}
+			var past string
+			for _, in := range p.Incidents {
+				if in.Code == "committedPastServedEnd" {
+					past = in.Detail
+				}
+			}
+			switch {
+			case past == "":
+				t.Errorf("groups describe: %s/%d committed past its served end has no committedPastServedEnd incident: %+v", p.Topic, p.Partition, p.Incidents)
+			case strings.Contains(past, "recreated"):
+				t.Errorf("groups describe calls a stale takeover of %s/%d a recreated topic: %s", p.Topic, p.Partition, past)
+			default:
+				t.Logf("groups describe: %s/%d: %s", p.Topic, p.Partition, past)
+			}
+		}
+	}
+	table := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), group)
+	if strings.Contains(table.stdout, "recreated") {
+		t.Errorf("groups describe's table calls the stale takeover a recreated topic:\n%s", table.stdout)
+	}
+}
+
+// refusedCurrent: a live offsets reset --to-current --execute keeps no
+// commit past the served end of a partition served behind its segments:
+// it is refused (exit 4) and nothing is written.
+func refusedCurrent(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
+	t.Helper()
+	before := committed(t, c, group)
+	r := kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "--group", group,
+		"--topic", "orders", "--to-current", "--execute", "-o", "json")
+	v := decode[resetView](t, r)
+	if r.code != 4 || len(v.Groups) != 1 || v.Groups[0].Executed {
+		t.Errorf("live offsets reset --to-current past the served end: want exit 4 and nothing executed, got %v", r)
+	}
+	for _, g := range v.Groups {
+		for _, row := range g.Rows {
+			if _, stale := behind[tp{row.Topic, row.Partition}]; stale {
+				t.Logf("--to-current on %s/%d: %s", row.Topic, row.Partition, row.Error)
+			}
+		}
+	}
+	if after := committed(t, c, group); fmtOffsets(after) != fmtOffsets(before) {
+		t.Errorf("the refused --to-current changed the offset file: %s, was %s", fmtOffsets(after), fmtOffsets(before))
+	}
+}
+
+// staleMonitor scrapes the exporter every 300 ms and records, per scrape,
+// which of the partitions carry kaas_partition_served_behind_log_records
+// and kaas_partition_incident_groups{incident="logWrittenTwice"}.
+type staleMonitor struct {
+	addr  string
+	parts int
+	// epochs are the stale partitions' epochs when they were seen; a
+	// takeover at a new epoch re-scans on the Go flavour (the cause gone).
+	epochs map[tp]uint32
+	path   string
+	// rescans: the generation's takeover at a new epoch ends the incident.
+	rescans bool
+	mu      sync.Mutex
+	samples []staleSample
+	stopped chan struct{}
+	done    chan struct{}
+}
+
+type staleSample struct {
+	at      time.Time
+	behind  map[string]bool
+	written map[string]bool
+	// sameEpoch: read after the scrape, every stale partition was still
+	// at the epoch it was seen at.
+	sameEpoch bool
+}
+
+func monitorStale(t *testing.T, addr, assignment string, parts map[tp]int64, entries map[tp]volume.PartitionEntry) *staleMonitor {
+	m := &staleMonitor{addr: addr, parts: len(parts), path: assignment, epochs: map[tp]uint32{}, stopped: make(chan struct{}), done: make(chan struct{})}
+	for k := range parts {
+		m.epochs[k] = entries[k].Epoch
+	}
+	go func() {
+		defer close(m.done)
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-m.stopped:
+				return
+			case <-tick.C:
+			}
+			got, err := scrape(addr)
+			if err != nil {
+				continue
+			}
+			s := staleSample{at: time.Now(), behind: map[string]bool{}, written: map[string]bool{}}
+			for k := range parts {
+				p := fmt.Sprint(k.Partition)
+				if _, ok := got.get("kaas_partition_served_behind_log_records", "topic", k.Topic, "partition", p); ok {
+					s.behind[k.String()] = true
+				}
+				if v, ok := got.get("kaas_partition_incident_groups", "topic", k.Topic, "partition", p, "incident", "logWrittenTwice"); ok && v > 0 {
+					s.written[k.String()] = true
+				}
+			}
+			s.sameEpoch = m.sameEpoch()
+			m.mu.Lock()
+			m.samples = append(m.samples, s)
+			m.mu.Unlock()
+		}
+	}()
+	t.Cleanup(m.stop)
+	return m
+}
+
+// sameEpoch reads assignment.json: is every stale partition still at the
+// epoch it was seen at?
+func (m *staleMonitor) sameEpoch() bool {
+	a, _, err := volume.ReadAssignment(m.path)
+	if err != nil {
+		return false
+	}
+	for _, e := range a.Partitions {
+		if ep, ok := m.epochs[tp{e.Topic, e.Partition}]; ok && e.Epoch != ep {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *staleMonitor) stop() {
+	select {
+	case <-m.stopped:
+	default:
+		close(m.stopped)
+	}
+	<-m.done
+}
+
+func (m *staleMonitor) snapshot() []staleSample {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.samples)
+}
+
+// firstSeen is the first scrape at which every partition was reported.
+func (m *staleMonitor) firstSeen() time.Time {
+	for _, s := range m.snapshot() {
+		if len(s.behind) == m.parts {
+			return s.at
+		}
+	}
+	return time.Time{}
+}
+
+func (m *staleMonitor) waitSeen(t *testing.T, within time.Duration) {
+	t.Helper()
+	waitFor(t, within, "the exporter reporting every partition served behind its segments", func() error {
+		if m.firstSeen().IsZero() {
+			return fmt.Errorf("%d scrapes, none with every partition; the last:\n%s", len(m.snapshot()), m.lastOrders())
+		}
+		return nil
+	})
+}
+
+func (m *staleMonitor) waitScrapes(t *testing.T, since time.Time, n int) {
+	t.Helper()
+	waitFor(t, 60*time.Second, fmt.Sprintf("%d scrapes", n), func() error {
+		got := 0
+		for _, s := range m.snapshot() {
+			if s.at.After(since) {
+				got++
+			}
+		}
+		if got < n {
+			return fmt.Errorf("%d scrapes", got)
+		}
+		return nil
+	})
+}
+
+// missed lists the scrapes between from and until that left a partition
+// out of kaas_partition_served_behind_log_records.
+func (m *staleMonitor) missed(from, until time.Time) []string {
+	var out []string
+	for _, s := range m.snapshot() {
+		if from.IsZero() || s.at.Before(from) || s.at.After(until) || (m.rescans && !s.sameEpoch) {
+			continue
+		}
+		if len(s.behind) < m.parts {
+			out = append(out, fmt.Sprintf("%d of %d partitions at %s", len(s.behind), m.parts, s.at.Format("15:04:05.000")))
+		}
+	}
+	return out
+}
+
+// writtenTwiceSince is the partitions the last scrape after since reports
+// written twice.
+func (m *staleMonitor) writtenTwiceSince(since time.Time) []string {
+	ss := m.snapshot()
+	if len(ss) == 0 || !ss[len(ss)-1].at.After(since) {
+		return nil
+	}
+	var out []string
+	for k := range ss[len(ss)-1].written {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lastOrders is what a scrape now exports about the topic orders.
+func (m *staleMonitor) lastOrders() string {
+	got, err := scrape(m.addr)
+	if err != nil {
+		return err.Error()
+	}
+	var lines []string
+	for k, v := range got {
+		if strings.Contains(k, "orders") || strings.Contains(k, "findings") || strings.Contains(k, "g-fr") {
+			lines = append(lines, fmt.Sprintf("%s %v", k, v))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func (m *staleMonitor) scrapes() int { return len(m.snapshot()) }
+
+func (m *staleMonitor) seenCount() int {
+	n := 0
+	for _, s := range m.snapshot() {
+		if len(s.behind) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *staleMonitor) writtenCount() int {
+	n := 0
+	for _, s := range m.snapshot() {
+		if len(s.written) > 0 {
+			n++
+		}
+	}
+	return n
+}
