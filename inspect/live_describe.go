@@ -69,7 +69,7 @@ type LiveDescription struct {
 	Protocol          string          `json:"protocol"`
 	Members           []wire.Member   `json:"members"`
 	Partitions        []LivePartition `json:"partitions"`
-	Topics            []wire.TopicLag `json:"topics"`
+	Topics            []TopicLag      `json:"topics"`
 	TotalLag          int64           `json:"totalLag"`
 	LagUnknown        int             `json:"lagUnknown"`
 	LagKnown          bool            `json:"lagKnown"`
@@ -113,7 +113,7 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, gs *G
 		names = NewNodeNamer(nil)
 	}
 	d := LiveDescription{Group: w.Group, State: w.State, ProtocolType: w.ProtocolType, Protocol: w.Protocol,
-		Members: w.Members, Partitions: []LivePartition{}, Topics: []wire.TopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
+		Members: w.Members, Partitions: []LivePartition{}, Topics: []TopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
 		LagSource: LagSourceLive, WireCoordinatorAddr: w.CoordinatorAddr, Sources: []string{SourceLive}, Incidents: []PartitionIncident{}}
 	if d.Members == nil {
 		d.Members = []wire.Member{}

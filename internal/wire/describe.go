@@ -6,78 +6,60 @@ import (
 	"strings"
 )
 
-// PartitionLag is one partition of a group: committed offset, log
-// offsets and the lag between them.
-type PartitionLag struct {
+// PartitionOffsets is one partition of a group as the brokers answer it:
+// the offset its coordinator holds committed and the log bounds its leader
+// serves. The wire reports these facts only: the lag between them, and
+// what a missing side means, is the read model's rule (inspect's
+// PartitionLag, through observe), so that every command counts it alike.
+type PartitionOffsets struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	// Committed is the next offset the group will read; -1 when the
-	// group has no committed offset here.
+	// coordinator holds no committed offset here.
 	Committed int64 `json:"committed"`
-	Start     int64 `json:"logStart"`
-	End       int64 `json:"logEnd"`
-	// Lag is End - Committed (0 when the commit is past the end);
-	// Known is false when either side is missing.
-	Lag   int64  `json:"lag"`
-	Known bool   `json:"known"`
-	Note  string `json:"note,omitempty"`
+	// Start and End are the log start and end (high watermark); -1 when
+	// the leader did not answer them.
+	Start int64 `json:"logStart"`
+	End   int64 `json:"logEnd"`
 	// LogErr is ListOffsets' error for the partition ("" when it answered).
 	LogErr string `json:"logError,omitempty"`
 	// Member is the member assigned the partition, when one is.
 	Member string `json:"member,omitempty"`
 }
 
-// TopicLag sums a topic's known partition lags (MaxLag: the largest).
-type TopicLag struct {
-	Topic      string `json:"topic"`
-	Lag        int64  `json:"lag"`
-	MaxLag     int64  `json:"maxLag"`
-	Partitions int    `json:"partitions"`
-	Unknown    int    `json:"unknown"`
-}
-
-// GroupLag is the lag of one group.
-type GroupLag struct {
-	Partitions []PartitionLag `json:"partitions"`
-	Topics     []TopicLag     `json:"topics"`
-	Total      int64          `json:"total"`
-	// Unknown counts partitions whose lag could not be computed.
-	Unknown int `json:"unknown"`
-}
-
-// PartitionLagOf computes one partition's lag.
-func PartitionLagOf(topic string, part int32, committed int64, hasCommit bool, lo LogOffsets, hasLog bool) PartitionLag {
-	pl := PartitionLag{Topic: topic, Partition: part, Committed: -1, Start: -1, End: -1}
-	if hasCommit {
-		pl.Committed = committed
+// JoinOffsets joins committed offsets with log offsets over the union of
+// their partitions and of those owners assigns (the caller passes only the
+// group's topics), sorted by topic and partition. A committed answer with
+// an error counts as none; owners maps "topic/partition" to a member id.
+func JoinOffsets(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) []PartitionOffsets {
+	keys := joinKeys(committed, logs, owners)
+	n := 0
+	for _, ps := range keys {
+		n += len(ps)
 	}
-	if hasLog {
-		pl.Start, pl.End, pl.LogErr = lo.Start, lo.End, lo.Err
-	}
-	switch {
-	case !hasCommit || committed < 0:
-		pl.Note = "no committed offset"
-	case !hasLog || lo.Err != "" || lo.End < 0:
-		pl.Note = "log end unknown"
-		if hasLog && lo.Err != "" {
-			pl.Note += ": " + lo.Err
-		}
-	default:
-		pl.Known = true
-		pl.Lag = lo.End - committed
-		if pl.Lag < 0 {
-			pl.Lag = 0
-			pl.Note = "committed offset is past the log end (topic recreated or truncated?)"
-		} else if lo.Start >= 0 && committed < lo.Start {
-			pl.Note = "committed offset is before the log start: records were deleted"
+	out := make([]PartitionOffsets, 0, n)
+	for _, t := range keys.Topics() {
+		ct, lt := committed[t], logs[t]
+		for _, p := range keys[t] {
+			po := PartitionOffsets{Topic: t, Partition: p, Committed: -1, Start: -1, End: -1}
+			if co, ok := ct[p]; ok && co.Err == "" {
+				po.Committed = co.Offset
+			}
+			if lo, ok := lt[p]; ok {
+				po.Start, po.End, po.LogErr = lo.Start, lo.End, lo.Err
+			}
+			if len(owners) > 0 {
+				po.Member = owners[t+"/"+itoa(p)]
+			}
+			out = append(out, po)
 		}
 	}
-	return pl
+	return out
 }
 
-// ComputeLag joins committed offsets with log offsets over the union of
-// their partitions (the caller passes only the group's topics). owners maps "topic/partition" to a member id.
-func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) GroupLag {
+// joinKeys is the union of the partitions JoinOffsets reports: those with
+// a committed answer, a log answer, or an owner.
+func joinKeys(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) TopicPartitions {
 	keys := TopicPartitions{}
 	for t, ps := range committed {
 		for p := range ps {
@@ -98,39 +80,7 @@ func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[in
 			}
 		}
 	}
-	n := 0
-	for _, ps := range keys {
-		n += len(ps)
-	}
-	topics := keys.Topics()
-	gl := GroupLag{Partitions: make([]PartitionLag, 0, n), Topics: make([]TopicLag, 0, len(topics))}
-	for _, t := range topics {
-		tl := TopicLag{Topic: t}
-		ct, lt := committed[t], logs[t]
-		for _, p := range keys[t] {
-			co, hasC := ct[p]
-			if hasC && co.Err != "" {
-				hasC = false
-			}
-			lo, hasL := lt[p]
-			pl := PartitionLagOf(t, p, co.Offset, hasC, lo, hasL)
-			if len(owners) > 0 {
-				pl.Member = owners[t+"/"+itoa(p)]
-			}
-			gl.Partitions = append(gl.Partitions, pl)
-			tl.Partitions++
-			if pl.Known {
-				tl.Lag += pl.Lag
-				tl.MaxLag = max(tl.MaxLag, pl.Lag)
-			} else {
-				tl.Unknown++
-			}
-		}
-		gl.Total += tl.Lag
-		gl.Unknown += tl.Unknown
-		gl.Topics = append(gl.Topics, tl)
-	}
-	return gl
+	return keys
 }
 
 // GroupDescription is everything the wire says about one group.
@@ -138,7 +88,9 @@ type GroupDescription struct {
 	DescribedGroup
 	CoordinatorAddr string       `json:"coordinatorAddr,omitempty"`
 	Committed       GroupOffsets `json:"committed"`
-	Lag             GroupLag     `json:"lag"`
+	// Partitions are the group's partitions with their committed offset
+	// and log bounds (JoinOffsets), whose lag the read model computes.
+	Partitions []PartitionOffsets `json:"partitions"`
 }
 
 // DescribeOptions tunes DescribeMany.
@@ -169,7 +121,7 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 	out := make([]GroupDescription, len(described))
 	for i, d := range described {
 		out[i] = GroupDescription{DescribedGroup: d, Committed: GroupOffsets{Group: d.Group, Coordinator: d.Coordinator, Offsets: map[string]map[int32]Committed{}},
-			Lag: GroupLag{Partitions: []PartitionLag{}, Topics: []TopicLag{}}}
+			Partitions: []PartitionOffsets{}}
 		if co := coords[d.Group]; co.Host != "" {
 			out[i].CoordinatorAddr = Broker{Host: co.Host, Port: co.Port}.Addr()
 		}
@@ -201,7 +153,7 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 		}
 		owners := map[string]string{} // filled in place: this map stays on the stack
 		addAssigned(owners, out[i].Members)
-		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
+		out[i].Partitions = JoinOffsets(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
 	}
 	return out, lerr
 }
