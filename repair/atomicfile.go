@@ -229,10 +229,10 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 	return w.switchOver()
 }
 
-// atomicWrite is one WriteFileAtomic: the directory the file is written
-// in (opened without following links), the file's name there, and what the
-// write created so far (backup, temp file), which a failure before the
-// switch removes.
+// atomicWrite is one WriteFileAtomic or RemoveFileAtomic: the directory
+// the file is written in (opened without following links), the file's name
+// there, and what the write created so far (backup, temp file), which a
+// failure before the switch removes.
 type atomicWrite struct {
 	path       string
 	opts       WriteOptions
@@ -257,29 +257,13 @@ func (w *atomicWrite) step(name string) error {
 
 // openDir opens the file's directory from opts.Root without following
 // links; with --follow-symlinks a link at the file itself is resolved and
-// its target's directory opened instead.
+// its target's directory opened instead (openForWrite, the one rule).
 func (w *atomicWrite) openDir() error {
-	dir, base := splitPath(w.path)
-	d, err := safefs.OpenBelow(w.opts.Root, dir, w.opts.Policy.FollowSymlinks, true)
+	d, base, err := openForWrite(w.path, w.opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", w.path, err)
+		return err
 	}
-	w.d, w.base = d, base
-	if w.opts.Policy.FollowSymlinks {
-		if info, err := d.Lstat(base); err == nil && info.Mode&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(w.path)
-			if err != nil {
-				return fmt.Errorf("%s: resolving the link: %w", w.path, err)
-			}
-			nd, err := safefs.OpenDir(filepath.Dir(target))
-			if err != nil {
-				return fmt.Errorf("%s: %w", w.path, err)
-			}
-			d.Close()
-			w.d, w.base = nd, filepath.Base(target)
-		}
-	}
-	w.where = w.d.Path()
+	w.d, w.base, w.where = d, base, d.Path()
 	return nil
 }
 
