@@ -92,11 +92,3 @@ func TestListedLiveFacts(t *testing.T) {
 		t.Errorf("rows %d, coordinates %v, idle %+v", len(f.Rows), f.Coordinates, idle)
 	}
 }
-
-// GatheredLiveFacts merges one group gathering (wire.GatherGroups with
-// Describe) with the volume — in holds its assignment (nil when missing or
-// unreadable) and offset files; hasVolume false: brokers only — into what
-// doctor judges, with the brokers as sources of the report.
-func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) (LiveFacts, []BrokerSource) {
-	return ListedLiveFacts(gg, PrepareListedRows(in, hasVolume, gg.Listings), in.Assignment)
-}
