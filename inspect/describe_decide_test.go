@@ -27,6 +27,10 @@ func fileData(group string, entries map[string]int64) []GroupFileData {
 }
 
 // logsAt answers every partition with log start 0 and the given end.
+// LogLookup returns a partition's log bounds with their provenance
+// (volume.LogReader.Get): never nil.
+type LogLookup func(topic string, partition int32) *volume.LogBounds
+
 func logsAt(end int64) LogLookup {
 	return func(string, int32) *volume.LogBounds {
 		return &volume.LogBounds{Start: &volume.Fact{Value: 0, Source: volume.SourceSegments}, End: &volume.Fact{Value: end, Source: volume.SourceSegments}}
