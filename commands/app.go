@@ -20,7 +20,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	app := &cli.App{
 		Name:                 "kaasctl",
 		Usage:                "operate kaas consumer groups: coordinators, offsets, assignments, takeovers",
-		Description:          "kaasctl reads the kaas shared volume directly (--data-dir / --cluster-dir), talks to brokers\nover the Kafka protocol, or both. Run 'kaasctl help exit-codes' for exit codes.",
+		Description:          "kaasctl reads the kaas shared volume directly (--data-dir / --cluster-dir), talks to brokers\nover the Kafka protocol, or both. Run 'kaasctl help exit-codes' for exit codes, and\n'kaasctl --help-json' for the whole command tree as JSON (for tools and agents).",
 		Version:              versionString(),
 		Writer:               ios.Out,
 		ErrWriter:            ios.Err,
@@ -108,7 +108,9 @@ func isLeaf(cmd *cli.Command) bool {
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
 	var err error
-	if path, ok := helpRequest(app, args); ok {
+	if path, ok := helpJSONRequest(app, args); ok {
+		err = printHelpJSON(app, ios.Out, path)
+	} else if path, ok := helpRequest(app, args); ok {
 		err = showHelp(app, path)
 	} else {
 		err = app.Run(reorderArgs(app, args))

@@ -236,13 +236,22 @@ func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
 // group observed (the caller selects: inspect.SelectHealth), with what the
 // last refresh covered.
 func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	out, last := observeWindow(ctx, g, src, window, interval, opt, nil)
+	return out, src.Coverage(last)
+}
+
+// observeWindow is observeHealth's loop, handing each observation to each
+// (nil: none), and returning the last one.
+func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, each func(*observe.Observation)) ([]inspect.GroupHealth, *observe.Observation) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
 	hw := inspect.HealthWindow{Opt: opt}
 	n := int(window/interval) + 1
 	var last *observe.Observation
-	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
+	if n > 1 {
+		g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for i := 0; i < n; i++ {
@@ -261,6 +270,9 @@ func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window,
 		if last.WireErr != "" {
 			g.Warnf("brokers: %s", last.WireErr)
 		}
+		if each != nil {
+			each(last)
+		}
 	}
 	out := make([]inspect.GroupHealth, 0, len(last.Groups))
 	for _, grp := range last.Groups {
@@ -268,7 +280,7 @@ func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window,
 		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
 		out = append(out, h)
 	}
-	return out, src.Coverage(last)
+	return out, last
 }
 
 func fetchExporterHealth(ctx context.Context, base string) (*exporter.HealthDocument, error) {

@@ -232,7 +232,7 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 	filtered := filter != (inspect.GroupFilter{})
 	var err error
 	if g.Printer.Format == render.JSONL {
-		w := render.NewJSONLWriter(g.Printer.Out)
+		w := g.Printer.JSONLines(GroupsListView{})
 		set.Each(func(r *inspect.GroupRow) bool {
 			if !filtered || filter.Match(r) {
 				err = w.Write(r)
@@ -254,7 +254,7 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 			return true
 		})
 	}
-	d, err := render.NewJSONDocWriter(g.Printer.Out, &head, "groups")
+	d, err := g.Printer.JSONDoc(GroupsListView{}, &head, "groups")
 	if err != nil {
 		return err
 	}

@@ -30,39 +30,7 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopic("exit-codes", "what kaasctl's exit codes mean", `
-kaasctl exit codes
-
-  0  ok: the command did what was asked and found nothing wrong
-  1  error: something failed (a file could not be read or parsed, a broker did not answer,
-     a per-item operation failed); the message on stderr names the file or broker and why
-  2  usage: the command line is wrong (unknown command or flag, missing argument,
-     conflicting flags); nothing was read or written
-  3  problems found: the command ran to the end and reports problems:
-       volume check, doctor      findings of error severity
-       volume repair             conflicts it leaves to a person (a group with different
-                                 offsets in both layouts), in a dry run as with --execute;
-                                 a dry run with only changes to make exits 0
-       config show / check       configuration problems / seed brokers that did not answer
-       assignment diff           --exit-code: differences, or entries against the hash tier
-       whois --live --exit-code  keys whose volume and broker answers disagree
-       offsets delete            a deleted offset a broker still serves from its cache
-       groups health             a group that is not OK (any condition but OK)
-       probe                     a broker that failed the probe (the step is named)
-       plan restart --follow     a version that deviated from the plan
-       groups prune --execute    a pruned offset a coordinator still serves from memory, or a
-                                 pruned group a broker still lists (the broker is named)
-  4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
-     not Empty or Dead, or whose brokers' offsets for a time contradict the records);
-     nothing was written for that group. offsets reset and delete handle groups one by
-     one, as Kafka's tool does: the other groups of the run are still written, and the
-     run exits 4 if any group was refused. groups prune exits 4 when a selected group or
-     row is refused (live, loaded by its coordinator, evidence that cannot tell), and
-     when a plan selects more groups than --max-groups (then nothing is written)
-
-Any failure of a single item (one group, one partition, one file) makes the whole run
-non-zero, and machine output (-o json/jsonl/yaml/csv) stays valid on partial failure.
-`)
+	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", exitCodesHelp)
 	register(newHelpCmd)
 }
 

@@ -26,6 +26,7 @@ var formatDocs = []struct {
 	{"groups describe (with brokers)", GroupsDescribeLiveView{}, "each group (groups[])"},
 	{"groups describe --why", GroupsWhyView{}, "each group (groups[]) with its lagging partitions' blockers"},
 	{"groups health", GroupsHealthView{}, "each group (groups[])"},
+	{"groups explain", GroupsExplainView{}, "each group's verdict (groups[])"},
 	{"groups prune", GroupsPruneView{}, "each group (groups[])"},
 	{"groups prune --restore", PruneRestoreView{}, "each group (groups[])"},
 	{"probe", ProbeView{}, "each broker (brokers[])"},
@@ -46,6 +47,16 @@ var formatDocs = []struct {
 	{"txn list / txn describe", TxnListView{}, "each transaction (transactions[])"},
 	{"offsets reset / offsets delete", resetView{}, "the whole document"},
 	{"version", versionView{}, "the whole document"},
+	{"--help-json", HelpTree{}, "the whole document"},
+}
+
+// formatLines lists each -o format with what it is.
+func formatLines() string {
+	var b strings.Builder
+	for _, f := range render.Formats {
+		fmt.Fprintf(&b, "  %-5s  %s\n", f, formatDescriptions[f])
+	}
+	return b.String()
 }
 
 func init() {
@@ -53,25 +64,23 @@ func init() {
 }
 
 // formatsIntro is the start of 'help formats', also printed before one
-// command's fields.
-const formatsIntro = `Output formats (-o)
-
-  table  for people: boxed on a terminal, aligned plain text when piped (easy to grep/cut)
-  wide   the table with more columns
-  json   one JSON document; camelCase field names, [] rather than null for lists
-  jsonl  one JSON object per line (streams: whois --stdin, watch)
-  yaml   the JSON document as YAML (same field names and order)
-  csv    every column of the wide table, with a header row
-
+// command's fields: the formats from formatDescriptions (helpjson.go).
+var formatsIntro = "Output formats (-o)\n\n" + formatLines() + `
 Machine output goes to stdout only; notes, warnings and progress go to stderr, so
 'kaasctl ... -o json | jq' always reads valid JSON, also when some items failed (the
 exit code says so). Fields marked optional are left out when they do not apply.
 `
 
 const formatsGeneral = `
-Every offline document names the kaas generation it assumed in a "generation" object
-(sources.generation in groups list/describe and doctor; generation in volume check, repair and
-migrate): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
+Every JSON and YAML document starts with "schemaVersion" (an integer, below for each
+command): a program checks it before reading the rest. It changes when the document's fields
+do (one added, removed, renamed or of another kind). A document that is a JSON array
+(whois-coordinator's) carries it in each element, as does every jsonl line and streamed item.
+
+Every document about a volume or cluster names the kaas generation it assumed in a
+"generation" object right after schemaVersion (in each element, jsonl line and streamed item
+too; groups list/describe and doctor also have it in sources.generation; version and
+--help-json, about kaasctl itself, have none): generation (go, 0.2.16, 0.2.18 or unknown), label, source (detected, pinned or
 undetermined), evidence (why, in words), candidates (the generations still possible when
 undetermined), liveOffsetsDir ("" when it cannot be told), ambiguous (both offsets dirs hold
 group files), sameDir (the data dir and cluster dir are one directory).
@@ -110,7 +119,7 @@ func helpFormats() string {
 }
 
 func writeFormatDoc(b *strings.Builder, command, jsonl string, doc any) {
-	fmt.Fprintf(b, "\n%s   (jsonl: %s)\n", command, jsonl)
+	fmt.Fprintf(b, "\n%s   (schemaVersion %d; jsonl: %s)\n", command, docSchemaVersion(command), jsonl)
 	for _, f := range render.Fields(doc) {
 		fmt.Fprintf(b, "  %-44s %s\n", f.Path, f.Kind)
 	}

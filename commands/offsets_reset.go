@@ -464,7 +464,7 @@ func printResetView(g *Globals, v *resetView) error {
 	case render.JSON:
 		// Group by group: a plan of a million rows is never one document
 		// in memory.
-		return render.WriteJSONStreamed(g.Printer.Out, v, "groups")
+		return g.Printer.PrintStreamed(v, "groups")
 	case render.JSONL, render.YAML:
 		return g.Printer.Print(render.Output{Data: v, Items: v.rows})
 	}

@@ -186,7 +186,9 @@ func (fl *follower) emit(e FollowEvent) {
 	}
 	w := fl.g.Printer.Out
 	if fl.jsonl {
-		_ = render.WriteJSONL(w, []FollowEvent{e})
+		jw := fl.g.Printer.JSONLines(e)
+		_ = jw.Write(e)
+		_ = jw.Flush()
 		return
 	}
 	p := fl.g.Printer

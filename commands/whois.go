@@ -298,7 +298,7 @@ func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
 // streamWhois answers keys from r line by line without holding them; the
 // json and jsonl fast path appends each answer's bytes directly.
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
+	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario).WithGeneration(g.Printer)
 	err := readKeys(r, func(key []byte) error {
 		appendJSON := func(dst []byte) []byte {
 			b := wh.AppendJSON(dst, key)

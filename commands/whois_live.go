@@ -149,7 +149,7 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
 	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ","))))
+		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ",")))).WithGeneration(g.Printer)
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
 		if len(keys) == 0 {
