@@ -193,7 +193,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 		if err := p.Table(livePartitionsTable(d, hasVolume)); err != nil {
 			return err
 		}
-		return writeTopicLags(p, d.Topics, func(t inspect.TopicLag) (string, int, int64, int64, int) {
+		return writeTopicLags(p, d.Topics, func(t inspect.LiveTopicLag) (string, int, int64, int64, int) {
 			return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
 		})
 	})

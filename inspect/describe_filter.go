@@ -70,12 +70,12 @@ func (d *GroupDescription) Recompute() {
 // from the partitions.
 func (d *LiveDescription) Recompute() {
 	d.TotalLag, d.LagUnknown, d.LagKnown, d.OffsetsDisagree = 0, 0, false, 0
-	topics := []TopicLag{}
+	topics := []LiveTopicLag{}
 	for _, p := range d.Partitions {
 		i := topicIndex(len(topics), func(i int) string { return topics[i].Topic }, p.Topic)
 		if i < 0 {
 			i = len(topics)
-			topics = append(topics, TopicLag{Topic: p.Topic})
+			topics = append(topics, LiveTopicLag{Topic: p.Topic})
 		}
 		t := &topics[i]
 		t.Partitions++
