@@ -9,9 +9,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
@@ -65,6 +64,9 @@ type Options struct {
 	// Probe, when set, probes every coordinator each Interval (needs the
 	// volume and the brokers).
 	Probe *ProbeOptions
+	// TuneMemory sets the soft memory limit from each refresh's peak
+	// (gctune.ServerMemory): a served exporter.
+	TuneMemory bool
 }
 
 // ProbeOptions configure the exporter's coordinator probe.
@@ -136,7 +138,8 @@ type Exporter struct {
 	pending   map[string][]inspect.OffsetAnomaly
 	following atomic.Bool
 
-	probe *probeMetrics
+	probe  *probeMetrics
+	memory gctune.ServerMemory
 	// lastProbe names the brokers failing at the last probe (logged when
 	// it changes).
 	lastProbe string
@@ -156,11 +159,14 @@ type Exporter struct {
 type snapshot struct {
 	time     time.Time
 	page     zpage
-	health   []inspect.GroupHealth
 	coverage inspect.HealthCoverage
-	// healthDoc is /api/health, encoded on first request (healthJSON).
+	// refs are the observed groups' health windows and lags their lag,
+	// which /api/health is evaluated from (publish.go).
+	refs []inspect.GroupRef
+	lags []groupLag
+	// healthDoc is /api/health, compressed on first request (healthPage).
 	healthOnce sync.Once
-	healthDoc  []byte
+	healthDoc  *zpage
 }
 
 // New builds an exporter; Run starts it.
@@ -179,6 +185,7 @@ func New(opt Options) *Exporter {
 		pending: map[string][]inspect.OffsetAnomaly{}}
 	if opt.Source != nil {
 		opt.Source.Partitions = opt.PartitionMetrics
+		e.c.shard = shardOf(opt.Source.Shard)
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
@@ -226,26 +233,19 @@ func movesSummary(ms []inspect.Move) string {
 // Refresh observes the sources once and replaces the snapshot.
 func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	o := e.opt.Source.Observe(ctx)
-	e.durations.Observe(o.Duration.Seconds())
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.countRefresh(o)
-	health, counts := e.evaluateHealth(o)
-	e.health.Sweep()
-	if e.lastA == nil && o.Assignment != nil {
-		e.lastA = o.Assignment
+	if e.opt.TuneMemory {
+		e.memory.Peak() // the observation is what a refresh holds most
 	}
-	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
+	e.publish(o)
 	return o
 }
 
-// countRefresh updates the exporter's own counters from a refresh and
-// logs what changed since the last one: the brokers failing or answering
-// again, groups left out by --max-groups, invalid ids, partitions served
-// behind their log, the assignment's problem. When the brokers did not
-// answer, the groups they were last seen with are kept unobserved.
-func (e *Exporter) countRefresh(o *observe.Observation) {
+// publish records one refresh's observation: health windows, counters,
+// logged changes, and the snapshot scrapes serve.
+func (e *Exporter) publish(o *observe.Observation) {
+	e.durations.Observe(o.Duration.Seconds())
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.c.refreshes++
 	e.c.interval = e.opt.Interval
 	if o.Successful() {
@@ -290,36 +290,7 @@ func (e *Exporter) countRefresh(o *observe.Observation) {
 	if o.WireErr != "" {
 		e.keepUnobserved(o)
 	}
-}
-
-// evaluateHealth adds every observed group's sample to its health window
-// and evaluates them all, on every core. What the offsets follower saw
-// since the last refresh replaces the comparison of this refresh's file
-// with the last one (for files it follows).
-func (e *Exporter) evaluateHealth(o *observe.Observation) ([]inspect.GroupHealth, []inspect.HealthCounts) {
-	health := make([]inspect.GroupHealth, len(o.Groups))
-	counts := make([]inspect.HealthCounts, len(o.Groups))
-	keys := make([]string, len(o.Groups))
-	refs := make([]inspect.GroupRef, len(o.Groups))
-	pending, followed := e.pending, e.following.Load()
-	e.pending = map[string][]inspect.OffsetAnomaly{}
-	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
-	e.c.journal = e.opt.Offsets != nil && e.opt.Offsets.Journal != nil
-	for i := range o.Groups {
-		name := o.Groups[i].Row.Group
-		keys[i] = name
-		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
-			s.FileFollowed, s.FileAnomalies = true, pending[name]
-		}
-		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
-	}
-	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
-	for i := range o.Groups {
-		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
-		counts[i] = refs[i].Counts()
-	}
-	e.lastKeys = keys
-	return health, counts
+	e.publishGroups(o)
 }
 
 // logServedBehind logs the partitions served behind their log when the
@@ -496,10 +467,42 @@ const minRefreshGap = time.Second
 // scan is done before the first refresh, so every refresh is covered.
 func (e *Exporter) Run(ctx context.Context) error {
 	if of := e.opt.Offsets; of != nil {
+		ready := make(chan struct{})
+		stopped := make(chan struct{})
 		// A follower still settling on a dir is not waited for: refreshes
 		// compare the files until it follows.
 		settling := len(of.Candidates) > 0
-		ready, stopped := e.followOffsets(ctx, of)
+		go func() {
+			defer close(stopped)
+			if len(of.Candidates) > 0 {
+				var err error
+				if of, err = e.settleOffsets(ctx, of); err != nil {
+					e.logf("offsets: %v (anomalies are compared between refreshes)", err)
+					return
+				}
+			}
+			err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
+				Seed: of.Seed, OnEvents: e.onOffsetEvents,
+				OnReady: func() {
+					e.following.Store(true)
+					close(ready)
+				},
+				OnProblem: func(msg string, ok bool) {
+					if ok {
+						e.notef("offsets: %s is readable again", of.Dir)
+					} else {
+						e.logf("offsets: %s", msg)
+					}
+				},
+				OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
+			e.following.Store(false)
+			if err != nil {
+				e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
+			}
+			if of.Journal != nil {
+				of.Journal.Close()
+			}
+		}()
 		defer func() { <-stopped }()
 		if !settling {
 			select {
@@ -521,55 +524,6 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if e.probe != nil {
 		go e.runProbes(ctx)
 	}
-	e.refreshEvery(ctx)
-	return nil
-}
-
-// followOffsets starts the offsets follower in its own goroutine (first
-// settling on a dir when the generation leaves several candidates): ready
-// is closed once its first scan is done, stopped when it has stopped (and
-// closed the journal). A follower that stops leaves the refreshes
-// comparing the files themselves.
-func (e *Exporter) followOffsets(ctx context.Context, of *OffsetsFollow) (ready, stopped chan struct{}) {
-	ready, stopped = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		if len(of.Candidates) > 0 {
-			var err error
-			if of, err = e.settleOffsets(ctx, of); err != nil {
-				e.logf("offsets: %v (anomalies are compared between refreshes)", err)
-				return
-			}
-		}
-		err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
-			Seed: of.Seed, OnEvents: e.onOffsetEvents,
-			OnReady: func() {
-				e.following.Store(true)
-				close(ready)
-			},
-			OnProblem: func(msg string, ok bool) {
-				if ok {
-					e.notef("offsets: %s is readable again", of.Dir)
-				} else {
-					e.logf("offsets: %s", msg)
-				}
-			},
-			OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
-		e.following.Store(false)
-		if err != nil {
-			e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
-		}
-		if of.Journal != nil {
-			of.Journal.Close()
-		}
-	}()
-	return ready, stopped
-}
-
-// refreshEvery refreshes every Interval until ctx is done; a kick (a new
-// assignment version) refreshes early, though never sooner than
-// minRefreshGap after the last one started.
-func (e *Exporter) refreshEvery(ctx context.Context) {
 	tick := time.NewTicker(e.opt.Interval)
 	defer tick.Stop()
 	for {
@@ -579,13 +533,13 @@ func (e *Exporter) refreshEvery(ctx context.Context) {
 		cancel()
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		case <-e.kick:
 			if wait := minRefreshGap - time.Since(started); wait > 0 && wait < e.opt.Interval {
 				select {
 				case <-ctx.Done():
-					return
+					return nil
 				case <-time.After(wait):
 				}
 			}
@@ -654,14 +608,6 @@ func (e *Exporter) runProbes(ctx context.Context) {
 	}
 }
 
-// Health is the health of every observed group at the last refresh.
-func (e *Exporter) Health() []inspect.GroupHealth {
-	if sn := e.snap.Load(); sn != nil {
-		return sn.health
-	}
-	return nil
-}
-
 // HealthDocument is what /api/health serves ('kaasctl groups health
 // --exporter URL' reads it).
 type HealthDocument struct {
@@ -677,12 +623,7 @@ type HealthDocument struct {
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", e.limited(e.serveMetrics))
-	mux.HandleFunc("/api/health", e.limited(func(w http.ResponseWriter, r *http.Request) {
-		body := e.healthJSON(e.snap.Load())
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
+	mux.HandleFunc("/api/health", e.limited(e.serveHealth))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if e.snap.Load() == nil {
 			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)

@@ -125,8 +125,7 @@ func newOffsetFollower(opt OffsetsOptions) *offsetFollower {
 		if o.Missing || o.Corrupt || filepath.Dir(o.File) != filepath.Clean(opt.Dir) {
 			continue
 		}
-		good := o
-		f.files[filepath.Base(o.File)] = &followed{last: o, good: &good, state: o.Offsets, seeded: true}
+		f.files[filepath.Base(o.File)] = &followed{last: f.keep(o), goodIsLast: true, seeded: true}
 	}
 	return f
 }
@@ -190,12 +189,13 @@ func (f *offsetFollower) follow(ctx context.Context, fw *fsnotify.Watcher, watch
 type followed struct {
 	stat   statKey
 	digest [32]byte
-	// last is the last observation; good the last one that could be read
-	// (nil after the file was removed); state the offsets a journal reader
-	// holds for the group (a corrupt write leaves it, a removal empties it).
-	last  anomaly.Observation
-	good  *anomaly.Observation
-	state map[string]int64
+	// last is the last observation; the last one that could be read is
+	// last itself (goodIsLast) or good (both unset after the file was
+	// removed); its offsets are what a journal reader holds for the group
+	// (a corrupt write leaves them, a removal empties them): offsetstate.go.
+	last       keptObs
+	good       *keptObs
+	goodIsLast bool
 	// seeded: known from an earlier run, not read yet in this one.
 	seeded bool
 }
@@ -203,6 +203,7 @@ type followed struct {
 type offsetFollower struct {
 	opt             OffsetsOptions
 	files           map[string]*followed // by file name
+	keys            map[string]string    // the files' partition keys, shared
 	plainMapIsEmpty bool
 	dirProblem      string
 
@@ -358,7 +359,7 @@ func (f *offsetFollower) namesToCheck(ents []os.DirEntry, full bool) []string {
 		}
 	}
 	for name := range f.files {
-		if !seen[name] && !f.files[name].last.Missing {
+		if !seen[name] && !f.files[name].last.missing {
 			names = append(names, name)
 		}
 	}
@@ -418,15 +419,16 @@ func (f *offsetFollower) check(name string, now time.Time) (ev OffsetEvent, ok b
 		old.seeded = false
 	}
 	if old == nil {
-		old = &followed{state: map[string]int64{}}
+		old = &followed{}
 		f.files[name] = old
-	} else if cur.Corrupt && old.last.Corrupt && cur.Problem == old.last.Problem {
+	} else if cur.Corrupt && old.last.corrupt && cur.Problem == old.last.problem {
 		// Still the same broken file: nothing new to say.
 		old.stat, old.digest = st, digest
 		return ev, false
 	}
-	ev = f.event(old, cur)
-	old.last, old.stat, old.digest = cur, st, digest
+	ev = f.event(old, cur, name)
+	old.observed(f, cur)
+	old.stat, old.digest = st, digest
 	return ev, true
 }
 
@@ -441,7 +443,7 @@ func (f *offsetFollower) observe(name string, now time.Time, old *followed) (cur
 	cur = anomaly.Observation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if old == nil || old.last.Missing {
+		if old == nil || old.last.missing {
 			return cur, st, digest, false // created and removed between two looks
 		}
 		cur.Missing = true
@@ -449,7 +451,7 @@ func (f *offsetFollower) observe(name string, now time.Time, old *followed) (cur
 		cur.Corrupt, cur.Problem = true, err.Error()
 	default:
 		digest = sha256.Sum256(data)
-		if old != nil && !old.last.Missing && old.digest == digest {
+		if old != nil && !old.last.missing && old.digest == digest {
 			old.stat = st
 			return cur, st, digest, false
 		}
@@ -461,7 +463,7 @@ func (f *offsetFollower) observe(name string, now time.Time, old *followed) (cur
 				cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
 			}
 		}
-		if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.Format && maps.Equal(cur.Offsets, old.state) {
+		if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.format && old.stateEquals(cur.Offsets) {
 			// As the earlier run left it: nothing happened meanwhile.
 			old.seeded, old.stat, old.digest = false, st, digest
 			return cur, st, digest, false
@@ -473,22 +475,18 @@ func (f *offsetFollower) observe(name string, now time.Time, old *followed) (cur
 // event is the change from what old holds to cur: the anomalies against
 // the last readable observation (the last one, for a corrupt file, so a
 // file broken twice is compared with its first breakage), and the delta
-// of the offsets a journal reader holds, which it brings up to date (a
-// removal empties them, a corrupt write leaves them).
-func (f *offsetFollower) event(old *followed, cur anomaly.Observation) OffsetEvent {
+// of the offsets a journal reader holds (check then brings them up to
+// date, observed: a removal empties them, a corrupt write leaves them).
+func (f *offsetFollower) event(old *followed, cur anomaly.Observation, name string) OffsetEvent {
 	ev := OffsetEvent{Cur: cur, Changed: map[string]int64{}}
 	var ref *anomaly.Observation
 	switch {
 	case cur.Corrupt:
-		if len(old.last.File) > 0 {
-			last := old.last
-			ref = &last
-		}
-	case old.good != nil:
-		ref = old.good
-	case len(old.last.File) > 0:
-		last := old.last
-		ref = &last
+		ref = f.observation(&old.last, name)
+	case old.goodObs() != nil:
+		ref = f.observation(old.goodObs(), name)
+	default:
+		ref = f.observation(&old.last, name)
 	}
 	if ref != nil {
 		ev.Prev = ref
@@ -496,13 +494,9 @@ func (f *offsetFollower) event(old *followed, cur anomaly.Observation) OffsetEve
 	}
 	switch {
 	case cur.Missing:
-		_, ev.Removed = OffsetDelta(old.state, nil)
-		old.state, old.good = map[string]int64{}, nil
+		_, ev.Removed = OffsetDelta(old.state(), nil)
 	case !cur.Corrupt:
-		ev.Changed, ev.Removed = OffsetDelta(old.state, cur.Offsets)
-		old.state = cur.Offsets
-		good := cur
-		old.good = &good
+		ev.Changed, ev.Removed = OffsetDelta(old.state(), cur.Offsets)
 	}
 	return ev
 }
