@@ -32,7 +32,8 @@ type PartitionOffsets struct {
 // group's topics), sorted by topic and partition. A committed answer with
 // an error counts as none; owners maps "topic/partition" to a member id.
 func JoinOffsets(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) []PartitionOffsets {
-	keys := joinKeys(committed, logs, owners)
+	keys := TopicPartitions{} // filled in place: this map stays on the stack
+	joinKeys(keys, committed, logs, owners)
 	n := 0
 	for _, ps := range keys {
 		n += len(ps)
@@ -57,10 +58,9 @@ func JoinOffsets(committed map[string]map[int32]Committed, logs map[string]map[i
 	return out
 }
 
-// joinKeys is the union of the partitions JoinOffsets reports: those with
-// a committed answer, a log answer, or an owner.
-func joinKeys(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) TopicPartitions {
-	keys := TopicPartitions{}
+// joinKeys adds to keys the union of the partitions JoinOffsets reports:
+// those with a committed answer, a log answer, or an owner.
+func joinKeys(keys TopicPartitions, committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) {
 	for t, ps := range committed {
 		for p := range ps {
 			keys.Add(t, p)
@@ -80,7 +80,6 @@ func joinKeys(committed map[string]map[int32]Committed, logs map[string]map[int3
 			}
 		}
 	}
-	return keys
 }
 
 // GroupDescription is everything the wire says about one group.
