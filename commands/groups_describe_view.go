@@ -13,7 +13,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -194,7 +193,7 @@ func describeLiveHuman(p *render.Printer, v *GroupsDescribeLiveView, hasVolume b
 		if err := p.Table(livePartitionsTable(d, hasVolume)); err != nil {
 			return err
 		}
-		return writeTopicLags(p, d.Topics, func(t wire.TopicLag) (string, int, int64, int64, int) {
+		return writeTopicLags(p, d.Topics, func(t inspect.LiveTopicLag) (string, int, int64, int64, int) {
 			return t.Topic, t.Partitions, t.Lag, t.MaxLag, t.Unknown
 		})
 	})

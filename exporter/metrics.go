@@ -161,13 +161,6 @@ func forgetAnsweredSeeds(o *observe.Observation, c *counters) {
 	}
 }
 
-// buildMetrics turns one refresh into the metrics every scrape serves
-// until the next refresh (the text; Refresh keeps only its gzip, see
-// buildText).
-func buildMetrics(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) []byte {
-	return buildText(o, health, counts, c, partitionMetrics, version, revision).bytes()
-}
-
 // refreshCtx is what the metric rows read of one refresh.
 type refreshCtx struct {
 	o                 *observe.Observation

@@ -111,11 +111,6 @@ func (e *Exporter) Serve(ctx context.Context, ln net.Listener, so ServeOptions) 
 	return runErr
 }
 
-// InFlight is the number of requests being served (for tests and the
-// exporter's own metrics); Conns the open connections.
-func (e *Exporter) InFlight() int { return int(e.inFlight.Load()) }
-func (e *Exporter) Conns() int    { return int(e.conns.Load()) }
-
 // limited serves h within a request slot: it waits up to QueueWait for
 // one, else answers 503. Without a Server (tests calling Handler
 // directly) there is no limit.

@@ -209,17 +209,6 @@ func (w *textWriter) sample(f *family, v float64, lvs ...string) struct{} {
 	return struct{}{}
 }
 
-// bytes is the exposition: every family with samples, in declaration
-// order (tests; a refresh keeps only its compressed page).
-func (w *textWriter) bytes() []byte {
-	p := w.page()
-	b, err := io.ReadAll(p.text())
-	if err != nil {
-		panic("exporter: " + err.Error())
-	}
-	return b
-}
-
 // zAfter is how much text of one family is held before it is compressed:
 // past it, the family's samples go into a compressed piece of their own as
 // they are written, so a 100,000-group page (20 MB of text) is never held

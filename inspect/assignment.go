@@ -243,20 +243,12 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 	if t := a.GeneratedTime(); !t.IsZero() && !now.IsZero() {
 		s.Age = now.Sub(t).Round(time.Second).String()
 	}
-	idx := map[string]int{}
-	get := func(id string) *BrokerLoad {
-		if i, ok := idx[id]; ok {
-			return &s.Brokers[i]
-		}
-		idx[id] = len(s.Brokers)
-		s.Brokers = append(s.Brokers, BrokerLoad{ID: id, Health: "unlisted"})
-		return &s.Brokers[len(s.Brokers)-1]
-	}
+	loads := &brokerLoads{s: s, idx: map[string]int{}}
 	for _, b := range a.Brokers {
-		if _, ok := idx[b.ID]; ok {
+		if _, ok := loads.idx[b.ID]; ok {
 			continue
 		}
-		bl := get(b.ID)
+		bl := loads.get(b.ID)
 		bl.Health, bl.LastSeen = b.Health, b.LastSeen
 		if b.Health == grouphash.HealthAlive {
 			s.AliveBrokers++
@@ -265,9 +257,38 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 	topics := map[string]bool{}
 	for _, p := range a.Partitions {
 		topics[p.Topic] = true
-		get(p.Broker).Partitions++
+		loads.get(p.Broker).Partitions++
 	}
 	s.Topics = len(topics)
+	s.placeGroups(a, offsetGroups, extraGroups, loads)
+	for _, e := range AuditEntries(a) {
+		s.EntriesByStatus[string(e.Status)]++
+	}
+	slices.SortStableFunc(s.Brokers, func(x, y BrokerLoad) int { return strings.Compare(x.ID, y.ID) })
+	return s
+}
+
+// brokerLoads finds a broker's load in the summary, adding an unlisted
+// broker the first time a partition or a group names it.
+type brokerLoads struct {
+	s   *AssignmentSummary
+	idx map[string]int
+}
+
+// get is broker id's load.
+func (bl *brokerLoads) get(id string) *BrokerLoad {
+	if i, ok := bl.idx[id]; ok {
+		return &bl.s.Brokers[i]
+	}
+	bl.idx[id] = len(bl.s.Brokers)
+	bl.s.Brokers = append(bl.s.Brokers, BrokerLoad{ID: id, Health: "unlisted"})
+	return &bl.s.Brokers[len(bl.s.Brokers)-1]
+}
+
+// placeGroups routes every known group (the assignment's entries, the
+// offset files' groups and those named with --group) and counts each on
+// its coordinator by tier.
+func (s *AssignmentSummary) placeGroups(a *volume.Assignment, offsetGroups, extraGroups []string, loads *brokerLoads) {
 	rt := a.Router()
 	groups := UnionGroups(a, nil, append(slices.Clone(offsetGroups), extraGroups...))
 	s.ExtraGroups = len(UnionGroups(nil, nil, extraGroups))
@@ -285,7 +306,7 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 			s.UncoordinatedGroups++
 			continue
 		}
-		bl := get(r.Coordinator)
+		bl := loads.get(r.Coordinator)
 		bl.Groups++
 		switch r.Tier {
 		case grouphash.TierExplicit:
@@ -297,9 +318,4 @@ func SummarizeAssignment(path string, a *volume.Assignment, findings []volume.Fi
 			bl.HashGroups++
 		}
 	}
-	for _, e := range AuditEntries(a) {
-		s.EntriesByStatus[string(e.Status)]++
-	}
-	slices.SortStableFunc(s.Brokers, func(x, y BrokerLoad) int { return strings.Compare(x.ID, y.ID) })
-	return s
 }

@@ -50,9 +50,6 @@ const (
 	BlockNone = "none"
 )
 
-// BlockerKinds lists every kind, in the order the rules try them.
-var BlockerKinds = []string{BlockMarkersPending, BlockReapedNoMarkers, BlockMarkerMissing, BlockOverdueTxn, BlockOpenTxn, BlockStableBehind, BlockCorruptBatch, BlockRecord, BlockNoConsumer, BlockNone}
-
 // Blocking reports whether kind is a blocker (not BlockNone).
 func Blocking(kind string) bool { return kind != "" && kind != BlockNone }
 

@@ -141,10 +141,6 @@ type GroupDescription struct {
 	Summary *GroupSummary `json:"summary,omitempty"`
 }
 
-// LogLookup returns a partition's log bounds with their provenance
-// (volume.LogReader.Get): never nil.
-type LogLookup func(topic string, partition int32) *volume.LogBounds
-
 // GroupFileData is one parsed offset file of a group (or its failure).
 type GroupFileData struct {
 	Path     string

@@ -156,8 +156,8 @@ func FetchAllCandidates(described []wire.GroupDescription, known map[string]wire
 }
 
 // MergeFetchAll puts the fallback's answers into described: a group it
-// found committed offsets for takes them, with its lag against the log
-// offsets the fallback asked. It returns the asked groups it found no
+// found committed offsets for takes them, joined with the log offsets the
+// fallback asked (the read model counts the lag from them). It returns the asked groups it found no
 // partition for, in the order asked.
 func MergeFetchAll(described []wire.GroupDescription, asked []string, ans wire.FetchAllAnswers) (empty []string) {
 	idx := make(map[string]int, len(asked))
@@ -183,7 +183,7 @@ func MergeFetchAll(described []wire.GroupDescription, asked []string, ans wire.F
 		for t := range fo.Offsets {
 			gl[t] = ans.Logs[t]
 		}
-		w.Lag = wire.ComputeLag(fo.Offsets, gl, nil)
+		w.Partitions = wire.JoinOffsets(fo.Offsets, gl, nil)
 	}
 	return empty
 }

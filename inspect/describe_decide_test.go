@@ -27,6 +27,10 @@ func fileData(group string, entries map[string]int64) []GroupFileData {
 }
 
 // logsAt answers every partition with log start 0 and the given end.
+// LogLookup returns a partition's log bounds with their provenance
+// (volume.LogReader.Get): never nil.
+type LogLookup func(topic string, partition int32) *volume.LogBounds
+
 func logsAt(end int64) LogLookup {
 	return func(string, int32) *volume.LogBounds {
 		return &volume.LogBounds{Start: &volume.Fact{Value: 0, Source: volume.SourceSegments}, End: &volume.Fact{Value: end, Source: volume.SourceSegments}}
@@ -167,17 +171,18 @@ func TestMergeFetchAll(t *testing.T) {
 	if !slices.Equal(empty, []string{"nothing"}) {
 		t.Errorf("empty %v", empty)
 	}
-	if len(all[0].Committed.Offsets["orders"]) != 2 || all[0].Lag.Total != 60 || len(all[0].Lag.Partitions) != 2 {
-		t.Errorf("found: committed %v lag %+v", all[0].Committed.Offsets, all[0].Lag)
+	want := []wire.PartitionOffsets{{Topic: "orders", Partition: 0, Committed: 40, Start: 0, End: 100}, {Topic: "orders", Partition: 1, Committed: 7, Start: 0, End: 7}}
+	if len(all[0].Committed.Offsets["orders"]) != 2 || !slices.Equal(all[0].Partitions, want) {
+		t.Errorf("found: committed %v partitions %+v", all[0].Committed.Offsets, all[0].Partitions)
 	}
 	if len(all[1].Committed.Offsets) != 0 || len(all[2].Committed.Offsets) != 0 {
 		t.Errorf("others changed: %+v %+v", all[1].Committed, all[2].Committed)
 	}
-	// The log round failed: offsets kept, lag unknown.
+	// The log round failed: offsets kept, log ends unknown.
 	all = []wire.GroupDescription{described("found", 0, "Empty", 0, nil)}
 	ans.Logs, ans.LogsErr = nil, errors.New("metadata: timeout")
-	if empty := MergeFetchAll(all, []string{"found"}, ans); empty != nil || all[0].Lag.Unknown != 2 {
-		t.Errorf("no logs: empty %v lag %+v", empty, all[0].Lag)
+	if empty := MergeFetchAll(all, []string{"found"}, ans); empty != nil || len(all[0].Partitions) != 2 || all[0].Partitions[0].End != -1 || all[0].Partitions[1].Committed != 7 {
+		t.Errorf("no logs: empty %v partitions %+v", empty, all[0].Partitions)
 	}
 	// Nothing asked: nothing to do.
 	if empty := MergeFetchAll(all, nil, wire.FetchAllAnswers{}); empty != nil {

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // GroupSummary is a described group in one line: what 'groups describe'
@@ -71,12 +70,12 @@ func (d *GroupDescription) Recompute() {
 // from the partitions.
 func (d *LiveDescription) Recompute() {
 	d.TotalLag, d.LagUnknown, d.LagKnown, d.OffsetsDisagree = 0, 0, false, 0
-	topics := []wire.TopicLag{}
+	topics := []LiveTopicLag{}
 	for _, p := range d.Partitions {
 		i := topicIndex(len(topics), func(i int) string { return topics[i].Topic }, p.Topic)
 		if i < 0 {
 			i = len(topics)
-			topics = append(topics, wire.TopicLag{Topic: p.Topic})
+			topics = append(topics, LiveTopicLag{Topic: p.Topic})
 		}
 		t := &topics[i]
 		t.Partitions++

@@ -179,7 +179,6 @@ type series struct {
 	st, stt, sa, sta, sb float64
 	stb                  float64
 	lastA, lastB, lastT  float64
-	firstT               float64
 	haveFirst            bool
 }
 
@@ -230,21 +229,6 @@ func partitionSeries(samples []HealthSample, key string, hint int, pick func(Par
 	return f
 }
 
-// EstimateDrain estimates a group's time to drain from its observations,
-// oldest first: per partition, the consume rate (committed offset) and
-// produce rate (log end) fitted over every observation of the window that
-// has both; the group's rates are their sums, and its time to drain is its
-// lag over their difference (group level: a throttled consumer serves its
-// partitions in turns, so one partition can stand still for a minute while
-// the group drains); not draining when the group is not consumed faster
-// than produced, keeping up when its lag is small and steady.
-func EstimateDrain(samples []HealthSample) *DrainEstimate {
-	if len(samples) == 0 {
-		return &DrainEstimate{Partitions: []PartitionDrain{}}
-	}
-	return estimateDrain(samples)
-}
-
 func drainPick(p PartitionSample) (float64, float64, bool) {
 	return float64(p.Committed), float64(p.End), p.Committed >= 0 && p.End >= 0
 }
@@ -253,8 +237,15 @@ func retentionPick(p PartitionSample) (float64, float64, bool) {
 	return float64(p.Committed), float64(p.Start), p.Committed >= 0 && p.Start >= 0
 }
 
-// estimateDrain is EstimateDrain over the last observation's partitions,
-// in their order (by key).
+// estimateDrain estimates a group's time to drain from its observations,
+// oldest first (at least one): per partition of the last observation (in
+// its order, by key), the consume rate (committed offset) and produce rate
+// (log end) fitted over every observation of the window that has both; the
+// group's rates are their sums, and its time to drain is its lag over
+// their difference (group level: a throttled consumer serves its
+// partitions in turns, so one partition can stand still for a minute while
+// the group drains); not draining when the group is not consumed faster
+// than produced, keeping up when its lag is small and steady.
 func estimateDrain(samples []HealthSample) *DrainEstimate {
 	last := samples[len(samples)-1]
 	d := &DrainEstimate{Partitions: make([]PartitionDrain, 0, len(last.Partitions))}
@@ -334,16 +325,9 @@ type PartitionRetention struct {
 	Breached bool    `json:"breached"`
 }
 
-// ForecastRetention forecasts, per partition with a committed offset and a
+// forecastRetention forecasts, per partition with a committed offset and a
 // known log start, when the log start passes the committed offset, from the
-// log start's advance fitted over the observations.
-func ForecastRetention(samples []HealthSample) *RetentionForecast {
-	if len(samples) == 0 {
-		return &RetentionForecast{Partitions: []PartitionRetention{}}
-	}
-	return forecastRetention(samples)
-}
-
+// log start's advance fitted over the observations (at least one).
 func forecastRetention(samples []HealthSample) *RetentionForecast {
 	f := &RetentionForecast{Partitions: []PartitionRetention{}}
 	last := samples[len(samples)-1]

@@ -236,3 +236,19 @@ func TestDrainKeepingUp(t *testing.T) {
 		t.Fatalf("lag 500 at 10/s in and out: %+v", d)
 	}
 }
+
+// EstimateDrain is estimateDrain, also for no observations.
+func EstimateDrain(samples []HealthSample) *DrainEstimate {
+	if len(samples) == 0 {
+		return &DrainEstimate{Partitions: []PartitionDrain{}}
+	}
+	return estimateDrain(samples)
+}
+
+// ForecastRetention is forecastRetention, also for no observations.
+func ForecastRetention(samples []HealthSample) *RetentionForecast {
+	if len(samples) == 0 {
+		return &RetentionForecast{Partitions: []PartitionRetention{}}
+	}
+	return forecastRetention(samples)
+}

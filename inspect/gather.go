@@ -65,42 +65,35 @@ func NewLiveAnswers(gg *wire.GatheredGroups, a *volume.Assignment) *LiveAnswers 
 	return &LiveAnswers{GatheredGroups: gg, HasAssignment: a != nil, Names: NewNodeNamer(a)}
 }
 
-// LiveGroupRows is one row per group the volume or a broker knows, each
-// with its live view and live flags merged (MergeLive). Without a volume
-// (hasVolume false) the rows are the listed groups alone.
-func LiveGroupRows(in GroupsInput, hasVolume bool, la *LiveAnswers) []GroupRow {
-	return MergeListedRows(PrepareListedRows(in, hasVolume, la.Listings), la)
-}
-
-// ListedRows is the half of LiveGroupRows that needs only the brokers'
-// listings: a row for every group the volume or a listing names, and the
-// listings naming each. A live command makes it while the lookups and
+// ListedRows is the half of a live groups list's rows that needs only the
+// brokers' listings: a row for every group the volume or a listing names,
+// and the listings naming each. A live command makes it while the lookups and
 // descriptions are still in flight (wire.GroupRounds.OnListed), and
 // MergeListedRows finishes the rows once they are in.
 type ListedRows struct {
-	names  []string // every listed group, sorted, once
 	rows   []GroupRow
 	listed [][]listing // listed[i]: the listings naming rows[i]'s group
 	total  int         // listings in listed
 }
 
-// PrepareListedRows builds the rows of LiveGroupRows from the volume (in;
-// hasVolume false: brokers only) and the listings, without their live
-// view.
+// PrepareListedRows builds one row per group the volume or a broker knows
+// from the volume (in; hasVolume false: the listed groups alone) and the
+// listings, without their live view (MergeListedRows merges it).
 func PrepareListedRows(in GroupsInput, hasVolume bool, listings []wire.BrokerGroups) *ListedRows {
 	if !hasVolume {
 		// The rows are the listed groups: one merge of the listings names
 		// them and says who listed each.
 		if names, listed, total, ok := mergeListedBy(listings); ok {
-			return &ListedRows{names: names, rows: BrokersOnlyRows(names), listed: listed, total: total}
+			return &ListedRows{rows: BrokersOnlyRows(names), listed: listed, total: total}
 		}
 	}
-	p := &ListedRows{names: listedGroupNames(listings)}
+	names := listedGroupNames(listings)
+	p := &ListedRows{}
 	if hasVolume {
-		in.Extra = p.names
+		in.Extra = names
 		p.rows = BuildGroupRows(in)
 	} else {
-		p.rows = BrokersOnlyRows(p.names)
+		p.rows = BrokersOnlyRows(names)
 	}
 	p.listed, p.total = listedBy(p.rows, listings)
 	return p
@@ -109,9 +102,6 @@ func PrepareListedRows(in GroupsInput, hasVolume bool, listings []wire.BrokerGro
 // MergeListedRows fills the live view and live flags of rows prepared from
 // la's listings (MergeLive) and returns them.
 func MergeListedRows(p *ListedRows, la *LiveAnswers) []GroupRow {
-	if la.liveNames == nil {
-		la.liveNames = p.names
-	}
 	mergeListings(p.rows, la, p.listed, p.total, mergeWorkers(len(p.rows)))
 	return p.rows
 }

@@ -166,3 +166,10 @@ func TestListedByMergeAndMap(t *testing.T) {
 	unsorted := []wire.BrokerGroups{ls[0], {Broker: wire.Broker{NodeID: 2}, Groups: []wire.ListedGroup{{Group: "d"}, {Group: "c"}}}}
 	check("listing unsorted", sorted, unsorted)
 }
+
+// LiveGroupRows is what a live groups list merges: one row per group the
+// volume or a broker knows, each with its live view and live flags merged.
+// Without a volume (hasVolume false) the rows are the listed groups alone.
+func LiveGroupRows(in GroupsInput, hasVolume bool, la *LiveAnswers) []GroupRow {
+	return MergeListedRows(PrepareListedRows(in, hasVolume, la.Listings), la)
+}

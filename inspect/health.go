@@ -172,11 +172,6 @@ func (s *HealthSample) Partition(k string) (PartitionSample, bool) {
 	return s.Partitions[i], true
 }
 
-// SortPartitions sorts ps by Key (what HealthSample.Partitions must be).
-func SortPartitions(ps []PartitionSample) {
-	slices.SortFunc(ps, func(a, b PartitionSample) int { return strings.Compare(a.Key, b.Key) })
-}
-
 // TotalLag sums the known partition lags; known is false when none is.
 func (s HealthSample) TotalLag() (total int64, known bool) {
 	for _, p := range s.Partitions {
@@ -296,7 +291,7 @@ func EvaluateHealth(group string, samples []HealthSample, opt HealthOptions) Gro
 // evaluateHealth is EvaluateHealth with the anomalies between samples[i-1]
 // and samples[i] (for i == 0, what a follower saw up to the first) given by pair (HealthWindow keeps them from Add instead of
 // comparing every pair of files again at every evaluation), into h (an
-// element of EvaluateAll's out, filled where it lies).
+// element of EvaluateRefs' out, filled where it lies).
 func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair func(i int) []OffsetAnomaly, opt HealthOptions) {
 	*h = GroupHealth{Group: group, State: HealthOK, Evidence: []HealthEvidence{}, Samples: len(samples)}
 	if len(samples) == 0 {
@@ -429,14 +424,35 @@ const TurnTolerance = 2 * time.Minute
 // consumed faster than it is produced to (its fitted rates): a partition
 // still for less than TurnTolerance is then no STALL.
 func lagEvidence(samples []HealthSample, minSpan time.Duration, draining bool, add func(HealthEvidence)) {
-	first, last := samples[0], samples[len(samples)-1]
+	last := &samples[len(samples)-1]
 	// Did any commit arrive in the window?
-	rewrites := commitRewrites(samples)
-	// moved: the partition's committed offset changed (it is not stuck);
-	// forward: some committed offset moved forward (a commit: a rewind is
-	// REWIND's, not a consumer's progress).
-	moved := make([]bool, len(last.Partitions)) // by index in last.Partitions
-	forward := false
+	rewrites := len(commitRewrites(samples))
+	moved := make([]bool, len(last.Partitions)) // filled in place: this slice stays on the stack
+	forward := committedMoves(samples, moved)
+	lc := lagCheck{samples: samples, last: last, minSpan: minSpan, draining: draining,
+		commits: forward || rewrites > 0, rewrites: rewrites, span: roundSpan(last.Time.Sub(samples[0].Time))}
+	if last.File != nil {
+		lc.file = last.File.File
+	}
+	for j, cur := range last.Partitions {
+		if moved[j] {
+			continue
+		}
+		if e, ok := lc.stuck(j, cur); ok {
+			add(e)
+		}
+	}
+	if e, ok := lc.growing(forward); ok {
+		add(e)
+	}
+}
+
+// committedMoves sets moved[j] when the committed offset of the last
+// observation's partition j changed in the window (it is not stuck), and
+// reports whether some committed offset moved forward (a commit: a rewind
+// is REWIND's, not a consumer's progress).
+func committedMoves(samples []HealthSample, moved []bool) (forward bool) {
+	last := &samples[len(samples)-1]
 	for j, lp := range last.Partitions {
 		k := lp.Key
 		p, okp := samples[0].partitionAt(k, j)
@@ -449,87 +465,106 @@ func lagEvidence(samples []HealthSample, minSpan time.Duration, draining bool, a
 			p, okp = c, okc
 		}
 	}
-	commits := forward || len(rewrites) > 0
-	file := ""
-	if last.File != nil {
-		file = last.File.File
+	return forward
+}
+
+// lagCheck is what lagEvidence weighs each partition against: the
+// observations and their span, whether commits arrived (how many were
+// rewrites of the offset file), and whether the group drains.
+type lagCheck struct {
+	samples  []HealthSample
+	last     *HealthSample
+	minSpan  time.Duration
+	draining bool
+	commits  bool
+	rewrites int
+	file     string
+	span     time.Duration
+}
+
+// stuck is the STOP or STALL evidence of partition cur (index j in the
+// last observation), whose committed offset did not move: its lag stayed
+// above zero over every observation that knows it, for at least minSpan
+// (and, while the group drains with commits, TurnTolerance). STALL when
+// commits arrived meanwhile, STOP when none did.
+func (lc *lagCheck) stuck(j int, cur PartitionSample) (HealthEvidence, bool) {
+	k := cur.Key
+	lag, ok := cur.Lag()
+	if !ok {
+		// The log end is unknown now (its leader did not answer, as
+		// while brokers stop one by one). A log end only grows, so
+		// with the committed offset unmoved the lag is at least the
+		// last one known: the condition does not lapse for that.
+		lag, ok = lastKnownLag(lc.samples, k, j)
 	}
-	span := roundSpan(last.Time.Sub(first.Time))
-	for j, cur := range last.Partitions {
-		k := cur.Key
-		lag, ok := cur.Lag()
-		if !ok && !moved[j] {
-			// The log end is unknown now (its leader did not answer, as
-			// while brokers stop one by one). A log end only grows, so
-			// with the committed offset unmoved the lag is at least the
-			// last one known: the condition does not lapse for that.
-			lag, ok = lastKnownLag(samples, k, j)
-		}
-		if !ok || lag == 0 || moved[j] {
+	if !ok || lag == 0 {
+		return HealthEvidence{}, false
+	}
+	last := lc.last
+	since := last.Time
+	for _, s := range lc.samples {
+		p, okp := s.partitionAt(k, j)
+		if !okp {
 			continue
 		}
-		// Stuck with lag > 0 over every observation that knows it.
-		since := last.Time
-		stuck := true
-		for _, s := range samples {
-			p, okp := s.partitionAt(k, j)
-			if !okp {
-				continue
-			}
-			l, ok := p.Lag()
-			if !ok {
-				continue
-			}
-			if l == 0 {
-				stuck = false
-				break
-			}
-			if s.Time.Before(since) {
-				since = s.Time
-			}
-		}
-		if !stuck || !since.Before(last.Time) || last.Time.Sub(since) < minSpan {
+		l, ok := p.Lag()
+		if !ok {
 			continue
 		}
-		if commits && draining && last.Time.Sub(since) < TurnTolerance {
-			continue // served in turns: the group drains
+		if l == 0 {
+			return HealthEvidence{}, false
 		}
-		e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: file}
-		if commits {
-			e.State = HealthStall
-			why := "other partitions advanced"
-			if len(rewrites) > 0 {
-				why = fmt.Sprintf("the offset file was rewritten %s", healthPlural(len(rewrites), "time", "times"))
-			}
-			e.Detail = fmt.Sprintf("committed offset of %s stayed at %d for %s while commits arrived (%s); lag %d", k, cur.Committed, span, why, lag)
-		} else {
-			e.State = HealthStop
-			e.Detail = fmt.Sprintf("no commit for %s: committed offset of %s stayed at %d with lag %d", span, k, cur.Committed, lag)
-			if file != "" {
-				e.Detail += " and the offset file was not rewritten"
-			}
+		if s.Time.Before(since) {
+			since = s.Time
 		}
-		add(e)
 	}
-	// WARN: total lag grew at every step while commits advanced.
-	if len(samples) < minTrendSamples || !forward || last.Time.Sub(first.Time) < minSpan {
-		return
+	if !since.Before(last.Time) || last.Time.Sub(since) < lc.minSpan {
+		return HealthEvidence{}, false
+	}
+	if lc.commits && lc.draining && last.Time.Sub(since) < TurnTolerance {
+		return HealthEvidence{}, false // served in turns: the group drains
+	}
+	e := HealthEvidence{Partition: k, Before: cur.Committed, After: cur.Committed, Since: since, Time: last.Time, File: lc.file}
+	if lc.commits {
+		e.State = HealthStall
+		why := "other partitions advanced"
+		if lc.rewrites > 0 {
+			why = fmt.Sprintf("the offset file was rewritten %s", healthPlural(lc.rewrites, "time", "times"))
+		}
+		e.Detail = fmt.Sprintf("committed offset of %s stayed at %d for %s while commits arrived (%s); lag %d", k, cur.Committed, lc.span, why, lag)
+	} else {
+		e.State = HealthStop
+		e.Detail = fmt.Sprintf("no commit for %s: committed offset of %s stayed at %d with lag %d", lc.span, k, cur.Committed, lag)
+		if lc.file != "" {
+			e.Detail += " and the offset file was not rewritten"
+		}
+	}
+	return e, true
+}
+
+// growing is the WARN evidence: the total lag grew at every one of at
+// least minTrendSamples observations spanning minSpan, while commits
+// advanced (forward).
+func (lc *lagCheck) growing(forward bool) (HealthEvidence, bool) {
+	first, last := &lc.samples[0], lc.last
+	if len(lc.samples) < minTrendSamples || !forward || last.Time.Sub(first.Time) < lc.minSpan {
+		return HealthEvidence{}, false
 	}
 	prevLag, ok := first.TotalLag()
 	if !ok {
-		return
+		return HealthEvidence{}, false
 	}
-	for _, s := range samples[1:] {
+	for _, s := range lc.samples[1:] {
 		l, ok := s.TotalLag()
 		if !ok || l <= prevLag {
-			return
+			return HealthEvidence{}, false
 		}
 		prevLag = l
 	}
 	before, _ := first.TotalLag()
 	after, _ := last.TotalLag()
-	add(HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: file,
-		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(samples), span, before, after)})
+	return HealthEvidence{State: HealthWarn, Before: before, After: after, Since: first.Time, Time: last.Time, File: lc.file,
+		Detail: fmt.Sprintf("total lag grew at each of %d observations over %s, from %d to %d, while commits advanced", len(lc.samples), lc.span, before, after)}, true
 }
 
 // commitRewrites are the times of the offset file's rewrites in the window
@@ -899,21 +934,11 @@ func (w *HealthWindow) stillCarried(e HealthEvidence, fresh []HealthSample) bool
 	return true
 }
 
-// EvaluateAll evaluates every group of names into out (len(out) ==
-// len(names)), workers goroutines at a time over contiguous slices: each
+// EvaluateRefs evaluates every group refs name into out (len(out) ==
+// len(refs)), workers goroutines at a time over contiguous slices: each
 // group's evaluation reads and updates only its own window, so distinct
-// names evaluate independently. A name given twice is evaluated once per
+// groups evaluate independently. A group given twice is evaluated once per
 // occurrence, in order, by the same worker. Nothing may Add meanwhile.
-func (w *HealthWindow) EvaluateAll(names []string, out []GroupHealth, workers int) {
-	if len(out) != len(names) {
-		panic("inspect: EvaluateAll: out and names differ in length")
-	}
-	w.evaluateEach(len(names), func(i int) string { return names[i] }, out, workers, func(h *GroupHealth, i int) {
-		w.evaluateInto(h, names[i])
-	})
-}
-
-// EvaluateRefs is EvaluateAll of the groups refs name, by their refs.
 func (w *HealthWindow) EvaluateRefs(refs []GroupRef, out []GroupHealth, workers int) {
 	if len(out) != len(refs) {
 		panic("inspect: EvaluateRefs: out and refs differ in length")
@@ -970,14 +995,4 @@ func (g *groupWindow) counts() HealthCounts {
 		return HealthCounts{}
 	}
 	return HealthCounts{Rewinds: g.rewinds, Vanished: g.vanished}
-}
-
-// Groups lists the groups in the window, sorted.
-func (w *HealthWindow) Groups() []string {
-	out := make([]string, 0, len(w.groups))
-	for k := range w.groups {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -512,3 +512,27 @@ func TestEvaluateHealthRewriteWithoutCommit(t *testing.T) {
 		}
 	}
 }
+
+// EvaluateAll is EvaluateRefs by name: it evaluates every group of names into out (len(out) ==
+// len(names)), workers goroutines at a time over contiguous slices: each
+// group's evaluation reads and updates only its own window, so distinct
+// names evaluate independently. A name given twice is evaluated once per
+// occurrence, in order, by the same worker. Nothing may Add meanwhile.
+func (w *HealthWindow) EvaluateAll(names []string, out []GroupHealth, workers int) {
+	if len(out) != len(names) {
+		panic("inspect: EvaluateAll: out and names differ in length")
+	}
+	w.evaluateEach(len(names), func(i int) string { return names[i] }, out, workers, func(h *GroupHealth, i int) {
+		w.evaluateInto(h, names[i])
+	})
+}
+
+// Groups lists the groups in the window, sorted.
+func (w *HealthWindow) Groups() []string {
+	out := make([]string, 0, len(w.groups))
+	for k := range w.groups {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

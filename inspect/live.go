@@ -133,20 +133,9 @@ type LiveAnswers struct {
 	HasAssignment bool
 	Names         *NodeNamer
 
-	liveNames []string // LiveGroupNames, computed once
 	// answered: the brokers whose ListGroups answered (mergeListings sets
 	// it before the rows are merged in parallel).
 	answered map[int32]bool
-}
-
-// LiveGroupNames lists every group some broker listed, sorted (computed
-// once: Listings must not change after the first call; callers must not
-// modify the slice).
-func (la *LiveAnswers) LiveGroupNames() []string {
-	if la.liveNames == nil {
-		la.liveNames = listedGroupNames(la.Listings)
-	}
-	return la.liveNames
 }
 
 // listedGroupNames is every group some listing names, sorted, once each.
@@ -297,24 +286,7 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 		}
 	}
 	co, hasCo := la.coordOf(r.Group, ls)
-	coordNode := int32(-1)
-	switch {
-	case !hasCo:
-		lv.WireError = "not looked up"
-	case co.Err != "":
-		lv.WireError = "FindCoordinator: " + co.Err
-	default:
-		coordNode = co.NodeID
-		lv.WireCoordinator = name(co.NodeID)
-	}
-	// Which broker should hold the group: the wire's answer, else the
-	// volume's.
-	owner := coordNode
-	if owner < 0 && r.Coordinator != "" {
-		if o, ok := BrokerOrdinal(r.Coordinator); ok {
-			owner = o
-		}
-	}
+	owner := lv.coordinator(r, co, hasCo, name)
 	ownerLists := false
 	for k, l := range ls {
 		lb[k] = name(l.node)
@@ -328,18 +300,7 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 	}
 	lv.ListedBy = lb
 	if d, ok := la.describedOf(r.Group, ls, co, hasCo); ok && ownerLists {
-		if d.Err != "" {
-			lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
-		} else {
-			if d.State != "" {
-				lv.State = d.State
-			}
-			if d.ProtocolType != "" {
-				lv.ProtocolType = d.ProtocolType
-			}
-			lv.Protocol = d.Protocol
-			lv.Members = len(d.Members)
-		}
+		lv.described(&d)
 	}
 	if !ownerLists && owner < 0 && len(ls) > 0 {
 		// Nobody coordinates it per either source: show what was listed.
@@ -349,13 +310,66 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 	if len(lv.StaleOn) > 0 {
 		addOnce(&r.Issues, IssueStaleOnNonCoord)
 	}
-	onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
+	lv.held(r, la, owner, ownerLists)
+	if la.HasAssignment && hasCo {
+		if WireDisagrees(r.Coordinator, co) {
+			addOnce(&r.Issues, IssueWireMismatch)
+		}
+	}
+	sortIssues(r.Issues)
+}
+
+// coordinator records FindCoordinator's answer for the row (co, when it
+// was looked up) and returns the node that should hold the group: the
+// wire's answer, else the volume's; -1 when neither names one.
+func (lv *GroupLive) coordinator(r *GroupRow, co wire.Coordinator, hasCo bool, name func(int32) string) int32 {
+	coordNode := int32(-1)
+	switch {
+	case !hasCo:
+		lv.WireError = "not looked up"
+	case co.Err != "":
+		lv.WireError = "FindCoordinator: " + co.Err
+	default:
+		coordNode = co.NodeID
+		lv.WireCoordinator = name(co.NodeID)
+	}
+	if coordNode < 0 && r.Coordinator != "" {
+		if o, ok := BrokerOrdinal(r.Coordinator); ok {
+			return o
+		}
+	}
+	return coordNode
+}
+
+// described takes the state, protocol and members from the coordinator's
+// DescribeGroups answer (or its error).
+func (lv *GroupLive) described(d *wire.DescribedGroup) {
+	if d.Err != "" {
+		lv.WireError = joinErr(lv.WireError, "DescribeGroups: "+d.Err)
+		return
+	}
+	if d.State != "" {
+		lv.State = d.State
+	}
+	if d.ProtocolType != "" {
+		lv.ProtocolType = d.ProtocolType
+	}
+	lv.Protocol = d.Protocol
+	lv.Members = len(d.Members)
+}
+
+// held says whether the coordinator holds the group (it listed it; or
+// not, when its listing answered without it), and flags a group on the
+// volume its coordinator does not hold fileOnly, unless the coordinator's
+// listing did not answer: a hung coordinator is not an empty one.
+func (lv *GroupLive) held(r *GroupRow, la *LiveAnswers, owner int32, ownerLists bool) {
 	switch {
 	case ownerLists:
 		lv.Held = HeldYes
 	case owner >= 0 && la.answered[owner]:
 		lv.Held = HeldNo
 	}
+	onVolume := slices.Contains(r.Sources, SourceFile) || slices.Contains(r.Sources, SourceLegacyFile) || slices.Contains(r.Sources, SourceOtherFile)
 	switch {
 	case !onVolume || ownerLists:
 	case owner >= 0 && !la.answered[owner]:
@@ -365,12 +379,6 @@ func mergeRow(r *GroupRow, lv *GroupLive, ls []listing, lb []string, la *LiveAns
 	default:
 		addOnce(&r.Issues, IssueFileOnly)
 	}
-	if la.HasAssignment && hasCo {
-		if WireDisagrees(r.Coordinator, co) {
-			addOnce(&r.Issues, IssueWireMismatch)
-		}
-	}
-	sortIssues(r.Issues)
 }
 
 // listing is one broker's listing of a group: Listings[i].Groups[j] (12

@@ -51,6 +51,16 @@ type LivePartition struct {
 	Host       string              `json:"host"`
 }
 
+// LiveTopicLag sums a live description's lag per topic: TopicLag's
+// figures, in the order live describe's document has always had them.
+type LiveTopicLag struct {
+	Topic      string `json:"topic"`
+	Lag        int64  `json:"lag"`
+	MaxLag     int64  `json:"maxLag"`
+	Partitions int    `json:"partitions"`
+	Unknown    int    `json:"unknown"`
+}
+
 // LiveDescription is 'groups describe' with brokers.
 type LiveDescription struct {
 	Group string `json:"group"`
@@ -69,7 +79,7 @@ type LiveDescription struct {
 	Protocol          string          `json:"protocol"`
 	Members           []wire.Member   `json:"members"`
 	Partitions        []LivePartition `json:"partitions"`
-	Topics            []wire.TopicLag `json:"topics"`
+	Topics            []LiveTopicLag  `json:"topics"`
 	TotalLag          int64           `json:"totalLag"`
 	LagUnknown        int             `json:"lagUnknown"`
 	LagKnown          bool            `json:"lagKnown"`
@@ -117,7 +127,7 @@ func BuildLiveDescription(w wire.GroupDescription, file *GroupDescription, gs *G
 		names = NewNodeNamer(nil)
 	}
 	d := LiveDescription{Group: w.Group, State: w.State, ProtocolType: w.ProtocolType, Protocol: w.Protocol,
-		Members: w.Members, Partitions: []LivePartition{}, Topics: []wire.TopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
+		Members: w.Members, Partitions: []LivePartition{}, Topics: []LiveTopicLag{}, Issues: []string{}, Errors: []string{}, Notes: []string{},
 		LagSource: LagSourceLive, WireCoordinatorAddr: w.CoordinatorAddr, Sources: []string{SourceLive}, Incidents: []PartitionIncident{}}
 	if d.Members == nil {
 		d.Members = []wire.Member{}

@@ -19,7 +19,6 @@ const (
 	AnomalyVanished = anomaly.Vanished
 	AnomalyPlainMap = anomaly.PlainMap
 	AnomalyCorrupt  = anomaly.Corrupt
-	AnomalyEmptied  = anomaly.Emptied
 )
 
 // CompareOffsetObservations returns the anomalies between an earlier and a

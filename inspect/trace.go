@@ -125,10 +125,55 @@ type versionKey struct{ e, v int64 }
 
 // BuildTrace reconstructs every group's coordinator timeline.
 func BuildTrace(in TraceInput) *Trace {
-	tr := &Trace{}
-	match := groupMatcher(in.Filter)
+	tb := &traceBuild{in: in, tr: &Trace{}, match: groupMatcher(in.Filter), byKey: map[versionKey]int{}}
+	tr := tb.tr
+	tb.groups = traceGroups(in, tb.match)
+	tr.Groups = len(tb.groups)
+	tb.versions()
+	// Log lines that date versions: published / recompute with a version.
+	attachLogs(tr, in.Logs, tb.byKey)
+	tb.moves()
+	// Coordinator-change lines: confirm or add.
+	mergeCoordinatorLogs(tr, in.Logs, tb.byKey, tb.match)
+	if in.Placements {
+		for i, s := range in.Snapshots {
+			tr.Versions[tb.versionOf(s.Assignment)].Placements = placementsAt(tb.states[i], tb.groups)
+		}
+	}
+	// Initial and final placements.
+	if n := len(in.Snapshots); n > 0 {
+		tr.Initial = placementsAt(tb.states[0], tb.groups)
+		tr.Final = placementsAt(tb.states[n-1], tb.groups)
+	}
+	if !in.Since.IsZero() || !in.Until.IsZero() {
+		tr.keepBetween(in.Since, in.Until)
+	}
+	tr.sortEvents()
+	tr.countEvents()
+	return tr
+}
 
-	// The group set: entries of every snapshot ∪ extra ∪ groups in logs.
+// traceBuild is BuildTrace's work: the trace so far, the groups followed,
+// each snapshot's prepared routing, and where each snapshot's version is
+// in the trace's versions.
+type traceBuild struct {
+	in     TraceInput
+	tr     *Trace
+	match  func(string) bool
+	groups []string
+	states []*RoutingState
+	byKey  map[versionKey]int
+}
+
+// versionOf is the index of snapshot assignment a's version.
+func (tb *traceBuild) versionOf(a *volume.Assignment) int {
+	return tb.byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]
+}
+
+// traceGroups is the groups a trace follows, sorted: the entries of every
+// snapshot, the extra known groups and the groups in coordinator-change
+// lines, those the filter keeps.
+func traceGroups(in TraceInput, match func(string) bool) []string {
 	var names []string
 	for _, s := range in.Snapshots {
 		for _, e := range s.Assignment.ConsumerGroups {
@@ -149,55 +194,66 @@ func BuildTrace(in TraceInput) *Trace {
 			groups = append(groups, g)
 		}
 	}
-	tr.Groups = len(groups)
+	return groups
+}
 
-	// Versions from snapshots, with their times.
-	byKey := map[versionKey]int{}
-	states := make([]*RoutingState, len(in.Snapshots))
-	for i, s := range in.Snapshots {
+// snapshotVersion is the trace version of assignment a as read: its epoch
+// and version, controller, entries, alive brokers, and its time when it
+// carries generatedAt.
+func snapshotVersion(a *volume.Assignment) TraceVersion {
+	v := TraceVersion{ControllerEpoch: a.ControllerEpoch, AssignmentVersion: a.AssignmentVersion,
+		GeneratedAt: a.GeneratedAt, Controller: a.Controller, Source: "snapshot", Entries: len(a.ConsumerGroups)}
+	if t := a.GeneratedTime(); !t.IsZero() {
+		v.Time, v.TimeSource = t, "generatedAt"
+	}
+	for _, b := range a.Brokers {
+		if b.Health == grouphash.HealthAlive {
+			v.Brokers = append(v.Brokers, b.ID)
+		}
+	}
+	slices.Sort(v.Brokers)
+	return v
+}
+
+// versions adds a version per snapshot, with the versions missed since
+// the previous one, and prepares each snapshot's routing.
+func (tb *traceBuild) versions() {
+	snaps := tb.in.Snapshots
+	tb.states = make([]*RoutingState, len(snaps))
+	for i, s := range snaps {
 		a := s.Assignment
-		v := TraceVersion{ControllerEpoch: a.ControllerEpoch, AssignmentVersion: a.AssignmentVersion,
-			GeneratedAt: a.GeneratedAt, Controller: a.Controller, Path: s.Path, Source: "snapshot",
-			Entries: len(a.ConsumerGroups)}
-		if t := a.GeneratedTime(); !t.IsZero() {
-			v.Time, v.TimeSource = t, "generatedAt"
-		}
-		for _, b := range a.Brokers {
-			if b.Health == grouphash.HealthAlive {
-				v.Brokers = append(v.Brokers, b.ID)
-			}
-		}
-		slices.Sort(v.Brokers)
-		states[i] = NewRoutingState(a)
+		v := snapshotVersion(a)
+		v.Path = s.Path
+		tb.states[i] = NewRoutingState(a)
 		if i > 0 {
-			gap := FindVersionGap(in.Snapshots[i-1].Assignment, a)
+			gap := FindVersionGap(snaps[i-1].Assignment, a)
 			v.MissingBefore, v.Gap = gap.Count, gap.Message()
-			tr.MissedVersions += gap.Count
+			tb.tr.MissedVersions += gap.Count
 		} else {
 			v.Gap = firstVersionNote(a)
 		}
-		byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}] = i
+		tb.byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}] = i
 		v.First = i == 0
-		tr.Versions = append(tr.Versions, v)
+		tb.tr.Versions = append(tb.tr.Versions, v)
 	}
+}
 
-	// Log lines that date versions: published / recompute with a version.
-	attachLogs(tr, in.Logs, byKey)
-
-	// Moves between consecutive snapshots.
-	results := make([]MovesResult, len(in.Snapshots))
+// moves adds the moves between consecutive snapshots as events of the
+// later version, each carrying that version's log lines.
+func (tb *traceBuild) moves() {
+	snaps, tr := tb.in.Snapshots, tb.tr
+	results := make([]MovesResult, len(snaps))
 	total := 0
-	for i := 1; i < len(in.Snapshots); i++ {
-		results[i] = ComputeMovesPrepared(states[i-1], states[i], in.Snapshots[i-1].Assignment, in.Snapshots[i].Assignment, groups, nil)
+	for i := 1; i < len(snaps); i++ {
+		results[i] = ComputeMovesPrepared(tb.states[i-1], tb.states[i], snaps[i-1].Assignment, snaps[i].Assignment, tb.groups, nil)
 		total += len(results[i].Moves)
 	}
 	tr.Events = make([]TraceEvent, 0, total)
-	for i := 1; i < len(in.Snapshots); i++ {
+	for i := 1; i < len(snaps); i++ {
 		r := results[i]
 		results[i] = MovesResult{}
 		t := r.Transition
-		a := in.Snapshots[i].Assignment
-		v := &tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]]
+		v := &tr.Versions[tb.versionOf(snaps[i].Assignment)]
 		v.Joined, v.Left = t.Joined, t.Left
 		// One read-only slice of log refs per version, shared by its events
 		// (clipped: appending to it copies).
@@ -211,7 +267,7 @@ func BuildTrace(in TraceInput) *Trace {
 			gap = " (" + v.Gap + ")"
 		}
 		for _, m := range r.Moves {
-			if !match(m.Key) {
+			if !tb.match(m.Key) {
 				continue
 			}
 			tr.Events = append(tr.Events, TraceEvent{Time: v.Time, TimeSource: v.TimeSource, Group: m.Key, From: m.From, To: m.To,
@@ -221,41 +277,34 @@ func BuildTrace(in TraceInput) *Trace {
 			v.Moves++
 		}
 	}
+}
 
-	// Coordinator-change lines: confirm or add.
-	mergeCoordinatorLogs(tr, in.Logs, byKey, match)
-
-	if in.Placements {
-		for i, s := range in.Snapshots {
-			a := s.Assignment
-			tr.Versions[byKey[versionKey{a.ControllerEpoch, a.AssignmentVersion}]].Placements = placementsAt(states[i], groups)
-		}
+// keepBetween keeps the events and versions dated within [since, until]
+// (a zero bound is open); undated ones are dropped.
+func (tr *Trace) keepBetween(since, until time.Time) {
+	out := func(t time.Time) bool {
+		return t.IsZero() || (!since.IsZero() && t.Before(since)) || (!until.IsZero() && t.After(until))
 	}
-	// Initial and final placements.
-	if n := len(in.Snapshots); n > 0 {
-		tr.Initial = placementsAt(states[0], groups)
-		tr.Final = placementsAt(states[n-1], groups)
-	}
-
-	// Time filters.
-	if !in.Since.IsZero() || !in.Until.IsZero() {
-		kept := tr.Events[:0]
-		for _, e := range tr.Events {
-			if e.Time.IsZero() || (!in.Since.IsZero() && e.Time.Before(in.Since)) || (!in.Until.IsZero() && e.Time.After(in.Until)) {
-				continue
-			}
+	kept := tr.Events[:0]
+	for _, e := range tr.Events {
+		if !out(e.Time) {
 			kept = append(kept, e)
 		}
-		tr.Events = kept
-		keptV := tr.Versions[:0]
-		for _, v := range tr.Versions {
-			if v.Time.IsZero() || (!in.Since.IsZero() && v.Time.Before(in.Since)) || (!in.Until.IsZero() && v.Time.After(in.Until)) {
-				continue
-			}
+	}
+	tr.Events = kept
+	keptV := tr.Versions[:0]
+	for _, v := range tr.Versions {
+		if !out(v.Time) {
 			keptV = append(keptV, v)
 		}
-		tr.Versions = keptV
 	}
+	tr.Versions = keptV
+}
+
+// sortEvents orders the events by version, time and group. Recomputed
+// events are already in order; only log-only ones are not, so the events
+// are checked first, and indexes sorted rather than the (large) events.
+func (tr *Trace) sortEvents() {
 	byOrder := func(a, b *TraceEvent) int {
 		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
 			return c
@@ -268,8 +317,6 @@ func BuildTrace(in TraceInput) *Trace {
 		}
 		return strings.Compare(a.Group, b.Group)
 	}
-	// Recomputed events are already in order; only log-only ones are not.
-	// Sort indexes, not the (large) events.
 	sorted := true
 	for i := 1; i < len(tr.Events); i++ {
 		if byOrder(&tr.Events[i-1], &tr.Events[i]) > 0 {
@@ -277,18 +324,24 @@ func BuildTrace(in TraceInput) *Trace {
 			break
 		}
 	}
-	if !sorted {
-		idx := make([]int, len(tr.Events))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(a, b int) int { return byOrder(&tr.Events[a], &tr.Events[b]) })
-		out := make([]TraceEvent, len(tr.Events))
-		for i, j := range idx {
-			out[i] = tr.Events[j]
-		}
-		tr.Events = out
+	if sorted {
+		return
 	}
+	idx := make([]int, len(tr.Events))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return byOrder(&tr.Events[a], &tr.Events[b]) })
+	out := make([]TraceEvent, len(tr.Events))
+	for i, j := range idx {
+		out[i] = tr.Events[j]
+	}
+	tr.Events = out
+}
+
+// countEvents counts the events by cause (in the causes' order) and by
+// evidence.
+func (tr *Trace) countEvents() {
 	counts := map[Cause]int{}
 	for i := range tr.Events {
 		e := &tr.Events[i]
@@ -305,7 +358,6 @@ func BuildTrace(in TraceInput) *Trace {
 			tr.EventsBy = append(tr.EventsBy, CauseCount{Cause: c, Count: counts[c]})
 		}
 	}
-	return tr
 }
 
 func cmpVersionPart(a, b int64) int {
@@ -370,7 +422,43 @@ func logLineRef(e logparse.Event) string {
 // attaches controller lines (lease, broker set, recompute) to the version
 // they led to.
 func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
-	// Versions known only from logs.
+	attachVersionLines(tr, logs, byKey)
+	attachControllerLines(tr, logs)
+	// A log-only version's controller, when its line named none: the
+	// holder of that epoch's lease.
+	for i := range tr.Versions {
+		v := &tr.Versions[i]
+		if v.Source != "log" || v.Controller != "" {
+			continue
+		}
+		for _, e := range logs {
+			if e.Kind == logparse.LeaseAcquired && e.HasEpoch && e.Epoch == v.ControllerEpoch {
+				if v.Controller = e.Identity; v.Controller == "" {
+					v.Controller = e.Broker
+				}
+				break
+			}
+		}
+	}
+	// Log-only versions sort into the timeline.
+	slices.SortStableFunc(tr.Versions, func(a, b TraceVersion) int {
+		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
+			return c
+		}
+		return cmpVersionPart(a.AssignmentVersion, b.AssignmentVersion)
+	})
+	for i, v := range tr.Versions {
+		if v.Source == "snapshot" {
+			byKey[versionKey{v.ControllerEpoch, v.AssignmentVersion}] = i
+		}
+		slices.SortStableFunc(tr.Versions[i].Notes, func(a, b TraceNote) int { return a.Time.Compare(b.Time) })
+	}
+}
+
+// attachVersionLines attaches the published and recompute lines that
+// name a version to it, dating a snapshot version without generatedAt; a
+// published version no snapshot shows is added, known from the log only.
+func attachVersionLines(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 	logOnly := map[versionKey]int{}
 	for _, e := range logs {
 		if e.Kind != logparse.AssignmentPublished && e.Kind != logparse.Recompute {
@@ -404,8 +492,13 @@ func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 		}
 		v.Notes = append(v.Notes, noteOf(e))
 	}
-	// Lease and broker-set lines: the first snapshot version at or after
-	// the line (by time; a lease by epoch).
+}
+
+// attachControllerLines attaches lease and broker-set lines to the
+// version they led to: a lease to its epoch's first snapshot version,
+// else (and every other line) the version dated nearest at or after the
+// line, within two minutes.
+func attachControllerLines(tr *Trace, logs []logparse.Event) {
 	for _, e := range logs {
 		switch e.Kind {
 		case logparse.LeaseAcquired, logparse.LeaseLost, logparse.BrokerSetChanged, logparse.StaleAssignment:
@@ -439,35 +532,6 @@ func attachLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int) {
 		if idx >= 0 {
 			tr.Versions[idx].Notes = append(tr.Versions[idx].Notes, noteOf(e))
 		}
-	}
-	// A log-only version's controller, when its line named none: the
-	// holder of that epoch's lease.
-	for i := range tr.Versions {
-		v := &tr.Versions[i]
-		if v.Source != "log" || v.Controller != "" {
-			continue
-		}
-		for _, e := range logs {
-			if e.Kind == logparse.LeaseAcquired && e.HasEpoch && e.Epoch == v.ControllerEpoch {
-				if v.Controller = e.Identity; v.Controller == "" {
-					v.Controller = e.Broker
-				}
-				break
-			}
-		}
-	}
-	// Log-only versions sort into the timeline.
-	slices.SortStableFunc(tr.Versions, func(a, b TraceVersion) int {
-		if c := cmpVersionPart(a.ControllerEpoch, b.ControllerEpoch); c != 0 {
-			return c
-		}
-		return cmpVersionPart(a.AssignmentVersion, b.AssignmentVersion)
-	})
-	for i, v := range tr.Versions {
-		if v.Source == "snapshot" {
-			byKey[versionKey{v.ControllerEpoch, v.AssignmentVersion}] = i
-		}
-		slices.SortStableFunc(tr.Versions[i].Notes, func(a, b TraceNote) int { return a.Time.Compare(b.Time) })
 	}
 }
 
@@ -534,14 +598,16 @@ func noteOf(e logparse.Event) TraceNote {
 	return n
 }
 
+// moveKey is a coordinator move as a log line names it.
+type moveKey struct {
+	group    string
+	from, to string
+	version  int64
+}
+
 // mergeCoordinatorLogs matches "group coordinator change" lines to the
 // recomputed moves (evidence both), or adds the moves no snapshot shows.
 func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey]int, match func(string) bool) {
-	type mk struct {
-		group    string
-		from, to string
-		version  int64
-	}
 	logged := map[string]bool{}
 	for _, e := range logs {
 		if e.Kind == logparse.CoordinatorChange && e.Group != "" {
@@ -551,13 +617,13 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 	if len(logged) == 0 {
 		return
 	}
-	idx := map[mk]int{}
+	idx := map[moveKey]int{}
 	for i, e := range tr.Events {
 		if logged[e.Group] {
-			idx[mk{e.Group, e.From, e.To, e.AssignmentVersion}] = i
+			idx[moveKey{e.Group, e.From, e.To, e.AssignmentVersion}] = i
 		}
 	}
-	added := map[mk]int{}
+	added := map[moveKey]int{}
 	for _, e := range logs {
 		if e.Kind != logparse.CoordinatorChange || e.Group == "" || !match(e.Group) {
 			continue
@@ -571,60 +637,70 @@ func mergeCoordinatorLogs(tr *Trace, logs []logparse.Event, byKey map[versionKey
 			from = e.Broker
 		}
 		ref := logLineRef(e)
-		if e.HasVersion {
-			k := mk{e.Group, from, to, e.Version}
-			if i, ok := idx[k]; ok {
-				confirmEvent(&tr.Events[i], ref)
-				continue
-			}
-		} else {
-			// No version: the nearest recomputed move of this group with the
-			// same endpoints, within two minutes.
-			best, bi := time.Duration(-1), -1
-			for i, ev := range tr.Events {
-				if ev.Group != e.Group || ev.From != from || ev.To != to || ev.Time.IsZero() || e.Time.IsZero() {
-					continue
-				}
-				d := e.Time.Sub(ev.Time)
-				if d < 0 {
-					d = -d
-				}
-				if d <= 2*time.Minute && (best < 0 || d < best) {
-					best, bi = d, i
-				}
-			}
-			if bi >= 0 {
-				confirmEvent(&tr.Events[bi], ref)
-				continue
-			}
+		i, ok := idx[moveKey{e.Group, from, to, e.Version}]
+		if !e.HasVersion {
+			i = nearestMove(tr, e, from, to)
+			ok = i >= 0
 		}
-		k := mk{e.Group, from, to, e.Version}
+		if ok {
+			confirmEvent(&tr.Events[i], ref)
+			continue
+		}
+		k := moveKey{e.Group, from, to, e.Version}
 		if i, ok := added[k]; ok {
 			tr.Events[i].Logs = append(tr.Events[i].Logs, ref)
 			continue
 		}
-		ev := TraceEvent{Time: e.Time, TimeSource: "log", Group: e.Group, From: from, To: to,
-			AssignmentVersion: e.Version, ControllerEpoch: e.Epoch, Cause: CauseUnknown, Evidence: EvidenceLog,
-			Logs: []string{ref}}
-		if !e.HasEpoch {
-			ev.ControllerEpoch = epochAt(tr, e)
-		}
-		if i, ok := byKey[versionKey{ev.ControllerEpoch, e.Version}]; ok && e.HasVersion {
-			ev.Detail = "a broker logged this move, but the snapshot of this version does not show it"
-			if ev.Time.IsZero() {
-				ev.Time = tr.Versions[i].Time
-			}
-		} else {
-			if e.Broker != "" {
-				ev.Detail = "no snapshot of this version; seen only in " + e.Broker + "'s log"
-			} else {
-				ev.Detail = "no snapshot of this version; seen only in a broker log"
-			}
-			ev.Cause, ev.Detail = causeFromNotes(tr, ev, ev.Detail)
-		}
 		added[k] = len(tr.Events)
-		tr.Events = append(tr.Events, ev)
+		tr.Events = append(tr.Events, logOnlyEvent(tr, e, from, to, ref, byKey))
 	}
+}
+
+// nearestMove is the recomputed move of e's group with the same endpoints
+// nearest in time to e, within two minutes (for a line without a
+// version); -1 when there is none.
+func nearestMove(tr *Trace, e logparse.Event, from, to string) int {
+	best, bi := time.Duration(-1), -1
+	for i, ev := range tr.Events {
+		if ev.Group != e.Group || ev.From != from || ev.To != to || ev.Time.IsZero() || e.Time.IsZero() {
+			continue
+		}
+		d := e.Time.Sub(ev.Time)
+		if d < 0 {
+			d = -d
+		}
+		if d <= 2*time.Minute && (best < 0 || d < best) {
+			best, bi = d, i
+		}
+	}
+	return bi
+}
+
+// logOnlyEvent is the move a coordinator-change line shows and no
+// recomputed move does: one the snapshot of its version does not show, or
+// one of a version without a snapshot (its cause read from that version's
+// controller lines).
+func logOnlyEvent(tr *Trace, e logparse.Event, from, to, ref string, byKey map[versionKey]int) TraceEvent {
+	ev := TraceEvent{Time: e.Time, TimeSource: "log", Group: e.Group, From: from, To: to,
+		AssignmentVersion: e.Version, ControllerEpoch: e.Epoch, Cause: CauseUnknown, Evidence: EvidenceLog,
+		Logs: []string{ref}}
+	if !e.HasEpoch {
+		ev.ControllerEpoch = epochAt(tr, e)
+	}
+	if i, ok := byKey[versionKey{ev.ControllerEpoch, e.Version}]; ok && e.HasVersion {
+		ev.Detail = "a broker logged this move, but the snapshot of this version does not show it"
+		if ev.Time.IsZero() {
+			ev.Time = tr.Versions[i].Time
+		}
+		return ev
+	}
+	if e.Broker != "" {
+		ev.Detail = "no snapshot of this version; seen only in " + e.Broker + "'s log"
+	} else {
+		ev.Detail = "no snapshot of this version; seen only in a broker log"
+	}
+	ev.Cause, ev.Detail = causeFromNotes(tr, ev, ev.Detail)
+	return ev
 }
 
 func confirmEvent(ev *TraceEvent, ref string) {
@@ -671,19 +747,10 @@ type Step struct {
 func NextStep(prev *RoutingState, prevA, cur *volume.Assignment, groups, filter []string, observed time.Time) Step {
 	match := groupMatcher(filter)
 	st := NewRoutingState(cur)
-	v := TraceVersion{ControllerEpoch: cur.ControllerEpoch, AssignmentVersion: cur.AssignmentVersion,
-		GeneratedAt: cur.GeneratedAt, Controller: cur.Controller, Source: "snapshot", Entries: len(cur.ConsumerGroups)}
-	if t := cur.GeneratedTime(); !t.IsZero() {
-		v.Time, v.TimeSource = t, "generatedAt"
-	} else if !observed.IsZero() {
+	v := snapshotVersion(cur)
+	if v.Time.IsZero() && !observed.IsZero() {
 		v.Time, v.TimeSource = observed, "observed"
 	}
-	for _, b := range cur.Brokers {
-		if b.Health == grouphash.HealthAlive {
-			v.Brokers = append(v.Brokers, b.ID)
-		}
-	}
-	slices.Sort(v.Brokers)
 	step := Step{State: st}
 	if prev == nil {
 		step.Version = v

@@ -139,58 +139,87 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 	wh.Scenario = fmt.Sprintf("assignment v%d (controller epoch %d, controller %s): %d brokers listed, %d alive, %d explicit entries",
 		a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), len(brokers), alive, a.EntryCount())
 	if w.Active() {
-		wh.current = grouphash.NewRouter(brokers, entries)
 		var err error
-		brokers, entries, err = applyWhatIf(brokers, entries, w)
-		if err != nil {
+		if brokers, entries, err = wh.whatIf(a, w, brokers, entries); err != nil {
 			return nil, err
-		}
-		var alive []string
-		ring := grouphash.NewRing(brokers)
-		for _, b := range ring.IDs() {
-			if ring.Alive(b) && !slices.Contains(alive, b) {
-				alive = append(alive, b)
-			}
-		}
-		wh.Failover = whatIfFailover(a, w, alive, len(entries))
-		if wh.Failover != nil && wh.Failover.LastToConnect {
-			wh.lastToConnect = true
-		}
-		if wh.Failover != nil && wh.Failover.Model == FailoverDrop && wh.Failover.Written {
-			wh.dropped = map[string]bool{}
-			for _, e := range entries {
-				wh.dropped[e.GroupID] = true
-			}
-			entries = nil
-		}
-		wh.Scenario = whatIfScenario(w, brokers, entries)
-		if wh.Failover != nil {
-			wh.Scenario += "; " + wh.Failover.Text
-		}
-		switch {
-		case w.Placement != "" && wh.dropped != nil:
-			// The Go controller's first version places nothing; --placement
-			// is what its next version does.
-			if w.Placement != "rendezvous" && w.Placement != "hash" {
-				return nil, fmt.Errorf("--placement %q: choose rendezvous or hash", w.Placement)
-			}
-			wh.Scenario += "; --placement models the version after (this answer is the failover's first version, which places nothing)"
-		case w.Placement == "":
-		case w.Placement == "rendezvous":
-			wh.place = func(g, _ string) string { return grouphash.Rendezvous(g, alive) }
-			wh.Scenario += "; every key is treated as an active group and placed as today's controller does (rendezvous)"
-		case w.Placement == "hash":
-			wh.place = func(_, hashPick string) string { return hashPick }
-			wh.Scenario += "; every key is treated as an active group and placed by the routing hash"
-		default:
-			return nil, fmt.Errorf("--placement %q: choose rendezvous or hash", w.Placement)
 		}
 	} else if w.Placement != "" {
 		return nil, fmt.Errorf("--placement models the next recompute: it goes with --what-if-down or --what-if-brokers")
 	}
+	wh.prepare(brokers, entries)
+	return wh, nil
+}
+
+// whatIf applies the hypothetical broker set to the assignment's brokers
+// and entries, keeping today's routing to compare with: the controller
+// failover it implies (a Go controller's first version drops every
+// entry), the scenario in words, and the --placement of active groups.
+func (wh *Whois) whatIf(a *volume.Assignment, w WhatIf, brokers []grouphash.Broker, entries []grouphash.Entry) ([]grouphash.Broker, []grouphash.Entry, error) {
+	wh.current = grouphash.NewRouter(brokers, entries)
+	brokers, entries, err := applyWhatIf(brokers, entries, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	var alive []string
+	ring := grouphash.NewRing(brokers)
+	for _, b := range ring.IDs() {
+		if ring.Alive(b) && !slices.Contains(alive, b) {
+			alive = append(alive, b)
+		}
+	}
+	wh.Failover = whatIfFailover(a, w, alive, len(entries))
+	if wh.Failover != nil && wh.Failover.LastToConnect {
+		wh.lastToConnect = true
+	}
+	if wh.Failover != nil && wh.Failover.Model == FailoverDrop && wh.Failover.Written {
+		wh.dropped = map[string]bool{}
+		for _, e := range entries {
+			wh.dropped[e.GroupID] = true
+		}
+		entries = nil
+	}
+	wh.Scenario = whatIfScenario(w, brokers, entries)
+	if wh.Failover != nil {
+		wh.Scenario += "; " + wh.Failover.Text
+	}
+	if err := wh.placement(w.Placement, alive); err != nil {
+		return nil, nil, err
+	}
+	return brokers, entries, nil
+}
+
+// placement sets how a what-if places every key as an active group
+// (rendezvous over the alive brokers, as today's controller does, or the
+// routing hash); after a Go failover that drops the entries it only names
+// the version after, since the failover's first version places nothing.
+func (wh *Whois) placement(placement string, alive []string) error {
+	switch {
+	case placement != "" && wh.dropped != nil:
+		if placement != "rendezvous" && placement != "hash" {
+			return fmt.Errorf("--placement %q: choose rendezvous or hash", placement)
+		}
+		wh.Scenario += "; --placement models the version after (this answer is the failover's first version, which places nothing)"
+	case placement == "":
+	case placement == "rendezvous":
+		wh.place = func(g, _ string) string { return grouphash.Rendezvous(g, alive) }
+		wh.Scenario += "; every key is treated as an active group and placed as today's controller does (rendezvous)"
+	case placement == "hash":
+		wh.place = func(_, hashPick string) string { return hashPick }
+		wh.Scenario += "; every key is treated as an active group and placed by the routing hash"
+	default:
+		return fmt.Errorf("--placement %q: choose rendezvous or hash", placement)
+	}
+	return nil
+}
+
+// prepare builds the router the answers come from and what every
+// streamed answer shares: the broker counts, the answer of each hash slot
+// for a group without an entry (groups, outside a what-if), and each
+// broker's health.
+func (wh *Whois) prepare(brokers []grouphash.Broker, entries []grouphash.Entry) {
 	wh.router = grouphash.NewRouter(brokers, entries)
 	wh.countsJSON = fmt.Appendf(nil, `,"numBrokers":%d,"aliveBrokers":%d,"fnv1a32":"0x`, wh.router.Ring().Len(), wh.router.Ring().AliveCount())
-	if kind == KindGroup && wh.current == nil {
+	if wh.Kind == KindGroup && wh.current == nil {
 		for i := 0; i < wh.router.Ring().Len(); i++ {
 			hp := wh.router.Ring().PickHash(uint32(i))
 			var frag []byte
@@ -206,7 +235,6 @@ func NewWhois(a *volume.Assignment, kind Kind, w WhatIf) (*Whois, error) {
 			wh.health[b.ID] = b.Health
 		}
 	}
-	return wh, nil
 }
 
 // WhatIfFailover is the controller failover a what-if implies: the

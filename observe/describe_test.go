@@ -110,7 +110,7 @@ func TestDescribeLive(t *testing.T) {
 	// The brokers are asked for the log ends of the topics a group's
 	// members, committed offsets or offset file name (wire.DescribeMany).
 	for _, i := range []int{0, 3, 4} {
-		all[i].Lag = wire.ComputeLag(all[i].Committed.Offsets, map[string]map[int32]wire.LogOffsets{"orders": {0: {End: 10}, 1: {End: 10}}}, nil)
+		all[i].Partitions = wire.JoinOffsets(all[i].Committed.Offsets, map[string]map[int32]wire.LogOffsets{"orders": {0: {End: 10}, 1: {End: 10}}}, nil)
 	}
 	vol := testVolume(map[string][]inspect.GroupFileData{"file-only": fileData("file-only", map[string]int64{"orders/0": 1})}, 10)
 	fo := inspect.DescribeGroup("file-only", nil, vol.Files["file-only"], vol.State("file-only"))
@@ -159,7 +159,7 @@ func TestLiveState(t *testing.T) {
 	t.Parallel()
 	w := wire.GroupDescription{DescribedGroup: wire.DescribedGroup{Group: "g", Coordinator: 1, State: "Empty", Members: []wire.Member{}},
 		Committed: wire.GroupOffsets{Offsets: map[string]map[int32]wire.Committed{"t": {0: {Offset: 5}, 1: {Offset: -1}, 2: {Offset: 9}}}}}
-	w.Lag = wire.ComputeLag(w.Committed.Offsets, map[string]map[int32]wire.LogOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}, 3: {Start: 4, End: 10}}}, nil)
+	w.Partitions = wire.JoinOffsets(w.Committed.Offsets, map[string]map[int32]wire.LogOffsets{"t": {0: {Start: 0, End: 10}, 1: {Start: 0, End: 10}, 2: {Start: 0, End: 10}, 3: {Start: 4, End: 10}}}, nil)
 	vol := testVolume(map[string][]inspect.GroupFileData{"g": fileData("g", map[string]int64{"t/0": 5, "t/1": 3, "t/2": 7})}, 10)
 	// Not held: a consumer that joins loads the file (7 on t/2, not the
 	// coordinator's 9), so the lag counts from the file everywhere.

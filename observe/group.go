@@ -143,7 +143,7 @@ func addLive(w *wire.GroupDescription, at time.Time, get func(string, int32) *in
 			}
 		}
 	}
-	for _, pl := range w.Lag.Partitions {
+	for _, pl := range w.Partitions {
 		pf := get(pl.Topic, pl.Partition)
 		if pl.Start >= 0 || pl.End >= 0 || pl.LogErr != "" {
 			pf.Served = &inspect.ServedBounds{Start: pl.Start, End: pl.End, Err: pl.LogErr, AsOf: at}

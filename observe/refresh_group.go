@@ -112,13 +112,13 @@ func (r *refreshRun) buildGroup(b *groupBuilder, i int, g *GroupObs, keep bool) 
 // coordinator's offsets, the served bounds, the file's offsets (and the
 // file's partitions the brokers were not asked about).
 func (b *groupBuilder) fromLive(d *wire.GroupDescription, fo *inspect.OffsetReading, r *refreshRun, i int) {
-	n := len(d.Lag.Partitions)
+	n := len(d.Partitions)
 	if fo != nil {
 		n += len(fo.Offsets)
 	}
 	b.reset(n)
 	at := r.askedAt
-	for _, pl := range d.Lag.Partitions {
+	for _, pl := range d.Partitions {
 		key := r.keys.key(pl.Topic, pl.Partition)
 		pf := inspect.PartitionFacts{Topic: pl.Topic, Partition: pl.Partition, Member: pl.Member}
 		if pl.Committed >= 0 {

@@ -110,7 +110,7 @@ func (t *staleTracker) servedEnds(described map[string]*wire.GroupDescription) m
 		return out
 	}
 	for _, d := range described {
-		for _, pl := range d.Lag.Partitions {
+		for _, pl := range d.Partitions {
 			tp := volume.TopicPartition{Topic: pl.Topic, Partition: pl.Partition}
 			if _, open := t.open[tp]; open && pl.End >= 0 && pl.LogErr == "" {
 				out[tp] = pl.End

@@ -32,6 +32,10 @@ func Fields(v any) []Field {
 	return out
 }
 
+// walkFields appends the fields of struct type t under prefix, then each
+// field's own fields (a struct's, or its elements' in a slice, array or
+// map). seen holds the types on the current path, so a recursive type is
+// listed once rather than forever.
 func walkFields(t reflect.Type, prefix string, seen map[reflect.Type]bool, out *[]Field) {
 	if t.Kind() != reflect.Struct || seen[t] {
 		return
@@ -49,52 +53,62 @@ func walkFields(t reflect.Type, prefix string, seen map[reflect.Type]bool, out *
 			continue
 		}
 		if f.Anonymous && name == "" {
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			walkFields(ft, prefix, seen, out)
+			ft, _ := derefType(f.Type)
+			walkFields(ft, prefix, seen, out) // promoted, as encoding/json does
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		path := name
-		if prefix != "" {
-			path = prefix + "." + name
-			if strings.HasSuffix(prefix, "]") && !strings.Contains(prefix, ".") && strings.Trim(prefix, "[]") == "" {
-				path = prefix + name
-			}
-		}
-		ft := f.Type
-		optional := strings.Contains(tag, "omitempty")
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-			optional = true
-		}
+		path := fieldPath(prefix, name)
+		ft, pointer := derefType(f.Type)
 		kind := kindName(ft)
-		if optional {
+		if pointer || strings.Contains(tag, "omitempty") {
 			kind += ", optional"
 		}
 		*out = append(*out, Field{Path: path, Kind: kind})
-		switch ft.Kind() {
-		case reflect.Struct:
-			if ft.PkgPath() != "time" {
-				walkFields(ft, path, seen, out)
-			}
-		case reflect.Slice, reflect.Array:
-			et := ft.Elem()
-			for et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			walkFields(et, path+"[]", seen, out)
-		case reflect.Map:
-			et := ft.Elem()
-			for et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			walkFields(et, path+"{}", seen, out)
+		walkNested(ft, path, seen, out)
+	}
+}
+
+// derefType is t without its pointers; pointer says whether it had any
+// (a nil pointer leaves the field out, so it is optional).
+func derefType(t reflect.Type) (reflect.Type, bool) {
+	pointer := false
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+		pointer = true
+	}
+	return t, pointer
+}
+
+// fieldPath is the path of field name under prefix: "a.b", or "[]b" for
+// a field of the elements of a top-level slice.
+func fieldPath(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	if strings.HasSuffix(prefix, "]") && !strings.Contains(prefix, ".") && strings.Trim(prefix, "[]") == "" {
+		return prefix + name
+	}
+	return prefix + "." + name
+}
+
+// walkNested lists the fields inside a field of type ft at path: a
+// struct's own (time's types are leaves), or its elements' for a slice or
+// array ("path[]") and a map ("path{}").
+func walkNested(ft reflect.Type, path string, seen map[reflect.Type]bool, out *[]Field) {
+	switch ft.Kind() {
+	case reflect.Struct:
+		if ft.PkgPath() != "time" {
+			walkFields(ft, path, seen, out)
 		}
+	case reflect.Slice, reflect.Array:
+		et, _ := derefType(ft.Elem())
+		walkFields(et, path+"[]", seen, out)
+	case reflect.Map:
+		et, _ := derefType(ft.Elem())
+		walkFields(et, path+"{}", seen, out)
 	}
 }
 

@@ -25,20 +25,6 @@ import (
 // not valid UTF-8: "group" → "groupBase64".
 const Base64Suffix = "Base64"
 
-// OriginalBytes returns the exact value of a string field of a decoded JSON
-// object: the base64 sibling when present, else the string itself.
-func OriginalBytes(obj map[string]any, field string) (string, bool) {
-	if b64, ok := obj[field+Base64Suffix].(string); ok {
-		b, err := base64.StdEncoding.DecodeString(b64)
-		if err != nil {
-			return "", false
-		}
-		return string(b), true
-	}
-	s, ok := obj[field].(string)
-	return s, ok
-}
-
 // AppendBase64Field appends `,"NAMEBase64":"…"` when s is not valid UTF-8,
 // for hand-written JSON encoders that must match WriteJSON.
 func AppendBase64Field(dst []byte, name string, s []byte) []byte {

@@ -446,11 +446,8 @@ func writeJSON(w io.Writer, v any, prefix, step string) error {
 	return enc.Encode(v)
 }
 
-// WriteJSONL writes each element of a slice on its own line.
-func WriteJSONL(w io.Writer, v any) error { return writeJSONL(w, v, stamp{}) }
-
-// writeJSONL is WriteJSONL with each object carrying the stamp (version
-// 0: nothing).
+// writeJSONL writes each element of a slice on its own line (anything
+// else as one line), each object carrying the stamp (version 0: nothing).
 func writeJSONL(w io.Writer, v any, st stamp) error {
 	jw := NewJSONLWriter(w)
 	jw.stamp = st

@@ -215,12 +215,8 @@ func writeVersionedArray(w io.Writer, rv reflect.Value, step string, st stamp) e
 	return bw.Flush()
 }
 
-// WriteYAMLDocument writes v as WriteYAML does, with the schema version.
-func WriteYAMLDocument(w io.Writer, v any, version int) error {
-	return writeYAMLStamped(w, v, stamp{version: version})
-}
-
-// writeYAMLStamped is WriteYAMLDocument with the stamp's members.
+// writeYAMLStamped writes v as WriteYAML does, with the stamp's members
+// (the schema version, the generation) first.
 func writeYAMLStamped(w io.Writer, v any, st stamp) error {
 	var buf bytes.Buffer
 	if err := writeStamped(&buf, v, false, st); err != nil {

@@ -130,8 +130,19 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	timeRefused, logRefused := planOutcomes(plans, opts.Force)
+	if opts.Execute {
+		writeGroups(ctx, plans, opts)
+	}
 	res := ApplyResult{Plans: plans}
-	timeRefused, logRefused := 0, 0
+	res.count(plans)
+	return res, res.err(timeRefused, logRefused)
+}
+
+// planOutcomes gives every plan its outcome before anything is written:
+// skipped, an error, refused (unless forced) or planned. It returns how
+// many errors are a time lookup's or an unverified log end's refusal.
+func planOutcomes(plans []*GroupPlan, force bool) (timeRefused, logRefused int) {
 	for _, gp := range plans {
 		switch {
 		case gp.Skipped != "" && gp.Error == "":
@@ -144,35 +155,44 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			if gp.LogRefused {
 				logRefused++
 			}
-		case gp.Refused != "" && !opts.Force:
+		case gp.Refused != "" && !force:
 			gp.Outcome = OutcomeRefused
 		default:
 			gp.Outcome = OutcomePlanned
 		}
 	}
-	if opts.Execute {
-		stopped := false
-		for _, gp := range plans {
-			stopped = stopped || (opts.Stop != nil && opts.Stop())
-			switch {
-			case gp.Outcome != OutcomePlanned:
+	return timeRefused, logRefused
+}
+
+// writeGroups writes the planned groups in order, until a stop signal:
+// the groups after it are interrupted, never written; opts.Done hears of
+// every group once its outcome is final.
+func writeGroups(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) {
+	stopped := false
+	for _, gp := range plans {
+		stopped = stopped || (opts.Stop != nil && opts.Stop())
+		switch {
+		case gp.Outcome != OutcomePlanned:
+			markNotWritten(gp)
+		case stopped:
+			gp.Outcome = OutcomeInterrupted
+			gp.Warnings = append(gp.Warnings, "not written: the run was interrupted before this group")
+			markNotWritten(gp)
+		default:
+			applyGroup(ctx, gp, opts)
+			if gp.Outcome == OutcomeRefused {
 				markNotWritten(gp)
-			case stopped:
-				gp.Outcome = OutcomeInterrupted
-				gp.Warnings = append(gp.Warnings, "not written: the run was interrupted before this group")
-				markNotWritten(gp)
-			default:
-				applyGroup(ctx, gp, opts)
-				if gp.Outcome == OutcomeRefused {
-					markNotWritten(gp)
-				}
-				recordWrite(gp, opts)
 			}
-			if opts.Done != nil {
-				opts.Done(gp)
-			}
+			recordWrite(gp, opts)
+		}
+		if opts.Done != nil {
+			opts.Done(gp)
 		}
 	}
+}
+
+// count adds up the plans' outcomes and rows.
+func (res *ApplyResult) count(plans []*GroupPlan) {
 	for _, gp := range plans {
 		switch gp.Outcome {
 		case OutcomePlanned:
@@ -204,7 +224,6 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 			}
 		}
 	}
-	return res, res.err(timeRefused, logRefused)
 }
 
 func (res ApplyResult) err(timeRefused, logRefused int) error {

@@ -197,155 +197,218 @@ func CheckWritePath(root, path string, pol Policy) error {
 // Any failure before the rename removes what the write created (temp file
 // and backup). After the switch, backups beyond the retention are removed.
 func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, error) {
-	res := WriteResult{Path: path}
 	if opts.Perm == 0 {
 		opts.Perm = 0o644
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	step := func(name string) error {
-		if opts.afterStep != nil {
-			if err := opts.afterStep(name); err != nil {
-				return fmt.Errorf("%s: %s: %w", path, name, err)
-			}
+	w := &atomicWrite{path: path, opts: opts, res: WriteResult{Path: path}}
+	err := w.openDir()
+	defer func() {
+		if w.d != nil {
+			w.d.Close()
 		}
-		return nil
-	}
-	dir, base := splitPath(path)
-	d, err := safefs.OpenBelow(opts.Root, dir, opts.Policy.FollowSymlinks, true)
+	}()
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", path, err)
+		return w.res, err
 	}
-	defer func() { d.Close() }()
-	if opts.Policy.FollowSymlinks {
-		if info, err := d.Lstat(base); err == nil && info.Mode&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(path)
-			if err != nil {
-				return res, fmt.Errorf("%s: resolving the link: %w", path, err)
-			}
-			nd, err := safefs.OpenDir(filepath.Dir(target))
-			if err != nil {
-				return res, fmt.Errorf("%s: %w", path, err)
-			}
-			d.Close()
-			d, base = nd, filepath.Base(target)
+	cur, own, err := w.check()
+	if err != nil {
+		return w.res, err
+	}
+	if err := w.backup(cur, own); err != nil {
+		return w.res, err
+	}
+	if err := w.writeTemp(data, own); err != nil {
+		return w.res, err
+	}
+	if err := w.recheck(); err != nil {
+		return w.res, err
+	}
+	return w.switchOver()
+}
+
+// atomicWrite is one WriteFileAtomic or RemoveFileAtomic: the directory
+// the file is written in (opened without following links), the file's name
+// there, and what the write created so far (backup, temp file), which a
+// failure before the switch removes.
+type atomicWrite struct {
+	path       string
+	opts       WriteOptions
+	res        WriteResult
+	d          *safefs.Dir
+	base       string
+	where      string // d's path
+	backupName string
+	tmp        *os.File
+	tmpName    string
+}
+
+// step runs the test hook after the write step name.
+func (w *atomicWrite) step(name string) error {
+	if w.opts.afterStep != nil {
+		if err := w.opts.afterStep(name); err != nil {
+			return fmt.Errorf("%s: %s: %w", w.path, name, err)
 		}
 	}
-	where := d.Path()
+	return nil
+}
 
-	cur := FileState{Path: path}
-	old, info, err := d.ReadFile(base, true)
+// openDir opens the file's directory from opts.Root without following
+// links; with --follow-symlinks a link at the file itself is resolved and
+// its target's directory opened instead (openForWrite, the one rule).
+func (w *atomicWrite) openDir() error {
+	d, base, err := openForWrite(w.path, w.opts)
+	if err != nil {
+		return err
+	}
+	w.d, w.base, w.where = d, base, d.Path()
+	return nil
+}
+
+// check reads the file as it is now, refuses the write when it is not
+// what the caller read (ErrConcurrentWrite), and decides the result's
+// owner and mode: the old file's; a new file takes the mode asked for and,
+// when kaasctl runs as root, its directory's owner (the broker's uid), so
+// brokers can rewrite it.
+func (w *atomicWrite) check() (FileState, fileOwner, error) {
+	cur := FileState{Path: w.path}
+	old, info, err := w.d.ReadFile(w.base, true)
 	switch {
 	case err == nil:
 		cur.Exists, cur.Data, cur.ModTime, cur.Size = true, old, info.ModTime, info.Size
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		return res, fmt.Errorf("reading before the write: %w", err)
+		return cur, fileOwner{}, fmt.Errorf("reading before the write: %w", err)
 	}
-	if opts.Expect != nil && !opts.Expect.Same(cur) {
-		return res, fmt.Errorf("%s: %w", path, ErrConcurrentWrite)
+	if w.opts.Expect != nil && !w.opts.Expect.Same(cur) {
+		return cur, fileOwner{}, fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
 	}
-	if err := step(StepCheck); err != nil {
-		return res, err
+	if err := w.step(StepCheck); err != nil {
+		return cur, fileOwner{}, err
 	}
-	// Owner and mode of the result: the old file's; a new file takes the
-	// mode asked for and, when kaasctl runs as root, its directory's owner
-	// (the broker's uid), so brokers can rewrite it.
-	own := fileOwner{mode: opts.Perm}
+	own := fileOwner{mode: w.opts.Perm}
 	if cur.Exists {
 		own = fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}
 	} else if os.Geteuid() == 0 {
-		if di, err := d.Stat(); err == nil {
+		if di, err := w.d.Stat(); err == nil {
 			own.set, own.uid, own.gid = true, di.UID, di.GID
 		}
 	}
+	return cur, own, nil
+}
 
-	backupName := ""
-	removeBackup := func() {
-		if backupName != "" {
-			d.Remove(backupName)
-			res.Backup = ""
-		}
-	}
-	if opts.Backup && cur.Exists {
-		name, err := writeBackup(d, base, cur.Data, own, opts.Now())
+// backup copies the current content beside the file, when asked for and
+// the file exists.
+func (w *atomicWrite) backup(cur FileState, own fileOwner) error {
+	if w.opts.Backup && cur.Exists {
+		name, err := writeBackup(w.d, w.base, cur.Data, own, w.opts.Now())
 		if err != nil {
-			return res, fmt.Errorf("%s: writing the backup: %w", path, err)
+			return fmt.Errorf("%s: writing the backup: %w", w.path, err)
 		}
-		backupName, res.Backup = name, filepath.Join(where, name)
+		w.backupName, w.res.Backup = name, filepath.Join(w.where, name)
 	}
-	if err := step(StepBackup); err != nil {
-		removeBackup()
-		return res, err
+	if err := w.step(StepBackup); err != nil {
+		w.removeBackup()
+		return err
 	}
+	return nil
+}
 
-	res.StaleTemps = sweepStaleTemps(d)
-	tmp, tmpName, err := d.CreateTemp(TempPrefix(base), ".tmp")
-	if err != nil {
-		removeBackup()
-		return res, fmt.Errorf("%s: creating a temp file: %w", path, err)
+// removeBackup removes the backup this write made, if any.
+func (w *atomicWrite) removeBackup() {
+	if w.backupName != "" {
+		w.d.Remove(w.backupName)
+		w.res.Backup = ""
 	}
+}
+
+// abort removes what the write created before the switch (the temp file
+// and the backup) and returns err.
+func (w *atomicWrite) abort(err error) error {
+	w.tmp.Close()
+	w.d.Remove(w.tmpName)
+	w.removeBackup()
+	return err
+}
+
+// writeTemp writes data to a new, exclusive temp file beside the file
+// (after sweeping the temp files an interrupted kaasctl left there), with
+// the result's owner and mode, and makes it durable.
+func (w *atomicWrite) writeTemp(data []byte, own fileOwner) error {
+	w.res.StaleTemps = sweepStaleTemps(w.d)
+	tmp, tmpName, err := w.d.CreateTemp(TempPrefix(w.base), ".tmp")
+	if err != nil {
+		w.removeBackup()
+		return fmt.Errorf("%s: creating a temp file: %w", w.path, err)
+	}
+	w.tmp, w.tmpName = tmp, tmpName
 	// Held until the temp file is renamed or removed, and released by the
 	// kernel when the process dies: a later run tells an abandoned temp
 	// file from one being written.
 	safefs.TryLock(tmp)
-	tmpPath := filepath.Join(where, tmpName)
-	fail := func(err error) (WriteResult, error) {
-		tmp.Close()
-		d.Remove(tmpName)
-		removeBackup()
-		return res, err
-	}
+	tmpPath := filepath.Join(w.where, tmpName)
 	if _, err := tmp.Write(data); err != nil {
-		return fail(fmt.Errorf("%s: writing %s: %w", path, tmpPath, err))
+		return w.abort(fmt.Errorf("%s: writing %s: %w", w.path, tmpPath, err))
 	}
 	if err := own.apply(tmp); err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return w.abort(fmt.Errorf("%s: %w", w.path, err))
 	}
-	if err := step(StepTempWrite); err != nil {
-		return fail(err)
+	if err := w.step(StepTempWrite); err != nil {
+		return w.abort(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fail(fmt.Errorf("%s: fsync %s: %w", path, tmpPath, err))
+		return w.abort(fmt.Errorf("%s: fsync %s: %w", w.path, tmpPath, err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(fmt.Errorf("%s: closing %s: %w", path, tmpPath, err))
+		return w.abort(fmt.Errorf("%s: closing %s: %w", w.path, tmpPath, err))
 	}
-	if err := step(StepTempSync); err != nil {
-		return fail(err)
+	if err := w.step(StepTempSync); err != nil {
+		return w.abort(err)
 	}
+	return nil
+}
 
-	if opts.Expect != nil {
-		again, _, err := d.ReadFile(base, true)
-		now := FileState{Path: path, Exists: err == nil, Data: again}
+// recheck compares the file with what the caller read once more, right
+// before the switch.
+func (w *atomicWrite) recheck() error {
+	if w.opts.Expect != nil {
+		again, _, err := w.d.ReadFile(w.base, true)
+		now := FileState{Path: w.path, Exists: err == nil, Data: again}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fail(fmt.Errorf("%s: re-reading before the switch: %w", path, err))
+			return w.abort(fmt.Errorf("%s: re-reading before the switch: %w", w.path, err))
 		}
-		if !opts.Expect.Same(now) {
-			return fail(fmt.Errorf("%s: %w", path, ErrConcurrentWrite))
+		if !w.opts.Expect.Same(now) {
+			return w.abort(fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite))
 		}
 	}
-	if err := step(StepRecheck); err != nil {
-		return fail(err)
+	if err := w.step(StepRecheck); err != nil {
+		return w.abort(err)
 	}
+	return nil
+}
 
-	if err := d.Rename(tmpName, base); err != nil {
-		return fail(fmt.Errorf("%s: renaming %s over it: %w", path, tmpPath, err))
+// switchOver renames the temp file over the file, makes the rename
+// durable (fsync of the directory) and prunes backups beyond the
+// retention. A failure after the rename leaves the new content in place.
+func (w *atomicWrite) switchOver() (WriteResult, error) {
+	if err := w.d.Rename(w.tmpName, w.base); err != nil {
+		return w.res, w.abort(fmt.Errorf("%s: renaming %s over it: %w", w.path, filepath.Join(w.where, w.tmpName), err))
 	}
-	if err := step(StepRename); err != nil {
-		return res, err
+	if err := w.step(StepRename); err != nil {
+		return w.res, err
 	}
-	if err := d.Sync(); err != nil {
-		return res, fmt.Errorf("%s: the new content is in place, but fsync of %s failed (it may not survive a power loss): %w", path, where, err)
+	if err := w.d.Sync(); err != nil {
+		return w.res, fmt.Errorf("%s: the new content is in place, but fsync of %s failed (it may not survive a power loss): %w", w.path, w.where, err)
 	}
-	if err := step(StepDirSync); err != nil {
-		return res, err
+	if err := w.step(StepDirSync); err != nil {
+		return w.res, err
 	}
-	if opts.Backup {
-		res.Pruned = pruneBackups(d, base, opts.Policy.Keep(), opts.Now())
+	if w.opts.Backup {
+		w.res.Pruned = pruneBackups(w.d, w.base, w.opts.Policy.Keep(), w.opts.Now())
 	}
-	return res, nil
+	return w.res, nil
 }
 
 // fileOwner is the owner and mode a written file gets.

@@ -100,96 +100,123 @@ type GroupHistory struct {
 // are dropped.
 func LoadGroupHistory(src HistorySource, group string) (GroupHistory, error) {
 	h := GroupHistory{Group: group, Points: []watch.HistoryPoint{}, Backups: []string{}, Warnings: []string{}}
-	var pts []watch.HistoryPoint
-	if src.JournalDir != "" {
-		dir, err := watch.ResolveOffsetJournal(src.JournalDir)
-		if err != nil {
-			return h, err
-		}
-		h.Journal = dir
-		jr, err := watch.ReadOffsetJournal(dir, watch.JournalReadOptions{Group: group, Since: src.Since, Until: src.Until})
-		if err != nil {
-			return h, err
-		}
-		h.Warnings = append(h.Warnings, jr.Warnings...)
-		pts = append(pts, watch.ReplayGroup(jr.Records, group)...)
+	pts, err := journalPoints(src, group, &h)
+	if err != nil {
+		return h, err
 	}
 	journalled := len(pts)
 	plainMapIsEmpty := src.Layout.Gen.Gen.Known() && !src.Layout.Gen.Gen.PlainMapIsOffsets()
-	var files []string
-	if p, err := GroupFilePath(src.Layout, group); err == nil {
-		files = append(files, p)
-		// The other offsets dir too: backups of a file kaasctl rewrote
-		// before a migration, or while the generation was pinned otherwise.
-		for _, od := range src.Layout.OffsetsDirs() {
-			d := od.Path
-			if o := filepath.Join(d, group+".json"); o != p && !volume.SameDir(d, filepath.Dir(p)) {
-				files = append(files, o)
-			}
-		}
-	}
 	now := src.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	for _, f := range files {
-		bs, err := ListBackups(f)
-		if err != nil {
-			h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
+	for _, f := range historyFiles(src.Layout, group) {
+		chain := backupChain(f, now, &h)
+		if len(chain) == 0 {
 			continue
-		}
-		bs = dropFutureBackups(bs, now, &h.Warnings)
-		// A backup taken at time T holds the state up to T; from T on the
-		// file held what kaasctl wrote, last known as the next backup's
-		// copy or, after the last rewrite, the file itself. So the points
-		// are: the first backup just before its rewrite (it stands for the
-		// time before, too: see TargetAt), then at each rewrite the next
-		// copy, and at the last rewrite the current file.
-		type copyOf struct {
-			at   time.Time
-			path string
-			of   *volume.OffsetFile
-		}
-		var copies []copyOf
-		for _, b := range bs {
-			of, _, err := volume.ReadOffsetFile(b.Path)
-			if err != nil {
-				h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s: %v (skipped)", b.Path, err))
-				continue
-			}
-			h.Backups = append(h.Backups, b.Path)
-			copies = append(copies, copyOf{b.Time, b.Path, of})
-		}
-		if len(copies) == 0 {
-			continue
-		}
-		point := func(at time.Time, source, kind, file string, of *volume.OffsetFile) watch.HistoryPoint {
-			offs := map[string]int64{}
-			for _, e := range of.Entries {
-				offs[e.Topic+"/"+fmt.Sprint(e.Partition)] = e.Offset
-			}
-			return watch.HistoryPoint{Time: at, Source: source, Kind: kind, File: file, Format: of.Format,
-				Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}}
-		}
-		chain := []watch.HistoryPoint{point(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of)}
-		for i, c := range copies {
-			if i+1 < len(copies) {
-				n := copies[i+1]
-				chain = append(chain, point(c.at, "backup", watch.RecSnapshot, n.path, n.of))
-				continue
-			}
-			cur, _, err := volume.ReadOffsetFile(f)
-			if err != nil {
-				h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %v (the state after kaasctl's last rewrite at %s is unknown)", f, err, c.at.UTC().Format(time.RFC3339Nano)))
-				continue
-			}
-			chain = append(chain, point(c.at, "file", watch.RecSnapshot, f, cur))
 		}
 		markBackupAnomalies(chain, pts[:journalled], group, plainMapIsEmpty)
 		pts = append(pts, chain...)
 	}
 	h.Points = append(h.Points, historyRange(mergeHistory(pts[:journalled], pts[journalled:]), src.Since, src.Until)...)
 	return h, nil
+}
+
+// journalPoints is the group's timeline replayed from the journal, when
+// one is given (its dir and warnings go into h).
+func journalPoints(src HistorySource, group string, h *GroupHistory) ([]watch.HistoryPoint, error) {
+	if src.JournalDir == "" {
+		return nil, nil
+	}
+	dir, err := watch.ResolveOffsetJournal(src.JournalDir)
+	if err != nil {
+		return nil, err
+	}
+	h.Journal = dir
+	jr, err := watch.ReadOffsetJournal(dir, watch.JournalReadOptions{Group: group, Since: src.Since, Until: src.Until})
+	if err != nil {
+		return nil, err
+	}
+	h.Warnings = append(h.Warnings, jr.Warnings...)
+	return watch.ReplayGroup(jr.Records, group), nil
+}
+
+// historyFiles is where the group's file is and was: in the live offsets
+// dir, and in the other offsets dirs (backups of a file kaasctl rewrote
+// before a migration, or while the generation was pinned otherwise).
+func historyFiles(l volume.Layout, group string) []string {
+	p, err := GroupFilePath(l, group)
+	if err != nil {
+		return nil
+	}
+	files := []string{p}
+	for _, od := range l.OffsetsDirs() {
+		d := od.Path
+		if o := filepath.Join(d, group+".json"); o != p && !volume.SameDir(d, filepath.Dir(p)) {
+			files = append(files, o)
+		}
+	}
+	return files
+}
+
+// backupChain is the history kaasctl's backups of file f tell (nil when it
+// has none that can be read; their paths and problems go into h). A backup
+// taken at time T holds the state up to T; from T on the file held what
+// kaasctl wrote, last known as the next backup's copy or, after the last
+// rewrite, the file itself. So the points are: the first backup just
+// before its rewrite (it stands for the time before, too: see TargetAt),
+// then at each rewrite the next copy, and at the last rewrite the current
+// file.
+func backupChain(f string, now time.Time, h *GroupHistory) []watch.HistoryPoint {
+	bs, err := ListBackups(f)
+	if err != nil {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("backups of %s: %v", f, err))
+		return nil
+	}
+	bs = dropFutureBackups(bs, now, &h.Warnings)
+	type copyOf struct {
+		at   time.Time
+		path string
+		of   *volume.OffsetFile
+	}
+	var copies []copyOf
+	for _, b := range bs {
+		of, _, err := volume.ReadOffsetFile(b.Path)
+		if err != nil {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("backup %s: %v (skipped)", b.Path, err))
+			continue
+		}
+		h.Backups = append(h.Backups, b.Path)
+		copies = append(copies, copyOf{b.Time, b.Path, of})
+	}
+	if len(copies) == 0 {
+		return nil
+	}
+	chain := []watch.HistoryPoint{backupPoint(copies[0].at.Add(-time.Nanosecond), "backup", KindBeforeRewrite, copies[0].path, copies[0].of)}
+	for i, c := range copies {
+		if i+1 < len(copies) {
+			n := copies[i+1]
+			chain = append(chain, backupPoint(c.at, "backup", watch.RecSnapshot, n.path, n.of))
+			continue
+		}
+		cur, _, err := volume.ReadOffsetFile(f)
+		if err != nil {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %v (the state after kaasctl's last rewrite at %s is unknown)", f, err, c.at.UTC().Format(time.RFC3339Nano)))
+			continue
+		}
+		chain = append(chain, backupPoint(c.at, "file", watch.RecSnapshot, f, cur))
+	}
+	return chain
+}
+
+// backupPoint is the history point of the offsets of, read from file.
+func backupPoint(at time.Time, source, kind, file string, of *volume.OffsetFile) watch.HistoryPoint {
+	offs := map[string]int64{}
+	for _, e := range of.Entries {
+		offs[e.Topic+"/"+fmt.Sprint(e.Partition)] = e.Offset
+	}
+	return watch.HistoryPoint{Time: at, Source: source, Kind: kind, File: file, Format: of.Format,
+		Offsets: offs, Changed: map[string]int64{}, Removed: []string{}, Anomalies: []watch.JournalAnomaly{}}
 }
 
 // historyRange keeps the points from the last one before since (the state

@@ -113,21 +113,20 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		opts.QuietPeriod = DefaultQuietPeriod
 	}
 	l = l.WithGeneration()
-	gi := l.Gen
 	stamp := opts.Now.UTC().Format("20060102T150405Z") + "-" + safefs.RandomSuffix()
 	if !opts.Execute {
 		// The run's dir is named when it runs (the time then and a random
 		// suffix): a dry-run names its form, not a dir that will not exist.
 		stamp = DryRunRunDir
 	}
-	rep := &MigrateReport{DryRun: !opts.Execute, Generation: gi, To: opts.To.String(), Actions: []RepairAction{},
+	rep := &MigrateReport{DryRun: !opts.Execute, Generation: l.Gen, To: opts.To.String(), Actions: []RepairAction{},
 		Source: l.LiveOffsetsDirOf(volume.GenGo), Target: l.LiveOffsetsDirOf(opts.To)}
 	srcLoc, _ := volume.LiveOffsetsLocation(volume.GenGo)
 	rep.Backup = filepath.Join(l.ClusterDir, QuarantineDir, stamp, srcLoc.QuarantineRel())
 	if l.DataDir == "" {
 		return nil, &MigrateUsageError{"the data dir is unknown (only --cluster-dir given): the Go generation's offsets are in DATA/__consumer_offsets; pass --data-dir"}
 	}
-	if gi.SameDir || volume.SameDir(rep.Source, rep.Target) {
+	if l.Gen.SameDir || volume.SameDir(rep.Source, rep.Target) {
 		return nil, &MigrateUsageError{fmt.Sprintf("the data dir and the cluster dir are one directory (%s): there is one offsets dir and nothing to migrate", rep.Target)}
 	}
 	ents, err := os.ReadDir(rep.Source)
@@ -148,20 +147,48 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		rep.NothingToDo = true
 		return rep, nil
 	}
+	if err := migratableGeneration(l.Gen, rep.Source); err != nil {
+		return nil, err
+	}
+	if recent := recentWrites(rep.Source, ents, opts); len(recent) > 0 {
+		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago (or at a time in the future, which proves no quiet period): %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
+			rep.Source, opts.QuietPeriod, strings.Join(recent, ", "), opts.QuietPeriod)
+	}
+	planMigration(rep, groups, others)
+	if !opts.Execute || rep.Refused != "" {
+		return rep, nil
+	}
+	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: filepath.Join(l.ClusterDir, QuarantineDir, stamp)}
+	defer func() { wc.run.Close() }()
+	return rep, executeMigration(rep, wc)
+}
+
+// migratableGeneration refuses a migration the volume's generation does
+// not call for: only a generation whose row in the volume model has no
+// refusal for a migration from it is migrated (one whose generation is
+// ambiguous is refused until pinned; one that is undetermined, or whose
+// brokers migrate themselves or need none, is a usage error).
+func migratableGeneration(gi volume.GenerationInfo, source string) error {
 	spec, known := gi.Gen.Spec()
 	switch {
 	case known && spec.Migrate.FromRefusal == "":
+		return nil
 	case gi.Ambiguous:
-		return nil, &MigrateRefusedError{"both offsets dirs hold group files (" + gi.Evidence + "): kaasctl cannot tell which one the brokers read and migrates nothing until the version is pinned; if the brokers still run Go / Rust ≤ 0.2.15, rerun with --kaas-version go (groups in both dirs with different offsets are then reported as conflicts)"}
+		return &MigrateRefusedError{"both offsets dirs hold group files (" + gi.Evidence + "): kaasctl cannot tell which one the brokers read and migrates nothing until the version is pinned; if the brokers still run Go / Rust ≤ 0.2.15, rerun with --kaas-version go (groups in both dirs with different offsets are then reported as conflicts)"}
 	case known:
-		return nil, &MigrateUsageError{fmt.Sprintf(spec.Migrate.FromRefusal, rep.Source)}
+		return &MigrateUsageError{fmt.Sprintf(spec.Migrate.FromRefusal, source)}
 	default:
-		return nil, &MigrateUsageError{"the kaas generation is undetermined (" + gi.Evidence + "): pin the version the brokers ran with --kaas-version go"}
+		return &MigrateUsageError{"the kaas generation is undetermined (" + gi.Evidence + "): pin the version the brokers ran with --kaas-version go"}
 	}
-	// Live groups: anything written in the old dir within the quiet period.
+}
+
+// recentWrites names the files of the old dir written within the quiet
+// period (live groups), or at a time in the future, whose age is unknown
+// and so proves no quiet period.
+func recentWrites(source string, ents []fs.DirEntry, opts MigrateOptions) []string {
 	var recent []string
 	for _, e := range ents {
-		st, err := os.Lstat(filepath.Join(rep.Source, e.Name()))
+		st, err := os.Lstat(filepath.Join(source, e.Name()))
 		if err != nil || st.IsDir() {
 			continue
 		}
@@ -173,65 +200,18 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 			recent = append(recent, fmt.Sprintf("%s (%s ago)", volume.DisplayName(e.Name()), ageText(max(age, 0))))
 		}
 	}
-	if len(recent) > 0 {
-		rep.Refused = fmt.Sprintf("files in %s were written less than %s ago (or at a time in the future, which proves no quiet period): %s; a Go-generation broker is probably still committing there (live groups). Stop every broker of the old generation, wait %s, then rerun",
-			rep.Source, opts.QuietPeriod, strings.Join(recent, ", "), opts.QuietPeriod)
-	}
+	return recent
+}
+
+// planMigration plans every group file and other entry of the old dir into
+// rep, counts the actions, and removes the old dir last when every group
+// file in it is to be migrated.
+func planMigration(rep *MigrateReport, groups []string, others []fs.DirEntry) {
 	var acts []RepairAction
 	for _, g := range groups {
-		src := filepath.Join(rep.Source, g+".json")
-		dst := filepath.Join(rep.Target, g+".json")
-		bak := filepath.Join(rep.Backup, g+".json")
-		if ps := volume.NameProblems(g); len(ps) > 0 {
-			acts = append(acts, RepairAction{Action: ActSkip, Path: src, Group: g, Detail: "group id kaas cannot round-trip (" + strings.Join(ps, "; ") + "): not migrated"})
-			continue
+		if a, ok := migrationAction(rep, g); ok {
+			acts = append(acts, a)
 		}
-		st, err := ReadState(src)
-		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				acts = append(acts, RepairAction{Action: ActDenied, Path: src, Group: g, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied})
-			} else {
-				acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Detail: "cannot read it: " + err.Error() + "; not migrated"})
-			}
-			continue
-		}
-		if !st.Exists {
-			continue
-		}
-		of, fsn, perr := volume.ParseOffsetFile(src, st.Data)
-		if perr != nil || hasDecodeError(fsn) {
-			why := firstDecodeError(fsn)
-			if perr != nil {
-				why = perr.Error()
-			}
-			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g,
-				Detail: "no broker can decode it (" + why + "): not migrated; run 'kaasctl volume repair --kaas-version go' to quarantine it (its readable offsets are saved as a --from-file CSV), then rerun"})
-			continue
-		}
-		want := st.Data
-		detail := fmt.Sprintf("%d offsets, copied byte for byte", len(of.Entries))
-		if of.Format == volume.FormatPlainMap {
-			want = EncodeEnvelope(of.Entries)
-			detail = fmt.Sprintf("%d offsets; a plain map (read as offsets by Go brokers, as EMPTY by 0.2.18), written as the v2 envelope", len(of.Entries))
-		}
-		cst, err := ReadState(dst)
-		if err != nil {
-			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst, Detail: "cannot read the target: " + err.Error()})
-			continue
-		}
-		if cst.Exists {
-			cof, _, cerr := volume.ParseOffsetFile(dst, cst.Data)
-			if bytes.Equal(cst.Data, want) || (cerr == nil && sameEntries(cof.Entries, of.Entries)) {
-				acts = append(acts, RepairAction{Action: ActAlreadyMigrated, Path: src, Group: g, Change: true, Dest: bak, expect: &st,
-					Detail: "the target " + dst + " already holds the same offsets; the source file is moved into the backup dir"})
-				continue
-			}
-			acts = append(acts, RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst,
-				Detail: fmt.Sprintf("the target already holds different offsets (source %s, target %s): never overwritten; compare them, keep the right file, then rerun", summarize(of.Entries), summarizeFile(cof))})
-			continue
-		}
-		acts = append(acts, RepairAction{Action: ActMigrate, Path: src, Group: g, Change: true, Dest: dst, Backup: bak, expect: &st, entries: of.Entries,
-			Detail: detail + " into " + rep.Target + " (Go / Rust ≤ 0.2.15 → Rust 0.2.18); the source file is moved into the backup dir", data: want})
 	}
 	for _, e := range others {
 		acts = append(acts, RepairAction{Action: ActSkip, Path: filepath.Join(rep.Source, e.Name()), Detail: "not a group file (a sub-directory, temp file or other file): left where it is, so the old dir stays"})
@@ -255,14 +235,69 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		rep.Changes++
 	}
 	rep.Actions = acts
-	if !opts.Execute || rep.Refused != "" {
-		return rep, nil
+}
+
+// migrationAction plans group g's file: migrated into the target (a plain
+// map written as the envelope), or, when the target already has the
+// group, moved into the backup dir if it holds the same offsets and a
+// conflict if not; a file that cannot be read or decoded is not migrated.
+// ok is false when the file is gone since the listing.
+func migrationAction(rep *MigrateReport, g string) (RepairAction, bool) {
+	src := filepath.Join(rep.Source, g+".json")
+	dst := filepath.Join(rep.Target, g+".json")
+	bak := filepath.Join(rep.Backup, g+".json")
+	if ps := volume.NameProblems(g); len(ps) > 0 {
+		return RepairAction{Action: ActSkip, Path: src, Group: g, Detail: "group id kaas cannot round-trip (" + strings.Join(ps, "; ") + "): not migrated"}, true
 	}
-	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: filepath.Join(l.ClusterDir, QuarantineDir, stamp)}
-	defer func() { wc.run.Close() }()
-	// The sources are moved into the quarantine dir once their copy is
-	// written: make sure that dir can be made before writing anything, so
-	// a planted link or file there does not leave every group in both dirs.
+	st, err := ReadState(src)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return RepairAction{Action: ActDenied, Path: src, Group: g, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied}, true
+		}
+		return RepairAction{Action: ActConflict, Path: src, Group: g, Detail: "cannot read it: " + err.Error() + "; not migrated"}, true
+	}
+	if !st.Exists {
+		return RepairAction{}, false
+	}
+	of, fsn, perr := volume.ParseOffsetFile(src, st.Data)
+	if perr != nil || hasDecodeError(fsn) {
+		why := firstDecodeError(fsn)
+		if perr != nil {
+			why = perr.Error()
+		}
+		return RepairAction{Action: ActConflict, Path: src, Group: g,
+			Detail: "no broker can decode it (" + why + "): not migrated; run 'kaasctl volume repair --kaas-version go' to quarantine it (its readable offsets are saved as a --from-file CSV), then rerun"}, true
+	}
+	want := st.Data
+	detail := fmt.Sprintf("%d offsets, copied byte for byte", len(of.Entries))
+	if of.Format == volume.FormatPlainMap {
+		want = EncodeEnvelope(of.Entries)
+		detail = fmt.Sprintf("%d offsets; a plain map (read as offsets by Go brokers, as EMPTY by 0.2.18), written as the v2 envelope", len(of.Entries))
+	}
+	cst, err := ReadState(dst)
+	if err != nil {
+		return RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst, Detail: "cannot read the target: " + err.Error()}, true
+	}
+	if cst.Exists {
+		cof, _, cerr := volume.ParseOffsetFile(dst, cst.Data)
+		if bytes.Equal(cst.Data, want) || (cerr == nil && sameEntries(cof.Entries, of.Entries)) {
+			return RepairAction{Action: ActAlreadyMigrated, Path: src, Group: g, Change: true, Dest: bak, expect: &st,
+				Detail: "the target " + dst + " already holds the same offsets; the source file is moved into the backup dir"}, true
+		}
+		return RepairAction{Action: ActConflict, Path: src, Group: g, Dest: dst,
+			Detail: fmt.Sprintf("the target already holds different offsets (source %s, target %s): never overwritten; compare them, keep the right file, then rerun", summarize(of.Entries), summarizeFile(cof))}, true
+	}
+	return RepairAction{Action: ActMigrate, Path: src, Group: g, Change: true, Dest: dst, Backup: bak, expect: &st, entries: of.Entries,
+		Detail: detail + " into " + rep.Target + " (Go / Rust ≤ 0.2.15 → Rust 0.2.18); the source file is moved into the backup dir", data: want}, true
+}
+
+// executeMigration applies the planned changes in order. The sources are
+// moved into the quarantine dir once their copy is written, so that dir
+// must be makeable before anything is written (a planted link or file
+// there must not leave every group in both dirs); the old dir is removed
+// only when every step before succeeded.
+func executeMigration(rep *MigrateReport, wc *repairCtx) error {
+	acts := rep.Actions
 	for i := range acts {
 		a := &acts[i]
 		dst := a.Backup
@@ -280,13 +315,13 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 					rep.Failed++
 				}
 			}
-			return rep, nil
+			return nil
 		}
 		qd.Close()
 		break
 	}
 	if err := wc.mkdirFor(filepath.Join(rep.Target, "x")); err != nil {
-		return rep, err
+		return err
 	}
 	for i := range acts {
 		a := &acts[i]
@@ -304,7 +339,7 @@ func MigrateVolume(l volume.Layout, opts MigrateOptions) (*MigrateReport, error)
 		}
 		a.Done = true
 	}
-	return rep, nil
+	return nil
 }
 
 // applyMigration performs one migration action and verifies it.

@@ -67,89 +67,104 @@ func Plan(group string, spec Spec, parts []PartitionInfo) []PlanRow {
 	}
 	rows := make([]PlanRow, 0, len(parts))
 	for _, p := range parts {
-		row := PlanRow{Group: group, Topic: p.Topic, Partition: p.Partition, Warnings: []string{}}
-		if p.HasCommitted {
-			c := p.Committed
-			row.Current = &c
-		}
-		if p.HasLog {
-			s, e := p.LogStart, p.LogEnd
-			row.LogStart, row.LogEnd, row.LogSource = &s, &e, p.LogSource
-		}
-		if spec.Kind == ToCurrent && p.HasCommitted {
-			// --to-current keeps a committed offset as it is, never
-			// clamped against a log end; a partition without one gets the
-			// log end below, as Kafka's tool gives it.
-			row.New = p.Committed
-			rows = append(rows, row)
-			continue
-		}
-		target, ok := int64(0), true
-		if !verified(p) && !spec.AllowUnverifiedLogEnd && !spec.NeedsTime() {
-			// Every other spec is clamped to (or is) the log bounds: a row
-			// whose log end is not verified is refused, nothing written.
-			row.Error = unverifiedError(p)
-			rows = append(rows, row)
-			continue
-		}
-		switch spec.Kind {
-		case ToEarliest:
-			target, ok = p.LogStart, requireLog(&row, p)
-		case ToLatest:
-			target, ok = p.LogEnd, requireLog(&row, p)
-		case ToCurrent:
-			target, ok = p.LogEnd, requireLog(&row, p)
-			if ok {
-				row.Warnings = append(row.Warnings, "no committed offset: --to-current gives it the log end, as Kafka's tool does")
-			}
-		case ToOffset:
-			target = spec.Offset
-		case ShiftBy:
-			if !p.HasCommitted {
-				ok = false
-				row.Error = fmt.Sprintf("cannot shift offset for partition %s-%d since there is no current committed offset", p.Topic, p.Partition)
-				break
-			}
-			target = saturatingAdd(p.Committed, spec.Shift)
-		case ToDatetime, ByDuration:
-			switch {
-			case p.HasTimeOffset:
-				target = p.TimeOffset
-				if p.BeforeEveryRecord {
-					row.Warnings = append(row.Warnings, "that time is before 1970, before every record: using the log start, as Kafka does")
-				}
-			case p.HasLog:
-				target = p.LogEnd
-				row.Warnings = append(row.Warnings, "nothing in the log at or after that time: using the log end")
-			default:
-				ok = false
-				row.Error = "the offset for that time is unknown (time lookups need live brokers)"
-			}
-		case FromFile, ToGroup:
-			o, found := fileOffsets[p.Topic][p.Partition]
-			if !found {
-				ok = false
-				row.Error = "not in the plan file"
-				if spec.Kind == ToGroup {
-					row.Error = fmt.Sprintf("group '%s' has no committed offset for this partition", spec.Source)
-				}
-				break
-			}
-			target = o
-		default:
-			ok = false
-			row.Error = fmt.Sprintf("unknown reset spec %q", spec.Kind)
-		}
-		if ok {
-			row.New = clamp(&row, target, p)
-			row.Changed = !p.HasCommitted || row.New != p.Committed
-		}
-		rows = append(rows, row)
+		rows = append(rows, planRow(group, spec, p, fileOffsets))
 	}
 	slices.SortFunc(rows, func(a, b PlanRow) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return rows
+}
+
+// planRow plans one partition: --to-current keeps a committed offset as it
+// is; every other spec needs verified log bounds (unless allowed without,
+// or the spec is a time) and its target is clamped to them.
+func planRow(group string, spec Spec, p PartitionInfo, fileOffsets map[string]map[int32]int64) PlanRow {
+	row := PlanRow{Group: group, Topic: p.Topic, Partition: p.Partition, Warnings: []string{}}
+	if p.HasCommitted {
+		c := p.Committed
+		row.Current = &c
+	}
+	if p.HasLog {
+		s, e := p.LogStart, p.LogEnd
+		row.LogStart, row.LogEnd, row.LogSource = &s, &e, p.LogSource
+	}
+	if spec.Kind == ToCurrent && p.HasCommitted {
+		// --to-current keeps a committed offset as it is, never
+		// clamped against a log end; a partition without one gets the
+		// log end below, as Kafka's tool gives it.
+		row.New = p.Committed
+		return row
+	}
+	if !verified(p) && !spec.AllowUnverifiedLogEnd && !spec.NeedsTime() {
+		// Every other spec is clamped to (or is) the log bounds: a row
+		// whose log end is not verified is refused, nothing written.
+		row.Error = unverifiedError(p)
+		return row
+	}
+	if target, ok := specTarget(spec, p, &row, fileOffsets); ok {
+		row.New = clamp(&row, target, p)
+		row.Changed = !p.HasCommitted || row.New != p.Committed
+	}
+	return row
+}
+
+// specTarget is the offset spec asks for on partition p, before clamping;
+// ok is false (row's error set) when the spec cannot be planned there.
+func specTarget(spec Spec, p PartitionInfo, row *PlanRow, fileOffsets map[string]map[int32]int64) (target int64, ok bool) {
+	switch spec.Kind {
+	case ToEarliest:
+		return p.LogStart, requireLog(row, p)
+	case ToLatest:
+		return p.LogEnd, requireLog(row, p)
+	case ToCurrent:
+		ok = requireLog(row, p)
+		if ok {
+			row.Warnings = append(row.Warnings, "no committed offset: --to-current gives it the log end, as Kafka's tool does")
+		}
+		return p.LogEnd, ok
+	case ToOffset:
+		return spec.Offset, true
+	case ShiftBy:
+		if !p.HasCommitted {
+			row.Error = fmt.Sprintf("cannot shift offset for partition %s-%d since there is no current committed offset", p.Topic, p.Partition)
+			return 0, false
+		}
+		return saturatingAdd(p.Committed, spec.Shift), true
+	case ToDatetime, ByDuration:
+		return timeTarget(p, row)
+	case FromFile, ToGroup:
+		o, found := fileOffsets[p.Topic][p.Partition]
+		if !found {
+			row.Error = "not in the plan file"
+			if spec.Kind == ToGroup {
+				row.Error = fmt.Sprintf("group '%s' has no committed offset for this partition", spec.Source)
+			}
+			return 0, false
+		}
+		return o, true
+	default:
+		row.Error = fmt.Sprintf("unknown reset spec %q", spec.Kind)
+		return 0, false
+	}
+}
+
+// timeTarget is the first offset at or after the spec's time: the log
+// start for a time before 1970, the log end when the log has nothing that
+// late; unknown without a time lookup.
+func timeTarget(p PartitionInfo, row *PlanRow) (int64, bool) {
+	switch {
+	case p.HasTimeOffset:
+		if p.BeforeEveryRecord {
+			row.Warnings = append(row.Warnings, "that time is before 1970, before every record: using the log start, as Kafka does")
+		}
+		return p.TimeOffset, true
+	case p.HasLog:
+		row.Warnings = append(row.Warnings, "nothing in the log at or after that time: using the log end")
+		return p.LogEnd, true
+	default:
+		row.Error = "the offset for that time is unknown (time lookups need live brokers)"
+		return 0, false
+	}
 }
 
 // saturatingAdd is a+b, held at the int64 limits instead of wrapping: a

@@ -23,82 +23,94 @@ const StepRemove = "remove"
 // directory. A failure before the removal removes the backup again; a
 // file already gone is an error (nothing to remove: someone else did).
 func RemoveFileAtomic(path string, opts WriteOptions) (WriteResult, error) {
-	res := WriteResult{Path: path}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	step := func(name string) error {
-		if opts.afterStep != nil {
-			if err := opts.afterStep(name); err != nil {
-				return fmt.Errorf("%s: %s: %w", path, name, err)
-			}
+	w := &atomicWrite{path: path, opts: opts, res: WriteResult{Path: path}}
+	err := w.openDir()
+	defer func() {
+		if w.d != nil {
+			w.d.Close()
 		}
-		return nil
-	}
-	d, base, err := openForWrite(path, opts)
+	}()
 	if err != nil {
-		return res, err
+		return w.res, err
 	}
-	defer func() { d.Close() }()
-	old, info, err := d.ReadFile(base, true)
+	cur, own, err := w.checkRemoval()
+	if err != nil {
+		return w.res, err
+	}
+	if err := w.backup(cur, own); err != nil {
+		return w.res, err
+	}
+	if err := w.recheckRemoval(); err != nil {
+		return w.res, err
+	}
+	return w.remove()
+}
+
+// checkRemoval reads the file as it is now and refuses the removal when
+// it is gone (someone else removed it) or not what the caller read
+// (ErrConcurrentWrite); its owner and mode are the backup's.
+func (w *atomicWrite) checkRemoval() (FileState, fileOwner, error) {
+	old, info, err := w.d.ReadFile(w.base, true)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return res, fmt.Errorf("%s: the file is already gone (removed by someone else since kaasctl read it); nothing was removed", path)
+		return FileState{}, fileOwner{}, fmt.Errorf("%s: the file is already gone (removed by someone else since kaasctl read it); nothing was removed", w.path)
 	case err != nil:
-		return res, fmt.Errorf("reading before the removal: %w", err)
+		return FileState{}, fileOwner{}, fmt.Errorf("reading before the removal: %w", err)
 	}
-	cur := FileState{Path: path, Exists: true, Data: old, ModTime: info.ModTime, Size: info.Size}
-	if opts.Expect != nil && !opts.Expect.Same(cur) {
-		return res, fmt.Errorf("%s: %w", path, ErrConcurrentWrite)
+	cur := FileState{Path: w.path, Exists: true, Data: old, ModTime: info.ModTime, Size: info.Size}
+	if w.opts.Expect != nil && !w.opts.Expect.Same(cur) {
+		return cur, fileOwner{}, fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
 	}
-	if err := step(StepCheck); err != nil {
-		return res, err
+	if err := w.step(StepCheck); err != nil {
+		return cur, fileOwner{}, err
 	}
-	backupName := ""
-	undo := func(err error) (WriteResult, error) {
-		if backupName != "" {
-			d.Remove(backupName)
-			res.Backup = ""
-		}
-		return res, err
-	}
-	if opts.Backup {
-		own := fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}
-		name, err := writeBackup(d, base, old, own, opts.Now())
-		if err != nil {
-			return res, fmt.Errorf("%s: writing the backup: %w", path, err)
-		}
-		backupName, res.Backup = name, filepath.Join(d.Path(), name)
-	}
-	if err := step(StepBackup); err != nil {
-		return undo(err)
-	}
-	again, _, err := d.ReadFile(base, true)
-	if err != nil || (opts.Expect != nil && !opts.Expect.Same(FileState{Exists: true, Data: again})) {
+	return cur, fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}, nil
+}
+
+// recheckRemoval reads the file once more right before the removal: one
+// that changed or went away since is a concurrent write, and the backup
+// this removal made is removed again.
+func (w *atomicWrite) recheckRemoval() error {
+	again, _, err := w.d.ReadFile(w.base, true)
+	if err != nil || (w.opts.Expect != nil && !w.opts.Expect.Same(FileState{Exists: true, Data: again})) {
+		w.removeBackup()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return undo(fmt.Errorf("%s: re-reading before the removal: %w", path, err))
+			return fmt.Errorf("%s: re-reading before the removal: %w", w.path, err)
 		}
-		return undo(fmt.Errorf("%s: %w", path, ErrConcurrentWrite))
+		return fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
 	}
-	if err := step(StepRecheck); err != nil {
-		return undo(err)
+	if err := w.step(StepRecheck); err != nil {
+		w.removeBackup()
+		return err
 	}
-	if err := d.Remove(base); err != nil {
-		return undo(fmt.Errorf("%s: removing: %w", path, err))
+	return nil
+}
+
+// remove removes the file, makes the removal durable (fsync of the
+// directory) and prunes backups beyond the retention. A failure of the
+// removal itself removes the backup again; one after it leaves the file
+// removed.
+func (w *atomicWrite) remove() (WriteResult, error) {
+	if err := w.d.Remove(w.base); err != nil {
+		w.removeBackup()
+		return w.res, fmt.Errorf("%s: removing: %w", w.path, err)
 	}
-	if err := step(StepRemove); err != nil {
-		return res, err
+	if err := w.step(StepRemove); err != nil {
+		return w.res, err
 	}
-	if err := d.Sync(); err != nil {
-		return res, fmt.Errorf("%s: removed, but fsync of %s failed (the removal may not survive a power loss): %w", path, d.Path(), err)
+	if err := w.d.Sync(); err != nil {
+		return w.res, fmt.Errorf("%s: removed, but fsync of %s failed (the removal may not survive a power loss): %w", w.path, w.where, err)
 	}
-	if err := step(StepDirSync); err != nil {
-		return res, err
+	if err := w.step(StepDirSync); err != nil {
+		return w.res, err
 	}
-	if opts.Backup {
-		res.Pruned = pruneBackups(d, base, opts.Policy.Keep(), opts.Now())
+	if w.opts.Backup {
+		w.res.Pruned = pruneBackups(w.d, w.base, w.opts.Policy.Keep(), w.opts.Now())
 	}
-	return res, nil
+	return w.res, nil
 }
 
 // openForWrite opens the directory a write or removal of path works in

@@ -24,7 +24,6 @@ const (
 	ResultOK       = "OK"
 	ResultMismatch = "MISMATCH"
 	ResultFailed   = "FAILED"
-	ResultSkipped  = "SKIPPED"
 )
 
 // Group states in which Kafka tooling (and kaasctl) rewrites offsets.
@@ -525,150 +524,181 @@ func describeStates(ctx context.Context, cl *wire.Client, plans []*GroupPlan) er
 
 // scopeParts lists the partitions each group's plan covers.
 func scopeParts(ctx context.Context, in Inputs, opts ResetOptions, plans []*GroupPlan) (map[*GroupPlan][]tpKey, error) {
+	sc := &scoper{in: in, opts: opts, liveTopics: map[string]*wire.TopicMeta{}, topicParts: map[string][]int32{}}
+	if err := sc.readTopics(ctx); err != nil {
+		return nil, err
+	}
 	out := map[*GroupPlan][]tpKey{}
-	// Partitions of whole topics: live metadata, else manifests.
-	topicParts := map[string][]int32{}
+	for _, gp := range plans {
+		if gp.file != nil {
+			out[gp] = sc.groupParts(gp)
+		}
+	}
+	return out, nil
+}
+
+// scoper is scopeParts' view of the topics the scopes name: their live
+// metadata (with a client) and the partitions of the whole topics named
+// (live metadata, else the data dir's partition dirs).
+type scoper struct {
+	in         Inputs
+	opts       ResetOptions
+	liveTopics map[string]*wire.TopicMeta
+	topicParts map[string][]int32
+}
+
+// readTopics asks the brokers, when there is a client, for the metadata
+// of every topic the scopes name, and lists the partitions of each topic
+// named whole.
+func (sc *scoper) readTopics(ctx context.Context) error {
 	var wholeTopics []string
-	for _, s := range opts.Scopes {
+	for _, s := range sc.opts.Scopes {
 		if s.Partitions == nil {
 			wholeTopics = append(wholeTopics, s.Topic)
 		}
 	}
-	liveTopics := map[string]*wire.TopicMeta{}
-	if in.Client != nil {
+	if sc.in.Client != nil {
 		var names []string
-		for _, s := range opts.Scopes {
+		for _, s := range sc.opts.Scopes {
 			names = append(names, s.Topic)
 		}
 		if len(names) > 0 {
-			md, err := in.Client.Metadata(ctx, names)
+			md, err := sc.in.Client.Metadata(ctx, names)
 			if err != nil {
-				return nil, fmt.Errorf("topic metadata: %w", err)
+				return fmt.Errorf("topic metadata: %w", err)
 			}
-			liveTopics = md.Topics
+			sc.liveTopics = md.Topics
 		}
 	}
-	if len(wholeTopics) > 0 {
-		if in.Client != nil {
-			for _, t := range wholeTopics {
-				if tm := liveTopics[t]; tm != nil && tm.Err == "" {
-					for p := range tm.Partitions {
-						topicParts[t] = append(topicParts[t], p)
-					}
-				}
-			}
-		} else {
-			for _, t := range wholeTopics {
-				topicParts[t] = append(topicParts[t], volume.TopicPartitionDirs(in.Layout, t)...)
-			}
-		}
-	}
-	for _, gp := range plans {
-		if gp.file == nil {
+	for _, t := range wholeTopics {
+		if sc.in.Client == nil {
+			sc.topicParts[t] = append(sc.topicParts[t], volume.TopicPartitionDirs(sc.in.Layout, t)...)
 			continue
 		}
-		set := map[tpKey]bool{}
-		add := func(t string, p int32) { set[tpKey{t, p}] = true }
-		switch {
-		case opts.Spec.Kind == ToGroup:
-			// The source's partitions, narrowed by the scope.
-			src := opts.Spec.File.Rows
-			if opts.AllTopics {
-				for _, r := range src {
-					add(r.Topic, r.Partition)
-				}
-			}
-			for _, s := range opts.Scopes {
-				if s.Partitions != nil {
-					for _, p := range s.Partitions {
-						add(s.Topic, p)
-					}
-					continue
-				}
-				n := 0
-				for _, r := range src {
-					if r.Topic == s.Topic {
-						add(r.Topic, r.Partition)
-						n++
-					}
-				}
-				if n == 0 {
-					gp.Error = fmt.Sprintf("--to-group: group '%s' has no committed offsets for topic %s", volume.DisplayName(opts.Spec.Source), s.Topic)
-				}
-			}
-		case opts.AllTopics:
-			for _, e := range gp.file.Entries() {
-				add(e.Topic, e.Partition)
-			}
-			if len(set) == 0 {
-				gp.Skipped = fmt.Sprintf("group '%s' has no committed offsets, so --all-topics covers nothing (name partitions with --topic to give it some)", volume.DisplayName(gp.Group))
-			}
-		case len(opts.Scopes) > 0:
-			for _, s := range opts.Scopes {
-				if in.Client != nil {
-					if tm := liveTopics[s.Topic]; tm == nil || tm.Err != "" {
-						why := "does not exist"
-						if tm != nil {
-							why = tm.Err
-						}
-						if !opts.Delete {
-							gp.Error = fmt.Sprintf("topic %s: %s", s.Topic, why)
-						}
-					}
-				}
-				ps := s.Partitions
-				if ps == nil && opts.Delete {
-					// Deleting: the partitions the group has offsets for.
-					for _, e := range gp.file.Entries() {
-						if e.Topic == s.Topic && !slices.Contains(ps, e.Partition) {
-							ps = append(ps, e.Partition)
-						}
-					}
-					if len(ps) == 0 {
-						gp.Warnings = append(gp.Warnings, fmt.Sprintf("no committed offsets for topic %s: nothing to delete", s.Topic))
-					}
-				} else if ps == nil {
-					ps = topicParts[s.Topic]
-					// The file's partitions of the topic too (a deleted
-					// topic's offsets, partitions without a manifest).
-					for _, e := range gp.file.Entries() {
-						if e.Topic == s.Topic && !slices.Contains(ps, e.Partition) {
-							ps = append(ps, e.Partition)
-						}
-					}
-					if len(ps) == 0 && gp.Error == "" {
-						if in.Client != nil {
-							gp.Error = fmt.Sprintf("topic %s has no partitions", s.Topic)
-						} else {
-							gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition dir in the data dir and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
-						}
-					}
-				}
-				for _, p := range ps {
-					add(s.Topic, p)
-				}
-			}
-		case opts.Spec.Kind == FromFile:
-			for _, r := range opts.Spec.File.ForGroup(gp.Group) {
-				add(r.Topic, r.Partition)
-			}
-			if len(set) == 0 {
-				gp.Skipped = fmt.Sprintf("No reset plan for group %s found", volume.DisplayName(gp.Group))
+		if tm := sc.liveTopics[t]; tm != nil && tm.Err == "" {
+			for p := range tm.Partitions {
+				sc.topicParts[t] = append(sc.topicParts[t], p)
 			}
 		}
-		keys := make([]tpKey, 0, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b tpKey) int {
-			if c := strings.Compare(a.topic, b.topic); c != 0 {
-				return c
-			}
-			return int(a.part) - int(b.part)
-		})
-		out[gp] = keys
 	}
-	return out, nil
+	return nil
+}
+
+// groupParts is the partitions gp's plan covers, sorted: the source
+// group's (--to-group), the file's (--all-topics), the scopes' or the
+// --from-file plan's for the group. A scope that covers nothing sets the
+// plan's error, or skips the group, saying why.
+func (sc *scoper) groupParts(gp *GroupPlan) []tpKey {
+	opts := sc.opts
+	set := map[tpKey]bool{}
+	add := func(t string, p int32) { set[tpKey{t, p}] = true }
+	switch {
+	case opts.Spec.Kind == ToGroup:
+		sc.toGroupParts(gp, add)
+	case opts.AllTopics:
+		for _, e := range gp.file.Entries() {
+			add(e.Topic, e.Partition)
+		}
+		if len(set) == 0 {
+			gp.Skipped = fmt.Sprintf("group '%s' has no committed offsets, so --all-topics covers nothing (name partitions with --topic to give it some)", volume.DisplayName(gp.Group))
+		}
+	case len(opts.Scopes) > 0:
+		for _, s := range opts.Scopes {
+			for _, p := range sc.scopedParts(gp, s) {
+				add(s.Topic, p)
+			}
+		}
+	case opts.Spec.Kind == FromFile:
+		for _, r := range opts.Spec.File.ForGroup(gp.Group) {
+			add(r.Topic, r.Partition)
+		}
+		if len(set) == 0 {
+			gp.Skipped = fmt.Sprintf("No reset plan for group %s found", volume.DisplayName(gp.Group))
+		}
+	}
+	keys := make([]tpKey, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tpKey) int {
+		if c := strings.Compare(a.topic, b.topic); c != 0 {
+			return c
+		}
+		return int(a.part) - int(b.part)
+	})
+	return keys
+}
+
+// toGroupParts adds the source group's partitions (--to-group), narrowed
+// by the scopes; a topic the source has no offsets for is an error.
+func (sc *scoper) toGroupParts(gp *GroupPlan, add func(string, int32)) {
+	opts := sc.opts
+	src := opts.Spec.File.Rows
+	if opts.AllTopics {
+		for _, r := range src {
+			add(r.Topic, r.Partition)
+		}
+	}
+	for _, s := range opts.Scopes {
+		if s.Partitions != nil {
+			for _, p := range s.Partitions {
+				add(s.Topic, p)
+			}
+			continue
+		}
+		n := 0
+		for _, r := range src {
+			if r.Topic == s.Topic {
+				add(r.Topic, r.Partition)
+				n++
+			}
+		}
+		if n == 0 {
+			gp.Error = fmt.Sprintf("--to-group: group '%s' has no committed offsets for topic %s", volume.DisplayName(opts.Spec.Source), s.Topic)
+		}
+	}
+}
+
+// scopedParts is the partitions one --topic scope covers for gp: those it
+// names; for a whole topic, the group's own when deleting (nothing to
+// delete is a warning), else the topic's plus the file's (a deleted
+// topic's offsets, partitions without a manifest). A topic the brokers do
+// not know, or without partitions, is the plan's error.
+func (sc *scoper) scopedParts(gp *GroupPlan, s TopicScope) []int32 {
+	if sc.in.Client != nil {
+		if tm := sc.liveTopics[s.Topic]; tm == nil || tm.Err != "" {
+			why := "does not exist"
+			if tm != nil {
+				why = tm.Err
+			}
+			if !sc.opts.Delete {
+				gp.Error = fmt.Sprintf("topic %s: %s", s.Topic, why)
+			}
+		}
+	}
+	ps := s.Partitions
+	if ps != nil {
+		return ps
+	}
+	if !sc.opts.Delete {
+		ps = sc.topicParts[s.Topic]
+	}
+	for _, e := range gp.file.Entries() {
+		if e.Topic == s.Topic && !slices.Contains(ps, e.Partition) {
+			ps = append(ps, e.Partition)
+		}
+	}
+	switch {
+	case len(ps) > 0:
+	case sc.opts.Delete:
+		gp.Warnings = append(gp.Warnings, fmt.Sprintf("no committed offsets for topic %s: nothing to delete", s.Topic))
+	case gp.Error != "":
+	case sc.in.Client != nil:
+		gp.Error = fmt.Sprintf("topic %s has no partitions", s.Topic)
+	default:
+		gp.Error = fmt.Sprintf("topic %s: the partitions are unknown offline (no partition dir in the data dir and no committed offsets): name them with --topic %s:0,1,...", s.Topic, s.Topic)
+	}
+	return ps
 }
 
 // Blocked reports whether the group may not be written: an error always,
@@ -728,24 +758,10 @@ func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 		gp.failAll(err.Error())
 		return
 	}
-	os := kadm.Offsets{}
-	for _, e := range full {
-		os.Add(kadm.Offset{Topic: e.Topic, Partition: e.Partition, At: e.Offset, LeaderEpoch: -1, Metadata: e.Metadata})
-	}
-	cctx, cancel := cl.WithTimeout(ctx)
-	resp, err := cl.Adm.CommitOffsets(cctx, gp.Group, os)
-	cancel()
+	commitErr, err := commitFullSet(ctx, cl, gp.Group, full)
 	if err != nil {
 		gp.failAll("commit: " + commitErrText(err))
 		return
-	}
-	commitErr := map[tpKey]string{}
-	for t, ps := range resp {
-		for p, r := range ps {
-			if r.Err != nil {
-				commitErr[tpKey{t, p}] = commitErrText(r.Err)
-			}
-		}
 	}
 	v := verifyFile(gp.Path, full, gp.pol.FollowSymlinks)
 	// Over the wire: what the coordinator now answers.
@@ -767,29 +783,59 @@ func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 		case v.MismatchOf(r.Topic, r.Partition) != "":
 			r.Result, r.Detail = ResultMismatch, v.MismatchOf(r.Topic, r.Partition)
 		default:
-			r.Result, r.Detail = ResultOK, "file verified"
-			switch {
-			case cerr != nil:
-				r.Detail += "; OffsetFetch not checked: " + cerr.Error()
-			case fetched.Err != "":
-				r.Detail += "; OffsetFetch: " + fetched.Err
-			default:
-				c, ok := fetched.Offsets[r.Topic][r.Partition]
-				switch {
-				case !ok || c.Err != "":
-					r.Detail += "; OffsetFetch: no answer for this partition " + c.Err
-				case c.Offset != r.New:
-					r.Result, r.Detail = ResultMismatch, fmt.Sprintf("file verified, but OffsetFetch answers %d", c.Offset)
-				default:
-					r.Detail += " and OffsetFetch"
-				}
-			}
+			r.Result, r.Detail = fetchedResult(r, fetched, cerr)
 		}
 		if r.Result != ResultOK {
 			gp.Failed++
 		}
 	}
 	gp.finishKept(v, commitErr)
+}
+
+// commitFullSet commits full as group's offsets in one OffsetCommit and
+// returns each partition's error; err is the request's own.
+func commitFullSet(ctx context.Context, cl *wire.Client, group string, full []volume.OffsetEntry) (map[tpKey]string, error) {
+	os := kadm.Offsets{}
+	for _, e := range full {
+		os.Add(kadm.Offset{Topic: e.Topic, Partition: e.Partition, At: e.Offset, LeaderEpoch: -1, Metadata: e.Metadata})
+	}
+	cctx, cancel := cl.WithTimeout(ctx)
+	resp, err := cl.Adm.CommitOffsets(cctx, group, os)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	commitErr := map[tpKey]string{}
+	for t, ps := range resp {
+		for p, r := range ps {
+			if r.Err != nil {
+				commitErr[tpKey{t, p}] = commitErrText(r.Err)
+			}
+		}
+	}
+	return commitErr, nil
+}
+
+// fetchedResult is the result of a row whose file was verified, with what
+// OffsetFetch answered for it: a mismatch when the coordinator holds
+// another offset, otherwise OK with what could be checked over the wire.
+func fetchedResult(r *ResetRow, fetched wire.GroupOffsets, cerr error) (result, detail string) {
+	const verified = "file verified"
+	switch {
+	case cerr != nil:
+		return ResultOK, verified + "; OffsetFetch not checked: " + cerr.Error()
+	case fetched.Err != "":
+		return ResultOK, verified + "; OffsetFetch: " + fetched.Err
+	}
+	c, ok := fetched.Offsets[r.Topic][r.Partition]
+	switch {
+	case !ok || c.Err != "":
+		return ResultOK, verified + "; OffsetFetch: no answer for this partition " + c.Err
+	case c.Offset != r.New:
+		return ResultMismatch, fmt.Sprintf("file verified, but OffsetFetch answers %d", c.Offset)
+	default:
+		return ResultOK, verified + " and OffsetFetch"
+	}
 }
 
 // WriteFile rewrites the group's file with the full set (offline resets,

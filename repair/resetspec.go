@@ -169,19 +169,6 @@ func (fp FilePlan) ForGroup(group string) []FileRow {
 	return out
 }
 
-// Groups lists the groups a multi-group file names, in file order.
-func (fp FilePlan) Groups() []string {
-	var gs []string
-	seen := map[string]bool{}
-	for _, r := range fp.Rows {
-		if r.Group != "" && !seen[r.Group] {
-			seen[r.Group] = true
-			gs = append(gs, r.Group)
-		}
-	}
-	return gs
-}
-
 // ParseResetCSV reads a plan in either layout kafka-consumer-groups.sh
 // writes with --export: topic,partition,offset (one group) or
 // group,topic,partition,offset (several). A header row is skipped; blank
@@ -219,27 +206,10 @@ func ParseResetCSV(r io.Reader, name string) (FilePlan, error) {
 		} else if len(rec) != width {
 			return FilePlan{}, fmt.Errorf("%s:%d: %d fields, but earlier lines have %d: one file holds one layout", name, ln, len(rec), width)
 		}
-		var row FileRow
-		f := rec
-		if width == 4 {
-			row.Group, f = strings.TrimSpace(rec[0]), rec[1:]
-			if row.Group == "" {
-				return FilePlan{}, fmt.Errorf("%s:%d: empty group", name, ln)
-			}
+		row, err := parseCSVRow(rec, name, ln)
+		if err != nil {
+			return FilePlan{}, err
 		}
-		row.Topic = strings.TrimSpace(f[0])
-		if !validTopic(row.Topic) {
-			return FilePlan{}, fmt.Errorf("%s:%d: %q is not a valid topic name", name, ln, row.Topic)
-		}
-		p, err := strconv.ParseInt(strings.TrimSpace(f[1]), 10, 32)
-		if err != nil || p < 0 {
-			return FilePlan{}, fmt.Errorf("%s:%d: partition %q is not a partition number", name, ln, f[1])
-		}
-		o, err := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
-		if err != nil || o < 0 {
-			return FilePlan{}, fmt.Errorf("%s:%d: offset %q is not an offset (a whole number >= 0)", name, ln, f[2])
-		}
-		row.Partition, row.Offset = int32(p), o
 		key := FileRow{Group: row.Group, Topic: row.Topic, Partition: row.Partition}
 		if seen[key] {
 			return FilePlan{}, fmt.Errorf("%s:%d: %s partition %d is listed twice", name, ln, row.Topic, row.Partition)
@@ -251,6 +221,33 @@ func ParseResetCSV(r io.Reader, name string) (FilePlan, error) {
 		return FilePlan{}, fmt.Errorf("%s: no offsets in the file", name)
 	}
 	return fp.Indexed(), nil
+}
+
+// parseCSVRow reads one plan row (line ln of file name): its group in
+// the four-field layout, topic, partition and offset, each checked.
+func parseCSVRow(rec []string, name string, ln int) (FileRow, error) {
+	var row FileRow
+	f := rec
+	if len(rec) == 4 {
+		row.Group, f = strings.TrimSpace(rec[0]), rec[1:]
+		if row.Group == "" {
+			return row, fmt.Errorf("%s:%d: empty group", name, ln)
+		}
+	}
+	row.Topic = strings.TrimSpace(f[0])
+	if !validTopic(row.Topic) {
+		return row, fmt.Errorf("%s:%d: %q is not a valid topic name", name, ln, row.Topic)
+	}
+	p, err := strconv.ParseInt(strings.TrimSpace(f[1]), 10, 32)
+	if err != nil || p < 0 {
+		return row, fmt.Errorf("%s:%d: partition %q is not a partition number", name, ln, f[1])
+	}
+	o, err := strconv.ParseInt(strings.TrimSpace(f[2]), 10, 64)
+	if err != nil || o < 0 {
+		return row, fmt.Errorf("%s:%d: offset %q is not an offset (a whole number >= 0)", name, ln, f[2])
+	}
+	row.Partition, row.Offset = int32(p), o
+	return row, nil
 }
 
 // ExportCSV writes a plan in kafka-consumer-groups.sh's --export layout:

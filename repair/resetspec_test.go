@@ -110,3 +110,16 @@ func FuzzParseResetCSV(f *testing.F) {
 		}
 	})
 }
+
+// Groups lists the groups a multi-group file names, in file order.
+func (fp FilePlan) Groups() []string {
+	var gs []string
+	seen := map[string]bool{}
+	for _, r := range fp.Rows {
+		if r.Group != "" && !seen[r.Group] {
+			seen[r.Group] = true
+			gs = append(gs, r.Group)
+		}
+	}
+	return gs
+}

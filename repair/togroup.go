@@ -32,47 +32,9 @@ func sourceOffsets(ctx context.Context, in Inputs, opts ResetOptions) ([]FileRow
 		fileOff[tpKey{e.Topic, e.Partition}] = e.Offset
 	}
 	wireOff := map[tpKey]int64{}
-	if cl := in.Client; cl != nil {
-		want := wire.TopicPartitions{}
-		for k := range fileOff {
-			want.Add(k.topic, k.part)
-		}
-		var names []string
-		for _, s := range opts.Scopes {
-			names = append(names, s.Topic)
-		}
-		if len(names) > 0 {
-			md, err := cl.Metadata(ctx, names)
-			if err != nil {
-				return nil, nil, fmt.Errorf("--to-group: topic metadata: %w", err)
-			}
-			for _, tm := range md.Topics {
-				if tm.Err != "" {
-					continue
-				}
-				for p := range tm.Partitions {
-					if !slices.Contains(want[tm.Topic], p) {
-						want.Add(tm.Topic, p)
-					}
-				}
-			}
-		}
-		if len(want) > 0 {
-			coords, err := cl.FindCoordinators(ctx, []string{src}, false)
-			if err != nil {
-				return nil, nil, fmt.Errorf("--to-group: finding the coordinator of %s: %w", volume.DisplayName(src), err)
-			}
-			got := cl.FetchCommitted(ctx, map[string]wire.TopicPartitions{src: want}, coords)[src]
-			if got.Err != "" {
-				return nil, nil, fmt.Errorf("--to-group: OffsetFetch of %s: %s", volume.DisplayName(src), got.Err)
-			}
-			for t, ps := range got.Offsets {
-				for p, c := range ps {
-					if c.Err == "" && c.Offset >= 0 {
-						wireOff[tpKey{t, p}] = c.Offset
-					}
-				}
-			}
+	if in.Client != nil {
+		if wireOff, err = sourceOnWire(ctx, in.Client, src, fileOff, opts.Scopes); err != nil {
+			return nil, nil, err
 		}
 	}
 	merged := map[tpKey]int64{}
@@ -106,4 +68,55 @@ func sourceOffsets(ctx context.Context, in Inputs, opts ResetOptions) ([]FileRow
 		return int(a.Partition) - int(b.Partition)
 	})
 	return rows, warns, nil
+}
+
+// sourceOnWire is what the source group's coordinator answers for the
+// partitions of its file and every partition of the topics in scope (one
+// metadata request, one FindCoordinator, one OffsetFetch): the partitions
+// with a committed offset.
+func sourceOnWire(ctx context.Context, cl *wire.Client, src string, fileOff map[tpKey]int64, scopes []TopicScope) (map[tpKey]int64, error) {
+	wireOff := map[tpKey]int64{}
+	want := wire.TopicPartitions{}
+	for k := range fileOff {
+		want.Add(k.topic, k.part)
+	}
+	var names []string
+	for _, s := range scopes {
+		names = append(names, s.Topic)
+	}
+	if len(names) > 0 {
+		md, err := cl.Metadata(ctx, names)
+		if err != nil {
+			return nil, fmt.Errorf("--to-group: topic metadata: %w", err)
+		}
+		for _, tm := range md.Topics {
+			if tm.Err != "" {
+				continue
+			}
+			for p := range tm.Partitions {
+				if !slices.Contains(want[tm.Topic], p) {
+					want.Add(tm.Topic, p)
+				}
+			}
+		}
+	}
+	if len(want) == 0 {
+		return wireOff, nil
+	}
+	coords, err := cl.FindCoordinators(ctx, []string{src}, false)
+	if err != nil {
+		return nil, fmt.Errorf("--to-group: finding the coordinator of %s: %w", volume.DisplayName(src), err)
+	}
+	got := cl.FetchCommitted(ctx, map[string]wire.TopicPartitions{src: want}, coords)[src]
+	if got.Err != "" {
+		return nil, fmt.Errorf("--to-group: OffsetFetch of %s: %s", volume.DisplayName(src), got.Err)
+	}
+	for t, ps := range got.Offsets {
+		for p, c := range ps {
+			if c.Err == "" && c.Offset >= 0 {
+				wireOff[tpKey{t, p}] = c.Offset
+			}
+		}
+	}
+	return wireOff, nil
 }

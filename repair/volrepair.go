@@ -107,150 +107,215 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		stamp = DryRunRunDir // named when the real run writes
 	}
 	rep := &RepairReport{DryRun: !opts.Execute, Quarantine: filepath.Join(l.ClusterDir, QuarantineDir, stamp), Actions: []RepairAction{}, Generation: l.Gen}
-	qpath := func(p string) string {
-		if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join(rep.Quarantine, rel)
-		}
-		if l.DataDir != "" {
-			if rel, err := filepath.Rel(l.DataDir, p); err == nil && !strings.HasPrefix(rel, "..") {
-				return filepath.Join(rep.Quarantine, "data-dir", rel)
-			}
-		}
-		return filepath.Join(rep.Quarantine, "other", filepath.Base(p))
-	}
-
-	type legacyItem struct {
-		group, path string
-		file        *volume.OffsetFile
-	}
-	var legacy []legacyItem
-	var acts []RepairAction
-	gi := l.Gen
-	skip := func(it *volume.OffsetScanItem, why string) {
-		acts = append(acts, RepairAction{Action: ActSkip, Path: it.Path, Group: it.Group, Detail: why})
-	}
-	undetermined := 0
-	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: opts.Now}, func(it *volume.OffsetScanItem) error {
-		if it.InSubdir {
-			skip(it, "in a sub-directory of the offsets dir: kaas lists only the top level and never writes there; repair does not move or rename group files (rename the group in its consumers, then 'kaasctl offsets reset --from-file')")
-			return nil
-		}
-		if len(it.NameProblems) > 0 {
-			skip(it, "group id kaas cannot round-trip ("+strings.Join(it.NameProblems, "; ")+"); repair does not rename group files")
-			return nil
-		}
-		if it.Denied {
-			acts = append(acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: it.Err.Problem + "; " + volume.FixPermissionDenied})
-			return nil
-		}
-		st, err := ReadState(it.Path)
-		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				acts = append(acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied})
-				return nil
-			}
-			skip(it, "cannot read it: "+err.Error())
-			return nil
-		}
-		if !st.Exists {
-			return nil // removed since the listing
-		}
-		of, fs, perr := volume.ParseOffsetFile(it.Path, st.Data)
-		fs = gi.AdjustOffsetFindings(of, fs)
-		if perr != nil || hasDecodeError(fs) {
-			why := ""
-			if perr != nil {
-				why = perr.(*volume.FileError).Problem
-			} else {
-				why = firstDecodeError(fs)
-			}
-			a := RepairAction{Action: ActQuarantine, Path: it.Path, Group: it.Group, Change: true, expect: &st,
-				Dest: qpath(it.Path), Detail: "kaas cannot decode it (" + why + ")"}
-			if of != nil {
-				a.entries = usable(of.Entries)
-				if len(a.entries) > 0 {
-					a.Salvaged = filepath.Join(filepath.Dir(a.Dest), safefs.ShortName("", filepath.Base(a.Dest), ".salvaged.csv")) // within NAME_MAX
-					a.Detail += fmt.Sprintf("; %d readable offsets saved as a --from-file CSV", len(a.entries))
-				}
-			}
-			acts = append(acts, a)
-			return nil
-		}
-		switch it.Layout {
-		case volume.OffsetsLegacy:
-			legacy = append(legacy, legacyItem{it.Group, it.Path, of})
-			return nil
-		case volume.OffsetsNotRead:
-			skip(it, "Go / Rust ≤ 0.2.15 brokers never read this dir ("+gi.Assumes()+"); repair does not move or delete its files (pin --kaas-version if the brokers are newer)")
-			return nil
-		case volume.OffsetsPreMigration:
-			skip(it, "the 0.2.16–0.2.17 broker migrates this dir at boot ("+gi.Assumes()+"); repair leaves it to the broker")
-			return nil
-		case volume.OffsetsUndetermined:
-			undetermined++
-			if of.Format == volume.FormatPlainMap {
-				skip(it, "plain map on a volume whose generation cannot be told ("+gi.Evidence+"): not converted; pin --kaas-version")
-			}
-			return nil
-		}
-		if of.Format == volume.FormatPlainMap {
-			isOffsets, known := gi.PlainMapVerdict()
-			switch {
-			case !known:
-				skip(it, fmt.Sprintf("plain map with %d offsets: Go / Rust ≤ 0.2.17 brokers read it as offsets, 0.2.18 as EMPTY, and the generation is undetermined (%s); generation-dependent fix skipped: rerun with --kaas-version 0.2.18 to convert it if the brokers run 0.2.18", len(of.Entries), gi.Evidence))
-			case !isOffsets:
-				acts = append(acts, RepairAction{Action: ActConvert, Path: it.Path, Group: it.Group, Change: true, expect: &st, entries: of.Entries,
-					Detail: fmt.Sprintf("plain map with %d offsets (Rust 0.2.18 reads it as EMPTY; %s) → v2 envelope", len(of.Entries), gi.Assumes())})
-			}
-			// Go / Rust ≤ 0.2.17 read plain maps as offsets: nothing is broken.
-		}
-		return nil
-	})
+	vr := &volRepair{l: l, opts: opts, gi: l.Gen, quarantine: rep.Quarantine}
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: opts.Now}, vr.scanItem)
 	if err != nil {
 		return nil, err
 	}
-	if undetermined > 0 {
-		acts = append(acts, RepairAction{Action: ActSkip, Path: gi.LiveOffsetsDir, Detail: fmt.Sprintf("%d group files in offsets dirs whose role cannot be told (%s): nothing is moved, merged or removed across the dirs until the kaas version is pinned (--kaas-version)", undetermined, gi.Evidence)})
-		if acts[len(acts)-1].Path == "" {
-			acts[len(acts)-1].Path = l.FollowedOffsetsDir()
+	if vr.undetermined > 0 {
+		vr.acts = append(vr.acts, RepairAction{Action: ActSkip, Path: vr.gi.LiveOffsetsDir, Detail: fmt.Sprintf("%d group files in offsets dirs whose role cannot be told (%s): nothing is moved, merged or removed across the dirs until the kaas version is pinned (--kaas-version)", vr.undetermined, vr.gi.Evidence)})
+		if vr.acts[len(vr.acts)-1].Path == "" {
+			vr.acts[len(vr.acts)-1].Path = l.FollowedOffsetsDir()
 		}
 	}
 	// Legacy files (Rust 0.2.18 only): migrate, or set aside duplicates,
 	// or report conflicts.
-	for _, li := range legacy {
-		cur, perr := GroupFilePath(l, li.group)
-		if perr != nil {
-			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: perr.Error()})
-			continue
-		}
-		if sameFile(li.path, cur) { // one file reached two ways: never move it onto itself
-			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "the same file as " + cur + " (one directory spelled two ways); left alone"})
-			continue
-		}
-		lst, _ := ReadState(li.path)
-		cst, err := ReadState(cur)
-		if err != nil {
-			acts = append(acts, RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "cannot read " + cur + ": " + err.Error()})
-			continue
-		}
-		if !cst.Exists {
-			acts = append(acts, RepairAction{Action: ActMigrate, Path: li.path, Group: li.group, Change: true, Dest: cur, Backup: qpath(li.path), expect: &lst, entries: li.file.Entries,
-				Detail: fmt.Sprintf("%d offsets → the live dir, where Rust 0.2.18 brokers read them (%s); the legacy file is moved aside", len(li.file.Entries), gi.Assumes())})
-			continue
-		}
-		cof, _, cerr := volume.ParseOffsetFile(cur, cst.Data)
-		if cerr == nil && sameEntries(cof.Entries, li.file.Entries) {
-			acts = append(acts, RepairAction{Action: ActLegacyDup, Path: li.path, Group: li.group, Change: true, Dest: qpath(li.path), expect: &lst,
-				Detail: "same offsets as " + cur + "; the legacy copy is moved aside (" + gi.Assumes() + ")"})
-			continue
-		}
-		acts = append(acts, RepairAction{Action: ActConflict, Path: li.path, Group: li.group, Dest: cur,
-			Detail: fmt.Sprintf("the group also has %s with different offsets (legacy %s, live %s); Rust 0.2.18 brokers read only the live one (%s); nothing was changed: compare them and reset with 'kaasctl offsets reset --from-file' if the legacy ones are right", cur, summarize(li.file.Entries), summarizeFile(cof), gi.Assumes())})
+	for _, li := range vr.legacy {
+		vr.acts = append(vr.acts, vr.legacyAction(li))
 	}
-	// Stale temp files everywhere kaas writes.
-	tmpFinds := append(slices.Clone(sr.Findings), volume.TmpFindings(l, opts.Now)...)
+	seen := vr.staleTmps(append(slices.Clone(sr.Findings), volume.TmpFindings(l, opts.Now)...))
+	vr.specialFiles(sr.Findings, seen)
+	if sr.LegacyDir != "" {
+		rest := legacyLeft(sr.LegacyDir, vr.acts)
+		if rest == 0 {
+			vr.acts = append(vr.acts, RepairAction{Action: ActRemoveDir, Path: sr.LegacyDir, Change: true,
+				Detail: "the legacy offsets dir is empty once its files are migrated or moved aside (the kaas operator deletes it anyway)"})
+		}
+	}
+	slices.SortStableFunc(vr.acts, func(a, b RepairAction) int {
+		if a.Action == ActRemoveDir || b.Action == ActRemoveDir { // always last
+			return boolCmp(a.Action == ActRemoveDir, b.Action == ActRemoveDir)
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	vr.execute(rep)
+	rep.Actions = vr.acts
+	return rep, nil
+}
+
+// volRepair is one RepairVolume run: what it assumes, the actions planned
+// so far, and what the scan set aside for later steps (legacy files, the
+// count of files in offsets dirs whose role cannot be told).
+type volRepair struct {
+	l            volume.Layout
+	opts         RepairOptions
+	gi           volume.GenerationInfo
+	quarantine   string // this run's quarantine dir
+	acts         []RepairAction
+	legacy       []legacyItem
+	undetermined int
+}
+
+// legacyItem is a readable group file in the legacy offsets dir.
+type legacyItem struct {
+	group, path string
+	file        *volume.OffsetFile
+}
+
+// qpath is where p goes in the quarantine dir: its path below the cluster
+// dir, or the data dir (under data-dir/), else its name under other/.
+func (vr *volRepair) qpath(p string) string {
+	l := vr.l
+	if rel, err := filepath.Rel(l.ClusterDir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.Join(vr.quarantine, rel)
+	}
+	if l.DataDir != "" {
+		if rel, err := filepath.Rel(l.DataDir, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join(vr.quarantine, "data-dir", rel)
+		}
+	}
+	return filepath.Join(vr.quarantine, "other", filepath.Base(p))
+}
+
+// skip plans leaving a scanned file alone, saying why.
+func (vr *volRepair) skip(it *volume.OffsetScanItem, why string) {
+	vr.acts = append(vr.acts, RepairAction{Action: ActSkip, Path: it.Path, Group: it.Group, Detail: why})
+}
+
+// scanItem plans what to do with one file of the offsets dirs: nothing for
+// a file repair may not or need not touch (said why), quarantine for one
+// kaas cannot decode, and otherwise what its dir's role calls for.
+func (vr *volRepair) scanItem(it *volume.OffsetScanItem) error {
+	if it.InSubdir {
+		vr.skip(it, "in a sub-directory of the offsets dir: kaas lists only the top level and never writes there; repair does not move or rename group files (rename the group in its consumers, then 'kaasctl offsets reset --from-file')")
+		return nil
+	}
+	if len(it.NameProblems) > 0 {
+		vr.skip(it, "group id kaas cannot round-trip ("+strings.Join(it.NameProblems, "; ")+"); repair does not rename group files")
+		return nil
+	}
+	if it.Denied {
+		vr.acts = append(vr.acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: it.Err.Problem + "; " + volume.FixPermissionDenied})
+		return nil
+	}
+	st, err := ReadState(it.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			vr.acts = append(vr.acts, RepairAction{Action: ActDenied, Path: it.Path, Group: it.Group, Detail: "permission denied: " + err.Error() + "; " + volume.FixPermissionDenied})
+			return nil
+		}
+		vr.skip(it, "cannot read it: "+err.Error())
+		return nil
+	}
+	if !st.Exists {
+		return nil // removed since the listing
+	}
+	of, fs, perr := volume.ParseOffsetFile(it.Path, st.Data)
+	fs = vr.gi.AdjustOffsetFindings(of, fs)
+	if perr != nil || hasDecodeError(fs) {
+		vr.acts = append(vr.acts, vr.quarantineAction(it, &st, of, perr, fs))
+		return nil
+	}
+	vr.byRole(it, &st, of)
+	return nil
+}
+
+// quarantineAction moves a file kaas cannot decode aside, saving the
+// offsets that can still be read as a --from-file CSV.
+func (vr *volRepair) quarantineAction(it *volume.OffsetScanItem, st *FileState, of *volume.OffsetFile, perr error, fs []volume.Finding) RepairAction {
+	why := ""
+	if perr != nil {
+		why = perr.(*volume.FileError).Problem
+	} else {
+		why = firstDecodeError(fs)
+	}
+	a := RepairAction{Action: ActQuarantine, Path: it.Path, Group: it.Group, Change: true, expect: st,
+		Dest: vr.qpath(it.Path), Detail: "kaas cannot decode it (" + why + ")"}
+	if of != nil {
+		a.entries = usable(of.Entries)
+		if len(a.entries) > 0 {
+			a.Salvaged = filepath.Join(filepath.Dir(a.Dest), safefs.ShortName("", filepath.Base(a.Dest), ".salvaged.csv")) // within NAME_MAX
+			a.Detail += fmt.Sprintf("; %d readable offsets saved as a --from-file CSV", len(a.entries))
+		}
+	}
+	return a
+}
+
+// byRole plans what a readable group file needs by the role of its dir in
+// the volume's generation: legacy files are kept for legacyAction, files of
+// dirs the brokers do not read (or migrate themselves, or whose role cannot
+// be told) are left alone, and a plain map in the live dir is converted
+// when the generation reads it as EMPTY.
+func (vr *volRepair) byRole(it *volume.OffsetScanItem, st *FileState, of *volume.OffsetFile) {
+	gi := vr.gi
+	switch it.Layout {
+	case volume.OffsetsLegacy:
+		vr.legacy = append(vr.legacy, legacyItem{it.Group, it.Path, of})
+		return
+	case volume.OffsetsNotRead:
+		vr.skip(it, "Go / Rust ≤ 0.2.15 brokers never read this dir ("+gi.Assumes()+"); repair does not move or delete its files (pin --kaas-version if the brokers are newer)")
+		return
+	case volume.OffsetsPreMigration:
+		vr.skip(it, "the 0.2.16–0.2.17 broker migrates this dir at boot ("+gi.Assumes()+"); repair leaves it to the broker")
+		return
+	case volume.OffsetsUndetermined:
+		vr.undetermined++
+		if of.Format == volume.FormatPlainMap {
+			vr.skip(it, "plain map on a volume whose generation cannot be told ("+gi.Evidence+"): not converted; pin --kaas-version")
+		}
+		return
+	}
+	if of.Format != volume.FormatPlainMap {
+		return
+	}
+	isOffsets, known := gi.PlainMapVerdict()
+	switch {
+	case !known:
+		vr.skip(it, fmt.Sprintf("plain map with %d offsets: Go / Rust ≤ 0.2.17 brokers read it as offsets, 0.2.18 as EMPTY, and the generation is undetermined (%s); generation-dependent fix skipped: rerun with --kaas-version 0.2.18 to convert it if the brokers run 0.2.18", len(of.Entries), gi.Evidence))
+	case !isOffsets:
+		vr.acts = append(vr.acts, RepairAction{Action: ActConvert, Path: it.Path, Group: it.Group, Change: true, expect: st, entries: of.Entries,
+			Detail: fmt.Sprintf("plain map with %d offsets (Rust 0.2.18 reads it as EMPTY; %s) → v2 envelope", len(of.Entries), gi.Assumes())})
+	}
+	// Go / Rust ≤ 0.2.17 read plain maps as offsets: nothing is broken.
+}
+
+// legacyAction plans a legacy group file (Rust 0.2.18 reads only the live
+// dir): migrated when the live dir has no file for the group, moved aside
+// when the live file holds the same offsets, a conflict (nothing changed)
+// when it holds others.
+func (vr *volRepair) legacyAction(li legacyItem) RepairAction {
+	gi := vr.gi
+	cur, perr := GroupFilePath(vr.l, li.group)
+	if perr != nil {
+		return RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: perr.Error()}
+	}
+	if sameFile(li.path, cur) { // one file reached two ways: never move it onto itself
+		return RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "the same file as " + cur + " (one directory spelled two ways); left alone"}
+	}
+	lst, _ := ReadState(li.path)
+	cst, err := ReadState(cur)
+	if err != nil {
+		return RepairAction{Action: ActSkip, Path: li.path, Group: li.group, Detail: "cannot read " + cur + ": " + err.Error()}
+	}
+	if !cst.Exists {
+		return RepairAction{Action: ActMigrate, Path: li.path, Group: li.group, Change: true, Dest: cur, Backup: vr.qpath(li.path), expect: &lst, entries: li.file.Entries,
+			Detail: fmt.Sprintf("%d offsets → the live dir, where Rust 0.2.18 brokers read them (%s); the legacy file is moved aside", len(li.file.Entries), gi.Assumes())}
+	}
+	cof, _, cerr := volume.ParseOffsetFile(cur, cst.Data)
+	if cerr == nil && sameEntries(cof.Entries, li.file.Entries) {
+		return RepairAction{Action: ActLegacyDup, Path: li.path, Group: li.group, Change: true, Dest: vr.qpath(li.path), expect: &lst,
+			Detail: "same offsets as " + cur + "; the legacy copy is moved aside (" + gi.Assumes() + ")"}
+	}
+	return RepairAction{Action: ActConflict, Path: li.path, Group: li.group, Dest: cur,
+		Detail: fmt.Sprintf("the group also has %s with different offsets (legacy %s, live %s); Rust 0.2.18 brokers read only the live one (%s); nothing was changed: compare them and reset with 'kaasctl offsets reset --from-file' if the legacy ones are right", cur, summarize(li.file.Entries), summarizeFile(cof), gi.Assumes())}
+}
+
+// staleTmps plans moving aside the temp files the findings name, wherever
+// kaas writes, that are regular files at least TmpOlderThan old (an
+// interrupted write). It returns the paths it looked at.
+func (vr *volRepair) staleTmps(finds []volume.Finding) map[string]bool {
 	seen := map[string]bool{}
-	for _, f := range tmpFinds {
+	for _, f := range finds {
 		if f.Code != volume.CodeStaleTmp && f.Code != volume.CodeInFlightTmp {
 			continue
 		}
@@ -262,66 +327,54 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		age := opts.Now.Sub(st.ModTime())
-		if age < opts.TmpOlderThan {
+		age := vr.opts.Now.Sub(st.ModTime())
+		if age < vr.opts.TmpOlderThan {
 			continue
 		}
 		fst, err := ReadState(f.Path)
 		if err != nil {
 			continue
 		}
-		acts = append(acts, RepairAction{Action: ActRemoveTmp, Path: f.Path, Change: true, Dest: qpath(f.Path), expect: &fst,
+		vr.acts = append(vr.acts, RepairAction{Action: ActRemoveTmp, Path: f.Path, Change: true, Dest: vr.qpath(f.Path), expect: &fst,
 			Detail: fmt.Sprintf("stale temporary file, %s old (an interrupted write); moved aside", ageText(age))})
 	}
-	// What volume check reports in the offsets dirs and repair never
-	// touches: FIFOs, devices and sockets named <group>.json, and links.
-	// Listed as skipped, with why and what to do, so the user is not told
-	// "nothing to repair" about a file check called an error.
-	for _, f := range sr.Findings {
+	return seen
+}
+
+// specialFiles lists what volume check reports in the offsets dirs and
+// repair never touches: FIFOs, devices and sockets named <group>.json, and
+// links. Listed as skipped, with why and what to do, so the user is not
+// told "nothing to repair" about a file check called an error.
+func (vr *volRepair) specialFiles(finds []volume.Finding, seen map[string]bool) {
+	for _, f := range finds {
 		if seen[f.Path] {
 			continue
 		}
 		switch f.Code {
 		case volume.CodeNotRegular:
 			seen[f.Path] = true
-			acts = append(acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
+			vr.acts = append(vr.acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
 				Detail: strings.TrimPrefix(f.Message, "is a ") + "; repair never opens, moves or removes special files: remove it yourself (rm), a broker writes a regular file on the group's next commit"})
 		case volume.CodeSymlink:
 			seen[f.Path] = true
-			acts = append(acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
+			vr.acts = append(vr.acts, RepairAction{Action: ActSkip, Path: f.Path, Group: groupOfPath(f.Path),
 				Detail: f.Message + "; repair never follows, moves or removes links: replace it with the real file or remove it yourself"})
 		}
 	}
-	if sr.LegacyDir != "" {
-		rest := legacyLeft(sr.LegacyDir, acts)
-		if rest == 0 {
-			acts = append(acts, RepairAction{Action: ActRemoveDir, Path: sr.LegacyDir, Change: true,
-				Detail: "the legacy offsets dir is empty once its files are migrated or moved aside (the kaas operator deletes it anyway)"})
-		}
-	}
-	slices.SortStableFunc(acts, func(a, b RepairAction) int {
-		if a.Action == ActRemoveDir || b.Action == ActRemoveDir { // always last
-			return boolCmp(a.Action == ActRemoveDir, b.Action == ActRemoveDir)
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	wc := &repairCtx{l: l, pol: opts.Policy, now: opts.Now, runDir: rep.Quarantine}
+}
+
+// execute counts the planned actions into rep and, with Execute, applies
+// each change in order. A change that would go through a link inside the
+// volume (unless --follow-symlinks) is refused already in the plan.
+func (vr *volRepair) execute(rep *RepairReport) {
+	wc := &repairCtx{l: vr.l, pol: vr.opts.Policy, now: vr.opts.Now, runDir: rep.Quarantine}
 	defer func() { wc.run.Close() }()
-	for i := range acts {
-		a := &acts[i]
+	for i := range vr.acts {
+		a := &vr.acts[i]
 		if a.Change && a.Action != ActRemoveDir {
-			// Refuse, already in the plan, a change that would go through a
-			// link inside the volume (unless --follow-symlinks).
-			for _, p := range []string{a.Path, a.Dest} {
-				if p == "" || strings.HasPrefix(p, rep.Quarantine+string(filepath.Separator)) {
-					continue
-				}
-				if err := CheckWritePath(VolumeRoot(l, p), p, opts.Policy); err != nil && a.Error == "" {
-					a.Error = err.Error()
-				}
-			}
+			vr.refuseLinks(a)
 		}
-		if !opts.Execute && a.Error != "" {
+		if !vr.opts.Execute && a.Error != "" {
 			rep.Failed++
 		}
 		switch {
@@ -334,7 +387,7 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		default:
 			rep.Conflicts++
 		}
-		if !opts.Execute || !a.Change {
+		if !vr.opts.Execute || !a.Change {
 			continue
 		}
 		if a.Error != "" { // refused at planning (a link in the way)
@@ -348,8 +401,19 @@ func RepairVolume(l volume.Layout, opts RepairOptions) (*RepairReport, error) {
 		}
 		a.Done = true
 	}
-	rep.Actions = acts
-	return rep, nil
+}
+
+// refuseLinks sets a's error when its path or destination (outside this
+// run's quarantine dir) would be written through a link.
+func (vr *volRepair) refuseLinks(a *RepairAction) {
+	for _, p := range []string{a.Path, a.Dest} {
+		if p == "" || strings.HasPrefix(p, vr.quarantine+string(filepath.Separator)) {
+			continue
+		}
+		if err := CheckWritePath(VolumeRoot(vr.l, p), p, vr.opts.Policy); err != nil && a.Error == "" {
+			a.Error = err.Error()
+		}
+	}
 }
 
 func boolCmp(a, b bool) int {

@@ -203,12 +203,6 @@ func NewRouter(brokers []Broker, entries []Entry) *Router {
 // Ring returns the router's hash tier.
 func (rt *Router) Ring() *Ring { return rt.ring }
 
-// Explicit returns the winning explicit entry's broker for a group.
-func (rt *Router) Explicit(group string) (string, bool) {
-	b, ok := rt.explicit[group]
-	return b, ok
-}
-
 // Resolution is the full answer for one key.
 type Resolution struct {
 	Coordinator    string   // the final answer; "" when none

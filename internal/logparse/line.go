@@ -71,12 +71,39 @@ func parseLine(raw []byte) (ev Event, ok, recognized bool) {
 		line = stripANSI(line)
 	}
 	line = bytes.TrimRight(line, "\r\n \t")
-	var decoTime time.Time
-	// Decorations: kubectl --prefix, --timestamps, a broker-name token.
+	line, decoTime := stripDecorations(line, &ev)
+	if len(line) == 0 {
+		return ev, false, true
+	}
+	fields, ok := parseBody(line, pi, &ev)
+	if !ok {
+		return ev, false, true
+	}
+	mi := matchMessage(ev.Message)
+	if mi < 0 {
+		// The phrase was in a field, not the message (e.g. an error text).
+		return ev, false, false
+	}
+	ev.Kind = phrases[mi].kind
+	if ev.Time.IsZero() {
+		ev.Time = decoTime
+	}
+	fillFields(&ev, fields)
+	return ev, true, true
+}
+
+// stripDecorations removes what tools put in front of a broker's own
+// line, up to four of them: kubectl's --prefix ("[pod/kaas-1/kaas]", whose
+// pod names the broker), its --timestamps (returned as decoTime, the
+// line's time when the line has none of its own) and a "kaas-1 |" token of
+// docker compose and similar. It stops at the first token that is the
+// line's own (a JSON object, "time=", or a timestamp followed by a level);
+// an empty result means the line held nothing else.
+func stripDecorations(line []byte, ev *Event) (rest []byte, decoTime time.Time) {
 	for range 4 {
 		line = bytes.TrimLeft(line, " \t")
 		if len(line) == 0 {
-			return ev, false, true
+			return line, decoTime
 		}
 		if line[0] == '[' {
 			if e := bytes.IndexByte(line, ']'); e > 0 && e < 512 {
@@ -90,72 +117,68 @@ func parseLine(raw []byte) (ev Event, ok, recognized bool) {
 		if isDigit(line[0]) {
 			tok, rest := cutToken(line)
 			t, ok := parseTime(tok)
-			if !ok {
-				break
-			}
-			after := bytes.TrimLeft(rest, " \t")
-			if isLevel(firstToken(after)) {
-				break // the text format's own timestamp
+			if !ok || isLevel(firstToken(bytes.TrimLeft(rest, " \t"))) {
+				return line, decoTime // not a time, or the text format's own timestamp
 			}
 			decoTime = t
 			line = rest
 			continue
 		}
-		if line[0] != '{' && !bytes.HasPrefix(line, []byte("time=")) {
-			tok, rest := cutToken(line)
-			if isBrokerToken(tok) {
-				r := bytes.TrimLeft(rest, " \t")
-				if len(r) > 0 && r[0] == '|' {
-					r = r[1:]
-				} else if len(r) > 0 && r[0] == ':' {
-					r = r[1:]
-				}
-				r = bytes.TrimLeft(r, " \t")
-				if len(r) > 0 && (r[0] == '{' || r[0] == '[' || isDigit(r[0]) || bytes.HasPrefix(r, []byte("time="))) {
-					if ev.Broker == "" {
-						ev.Broker = string(tok)
-					}
-					line = r
-					continue
-				}
-			}
+		if line[0] == '{' || bytes.HasPrefix(line, []byte("time=")) {
+			return line, decoTime
 		}
-		break
-	}
-	var fields map[string]any
-	switch {
-	case len(line) > 0 && line[0] == '{':
-		var ok bool
-		fields, ok = parseJSONLine(line, &ev)
+		tok, after, ok := cutBrokerToken(line)
 		if !ok {
-			return ev, false, true
+			return line, decoTime
 		}
+		if ev.Broker == "" {
+			ev.Broker = string(tok)
+		}
+		line = after
+	}
+	return line, decoTime
+}
+
+// cutBrokerToken cuts a leading broker-name token ("kaas-1", optionally
+// followed by '|' or ':') when what follows it starts a log line (a JSON
+// object, a bracketed prefix, a timestamp or "time="); ok is false
+// otherwise, so a message's first word is never taken for a broker.
+func cutBrokerToken(line []byte) (tok, rest []byte, ok bool) {
+	tok, rest = cutToken(line)
+	if !isBrokerToken(tok) {
+		return nil, line, false
+	}
+	r := bytes.TrimLeft(rest, " \t")
+	if len(r) > 0 && (r[0] == '|' || r[0] == ':') {
+		r = r[1:]
+	}
+	r = bytes.TrimLeft(r, " \t")
+	if len(r) > 0 && (r[0] == '{' || r[0] == '[' || isDigit(r[0]) || bytes.HasPrefix(r, []byte("time="))) {
+		return tok, r, true
+	}
+	return nil, line, false
+}
+
+// parseBody reads the line without its decorations in its own format
+// (JSON, Go's logfmt text, or tracing's text) into ev's time, level and
+// message, and returns the message's fields; ok is false when the line
+// cannot be read in the format it starts like.
+func parseBody(line []byte, pi int, ev *Event) (map[string]any, bool) {
+	switch {
+	case line[0] == '{':
+		return parseJSONLine(line, ev)
 	case bytes.HasPrefix(line, []byte("time=")):
-		fields = parseLogfmt(line)
+		fields := parseLogfmt(line)
 		ev.Format = FormatGoText
 		ev.Message = str(fields["msg"])
 		ev.Level = str(fields["level"])
 		if t, ok := parseTime([]byte(str(fields["time"]))); ok {
 			ev.Time = t
 		}
+		return fields, true
 	default:
-		var ok bool
-		fields, ok = parseTextLine(line, pi, &ev)
-		if !ok {
-			return ev, false, true
-		}
+		return parseTextLine(line, pi, ev)
 	}
-	mi := matchMessage(ev.Message)
-	if mi < 0 {
-		// The phrase was in a field, not the message (e.g. an error text).
-		return ev, false, false
-	}
-	ev.Kind = phrases[mi].kind
-	if ev.Time.IsZero() {
-		ev.Time = decoTime
-	}
-	fillFields(&ev, fields)
-	return ev, true, true
 }
 
 func fillFields(ev *Event, f map[string]any) {
@@ -341,55 +364,78 @@ func parseLogfmt(s []byte) map[string]any {
 			continue
 		}
 		key := string(s[ks:i])
-		i++
-		vs := i
-		switch {
-		case i < len(s) && s[i] == '"':
-			i++
-			for i < len(s) && s[i] != '"' {
-				if s[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i < len(s) {
-				i++
-			}
-			if v, err := strconv.Unquote(string(s[vs:min(i, len(s))])); err == nil {
-				out[key] = v
-			} else {
-				out[key] = strings.Trim(string(s[vs:min(i, len(s))]), `"`)
-			}
-			continue
-		case i < len(s) && (s[i] == '{' || s[i] == '['):
-			depth := 0
-			inStr := false
-			for i < len(s) {
-				c := s[i]
-				switch {
-				case inStr && c == '\\':
-					i++
-				case c == '"':
-					inStr = !inStr
-				case !inStr && (c == '{' || c == '['):
-					depth++
-				case !inStr && (c == '}' || c == ']'):
-					depth--
-				}
-				i++
-				if depth == 0 && !inStr {
-					break
-				}
-			}
-			out[key] = string(s[vs:min(i, len(s))])
-			continue
-		}
-		for i < len(s) && s[i] != ' ' {
-			i++
-		}
-		out[key] = string(s[vs:i])
+		var v string
+		v, i = logfmtValue(s, i+1)
+		out[key] = v
 	}
 	return out
+}
+
+// logfmtValue reads the value starting at s[i] and returns it with the
+// index just past it: a quoted value unquoted, a bracketed one whole, a
+// bare one up to the next space.
+func logfmtValue(s []byte, i int) (string, int) {
+	if i < len(s) {
+		switch s[i] {
+		case '"':
+			return quotedValue(s, i)
+		case '{', '[':
+			return bracketedValue(s, i)
+		}
+	}
+	vs := i
+	for i < len(s) && s[i] != ' ' {
+		i++
+	}
+	return string(s[vs:i]), i
+}
+
+// quotedValue reads the "…" value at s[vs] with Go's escapes; one that
+// does not unquote (cut short, or an escape Go does not know) is kept
+// without its quotes.
+func quotedValue(s []byte, vs int) (string, int) {
+	i := vs + 1
+	for i < len(s) && s[i] != '"' {
+		if s[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	if i < len(s) {
+		i++
+	}
+	raw := string(s[vs:min(i, len(s))])
+	if v, err := strconv.Unquote(raw); err == nil {
+		return v, i
+	}
+	return strings.Trim(raw, `"`), i
+}
+
+// bracketedValue reads the {…} or […] value at s[vs] up to the bracket
+// that closes it (nested brackets counted, brackets in strings ignored),
+// as Rust's Debug output writes sets, lists and structs.
+func bracketedValue(s []byte, vs int) (string, int) {
+	i := vs
+	depth := 0
+	inStr := false
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == '{' || c == '['):
+			depth++
+		case !inStr && (c == '}' || c == ']'):
+			depth--
+		}
+		i++
+		if depth == 0 && !inStr {
+			break
+		}
+	}
+	return string(s[vs:min(i, len(s))]), i
 }
 
 func isIdent(c byte) bool {

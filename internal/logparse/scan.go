@@ -195,6 +195,9 @@ type chunkResult struct {
 	sawKnown bool
 }
 
+// run scans r on the configured number of workers: read cuts the input
+// into chunks of whole lines, the workers parse chunks in any order, and
+// the results are merged back in input order (lines numbered as in r).
 func (p *parser) run(r io.Reader) error {
 	workers := p.opt.Workers
 	if workers <= 0 {
@@ -206,7 +209,27 @@ func (p *parser) run(r io.Reader) error {
 	for range workers + 2 {
 		pool <- make([]byte, chunkSize)
 	}
-	var wg sync.WaitGroup
+	wg := p.startScanners(workers, work, results, pool)
+	var readErr error
+	go func() {
+		readErr = p.read(r, work, pool)
+		close(work)
+		wg.Wait()
+		close(results)
+	}()
+	defer func() {
+		// results is closed after the reader returned: its counters are final.
+		p.st.Bytes += p.readBytes
+		p.st.Overlong += p.readOverlong
+	}()
+	p.collect(results)
+	return readErr
+}
+
+// startScanners starts the workers: each parses the chunks it takes from
+// work, hands a full-sized buffer back to the pool and sends its result.
+func (p *parser) startScanners(workers int, work <-chan chunk, results chan<- chunkResult, pool chan<- []byte) *sync.WaitGroup {
+	wg := &sync.WaitGroup{}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -220,19 +243,13 @@ func (p *parser) run(r io.Reader) error {
 			}
 		}()
 	}
-	var readErr error
-	go func() {
-		readErr = p.read(r, work, pool)
-		close(work)
-		wg.Wait()
-		close(results)
-	}()
-	defer func() {
-		// results is closed after the reader returned: its counters are final.
-		p.st.Bytes += p.readBytes
-		p.st.Overlong += p.readOverlong
-	}()
-	// Collect in order.
+	return wg
+}
+
+// collect merges the chunks' results in input order as they arrive (a
+// result ahead of its turn waits in pending), numbering events by their
+// line in the whole input.
+func (p *parser) collect(results <-chan chunkResult) {
 	pending := map[int]chunkResult{}
 	next := 0
 	var line int64
@@ -245,96 +262,130 @@ func (p *parser) run(r io.Reader) error {
 			}
 			delete(pending, next)
 			next++
-			line += r.skipped
-			for _, e := range r.evs {
-				e.Line += line
-				p.emit(e)
-			}
-			line += r.lines
-			p.st.Lines += r.lines + r.skipped
-			p.st.Candidates += r.st.Candidates
-			p.st.Events += r.st.Events
-			p.st.Unparsed += r.st.Unparsed
-			p.st.Overlong += r.st.Overlong
-			p.st.Binary += r.st.Binary
-			p.sawKnown = p.sawKnown || r.sawKnown
+			line = p.merge(r, line)
 		}
 	}
-	return readErr
+}
+
+// merge emits one chunk's events and adds its counts; line is the number
+// of input lines before the chunk, and the result the number after it.
+func (p *parser) merge(r chunkResult, line int64) int64 {
+	line += r.skipped
+	for _, e := range r.evs {
+		e.Line += line
+		p.emit(e)
+	}
+	line += r.lines
+	p.st.Lines += r.lines + r.skipped
+	p.st.Candidates += r.st.Candidates
+	p.st.Events += r.st.Events
+	p.st.Unparsed += r.st.Unparsed
+	p.st.Overlong += r.st.Overlong
+	p.st.Binary += r.st.Binary
+	p.sawKnown = p.sawKnown || r.sawKnown
+	return line
+}
+
+// chunkReader is read's state between two reads: the buffer being filled,
+// how much of it the previous read left (a partial last line), and whether
+// it is dropping the rest of an overlong line.
+type chunkReader struct {
+	p        *parser
+	work     chan<- chunk
+	pool     chan []byte
+	buf      []byte
+	carry    int
+	skipping bool  // inside an overlong line: drop bytes to the next newline
+	skipped  int64 // overlong lines dropped since the last chunk sent
+	idx      int
 }
 
 // read splits the input into chunks of whole lines.
 func (p *parser) read(r io.Reader, work chan<- chunk, pool chan []byte) error {
-	buf := <-pool
-	carry := 0
-	skipping := false // inside an overlong line: drop bytes to the next newline
-	var skipped int64
-	idx := 0
-	send := func(data []byte, final bool) {
-		work <- chunk{idx: idx, buf: buf, data: data, final: final, skipped: skipped}
-		idx++
-		skipped = 0
-	}
+	cr := &chunkReader{p: p, work: work, pool: pool, buf: <-pool}
 	for {
-		n, err := io.ReadFull(r, buf[carry:])
+		n, err := io.ReadFull(r, cr.buf[cr.carry:])
 		p.readBytes += int64(n)
-		data := buf[:carry+n]
+		data := cr.buf[:cr.carry+n]
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			send(nil, true)
+			cr.send(nil, true)
 			return err
 		}
-		if skipping {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				carry = 0
+		if cr.skipping {
+			var ended bool
+			if data, ended = cr.endSkip(data); !ended {
+				cr.carry = 0
 				if eof {
-					send(nil, true)
+					cr.send(nil, true)
 					return nil
 				}
 				continue
 			}
-			data = data[i+1:]
-			skipped++
-			skipping = false
 		}
 		if p.sniffed < 5 {
 			p.sniff(data)
 		}
 		if eof {
-			send(data, true)
+			cr.send(data, true)
 			return nil
 		}
-		cut := bytes.LastIndexByte(data, '\n')
-		if cut < 0 {
-			// No newline in a full buffer: grow up to MaxLine, then skip.
-			if len(buf) < MaxLine {
-				nb := make([]byte, min(MaxLine, len(buf)*2))
-				copy(nb, data)
-				if cap(buf) == chunkSize {
-					pool <- buf
-				}
-				buf = nb
-				carry = len(data)
-				continue
-			}
-			p.readOverlong++
-			skipping = true
-			carry = 0
-			continue
-		}
-		rest := data[cut+1:]
-		nb := <-pool
-		if len(rest) >= len(nb)/2 {
-			// A long partial line: a bigger buffer, so the next read still
-			// makes progress.
-			pool <- nb
-			nb = make([]byte, min(MaxLine, max(chunkSize, 2*len(rest))))
-		}
-		carry = copy(nb, rest)
-		send(data[:cut+1], false)
-		buf = nb
+		cr.cut(data)
 	}
+}
+
+// send hands data (lines of the current buffer) to the workers as the
+// next chunk, with the overlong lines dropped before it.
+func (cr *chunkReader) send(data []byte, final bool) {
+	cr.work <- chunk{idx: cr.idx, buf: cr.buf, data: data, final: final, skipped: cr.skipped}
+	cr.idx++
+	cr.skipped = 0
+}
+
+// endSkip drops data up to the newline ending the overlong line being
+// skipped; ended is false when data holds no newline (all of it dropped).
+func (cr *chunkReader) endSkip(data []byte) (rest []byte, ended bool) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		return nil, false
+	}
+	cr.skipped++
+	cr.skipping = false
+	return data[i+1:], true
+}
+
+// cut sends data's whole lines and carries its partial last line into a
+// fresh buffer for the next read. A full buffer without a newline grows up
+// to MaxLine; past that the line is counted overlong and skipped.
+func (cr *chunkReader) cut(data []byte) {
+	cut := bytes.LastIndexByte(data, '\n')
+	if cut < 0 {
+		if len(cr.buf) < MaxLine {
+			nb := make([]byte, min(MaxLine, len(cr.buf)*2))
+			copy(nb, data)
+			if cap(cr.buf) == chunkSize {
+				cr.pool <- cr.buf
+			}
+			cr.buf = nb
+			cr.carry = len(data)
+			return
+		}
+		cr.p.readOverlong++
+		cr.skipping = true
+		cr.carry = 0
+		return
+	}
+	rest := data[cut+1:]
+	nb := <-cr.pool
+	if len(rest) >= len(nb)/2 {
+		// A long partial line: a bigger buffer, so the next read still
+		// makes progress.
+		cr.pool <- nb
+		nb = make([]byte, min(MaxLine, max(chunkSize, 2*len(rest))))
+	}
+	cr.carry = copy(nb, rest)
+	cr.send(data[:cut+1], false)
+	cr.buf = nb
 }
 
 // scanChunk finds and parses the candidate lines of one chunk.

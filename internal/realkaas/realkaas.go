@@ -240,14 +240,6 @@ type Broker struct {
 // Addr is the broker's Kafka listener.
 func (b *Broker) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
 
-// PID is the broker's process id (0 when it never started).
-func (b *Broker) PID() int {
-	if b.cmd == nil || b.cmd.Process == nil {
-		return 0
-	}
-	return b.cmd.Process.Pid
-}
-
 // Cluster is a running kaas cluster.
 type Cluster struct {
 	opt     Options
@@ -255,7 +247,6 @@ type Cluster struct {
 	Logs    string
 	Base    int
 	Brokers []*Broker
-	mu      sync.Mutex
 	runID   string
 	regDir  string
 	// net is the Rust cluster's loopback /24 ("127.a.b"), "" for Go.

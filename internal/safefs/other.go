@@ -98,8 +98,8 @@ func Read(path string, follow bool, limit int64) ([]byte, Info, error) {
 	return read(path, follow, limit)
 }
 
-// Lstat is os.Lstat as an Info.
-func Lstat(path string) (Info, error) {
+// lstat is os.Lstat as an Info.
+func lstat(path string) (Info, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return Info{}, err
@@ -171,10 +171,10 @@ func (d *Dir) openSub(name string, writing bool) (*Dir, error) {
 }
 
 // Lstat describes name inside d without following a link.
-func (d *Dir) Lstat(name string) (Info, error) { return Lstat(d.join(name)) }
+func (d *Dir) Lstat(name string) (Info, error) { return lstat(d.join(name)) }
 
 // Stat describes d itself.
-func (d *Dir) Stat() (Info, error) { return Lstat(d.path) }
+func (d *Dir) Stat() (Info, error) { return lstat(d.path) }
 
 // ReadFile reads the regular file name inside d.
 func (d *Dir) ReadFile(name string, writing bool) ([]byte, Info, error) {

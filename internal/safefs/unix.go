@@ -229,15 +229,6 @@ func OpenFollow(path string) (*os.File, Info, error) {
 	return os.NewFile(uintptr(fd), path), info, nil
 }
 
-// Lstat is os.Lstat as an Info.
-func Lstat(path string) (Info, error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		return Info{}, &fs.PathError{Op: "lstat", Path: path, Err: err}
-	}
-	return infoOf(&st), nil
-}
-
 // Dir is an open directory; every operation is relative to it.
 type Dir struct {
 	fd   int

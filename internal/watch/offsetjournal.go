@@ -841,36 +841,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		if !opt.Until.IsZero() && seek && s.start.Truncate(time.Millisecond).After(opt.Until) {
 			break
 		}
-		p := filepath.Join(dir, s.name)
-		// A segment that cannot be read is a gap until the next one's
-		// snapshot.
-		lost := func(why string) {
-			t := s.start
-			res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, err))
-			lost(fmt.Sprintf("%s: %v (segment skipped)", p, err))
-			continue
-		}
-		res.Segments = append(res.Segments, p)
-		var r io.Reader = f
-		if strings.HasSuffix(p, ".gz") {
-			zr, zerr := gzip.NewReader(f)
-			if zerr != nil {
-				f.Close()
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, zerr))
-				lost(fmt.Sprintf("%s: %v (segment skipped)", p, zerr))
-				continue
-			}
-			r = zr
-		}
-		err = readSegment(r, p, s.start, opt, &res)
-		f.Close()
-		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
-		}
+		readSegmentFile(filepath.Join(dir, s.name), s.start, opt, &res)
 	}
 	if !opt.Until.IsZero() && opt.Each == nil {
 		res.Records = res.Records[:lastAtOrBefore(res.Records, opt.Until)+1]
@@ -879,6 +850,37 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
+}
+
+// readSegmentFile appends the records of the segment file p (gzipped when
+// its name ends in .gz). A segment that cannot be opened is a warning and
+// a gap from its start until the next one's snapshot; one that breaks off
+// keeps what was read before the break.
+func readSegmentFile(p string, start time.Time, opt JournalReadOptions, res *JournalRead) {
+	lost := func(err error) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (skipped)", p, err))
+		t := start
+		res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s: %v (segment skipped)", p, err)})
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		lost(err)
+		return
+	}
+	defer f.Close()
+	res.Segments = append(res.Segments, p)
+	var r io.Reader = f
+	if strings.HasSuffix(p, ".gz") {
+		zr, zerr := gzip.NewReader(f)
+		if zerr != nil {
+			lost(zerr)
+			return
+		}
+		r = zr
+	}
+	if err := readSegment(r, p, start, opt, res); err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
+	}
 }
 
 // lastAtOrBefore is the index of the last record at or before t (a gap
@@ -928,27 +930,13 @@ const maxJournalLine = 64 << 20
 // read becomes a gap record (at the time of the last record read before
 // it), whoever's record it was: the damage may have hit the group name.
 func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptions, res *JournalRead) (err error) {
-	last := start
-	gap := func(why string) {
-		t := last
-		res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
-	}
+	sr := newSegmentReader(path, start, opt, res)
 	defer func() {
 		if err != nil {
-			gap(fmt.Sprintf("%s: %v (rest of the segment skipped)", path, err))
+			sr.gap(fmt.Sprintf("%s: %v (rest of the segment skipped)", path, err))
 		}
 	}()
 	br := bufio.NewReaderSize(r, 64<<10)
-	// Reading one group: lines that cannot be its records (nor headers)
-	// are skipped before decoding. The writer encodes names with
-	// encoding/json, as this does.
-	var groupKey []byte
-	if opt.Group != "" {
-		enc, _ := json.Marshal(opt.Group)
-		groupKey = append([]byte(`"group":`), enc...)
-	}
-	segmentKey := []byte(`"kind":"segment"`)
-	gapKey := []byte(`"kind":"gap"`)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) == 0 && err == io.EOF {
@@ -958,33 +946,82 @@ func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptio
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if groupKey != nil && !torn && !bytes.Contains(line, groupKey) && !bytes.Contains(line, segmentKey) && !bytes.Contains(line, gapKey) {
-			// Another group's record: only checked to be whole JSON (a
-			// damaged one may have been this group's).
-			if json.Valid(line) || len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
+		if sr.otherGroups(line, torn) {
+			continue
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			rec, perr := ParseJournalRecord(line)
-			switch {
-			case perr != nil && torn:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: torn last line ignored (a write cut short by a crash): %v", path, n, perr))
-				gap(fmt.Sprintf("%s:%d: torn last line (a write cut short by a crash): %v", path, n, perr))
-			case perr != nil:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: unreadable record skipped: %v", path, n, perr))
-				gap(fmt.Sprintf("%s:%d: unreadable record: %v", path, n, perr))
-			default:
-				if rec.Time.After(last) {
-					last = rec.Time
-				}
-				if rec.Kind == RecSegment || rec.Kind == RecGap || opt.Group == "" || rec.Group == opt.Group {
-					res.add(opt, rec)
-				}
-			}
+			sr.add(line, n, torn)
 		}
 		if torn {
 			return nil
+		}
+	}
+}
+
+// segmentReader is readSegment's state: the time of the last record read
+// (where a gap after it starts) and, when reading one group, the bytes
+// its records hold.
+type segmentReader struct {
+	path     string
+	opt      JournalReadOptions
+	res      *JournalRead
+	last     time.Time
+	groupKey []byte
+}
+
+// What segment headers and gaps hold: a read of one group keeps them.
+const (
+	segmentKey = `"kind":"segment"`
+	gapKey     = `"kind":"gap"`
+)
+
+// newSegmentReader reads the segment at path, which starts at start, into
+// res. Reading one group, lines that cannot be its records (nor headers)
+// are skipped before decoding; the writer encodes names with
+// encoding/json, as this does.
+func newSegmentReader(path string, start time.Time, opt JournalReadOptions, res *JournalRead) segmentReader {
+	sr := segmentReader{path: path, opt: opt, res: res, last: start}
+	if opt.Group != "" {
+		enc, _ := json.Marshal(opt.Group)
+		sr.groupKey = append([]byte(`"group":`), enc...)
+	}
+	return sr
+}
+
+// gap appends a gap record from the last record read.
+func (sr *segmentReader) gap(why string) {
+	t := sr.last
+	sr.res.add(sr.opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+}
+
+// otherGroups reports whether a whole line is another group's record,
+// skipped undecoded; it is only checked to be whole JSON (a damaged one
+// may have been this group's).
+func (sr *segmentReader) otherGroups(line []byte, torn bool) bool {
+	if sr.groupKey == nil || torn || bytes.Contains(line, sr.groupKey) || bytes.Contains(line, []byte(segmentKey)) || bytes.Contains(line, []byte(gapKey)) {
+		return false
+	}
+	return json.Valid(line) || len(bytes.TrimSpace(line)) == 0
+}
+
+// add decodes line n and appends its record when the read keeps it; a
+// line that does not decode is a warning and a gap (a torn last line is
+// named as a write cut short).
+func (sr *segmentReader) add(line []byte, n int, torn bool) {
+	rec, perr := ParseJournalRecord(line)
+	switch {
+	case perr != nil && torn:
+		sr.res.Warnings = append(sr.res.Warnings, fmt.Sprintf("%s:%d: torn last line ignored (a write cut short by a crash): %v", sr.path, n, perr))
+		sr.gap(fmt.Sprintf("%s:%d: torn last line (a write cut short by a crash): %v", sr.path, n, perr))
+	case perr != nil:
+		sr.res.Warnings = append(sr.res.Warnings, fmt.Sprintf("%s:%d: unreadable record skipped: %v", sr.path, n, perr))
+		sr.gap(fmt.Sprintf("%s:%d: unreadable record: %v", sr.path, n, perr))
+	default:
+		if rec.Time.After(sr.last) {
+			sr.last = rec.Time
+		}
+		if rec.Kind == RecSegment || rec.Kind == RecGap || sr.opt.Group == "" || rec.Group == sr.opt.Group {
+			sr.res.add(sr.opt, rec)
 		}
 	}
 }

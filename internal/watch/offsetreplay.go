@@ -37,95 +37,130 @@ type HistoryPoint struct {
 // state is unsound from there until the group's next snapshot (or the
 // removal of its file, which is known whole).
 func ReplayGroup(records []JournalRecord, group string) []HistoryPoint {
-	var out []HistoryPoint
-	dir := ""
-	var state map[string]int64
-	format := ""
-	unsound := false
-	for _, r := range records {
-		if r.Kind == RecSegment {
-			dir = r.Dir
-			continue
+	rp := &groupReplay{group: group}
+	for i := range records {
+		r := &records[i]
+		switch {
+		case r.Kind == RecSegment:
+			rp.dir = r.Dir
+		case r.Kind == RecGap:
+			rp.gap(r)
+		case r.Group == group:
+			rp.record(r)
 		}
-		if r.Kind == RecGap {
-			at := r.Time
-			if r.Since != nil {
-				at = *r.Since
-			}
-			if state == nil {
-				state = map[string]int64{}
-			}
-			unsound = true
-			out = append(out, HistoryPoint{Time: at, Source: "journal", Kind: RecGap, Problem: r.Problem, Offsets: state, Format: format,
-				Changed: map[string]int64{}, Removed: []string{}, Anomalies: []JournalAnomaly{}, Unsound: true})
-			continue
-		}
-		if r.Group != group {
-			continue
-		}
-		file := r.File
-		if file == "" && dir != "" {
-			file = filepath.Join(dir, group+".json")
-		}
-		p := HistoryPoint{Time: r.Time, Source: "journal", Kind: r.Kind, File: file, Problem: r.Problem,
-			Changed: map[string]int64{}, Removed: []string{}, Anomalies: r.Anomalies}
-		if p.Anomalies == nil {
-			p.Anomalies = []JournalAnomaly{}
-		}
-		switch r.Kind {
-		case RecSnapshot:
-			if !unsound && state != nil && maps.Equal(state, r.Offsets) && (r.Format == "" || r.Format == format) && len(r.Anomalies) == 0 {
-				continue
-			}
-			unsound = false
-			var before map[string]int64
-			if state != nil {
-				before = state
-			}
-			p.Changed, p.Removed = OffsetDelta(before, r.Offsets)
-			if p.Removed == nil {
-				p.Removed = []string{}
-			}
-			state = maps.Clone(r.Offsets)
-			if state == nil {
-				state = map[string]int64{}
-			}
-			format = r.Format
-		case RecChange:
-			if state == nil {
-				state = map[string]int64{}
-			}
-			state = maps.Clone(state)
-			for k, v := range r.Changed {
-				state[k] = v
-			}
-			for _, k := range r.Removed {
-				delete(state, k)
-			}
-			if r.Changed != nil {
-				p.Changed = r.Changed
-			}
-			if r.Removed != nil {
-				p.Removed = r.Removed
-			}
-			if r.Format != "" {
-				format = r.Format
-			}
-		case RecCorrupt:
-			if state == nil {
-				state = map[string]int64{}
-			}
-		case RecMissing:
-			if r.Removed != nil {
-				p.Removed = r.Removed
-			} else if state != nil {
-				_, p.Removed = OffsetDelta(state, nil)
-			}
-			state, format = map[string]int64{}, ""
-			unsound = false
-		}
-		p.Offsets, p.Format, p.Unsound = state, format, unsound
-		out = append(out, p)
 	}
-	return out
+	return rp.out
+}
+
+// groupReplay is ReplayGroup's state between records: the offsets dir of
+// the current segment (a record without a file path is in it), the
+// group's offsets and file format so far, and whether a gap made them
+// unsound.
+type groupReplay struct {
+	group   string
+	dir     string
+	state   map[string]int64
+	format  string
+	unsound bool
+	out     []HistoryPoint
+}
+
+// gap adds the "gap" point at the start of the lost changes and marks the
+// state unsound.
+func (rp *groupReplay) gap(r *JournalRecord) {
+	at := r.Time
+	if r.Since != nil {
+		at = *r.Since
+	}
+	if rp.state == nil {
+		rp.state = map[string]int64{}
+	}
+	rp.unsound = true
+	rp.out = append(rp.out, HistoryPoint{Time: at, Source: "journal", Kind: RecGap, Problem: r.Problem, Offsets: rp.state, Format: rp.format,
+		Changed: map[string]int64{}, Removed: []string{}, Anomalies: []JournalAnomaly{}, Unsound: true})
+}
+
+// record applies one of the group's records to the state and adds its
+// point (none for a snapshot that repeats a sound state).
+func (rp *groupReplay) record(r *JournalRecord) {
+	file := r.File
+	if file == "" && rp.dir != "" {
+		file = filepath.Join(rp.dir, rp.group+".json")
+	}
+	p := HistoryPoint{Time: r.Time, Source: "journal", Kind: r.Kind, File: file, Problem: r.Problem,
+		Changed: map[string]int64{}, Removed: []string{}, Anomalies: r.Anomalies}
+	if p.Anomalies == nil {
+		p.Anomalies = []JournalAnomaly{}
+	}
+	switch r.Kind {
+	case RecSnapshot:
+		if !rp.snapshot(r, &p) {
+			return
+		}
+	case RecChange:
+		rp.change(r, &p)
+	case RecCorrupt:
+		if rp.state == nil {
+			rp.state = map[string]int64{}
+		}
+	case RecMissing:
+		if r.Removed != nil {
+			p.Removed = r.Removed
+		} else if rp.state != nil {
+			_, p.Removed = OffsetDelta(rp.state, nil)
+		}
+		rp.state, rp.format = map[string]int64{}, ""
+		rp.unsound = false
+	}
+	p.Offsets, p.Format, p.Unsound = rp.state, rp.format, rp.unsound
+	rp.out = append(rp.out, p)
+}
+
+// snapshot sets the state to a snapshot's offsets (sound again), with
+// what changed since the previous state in p; it reports false, and
+// changes nothing, when the snapshot repeats a sound state with nothing
+// flagged.
+func (rp *groupReplay) snapshot(r *JournalRecord, p *HistoryPoint) bool {
+	if !rp.unsound && rp.state != nil && maps.Equal(rp.state, r.Offsets) && (r.Format == "" || r.Format == rp.format) && len(r.Anomalies) == 0 {
+		return false
+	}
+	rp.unsound = false
+	var before map[string]int64
+	if rp.state != nil {
+		before = rp.state
+	}
+	p.Changed, p.Removed = OffsetDelta(before, r.Offsets)
+	if p.Removed == nil {
+		p.Removed = []string{}
+	}
+	rp.state = maps.Clone(r.Offsets)
+	if rp.state == nil {
+		rp.state = map[string]int64{}
+	}
+	rp.format = r.Format
+	return true
+}
+
+// change applies a change record's delta to a copy of the state (earlier
+// points keep theirs) and puts the delta in p.
+func (rp *groupReplay) change(r *JournalRecord, p *HistoryPoint) {
+	if rp.state == nil {
+		rp.state = map[string]int64{}
+	}
+	rp.state = maps.Clone(rp.state)
+	for k, v := range r.Changed {
+		rp.state[k] = v
+	}
+	for _, k := range r.Removed {
+		delete(rp.state, k)
+	}
+	if r.Changed != nil {
+		p.Changed = r.Changed
+	}
+	if r.Removed != nil {
+		p.Removed = r.Removed
+	}
+	if r.Format != "" {
+		rp.format = r.Format
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,6 +102,28 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	f := newOffsetFollower(opt)
+	var fw *fsnotify.Watcher
+	watching := false
+	if !opt.PollOnly {
+		if w, err := fsnotify.NewWatcher(); err == nil {
+			defer w.Close()
+			fw = w
+			watching = fw.Add(opt.Dir) == nil
+		}
+	}
+	f.scan(false, true)
+	if opt.OnReady != nil {
+		opt.OnReady()
+	}
+	f.follow(ctx, fw, watching)
+	return nil
+}
+
+// newOffsetFollower is a follower of opt.Dir that starts from what an
+// earlier run last saw of its files (opt.Seed; a missing or corrupt file
+// is read afresh).
+func newOffsetFollower(opt OffsetsOptions) *offsetFollower {
 	f := &offsetFollower{opt: opt, files: map[string]*followed{},
 		plainMapIsEmpty: opt.Generation.Known() && !opt.Generation.PlainMapIsOffsets(), dirSettle: dirSettle}
 	for _, o := range opt.Seed {
@@ -109,23 +132,20 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 		}
 		f.files[filepath.Base(o.File)] = &followed{last: f.keep(o), goodIsLast: true, seeded: true}
 	}
+	return f
+}
+
+// follow is FollowOffsets' loop until ctx is done: fsnotify's events (fw,
+// nil when polling only) are gathered briefly and their files checked in
+// one batch, and every poll scans the directory (adding the watch again
+// once a directory that was gone is back).
+func (f *offsetFollower) follow(ctx context.Context, fw *fsnotify.Watcher, watching bool) {
 	var events <-chan fsnotify.Event
 	var errs <-chan error
-	var fw *fsnotify.Watcher
-	watching := false
-	if !opt.PollOnly {
-		if w, err := fsnotify.NewWatcher(); err == nil {
-			defer w.Close()
-			fw = w
-			watching = fw.Add(opt.Dir) == nil
-			events, errs = fw.Events, fw.Errors
-		}
+	if fw != nil {
+		events, errs = fw.Events, fw.Errors
 	}
-	f.scan(false, true)
-	if opt.OnReady != nil {
-		opt.OnReady()
-	}
-	tick := time.NewTicker(opt.PollInterval)
+	tick := time.NewTicker(f.opt.PollInterval)
 	defer tick.Stop()
 	// Events come in bursts (tmp write, rename): gather them briefly so a
 	// batch is one fsync of the journal, not one per event.
@@ -134,29 +154,29 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	pending := map[string]bool{}
 	polls := 0
 	var ticks <-chan time.Time
-	if opt.OnTick != nil && opt.TickEvery > 0 {
-		t := time.NewTicker(opt.TickEvery)
+	if f.opt.OnTick != nil && f.opt.TickEvery > 0 {
+		t := time.NewTicker(f.opt.TickEvery)
 		defer t.Stop()
 		ticks = t.C
-		opt.OnTick()
+		f.opt.OnTick()
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-ticks:
-			opt.OnTick()
+			f.opt.OnTick()
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
 				continue
 			}
 			name := filepath.Base(ev.Name)
-			if filepath.Dir(ev.Name) != filepath.Clean(opt.Dir) || !offsetFileName(name) {
+			if filepath.Dir(ev.Name) != filepath.Clean(f.opt.Dir) || !offsetFileName(name) {
 				continue
 			}
 			if len(pending) == 0 {
-				settle.Reset(opt.PollInterval / 20)
+				settle.Reset(f.opt.PollInterval / 20)
 			}
 			pending[name] = true
 		case _, ok := <-errs:
@@ -164,19 +184,15 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 				errs = nil
 			}
 		case <-settle.C:
-			names := make([]string, 0, len(pending))
-			for n := range pending {
-				names = append(names, n)
-			}
+			names := slices.Sorted(maps.Keys(pending))
 			clear(pending)
-			slices.Sort(names)
 			f.emit(f.checkNames(names))
 		case <-tick.C:
 			polls++
 			if fw != nil && !watching {
-				watching = fw.Add(opt.Dir) == nil
+				watching = fw.Add(f.opt.Dir) == nil
 			}
-			f.scan(polls%opt.FullReadEvery == 0, false)
+			f.scan(polls%f.opt.FullReadEvery == 0, false)
 			if f.dirProblem != "" {
 				watching = false // the directory is gone: watch it again when it is back
 			}
@@ -289,6 +305,29 @@ func (f *offsetFollower) scan(full, initial bool) {
 		f.lastSkip = time.Now()
 		return
 	}
+	ents, ok := f.readDir()
+	if !ok {
+		return
+	}
+	evs := f.checkNames(f.namesToCheck(ents, full))
+	if initial {
+		for i := range evs {
+			evs[i].Initial = true
+		}
+	}
+	if full && unchanged && !f.lastSkip.IsZero() && f.missedByDir(evs) {
+		f.dirOff = true
+		if f.opt.OnNote != nil {
+			f.opt.OnNote(f.opt.Dir + ": a full re-read found changes the directory's modification time did not show (NFS attribute caching, or files written in place): every file is checked on every poll from now on")
+		}
+	}
+	f.emit(evs)
+}
+
+// readDir lists the directory, reporting through OnProblem when it
+// becomes unreadable (once per distinct problem) and when it is readable
+// again; ok is false when it cannot be listed.
+func (f *offsetFollower) readDir() ([]os.DirEntry, bool) {
 	ents, err := os.ReadDir(f.opt.Dir)
 	if err != nil {
 		msg := f.opt.Dir + ": " + err.Error()
@@ -301,7 +340,7 @@ func (f *offsetFollower) scan(full, initial bool) {
 				f.opt.OnProblem(msg, false)
 			}
 		}
-		return
+		return nil, false
 	}
 	if f.dirProblem != "" {
 		f.dirProblem = ""
@@ -309,6 +348,13 @@ func (f *offsetFollower) scan(full, initial bool) {
 			f.opt.OnProblem("readable again", true)
 		}
 	}
+	return ents, true
+}
+
+// namesToCheck is, sorted, every offset file of the listing that is new
+// or whose stat changed (every one when full), and every followed file
+// the listing no longer holds.
+func (f *offsetFollower) namesToCheck(ents []os.DirEntry, full bool) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, e := range ents {
@@ -332,19 +378,7 @@ func (f *offsetFollower) scan(full, initial bool) {
 		}
 	}
 	slices.Sort(names)
-	evs := f.checkNames(names)
-	if initial {
-		for i := range evs {
-			evs[i].Initial = true
-		}
-	}
-	if full && unchanged && !f.lastSkip.IsZero() && f.missedByDir(evs) {
-		f.dirOff = true
-		if f.opt.OnNote != nil {
-			f.opt.OnNote(f.opt.Dir + ": a full re-read found changes the directory's modification time did not show (NFS attribute caching, or files written in place): every file is checked on every poll from now on")
-		}
-	}
-	f.emit(evs)
+	return names
 }
 
 // missedByDir reports whether a full pass, made while the directory's stat
@@ -379,75 +413,106 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 	var out []OffsetEvent
 	now := f.opt.Now()
 	for _, name := range names {
-		path := filepath.Join(f.opt.Dir, name)
-		data, st, err := readFile(path)
-		old := f.files[name]
-		cur := anomaly.Observation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
-		var digest [32]byte
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if old == nil || old.last.missing {
-				continue // created and removed between two looks
-			}
-			cur.Missing = true
-		case err != nil:
-			cur.Corrupt, cur.Problem = true, err.Error()
-		default:
-			digest = sha256.Sum256(data)
-			if old != nil && !old.last.missing && old.digest == digest {
-				old.stat = st
-				continue
-			}
-			if of, _, perr := volume.ParseOffsetFile(path, data); perr != nil {
-				cur.Corrupt, cur.Problem = true, problemText(perr)
-			} else {
-				cur.Format = of.Format
-				for _, e := range of.Entries {
-					cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
-				}
-			}
-			if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.format && old.stateEquals(cur.Offsets) {
-				// As the earlier run left it: nothing happened meanwhile.
-				old.seeded, old.stat, old.digest = false, st, digest
-				continue
-			}
+		if ev, ok := f.check(name, now); ok {
+			out = append(out, ev)
 		}
-		if old != nil {
-			old.seeded = false
-		}
-		if old == nil {
-			old = &followed{}
-			f.files[name] = old
-		} else if cur.Corrupt && old.last.corrupt && cur.Problem == old.last.problem {
-			// Still the same broken file: nothing new to say.
-			old.stat, old.digest = st, digest
-			continue
-		}
-		ev := OffsetEvent{Cur: cur, Changed: map[string]int64{}}
-		var ref *anomaly.Observation
-		switch {
-		case cur.Corrupt:
-			ref = f.observation(&old.last, name)
-		case old.goodObs() != nil:
-			ref = f.observation(old.goodObs(), name)
-		default:
-			ref = f.observation(&old.last, name)
-		}
-		if ref != nil {
-			ev.Prev = ref
-			ev.Anomalies = anomaly.Compare(*ref, cur, f.plainMapIsEmpty)
-		}
-		switch {
-		case cur.Missing:
-			_, ev.Removed = OffsetDelta(old.state(), nil)
-		case !cur.Corrupt:
-			ev.Changed, ev.Removed = OffsetDelta(old.state(), cur.Offsets)
-		}
-		old.observed(f, cur)
-		old.stat, old.digest = st, digest
-		out = append(out, ev)
 	}
 	return out
+}
+
+// check reads one file and returns its change; ok is false when there is
+// nothing new to say (the same bytes, the state an earlier run left, the
+// same broken file again, or a file created and removed between looks).
+func (f *offsetFollower) check(name string, now time.Time) (ev OffsetEvent, ok bool) {
+	old := f.files[name]
+	cur, st, digest, news := f.observe(name, now, old)
+	if !news {
+		return ev, false
+	}
+	if old != nil {
+		old.seeded = false
+	}
+	if old == nil {
+		old = &followed{}
+		f.files[name] = old
+	} else if cur.Corrupt && old.last.corrupt && cur.Problem == old.last.problem {
+		// Still the same broken file: nothing new to say.
+		old.stat, old.digest = st, digest
+		return ev, false
+	}
+	ev = f.event(old, cur, name)
+	old.observed(f, cur)
+	old.stat, old.digest = st, digest
+	return ev, true
+}
+
+// observe reads the file name and returns what it holds, its stat and its
+// digest. news is false when the reading cannot be a change: the file is
+// gone and was gone (or never seen), its bytes are the last ones read, or
+// it holds what the earlier run left (the seed, now confirmed); the
+// followed file's stat and digest are brought up to date then.
+func (f *offsetFollower) observe(name string, now time.Time, old *followed) (cur anomaly.Observation, st statKey, digest [32]byte, news bool) {
+	path := filepath.Join(f.opt.Dir, name)
+	data, st, err := readFile(path)
+	cur = anomaly.Observation{Time: now, Group: strings.TrimSuffix(name, ".json"), File: path, Offsets: map[string]int64{}}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if old == nil || old.last.missing {
+			return cur, st, digest, false // created and removed between two looks
+		}
+		cur.Missing = true
+	case err != nil:
+		cur.Corrupt, cur.Problem = true, err.Error()
+	default:
+		digest = sha256.Sum256(data)
+		if old != nil && !old.last.missing && old.digest == digest {
+			old.stat = st
+			return cur, st, digest, false
+		}
+		if of, _, perr := volume.ParseOffsetFile(path, data); perr != nil {
+			cur.Corrupt, cur.Problem = true, problemText(perr)
+		} else {
+			cur.Format = of.Format
+			for _, e := range of.Entries {
+				cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
+			}
+		}
+		if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.format && old.stateEquals(cur.Offsets) {
+			// As the earlier run left it: nothing happened meanwhile.
+			old.seeded, old.stat, old.digest = false, st, digest
+			return cur, st, digest, false
+		}
+	}
+	return cur, st, digest, true
+}
+
+// event is the change from what old holds to cur: the anomalies against
+// the last readable observation (the last one, for a corrupt file, so a
+// file broken twice is compared with its first breakage), and the delta
+// of the offsets a journal reader holds (check then brings them up to
+// date, observed: a removal empties them, a corrupt write leaves them).
+func (f *offsetFollower) event(old *followed, cur anomaly.Observation, name string) OffsetEvent {
+	ev := OffsetEvent{Cur: cur, Changed: map[string]int64{}}
+	var ref *anomaly.Observation
+	switch {
+	case cur.Corrupt:
+		ref = f.observation(&old.last, name)
+	case old.goodObs() != nil:
+		ref = f.observation(old.goodObs(), name)
+	default:
+		ref = f.observation(&old.last, name)
+	}
+	if ref != nil {
+		ev.Prev = ref
+		ev.Anomalies = anomaly.Compare(*ref, cur, f.plainMapIsEmpty)
+	}
+	switch {
+	case cur.Missing:
+		_, ev.Removed = OffsetDelta(old.state(), nil)
+	case !cur.Corrupt:
+		ev.Changed, ev.Removed = OffsetDelta(old.state(), cur.Offsets)
+	}
+	return ev
 }
 
 func offsetKey(topic string, part int32) string { return topic + "/" + strconv.Itoa(int(part)) }

@@ -71,18 +71,29 @@ func Run(ctx context.Context, opt Options) error {
 		opt.Now = time.Now
 	}
 	w := &watcher{opt: opt, name: filepath.Base(opt.Path), dir: filepath.Dir(opt.Path)}
-	var events <-chan fsnotify.Event
-	var errs <-chan error
 	if !opt.PollOnly {
 		if fw, err := fsnotify.NewWatcher(); err == nil {
 			defer fw.Close()
 			w.fw = fw
 			w.addWatch()
-			events, errs = fw.Events, fw.Errors
 		}
 	}
 	w.check(true)
-	tick := time.NewTicker(opt.PollInterval)
+	w.follow(ctx)
+	return nil
+}
+
+// follow is Run's loop until ctx is done: a fsnotify event for the file
+// reads it (and, when that fails, reads it again soon: a writer may still
+// be writing), and every poll stats it (adding the directory's watch again
+// when it was lost), reading it every FullReadEvery polls regardless.
+func (w *watcher) follow(ctx context.Context) {
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w.fw != nil {
+		events, errs = w.fw.Events, w.fw.Errors
+	}
+	tick := time.NewTicker(w.opt.PollInterval)
 	defer tick.Stop()
 	// A failed read right after an event is retried soon, not only at the
 	// next poll: a writer may still be writing.
@@ -92,7 +103,7 @@ func Run(ctx context.Context, opt Options) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
@@ -102,7 +113,7 @@ func Run(ctx context.Context, opt Options) error {
 				continue
 			}
 			if !w.check(false) {
-				retry.Reset(opt.PollInterval / 10)
+				retry.Reset(w.opt.PollInterval / 10)
 			}
 		case _, ok := <-errs:
 			if !ok {
@@ -116,7 +127,7 @@ func Run(ctx context.Context, opt Options) error {
 			if w.fw != nil && !w.watching {
 				w.addWatch()
 			}
-			full := polls%opt.FullReadEvery == 0
+			full := polls%w.opt.FullReadEvery == 0
 			w.poll(full)
 		}
 	}

@@ -79,8 +79,8 @@ func BenchmarkDescribe10kGroups(b *testing.B) {
 		if len(ds) != nGroups {
 			b.Fatalf("%d results", len(ds))
 		}
-		if ds[7].Lag.Total != int64(nParts*(50-(10+7%40))) || ds[7].Err != "" {
-			b.Fatalf("wrong lag for %s: %+v", ds[7].Group, ds[7].Lag)
+		if ps := ds[7].Partitions; len(ps) != nParts || ps[0].Committed != 10+7%40 || ps[nParts-1].End != 50 || ds[7].Err != "" {
+			b.Fatalf("wrong offsets for %s: %+v", ds[7].Group, ds[7].Partitions)
 		}
 		snap := c.Counter.Snapshot()
 		last = snap

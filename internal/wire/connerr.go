@@ -251,17 +251,6 @@ func (t *stageTracker) seed(id int32, addr string) Stage {
 	return best.effective()
 }
 
-// node is the last stage of a node (seed connections have the ids kgo gives
-// them, math.MinInt32 + the seed's index).
-func (t *stageTracker) node(id int32) Stage {
-	if t == nil {
-		return ""
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.byNode[id].effective()
-}
-
 // named is the last stage of the broker a name refers to: "host:port",
 // "node N (host:port)", "node N", or a comma-separated list of addresses
 // (then the most recent of them, else the most recent of any broker).
@@ -310,18 +299,6 @@ type ConnInfo struct {
 	CommandConfig string
 }
 
-// Classify turns a request error into a BrokerError with a short reason.
-// saslOn says the client logs in with SASL. It knows no stage beyond what
-// the error tells; the client's own classification also knows how far the
-// broker's connection got.
-func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
-	ci := ConnInfo{Timeout: timeout}
-	if saslOn {
-		ci.Mechanism = "SASL"
-	}
-	return ClassifyConn(broker, err, ci)
-}
-
 // ClassifyConn explains why a broker could not be used: the stage that failed
 // first, the likely cause and fix, and the error itself (the broker's own
 // message kept whole).
@@ -331,43 +308,80 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 		be.Reason = "no error"
 		return be
 	}
-	saslOn := ci.Mechanism != ""
-	msg := err.Error()
+	ce := readConnErr(err, ci)
+	be.Stage = ce.stage
+	if ce.firstEOF != nil {
+		// franz-go's guess is replaced by the stage-aware one; keep the
+		// underlying error.
+		be.Err = ce.firstEOF.Unwrap()
+	}
+	if !ce.explainUnanswered(be) {
+		ce.explainAnswer(be)
+	}
+	if be.Fix == fixPassword && ci.CommandConfig != "" {
+		be.Fix = "check username and password in sasl.jaas.config of the --command-config file " + ci.CommandConfig + " (they are taken from there); kaas keeps its users in __cluster/credentials.json"
+	}
+	return be
+}
+
+// connErr is what ClassifyConn reads from an error before it words it:
+// the broker's own error and message, franz-go's first-read EOF, whether
+// the connection was closed or the answer malformed, and the stage that
+// failed.
+type connErr struct {
+	err       error
+	ci        ConnInfo
+	saslOn    bool
+	msg       string
+	isKerr    bool // the broker answered with an error code, ke
+	ke        *kerr.Error
+	brokerMsg string
+	firstEOF  *kgo.ErrFirstReadEOF
+	closed    bool
+	malformed bool
+	stage     Stage
+}
+
+// readConnErr reads err. The stage is what the error itself proves first,
+// else how far the connection got, else the request; a SASL stage without
+// SASL in use is the request.
+func readConnErr(err error, ci ConnInfo) *connErr {
+	ce := &connErr{err: err, ci: ci, saslOn: ci.Mechanism != "", msg: err.Error()}
 	var ke *kerr.Error
-	isKerr := errors.As(err, &ke)
-	brokerMsg := ""
-	if isKerr {
-		brokerMsg = kerrMessage(msg, ke)
+	if errors.As(err, &ke) {
+		ce.isKerr, ce.ke = true, ke
+		ce.brokerMsg = kerrMessage(ce.msg, ke)
 	}
 	var firstEOF *kgo.ErrFirstReadEOF
-	isFirstEOF := errors.As(err, &firstEOF)
-
-	// The stage: what the error itself proves first, else how far the
-	// connection got.
-	st := stageFromError(err, msg, ci, isKerr, ke, brokerMsg, isFirstEOF)
+	if errors.As(err, &firstEOF) {
+		ce.firstEOF = firstEOF
+	}
+	st := stageFromError(err, ce.msg, ci, ce.isKerr, ce.ke, ce.brokerMsg, ce.firstEOF != nil)
 	if st == "" {
 		st = ci.Stage
 	}
 	if st == "" {
 		st = StageRequest
 	}
-	if !saslOn && (st == StageSASLHandshake || st == StageSASLAuth) {
+	if !ce.saslOn && (st == StageSASLHandshake || st == StageSASLAuth) {
 		st = StageRequest
 	}
-	be.Stage = st
-	if isFirstEOF {
-		// franz-go's guess is replaced by the stage-aware one; keep the
-		// underlying error.
-		be.Err = firstEOF.Unwrap()
-	}
+	ce.stage = st
+	ce.closed = errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || ce.firstEOF != nil
+	ce.malformed = strings.Contains(ce.msg, "did not contain enough data to be valid") ||
+		strings.Contains(ce.msg, "short response from ApiVersions") || strings.Contains(ce.msg, "unable to read ApiVersions response") ||
+		strings.Contains(ce.msg, "correlation ID")
+	return ce
+}
 
-	closed := errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || isFirstEOF
-	malformed := strings.Contains(msg, "did not contain enough data to be valid") ||
-		strings.Contains(msg, "short response from ApiVersions") || strings.Contains(msg, "unable to read ApiVersions response") ||
-		strings.Contains(msg, "correlation ID")
+// explainUnanswered words the failures that got no answer from the broker:
+// an interrupted run, a closed client, a name or connection the network
+// refused, a timeout (its fix by stage), TLS. It reports whether the error
+// was one of them.
+func (ce *connErr) explainUnanswered(be *BrokerError) bool {
+	err, st := ce.err, ce.stage
 	var dnsErr *net.DNSError
-
 	switch {
 	case errors.Is(err, context.Canceled):
 		be.Reason = "interrupted"
@@ -378,37 +392,54 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		be.Stage, be.Reason, be.Fix = StageDial, "connection refused", fixReachability
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		be.Reason = fmt.Sprintf("no answer within %s (timeout)", ci.Timeout)
+		be.Reason = fmt.Sprintf("no answer within %s (timeout)", ce.ci.Timeout)
 		be.Err = nil
 		be.Silent = st != StageDial
-		switch st {
-		case StageDial:
-			be.Fix = fixReachability + " (a firewall or a wrong host can swallow the connection)"
-		case StageTLS:
-			be.Fix = fixNotTLS
-		case StageAPIVersions:
-			if !ci.TLS {
-				// The connection was accepted and nothing came back: a hung
-				// broker, or a TLS port waiting for a handshake.
-				be.Fix = "the broker accepted the connection but does not answer: it may be hung or overloaded (check its logs, or raise --timeout); or " + fixNeedsTLS
-			} else {
-				be.Fix = "the broker accepted TLS but does not answer: check its logs, or raise --timeout"
-			}
-		case StageSASLHandshake, StageSASLAuth:
-			be.Fix = "the broker does not answer the login: check its logs, or raise --timeout"
-		default:
-			be.Fix = "the broker is hung or overloaded: check its logs, or raise --timeout"
-		}
+		be.Fix = timeoutFix(st, ce.ci.TLS)
 	case st == StageTLS:
-		be.Reason, be.Fix = tlsReason(err, msg, closed)
-	case strings.Contains(msg, "tls alert record"):
+		be.Reason, be.Fix = tlsReason(err, ce.msg, ce.closed)
+	case strings.Contains(ce.msg, "tls alert record"):
 		be.Reason, be.Fix = "the broker answered with a TLS alert", fixNeedsTLS
-	case isKerr && saslOn && (st == StageSASLHandshake || st == StageSASLAuth):
-		be.Reason, be.Fix = saslReason(st, ke, brokerMsg, ci.Mechanism)
-		be.Err = brokerSaid(ke, brokerMsg)
+	default:
+		return false
+	}
+	return true
+}
+
+// timeoutFix is what to do about a timeout at stage st.
+func timeoutFix(st Stage, tlsOn bool) string {
+	switch st {
+	case StageDial:
+		return fixReachability + " (a firewall or a wrong host can swallow the connection)"
+	case StageTLS:
+		return fixNotTLS
+	case StageAPIVersions:
+		if !tlsOn {
+			// The connection was accepted and nothing came back: a hung
+			// broker, or a TLS port waiting for a handshake.
+			return "the broker accepted the connection but does not answer: it may be hung or overloaded (check its logs, or raise --timeout); or " + fixNeedsTLS
+		}
+		return "the broker accepted TLS but does not answer: check its logs, or raise --timeout"
+	case StageSASLHandshake, StageSASLAuth:
+		return "the broker does not answer the login: check its logs, or raise --timeout"
+	default:
+		return "the broker is hung or overloaded: check its logs, or raise --timeout"
+	}
+}
+
+// explainAnswer words what the broker answered, or how it hung up, at the
+// stage that failed: a login refused, a connection closed, a malformed
+// answer, an error code; a dial error it does not know is "cannot
+// connect".
+func (ce *connErr) explainAnswer(be *BrokerError) {
+	st, closed, malformed, saslOn := ce.stage, ce.closed, ce.malformed, ce.saslOn
+	switch {
+	case ce.isKerr && saslOn && (st == StageSASLHandshake || st == StageSASLAuth):
+		be.Reason, be.Fix = saslReason(st, ce.ke, ce.brokerMsg, ce.ci.Mechanism)
+		be.Err = brokerSaid(ce.ke, ce.brokerMsg)
 	case closed && st == StageAPIVersions:
 		be.Reason = "the broker closed the connection before answering"
-		if ci.TLS {
+		if ce.ci.TLS {
 			be.Fix = "the TLS handshake passed but the broker hung up: check its logs (a client certificate it does not accept?)"
 		} else {
 			be.Fix = fixNeedsTLS
@@ -418,7 +449,7 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 	case closed && st == StageSASLAuth:
 		be.Reason = "the broker closed the connection during login (wrong user or password?)"
 		be.Fix = fixPassword
-		if strings.EqualFold(ci.Mechanism, "PLAIN") {
+		if strings.EqualFold(ce.ci.Mechanism, "PLAIN") {
 			be.Fix = fixPLAIN
 		}
 	case closed && st == StageRequest && !saslOn:
@@ -431,18 +462,14 @@ func ClassifyConn(broker string, err error, ci ConnInfo) *BrokerError {
 	case malformed:
 		be.Reason = "malformed response"
 		be.Fix = "the broker answered something kaasctl cannot read: is this a kaas/Kafka port? For another Kafka-compatible broker try --max-versions latest"
-	case isKerr && st == StageAPIVersions:
-		be.Reason, be.Err = "the broker refused ApiVersions", brokerSaid(ke, brokerMsg)
+	case ce.isKerr && st == StageAPIVersions:
+		be.Reason, be.Err = "the broker refused ApiVersions", brokerSaid(ce.ke, ce.brokerMsg)
 		be.Fix = "check --max-versions (kaas: the default 'kaas')"
-	case isKerr:
-		be.Reason, be.Err = "the broker answered with an error", brokerSaid(ke, brokerMsg)
-	case isTCPDialErr(err):
+	case ce.isKerr:
+		be.Reason, be.Err = "the broker answered with an error", brokerSaid(ce.ke, ce.brokerMsg)
+	case isTCPDialErr(ce.err):
 		be.Stage, be.Reason, be.Fix = StageDial, "cannot connect", fixReachability
 	}
-	if be.Fix == fixPassword && ci.CommandConfig != "" {
-		be.Fix = "check username and password in sasl.jaas.config of the --command-config file " + ci.CommandConfig + " (they are taken from there); kaas keeps its users in __cluster/credentials.json"
-	}
-	return be
 }
 
 // stageFromError is the stage an error proves by its type or text alone.

@@ -357,3 +357,14 @@ func TestAcceptedButSilentIsNotADialFailure(t *testing.T) {
 		t.Errorf("stage %q: %v", be.Stage, be)
 	}
 }
+
+// node is the last stage of a node (seed connections have the ids kgo gives
+// them, math.MinInt32 + the seed's index).
+func (t *stageTracker) node(id int32) Stage {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byNode[id].effective()
+}

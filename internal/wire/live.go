@@ -259,20 +259,6 @@ func (c *Client) listGroups(ctx context.Context, b Broker, states ...string) Bro
 	return out
 }
 
-// ListedBy maps each group to the nodes that listed it.
-func ListedBy(answers []BrokerGroups) map[string][]int32 {
-	m := map[string][]int32{}
-	for _, a := range answers {
-		for _, g := range a.Groups {
-			m[g.Group] = append(m[g.Group], a.Broker.NodeID)
-		}
-	}
-	for k := range m {
-		slices.Sort(m[k])
-	}
-	return m
-}
-
 // Coordinator is FindCoordinator's answer for one key.
 type Coordinator struct {
 	Key    string `json:"key"`
@@ -312,51 +298,10 @@ func (c *Client) findCoordinatorListOn(ctx context.Context, keys []string, txn b
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	ask := func(keys []string) (*kmsg.FindCoordinatorResponse, error) {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		if txn {
-			req.CoordinatorType = 1
-		}
-		req.CoordinatorKeys = keys
-		if len(keys) == 1 {
-			req.CoordinatorKey = keys[0]
-		}
-		if node >= 0 {
-			if kresp, err := c.request(ctx, node, req); err == nil {
-				return kresp.(*kmsg.FindCoordinatorResponse), nil
-			}
-		}
-		kresp, err := c.anyRequest(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("FindCoordinator: %w", err)
-		}
-		return kresp.(*kmsg.FindCoordinatorResponse), nil
-	}
-	// answers[i] is keys[i]'s answer; got[i] whether it came.
-	answers := make([]Coordinator, len(keys))
-	got := make([]bool, len(keys))
-	put := func(keys []string, at int, resp *kmsg.FindCoordinatorResponse) {
-		if len(resp.Coordinators) == 0 && len(keys) == 1 {
-			answers[at] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
-			got[at] = true
-		}
-		for k, co := range resp.Coordinators {
-			// Brokers answer in the order asked; any other order is
-			// found by search (keys are sorted).
-			i := k
-			if i >= len(keys) || keys[i] != co.Key {
-				var ok bool
-				if i, ok = slices.BinarySearch(keys, co.Key); !ok {
-					continue // a key not asked
-				}
-			}
-			answers[at+i] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
-			got[at+i] = true
-		}
-	}
+	ca := &coordAnswers{keys: keys, answers: make([]Coordinator, len(keys)), got: make([]bool, len(keys))}
 	perKey := len(keys) > 1 && !c.batchedFindCoordinator()
 	if !perKey {
-		resp, err := ask(keys)
+		resp, err := c.askCoordinators(ctx, keys, txn, node)
 		if err != nil {
 			return nil, err
 		}
@@ -364,14 +309,14 @@ func (c *Client) findCoordinatorListOn(ctx context.Context, keys []string, txn b
 		// Coordinators[]: ask again key by key.
 		perKey = len(keys) > 1 && len(resp.Coordinators) == 0
 		if !perKey {
-			put(keys, 0, resp)
+			ca.put(keys, 0, resp)
 		}
 	}
 	if perKey {
 		var mu sync.Mutex
 		var firstErr error
 		c.forEach(len(keys), func(i int) {
-			resp, err := ask(keys[i : i+1])
+			resp, err := c.askCoordinators(ctx, keys[i:i+1], txn, node)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -380,24 +325,85 @@ func (c *Client) findCoordinatorListOn(ctx context.Context, keys []string, txn b
 				}
 				return
 			}
-			put(keys[i:i+1], i, resp)
+			ca.put(keys[i:i+1], i, resp)
 		})
 		if firstErr != nil {
 			return nil, firstErr
 		}
 	}
+	return c.finishCoordinators(ca), nil
+}
+
+// askCoordinators sends one FindCoordinator for keys (groups, or
+// transactional ids when txn) to node when it is not negative and
+// answers, else to any seed.
+func (c *Client) askCoordinators(ctx context.Context, keys []string, txn bool, node int32) (*kmsg.FindCoordinatorResponse, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	if txn {
+		req.CoordinatorType = 1
+	}
+	req.CoordinatorKeys = keys
+	if len(keys) == 1 {
+		req.CoordinatorKey = keys[0]
+	}
+	if node >= 0 {
+		if kresp, err := c.request(ctx, node, req); err == nil {
+			return kresp.(*kmsg.FindCoordinatorResponse), nil
+		}
+	}
+	kresp, err := c.anyRequest(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("FindCoordinator: %w", err)
+	}
+	return kresp.(*kmsg.FindCoordinatorResponse), nil
+}
+
+// coordAnswers collects FindCoordinator answers for sorted keys:
+// answers[i] is keys[i]'s answer, got[i] whether it came.
+type coordAnswers struct {
+	keys    []string
+	answers []Coordinator
+	got     []bool
+}
+
+// put records the answer to a request for keys, which start at index at
+// of all the keys: a v4 answer per key, or a v3 one for its single key.
+func (ca *coordAnswers) put(keys []string, at int, resp *kmsg.FindCoordinatorResponse) {
+	if len(resp.Coordinators) == 0 && len(keys) == 1 {
+		ca.answers[at] = Coordinator{Key: keys[0], NodeID: resp.NodeID, Host: resp.Host, Port: resp.Port, Code: resp.ErrorCode, Err: errText(resp.ErrorCode, resp.ErrorMessage)}
+		ca.got[at] = true
+	}
+	for k, co := range resp.Coordinators {
+		// Brokers answer in the order asked; any other order is
+		// found by search (keys are sorted).
+		i := k
+		if i >= len(keys) || keys[i] != co.Key {
+			var ok bool
+			if i, ok = slices.BinarySearch(keys, co.Key); !ok {
+				continue // a key not asked
+			}
+		}
+		ca.answers[at+i] = Coordinator{Key: co.Key, NodeID: co.NodeID, Host: co.Host, Port: co.Port, Code: co.ErrorCode, Err: errText(co.ErrorCode, co.ErrorMessage)}
+		ca.got[at+i] = true
+	}
+}
+
+// finishCoordinators answers the keys left out with an error and
+// remembers the address of every coordinator named (once per node), so
+// later requests can reach it.
+func (c *Client) finishCoordinators(ca *coordAnswers) []Coordinator {
 	seen := map[int32]bool{}
-	for i, k := range keys {
-		if !got[i] {
-			answers[i] = Coordinator{Key: k, NodeID: -1, Err: "the broker did not answer for this key"}
+	for i, k := range ca.keys {
+		if !ca.got[i] {
+			ca.answers[i] = Coordinator{Key: k, NodeID: -1, Err: "the broker did not answer for this key"}
 			continue
 		}
-		if co := answers[i]; co.Err == "" && co.Host != "" && !seen[co.NodeID] {
+		if co := ca.answers[i]; co.Err == "" && co.Host != "" && !seen[co.NodeID] {
 			seen[co.NodeID] = true
 			c.rememberAddr(co.NodeID, net.JoinHostPort(co.Host, strconv.Itoa(int(co.Port))))
 		}
 	}
-	return answers, nil
+	return ca.answers
 }
 
 // batchedFindCoordinator reports whether the version cap lets
@@ -959,6 +965,9 @@ func (c *Client) ListStableOffsets(ctx context.Context, want TopicPartitions) (m
 	return c.listLogOffsets(ctx, want, true)
 }
 
+// listLogOffsets is the round of ListLogOffsets (stable false: earliest and
+// latest per leader) and ListStableOffsets (stable true: latest with
+// read_committed only).
 func (c *Client) listLogOffsets(ctx context.Context, want TopicPartitions, stable bool) (map[string]map[int32]LogOffsets, error) {
 	out := map[string]map[int32]LogOffsets{}
 	if len(want) == 0 {
@@ -968,6 +977,46 @@ func (c *Client) listLogOffsets(ctx context.Context, want TopicPartitions, stabl
 	if err != nil {
 		return nil, err
 	}
+	perLeader := logOffsetsByLeader(want, md, out)
+	type job struct {
+		leader int32
+		ts     int64
+	}
+	var jobs []job
+	for _, l := range slices.Sorted(maps.Keys(perLeader)) {
+		if stable {
+			jobs = append(jobs, job{l, -1})
+			continue
+		}
+		jobs = append(jobs, job{l, -2}, job{l, -1})
+	}
+	var mu sync.Mutex
+	c.forEach(len(jobs), func(i int) {
+		j := jobs[i]
+		tps := perLeader[j.leader]
+		kresp, err := c.request(ctx, j.leader, listOffsetsRequest(tps, j.ts, stable))
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			for _, t := range tps.Topics() {
+				for _, p := range tps[t] {
+					lo := out[t][p]
+					lo.Err = err.Error()
+					out[t][p] = lo
+				}
+			}
+			return
+		}
+		putListOffsets(out, kresp.(*kmsg.ListOffsetsResponse), j.ts)
+	})
+	return out, nil
+}
+
+// logOffsetsByLeader sorts the wanted partitions by their leader in md
+// (every partition of a topic wanted with nil partitions), each entered in
+// out with unknown bounds; a partition without a leader, or of a topic the
+// metadata does not hold, gets its error in out instead.
+func logOffsetsByLeader(want TopicPartitions, md *Metadata, out map[string]map[int32]LogOffsets) map[int32]TopicPartitions {
 	set := func(t string, p int32, lo LogOffsets) {
 		if out[t] == nil {
 			out[t] = map[int32]LogOffsets{}
@@ -1009,102 +1058,50 @@ func (c *Client) listLogOffsets(ctx context.Context, want TopicPartitions, stabl
 			}
 		}
 	}
-	type job struct {
-		leader int32
-		ts     int64
-	}
-	var jobs []job
-	for _, l := range slices.Sorted(maps.Keys(perLeader)) {
-		if stable {
-			jobs = append(jobs, job{l, -1})
-			continue
-		}
-		jobs = append(jobs, job{l, -2}, job{l, -1})
-	}
-	var mu sync.Mutex
-	c.forEach(len(jobs), func(i int) {
-		j := jobs[i]
-		tps := perLeader[j.leader]
-		req := kmsg.NewPtrListOffsetsRequest()
-		req.ReplicaID = -1
-		if stable {
-			req.IsolationLevel = 1 // read_committed: the last stable offset
-		}
-		for _, t := range tps.Topics() {
-			rt := kmsg.NewListOffsetsRequestTopic()
-			rt.Topic = t
-			for _, p := range tps[t] {
-				rp := kmsg.NewListOffsetsRequestTopicPartition()
-				rp.Partition = p
-				rp.CurrentLeaderEpoch = -1
-				rp.Timestamp = j.ts
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			req.Topics = append(req.Topics, rt)
-		}
-		kresp, err := c.request(ctx, j.leader, req)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			for _, t := range tps.Topics() {
-				for _, p := range tps[t] {
-					lo := out[t][p]
-					lo.Err = err.Error()
-					out[t][p] = lo
-				}
-			}
-			return
-		}
-		resp := kresp.(*kmsg.ListOffsetsResponse)
-		for _, rt := range resp.Topics {
-			for _, rp := range rt.Partitions {
-				lo, ok := out[rt.Topic][rp.Partition]
-				if !ok {
-					continue
-				}
-				if rp.ErrorCode != 0 {
-					lo.Err = errText(rp.ErrorCode, nil)
-				} else if j.ts == -2 {
-					lo.Start = rp.Offset
-				} else {
-					lo.End = rp.Offset
-				}
-				out[rt.Topic][rp.Partition] = lo
-			}
-		}
-	})
-	return out, nil
+	return perLeader
 }
 
-// StaleListing is a group listed by a broker that does not coordinate it
-// (per FindCoordinator): on kaas, a stale in-memory group, the "deleted
-// group reappears in --list" symptom.
-type StaleListing struct {
-	Group       string `json:"group"`
-	ListedBy    int32  `json:"listedBy"`
-	Coordinator int32  `json:"coordinator"`
-	State       string `json:"state"`
+// listOffsetsRequest asks for the offset at ts (-2 earliest, -1 latest) of
+// every partition of tps; stable asks with read_committed isolation, whose
+// latest is the last stable offset.
+func listOffsetsRequest(tps TopicPartitions, ts int64, stable bool) *kmsg.ListOffsetsRequest {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	if stable {
+		req.IsolationLevel = 1 // read_committed: the last stable offset
+	}
+	for _, t := range tps.Topics() {
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = t
+		for _, p := range tps[t] {
+			rp := kmsg.NewListOffsetsRequestTopicPartition()
+			rp.Partition = p
+			rp.CurrentLeaderEpoch = -1
+			rp.Timestamp = ts
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+	}
+	return req
 }
 
-// StaleListings compares every broker's ListGroups answer with the
-// coordinators FindCoordinator gave. Groups whose lookup failed are
-// skipped (no claim can be made about them).
-func StaleListings(answers []BrokerGroups, coords map[string]Coordinator) []StaleListing {
-	out := []StaleListing{}
-	for _, a := range answers {
-		for _, g := range a.Groups {
-			co, ok := coords[g.Group]
-			if !ok || co.Err != "" || co.NodeID < 0 || co.NodeID == a.Broker.NodeID {
+// putListOffsets records a ListOffsets answer for ts in out: the log start
+// (ts -2) or end (ts -1) of each partition asked, or its error.
+func putListOffsets(out map[string]map[int32]LogOffsets, resp *kmsg.ListOffsetsResponse, ts int64) {
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			lo, ok := out[rt.Topic][rp.Partition]
+			if !ok {
 				continue
 			}
-			out = append(out, StaleListing{Group: g.Group, ListedBy: a.Broker.NodeID, Coordinator: co.NodeID, State: g.State})
+			if rp.ErrorCode != 0 {
+				lo.Err = errText(rp.ErrorCode, nil)
+			} else if ts == -2 {
+				lo.Start = rp.Offset
+			} else {
+				lo.End = rp.Offset
+			}
+			out[rt.Topic][rp.Partition] = lo
 		}
 	}
-	slices.SortFunc(out, func(x, y StaleListing) int {
-		if c := strings.Compare(x.Group, y.Group); c != 0 {
-			return c
-		}
-		return int(x.ListedBy) - int(y.ListedBy)
-	})
-	return out
 }

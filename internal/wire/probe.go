@@ -54,86 +54,112 @@ type ProbeCommit struct {
 // offset alone). Each step is timed; the first that fails ends the probe.
 // The commit is the only write: the canary group's own offset file.
 func (c *Client) ProbeCoordinator(ctx context.Context, node int32, group string, pc ProbeCommit) CoordinatorProbe {
-	topic, partition, offset := pc.Topic, pc.Partition, pc.Offset
-	p := CoordinatorProbe{Node: node, Group: group, Coordinator: -1, Steps: []ProbeStep{}}
-	step := func(name string, fn func() error) bool {
-		start := time.Now()
-		err := fn()
-		s := ProbeStep{Step: name, Seconds: time.Since(start).Seconds(), OK: err == nil}
-		if err != nil {
-			s.Err = err.Error()
-			p.FailedStep, p.Err = name, s.Err
-		}
-		p.Steps = append(p.Steps, s)
-		return err == nil
+	pr := &coordProbe{c: c, ctx: ctx, node: node, group: group, pc: pc,
+		p: CoordinatorProbe{Node: node, Group: group, Coordinator: -1, Steps: []ProbeStep{}}}
+	_ = pr.step(StepFindCoordinator, pr.findCoordinator) &&
+		pr.step(StepOffsetCommit, pr.commit) &&
+		pr.step(StepOffsetFetch, pr.fetch)
+	return pr.p
+}
+
+// coordProbe is one ProbeCoordinator run: what it asks of which broker,
+// and the probe's result so far.
+type coordProbe struct {
+	c     *Client
+	ctx   context.Context
+	node  int32
+	group string
+	pc    ProbeCommit
+	p     CoordinatorProbe
+}
+
+// step times fn as the probe step name and records it; a failure is the
+// probe's failed step and error. It reports whether fn succeeded.
+func (pr *coordProbe) step(name string, fn func() error) bool {
+	start := time.Now()
+	err := fn()
+	s := ProbeStep{Step: name, Seconds: time.Since(start).Seconds(), OK: err == nil}
+	if err != nil {
+		s.Err = err.Error()
+		pr.p.FailedStep, pr.p.Err = name, s.Err
 	}
-	ok := step(StepFindCoordinator, func() error {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.CoordinatorKey = group
-		req.CoordinatorKeys = []string{group}
-		kresp, err := c.request(ctx, node, req)
-		if err != nil {
-			return err
-		}
-		resp := kresp.(*kmsg.FindCoordinatorResponse)
-		code, id, msg := resp.ErrorCode, resp.NodeID, resp.ErrorMessage
-		if len(resp.Coordinators) > 0 {
-			co := resp.Coordinators[0]
-			code, id, msg = co.ErrorCode, co.NodeID, co.ErrorMessage
-		}
-		if code != 0 {
-			return fmt.Errorf("%s", errText(code, msg))
-		}
-		p.Coordinator = id
-		if id != node {
-			return fmt.Errorf("names node %d as the canary's coordinator, not itself", id)
-		}
-		return nil
-	})
-	ok = ok && step(StepOffsetCommit, func() error {
-		req := kmsg.NewPtrOffsetCommitRequest()
-		req.Group, req.Generation = group, -1
-		rt := kmsg.NewOffsetCommitRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewOffsetCommitRequestTopicPartition()
-		rp.Partition, rp.Offset, rp.LeaderEpoch = partition, offset, -1
-		meta := pc.Metadata
-		rp.Metadata = &meta
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
-		kresp, err := c.request(ctx, node, req)
-		if err != nil {
-			return err
-		}
-		for _, t := range kresp.(*kmsg.OffsetCommitResponse).Topics {
-			for _, pp := range t.Partitions {
-				if pp.ErrorCode != 0 {
-					return fmt.Errorf("%s/%d: %s", t.Topic, pp.Partition, kerr.ErrorForCode(pp.ErrorCode))
-				}
-				return nil
+	pr.p.Steps = append(pr.p.Steps, s)
+	return err == nil
+}
+
+// findCoordinator asks the broker who coordinates the canary group: it
+// must answer itself.
+func (pr *coordProbe) findCoordinator() error {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorKey = pr.group
+	req.CoordinatorKeys = []string{pr.group}
+	kresp, err := pr.c.request(pr.ctx, pr.node, req)
+	if err != nil {
+		return err
+	}
+	resp := kresp.(*kmsg.FindCoordinatorResponse)
+	code, id, msg := resp.ErrorCode, resp.NodeID, resp.ErrorMessage
+	if len(resp.Coordinators) > 0 {
+		co := resp.Coordinators[0]
+		code, id, msg = co.ErrorCode, co.NodeID, co.ErrorMessage
+	}
+	if code != 0 {
+		return fmt.Errorf("%s", errText(code, msg))
+	}
+	pr.p.Coordinator = id
+	if id != pr.node {
+		return fmt.Errorf("names node %d as the canary's coordinator, not itself", id)
+	}
+	return nil
+}
+
+// commit commits the probe's offset and metadata as an admin commit.
+func (pr *coordProbe) commit() error {
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.Generation = pr.group, -1
+	rt := kmsg.NewOffsetCommitRequestTopic()
+	rt.Topic = pr.pc.Topic
+	rp := kmsg.NewOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset, rp.LeaderEpoch = pr.pc.Partition, pr.pc.Offset, -1
+	meta := pr.pc.Metadata
+	rp.Metadata = &meta
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	kresp, err := pr.c.request(pr.ctx, pr.node, req)
+	if err != nil {
+		return err
+	}
+	for _, t := range kresp.(*kmsg.OffsetCommitResponse).Topics {
+		for _, pp := range t.Partitions {
+			if pp.ErrorCode != 0 {
+				return fmt.Errorf("%s/%d: %s", t.Topic, pp.Partition, kerr.ErrorForCode(pp.ErrorCode))
 			}
+			return nil
 		}
-		return fmt.Errorf("the answer has no partition")
-	})
-	_ = ok && step(StepOffsetFetch, func() error {
-		tps := TopicPartitions{}
-		tps.Add(topic, partition)
-		g := c.FetchCommitted(ctx, map[string]TopicPartitions{group: tps}, map[string]Coordinator{group: {Key: group, NodeID: node}})[group]
-		if g.Err != "" {
-			return fmt.Errorf("%s", g.Err)
-		}
-		got, found := g.Offsets[topic][partition]
-		switch {
-		case !found:
-			return fmt.Errorf("%s/%d: no committed offset in the answer", topic, partition)
-		case got.Err != "":
-			return fmt.Errorf("%s/%d: %s", topic, partition, got.Err)
-		case got.Offset != offset:
-			return fmt.Errorf("%s/%d: committed %d, fetched %d", topic, partition, offset, got.Offset)
-		case got.Metadata != "" && got.Metadata != pc.Metadata:
-			return fmt.Errorf("%s/%d: committed metadata %q, fetched %q (an earlier commit's)", topic, partition, pc.Metadata, got.Metadata)
-		}
-		return nil
-	})
-	return p
+	}
+	return fmt.Errorf("the answer has no partition")
+}
+
+// fetch reads the commit back: the offset committed, and its metadata
+// unless the broker keeps none.
+func (pr *coordProbe) fetch() error {
+	topic, partition, offset, group := pr.pc.Topic, pr.pc.Partition, pr.pc.Offset, pr.group
+	tps := TopicPartitions{}
+	tps.Add(topic, partition)
+	g := pr.c.FetchCommitted(pr.ctx, map[string]TopicPartitions{group: tps}, map[string]Coordinator{group: {Key: group, NodeID: pr.node}})[group]
+	if g.Err != "" {
+		return fmt.Errorf("%s", g.Err)
+	}
+	got, found := g.Offsets[topic][partition]
+	switch {
+	case !found:
+		return fmt.Errorf("%s/%d: no committed offset in the answer", topic, partition)
+	case got.Err != "":
+		return fmt.Errorf("%s/%d: %s", topic, partition, got.Err)
+	case got.Offset != offset:
+		return fmt.Errorf("%s/%d: committed %d, fetched %d", topic, partition, offset, got.Offset)
+	case got.Metadata != "" && got.Metadata != pr.pc.Metadata:
+		return fmt.Errorf("%s/%d: committed metadata %q, fetched %q (an earlier commit's)", topic, partition, pr.pc.Metadata, got.Metadata)
+	}
+	return nil
 }

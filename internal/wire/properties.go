@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,10 +191,56 @@ var harmlessProps = map[string]string{
 // (an unknown protocol or mechanism, JKS/PKCS12 stores, encrypted keys,
 // disabled host name checks) and lists the rest it does not use.
 func TranslateProperties(props map[string]string) (*CommandConfig, error) {
-	cc := &CommandConfig{Settings: map[string]string{}}
-	get := func(k string) string { return strings.TrimSpace(props[k]) }
-	proto := strings.ToUpper(get("security.protocol"))
-	sasl, tls := false, false
+	pt := &propTranslation{props: props, cc: &CommandConfig{Settings: map[string]string{}}, used: map[string]bool{"security.protocol": true}}
+	proto, sasl, tls, err := pt.protocol()
+	if err != nil {
+		return nil, err
+	}
+	if tls {
+		pt.cc.Settings[KeyTLS] = "true"
+	}
+	if sasl {
+		if err := pt.sasl(proto); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, k := range []string{"sasl.mechanism", "sasl.jaas.config"} {
+			if _, ok := props[k]; ok {
+				pt.cc.Ignored = append(pt.cc.Ignored, k+": security.protocol is "+orDefault(proto, "PLAINTEXT")+", so Kafka does not use SASL either")
+				pt.used[k] = true
+			}
+		}
+	}
+	if err := pt.stores(); err != nil {
+		return nil, err
+	}
+	if err := pt.connection(); err != nil {
+		return nil, err
+	}
+	if err := pt.unused(); err != nil {
+		return nil, err
+	}
+	if tls && pt.cc.Settings[KeyTLSCA] == "" {
+		pt.cc.Ignored = append(pt.cc.Ignored, "ssl.truststore.location not set: the brokers' certificates are checked against the system's CAs")
+	}
+	return pt.cc, nil
+}
+
+// propTranslation is TranslateProperties' work: the properties read, the
+// settings made of them, and which properties were used.
+type propTranslation struct {
+	props map[string]string
+	cc    *CommandConfig
+	used  map[string]bool
+}
+
+// get is property k without surrounding space ("" when unset).
+func (pt *propTranslation) get(k string) string { return strings.TrimSpace(pt.props[k]) }
+
+// protocol reads security.protocol: whether the connection uses SASL and
+// TLS (neither by default, as in Kafka).
+func (pt *propTranslation) protocol() (proto string, sasl, tls bool, err error) {
+	proto = strings.ToUpper(pt.get("security.protocol"))
 	switch proto {
 	case "", "PLAINTEXT":
 	case "SSL":
@@ -203,111 +250,116 @@ func TranslateProperties(props map[string]string) (*CommandConfig, error) {
 	case "SASL_SSL":
 		sasl, tls = true, true
 	default:
-		return nil, fmt.Errorf("security.protocol %q: use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props["security.protocol"])
+		return "", false, false, fmt.Errorf("security.protocol %q: use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", pt.props["security.protocol"])
 	}
-	if tls {
-		cc.Settings[KeyTLS] = "true"
+	return proto, sasl, tls, nil
+}
+
+// sasl reads the mechanism and the user and password of sasl.jaas.config,
+// whose login module must be the mechanism's.
+func (pt *propTranslation) sasl(proto string) error {
+	mech := pt.get("sasl.mechanism")
+	if mech == "" {
+		return fmt.Errorf("security.protocol %s without sasl.mechanism means GSSAPI (Kerberos) in Kafka, which kaas and kaasctl do not support: set sasl.mechanism to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", proto)
 	}
-	used := map[string]bool{"security.protocol": true}
-	if sasl {
-		mech := get("sasl.mechanism")
-		if mech == "" {
-			return nil, fmt.Errorf("security.protocol %s without sasl.mechanism means GSSAPI (Kerberos) in Kafka, which kaas and kaasctl do not support: set sasl.mechanism to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", proto)
-		}
-		m, err := NormalizeMechanism(mech)
-		if err != nil {
-			return nil, fmt.Errorf("sasl.mechanism %q is not supported: kaasctl speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (not GSSAPI or OAUTHBEARER)", mech)
-		}
-		jaas := get("sasl.jaas.config")
-		if jaas == "" {
-			return nil, fmt.Errorf("sasl.mechanism %s needs sasl.jaas.config with username and password", m)
-		}
-		module, opts, err := parseJAAS(jaas)
-		if err != nil {
-			return nil, fmt.Errorf("sasl.jaas.config: %v", err)
-		}
-		wantModule := "ScramLoginModule"
-		if m == "PLAIN" {
-			wantModule = "PlainLoginModule"
-		}
-		if module[strings.LastIndexByte(module, '.')+1:] != wantModule {
-			return nil, fmt.Errorf("sasl.jaas.config uses %s, but sasl.mechanism %s needs org.apache.kafka.common.security.%s.%s", module, m, map[bool]string{true: "plain", false: "scram"}[m == "PLAIN"], wantModule)
-		}
-		if opts["username"] == "" || opts["password"] == "" {
-			return nil, fmt.Errorf("sasl.jaas.config needs username=\"...\" and password=\"...\"")
-		}
-		cc.Settings[KeySASLMechanism], cc.Settings[KeySASLUser], cc.password = m, opts["username"], opts["password"]
-		used["sasl.mechanism"], used["sasl.jaas.config"] = true, true
-	} else {
-		for _, k := range []string{"sasl.mechanism", "sasl.jaas.config"} {
-			if _, ok := props[k]; ok {
-				cc.Ignored = append(cc.Ignored, k+": security.protocol is "+orDefault(proto, "PLAINTEXT")+", so Kafka does not use SASL either")
-				used[k] = true
-			}
-		}
+	m, err := NormalizeMechanism(mech)
+	if err != nil {
+		return fmt.Errorf("sasl.mechanism %q is not supported: kaasctl speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (not GSSAPI or OAUTHBEARER)", mech)
 	}
-	storeType := func(k string) (string, error) {
-		t := strings.ToUpper(get(k))
+	jaas := pt.get("sasl.jaas.config")
+	if jaas == "" {
+		return fmt.Errorf("sasl.mechanism %s needs sasl.jaas.config with username and password", m)
+	}
+	module, opts, err := parseJAAS(jaas)
+	if err != nil {
+		return fmt.Errorf("sasl.jaas.config: %v", err)
+	}
+	wantModule := "ScramLoginModule"
+	if m == "PLAIN" {
+		wantModule = "PlainLoginModule"
+	}
+	if module[strings.LastIndexByte(module, '.')+1:] != wantModule {
+		return fmt.Errorf("sasl.jaas.config uses %s, but sasl.mechanism %s needs org.apache.kafka.common.security.%s.%s", module, m, map[bool]string{true: "plain", false: "scram"}[m == "PLAIN"], wantModule)
+	}
+	if opts["username"] == "" || opts["password"] == "" {
+		return fmt.Errorf("sasl.jaas.config needs username=\"...\" and password=\"...\"")
+	}
+	pt.cc.Settings[KeySASLMechanism], pt.cc.Settings[KeySASLUser], pt.cc.password = m, opts["username"], opts["password"]
+	pt.used["sasl.mechanism"], pt.used["sasl.jaas.config"] = true, true
+	return nil
+}
+
+// stores reads the trust and key stores, which must be PEM files: the
+// truststore is the CA file, a keystore holds the key and the certificate
+// chain.
+func (pt *propTranslation) stores() error {
+	storeType := func(k string) error {
+		t := strings.ToUpper(pt.get(k))
 		if t == "" {
 			t = "JKS" // Kafka's default
 		}
 		if t != "PEM" {
-			return "", fmt.Errorf("%s is %s: kaasctl reads PEM files only (JKS and PKCS12 stores are not supported); convert it, e.g. keytool -exportcert -rfc / openssl pkcs12 -nodes, and set %s=PEM", strings.TrimSuffix(k, ".type"), t, k)
+			return fmt.Errorf("%s is %s: kaasctl reads PEM files only (JKS and PKCS12 stores are not supported); convert it, e.g. keytool -exportcert -rfc / openssl pkcs12 -nodes, and set %s=PEM", strings.TrimSuffix(k, ".type"), t, k)
 		}
-		return t, nil
+		return nil
 	}
-	if loc := get("ssl.truststore.location"); loc != "" {
-		if _, err := storeType("ssl.truststore.type"); err != nil {
-			return nil, err
+	if loc := pt.get("ssl.truststore.location"); loc != "" {
+		if err := storeType("ssl.truststore.type"); err != nil {
+			return err
 		}
-		cc.Settings[KeyTLSCA] = loc
+		pt.cc.Settings[KeyTLSCA] = loc
 	}
-	if loc := get("ssl.keystore.location"); loc != "" {
-		if _, err := storeType("ssl.keystore.type"); err != nil {
-			return nil, err
+	if loc := pt.get("ssl.keystore.location"); loc != "" {
+		if err := storeType("ssl.keystore.type"); err != nil {
+			return err
 		}
 		// A PEM keystore holds the key and the certificate chain.
-		cc.Settings[KeyTLSCert], cc.Settings[KeyTLSKey] = loc, loc
+		pt.cc.Settings[KeyTLSCert], pt.cc.Settings[KeyTLSKey] = loc, loc
 	}
-	used["ssl.truststore.location"], used["ssl.truststore.type"], used["ssl.keystore.location"], used["ssl.keystore.type"] = true, true, true, true
-	if v, ok := props["ssl.endpoint.identification.algorithm"]; ok && strings.TrimSpace(v) == "" {
-		return nil, fmt.Errorf("ssl.endpoint.identification.algorithm is empty (no host name check): kaasctl always checks the name; use --tls-server-name NAME for another name, or --tls-insecure-skip-verify for tests")
+	pt.used["ssl.truststore.location"], pt.used["ssl.truststore.type"], pt.used["ssl.keystore.location"], pt.used["ssl.keystore.type"] = true, true, true, true
+	return nil
+}
+
+// connection reads the host name check (never off), the request timeout
+// and the bootstrap servers.
+func (pt *propTranslation) connection() error {
+	if v, ok := pt.props["ssl.endpoint.identification.algorithm"]; ok && strings.TrimSpace(v) == "" {
+		return fmt.Errorf("ssl.endpoint.identification.algorithm is empty (no host name check): kaasctl always checks the name; use --tls-server-name NAME for another name, or --tls-insecure-skip-verify for tests")
 	}
-	if v := get("request.timeout.ms"); v != "" {
+	if v := pt.get("request.timeout.ms"); v != "" {
 		if _, err := ParseTimeout(v); err != nil {
-			return nil, fmt.Errorf("request.timeout.ms: %v", err)
+			return fmt.Errorf("request.timeout.ms: %v", err)
 		}
-		cc.Settings[KeyTimeout] = v
-		used["request.timeout.ms"] = true
+		pt.cc.Settings[KeyTimeout] = v
+		pt.used["request.timeout.ms"] = true
 	}
-	if v := get("bootstrap.servers"); v != "" {
-		cc.Settings[KeyBrokers] = v
-		used["bootstrap.servers"] = true
+	if v := pt.get("bootstrap.servers"); v != "" {
+		pt.cc.Settings[KeyBrokers] = v
+		pt.used["bootstrap.servers"] = true
 	}
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if used[k] {
+	return nil
+}
+
+// unused goes through the properties not used, in name order: one that
+// would weaken the connection if ignored is an error, the others are
+// listed as ignored (with why, for those kaasctl knows it does not need).
+func (pt *propTranslation) unused() error {
+	for _, k := range slices.Sorted(maps.Keys(pt.props)) {
+		if pt.used[k] {
 			continue
 		}
 		if why, ok := unsupportedProps[k]; ok {
-			return nil, fmt.Errorf("%s: %s", k, why)
+			return fmt.Errorf("%s: %s", k, why)
 		}
 		if why, ok := harmlessProps[k]; ok {
 			if why != "" {
-				cc.Ignored = append(cc.Ignored, k+": "+why)
+				pt.cc.Ignored = append(pt.cc.Ignored, k+": "+why)
 			}
 			continue
 		}
-		cc.Ignored = append(cc.Ignored, k+": not a setting kaasctl uses")
+		pt.cc.Ignored = append(pt.cc.Ignored, k+": not a setting kaasctl uses")
 	}
-	if tls && cc.Settings[KeyTLSCA] == "" {
-		cc.Ignored = append(cc.Ignored, "ssl.truststore.location not set: the brokers' certificates are checked against the system's CAs")
-	}
-	return cc, nil
+	return nil
 }
 
 func orDefault(s, d string) string {

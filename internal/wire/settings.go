@@ -156,8 +156,29 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 	if s.getenv == nil {
 		s.getenv = func(string) string { return "" }
 	}
-	// Which profile.
-	var prof *Profile
+	prof, err := s.pickProfile(in, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{in: in, pv: profileValues(prof), s: s}
+	if err := r.brokers(); err != nil {
+		return nil, err
+	}
+	r.plainSettings()
+	for _, step := range []func() error{r.tls, r.sasl, r.timeout, r.maxVersions} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	s.DataDir, s.ClusterDir, s.KaasVersion = prof.DataDir, prof.ClusterDir, prof.KaasVersion
+	return s, nil
+}
+
+// pickProfile decides which profile the run uses (a command's argument >
+// --profile > KAASCTL_PROFILE > the config's current one) and returns it:
+// an empty one when none is named, an error naming the known profiles when
+// the named one is not in the config.
+func (s *Settings) pickProfile(in Input, cfg *Config) (*Profile, error) {
 	switch {
 	case in.ProfileArg != "":
 		s.Profile, s.ProfileSrc = in.ProfileArg, Source{"argument", ""}
@@ -168,79 +189,102 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 	case cfg != nil && cfg.Current != "":
 		s.Profile, s.ProfileSrc = cfg.Current, Source{"config", "current"}
 	}
-	if s.Profile != "" {
-		if cfg != nil {
-			prof = cfg.Profiles[s.Profile]
-		}
-		if prof == nil {
-			where := configPath
-			if where == "" {
-				where = "(no config file: set HOME or pass --config)"
-			} else if !exists {
-				where += " (file does not exist)"
-			}
-			known := "none"
-			if cfg != nil && len(cfg.Profiles) > 0 {
-				known = strings.Join(cfg.Names(), ", ")
-			}
-			return nil, fmt.Errorf("profile %q (from %s) is not defined in %s; known profiles: %s", s.Profile, s.ProfileSrc, where, known)
-		}
+	if s.Profile == "" {
+		return &Profile{}, nil
 	}
-	if prof == nil {
-		prof = &Profile{}
+	if cfg != nil && cfg.Profiles[s.Profile] != nil {
+		return cfg.Profiles[s.Profile], nil
 	}
-	pv := profileValues(prof)
-	val := func(key string) (string, Source) {
-		if v, ok := in.Flags[key]; ok {
-			return v, Source{"flag", "--" + key}
-		}
-		if cc := in.CommandConfig; cc != nil {
-			if v, ok := cc.Settings[key]; ok {
-				return v, Source{"command-config", cc.Path}
-			}
-		}
-		if v := in.getenv(EnvName(key)); v != "" {
-			return v, Source{"env", EnvName(key)}
-		}
-		if v, ok := pv[key]; ok && v != "" {
-			return v, Source{"profile", s.Profile}
-		}
-		return "", Source{}
+	where := s.ConfigPath
+	if where == "" {
+		where = "(no config file: set HOME or pass --config)"
+	} else if !s.ConfigExists {
+		where += " (file does not exist)"
 	}
-	boolVal := func(key string) (bool, Source, error) {
-		v, src := val(key)
-		if src.Kind == "" {
-			return false, src, nil
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return false, src, fmt.Errorf("%s: %q is not true or false (from %s)", key, v, src)
-		}
-		return b, src, nil
+	known := "none"
+	if cfg != nil && len(cfg.Profiles) > 0 {
+		known = strings.Join(cfg.Names(), ", ")
 	}
+	return nil, fmt.Errorf("profile %q (from %s) is not defined in %s; known profiles: %s", s.Profile, s.ProfileSrc, where, known)
+}
 
-	v, src := val(KeyBrokers)
-	s.Brokers, s.Sources[KeyBrokers] = SplitBrokers(v), src
-	for _, b := range s.Brokers {
+// resolver ranks each setting's sources for Resolve and fills s, one
+// group of settings per method.
+type resolver struct {
+	in Input
+	pv map[string]string // the profile's values by key
+	s  *Settings
+}
+
+// val is key's value from the first source that has one: the flag, the
+// --command-config file, the environment, the profile; unset otherwise.
+func (r *resolver) val(key string) (string, Source) {
+	if v, ok := r.in.Flags[key]; ok {
+		return v, Source{"flag", "--" + key}
+	}
+	if cc := r.in.CommandConfig; cc != nil {
+		if v, ok := cc.Settings[key]; ok {
+			return v, Source{"command-config", cc.Path}
+		}
+	}
+	if v := r.in.getenv(EnvName(key)); v != "" {
+		return v, Source{"env", EnvName(key)}
+	}
+	if v, ok := r.pv[key]; ok && v != "" {
+		return v, Source{"profile", r.s.Profile}
+	}
+	return "", Source{}
+}
+
+// boolVal is val read as a boolean (false when unset).
+func (r *resolver) boolVal(key string) (bool, Source, error) {
+	v, src := r.val(key)
+	if src.Kind == "" {
+		return false, src, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, src, fmt.Errorf("%s: %q is not true or false (from %s)", key, v, src)
+	}
+	return b, src, nil
+}
+
+// brokers resolves the seed brokers, each checked to be host:port.
+func (r *resolver) brokers() error {
+	v, src := r.val(KeyBrokers)
+	r.s.Brokers, r.s.Sources[KeyBrokers] = SplitBrokers(v), src
+	for _, b := range r.s.Brokers {
 		if err := ValidateBroker(b); err != nil {
-			return nil, fmt.Errorf("brokers (from %s): %v", src, err)
+			return fmt.Errorf("brokers (from %s): %v", src, err)
 		}
 	}
+	return nil
+}
 
+// plainSettings resolves the settings taken as they are: TLS files and server
+// name, SASL user and where its password is.
+func (r *resolver) plainSettings() {
+	s := r.s
 	strKeys := map[string]*string{
 		KeyTLSCA: &s.TLS.CAFile, KeyTLSCert: &s.TLS.CertFile, KeyTLSKey: &s.TLS.KeyFile, KeyTLSServerName: &s.TLS.ServerName,
 		KeySASLUser: &s.SASL.User, KeySASLPasswordEnv: &s.SASL.PasswordEnv, KeySASLPasswordFil: &s.SASL.PasswordFile,
 	}
 	for k, p := range strKeys {
-		*p, s.Sources[k] = val(k)
+		*p, s.Sources[k] = r.val(k)
 	}
+}
+
+// tls resolves whether TLS is on: as set, else implied by any other TLS
+// setting; a client certificate needs its key and the key its certificate.
+func (r *resolver) tls() error {
+	s := r.s
 	var err error
-	if s.TLS.InsecureSkipVerify, s.Sources[KeyTLSInsecure], err = boolVal(KeyTLSInsecure); err != nil {
-		return nil, err
+	if s.TLS.InsecureSkipVerify, s.Sources[KeyTLSInsecure], err = r.boolVal(KeyTLSInsecure); err != nil {
+		return err
 	}
-	tlsOn, tlsSrc, err := boolVal(KeyTLS)
+	tlsOn, tlsSrc, err := r.boolVal(KeyTLS)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if tlsSrc.Kind != "" {
 		s.TLS.Enabled, s.Sources[KeyTLS] = tlsOn, tlsSrc
@@ -250,70 +294,95 @@ func Resolve(in Input, cfg *Config, configPath string, configSrc Source, exists 
 		s.Sources[KeyTLS] = Source{"default", ""}
 	}
 	if (s.TLS.CertFile == "") != (s.TLS.KeyFile == "") {
-		return nil, errors.New("TLS client authentication needs both --tls-cert and --tls-key (or tls.certFile and tls.keyFile)")
+		return errors.New("TLS client authentication needs both --tls-cert and --tls-key (or tls.certFile and tls.keyFile)")
 	}
+	return nil
+}
 
-	mech, msrc := val(KeySASLMechanism)
+// sasl resolves the SASL mechanism; with one set, it needs a user and
+// exactly one place for the password (saslPassword); without one, a user
+// is an error.
+func (r *resolver) sasl() error {
+	s := r.s
+	mech, msrc := r.val(KeySASLMechanism)
 	s.Sources[KeySASLMechanism] = msrc
-	if mech != "" {
-		m, err := NormalizeMechanism(mech)
-		if err != nil {
-			return nil, fmt.Errorf("sasl-mechanism (from %s): %v", msrc, err)
+	if mech == "" {
+		if s.SASL.User != "" {
+			return fmt.Errorf("--sasl-user (from %s) needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", s.Sources[KeySASLUser])
 		}
-		s.SASL.Mechanism = m
-		if s.SASL.User == "" {
-			return nil, fmt.Errorf("SASL %s needs a user: pass --sasl-user or set %s", m, EnvName(KeySASLUser))
-		}
-		if s.SASL.PasswordEnv != "" && s.SASL.PasswordFile != "" {
-			es, fs := s.Sources[KeySASLPasswordEnv], s.Sources[KeySASLPasswordFil]
-			switch {
-			case rank(es) < rank(fs):
-				s.SASL.PasswordFile, s.Sources[KeySASLPasswordFil] = "", Source{}
-			case rank(fs) < rank(es):
-				s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = "", Source{}
-			default:
-				return nil, fmt.Errorf("give either a SASL password env (%s) or a password file (%s), not both", es, fs)
-			}
-		}
-		cc := in.CommandConfig
-		if cc != nil && cc.password != "" && s.Sources[KeySASLUser].Kind == "command-config" &&
-			s.Sources[KeySASLPasswordEnv].Kind != "flag" && s.Sources[KeySASLPasswordFil].Kind != "flag" {
-			// The password of the file's sasl.jaas.config goes with its user.
-			s.password = cc.password
-			s.SASL.PasswordEnv, s.SASL.PasswordFile = "", ""
-			s.Sources[KeySASLPasswordEnv], s.Sources[KeySASLPasswordFil] = Source{"command-config", cc.Path}, Source{}
-		} else if s.SASL.PasswordEnv == "" && s.SASL.PasswordFile == "" {
-			s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = DefaultPasswordEnv, Source{"default", ""}
-		}
-		if s.SASL.PasswordEnv != "" && !validEnvName(s.SASL.PasswordEnv) {
-			return nil, fmt.Errorf("sasl-password-env (from %s) is not an environment variable name: it names the variable holding the password, never the password itself (value not shown)", s.Sources[KeySASLPasswordEnv])
-		}
-	} else if s.SASL.User != "" {
-		return nil, fmt.Errorf("--sasl-user (from %s) needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", s.Sources[KeySASLUser])
+		return nil
 	}
+	m, err := NormalizeMechanism(mech)
+	if err != nil {
+		return fmt.Errorf("sasl-mechanism (from %s): %v", msrc, err)
+	}
+	s.SASL.Mechanism = m
+	if s.SASL.User == "" {
+		return fmt.Errorf("SASL %s needs a user: pass --sasl-user or set %s", m, EnvName(KeySASLUser))
+	}
+	return r.saslPassword()
+}
 
-	v, src = val(KeyTimeout)
+// saslPassword decides where the SASL password is read from: of a password
+// env and a password file, the higher-ranked one (both at one rank is an
+// error); the --command-config file's inline password when its user is the
+// one in use and no flag names another place; else DefaultPasswordEnv.
+func (r *resolver) saslPassword() error {
+	s := r.s
+	if s.SASL.PasswordEnv != "" && s.SASL.PasswordFile != "" {
+		es, fs := s.Sources[KeySASLPasswordEnv], s.Sources[KeySASLPasswordFil]
+		switch {
+		case rank(es) < rank(fs):
+			s.SASL.PasswordFile, s.Sources[KeySASLPasswordFil] = "", Source{}
+		case rank(fs) < rank(es):
+			s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = "", Source{}
+		default:
+			return fmt.Errorf("give either a SASL password env (%s) or a password file (%s), not both", es, fs)
+		}
+	}
+	cc := r.in.CommandConfig
+	if cc != nil && cc.password != "" && s.Sources[KeySASLUser].Kind == "command-config" &&
+		s.Sources[KeySASLPasswordEnv].Kind != "flag" && s.Sources[KeySASLPasswordFil].Kind != "flag" {
+		// The password of the file's sasl.jaas.config goes with its user.
+		s.password = cc.password
+		s.SASL.PasswordEnv, s.SASL.PasswordFile = "", ""
+		s.Sources[KeySASLPasswordEnv], s.Sources[KeySASLPasswordFil] = Source{"command-config", cc.Path}, Source{}
+	} else if s.SASL.PasswordEnv == "" && s.SASL.PasswordFile == "" {
+		s.SASL.PasswordEnv, s.Sources[KeySASLPasswordEnv] = DefaultPasswordEnv, Source{"default", ""}
+	}
+	if s.SASL.PasswordEnv != "" && !validEnvName(s.SASL.PasswordEnv) {
+		return fmt.Errorf("sasl-password-env (from %s) is not an environment variable name: it names the variable holding the password, never the password itself (value not shown)", s.Sources[KeySASLPasswordEnv])
+	}
+	return nil
+}
+
+// timeout resolves the per-call timeout (DefaultTimeout when unset).
+func (r *resolver) timeout() error {
+	v, src := r.val(KeyTimeout)
 	if src.Kind == "" {
-		s.Timeout, s.Sources[KeyTimeout] = DefaultTimeout, Source{"default", ""}
-	} else {
-		d, err := ParseTimeout(v)
-		if err != nil {
-			return nil, fmt.Errorf("timeout (from %s): %v", src, err)
-		}
-		s.Timeout, s.Sources[KeyTimeout] = d, src
+		r.s.Timeout, r.s.Sources[KeyTimeout] = DefaultTimeout, Source{"default", ""}
+		return nil
 	}
+	d, err := ParseTimeout(v)
+	if err != nil {
+		return fmt.Errorf("timeout (from %s): %v", src, err)
+	}
+	r.s.Timeout, r.s.Sources[KeyTimeout] = d, src
+	return nil
+}
 
-	v, src = val(KeyMaxVersions)
+// maxVersions resolves the API version cap ("kaas" when unset), checked
+// to parse.
+func (r *resolver) maxVersions() error {
+	v, src := r.val(KeyMaxVersions)
 	if src.Kind == "" {
 		v, src = "kaas", Source{"default", ""}
 	}
 	if _, err := ParseMaxVersions(v); err != nil {
-		return nil, fmt.Errorf("max-versions (from %s): %v", src, err)
+		return fmt.Errorf("max-versions (from %s): %v", src, err)
 	}
-	s.MaxVersions, s.Sources[KeyMaxVersions] = v, src
-
-	s.DataDir, s.ClusterDir, s.KaasVersion = prof.DataDir, prof.ClusterDir, prof.KaasVersion
-	return s, nil
+	r.s.MaxVersions, r.s.Sources[KeyMaxVersions] = v, src
+	return nil
 }
 
 func rank(s Source) int {

@@ -3,6 +3,7 @@ package wire
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -352,41 +353,27 @@ func TestParseTimeout(t *testing.T) {
 	}
 }
 
-func TestLagOf(t *testing.T) {
+// JoinOffsets reports the union of the committed and log answers and the
+// owners' partitions, in order, with the member of each; an errored
+// commit counts as none, and no lag is made up from the facts.
+func TestJoinOffsets(t *testing.T) {
 	t.Parallel()
-	lo := LogOffsets{Start: 5, End: 20}
-	cases := []struct {
-		committed int64
-		has       bool
-		lag       int64
-		known     bool
-		note      string
-	}{
-		{15, true, 5, true, ""},
-		{20, true, 0, true, ""},
-		{25, true, 0, true, "past the log end"},
-		{2, true, 18, true, "before the log start"},
-		{-1, true, 0, false, "no committed offset"},
-		{0, false, 0, false, "no committed offset"},
+	got := JoinOffsets(
+		map[string]map[int32]Committed{"a": {0: {Offset: 5}, 1: {Offset: 1, Err: "NOT_COORDINATOR"}}, "b": {0: {Offset: 0}}},
+		map[string]map[int32]LogOffsets{"a": {0: {Start: 0, End: 10}, 2: {Start: -1, End: -1, Err: "NOT_LEADER"}}, "b": {0: {Start: 0, End: 3}}},
+		map[string]string{"a/2": "m1", "c/4": "m2", "bad": "m3"})
+	want := []PartitionOffsets{
+		{Topic: "a", Partition: 0, Committed: 5, Start: 0, End: 10},
+		{Topic: "a", Partition: 1, Committed: -1, Start: -1, End: -1},
+		{Topic: "a", Partition: 2, Committed: -1, Start: -1, End: -1, LogErr: "NOT_LEADER", Member: "m1"},
+		{Topic: "b", Partition: 0, Committed: 0, Start: 0, End: 3},
+		{Topic: "c", Partition: 4, Committed: -1, Start: -1, End: -1, Member: "m2"},
 	}
-	for _, c := range cases {
-		pl := PartitionLagOf("t", 0, c.committed, c.has, lo, true)
-		if pl.Lag != c.lag || pl.Known != c.known || !strings.Contains(pl.Note, c.note) {
-			t.Errorf("committed %d: %+v", c.committed, pl)
-		}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	if pl := PartitionLagOf("t", 0, 3, true, LogOffsets{Err: "NOT_LEADER"}, true); pl.Known || !strings.Contains(pl.Note, "NOT_LEADER") {
-		t.Errorf("log error: %+v", pl)
-	}
-	gl := ComputeLag(
-		map[string]map[int32]Committed{"a": {0: {Offset: 5}, 1: {Offset: 1}}, "b": {0: {Offset: 0}}},
-		map[string]map[int32]LogOffsets{"a": {0: {End: 10}, 1: {End: 1}, 2: {End: 7}}, "b": {0: {End: 3}}},
-		map[string]string{"a/2": "m1"})
-	if gl.Total != 8 || gl.Unknown != 1 || len(gl.Topics) != 2 || gl.Topics[0].Lag != 5 || gl.Topics[1].Lag != 3 {
-		t.Errorf("%+v", gl)
-	}
-	if p := gl.SortedPartitions()[2]; p.Partition != 2 || p.Member != "m1" || p.Known {
-		t.Errorf("%+v", p)
+	if got := JoinOffsets(nil, nil, nil); got == nil || len(got) != 0 {
+		t.Errorf("nothing to join: %#v, want an empty list", got)
 	}
 }
 
@@ -431,4 +418,16 @@ func TestSaveConfigThroughSymlink(t *testing.T) {
 	if err != nil || back.Current != "prod" {
 		t.Fatalf("target not updated: %+v %v", back, err)
 	}
+}
+
+// Classify turns a request error into a BrokerError with a short reason.
+// saslOn says the client logs in with SASL. It knows no stage beyond what
+// the error tells; the client's own classification also knows how far the
+// broker's connection got.
+func Classify(broker string, err error, timeout time.Duration, saslOn bool) *BrokerError {
+	ci := ConnInfo{Timeout: timeout}
+	if saslOn {
+		ci.Mechanism = "SASL"
+	}
+	return ClassifyConn(broker, err, ci)
 }

@@ -32,21 +32,7 @@ const maxStampBytes = 256 << 10
 // answer, or holds fewer stamps than asked for.
 func (c *Client) RecordStamps(ctx context.Context, ranges []StampRange) (map[string]map[int32][]RecordStamp, error) {
 	out := map[string]map[int32][]RecordStamp{}
-	if len(ranges) == 0 {
-		return out, nil
-	}
-	start := map[string]map[int32]kgo.Offset{}
-	left := map[string]map[int32]int64{} // the end of each range still to reach
-	for _, r := range ranges {
-		if r.To <= r.From {
-			continue
-		}
-		if start[r.Topic] == nil {
-			start[r.Topic], left[r.Topic] = map[int32]kgo.Offset{}, map[int32]int64{}
-		}
-		start[r.Topic][r.Partition] = kgo.NewOffset().At(r.From)
-		left[r.Topic][r.Partition] = r.To
-	}
+	start, left := stampStarts(ranges)
 	if len(start) == 0 {
 		return out, nil
 	}
@@ -72,32 +58,57 @@ func (c *Client) RecordStamps(ctx context.Context, ranges []StampRange) (map[str
 		if cctx.Err() != nil {
 			break
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			end, ok := left[r.Topic][r.Partition]
-			if !ok || r.Offset >= end {
-				return
-			}
-			if out[r.Topic] == nil {
-				out[r.Topic] = map[int32][]RecordStamp{}
-			}
-			out[r.Topic][r.Partition] = append(out[r.Topic][r.Partition], RecordStamp{Offset: r.Offset, Timestamp: r.Timestamp})
-			if r.Offset == end-1 {
-				delete(left[r.Topic], r.Partition)
-				pending--
-			}
-		})
-		// A partition whose range ends in a gap (compaction, control
-		// records) is done once a later offset was seen.
-		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			end, ok := left[p.Topic][p.Partition]
-			if !ok || len(p.Records) == 0 {
-				return
-			}
-			if p.Records[len(p.Records)-1].Offset >= end-1 {
-				delete(left[p.Topic], p.Partition)
-				pending--
-			}
-		})
+		pending -= takeStamps(fs, left, out)
 	}
 	return out, nil
+}
+
+// stampStarts is where the consumer starts in each partition with a
+// non-empty range, and the end of each range still to reach.
+func stampStarts(ranges []StampRange) (start map[string]map[int32]kgo.Offset, left map[string]map[int32]int64) {
+	start, left = map[string]map[int32]kgo.Offset{}, map[string]map[int32]int64{}
+	for _, r := range ranges {
+		if r.To <= r.From {
+			continue
+		}
+		if start[r.Topic] == nil {
+			start[r.Topic], left[r.Topic] = map[int32]kgo.Offset{}, map[int32]int64{}
+		}
+		start[r.Topic][r.Partition] = kgo.NewOffset().At(r.From)
+		left[r.Topic][r.Partition] = r.To
+	}
+	return start, left
+}
+
+// takeStamps adds the stamps of one poll's records inside their ranges to
+// out and returns how many partitions it finished: their range's last
+// record arrived, or (a range ending in a gap: compaction, control
+// records) a later offset was seen. Finished partitions leave left.
+func takeStamps(fs kgo.Fetches, left map[string]map[int32]int64, out map[string]map[int32][]RecordStamp) int {
+	done := 0
+	fs.EachRecord(func(r *kgo.Record) {
+		end, ok := left[r.Topic][r.Partition]
+		if !ok || r.Offset >= end {
+			return
+		}
+		if out[r.Topic] == nil {
+			out[r.Topic] = map[int32][]RecordStamp{}
+		}
+		out[r.Topic][r.Partition] = append(out[r.Topic][r.Partition], RecordStamp{Offset: r.Offset, Timestamp: r.Timestamp})
+		if r.Offset == end-1 {
+			delete(left[r.Topic], r.Partition)
+			done++
+		}
+	})
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		end, ok := left[p.Topic][p.Partition]
+		if !ok || len(p.Records) == 0 {
+			return
+		}
+		if p.Records[len(p.Records)-1].Offset >= end-1 {
+			delete(left[p.Topic], p.Partition)
+			done++
+		}
+	})
+	return done
 }

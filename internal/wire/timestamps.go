@@ -41,30 +41,82 @@ type RecordTime struct {
 // at most ProbeRounds rounds. O(brokers) requests however many partitions
 // and groups.
 func (c *Client) RecordTimestamps(ctx context.Context, want map[string]map[int32][]int64) (map[string]map[int32]map[int64]RecordTime, error) {
-	out := map[string]map[int32]map[int64]RecordTime{}
+	out := recordTimes{}
 	if len(want) == 0 {
 		return out, nil
-	}
-	set := func(t string, p int32, off int64, rt RecordTime) {
-		if out[t] == nil {
-			out[t] = map[int32]map[int64]RecordTime{}
-		}
-		if out[t][p] == nil {
-			out[t][p] = map[int64]RecordTime{}
-		}
-		out[t][p][off] = rt
 	}
 	md, err := c.metadata(ctx, slices.Sorted(maps.Keys(want)))
 	if err != nil {
 		return nil, err
 	}
-	type part struct {
-		topic   string
-		part    int32
-		leader  int32
-		pending []int64 // sorted, unanswered
+	parts := probeParts(want, md, out)
+	dec := kgo.DefaultDecompressor()
+	var mu sync.Mutex
+	for range ProbeRounds {
+		perLeader := map[int32][]*probePart{}
+		for _, pp := range parts {
+			if len(pp.pending) > 0 {
+				perLeader[pp.leader] = append(perLeader[pp.leader], pp)
+			}
+		}
+		if len(perLeader) == 0 {
+			break
+		}
+		leaders := slices.Sorted(maps.Keys(perLeader))
+		c.forEach(len(leaders), func(i int) {
+			leader := leaders[i]
+			ps := perLeader[leader]
+			kresp, err := c.request(ctx, leader, probeFetchRequest(ps))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				for _, pp := range ps {
+					out.fail(pp, err.Error())
+				}
+				return
+			}
+			c.readProbeAnswer(kresp.(*kmsg.FetchResponse), leader, ps, dec, out)
+		})
 	}
-	var parts []*part
+	return out, nil
+}
+
+// recordTimes is RecordTimestamps' answer: by topic, partition and offset.
+type recordTimes map[string]map[int32]map[int64]RecordTime
+
+// set records the answer for one offset.
+func (out recordTimes) set(t string, p int32, off int64, rt RecordTime) {
+	if out[t] == nil {
+		out[t] = map[int32]map[int64]RecordTime{}
+	}
+	if out[t][p] == nil {
+		out[t][p] = map[int64]RecordTime{}
+	}
+	out[t][p][off] = rt
+}
+
+// fail answers every offset still pending on pp with why, and drops them.
+func (out recordTimes) fail(pp *probePart, why string) {
+	for _, o := range pp.pending {
+		out.set(pp.topic, pp.part, o, RecordTime{Err: why})
+	}
+	pp.pending = nil
+}
+
+// probePart is one partition of a timestamp probe: its leader and the
+// offsets still unanswered (sorted, without duplicates).
+type probePart struct {
+	topic   string
+	part    int32
+	leader  int32
+	pending []int64
+}
+
+// probeParts is every wanted partition with a leader in md, in topic and
+// partition order; the offsets of a partition without one are answered
+// with that error in out.
+func probeParts(want map[string]map[int32][]int64, md *Metadata, out recordTimes) []*probePart {
+	var parts []*probePart
 	for _, t := range slices.Sorted(maps.Keys(want)) {
 		tm := md.Topics[t]
 		for _, p := range slices.Sorted(maps.Keys(want[t])) {
@@ -79,125 +131,100 @@ func (c *Client) RecordTimestamps(ctx context.Context, want map[string]map[int32
 			}
 			if leader < 0 {
 				for _, o := range offs {
-					set(t, p, o, RecordTime{Err: "no leader for the partition in the cluster metadata"})
+					out.set(t, p, o, RecordTime{Err: "no leader for the partition in the cluster metadata"})
 				}
 				continue
 			}
-			parts = append(parts, &part{topic: t, part: p, leader: leader, pending: offs})
+			parts = append(parts, &probePart{topic: t, part: p, leader: leader, pending: offs})
 		}
 	}
-	dec := kgo.DefaultDecompressor()
-	var mu sync.Mutex
-	for range ProbeRounds {
-		perLeader := map[int32][]*part{}
-		for _, pp := range parts {
-			if len(pp.pending) > 0 {
-				perLeader[pp.leader] = append(perLeader[pp.leader], pp)
-			}
-		}
-		if len(perLeader) == 0 {
-			break
-		}
-		leaders := slices.Sorted(maps.Keys(perLeader))
-		c.forEach(len(leaders), func(i int) {
-			leader := leaders[i]
-			ps := perLeader[leader]
-			req := kmsg.NewPtrFetchRequest()
-			req.ReplicaID = -1
-			req.MaxWaitMillis = 0
-			req.MinBytes = 1
-			req.MaxBytes = int32(min(1<<30, ProbeBytes*(1+len(ps))))
-			req.SessionEpoch = -1
-			byTopic := map[string]*kmsg.FetchRequestTopic{}
-			for _, pp := range ps {
-				rt := byTopic[pp.topic]
-				if rt == nil {
-					req.Topics = append(req.Topics, kmsg.NewFetchRequestTopic())
-					rt = &req.Topics[len(req.Topics)-1]
-					rt.Topic = pp.topic
-					byTopic[pp.topic] = rt
-				}
-				rp := kmsg.NewFetchRequestTopicPartition()
-				rp.Partition = pp.part
-				rp.FetchOffset = pp.pending[0]
-				rp.CurrentLeaderEpoch = -1
-				rp.LogStartOffset = -1
-				rp.PartitionMaxBytes = ProbeBytes
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			kresp, err := c.request(ctx, leader, req)
-			mu.Lock()
-			defer mu.Unlock()
-			fail := func(pp *part, why string) {
-				for _, o := range pp.pending {
-					set(pp.topic, pp.part, o, RecordTime{Err: why})
-				}
-				pp.pending = nil
-			}
-			if err != nil {
-				for _, pp := range ps {
-					fail(pp, err.Error())
-				}
-				return
-			}
-			resp := kresp.(*kmsg.FetchResponse)
-			answered := map[*part]bool{}
-			find := map[string]*part{}
-			for _, pp := range ps {
-				find[pp.topic+"\x00"+strconv.Itoa(int(pp.part))] = pp
-			}
-			for _, rt := range resp.Topics {
-				for _, rp := range rt.Partitions {
-					pp := find[rt.Topic+"\x00"+strconv.Itoa(int(rp.Partition))]
-					if pp == nil || answered[pp] {
-						continue
-					}
-					answered[pp] = true
-					if rp.ErrorCode != 0 {
-						fail(pp, errText(rp.ErrorCode, nil))
-						continue
-					}
-					got, err := timestampsAt(rp.RecordBatches, pp.pending, dec)
-					var rest []int64
-					for _, o := range pp.pending {
-						if ts, ok := got[o]; ok {
-							set(pp.topic, pp.part, o, RecordTime{Time: ts})
-						} else {
-							rest = append(rest, o)
-						}
-					}
-					if len(rest) == len(pp.pending) {
-						// Not even the offset fetched from: give up on it.
-						why := fmt.Sprintf("no record at or after offset %d in the fetched data", rest[0])
-						if err != nil {
-							why = err.Error()
-						}
-						set(pp.topic, pp.part, rest[0], RecordTime{Err: why})
-						rest = rest[1:]
-					}
-					pp.pending = rest
-				}
-			}
-			for _, pp := range ps {
-				if !answered[pp] {
-					fail(pp, fmt.Sprintf("broker %s left the partition out of its Fetch answer", c.brokerName(leader)))
-				}
-			}
-		})
-	}
-	return out, nil
+	return parts
 }
 
-// timestampAt is timestampsAt for one offset.
-func timestampAt(raw []byte, offset int64, dec kgo.Decompressor) (time.Time, error) {
-	got, err := timestampsAt(raw, []int64{offset}, dec)
-	if ts, ok := got[offset]; ok {
-		return ts, nil
+// probeFetchRequest is one leader's Fetch of a round: each of its
+// partitions from its lowest pending offset, at most ProbeBytes each, not
+// waiting for new data, outside any fetch session.
+func probeFetchRequest(ps []*probePart) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID = -1
+	req.MaxWaitMillis = 0
+	req.MinBytes = 1
+	req.MaxBytes = int32(min(1<<30, ProbeBytes*(1+len(ps))))
+	req.SessionEpoch = -1
+	byTopic := map[string]*kmsg.FetchRequestTopic{}
+	for _, pp := range ps {
+		rt := byTopic[pp.topic]
+		if rt == nil {
+			req.Topics = append(req.Topics, kmsg.NewFetchRequestTopic())
+			rt = &req.Topics[len(req.Topics)-1]
+			rt.Topic = pp.topic
+			byTopic[pp.topic] = rt
+		}
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition = pp.part
+		rp.FetchOffset = pp.pending[0]
+		rp.CurrentLeaderEpoch = -1
+		rp.LogStartOffset = -1
+		rp.PartitionMaxBytes = ProbeBytes
+		rt.Partitions = append(rt.Partitions, rp)
 	}
-	if err == nil {
-		err = fmt.Errorf("no record at or after offset %d in the fetched data", offset)
+	return req
+}
+
+// readProbeAnswer answers what leader's Fetch answer holds for ps (the
+// first answer for a partition counts; a partition error fails it) and
+// fails the partitions the answer left out.
+func (c *Client) readProbeAnswer(resp *kmsg.FetchResponse, leader int32, ps []*probePart, dec kgo.Decompressor, out recordTimes) {
+	answered := map[*probePart]bool{}
+	find := map[string]*probePart{}
+	for _, pp := range ps {
+		find[pp.topic+"\x00"+strconv.Itoa(int(pp.part))] = pp
 	}
-	return time.Time{}, err
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			pp := find[rt.Topic+"\x00"+strconv.Itoa(int(rp.Partition))]
+			if pp == nil || answered[pp] {
+				continue
+			}
+			answered[pp] = true
+			if rp.ErrorCode != 0 {
+				out.fail(pp, errText(rp.ErrorCode, nil))
+				continue
+			}
+			out.answer(pp, rp.RecordBatches, dec)
+		}
+	}
+	for _, pp := range ps {
+		if !answered[pp] {
+			out.fail(pp, fmt.Sprintf("broker %s left the partition out of its Fetch answer", c.brokerName(leader)))
+		}
+	}
+}
+
+// answer records the timestamps batches hold for pp's pending offsets and
+// keeps the rest pending for the next round; when the batches do not even
+// reach the offset fetched from, that one is answered with why and given
+// up, so every round makes progress.
+func (out recordTimes) answer(pp *probePart, batches []byte, dec kgo.Decompressor) {
+	got, err := timestampsAt(batches, pp.pending, dec)
+	var rest []int64
+	for _, o := range pp.pending {
+		if ts, ok := got[o]; ok {
+			out.set(pp.topic, pp.part, o, RecordTime{Time: ts})
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	if len(rest) == len(pp.pending) {
+		// Not even the offset fetched from: give up on it.
+		why := fmt.Sprintf("no record at or after offset %d in the fetched data", rest[0])
+		if err != nil {
+			why = err.Error()
+		}
+		out.set(pp.topic, pp.part, rest[0], RecordTime{Err: why})
+		rest = rest[1:]
+	}
+	pp.pending = rest
 }
 
 // timestampsAt finds, in raw record batches, the timestamp of the record at

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -113,4 +114,16 @@ func TestRecordTimestampsKfake(t *testing.T) {
 	if _, n := vl.get(kmsg.Fetch); n > ProbeRounds*3 {
 		t.Errorf("%d Fetch requests for 2 partitions on 3 brokers (at most %d rounds of one per leader)", n, ProbeRounds)
 	}
+}
+
+// timestampAt is timestampsAt for one offset.
+func timestampAt(raw []byte, offset int64, dec kgo.Decompressor) (time.Time, error) {
+	got, err := timestampsAt(raw, []int64{offset}, dec)
+	if ts, ok := got[offset]; ok {
+		return ts, nil
+	}
+	if err == nil {
+		err = fmt.Errorf("no record at or after offset %d in the fetched data", offset)
+	}
+	return time.Time{}, err
 }

@@ -3,83 +3,64 @@ package wire
 import (
 	"context"
 	"maps"
-	"slices"
 	"strings"
 )
 
-// PartitionLag is one partition of a group: committed offset, log
-// offsets and the lag between them.
-type PartitionLag struct {
+// PartitionOffsets is one partition of a group as the brokers answer it:
+// the offset its coordinator holds committed and the log bounds its leader
+// serves. The wire reports these facts only: the lag between them, and
+// what a missing side means, is the read model's rule (inspect's
+// PartitionLag, through observe), so that every command counts it alike.
+type PartitionOffsets struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	// Committed is the next offset the group will read; -1 when the
-	// group has no committed offset here.
+	// coordinator holds no committed offset here.
 	Committed int64 `json:"committed"`
-	Start     int64 `json:"logStart"`
-	End       int64 `json:"logEnd"`
-	// Lag is End - Committed (0 when the commit is past the end);
-	// Known is false when either side is missing.
-	Lag   int64  `json:"lag"`
-	Known bool   `json:"known"`
-	Note  string `json:"note,omitempty"`
+	// Start and End are the log start and end (high watermark); -1 when
+	// the leader did not answer them.
+	Start int64 `json:"logStart"`
+	End   int64 `json:"logEnd"`
 	// LogErr is ListOffsets' error for the partition ("" when it answered).
 	LogErr string `json:"logError,omitempty"`
 	// Member is the member assigned the partition, when one is.
 	Member string `json:"member,omitempty"`
 }
 
-// TopicLag sums a topic's known partition lags (MaxLag: the largest).
-type TopicLag struct {
-	Topic      string `json:"topic"`
-	Lag        int64  `json:"lag"`
-	MaxLag     int64  `json:"maxLag"`
-	Partitions int    `json:"partitions"`
-	Unknown    int    `json:"unknown"`
-}
-
-// GroupLag is the lag of one group.
-type GroupLag struct {
-	Partitions []PartitionLag `json:"partitions"`
-	Topics     []TopicLag     `json:"topics"`
-	Total      int64          `json:"total"`
-	// Unknown counts partitions whose lag could not be computed.
-	Unknown int `json:"unknown"`
-}
-
-// PartitionLagOf computes one partition's lag.
-func PartitionLagOf(topic string, part int32, committed int64, hasCommit bool, lo LogOffsets, hasLog bool) PartitionLag {
-	pl := PartitionLag{Topic: topic, Partition: part, Committed: -1, Start: -1, End: -1}
-	if hasCommit {
-		pl.Committed = committed
+// JoinOffsets joins committed offsets with log offsets over the union of
+// their partitions and of those owners assigns (the caller passes only the
+// group's topics), sorted by topic and partition. A committed answer with
+// an error counts as none; owners maps "topic/partition" to a member id.
+func JoinOffsets(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) []PartitionOffsets {
+	keys := TopicPartitions{} // filled in place: this map stays on the stack
+	joinKeys(keys, committed, logs, owners)
+	n := 0
+	for _, ps := range keys {
+		n += len(ps)
 	}
-	if hasLog {
-		pl.Start, pl.End, pl.LogErr = lo.Start, lo.End, lo.Err
-	}
-	switch {
-	case !hasCommit || committed < 0:
-		pl.Note = "no committed offset"
-	case !hasLog || lo.Err != "" || lo.End < 0:
-		pl.Note = "log end unknown"
-		if hasLog && lo.Err != "" {
-			pl.Note += ": " + lo.Err
-		}
-	default:
-		pl.Known = true
-		pl.Lag = lo.End - committed
-		if pl.Lag < 0 {
-			pl.Lag = 0
-			pl.Note = "committed offset is past the log end (topic recreated or truncated?)"
-		} else if lo.Start >= 0 && committed < lo.Start {
-			pl.Note = "committed offset is before the log start: records were deleted"
+	out := make([]PartitionOffsets, 0, n)
+	for _, t := range keys.Topics() {
+		ct, lt := committed[t], logs[t]
+		for _, p := range keys[t] {
+			po := PartitionOffsets{Topic: t, Partition: p, Committed: -1, Start: -1, End: -1}
+			if co, ok := ct[p]; ok && co.Err == "" {
+				po.Committed = co.Offset
+			}
+			if lo, ok := lt[p]; ok {
+				po.Start, po.End, po.LogErr = lo.Start, lo.End, lo.Err
+			}
+			if len(owners) > 0 {
+				po.Member = owners[t+"/"+itoa(p)]
+			}
+			out = append(out, po)
 		}
 	}
-	return pl
+	return out
 }
 
-// ComputeLag joins committed offsets with log offsets over the union of
-// their partitions (the caller passes only the group's topics). owners maps "topic/partition" to a member id.
-func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) GroupLag {
-	keys := TopicPartitions{}
+// joinKeys adds to keys the union of the partitions JoinOffsets reports:
+// those with a committed answer, a log answer, or an owner.
+func joinKeys(keys TopicPartitions, committed map[string]map[int32]Committed, logs map[string]map[int32]LogOffsets, owners map[string]string) {
 	for t, ps := range committed {
 		for p := range ps {
 			keys.Add(t, p)
@@ -99,39 +80,6 @@ func ComputeLag(committed map[string]map[int32]Committed, logs map[string]map[in
 			}
 		}
 	}
-	n := 0
-	for _, ps := range keys {
-		n += len(ps)
-	}
-	topics := keys.Topics()
-	gl := GroupLag{Partitions: make([]PartitionLag, 0, n), Topics: make([]TopicLag, 0, len(topics))}
-	for _, t := range topics {
-		tl := TopicLag{Topic: t}
-		ct, lt := committed[t], logs[t]
-		for _, p := range keys[t] {
-			co, hasC := ct[p]
-			if hasC && co.Err != "" {
-				hasC = false
-			}
-			lo, hasL := lt[p]
-			pl := PartitionLagOf(t, p, co.Offset, hasC, lo, hasL)
-			if len(owners) > 0 {
-				pl.Member = owners[t+"/"+itoa(p)]
-			}
-			gl.Partitions = append(gl.Partitions, pl)
-			tl.Partitions++
-			if pl.Known {
-				tl.Lag += pl.Lag
-				tl.MaxLag = max(tl.MaxLag, pl.Lag)
-			} else {
-				tl.Unknown++
-			}
-		}
-		gl.Total += tl.Lag
-		gl.Unknown += tl.Unknown
-		gl.Topics = append(gl.Topics, tl)
-	}
-	return gl
 }
 
 // GroupDescription is everything the wire says about one group.
@@ -139,7 +87,9 @@ type GroupDescription struct {
 	DescribedGroup
 	CoordinatorAddr string       `json:"coordinatorAddr,omitempty"`
 	Committed       GroupOffsets `json:"committed"`
-	Lag             GroupLag     `json:"lag"`
+	// Partitions are the group's partitions with their committed offset
+	// and log bounds (JoinOffsets), whose lag the read model computes.
+	Partitions []PartitionOffsets `json:"partitions"`
 }
 
 // DescribeOptions tunes DescribeMany.
@@ -170,7 +120,7 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 	out := make([]GroupDescription, len(described))
 	for i, d := range described {
 		out[i] = GroupDescription{DescribedGroup: d, Committed: GroupOffsets{Group: d.Group, Coordinator: d.Coordinator, Offsets: map[string]map[int32]Committed{}},
-			Lag: GroupLag{Partitions: []PartitionLag{}, Topics: []TopicLag{}}}
+			Partitions: []PartitionOffsets{}}
 		if co := coords[d.Group]; co.Host != "" {
 			out[i].CoordinatorAddr = Broker{Host: co.Host, Port: co.Port}.Addr()
 		}
@@ -178,13 +128,46 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 	if opt.NoOffsets {
 		return out, nil
 	}
-	// Topics per group, then their partitions from metadata.
+	want, union, err := c.partitionsToAsk(ctx, described, opt.Known)
+	if err != nil {
+		return out, err
+	}
+	var logs map[string]map[int32]LogOffsets
+	var lerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		logs, lerr = c.ListLogOffsets(ctx, union)
+	}()
+	committed := c.FetchCommitted(ctx, want, coords)
+	<-done
+	for i := range out {
+		g := out[i].Group
+		if co, ok := committed[g]; ok {
+			out[i].Committed = co
+		}
+		groupLogs := map[string]map[int32]LogOffsets{}
+		for t := range want[g] {
+			groupLogs[t] = logs[t]
+		}
+		owners := map[string]string{} // filled in place: this map stays on the stack
+		addAssigned(owners, out[i].Members)
+		out[i].Partitions = JoinOffsets(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
+	}
+	return out, lerr
+}
+
+// partitionsToAsk is, per group, every partition of the topics its
+// members subscribe to or are assigned (from one metadata request for all
+// of them) plus the partitions known from elsewhere, and the union of
+// them all, whose log ends are asked in one round.
+func (c *Client) partitionsToAsk(ctx context.Context, described []DescribedGroup, known map[string]TopicPartitions) (want map[string]TopicPartitions, union TopicPartitions, err error) {
 	allTopics := map[string]bool{}
 	for _, d := range described {
 		for _, t := range d.Topics() {
 			allTopics[t] = true
 		}
-		for t := range opt.Known[d.Group] {
+		for t := range known[d.Group] {
 			allTopics[t] = true
 		}
 	}
@@ -195,15 +178,15 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 			ts = append(ts, t)
 		}
 		if md, err = c.Metadata(ctx, ts); err != nil {
-			return out, err
+			return nil, nil, err
 		}
 	}
-	want := map[string]TopicPartitions{}
-	union := TopicPartitions{}
+	want = map[string]TopicPartitions{}
+	union = TopicPartitions{}
 	for _, d := range described {
 		tp := TopicPartitions{}
 		topics := d.Topics()
-		for t := range opt.Known[d.Group] {
+		for t := range known[d.Group] {
 			topics = append(topics, t)
 		}
 		for _, t := range dedupe(topics) {
@@ -212,7 +195,7 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 					tp.Add(t, p)
 				}
 			}
-			if ps := opt.Known[d.Group][t]; len(ps) > 0 {
+			if ps := known[d.Group][t]; len(ps) > 0 {
 				tp.Add(t, ps...)
 			}
 		}
@@ -223,36 +206,18 @@ func (c *Client) DescribeMany(ctx context.Context, groups []string, opt Describe
 			}
 		}
 	}
-	var committed map[string]GroupOffsets
-	var logs map[string]map[int32]LogOffsets
-	var lerr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		logs, lerr = c.ListLogOffsets(ctx, union)
-	}()
-	committed = c.FetchCommitted(ctx, want, coords)
-	<-done
-	for i := range out {
-		g := out[i].Group
-		if co, ok := committed[g]; ok {
-			out[i].Committed = co
-		}
-		owners := map[string]string{}
-		for _, m := range out[i].Members {
-			for _, a := range m.Assignment {
-				for _, p := range a.Partitions {
-					owners[a.Topic+"/"+itoa(p)] = m.MemberID
-				}
+	return want, union, nil
+}
+
+// addAssigned maps "topic/partition" to the member assigned it in owners.
+func addAssigned(owners map[string]string, members []Member) {
+	for _, m := range members {
+		for _, a := range m.Assignment {
+			for _, p := range a.Partitions {
+				owners[a.Topic+"/"+itoa(p)] = m.MemberID
 			}
 		}
-		groupLogs := map[string]map[int32]LogOffsets{}
-		for t := range want[g] {
-			groupLogs[t] = logs[t]
-		}
-		out[i].Lag = ComputeLag(onlyValid(out[i].Committed.Offsets), groupLogs, owners)
 	}
-	return out, lerr
 }
 
 // coordinatorsAndDescriptions asks FindCoordinator and DescribeGroups for
@@ -307,17 +272,5 @@ func onlyValid(m map[string]map[int32]Committed) map[string]map[int32]Committed 
 			out[t][p] = c
 		}
 	}
-	return out
-}
-
-// SortedPartitions returns the partition lags sorted by topic, partition.
-func (g GroupLag) SortedPartitions() []PartitionLag {
-	out := slices.Clone(g.Partitions)
-	slices.SortFunc(out, func(a, b PartitionLag) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	})
 	return out
 }
