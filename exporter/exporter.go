@@ -478,45 +478,12 @@ const minRefreshGap = time.Second
 // an offset anomaly) until ctx is done. With Offsets, the follower's first
 // scan is done before the first refresh, so every refresh is covered.
 func (e *Exporter) Run(ctx context.Context) error {
-	if of := e.opt.Offsets; of != nil {
-		ready := make(chan struct{})
-		stopped := make(chan struct{})
+	if e.opt.Offsets != nil {
+		ready, stopped := e.startFollower(ctx)
+		defer func() { <-stopped }()
 		// A follower still settling on a dir is not waited for: refreshes
 		// compare the files until it follows.
-		settling := len(of.Candidates) > 0
-		go func() {
-			defer close(stopped)
-			if len(of.Candidates) > 0 {
-				var err error
-				if of, err = e.settleOffsets(ctx, of); err != nil {
-					e.logf("offsets: %v (anomalies are compared between refreshes)", err)
-					return
-				}
-			}
-			err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
-				Seed: of.Seed, OnEvents: e.onOffsetEvents,
-				OnReady: func() {
-					e.following.Store(true)
-					close(ready)
-				},
-				OnProblem: func(msg string, ok bool) {
-					if ok {
-						e.notef("offsets: %s is readable again", of.Dir)
-					} else {
-						e.logf("offsets: %s", msg)
-					}
-				},
-				OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
-			e.following.Store(false)
-			if err != nil {
-				e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
-			}
-			if of.Journal != nil {
-				of.Journal.Close()
-			}
-		}()
-		defer func() { <-stopped }()
-		if !settling {
+		if len(e.opt.Offsets.Candidates) == 0 {
 			select {
 			case <-ready:
 			case <-stopped:
@@ -536,6 +503,53 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if e.probe != nil {
 		go e.runProbes(ctx)
 	}
+	e.refreshLoop(ctx)
+	return nil
+}
+
+// startFollower follows the offsets dir (settling on one of the
+// candidates first) in a goroutine of its own: ready closes once its first
+// scan is done, stopped when it has stopped (its journal closed).
+func (e *Exporter) startFollower(ctx context.Context) (ready, stopped chan struct{}) {
+	ready, stopped = make(chan struct{}), make(chan struct{})
+	of := e.opt.Offsets
+	go func() {
+		defer close(stopped)
+		if len(of.Candidates) > 0 {
+			var err error
+			if of, err = e.settleOffsets(ctx, of); err != nil {
+				e.logf("offsets: %v (anomalies are compared between refreshes)", err)
+				return
+			}
+		}
+		err := watch.FollowOffsets(ctx, watch.OffsetsOptions{Dir: of.Dir, PollInterval: e.opt.PollInterval, Generation: of.Generation,
+			Seed: of.Seed, OnEvents: e.onOffsetEvents,
+			OnReady: func() {
+				e.following.Store(true)
+				close(ready)
+			},
+			OnProblem: func(msg string, ok bool) {
+				if ok {
+					e.notef("offsets: %s is readable again", of.Dir)
+				} else {
+					e.logf("offsets: %s", msg)
+				}
+			},
+			OnNote: func(msg string) { e.notef("offsets: %s", msg) }})
+		e.following.Store(false)
+		if err != nil {
+			e.logf("offsets: the follower stopped: %v (anomalies are compared between refreshes)", err)
+		}
+		if of.Journal != nil {
+			of.Journal.Close()
+		}
+	}()
+	return ready, stopped
+}
+
+// refreshLoop refreshes every Interval, and early when kicked (at most
+// once per minRefreshGap), until ctx is done.
+func (e *Exporter) refreshLoop(ctx context.Context) {
 	tick := time.NewTicker(e.opt.Interval)
 	defer tick.Stop()
 	for {
@@ -545,13 +559,13 @@ func (e *Exporter) Run(ctx context.Context) error {
 		cancel()
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-tick.C:
 		case <-e.kick:
 			if wait := minRefreshGap - time.Since(started); wait > 0 && wait < e.opt.Interval {
 				select {
 				case <-ctx.Done():
-					return nil
+					return
 				case <-time.After(wait):
 				}
 			}
