@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -20,7 +21,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	app := &cli.App{
 		Name:                 "kaasctl",
 		Usage:                "operate kaas consumer groups: coordinators, offsets, assignments, takeovers",
-		Description:          "kaasctl reads the kaas shared volume directly (--data-dir / --cluster-dir), talks to brokers\nover the Kafka protocol, or both. Run 'kaasctl help exit-codes' for exit codes.",
+		Description:          helptext.Command("kaasctl", nil),
 		Version:              versionString(),
 		Writer:               ios.Out,
 		ErrWriter:            ios.Err,

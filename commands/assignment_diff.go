@@ -14,41 +14,25 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const assignmentDiffUsageText = "kaasctl assignment diff [FILE]            audit every explicit entry (no FILE: the volume's assignment.json)\n" +
-	"kaasctl assignment diff OLD NEW [--group G]... [--txn ID]... [--exit-code]"
-
-const assignmentDiffDescription = "With one file (or none), every consumerGroups[] entry is checked against what the hash tier\n" +
-	"alone would say: agrees, disagrees (retiring the entry would move the group), deadBroker,\n" +
-	"unknownBroker, duplicate.\n\n" +
-	"With two files: brokers joined/left/health changed, entries added/removed/moved, and every\n" +
-	"known group (entries of both files ∪ offset files on the volume when one is given ∪ --group)\n" +
-	"whose coordinator changes, with its cause. Causes, first match wins: broker_left,\n" +
-	"entry_added/entry_removed/entry_moved, controller_failover, broker_joined, divisor_changed.\n\n" +
-	"Getting two versions: kaas keeps only the current CD/assignment.json (each recompute replaces it).\n" +
-	"  - keep every version from now on: kaasctl watch --data-dir /data --journal /var/lib/kaasctl/assignments\n" +
-	"    writes each one as assignment-e<epoch>-v<version>.json; then\n" +
-	"    kaasctl assignment diff /var/lib/kaasctl/assignments/assignment-e3-v7.json /var/lib/kaasctl/assignments/assignment-e3-v8.json\n" +
-	"  - or copy it before a change and compare with the volume's after it:\n" +
-	"    cp /data/__cluster/assignment.json /tmp/before.json   (the change)\n" +
-	"    kaasctl assignment diff /tmp/before.json /data/__cluster/assignment.json --data-dir /data\n" +
-	"\n" +
-	"--exit-code: exit 3 when there are differences (two files) or entries that do not agree (one file)."
-
 func init() {
-	registerSub("assignment", assignmentUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "diff",
-			Usage:       "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
-			ArgsUsage:   "[OLD] [NEW]",
-			UsageText:   assignmentDiffUsageText,
-			Description: assignmentDiffDescription,
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
-				&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
-				&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
-			},
-			Action: action(parseAssignmentDiff, runAssignmentDiff),
-		}
+	register(Descriptor{
+		Path:  "assignment diff",
+		Usage: "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+		Docs: []FormatDoc{
+			{Title: "assignment diff OLD NEW", Doc: inspect.AssignmentDiff{}, JSONL: "each move (moves[])", Rank: 80},
+			{Title: "assignment diff [FILE]", Doc: assignmentAuditView{}, JSONL: "each entry (entries[])", Rank: 90},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[OLD] [NEW]",
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
+					&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
+					&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
+				},
+				Action: action(parseAssignmentDiff, runAssignmentDiff),
+			}
+		},
 	})
 }
 

@@ -14,27 +14,22 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const assignmentUsage = "inspect the controller's assignment.json: versions, brokers, load per broker, diffs"
-
-const assignmentShowUsageText = "kaasctl assignment show [--assignment FILE] [--data-dir DIR | --cluster-dir DIR] [-o table|wide|json|yaml|csv]\n\nExamples:\n   kaasctl assignment show --data-dir /data\n   kaasctl assignment show --assignment saved/assignment-e3-v41.json -o json"
-
-const assignmentShowDescription = "Groups per broker count every known group: explicit consumerGroups[] entries plus every\n" +
-	"group with an offset file on the volume, each resolved through kaas's two-tier routing.\n" +
-	"With --assignment FILE the file is shown; offset files still come from the volume when one is given."
-
 func init() {
-	registerSub("assignment", assignmentUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "show",
-			Usage:       "version, controller, brokers and health, partitions and groups per broker (bar chart)",
-			UsageText:   assignmentShowUsageText,
-			Description: assignmentShowDescription,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
-			},
-			Action: action(parseAssignmentShow, runAssignmentShow),
-		}
+	register(Descriptor{
+		Path:  "assignment show",
+		Usage: "version, controller, brokers and health, partitions and groups per broker (bar chart)",
+		Docs: []FormatDoc{
+			{Title: "assignment show", Doc: inspect.AssignmentSummary{}, JSONL: "each broker (brokers[])", Rank: 70},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
+					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
+				},
+				Action: action(parseAssignmentShow, runAssignmentShow),
+			}
+		},
 	})
 }
 

@@ -55,43 +55,23 @@ const (
 	fgGeneration                       // --kaas-version (commands that read offset files)
 	fgReach                            // --brokers, --timeout (enough to see whether a broker answers)
 	fgBrokers                          // --command-config, --max-versions, TLS and SASL
-	fgVolume     = fgDataDir | fgClusterDir
-	fgAll        = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
-	fgOffline    = fgOutput | fgVolume | fgProfile | fgGeneration
+	fgVolume               = fgDataDir | fgClusterDir
+	fgAll                  = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
+	fgOffline              = fgOutput | fgVolume | fgProfile | fgGeneration
 	// fgAssignment: offline commands that read assignment.json, journals
 	// or logs but no offset file, so the generation does not apply.
 	fgAssignment = fgOutput | fgVolume | fgProfile
+	// fgNone: no common flag at all (completion).
+	fgNone flagGroup = 1 << 7
 )
 
-// commandFlagGroups says which common flags a command's help lists, so it
-// shows only what applies: commands that never talk to the brokers do not
-// list the connection, TLS and SASL flags. They still accept them, hidden
-// and without effect, so one KAASCTL_ARGS or alias ("--data-dir D
-// --brokers B") works with every command, as the runbooks use it. The key
-// is the command path; a parent's entry ("txn") covers its sub-commands
-// unless one has its own. A command not listed shows them all.
-var commandFlagGroups = map[string]flagGroup{
-	"version":        fgOutput,
-	"completion":     0,
-	"__complete":     0,
-	"watch":          fgOffline,
-	"assignment":     fgAssignment,
-	"txn":            fgAssignment,
-	"takeover trace": fgAssignment,
-	"volume":         fgOffline,
-	"volume migrate": fgOffline | fgReach,                 // refuses while a --brokers address accepts a connection
-	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
-}
-
-// flagGroupsOf returns the common flags the command at path takes.
-func flagGroupsOf(path []string) flagGroup {
-	for n := len(path); n > 0; n-- {
-		if g, ok := commandFlagGroups[strings.Join(path[:n], " ")]; ok {
-			return g
-		}
-	}
-	return fgAll
-}
+// Which common flags a command's help lists is its descriptor's Common
+// (registry.go), so it shows only what applies: commands that never talk
+// to the brokers do not list the connection, TLS and SASL flags. They
+// still accept them, hidden and without effect, so one KAASCTL_ARGS or
+// alias ("--data-dir D --brokers B") works with every command, as the
+// runbooks use it. A parent's Common covers its sub-commands unless one
+// has its own; a command none names shows them all.
 
 // commonFlagsFor returns the common flags, those outside groups hidden.
 func commonFlagsFor(groups flagGroup) []cli.Flag {

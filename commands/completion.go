@@ -54,24 +54,25 @@ func formatNames() []string {
 }
 
 func init() {
-	register(newCompletionCmd)
-	register(newCompleteCmd)
+	register(Descriptor{
+		Path:   "completion",
+		Usage:  "print a shell completion script (bash, zsh or fish)",
+		Common: fgNone,
+		Build:  newCompletionCmd,
+	})
+	register(Descriptor{
+		Path:   "__complete",
+		Usage:  "print completion candidates for the words typed so far (used by the completion scripts)",
+		Hidden: true,
+		Common: fgNone,
+		Build:  newCompleteCmd,
+	})
 }
 
 func newCompletionCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print a shell completion script (bash, zsh or fish)",
 		ArgsUsage: "bash|zsh|fish",
-		Description: `Completes commands, flags, flag values (-o, --placement, ...), and group and broker names
-read from the volume named on the command line (--data-dir / --cluster-dir) or in KAAS_DATA_DIR.
-
-Examples:
-  source <(kaasctl completion bash)                       # this shell
-  kaasctl completion bash > /etc/bash_completion.d/kaasctl
-  kaasctl completion zsh > "${fpath[1]}/_kaasctl"
-  kaasctl completion fish > ~/.config/fish/completions/kaasctl.fish`,
-		Action: action(parseCompletion, runCompletion),
+		Action:    action(parseCompletion, runCompletion),
 	}
 }
 
@@ -98,11 +99,8 @@ func runCompletion(_ context.Context, g *Globals, o completionOptions) error {
 
 func newCompleteCmd() *cli.Command {
 	return &cli.Command{
-		Name:            "__complete",
-		Hidden:          true,
 		HideHelp:        true,
 		SkipFlagParsing: true,
-		Usage:           "print completion candidates for the words typed so far (used by the completion scripts)",
 		Action: func(c *cli.Context) error {
 			return runComplete(iosFrom(c), parseCompleteWords(c.App, c.Args().Slice()))
 		},

@@ -13,16 +13,18 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const configUsage = "manage connection profiles in the kaasctl config file (list, use, show, set-profile, delete, path, check)"
-
 func init() {
-	registerSub("config", configUsage, configPathCmd)
-	registerSub("config", configUsage, configListCmd)
-	registerSub("config", configUsage, configUseCmd)
-	registerSub("config", configUsage, configShowCmd)
-	registerSub("config", configUsage, configSetProfileCmd)
-	registerSub("config", configUsage, configDeleteCmd)
-	registerSub("config", configUsage, configCheckCmd)
+	register(Descriptor{
+		Path:  "config path",
+		Usage: "print the config file kaasctl uses and whether it exists",
+		Build: configPathCmd,
+	})
+	register(Descriptor{
+		Path:    "config list",
+		Usage:   "list the profiles; * marks the one in use",
+		Aliases: []string{"ls"},
+		Build:   configListCmd,
+	})
 }
 
 // configFile returns the config path in use, or a usage error when none can
@@ -108,10 +110,7 @@ type configPathView struct {
 
 func configPathCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "path",
-		Usage:     "print the config file kaasctl uses and whether it exists",
-		UsageText: "kaasctl config path [--config FILE]\n\nExamples:\n   kaasctl config path\n   KAASCTL_CONFIG=./team.yaml kaasctl config path",
-		Action:    action(parseConfigPath, runConfigPath),
+		Action: action(parseConfigPath, runConfigPath),
 	}
 }
 
@@ -156,11 +155,7 @@ type configListView struct {
 
 func configListCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "list",
-		Aliases:   []string{"ls"},
-		Usage:     "list the profiles; * marks the one in use",
-		UsageText: "kaasctl config list [-o json]\n\nExamples:\n   kaasctl config list\n   kaasctl config list -o json | jq -r '.profiles[].name'",
-		Action:    action(parseConfigList, runConfigList),
+		Action: action(parseConfigList, runConfigList),
 	}
 }
 

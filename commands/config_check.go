@@ -34,11 +34,16 @@ type configCheckView struct {
 	SASL        string            `json:"sasl"`
 }
 
+func init() {
+	register(Descriptor{
+		Path:  "config check",
+		Usage: "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
+		Build: configCheckCmd,
+	})
+}
+
 func configCheckCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		UsageText: "kaasctl config check [NAME] [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check prod     # profile prod, whichever is current\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
 		ArgsUsage: "[NAME]",
 		Action:    action(parseConfigCheck, runConfigCheck),
 	}

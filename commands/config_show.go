@@ -32,12 +32,17 @@ type configShowView struct {
 	Problems []string     `json:"problems"`
 }
 
+func init() {
+	register(Descriptor{
+		Path:  "config show",
+		Usage: "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
+		Build: configShowCmd,
+	})
+}
+
 func configShowCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
-		UsageText: "kaasctl config show [NAME] [--brokers ...]\n\nExamples:\n   kaasctl config show            # the settings in force, with where each comes from\n   kaasctl config show prod -o json",
-		Action:    action(parseConfigShow, runConfigShow),
+		Action: action(parseConfigShow, runConfigShow),
 	}
 }
 

@@ -17,29 +17,22 @@ import (
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "doctor",
-			Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
-			Description: "Offline (the volume): volume check (every file kaasctl understands), the explicit-entry audit\n" +
-				"(entries naming dead or unknown brokers, duplicates, tiers that disagree) and overdue transactions.\n" +
-				"Live (when brokers are given and answer): unreachable brokers, stale in-memory groups on\n" +
-				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups,\n" +
-				"offset files lacking partitions their coordinator serves from memory (lost when it restarts).\n" +
-				"Findings are ranked error > warning > info, then by blast radius (groups or files affected); each\n" +
-				"carries the runbook step and concrete commands. When no broker answers, doctor says so and runs the\n" +
-				"offline checks. Exit 3 when any error-level finding exists.\n\n" +
-				"Examples:\n" +
-				"  kaasctl doctor --data-dir /data\n" +
-				"  kaasctl doctor --data-dir /data --brokers kaas-0.kaas:9092\n" +
-				"  kaasctl doctor --data-dir /data -o json | jq '.findings[] | select(.severity==\"error\")'",
-			Flags: []cli.Flag{
-				severityFlag(),
-				&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
-				nowFlag(),
-			},
-			Action: action(parseDoctor, runDoctor),
-		}
+	register(Descriptor{
+		Path:  "doctor",
+		Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Docs: []FormatDoc{
+			{Title: "doctor", Doc: DoctorView{}, JSONL: "each finding", Rank: 170},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					severityFlag(),
+					&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
+					nowFlag(),
+				},
+				Action: action(parseDoctor, runDoctor),
+			}
+		},
 	})
 }
 

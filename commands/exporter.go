@@ -20,57 +20,17 @@ import (
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:        "exporter",
-			Usage:       "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
-			UsageText:   exporterUsageText,
-			Description: exporterDescription,
-			Flags:       exporterFlags(),
-			Action:      action(parseExporter, runExporterCmd),
-		}
+	register(Descriptor{
+		Path:  "exporter",
+		Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags:  exporterFlags(),
+				Action: action(parseExporter, runExporterCmd),
+			}
+		},
 	})
 }
-
-const exporterUsageText = "kaasctl exporter --data-dir /data -b kaas-0:9092 [--listen :10092] [--interval 15s]\n" +
-	"kaasctl exporter --data-dir /data -b kaas-0:9092 --journal DIR   (also record every offset file change)\n" +
-	"kaasctl exporter --data-dir /data --once            (one refresh, metrics on stdout)"
-
-const exporterDescription = "A long-running process fed from both sources. The volume: CD/assignment.json is followed with\n" +
-	"fsnotify plus polling (each new version is compared with the last: coordinator moves are counted by\n" +
-	"cause, and a refresh starts at once); each refresh reads assignment.json and the offset files. The\n" +
-	"brokers: each refresh is one batched round, as 'groups describe --all' (ListGroups from every broker,\n" +
-	"FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one ListOffsets round): O(brokers)\n" +
-	"requests however many groups. Lag in seconds is the age of the record at the committed offset: one\n" +
-	"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
-	"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
-	"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
-	"new assignment version). With both sources, the segment files of the partitions the offset files\n" +
-	"name are read before the brokers are asked: a leader serving less than they held (a stale high\n" +
-	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation\n" +
-	"(at most once per --served-check-interval; refreshes in between keep the last answer).\n\n" +
-	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
-	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
-	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
-	"Between refreshes the offsets follower ('watch --offsets' machinery: fsnotify plus a poll every\n" +
-	"--poll-interval, one stat of the directory while nothing changed) follows the live offsets dir of the\n" +
-	"detected or pinned generation: each change of a group's file is compared with the previous one as it\n" +
-	"happens, so a rewind overwritten within one interval, or a partial rewrite followed by a commit, still\n" +
-	"counts (kaas_group_offset_rewinds_total, kaas_group_vanished_partitions_total: once per change) and\n" +
-	"sets REWIND / VANISHED; a change with an anomaly starts a refresh early. It runs in memory; --journal\n" +
-	"DIR records every change as 'watch --offsets --journal DIR' does (same format, retention flags,\n" +
-	"resume), for 'offsets history' and 'offsets reset --to-history'. --follow-offsets=false compares the\n" +
-	"files two refreshes read instead. On a volume holding group files in both offsets dirs the follower\n" +
-	"needs --kaas-version.\n\n" +
-	"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
-	"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
-	"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
-	"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
-	"Examples:\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
-	"  kaasctl exporter --data-dir /data --once | grep kaas_group_condition  # the conditions a scrape would serve"
 
 func exporterFlags() []cli.Flag {
 	return append([]cli.Flag{

@@ -40,49 +40,30 @@ type GroupsDescribeView struct {
 	NotFound []string `json:"notFound"`
 }
 
-const groupsDescribeHelp = "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
-	"else the one in the other offsets dir); log start and log end from the partition's segment files in\n" +
-	"DATA/<topic>/<partition>/ (the last complete record batch, as kaas recovers it on restart); manifest.json only where\n" +
-	"the segments cannot be read, and the row (logEndSource) and the total then say so. Lag is LOG-END − COMMITTED.\n\n" +
-	"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
-	"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
-	"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
-	"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
-	"--all/--regex batch per coordinator: O(brokers) round trips however many groups. With a volume too,\n" +
-	"a partition served below the log end its segments gave before the brokers were asked is marked\n" +
-	"(servedBehindLog, segmentsLogEnd): a stale high watermark that consumers cannot fetch past.\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag to the log end read from the segments\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
-	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n\n" +
-	"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
-	"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
-	"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
-	"groups[].topics[]. --topic and --lagging-only narrow the partitions, and every total, rollup\n" +
-	"and --lag comparison counts only what they keep; groups left with no partition are left out."
-
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "describe",
-			Usage:       "coordinator, members, committed offsets (file and live) and lag of groups",
-			ArgsUsage:   "GROUP...",
-			Description: groupsDescribeHelp,
-			Flags: append([]cli.Flag{
-				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
-				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
-				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
-				drainWindowFlag(),
-			}, describeViewFlags()...),
-			Action: action(parseGroupsDescribe, runGroupsDescribe),
-		}
+	register(Descriptor{
+		Path:  "groups describe",
+		Usage: "coordinator, members, committed offsets (file and live) and lag of groups",
+		Docs: []FormatDoc{
+			{Title: "groups describe", Doc: GroupsDescribeView{}, JSONL: "each group (groups[])", Rank: 30},
+			{Title: "groups describe (with brokers)", Doc: GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "GROUP...",
+				Flags: append([]cli.Flag{
+					&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
+					&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+					&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
+					&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
+					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
+					drainWindowFlag(),
+				}, describeViewFlags()...),
+				Action: action(parseGroupsDescribe, runGroupsDescribe),
+			}
+		},
 	})
 }
 

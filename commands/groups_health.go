@@ -21,59 +21,26 @@ import (
 )
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "health",
-			Usage:     "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
-			ArgsUsage: "[GROUP...]",
-			Description: "Observes the groups every --interval for --window (the same refresh as 'kaasctl exporter': the\n" +
-				"volume's offset files and/or one batched broker round), then evaluates each group. A group can\n" +
-				"hold several conditions at once (rewound, lost partitions and stopped); each is listed with its\n" +
-				"evidence (-o wide: every fact), worst first:\n\n" +
-				"  REWIND    a committed offset moved backwards between two observations: a reset, or a commit from a\n" +
-				"            stale consumer (kaas never fences OffsetCommit by generation or member)\n" +
-				"  VANISHED  partitions disappeared from the offset file: a commit to an unloaded group rewrote it\n" +
-				"            with only the committed partitions\n" +
-				"  ERR       the group could not be observed, or its file turned corrupt or (on 0.2.18) a plain map\n" +
-				"  STOP      lag > 0 and no commit arrived in the window (offsets still, file not rewritten)\n" +
-				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
-				"  WARN      the total lag grew at every observation while commits advanced\n" +
-				"  OK        none of the above\n\n" +
-				"A commit is a committed offset moving forward, or a rewrite of the offset file that moves one\n" +
-				"forward, adds a partition or commits the same offsets again; a rewrite that only removes partitions\n" +
-				"or moves offsets back (offsets delete, a reset, kaasctl's own writes) is not one.\n\n" +
-				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
-				"stay, marked \"(last known)\", with unknownSince in JSON; once it is observed again they stay\n" +
-				"until the new observations span the time a condition needs or contradict it (a commit, lag 0).\n\n" +
-				"DRAIN is the estimated time until the group's lag is zero: its lag over the excess of its consume\n" +
-				"rate over its produce rate (each partition's fitted over the window, summed: a throttled consumer\n" +
-				"serves its partitions in turns, so one can stand still while the group drains); \"not draining\" when\n" +
-				"the group is not consumed faster than produced; \"keeping up\" for a small steady lag (at most 30 s of\n" +
-				"production, consumed about as fast); \"-\" before 3 observations. A partition still for less than 2\n" +
-				"minutes while the group drains is served in turns, not STALL. RETENTION is when the log start (kaas moves it\n" +
-				"only on DeleteRecords) passes the committed offset of a lagging partition, from its advance over the\n" +
-				"window. JSON: drain and retention per partition, with the window and samples used.\n\n" +
-				"Each state comes with its evidence: partition, before/after, when, and which file change.\n" +
-				"Without a volume, commits are only seen as moving offsets, so a stuck consumer that keeps\n" +
-				"committing the same offsets shows as STOP rather than STALL.\n" +
-				"--exporter URL reads a running exporter's evaluation (its /api/health) instead of observing.\n" +
-				"At most 1,000 observations (--window / --interval + 1), at least 10ms apart: each is a refresh of\n" +
-				"every group. Groups named are observed whatever --max-groups.\n" +
-				"Exit code 3 when a group is not OK.\n\n" +
-				"Examples:\n" +
-				"  kaasctl groups health --data-dir /data -b kaas-0:9092                # every group, 30 s window\n" +
-				"  kaasctl groups health --data-dir /data --window 2m --interval 10s orders-app\n" +
-				"  kaasctl groups health --exporter http://kaasctl-exporter:10092 -o json",
-			Flags: []cli.Flag{
-				durationFlag("window", 30*time.Second, "observe for `D`"),
-				durationFlag("interval", 5*time.Second, "observe every `D`"),
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
-				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
-				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
-				&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
-			},
-			Action: action(parseGroupsHealth, runGroupsHealth),
-		}
+	register(Descriptor{
+		Path:  "groups health",
+		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
+		Docs: []FormatDoc{
+			{Title: "groups health", Doc: GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[GROUP...]",
+				Flags: []cli.Flag{
+					durationFlag("window", 30*time.Second, "observe for `D`"),
+					durationFlag("interval", 5*time.Second, "observe every `D`"),
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
+					&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
+					&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
+				},
+				Action: action(parseGroupsHealth, runGroupsHealth),
+			}
+		},
 	})
 }
 

@@ -16,49 +16,6 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const groupsUsage = "consumer groups: list and describe, from the volume and the brokers"
-
-// groupsListDescription is 'groups list --help'.
-const groupsListDescription = "Offline: reads assignment.json and every offset file under DATA/__consumer_offsets and\n" +
-	"CD/__consumer_offsets; no broker is asked. Which of the two is live depends on the kaas generation, which\n" +
-	"kaasctl detects (or --kaas-version pins) and names on stderr and in the JSON sources ('kaasctl help volume').\n" +
-	"Sources: file (the live dir), legacyFile (DATA/ on 0.2.18), otherDirFile (a dir the generation does not\n" +
-	"read, or cannot be told), entry (consumerGroups[]).\n\n" +
-	"Issue flags:\n" +
-	"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
-	"  symlinkedFile         the offset file is a symbolic link: kaas follows it (the group is live), kaasctl\n" +
-	"                        does not read through it (its offsets are unknown here) nor write through it\n" +
-	"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load; 0.2.18 only)\n" +
-	"  plainMapUndetermined  plain-map file on a volume whose generation is undetermined (EMPTY only on 0.2.18)\n" +
-	"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +
-	"  entryDeadBroker       explicit entry names a broker that is not alive: same effect\n" +
-	"  noCoordinator         no alive broker: COORDINATOR_NOT_AVAILABLE\n" +
-	"  noAssignment          assignment.json missing or unreadable: coordinator unknown\n" +
-	"  legacyDir             0.2.18: offsets only in DATA/__consumer_offsets, which it ignores and the operator deletes\n" +
-	"  currentAndLegacy      0.2.18: offset files in both dirs; brokers use the cluster-dir one\n" +
-	"  offsetsDirUndetermined both offsets dirs hold files and no --kaas-version is pinned: which is live is unknown\n" +
-	"  notReadDir            only in CD/__consumer_offsets on a Go-generation volume, whose brokers never read it\n" +
-	"  permissionDenied      kaasctl may not read the offset file\n" +
-	"  badEntries            keys or values no consumer can use\n" +
-	"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
-	"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
-	"  duplicateEntry        more than one consumerGroups[] entry (the first wins)\n\n" +
-	"With brokers (--brokers, KAASCTL_BROKERS or a profile), ListGroups goes to EVERY broker and\n" +
-	"FindCoordinator to all groups (batched), unioned with the volume when one is given; live flags:\n" +
-	"  staleOnNonCoordinator a broker lists a group it does not coordinate (the \"deleted group reappears\" symptom)\n" +
-	"  fileOnly              committed offsets on the volume but no live group on its coordinator\n" +
-	"  wireMismatch          FindCoordinator disagrees with the coordinator computed from assignment.json\n" +
-	"Brokers without a volume show the live view only (say so, fewer columns).\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups list --data-dir /data                          # offline: works with every broker down\n" +
-	"  kaasctl groups list --data-dir /data -b kaas-0:9092 --issues-only\n" +
-	"  kaasctl groups list -b kaas-0:9092 --state Empty,Dead -o json # live only\n" +
-	"  kaasctl groups list --data-dir /data --coordinator kaas-1     # what kaas-1 coordinates\n" +
-	"  kaasctl groups list --data-dir /data -b kaas-0:9092 --topic orders   # who has offsets on orders\n\n" +
-	"--topic T keeps the groups with a committed offset on T: in the offset file brokers load (the\n" +
-	"cluster-dir one, else the legacy one) and, with brokers, on the coordinator (OffsetFetch of every\n" +
-	"partition of T, batched per coordinator); -o json adds groups[].topicOffsets (file, live counts)."
-
 // groupsListOptions is 'groups list' after flag parsing.
 type groupsListOptions struct {
 	filter inspect.GroupFilter
@@ -100,24 +57,28 @@ type GroupsListView struct {
 }
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "list",
-			Aliases:     []string{"ls"},
-			Usage:       "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
-			Description: groupsListDescription,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
-				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
-				&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
-				&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
-				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
-				drainWindowFlag(),
-			},
-			Action: action(parseGroupsList, runGroupsList),
-		}
+	register(Descriptor{
+		Path:    "groups list",
+		Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
+		Aliases: []string{"ls"},
+		Docs: []FormatDoc{
+			{Title: "groups list", Doc: GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
+					&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
+					&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
+					&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+					&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+					drainWindowFlag(),
+				},
+				Action: action(parseGroupsList, runGroupsList),
+			}
+		},
 	})
 }
 

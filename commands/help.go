@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 )
 
 // helpTopics are the pages of 'kaasctl help TOPIC'. Other files add
@@ -16,13 +17,15 @@ var helpTopics = map[string]helpTopic{}
 
 type helpTopic struct {
 	Summary string
-	Text    string
-	// Gen builds the text when asked (for pages generated from types).
+	// Gen builds the text when asked: internal/helptext's page of the
+	// topic, or a page generated from types.
 	Gen func() string
 }
 
-func addHelpTopic(name, summary, text string) {
-	helpTopics[name] = helpTopic{Summary: summary, Text: strings.TrimLeft(text, "\n")}
+// addHelpTopic adds the topic whose page is internal/helptext's
+// topics/NAME.txt (vars fill its placeholders).
+func addHelpTopic(name, summary string, vars helptext.Vars) {
+	helpTopics[name] = helpTopic{Summary: summary, Gen: func() string { return helptext.Topic(name, vars) }}
 }
 
 func addHelpTopicFunc(name, summary string, gen func() string) {
@@ -30,42 +33,12 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopic("exit-codes", "what kaasctl's exit codes mean", `
-kaasctl exit codes
-
-  0  ok: the command did what was asked and found nothing wrong
-  1  error: something failed (a file could not be read or parsed, a broker did not answer,
-     a per-item operation failed); the message on stderr names the file or broker and why
-  2  usage: the command line is wrong (unknown command or flag, missing argument,
-     conflicting flags); nothing was read or written
-  3  problems found: the command ran to the end and reports problems:
-       volume check, doctor      findings of error severity
-       volume repair             conflicts it leaves to a person (a group with different
-                                 offsets in both layouts), in a dry run as with --execute;
-                                 a dry run with only changes to make exits 0
-       config show / check       configuration problems / seed brokers that did not answer
-       assignment diff           --exit-code: differences, or entries against the hash tier
-       whois --live --exit-code  keys whose volume and broker answers disagree
-       offsets delete            a deleted offset a broker still serves from its cache
-       groups health             a group that is not OK (any condition but OK)
-       probe                     a broker that failed the probe (the step is named)
-       plan restart --follow     a version that deviated from the plan
-  4  refused for safety: kaasctl would not act (e.g. an offsets reset on a group that is
-     not Empty or Dead, or whose brokers' offsets for a time contradict the records);
-     nothing was written for that group. offsets reset and delete handle groups one by
-     one, as Kafka's tool does: the other groups of the run are still written, and the
-     run exits 4 if any group was refused
-
-Any failure of a single item (one group, one partition, one file) makes the whole run
-non-zero, and machine output (-o json/jsonl/yaml/csv) stays valid on partial failure.
-`)
-	register(newHelpCmd)
+	addHelpTopic("exit-codes", "what kaasctl's exit codes mean", nil)
+	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 
 func newHelpCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "help",
-		Aliases:   []string{"h"},
 		Usage:     "show help for a command, or a topic: " + strings.Join(topicNames(), ", "),
 		ArgsUsage: "[TOPIC | COMMAND [SUBCOMMAND]]",
 		Action: func(c *cli.Context) error {
@@ -82,11 +55,7 @@ func newHelpCmd() *cli.Command {
 				return nil
 			}
 			if t, ok := helpTopics[args[0]]; ok && len(args) == 1 {
-				text := t.Text
-				if t.Gen != nil {
-					text = t.Gen()
-				}
-				fmt.Fprint(c.App.Writer, text)
+				fmt.Fprint(c.App.Writer, t.Gen())
 				return nil
 			}
 			cmds := c.App.Commands

@@ -19,35 +19,25 @@ import (
 )
 
 func init() {
-	registerSub("offsets", offsetsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "history",
-			Usage:     "the timeline of a group's committed offsets per partition, with anomalies marked (from an offsets journal and kaasctl's backups)",
-			ArgsUsage: "GROUP",
-			UsageText: "kaasctl offsets history GROUP --journal DIR [--since TIME] [--until TIME] [--partition orders/0]... [--timeline]\n" +
-				"kaasctl offsets history GROUP --journal DIR -o json|jsonl|csv",
-			Description: "Reads the offsets journal that 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal\n" +
-				"DIR' records (DIR or DIR/offsets) and the backups kaasctl keeps beside every offset file it rewrote\n" +
-				"(<file>.kaasctl-bak-<time>), and shows, per partition, how the group's committed offset moved:\n" +
-				"first and last offset, changes, anomalies (REWIND: moved back, VANISHED: partition gone from the\n" +
-				"file, PLAIN_MAP, CORRUPT, EMPTIED) and, on a terminal, a progress sparkline. --timeline lists every\n" +
-				"recorded point.\n\n" +
-				"-o csv and -o jsonl print one row per partition per point (time, partition, offset, previous,\n" +
-				"source, kind, anomaly); -o json the whole document (see 'kaasctl help formats').\n\n" +
-				"To go back to a moment: kaasctl offsets reset --group GROUP --to-history TIME --journal DIR\n" +
-				"--data-dir DATA -b BROKER (or --to-history-before-anomaly: the last good state before the most\n" +
-				"recent incident), dry-run first, --execute to apply; the table prints that command with the flags\n" +
-				"given here. Anomalies are marked from the journal and between kaasctl's backups alike. A gap in\n" +
-				"the journal (a record lost or unreadable) is listed; restores to a moment inside one are refused.",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
-				&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
-				&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
-				&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
-				&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)"},
-			},
-			Action: actionWith(parseOffsetsHistory, runOffsetsHistory),
-		}
+	register(Descriptor{
+		Path:  "offsets history",
+		Usage: "the timeline of a group's committed offsets per partition, with anomalies marked (from an offsets journal and kaasctl's backups)",
+		Docs: []FormatDoc{
+			{Title: "offsets history", Doc: inspect.OffsetHistoryView{}, JSONL: "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)", Rank: 130},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "GROUP",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
+					&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
+					&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
+					&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
+					&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)"},
+				},
+				Action: actionWith(parseOffsetsHistory, runOffsetsHistory),
+			}
+		},
 	})
 }
 

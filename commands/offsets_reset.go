@@ -20,53 +20,38 @@ import (
 	"github.com/kaasctl/kaasctl/repair"
 )
 
-const offsetsUsage = "reset and delete committed offsets safely (dry-run by default)"
-
 // The reset specifications, in Kafka's order.
 var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group", "to-history", "to-history-before-anomaly"}
 
 func init() {
-	registerSub("offsets", offsetsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "reset",
-			Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
-			Description: "Plans a reset for every partition in scope, clamped to [log start, log end], and prints it.\n" +
-				"Group by group, as kafka-consumer-groups.sh does: a group that is not Empty or Dead is refused (one\n" +
-				"error line; --force overrides), a group with nothing to plan is skipped, and the others go on; the run\n" +
-				"exits 4 if any group was refused, 1 if one cannot be planned. With --execute it commits each group's\n" +
-				"FULL set of offsets (the offset file merged with the changes) to its coordinator: a partial commit\n" +
-				"to a kaas coordinator that has not loaded the group would rewrite the file with only the submitted\n" +
-				"partitions. Afterwards it re-reads the offset file and fetches the offsets back, and reports every\n" +
-				"partition OK or MISMATCH. --to-datetime and --by-duration answers are checked against the records\n" +
-				"(one bounded fetch per partition) and refused with the evidence when they contradict them.\n\n" +
-				"--offline writes the offset file directly (backup beside it, unique temp file, fsync, rename, fsync of\n" +
-				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n" +
-				"'kaasctl help offsets' lists what is the same as kafka-consumer-groups.sh and what differs.\n\n" +
-				"Examples:\n" +
-				"  kaasctl offsets reset --bootstrap-server HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
-				"  kaasctl offsets reset ... --group orders-app --all-topics --shift-by -100 --execute\n" +
-				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
-				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute\n" +
-				"  kaasctl offsets reset ... --group new-app --to-group orders-app --topic orders --execute",
-			Flags: append(append(writeSafetyFlags(),
-				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
-				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
-				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
-				&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
-			), historyResetFlags()...),
-			Action: actionWith(parseOffsetsReset, runOffsetsReset),
-		}
+	register(Descriptor{
+		Path:  "offsets reset",
+		Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Docs: []FormatDoc{
+			{Title: "offsets reset / offsets delete", Doc: resetView{}, JSONL: "the whole document", Rank: 220},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: append(append(writeSafetyFlags(),
+					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
+					&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
+					&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+					&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
+					&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
+				), historyResetFlags()...),
+				Action: actionWith(parseOffsetsReset, runOffsetsReset),
+			}
+		},
 	})
 }
 

@@ -20,41 +20,20 @@ import (
 )
 
 func init() {
-	registerSub("plan", planUsage, newPlanAssignmentCmd)
+	register(Descriptor{
+		Path:  "plan assignment",
+		Usage: "the partitions each member of a group owns now and after members join or leave, and which move",
+		Docs: []FormatDoc{
+			{Title: "plan assignment", Doc: PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
+		},
+		Build: newPlanAssignmentCmd,
+	})
 }
 
 // newPlanAssignmentCmd builds 'plan assignment'.
 func newPlanAssignmentCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "assignment",
-		Usage:     "the partitions each member of a group owns now and after members join or leave, and which move",
 		ArgsUsage: "GROUP",
-		UsageText: "kaasctl plan assignment GROUP [-b BROKERS] [--add N] [--remove MEMBER]... [--assignor NAME] [-o json]\n" +
-			"kaasctl plan assignment GROUP --members N [--add N] [--data-dir DIR]     (a hypothetical group of N members)",
-		Description: "The members, their subscriptions and what they own now come from the live group when there is\n" +
-			"one (-b: DescribeGroups on its coordinator; kaas leaves member metadata empty, and then the\n" +
-			"subscriptions come from the volume); --members N alone scales that group to N members (members\n" +
-			"join, or the last by group.instance.id, else member id, leave); with --add, --remove or --new-member,\n" +
-			"--members N is a hypothetical group of N members subscribed to the topics the group has committed\n" +
-			"offsets for on the volume (or --topic). --members alone without a live group plans no change and is\n" +
-			"refused, as is a --topic the cluster does not have. At most 10,000 members are balanced. Partition counts come from the\n" +
-			"brokers' metadata (-b) or assignment.json. The output says which source each came from.\n\n" +
-			"The range, roundrobin, sticky and cooperative-sticky answers are computed by franz-go's own\n" +
-			"group balancers (the code a franz-go group leader runs), fed the join metadata each member\n" +
-			"sends (its subscription and the partitions it owns). cooperative-sticky takes two rebalances:\n" +
-			"the partitions that change owner are revoked first (listed) and assigned in the second.\n" +
-			"minikafka is the textbook round-robin (members, topics and partitions sorted; one cursor shared\n" +
-			"across topics, advancing over the members subscribed to each topic). Where a Java client's\n" +
-			"assignor differs, the output says so.\n\n" +
-			"Members are balanced in the order the leader sorts them: group.instance.id first, then member id.\n" +
-			"A new member's id is chosen by the broker when it joins, so where it sorts is not known in\n" +
-			"advance: --new-member NAME names the added members (a static member's group.instance.id)\n" +
-			"instead of new-1, new-2, ...\n\n" +
-			"Examples:\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --add 1            one more consumer\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --members 6        scale the live group to 6\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --remove consumer-3 --assignor range\n" +
-			"  kaasctl plan assignment orders-app --data-dir /data --members 4 --add 2 --assignor minikafka",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "members", Usage: "alone: the live group scaled to `N` members (who joins or leaves is planned); with --add/--remove/--new-member: a hypothetical group of N members (member-1..member-N) instead of the live one"},
 			&cli.IntFlag{Name: "add", Usage: "members that join"},

@@ -16,61 +16,21 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const planUsage = "plan before you touch: a rolling restart with the fewest group moves, a consumer group's partitions before and after scaling"
-
-// planRestartHelp is plan restart's description.
-const planRestartHelp = "Each broker restart is two assignment versions: the controller writes one listing the brokers\n" +
-	"still alive when the broker leaves, and one listing it again when it rejoins. For each version\n" +
-	"the plan computes what kaas's controller writes (SPEC §1 routing; explicit entries only for\n" +
-	"active groups, kept while their broker is alive, otherwise placed by rendezvous; the hash\n" +
-	"divisor is the alive count) and so which groups move, where and back, which see NOT_COORDINATOR\n" +
-	"(the old coordinator is running) and which have no coordinator (theirs stopped) until the\n" +
-	"version is applied.\n\n" +
-	"Controller failover (restarting the controller) per generation: the Go flavour's new controller\n" +
-	"drops every explicit entry (all groups fall back to the hash tier, then are placed afresh); the\n" +
-	"Rust controller reloads them. The generation comes from the volume (--kaas-version pins it;\n" +
-	"--failover overrides the model). The next controller is assumed to be the lowest alive broker\n" +
-	"id (the sandbox's rule; on Kubernetes the lease goes to whichever broker asks first).\n\n" +
-	"Which groups are active: with -b, the groups each coordinator lists (ListGroups on every broker;\n" +
-	"an Empty group is loaded but has no members, and stops being active once it moves); offline,\n" +
-	"the groups holding an explicit entry (active at the last version) are assumed to have members\n" +
-	"and other offset-file groups to be idle (--all-active: every known group has members).\n\n" +
-	"Orders are compared by: coordinator moves of groups with members (each a rebalance), then\n" +
-	"groups moved twice, then the most groups without a coordinator at once, then failovers. Every\n" +
-	"order is evaluated up to 8 brokers (40,320 orders); beyond, a greedy order improved by pairwise\n" +
-	"swaps within a bound of work (a few seconds at 127 brokers, the most plan restart takes): the\n" +
-	"search line says what was searched and whether the bound stopped it; a terminal shows its\n" +
-	"progress. The plan assumes the operator waits, before each next step, for\n" +
-	"the predicted version and for the moved groups to be Stable again (printed per step).\n\n" +
-	"--follow: follows assignment.json (as watch does) during the real restart in the planned order\n" +
-	"(or --brokers-order), says per version whether it is what the plan predicted, and when it is\n" +
-	"safe to go on (with -b: the moved groups Stable on their predicted coordinator). A deviation (a\n" +
-	"broker restarted out of order, a group elsewhere than predicted, an unexpected controller)\n" +
-	"exits 3 (--keep-going: report it, re-plan from the real version and follow to the end).\n\n" +
-	"Examples:\n" +
-	"  kaasctl plan restart --data-dir /data -b kaas-0:9092                 the plan, live group activity\n" +
-	"  kaasctl plan restart --data-dir /data --brokers-order kaas-2,kaas-0,kaas-1   score your order\n" +
-	"  kaasctl plan restart --data-dir /data --failover drop -o json        a Go-flavour cluster, as JSON\n" +
-	"  kaasctl plan restart --data-dir /data -b kaas-0:9092 --follow        during the restart: as planned?"
-
 func init() {
-	describeParent("plan", "Plans predict what kaas and the clients will do, from the same rules they run:\n\n"+
-		"  plan restart             the broker restart order that moves the fewest consumer groups, step by\n"+
-		"                           step, compared with the listed and the worst order; --follow checks a\n"+
-		"                           real restart against it\n"+
-		"  plan assignment GROUP    the partitions each member owns now and after --members/--add/--remove,\n"+
-		"                           computed by franz-go's own balancers (or minikafka's round-robin)")
-	registerSub("plan", planUsage, newPlanRestartCmd)
+	register(Descriptor{
+		Path:  "plan restart",
+		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		Docs: []FormatDoc{
+			{Title: "plan restart", Doc: PlanRestartView{}, JSONL: "the whole document", Rank: 140},
+			{Title: "plan restart --follow", Doc: FollowEvent{}, JSONL: "each event (kind following, version, waiting, settled, unsettled, done), as it happens", Rank: 150},
+		},
+		Build: newPlanRestartCmd,
+	})
 }
 
 // newPlanRestartCmd builds 'plan restart'.
 func newPlanRestartCmd() *cli.Command {
 	return &cli.Command{
-		Name:  "restart",
-		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
-		UsageText: "kaasctl plan restart [--data-dir DIR] [-b BROKERS] [--brokers-order B1,B2,...] [--failover reload|drop] [-o json]\n" +
-			"kaasctl plan restart --follow [--brokers-order ...] [-b BROKERS] [--keep-going]",
-		Description: planRestartHelp,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
 			&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},

@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
@@ -20,41 +21,23 @@ import (
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "probe",
-			Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
-			Description: "For every broker kaasctl knows of (assignment.json's brokers[], the brokers' metadata, and each\n" +
-				"--brokers address: kaas drops a dead broker from the first two), kaasctl picks a canary group id that\n" +
-				"kaas routes to that broker (both tiers: an explicit consumerGroups[] entry wins),\n" +
-				inspect.CanaryPrefix + "<broker>-<n>, and takes it through the round trips a consumer makes, all to\n" +
-				"that broker:\n\n" +
-				"  FindCoordinator  the broker must name itself as the canary's coordinator\n" +
-				"  OffsetCommit     an admin commit (generation -1, no member) on partition 0 of --topic (default: the\n" +
-				"                   first topic the brokers list) of its log end, an offset kaas can hold, with metadata\n" +
-				"                   \"" + inspect.ProbeMetadata + " <time in ms>\"\n" +
-				"  OffsetFetch      must give that offset and metadata back\n\n" +
-				"It finds a broker that accepts connections and answers metadata and ListGroups but cannot\n" +
-				"coordinate (a wedged offsets store, a read-only volume), which no lag metric shows until its groups\n" +
-				"fall behind. A broker that is not alive in assignment.json, or not in it, gets no canary (kaas routes\n" +
-				"nothing to it) and fails at step 'route'; a --brokers address no broker's metadata advertises and that\n" +
-				"does not answer (a broker that is down) fails at FindCoordinator. Each broker is probed under one\n" +
-				"--timeout, all at once. The canary groups' offset files are the only thing the probe writes, and only\n" +
-				"those it created: an id whose offset file holds any offset the probe did not commit is left alone\n" +
-				"(the next id is used). Every listing, group metric, health evaluation and alert leaves them out.\n" +
-				"'kaasctl exporter --probe' runs the same probe at every refresh (kaas_probe_* metrics).\n\n" +
-				"--count N probes N times, --interval apart: per broker the successes and, per step, the median,\n" +
-				"99th percentile and largest round trip. Exit code 3 when a broker failed a probe.\n\n" +
-				"Examples:\n" +
-				"  kaasctl probe --data-dir /data -b kaas-0:9092\n" +
-				"  kaasctl probe --data-dir /data -b kaas-0:9092 --count 20 --interval 500ms -o json",
-			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
-				durationFlag("interval", time.Second, "between probes (with --count)"),
-				&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-			},
-			Action: action(parseProbe, runProbe),
-		}
+	register(Descriptor{
+		Path:  "probe",
+		Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Docs: []FormatDoc{
+			{Title: "probe", Doc: ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
+		},
+		HelpVars: helptext.Vars{"canaryPrefix": inspect.CanaryPrefix, "probeMetadata": inspect.ProbeMetadata},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
+					durationFlag("interval", time.Second, "between probes (with --count)"),
+					&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
+				},
+				Action: action(parseProbe, runProbe),
+			}
+		},
 	})
 }
 

@@ -12,90 +12,43 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 )
-
-const sandboxDescription = `Runs N kaas-compatible brokers in this process on loopback: the real Kafka
-protocol, kaas's coordinator routing (FindCoordinator by the two-tier rule from
-assignment.json, NOT_COORDINATOR from the other brokers, ListGroups filtered by
-ownership), a controller writing DATA/__cluster/assignment.json, offset files in
-CD/__consumer_offsets on every commit, partition manifests, and per-broker JSON
-logs in kaas's tracing shape. Stop and start brokers to watch groups move.
-
-It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
-typing on stdin, or from scripts through the HTTP control endpoint it prints:
-  stop kaas-N | start kaas-N | status | groups | help | quit
-  consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
-  quirk zero-timestamp-offsets on|off   (ListOffsets by timestamp answers 0, as kaas's Go generation)
-  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
-  curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
-  curl -s -XPOST 'http://127.0.0.1:PORT/quirk?name=zero-timestamp-offsets&state=on'
-  curl -s http://127.0.0.1:PORT/status
-The addresses are also written to DATA/.kaasctl-sandbox.json.
-
---placement chooses how the controller places explicit consumerGroups[]
-entries: "rendezvous" (the default) is what kaas's controller does today
-(highest XXH64 of groupId+0x00+brokerId), which often disagrees with the hash
-tier, so a group's first entry usually moves it; "hash" places entries where
-the routing hash would, as kaas's design intends.
-
-Topics, records, groups and committed offsets are kept under
-DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
-carries on where it stopped (the controller takes the next epoch and version).
-
-Only --data-dir names the volume (KAAS_DATA_DIR is ignored, so a sandbox never
-lands on a real cluster's volume by accident); -q skips the banner, -o json
-prints it as one JSON object.
-
-The sandbox refuses a data dir holding an assignment.json it did not write
-(a real kaas volume) unless --force: it writes assignment.json.
-
-Examples:
-  # a 3-broker sandbox with demo groups, in a temporary dir removed on exit
-  kaasctl sandbox --demo
-
-  # a fixed volume and ports, 5 brokers
-  kaasctl sandbox --broker-count 5 --data-dir /tmp/kaas-lab --listen 127.0.0.1:19092
-
-  # in another terminal, against the printed data dir
-  kaasctl whois --data-dir /tmp/kaas-lab orders-app
-  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
-
-  # scripts: run in the background and read the state file
-  kaasctl sandbox --demo --data-dir "$D" </dev/null &
-  jq -r .control "$D/.kaasctl-sandbox.json"`
 
 // flagBrokerCount is the sandbox's number of brokers (never --brokers,
 // which is a host list everywhere else).
 const flagBrokerCount = "broker-count"
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:        "sandbox",
-			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
-			UsageText:   "kaasctl sandbox [--broker-count N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--failover reload|drop] [--log-dir DIR]",
-			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
-			Flags: []cli.Flag{
-				&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
-				// --brokers is a host list in every other command; here it
-				// is refused with a pointer to --broker-count.
-				&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
-				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
-				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
-				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
-				&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
-				&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
-				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
-				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
-				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
-				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
-				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
-			},
-			Action: action(parseSandbox, runSandbox),
-		}
+	register(Descriptor{
+		Path:     "sandbox",
+		Usage:    "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
+		Common:   fgOutput | fgDataDir | fgGeneration,
+		HelpVars: helptext.Vars{"limits": sandbox.Limits},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
+					// --brokers is a host list in every other command; here it
+					// is refused with a pointer to --broker-count.
+					&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
+					&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
+					&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
+					&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
+					&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
+					&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
+					&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
+					&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
+					&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
+					&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
+				},
+				Action: action(parseSandbox, runSandbox),
+			}
+		},
 	})
 }
 

@@ -19,32 +19,21 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const takeoverTraceUsageText = "kaasctl takeover trace --assignments DIR|FILE... [--logs FILE|DIR|-...] [--group G]... [--since T] [--until T]\n" +
-	"kaasctl takeover trace --data-dir /data --journal ~/kaas-journal --logs kaas-0.log,kaas-1.log.gz"
-
-const takeoverTraceDescription = "Assignment versions come from --assignments (files, or directories whose files, any names, are\n" +
-	"versions), --journal (a 'kaasctl watch --journal' directory) and the volume's live assignment.json\n" +
-	"when a volume is given; they are ordered by controller epoch then version, duplicates dropped.\n" +
-	"Positional PATHs that are directories or *.json files are assignment sources; other PATHs are logs.\n\n" +
-	"At each version every known group's coordinator is recomputed (groups: explicit entries, offset\n" +
-	"files on the volume, --group names, groups named in log lines) and each change is an event with\n" +
-	"its cause. Logs (kaas Rust tracing JSON/text, kaas Go slog; kubectl --prefix/--timestamps; plain or\n" +
-	"gzip; '-' for stdin) date versions ('controller active: assignment published', lease and broker-set\n" +
-	"lines) and confirm moves ('group coordinator change' lines): evidence assignment, log or both.\n\n" +
-	"--group takes names or globs (orders-*) and limits the report to them. --since/--until take RFC 3339\n" +
-	"times or durations before now (90m, 2h, 1d)."
-
 func init() {
-	registerSub("takeover", "explain group coordinator moves: when, from which broker to which, and why", buildTakeoverTraceCmd)
+	register(Descriptor{
+		Path:   "takeover trace",
+		Usage:  "reconstruct every group's coordinator timeline from assignment history and broker logs",
+		Common: fgAssignment,
+		Docs: []FormatDoc{
+			{Title: "takeover trace", Doc: traceView{}, JSONL: "each event (trace.events[])", Rank: 100},
+		},
+		Build: buildTakeoverTraceCmd,
+	})
 }
 
 func buildTakeoverTraceCmd() *cli.Command {
 	return &cli.Command{
-		Name:        "trace",
-		Usage:       "reconstruct every group's coordinator timeline from assignment history and broker logs",
-		ArgsUsage:   "[PATH...]",
-		UsageText:   takeoverTraceUsageText,
-		Description: takeoverTraceDescription,
+		ArgsUsage: "[PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "assignments", Aliases: []string{"a"}, Usage: "assignment versions: files or directories (repeatable)"},
 			&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' directory"},

@@ -13,19 +13,16 @@ import (
 )
 
 func init() {
-	registerSub("txn", txnUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "describe",
-			Usage:     "one transactional id in full: state, producer id/epoch, partitions, groups, timing, coordinator, slot file",
-			ArgsUsage: "ID...",
-			Description: "Reads the slot file kaas would use for each id (txn_state/slot-<fnv1a32(id) % 50>.json) and finds\n" +
-				"ids stored in the wrong slot too. Exit 1 when an id is not found.\n\n" +
-				"Examples:\n" +
-				"  kaasctl txn describe --data-dir /data payments-tx-0\n" +
-				"  kaasctl txn describe --data-dir /data -o json payments-tx-0 payments-tx-1",
-			Flags:  []cli.Flag{nowFlag()},
-			Action: action(parseTxnDescribe, runTxn),
-		}
+	register(Descriptor{
+		Path:  "txn describe",
+		Usage: "one transactional id in full: state, producer id/epoch, partitions, groups, timing, coordinator, slot file",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "ID...",
+				Flags:     []cli.Flag{nowFlag()},
+				Action:    action(parseTxnDescribe, runTxn),
+			}
+		},
 	})
 }
 

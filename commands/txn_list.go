@@ -19,8 +19,6 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const txnUsage = "transactions: state from the txn_state slot files"
-
 // TxnListView is the machine document of 'txn list' and 'txn describe'.
 type TxnListView struct {
 	TxnStateDir  string           `json:"txnStateDir"`
@@ -34,25 +32,23 @@ type TxnListView struct {
 }
 
 func init() {
-	registerSub("txn", txnUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:    "list",
-			Aliases: []string{"ls"},
-			Usage:   "list every transactional id in CD/txn_state/slot-*.json with state, producer id/epoch, overdue flag and coordinator",
-			Description: "Overdue: an Ongoing transaction past ongoingSinceMs + transactionTimeoutMs (kaas's reaper aborts it\n" +
-				"without writing abort markers, so read_committed consumers can stall). The coordinator is the hash\n" +
-				"tier's (transactional ids have no explicit entries).\n\n" +
-				"Examples:\n" +
-				"  kaasctl txn list --data-dir /data\n" +
-				"  kaasctl txn list --data-dir /data --overdue -o json\n" +
-				"  kaasctl txn list --data-dir /data --state Ongoing,PrepareCommit",
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
-				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
-				nowFlag(),
-			},
-			Action: action(parseTxnList, runTxn),
-		}
+	register(Descriptor{
+		Path:    "txn list",
+		Usage:   "list every transactional id in CD/txn_state/slot-*.json with state, producer id/epoch, overdue flag and coordinator",
+		Aliases: []string{"ls"},
+		Docs: []FormatDoc{
+			{Title: "txn list / txn describe", Doc: TxnListView{}, JSONL: "each transaction (transactions[])", Rank: 210},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
+					&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
+					nowFlag(),
+				},
+				Action: action(parseTxnList, runTxn),
+			}
+		},
 	})
 }
 

@@ -45,15 +45,18 @@ func versionString() string {
 }
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "version",
-			Usage: "print kaasctl's version, build and the kaas releases it supports",
-			Description: "Examples:\n" +
-				"  kaasctl version\n" +
-				"  kaasctl version -o json",
-			Action: action(parseVersion, runVersion),
-		}
+	register(Descriptor{
+		Path:   "version",
+		Usage:  "print kaasctl's version, build and the kaas releases it supports",
+		Common: fgOutput,
+		Docs: []FormatDoc{
+			{Title: "version", Doc: versionView{}, JSONL: "the whole document", Rank: 230},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Action: action(parseVersion, runVersion),
+			}
+		},
 	})
 }
 

@@ -15,28 +15,22 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const volumeUsage = "check and repair the kaas shared volume"
-
 func init() {
-	registerSub("volume", volumeUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "check",
-			Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
-			Description: "Starts with the kaas generation it assumes and why (see 'kaasctl help volume'; pin it with --kaas-version).\n" +
-				"Reads assignment.json, every offset file (both offsets dirs), txn_state slots, producer fences, the marker\n" +
-				"queue, producer-id blocks and partition manifests; reports stale *.tmp files, legacy dirs and group ids\n" +
-				"kaas cannot round-trip. A bad file never stops the check. Exit 3 when any error-level finding exists\n" +
-				"(whatever --severity shows).\n\n" +
-				"Examples:\n" +
-				"  kaasctl volume check --data-dir /data\n" +
-				"  kaasctl volume check --cluster-dir /cluster --severity error -o json | jq '.findings[] | .code'\n" +
-				"  kaasctl volume check --data-dir ./snapshot || echo \"problems: see above\"   # exit 3 on errors",
-			Flags: []cli.Flag{
-				severityFlag(),
-				nowFlag(),
-			},
-			Action: action(parseVolumeCheck, runVolumeCheck),
-		}
+	register(Descriptor{
+		Path:  "volume check",
+		Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Docs: []FormatDoc{
+			{Title: "volume check", Doc: inspect.CheckReport{}, JSONL: "each finding (findings[])", Rank: 180},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					severityFlag(),
+					nowFlag(),
+				},
+				Action: action(parseVolumeCheck, runVolumeCheck),
+			}
+		},
 	})
 }
 

@@ -19,39 +19,21 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const watchUsageText = "kaasctl watch --data-dir /data [--journal DIR] [--group G]... [-o jsonl]\n" +
-	"kaasctl watch --offsets --data-dir /data --journal /var/lib/kaasctl/journal [--anomalies-only]\n" +
-	"kaasctl watch --data-dir /data --once [--journal DIR]      (print the current version; snapshot it)\n" +
-	"kaasctl watch --cluster-dir /cluster --timeout 10m -o json"
-
-const watchDescription = "Follows CD/assignment.json with fsnotify on its directory (the controller replaces the file by\n" +
-	"rename) plus a poll every --poll-interval: on NFS, writes from other hosts raise no local event.\n" +
-	"A missing, half-written or invalid file is reported and retried, never fatal; so is a volume whose\n" +
-	"cluster dir does not exist yet (the watch waits for it; --once does not wait).\n\n" +
-	"Each new version is compared with the previous one: every known group (explicit entries, offset\n" +
-	"files, --group) whose coordinator changes is printed with its cause, in the same shape as\n" +
-	"'kaasctl takeover trace' events. -o jsonl streams one event per line; -o json/yaml print the\n" +
-	"versions and events seen when the watch ends (Ctrl-C, --timeout).\n\n" +
-	"--journal DIR keeps every version seen as DIR/assignment-e<epoch>-v<version>.json (atomic writes);\n" +
-	"'kaasctl takeover trace --journal DIR' reads it. Keep DIR off the data-dir root: kaas's operator\n" +
-	"deletes unknown directories there (kaasctl refuses such a DIR unless its name starts with '.').\n\n" +
-	"--offsets follows every group's offset file instead (the live offsets dir of the volume's kaas\n" +
-	"generation): each change is printed as it happens with the anomalies kaas causes silently: REWIND\n" +
-	"(a committed offset moved back: a stale commit), VANISHED (partitions gone: a partial rewrite),\n" +
-	"PLAIN_MAP (on 0.2.18, a file brokers read as empty), CORRUPT, EMPTIED. With --journal DIR every\n" +
-	"change is recorded in DIR/offsets/ as per-partition deltas (JSON lines, fsync per batch, hourly\n" +
-	"segments gzipped on rotation, --journal-max-bytes/--journal-max-age retention);\n" +
-	"'kaasctl offsets history GROUP --journal DIR' reads it and 'kaasctl offsets reset --to-history TIME\n" +
-	"--journal DIR' restores from it (see docs/offsets-journal.md)."
-
-func init() { register(buildWatchCmd) }
+func init() {
+	register(Descriptor{
+		Path:   "watch",
+		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
+		Common: fgOffline,
+		Docs: []FormatDoc{
+			{Title: "watch", Doc: watchView{}, JSONL: "each move, as it happens", Rank: 110},
+			{Title: "watch --offsets", Doc: watchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
+		},
+		Build: buildWatchCmd,
+	})
+}
 
 func buildWatchCmd() *cli.Command {
 	return &cli.Command{
-		Name:        "watch",
-		Usage:       "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
-		UsageText:   watchUsageText,
-		Description: watchDescription,
 		Flags: append([]cli.Flag{
 			durationFlag("poll-interval", time.Second, "how often to check the file besides fsnotify events"),
 			&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},

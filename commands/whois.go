@@ -28,47 +28,22 @@ type whoisOptions struct {
 }
 
 func init() {
-	register(newWhoisCmd)
+	register(Descriptor{
+		Path:    "whois-coordinator",
+		Usage:   "which broker coordinates a group (or transactional id), and why",
+		Aliases: []string{"whois"},
+		Docs: []FormatDoc{
+			{Title: "whois-coordinator", Doc: []inspect.WhoisResult{}, JSONL: "each key's answer", Rank: 10},
+		},
+		Build: newWhoisCmd,
+	})
 }
-
-// whoisDescription is whois's help text.
-const whoisDescription = `Resolves each key through kaas's two routing tiers, reading assignment.json from the volume:
-  explicit       a consumerGroups[] entry names the broker (wins even if that broker is dead)
-  hash           brokers sorted lexicographically, fnv1a32(key) % count, and that broker is alive
-  hash-fallback  the slot's broker is not alive; the pick moves among the alive brokers
-  none           no alive broker: clients get COORDINATOR_NOT_AVAILABLE
-The table shows what the hash tier alone would say beside the final answer, and warns when an
-entry names a dead or absent broker (every broker then answers NOT_COORDINATOR).
-
-A what-if that stops the controller (--what-if-down CONTROLLER, or --what-if-brokers without it)
-is a controller failover, and what the next controller writes depends on the kaas generation:
-  Go flavour     its first version has no consumerGroups: every entry is dropped and every group
-                 routes by the hash tier over the alive brokers (seen on a real Go cluster)
-  Rust           it reloads the previous assignment.json and keeps the entries on alive brokers
-                 of groups still active (kaas's controller code: assignment_writer.rs)
-The generation comes from the volume (--kaas-version pins it); --failover drop|reload overrides
-(Rust 0.2.0–0.2.15 share the Go volume layout but reload). The scenario line (stderr for -o json)
-names the new controller, the next version and the model assumed.
-
-Examples:
-  kaasctl whois --data-dir /data orders-app billing
-  kaasctl whois-coordinator --cluster-dir /cluster -o json orders-app
-  kaasctl whois --txn --data-dir /data payments-tx-0
-  kubectl exec kaas-0 -- ls /data/__cluster/__consumer_offsets | sed 's/\.json$//' | kaasctl whois --stdin -o jsonl --data-dir ./snapshot
-  kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
-  kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app
-  kaasctl whois --data-dir /data --what-if-down "$(jq -r .controller /data/__cluster/assignment.json)" $(cat groups.txt)
-  kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`
 
 func newWhoisCmd() *cli.Command {
 	return &cli.Command{
-		Name:        "whois-coordinator",
-		Aliases:     []string{"whois"},
-		Usage:       "which broker coordinates a group (or transactional id), and why",
-		ArgsUsage:   "KEY...",
-		Description: whoisDescription,
-		Flags:       whoisFlags(),
-		Action:      action(parseWhois, runWhois),
+		ArgsUsage: "KEY...",
+		Flags:     whoisFlags(),
+		Action:    action(parseWhois, runWhois),
 	}
 }
 
