@@ -167,8 +167,6 @@ func (f *copyOnApply) Apply(set *flag.FlagSet) error {
 	return c.Apply(set)
 }
 
-func fmtf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, a...) }
-
 // reorderArgs moves flags in front of positional arguments for the command
 // being run, so 'kaasctl whois g1 -o json' works like 'kaasctl whois -o json g1'
 // (the flag package stops at the first positional). Everything after "--"

@@ -243,7 +243,7 @@ func (g *Globals) Notef(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnAll prints each warning (Warnf).
@@ -259,7 +259,7 @@ func (g *Globals) Warnf(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnFindings prints the warning- and error-level findings of a read, one

@@ -125,7 +125,7 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 	}
 	v := configPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}
 	return g.Printer.Print(render.Output{Data: v, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "%s\n", path)
+		fmt.Fprintf(p.Out, "%s\n", path)
 		return nil
 	}})
 }

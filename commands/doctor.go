@@ -14,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func init() {
 // DoctorView is the machine document of 'doctor'.
 type DoctorView struct {
 	inspect.DoctorReport
-	Sources GroupsSourcesView `json:"sources"`
+	Sources views.GroupsSourcesView `json:"sources"`
 }
 
 // doctorOptions is 'doctor' after flag parsing.
@@ -121,7 +122,7 @@ type doctorVolume struct {
 // doctorVolumeChecks runs the offline checks on l (nil: no volume, they
 // are recorded as not run): volume check, the explicit-entry audit and
 // overdue transactions.
-func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspect.DoctorReport, sv *GroupsSourcesView) (doctorVolume, error) {
+func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) (doctorVolume, error) {
 	var vol doctorVolume
 	if l == nil {
 		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
@@ -164,13 +165,13 @@ func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspec
 	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
 	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
 	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))
-	volumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
+	views.VolumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
 	return vol, nil
 }
 
 // doctorLiveChecks runs the live checks when brokers are configured and
 // one answers; otherwise it records why they did not run.
-func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, vol doctorVolume, rep *inspect.DoctorReport, sv *GroupsSourcesView) error {
+func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, vol doctorVolume, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
 	switch {
 	case o.offline:
 		rep.Skipped(inspect.CheckLive, "skipped (--offline)")
@@ -251,15 +252,15 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 			skipped = append(skipped, c.Name+" ("+c.Note+")")
 		}
 	}
-	fmtf(p.Out, "kaasctl doctor: %s; checks run: %s\n", v.Mode, orNone(strings.Join(ran, ", ")))
+	fmt.Fprintf(p.Out, "kaasctl doctor: %s; checks run: %s\n", v.Mode, views.OrNone(strings.Join(ran, ", ")))
 	if len(skipped) > 0 {
-		fmtf(p.Out, "not run: %s\n", strings.Join(skipped, "; "))
+		fmt.Fprintf(p.Out, "not run: %s\n", strings.Join(skipped, "; "))
 	}
 	if gi := v.Sources.Generation; gi != nil {
-		fmtf(p.Out, "%s\n", gi.Summary())
+		fmt.Fprintf(p.Out, "%s\n", gi.Summary())
 	}
 	if len(v.Sources.Brokers) > 0 {
-		fmtf(p.Out, "%s\n", brokersLine(v.Sources.Brokers))
+		fmt.Fprintf(p.Out, "%s\n", views.BrokersLine(v.Sources.Brokers))
 	}
 	for _, sev := range []volume.Severity{volume.SevError, volume.SevWarning, volume.SevInfo} {
 		var fs []inspect.DoctorFinding
@@ -272,24 +273,24 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 			continue
 		}
 		title := map[volume.Severity]string{volume.SevError: "ERRORS", volume.SevWarning: "WARNINGS", volume.SevInfo: "INFO"}[sev]
-		fmtf(p.Out, "\n%s (%d)\n", title, len(fs))
+		fmt.Fprintf(p.Out, "\n%s (%d)\n", title, len(fs))
 		for i, f := range fs {
-			fmtf(p.Out, "%2d. [%s] %s  (affects %d)\n", i+1, f.Check, f.Code, f.BlastRadius)
-			fmtf(p.Out, "    %s\n", f.Message)
+			fmt.Fprintf(p.Out, "%2d. [%s] %s  (affects %d)\n", i+1, f.Check, f.Code, f.BlastRadius)
+			fmt.Fprintf(p.Out, "    %s\n", f.Message)
 			if len(f.Subjects) > 0 && (f.BlastRadius > 1 || !strings.Contains(f.Message, f.Subjects[0])) {
 				more := ""
 				if f.BlastRadius > len(f.Subjects) {
 					more = fmt.Sprintf(" … and %d more", f.BlastRadius-len(f.Subjects))
 				}
-				fmtf(p.Out, "    affected: %s%s\n", strings.Join(f.Subjects, ", "), more)
+				fmt.Fprintf(p.Out, "    affected: %s%s\n", strings.Join(f.Subjects, ", "), more)
 			}
-			fmtf(p.Out, "    fix: %s\n", f.Fix)
+			fmt.Fprintf(p.Out, "    fix: %s\n", f.Fix)
 			for _, cmd := range f.Commands {
-				fmtf(p.Out, "      $ %s\n", cmd)
+				fmt.Fprintf(p.Out, "      $ %s\n", cmd)
 			}
 		}
 	}
-	fmtf(p.Out, "\n")
+	fmt.Fprintf(p.Out, "\n")
 	verdict := "HEALTHY"
 	switch {
 	case v.Summary.Errors > 0:
@@ -297,7 +298,7 @@ func doctorHuman(p *render.Printer, v *DoctorView) error {
 	case v.Summary.Warnings > 0:
 		verdict = "WARNINGS"
 	}
-	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, render.Plural(v.Summary.Errors, "error", "errors"), render.Plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
+	fmt.Fprintf(p.Out, "%s: %s, %s, %d info\n", verdict, render.Plural(v.Summary.Errors, "error", "errors"), render.Plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -10,7 +9,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groupsDescribeOptions is 'groups describe' after flag parsing: every flag
@@ -31,22 +30,13 @@ type groupsDescribeOptions struct {
 	view string
 }
 
-// GroupsDescribeView is the machine document of 'groups describe'.
-type GroupsDescribeView struct {
-	Sources GroupsSourcesView          `json:"sources"`
-	Groups  []inspect.GroupDescription `json:"groups"`
-	// NotFound lists requested groups with neither an offset file nor an
-	// explicit entry.
-	NotFound []string `json:"notFound"`
-}
-
 func init() {
 	register(Descriptor{
 		Path:  "groups describe",
 		Usage: "coordinator, members, committed offsets (file and live) and lag of groups",
 		Docs: []FormatDoc{
-			{Title: "groups describe", Doc: GroupsDescribeView{}, JSONL: "each group (groups[])", Rank: 30},
-			{Title: "groups describe (with brokers)", Doc: GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
+			{Title: "groups describe", Doc: views.GroupsDescribeView{}, JSONL: "each group (groups[])", Rank: 30},
+			{Title: "groups describe (with brokers)", Doc: views.GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -145,8 +135,8 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 		return err
 	}
 	selected := inspect.SelectGroups(vol.KnownNames(), o.sel.Names, o.sel.All, o.sel.Regex)
-	v := GroupsDescribeView{}
-	volumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
+	v := views.GroupsDescribeView{}
+	views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
 	warnGeneration(g, vol.Scan)
 	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.Known, Files: vol.Files,
 		Assignment: vol.Assignment, State: vol.State, Filter: o.filter, Lag: o.lag})
@@ -157,7 +147,7 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
 	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.Layout))
-	if err := printGroupsDescribe(g, o, &v); err != nil {
+	if err := g.Printer.Print(views.DescribeOutput(g.Printer.Format, &v, o.view, o.summaryOnly)); err != nil {
 		return err
 	}
 	if err := inspect.OfflineNotFoundError(v.NotFound, vol.Scan.Findings); err != nil {
@@ -177,65 +167,6 @@ func flushLogs(g *Globals, lg *observe.Logs) {
 	if fallbacks != "" {
 		g.Warnf("%s", fallbacks)
 	}
-}
-
-// printGroupsDescribe prints the offline view: the summary section and a
-// block per group for people, one row per partition in csv.
-func printGroupsDescribe(g *Globals, o groupsDescribeOptions, v *GroupsDescribeView) error {
-	if o.view != "" {
-		return printDescribeView(g, *v, v.Groups, offlineOffsetsTable(g.Printer.Format, v.Groups))
-	}
-	sum := make([]summaryRow, len(v.Groups))
-	for i, d := range v.Groups {
-		sum[i] = summaryRow{d.Group, *d.Summary}
-	}
-	return printDescribe(g, o, *v, v.Groups, sum, func() *render.TableData { return describeTable(v) },
-		func(p *render.Printer) error { return describeHuman(p, v) })
-}
-
-// printDescribe prints a describe view (data; items for jsonl): the
-// summary section, alone with --summary-only, then each group's block for
-// people; csv gets the summary or csvTable's row per partition.
-func printDescribe(g *Globals, o groupsDescribeOptions, data, items any, sum []summaryRow, csvTable func() *render.TableData, blocks func(*render.Printer) error) error {
-	var t *render.TableData // read only by csv (people get Human)
-	switch {
-	case o.summaryOnly:
-		t = summaryTable(g.Printer.Format, sum)
-	case g.Printer.Format == render.CSV:
-		t = csvTable()
-	}
-	return g.Printer.Print(render.Output{Data: data, Items: items, Table: t, Human: func(p *render.Printer) error {
-		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
-			return err
-		}
-		return blocks(p)
-	}})
-}
-
-// describeTable is the offline view one row per partition (csv).
-func describeTable(v *GroupsDescribeView) *render.TableData {
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
-	for _, d := range v.Groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(render.CSV, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
-				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
-		}
-	}
-	return t
-}
-
-func optInt(p *int64) string {
-	if p == nil {
-		return "?"
-	}
-	return strconv.FormatInt(*p, 10)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 func quoteList(ss []string) string { return inspect.QuoteList(ss) }

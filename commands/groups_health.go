@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -25,7 +25,7 @@ func init() {
 		Path:  "groups health",
 		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
 		Docs: []FormatDoc{
-			{Title: "groups health", Doc: GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
+			{Title: "groups health", Doc: views.GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -42,19 +42,6 @@ func init() {
 			}
 		},
 	})
-}
-
-// GroupsHealthView is the machine document of 'groups health'.
-type GroupsHealthView struct {
-	// Source is "observed" or the exporter's URL.
-	Source   string                `json:"source"`
-	Window   string                `json:"window"`
-	Interval string                `json:"interval"`
-	Groups   []inspect.GroupHealth `json:"groups"`
-	// States counts the groups per worst condition; Conditions the groups
-	// per active condition (a group counts once for each it has).
-	States     map[string]int `json:"states"`
-	Conditions map[string]int `json:"conditions"`
 }
 
 // groups health's bounds: each observation is a refresh of every group
@@ -96,7 +83,7 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 }
 
 func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) error {
-	v := GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
+	v := views.GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
 	var all []inspect.GroupHealth
 	var cover inspect.HealthCoverage
 	if o.exporterURL != "" {
@@ -123,7 +110,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: groupsHealthTable(g.Printer.Format, v.Groups)}); err != nil {
+	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: views.GroupsHealthTable(g.Printer.Format, v.Groups)}); err != nil {
 		return err
 	}
 	if len(sel.Missing) > 0 {
@@ -133,51 +120,6 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
 	}
 	return nil
-}
-
-// groupsHealthTable is a line per group and active condition with its
-// evidence: the first fact of each (every fact with -o wide or csv).
-func groupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.TableData {
-	t := render.NewTable("GROUP", "CONDITION", "LAG", "DRAIN", "RETENTION", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")
-	wide := f == render.Wide || f == render.CSV
-	for _, h := range groups {
-		lag := "-"
-		if h.LagKnown || h.LagUnknown > 0 {
-			lag = totalLagText(h.LagKnown, h.Lag, h.LagUnknown)
-		}
-		drain, ret := h.Drain.Text(), h.Retention.Text()
-		if len(h.Evidence) == 0 {
-			t.Add(cellName(f, h.Group), h.State, lag, drain, ret, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
-			continue
-		}
-		shown := map[string]bool{}
-		for _, e := range h.Evidence {
-			if shown[e.State] && !wide {
-				continue
-			}
-			shown[e.State] = true
-			cond := e.State
-			if e.Carried {
-				cond += " (last known)"
-			}
-			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
-		}
-	}
-	return t
-}
-
-func healthOff(n int64) string {
-	if n < 0 {
-		return "-"
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func healthTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
 }
 
 // missingHealthError names the groups asked for that the evaluation does

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groupsListOptions is 'groups list' after flag parsing.
@@ -28,41 +28,13 @@ type groupsListOptions struct {
 	states []string
 }
 
-// GroupsSourcesView says which sources a groups command used.
-type GroupsSourcesView struct {
-	Assignment   string `json:"assignment"`
-	AssignmentOK bool   `json:"assignmentOk"`
-	OffsetsDir   string `json:"offsetsDir"`
-	LegacyDir    string `json:"legacyOffsetsDir"`
-	// OffsetFiles counts the offset files read: all of them for list,
-	// --all and --regex; the named groups' own for describe GROUP...
-	OffsetFiles int `json:"offsetFiles"`
-	// Generation is the kaas generation assumed for the volume and why
-	// (absent without a volume).
-	Generation    *volume.GenerationInfo `json:"generation,omitempty"`
-	ExplicitCount int                    `json:"explicitEntries"`
-	Live          bool                   `json:"live"`
-	// Mode and Brokers are set when brokers were asked: mode "live"
-	// (brokers only) or "merged" (volume and brokers).
-	Mode    string             `json:"mode,omitempty"`
-	Brokers []BrokerSourceView `json:"brokers,omitempty"`
-}
-
-// GroupsListView is the machine document of 'groups list'.
-type GroupsListView struct {
-	Sources GroupsSourcesView  `json:"sources"`
-	Total   int                `json:"total"`
-	Shown   int                `json:"shown"`
-	Groups  []inspect.GroupRow `json:"groups"`
-}
-
 func init() {
 	register(Descriptor{
 		Path:    "groups list",
 		Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
 		Aliases: []string{"ls"},
 		Docs: []FormatDoc{
-			{Title: "groups list", Doc: GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
+			{Title: "groups list", Doc: views.GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -153,21 +125,10 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 	if len(o.topics) > 0 {
 		rows = inspect.MatchTopics(rows, o.topics, fileTopics, nil)
 	}
-	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
-	volumeSources(&v.Sources, l, a, sr)
+	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
+	views.VolumeSources(&v.Sources, l, a, sr)
 	offlineListNote(g, l, sr, v.Sources.ExplicitCount)
-	var t *render.TableData
-	if needsTable(g) {
-		t = render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
-		t.Rows = make([][]string, 0, len(rows))
-		for _, r := range rows {
-			t.Add(cellName(g.Printer.Format, r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
-				strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
-		}
-	}
-	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
-		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
-	}})
+	return g.Printer.Print(views.GroupsListOutput(g.Printer.Format, v))
 }
 
 // offlineListNote says on stderr what an offline list read.
@@ -183,11 +144,11 @@ func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit
 func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
 	set := inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files})
 	var head struct {
-		Sources GroupsSourcesView `json:"sources"`
-		Total   int               `json:"total"`
-		Shown   int               `json:"shown"`
+		Sources views.GroupsSourcesView `json:"sources"`
+		Total   int                     `json:"total"`
+		Shown   int                     `json:"shown"`
 	}
-	volumeSources(&head.Sources, l, a, sr)
+	views.VolumeSources(&head.Sources, l, a, sr)
 	offlineListNote(g, l, sr, head.Sources.ExplicitCount)
 	head.Total, head.Shown = set.Len(), set.Len()
 	filtered := filter != (inspect.GroupFilter{})
@@ -230,25 +191,6 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 	}
 	return d.Close()
 }
-
-// needsTable reports whether the output format prints a table (people's
-// formats and csv): json, jsonl and yaml never build one, which for a
-// million rows is most of the memory.
-func needsTable(g *Globals) bool {
-	f := g.Printer.Format
-	return !f.Machine() || f == render.CSV
-}
-
-func filteredSuffix(total int) string {
-	if total == 0 {
-		return " on this volume"
-	}
-	return " match (" + render.Plural(total, "group", "groups") + " on the volume)"
-}
-
-// filesCell lists a group's offset files whole (the printer escapes what
-// a terminal must not see; csv carries the paths unchanged).
-func filesCell(files []string) string { return strings.Join(files, " ") }
 
 // listGroupFiles reads the offset files for groups list: summaries only,
 // or with topics (--topic) every file parsed and its partitions counted per

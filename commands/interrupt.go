@@ -37,7 +37,7 @@ func (w *interruptWatch) requested() bool {
 	}
 	if !w.said {
 		w.said = true
-		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", s)
+		fmt.Fprintf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", s)
 	}
 	return true
 }
@@ -76,7 +76,7 @@ func groupRecorder(g *Globals, total int, record *os.File) func(*repair.GroupPla
 		n++
 		line := fmt.Sprintf("[%d/%d] group '%s': %s", n, total, volume.DisplayName(gp.Group), groupOutcomeText(gp))
 		if total >= 2 && !g.Quiet {
-			fmtf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
+			fmt.Fprintf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
 		}
 		if record != nil {
 			fmt.Fprintf(record, "# %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), render.Clean(line))

@@ -15,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -128,7 +129,7 @@ func runOffsetsHistory(_ context.Context, g *Globals, o offsetsHistoryOptions) e
 		v.Until = &o.until
 	}
 	if len(h.Points) == 0 {
-		g.Warnf("group '%s': no history in range (journal %s, %d backups)", volume.DisplayName(o.group), orNone(v.Journal), len(v.Backups))
+		g.Warnf("group '%s': no history in range (journal %s, %d backups)", volume.DisplayName(o.group), views.OrNone(v.Journal), len(v.Backups))
 	}
 	t := render.NewTable("TIME", "GROUP", "PARTITION", "OFFSET", "PREVIOUS", "SOURCE", "KIND", "ANOMALY", "DETAIL")
 	for _, r := range v.Rows {

@@ -510,15 +510,15 @@ func reportGroups(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
 		switch gp.Outcome {
 		case repair.OutcomeError:
-			fmtf(g.IO.Err, "Error: group '%s': %s\n", render.Clean(gp.Group), render.Clean(gp.Error))
+			fmt.Fprintf(g.IO.Err, "Error: group '%s': %s\n", render.Clean(gp.Group), render.Clean(gp.Error))
 		case repair.OutcomeSkipped:
 			if strings.HasPrefix(gp.Skipped, "No reset plan") {
-				fmtf(g.IO.Err, "Error: %s\n", render.Clean(gp.Skipped))
+				fmt.Fprintf(g.IO.Err, "Error: %s\n", render.Clean(gp.Skipped))
 			} else {
 				g.Notef("skipped: %s", gp.Skipped)
 			}
 		case repair.OutcomeRefused:
-			fmtf(g.IO.Err, "Error: %s\n", render.Clean(gp.Refused))
+			fmt.Fprintf(g.IO.Err, "Error: %s\n", render.Clean(gp.Refused))
 		}
 		if gp.PlainMap && gp.Error == "" {
 			g.Warnf("%s is a plain map, which Rust 0.2.18 brokers read as EMPTY (the volume is taken to be 0.2.18); the write converts it to the v2 envelope", gp.Path)
@@ -737,7 +737,7 @@ func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repai
 func forceBanner(g *Globals, plans []*repair.GroupPlan) {
 	for _, gp := range plans {
 		if gp.Refused != "" && gp.Error == "" && gp.Skipped == "" {
-			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", render.Clean(gp.Group), render.Clean(gp.Refused))
+			fmt.Fprintf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", render.Clean(gp.Group), render.Clean(gp.Refused))
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -212,7 +213,7 @@ func writePlanAssignment(p *render.Printer, v inspect.AssignPlan, t *render.Tabl
 	fmt.Fprintf(w, "%s  %s · assignor %s · %s\n", p.Paint(render.Bold, "plan assignment"), render.Shorten(v.Group, 80), v.Assignor, render.Plural(v.Rebalances, "rebalance", "rebalances"))
 	fmt.Fprintf(w, "members        %s\n", v.Sources.Members)
 	fmt.Fprintf(w, "subscriptions  %s\n", v.Sources.Subscriptions)
-	fmt.Fprintf(w, "partitions     %s: %s\n", orNone(v.Sources.Partitions), countsText(v.Partitions))
+	fmt.Fprintf(w, "partitions     %s: %s\n", views.OrNone(v.Sources.Partitions), countsText(v.Partitions))
 	fmt.Fprintf(w, "now            %s\n", v.Sources.Now)
 	fmt.Fprintf(w, "assignor       %s\n", v.AssignorNote)
 	for _, n := range v.Notes {
@@ -224,12 +225,12 @@ func writePlanAssignment(p *render.Printer, v inspect.AssignPlan, t *render.Tabl
 	}
 	fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Moves), "partition moves (its consumption pauses while it changes owner)", "partitions move (their consumption pauses while they change owner)")))
 	for _, mv := range v.Moves {
-		fmt.Fprintf(w, "  %s/%d  %s → %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From), orNone(mv.To))
+		fmt.Fprintf(w, "  %s/%d  %s → %s\n", render.Shorten(mv.Topic, 80), mv.Partition, views.OrNone(mv.From), views.OrNone(mv.To))
 	}
 	if len(v.Revoked) > 0 {
 		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, "revoked by the first (cooperative) rebalance, assigned by the second"))
 		for _, mv := range v.Revoked {
-			fmt.Fprintf(w, "  %s/%d  from %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From))
+			fmt.Fprintf(w, "  %s/%d  from %s\n", render.Shorten(mv.Topic, 80), mv.Partition, views.OrNone(mv.From))
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // plan restart --follow: internal/watch follows assignment.json; each
@@ -142,7 +143,7 @@ func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
 	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
 		Step: fl.f.Step + 1, Deviations: inspect.VersionWarnings("assignment.json", last, a, false),
 		Message: fmt.Sprintf("v%d (epoch %d, controller %s): older than v%d (epoch %d), the last version followed — kaas's brokers skip it; still following from v%d",
-			a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), last.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)}
+			a.AssignmentVersion, a.ControllerEpoch, views.OrNone(a.Controller), last.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)}
 	we, wb := fl.f.Expected()
 	ev.Expected = strings.TrimSpace(we + " " + wb)
 	ev.Next = ev.Expected
@@ -206,9 +207,9 @@ func (fl *follower) emit(e FollowEvent) {
 	for _, m := range e.Moves {
 		mark := "as predicted"
 		if !m.AsPlanned {
-			mark = "predicted " + orNone(m.Predicted)
+			mark = "predicted " + views.OrNone(m.Predicted)
 		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(mark))
+		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(views.OrNone(m.From)), render.Clean(views.OrNone(m.To)), render.Clean(mark))
 	}
 	for _, n := range e.Notes {
 		fmt.Fprintln(w, "    note: "+render.Clean(n))

@@ -14,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -211,7 +212,7 @@ func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData
 	w := p.Out
 	pl := v.RestartPlan
 	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", p.Paint(render.Bold, "plan restart"),
-		len(pl.Brokers), cleanJoin(pl.Brokers, ", "), render.Clean(orNone(pl.Controller)), pl.Version, pl.Epoch)
+		len(pl.Brokers), cleanJoin(pl.Brokers, ", "), render.Clean(views.OrNone(pl.Controller)), pl.Version, pl.Epoch)
 	fmt.Fprintf(w, "from        %s\n", render.Clean(v.Sources.Assignment))
 	fmt.Fprintf(w, "groups      %d known: %d with members, %d loaded but Empty, %d idle — %s\n", pl.Groups.Known, pl.Groups.WithMembers, pl.Groups.LoadedEmpty, pl.Groups.Idle, v.Sources.Activity)
 	fmt.Fprintf(w, "model       placement %s; %s\n", pl.Placement, render.Clean(v.Sources.Generation))
@@ -253,7 +254,7 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if v.Failover {
 				fo = p.Paint(render.Yellow, "  controller failover")
 			}
-			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, render.Clean(orNone(v.Controller)),
+			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, render.Clean(views.OrNone(v.Controller)),
 				cleanJoin(v.Brokers, ","), render.Plural(v.Entries, "explicit entry", "explicit entries"), fo)
 		}
 		if len(v.WithoutCoordinator) > 0 {
@@ -277,7 +278,7 @@ func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
 			if len(tags) > 0 {
 				tag = " [" + strings.Join(tags, ", ") + "]"
 			}
-			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(m.Cause), tag)
+			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), render.Clean(views.OrNone(m.From)), render.Clean(views.OrNone(m.To)), render.Clean(m.Cause), tag)
 		}
 	}
 	for _, x := range s.WaitFor {

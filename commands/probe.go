@@ -211,7 +211,7 @@ func probeOutput(v ProbeView) render.Output {
 			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), render.Dash(b.Error), render.Dash(b.Tier))
 	}
 	return render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(v.Rounds, "probe", "probes"))
+		fmt.Fprintf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(v.Rounds, "probe", "probes"))
 		return p.Table(t)
 	}}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Direct tests: each command's run function called with Globals built by
@@ -98,7 +99,7 @@ func TestRunGroupsHealthDirect(t *testing.T) {
 	if err := runGroupsHealth(context.Background(), g, o); exit.Code(err) == exit.Error || exit.Code(err) == exit.Usage {
 		t.Fatalf("groups health: %v", err)
 	}
-	v := decodeOut[GroupsHealthView](t, out)
+	v := decodeOut[views.GroupsHealthView](t, out)
 	if v.Source != "observed" || len(v.Groups) != 1 || v.Groups[0].Group != "g" || v.Groups[0].Samples != 3 {
 		t.Fatalf("view %+v", v)
 	}

@@ -217,9 +217,9 @@ func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sa
 	defer stop()
 	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
 	case sandbox.StopCanceled:
-		fmtf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
+		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
 	case sandbox.StopControl:
-		fmtf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
+		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
 	}
 	return finishSandbox(g, info)
 }
@@ -228,11 +228,11 @@ func finishSandbox(g *Globals, info sandboxInfo) error {
 	if !g.Printer.Format.Machine() && !g.Quiet {
 		switch {
 		case !info.TempDir:
-			fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
+			fmt.Fprintf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
 		case info.Keep:
-			fmtf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
+			fmt.Fprintf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
 		default:
-			fmtf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
+			fmt.Fprintf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
 		}
 	}
 	return nil
@@ -243,27 +243,27 @@ func printSandboxInfo(g *Globals, info sandboxInfo) error {
 		return g.Printer.Print(render.Output{Data: info})
 	}
 	w := g.IO.Out
-	fmtf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
-	fmtf(w, "  bootstrap:   %s\n", info.Bootstrap)
+	fmt.Fprintf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
+	fmt.Fprintf(w, "  bootstrap:   %s\n", info.Bootstrap)
 	if info.TempDir && !info.Keep {
-		fmtf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
+		fmt.Fprintf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
 	} else if info.TempDir {
-		fmtf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
+		fmt.Fprintf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
 	} else {
-		fmtf(w, "  data dir:    %s\n", info.DataDir)
+		fmt.Fprintf(w, "  data dir:    %s\n", info.DataDir)
 	}
-	fmtf(w, "  cluster dir: %s\n", info.ClusterDir)
-	fmtf(w, "  logs:        %s/kaas-N.log\n", info.LogDir)
+	fmt.Fprintf(w, "  cluster dir: %s\n", info.ClusterDir)
+	fmt.Fprintf(w, "  logs:        %s/kaas-N.log\n", info.LogDir)
 	if info.Control != "" {
-		fmtf(w, "  control:     %s  (GET /status, POST /stop?broker=kaas-1, POST /start?broker=kaas-1, POST /quit)\n", info.Control)
+		fmt.Fprintf(w, "  control:     %s  (GET /status, POST /stop?broker=kaas-1, POST /start?broker=kaas-1, POST /quit)\n", info.Control)
 	}
-	fmtf(w, "  state file:  %s\n", info.StateFile)
+	fmt.Fprintf(w, "  state file:  %s\n", info.StateFile)
 	if info.Demo {
-		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
-		fmtf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
+		fmt.Fprintf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
+		fmt.Fprintf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
 	}
-	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
-	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
+	fmt.Fprintf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
+	fmt.Fprintf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
 	return nil
 }
 

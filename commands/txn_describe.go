@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -40,9 +42,9 @@ func parseTxnDescribe(c *cli.Context) (txnOptions, error) {
 func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 	for i, r := range v.Transactions {
 		if i > 0 {
-			fmtf(p.Out, "\n")
+			fmt.Fprintf(p.Out, "\n")
 		}
-		fmtf(p.Out, "TRANSACTION %s\n", volume.DisplayName(r.ID))
+		fmt.Fprintf(p.Out, "TRANSACTION %s\n", volume.DisplayName(r.ID))
 		kv := render.NewTable("FIELD", "VALUE")
 		kv.Add("state", txnStateCell(r))
 		kv.Add("producer id", strconv.FormatInt(r.ProducerID, 10))
@@ -69,7 +71,7 @@ func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 		}
 		kv.Add("partitions", strings.Join(parts, " "))
 		kv.Add("groups", strings.Join(r.Groups, ", "))
-		kv.Add("coordinator", orNone(r.Coordinator)+"  (hash tier only, "+r.Tier+")")
+		kv.Add("coordinator", views.OrNone(r.Coordinator)+"  (hash tier only, "+r.Tier+")")
 		slot := r.SlotFile
 		if r.WrongSlot {
 			slot += "  WRONG SLOT: kaas looks in " + r.ExpectedSlotFile + " and never finds this entry"
@@ -78,15 +80,15 @@ func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 			slot += "  UNDECODABLE: kaas cannot read this slot file, every id in it fails"
 		}
 		kv.Add("slot file", slot)
-		if err := writeKV(p, kv); err != nil {
+		if err := views.WriteKV(p, kv); err != nil {
 			return err
 		}
 	}
 	for _, id := range v.NotFound {
 		if len(v.Transactions) > 0 {
-			fmtf(p.Out, "\n")
+			fmt.Fprintf(p.Out, "\n")
 		}
-		fmtf(p.Out, "TRANSACTION %s: not found (kaas keeps it in %s)\n", volume.DisplayName(id), expectedSlots([]string{id}))
+		fmt.Fprintf(p.Out, "TRANSACTION %s: not found (kaas keeps it in %s)\n", volume.DisplayName(id), expectedSlots([]string{id}))
 	}
 	return nil
 }

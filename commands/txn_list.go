@@ -17,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // TxnListView is the machine document of 'txn list' and 'txn describe'.
@@ -113,7 +114,9 @@ func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 		if len(all) > 0 {
 			empty = "no transactions match"
 		}
-		human = func(p *render.Printer) error { return filteredTable(p, t, len(rows), len(all), "transactions", empty) }
+		human = func(p *render.Printer) error {
+			return views.FilteredTable(p, t, len(rows), len(all), "transactions", empty)
+		}
 	}
 	if err := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: human}); err != nil {
 		return err

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -84,18 +85,18 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 // writeCheckHuman is volume check for people: the generation, each
 // finding with its fix, and the verdict.
 func writeCheckHuman(p *render.Printer, rep *inspect.CheckReport) error {
-	fmtf(p.Out, "%s\n\n", rep.Generation.Summary())
+	fmt.Fprintf(p.Out, "%s\n\n", rep.Generation.Summary())
 	for _, f := range rep.Findings {
-		fmtf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
-		fmtf(p.Out, "        %s\n", f.Message)
+		fmt.Fprintf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
+		fmt.Fprintf(p.Out, "        %s\n", f.Message)
 		if f.Fix != "" {
-			fmtf(p.Out, "        fix: %s\n", f.Fix)
+			fmt.Fprintf(p.Out, "        fix: %s\n", f.Fix)
 		}
 	}
 	if len(rep.Findings) > 0 {
-		fmtf(p.Out, "\n")
+		fmt.Fprintf(p.Out, "\n")
 	}
-	fmtf(p.Out, "%s\n", checkSummaryLine(rep))
+	fmt.Fprintf(p.Out, "%s\n", checkSummaryLine(rep))
 	return nil
 }
 

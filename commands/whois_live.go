@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // whois --live: FindCoordinator for every key (batched), beside the answer
@@ -63,7 +64,7 @@ func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, n
 			if wireSays == "" {
 				wireSays = "no coordinator (" + co.Err + ")"
 			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("DISAGREES: FindCoordinator says %s, the volume says %s", wireSays, orNone(r.Coordinator)))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("DISAGREES: FindCoordinator says %s, the volume says %s", wireSays, views.OrNone(r.Coordinator)))
 		}
 		if r.Warnings == nil {
 			r.Warnings = []string{}
@@ -118,7 +119,7 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 			t.Add(whoisLiveRow(r)...)
 		}
 		if err := g.Printer.Print(render.Output{Data: rs, Items: rs, Table: t, Human: func(p *render.Printer) error {
-			fmtf(p.Out, "%s; live: FindCoordinator answered by %s\n", wh.Scenario, orNone(strings.Join(cl.Answered(), ",")))
+			fmt.Fprintf(p.Out, "%s; live: FindCoordinator answered by %s\n", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ",")))
 			return p.Table(t)
 		}}); err != nil {
 			return err
@@ -149,7 +150,7 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
 	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ","))))
+		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ","))))
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
 		if len(keys) == 0 {
