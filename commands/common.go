@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Names of the flags every command accepts.
@@ -330,10 +331,10 @@ func givenFlags(c *cli.Context) string {
 			}
 		case *cli.StringSliceFlag:
 			for _, v := range c.StringSlice(name) {
-				b.WriteString(" --" + name + " " + shellQuote(v))
+				b.WriteString(" --" + name + " " + views.ShellQuote(v))
 			}
 		default:
-			b.WriteString(" --" + name + " " + shellQuote(c.String(name)))
+			b.WriteString(" --" + name + " " + views.ShellQuote(c.String(name)))
 		}
 	}
 	return b.String()

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func TestRunCompletionAndComplete(t *testing.T) {
@@ -46,7 +48,7 @@ func TestRunVersionDirect(t *testing.T) {
 	if err := runVersion(context.Background(), g, versionOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var v versionView
+	var v views.VersionView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Version != Version || v.SupportedKaas != SupportedKaas || v.Platform == "" {
 		t.Fatalf("%s: %v", out.String(), err)
 	}

@@ -463,7 +463,7 @@ func TestLiveWhois(t *testing.T) {
 		if r.Code != 0 {
 			t.Fatalf("asking %s: exit %d\n%s", id, r.Code, r.Err)
 		}
-		rs := decodeJSON[[]WhoisLiveResult](t, r)
+		rs := decodeJSON[[]views.WhoisLiveResult](t, r)
 		for _, x := range rs {
 			if !x.Agrees || !x.Compared || x.WireCoordinator != x.Coordinator || x.Coordinator != sb.Coordinator(x.Key) {
 				t.Errorf("asking %s: %s wire %s computed %s agrees %v", id, x.Key, x.WireCoordinator, x.Coordinator, x.Agrees)
@@ -471,7 +471,7 @@ func TestLiveWhois(t *testing.T) {
 		}
 	}
 	// Transactional ids go through FindCoordinator type 1 (hash tier).
-	if rs := decodeJSON[[]WhoisLiveResult](t, live(t, sb, "whois", "--live", "--txn", "--exit-code", "--data-dir", dd, "-o", "json", "tx-1", "payments-tx-0")); len(rs) != 2 || !rs[0].Agrees || !rs[1].Agrees || rs[0].Kind != "txn" {
+	if rs := decodeJSON[[]views.WhoisLiveResult](t, live(t, sb, "whois", "--live", "--txn", "--exit-code", "--data-dir", dd, "-o", "json", "tx-1", "payments-tx-0")); len(rs) != 2 || !rs[0].Agrees || !rs[1].Agrees || rs[0].Kind != "txn" {
 		t.Errorf("--txn --live: %+v", rs)
 	}
 	// The table has WIRE and AGREES.
@@ -493,7 +493,7 @@ func TestLiveWhois(t *testing.T) {
 		t.Fatalf("--stdin: %d lines", len(lines))
 	}
 	for _, ln := range lines {
-		var x WhoisLiveResult
+		var x views.WhoisLiveResult
 		if err := json.Unmarshal([]byte(ln), &x); err != nil || !x.Agrees {
 			t.Fatalf("--stdin line %s: %v", ln, err)
 		}
@@ -510,7 +510,7 @@ func TestLiveWhois(t *testing.T) {
 		t.Errorf("disagreement without --exit-code: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	r = live(t, sb, "whois", "--live", "--exit-code", "--data-dir", dd, "billing", "-o", "json")
-	rs := decodeJSON[[]WhoisLiveResult](t, r)
+	rs := decodeJSON[[]views.WhoisLiveResult](t, r)
 	if r.Code != 3 || rs[0].Agrees || rs[0].Coordinator != other || !strings.Contains(strings.Join(rs[0].Warnings, ";"), "DISAGREES") {
 		t.Errorf("--exit-code: exit %d %+v", r.Code, rs)
 	}

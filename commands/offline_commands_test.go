@@ -255,7 +255,7 @@ func TestTxnFilters(t *testing.T) {
 	ids := func(args ...string) string {
 		out, _, _ := runVol(t, append([]string{"txn", "list", "--data-dir", vol, "--now", volNow, "-o", "json"}, args...)...)
 		var names []string
-		for _, r := range mustJSON[TxnListView](t, out).Transactions {
+		for _, r := range mustJSON[views.TxnListView](t, out).Transactions {
 			names = append(names, r.ID)
 		}
 		return strings.Join(names, ",")

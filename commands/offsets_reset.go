@@ -17,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -28,7 +29,7 @@ func init() {
 		Path:  "offsets reset",
 		Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
 		Docs: []FormatDoc{
-			{Title: "offsets reset / offsets delete", Doc: resetView{}, JSONL: "the whole document", Rank: 220},
+			{Title: "offsets reset / offsets delete", Doc: views.ResetView{}, JSONL: "the whole document", Rank: 220},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -360,150 +361,6 @@ func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, erro
 	return all, scopes, nil
 }
 
-// resetView is the machine document of offsets reset and offsets delete.
-type resetView struct {
-	Command string              `json:"command"` // reset | delete
-	Mode    string              `json:"mode"`    // dry-run | execute
-	Path    string              `json:"path"`    // live | offline
-	Spec    string              `json:"spec,omitempty"`
-	Forced  bool                `json:"forced"`
-	Groups  []*repair.GroupPlan `json:"groups"`
-	Summary resetSummary        `json:"summary"`
-	rows    []*repair.ResetRow
-}
-
-type resetSummary struct {
-	Groups     int `json:"groups"`
-	Partitions int `json:"partitions"`
-	Changed    int `json:"changed"`
-	Refused    int `json:"refused"`
-	Skipped    int `json:"skipped"`
-	Errors     int `json:"errors"`
-	Failed     int `json:"failed"`
-	Cached     int `json:"cached"`
-}
-
-func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans []*repair.GroupPlan) *resetView {
-	v := &resetView{Command: cmd, Mode: "dry-run", Path: "live", Spec: spec, Forced: m.force, Groups: plans}
-	if m.execute {
-		v.Mode = "execute"
-	}
-	if cl == nil {
-		v.Path = "offline"
-	}
-	v.Summary.Groups = len(plans)
-	n := 0
-	for _, gp := range plans {
-		n += len(gp.Rows)
-	}
-	v.rows = make([]*repair.ResetRow, 0, n)
-	for _, gp := range plans {
-		switch gp.Outcome {
-		case repair.OutcomeRefused:
-			v.Summary.Refused++
-		case repair.OutcomeError:
-			v.Summary.Errors++
-		case repair.OutcomeSkipped:
-			v.Summary.Skipped++
-		}
-		v.Summary.Failed += gp.Failed
-		for i := range gp.Rows {
-			r := &gp.Rows[i]
-			v.Summary.Partitions++
-			if r.Changed {
-				v.Summary.Changed++
-			}
-			if r.Result == repair.ResultCached {
-				v.Summary.Cached++
-			}
-			v.rows = append(v.rows, r)
-		}
-	}
-	return v
-}
-
-func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
-	var ns []string
-	if gp != nil && r.Result == "" {
-		switch gp.Outcome {
-		case repair.OutcomeRefused:
-			ns = append(ns, fmt.Sprintf("not written: group refused (state %s)", gp.State))
-		case repair.OutcomeError:
-			if r.Error == "" {
-				ns = append(ns, "not written: the group cannot be planned")
-			}
-		}
-	}
-	if r.Error != "" {
-		ns = append(ns, "error: "+r.Error)
-	}
-	ns = append(ns, r.Warnings...)
-	if r.Detail != "" && r.Result != repair.ResultOK && r.Result != repair.ResultUnchanged {
-		ns = append(ns, r.Detail)
-	}
-	return strings.Join(ns, "; ")
-}
-
-func printResetView(g *Globals, v *resetView) error {
-	switch g.Printer.Format {
-	case render.JSON:
-		// Group by group: a plan of a million rows is never one document
-		// in memory.
-		return render.WriteJSONStreamed(g.Printer.Out, v, "groups")
-	case render.JSONL, render.YAML:
-		return g.Printer.Print(render.Output{Data: v, Items: v.rows})
-	}
-	out := render.Output{Data: v, Items: v.rows, Table: resetTable(v)}
-	if len(v.rows) == 0 {
-		// Nothing planned (every group refused, skipped or unplannable):
-		// the errors on stderr say why; no bare header on stdout.
-		out.Human = func(*render.Printer) error { return nil }
-	}
-	return g.Printer.Print(out)
-}
-
-// resetTable is the plan (or what was written) one row a partition.
-func resetTable(v *resetView) *render.TableData {
-	executed := v.Mode == "execute"
-	plan := map[string]*repair.GroupPlan{}
-	for _, gp := range v.Groups {
-		plan[gp.Group] = gp
-	}
-	hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
-	if v.Command == "delete" {
-		hdr = []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
-	}
-	if executed {
-		hdr = append(hdr, "RESULT")
-	}
-	t := render.NewTable(append(hdr, "NOTES")...)
-	for _, r := range v.rows {
-		var cells []string
-		if v.Command == "delete" {
-			action := "delete"
-			if !r.Changed {
-				action = "none"
-			}
-			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), action}
-		} else {
-			nw := strconv.FormatInt(r.New, 10)
-			if r.Error != "" {
-				nw = "-"
-			}
-			end := render.OptInt(r.LogEnd)
-			if r.LogSource == volume.SourceManifest {
-				end += " (manifest, unverified)"
-			}
-			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), nw, render.OptInt(r.LogStart), end}
-		}
-		if executed {
-			cells = append(cells, render.Dash(r.Result))
-		}
-		t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
-	}
-	return t
-}
-
 // reportGroups prints each group's refusal, error, skip and warnings on
 // stderr: one error line per refused group, as Kafka's tool does.
 func reportGroups(g *Globals, plans []*repair.GroupPlan) {
@@ -702,7 +559,7 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 		if err := exportPlan(g, r.plans, r.multi); err != nil {
 			return err
 		}
-	} else if err := printResetView(g, buildResetView(r.cmd, m, cl, r.spec, r.plans)); err != nil {
+	} else if err := views.PrintResetView(g.Printer, views.BuildResetView(r.cmd, m.execute, cl != nil, m.force, r.spec, r.plans)); err != nil {
 		return err
 	}
 	noteApplied(g, m, cl, r.cmd, res, applyErr)

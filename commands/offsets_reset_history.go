@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -170,10 +171,10 @@ func exportRollback(g *Globals, name string, overwrite bool, plans []*repair.Gro
 	if len(plans) <= 10 {
 		scope = ""
 		for _, gp := range plans {
-			scope += " --group " + shellQuote(gp.Group)
+			scope += " --group " + views.ShellQuote(gp.Group)
 		}
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, shellQuote(name), g.GivenFlags())
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, views.ShellQuote(name), g.GivenFlags())
 	return f, nil
 }
 

@@ -3,10 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +12,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -25,7 +21,7 @@ func init() {
 		Path:  "plan assignment",
 		Usage: "the partitions each member of a group owns now and after members join or leave, and which move",
 		Docs: []FormatDoc{
-			{Title: "plan assignment", Doc: PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
+			{Title: "plan assignment", Doc: views.PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
 		},
 		Build: newPlanAssignmentCmd,
 	})
@@ -46,12 +42,6 @@ func newPlanAssignmentCmd() *cli.Command {
 		Action: action(parsePlanAssignment, runPlanAssignment),
 	}
 }
-
-// PlanAssignmentView is plan assignment's -o json document.
-type PlanAssignmentView = inspect.AssignPlan
-
-// PlanAssignMember is one member now and after.
-type PlanAssignMember = inspect.AssignPlanMember
 
 // planAssignmentOptions is 'plan assignment' after flag parsing.
 type planAssignmentOptions struct {
@@ -112,7 +102,7 @@ func runPlanAssignment(ctx context.Context, g *Globals, o planAssignmentOptions)
 	if err != nil {
 		return assignInputError(err)
 	}
-	return renderPlanAssignment(g.Printer, v)
+	return g.Printer.Print(views.PlanAssignmentOutput(v))
 }
 
 // assignInputError makes a plan that cannot be made from what was given a
@@ -193,71 +183,4 @@ func partitionCounts(ctx context.Context, cl *wire.Client, a *volume.Assignment,
 		return inspect.PartitionCountsFromAssignment(a, topics), "assignment.json partitions[]", nil
 	}
 	return nil, "", nil
-}
-
-// renderPlanAssignment prints the plan: the table of members (-o json: the
-// plan), with the sources, the moves and what a cooperative rebalance
-// revokes first.
-func renderPlanAssignment(pr *render.Printer, v inspect.AssignPlan) error {
-	t := render.NewTable("MEMBER", "STATUS", "NOW", "AFTER", "GAINED", "LOST", "INSTANCE+", "CLIENT+", "SUBSCRIPTION+")
-	for _, m := range v.Members {
-		t.Add(m.MemberID, m.Status, partsText(m.Now), partsText(m.After), strconv.Itoa(m.Gained), strconv.Itoa(m.Lost), m.InstanceID, m.ClientID, strings.Join(m.Subscription, ","))
-	}
-	return pr.Print(render.Output{Data: v, Items: v.Members, Table: t, Human: func(p *render.Printer) error {
-		return writePlanAssignment(p, v, t)
-	}})
-}
-
-func writePlanAssignment(p *render.Printer, v inspect.AssignPlan, t *render.TableData) error {
-	w := p.Out
-	fmt.Fprintf(w, "%s  %s · assignor %s · %s\n", p.Paint(render.Bold, "plan assignment"), render.Shorten(v.Group, 80), v.Assignor, render.Plural(v.Rebalances, "rebalance", "rebalances"))
-	fmt.Fprintf(w, "members        %s\n", v.Sources.Members)
-	fmt.Fprintf(w, "subscriptions  %s\n", v.Sources.Subscriptions)
-	fmt.Fprintf(w, "partitions     %s: %s\n", views.OrNone(v.Sources.Partitions), countsText(v.Partitions))
-	fmt.Fprintf(w, "now            %s\n", v.Sources.Now)
-	fmt.Fprintf(w, "assignor       %s\n", v.AssignorNote)
-	for _, n := range v.Notes {
-		fmt.Fprintf(w, "note           %s\n", n)
-	}
-	fmt.Fprintln(w)
-	if err := p.Table(t); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Moves), "partition moves (its consumption pauses while it changes owner)", "partitions move (their consumption pauses while they change owner)")))
-	for _, mv := range v.Moves {
-		fmt.Fprintf(w, "  %s/%d  %s → %s\n", render.Shorten(mv.Topic, 80), mv.Partition, views.OrNone(mv.From), views.OrNone(mv.To))
-	}
-	if len(v.Revoked) > 0 {
-		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, "revoked by the first (cooperative) rebalance, assigned by the second"))
-		for _, mv := range v.Revoked {
-			fmt.Fprintf(w, "  %s/%d  from %s\n", render.Shorten(mv.Topic, 80), mv.Partition, views.OrNone(mv.From))
-		}
-	}
-	return nil
-}
-
-func partsText(m map[string][]int32) string {
-	if len(m) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for _, t := range slices.Sorted(maps.Keys(m)) {
-		ps := make([]string, len(m[t]))
-		for i, p := range m[t] {
-			ps[i] = strconv.Itoa(int(p))
-		}
-		parts = append(parts, t+": "+strings.Join(ps, ","))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func countsText(m map[string]int32) string {
-	if len(m) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for _, t := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s %d", t, m[t]))
-	}
-	return strings.Join(parts, ", ")
 }

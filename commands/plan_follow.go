@@ -21,14 +21,6 @@ import (
 // file prints the events and, with brokers, waits for the moved groups to
 // be Stable before saying it is safe to go on.
 
-// FollowEvent is one line of plan restart --follow (-o jsonl: one object
-// per line).
-type FollowEvent = inspect.FollowEvent
-
-// FollowedMove is a group's coordinator change as written, beside the
-// prediction.
-type FollowedMove = inspect.FollowedMove
-
 // follower prints a followed restart and checks the settling of each
 // step with the brokers (cl nil: offline).
 type follower struct {
@@ -67,7 +59,7 @@ func followRestart(ctx context.Context, g *Globals, o followOptions, in inspect.
 	wctx, wcancel := context.WithCancel(ctx)
 	w := watch.Follow(wctx, watch.Options{Path: l.AssignmentPath(), PollInterval: o.PollInterval}, 256)
 	defer func() { wcancel(); _ = w.Err() }()
-	fl.emit(FollowEvent{Kind: "following", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
+	fl.emit(views.FollowEvent{Kind: "following", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
 		Message: fmt.Sprintf("following %s (v%d) for the %s order %s (%d group moves of groups with members predicted); restart %s first",
 			l.AssignmentPath(), a.AssignmentVersion, which, strings.Join(order.Order, " → "), order.Score.Moves, order.Order[0]),
 		Next: order.Order[0]})
@@ -123,7 +115,7 @@ func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool,
 		return true, fl.finish("stopped at the first deviation (--keep-going follows on): re-plan with 'kaasctl plan restart' once the cluster is whole again", true)
 	}
 	if out.Waiting {
-		fl.emit(FollowEvent{Kind: "waiting", Broker: out.Event.Broker, Message: fmt.Sprintf("    %s stopped as planned; %s (the next version should list it)", out.Event.Broker, fl.startWhen(out.Event))})
+		fl.emit(views.FollowEvent{Kind: "waiting", Broker: out.Event.Broker, Message: fmt.Sprintf("    %s stopped as planned; %s (the next version should list it)", out.Event.Broker, fl.startWhen(out.Event))})
 	}
 	if out.Settle {
 		fl.settleStep(ctx)
@@ -140,7 +132,7 @@ func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool,
 // with, and it is a deviation (the plan predicted no such version).
 func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
 	last := fl.f.Last
-	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
+	ev := views.FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
 		Step: fl.f.Step + 1, Deviations: inspect.VersionWarnings("assignment.json", last, a, false),
 		Message: fmt.Sprintf("v%d (epoch %d, controller %s): older than v%d (epoch %d), the last version followed — kaas's brokers skip it; still following from v%d",
 			a.AssignmentVersion, a.ControllerEpoch, views.OrNone(a.Controller), last.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)}
@@ -158,7 +150,7 @@ func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
 // startWhen says when the stopped broker may start again: once the groups
 // its stop moved are Stable on their new coordinator, and not before the
 // generation's least time between stop and start.
-func (fl *follower) startWhen(ev FollowEvent) string {
+func (fl *follower) startWhen(ev views.FollowEvent) string {
 	r := fl.f.Rules.Restart
 	var moved []string
 	for _, mv := range ev.Moves {
@@ -175,45 +167,17 @@ func (fl *follower) startWhen(ev FollowEvent) string {
 		map[bool]string{true: "is", false: "are"}[len(moved) == 1], least, r.Why)
 }
 
-func (fl *follower) emit(e FollowEvent) {
+func (fl *follower) emit(e views.FollowEvent) {
 	if e.Deviations == nil {
 		e.Deviations = []string{}
 	}
 	if e.Moves == nil {
-		e.Moves = []FollowedMove{}
+		e.Moves = []views.FollowedMove{}
 	}
 	if e.Notes == nil {
 		e.Notes = []string{}
 	}
-	w := fl.g.Printer.Out
-	if fl.jsonl {
-		_ = render.WriteJSONL(w, []FollowEvent{e})
-		return
-	}
-	p := fl.g.Printer
-	line := render.Clean(e.Message)
-	switch {
-	case len(e.Deviations) > 0:
-		line = p.Paint(render.Red, "DEVIATION ") + line
-	case e.Kind == "version" && e.AsPlanned:
-		line = p.Paint(render.Green, "as planned ") + line
-	case e.Kind == "settled":
-		line = p.Paint(render.Green, "safe to go on ") + line
-	}
-	fmt.Fprintln(w, line)
-	for _, d := range e.Deviations {
-		fmt.Fprintln(w, "    deviation: "+render.Clean(d))
-	}
-	for _, m := range e.Moves {
-		mark := "as predicted"
-		if !m.AsPlanned {
-			mark = "predicted " + views.OrNone(m.Predicted)
-		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(views.OrNone(m.From)), render.Clean(views.OrNone(m.To)), render.Clean(mark))
-	}
-	for _, n := range e.Notes {
-		fmt.Fprintln(w, "    note: "+render.Clean(n))
-	}
+	views.WriteFollowEvent(fl.g.Printer, e, fl.jsonl)
 }
 
 // settleStep says when it is safe to go on: with brokers, once the groups
@@ -226,7 +190,7 @@ func (fl *follower) settleStep(ctx context.Context) {
 		next = "restart " + nextBroker + " next"
 	}
 	if fl.cl == nil {
-		fl.emit(FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    wait until the groups with members are Stable again (kaasctl groups describe; give -b to have plan restart --follow check), then %s", next), Next: nextBroker})
+		fl.emit(views.FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    wait until the groups with members are Stable again (kaasctl groups describe; give -b to have plan restart --follow check), then %s", next), Next: nextBroker})
 		return
 	}
 	groups, want := fl.f.SettleTargets()
@@ -235,7 +199,7 @@ func (fl *follower) settleStep(ctx context.Context) {
 	for {
 		pending = fl.unsettled(ctx, groups, want)
 		if len(pending) == 0 {
-			fl.emit(FollowEvent{Kind: "settled", Message: fmt.Sprintf("%d group(s) with members Stable on their coordinators: %s", len(groups), next), Next: nextBroker})
+			fl.emit(views.FollowEvent{Kind: "settled", Message: fmt.Sprintf("%d group(s) with members Stable on their coordinators: %s", len(groups), next), Next: nextBroker})
 			return
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -246,7 +210,7 @@ func (fl *follower) settleStep(ctx context.Context) {
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	fl.emit(FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    not settled after %v: %s; check them before you %s", fl.o.SettleTimeout, strings.Join(pending, "; "), next), Next: nextBroker})
+	fl.emit(views.FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    not settled after %v: %s; check them before you %s", fl.o.SettleTimeout, strings.Join(pending, "; "), next), Next: nextBroker})
 }
 
 // unsettled lists the groups not Stable on their coordinator.
@@ -263,7 +227,7 @@ func (fl *follower) unsettled(ctx context.Context, groups []string, want map[str
 func (fl *follower) finish(msg string, deviated bool) error {
 	f := fl.f
 	summary := fmt.Sprintf("%s; %d of %d broker(s) restarted, %s", msg, len(f.Done), len(f.Order), render.Plural(f.Deviations, "version deviated", "versions deviated"))
-	fl.emit(FollowEvent{Kind: "done", Message: summary})
+	fl.emit(views.FollowEvent{Kind: "done", Message: summary})
 	if f.Deviations > 0 || deviated {
 		return exit.ProblemsFound("the restart deviated from the plan")
 	}

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -22,8 +20,8 @@ func init() {
 		Path:  "plan restart",
 		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
 		Docs: []FormatDoc{
-			{Title: "plan restart", Doc: PlanRestartView{}, JSONL: "the whole document", Rank: 140},
-			{Title: "plan restart --follow", Doc: FollowEvent{}, JSONL: "each event (kind following, version, waiting, settled, unsettled, done), as it happens", Rank: 150},
+			{Title: "plan restart", Doc: views.PlanRestartView{}, JSONL: "the whole document", Rank: 140},
+			{Title: "plan restart --follow", Doc: views.FollowEvent{}, JSONL: "each event (kind following, version, waiting, settled, unsettled, done), as it happens", Rank: 150},
 		},
 		Build: newPlanRestartCmd,
 	})
@@ -46,12 +44,6 @@ func newPlanRestartCmd() *cli.Command {
 		},
 		Action: action(parsePlanRestart, runPlanRestart),
 	}
-}
-
-// PlanRestartView is plan restart's -o json document.
-type PlanRestartView struct {
-	Sources inspect.RestartSources `json:"sources"`
-	*inspect.RestartPlan
 }
 
 // planRestartOptions is 'plan restart' after flag parsing.
@@ -119,16 +111,7 @@ func runPlanRestart(ctx context.Context, g *Globals, o planRestartOptions) error
 	if o.Follow.On {
 		return followRestart(ctx, g, o.Follow, in, plan, r.Assignment, l)
 	}
-	view := PlanRestartView{Sources: src, RestartPlan: plan}
-	t := render.NewTable("ORDER", "BROKERS", "MOVES", "GROUPS MOVED", "MOVED TWICE", "MAX WITHOUT COORDINATOR", "FAILOVERS", "IDLE MOVES")
-	for _, row := range restartRows(plan) {
-		s := row.o.Score
-		t.Add(row.name, strings.Join(row.o.Order, ","), fmt.Sprint(s.Moves), fmt.Sprint(s.GroupsMoved), fmt.Sprint(s.MovedTwice),
-			fmt.Sprint(s.MaxWithoutCoordinator), fmt.Sprint(s.Failovers), fmt.Sprint(s.IdleMoves))
-	}
-	return g.Printer.Print(render.Output{Data: view, Table: t, Human: func(p *render.Printer) error {
-		return renderRestartPlan(p, view, t, o.StepsOfAll)
-	}})
+	return g.Printer.Print(views.PlanRestartOutput(views.PlanRestartView{Sources: src, RestartPlan: plan}, o.StepsOfAll))
 }
 
 // searchProgress shows the heuristic search's progress on a terminal
@@ -189,107 +172,4 @@ func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect
 		}
 	}
 	return r, l, nil
-}
-
-type restartRow struct {
-	name string
-	o    *inspect.RestartOrder
-}
-
-func restartRows(p *inspect.RestartPlan) []restartRow {
-	rows := []restartRow{{"plan", &p.Plan}, {"naive", &p.Naive}, {"worst", &p.Worst}}
-	if p.Given != nil {
-		rows = append(rows, restartRow{"given", p.Given})
-	}
-	return rows
-}
-
-// cleanJoin joins broker ids (anybody can write assignment.json) each on
-// one line: a newline in an id is shown escaped, never as a line break.
-func cleanJoin(ids []string, sep string) string { return strings.Join(render.CleanAll(ids), sep) }
-
-func renderRestartPlan(p *render.Printer, v PlanRestartView, t *render.TableData, all bool) error {
-	w := p.Out
-	pl := v.RestartPlan
-	fmt.Fprintf(w, "%s  %d brokers (%s), controller %s, assignment v%d (epoch %d)\n", p.Paint(render.Bold, "plan restart"),
-		len(pl.Brokers), cleanJoin(pl.Brokers, ", "), render.Clean(views.OrNone(pl.Controller)), pl.Version, pl.Epoch)
-	fmt.Fprintf(w, "from        %s\n", render.Clean(v.Sources.Assignment))
-	fmt.Fprintf(w, "groups      %d known: %d with members, %d loaded but Empty, %d idle — %s\n", pl.Groups.Known, pl.Groups.WithMembers, pl.Groups.LoadedEmpty, pl.Groups.Idle, v.Sources.Activity)
-	fmt.Fprintf(w, "model       placement %s; %s\n", pl.Placement, render.Clean(v.Sources.Generation))
-	for _, n := range v.Sources.Notes {
-		fmt.Fprintf(w, "            %s\n", render.Clean(n))
-	}
-	fmt.Fprintf(w, "search      %s: %s\n", pl.Search.Method, pl.Search.Detail)
-	fmt.Fprintf(w, "objective   %s\n\n", pl.Search.Objective)
-	if err := p.Table(t); err != nil {
-		return err
-	}
-	rows := restartRows(pl)
-	if !all {
-		rows = rows[:1]
-		if pl.Given != nil {
-			rows = append(rows, restartRow{"given", pl.Given})
-		}
-	}
-	for _, r := range rows {
-		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, fmt.Sprintf("STEPS (%s order: %s)", r.name, cleanJoin(r.o.Order, " → "))))
-		for _, s := range r.o.Steps {
-			renderRestartStep(p, w, s)
-		}
-	}
-	return nil
-}
-
-func renderRestartStep(p *render.Printer, w io.Writer, s inspect.RestartStep) {
-	broker := render.Clean(s.Broker)
-	fmt.Fprintf(w, "\n%s  (%s)\n", p.Paint(render.Bold, fmt.Sprintf("step %d: restart %s", s.N, broker)),
-		render.Plural(s.Score.Moves, "move of a group with members", "moves of groups with members")+
-			fmt.Sprintf(", %d without a coordinator at the stop", s.Score.WithoutCoordinator))
-	for _, v := range []inspect.RestartVersion{s.Stop, s.Start} {
-		head := fmt.Sprintf("  %-5s %s", v.Event, broker)
-		if !v.Written {
-			fmt.Fprintf(w, "%s → no version: no broker alive, no controller\n", head)
-		} else {
-			fo := ""
-			if v.Failover {
-				fo = p.Paint(render.Yellow, "  controller failover")
-			}
-			fmt.Fprintf(w, "%s → v%d (epoch %d, controller %s), brokers %s, %s%s\n", head, v.Version, v.ControllerEpoch, render.Clean(views.OrNone(v.Controller)),
-				cleanJoin(v.Brokers, ","), render.Plural(v.Entries, "explicit entry", "explicit entries"), fo)
-		}
-		if len(v.WithoutCoordinator) > 0 {
-			fmt.Fprintf(w, "        no coordinator until v%d: %s\n", v.Version, strings.Join(trSafeAll(v.WithoutCoordinator), ", "))
-		}
-		if len(v.Moves) == 0 {
-			fmt.Fprintf(w, "        no group moves\n")
-		}
-		for _, m := range v.Moves {
-			var tags []string
-			if m.Back {
-				tags = append(tags, "back")
-			}
-			if m.NotCoordinator {
-				tags = append(tags, "NOT_COORDINATOR")
-			}
-			if !m.Members {
-				tags = append(tags, "no members")
-			}
-			tag := ""
-			if len(tags) > 0 {
-				tag = " [" + strings.Join(tags, ", ") + "]"
-			}
-			fmt.Fprintf(w, "        %s  %s → %s  %s%s\n", render.Shorten(m.Group, 80), render.Clean(views.OrNone(m.From)), render.Clean(views.OrNone(m.To)), render.Clean(m.Cause), tag)
-		}
-	}
-	for _, x := range s.WaitFor {
-		fmt.Fprintf(w, "  wait for %s\n", render.Clean(x))
-	}
-}
-
-func trSafeAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = render.Shorten(s, 80)
-	}
-	return out
 }

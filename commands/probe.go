@@ -3,8 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -25,7 +24,7 @@ func init() {
 		Path:  "probe",
 		Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
 		Docs: []FormatDoc{
-			{Title: "probe", Doc: ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
+			{Title: "probe", Doc: views.ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
 		},
 		HelpVars: helptext.Vars{"canaryPrefix": inspect.CanaryPrefix, "probeMetadata": inspect.ProbeMetadata},
 		Build: func() *cli.Command {
@@ -39,45 +38,6 @@ func init() {
 			}
 		},
 	})
-}
-
-// ProbeView is the machine document of 'kaasctl probe'.
-type ProbeView struct {
-	Topic   string             `json:"topic"`
-	Rounds  int                `json:"rounds"`
-	Brokers []ProbeBrokerStats `json:"brokers"`
-	// Probes are every round's report.
-	Probes []*exporter.ProbeReport `json:"probes"`
-}
-
-// ProbeBrokerStats is one broker over every round.
-type ProbeBrokerStats struct {
-	Broker string `json:"broker"`
-	Node   int32  `json:"node"`
-	Addr   string `json:"addr,omitempty"`
-	// Sources says where kaasctl knows the broker from: brokers[],
-	// metadata, --brokers.
-	Sources []string `json:"sources"`
-	Canary  string   `json:"canary"`
-	Tier    string   `json:"tier,omitempty"`
-	// OK: every round passed.
-	OK       bool `json:"ok"`
-	Rounds   int  `json:"rounds"`
-	Failures int  `json:"failures"`
-	// FailedStep and Error are the last failure's.
-	FailedStep string          `json:"failedStep,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Steps      []ProbeStepStat `json:"steps"`
-}
-
-// ProbeStepStat is one step's round trips over the rounds (seconds).
-type ProbeStepStat struct {
-	Step     string  `json:"step"`
-	Count    int     `json:"count"`
-	Failures int     `json:"failures"`
-	P50      float64 `json:"p50"`
-	P99      float64 `json:"p99"`
-	Max      float64 `json:"max"`
 }
 
 // probeOptions is 'probe' after flag parsing.
@@ -139,7 +99,7 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := g.Printer.Print(probeOutput(v)); err != nil {
+	if err := g.Printer.Print(views.ProbeOutput(v)); err != nil {
 		return err
 	}
 	noteSkippedCanaries(g, v.Probes)
@@ -159,8 +119,8 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 
 // probeRounds probes o.count times, o.interval apart, and folds the
 // rounds into one line per broker.
-func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (ProbeView, error) {
-	v := ProbeView{Rounds: o.count, Probes: []*exporter.ProbeReport{}}
+func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (views.ProbeView, error) {
+	v := views.ProbeView{Rounds: o.count, Probes: []*exporter.ProbeReport{}}
 	tick := time.NewTicker(max(o.interval, time.Millisecond))
 	defer tick.Stop()
 	for i := range o.count {
@@ -182,107 +142,8 @@ func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o p
 		v.Topic = rep.Topic
 		v.Probes = append(v.Probes, rep)
 	}
-	v.Brokers = probeStats(v.Probes)
+	v.Brokers = exporter.ProbeStats(v.Probes)
 	return v, nil
-}
-
-// probeOutput is the probe's output: a line per broker.
-func probeOutput(v ProbeView) render.Output {
-	t := render.NewTable("BROKER", "NODE", "CANARY", "RESULT", "FAILED STEP", "FIND", "COMMIT", "FETCH", "ERROR", "TIER+")
-	for _, b := range v.Brokers {
-		res := "OK"
-		if !b.OK {
-			res = "FAILED"
-		}
-		if v.Rounds > 1 {
-			res += fmt.Sprintf(" %d/%d", b.Rounds-b.Failures, b.Rounds)
-		}
-		cells := map[string]string{}
-		for _, s := range b.Steps {
-			cells[s.Step] = probeLatency(s, v.Rounds)
-		}
-		cell := func(step string) string {
-			if v, ok := cells[step]; ok {
-				return v
-			}
-			return "-"
-		}
-		t.Add(b.Broker, strconv.Itoa(int(b.Node)), render.Dash(b.Canary), res, render.Dash(b.FailedStep),
-			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), render.Dash(b.Error), render.Dash(b.Tier))
-	}
-	return render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
-		fmt.Fprintf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(v.Rounds, "probe", "probes"))
-		return p.Table(t)
-	}}
-}
-
-// probeLatency is a step's cell: its round trip (one probe), or
-// p50/p99/max over many ("!" marks a step that failed in some round).
-func probeLatency(s ProbeStepStat, count int) string {
-	ms := func(sec float64) string { return strconv.FormatFloat(sec*1000, 'f', 1, 64) + "ms" }
-	out := ms(s.Max)
-	if count > 1 {
-		out = ms(s.P50) + "/" + ms(s.P99) + "/" + ms(s.Max)
-	}
-	if s.Failures > 0 {
-		out += " !" + strconv.Itoa(s.Failures)
-	}
-	return out
-}
-
-// probeStats folds the rounds into one line per broker.
-func probeStats(reps []*exporter.ProbeReport) []ProbeBrokerStats {
-	var out []ProbeBrokerStats
-	idx := map[string]int{}
-	times := map[string]map[string][]float64{}
-	for _, rep := range reps {
-		for _, b := range rep.Brokers {
-			i, ok := idx[b.Broker]
-			if !ok {
-				i = len(out)
-				idx[b.Broker] = i
-				out = append(out, ProbeBrokerStats{Broker: b.Broker, Node: b.Node, Addr: b.Addr, Sources: b.Sources, Canary: b.Canary, Tier: b.Tier, OK: true, Steps: []ProbeStepStat{}})
-				times[b.Broker] = map[string][]float64{}
-			}
-			s := &out[i]
-			s.Rounds++
-			if !b.OK {
-				s.OK = false
-				s.Failures++
-				s.FailedStep, s.Error = b.FailedStep, b.Err
-			}
-			for _, st := range b.Steps {
-				times[b.Broker][st.Step] = append(times[b.Broker][st.Step], st.Seconds)
-				j := slices.IndexFunc(s.Steps, func(x ProbeStepStat) bool { return x.Step == st.Step })
-				if j < 0 {
-					s.Steps = append(s.Steps, ProbeStepStat{Step: st.Step})
-					j = len(s.Steps) - 1
-				}
-				s.Steps[j].Count++
-				if !st.OK {
-					s.Steps[j].Failures++
-				}
-			}
-		}
-	}
-	for i := range out {
-		for j := range out[i].Steps {
-			st := &out[i].Steps[j]
-			ts := times[out[i].Broker][st.Step]
-			slices.Sort(ts)
-			st.P50, st.P99, st.Max = quantile(ts, .5), quantile(ts, .99), ts[len(ts)-1]
-		}
-	}
-	return out
-}
-
-// quantile of sorted values (nearest rank).
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*q+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 // canaryOwner says, from the group's offset file on the volume of l,

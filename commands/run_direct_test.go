@@ -63,7 +63,7 @@ func TestRunDoctorDirect(t *testing.T) {
 	if code := exit.Code(err); code != exit.OK && code != exit.Problems {
 		t.Fatalf("doctor: %v\n%s", err, errb)
 	}
-	v := decodeOut[DoctorView](t, out)
+	v := decodeOut[views.DoctorView](t, out)
 	ran := map[string]inspect.CheckRun{}
 	for _, c := range v.Checks {
 		ran[c.Name] = c
@@ -141,7 +141,7 @@ func TestRunProbeAndDoctorDirect(t *testing.T) {
 	if err := runProbe(context.Background(), g, probeOptions{count: 2, interval: 10 * time.Millisecond}); err != nil {
 		t.Fatalf("probe: %v\n%s", err, errb)
 	}
-	pv := decodeOut[ProbeView](t, out)
+	pv := decodeOut[views.ProbeView](t, out)
 	if pv.Rounds != 2 || len(pv.Probes) != 2 || len(pv.Brokers) != 3 {
 		t.Fatalf("probe view: %d rounds, %d probes, %d brokers", pv.Rounds, len(pv.Probes), len(pv.Brokers))
 	}
@@ -156,7 +156,7 @@ func TestRunProbeAndDoctorDirect(t *testing.T) {
 	if code := exit.Code(err); code != exit.OK && code != exit.Problems {
 		t.Fatalf("doctor: %v\n%s", err, errb)
 	}
-	dv := decodeOut[DoctorView](t, out)
+	dv := decodeOut[views.DoctorView](t, out)
 	if dv.Mode != inspect.DoctorMerged || !dv.Sources.Live || len(dv.Sources.Brokers) != 3 {
 		t.Errorf("doctor: mode %s, sources %+v", dv.Mode, dv.Sources)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // flagBrokerCount is the sandbox's number of brokers (never --brokers,
@@ -66,21 +66,6 @@ type sandboxOptions struct {
 	Force       bool
 	Keep        bool
 	StaleGroups bool
-}
-
-// sandboxInfo is what the command prints at start (-o json for scripts).
-type sandboxInfo struct {
-	Bootstrap  string   `json:"bootstrap"`
-	Brokers    []string `json:"brokers"`
-	DataDir    string   `json:"dataDir"`
-	ClusterDir string   `json:"clusterDir"`
-	LogDir     string   `json:"logDir"`
-	Control    string   `json:"control"`
-	StateFile  string   `json:"stateFile"`
-	Placement  string   `json:"placement"`
-	Demo       bool     `json:"demo"`
-	TempDir    bool     `json:"tempDir"`
-	Keep       bool     `json:"keep"`
 }
 
 func parseSandbox(c *cli.Context) (sandboxOptions, error) {
@@ -168,7 +153,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 		return err
 	}
 	if !g.Quiet || g.Printer.Format.Machine() {
-		if err := printSandboxInfo(g, info); err != nil {
+		if err := views.PrintSandboxInfo(g.Printer, info); err != nil {
 			return err
 		}
 	}
@@ -178,7 +163,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 // startSandbox starts what runs beside the brokers: the control endpoint,
 // the demo consumers, and the state file. cleanup undoes what was started,
 // also when err is not nil.
-func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (info sandboxInfo, cleanup func(), err error) {
+func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (info views.SandboxInfo, cleanup func(), err error) {
 	var undo []func()
 	cleanup = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -205,14 +190,14 @@ func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbo
 	}
 	undo = append(undo, func() { os.Remove(stateFile) })
 	l := sb.Layout()
-	info = sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
+	info = views.SandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
 		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
 	return info, cleanup, nil
 }
 
 // serveSandbox runs the sandbox in the foreground (commands typed on
 // stdin) until a signal, the control endpoint's quit, or 'quit'.
-func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info sandboxInfo) error {
+func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info views.SandboxInfo) error {
 	ctx, stop := untilSignal(ctx)
 	defer stop()
 	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
@@ -221,59 +206,10 @@ func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sa
 	case sandbox.StopControl:
 		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
 	}
-	return finishSandbox(g, info)
-}
-
-func finishSandbox(g *Globals, info sandboxInfo) error {
 	if !g.Printer.Format.Machine() && !g.Quiet {
-		switch {
-		case !info.TempDir:
-			fmt.Fprintf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
-		case info.Keep:
-			fmt.Fprintf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
-		default:
-			fmt.Fprintf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
-		}
+		views.SandboxStopped(g.IO.Out, info)
 	}
 	return nil
-}
-
-func printSandboxInfo(g *Globals, info sandboxInfo) error {
-	if g.Printer.Format.Machine() {
-		return g.Printer.Print(render.Output{Data: info})
-	}
-	w := g.IO.Out
-	fmt.Fprintf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
-	fmt.Fprintf(w, "  bootstrap:   %s\n", info.Bootstrap)
-	if info.TempDir && !info.Keep {
-		fmt.Fprintf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
-	} else if info.TempDir {
-		fmt.Fprintf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
-	} else {
-		fmt.Fprintf(w, "  data dir:    %s\n", info.DataDir)
-	}
-	fmt.Fprintf(w, "  cluster dir: %s\n", info.ClusterDir)
-	fmt.Fprintf(w, "  logs:        %s/kaas-N.log\n", info.LogDir)
-	if info.Control != "" {
-		fmt.Fprintf(w, "  control:     %s  (GET /status, POST /stop?broker=kaas-1, POST /start?broker=kaas-1, POST /quit)\n", info.Control)
-	}
-	fmt.Fprintf(w, "  state file:  %s\n", info.StateFile)
-	if info.Demo {
-		fmt.Fprintf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
-		fmt.Fprintf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
-	}
-	fmt.Fprintf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
-	fmt.Fprintf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
-	return nil
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:=,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func parseTopicSpec(spec string) (sandbox.Topic, error) {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/logparse"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -25,7 +25,7 @@ func init() {
 		Usage:  "reconstruct every group's coordinator timeline from assignment history and broker logs",
 		Common: fgAssignment,
 		Docs: []FormatDoc{
-			{Title: "takeover trace", Doc: traceView{}, JSONL: "each event (trace.events[])", Rank: 100},
+			{Title: "takeover trace", Doc: views.TraceView{}, JSONL: "each event (trace.events[])", Rank: 100},
 		},
 		Build: buildTakeoverTraceCmd,
 	})
@@ -47,24 +47,6 @@ func buildTakeoverTraceCmd() *cli.Command {
 		},
 		Action: actionWith(parseTakeoverTrace, runTakeoverTrace),
 	}
-}
-
-type traceSources struct {
-	Snapshots     int            `json:"snapshots"`
-	Paths         []string       `json:"paths"`
-	Duplicates    []string       `json:"duplicates"`
-	Conflicts     []string       `json:"conflicts"`
-	Unreadable    []string       `json:"unreadable"`
-	Logs          []string       `json:"logs"`
-	LogStats      logparse.Stats `json:"logStats"`
-	OffsetGroups  int            `json:"offsetFileGroups"`
-	LogLinesFound int            `json:"logEvents"`
-}
-
-type traceView struct {
-	Sources traceSources `json:"sources"`
-	Filters []string     `json:"filters"`
-	*inspect.Trace
 }
 
 // takeoverTraceOptions is 'takeover trace' after flag parsing.
@@ -125,11 +107,11 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 		Snapshots: hist.Snapshots, Logs: logs, Groups: append(offsetGroups, inspect.ExactNames(o.groups)...),
 		Filter: o.groups, Since: o.since, Until: o.until, Placements: o.placements,
 	})
-	if err := printTrace(g.Printer, traceView{Sources: src, Trace: tr, Filters: traceFilters(o)}); err != nil {
+	if err := g.Printer.Print(views.TraceOutput(views.TraceView{Sources: src, Trace: tr, Filters: traceFilters(o)})); err != nil {
 		return err
 	}
 	if !g.HasVolume() && len(inspect.ExactNames(o.groups)) == 0 && len(hist.Snapshots) > 1 {
-		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", traceNoVolumeHint(tr))
+		g.Notef("hint: no volume given, so %s: add --data-dir DIR (its offset files name every group) or --group NAME", views.TraceNoVolumeHint(tr))
 	}
 	if n := len(src.Unreadable) + len(logErrs); n > 0 {
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", render.Plural(n, "input", "inputs"))}
@@ -156,9 +138,9 @@ func traceInputPaths(o takeoverTraceOptions) (asg, logs []string) {
 }
 
 // readTraceHistory reads the assignment versions, warning of what it skips.
-func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryResult, traceSources) {
+func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryResult, views.TraceSources) {
 	hist := volume.LoadAssignmentHistory(paths)
-	src := traceSources{Snapshots: len(hist.Snapshots), Paths: paths, Duplicates: hist.Duplicates, Conflicts: hist.Conflicts, OffsetGroups: len(offsetGroups)}
+	src := views.TraceSources{Snapshots: len(hist.Snapshots), Paths: paths, Duplicates: hist.Duplicates, Conflicts: hist.Conflicts, OffsetGroups: len(offsetGroups)}
 	for _, p := range hist.Problems {
 		g.Warnf("%s: %s (skipped)", p.Path, p.Problem)
 		src.Unreadable = append(src.Unreadable, p.Path)
@@ -173,7 +155,7 @@ func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryR
 }
 
 // readTraceLogs parses the broker logs, recording what was read in src.
-func readTraceLogs(g *Globals, broker string, paths []string, src *traceSources) ([]logparse.Event, []error) {
+func readTraceLogs(g *Globals, broker string, paths []string, src *views.TraceSources) ([]logparse.Event, []error) {
 	inputs := logInputs(paths, g)
 	if len(inputs) == 0 {
 		return nil, nil
@@ -219,27 +201,6 @@ func traceFilters(o takeoverTraceOptions) []string {
 	return out
 }
 
-// traceNoVolumeHint says what a trace without a volume may miss: the only
-// groups known are those named in explicit entries and logs, and a group
-// placed by the hash tier is recomputed only when its name is known.
-func traceNoVolumeHint(tr *inspect.Trace) string {
-	if len(tr.Events) == 0 {
-		return fmt.Sprintf("'no coordinator moves' covers only the %s named in explicit entries or in the logs; any other group placed by the hash tier may have moved", render.Plural(tr.Groups, "group", "groups"))
-	}
-	return fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
-}
-
-func printTrace(p *render.Printer, view traceView) error {
-	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")
-	for _, e := range view.Events {
-		t.Add(render.Timestamp(e.Time), strconv.FormatInt(e.ControllerEpoch, 10), strconv.FormatInt(e.AssignmentVersion, 10), e.Group, e.From, e.To,
-			string(e.Cause), string(e.Evidence), e.Detail, strings.Join(e.Logs, " "))
-	}
-	return p.Print(render.Output{Data: view, Items: view.Events, Table: t, Human: func(p *render.Printer) error {
-		return renderTrace(p, view)
-	}})
-}
-
 // logInputs expands --logs: files, directories (their regular files),
 // "-" (stdin, once); a path that cannot be read is skipped with a warning.
 func logInputs(paths []string, g *Globals) []logparse.Input {
@@ -274,151 +235,4 @@ func logInputs(paths []string, g *Globals) []logparse.Input {
 		}
 	}
 	return out
-}
-
-// dayStamp prints times with the date once: on the first line and when
-// the day changes.
-type dayStamp struct{ day string }
-
-func (d *dayStamp) stamp(t time.Time) string {
-	day := ""
-	if !t.IsZero() {
-		day = t.UTC().Format("2006-01-02")
-	}
-	s := render.Clock(t, day != d.day && day != "")
-	if day != "" {
-		d.day = day
-	}
-	return s
-}
-
-func renderTrace(p *render.Printer, v traceView) error {
-	tr := v.Trace
-	lines := []string{p.Paint(render.Bold, traceHead(v))}
-	var days dayStamp
-	gw, bw := 5, 4
-	for _, e := range tr.Events {
-		gw = max(gw, min(40, len(render.Shorten(e.Group, 40))))
-		bw = max(bw, len(e.From), len(e.To))
-	}
-	at, orphans := tr.EventsByVersion()
-	for _, x := range tr.Versions {
-		lines = append(lines, "", p.Paint(render.Bold, days.stamp(x.Time)+"  "+fmt.Sprintf("epoch %d v%d", x.ControllerEpoch, x.AssignmentVersion))+"  "+strings.Join(traceVersionInfo(p, tr, x), " · "))
-		for _, n := range x.Notes {
-			lines = append(lines, p.Paint(render.Dim, fmt.Sprintf("    ↳ %s %s  %s  [%s]", render.Clock(n.Time, false), render.Dash(n.Broker), n.Text, n.Ref)))
-		}
-		for _, e := range at[x.KeyOf()] {
-			lines = append(lines, traceEventLine(p, e, gw, bw))
-		}
-	}
-	if len(orphans) > 0 {
-		lines = append(lines, "", p.Paint(render.Bold, "moves seen only in logs, at versions with no snapshot"))
-		for _, e := range orphans {
-			lines = append(lines, "  "+days.stamp(e.Time)+" epoch "+strconv.FormatInt(e.ControllerEpoch, 10)+" v"+strconv.FormatInt(e.AssignmentVersion, 10))
-			lines = append(lines, traceEventLine(p, e, gw, bw))
-		}
-	}
-	lines = append(lines, "")
-	lines = append(lines, traceFooter(p, tr, len(v.Filters) > 0)...)
-	return render.Lines(p.Out, lines...)
-}
-
-// traceHead is the trace's first line: groups, versions, logs.
-func traceHead(v traceView) string {
-	head := fmt.Sprintf("takeover trace · %s", render.Plural(v.Groups, "group", "groups"))
-	if snaps := v.SnapshotVersions(); len(snaps) > 0 {
-		first, last := snaps[0], snaps[len(snaps)-1]
-		head += fmt.Sprintf(" · %s (epoch %d v%d … epoch %d v%d)", render.Plural(len(snaps), "assignment version", "assignment versions"),
-			first.ControllerEpoch, first.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)
-	}
-	if len(v.Sources.Logs) > 0 {
-		head += fmt.Sprintf(" · %s (%d lines, %d used)", render.Plural(len(v.Sources.Logs), "log", "logs"), v.Sources.LogStats.Lines, v.Sources.LogLinesFound)
-	}
-	return head
-}
-
-// traceVersionInfo is what a version's line says after its epoch and
-// version: controller, brokers, moves, the gap before it.
-func traceVersionInfo(p *render.Printer, tr *inspect.Trace, x inspect.TraceVersion) []string {
-	var info []string
-	if x.Controller != "" {
-		info = append(info, "controller "+x.Controller)
-	}
-	switch {
-	case x.Source == "log":
-		info = append(info, "known only from logs (no snapshot)")
-	case x.First:
-		info = append(info, brokersText(x), "first version: "+placementSummary(tr.Initial))
-	default:
-		info = append(info, brokersText(x), render.Plural(x.Moves, "move", "moves"))
-	}
-	if x.MissingBefore > 0 {
-		info = append(info, p.Paint(render.Yellow, x.Gap))
-	} else if x.Gap != "" {
-		info = append(info, p.Paint(render.Dim, x.Gap))
-	}
-	return info
-}
-
-// traceFooter sums the moves up, and warns of versions never seen.
-func traceFooter(p *render.Printer, tr *inspect.Trace, filtered bool) []string {
-	var lines []string
-	switch {
-	case len(tr.Events) == 0 && filtered:
-		lines = append(lines, "no coordinator moves for the groups and times selected")
-	case len(tr.Events) == 0:
-		lines = append(lines, "no coordinator moves")
-	default:
-		var parts []string
-		for _, cc := range tr.EventsBy {
-			parts = append(parts, fmt.Sprintf("%s %d", cc.Cause, cc.Count))
-		}
-		lines = append(lines, fmt.Sprintf("%s: %s · %d confirmed by broker logs · %d seen only in logs",
-			render.Plural(len(tr.Events), "move", "moves"), strings.Join(parts, ", "), tr.Confirmed, tr.LogOnlyMoves))
-	}
-	if tr.MissedVersions > 0 {
-		lines = append(lines, p.Paint(render.Yellow, fmt.Sprintf("%s never seen: a coordinator a group had only in a missing version is not in this trace",
-			render.Plural(int(tr.MissedVersions), "assignment version", "assignment versions"))))
-	}
-	return lines
-}
-
-func traceEventLine(p *render.Printer, e inspect.TraceEvent, gw, bw int) string {
-	cause := render.Pad(string(e.Cause), 19)
-	switch e.Cause {
-	case inspect.CauseBrokerLeft, inspect.CauseControllerFailover:
-		cause = p.Paint(render.Red, cause)
-	case inspect.CauseUnknown:
-		cause = p.Paint(render.Yellow, cause)
-	}
-	s := "    " + render.Pad(render.Shorten(e.Group, 40), gw) + "  " + render.Pad(render.Dash(e.From), bw) + " → " + render.Pad(render.Dash(e.To), bw) +
-		"  " + cause + " " + render.Pad(string(e.Evidence), 10)
-	if p.Wide() {
-		s += "  " + e.Detail
-		if len(e.Logs) > 0 {
-			s += "  [" + strings.Join(e.Logs, " ") + "]"
-		}
-	}
-	return strings.TrimRight(s, " ")
-}
-
-// placementSummary is "N groups (b1 3, b2 4)": groups per coordinator.
-func placementSummary(ps []inspect.Placement) string {
-	if len(ps) == 0 {
-		return "no groups known"
-	}
-	counts := map[string]int{}
-	for _, p := range ps {
-		counts[render.Dash(p.Coordinator)]++
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
-	}
-	return render.Plural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
 }

@@ -2,9 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -13,7 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -66,55 +63,11 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 	for i := range rep.Findings { // the fixes' commands run as printed
 		rep.Findings[i].Fix = inspect.FixWithFlags(rep.Findings[i].Fix, g.GivenFlags())
 	}
-	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
-	for _, f := range rep.Findings {
-		t.Add(string(f.Severity), f.Code, f.Path, f.Message, f.Fix)
-	}
-	err = g.Printer.Print(render.Output{Data: rep, Items: rep.Findings, Table: t, Human: func(p *render.Printer) error {
-		return writeCheckHuman(p, &rep)
-	}})
-	if err != nil {
+	if err := g.Printer.Print(views.CheckOutput(&rep)); err != nil {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
 		return exit.ProblemsFound("%d error-level findings", rep.Summary.Errors)
 	}
 	return nil
-}
-
-// writeCheckHuman is volume check for people: the generation, each
-// finding with its fix, and the verdict.
-func writeCheckHuman(p *render.Printer, rep *inspect.CheckReport) error {
-	fmt.Fprintf(p.Out, "%s\n\n", rep.Generation.Summary())
-	for _, f := range rep.Findings {
-		fmt.Fprintf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
-		fmt.Fprintf(p.Out, "        %s\n", f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(p.Out, "        fix: %s\n", f.Fix)
-		}
-	}
-	if len(rep.Findings) > 0 {
-		fmt.Fprintf(p.Out, "\n")
-	}
-	fmt.Fprintf(p.Out, "%s\n", checkSummaryLine(rep))
-	return nil
-}
-
-func checkSummaryLine(rep *inspect.CheckReport) string {
-	var parts []string
-	for _, k := range []string{"assignment", "offsets", "txnSlots", "fences", "markers", "producerIds", "manifests", "partitionLogs"} {
-		if n := rep.Summary.Checked[k]; n > 0 {
-			parts = append(parts, k+" "+strconv.Itoa(n))
-		}
-	}
-	checked := "nothing"
-	if len(parts) > 0 {
-		checked = strings.Join(parts, ", ")
-	}
-	verdict := "OK"
-	if rep.Summary.Errors > 0 {
-		verdict = "PROBLEMS FOUND"
-	}
-	return verdict + ": " + render.Plural(rep.Summary.Errors, "error", "errors") + ", " + render.Plural(rep.Summary.Warnings, "warning", "warnings") + ", " +
-		strconv.Itoa(rep.Summary.Info) + " info  (checked " + checked + ")"
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -25,8 +24,8 @@ func init() {
 		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
 		Common: fgOffline,
 		Docs: []FormatDoc{
-			{Title: "watch", Doc: watchView{}, JSONL: "each move, as it happens", Rank: 110},
-			{Title: "watch --offsets", Doc: watchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
+			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
+			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
 		},
 		Build: buildWatchCmd,
 	})
@@ -203,14 +202,6 @@ func waitForVolume(ctx context.Context, g *Globals, interval time.Duration) (vol
 	}
 }
 
-type watchOnceView struct {
-	Path         string                     `json:"path"`
-	Version      inspect.TraceVersion       `json:"version"`
-	KnownGroups  int                        `json:"knownGroups"`
-	Coordinators []inspect.BrokerGroupCount `json:"coordinators"`
-	Journal      string                     `json:"journal"`
-}
-
 // watchOnce prints the current version's summary (and journals it).
 func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
 	data, _, err := safefs.Read(path, true, 0)
@@ -222,7 +213,7 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		return err
 	}
 	g.WarnFindings(fs)
-	view := watchOnceView{Path: path}
+	view := views.WatchOnceView{Path: path}
 	if journal != nil {
 		if view.Journal, err = journal.Write(a.ControllerEpoch, a.AssignmentVersion, data, sha256.Sum256(data)); err != nil {
 			return fmt.Errorf("journal: %w", err)
@@ -233,88 +224,5 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 	placements := inspect.PlacementsAt(step.State, groups)
 	view.Version, view.KnownGroups = step.Version, len(groups)
 	view.Coordinators = inspect.CoordinatorCounts(placements, step.Version.Brokers)
-	t := render.NewTable("BROKER", "GROUPS")
-	for _, bc := range view.Coordinators {
-		name := bc.Broker
-		if name == "" {
-			name = "(none)"
-		}
-		t.Add(name, strconv.Itoa(bc.Groups))
-	}
-	return g.Printer.Print(render.Output{Data: view, Items: view.Coordinators, Table: t, Human: func(p *render.Printer) error {
-		lines := []string{versionLine(p, step.Version, "current version: "+placementSummary(placements))}
-		if view.Journal != "" {
-			lines = append(lines, "journal: "+view.Journal)
-		}
-		return render.Lines(p.Out, lines...)
-	}})
-}
-
-// watchOut is where a watch prints: json and yaml print the whole view
-// when the watch ends; the other formats stream each item through
-// render.Stream as it comes, and the first failed write (a closed pipe)
-// stops the watch (stop) and is what the watch returns.
-type watchOut struct {
-	p    *render.Printer
-	s    *render.Stream // nil for json and yaml
-	err  error
-	stop context.CancelFunc
-}
-
-// newWatchOut starts the stream; csvHeader is the csv header row.
-func newWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc) *watchOut {
-	w := &watchOut{p: p, stop: stop}
-	if p.Format == render.JSON || p.Format == render.YAML {
-		return w
-	}
-	var hdr []string
-	if p.Format == render.CSV {
-		hdr = csvHeader
-	}
-	w.s = render.NewStream(p.Out, p.Format, hdr, "")
-	w.err = w.s.Flush()
-	return w
-}
-
-// streaming reports whether items are written as they come (and no
-// write has failed).
-func (w *watchOut) streaming() bool { return w.s != nil && w.err == nil }
-
-// atEnd reports whether the format prints the whole view at the end.
-func (w *watchOut) atEnd() bool { return w.s == nil }
-
-// event writes one event (jsonl: a line; csv: its rows).
-func (w *watchOut) event(v any, rows ...[]string) {
-	if w.streaming() {
-		w.err = w.s.Event(v, rows...)
-	}
-}
-
-// lines writes human lines (names cleaned, colour kept).
-func (w *watchOut) lines(ls ...string) {
-	if w.streaming() {
-		w.err = w.s.Lines(ls...)
-	}
-}
-
-// flush pushes out what was written; a failed write stops the watch.
-func (w *watchOut) flush() {
-	if w.streaming() {
-		w.err = w.s.Flush()
-	}
-	if w.err != nil {
-		w.stop()
-	}
-}
-
-// end prints the whole view for json and yaml; for the other formats it
-// returns the first write error.
-func (w *watchOut) end(view any) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.atEnd() {
-		return w.p.Print(render.Output{Data: view})
-	}
-	return nil
+	return g.Printer.Print(views.WatchOnceOutput(view, placements))
 }

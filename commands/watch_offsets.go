@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
@@ -115,22 +115,6 @@ func offsetsDir(ctx context.Context, g *Globals, l volume.Layout, poll time.Dura
 	return dir, settled.Gen, nil
 }
 
-// offsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
-// streams them; -o json lists them).
-type offsetWatchEvent = watch.OffsetChange
-
-type watchOffsetsView struct {
-	Dir        string             `json:"dir"`
-	Generation string             `json:"generation"`
-	Journal    string             `json:"journal"`
-	Files      int                `json:"files"`
-	Events     []offsetWatchEvent `json:"events"`
-	Anomalies  int                `json:"anomalies"`
-	Problems   []string           `json:"problems"`
-}
-
-var watchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
-
 // offsetsWatch is one run of `watch --offsets`: each batch of changes is
 // journaled, selected (watch.OffsetSelection) and printed.
 type offsetsWatch struct {
@@ -139,8 +123,8 @@ type offsetsWatch struct {
 	once    bool
 	journal *watch.OffsetJournal
 	sel     watch.OffsetSelection
-	out     *watchOut
-	view    watchOffsetsView
+	out     *views.WatchOut
+	view    views.WatchOffsetsView
 	// journalFailures counts the batches the journal could not record.
 	journalFailures int
 }
@@ -199,15 +183,15 @@ func watchOffsetsNotes(g *Globals, o watchOptions, dir string, gen volume.Genera
 
 func newOffsetsWatch(g *Globals, o watchOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal, stop context.CancelFunc) *offsetsWatch {
 	w := &offsetsWatch{g: g, dir: dir, once: o.once, journal: journal,
-		view: watchOffsetsView{Dir: dir, Generation: string(gen), Events: []offsetWatchEvent{}, Problems: []string{}}}
+		view: views.WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []views.OffsetWatchEvent{}, Problems: []string{}}}
 	if journal != nil {
 		w.view.Journal = journal.Dir
 	}
-	w.out = newWatchOut(g.Printer, watchOffsetsCSVHeader, stop)
+	w.out = views.NewWatchOut(g.Printer, views.WatchOffsetsCSVHeader, stop)
 	// --count N stops after N changes shown (after the baseline; with
 	// --anomalies-only, N anomalous changes); --once after the baseline,
 	// which it shows, as json and yaml do.
-	w.sel = watch.OffsetSelection{Match: inspect.GroupMatcher(o.groups), ShowBaseline: o.once || w.out.atEnd(),
+	w.sel = watch.OffsetSelection{Match: inspect.GroupMatcher(o.groups), ShowBaseline: o.once || w.out.AtEnd(),
 		AnomaliesOnly: o.anomaliesOnly, Max: o.count}
 	return w
 }
@@ -235,29 +219,19 @@ func (w *offsetsWatch) onEvents(evs []watch.OffsetEvent) {
 	}
 	sel := w.sel.Take(evs)
 	if sel.Done {
-		defer w.out.stop()
+		defer w.out.Stop()
 	}
 	w.view.Events = append(w.view.Events, sel.Changes...)
 	if sel.Baseline > 0 && !w.once {
 		g.Notef("baseline: %s", render.Plural(sel.Baseline, "offset file", "offset files"))
 	}
-	if !w.out.streaming() {
-		return // json and yaml: printed at the end
-	}
-	for _, e := range sel.Changes {
-		if f := w.out.p.Format; f == render.JSONL || f == render.CSV {
-			w.out.event(e, watchEventRows(e)...)
-		} else {
-			w.out.lines(watchEventLines(w.out.p, e)...)
-		}
-	}
-	w.out.flush()
+	w.out.Changes(sel.Changes)
 }
 
 // end prints the view (json, yaml) and says how the watch went.
 func (w *offsetsWatch) end() error {
 	w.view.Files, w.view.Anomalies = w.sel.Files(), w.sel.Anomalies
-	if err := w.out.end(w.view); err != nil {
+	if err := w.out.End(w.view); err != nil {
 		return err
 	}
 	if w.journal != nil && w.journal.Segment() != "" {
@@ -270,53 +244,4 @@ func (w *offsetsWatch) end() error {
 		return fmt.Errorf("no offset file seen in %s", w.dir)
 	}
 	return nil
-}
-
-func watchEventRows(e offsetWatchEvent) [][]string {
-	t := render.Timestamp(e.Time)
-	var rows [][]string
-	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
-		rows = append(rows, []string{t, e.Group, e.Kind, k, strconv.FormatInt(e.Changed[k], 10), "", ""})
-	}
-	for _, k := range e.Removed {
-		rows = append(rows, []string{t, e.Group, e.Kind, k, "", "", "removed"})
-	}
-	for _, a := range e.Anomalies {
-		rows = append(rows, []string{t, e.Group, e.Kind, a.Partition, "", a.Kind, a.Detail})
-	}
-	if len(rows) == 0 {
-		rows = append(rows, []string{t, e.Group, e.Kind, "", "", "", e.Problem})
-	}
-	return rows
-}
-
-// watchEventLines is one line per change, then one per anomaly.
-func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
-	head := render.Clock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
-	var parts []string
-	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
-		parts = append(parts, k+"="+strconv.FormatInt(e.Changed[k], 10))
-	}
-	for _, k := range e.Removed {
-		parts = append(parts, k+" removed")
-	}
-	body := e.Kind
-	switch e.Kind {
-	case watch.RecCorrupt:
-		body = p.Paint(render.Red, "unreadable: "+e.Problem)
-	case watch.RecMissing:
-		body = "file removed"
-	}
-	if len(parts) > 0 {
-		const maxParts = 12
-		if len(parts) > maxParts {
-			parts = append(parts[:maxParts], fmt.Sprintf("… %d more", len(parts)-maxParts))
-		}
-		body += "  " + strings.Join(parts, " ")
-	}
-	lines := []string{head + body}
-	for _, a := range e.Anomalies {
-		lines = append(lines, "    "+p.Paint(render.Red, a.Kind)+"  "+a.Detail)
-	}
-	return lines
 }

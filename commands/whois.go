@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // whoisOptions is 'whois' after flag parsing. WhatIf.Failover is set by
@@ -211,69 +211,13 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 	for i, k := range opts.Keys {
 		results[i] = wh.Resolve(k)
 	}
-	t := whoisTable(wh, results)
-	return g.Printer.Print(render.Output{
-		Data:  results,
-		Table: t,
-		Human: func(p *render.Printer) error {
-			fmt.Fprintln(p.Out, wh.Scenario)
-			return p.Table(t)
-		},
-	})
-}
-
-func whoisHeaders(wh *inspect.Whois, whatIf bool) []string {
-	h := []string{"KEY"}
-	if whatIf {
-		h = append(h, "NOW", "THEN", "MOVES")
-	} else {
-		h = append(h, "COORDINATOR")
-	}
-	h = append(h, "TIER", "HASH SAYS", "SLOT")
-	if wh.Kind == inspect.KindTxn {
-		h = append(h, "TXN SLOT FILE")
-	}
-	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
-}
-
-func whoisRow(r inspect.WhoisResult) []string {
-	row := []string{r.Key}
-	if r.CurrentCoordinator != nil {
-		moves := "no"
-		if *r.Moves {
-			moves = "yes"
-		}
-		row = append(row, render.Dash(*r.CurrentCoordinator), render.Dash(r.Coordinator), moves)
-	} else {
-		row = append(row, render.Dash(r.Coordinator))
-	}
-	row = append(row, r.Tier, render.Dash(r.HashCoordinator), slotCell(r))
-	if r.Kind == inspect.KindTxn {
-		row = append(row, r.TxnSlotFile)
-	}
-	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
-}
-
-func slotCell(r inspect.WhoisResult) string {
-	if r.Slot < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d", r.Slot, r.NumBrokers)
-}
-
-func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
-	whatIf := len(rs) > 0 && rs[0].CurrentCoordinator != nil
-	t := render.NewTable(whoisHeaders(wh, whatIf)...)
-	for _, r := range rs {
-		t.Add(whoisRow(r)...)
-	}
-	return t
+	return g.Printer.Print(views.WhoisOutput(wh, results))
 }
 
 // streamWhois answers keys from r line by line without holding them; the
 // json and jsonl fast path appends each answer's bytes directly.
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
+	out := render.NewStream(g.IO.Out, g.Printer.Format, views.WhoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
 	err := readKeys(r, func(key []byte) error {
 		appendJSON := func(dst []byte) []byte {
 			b := wh.AppendJSON(dst, key)
@@ -283,7 +227,7 @@ func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
 			return out.Item(appendJSON, nil, nil)
 		}
 		r := wh.Resolve(string(key))
-		return out.Item(nil, r, func() []string { return whoisRow(r) })
+		return out.Item(nil, r, func() []string { return views.WhoisRow(r) })
 	})
 	if cerr := out.Close(); err == nil {
 		err = cerr

@@ -18,34 +18,19 @@ import (
 // whois --live: FindCoordinator for every key (batched), beside the answer
 // computed from the volume.
 
-// WhoisLiveResult is one key's computed answer plus the wire's.
-type WhoisLiveResult struct {
-	inspect.WhoisResult
-	// WireCoordinator is FindCoordinator's answer ("" when it failed).
-	WireCoordinator string `json:"wireCoordinator"`
-	WireNode        int32  `json:"wireNode"`
-	WireError       string `json:"wireError,omitempty"`
-	// Compared is false when FindCoordinator failed for another reason
-	// than COORDINATOR_NOT_AVAILABLE: nothing to compare (Agrees false).
-	Compared bool `json:"compared"`
-	// Agrees: the wire and the volume name the same broker (a
-	// COORDINATOR_NOT_AVAILABLE answer agrees with "none").
-	Agrees bool `json:"agrees"`
-}
-
 // whoisLiveStats counts what a run found.
 type whoisLiveStats struct {
 	keys, disagree, failed int
 }
 
-func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *whoisLiveStats) ([]WhoisLiveResult, error) {
+func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *whoisLiveStats) ([]views.WhoisLiveResult, error) {
 	coords, err := findCoordinators(ctx, cl, keys, wh.Kind == inspect.KindTxn)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WhoisLiveResult, len(keys))
+	out := make([]views.WhoisLiveResult, len(keys))
 	for i, k := range keys {
-		r := WhoisLiveResult{WhoisResult: wh.Resolve(k), WireNode: -1}
+		r := views.WhoisLiveResult{WhoisResult: wh.Resolve(k), WireNode: -1}
 		co := coords[k]
 		if co.Err != "" {
 			r.WireError = co.Err
@@ -75,36 +60,6 @@ func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, n
 	return out, nil
 }
 
-func whoisLiveHeaders(wh *inspect.Whois) []string {
-	h := []string{"KEY", "COORDINATOR", "WIRE", "AGREES", "TIER", "HASH SAYS", "SLOT"}
-	if wh.Kind == inspect.KindTxn {
-		h = append(h, "TXN SLOT FILE")
-	}
-	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
-}
-
-func whoisLiveRow(r WhoisLiveResult) []string {
-	agrees := "yes"
-	switch {
-	case !r.Compared:
-		agrees = "unknown"
-	case !r.Agrees:
-		agrees = "NO"
-	}
-	wireCell := r.WireCoordinator
-	if wireCell == "" {
-		wireCell = "error"
-		if r.Compared {
-			wireCell = "none"
-		}
-	}
-	row := []string{r.Key, render.Dash(r.Coordinator), wireCell, agrees, r.Tier, render.Dash(r.HashCoordinator), slotCell(r.WhoisResult)}
-	if r.Kind == inspect.KindTxn {
-		row = append(row, r.TxnSlotFile)
-	}
-	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
-}
-
 // runWhoisLive answers keys (arguments, or stdin in chunks) with the wire
 // beside the volume.
 func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, opts whoisOptions, names *inspect.NodeNamer, exitCode bool) error {
@@ -114,14 +69,7 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 		if err != nil {
 			return err
 		}
-		t := render.NewTable(whoisLiveHeaders(wh)...)
-		for _, r := range rs {
-			t.Add(whoisLiveRow(r)...)
-		}
-		if err := g.Printer.Print(render.Output{Data: rs, Items: rs, Table: t, Human: func(p *render.Printer) error {
-			fmt.Fprintf(p.Out, "%s; live: FindCoordinator answered by %s\n", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ",")))
-			return p.Table(t)
-		}}); err != nil {
+		if err := g.Printer.Print(views.WhoisLiveOutput(wh, rs, cl.Answered())); err != nil {
 			return err
 		}
 	} else if err := streamWhoisLive(ctx, g, cl, wh, names, &st); err != nil {
@@ -149,7 +97,7 @@ func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
 // time, so millions of keys never sit in memory at once.
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
+	out := render.NewStream(g.IO.Out, g.Printer.Format, views.WhoisLiveHeaders(wh),
 		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ","))))
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
@@ -169,7 +117,7 @@ func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspe
 				jerr = render.WriteJSON(&b, r, false)
 				return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 			}
-			if err := out.Item(appendJSON, r, func() []string { return whoisLiveRow(r) }); err != nil {
+			if err := out.Item(appendJSON, r, func() []string { return views.WhoisLiveRow(r) }); err != nil {
 				return err
 			}
 			if jerr != nil {
