@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
@@ -93,17 +94,6 @@ func prepare(cmd *cli.Command, parents []string) {
 	}
 }
 
-// isLeaf reports whether cmd runs work rather than choosing a sub-command
-// (its only sub-command, if any, is help).
-func isLeaf(cmd *cli.Command) bool {
-	for _, s := range cmd.Subcommands {
-		if s.Name != "help" {
-			return false
-		}
-	}
-	return true
-}
-
 // Main runs kaasctl with args (args[0] is the program name) and returns the
 // exit code.
 func Main(args []string, ios *IOStreams) int {
@@ -162,6 +152,10 @@ func newHelpCommand() *cli.Command {
 // copyOnApply is a BoolFlag whose Apply leaves the flag unchanged.
 type copyOnApply struct{ cli.BoolFlag }
 
+// Names is the flag's name and aliases, read from its fields (urfave's
+// Names runs a regular expression over each).
+func (f *copyOnApply) Names() []string { return completion.NameAndAliases(f.Name, f.Aliases) }
+
 func (f *copyOnApply) Apply(set *flag.FlagSet) error {
 	c := f.BoolFlag
 	return c.Apply(set)
@@ -180,7 +174,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	var leaf *cli.Command
 	i := 1
 	for i < len(args) {
-		c := findCommand(cmds, args[i])
+		c := completion.FindCommand(cmds, args[i])
 		if c == nil {
 			break
 		}
@@ -188,11 +182,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 		leaf = c
 		cmds = c.Subcommands
 		i++
-		if isLeaf(c) {
+		if completion.IsLeaf(c) {
 			break
 		}
 	}
-	if leaf == nil || !isLeaf(leaf) || leaf.SkipFlagParsing {
+	if leaf == nil || !completion.IsLeaf(leaf) || leaf.SkipFlagParsing {
 		return args
 	}
 	var flags, pos []string
@@ -208,7 +202,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			if strings.Contains(name, "=") {
 				continue
 			}
-			if takesValue(leaf, name) && i+1 < len(args) {
+			if completion.TakesValue(leaf, name) && i+1 < len(args) {
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -222,27 +216,4 @@ func reorderArgs(app *cli.App, args []string) []string {
 		out = append(out, pos...)
 	}
 	return out
-}
-
-func findCommand(cmds []*cli.Command, name string) *cli.Command {
-	for _, c := range cmds {
-		if c.HasName(name) {
-			return c
-		}
-	}
-	return nil
-}
-
-func takesValue(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
-		for _, n := range flagNames(f) {
-			if n == name {
-				if tv, ok := f.(cli.DocGenerationFlag); ok {
-					return tv.TakesValue()
-				}
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -89,14 +90,14 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 		case *cli.StringSliceFlag:
 			f.Hidden = true
 		default:
-			panic("commonFlagsFor: cannot hide " + flagName(f))
+			panic("commonFlagsFor: cannot hide " + completion.FlagName(f))
 		}
 	}
 	return out
 }
 
 func groupOfFlag(f cli.Flag) flagGroup {
-	switch n := flagName(f); n {
+	switch n := completion.FlagName(f); n {
 	case flagDataDir:
 		return fgDataDir
 	case flagClusterDir:
@@ -320,7 +321,7 @@ func (g *Globals) Progress(label string, total int64) *render.Progress {
 func givenFlags(c *cli.Context) string {
 	var b strings.Builder
 	for _, f := range commonFlags() {
-		name := flagName(f)
+		name := completion.FlagName(f)
 		if groupOfFlag(f) == fgOutput || !isSet(c, name) {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -15,10 +16,10 @@ func TestRunCompletionAndComplete(t *testing.T) {
 	var out, errb bytes.Buffer
 	ios := &IOStreams{Out: &out, Err: &errb}
 	g := mustGlobals(t, ios)
-	if err := runCompletion(context.Background(), g, completionOptions{Script: completionScripts["fish"]}); err != nil {
+	if err := runCompletion(context.Background(), g, completionOptions{Script: completion.Scripts["fish"]}); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != completionScripts["fish"] {
+	if out.String() != completion.Scripts["fish"] {
 		t.Fatalf("completion fish printed %q", out.String())
 	}
 	out.Reset()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 )
@@ -62,13 +63,13 @@ func newHelpCmd() *cli.Command {
 			var path []string
 			var cmd *cli.Command
 			for _, a := range args {
-				cmd = findCommand(cmds, a)
+				cmd = completion.FindCommand(cmds, a)
 				if cmd == nil {
-					cands := commandNames(cmds)
+					cands := completion.CommandNames(cmds)
 					if len(path) == 0 {
 						cands = append(cands, topicNames()...)
 					}
-					if s := suggest(a, cands); s != "" {
+					if s := completion.Suggest(a, cands); s != "" {
 						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
 					}
 					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))

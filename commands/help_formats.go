@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/exporter"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
@@ -63,10 +64,10 @@ func formatDocCommands(name string) []string {
 func helpFormatsFor(cmds []*cli.Command, args []string) (string, error) {
 	var path []string
 	for _, a := range args {
-		cmd := findCommand(cmds, a)
+		cmd := completion.FindCommand(cmds, a)
 		if cmd == nil {
-			cands := commandNames(cmds)
-			if s := suggest(a, cands); s != "" {
+			cands := completion.CommandNames(cmds)
+			if s := completion.Suggest(a, cands); s != "" {
 				return "", exit.UsageErrorf("help formats: no command %q; did you mean %q?", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "))
 			}
 			return "", exit.UsageErrorf("help formats: no command %q (kaasctl help formats lists every command's fields)", strings.Join(append(path, a), " "))

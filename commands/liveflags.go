@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -248,14 +249,14 @@ func isConfigCommand(c *cli.Context) bool {
 func appendMissing(own, common []cli.Flag) []cli.Flag {
 	taken := map[string]bool{}
 	for _, f := range own {
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			taken[n] = true
 		}
 	}
 	out := own
 	for _, f := range common {
 		clash := false
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			if taken[n] {
 				clash = true
 			}
@@ -274,7 +275,7 @@ func isConnFlag(c *cli.Context, name string) bool {
 		return true
 	}
 	for _, f := range c.Command.Flags {
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			if n != name {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
 
@@ -51,15 +52,15 @@ func helpRequest(app *cli.App, args []string) (path []string, ok bool) {
 		}
 		if len(a) > 1 && a[0] == '-' {
 			name := strings.TrimLeft(a, "-")
-			if leaf != nil && !strings.Contains(name, "=") && !isHelpFlag(a) && takesValue(leaf, name) {
+			if leaf != nil && !strings.Contains(name, "=") && !isHelpFlag(a) && completion.TakesValue(leaf, name) {
 				i++
 			}
 			continue
 		}
-		if leaf != nil && isLeaf(leaf) {
+		if leaf != nil && completion.IsLeaf(leaf) {
 			continue // a positional argument of the leaf command
 		}
-		c := findCommand(cmds, a)
+		c := completion.FindCommand(cmds, a)
 		if c == nil {
 			return nil, false
 		}
@@ -78,74 +79,6 @@ func showHelp(app *cli.App, path []string) error {
 	return app.Run(append([]string{app.Name, "help"}, path...))
 }
 
-// suggest returns the candidate closest to typed, or "" when none is close
-// enough to be a likely typo: at most one edit (insert, delete, substitute
-// or swap two neighbours) per three characters, and at least one.
-func suggest(typed string, candidates []string) string {
-	best, bestD := "", -1
-	limit := max(1, len(typed)/3)
-	for _, c := range candidates {
-		if c == "" || c == typed {
-			continue
-		}
-		d := editDistance(typed, c)
-		if d <= limit && d < len(typed) && (bestD < 0 || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	if best == "" && len(typed) >= 3 {
-		// A prefix of exactly one candidate: "kaasctl assign" → assignment.
-		for _, c := range candidates {
-			if strings.HasPrefix(c, typed) {
-				if best != "" {
-					return ""
-				}
-				best = c
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and transpositions of neighbours each cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
-// commandNames lists the visible names (and aliases) of cmds.
-func commandNames(cmds []*cli.Command) []string {
-	var out []string
-	for _, c := range cmds {
-		if c.Hidden {
-			continue
-		}
-		out = append(out, c.Names()...)
-	}
-	return out
-}
-
 // unknownCommand is the usage error for a word that names no command under
 // parent ("" for the top level), with the closest command when one is near.
 func unknownCommand(word, parent string, cmds []*cli.Command) error {
@@ -155,7 +88,7 @@ func unknownCommand(word, parent string, cmds []*cli.Command) error {
 		helpCmd = "kaasctl " + parent + " --help"
 	}
 	msg := fmt.Sprintf("unknown command %q%s", word, where)
-	if s := suggest(word, commandNames(cmds)); s != "" {
+	if s := completion.Suggest(word, completion.CommandNames(cmds)); s != "" {
 		return exit.UsageErrorf("%s; did you mean %q? Run '%s' for the list", msg, strings.Join(strings.Fields("kaasctl "+parent+" "+s), " "), helpCmd)
 	}
 	return exit.UsageErrorf("%s; run '%s' for the list", msg, helpCmd)
@@ -184,7 +117,7 @@ func usageError(c *cli.Context, err error, _ bool) error {
 		if p == flagErrorPrefixes[0] {
 			msg = "unknown flag " + dashed(name)
 			if c != nil && c.Command != nil {
-				if s := suggest(name, visibleFlagNames(c.Command.Flags)); s != "" {
+				if s := completion.Suggest(name, visibleFlagNames(c.Command.Flags)); s != "" {
 					msg += fmt.Sprintf("; did you mean %s?", dashed(s))
 				}
 				run := "; run"
@@ -233,7 +166,7 @@ func visibleFlagNames(flags []cli.Flag) []string {
 		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
 			continue
 		}
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			if len(n) > 1 {
 				out = append(out, n)
 			}
@@ -246,7 +179,7 @@ func visibleFlagNames(flags []cli.Flag) []string {
 // commonFlags attaches to every command.
 func isCommonFlag(name string) bool {
 	for _, f := range commonFlags() {
-		if hasFlagName(f, name) {
+		if completion.HasFlagName(f, name) {
 			return true
 		}
 	}

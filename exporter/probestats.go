@@ -34,7 +34,7 @@ type ProbeStepStat struct {
 	Max      float64 `json:"max"`
 }
 
-// probeStats folds the rounds into one line per broker.
+// ProbeStats folds the rounds into one line per broker.
 func ProbeStats(reps []*ProbeReport) []ProbeBrokerStats {
 	var out []ProbeBrokerStats
 	idx := map[string]int{}

@@ -12,7 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// diffOutput is the comparison of two versions: a row per move, or the
+// DiffOutput is the comparison of two versions: a row per move, or the
 // brokers, entries and moves for people.
 func DiffOutput(d *inspect.AssignmentDiff) render.Output {
 	t := render.NewTable("KIND", "KEY", "FROM", "TO", "CAUSE", "FROM TIER+", "TO TIER+", "DETAIL+")
@@ -116,7 +116,7 @@ type AssignmentAuditView struct {
 	Entries    []inspect.EntryAudit `json:"entries"`
 }
 
-// auditOutput is the audit of the entries of the assignment a read from
+// AuditOutput is the audit of the entries of the assignment a read from
 // path: a row per entry.
 func AuditOutput(path string, a *volume.Assignment, v AssignmentAuditView) render.Output {
 	t := render.NewTable("GROUP", "BROKER", "STATUS", "HASH SAYS", "SLOT", "NOTE", "INDEX+", "HASH TIER+", "EPOCH+")
@@ -160,7 +160,7 @@ func renderAudit(p *render.Printer, path string, a *volume.Assignment, v Assignm
 	return p.Table(tt)
 }
 
-// assignmentShowOutput is the summary and a chart line per broker (a
+// AssignmentShowOutput is the summary and a chart line per broker (a
 // table row per broker), ages as of now.
 func AssignmentShowOutput(s *inspect.AssignmentSummary, now time.Time) render.Output {
 	t := render.NewTable("BROKER", "HEALTH", "PARTITIONS", "GROUPS", "EXPLICIT", "HASH", "FALLBACK+", "LAST SEEN+")

@@ -48,7 +48,7 @@ func totalLagText(known bool, total int64, unknown int) string {
 	return lag
 }
 
-// writeKV prints a two-column key/value block without a header.
+// WriteKV prints a two-column key/value block without a header.
 func WriteKV(p *render.Printer, t *render.TableData) error {
 	w := 0
 	for _, r := range t.Rows {
@@ -81,7 +81,7 @@ func cellName(f render.Format, s string) string {
 	return fmt.Sprintf("%s…(%d bytes)", d[:cut], len(s))
 }
 
-// filteredTable prints a list table for people: emptyMsg when nothing is
+// FilteredTable prints a list table for people: emptyMsg when nothing is
 // shown, else the table and, when a filter hid some, "N of M <noun> shown".
 func FilteredTable(p *render.Printer, t *render.TableData, shown, total int, noun, emptyMsg string) error {
 	if shown == 0 {

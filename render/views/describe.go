@@ -22,7 +22,7 @@ type GroupsDescribeView struct {
 	NotFound []string `json:"notFound"`
 }
 
-// describeOutput is the offline view for format f: the summary section
+// DescribeOutput is the offline view for format f: the summary section
 // and a block per group for people, one row per partition in csv; view
 // "offsets" is that one table instead, summaryOnly the summary section
 // alone.
@@ -79,7 +79,7 @@ type GroupsDescribeLiveView struct {
 	Requests []wire.BrokerCount `json:"requests"`
 }
 
-// describeLiveOutput is the live view for format f: the summary section
+// DescribeLiveOutput is the live view for format f: the summary section
 // and a block per group for people, one row per partition in csv; view
 // (offsets, members, state) is that one table instead, summaryOnly the
 // summary section alone.

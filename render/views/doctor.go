@@ -15,7 +15,7 @@ type DoctorView struct {
 	Sources GroupsSourcesView `json:"sources"`
 }
 
-// doctorOutput is the report: findings as a table, or in human form
+// DoctorOutput is the report: findings as a table, or in human form
 // grouped by severity with their fixes.
 func DoctorOutput(v *DoctorView) render.Output {
 	t := render.NewTable("SEVERITY", "CHECK", "CODE", "AFFECTED", "MESSAGE", "FIX", "COMMANDS+", "SUBJECTS+")

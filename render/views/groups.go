@@ -38,7 +38,7 @@ type GroupsListView struct {
 	Groups  []inspect.GroupRow `json:"groups"`
 }
 
-// groupsListOutput is the offline list for format f: a row per group
+// GroupsListOutput is the offline list for format f: a row per group
 // shown, and what the filters left out.
 func GroupsListOutput(f render.Format, v GroupsListView) render.Output {
 	var t *render.TableData
@@ -73,7 +73,7 @@ func filteredSuffix(total int) string {
 // a terminal must not see; csv carries the paths unchanged).
 func filesCell(files []string) string { return strings.Join(files, " ") }
 
-// liveListOutput is the live list for format f: the sources line, a row
+// LiveListOutput is the live list for format f: the sources line, a row
 // per group shown, and what the filters left out.
 func LiveListOutput(f render.Format, v GroupsListView, hasVolume bool, header []string) render.Output {
 	t := liveListTable(f, hasVolume, v.Groups)
@@ -143,7 +143,7 @@ func listWireCell(l *inspect.GroupLive) string {
 // BrokerSourceView is one broker as a source of a live command.
 type BrokerSourceView = inspect.BrokerSource
 
-// brokersLine is the header line naming the brokers used.
+// BrokersLine is the header line naming the brokers used.
 func BrokersLine(bs []BrokerSourceView) string {
 	var ok, bad []string
 	for _, b := range bs {
@@ -163,7 +163,7 @@ func BrokersLine(bs []BrokerSourceView) string {
 	return s
 }
 
-// volumeLine is the header line naming the volume used.
+// VolumeLine is the header line naming the volume used.
 func VolumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 	s := "volume " + volume.DisplayName(l.ClusterDir)
 	if a != nil {
@@ -175,7 +175,7 @@ func VolumeLine(l volume.Layout, a *volume.Assignment, files int) string {
 	return s + "; " + l.Gen.Summary()
 }
 
-// volumeSources fills the volume half of a sources view: the assignment,
+// VolumeSources fills the volume half of a sources view: the assignment,
 // the live offsets dir of the volume's generation (CD/__consumer_offsets
 // when it cannot be told), the 0.2.18 legacy dir, and the generation
 // assumed and why.

@@ -21,7 +21,7 @@ type GroupsHealthView struct {
 	Conditions map[string]int `json:"conditions"`
 }
 
-// groupsHealthTable is a line per group and active condition with its
+// GroupsHealthTable is a line per group and active condition with its
 // evidence: the first fact of each (every fact with -o wide or csv).
 func GroupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.TableData {
 	t := render.NewTable("GROUP", "CONDITION", "LAG", "DRAIN", "RETENTION", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")

@@ -11,7 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/repair"
 )
 
-// historyOutput is the history: a row per partition and point, or the
+// HistoryOutput is the history: a row per partition and point, or the
 // partitions, anomalies, gaps (and with timeline every point) for people;
 // flags are repeated in the restore command it prints.
 func HistoryOutput(v *inspect.OffsetHistoryView, timeline bool, flags string) render.Output {
@@ -24,7 +24,7 @@ func HistoryOutput(v *inspect.OffsetHistoryView, timeline bool, flags string) re
 	}}
 }
 
-// writeHistoryHuman is offsets history for people: a header line, the
+// WriteHistoryHuman is offsets history for people: a header line, the
 // partitions table, the anomalies with the restore command, the gaps and,
 // with --timeline, every point.
 func WriteHistoryHuman(p *render.Printer, v *inspect.OffsetHistoryView, timeline bool, flags string) error {

@@ -18,7 +18,7 @@ type PlanAssignmentView = inspect.AssignPlan
 // PlanAssignMember is one member now and after.
 type PlanAssignMember = inspect.AssignPlanMember
 
-// planAssignmentOutput is the plan: the table of members (-o json: the
+// PlanAssignmentOutput is the plan: the table of members (-o json: the
 // plan), with the sources, the moves and what a cooperative rebalance
 // revokes first.
 func PlanAssignmentOutput(v inspect.AssignPlan) render.Output {
@@ -93,7 +93,7 @@ type FollowEvent = inspect.FollowEvent
 // prediction.
 type FollowedMove = inspect.FollowedMove
 
-// writeFollowEvent prints one event of plan restart --follow: a JSON line
+// WriteFollowEvent prints one event of plan restart --follow: a JSON line
 // (jsonl), or its line, deviations, moves and notes.
 func WriteFollowEvent(p *render.Printer, e FollowEvent, jsonl bool) {
 	w := p.Out
@@ -132,7 +132,7 @@ type PlanRestartView struct {
 	*inspect.RestartPlan
 }
 
-// planRestartOutput is the plan: the orders compared, then the steps of
+// PlanRestartOutput is the plan: the orders compared, then the steps of
 // the planned one (of every order with all).
 func PlanRestartOutput(view PlanRestartView, all bool) render.Output {
 	t := render.NewTable("ORDER", "BROKERS", "MOVES", "GROUPS MOVED", "MOVED TWICE", "MAX WITHOUT COORDINATOR", "FAILOVERS", "IDLE MOVES")

@@ -18,7 +18,7 @@ type ProbeView struct {
 	Probes []*exporter.ProbeReport `json:"probes"`
 }
 
-// probeOutput is the probe's output: a line per broker.
+// ProbeOutput is the probe's output: a line per broker.
 func ProbeOutput(v ProbeView) render.Output {
 	t := render.NewTable("BROKER", "NODE", "CANARY", "RESULT", "FAILED STEP", "FIND", "COMMIT", "FETCH", "ERROR", "TIER+")
 	for _, b := range v.Brokers {

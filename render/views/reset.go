@@ -10,7 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/repair"
 )
 
-// resetView is the machine document of offsets reset and offsets delete.
+// ResetView is the machine document of offsets reset and offsets delete.
 type ResetView struct {
 	Command string              `json:"command"` // reset | delete
 	Mode    string              `json:"mode"`    // dry-run | execute
@@ -33,7 +33,7 @@ type resetSummary struct {
 	Cached     int `json:"cached"`
 }
 
-// buildResetView is the document of a write run of cmd (reset, delete):
+// BuildResetView is the document of a write run of cmd (reset, delete):
 // executed or a dry run, through the brokers (live) or offline, forced.
 func BuildResetView(cmd string, execute, live, forced bool, spec string, plans []*repair.GroupPlan) *ResetView {
 	v := &ResetView{Command: cmd, Mode: "dry-run", Path: "live", Spec: spec, Forced: forced, Groups: plans}
@@ -96,7 +96,7 @@ func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
 	return strings.Join(ns, "; ")
 }
 
-// printResetView prints a write run's plan (or what was written) on p.
+// PrintResetView prints a write run's plan (or what was written) on p.
 func PrintResetView(p *render.Printer, v *ResetView) error {
 	switch p.Format {
 	case render.JSON:

@@ -9,7 +9,7 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// sandboxInfo is what the command prints at start (-o json for scripts).
+// SandboxInfo is what the command prints at start (-o json for scripts).
 type SandboxInfo struct {
 	Bootstrap  string   `json:"bootstrap"`
 	Brokers    []string `json:"brokers"`
@@ -24,7 +24,7 @@ type SandboxInfo struct {
 	Keep       bool     `json:"keep"`
 }
 
-// sandboxStopped says where the sandbox's volume is left.
+// SandboxStopped says where the sandbox's volume is left.
 func SandboxStopped(w io.Writer, info SandboxInfo) {
 	switch {
 	case !info.TempDir:
@@ -36,7 +36,7 @@ func SandboxStopped(w io.Writer, info SandboxInfo) {
 	}
 }
 
-// printSandboxInfo is what the sandbox prints at start.
+// PrintSandboxInfo is what the sandbox prints at start.
 func PrintSandboxInfo(p *render.Printer, info SandboxInfo) error {
 	if p.Format.Machine() {
 		return p.Print(render.Output{Data: info})

@@ -30,7 +30,7 @@ type TraceView struct {
 	*inspect.Trace
 }
 
-// traceNoVolumeHint says what a trace without a volume may miss: the only
+// TraceNoVolumeHint says what a trace without a volume may miss: the only
 // groups known are those named in explicit entries and logs, and a group
 // placed by the hash tier is recomputed only when its name is known.
 func TraceNoVolumeHint(tr *inspect.Trace) string {
@@ -40,7 +40,7 @@ func TraceNoVolumeHint(tr *inspect.Trace) string {
 	return fmt.Sprintf("the %s followed are those named in explicit entries or in the logs (moves shown above included); any other group placed by the hash tier is not recomputed and may have moved too", render.Plural(tr.Groups, "group", "groups"))
 }
 
-// traceOutput is the trace: a line per version and move for people, a
+// TraceOutput is the trace: a line per version and move for people, a
 // row per event in the tables.
 func TraceOutput(view TraceView) render.Output {
 	t := render.NewTable("TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL+", "LOGS+")

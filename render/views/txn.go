@@ -77,7 +77,7 @@ type TxnListView struct {
 	NotFound        []string         `json:"notFound,omitempty"`
 }
 
-// txnOutput is the transactions: a row each, or with describe a block
+// TxnOutput is the transactions: a row each, or with describe a block
 // each for people.
 func TxnOutput(v *TxnListView, describe bool) render.Output {
 	t := txnTable(v.Transactions)

@@ -11,7 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/repair"
 )
 
-// checkOutput is volume check's report: a row per finding.
+// CheckOutput is volume check's report: a row per finding.
 func CheckOutput(rep *inspect.CheckReport) render.Output {
 	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
 	for _, f := range rep.Findings {
@@ -59,7 +59,7 @@ func checkSummaryLine(rep *inspect.CheckReport) string {
 		strconv.Itoa(rep.Summary.Info) + " info  (checked " + checked + ")"
 }
 
-// volumeActionsOutput is the actions of a repair or migration (data: its
+// VolumeActionsOutput is the actions of a repair or migration (data: its
 // report), each with its RESULT.
 func VolumeActionsOutput(data any, acts []repair.RepairAction, refused bool) render.Output {
 	t := render.NewTable("ACTION", "PATH", "DETAIL", "RESULT", "DEST+", "BACKUP+")
@@ -92,7 +92,7 @@ type VersionView struct {
 	SupportedKaas string `json:"supportedKaas"`
 }
 
-// versionOutput is the version and build, a line each.
+// VersionOutput is the version and build, a line each.
 func VersionOutput(v VersionView) render.Output {
 	t := render.NewTable("FIELD", "VALUE")
 	t.Add("version", v.Version)

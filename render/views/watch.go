@@ -19,7 +19,7 @@ type WatchOnceView struct {
 	Journal      string                     `json:"journal"`
 }
 
-// watchOnceOutput is the current version's line (and the journal), or a
+// WatchOnceOutput is the current version's line (and the journal), or a
 // row per broker with the groups it coordinates.
 func WatchOnceOutput(view WatchOnceView, placements []inspect.Placement) render.Output {
 	t := render.NewTable("BROKER", "GROUPS")
@@ -39,7 +39,7 @@ func WatchOnceOutput(view WatchOnceView, placements []inspect.Placement) render.
 	}}
 }
 
-// watchOut is where a watch prints: json and yaml print the whole view
+// WatchOut is where a watch prints: json and yaml print the whole view
 // when the watch ends; the other formats stream each item through
 // render.Stream as it comes, and the first failed write (a closed pipe)
 // stops the watch (stop) and is what the watch returns.
@@ -149,7 +149,7 @@ func (w *WatchOut) Changes(cs []OffsetWatchEvent) {
 	w.flush()
 }
 
-// newWatchOut starts the stream; csvHeader is the csv header row.
+// NewWatchOut starts the stream; csvHeader is the csv header row.
 func NewWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc) *WatchOut {
 	w := &WatchOut{p: p, stop: stop, gw: 12, bw: 8}
 	if p.Format == render.JSON || p.Format == render.YAML {
@@ -207,7 +207,7 @@ func versionLine(p *render.Printer, v inspect.TraceVersion, summary string) stri
 	return p.Paint(render.Bold, render.Clock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }
 
-// offsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
+// OffsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
 // streams them; -o json lists them).
 type OffsetWatchEvent = watch.OffsetChange
 

@@ -8,7 +8,7 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// whoisOutput is the answers: the scenario line and a row per key.
+// WhoisOutput is the answers: the scenario line and a row per key.
 func WhoisOutput(wh *inspect.Whois, results []inspect.WhoisResult) render.Output {
 	t := whoisTable(wh, results)
 	return render.Output{
@@ -84,7 +84,7 @@ type WhoisLiveResult struct {
 	Agrees bool `json:"agrees"`
 }
 
-// whoisLiveOutput is the answers beside the wire's: the scenario line
+// WhoisLiveOutput is the answers beside the wire's: the scenario line
 // with the brokers that answered, and a row per key.
 func WhoisLiveOutput(wh *inspect.Whois, rs []WhoisLiveResult, answered []string) render.Output {
 	t := render.NewTable(WhoisLiveHeaders(wh)...)
