@@ -21,10 +21,13 @@ import (
 const (
 	flagDataDir    = "data-dir"
 	flagClusterDir = "cluster-dir"
-	flagOutput     = "output"
-	flagQuiet      = "quiet"
-	flagNoColor    = "no-color"
-	flagVerbose    = "verbose"
+	// flagLogDirs names a volume pool's extra log dirs (kaas's
+	// KAAS_LOG_DIRS): partitions placed there are found in them.
+	flagLogDirs = "log-dirs"
+	flagOutput  = "output"
+	flagQuiet   = "quiet"
+	flagNoColor = "no-color"
+	flagVerbose = "verbose"
 	// flagKaasVersion pins the kaas generation of the volume (env
 	// KAASCTL_KAAS_VERSION, profile kaasVersion); it wins over detection.
 	flagKaasVersion = "kaas-version"
@@ -38,6 +41,7 @@ func commonFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
 		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
+		&cli.StringSliceFlag{Name: flagLogDirs, Usage: "the volume pool's other log `DIRS` beside the data dir (comma list, or KAAS_LOG_DIRS' JSON [{\"name\",\"path\"}]): partitions placed there are read from them", Category: "Volume"},
 		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: " + volume.KaasVersionList() + ", or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
 		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
 		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
@@ -98,7 +102,7 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 
 func groupOfFlag(f cli.Flag) flagGroup {
 	switch n := completion.FlagName(f); n {
-	case flagDataDir:
+	case flagDataDir, flagLogDirs:
 		return fgDataDir
 	case flagClusterDir:
 		return fgClusterDir
@@ -152,6 +156,8 @@ func globals(c *cli.Context) (*Globals, error) {
 			DataDirFlag:    c.String(flagDataDir),
 			EnvClusterDir:  ios.getenv("KAAS_CLUSTER_DIR"),
 			EnvDataDir:     ios.getenv("KAAS_DATA_DIR"),
+			LogDirsFlag:    c.StringSlice(flagLogDirs),
+			EnvLogDirs:     ios.getenv("KAAS_LOG_DIRS"),
 			// Only the flag commonFlags attaches (a command's own
 			// --kaas-version, such as volume migrate's target, is not a pin).
 			KaasVersionFlag: kaasVersionFlag(c),

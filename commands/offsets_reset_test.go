@@ -516,8 +516,8 @@ func TestSandboxOffsetsResetServedBehindLog(t *testing.T) {
 		t.Errorf("orders/0: want the row refused with %q, the fix and the generation, got %q", want, rows[0])
 	}
 	r = lab.run(t, "reset", "--group", "app", "--topic", "orders", "--to-earliest", "--execute", "-o", "json")
-	if r.Code == 0 {
-		t.Errorf("an execute with a refused row exits 0:\n%s\n%s", r.Out, r.Err)
+	if r.Code != 4 {
+		t.Errorf("an execute with a row refused for a stale end: exit %d, want 4 (refused):\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	if after, _ := os.ReadFile(lab.file("app")); !bytes.Equal(after, before) || !strings.Contains(r.Out, "nothing is written for this group") {
 		t.Errorf("the execute wrote the group's file, or did not say it would not:\nbefore %s\nafter  %s\n%s", before, after, r.Out)

@@ -8,7 +8,7 @@ func init() {
 	for _, d := range []Descriptor{
 		{Path: "assignment", Usage: "inspect the controller's assignment.json: versions, brokers, load per broker, diffs", Common: fgAssignment},
 		{Path: "config", Usage: "manage connection profiles in the kaasctl config file (list, use, show, set-profile, delete, path, check)"},
-		{Path: "groups", Usage: "consumer groups: list and describe, from the volume and the brokers"},
+		{Path: "groups", Usage: "consumer groups: list, describe, health, habits and prune, from the volume and the brokers"},
 		{Path: "offsets", Usage: "reset and delete committed offsets safely (dry-run by default)"},
 		{Path: "plan", Usage: "plan before you touch: a rolling restart with the fewest group moves, a consumer group's partitions before and after scaling"},
 		{Path: "takeover", Usage: "explain group coordinator moves: when, from which broker to which, and why"},

@@ -3,6 +3,7 @@ package exporter
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -130,9 +131,105 @@ func TestExporterServedBehindLog(t *testing.T) {
 	if o := e2.Refresh(ctx); len(o.ServedBehind) != 0 {
 		t.Fatalf("the served end reached 40: %+v, want none", o.ServedBehind)
 	}
+	// A new assignment version (a takeover, when a leader comes to serve a
+	// stale end) brings the comparison forward.
+	hourly := &observe.Source{Layout: &l, Client: cl, ServedCheckInterval: time.Hour, Now: func() time.Time { return now }}
+	e3 := New(Options{Source: hourly})
+	if o := e3.Refresh(ctx); len(o.ServedBehind) != 0 {
+		t.Fatalf("served at 40 over 40: %+v", o.ServedBehind)
+	}
+	writeLog(t, l, "orders", 0, 60)
+	now = now.Add(time.Second)
+	if o := e3.Refresh(ctx); len(o.ServedBehind) != 0 {
+		t.Fatalf("within the hour and no new version: %+v, want no comparison", o.ServedBehind)
+	}
+	bumpAssignment(t, l)
+	now = now.Add(time.Second)
+	if o := e3.Refresh(ctx); len(o.ServedBehind) != 1 || o.ServedBehind[0].LogEnd != 60 {
+		t.Fatalf("after a new assignment version: %+v, want orders/0 compared again (segments at 60)", o.ServedBehind)
+	}
+	writeLog(t, l, "orders", 0, 40)
 	// groups health's source (no interval) never compares.
 	writeLog(t, l, "orders", 0, 80)
 	if o := New(Options{Source: &observe.Source{Layout: &l, Client: cl}}).Refresh(ctx); len(o.ServedBehind) != 0 {
 		t.Fatalf("no interval: %+v, want no comparison", o.ServedBehind)
+	}
+}
+
+// bumpAssignment rewrites the volume's assignment.json one version on, as
+// a controller's next write.
+func bumpAssignment(t *testing.T, l volume.Layout) {
+	t.Helper()
+	p := l.AssignmentPath()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := doc["assignmentVersion"].(float64)
+	doc["assignmentVersion"] = v + 1
+	out, _ := json.Marshal(doc)
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExporterKeepsWrittenTwice: a leader that took a partition over at a
+// stale end appended there, so the segment holds a range twice and its last
+// batch no longer shows how far it reached. Refreshes between two
+// comparisons of the served ends keep the incident (and the end the earlier
+// copy reached), read from the segments at the last comparison: the
+// evidence is still on the volume.
+func TestExporterKeepsWrittenTwice(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 1}}})
+	ctx := context.Background()
+	if err := sb.Produce(ctx, "orders", 1, 12); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Commit(ctx, "g1", map[string]map[int32]int64{"orders": {0: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	l := sb.Layout()
+	sb.PlantLogs()
+	dir := l.PartitionDir("orders", 0)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(dir, 0o755)
+	// Offsets 0–24, then 10–11 again: the served end (12) is the last batch's.
+	seg := append(volume.EncodeBatch(0, 25, 1_700_000_000_000, nil), volume.EncodeBatch(10, 2, 1_700_000_000_000, nil)...)
+	if err := os.WriteFile(dir+"/"+volume.SegmentLogName(0, 1), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	now := time.Now()
+	e := New(Options{Source: &observe.Source{Layout: &l, Client: cl, ServedCheckInterval: time.Hour, Now: func() time.Time { return now }}})
+	codes := func(o *observe.Observation) map[string]int64 {
+		out := map[string]int64{}
+		for _, g := range o.Groups {
+			for _, in := range g.Incidents {
+				out[in.Code] = in.SegmentsEnd
+			}
+		}
+		return out
+	}
+	for i := range 3 {
+		o := e.Refresh(ctx)
+		got := codes(o)
+		if end, ok := got["logWrittenTwice"]; !ok || end != 25 {
+			t.Errorf("refresh %d: incidents %v, want logWrittenTwice with the segments reaching 25", i, got)
+		}
+		if _, ok := got["servedBehindLog"]; !ok || len(o.ServedBehind) != 1 || o.ServedBehind[0].LogEnd != 25 {
+			t.Errorf("refresh %d: served behind %+v (incidents %v), want orders/0 served at 12 below the 25 its segments held", i, o.ServedBehind, got)
+		}
+		now = now.Add(time.Second)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
 	"github.com/kaasctl/kaasctl/internal/parallel"
+	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
 // Group health, Burrow-style, over a sliding window of observations of one
@@ -352,10 +353,13 @@ func (h GroupHealth) Has(c string) bool { return slices.Contains(h.Conditions, c
 
 // lastCommit is the offset file's modification time at the last
 // observation that has one, else the last observation at which a committed
-// offset moved.
+// offset moved. A modification time ahead of the observation by more than
+// volume.FutureSlack (a skewed NFS server, a copied or planted file) tells
+// nothing about when the group committed: it would read as "just now" for
+// ever and hide a stopped group, so it is passed over.
 func lastCommit(samples []HealthSample) time.Time {
 	for i := len(samples) - 1; i >= 0; i-- {
-		if t := samples[i].FileModTime; !t.IsZero() {
+		if t := samples[i].FileModTime; !t.IsZero() && !t.After(samples[i].Time.Add(volume.FutureSlack)) {
 			return t
 		}
 	}

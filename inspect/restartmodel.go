@@ -374,18 +374,37 @@ func (f RestartFollow) allowedInstead(from ClusterState, alive []string, entries
 	if !f.Rules.Failover.FirstReportEmpty || !pred.Failover {
 		return "", false
 	}
+	// The brokers whose first heartbeat came too late: the last to
+	// connect, or any set of them (every subset, up to 10 brokers).
 	before := from.Coordinators(f.Groups)
-	for _, b := range alive {
+	sets := [][]string{}
+	if n := len(alive); n <= 10 {
+		for mask := 1; mask < 1<<n; mask++ {
+			var set []string
+			for i, b := range alive {
+				if mask&(1<<i) != 0 {
+					set = append(set, b)
+				}
+			}
+			sets = append(sets, set)
+		}
+	} else {
+		for _, b := range alive {
+			sets = append(sets, []string{b})
+		}
+	}
+	slices.SortStableFunc(sets, func(x, y []string) int { return len(x) - len(y) })
+	for _, set := range sets {
 		st := from
 		st.Loaded = maps.Clone(from.Loaded)
 		for _, g := range f.Groups {
-			if before[g] == b {
+			if slices.Contains(set, before[g]) {
 				st.Loaded[g] = false
 			}
 		}
 		p := PredictVersion(st, alive, f.Groups, f.Failover, f.Placement)
 		if _, dev := compareMoves(f.Groups, before, actual, p.Coordinators); len(dev) == 0 {
-			return fmt.Sprintf("%s connected its heartbeat to the new controller last, so the groups it coordinated got no entry (hash tier), as the plan allowed (the new controller is %s)", b, noneIfEmpty(a.Controller)), true
+			return fmt.Sprintf("%s connected its heartbeat to the new controller last (or within 1 s of it), so the groups it coordinated got no entry (hash tier), as the plan allowed (the new controller is %s)", strings.Join(set, ", "), noneIfEmpty(a.Controller)), true
 		}
 	}
 	return "", false

@@ -23,24 +23,53 @@ import (
 // segments could not be read (only the segments are evidence here: a
 // manifest trails the log by design).
 func ServedBehindLog(served int64, b *volume.LogBounds, gen volume.GenerationInfo) string {
-	if !servedBehind(served, b) {
+	held, ok := HeldEnd(b)
+	if !ok || served >= held {
 		return ""
 	}
 	man := ""
 	if b.Manifest != nil {
 		man = fmt.Sprintf(", manifest.json says %d at epoch %d", b.Manifest.HighWatermark, b.Manifest.Epoch)
 	}
-	return fmt.Sprintf("the broker serves log end %d but the partition's segments end at %d (read before asking%s): its leader serves a stale high watermark, %d records short, and consumers cannot fetch past it; %s (%s); %s",
-		served, b.End.Value, man, b.End.Value-served,
+	return fmt.Sprintf("the broker serves log end %d but the partition's segments %s (read before asking%s): its leader serves a stale high watermark, %d records short, and consumers cannot fetch past it; %s (%s); %s",
+		served, heldWords(b, held), man, held-served,
 		gen.BrokerFact(func(f volume.BrokerFacts) string { return f.ServedBehindCause }), gen.Assumes(),
 		gen.BrokerFact(func(f volume.BrokerFacts) string { return f.ServedBehindFix }))
 }
 
-// servedBehind: the segments, read before the broker was asked, end past
-// what it served (only the segments are evidence: a manifest trails the
-// log by design).
+// heldWords says how far the segments reach: their end, or, when the
+// leader appended at a stale end over records already there, the end of
+// the earlier copy.
+func heldWords(b *volume.LogBounds, held int64) string {
+	if ov := writtenTwice(b); ov != nil && held > b.End.Value {
+		return fmt.Sprintf("held records up to offset %d before the leader appended at its stale end (%s; the last batch now ends at %d)", held, ov.Describe(), b.End.Value)
+	}
+	return fmt.Sprintf("end at %d", held)
+}
+
+// HeldEnd is how far the partition's segments reach, read before the
+// broker was asked: the last batch's end, or the end of the earlier copy
+// of an offset range written twice when that is further (a leader that
+// took the partition over at a stale end appended there, so the last batch
+// no longer shows what the segments held and consumers had read). ok is
+// false when the segments could not be read (only the segments are
+// evidence: a manifest trails the log by design).
+func HeldEnd(b *volume.LogBounds) (end int64, ok bool) {
+	if b == nil || b.End == nil || b.End.Source != volume.SourceSegments {
+		return 0, false
+	}
+	end = b.End.Value
+	if ov := writtenTwice(b); ov != nil {
+		end = max(end, ov.To+1)
+	}
+	return end, true
+}
+
+// servedBehind: the segments, read before the broker was asked, reach past
+// what it served (HeldEnd).
 func servedBehind(served int64, b *volume.LogBounds) bool {
-	return b != nil && b.End != nil && b.End.Source == volume.SourceSegments && served < b.End.Value
+	held, ok := HeldEnd(b)
+	return ok && served < held
 }
 
 // DocServedBehindLog is the doctor finding for partitions a broker serves
@@ -116,7 +145,8 @@ func FindServedBehind(ends []ServedEnd, a *volume.Assignment) []ServedBehind {
 		if !servedBehind(e.Served, e.Log) {
 			continue
 		}
-		sb := ServedBehind{Partition: e.Topic + "/" + strconv.Itoa(int(e.Partition)), Served: e.Served, LogEnd: e.Log.End.Value, ManifestEpoch: -1, ManifestHWM: -1}
+		held, _ := HeldEnd(e.Log)
+		sb := ServedBehind{Partition: e.Topic + "/" + strconv.Itoa(int(e.Partition)), Served: e.Served, LogEnd: held, ManifestEpoch: -1, ManifestHWM: -1}
 		if m := e.Log.Manifest; m != nil {
 			sb.ManifestEpoch, sb.ManifestHWM = m.Epoch, m.HighWatermark
 		}

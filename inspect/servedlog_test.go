@@ -105,3 +105,34 @@ func TestPairServedEnds(t *testing.T) {
 		t.Fatalf("behind %+v", b)
 	}
 }
+
+// After a stale takeover the producer appends at the stale end, so the last
+// batch no longer shows what the segments held: the earlier copy of the
+// range written twice does (as a real Go-flavour full restart left it:
+// offsets 0–199, then 50–54 again).
+func TestServedBehindTheEarlierCopy(t *testing.T) {
+	t.Parallel()
+	b := &volume.LogBounds{Topic: "orders", Partition: 1, End: &volume.Fact{Value: 55, Source: volume.SourceSegments},
+		Log: &volume.PartitionLog{Active: "/d/orders/1/00000000-00000000000000000000.log",
+			Overlap: &volume.Overlap{Segment: "/d/orders/1/00000000-00000000000000000000.log", From: 50, To: 199, At: 1868}}}
+	if held, ok := HeldEnd(b); !ok || held != 200 {
+		t.Fatalf("HeldEnd = %d, %v; want 200 (the earlier copy's end)", held, ok)
+	}
+	msg := ServedBehindLog(55, b, volume.GenerationInfo{})
+	for _, w := range []string{"serves log end 55", "held records up to offset 200", "the last batch now ends at 55", "145 records short"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("ServedBehindLog: %q lacks %q", msg, w)
+		}
+	}
+	if got := ServedBehindLog(200, b, volume.GenerationInfo{}); got != "" {
+		t.Errorf("served at the earlier copy's end: %q", got)
+	}
+	got := FindServedBehind([]ServedEnd{{Topic: "orders", Partition: 1, Served: 55, Log: b}}, nil)
+	if len(got) != 1 || got[0].LogEnd != 200 {
+		t.Errorf("FindServedBehind: %+v", got)
+	}
+	noOverlap := &volume.LogBounds{End: &volume.Fact{Value: 55, Source: volume.SourceSegments}, Log: &volume.PartitionLog{}}
+	if held, _ := HeldEnd(noOverlap); held != 55 {
+		t.Errorf("HeldEnd without an overlap = %d", held)
+	}
+}

@@ -383,6 +383,9 @@ func BuildPartition(g *GroupFacts, f *PartitionFacts) PartitionState {
 	p.LogStart, p.LogEnd = chosenBounds(f)
 	if b := f.Segments; b != nil && b.End != nil {
 		p.SegmentsEnd = *b.End
+		if held, ok := HeldEnd(b); ok {
+			p.SegmentsEnd.Value = held
+		}
 	}
 	lag, unknown, past := PartitionLag(factOrNil(p.Resume), factOrNil(p.LogEnd))
 	switch {
@@ -458,15 +461,50 @@ func pastEndDetail(p *PartitionState, g *GroupFacts, served bool) string {
 	}
 	base := fmt.Sprintf("committed %d is beyond %s %d: the consumer's next fetch gets nothing (OFFSET_OUT_OF_RANGE, then auto.offset.reset) and the lag reads 0", p.Resume.Value, what, p.LogEnd.Value)
 	seg := p.segments
-	switch {
-	case served && seg != nil && servedBehind(p.LogEnd.Value, seg):
-		return base + fmt.Sprintf("; the segments end at %d: the leader serves a stale high watermark (%s)", seg.End.Value, g.Gen.Assumes())
-	case writtenTwice(seg) != nil:
+	switch pastEndCause(p, served) {
+	case PastEndServedBehind:
+		held, _ := HeldEnd(seg)
+		return base + fmt.Sprintf("; the segments %s: the leader serves a stale high watermark (%s)", heldWords(seg, held), g.Gen.Assumes())
+	case PastEndWrittenTwice:
 		ov := writtenTwice(seg)
 		return base + fmt.Sprintf("; the segments hold an offset range twice (%s): a leader took the partition over at a stale end and appended there, so records from %d on were written again (%s)",
 			ov.Describe(), ov.From, g.Gen.Assumes())
 	}
 	return base + "; nothing on the volume shows a stale takeover: the topic may have been deleted and recreated (kaas keys offsets by topic name) or truncated"
+}
+
+// Why a committed offset is past the log end (PastEndCause).
+const (
+	// PastEndServedBehind: the leader serves an end below the segments':
+	// a stale high watermark, the records are there.
+	PastEndServedBehind = "servedBehind"
+	// PastEndWrittenTwice: the segments hold an offset range twice: a
+	// leader took the partition over at a stale end and appended there.
+	PastEndWrittenTwice = "writtenTwice"
+	// PastEndUnexplained: nothing on the volume shows a stale takeover
+	// (the topic may have been deleted and recreated, or truncated).
+	PastEndUnexplained = "unexplained"
+)
+
+// PastEndCause says why the partition's committed offset is past its log
+// end ("" when it is not): the one rule that tells the stale-takeover
+// incidents from an end the volume does not explain.
+func PastEndCause(p *PartitionState) string {
+	if !p.Has(IncPastLogEnd) && !p.Has(IncPastServedEnd) {
+		return ""
+	}
+	return pastEndCause(p, p.LogEnd.Source == volume.SourceWire)
+}
+
+func pastEndCause(p *PartitionState, served bool) string {
+	seg := p.segments
+	switch {
+	case served && seg != nil && servedBehind(p.LogEnd.Value, seg):
+		return PastEndServedBehind
+	case writtenTwice(seg) != nil:
+		return PastEndWrittenTwice
+	}
+	return PastEndUnexplained
 }
 
 // writtenTwice is the overlap the segment reader found (nil: none).

@@ -29,6 +29,7 @@ type Logs struct {
 	fallbacks []string
 	topics    map[string][]int32
 	deep      map[*volume.LogBounds]bool
+	first     firstBatches
 }
 
 // NewLogs reads l's partitions; nil when l has no data dir.

@@ -44,7 +44,18 @@ type Source struct {
 	// segments (zero: never); stale keeps what that found open until its
 	// cause is gone.
 	servedAt time.Time
-	stale    staleTracker
+	// servedVersion is the assignment version that comparison read, and
+	// servedLost whether a refresh since could not reach the brokers: a
+	// takeover (a new version) or an outage is when a leader comes to
+	// serve a stale end, so either brings the next comparison forward.
+	servedVersion [2]int64
+	servedLost    bool
+	stale         staleTracker
+	// twice holds, from the last comparison, the partitions whose active
+	// segment holds an offset range twice: the evidence stays on the
+	// volume, so refreshes between comparisons keep the incident (and
+	// the end the earlier copy reached) instead of dropping it.
+	twice map[volume.TopicPartition]*volume.LogBounds
 	// Partitions: the exporter writes per-partition series (exporter.New
 	// sets it), so GroupObs.Partitions are filled, as they are for lag in
 	// seconds with brokers (keepPartitions).
@@ -398,18 +409,31 @@ func (r *refreshRun) readFiles() {
 // serving less than they held then serves a stale high watermark.
 func (r *refreshRun) readBefore() {
 	s, o := r.s, r.o
+	if o.WireErr != "" {
+		s.servedLost = true
+	}
 	r.checkServed = s.ServedCheckInterval > 0 && s.Layout != nil && s.Layout.DataDir != "" && s.Client != nil && o.WireErr == "" &&
-		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval)
+		(s.servedAt.IsZero() || o.Time.Sub(s.servedAt) >= s.ServedCheckInterval || s.servedLost || assignmentVersion(o.Assignment) != s.servedVersion)
 	if !r.checkServed {
+		r.before = s.twice
 		return
 	}
 	lr, tps := volume.NewLogReader(*s.Layout), filePartitions(r.fileObs)
 	lr.Prefetch(tps, 16)
 	r.before = make(map[volume.TopicPartition]*volume.LogBounds, len(tps))
 	r.beforeList = make([]volume.LogBounds, len(tps))
+	s.twice = nil
 	for i, tp := range tps {
 		r.beforeList[i] = *lr.Get(tp.Topic, tp.Partition)
-		r.before[tp] = &r.beforeList[i]
+		b := &r.beforeList[i]
+		r.before[tp] = b
+		if b.Log != nil && b.Log.Overlap != nil {
+			if s.twice == nil {
+				s.twice = map[volume.TopicPartition]*volume.LogBounds{}
+			}
+			kept := *b // not a pointer into this refresh's list
+			s.twice[tp] = &kept
+		}
 	}
 }
 
@@ -472,13 +496,21 @@ func (r *refreshRun) finishServed() {
 	var detected []inspect.ServedBehind
 	if r.checkServed {
 		detected = servedBehindOf(o.Groups, r.beforeList, o.Assignment)
-		s.servedAt = o.Time
+		s.servedAt, s.servedVersion, s.servedLost = o.Time, assignmentVersion(o.Assignment), false
 	}
 	var rule volume.StaleEndRule
 	if spec, ok := r.gen.Gen.Spec(); ok {
 		rule = spec.Broker.StaleEnd
 	}
 	o.ServedBehind = s.stale.update(o.Time, detected, r.checkServed, s.stale.servedEnds(r.described), o.Assignment, rule)
+}
+
+// assignmentVersion is a's (controller epoch, version); zero without one.
+func assignmentVersion(a *volume.Assignment) [2]int64 {
+	if a == nil {
+		return [2]int64{}
+	}
+	return [2]int64{a.ControllerEpoch, a.AssignmentVersion}
 }
 
 // Coverage is which groups o observed (health --exporter says why a

@@ -39,7 +39,9 @@ const ResultCached = "CACHED"
 
 // ApplyOptions says how ApplyOffsets applies plans made by PlanGroups.
 type ApplyOptions struct {
-	// Command is "reset" or "delete".
+	// Command is "reset", "delete" or "prune" (deletes and prunes rewrite
+	// or remove the offset file; a prune also re-checks the coordinator's
+	// hold on the group before each write).
 	Command string
 	// Client is the live connection; nil writes offline (files only).
 	Client *wire.Client
@@ -236,21 +238,29 @@ func applyGroup(ctx context.Context, gp *GroupPlan, opts ApplyOptions) {
 	}
 	gp.Outcome = OutcomeWritten
 	cl := opts.Client
-	if opts.Command != "delete" && cl != nil {
+	deletes := opts.Command == "delete" || opts.Command == "prune"
+	if !deletes && cl != nil {
 		ExecuteCommit(ctx, cl, gp)
 		return
 	}
-	if opts.Command == "delete" && cl != nil {
-		// Re-check the state right before the file write.
-		if st := liveState(ctx, cl, gp.Group); st != StateEmpty && st != StateDead && !opts.Force {
-			gp.Refused = InactiveRefusal(gp.Group, st)
+	if deletes && cl != nil {
+		// Re-check the state right before the file write (a prune also
+		// whether the coordinator loaded the group since).
+		refused := ""
+		if opts.Command == "prune" {
+			refused = pruneRecheck(ctx, cl, gp)
+		} else if st := liveState(ctx, cl, gp.Group); st != StateEmpty && st != StateDead && !opts.Force {
+			refused = InactiveRefusal(gp.Group, st)
+		}
+		if refused != "" {
+			gp.Refused = refused
 			gp.Warnings = append(gp.Warnings, "not written: "+gp.Refused)
 			gp.Outcome = OutcomeRefused
 			return
 		}
 	}
 	WriteFile(gp, opts.Now)
-	if opts.Command == "delete" && cl != nil {
+	if deletes && cl != nil {
 		verifyDeletedOnWire(ctx, cl, gp, opts.Names)
 	}
 }

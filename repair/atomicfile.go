@@ -28,6 +28,8 @@ type FileState struct {
 	Data    []byte
 	ModTime time.Time
 	Size    int64
+	// Mode is the file's permission bits.
+	Mode fs.FileMode
 }
 
 // ReadState reads a file's content and metadata; a missing file is a state
@@ -59,7 +61,7 @@ func readState(path string, follow bool) (FileState, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Exists, st.Data, st.ModTime, st.Size = true, data, info.ModTime, info.Size
+	st.Exists, st.Data, st.ModTime, st.Size, st.Mode = true, data, info.ModTime, info.Size, info.Mode.Perm()
 	return st, nil
 }
 

@@ -96,13 +96,41 @@ func readGroupFile(l volume.Layout, group string, pol Policy) (*GroupFile, error
 	if perr != nil {
 		return nil, fmt.Errorf("%v; kaasctl will not merge with a file it cannot read: run 'kaasctl volume repair' (it quarantines the file and saves what it could read as a --from-file CSV)", perr)
 	}
-	for _, f := range fs {
-		if f.Severity == volume.SevError && f.Code != volume.CodeOffsetsPlainMap {
-			return nil, fmt.Errorf("%s: %s; kaasctl will not merge with a file kaas cannot decode: run 'kaasctl volume repair' first", p, f.Message)
-		}
+	if f := undecodable(fs); f != nil {
+		return nil, fmt.Errorf("%s: %s; kaasctl will not merge with a file kaas cannot decode: run 'kaasctl volume repair' first", p, f.Message)
 	}
 	gf.File, gf.Findings = of, fs
 	return gf, nil
+}
+
+// undecodable is the first finding that makes a file one kaas cannot
+// decode (nil: none).
+func undecodable(fs []volume.Finding) *volume.Finding {
+	for i := range fs {
+		if fs[i].Severity == volume.SevError && fs[i].Code != volume.CodeOffsetsPlainMap {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// WriteBlocked is why the offsets write path will not write group's file
+// ("" when it will): an id kaas cannot round-trip as a file name, the
+// live offsets dir not known, or a finding of its file (as read, with
+// findings) that kaas cannot decode. A prune refuses such a group in its
+// plan, before anything is written.
+func WriteBlocked(l volume.Layout, group string, findings []volume.Finding) string {
+	if _, err := GroupFilePath(l, group); err != nil {
+		var gpe *GroupPathError
+		if errors.As(err, &gpe) {
+			err = gpe.Err
+		}
+		return err.Error()
+	}
+	if f := undecodable(findings); f != nil {
+		return f.Message + "; kaasctl does not write a file kaas cannot decode: run 'kaasctl volume repair' first"
+	}
+	return ""
 }
 
 // Entries returns the file's entries (none when there is no file).

@@ -95,6 +95,9 @@ type GroupPlan struct {
 	FilePartitions int  `json:"filePartitions"`
 	Kept           int  `json:"kept"`
 	PlainMap       bool `json:"plainMap"`
+	// Remove: the whole offset file is removed (groups prune), not
+	// rewritten.
+	Remove bool `json:"remove,omitempty"`
 	// After --execute:
 	Executed bool     `json:"executed"`
 	Method   string   `json:"method,omitempty"` // commit | file
@@ -432,7 +435,12 @@ func servedBoundsProblem(lo wire.LogOffsets, b *volume.LogBounds, gen volume.Gen
 	if why := b.Impossible(); why != "" {
 		return fmt.Sprintf("%sthe partition's segments hold a bound kaas could never have written (%s), so the log end a broker serves for it is not evidence either: nothing is written for this partition", logUnverifiedPrefix, why)
 	}
-	return inspect.ServedBehindLog(lo.End, b, gen)
+	if why := inspect.ServedBehindLog(lo.End, b, gen); why != "" {
+		// A stale end: kaasctl knows the log reaches further and refuses
+		// to count from what is served (exit 4), as it does offline.
+		return refusedPrefix + why
+	}
+	return ""
 }
 
 // refusedPrefix starts the error of a row the read model's incidents
@@ -685,6 +693,9 @@ func (gp *GroupPlan) FullSet() []volume.OffsetEntry {
 
 // Changes reports whether executing the plan changes anything.
 func (gp *GroupPlan) Changes() bool {
+	if gp.Remove {
+		return true
+	}
 	for _, r := range gp.Rows {
 		if r.Changed {
 			return true
@@ -785,6 +796,10 @@ func ExecuteCommit(ctx context.Context, cl *wire.Client, gp *GroupPlan) {
 // rename, fsync of the directory, aborting if the file changed since it
 // was read; then re-reads and verifies it.
 func WriteFile(gp *GroupPlan, now func() time.Time) {
+	if gp.Remove {
+		removeFile(gp, now)
+		return
+	}
 	gp.Executed, gp.Method = true, "file"
 	full := gp.FullSet()
 	st := gp.file.State
@@ -902,12 +917,11 @@ func (vp volumePartitions) holds(topic string, part int32) (int, string) {
 	dir := filepath.Dir(pd)
 	parts, ok := vp.topics[topic]
 	if !ok {
-		if ents, err := os.ReadDir(dir); err == nil {
+		// The topic's partition dirs in the data dir and every pool dir.
+		if ps := volume.TopicPartitionDirs(vp.l, topic); len(ps) > 0 {
 			parts = map[int32]bool{}
-			for _, e := range ents {
-				if n, err := strconv.ParseInt(e.Name(), 10, 32); err == nil && n >= 0 && e.IsDir() && strconv.Itoa(int(n)) == e.Name() {
-					parts[int32(n)] = true
-				}
+			for _, p := range ps {
+				parts[p] = true
 			}
 		}
 		vp.topics[topic] = parts
@@ -935,5 +949,5 @@ func (vp volumePartitions) describe(topic, dir string) string {
 	} else if int(ps[len(ps)-1]-ps[0])+1 != len(ps) {
 		held = fmt.Sprintf("%d partitions between %d and %d", len(ps), ps[0], ps[len(ps)-1])
 	}
-	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist)", dir, held, topic)
+	return fmt.Sprintf("%s holds %s of %s (online, the brokers refuse a partition that does not exist; %s)", dir, held, topic, vp.l.PoolNote())
 }

@@ -33,54 +33,30 @@ func testRealFullRestart(t *testing.T, f Flavour) {
 	brokers := strings.Join(c.Addrs(), ",")
 	const group = "g-fr"
 	produce(t, c, "orders", 3, 50)
-	// A graceful restart: every broker flushes the log end it holds (50).
-	termAll(t, c)
-	startAll(t, c)
 	stopProducing := producing(t, c, 6)
 	defer stopProducing()
-	produce(t, c, "orders", 3, 150)
-	cs := startConsumer(t, c, group, "orders")
-	waitFor(t, 60*time.Second, group+" committed past 200 on every partition", func() error {
-		for k, v := range committed(t, c, group) {
-			if v < 200 {
-				return fmt.Errorf("%s at %d", k, v)
-			}
-		}
-		if len(committed(t, c, group)) != 3 {
-			return fmt.Errorf("committed %s", fmtOffsets(committed(t, c, group)))
-		}
-		return nil
-	})
-	cs.stop()
 	expAddr := freePort(t)
 	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--brokers", brokers, "--listen", expAddr,
 		"--interval", "1s", "--poll-interval", "200ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "30s")
 
-	for i := range c.Brokers {
-		if err := c.Kill(i); err != nil {
-			t.Fatal(err)
+	var held map[tp]int64
+	behind := map[tp]int64{}
+	for attempt := 1; attempt <= 3 && len(behind) == 0; attempt++ {
+		held, behind = killWhileProducing(t, c, f, group)
+		if len(behind) == 0 && !staleEndRule(t, f).NewEpochRescans {
+			// Rust 0.2.18 resumes its scan from the checkpoint's byte
+			// position, so a kill leaves no stale end: nothing to report.
+			t.Logf("%s came back at its segments' end after every broker was killed: %s", f.Name(), fmtOffsets(held))
+			nothingStale(t, c, expAddr, group)
+			return
 		}
 	}
-	held, file := offlineEndsOf(t, c, f, group)
-	t.Logf("killed with the producer running: segments end at %s, %s committed %s", fmtOffsets(held), group, fmtOffsets(file))
-	startAll(t, c)
-
-	behind := map[tp]int64{}
-	waitFor(t, 60*time.Second, "a partition served below its segments after the full restart", func() error {
-		served := logEnds(t, c, "orders")
-		for k, end := range held {
-			if s, ok := served[k]; ok && s > 0 && s < end {
-				behind[k] = s
-			}
-		}
-		if len(behind) == 0 {
-			return fmt.Errorf("served %s, segments %s, epochs %v", fmtOffsets(served), fmtOffsets(held), partitionEntries(t, c))
-		}
-		return nil
-	})
+	if len(behind) == 0 {
+		t.Fatalf("three full restarts and no partition served behind its segments (every takeover at a new epoch?): %v", partitionEntries(t, c))
+	}
 	t.Logf("served behind their segments: %s (segments %s)", fmtOffsets(behind), fmtOffsets(held))
 
-	mon := monitorStale(t, expAddr, behind)
+	mon := monitorStale(t, expAddr, layoutOf(t, c).AssignmentPath(), behind, partitionEntries(t, c))
 	defer mon.stop()
 	mon.waitSeen(t, 30*time.Second)
 
@@ -108,6 +84,7 @@ func testRealFullRestart(t *testing.T, f Flavour) {
 	caughtUp := time.Now()
 	mon.waitScrapes(t, caughtUp, 5)
 	rule := staleEndRule(t, f)
+	mon.rescans = rule.NewEpochRescans
 	until := caughtUp
 	if rule.NewEpochRescans {
 		// Go: the cause (a takeover at the manifest's epoch) is still
@@ -182,6 +159,84 @@ func staleEndRule(t *testing.T, f Flavour) volume.StaleEndRule {
 	return spec.Broker.StaleEnd
 }
 
+// killWhileProducing restarts every broker gracefully (each flushes the
+// log end it holds), lets the producer and group run on, kills every
+// broker with the producer running, starts them again and returns the log
+// ends the segments held at the kill and the partitions then served below
+// them.
+func killWhileProducing(t *testing.T, c *Cluster, f Flavour, group string) (held, behind map[tp]int64) {
+	t.Helper()
+	termAll(t, c)
+	startAll(t, c)
+	produce(t, c, "orders", 3, 150)
+	want := logEnds(t, c, "orders")
+	cs := startConsumer(t, c, group, "orders")
+	waitFor(t, 60*time.Second, group+" committed up to "+fmtOffsets(want), func() error {
+		got, err := committedErr(t, c, group)
+		if err != nil {
+			return err
+		}
+		for k, v := range want {
+			if got[k] < v {
+				return fmt.Errorf("committed %s", fmtOffsets(got))
+			}
+		}
+		return nil
+	})
+	cs.stop()
+	for i := range c.Brokers {
+		if err := c.Kill(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, file := offlineEndsOf(t, c, f, group)
+	t.Logf("killed with the producer running: segments end at %s, %s committed %s", fmtOffsets(held), group, fmtOffsets(file))
+	startAll(t, c)
+	behind = map[tp]int64{}
+	eventually(t, 30*time.Second, "every partition served again after the full restart", func() error {
+		served := logEnds(t, c, "orders")
+		for k, end := range held {
+			s, ok := served[k]
+			switch {
+			case !ok || s == 0:
+				return fmt.Errorf("%s not served yet (%s)", k, fmtOffsets(served))
+			case s < end:
+				behind[k] = s
+			}
+		}
+		return nil
+	})
+	return held, behind
+}
+
+// nothingStale: with every partition served at least at its segments' end,
+// the exporter, doctor -b and groups describe report no stale end.
+func nothingStale(t *testing.T, c *Cluster, expAddr, group string) {
+	t.Helper()
+	since := time.Now()
+	waitFor(t, 30*time.Second, "3 exporter refreshes after the restart", func() error {
+		m, err := scrape(expAddr)
+		if err != nil {
+			return err
+		}
+		if v, _ := m.get("kaas_exporter_last_refresh_timestamp_seconds"); v < float64(since.Add(3*time.Second).Unix()) {
+			return fmt.Errorf("last refresh at %v", v)
+		}
+		if v, ok := m.get("kaas_partition_served_behind_log_records"); ok {
+			t.Errorf("the exporter reports a partition served behind its segments (%v records) after a restart that left none", v)
+		}
+		return nil
+	})
+	r := kaasctl(t, "doctor", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json")
+	if strings.Contains(r.stdout, "live.servedBehindLog") {
+		t.Errorf("doctor names a stale end that kaas does not serve:\n%s", r.stdout)
+	}
+	d := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
+	if strings.Contains(d.stdout, `"servedBehindLog": true`) {
+		t.Errorf("groups describe marks a stale end that kaas does not serve:\n%s", d.stdout)
+	}
+}
+
 func keysOf(m map[tp]int64) []string {
 	var out []string
 	for k := range m {
@@ -216,19 +271,7 @@ func offlineEndsOf(t *testing.T, c *Cluster, f Flavour, group string) (ends, com
 func describeNamesTakeover(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
 	t.Helper()
 	describeMarksStale(t, c, group, behind)
-	r := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
-	v := decode[struct {
-		Groups []struct {
-			Partitions []struct {
-				Topic     string `json:"topic"`
-				Partition int32  `json:"partition"`
-				Incidents []struct {
-					Code   string `json:"code"`
-					Detail string `json:"detail"`
-				} `json:"incidents"`
-			} `json:"partitions"`
-		} `json:"groups"`
-	}](t, r)
+	v := describeLive(t, c, group)
 	for _, g := range v.Groups {
 		for _, p := range g.Partitions {
 			if _, stale := behind[tp{p.Topic, p.Partition}]; !stale {
@@ -284,7 +327,14 @@ func refusedCurrent(t *testing.T, c *Cluster, group string, behind map[tp]int64)
 // which of the partitions carry kaas_partition_served_behind_log_records
 // and kaas_partition_incident_groups{incident="logWrittenTwice"}.
 type staleMonitor struct {
-	parts   int
+	addr  string
+	parts int
+	// epochs are the stale partitions' epochs when they were seen; a
+	// takeover at a new epoch re-scans on the Go flavour (the cause gone).
+	epochs map[tp]uint32
+	path   string
+	// rescans: the generation's takeover at a new epoch ends the incident.
+	rescans bool
 	mu      sync.Mutex
 	samples []staleSample
 	stopped chan struct{}
@@ -295,10 +345,16 @@ type staleSample struct {
 	at      time.Time
 	behind  map[string]bool
 	written map[string]bool
+	// sameEpoch: read after the scrape, every stale partition was still
+	// at the epoch it was seen at.
+	sameEpoch bool
 }
 
-func monitorStale(t *testing.T, addr string, parts map[tp]int64) *staleMonitor {
-	m := &staleMonitor{parts: len(parts), stopped: make(chan struct{}), done: make(chan struct{})}
+func monitorStale(t *testing.T, addr, assignment string, parts map[tp]int64, entries map[tp]volume.PartitionEntry) *staleMonitor {
+	m := &staleMonitor{addr: addr, parts: len(parts), path: assignment, epochs: map[tp]uint32{}, stopped: make(chan struct{}), done: make(chan struct{})}
+	for k := range parts {
+		m.epochs[k] = entries[k].Epoch
+	}
 	go func() {
 		defer close(m.done)
 		tick := time.NewTicker(300 * time.Millisecond)
@@ -323,6 +379,7 @@ func monitorStale(t *testing.T, addr string, parts map[tp]int64) *staleMonitor {
 					s.written[k.String()] = true
 				}
 			}
+			s.sameEpoch = m.sameEpoch()
 			m.mu.Lock()
 			m.samples = append(m.samples, s)
 			m.mu.Unlock()
@@ -330,6 +387,21 @@ func monitorStale(t *testing.T, addr string, parts map[tp]int64) *staleMonitor {
 	}()
 	t.Cleanup(m.stop)
 	return m
+}
+
+// sameEpoch reads assignment.json: is every stale partition still at the
+// epoch it was seen at?
+func (m *staleMonitor) sameEpoch() bool {
+	a, _, err := volume.ReadAssignment(m.path)
+	if err != nil {
+		return false
+	}
+	for _, e := range a.Partitions {
+		if ep, ok := m.epochs[tp{e.Topic, e.Partition}]; ok && e.Epoch != ep {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *staleMonitor) stop() {
@@ -361,7 +433,7 @@ func (m *staleMonitor) waitSeen(t *testing.T, within time.Duration) {
 	t.Helper()
 	waitFor(t, within, "the exporter reporting every partition served behind its segments", func() error {
 		if m.firstSeen().IsZero() {
-			return fmt.Errorf("%d scrapes, none with every partition", len(m.snapshot()))
+			return fmt.Errorf("%d scrapes, none with every partition; the last:\n%s", len(m.snapshot()), m.lastOrders())
 		}
 		return nil
 	})
@@ -388,7 +460,7 @@ func (m *staleMonitor) waitScrapes(t *testing.T, since time.Time, n int) {
 func (m *staleMonitor) missed(from, until time.Time) []string {
 	var out []string
 	for _, s := range m.snapshot() {
-		if from.IsZero() || s.at.Before(from) || s.at.After(until) {
+		if from.IsZero() || s.at.Before(from) || s.at.After(until) || (m.rescans && !s.sameEpoch) {
 			continue
 		}
 		if len(s.behind) < m.parts {
@@ -411,6 +483,22 @@ func (m *staleMonitor) writtenTwiceSince(since time.Time) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// lastOrders is what a scrape now exports about the topic orders.
+func (m *staleMonitor) lastOrders() string {
+	got, err := scrape(m.addr)
+	if err != nil {
+		return err.Error()
+	}
+	var lines []string
+	for k, v := range got {
+		if strings.Contains(k, "orders") || strings.Contains(k, "findings") || strings.Contains(k, "g-fr") {
+			lines = append(lines, fmt.Sprintf("%s %v", k, v))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
 
 func (m *staleMonitor) scrapes() int { return len(m.snapshot()) }

@@ -46,6 +46,17 @@ func produceAt(t *testing.T, c *Cluster, topic string, partitions int32, n int, 
 // serves for orders/0-2.
 func committed(t *testing.T, c *Cluster, group string) map[tp]int64 {
 	t.Helper()
+	out, err := committedErr(t, c, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// committedErr is committed with the coordinator's error returned (as
+// right after a restart, while none is available).
+func committedErr(t *testing.T, c *Cluster, group string) (map[tp]int64, error) {
+	t.Helper()
 	cl := newClient(t, c)
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -65,7 +76,7 @@ func committed(t *testing.T, c *Cluster, group string) map[tp]int64 {
 	req.Topics = append(req.Topics, ot)
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
-		t.Fatalf("OffsetFetch %s: %v", group, err)
+		return nil, fmt.Errorf("OffsetFetch %s: %w", group, err)
 	}
 	out := map[tp]int64{}
 	add := func(topic string, p int32, off int64, code int16) {
@@ -85,7 +96,7 @@ func committed(t *testing.T, c *Cluster, group string) map[tp]int64 {
 			add(tt.Topic, p.Partition, p.Offset, p.ErrorCode)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // logEnds asks the leaders for the log end offsets of topic.
@@ -375,7 +386,7 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 				seen++
 			}
 			switch {
-			case stale && !strings.Contains(row.Error, fmt.Sprintf("serves log end %d but the partition's segments end at", served)):
+			case stale && !strings.Contains(row.Error, fmt.Sprintf("serves log end %d but the partition's segments ", served)):
 				t.Errorf("live offsets reset --to-latest on %s, served at %d below its segments: want the row refused naming both ends, got %+v", k, served, row)
 			case stale:
 				t.Logf("live reset refused %s: %s", k, row.Error)
@@ -387,24 +398,38 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 	}
 }
 
+// liveDescribeView is the part of groups describe -o json (with the volume
+// and the brokers) the scenarios read.
+type liveDescribeView struct {
+	Groups []struct {
+		Issues     []string `json:"issues"`
+		Partitions []struct {
+			Topic           string `json:"topic"`
+			Partition       int32  `json:"partition"`
+			LogEnd          int64  `json:"logEnd"`
+			SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
+			ServedBehindLog bool   `json:"servedBehindLog"`
+			Incidents       []struct {
+				Code   string `json:"code"`
+				Detail string `json:"detail"`
+			} `json:"incidents"`
+		} `json:"partitions"`
+	} `json:"groups"`
+}
+
+// describeLive runs groups describe -o json of group with the volume and
+// the brokers.
+func describeLive(t *testing.T, c *Cluster, group string) liveDescribeView {
+	t.Helper()
+	return decode[liveDescribeView](t, kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group))
+}
+
 // describeMarksStale: groups describe of group, with the volume and the
 // brokers, marks every partition served behind its log that its offset
 // file names (servedBehindLog, the served end beside the segments').
 func describeMarksStale(t *testing.T, c *Cluster, group string, behind map[tp]int64) {
 	t.Helper()
-	r := kaasctl(t, "groups", "describe", "--data-dir", c.Data, "--brokers", strings.Join(c.Addrs(), ","), "-o", "json", group)
-	v := decode[struct {
-		Groups []struct {
-			Issues     []string `json:"issues"`
-			Partitions []struct {
-				Topic           string `json:"topic"`
-				Partition       int32  `json:"partition"`
-				LogEnd          int64  `json:"logEnd"`
-				SegmentsLogEnd  *int64 `json:"segmentsLogEnd"`
-				ServedBehindLog bool   `json:"servedBehindLog"`
-			} `json:"partitions"`
-		} `json:"groups"`
-	}](t, r)
+	v := describeLive(t, c, group)
 	for _, g := range v.Groups {
 		for _, p := range g.Partitions {
 			k := tp{p.Topic, p.Partition}
@@ -659,6 +684,10 @@ func testRealRewind(t *testing.T, f Flavour) {
 	// Pinned: started before any group has committed, the volume tells no
 	// generation yet.
 	startBG(t, "watch", "--offsets", "--journal", journal, "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--poll-interval", "100ms", "-o", "jsonl")
+	// And not pinned (issue 32): it watches every dir the generation could
+	// use and settles on the one the first group file appears in.
+	unpinned := filepath.Join(t.TempDir(), "journal-unpinned")
+	follower := startBG(t, "watch", "--offsets", "--journal", unpinned, "--data-dir", c.Data, "--poll-interval", "100ms", "-o", "jsonl")
 	expAddr := freePort(t)
 	startBG(t, "exporter", "--data-dir", c.Data, "--kaas-version", f.KaasVersion(), "--brokers", brokers, "--listen", expAddr,
 		"--interval", "1s", "--poll-interval", "100ms", "--lag-seconds=false", "--window", "1m", "--stop-after", "5s")
@@ -727,6 +756,16 @@ func testRealRewind(t *testing.T, f Flavour) {
 		}
 		return nil
 	})
+	waitFor(t, 30*time.Second, "the unpinned watch's journal to hold the rewind", func() error {
+		r := kaasctl(t, "offsets", "history", "g-rw", "--journal", unpinned, "--data-dir", c.Data, "-o", "json")
+		if r.code != 0 && r.code != 3 || !strings.Contains(r.stdout, "REWIND") {
+			return fmt.Errorf("%v\nwatch output:\n%s", r, follower.output())
+		}
+		return nil
+	})
+	if out := follower.output(); !strings.Contains(out, liveOffsetsDir(t, c)) {
+		t.Errorf("the unpinned watch does not say which offsets dir it settled on (%s):\n%s", liveOffsetsDir(t, c), out)
+	}
 	r := kaasctl(t, "offsets", "reset", "--data-dir", c.Data, "--brokers", brokers, "--group", "g-rw", "--all-topics",
 		"--to-history-before-anomaly", "--journal", journal, "--execute", "-o", "json")
 	rv := decode[resetView](t, r)

@@ -13,10 +13,10 @@ import (
 )
 
 // What the Rust 0.2.18 broker does with offset files its own coordinator
-// left in shapes it then misreads, and what kaasctl says about their lag
-// today. The read model (issue 32) owns those answers: these scenarios
-// assert what kaas did (where the consumer resumed) and record what
-// kaasctl said, for that work to turn into assertions.
+// left in shapes it then misreads: each scenario asserts where the consumer
+// resumed and that kaasctl's read model said so beforehand (which offset
+// the consumer resumes from, and that the lag of those partitions is
+// unknown, never a lag counted from an offset no consumer will get).
 
 // offlineLag is groups describe's offline answer for group: lag per
 // partition and the total, as kaasctl prints it.
@@ -24,6 +24,60 @@ func offlineLag(t *testing.T, c *Cluster, group string) string {
 	t.Helper()
 	r := ok(t, "groups", "describe", group, "--data-dir", c.Data, "--kaas-version", "0.2.18")
 	return r.stdout + r.stderr
+}
+
+// resumeView is the read model's answer for a partition of groups describe
+// -o json offline: which offset a consumer resumes from, and the lag.
+type resumeView struct {
+	Groups []struct {
+		TotalLag   int64 `json:"totalLag"`
+		Partitions []struct {
+			Topic      string `json:"topic"`
+			Partition  int32  `json:"partition"`
+			Lag        *int64 `json:"lag"`
+			ResumeRule string `json:"resumeRule"`
+			LagUnknown string `json:"lagUnknown"`
+		} `json:"partitions"`
+	} `json:"groups"`
+}
+
+// wantResume asserts that groups describe (offline, 0.2.18 pinned) gives
+// every partition of group the resume rule of want ("" for any) and an
+// unknown lag, except those in known, whose lag it gives; and that the
+// total counts only those.
+func wantResume(t *testing.T, c *Cluster, group string, rule map[tp]string, known map[tp]int64) {
+	t.Helper()
+	v := decode[resumeView](t, ok(t, "groups", "describe", group, "--data-dir", c.Data, "--kaas-version", "0.2.18", "-o", "json"))
+	if len(v.Groups) != 1 {
+		t.Fatalf("groups describe %s: %+v", group, v)
+	}
+	var total int64
+	seen := 0
+	for _, p := range v.Groups[0].Partitions {
+		k := tp{p.Topic, p.Partition}
+		want, named := rule[k]
+		if !named {
+			continue
+		}
+		seen++
+		if lag, ok := known[k]; ok {
+			total += lag
+			if p.Lag == nil || *p.Lag != lag {
+				t.Errorf("%s %s: lag %v, want %d (resume rule %s)", group, k, p.Lag, lag, p.ResumeRule)
+			}
+		} else if p.Lag != nil {
+			t.Errorf("%s %s: lag %d, but the consumer will not resume from that offset (resume rule %q, want %q)", group, k, *p.Lag, p.ResumeRule, want)
+		}
+		if want != "" && p.ResumeRule != want {
+			t.Errorf("%s %s: resume rule %q, want %q (lag unknown: %q)", group, k, p.ResumeRule, want, p.LagUnknown)
+		}
+	}
+	if seen != len(rule) {
+		t.Errorf("%s: groups describe shows %d of the %d partitions of its committed topics: %+v", group, seen, len(rule), v.Groups[0].Partitions)
+	}
+	if v.Groups[0].TotalLag != total {
+		t.Errorf("%s: total lag %d, want %d (only the partitions whose resume offset is known)", group, v.Groups[0].TotalLag, total)
+	}
 }
 
 // kaas's OffsetDelete (an admin client's; kaasctl offsets delete writes the
@@ -57,6 +111,7 @@ func TestRustPlainMapAfterOffsetDelete(t *testing.T) {
 	}
 	t.Logf("kaasctl, before the restart:\n%s", offlineLag(t, c, "g-pm"))
 	termAll(t, c)
+	wantResume(t, c, "g-pm", map[tp]string{{"orders", 1}: "fileReadsEmpty", {"orders", 2}: "fileReadsEmpty"}, nil)
 	startAll(t, c)
 	resumeAt(t, c, "a plain-map file after a coordinator restart", "g-pm", all("orders", 3, 0), "orders")
 }
@@ -92,6 +147,12 @@ func TestRustFileCutByFirstCommit(t *testing.T) {
 	b, _ := os.ReadFile(dir + "/g-cut.json")
 	t.Logf("after one commit of events/0 to a cold coordinator the file is %s", b)
 	t.Logf("kaasctl:\n%s", offlineLag(t, c, "g-cut"))
+	rules := map[tp]string{}
+	for p := int32(0); p < 6; p++ {
+		rules[tp{"events", p}] = "none"
+	}
+	rules[tp{"events", 0}] = ""
+	wantResume(t, c, "g-cut", rules, map[tp]int64{{"events", 0}: 0})
 	want := all("events", 6, 0)
 	want[tp{"events", 0}] = 20
 	produce(t, c, "events", 6, 1)
@@ -100,7 +161,8 @@ func TestRustFileCutByFirstCommit(t *testing.T) {
 
 // A group whose only file is in the legacy dir (DATA/__consumer_offsets) is
 // never read by a 0.2.18 broker: the consumer starts from
-// auto.offset.reset; kaasctl today shows the legacy file's offsets and lag.
+// auto.offset.reset; kaasctl shows its offsets as a file the brokers do
+// not read, with the lag unknown.
 func TestRustLegacyOnlyGroupLag(t *testing.T) {
 	t.Parallel()
 	c := newRustCluster(t, "orders:3")
@@ -114,6 +176,7 @@ func TestRustLegacyOnlyGroupLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kaasctl:\n%s", offlineLag(t, c, "g-lo"))
+	wantResume(t, c, "g-lo", map[tp]string{{"orders", 0}: "fileNotRead", {"orders", 1}: "fileNotRead", {"orders", 2}: "fileNotRead"}, nil)
 	startAll(t, c)
 	resumeAt(t, c, "a group only in the legacy dir", "g-lo", all("orders", 3, 0), "orders")
 }

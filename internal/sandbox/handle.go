@@ -71,7 +71,10 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		return s.findCoordinator(f)
 	case kmsg.ListOffsets:
 		if s.zeroTimeOffsets.Load() {
-			return relayWith(f, zeroTimestampAnswer)
+			return relayWith(f, func(f *frame, raw []byte) []byte { return timestampAnswer(f, raw, 0) })
+		}
+		if s.noTimeOffsets.Load() {
+			return relayWith(f, func(f *frame, raw []byte) []byte { return timestampAnswer(f, raw, -1) })
 		}
 	case kmsg.ListGroups:
 		return s.listGroups(b, f)

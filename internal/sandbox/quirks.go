@@ -59,6 +59,18 @@ func brokenCommitAnswer(f *frame, req *kmsg.OffsetCommitRequest) *item {
 // EmulateZeroTimestampOffsets switches the quirk on or off (off by default).
 func (s *Sandbox) EmulateZeroTimestampOffsets(on bool) { s.zeroTimeOffsets.Store(on) }
 
+// EmulateNoTimestampOffsets: kaas's Rust broker (0.2.18, seen on a real
+// cluster) answers ListOffsets by timestamp with offset -1 and timestamp -1
+// for every partition, which clients read as "no record at or after that
+// time" (the log end). Off by default; it and the Go answer exclude each
+// other.
+func (s *Sandbox) EmulateNoTimestampOffsets(on bool) {
+	s.noTimeOffsets.Store(on)
+	if on {
+		s.zeroTimeOffsets.Store(false)
+	}
+}
+
 // EmptyOffsetFetchAll: kaas answers only the partitions an OffsetFetch
 // names; a fetch of every committed offset (null topics) gets no topics at
 // all, where Kafka (and kfake) list them (seen on a real Go broker; kaas's
@@ -75,7 +87,13 @@ func (s *Sandbox) SetQuirk(name string, on bool) (string, error) {
 	switch name {
 	case "zero-timestamp-offsets":
 		s.EmulateZeroTimestampOffsets(on)
-		return "ListOffsets by timestamp answers offset 0", nil
+		if on {
+			s.noTimeOffsets.Store(false)
+		}
+		return "ListOffsets by timestamp answers offset 0 (kaas's Go flavour)", nil
+	case "no-timestamp-offsets":
+		s.EmulateNoTimestampOffsets(on)
+		return "ListOffsets by timestamp answers offset -1, timestamp -1 (kaas's Rust broker)", nil
 	case "empty-offsetfetch-all":
 		s.EmulateEmptyOffsetFetchAll(on)
 		return "OffsetFetch with null topics answers none", nil
@@ -83,13 +101,13 @@ func (s *Sandbox) SetQuirk(name string, on bool) (string, error) {
 		s.EmulateKaasManifests(on)
 		return "segment files in kaas's format, manifests only on open, takeover and close", nil
 	}
-	return "", fmt.Errorf("unknown quirk %q (zero-timestamp-offsets, empty-offsetfetch-all, kaas-manifests)", name)
+	return "", fmt.Errorf("unknown quirk %q (zero-timestamp-offsets, no-timestamp-offsets, empty-offsetfetch-all, kaas-manifests)", name)
 }
 
-// zeroTimestampAnswer rewrites a ListOffsets answer as the Go generation
-// gives it: offset 0 (and timestamp -1) for every partition the request
-// looked up by timestamp.
-func zeroTimestampAnswer(f *frame, raw []byte) []byte {
+// timestampAnswer rewrites a ListOffsets answer as kaas gives it: offset
+// off (0 on the Go flavour, -1 on the Rust broker) and timestamp -1 for
+// every partition the request looked up by timestamp.
+func timestampAnswer(f *frame, raw []byte, off int64) []byte {
 	req, err := f.decode()
 	if err != nil {
 		return withSize(raw)
@@ -118,7 +136,7 @@ func zeroTimestampAnswer(f *frame, raw []byte) []byte {
 		for j := range t.Partitions {
 			p := &t.Partitions[j]
 			if byTime[t.Topic][p.Partition] && p.ErrorCode == 0 {
-				p.Offset, p.Timestamp = 0, -1
+				p.Offset, p.Timestamp = off, -1
 			}
 		}
 	}

@@ -60,6 +60,28 @@ func TestZeroTimestampOffsetsQuirk(t *testing.T) {
 	if got := at(); got != 5 {
 		t.Errorf("quirk off: offset %d", got)
 	}
+	// The Rust broker's answer: -1/-1, which kadm turns into the log end.
+	if out, err := sb.Command("quirk no-timestamp-offsets on"); err != nil || out == "" {
+		t.Fatalf("control: %q %v", out, err)
+	}
+	if got := at(); got != 10 {
+		t.Errorf("Rust quirk on: kadm gave offset %d, want the log end 10", got)
+	}
+	req := kmsg.NewPtrListOffsetsRequest()
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = "orders"
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Timestamp = base.Add(5 * time.Minute).UnixMilli()
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil || len(resp.Topics) != 1 || resp.Topics[0].Partitions[0].Offset != -1 || resp.Topics[0].Partitions[0].Timestamp != -1 {
+		t.Errorf("Rust quirk on: raw answer %+v %v, want offset -1 timestamp -1", resp, err)
+	}
+	sb.EmulateNoTimestampOffsets(false)
+	if got := at(); got != 5 {
+		t.Errorf("Rust quirk off: offset %d", got)
+	}
 }
 
 // With the quirk on, OffsetFetch with null topics ("every committed offset")

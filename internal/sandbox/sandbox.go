@@ -212,6 +212,7 @@ type Sandbox struct {
 	stale staleSet // stale.go: stale in-memory groups, when emulated
 
 	zeroTimeOffsets atomic.Bool // quirks.go: ListOffsets by timestamp answers 0
+	noTimeOffsets   atomic.Bool // quirks.go: ListOffsets by timestamp answers -1/-1
 	emptyFetchAll   atomic.Bool // quirks.go: OffsetFetch with null topics answers none
 	kaasManifests   atomic.Bool // kaaslog.go: manifests only on open/takeover/close (the default), else at every refresh
 	kaasLog         *kaasLog

@@ -37,6 +37,9 @@ type Layout struct {
 	// by Resolve, or pinned); WithGeneration detects it for a Layout built
 	// by hand.
 	Gen GenerationInfo `json:"-"`
+	// LogDirs are a volume pool's other log dirs (KAAS_LOG_DIRS, --log-dirs):
+	// partition dirs are looked up in the data dir, then in each of them.
+	LogDirs []string `json:"logDirs,omitempty"`
 }
 
 // AssignmentPath is CD/assignment.json.
@@ -150,6 +153,10 @@ type ResolveInput struct {
 	// The kaas version pinned by --kaas-version, KAASCTL_KAAS_VERSION and
 	// the profile's kaasVersion (first non-empty wins over detection).
 	KaasVersionFlag, EnvKaasVersion, ProfileKaasVersion string
+	// LogDirsFlag (--log-dirs, paths or KAAS_LOG_DIRS' JSON) beats
+	// EnvLogDirs (KAAS_LOG_DIRS, the broker's own JSON).
+	LogDirsFlag []string
+	EnvLogDirs  string
 }
 
 // ErrNoVolume means no flag, environment variable or profile named a volume.
@@ -209,6 +216,11 @@ func Resolve(in ResolveInput) (Layout, error) {
 				return Layout{}, err
 			}
 		}
+		dirs, err := in.logDirs()
+		if err != nil {
+			return Layout{}, err
+		}
+		l.LogDirs = dirs
 		gi, err := ResolveGeneration(l, in)
 		if err != nil {
 			return Layout{}, err

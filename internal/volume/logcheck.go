@@ -36,13 +36,26 @@ func PartitionDirs(l Layout) []TopicPartition {
 	if err != nil {
 		return nil
 	}
-	var out []TopicPartition
+	var names []string
 	for _, t := range topics {
 		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || t.Name() == ClusterSubdir || t.Name() == OffsetsDir || filepath.Join(l.DataDir, t.Name()) == l.ClusterDir {
 			continue
 		}
-		for _, p := range TopicPartitionDirs(l, t.Name()) {
-			out = append(out, TopicPartition{Topic: t.Name(), Partition: p})
+		names = append(names, t.Name())
+	}
+	// A pool dir holds only topic dirs of the partitions placed there.
+	for _, root := range l.LogDirs {
+		ents, _ := os.ReadDir(root)
+		for _, t := range ents {
+			if t.IsDir() && !strings.HasPrefix(t.Name(), ".") && !slices.Contains(names, t.Name()) {
+				names = append(names, t.Name())
+			}
+		}
+	}
+	var out []TopicPartition
+	for _, name := range names {
+		for _, p := range TopicPartitionDirs(l, name) {
+			out = append(out, TopicPartition{Topic: name, Partition: p})
 		}
 	}
 	slices.SortFunc(out, func(a, b TopicPartition) int {

@@ -185,7 +185,7 @@ func ReadLogBounds(l Layout, topic string, partition int32) *LogBounds {
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		b.NoDir = true
-		b.Unknown = "no partition dir (not in this data dir: another pool dir, a deleted topic, or never written)"
+		b.Unknown = "no partition dir (not in this data dir: a pool log dir, a deleted topic, or never written; " + l.PoolNote() + ")"
 		return b
 	}
 	m, mfs, merr := (&ManifestReader{L: l}).Get(topic, partition)

@@ -124,7 +124,7 @@ func (r *ManifestReader) read(topic string, partition int32) (*Manifest, []Findi
 	data, err := readFileLimited(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &FileError{Path: p, Problem: "no manifest (the partition is not in this data dir: another pool dir, deleted topic, or never written)"}
+			return nil, nil, &FileError{Path: p, Problem: "no manifest (the partition is not in this data dir: a pool log dir, a deleted topic, or never written; " + r.L.PoolNote() + ")"}
 		}
 		return nil, nil, &FileError{Path: p, Problem: readProblem(err)}
 	}
@@ -137,49 +137,32 @@ func ScanManifests(l Layout) ([]*Manifest, []Finding, []*FileError) {
 	if l.DataDir == "" {
 		return nil, nil, nil
 	}
-	topics, err := os.ReadDir(l.DataDir)
-	if err != nil {
+	if _, err := os.ReadDir(l.DataDir); err != nil {
 		return nil, nil, []*FileError{{Path: l.DataDir, Problem: "cannot list: " + err.Error()}}
 	}
 	var out []*Manifest
 	var finds []Finding
 	var errs []*FileError
-	for _, t := range topics {
-		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") || ReservedTopicName(t.Name()) {
-			continue
-		}
-		if filepath.Join(l.DataDir, t.Name()) == l.ClusterDir {
-			continue
-		}
-		tdir := filepath.Join(l.DataDir, t.Name())
-		parts, err := os.ReadDir(tdir)
+	// Every partition dir of the data dir and the pool dirs (PartitionDirs
+	// leaves kaas's own dirs and dot dirs out).
+	for _, tp := range PartitionDirs(l) {
+		mp := filepath.Join(l.PartitionDir(tp.Topic, tp.Partition), ManifestFile)
+		data, err := readFileLimited(mp)
 		if err != nil {
-			errs = append(errs, &FileError{Path: tdir, Problem: "cannot list: " + err.Error()})
+			if errors.Is(err, fs.ErrNotExist) {
+				finds = append(finds, Finding{Severity: SevInfo, Code: CodeManifestMissing, Path: mp, Message: "partition dir without a manifest (kaas writes one on takeover and close); offline log ends come from the segment files"})
+				continue
+			}
+			errs = append(errs, &FileError{Path: mp, Problem: readProblem(err)})
 			continue
 		}
-		for _, p := range parts {
-			n, err := strconv.ParseInt(p.Name(), 10, 32)
-			if !p.IsDir() || err != nil || n < 0 {
-				continue
-			}
-			mp := filepath.Join(tdir, p.Name(), ManifestFile)
-			data, err := readFileLimited(mp)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					finds = append(finds, Finding{Severity: SevInfo, Code: CodeManifestMissing, Path: mp, Message: "partition dir without a manifest (kaas writes one on takeover and close); offline log ends come from the segment files"})
-					continue
-				}
-				errs = append(errs, &FileError{Path: mp, Problem: readProblem(err)})
-				continue
-			}
-			m, mfs, perr := ParseManifest(mp, t.Name(), int32(n), data)
-			finds = append(finds, mfs...)
-			if perr != nil {
-				errs = append(errs, asFileError(mp, perr))
-				continue
-			}
-			out = append(out, m)
+		m, mfs, perr := ParseManifest(mp, tp.Topic, tp.Partition, data)
+		finds = append(finds, mfs...)
+		if perr != nil {
+			errs = append(errs, asFileError(mp, perr))
+			continue
 		}
+		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b *Manifest) int {
 		if c := strings.Compare(a.Topic, b.Topic); c != 0 {

@@ -295,7 +295,8 @@ var rustFailover = FailoverRule{
 	LastToConnect: "the new controller publishes as soon as every broker it counts ready has connected its heartbeat, and a broker's " +
 		"first heartbeat reports no active groups (crates/kaas-broker/src/heartbeat_client.rs sends an empty status on connect; the 1 s " +
 		"status with the groups comes after): the groups coordinated by the last broker to connect get no entry and route by the hash " +
-		"tier; which broker that is (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
+		"tier, and so do those of any broker that connected less than about 1 s before it (on a loaded machine every broker's were " +
+		"lost once); which brokers those are (the new controller itself, too), nothing on the volume tells. A SIGTERM does not avoid it: the grace " +
 		"waits its full 7 s, long enough for every broker to report its groups, only while the stopped broker still counts ready (its " +
 		"readiness is probed every 5 s), and a stopping controller can take the lease once more as it re-enters candidacy (the " +
 		"controller epoch then jumps by 2), so its successor waits out the lease and publishes as after a kill -9 (all three seen)",

@@ -30,13 +30,25 @@ const (
 	RecoveryCheckpointFile = "recovery-checkpoint.json"
 )
 
-// PartitionDir is DATA/<topic>/<partition>, or "" when the data dir is
-// unknown or the topic name cannot be a directory of the data dir.
+// PartitionDir is DATA/<topic>/<partition>, or the partition's dir in the
+// first pool log dir (Layout.LogDirs) that has it when the data dir has
+// not; "" when the data dir is unknown or the topic name cannot be a
+// directory.
 func (l Layout) PartitionDir(topic string, partition int32) string {
 	if !safeComponent(topic) || partition < 0 {
 		return ""
 	}
-	return l.Path(Location{l.spec().Partitions, filepath.Join(topic, strconv.Itoa(int(partition)))})
+	rel := filepath.Join(topic, strconv.Itoa(int(partition)))
+	def := l.Path(Location{l.spec().Partitions, rel})
+	if len(l.LogDirs) == 0 || dirExists(def) {
+		return def
+	}
+	for _, root := range l.LogDirs {
+		if p := filepath.Join(root, rel); dirExists(p) {
+			return p
+		}
+	}
+	return def
 }
 
 // SegmentFile is one segment of a partition as its name describes it.
@@ -112,7 +124,7 @@ func ListSegments(dir string) (SegmentListing, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return out, &FileError{Path: dir, Problem: "no partition dir (not in this data dir: another pool dir, a deleted topic, or never written)"}
+			return out, &FileError{Path: dir, Problem: "no partition dir (not in this data dir: a pool log dir (--log-dirs), a deleted topic, or never written)"}
 		}
 		return out, &FileError{Path: dir, Problem: "cannot list: " + readProblem(err)}
 	}
@@ -154,21 +166,22 @@ func ListSegments(dir string) (SegmentListing, error) {
 // TopicPartitionDirs lists the partitions of topic that have a directory
 // in the data dir (DATA/<topic>/<n>), sorted; nil when there is none.
 func TopicPartitionDirs(l Layout, topic string) []int32 {
-	d := l.PartitionDir(topic, 0)
-	if d == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(filepath.Dir(d))
-	if err != nil {
+	if !safeComponent(topic) || l.PartitionDir(topic, 0) == "" {
 		return nil
 	}
 	var out []int32
-	for _, e := range ents {
-		n, err := strconv.ParseInt(e.Name(), 10, 32)
-		if !e.IsDir() || err != nil || n < 0 || strconv.FormatInt(n, 10) != e.Name() {
+	for _, root := range l.partitionRoots() {
+		ents, err := os.ReadDir(filepath.Join(root, topic))
+		if err != nil {
 			continue
 		}
-		out = append(out, int32(n))
+		for _, e := range ents {
+			n, err := strconv.ParseInt(e.Name(), 10, 32)
+			if !e.IsDir() || err != nil || n < 0 || strconv.FormatInt(n, 10) != e.Name() || slices.Contains(out, int32(n)) {
+				continue
+			}
+			out = append(out, int32(n))
+		}
 	}
 	slices.Sort(out)
 	return out

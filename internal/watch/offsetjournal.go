@@ -792,6 +792,10 @@ type JournalReadOptions struct {
 	// Zero means unbounded. Times only narrow which segments are read
 	// while they never go back.
 	Since, Until time.Time
+	// Each, when set, is handed every record in journal order instead of
+	// keeping them in Records (a read in bounded memory); Until is then
+	// not applied.
+	Each func(JournalRecord)
 }
 
 // JournalRead is what ReadOffsetJournal found.
@@ -802,6 +806,15 @@ type JournalRead struct {
 	// segments), each naming the file and line.
 	Segments []string
 	Warnings []string
+}
+
+// add keeps a record read (or hands it to opt.Each).
+func (res *JournalRead) add(opt JournalReadOptions, rec JournalRecord) {
+	if opt.Each != nil {
+		opt.Each(rec)
+		return
+	}
+	res.Records = append(res.Records, rec)
 }
 
 // ReadOffsetJournal reads a journal directory (as ResolveOffsetJournal
@@ -833,7 +846,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 		// snapshot.
 		lost := func(why string) {
 			t := s.start
-			res.Records = append(res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+			res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
 		}
 		f, err := os.Open(p)
 		if err != nil {
@@ -859,7 +872,7 @@ func ReadOffsetJournal(dir string, opt JournalReadOptions) (JournalRead, error) 
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
 		}
 	}
-	if !opt.Until.IsZero() {
+	if !opt.Until.IsZero() && opt.Each == nil {
 		res.Records = res.Records[:lastAtOrBefore(res.Records, opt.Until)+1]
 	}
 	if w := clockStepWarning(res.Records); w != "" {
@@ -918,7 +931,7 @@ func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptio
 	last := start
 	gap := func(why string) {
 		t := last
-		res.Records = append(res.Records, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
+		res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: why})
 	}
 	defer func() {
 		if err != nil {
@@ -966,7 +979,7 @@ func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptio
 					last = rec.Time
 				}
 				if rec.Kind == RecSegment || rec.Kind == RecGap || opt.Group == "" || rec.Group == opt.Group {
-					res.Records = append(res.Records, rec)
+					res.add(opt, rec)
 				}
 			}
 		}
