@@ -14,7 +14,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Names of the flags every command accepts.
@@ -338,10 +337,10 @@ func givenFlags(c *cli.Context) string {
 			}
 		case *cli.StringSliceFlag:
 			for _, v := range c.StringSlice(name) {
-				b.WriteString(" --" + name + " " + views.ShellQuote(v))
+				b.WriteString(" --" + name + " " + render.ShellQuote(v))
 			}
 		default:
-			b.WriteString(" --" + name + " " + views.ShellQuote(c.String(name)))
+			b.WriteString(" --" + name + " " + render.ShellQuote(c.String(name)))
 		}
 	}
 	return b.String()

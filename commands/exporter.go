@@ -17,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
@@ -232,7 +233,7 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
 	if o.probe {
-		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: canaryOwner(*src.Layout)}
+		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: repair.CanaryOwner(*src.Layout)}
 	}
 	return exporter.New(opt)
 }

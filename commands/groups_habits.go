@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Habits from kafka-consumer-groups.sh, rpk and kcl: 'groups delete'
@@ -48,7 +48,7 @@ func init() {
 func parseGroupsDelete(c *cli.Context) (struct{}, error) {
 	g := "GROUP"
 	if c.Args().Len() > 0 {
-		g = views.ShellQuote(c.Args().First())
+		g = render.ShellQuote(c.Args().First())
 	}
 	return struct{}{}, exit.UsageErrorf("kaasctl has no 'groups delete': a kaas group is its offset file and its coordinator's memory, "+
 		"and kaasctl never sends DeleteGroups. Remove its committed offsets with 'kaasctl offsets delete --group %s --topic TOPIC' "+

@@ -9,6 +9,8 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
@@ -17,8 +19,8 @@ func init() {
 		Usage:  "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
 		Common: fgAll,
 		Docs: []FormatDoc{
-			{Title: "groups prune", Doc: GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
-			{Title: "groups prune --restore", Doc: PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},
+			{Title: "groups prune", Doc: views.GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
+			{Title: "groups prune --restore", Doc: views.PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -184,7 +186,7 @@ func runGroupsPrune(ctx context.Context, g *Globals, o pruneOptions) error {
 	if o.restore != "" {
 		return runPruneRestore(ctx, g, o)
 	}
-	if err := checkRollbackTarget(o.rollback, o.overwrite); err != nil {
+	if err := repair.CheckRollbackTarget(o.rollback, o.overwrite); err != nil {
 		return err
 	}
 	l, cl, err := writeTarget(ctx, g, o.mode)
@@ -198,26 +200,20 @@ func runGroupsPrune(ctx context.Context, g *Globals, o pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := run.plan(ctx); err != nil {
+	if err := run.Plan(ctx); err != nil {
 		return err
 	}
-	capErr := run.checkCap()
+	capErr := run.CheckCap()
 	if o.mode.execute && capErr == nil {
-		if err := run.apply(ctx); err != nil {
+		stop := onInterrupt(g)
+		err := run.Apply(ctx, stop.requested)
+		stop.release()
+		if err != nil {
 			return err
 		}
 	}
-	if err := run.report(); err != nil {
+	if err := reportPrune(g, o, run.Report()); err != nil {
 		return err
 	}
-	return run.exitErr(capErr)
-}
-
-// pruneCapError is the refusal of a plan over --max-groups.
-func pruneCapError(n, capN int, execute bool) error {
-	what := "nothing would be written"
-	if execute {
-		what = "nothing was written"
-	}
-	return exit.Refusedf("the prune selects %d groups to write, more than --max-groups %d: %s; check the plan, then rerun with --max-groups %d to prune them all (or narrow it with --group-regex/--exclude)", n, capN, what, n)
+	return run.ExitErr(capErr)
 }

@@ -453,7 +453,7 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 // every group's reset (restores from history as a from-file spec), and
 // hands the plans to the one safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
-	if err := checkRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
+	if err := repair.CheckRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
 		return err
 	}
 	if err := loadFromFile(g, &o); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -28,19 +27,6 @@ func historyResetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file; an existing FILE is kept (refused) unless --overwrite-rollback", Category: "Safety"},
 		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE (an earlier rollback is lost)", Category: "Safety"},
 	}
-}
-
-// checkRollbackTarget refuses, before anything is planned, an
-// --export-rollback FILE that exists: it may be the only record of an
-// earlier reset's offsets.
-func checkRollbackTarget(name string, overwrite bool) error {
-	if name == "" || overwrite {
-		return nil
-	}
-	if _, err := os.Lstat(name); err == nil {
-		return exit.Refusedf("--export-rollback %s exists (the rollback of an earlier reset?): kaasctl does not overwrite it; name another file, or pass --overwrite-rollback to replace it; nothing was written", name)
-	}
-	return nil
 }
 
 // parseHistorySpec reads --to-history / --to-history-before-anomaly.
@@ -157,7 +143,7 @@ func exportRollback(g *Globals, name string, overwrite bool, plans []*repair.Gro
 	}
 	f, err := os.OpenFile(name, flags, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, checkRollbackTarget(name, false)
+		return nil, repair.CheckRollbackTarget(name, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--export-rollback: %w", err)
@@ -171,10 +157,10 @@ func exportRollback(g *Globals, name string, overwrite bool, plans []*repair.Gro
 	if len(plans) <= 10 {
 		scope = ""
 		for _, gp := range plans {
-			scope += " --group " + views.ShellQuote(gp.Group)
+			scope += " --group " + render.ShellQuote(gp.Group)
 		}
 	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, views.ShellQuote(name), g.GivenFlags())
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, render.ShellQuote(name), g.GivenFlags())
 	return f, nil
 }
 

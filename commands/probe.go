@@ -94,7 +94,7 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	o.owned = canaryOwner(*src.layout)
+	o.owned = repair.CanaryOwner(*src.layout)
 	v, err := probeRounds(ctx, src.client, a, o)
 	if err != nil {
 		return err
@@ -144,33 +144,6 @@ func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o p
 	}
 	v.Brokers = exporter.ProbeStats(v.Probes)
 	return v, nil
-}
-
-// canaryOwner says, from the group's offset file on the volume of l,
-// whether the probe may write a canary id: only a group it created
-// (inspect.CanaryFileOwned). A file that cannot be read is left alone.
-// On a volume whose live offsets dir cannot be told yet (no group has a
-// file: a new cluster), the file is looked for in both generations' dirs.
-func canaryOwner(l volume.Layout) func(group string) (bool, string) {
-	return func(group string) (bool, string) {
-		gf, err := repair.ReadGroupFile(l, group)
-		if err == nil {
-			return inspect.CanaryFileOwned(gf.File)
-		}
-		if _, lerr := l.WithGeneration().LiveOffsetsDir(); lerr == nil {
-			return false, "its offset file cannot be read (" + err.Error() + "): left alone"
-		}
-		for _, gen := range []volume.Generation{volume.GenGo, volume.Gen018} {
-			gf, err := repair.ReadGroupFile(l.PinnedTo(gen, "the probe's check of its canary"), group)
-			switch {
-			case err != nil:
-				return false, "its offset file cannot be read (" + err.Error() + "): left alone"
-			case gf.File != nil:
-				return inspect.CanaryFileOwned(gf.File)
-			}
-		}
-		return true, ""
-	}
 }
 
 // noteSkippedCanaries says which canary ids the probe left alone (groups

@@ -51,7 +51,7 @@ func WriteHistoryHuman(p *render.Printer, v *inspect.OffsetHistoryView, timeline
 		for _, a := range v.Anomalies {
 			fmt.Fprintf(w, "  %s  %s  %s\n", render.Timestamp(a.Time), p.Paint(render.Red, render.Pad(a.Kind, 9)), a.Detail)
 		}
-		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", ShellQuote(v.Group), journalArg(v.Journal), flags)
+		fmt.Fprintf(w, "\nrestore the state before the latest incident (dry-run; add --execute):\n  kaasctl offsets reset --group %s --to-history-before-anomaly%s%s\n", render.ShellQuote(v.Group), journalArg(v.Journal), flags)
 	}
 	writeHistoryGaps(p, v.Gaps)
 	if timeline {
@@ -113,7 +113,7 @@ func journalArg(dir string) string {
 	if dir == "" {
 		return ""
 	}
-	return " --journal " + ShellQuote(dir)
+	return " --journal " + render.ShellQuote(dir)
 }
 
 // writeTimelinePoint writes one point of --timeline, its source and kind

@@ -30,7 +30,7 @@ func SandboxStopped(w io.Writer, info SandboxInfo) {
 	case !info.TempDir:
 		fmt.Fprintf(w, "sandbox stopped; the volume is left in %s\n", info.DataDir)
 	case info.Keep:
-		fmt.Fprintf(w, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, ShellQuote(info.DataDir))
+		fmt.Fprintf(w, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, render.ShellQuote(info.DataDir))
 	default:
 		fmt.Fprintf(w, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
 	}
@@ -61,7 +61,7 @@ func PrintSandboxInfo(p *render.Printer, info SandboxInfo) error {
 		fmt.Fprintf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
 		fmt.Fprintf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
 	}
-	fmt.Fprintf(w, "try:  kaasctl whois --data-dir %s orders-app\n", ShellQuote(info.DataDir))
+	fmt.Fprintf(w, "try:  kaasctl whois --data-dir %s orders-app\n", render.ShellQuote(info.DataDir))
 	fmt.Fprintf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
 	return nil
 }
