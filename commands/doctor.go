@@ -10,7 +10,6 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -75,11 +74,7 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	defer src.Close()
 	rep := &inspect.DoctorReport{Mode: inspect.DoctorOffline, Summary: inspect.CheckSummary{Checked: map[string]int{}}}
 	v := views.DoctorView{}
-	vol, err := doctorVolumeChecks(g, src.layout, now, rep, &v.Sources)
-	if err != nil {
-		return err
-	}
-	if err := doctorLiveChecks(ctx, g, o, src, vol, rep, &v.Sources); err != nil {
+	if err := doctorChecks(ctx, g, o, src, now, rep, &v.Sources); err != nil {
 		return err
 	}
 	rep.Finish()
@@ -100,130 +95,30 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	return nil
 }
 
-// doctorVolume is what the offline checks read that the live ones use.
-type doctorVolume struct {
-	// a is nil without a volume or when assignment.json is unreadable.
-	a     *volume.Assignment
-	files []inspect.GroupFile
-	// logs are the partitions' log bounds the volume check read from their
-	// segments, before any broker is asked.
-	logs []volume.LogBounds
-	// flags repeat the volume in a fix's commands (" --data-dir /data").
-	flags string
-}
-
-// doctorVolumeChecks runs the offline checks on l (nil: no volume, they
-// are recorded as not run): volume check, the explicit-entry audit and
-// overdue transactions.
-func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) (doctorVolume, error) {
-	var vol doctorVolume
-	if l == nil {
-		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
-			rep.Skipped(n, "no volume given (--data-dir or --cluster-dir)")
+// doctorChecks runs the offline checks, then the live ones, into rep;
+// the sources view says what was read.
+func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
+	flags := ""
+	if l := src.layout; l != nil {
+		root, flag := l.ClusterDir, "--cluster-dir"
+		if l.DataDir != "" {
+			root, flag = l.DataDir, "--data-dir"
 		}
-		return vol, nil
+		flags = " " + flag + " " + shellQuoteCmd(root)
 	}
-	root, flag := l.ClusterDir, "--cluster-dir"
-	if l.DataDir != "" {
-		root, flag = l.DataDir, "--data-dir"
-	}
-	vol.flags = " " + flag + " " + shellQuoteCmd(root)
-	// One scan of the offset files: the volume check's, which also keeps a
-	// summary of each for the live checks.
-	var prog *render.Progress
-	res, err := observe.CheckVolume(*l, now, volume.ScanOptions{
-		OnListed: func(n int) {
-			vol.files = make([]inspect.GroupFile, 0, n)
-			prog = g.Progress("reading offset files", int64(n))
-		},
-		OnItem: func(it *volume.OffsetScanItem) {
-			vol.files = append(vol.files, inspect.SummarizeOffsetItem(it))
-			prog.Add(1)
-		}})
-	prog.Done()
-	if err != nil {
-		return vol, err
-	}
-	rep.Summary.Checked = res.Checked
-	vol.logs = res.LogBounds
-	rep.Ran(inspect.CheckVolume, "")
-	if res.Assignment == nil { // read once, by the volume check
-		rep.Skipped(inspect.CheckEntries, "assignment.json unreadable (see the volume findings)")
-	} else {
-		vol.a = res.Assignment
-		rep.AddEntryAudit(inspect.AuditEntries(vol.a), vol.flags)
-		rep.Ran(inspect.CheckEntries, "")
-	}
-	rep.AddVolumeFindings(res.Findings, root, vol.a != nil, vol.flags)
-	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
-	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
-	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))
-	views.VolumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
-	return vol, nil
-}
-
-// doctorLiveChecks runs the live checks when brokers are configured and
-// one answers; otherwise it records why they did not run.
-func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, vol doctorVolume, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
-	switch {
-	case o.offline:
-		rep.Skipped(inspect.CheckLive, "skipped (--offline)")
-		return nil
-	case !src.wanted:
-		rep.Skipped(inspect.CheckLive, "no brokers given (--brokers, KAASCTL_BROKERS or a profile)")
-		return nil
-	}
-	rep.AddSeeds(src.badSeeds, g.ConnFlags())
-	if src.connErr != nil {
-		rep.AddNoBrokerAnswers(src.connErr, g.Conn().Brokers, len(vol.files), g.ConnFlags())
-		g.Warnf("no broker answered (%v): offline checks only", src.connErr)
-		return nil
-	}
-	rep.Mode = inspect.DoctorMerged
-	if src.layout == nil {
-		rep.Mode = inspect.DoctorLive
-	}
-	in := inspect.GroupsInput{Assignment: vol.a, Files: vol.files}
-	var listed *inspect.ListedRows // the rows, built while the lookups are in flight
-	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true,
-		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, src.layout != nil, ls) }})
+	vol, err := observe.DoctorVolumeChecks(src.layout, now, rep, flags, g.Progress)
 	if err != nil {
 		return err
 	}
-	facts, brokers := inspect.ListedLiveFacts(gg, listed, vol.a)
-	sv.Live, sv.Brokers = true, brokers
-	rep.AddLive(facts, vol.flags, g.ConnFlags())
 	if src.layout != nil {
-		doctorGroupStates(ctx, g, src, gg, vol, rep)
+		views.VolumeSources(sv, *src.layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
 	}
-	rep.Ran(inspect.CheckLive, "")
-	return nil
-}
-
-// doctorGroupStates adds what the read model finds in the live state of
-// every group a broker coordinates (offsets served but not filed,
-// committed past the served end, file and coordinator disagreeing,
-// partitions without an offset), and the partitions served below their
-// segments.
-func doctorGroupStates(ctx context.Context, g *Globals, src *sources, gg *wire.GatheredGroups, vol doctorVolume, rep *inspect.DoctorReport) {
-	gi := src.layout.Gen
-	states, err := observe.LiveStates(ctx, src.client, gg, *src.layout, vol.files, vol.logs, g.Now())
-	if err != nil {
-		g.Warnf("the groups' offset files were not compared with what their coordinators serve: %v", err)
+	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.wanted, Client: src.client, BadSeeds: src.badSeeds,
+		ConnErr: src.connErr, Layout: src.layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
+	if live {
+		sv.Live, sv.Brokers = true, brokers
 	}
-	paths := map[string]string{}
-	for _, f := range vol.files {
-		if f.Layout == volume.OffsetsCurrent {
-			paths[f.Group] = f.Path
-		}
-	}
-	rep.AddServedNotFiled(inspect.NotFiledOf(states, paths), gi.Gen, vol.flags, g.ConnFlags())
-	rep.AddIncidents(inspect.CollectIncidents(states), gi, vol.flags, g.ConnFlags())
-	behind, err := observe.ServedBehindAll(ctx, src.client, vol.logs, vol.a)
-	if err != nil {
-		g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
-	}
-	rep.AddServedBehindLog(behind, gi, vol.flags, g.ConnFlags())
+	return err
 }
 
 // shellQuoteCmd quotes a value for a command line shown to the user.

@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/logparse"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -79,7 +75,7 @@ func parseTakeoverTrace(c *cli.Context, g *Globals) (takeoverTraceOptions, error
 // runTakeoverTrace reads the assignment versions and logs, builds the
 // trace and prints it.
 func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) error {
-	asgPaths, logPaths := traceInputPaths(o)
+	asgPaths, logPaths := inspect.TraceInputPaths(o.assignments, o.logs, o.paths, o.journal)
 	var offsetGroups []string
 	if g.HasVolume() {
 		l, err := g.Layout()
@@ -98,8 +94,8 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 	if len(asgPaths) == 0 && len(logPaths) == 0 {
 		return exit.UsageErrorf("nothing to trace: give --assignments DIR (a history or a watch journal), --journal DIR, a volume (--data-dir/--cluster-dir), or --logs")
 	}
-	hist, src := readTraceHistory(g, asgPaths, offsetGroups)
-	logs, logErrs := readTraceLogs(g, o.broker, logPaths, &src)
+	hist, src := inspect.ReadTraceHistory(g, asgPaths, offsetGroups)
+	logs, logErrs := inspect.ReadTraceLogs(g, g.IO.In, g.Progress, o.broker, logPaths, &src)
 	if len(hist.Snapshots) == 0 && len(logs) == 0 {
 		return fmt.Errorf("nothing to trace: no readable assignment version and no recognized log line")
 	}
@@ -119,73 +115,6 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 	return nil
 }
 
-// traceInputPaths sorts the positional PATHs into assignment sources
-// (directories, *.json) and logs, after --assignments and --logs; the
-// journal is an assignment source.
-func traceInputPaths(o takeoverTraceOptions) (asg, logs []string) {
-	asg, logs = slices.Clone(o.assignments), slices.Clone(o.logs)
-	for _, a := range o.paths {
-		if st, err := os.Stat(a); (err == nil && st.IsDir()) || strings.HasSuffix(a, ".json") {
-			asg = append(asg, a)
-		} else {
-			logs = append(logs, a)
-		}
-	}
-	if o.journal != "" {
-		asg = append(asg, o.journal)
-	}
-	return asg, logs
-}
-
-// readTraceHistory reads the assignment versions, warning of what it skips.
-func readTraceHistory(g *Globals, paths, offsetGroups []string) (volume.HistoryResult, views.TraceSources) {
-	hist := volume.LoadAssignmentHistory(paths)
-	src := views.TraceSources{Snapshots: len(hist.Snapshots), Paths: paths, Duplicates: hist.Duplicates, Conflicts: hist.Conflicts, OffsetGroups: len(offsetGroups)}
-	for _, p := range hist.Problems {
-		g.Warnf("%s: %s (skipped)", p.Path, p.Problem)
-		src.Unreadable = append(src.Unreadable, p.Path)
-	}
-	for _, p := range hist.Conflicts {
-		g.Warnf("%s: claims an epoch and version already read with different content (kept the first)", p)
-	}
-	if len(paths) > 0 && len(hist.Snapshots) == 0 {
-		g.Warnf("no readable assignment version among %s", strings.Join(paths, ", "))
-	}
-	return hist, src
-}
-
-// readTraceLogs parses the broker logs, recording what was read in src.
-func readTraceLogs(g *Globals, broker string, paths []string, src *views.TraceSources) ([]logparse.Event, []error) {
-	inputs := logInputs(paths, g)
-	if len(inputs) == 0 {
-		return nil, nil
-	}
-	var total int64
-	for _, in := range inputs {
-		if fi, err := os.Stat(in.Path); err == nil && in.Path != "-" {
-			total += fi.Size()
-		}
-	}
-	prog := g.Progress("reading logs (bytes)", total)
-	logs, st, logErrs := logparse.ParseAll(inputs, logparse.Options{Broker: broker, OnRead: func(n int) { prog.Add(int64(n)) }})
-	prog.Done()
-	for _, e := range logErrs {
-		g.Warnf("log %v (skipped)", e)
-	}
-	src.LogStats, src.LogLinesFound = st, len(logs)
-	for _, in := range inputs {
-		src.Logs = append(src.Logs, in.Path)
-	}
-	if n := st.Unparsed + st.Binary + st.Overlong; n > 0 {
-		g.Warnf("logs: %d lines skipped (%d unreadable key lines, %d with binary data, %d over %d MB)", n, st.Unparsed, st.Binary, st.Overlong, logparse.MaxLine>>20)
-	}
-	for _, u := range st.UnknownFormat {
-		g.Warnf("%s: no line in a known kaas log format (is this a broker log?)", u)
-	}
-	g.Notef("logs: %d lines in %s, %d controller/coordinator lines", st.Lines, render.Plural(st.Files, "input", "inputs"), len(logs))
-	return logs, logErrs
-}
-
 // traceFilters names the filters applied, for the view.
 func traceFilters(o takeoverTraceOptions) []string {
 	var out []string
@@ -197,42 +126,6 @@ func traceFilters(o takeoverTraceOptions) []string {
 	}
 	if !o.until.IsZero() {
 		out = append(out, "until "+o.until.UTC().Format(time.RFC3339))
-	}
-	return out
-}
-
-// logInputs expands --logs: files, directories (their regular files),
-// "-" (stdin, once); a path that cannot be read is skipped with a warning.
-func logInputs(paths []string, g *Globals) []logparse.Input {
-	var out []logparse.Input
-	stdin := false
-	for _, p := range paths {
-		if p == "-" {
-			if !stdin {
-				stdin = true
-				out = append(out, logparse.Input{Path: "-", R: g.IO.In})
-			}
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			g.Warnf("log %s: %v (skipped)", p, err)
-			continue
-		}
-		if !st.IsDir() {
-			out = append(out, logparse.Input{Path: p})
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			g.Warnf("log dir %s: %v (skipped)", p, err)
-			continue
-		}
-		for _, e := range ents {
-			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
-				out = append(out, logparse.Input{Path: filepath.Join(p, e.Name())})
-			}
-		}
 	}
 	return out
 }

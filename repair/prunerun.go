@@ -52,18 +52,12 @@ type PruneConfig struct {
 	// Notes are told the run's notes and warnings; Progress makes a
 	// progress line; Now is the run's clock; Flags are repeated in the
 	// restore command the rollback note prints.
-	Notes    Notes
+	Notes    render.Notes
 	Progress func(label string, total int64) ProgressLine
 	Now      func() time.Time
 	Flags    string
 }
 
-// Notes is where a long write run says what it does (notes) and what the
-// operator should know (warnings), in order.
-type Notes interface {
-	Notef(format string, a ...any)
-	Warnf(format string, a ...any)
-}
 
 // ProgressLine counts work done on a progress line (a nil one does
 // nothing).

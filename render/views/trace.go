@@ -8,25 +8,12 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/internal/logparse"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-type TraceSources struct {
-	Snapshots     int            `json:"snapshots"`
-	Paths         []string       `json:"paths"`
-	Duplicates    []string       `json:"duplicates"`
-	Conflicts     []string       `json:"conflicts"`
-	Unreadable    []string       `json:"unreadable"`
-	Logs          []string       `json:"logs"`
-	LogStats      logparse.Stats `json:"logStats"`
-	OffsetGroups  int            `json:"offsetFileGroups"`
-	LogLinesFound int            `json:"logEvents"`
-}
-
 type TraceView struct {
-	Sources TraceSources `json:"sources"`
-	Filters []string     `json:"filters"`
+	Sources inspect.TraceSources `json:"sources"`
+	Filters []string             `json:"filters"`
 	*inspect.Trace
 }
 
