@@ -58,7 +58,6 @@ type PruneConfig struct {
 	Flags    string
 }
 
-
 // ProgressLine counts work done on a progress line (a nil one does
 // nothing).
 type ProgressLine interface {
