@@ -254,7 +254,7 @@ func checkSandboxDir(dataDir string, force bool) error {
 		return nil
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, sandbox.StateDirName)); err == nil || force {
-		if pid := runningSandboxPID(dataDir); pid > 0 {
+		if pid := sandbox.RunningPID(dataDir); pid > 0 {
 			return exit.Refusedf("another kaasctl sandbox (pid %d) is running on %s; stop it first", pid, dataDir)
 		}
 		return nil

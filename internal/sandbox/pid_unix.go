@@ -1,6 +1,6 @@
 //go:build unix
 
-package commands
+package sandbox
 
 import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
@@ -9,14 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
-	"github.com/kaasctl/kaasctl/internal/sandbox"
 )
 
-// runningSandboxPID returns the pid in DATA/.kaasctl-sandbox.json when that
+// RunningPID returns the pid in DATA/.kaasctl-sandbox.json when that
 // process is alive (and is not us), else 0.
-func runningSandboxPID(dataDir string) int {
-	data, _, err := safefs.ReadFileFollow(filepath.Join(dataDir, sandbox.StateFileName), 1<<20)
+func RunningPID(dataDir string) int {
+	data, _, err := safefs.ReadFileFollow(filepath.Join(dataDir, StateFileName), 1<<20)
 	if err != nil {
 		return 0
 	}
