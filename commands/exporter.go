@@ -146,7 +146,7 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client}
+	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client, Blockers: s.layout != nil}
 	return src, s.Close, nil
 }
 

@@ -181,7 +181,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 		t.Fatal(err)
 	}
 	l := sb.Layout()
-	src := &observe.Source{Layout: &l, Client: cl, LagSeconds: true}
+	src := &observe.Source{Layout: &l, Client: cl, LagSeconds: true, Blockers: true} // as exporterSource builds it
 	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }},
 		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: io.Discard}, Quiet: true}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -28,6 +28,8 @@ type groupsDescribeOptions struct {
 	// view is one table instead of the blocks: offsets, members or state
 	// (groups_describe_views.go; "": the blocks).
 	view string
+	// why: each lagging partition's blocker instead (groups_why.go).
+	why whyOptions
 }
 
 func init() {
@@ -37,6 +39,7 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "groups describe", Doc: views.GroupsDescribeView{}, JSONL: "each group (groups[])", Rank: 30},
 			{Title: "groups describe (with brokers)", Doc: views.GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
+			{Title: "groups describe --why", Doc: views.GroupsWhyView{}, JSONL: "each group (groups[]) with its lagging partitions' blockers", Rank: 45},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
@@ -50,7 +53,7 @@ func init() {
 					&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
 					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
 					drainWindowFlag(),
-				}, describeViewFlags()...),
+				}, append(describeViewFlags(), whyFlags()...)...),
 				Action: action(parseGroupsDescribe, runGroupsDescribe),
 			}
 		},
@@ -81,7 +84,10 @@ func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
 		return o, exit.UsageErrorf("%v", err)
 	}
-	o.drainWindow, err = drainWindow(c)
+	if o.drainWindow, err = drainWindow(c); err != nil {
+		return o, err
+	}
+	o.why, err = parseWhy(c)
 	return o, err
 }
 
@@ -106,6 +112,11 @@ func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions)
 	}
 	if cl != nil {
 		defer cl.Close()
+	}
+	if o.why.on {
+		return runGroupsWhy(ctx, g, cl, o)
+	}
+	if cl != nil {
 		return runGroupsDescribeLive(ctx, g, cl, o)
 	}
 	if o.drainWindow > 0 {

@@ -32,6 +32,7 @@ func init() {
 				Flags: []cli.Flag{
 					&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
 					&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
+					&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back"},
 					nowFlag(),
 				},
 				Action: action(parseTxnList, runTxn),
@@ -77,7 +78,7 @@ func parseTxnList(c *cli.Context) (txnOptions, error) {
 			o.filter.States = append(o.filter.States, st)
 		}
 	}
-	o.filter.Overdue = c.Bool("overdue")
+	o.filter.Overdue, o.filter.Hanging = c.Bool("overdue"), c.Bool("hanging")
 	var err error
 	o.now, err = nowFrom(c)
 	return o, err
@@ -92,9 +93,12 @@ func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 	}
 	all, bad := loadTxnRows(g, l, o.now)
 	rows := inspect.FilterTxns(all, o.filter)
+	if o.describe || o.filter.Hanging {
+		addTxnHolds(g, l, rows, o.now)
+	}
 	v := views.TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
 	v.NotFound = txnNotFound(o.filter.IDs, rows)
-	if err := g.Printer.Print(views.TxnOutput(&v, o.describe)); err != nil {
+	if err := g.Printer.Print(views.TxnOutput(&v, views.TxnShow{Describe: o.describe, Hanging: o.filter.Hanging, Assumes: l.WithGeneration().Gen.Assumes()})); err != nil {
 		return err
 	}
 	if len(v.NotFound) > 0 {

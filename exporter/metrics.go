@@ -54,7 +54,8 @@ var (
 	dPartLag          = fam(gaugeType, "kaas_group_partition_lag", "Lag of the group on the partition in messages.", "group", "topic", "partition")
 	dPartLagSeconds   = fam(gaugeType, "kaas_group_partition_lag_seconds", "Age of the record at the group's committed offset on the partition, in seconds (0 when caught up).", "group", "topic", "partition")
 	dHealth           = fam(gaugeType, "kaas_group_health", "The group's worst health condition over the window (kaasctl groups health), always 1; present only while it is not OK. Alert on kaas_group_condition: a worse condition hides the others here.", "group", "state")
-	dCondition        = fam(gaugeType, "kaas_group_condition", "One series per active health condition of the group (REWIND, VANISHED, ERR, STOP, STALL, WARN), always 1; absent while the condition is not. During ERR (the group cannot be observed) the conditions last known stay, see kaas_group_unknown_since_timestamp_seconds.", "group", "condition")
+	dCondition        = fam(gaugeType, "kaas_group_condition", "One series per active health condition of the group (REWIND, VANISHED, ERR, BLOCKED, STOP, STALL, WARN), always 1; absent while the condition is not. During ERR (the group cannot be observed) the conditions last known stay, see kaas_group_unknown_since_timestamp_seconds.", "group", "condition")
+	dBlocked          = fam(gaugeType, "kaas_group_blocked_partitions", "Partitions of the group whose committed offset stayed since the refresh before while they lag, behind a blocker the read model names (kind: markersPending, abortedWithoutMarkers, markerMissing, overdueTransaction, openTransaction, corruptBatch, record; 'kaasctl groups describe GROUP --why' gives its evidence and fix); present only while one is (with a volume: the record at the committed offset is read from the segments).", "group", "kind")
 	dUnknownSince     = fam(gaugeType, "kaas_group_unknown_since_timestamp_seconds", "Present while the group cannot be observed (ERR: the brokers or its coordinator did not answer): since when (Unix seconds). Its other kaas_group_condition series are the last known, carried through the outage.", "group")
 	dDrainSeconds     = fam(gaugeType, "kaas_group_drain_seconds", "Estimated seconds until the group's lag is zero: its lag over the excess of its consume rate over its produce rate (each partition's fitted over the health window, summed: a consumer serving partitions in turns drains at group level); 0 when caught up or keeping up (a lag of at most 30 s of production, consumed about as fast as produced). Absent with fewer than 3 observations or while not draining (kaas_group_not_draining).", "group")
 	dNotDraining      = fam(gaugeType, "kaas_group_not_draining", "1 while the group has lag and is not consumed faster than it is produced to over the health window (summed over its partitions), and its lag is more than a small steady one (30 s of production); absent while it drains, keeps up or is caught up (kaas_group_drain_seconds is then present) and with fewer than 3 observations.", "group")
@@ -489,6 +490,15 @@ var groupMetrics = []metric[*groupCtx]{
 			if c != inspect.HealthOK {
 				tw.sample(f, 1, x.g.Row.Group, c)
 			}
+		}
+	}},
+	{dBlocked, func(tw *textWriter, f *family, x *groupCtx) {
+		n := map[string]int{}
+		for _, b := range x.g.Blockers {
+			n[b.Kind]++
+		}
+		for _, k := range slices.Sorted(maps.Keys(n)) {
+			tw.sample(f, float64(n[k]), x.g.Row.Group, k)
 		}
 	}},
 	{dUnknownSince, func(tw *textWriter, f *family, x *groupCtx) {

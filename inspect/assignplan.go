@@ -175,39 +175,12 @@ func ownedOf(members []AssignMember) Assignment {
 	return a
 }
 
+// balanceOnce runs one join round of bal as franz-go's group leader does:
+// the members' join metadata in the leader's order, the balance over the
+// partitions of the topics they are interested in, and each member's
+// assignment parsed back (every member present, partitions sorted).
 func balanceOnce(bal kgo.GroupBalancer, members []AssignMember, partitions map[string]int32, generation int32) (Assignment, error) {
-	jm := make([]kmsg.JoinGroupResponseMember, len(members))
-	for i, m := range members {
-		jm[i] = kmsg.NewJoinGroupResponseMember()
-		jm[i].MemberID = m.ID
-		if m.InstanceID != "" {
-			id := m.InstanceID
-			jm[i].InstanceID = &id
-		}
-		topics := slices.Clone(m.Topics)
-		slices.Sort(topics)
-		owned := map[string][]int32{}
-		for t, ps := range m.Owned {
-			ps = slices.Clone(ps)
-			slices.Sort(ps)
-			owned[t] = ps
-		}
-		jm[i].ProtocolMetadata = bal.JoinGroupMetadata(topics, owned, generation)
-	}
-	// The order franz-go's leader balances in: instance id first (static
-	// members), then member id.
-	slices.SortStableFunc(jm, func(l, r kmsg.JoinGroupResponseMember) int {
-		switch {
-		case l.InstanceID != nil && r.InstanceID != nil:
-			return cmp.Compare(*l.InstanceID, *r.InstanceID)
-		case l.InstanceID != nil:
-			return -1
-		case r.InstanceID != nil:
-			return 1
-		}
-		return cmp.Compare(l.MemberID, r.MemberID)
-	})
-	mb, interests, err := bal.MemberBalancer(jm)
+	mb, interests, err := bal.MemberBalancer(joinMembers(bal, members, generation))
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +215,43 @@ func balanceOnce(bal kgo.GroupBalancer, members []AssignMember, partitions map[s
 		}
 	}
 	return out, nil
+}
+
+// joinMembers is the JoinGroup answer the leader balances: each member's
+// metadata from bal (its topics and owned partitions sorted), in the order
+// franz-go's leader balances in: instance id first (static members), then
+// member id.
+func joinMembers(bal kgo.GroupBalancer, members []AssignMember, generation int32) []kmsg.JoinGroupResponseMember {
+	jm := make([]kmsg.JoinGroupResponseMember, len(members))
+	for i, m := range members {
+		jm[i] = kmsg.NewJoinGroupResponseMember()
+		jm[i].MemberID = m.ID
+		if m.InstanceID != "" {
+			id := m.InstanceID
+			jm[i].InstanceID = &id
+		}
+		topics := slices.Clone(m.Topics)
+		slices.Sort(topics)
+		owned := map[string][]int32{}
+		for t, ps := range m.Owned {
+			ps = slices.Clone(ps)
+			slices.Sort(ps)
+			owned[t] = ps
+		}
+		jm[i].ProtocolMetadata = bal.JoinGroupMetadata(topics, owned, generation)
+	}
+	slices.SortStableFunc(jm, func(l, r kmsg.JoinGroupResponseMember) int {
+		switch {
+		case l.InstanceID != nil && r.InstanceID != nil:
+			return cmp.Compare(*l.InstanceID, *r.InstanceID)
+		case l.InstanceID != nil:
+			return -1
+		case r.InstanceID != nil:
+			return 1
+		}
+		return cmp.Compare(l.MemberID, r.MemberID)
+	})
+	return jm
 }
 
 // miniKafka is the textbook round-robin: members sorted by id, topics and

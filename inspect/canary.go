@@ -23,22 +23,6 @@ const CanaryPrefix = "__kaasctl-canary-"
 // only a canary named on the command line is shown.
 func IsCanary(group string) bool { return strings.HasPrefix(group, CanaryPrefix) }
 
-// WithoutCanaries returns groups without the canary groups (the slice
-// itself when it holds none).
-func WithoutCanaries(groups []string) []string {
-	i := slices.IndexFunc(groups, IsCanary)
-	if i < 0 {
-		return groups
-	}
-	out := slices.Clone(groups[:i])
-	for _, g := range groups[i+1:] {
-		if !IsCanary(g) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // Canary is the canary group of one broker.
 type Canary struct {
 	Broker string `json:"broker"`

@@ -28,6 +28,7 @@ const (
 	HealthRewind   = "REWIND"   // a committed offset moved backwards (a reset, or an unfenced stale commit)
 	HealthVanished = "VANISHED" // partitions disappeared from the offset file (a partial rewrite)
 	HealthErr      = "ERR"      // the group could not be observed, or its file turned corrupt / unreadable to brokers
+	HealthBlocked  = "BLOCKED"  // a lagging partition waits behind a blocker the read model names (a record, a transaction)
 	HealthStop     = "STOP"     // no commits over the window while lag > 0
 	HealthStall    = "STALL"    // commits arrive but do not advance while lag > 0
 	HealthWarn     = "WARN"     // lag grew at every observation while commits advanced
@@ -35,7 +36,7 @@ const (
 )
 
 // HealthStates lists every condition, worst first.
-var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthStop, HealthStall, HealthWarn, HealthOK}
+var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthBlocked, HealthStop, HealthStall, HealthWarn, HealthOK}
 
 // HealthRank orders states (0 = worst); unknown states rank last.
 func HealthRank(state string) int {
@@ -97,6 +98,9 @@ type HealthSample struct {
 	// deleted topic, another pool dir) is not counted.
 	Unobserved      int32  `json:"unobserved,omitempty"`
 	UnobservedFirst string `json:"unobservedFirst,omitempty"`
+	// Blockers are the read model's blockers of the group's lagging
+	// partitions at this observation (observe's refresh): BLOCKED.
+	Blockers []SampleBlocker `json:"blockers,omitempty"`
 	// rewrite is what the change of the offset file since the previous
 	// observation was, as HealthWindow.Add found it while it held both
 	// readings (rewriteKind).
@@ -330,6 +334,7 @@ func evaluateHealth(h *GroupHealth, group string, samples []HealthSample, pair f
 		draining := d.Known && d.Lag > 0 && !d.NotDraining && d.ConsumeRate > d.ProduceRate
 		lagEvidence(samples, opt.MinSpan, draining, add)
 	}
+	blockedEvidence(last, add)
 	h.finish()
 }
 

@@ -44,17 +44,12 @@ func BuildLiveFacts(rows []GroupRow, la *LiveAnswers, brokers []BrokerSource, a 
 	return facts
 }
 
-// GatheredLiveFacts merges one group gathering (wire.GatherGroups with
-// Describe) with the volume — in holds its assignment (nil when missing or
-// unreadable) and offset files; hasVolume false: brokers only — into what
-// doctor judges, with the brokers as sources of the report.
-func GatheredLiveFacts(gg *wire.GatheredGroups, in GroupsInput, hasVolume bool) (LiveFacts, []BrokerSource) {
-	return ListedLiveFacts(gg, PrepareListedRows(in, hasVolume, gg.Listings), in.Assignment)
-}
-
-// ListedLiveFacts is GatheredLiveFacts with the rows prepared from the
-// gathering's listings while its lookups were in flight
-// (wire.GroupRounds.OnListed); a is the volume's assignment.
+// ListedLiveFacts merges one group gathering (wire.GatherGroups with
+// Describe) with the volume into what doctor judges, with the brokers as
+// sources of the report: listed are the rows prepared from the gathering's
+// listings while its lookups were in flight (wire.GroupRounds.OnListed,
+// PrepareListedRows), a is the volume's assignment (nil without a volume,
+// or when it is missing or unreadable).
 func ListedLiveFacts(gg *wire.GatheredGroups, listed *ListedRows, a *volume.Assignment) (LiveFacts, []BrokerSource) {
 	la := NewLiveAnswers(gg, a)
 	rows := MergeListedRows(listed, la)

@@ -42,9 +42,10 @@ func TestBuildLiveFacts(t *testing.T) {
 	}
 }
 
-// GatheredLiveFacts over one gathering: brokers only, then merged with a
-// volume whose offset file names a group no broker lists.
-func TestGatheredLiveFacts(t *testing.T) {
+// ListedLiveFacts over one gathering, its rows prepared from the listings
+// as doctor prepares them: brokers only, then merged with a volume whose
+// offset file names a group no broker lists.
+func TestListedLiveFacts(t *testing.T) {
 	t.Parallel()
 	gg := wire.NewGatheredGroups(
 		[]wire.BrokerGroups{
@@ -58,7 +59,7 @@ func TestGatheredLiveFacts(t *testing.T) {
 		},
 		map[string]wire.DescribedGroup{"app": {Group: "app", Coordinator: 0, State: "Stable", Members: []wire.Member{{MemberID: "m1"}}}},
 	)
-	f, sources := GatheredLiveFacts(gg, GroupsInput{}, false)
+	f, sources := ListedLiveFacts(gg, PrepareListedRows(GroupsInput{}, false, gg.Listings), nil)
 	if len(sources) != 3 || !sources[0].Answered || sources[2].Answered || sources[2].Error != "connection refused" || sources[0].Groups != 2 {
 		t.Fatalf("sources %+v", sources)
 	}
@@ -73,7 +74,7 @@ func TestGatheredLiveFacts(t *testing.T) {
 	// file-only group flagged, every row's computed coordinator counted.
 	a := &volume.Assignment{Brokers: []volume.BrokerEntry{{ID: "kaas-0", Health: "alive"}, {ID: "kaas-1", Health: "alive"}, {ID: "kaas-2", Health: "alive"}}}
 	in := GroupsInput{Assignment: a, Files: []GroupFile{{Group: "idle", Layout: volume.OffsetsCurrent, Format: "envelope", Partitions: 4}}}
-	f, sources = GatheredLiveFacts(gg, in, true)
+	f, sources = ListedLiveFacts(gg, PrepareListedRows(in, true, gg.Listings), in.Assignment)
 	if sources[2].Broker != "kaas-2" || f.Unreachable["kaas-2"] != "connection refused" {
 		t.Errorf("named sources %+v, unreachable %v", sources, f.Unreachable)
 	}

@@ -100,12 +100,6 @@ func NewRoutingState(a *volume.Assignment) *RoutingState {
 	return rs
 }
 
-// Alive reports whether id is listed with health alive.
-func (rs *RoutingState) Alive(id string) bool { return rs.alive[id] }
-
-// Listed reports whether id is listed at all.
-func (rs *RoutingState) Listed(id string) bool { return rs.listed[id] }
-
 // Transition describes what changed at the cluster level between two
 // versions; every Move is judged against it.
 type Transition struct {
@@ -157,18 +151,6 @@ func NewTransition(old, cur *RoutingState) *Transition {
 	t.setNote = t.buildSetChangeNote()
 	t.failNote = t.buildFailoverDetail()
 	return t
-}
-
-// GroupMove compares one group's resolution in both versions; ok is false
-// when the coordinator did not change.
-func (t *Transition) GroupMove(group string) (Move, bool) {
-	h := grouphash.FNV1a32(group)
-	r0 := t.Old.Router.GroupHash(group, h)
-	r1 := t.New.Router.GroupHash(group, h)
-	if r0.Coordinator == r1.Coordinator {
-		return Move{}, false
-	}
-	return t.classify(KindGroup, group, r0, r1), true
 }
 
 // TxnMove compares one transactional id (hash tier only).

@@ -217,73 +217,14 @@ type gstate struct {
 
 func newRestartSim(in RestartInput) (*restartSim, error) {
 	m := &restartSim{in: in, index: map[string]int{}, drop: in.Failover == FailoverDrop}
-	if len(in.Brokers) == 0 {
-		return nil, fmt.Errorf("the assignment lists no broker: nothing to restart")
+	if err := m.compileBrokers(); err != nil {
+		return nil, err
 	}
-	if len(in.Brokers) > 127 {
-		return nil, fmt.Errorf("%d brokers: plan restart handles at most 127", len(in.Brokers))
-	}
-	m.ids = slices.Clone(in.Brokers)
-	slices.Sort(m.ids)
-	for i, id := range m.ids {
-		if i > 0 && m.ids[i-1] == id {
-			return nil, fmt.Errorf("broker %s is listed twice", id)
-		}
-		m.index[id] = i
-	}
-	for _, b := range in.Brokers {
-		m.listed = append(m.listed, m.index[b])
-	}
-	m.ctrl = -1
-	if i, ok := m.index[in.Controller]; ok {
-		m.ctrl = i
+	rings, alive := m.downSets()
+	for g, grp := range in.Groups {
+		m.compileGroup(g, grp, rings, alive)
 	}
 	n := len(m.ids)
-	m.hash = make([][]int8, n+1)
-	m.place = make([][]int8, n+1)
-	rings := make([]*grouphash.Ring, n+1)
-	alive := make([][]string, n+1)
-	for d := -1; d < n; d++ {
-		var bs []grouphash.Broker
-		for i, id := range m.ids {
-			if i != d {
-				bs = append(bs, grouphash.Broker{ID: id, Health: grouphash.HealthAlive})
-				alive[d+1] = append(alive[d+1], id)
-			}
-		}
-		rings[d+1] = grouphash.NewRing(bs)
-		m.hash[d+1] = make([]int8, len(in.Groups))
-		m.place[d+1] = make([]int8, len(in.Groups))
-	}
-	idx := func(id string) int8 {
-		if i, ok := m.index[id]; ok {
-			return int8(i)
-		}
-		return -1
-	}
-	for g, grp := range in.Groups {
-		m.groups = append(m.groups, grp.ID)
-		m.members = append(m.members, grp.Members)
-		h := grouphash.FNV1a32(grp.ID)
-		for d := 0; d <= n; d++ {
-			hc := rings[d].PickHash(h).Coordinator
-			m.hash[d][g] = idx(hc)
-			if in.Placement == "hash" {
-				m.place[d][g] = m.hash[d][g]
-			} else {
-				m.place[d][g] = idx(grouphash.Rendezvous(grp.ID, alive[d]))
-			}
-		}
-		st := gstate{coord: m.hash[0][g], entry: -1, loaded: grp.Loaded}
-		if e, ok := in.Entries[grp.ID]; ok {
-			st.entry = idx(e)
-			st.coord = st.entry
-		}
-		m.init = append(m.init, st)
-		if grp.Members {
-			m.scored = append(m.scored, g)
-		}
-	}
 	m.sh = make([][]int8, n+1)
 	m.sp = make([][]int8, n+1)
 	for d := 0; d <= n; d++ {
@@ -294,6 +235,93 @@ func newRestartSim(in RestartInput) (*restartSim, error) {
 		}
 	}
 	return m, nil
+}
+
+// compileBrokers numbers the brokers by their sorted ids (at most 127, so
+// an index fits an int8, each listed once) and finds the controller.
+func (m *restartSim) compileBrokers() error {
+	in := m.in
+	if len(in.Brokers) == 0 {
+		return fmt.Errorf("the assignment lists no broker: nothing to restart")
+	}
+	if len(in.Brokers) > 127 {
+		return fmt.Errorf("%d brokers: plan restart handles at most 127", len(in.Brokers))
+	}
+	m.ids = slices.Clone(in.Brokers)
+	slices.Sort(m.ids)
+	for i, id := range m.ids {
+		if i > 0 && m.ids[i-1] == id {
+			return fmt.Errorf("broker %s is listed twice", id)
+		}
+		m.index[id] = i
+	}
+	for _, b := range in.Brokers {
+		m.listed = append(m.listed, m.index[b])
+	}
+	m.ctrl = -1
+	if i, ok := m.index[in.Controller]; ok {
+		m.ctrl = i
+	}
+	return nil
+}
+
+// downSets makes, for each alive set a rolling restart passes through (all
+// brokers, then all but broker d, at d+1), its hash ring and its alive ids,
+// and sizes the hash and placement rows for every group.
+func (m *restartSim) downSets() (rings []*grouphash.Ring, alive [][]string) {
+	n := len(m.ids)
+	m.hash = make([][]int8, n+1)
+	m.place = make([][]int8, n+1)
+	rings = make([]*grouphash.Ring, n+1)
+	alive = make([][]string, n+1)
+	for d := -1; d < n; d++ {
+		var bs []grouphash.Broker
+		for i, id := range m.ids {
+			if i != d {
+				bs = append(bs, grouphash.Broker{ID: id, Health: grouphash.HealthAlive})
+				alive[d+1] = append(alive[d+1], id)
+			}
+		}
+		rings[d+1] = grouphash.NewRing(bs)
+		m.hash[d+1] = make([]int8, len(m.in.Groups))
+		m.place[d+1] = make([]int8, len(m.in.Groups))
+	}
+	return rings, alive
+}
+
+// compileGroup fills group g's hash-tier coordinator and placement under
+// every alive set, and its state before the restart (its explicit entry,
+// if any, is its coordinator).
+func (m *restartSim) compileGroup(g int, grp RestartGroup, rings []*grouphash.Ring, alive [][]string) {
+	m.groups = append(m.groups, grp.ID)
+	m.members = append(m.members, grp.Members)
+	h := grouphash.FNV1a32(grp.ID)
+	for d := 0; d <= len(m.ids); d++ {
+		hc := rings[d].PickHash(h).Coordinator
+		m.hash[d][g] = m.idx(hc)
+		if m.in.Placement == "hash" {
+			m.place[d][g] = m.hash[d][g]
+		} else {
+			m.place[d][g] = m.idx(grouphash.Rendezvous(grp.ID, alive[d]))
+		}
+	}
+	st := gstate{coord: m.hash[0][g], entry: -1, loaded: grp.Loaded}
+	if e, ok := m.in.Entries[grp.ID]; ok {
+		st.entry = m.idx(e)
+		st.coord = st.entry
+	}
+	m.init = append(m.init, st)
+	if grp.Members {
+		m.scored = append(m.scored, g)
+	}
+}
+
+// idx is a broker's index, -1 for an id the model does not hold.
+func (m *restartSim) idx(id string) int8 {
+	if i, ok := m.index[id]; ok {
+		return int8(i)
+	}
+	return -1
 }
 
 // next is one version for one group: down is the broker down once the
@@ -497,13 +525,7 @@ func (m *restartSim) orderCost() int64 { return int64(len(m.ids)) * int64(max(1,
 // depth-first walk; the first level is split across the CPUs.
 func (m *restartSim) exhaustive() (best, worst []int, bs, ws RestartScore, count int64) {
 	n := len(m.ids)
-	type result struct {
-		best, worst []int
-		bs, ws      RestartScore
-		count       int64
-		ok          bool
-	}
-	results := make([]result, n)
+	results := make([]orderExtremes, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for first := 0; first < n; first++ {
@@ -512,47 +534,7 @@ func (m *restartSim) exhaustive() (best, worst []int, bs, ws RestartScore, count
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := &results[first]
-			perm := make([]int, 0, n)
-			used := make([]bool, n)
-			states := make([][]gstate, n+1)
-			for d := range states {
-				states[d] = make([]gstate, len(m.scored))
-			}
-			for i, g := range m.scored {
-				states[0][i] = m.init[g]
-			}
-			var walk func(depth, ctrl int, acc RestartScore)
-			walk = func(depth, ctrl int, acc RestartScore) {
-				for pos := 0; pos < n; pos++ {
-					if (depth == 0 && pos != first) || used[pos] {
-						continue
-					}
-					b := m.listed[pos]
-					c := ctrl
-					last := depth == n-1
-					cost := m.stepInto(states[depth+1], states[depth], &c, b, !last)
-					next := acc
-					next.add(cost)
-					perm = append(perm, b)
-					if last {
-						r.count++
-						if !r.ok || compareScore(next, r.bs) < 0 {
-							r.best, r.bs = slices.Clone(perm), next
-						}
-						if !r.ok || compareScore(next, r.ws) > 0 {
-							r.worst, r.ws = slices.Clone(perm), next
-						}
-						r.ok = true
-					} else {
-						used[pos] = true
-						walk(depth+1, c, next)
-						used[pos] = false
-					}
-					perm = perm[:len(perm)-1]
-				}
-			}
-			walk(0, m.ctrl, RestartScore{})
+			m.newPermWalk(first, &results[first]).walk(0, m.ctrl, RestartScore{})
 		}()
 	}
 	wg.Wait()
@@ -568,6 +550,81 @@ func (m *restartSim) exhaustive() (best, worst []int, bs, ws RestartScore, count
 		}
 	}
 	return
+}
+
+// orderExtremes are the best and worst orders seen (the first seen on
+// ties) and how many orders were.
+type orderExtremes struct {
+	best, worst []int
+	bs, ws      RestartScore
+	count       int64
+	ok          bool
+}
+
+// offer counts one complete order and keeps it if it is the best or the
+// worst so far.
+func (r *orderExtremes) offer(perm []int, score RestartScore) {
+	r.count++
+	if !r.ok || compareScore(score, r.bs) < 0 {
+		r.best, r.bs = slices.Clone(perm), score
+	}
+	if !r.ok || compareScore(score, r.ws) > 0 {
+		r.worst, r.ws = slices.Clone(perm), score
+	}
+	r.ok = true
+}
+
+// permWalk is one depth-first walk of the orders that start with the
+// first listed broker: the order so far (perm, its positions used), the
+// scored groups' states after each step, and where it keeps what it finds.
+type permWalk struct {
+	m      *restartSim
+	first  int
+	perm   []int
+	used   []bool
+	states [][]gstate
+	r      *orderExtremes
+}
+
+// newPermWalk prepares the walk of the orders starting at listed position
+// first, from the groups' states before the restart.
+func (m *restartSim) newPermWalk(first int, r *orderExtremes) *permWalk {
+	n := len(m.ids)
+	w := &permWalk{m: m, first: first, perm: make([]int, 0, n), used: make([]bool, n), states: make([][]gstate, n+1), r: r}
+	for d := range w.states {
+		w.states[d] = make([]gstate, len(m.scored))
+	}
+	for i, g := range m.scored {
+		w.states[0][i] = m.init[g]
+	}
+	return w
+}
+
+// walk tries every unused broker at depth, with the controller at ctrl and
+// the cost so far acc, and goes on to the next depth until the order is
+// complete.
+func (w *permWalk) walk(depth, ctrl int, acc RestartScore) {
+	m, n := w.m, len(w.m.ids)
+	for pos := 0; pos < n; pos++ {
+		if (depth == 0 && pos != w.first) || w.used[pos] {
+			continue
+		}
+		b := m.listed[pos]
+		c := ctrl
+		last := depth == n-1
+		cost := m.stepInto(w.states[depth+1], w.states[depth], &c, b, !last)
+		next := acc
+		next.add(cost)
+		w.perm = append(w.perm, b)
+		if last {
+			w.r.offer(w.perm, next)
+		} else {
+			w.used[pos] = true
+			w.walk(depth+1, c, next)
+			w.used[pos] = false
+		}
+		w.perm = w.perm[:len(w.perm)-1]
+	}
 }
 
 // heuristic builds an order greedily and improves it by pairwise swaps
@@ -661,80 +718,16 @@ func (m *restartSim) greedy(better func(a, b RestartScore) bool) []int {
 
 // detail simulates an order over every known group, version by version.
 func (m *restartSim) detail(order []int) RestartOrder {
-	st := slices.Clone(m.init)
-	ctrl := m.ctrl
-	version, epoch := m.in.Version, m.in.Epoch
+	r := &restartReplay{m: m, st: slices.Clone(m.init), ctrl: m.ctrl, version: m.in.Version, epoch: m.in.Epoch}
 	out := RestartOrder{Order: m.names(order), Steps: []RestartStep{}}
-	name := func(i int8) string {
-		if i < 0 {
-			return ""
-		}
-		return m.ids[i]
-	}
 	for n, b := range order {
 		step := RestartStep{N: n + 1, Broker: m.ids[b]}
-		before := make([]int8, len(st))
-		for g := range st {
-			before[g] = st[g].coord
+		before := make([]int8, len(r.st))
+		for g := range r.st {
+			before[g] = r.st[g].coord
 		}
-		for _, stop := range []bool{true, false} {
-			nc, written, failover := m.event(ctrl, b, stop)
-			ctrl = nc
-			down := -1
-			v := RestartVersion{Event: "start", Broker: m.ids[b], Written: written, Failover: failover,
-				WithoutCoordinator: []string{}, Moves: []GroupMove{}, Brokers: []string{},
-				Coordinators: map[string]string{}, EntryOf: map[string]string{}}
-			if stop {
-				v.Event, down = "stop", b
-			}
-			if written {
-				version++
-				if failover {
-					epoch++
-				}
-			}
-			v.Version, v.ControllerEpoch, v.Controller = version, epoch, name(int8(ctrl))
-			for i, id := range m.ids {
-				if i != down {
-					v.Brokers = append(v.Brokers, id)
-				}
-			}
-			for g := range st {
-				x := st[g]
-				if stop && int(x.coord) == b {
-					v.WithoutCoordinator = append(v.WithoutCoordinator, m.groups[g])
-					if m.members[g] {
-						step.Score.WithoutCoordinator++
-					}
-				}
-				if written {
-					y := m.next(g, x, down, failover && m.drop)
-					if y.coord != x.coord {
-						mv := GroupMove{Group: m.groups[g], From: name(x.coord), To: name(y.coord), Members: m.members[g],
-							Back:           !stop && y.coord == before[g],
-							NotCoordinator: x.coord >= 0 && int(x.coord) != b,
-							Cause:          m.cause(x, y, stop, b, failover)}
-						v.Moves = append(v.Moves, mv)
-						if m.members[g] {
-							step.Score.Moves++
-						} else {
-							step.Score.IdleMoves++
-						}
-					}
-					st[g] = y
-				}
-				v.Coordinators[m.groups[g]] = name(st[g].coord)
-				if st[g].entry >= 0 {
-					v.Entries++
-					v.EntryOf[m.groups[g]] = name(st[g].entry)
-				}
-			}
-			if stop {
-				step.Stop = v
-			} else {
-				step.Start = v
-			}
-		}
+		step.Stop = r.event(&step, b, true, before)
+		step.Start = r.event(&step, b, false, before)
 		step.WaitFor = m.waitFor(step)
 		out.Steps = append(out.Steps, step)
 	}
@@ -743,6 +736,92 @@ func (m *restartSim) detail(order []int) RestartOrder {
 		out.Score.IdleMoves += s.Score.IdleMoves
 	}
 	return out
+}
+
+// restartReplay is detail's simulation of one order over every known
+// group: each group's state, the controller, and the assignment's version
+// and controller epoch as the controller writes them.
+type restartReplay struct {
+	m              *restartSim
+	st             []gstate
+	ctrl           int
+	version, epoch int64
+}
+
+// brokerName is the id of broker index i, "" for none.
+func (m *restartSim) brokerName(i int8) string {
+	if i < 0 {
+		return ""
+	}
+	return m.ids[i]
+}
+
+// event applies broker b's stop or start: the version the controller
+// writes for it (if it writes one), the groups left without a coordinator
+// and the moves, counted into the step's score. before is every group's
+// coordinator before the step, to tell a move back.
+func (r *restartReplay) event(step *RestartStep, b int, stop bool, before []int8) RestartVersion {
+	m := r.m
+	nc, written, failover := m.event(r.ctrl, b, stop)
+	r.ctrl = nc
+	down := -1
+	v := RestartVersion{Event: "start", Broker: m.ids[b], Written: written, Failover: failover,
+		WithoutCoordinator: []string{}, Moves: []GroupMove{}, Brokers: []string{},
+		Coordinators: map[string]string{}, EntryOf: map[string]string{}}
+	if stop {
+		v.Event, down = "stop", b
+	}
+	if written {
+		r.version++
+		if failover {
+			r.epoch++
+		}
+	}
+	v.Version, v.ControllerEpoch, v.Controller = r.version, r.epoch, m.brokerName(int8(r.ctrl))
+	for i, id := range m.ids {
+		if i != down {
+			v.Brokers = append(v.Brokers, id)
+		}
+	}
+	for g := range r.st {
+		r.group(&v, step, g, b, down, stop, before[g])
+	}
+	return v
+}
+
+// group applies the event (broker b stopped or started, down the broker
+// down after it) to group g, whose coordinator before the step was
+// before, and records it in the version v and the step's score.
+func (r *restartReplay) group(v *RestartVersion, step *RestartStep, g, b, down int, stop bool, before int8) {
+	m := r.m
+	x := r.st[g]
+	if stop && int(x.coord) == b {
+		v.WithoutCoordinator = append(v.WithoutCoordinator, m.groups[g])
+		if m.members[g] {
+			step.Score.WithoutCoordinator++
+		}
+	}
+	if v.Written {
+		y := m.next(g, x, down, v.Failover && m.drop)
+		if y.coord != x.coord {
+			mv := GroupMove{Group: m.groups[g], From: m.brokerName(x.coord), To: m.brokerName(y.coord), Members: m.members[g],
+				Back:           !stop && y.coord == before,
+				NotCoordinator: x.coord >= 0 && int(x.coord) != b,
+				Cause:          m.cause(x, y, stop, b, v.Failover)}
+			v.Moves = append(v.Moves, mv)
+			if m.members[g] {
+				step.Score.Moves++
+			} else {
+				step.Score.IdleMoves++
+			}
+		}
+		r.st[g] = y
+	}
+	v.Coordinators[m.groups[g]] = m.brokerName(r.st[g].coord)
+	if r.st[g].entry >= 0 {
+		v.Entries++
+		v.EntryOf[m.groups[g]] = m.brokerName(r.st[g].entry)
+	}
 }
 
 func (m *restartSim) cause(x, y gstate, stop bool, b int, failover bool) string {
@@ -960,34 +1039,6 @@ func PlanRestart(in RestartInput, given []string) (*RestartPlan, error) {
 		p.Given = &g
 	}
 	return p, nil
-}
-
-// ScoreRestartOrders is the search alone (benchmarks and the report).
-func ScoreRestartOrders(in RestartInput) (best, worst RestartScore, sr RestartSearch, err error) {
-	m, err := newRestartSim(in)
-	if err != nil {
-		return best, worst, sr, err
-	}
-	_, _, best, worst, sr = m.search()
-	return
-}
-
-// RestartStepsFrom re-plans the remaining restarts from a version actually
-// written (--follow after a deviation): the input's state is that version.
-func RestartStepsFrom(in RestartInput, order []string) (RestartOrder, error) {
-	m, err := newRestartSim(in)
-	if err != nil {
-		return RestartOrder{}, err
-	}
-	var idx []int
-	for _, b := range order {
-		i, ok := m.index[b]
-		if !ok {
-			return RestartOrder{}, fmt.Errorf("broker %s is not in the assignment", b)
-		}
-		idx = append(idx, i)
-	}
-	return m.detail(idx), nil
 }
 
 // apply is one version the controller writes for a group: down is the

@@ -290,38 +290,75 @@ type FollowOutcome struct {
 // prediction from the state before it and the order (rewritten: the same
 // epoch and version with other bytes), and returns the state it leaves.
 func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (RestartFollow, FollowOutcome) {
+	ev, r := f.readVersion(a, rewritten)
+	if ev.Event == "recompute" && r.gap && r.wantEvent == "stop" {
+		f.quickRestart(&ev, &r)
+	}
+	f.compareVersion(&ev, r)
+	ordered := (ev.Event == r.wantEvent || ev.Event == "restart") && ev.Broker == r.wantBroker
+	orderDeviation(&ev, ordered, r.wantEvent, r.wantBroker, r.left, r.joined)
+	return f.advanceFollow(ev, r, ordered)
+}
+
+// followedVersion is what FollowVersion reads from one version: the alive
+// brokers and the change from the state before it, the first entry of each
+// group, whether versions were missed, the event the order expected, and
+// the state the prediction starts from.
+type followedVersion struct {
+	a                     *volume.Assignment
+	alive, left, joined   []string
+	entries               map[string]string
+	gap                   bool
+	wantEvent, wantBroker string
+	from                  ClusterState
+}
+
+// readVersion reads version a against the follow's state: the event it is
+// (a broker stopped, started, or a recompute), what was expected, and
+// notes for a rewritten version or versions replaced before they were read.
+func (f RestartFollow) readVersion(a *volume.Assignment, rewritten bool) (FollowEvent, followedVersion) {
 	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller}
 	if rewritten {
 		ev.Notes = append(ev.Notes, "the same epoch and version rewritten with other bytes (a manual edit, or two controllers)")
 	}
-	gap := f.Last != nil && a.ControllerEpoch >= f.Last.ControllerEpoch && a.AssignmentVersion > f.Last.AssignmentVersion+1
-	if gap {
+	r := followedVersion{a: a, entries: map[string]string{}, from: f.State}
+	r.gap = f.Last != nil && a.ControllerEpoch >= f.Last.ControllerEpoch && a.AssignmentVersion > f.Last.AssignmentVersion+1
+	if r.gap {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("v%d–v%d were replaced before they could be read: the comparison covers them together", f.Last.AssignmentVersion+1, a.AssignmentVersion-1))
 	}
-	alive := aliveBrokers(a)
-	left, joined := brokerChange(f.State.Alive, alive)
-	wantEvent, wantBroker := f.Expected()
-	ev.Expected = strings.TrimSpace(wantEvent + " " + wantBroker)
-	ev.Event, ev.Broker = classifyChange(left, joined)
-	entries := map[string]string{}
+	r.alive = aliveBrokers(a)
+	r.left, r.joined = brokerChange(f.State.Alive, r.alive)
+	r.wantEvent, r.wantBroker = f.Expected()
+	ev.Expected = strings.TrimSpace(r.wantEvent + " " + r.wantBroker)
+	ev.Event, ev.Broker = classifyChange(r.left, r.joined)
 	for _, e := range a.ConsumerGroups {
-		if _, dup := entries[e.GroupID]; !dup {
-			entries[e.GroupID] = e.Broker
+		if _, dup := r.entries[e.GroupID]; !dup {
+			r.entries[e.GroupID] = e.Broker
 		}
 	}
-	from := f.State
-	if ev.Event == "recompute" && gap && wantEvent == "stop" {
-		// The stop's version was replaced by the start's before it could
-		// be read (a quick restart): predict both, compare the second.
-		down := slices.DeleteFunc(slices.Clone(alive), func(b string) bool { return b == wantBroker })
-		mid := PredictVersion(f.State, down, f.Groups, f.Failover, f.Placement)
-		from = f.State.Advance(f.Groups, mid.Alive, mid.Controller, mid.Entries)
-		ev.Event, ev.Broker = "restart", wantBroker
-		ev.Notes = append(ev.Notes, fmt.Sprintf("read as %s's stop and start together (its stop version was not seen)", wantBroker))
-	}
-	pred := PredictVersion(from, alive, f.Groups, f.Failover, f.Placement)
-	ev.Moves, ev.Deviations = compareMoves(f.Groups, f.State.Coordinators(f.Groups), ClusterState{Alive: alive, Entries: entries}.Coordinators(f.Groups), pred.Coordinators)
-	if a.Controller != pred.Controller && pred.Failover && a.Controller != "" && slices.Contains(alive, a.Controller) {
+	return ev, r
+}
+
+// quickRestart reads a recompute seen after missed versions, while a stop
+// was expected, as the expected broker's stop and start together: the
+// stop's version was replaced by the start's before it could be read.
+// The prediction then starts from the predicted stop version.
+func (f RestartFollow) quickRestart(ev *FollowEvent, r *followedVersion) {
+	down := slices.DeleteFunc(slices.Clone(r.alive), func(b string) bool { return b == r.wantBroker })
+	mid := PredictVersion(f.State, down, f.Groups, f.Failover, f.Placement)
+	r.from = f.State.Advance(f.Groups, mid.Alive, mid.Controller, mid.Entries)
+	ev.Event, ev.Broker = "restart", r.wantBroker
+	ev.Notes = append(ev.Notes, fmt.Sprintf("read as %s's stop and start together (its stop version was not seen)", r.wantBroker))
+}
+
+// compareVersion compares the version with the model's prediction: the
+// groups' moves, and the controller (at a failover any broker may win the
+// lease); differences the generation's rules allow become notes.
+func (f RestartFollow) compareVersion(ev *FollowEvent, r followedVersion) {
+	a := r.a
+	pred := PredictVersion(r.from, r.alive, f.Groups, f.Failover, f.Placement)
+	ev.Moves, ev.Deviations = compareMoves(f.Groups, f.State.Coordinators(f.Groups), ClusterState{Alive: r.alive, Entries: r.entries}.Coordinators(f.Groups), pred.Coordinators)
+	if a.Controller != pred.Controller && pred.Failover && a.Controller != "" && slices.Contains(r.alive, a.Controller) {
 		// At a failover, which broker wins the lease moves no group (the
 		// new controller balances the same entries); the follow goes on
 		// from the real one.
@@ -330,17 +367,21 @@ func FollowVersion(f RestartFollow, a *volume.Assignment, rewritten bool) (Resta
 		ev.Deviations = append(ev.Deviations, fmt.Sprintf("controller %s; predicted %s (the model expects the lowest alive broker to win the lease)", noneIfEmpty(a.Controller), noneIfEmpty(pred.Controller)))
 	}
 	if len(ev.Deviations) > 0 {
-		if note, ok := f.allowedInstead(from, alive, entries, a, pred, ev.Event, wantEvent); ok {
+		if note, ok := f.allowedInstead(r.from, r.alive, r.entries, a, pred, ev.Event, r.wantEvent); ok {
 			ev.Deviations = nil
 			ev.Notes = append(ev.Notes, note)
 		}
 	}
-	ordered := (ev.Event == wantEvent || ev.Event == "restart") && ev.Broker == wantBroker
-	orderDeviation(&ev, ordered, wantEvent, wantBroker, left, joined)
-	// Advance to what was written, whatever the prediction said.
+}
+
+// advanceFollow moves the follow on to what was written, whatever the
+// prediction said, and words the event: its message, the step it belongs
+// to, and what is expected next.
+func (f RestartFollow) advanceFollow(ev FollowEvent, r followedVersion, ordered bool) (RestartFollow, FollowOutcome) {
+	a := r.a
 	next := f
 	next.Last, next.Done = a, maps.Clone(f.Done)
-	next.State = from.Advance(f.Groups, alive, a.Controller, entries)
+	next.State = r.from.Advance(f.Groups, r.alive, a.Controller, r.entries)
 	next.advanceOrder(ev, ordered)
 	ev.AsPlanned = len(ev.Deviations) == 0
 	ev.Message = fmt.Sprintf("v%d (epoch %d, controller %s): %s — %s", a.AssignmentVersion, a.ControllerEpoch, noneIfEmpty(a.Controller),

@@ -2,12 +2,10 @@ package inspect
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // A partition whose committed offset the coordinator serves (from its
@@ -31,83 +29,6 @@ type ServedNotFiled struct {
 	// partition, the coordinator answers with a committed offset that the
 	// file does not hold.
 	Missing []string
-}
-
-// ServedTopics is, per group with a file, the topics to ask its
-// coordinator about: those in the file and those its members subscribe
-// to (a topic whose first commit was lost is in no file).
-func ServedTopics(files map[string]*volume.OffsetFile, described map[string]wire.DescribedGroup) map[string][]string {
-	out := make(map[string][]string, len(files))
-	for g, f := range files {
-		var ts []string
-		for _, e := range f.Entries {
-			ts = append(ts, e.Topic)
-		}
-		for _, m := range described[g].Members {
-			ts = append(ts, m.Subscription...)
-		}
-		slices.Sort(ts)
-		out[g] = slices.Compact(ts)
-	}
-	return out
-}
-
-// ServedWant is every partition (per the topics' metadata) of each group's
-// topics: what to ask the coordinators (wire.FetchCommitted).
-func ServedWant(topics map[string][]string, meta map[string]*wire.TopicMeta) map[string]wire.TopicPartitions {
-	out := make(map[string]wire.TopicPartitions, len(topics))
-	for g, ts := range topics {
-		tp := wire.TopicPartitions{}
-		for _, t := range ts {
-			m := meta[t]
-			if m == nil || m.Err != "" {
-				continue
-			}
-			for p := range m.Partitions {
-				tp.Add(t, p)
-			}
-		}
-		if len(tp) > 0 {
-			out[g] = tp
-		}
-	}
-	return out
-}
-
-// FindServedNotFiled compares what the coordinators answered (live) with
-// the offset files read after the answers, and returns the groups whose
-// file lacks a partition the coordinator serves, sorted by group. A group
-// whose answer failed, or that has no file here, says nothing.
-func FindServedNotFiled(live map[string]wire.GroupOffsets, files map[string]*volume.OffsetFile) []ServedNotFiled {
-	var out []ServedNotFiled
-	for _, g := range sortedMapKeys(live) {
-		ans, f := live[g], files[g]
-		if ans.Err != "" || ans.NotFound || f == nil {
-			continue
-		}
-		filed := make(map[string]bool, len(f.Entries))
-		for _, e := range f.Entries {
-			filed[e.Topic+"/"+strconv.Itoa(int(e.Partition))] = true
-		}
-		var missing []string
-		for _, t := range sortedMapKeys(ans.Offsets) {
-			parts := ans.Offsets[t]
-			ps := make([]int32, 0, len(parts))
-			for p, c := range parts {
-				if c.Offset >= 0 && c.Err == "" && !filed[t+"/"+strconv.Itoa(int(p))] {
-					ps = append(ps, p)
-				}
-			}
-			slices.Sort(ps)
-			for _, p := range ps {
-				missing = append(missing, t+"/"+strconv.Itoa(int(p)))
-			}
-		}
-		if len(missing) > 0 {
-			out = append(out, ServedNotFiled{Group: g, Path: f.Path, Missing: missing})
-		}
-	}
-	return out
 }
 
 // AddServedNotFiled reports the groups whose offset file lacks partitions

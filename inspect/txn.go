@@ -46,7 +46,11 @@ type TxnRow struct {
 	Reaped   bool   `json:"reaped"`
 	Finished bool   `json:"finished"`
 	Note     string `json:"note,omitempty"`
-	entry    volume.TxnEntry
+	// Holds are the partitions of groups it holds back: each group's
+	// committed offset sits on its first record there (the read model's
+	// blockers; filled by txn list --hanging and txn describe).
+	Holds []TxnHold `json:"holds,omitempty"`
+	entry volume.TxnEntry
 }
 
 // MarkFinished sets Reaped, Finished and Note of every row from the fence
@@ -119,6 +123,8 @@ func BuildTxnRows(slots []*volume.TxnSlotFile, a *volume.Assignment, now time.Ti
 type TxnFilter struct {
 	States  []string // case-insensitive state names; Empty matches ""
 	Overdue bool
+	// Hanging: overdue, or aborted by a reaper that writes no markers.
+	Hanging bool
 	IDs     []string // exact ids (describe)
 }
 
@@ -128,6 +134,9 @@ func (f TxnFilter) Match(r *TxnRow) bool {
 		return false
 	}
 	if f.Overdue && !r.Overdue {
+		return false
+	}
+	if f.Hanging && !r.Hanging() {
 		return false
 	}
 	if len(f.IDs) > 0 && !slices.Contains(f.IDs, r.ID) {

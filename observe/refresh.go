@@ -60,6 +60,14 @@ type Source struct {
 	// sets it), so GroupObs.Partitions are filled, as they are for lag in
 	// seconds with brokers (keepPartitions).
 	Partitions bool
+	// Blockers names the blocker of each lagging partition whose committed
+	// offset stayed since the refresh before (with a volume;
+	// refresh_blocker.go), read under BlockerLimits (zero: the defaults).
+	Blockers      bool
+	BlockerLimits volume.RecordLimits
+
+	stuck     map[stuckKey]*stuckSeen
+	refreshNo int64
 }
 
 type stampKey struct {
@@ -124,6 +132,8 @@ type GroupObs struct {
 	// Incidents are the read model's incidents of the group's partitions
 	// (nil when none).
 	Incidents []GroupIncident `json:"incidents,omitempty"`
+	// Blockers are the blockers of its lagging partitions (Source.Blockers).
+	Blockers []inspect.PartitionBlocker `json:"blockers,omitempty"`
 	// LagSeconds is the largest partition lag in seconds.
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
@@ -180,12 +190,16 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	r := s.newRun()
 	listed := s.listAsync(ctx)
 	r.scanVolume()
+	r.readBlockerSources()
 	r.awaitListings(ctx, listed)
 	r.selectGroups()
 	r.readFiles()
 	r.readBefore()
 	r.describe(ctx)
 	r.buildGroups()
+	if r.bsrc != nil {
+		s.forgetStuck()
+	}
 	r.finishServed()
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, r.o)
@@ -207,8 +221,6 @@ type refreshRun struct {
 	recs  fileRecs
 	keys  partKeys
 	// The brokers' listings.
-	lsAnswer []wire.BrokerGroups
-	lsErr    error
 	listings []wire.BrokerGroups
 	names    *inspect.NodeNamer
 	// The selection: rows and their group names; fileObs the offset file
@@ -228,6 +240,8 @@ type refreshRun struct {
 	askedAt     time.Time
 	// logs are the segments read afresh each refresh without brokers.
 	logs *Logs
+	// bsrc are the blockers' sources (nil: not named this refresh).
+	bsrc *BlockerSources
 }
 
 func (s *Source) newRun() *refreshRun {
@@ -632,19 +646,6 @@ func (s *Source) Gen() volume.Generation {
 func (o *Observation) Successful() bool {
 	return (!o.HasVolume || o.Assignment != nil) && (!o.HasBrokers || o.WireErr == "")
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// offsetsDirName is the live offsets dir of the volume's generation, or
-// the newest generation's when the generation cannot tell.
-func offsetsDirName(l volume.Layout) string { return l.FollowedOffsetsDir() }
 
 // fileRec is what a refresh keeps of one group's offset file between the
 // scan and the selection.

@@ -100,6 +100,7 @@ func (r *refreshRun) buildGroup(b *groupBuilder, i int, g *GroupObs, keep bool) 
 	}
 	b.build(g.Row.Group, gf)
 	r.fill(b, g, &sample, keep)
+	r.blockers(b, g, &sample)
 	if fo != nil && fo.Corrupt && sample.Err == "" && len(sample.Partitions) == 0 {
 		sample.Err = "offset file unreadable: " + fo.Problem
 	}

@@ -261,92 +261,97 @@ func (s *Sandbox) ServeControl(addr string, onQuit func()) (*ControlServer, erro
 		return nil, fmt.Errorf("control endpoint: %w", err)
 	}
 	mux := http.NewServeMux()
-	reply := func(w http.ResponseWriter, code int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(v)
+	mux.HandleFunc("GET /status", s.controlStatus)
+	mux.HandleFunc("POST /restart", s.brokerAction(func(id string) (any, error) { return s.Restart(id) }, nil))
+	for _, action := range []string{"stop", "start"} {
+		mux.HandleFunc("POST /"+action, s.brokerAction(func(id string) (any, error) { return s.Change(action, id) },
+			func(res any) string { return FormatChange(res.(ChangeResult)) }))
 	}
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("format") == "text" {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = w.Write([]byte(FormatStatus(s.Status()) + "\n"))
-			return
-		}
-		reply(w, 200, s.Status())
-	})
-	change := func(action string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			id := r.URL.Query().Get("broker")
-			if id == "" {
-				reply(w, 400, map[string]string{"error": "missing ?broker=kaas-N"})
-				return
-			}
-			res, err := s.Change(action, id)
-			switch {
-			case errors.Is(err, ErrUnknownBroker):
-				reply(w, 404, map[string]string{"error": err.Error()})
-			case err != nil:
-				reply(w, 500, map[string]string{"error": err.Error()})
-			case r.URL.Query().Get("format") == "text":
-				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-				_, _ = w.Write([]byte(FormatChange(res) + "\n"))
-			default:
-				reply(w, 200, res)
-			}
-		}
-	}
-	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
-		id := r.URL.Query().Get("broker")
-		if id == "" {
-			reply(w, 400, map[string]string{"error": "missing ?broker=kaas-N"})
-			return
-		}
-		res, err := s.Restart(id)
-		switch {
-		case errors.Is(err, ErrUnknownBroker):
-			reply(w, 404, map[string]string{"error": err.Error()})
-		case err != nil:
-			reply(w, 500, map[string]string{"error": err.Error()})
-		default:
-			reply(w, 200, res)
-		}
-	})
-	mux.HandleFunc("POST /stop", change("stop"))
-	mux.HandleFunc("POST /start", change("start"))
-	s.serveDemoControl(mux, reply)
-	mux.HandleFunc("POST /quirk", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		name, state := q.Get("name"), q.Get("state")
-		if state != "on" && state != "off" {
-			reply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off"})
-			return
-		}
-		if _, err := s.SetQuirk(name, state == "on"); err != nil {
-			reply(w, 400, map[string]string{"error": err.Error()})
-			return
-		}
-		reply(w, 200, map[string]any{"quirk": name, "on": state == "on"})
-	})
+	s.serveDemoControl(mux, controlReply)
+	mux.HandleFunc("POST /quirk", s.controlQuirk)
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, 200, map[string]bool{"quitting": true})
+		controlReply(w, 200, map[string]bool{"quitting": true})
 		if onQuit != nil {
 			go onQuit()
 		}
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/stop", "/start", "/restart", "/quit", "/quirk":
-			reply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
-			return
-		case "/status":
-			reply(w, 405, map[string]string{"error": "use GET /status"})
-			return
-		}
-		reply(w, 404, map[string]string{"error": "unknown endpoint " + r.Method + " " + r.URL.Path, "help": ControlHelp})
-	})
+	mux.HandleFunc("/", controlFallback)
 	cs := &ControlServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
 	go func() { _ = cs.srv.Serve(ln) }()
 	return cs, nil
+}
+
+// controlReply writes v as the endpoint's indented JSON answer with the
+// status code.
+func controlReply(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// controlStatus answers GET /status: the status as JSON, or as the status
+// table with ?format=text.
+func (s *Sandbox) controlStatus(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("format") == "text" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte(FormatStatus(s.Status()) + "\n"))
+		return
+	}
+	controlReply(w, 200, s.Status())
+}
+
+// brokerAction is the handler of an action on the broker ?broker= names:
+// its result as JSON (as text from text, when given and ?format=text), 404
+// for a broker the sandbox does not have.
+func (s *Sandbox) brokerAction(do func(id string) (any, error), text func(any) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("broker")
+		if id == "" {
+			controlReply(w, 400, map[string]string{"error": "missing ?broker=kaas-N"})
+			return
+		}
+		res, err := do(id)
+		switch {
+		case errors.Is(err, ErrUnknownBroker):
+			controlReply(w, 404, map[string]string{"error": err.Error()})
+		case err != nil:
+			controlReply(w, 500, map[string]string{"error": err.Error()})
+		case text != nil && r.URL.Query().Get("format") == "text":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte(text(res) + "\n"))
+		default:
+			controlReply(w, 200, res)
+		}
+	}
+}
+
+// controlQuirk answers POST /quirk: turns the named quirk on or off.
+func (s *Sandbox) controlQuirk(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name, state := q.Get("name"), q.Get("state")
+	if state != "on" && state != "off" {
+		controlReply(w, 400, map[string]string{"error": "usage: POST /quirk?name=zero-timestamp-offsets|empty-offsetfetch-all|kaas-manifests&state=on|off"})
+		return
+	}
+	if _, err := s.SetQuirk(name, state == "on"); err != nil {
+		controlReply(w, 400, map[string]string{"error": err.Error()})
+		return
+	}
+	controlReply(w, 200, map[string]any{"quirk": name, "on": state == "on"})
+}
+
+// controlFallback answers every other request: 405 for a known endpoint
+// asked with the wrong method, else 404 with the endpoint's help.
+func controlFallback(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/stop", "/start", "/restart", "/quit", "/quirk":
+		controlReply(w, 405, map[string]string{"error": "use POST " + r.URL.Path})
+		return
+	case "/status":
+		controlReply(w, 405, map[string]string{"error": "use GET /status"})
+		return
+	}
+	controlReply(w, 404, map[string]string{"error": "unknown endpoint " + r.Method + " " + r.URL.Path, "help": ControlHelp})
 }

@@ -58,7 +58,20 @@ func (c *controller) recompute(reason string) error {
 		c.lastAlive = alive
 		return nil
 	}
-	newLease := !slices.Contains(alive, c.id)
+	newLease := c.elect(alive)
+	a, err := c.next(reason, alive, newLease)
+	if err != nil {
+		return err
+	}
+	return c.publish(reason, a, newLease)
+}
+
+// elect keeps the lease with its holder while it is alive, and otherwise
+// gives it to the lowest alive broker at the next epoch; it reports
+// whether the lease changed hands, and logs as kaas's controller does.
+func (c *controller) elect(alive []string) (newLease bool) {
+	s := c.s
+	newLease = !slices.Contains(alive, c.id)
 	if newLease {
 		c.id = alive[0]
 		c.epoch++
@@ -67,21 +80,27 @@ func (c *controller) recompute(reason string) error {
 		s.byID[c.id].log.log("INFO", targetCluster, "controller: broker set changed", kv{"prev", debugSet(c.lastAlive)}, kv{"cur", debugSet(alive)})
 	}
 	c.lastAlive = alive
-	ctl := s.byID[c.id].log
+	return newLease
+}
 
+// next builds the next assignment version: every alive broker, the
+// partitions and the active groups balanced over them (no group entries
+// in a new controller's first version when it drops them on failover).
+func (c *controller) next(reason string, alive []string, newLease bool) (*volume.Assignment, error) {
+	s := c.s
+	ctl := s.byID[c.id].log
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
 	topics, err := s.topicPartitions(ctx)
 	if err != nil {
 		ctl.log("WARN", targetCluster, "controller: assignment update failed", kv{"err", err.Error()}, kv{"reason", reason})
-		return fmt.Errorf("controller: list topics: %w", err)
+		return nil, fmt.Errorf("controller: list topics: %w", err)
 	}
 	active, err := s.activeGroups(ctx, alive)
 	if err != nil {
 		ctl.log("WARN", targetCluster, "controller: assignment update failed", kv{"err", err.Error()}, kv{"reason", reason})
-		return fmt.Errorf("controller: list groups: %w", err)
+		return nil, fmt.Errorf("controller: list groups: %w", err)
 	}
-
 	now := s.opts.Now().UTC().Format(TimestampFormat)
 	a := &volume.Assignment{ControllerEpoch: c.epoch, GeneratedAt: now, Controller: c.id,
 		Brokers: make([]volume.BrokerEntry, 0, len(alive)), Partitions: []volume.PartitionEntry{}}
@@ -98,7 +117,15 @@ func (c *controller) recompute(reason string) error {
 	}
 	c.version++
 	a.AssignmentVersion = c.version
+	return a, nil
+}
 
+// publish writes the assignment to assignment.json atomically and has the
+// brokers apply it, unless they would skip it as kaas's do: the same
+// controller epoch with a version not newer than the one applied.
+func (c *controller) publish(reason string, a *volume.Assignment, newLease bool) error {
+	s := c.s
+	ctl := s.byID[c.id].log
 	raw, err := json.Marshal(a)
 	if err != nil {
 		return err
@@ -265,20 +292,7 @@ func (s *Sandbox) refreshTopics() {
 		return
 	}
 	rs := s.route.Load()
-	changed := rs == nil || len(rs.leaders) != len(topics)
-	if !changed {
-		for k := range topics {
-			if _, ok := rs.leaders[k]; !ok {
-				changed = true
-				break
-			}
-		}
-	}
-	if changed {
-		reason := "topic_created"
-		if rs != nil && len(topics) < len(rs.leaders) {
-			reason = "topic_deleted"
-		}
+	if reason, changed := topicsChanged(rs, topics); changed {
 		s.lifeMu.Lock()
 		if !s.closed.Load() {
 			_ = s.ctl.recompute(reason)
@@ -289,6 +303,33 @@ func (s *Sandbox) refreshTopics() {
 	if len(topics) == 0 {
 		return
 	}
+	s.syncLogs(ctx, topics, rs)
+}
+
+// topicsChanged reports whether the partitions kfake holds are not those
+// the assignment places, and the controller's reason: a topic created, or
+// one deleted when there are fewer partitions than placed.
+func topicsChanged(rs *routeState, topics map[tp]int) (reason string, changed bool) {
+	changed = rs == nil || len(rs.leaders) != len(topics)
+	if !changed {
+		for k := range topics {
+			if _, ok := rs.leaders[k]; !ok {
+				changed = true
+				break
+			}
+		}
+	}
+	reason = "topic_created"
+	if rs != nil && len(topics) < len(rs.leaders) {
+		reason = "topic_deleted"
+	}
+	return reason, changed
+}
+
+// syncLogs brings each partition's segment files (and manifest) to the
+// log start and end kfake lists, at the partition's leader epoch in the
+// assignment; not while the test planted the segments itself.
+func (s *Sandbox) syncLogs(ctx context.Context, topics map[tp]int, rs *routeState) {
 	names := map[string]bool{}
 	for k := range topics {
 		names[k.topic] = true

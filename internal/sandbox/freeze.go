@@ -24,12 +24,6 @@ func (s *Sandbox) FreezeBroker(id string, on bool) error {
 	return nil
 }
 
-// Frozen reports whether broker id is frozen.
-func (s *Sandbox) Frozen(id string) bool {
-	_, ok := s.frozen.Load(id)
-	return ok
-}
-
 // waitThawed holds a request to broker b while b is frozen; false when
 // the connection died meanwhile.
 func (s *Sandbox) waitThawed(b *broker, dead <-chan struct{}) bool {

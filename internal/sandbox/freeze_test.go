@@ -31,7 +31,7 @@ func TestFreezeBroker(t *testing.T) {
 	if err := ask(10 * time.Second); err != nil {
 		t.Fatalf("before the freeze: %v", err)
 	}
-	if out, err := sb.Command("freeze " + id); err != nil || !sb.Frozen(id) {
+	if out, err := sb.Command("freeze " + id); err != nil || !isFrozen(sb, id) {
 		t.Fatalf("freeze: %q %v", out, err)
 	}
 	if err := ask(300 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
@@ -46,7 +46,7 @@ func TestFreezeBroker(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- ask(10 * time.Second) }()
-	if out, err := sb.Command("thaw " + id); err != nil || sb.Frozen(id) {
+	if out, err := sb.Command("thaw " + id); err != nil || isFrozen(sb, id) {
 		t.Fatalf("thaw: %q %v", out, err)
 	}
 	if err := <-done; err != nil {
@@ -55,4 +55,10 @@ func TestFreezeBroker(t *testing.T) {
 	if _, err := sb.Command("freeze kaas-99"); err == nil {
 		t.Error("freeze of an unknown broker accepted")
 	}
+}
+
+// isFrozen reports whether broker id is frozen.
+func isFrozen(s *Sandbox, id string) bool {
+	_, ok := s.frozen.Load(id)
+	return ok
 }

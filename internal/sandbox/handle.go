@@ -76,20 +76,12 @@ func (s *Sandbox) handle(b *broker, f *frame) *item {
 		if s.noTimeOffsets.Load() {
 			return relayWith(f, func(f *frame, raw []byte) []byte { return timestampAnswer(f, raw, -1) })
 		}
+		return s.listOffsets(f)
 	case kmsg.ListGroups:
 		return s.listGroups(b, f)
-	case kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.JoinGroup, kmsg.Heartbeat, kmsg.LeaveGroup, kmsg.SyncGroup,
-		kmsg.DescribeGroups, kmsg.DeleteGroups, kmsg.OffsetDelete, kmsg.TxnOffsetCommit,
-		kmsg.ConsumerGroupHeartbeat, kmsg.ConsumerGroupDescribe,
-		kmsg.InitProducerID, kmsg.AddPartitionsToTxn, kmsg.AddOffsetsToTxn, kmsg.EndTxn:
-		req, err := f.decode()
-		if err != nil {
-			return relay(f) // kfake answers or drops it, as it would
-		}
-		if r, ok := req.(*kmsg.OffsetCommitRequest); ok && s.coordinationBroken(b) {
-			return brokenCommitAnswer(f, r)
-		}
-		return s.handleCoordinated(b, f, req)
+	}
+	if h, ok := coordinatedRequests[kmsg.Key(f.key)]; ok {
+		return s.handleCoordinated(b, f, h)
 	}
 	return relay(f)
 }
@@ -279,187 +271,262 @@ func (s *Sandbox) findCoordinator(f *frame) *item {
 
 // handleCoordinated gates group- and transaction-scoped requests on
 // ownership: requests for keys this broker does not coordinate get
-// NOT_COORDINATOR; the rest go to kfake (and commits/deletes reach the volume).
-func (s *Sandbox) handleCoordinated(b *broker, f *frame, req kmsg.Request) *item {
-	rs := s.route.Load()
-	owns := func(g string) bool { return rs.group(g) == b.id }
-	ownsTxn := func(id string) bool { return rs.txn(id) == b.id }
-	switch r := req.(type) {
-	case *kmsg.OffsetCommitRequest:
-		if !owns(r.Group) {
-			resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
-			for _, t := range r.Topics {
-				rt := kmsg.NewOffsetCommitResponseTopic()
-				rt.Topic, rt.TopicID = t.Topic, t.TopicID
-				for _, p := range t.Partitions {
-					rp := kmsg.NewOffsetCommitResponseTopicPartition()
-					rp.Partition, rp.ErrorCode = p.Partition, errNotCoordinator
-					rt.Partitions = append(rt.Partitions, rp)
-				}
-				resp.Topics = append(resp.Topics, rt)
-			}
-			return local(f, resp)
-		}
-		it := relayWith(f, func(f *frame, raw []byte) []byte { return s.afterCommit(b, f, r, raw) })
-		it.fwd = s.unfencedCommit(f, r)
-		return it
+// NOT_COORDINATOR; the rest go to kfake (and commits/deletes reach the
+// volume). h is the request's row of coordinatedRequests.
+func (s *Sandbox) handleCoordinated(b *broker, f *frame, h coordinatedHandler) *item {
+	req, err := f.decode()
+	if err != nil {
+		return relay(f) // kfake answers or drops it, as it would
+	}
+	if r, ok := req.(*kmsg.OffsetCommitRequest); ok && s.coordinationBroken(b) {
+		return brokenCommitAnswer(f, r)
+	}
+	return h(coordReq{s: s, b: b, f: f, rs: s.route.Load()}, req)
+}
 
-	case *kmsg.OffsetFetchRequest:
-		if r.Version >= 8 {
-			return s.offsetFetchGroups(b, f, r, owns)
-		}
-		if owns(r.Group) {
-			emptyAll := s.emptyFetchAll.Load()
-			return relayWith(f, func(f *frame, raw []byte) []byte { return unknownGroupAsEmpty(f, r, raw, emptyAll) })
-		}
-		resp := r.ResponseKind().(*kmsg.OffsetFetchResponse)
-		resp.ErrorCode = errNotCoordinator
-		for _, t := range r.Topics {
-			rt := kmsg.NewOffsetFetchResponseTopic()
-			rt.Topic = t.Topic
-			for _, p := range t.Partitions {
-				rp := kmsg.NewOffsetFetchResponseTopicPartition()
-				rp.Partition, rp.Offset, rp.ErrorCode = p, -1, errNotCoordinator
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			resp.Topics = append(resp.Topics, rt)
-		}
-		return local(f, resp)
+// coordReq is one group- or transaction-scoped request on its way through
+// broker b, with the assignment it is routed by.
+type coordReq struct {
+	s  *Sandbox
+	b  *broker
+	f  *frame
+	rs *routeState
+}
 
-	case *kmsg.JoinGroupRequest:
-		if owns(r.Group) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.JoinGroupResponse)
-		resp.ErrorCode, resp.Generation = errNotCoordinator, -1
-		return local(f, resp)
+// owns reports whether b coordinates group g.
+func (c coordReq) owns(g string) bool { return c.rs.group(g) == c.b.id }
 
-	case *kmsg.SyncGroupRequest:
-		if owns(r.Group) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.SyncGroupResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
+// ownsTxn reports whether b coordinates transactional id id.
+func (c coordReq) ownsTxn(id string) bool { return c.rs.txn(id) == c.b.id }
 
-	case *kmsg.HeartbeatRequest:
-		if owns(r.Group) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.HeartbeatResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
+// gate relays a request b coordinates (owned) to kfake, and answers the
+// others locally with notCoord's NOT_COORDINATOR response.
+func (c coordReq) gate(owned bool, notCoord func() kmsg.Response) *item {
+	if owned {
+		return relay(c.f)
+	}
+	return local(c.f, notCoord())
+}
 
-	case *kmsg.LeaveGroupRequest:
-		if owns(r.Group) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.LeaveGroupResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
+// coordinatedHandler decides what a broker does with one decoded request
+// of its kind.
+type coordinatedHandler func(c coordReq, req kmsg.Request) *item
 
-	case *kmsg.OffsetDeleteRequest:
-		if !owns(r.Group) {
-			resp := r.ResponseKind().(*kmsg.OffsetDeleteResponse)
+// coordinatedRequests are the requests gated on their coordinator, one row
+// per API: a request kaas routes by group or transactional id is one row
+// here (handle sends every key listed to handleCoordinated).
+var coordinatedRequests = map[kmsg.Key]coordinatedHandler{
+	kmsg.OffsetCommit:    offsetCommitGate,
+	kmsg.OffsetFetch:     offsetFetchGate,
+	kmsg.OffsetDelete:    offsetDeleteGate,
+	kmsg.TxnOffsetCommit: txnOffsetCommitGate,
+	kmsg.JoinGroup: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.JoinGroupRequest)
+		return c.gate(c.owns(r.Group), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.JoinGroupResponse)
+			resp.ErrorCode, resp.Generation = errNotCoordinator, -1
+			return resp
+		})
+	},
+	kmsg.SyncGroup: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.SyncGroupRequest)
+		return c.gate(c.owns(r.Group), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.SyncGroupResponse)
 			resp.ErrorCode = errNotCoordinator
-			return local(f, resp)
-		}
-		return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterOffsetDelete(b, f, r, raw) })
-
-	case *kmsg.TxnOffsetCommitRequest:
-		if owns(r.Group) {
-			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterTxnOffsetCommit(b, f, r, raw) })
-		}
-		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
-		for _, t := range r.Topics {
-			rt := kmsg.NewTxnOffsetCommitResponseTopic()
-			rt.Topic = t.Topic
-			for _, p := range t.Partitions {
-				rp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
-				rp.Partition, rp.ErrorCode = p.Partition, errNotCoordinator
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			resp.Topics = append(resp.Topics, rt)
-		}
-		return local(f, resp)
-
-	case *kmsg.ConsumerGroupHeartbeatRequest:
-		if owns(r.Group) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
-
-	case *kmsg.DescribeGroupsRequest:
-		return s.splitGroups(b, f, r.Groups, owns,
-			func(sub []string) kmsg.Request { c := *r; c.Groups = sub; return &c },
+			return resp
+		})
+	},
+	kmsg.Heartbeat: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.HeartbeatRequest)
+		return c.gate(c.owns(r.Group), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.HeartbeatResponse)
+			resp.ErrorCode = errNotCoordinator
+			return resp
+		})
+	},
+	kmsg.LeaveGroup: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.LeaveGroupRequest)
+		return c.gate(c.owns(r.Group), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.LeaveGroupResponse)
+			resp.ErrorCode = errNotCoordinator
+			return resp
+		})
+	},
+	kmsg.ConsumerGroupHeartbeat: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.ConsumerGroupHeartbeatRequest)
+		return c.gate(c.owns(r.Group), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
+			resp.ErrorCode = errNotCoordinator
+			return resp
+		})
+	},
+	kmsg.DescribeGroups: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.DescribeGroupsRequest)
+		return c.s.splitGroups(c.b, c.f, r.Groups, c.owns,
+			func(sub []string) kmsg.Request { cp := *r; cp.Groups = sub; return &cp },
 			func(g string) any {
 				d := kmsg.NewDescribeGroupsResponseGroup()
 				d.Group, d.ErrorCode = g, errNotCoordinator
 				return d
 			}, deadAsEmpty)
-
-	case *kmsg.DeleteGroupsRequest:
-		return s.splitGroups(b, f, r.Groups, owns,
-			func(sub []string) kmsg.Request { c := *r; c.Groups = sub; return &c },
+	},
+	kmsg.DeleteGroups: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.DeleteGroupsRequest)
+		return c.s.splitGroups(c.b, c.f, r.Groups, c.owns,
+			func(sub []string) kmsg.Request { cp := *r; cp.Groups = sub; return &cp },
 			func(g string) any {
 				d := kmsg.NewDeleteGroupsResponseGroup()
 				d.Group, d.ErrorCode = g, errNotCoordinator
 				return d
-			}, s.afterDeleteGroups(b))
-
-	case *kmsg.ConsumerGroupDescribeRequest:
-		return s.splitGroups(b, f, r.Groups, owns,
-			func(sub []string) kmsg.Request { c := *r; c.Groups = sub; return &c },
+			}, c.s.afterDeleteGroups(c.b))
+	},
+	kmsg.ConsumerGroupDescribe: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.ConsumerGroupDescribeRequest)
+		return c.s.splitGroups(c.b, c.f, r.Groups, c.owns,
+			func(sub []string) kmsg.Request { cp := *r; cp.Groups = sub; return &cp },
 			func(g string) any {
 				d := kmsg.NewConsumerGroupDescribeResponseGroup()
 				d.Group, d.ErrorCode = g, errNotCoordinator
 				return d
 			}, nil)
-
-	case *kmsg.InitProducerIDRequest:
-		if r.TransactionalID == nil || ownsTxn(*r.TransactionalID) {
-			return relay(f)
+	},
+	kmsg.InitProducerID: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.InitProducerIDRequest)
+		return c.gate(r.TransactionalID == nil || c.ownsTxn(*r.TransactionalID), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.InitProducerIDResponse)
+			resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = errNotCoordinator, -1, -1
+			return resp
+		})
+	},
+	kmsg.AddPartitionsToTxn: addPartitionsToTxnGate,
+	kmsg.AddOffsetsToTxn: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.AddOffsetsToTxnRequest)
+		return c.gate(c.ownsTxn(r.TransactionalID), func() kmsg.Response {
+			resp := r.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
+			resp.ErrorCode = errNotCoordinator
+			return resp
+		})
+	},
+	kmsg.EndTxn: func(c coordReq, req kmsg.Request) *item {
+		r := req.(*kmsg.EndTxnRequest)
+		if c.ownsTxn(r.TransactionalID) {
+			return relayWith(c.f, func(f *frame, raw []byte) []byte { return c.s.afterEndTxn(c.b, f, r, raw) })
 		}
-		resp := r.ResponseKind().(*kmsg.InitProducerIDResponse)
-		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = errNotCoordinator, -1, -1
-		return local(f, resp)
+		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
+		resp.ErrorCode = errNotCoordinator
+		return local(c.f, resp)
+	},
+}
 
-	case *kmsg.AddPartitionsToTxnRequest:
-		if r.Version >= 4 || ownsTxn(r.TransactionalID) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
+// offsetCommitGate relays a commit of a group b coordinates, then writes
+// it to the volume (unless the group's commits are unfenced); any other
+// commit gets NOT_COORDINATOR for every partition.
+func offsetCommitGate(c coordReq, req kmsg.Request) *item {
+	r := req.(*kmsg.OffsetCommitRequest)
+	if !c.owns(r.Group) {
+		resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
 		for _, t := range r.Topics {
-			rt := kmsg.NewAddPartitionsToTxnResponseTopic()
-			rt.Topic = t.Topic
+			rt := kmsg.NewOffsetCommitResponseTopic()
+			rt.Topic, rt.TopicID = t.Topic, t.TopicID
 			for _, p := range t.Partitions {
-				rp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
-				rp.Partition, rp.ErrorCode = p, errNotCoordinator
+				rp := kmsg.NewOffsetCommitResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p.Partition, errNotCoordinator
 				rt.Partitions = append(rt.Partitions, rp)
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}
-		return local(f, resp)
-
-	case *kmsg.AddOffsetsToTxnRequest:
-		if ownsTxn(r.TransactionalID) {
-			return relay(f)
-		}
-		resp := r.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
-
-	case *kmsg.EndTxnRequest:
-		if ownsTxn(r.TransactionalID) {
-			return relayWith(f, func(f *frame, raw []byte) []byte { return s.afterEndTxn(b, f, r, raw) })
-		}
-		resp := r.ResponseKind().(*kmsg.EndTxnResponse)
-		resp.ErrorCode = errNotCoordinator
-		return local(f, resp)
+		return local(c.f, resp)
 	}
-	return relay(f)
+	s, b := c.s, c.b
+	it := relayWith(c.f, func(f *frame, raw []byte) []byte { return s.afterCommit(b, f, r, raw) })
+	it.fwd = s.unfencedCommit(c.f, r)
+	return it
+}
+
+// offsetFetchGate answers OffsetFetch: from v8 group by group, before it
+// for the one group, relayed when b coordinates it (with kaas's answer for
+// a group it does not hold) and NOT_COORDINATOR for every partition when
+// not.
+func offsetFetchGate(c coordReq, req kmsg.Request) *item {
+	r := req.(*kmsg.OffsetFetchRequest)
+	if r.Version >= 8 {
+		return c.s.offsetFetchGroups(c.b, c.f, r, c.owns)
+	}
+	if c.owns(r.Group) {
+		emptyAll := c.s.emptyFetchAll.Load()
+		return relayWith(c.f, func(f *frame, raw []byte) []byte { return unknownGroupAsEmpty(f, r, raw, emptyAll) })
+	}
+	resp := r.ResponseKind().(*kmsg.OffsetFetchResponse)
+	resp.ErrorCode = errNotCoordinator
+	for _, t := range r.Topics {
+		rt := kmsg.NewOffsetFetchResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewOffsetFetchResponseTopicPartition()
+			rp.Partition, rp.Offset, rp.ErrorCode = p, -1, errNotCoordinator
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return local(c.f, resp)
+}
+
+// offsetDeleteGate relays an OffsetDelete of a group b coordinates, then
+// writes the file as kaas does; any other gets NOT_COORDINATOR.
+func offsetDeleteGate(c coordReq, req kmsg.Request) *item {
+	r := req.(*kmsg.OffsetDeleteRequest)
+	if !c.owns(r.Group) {
+		resp := r.ResponseKind().(*kmsg.OffsetDeleteResponse)
+		resp.ErrorCode = errNotCoordinator
+		return local(c.f, resp)
+	}
+	s, b := c.s, c.b
+	return relayWith(c.f, func(f *frame, raw []byte) []byte { return s.afterOffsetDelete(b, f, r, raw) })
+}
+
+// txnOffsetCommitGate relays a transactional commit for a group b
+// coordinates, then records it; any other gets NOT_COORDINATOR for every
+// partition.
+func txnOffsetCommitGate(c coordReq, req kmsg.Request) *item {
+	r := req.(*kmsg.TxnOffsetCommitRequest)
+	if c.owns(r.Group) {
+		s, b := c.s, c.b
+		return relayWith(c.f, func(f *frame, raw []byte) []byte { return s.afterTxnOffsetCommit(b, f, r, raw) })
+	}
+	resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
+	for _, t := range r.Topics {
+		rt := kmsg.NewTxnOffsetCommitResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewTxnOffsetCommitResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, errNotCoordinator
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return local(c.f, resp)
+}
+
+// addPartitionsToTxnGate relays AddPartitionsToTxn from v4 (sent by
+// brokers, not routed by id) or for an id b coordinates; any other gets
+// NOT_COORDINATOR for every partition.
+func addPartitionsToTxnGate(c coordReq, req kmsg.Request) *item {
+	r := req.(*kmsg.AddPartitionsToTxnRequest)
+	if r.Version >= 4 || c.ownsTxn(r.TransactionalID) {
+		return relay(c.f)
+	}
+	resp := r.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
+	for _, t := range r.Topics {
+		rt := kmsg.NewAddPartitionsToTxnResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p, errNotCoordinator
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return local(c.f, resp)
 }
 
 // splitGroups handles a request naming several groups: groups this broker
@@ -584,21 +651,26 @@ func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte, emp
 		return withSize(raw)
 	}
 	r := resp.(*kmsg.OffsetFetchResponse)
+	var changed bool
+	if req.Version < 8 {
+		changed = unknownGroupAsEmptyOne(r, req, emptyAll)
+	} else {
+		changed = unknownGroupAsEmptyEach(r, req, emptyAll)
+	}
+	if !changed {
+		return withSize(raw)
+	}
+	return rawResponse(f, r)
+}
+
+// unknownGroupAsEmptyOne is unknownGroupAsEmpty for the one group of an
+// OffsetFetch before v8; it reports whether it changed the response.
+func unknownGroupAsEmptyOne(r *kmsg.OffsetFetchResponse, req *kmsg.OffsetFetchRequest, emptyAll bool) bool {
 	changed := false
-	if emptyAll && req.Version < 8 && req.Topics == nil && r.ErrorCode != errNotCoordinator {
+	if emptyAll && req.Topics == nil && r.ErrorCode != errNotCoordinator {
 		r.ErrorCode, r.Topics, changed = 0, nil, true
 	}
-	if emptyAll && req.Version >= 8 {
-		for i := range r.Groups {
-			g := &r.Groups[i]
-			for _, a := range req.Groups {
-				if a.Group == g.Group && a.Topics == nil && g.ErrorCode != errNotCoordinator {
-					g.ErrorCode, g.Topics, changed = 0, nil, true
-				}
-			}
-		}
-	}
-	if req.Version < 8 && r.ErrorCode == kerr.GroupIDNotFound.Code {
+	if r.ErrorCode == kerr.GroupIDNotFound.Code {
 		r.ErrorCode, r.Topics, changed = 0, nil, true
 		for _, t := range req.Topics {
 			rt := kmsg.NewOffsetFetchResponseTopic()
@@ -611,33 +683,45 @@ func unknownGroupAsEmpty(f *frame, req *kmsg.OffsetFetchRequest, raw []byte, emp
 			r.Topics = append(r.Topics, rt)
 		}
 	}
-	if req.Version >= 8 {
-		asked := map[string]kmsg.OffsetFetchRequestGroup{}
-		for _, g := range req.Groups {
-			asked[g.Group] = g
-		}
+	return changed
+}
+
+// unknownGroupAsEmptyEach is unknownGroupAsEmpty for each group of an
+// OffsetFetch from v8; it reports whether it changed the response.
+func unknownGroupAsEmptyEach(r *kmsg.OffsetFetchResponse, req *kmsg.OffsetFetchRequest, emptyAll bool) bool {
+	changed := false
+	if emptyAll {
 		for i := range r.Groups {
 			g := &r.Groups[i]
-			if g.ErrorCode != kerr.GroupIDNotFound.Code {
-				continue
-			}
-			g.ErrorCode, g.Topics, changed = 0, nil, true
-			for _, t := range asked[g.Group].Topics {
-				rt := kmsg.NewOffsetFetchResponseGroupTopic()
-				rt.Topic = t.Topic
-				for _, p := range t.Partitions {
-					rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-					rp.Partition, rp.Offset = p, -1
-					rt.Partitions = append(rt.Partitions, rp)
+			for _, a := range req.Groups {
+				if a.Group == g.Group && a.Topics == nil && g.ErrorCode != errNotCoordinator {
+					g.ErrorCode, g.Topics, changed = 0, nil, true
 				}
-				g.Topics = append(g.Topics, rt)
 			}
 		}
 	}
-	if !changed {
-		return withSize(raw)
+	asked := map[string]kmsg.OffsetFetchRequestGroup{}
+	for _, g := range req.Groups {
+		asked[g.Group] = g
 	}
-	return rawResponse(f, r)
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		if g.ErrorCode != kerr.GroupIDNotFound.Code {
+			continue
+		}
+		g.ErrorCode, g.Topics, changed = 0, nil, true
+		for _, t := range asked[g.Group].Topics {
+			rt := kmsg.NewOffsetFetchResponseGroupTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+				rp.Partition, rp.Offset = p, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			g.Topics = append(g.Topics, rt)
+		}
+	}
+	return changed
 }
 
 func (s *Sandbox) offsetFetchGroups(b *broker, f *frame, r *kmsg.OffsetFetchRequest, owns func(string) bool) *item {

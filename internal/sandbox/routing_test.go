@@ -369,7 +369,7 @@ func TestStopBrokerRewritesAssignmentAndMovesGroups(t *testing.T) {
 			t.Fatalf("live offsets after stop = %v, want %v", f.Offsets, want)
 		}
 	}
-	if gi := sb.Kfake().GroupInfo("live"); liveMoved && (gi == nil || gi.Epoch < 2) {
+	if gi := sb.kf.GroupInfo("live"); liveMoved && (gi == nil || gi.Epoch < 2) {
 		t.Fatalf("live moved coordinator but was not rebalanced: %+v", gi)
 	}
 

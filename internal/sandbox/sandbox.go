@@ -279,73 +279,17 @@ const kfakeCompactBytes = 1 << 30
 
 // New starts a sandbox. Close it when done.
 func New(opts Options) (*Sandbox, error) {
-	if opts.Brokers == 0 {
-		opts.Brokers = 3
-	}
-	if opts.Brokers < 1 || opts.Brokers > MaxBrokers {
-		return nil, fmt.Errorf("brokers must be between 1 and %d, got %d", MaxBrokers, opts.Brokers)
-	}
-	switch opts.Placement {
-	case "":
-		opts.Placement = PlacementRendezvous
-	case PlacementRendezvous, PlacementHash:
-	default:
-		return nil, fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
-	}
-	if opts.Generation == volume.GenUnknown {
-		opts.Generation = DefaultGeneration
-	}
-	spec, known := opts.Generation.Spec()
-	if !known {
-		return nil, fmt.Errorf("sandbox: kaas generation %q is not one kaasctl knows", opts.Generation)
-	}
-	switch opts.Failover {
-	case "":
-		opts.Failover = FailoverDrop
-		if spec.Failover.Reloads {
-			opts.Failover = FailoverReload
-		}
-	case FailoverReload, FailoverDrop:
-	default:
-		return nil, fmt.Errorf("failover must be %q or %q, got %q", FailoverReload, FailoverDrop, opts.Failover)
-	}
-	if opts.DataDir == "" {
-		return nil, errors.New("sandbox: DataDir is required")
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 200 * time.Millisecond
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	for _, t := range opts.Topics {
-		if err := validTopicName(t.Name); err != nil {
-			return nil, err
-		}
-		if t.Partitions < 1 || t.Partitions > 10000 {
-			return nil, fmt.Errorf("topic %q: partitions must be between 1 and 10000, got %d", t.Name, t.Partitions)
-		}
+	if err := opts.withDefaults(); err != nil {
+		return nil, err
 	}
 	host, port0, err := parseListen(opts.Listen)
 	if err != nil {
 		return nil, err
 	}
-	dataDir, err := filepath.Abs(opts.DataDir)
+	layout, err := opts.makeDirs()
 	if err != nil {
 		return nil, err
 	}
-	opts.DataDir = dataDir
-	if opts.LogDir == "" {
-		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
-	}
-	// The sandbox keeps the volume as the emulated generation does.
-	layout := volume.DataDirLayout(dataDir, "sandbox")
-	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(opts.Generation), opts.LogDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-
 	s := &Sandbox{opts: opts, layout: layout, byID: map[string]*broker{}, kfGroups: map[string]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.demoCtx, s.demoCancel = context.WithCancel(s.ctx)
@@ -355,7 +299,114 @@ func New(opts Options) (*Sandbox, error) {
 			s.Close()
 		}
 	}()
+	if err := s.startKfake(); err != nil {
+		return nil, err
+	}
+	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(s.opts.Generation))
+	s.offsets.load()
+	s.manifests = newManifestWriter(layout)
+	s.kaasLog = newKaasLog(layout)
+	s.kaasManifests.Store(true)
+	if err := s.listenBrokers(host, port0); err != nil {
+		return nil, err
+	}
+	s.ctl = newController(s)
+	s.lifeMu.Lock()
+	err = s.ctl.recompute("startup")
+	s.lifeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range s.brokers {
+		b.serve()
+	}
+	s.wg.Add(1)
+	go s.pollLoop()
+	ok = true
+	return s, nil
+}
 
+// withDefaults fills in the options left zero (3 brokers, rendezvous
+// placement, the default generation and its failover, a 200 ms poll, the
+// real clock) and refuses values the sandbox cannot run with.
+func (opts *Options) withDefaults() error {
+	if opts.Brokers == 0 {
+		opts.Brokers = 3
+	}
+	if opts.Brokers < 1 || opts.Brokers > MaxBrokers {
+		return fmt.Errorf("brokers must be between 1 and %d, got %d", MaxBrokers, opts.Brokers)
+	}
+	switch opts.Placement {
+	case "":
+		opts.Placement = PlacementRendezvous
+	case PlacementRendezvous, PlacementHash:
+	default:
+		return fmt.Errorf("placement must be %q or %q, got %q", PlacementRendezvous, PlacementHash, opts.Placement)
+	}
+	if opts.Generation == volume.GenUnknown {
+		opts.Generation = DefaultGeneration
+	}
+	spec, known := opts.Generation.Spec()
+	if !known {
+		return fmt.Errorf("sandbox: kaas generation %q is not one kaasctl knows", opts.Generation)
+	}
+	switch opts.Failover {
+	case "":
+		opts.Failover = FailoverDrop
+		if spec.Failover.Reloads {
+			opts.Failover = FailoverReload
+		}
+	case FailoverReload, FailoverDrop:
+	default:
+		return fmt.Errorf("failover must be %q or %q, got %q", FailoverReload, FailoverDrop, opts.Failover)
+	}
+	if opts.DataDir == "" {
+		return errors.New("sandbox: DataDir is required")
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 200 * time.Millisecond
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	for _, t := range opts.Topics {
+		if err := validTopicName(t.Name); err != nil {
+			return err
+		}
+		if t.Partitions < 1 || t.Partitions > 10000 {
+			return fmt.Errorf("topic %q: partitions must be between 1 and 10000, got %d", t.Name, t.Partitions)
+		}
+	}
+	return nil
+}
+
+// makeDirs makes the data dir absolute and creates the dirs the emulated
+// generation keeps (the cluster dir, its live offsets dir) and the log
+// dir, which defaults to one under the sandbox's state dir.
+func (opts *Options) makeDirs() (volume.Layout, error) {
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return volume.Layout{}, err
+	}
+	opts.DataDir = dataDir
+	if opts.LogDir == "" {
+		opts.LogDir = filepath.Join(dataDir, StateDirName, "logs")
+	}
+	// The sandbox keeps the volume as the emulated generation does.
+	layout := volume.DataDirLayout(dataDir, "sandbox")
+	for _, d := range []string{layout.ClusterDir, layout.LiveOffsetsDirOf(opts.Generation), opts.LogDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return volume.Layout{}, err
+		}
+	}
+	return layout, nil
+}
+
+// startKfake starts the one-node kfake cluster behind the brokers (seeded
+// with the options' topics, persisted when asked) and the sandbox's own
+// clients of it.
+func (s *Sandbox) startKfake() error {
+	opts := s.opts
 	kopts := []kfake.Opt{kfake.NumBrokers(1), kfake.ClusterID("kaas-sandbox"),
 		kfake.GroupMinSessionTimeout(100 * time.Millisecond)}
 	for _, t := range opts.Topics {
@@ -372,40 +423,42 @@ func New(opts Options) (*Sandbox, error) {
 		// (about 15 MiB compacted) kept a core and a half busy for as long
 		// as anything committed. The threshold is set far above what a
 		// sandbox holds.
-		kopts = append(kopts, kfake.DataDir(filepath.Join(dataDir, StateDirName, "kfake")),
+		kopts = append(kopts, kfake.DataDir(filepath.Join(opts.DataDir, StateDirName, "kfake")),
 			kfake.BrokerConfigs(map[string]string{"state.log.compact.bytes": strconv.Itoa(kfakeCompactBytes)}))
 	}
+	var err error
 	if s.kf, err = kfake.NewCluster(kopts...); err != nil {
-		return nil, fmt.Errorf("start kfake: %w", err)
+		return fmt.Errorf("start kfake: %w", err)
 	}
 	s.kfAddr = s.kf.ListenAddrs()[0]
 	if s.admin, err = kgo.NewClient(kgo.SeedBrokers(s.kfAddr), kgo.RequestRetries(2), kgo.RetryTimeout(5*time.Second)); err != nil {
-		return nil, err
+		return err
 	}
 	s.adm = kadm.NewClient(s.admin)
 	if s.fetcher, err = newFetcher(s.kfAddr); err != nil {
-		return nil, err
+		return err
 	}
 	s.lister.fetch = s.fetchKfakeGroups
 	s.lister.brokers = func() int { return len(s.runningBrokers()) }
+	return nil
+}
 
-	s.offsets = newOffsetStore(layout.LiveOffsetsDirOf(opts.Generation))
-	s.offsets.load()
-	s.manifests = newManifestWriter(layout)
-	s.kaasLog = newKaasLog(layout)
-	s.kaasManifests.Store(true)
-
-	for i := 0; i < opts.Brokers; i++ {
+// listenBrokers opens each broker's log and listener (on consecutive
+// ports from port0, or ports the system picks when it is 0) and logs the
+// addresses they advertise.
+func (s *Sandbox) listenBrokers(host string, port0 int) error {
+	for i := 0; i < s.opts.Brokers; i++ {
 		b := &broker{s: s, id: "kaas-" + strconv.Itoa(i), node: int32(i), conns: map[*clientConn]struct{}{}}
-		if b.log, err = openBrokerLog(opts.LogDir, b.id, opts.Now); err != nil {
-			return nil, err
+		var err error
+		if b.log, err = openBrokerLog(s.opts.LogDir, b.id, s.opts.Now); err != nil {
+			return err
 		}
 		port := 0
 		if port0 > 0 {
 			port = port0 + i
 		}
 		if err := b.listen(net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.id, err)
+			return fmt.Errorf("%s: %w", b.id, err)
 		}
 		// Fixed for the sandbox's life; a restart binds the same address.
 		b.bind = b.ln.Addr().String()
@@ -416,21 +469,7 @@ func New(opts Options) (*Sandbox, error) {
 	for _, b := range s.brokers {
 		b.log.log("INFO", targetCluster, "kaas broker listening", kv{"broker", b.id}, kv{"node_id", int(b.node)}, kv{"addr", b.addr})
 	}
-
-	s.ctl = newController(s)
-	s.lifeMu.Lock()
-	err = s.ctl.recompute("startup")
-	s.lifeMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range s.brokers {
-		b.serve()
-	}
-	s.wg.Add(1)
-	go s.pollLoop()
-	ok = true
-	return s, nil
+	return nil
 }
 
 // StateDirName is the dot-directory at the data-dir root that holds the
@@ -535,13 +574,6 @@ func (s *Sandbox) LogDir() string { return s.opts.LogDir }
 
 // Placement is the controller's placement of explicit entries.
 func (s *Sandbox) Placement() Placement { return s.opts.Placement }
-
-// KfakeAddr is the address of the kfake node behind the brokers. Requests
-// sent there bypass kaas's rules; tests use it only to inspect group state.
-func (s *Sandbox) KfakeAddr() string { return s.kfAddr }
-
-// Kfake is the kfake cluster behind the brokers (for GroupInfo and similar).
-func (s *Sandbox) Kfake() *kfake.Cluster { return s.kf }
 
 // BrokerIDs lists every broker id, running or not, in ordinal order.
 func (s *Sandbox) BrokerIDs() []string {

@@ -221,23 +221,70 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 			a.ConsumerGroups = keepGroups(a.ConsumerGroups, o.Groups)
 		}
 	}
-	var fs []Finding
-	add := func(sev Severity, code, msg, fix string) {
-		fs = append(fs, Finding{Severity: sev, Code: code, Path: path, Message: msg, Fix: fix})
+	af := &assignmentFindings{path: path, fold: o.Fold}
+	af.topLevel(a, raw)
+	lb := listedBrokers{seen: make(map[string]int, len(a.Brokers)), health: make(map[string]string, len(a.Brokers))}
+	af.brokers(a, raw, lb)
+	af.entries(a, lb)
+	a.cache = &assignmentCache{}
+	if a.Brokers == nil {
+		a.Brokers = []BrokerEntry{}
 	}
+	if a.Partitions == nil {
+		a.Partitions = []PartitionEntry{}
+	}
+	return a, af.fs, nil
+}
+
+// assignmentFindings collects the findings about one assignment file, in
+// the order its checks run.
+type assignmentFindings struct {
+	path string
+	fs   []Finding
+	// fold keeps the first per-entry finding of each kind and counts the
+	// rest in its Repeats; folded is the index of that first one.
+	fold   bool
+	folded map[string]int
+}
+
+// add appends a finding about the file.
+func (af *assignmentFindings) add(sev Severity, code, msg, fix string) {
+	af.fs = append(af.fs, Finding{Severity: sev, Code: code, Path: af.path, Message: msg, Fix: fix})
+}
+
+// addEntry appends a per-entry finding; with fold, the first of each kind
+// carries the count of the rest (no message is built for them).
+func (af *assignmentFindings) addEntry(sev Severity, code string, msg func() string, fix string) {
+	if af.fold {
+		if i, ok := af.folded[code]; ok {
+			af.fs[i].Repeats++
+			return
+		}
+		if af.folded == nil {
+			af.folded = map[string]int{}
+		}
+		af.folded[code] = len(af.fs)
+	}
+	af.add(sev, code, msg(), fix)
+}
+
+// topLevel checks the document's fields: brokers and partitions missing
+// or null (brokers refuse the file), no version, fields kaasctl does not
+// know, and a generatedAt that is not a time.
+func (af *assignmentFindings) topLevel(a *Assignment, raw map[string][]byte) {
 	for _, name := range []string{"brokers", "partitions"} {
 		v, ok := raw[name]
 		switch {
 		case !ok:
-			add(SevError, "assignment."+name+"Missing", fmt.Sprintf("%q is missing; kaas brokers refuse this file and keep their last good assignment", name),
+			af.add(SevError, "assignment."+name+"Missing", fmt.Sprintf("%q is missing; kaas brokers refuse this file and keep their last good assignment", name),
 				"wait for the controller to rewrite the file; if it persists, check the controller's logs")
 		case string(bytes.TrimSpace(v)) == "null":
-			add(SevError, "assignment."+name+"Null", fmt.Sprintf("%q is null (an old Go-era writer?); kaas brokers refuse this file", name),
+			af.add(SevError, "assignment."+name+"Null", fmt.Sprintf("%q is null (an old Go-era writer?); kaas brokers refuse this file", name),
 				"wait for the controller to rewrite the file; if it persists, check the controller's logs")
 		}
 	}
 	if _, ok := raw["assignmentVersion"]; !ok {
-		add(SevWarning, "assignment.versionMissing", "assignmentVersion is missing; it reads as 0", "")
+		af.add(SevWarning, "assignment.versionMissing", "assignmentVersion is missing; it reads as 0", "")
 	}
 	var unknown []string
 	for k := range raw {
@@ -247,21 +294,32 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		add(SevInfo, "assignment.unknownFields", "fields kaasctl does not know (ignored, as kaas does): "+strings.Join(unknown, ", "), "")
+		af.add(SevInfo, "assignment.unknownFields", "fields kaasctl does not know (ignored, as kaas does): "+strings.Join(unknown, ", "), "")
 	}
 	if a.GeneratedAt != "" && a.GeneratedTime().IsZero() {
-		add(SevWarning, "assignment.badTimestamp", fmt.Sprintf("generatedAt %q is not an RFC 3339 time", a.GeneratedAt), "")
+		af.add(SevWarning, "assignment.badTimestamp", fmt.Sprintf("generatedAt %q is not an RFC 3339 time", a.GeneratedAt), "")
 	}
-	seen := make(map[string]int, len(a.Brokers))
-	health := make(map[string]string, len(a.Brokers)) // first listing wins, as Health does
+}
+
+// listedBrokers is what the entry checks need of brokers[]: how often each
+// id is listed, and its health as first listed (as Health answers).
+type listedBrokers struct {
+	seen   map[string]int
+	health map[string]string
+}
+
+// brokers checks brokers[], filling lb: an id listed twice (the hash
+// divisor counts it twice), an unknown health, an empty id, and no broker
+// alive. The caller makes lb's maps, so that they stay on its stack.
+func (af *assignmentFindings) brokers(a *Assignment, raw map[string][]byte, lb listedBrokers) {
 	alive := 0
 	for _, b := range a.Brokers {
-		seen[b.ID]++
-		if seen[b.ID] == 1 {
-			health[b.ID] = b.Health
+		lb.seen[b.ID]++
+		if lb.seen[b.ID] == 1 {
+			lb.health[b.ID] = b.Health
 		}
-		if seen[b.ID] == 2 {
-			add(SevError, "assignment.duplicateBroker", fmt.Sprintf("broker %q is listed more than once; the hash divisor counts it twice", b.ID),
+		if lb.seen[b.ID] == 2 {
+			af.add(SevError, "assignment.duplicateBroker", fmt.Sprintf("broker %q is listed more than once; the hash divisor counts it twice", b.ID),
 				"the controller must rewrite the file; restart the controller if it keeps writing duplicates")
 		}
 		switch b.Health {
@@ -269,57 +327,42 @@ func ParseAssignmentWith(path string, data []byte, o AssignmentOptions) (*Assign
 			alive++
 		case "draining", "dead":
 		default:
-			add(SevWarning, "assignment.unknownHealth", fmt.Sprintf("broker %q has health %q (known: alive, draining, dead); it counts as down", b.ID, b.Health), "")
+			af.add(SevWarning, "assignment.unknownHealth", fmt.Sprintf("broker %q has health %q (known: alive, draining, dead); it counts as down", b.ID, b.Health), "")
 		}
 		if b.ID == "" {
-			add(SevError, "assignment.emptyBrokerID", "a broker entry has an empty id", "")
+			af.add(SevError, "assignment.emptyBrokerID", "a broker entry has an empty id", "")
 		}
 	}
 	if len(a.Brokers) > 0 && alive == 0 {
-		add(SevError, "assignment.noAliveBroker", "no broker is alive: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
+		af.add(SevError, "assignment.noAliveBroker", "no broker is alive: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
 	} else if len(a.Brokers) == 0 && raw["brokers"] != nil && string(bytes.TrimSpace(raw["brokers"])) != "null" {
-		add(SevError, "assignment.noBrokers", "brokers[] is empty: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
+		af.add(SevError, "assignment.noBrokers", "brokers[] is empty: every group and transactional id gets COORDINATOR_NOT_AVAILABLE", "start brokers; check the controller")
 	}
-	// Per-entry findings; with Fold, the first of each kind carries the
-	// count of the rest (no message is built for them).
-	folded := map[string]int{}
-	addEntry := func(sev Severity, code string, msg func() string, fix string) {
-		if o.Fold {
-			if i, ok := folded[code]; ok {
-				fs[i].Repeats++
-				return
-			}
-			folded[code] = len(fs)
-		}
-		add(sev, code, msg(), fix)
-	}
+}
+
+// entries checks consumerGroups[]: a group with a second entry (the first
+// wins), and an entry naming a broker that is not listed or not alive
+// (every broker answers NOT_COORDINATOR).
+func (af *assignmentFindings) entries(a *Assignment, lb listedBrokers) {
 	firstOf := duplicateEntries(a.ConsumerGroups)
 	for i, e := range a.ConsumerGroups {
 		if first, dup := firstOf[i]; dup {
 			prev := a.ConsumerGroups[first].Broker
-			addEntry(SevWarning, "assignment.duplicateEntry", func() string {
+			af.addEntry(SevWarning, "assignment.duplicateEntry", func() string {
 				return fmt.Sprintf("group %q has more than one consumerGroups entry (%s, then %s); the first wins", e.GroupID, prev, e.Broker)
 			}, "")
 			continue
 		}
-		if seen[e.Broker] == 0 {
-			addEntry(SevError, "assignment.entryUnknownBroker", func() string {
+		if lb.seen[e.Broker] == 0 {
+			af.addEntry(SevError, "assignment.entryUnknownBroker", func() string {
 				return fmt.Sprintf("group %q is explicitly assigned to %q, which is not in brokers[]: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker)
 			}, "wait for the next controller recompute (a broker join/leave or topic change); until then the group cannot commit")
-		} else if hl := health[e.Broker]; hl != grouphash.HealthAlive {
-			addEntry(SevError, "assignment.entryDeadBroker", func() string {
+		} else if hl := lb.health[e.Broker]; hl != grouphash.HealthAlive {
+			af.addEntry(SevError, "assignment.entryDeadBroker", func() string {
 				return fmt.Sprintf("group %q is explicitly assigned to %q, whose health is %q: every broker answers NOT_COORDINATOR", e.GroupID, e.Broker, hl)
 			}, "wait for the next controller recompute; until then the group cannot commit")
 		}
 	}
-	a.cache = &assignmentCache{}
-	if a.Brokers == nil {
-		a.Brokers = []BrokerEntry{}
-	}
-	if a.Partitions == nil {
-		a.Partitions = []PartitionEntry{}
-	}
-	return a, fs, nil
 }
 
 // duplicateEntries maps the index of every entry that repeats an earlier
@@ -383,32 +426,8 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 		return nil
 	}
 	a := &Assignment{}
-	// json.Unmarshal leaves a field alone for JSON null, as here.
-	fields := map[string]any{
-		"controllerEpoch": &a.ControllerEpoch, "assignmentVersion": &a.AssignmentVersion, "generatedAt": &a.GeneratedAt,
-		"controller": &a.Controller, "brokers": &a.Brokers, "partitions": &a.Partitions,
-	}
-	for k, v := range raw {
-		if k == "consumerGroups" {
-			continue
-		}
-		dst, ok := fields[k]
-		if !ok {
-			// An unknown key, or a known one in another case (which
-			// encoding/json would match): decode the whole document.
-			if !slices.Contains(knownAssignmentFields, k) {
-				for known := range fields {
-					if strings.EqualFold(k, known) || strings.EqualFold(k, "consumerGroups") {
-						return nil
-					}
-				}
-				continue
-			}
-			return nil
-		}
-		if json.Unmarshal(v, dst) != nil {
-			return nil
-		}
+	if !decodeTopFields(a, raw) {
+		return nil
 	}
 	cg, ok := raw["consumerGroups"]
 	if !ok || string(cg) == "null" {
@@ -423,20 +442,61 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 	} else {
 		a.ConsumerGroups = make([]GroupEntry, 0, bytes.Count(cg, []byte(`"groupId"`)))
 	}
-	if len(cg) == 0 || cg[0] != '[' {
+	if len(cg) == 0 || cg[0] != '[' || !decodeEntries(a, cg, want) {
 		return nil
 	}
+	return a
+}
+
+// decodeTopFields decodes every top-level field but consumerGroups into a.
+// It is false when the whole document must be decoded by encoding/json
+// instead: a field of the wrong type, or a known key spelt in another case
+// (which encoding/json would match).
+func decodeTopFields(a *Assignment, raw map[string][]byte) bool {
+	// json.Unmarshal leaves a field alone for JSON null, as here.
+	fields := map[string]any{
+		"controllerEpoch": &a.ControllerEpoch, "assignmentVersion": &a.AssignmentVersion, "generatedAt": &a.GeneratedAt,
+		"controller": &a.Controller, "brokers": &a.Brokers, "partitions": &a.Partitions,
+	}
+	for k, v := range raw {
+		if k == "consumerGroups" {
+			continue
+		}
+		dst, ok := fields[k]
+		if !ok {
+			if !slices.Contains(knownAssignmentFields, k) {
+				for known := range fields {
+					if strings.EqualFold(k, known) || strings.EqualFold(k, "consumerGroups") {
+						return false
+					}
+				}
+				continue
+			}
+			return false
+		}
+		if json.Unmarshal(v, dst) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeEntries walks the consumerGroups array cg (valid JSON, starting
+// with '['), counting every entry and keeping those of want (all when want
+// is nil). It is false on an entry the byte scan cannot decide and
+// encoding/json cannot decode either.
+func decodeEntries(a *Assignment, cg []byte, want map[string]bool) bool {
 	brokers := map[string]string{} // one string per broker id, shared by its entries
 	i := skipSpace(cg, 1)
 	for i < len(cg) && cg[i] != ']' {
 		if cg[i] != '{' {
-			return nil
+			return false
 		}
 		end := skipValue(cg, i)
 		obj := cg[i:end]
 		id, ok := entryGroupID(obj)
 		if !ok {
-			return nil
+			return false
 		}
 		a.Entries++
 		// Every entry is type-checked, kept or not: brokers refuse a file
@@ -446,7 +506,7 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 		if !plain {
 			e = GroupEntry{}
 			if json.Unmarshal(obj, &e) != nil {
-				return nil
+				return false
 			}
 		}
 		if keep {
@@ -457,7 +517,7 @@ func decodeScoped(data []byte, raw map[string][]byte, groups []string) *Assignme
 			i = skipSpace(cg, i+1)
 		}
 	}
-	return a
+	return true
 }
 
 // plainEntry decodes an entry object whose keys are exactly groupId,
@@ -476,45 +536,26 @@ func plainEntry(obj []byte, brokers map[string]string, keep bool) (e GroupEntry,
 		vend := skipValue(obj, i)
 		v := obj[i:vend]
 		switch key {
-		case "groupId", "broker":
-			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		case "groupId":
+			if seen[0] || !plainString(&v) {
 				return e, false
 			}
-			v = v[1 : len(v)-1]
-			if !keep {
-				if key == "groupId" && seen[0] || key == "broker" && seen[1] {
-					return e, false
-				}
-				seen[0] = seen[0] || key == "groupId"
-				seen[1] = seen[1] || key == "broker"
-				break
+			seen[0] = true
+			if keep {
+				e.GroupID = string(v)
 			}
-			if key == "groupId" {
-				if seen[0] {
-					return e, false
-				}
-				seen[0], e.GroupID = true, string(v)
-			} else {
-				if seen[1] {
-					return e, false
-				}
-				b, ok := brokers[string(v)]
-				if !ok {
-					b = string(v)
-					brokers[b] = b
-				}
-				seen[1], e.Broker = true, b
+		case "broker":
+			if seen[1] || !plainString(&v) {
+				return e, false
+			}
+			seen[1] = true
+			if keep {
+				e.Broker = sharedBroker(brokers, v)
 			}
 		case "epoch":
-			if seen[2] || len(v) == 0 || len(v) > 9 {
+			n, ok := plainEpoch(v)
+			if seen[2] || !ok {
 				return e, false
-			}
-			var n uint32
-			for _, c := range v {
-				if c < '0' || c > '9' {
-					return e, false
-				}
-				n = n*10 + uint32(c-'0')
 			}
 			seen[2], e.Epoch = true, n
 		default:
@@ -526,6 +567,44 @@ func plainEntry(obj []byte, brokers map[string]string, keep bool) (e GroupEntry,
 		}
 	}
 	return e, true
+}
+
+// plainString checks that *v is a JSON string without escapes, of valid
+// UTF-8, and narrows it to the string's bytes.
+func plainString(v *[]byte) bool {
+	s := *v
+	if len(s) < 2 || s[0] != '"' || bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+		return false
+	}
+	*v = s[1 : len(s)-1]
+	return true
+}
+
+// sharedBroker is the one string kept for a broker id, so the entries
+// naming the same broker share it.
+func sharedBroker(brokers map[string]string, v []byte) string {
+	b, ok := brokers[string(v)]
+	if !ok {
+		b = string(v)
+		brokers[b] = b
+	}
+	return b
+}
+
+// plainEpoch decodes an epoch of at most 9 decimal digits (no sign,
+// fraction or exponent).
+func plainEpoch(v []byte) (uint32, bool) {
+	if len(v) == 0 || len(v) > 9 {
+		return 0, false
+	}
+	var n uint32
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint32(c-'0')
+	}
+	return n, true
 }
 
 // entryGroupID finds the raw groupId string of one entry object (valid

@@ -168,14 +168,6 @@ func (gi GenerationInfo) Assumes() string {
 	return "assuming kaas " + gi.Label + ", " + gi.Source
 }
 
-// can reports whether g is still possible for the volume.
-func (gi GenerationInfo) can(g Generation) bool {
-	if gi.Gen != GenUnknown {
-		return gi.Gen == g
-	}
-	return slices.Contains(gi.cands, g)
-}
-
 // PlainMapVerdict says what the brokers do with a plain-map offset file:
 // known is false when the possible generations disagree (then callers must
 // not state either as fact).
@@ -331,119 +323,167 @@ func (e *GenerationError) Error() string {
 // 0.2.16–0.2.17 and 0.2.18) are left undetermined between them; the live
 // dir is then known all the same.
 func DetectGeneration(l Layout) GenerationInfo {
-	// Probe every offsets dir, in the order the generations made them live.
-	var probes []dirProbe
-	var locs []Location
-	unprobed := []Location{}
-	for _, loc := range offsetsLocationsOldestFirst() {
-		p := l.Path(loc)
-		if p == "" {
-			unprobed = append(unprobed, loc)
-			continue
-		}
-		probes = append(probes, probeOffsetsDir(p))
-		locs = append(locs, loc)
-	}
+	v := probeVolume(l)
 	gi := GenerationInfo{Source: GenSourceDetected}
-	same := l.DataDir != "" && SameDir(l.DataDir, l.ClusterDir)
-	for i := range probes {
-		for j := i + 1; j < len(probes); j++ {
-			same = same || (probes[i].exists && probes[j].exists && os.SameFile(probes[i].st, probes[j].st))
-		}
-	}
-	var withGroups, existing []int
-	for i, p := range probes {
-		if p.hasGroup {
-			withGroups = append(withGroups, i)
-		}
-		if p.exists {
-			existing = append(existing, i)
-		}
-	}
-	others := func(i int) string {
-		var ps []string
-		for j, p := range probes {
-			if j != i {
-				ps = append(ps, p.path)
-			}
-		}
-		return strings.Join(ps, " and ")
-	}
-	newestLive := l.Path(generationSpecs[len(generationSpecs)-1].Live())
 	switch {
-	case same:
-		gi.SameDir = true
-		gi.cands = slices.Clone(AllGenerations)
-		gi.LiveOffsetsDir = newestLive
-		gi.Evidence = fmt.Sprintf("the data dir %s and the cluster dir %s are one directory, so %s is the live offsets dir under every generation; which generation wrote it cannot be told from the volume", l.DataDir, l.ClusterDir, newestLive)
-	case len(withGroups) >= 2:
-		gi.Ambiguous = true
-		gi.cands = slices.Clone(AllGenerations)
-		var ps []string
-		for _, i := range withGroups {
-			ps = append(ps, fmt.Sprintf("%s (%s)", probes[i].path, liveFor(locs[i])))
-		}
-		if len(ps) == 2 {
-			gi.Evidence = "both " + ps[0] + " and " + ps[1] + " hold group files"
-		} else {
-			gi.Evidence = strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1] + " hold group files"
-		}
-	case len(withGroups) == 1:
-		i := withGroups[0]
-		gens := gensLiveAt(locs[i])
-		holdsNone := ""
-		if o := others(i); o != "" {
-			verb := " holds none"
-			if len(probes) > 2 {
-				verb = " hold none"
-			}
-			holdsNone = " and " + o + verb
-		}
-		switch len(gens) {
-		case 0:
-			gi.cands = slices.Clone(AllGenerations)
-			gi.Evidence = fmt.Sprintf("group files are in %s%s, and no kaas generation kaasctl knows reads that dir", probes[i].path, holdsNone)
-		case 1:
-			gi.Gen = gens[0]
-			gi.LiveOffsetsDir = probes[i].path
-			gi.Evidence = fmt.Sprintf("group files are in %s%s: only %s brokers keep offsets in %s", probes[i].path, holdsNone, gensPhrase(gens), locs[i].place())
-		default:
-			gi.cands = gens
-			gi.LiveOffsetsDir = probes[i].path
-			where := probes[i].path + holdsNone
-			if len(unprobed) > 0 {
-				where = probes[i].path + " (" + notLookedAt(unprobed) + ")"
-			}
-			gi.Evidence = fmt.Sprintf("group files are in %s: %s; %s use the same layout and cannot be told apart from the volume", where, gensPhrase(gens), gensApart(gens))
-		}
-	case len(existing) == 1 && len(unprobed) == 0 && len(probes) > 1 && len(gensLiveAt(locs[existing[0]])) > 0:
-		i := existing[0]
-		gens := gensLiveAt(locs[i])
-		if len(gens) == 1 {
-			gi.Gen = gens[0]
-			gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: only %s brokers create the %s one", probes[i].path, others(i), gensPhrase(gens), locs[i].Root+"-dir")
-		} else {
-			gi.cands = gens
-			gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: %s (%s cannot be told apart)", probes[i].path, others(i), gensPhrase(gens), gensApart(gens))
-		}
-		gi.LiveOffsetsDir = probes[i].path
+	case v.same:
+		v.sameDir(&gi)
+	case len(v.withGroups) >= 2:
+		v.groupsInSeveral(&gi)
+	case len(v.withGroups) == 1:
+		v.groupsInOne(&gi)
+	case len(v.existing) == 1 && len(v.unprobed) == 0 && len(v.probes) > 1 && len(gensLiveAt(v.locs[v.existing[0]])) > 0:
+		v.onlyOneExists(&gi)
 	default:
-		gi.cands = slices.Clone(AllGenerations)
-		var ps []string
-		for _, p := range probes {
-			ps = append(ps, p.path)
-		}
-		switch {
-		case l.DataDir == "":
-			gi.Evidence = fmt.Sprintf("no group files in %s and the data dir is unknown (pass --data-dir)", strings.Join(ps, " or "))
-		default:
-			gi.Evidence = fmt.Sprintf("no group files in %s", strings.Join(ps, " or "))
-		}
+		v.noEvidence(&gi)
 	}
 	if gi.Gen == GenUnknown {
 		gi.Source = GenSourceUndetermined
 	}
 	return gi.finish()
+}
+
+// volumeProbe is what DetectGeneration looked at: every offsets dir it
+// could name (probes, at locs, in the order the generations made them
+// live), those it could not (the data dir unknown), whether two of them
+// are one directory, and which exist or hold group files.
+type volumeProbe struct {
+	l                    Layout
+	probes               []dirProbe
+	locs                 []Location
+	unprobed             []Location
+	same                 bool
+	withGroups, existing []int
+}
+
+// probeVolume probes every offsets dir of the layout.
+func probeVolume(l Layout) *volumeProbe {
+	v := &volumeProbe{l: l, unprobed: []Location{}}
+	for _, loc := range offsetsLocationsOldestFirst() {
+		p := l.Path(loc)
+		if p == "" {
+			v.unprobed = append(v.unprobed, loc)
+			continue
+		}
+		v.probes = append(v.probes, probeOffsetsDir(p))
+		v.locs = append(v.locs, loc)
+	}
+	v.same = l.DataDir != "" && SameDir(l.DataDir, l.ClusterDir)
+	for i := range v.probes {
+		for j := i + 1; j < len(v.probes); j++ {
+			v.same = v.same || (v.probes[i].exists && v.probes[j].exists && os.SameFile(v.probes[i].st, v.probes[j].st))
+		}
+	}
+	for i, p := range v.probes {
+		if p.hasGroup {
+			v.withGroups = append(v.withGroups, i)
+		}
+		if p.exists {
+			v.existing = append(v.existing, i)
+		}
+	}
+	return v
+}
+
+// others names every probed dir but the i-th: "A and B".
+func (v *volumeProbe) others(i int) string {
+	var ps []string
+	for j, p := range v.probes {
+		if j != i {
+			ps = append(ps, p.path)
+		}
+	}
+	return strings.Join(ps, " and ")
+}
+
+// sameDir: the data dir and the cluster dir are one directory, so the
+// newest generation's live dir is live under every generation, and
+// nothing tells which wrote it.
+func (v *volumeProbe) sameDir(gi *GenerationInfo) {
+	newestLive := v.l.Path(generationSpecs[len(generationSpecs)-1].Live())
+	gi.SameDir = true
+	gi.cands = slices.Clone(AllGenerations)
+	gi.LiveOffsetsDir = newestLive
+	gi.Evidence = fmt.Sprintf("the data dir %s and the cluster dir %s are one directory, so %s is the live offsets dir under every generation; which generation wrote it cannot be told from the volume", v.l.DataDir, v.l.ClusterDir, newestLive)
+}
+
+// groupsInSeveral: more than one offsets dir holds group files, so the
+// volume is ambiguous.
+func (v *volumeProbe) groupsInSeveral(gi *GenerationInfo) {
+	gi.Ambiguous = true
+	gi.cands = slices.Clone(AllGenerations)
+	var ps []string
+	for _, i := range v.withGroups {
+		ps = append(ps, fmt.Sprintf("%s (%s)", v.probes[i].path, liveFor(v.locs[i])))
+	}
+	if len(ps) == 2 {
+		gi.Evidence = "both " + ps[0] + " and " + ps[1] + " hold group files"
+	} else {
+		gi.Evidence = strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1] + " hold group files"
+	}
+}
+
+// groupsInOne: one offsets dir holds group files; the generations whose
+// live dir it is are the candidates (none, one, or several that share it).
+func (v *volumeProbe) groupsInOne(gi *GenerationInfo) {
+	i := v.withGroups[0]
+	gens := gensLiveAt(v.locs[i])
+	path := v.probes[i].path
+	holdsNone := ""
+	if o := v.others(i); o != "" {
+		verb := " holds none"
+		if len(v.probes) > 2 {
+			verb = " hold none"
+		}
+		holdsNone = " and " + o + verb
+	}
+	switch len(gens) {
+	case 0:
+		gi.cands = slices.Clone(AllGenerations)
+		gi.Evidence = fmt.Sprintf("group files are in %s%s, and no kaas generation kaasctl knows reads that dir", path, holdsNone)
+	case 1:
+		gi.Gen = gens[0]
+		gi.LiveOffsetsDir = path
+		gi.Evidence = fmt.Sprintf("group files are in %s%s: only %s brokers keep offsets in %s", path, holdsNone, gensPhrase(gens), v.locs[i].place())
+	default:
+		gi.cands = gens
+		gi.LiveOffsetsDir = path
+		where := path + holdsNone
+		if len(v.unprobed) > 0 {
+			where = path + " (" + notLookedAt(v.unprobed) + ")"
+		}
+		gi.Evidence = fmt.Sprintf("group files are in %s: %s; %s use the same layout and cannot be told apart from the volume", where, gensPhrase(gens), gensApart(gens))
+	}
+}
+
+// onlyOneExists: no dir holds group files yet, but only one offsets dir
+// exists, and only its generations create it.
+func (v *volumeProbe) onlyOneExists(gi *GenerationInfo) {
+	i := v.existing[0]
+	gens := gensLiveAt(v.locs[i])
+	if len(gens) == 1 {
+		gi.Gen = gens[0]
+		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: only %s brokers create the %s one", v.probes[i].path, v.others(i), gensPhrase(gens), v.locs[i].Root+"-dir")
+	} else {
+		gi.cands = gens
+		gi.Evidence = fmt.Sprintf("%s exists (no group files yet) and %s does not: %s (%s cannot be told apart)", v.probes[i].path, v.others(i), gensPhrase(gens), gensApart(gens))
+	}
+	gi.LiveOffsetsDir = v.probes[i].path
+}
+
+// noEvidence: nothing on the volume tells the generation.
+func (v *volumeProbe) noEvidence(gi *GenerationInfo) {
+	gi.cands = slices.Clone(AllGenerations)
+	var ps []string
+	for _, p := range v.probes {
+		ps = append(ps, p.path)
+	}
+	switch {
+	case v.l.DataDir == "":
+		gi.Evidence = fmt.Sprintf("no group files in %s and the data dir is unknown (pass --data-dir)", strings.Join(ps, " or "))
+	default:
+		gi.Evidence = fmt.Sprintf("no group files in %s", strings.Join(ps, " or "))
+	}
 }
 
 // notLookedAt says which offsets dirs could not be probed: "the data dir

@@ -62,8 +62,30 @@ const maxAssignmentBytes = 512 << 20
 // is a problem, not a fatal error.
 func LoadAssignmentHistory(paths []string) HistoryResult {
 	var res HistoryResult
-	var files []string
-	inDir := map[string]bool{} // files found by listing a directory
+	files, inDir := historyFiles(paths, &res)
+	seen := map[historyKey]int{}
+	for _, f := range files {
+		res.load(f, inDir[f], seen)
+	}
+	slices.SortStableFunc(res.Snapshots, func(x, y Snapshot) int {
+		xe, xv := x.Key()
+		ye, yv := y.Key()
+		if xe != ye {
+			return cmpHistoryKey(xe, ye)
+		}
+		return cmpHistoryKey(xv, yv)
+	})
+	return res
+}
+
+// historyKey is a version's controller epoch and assignment version.
+type historyKey struct{ e, v int64 }
+
+// historyFiles lists the files paths name, in order: a file as given, a
+// directory's files as listed; inDir marks the latter, which may be
+// skipped as not JSON. A path that cannot be read is a problem in res.
+func historyFiles(paths []string, res *HistoryResult) (files []string, inDir map[string]bool) {
+	inDir = map[string]bool{}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -97,51 +119,46 @@ func LoadAssignmentHistory(paths []string) HistoryResult {
 			inDir[filepath.Join(p, name)] = true
 		}
 	}
-	type key struct{ e, v int64 }
-	seen := map[key]int{}
-	for _, f := range files {
-		data, err := readBoundedHistory(f, maxAssignmentBytes)
-		if err != nil {
-			res.Problems = append(res.Problems, &FileError{Path: f, Problem: readProblem(err)})
-			continue
-		}
-		if inDir[f] && !historyLooksJSON(data) {
-			// A README or a log beside the versions: not an assignment.
-			res.Skipped = append(res.Skipped, f)
-			continue
-		}
-		a, _, err := ParseAssignment(f, data)
-		if err != nil {
-			var fe *FileError
-			if errors.As(err, &fe) {
-				res.Problems = append(res.Problems, fe)
-			} else {
-				res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
-			}
-			continue
-		}
-		s := Snapshot{Path: f, Assignment: a, Digest: sha256.Sum256(data)}
-		k := key{a.ControllerEpoch, a.AssignmentVersion}
-		if i, ok := seen[k]; ok {
-			if res.Snapshots[i].Digest == s.Digest {
-				res.Duplicates = append(res.Duplicates, f)
-			} else {
-				res.Conflicts = append(res.Conflicts, f)
-			}
-			continue
-		}
-		seen[k] = len(res.Snapshots)
-		res.Snapshots = append(res.Snapshots, s)
+	return files, inDir
+}
+
+// load reads one version f into the result: a problem when it cannot be
+// read or parsed, skipped when a listed file is not JSON, a duplicate or a
+// conflict when seen already has its epoch and version (the first one
+// read wins).
+func (res *HistoryResult) load(f string, listed bool, seen map[historyKey]int) {
+	data, err := readBoundedHistory(f, maxAssignmentBytes)
+	if err != nil {
+		res.Problems = append(res.Problems, &FileError{Path: f, Problem: readProblem(err)})
+		return
 	}
-	slices.SortStableFunc(res.Snapshots, func(x, y Snapshot) int {
-		xe, xv := x.Key()
-		ye, yv := y.Key()
-		if xe != ye {
-			return cmpHistoryKey(xe, ye)
+	if listed && !historyLooksJSON(data) {
+		// A README or a log beside the versions: not an assignment.
+		res.Skipped = append(res.Skipped, f)
+		return
+	}
+	a, _, err := ParseAssignment(f, data)
+	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			res.Problems = append(res.Problems, fe)
+		} else {
+			res.Problems = append(res.Problems, &FileError{Path: f, Problem: err.Error()})
 		}
-		return cmpHistoryKey(xv, yv)
-	})
-	return res
+		return
+	}
+	s := Snapshot{Path: f, Assignment: a, Digest: sha256.Sum256(data)}
+	k := historyKey{a.ControllerEpoch, a.AssignmentVersion}
+	if i, ok := seen[k]; ok {
+		if res.Snapshots[i].Digest == s.Digest {
+			res.Duplicates = append(res.Duplicates, f)
+		} else {
+			res.Conflicts = append(res.Conflicts, f)
+		}
+		return
+	}
+	seen[k] = len(res.Snapshots)
+	res.Snapshots = append(res.Snapshots, s)
 }
 
 func cmpHistoryKey(a, b int64) int {

@@ -87,14 +87,11 @@ type PartitionLog struct {
 
 // Finding codes of the segment reader.
 const (
-	CodeSegmentTorn         = "segment.tornTail"
-	CodeSegmentIndexStale   = "segment.indexStale"
-	CodeSegmentUnreadable   = "segment.unreadable"
-	CodeSegmentSealed       = "segment.sealedMarker"
-	CodeSegmentUnparsable   = "segment.unparsableName"
-	CodeSegmentDuplicate    = "segment.duplicateBase"
-	CodeSegmentMissing      = "segment.none"
-	CodeSegmentBadFirstBase = "segment.firstBatchMismatch"
+	CodeSegmentTorn       = "segment.tornTail"
+	CodeSegmentIndexStale = "segment.indexStale"
+	CodeSegmentUnreadable = "segment.unreadable"
+	CodeSegmentUnparsable = "segment.unparsableName"
+	CodeSegmentDuplicate  = "segment.duplicateBase"
 	// CodeSegmentImpossible: a batch bound kaas could never have written
 	// (a negative or overflowing offset, a first batch below the segment's
 	// base, a log end before the log start): the log end is unknown, never

@@ -151,6 +151,19 @@ type BrokerFacts struct {
 	// ReaperNote says what it does.
 	ReaperWritesMarkers bool
 	ReaperNote          string
+	// HangingTxnFix is what ends a read_committed stall behind a
+	// transaction whose marker never reached the partition.
+	HangingTxnFix string
+	// HoldsReadCommitted: the broker's fetch stops read_committed
+	// consumers at the last stable offset (an open transaction holds them
+	// back); ReadCommittedNote says what it does.
+	HoldsReadCommitted bool
+	ReadCommittedNote  string
+	// ListsStableOffset: ListOffsets with read_committed isolation answers
+	// the last stable offset consumers are held at (else kaasctl takes it
+	// from the segments); StableOffsetNote says what it answers.
+	ListsStableOffset bool
+	StableOffsetNote  string
 	// TornTail is what the broker does with bytes after the last complete
 	// batch of an active segment (a write a crash cut off).
 	TornTail string
@@ -198,9 +211,15 @@ var (
 		ServedBehindFix: "restart the leader of each partition listed, and wait until the controller has moved its partitions before it " +
 			"comes back (a broker back before the controller notices takes them over at the same epoch again): the next takeover, at a " +
 			"new epoch, re-scans the segments",
-		TornTail:            "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
-		ReaperWritesMarkers: true,
-		ReaperNote:          "the reaper aborts an overdue transaction after its timeout (seen: 60 s) and its coordinator writes the markers",
+		TornTail: "its takeover truncates the segment at the last complete batch (internal/storage/segment.go)",
+		ReaperNote: "the reaper aborts an overdue transaction after its timeout (seen: after 60 s, and 18 s for a 15 s timeout) in its slot " +
+			"file only: the Go flavour writes no transaction marker at all, for a commit, an abort or the reaper (seen on a real cluster: no " +
+			"marker reached the log 20 s after the reaper aborted one)",
+		HangingTxnFix: "nothing to end: the Go flavour does not hold read_committed consumers behind transactions",
+		ReadCommittedNote: "it serves read_committed fetches up to the high watermark (its last stable offset is the high watermark): a " +
+			"read_committed consumer reads every transactional record, open, committed or aborted, as it arrives (seen on a real cluster: " +
+			"one reached the log end past an open transaction), so no transaction holds a group back and aborted records are read as committed",
+		StableOffsetNote: "its last stable offset is its high watermark",
 		HungController: "a frozen broker (SIGSTOP) is never removed from assignment.json by the Go controller (2 m 44 s seen, no new " +
 			"version); its groups cannot commit and FindCoordinator still names it",
 		ServedNotFiled: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last",
@@ -219,6 +238,13 @@ var (
 			"by its coordinator or not): a read_committed consumer of each of them stops at the transaction's first record until the " +
 			"brokers restart; after a restart of every broker the stall ends and read_committed consumers read past the transaction " +
 			"(its records were never marked aborted)",
+		HangingTxnFix: "restart every broker (seen on a real 0.2.18 cluster): the stall ends and read_committed consumers read the " +
+			"transaction's records as if committed",
+		HoldsReadCommitted: true,
+		ReadCommittedNote:  "its fetch stops read_committed consumers at the last stable offset, the first record of the oldest transaction with no marker after it (seen on a real 0.2.18 cluster)",
+		StableOffsetNote: "ListOffsets with read_committed isolation answers the high watermark, not the last stable offset its fetch holds " +
+			"consumers at (seen on a real 0.2.18 cluster: 8 while read_committed consumers were held at 5): kaasctl takes the last stable " +
+			"offset from the segments",
 		TornTail: "it does not truncate them: it serves the end before them, its next append goes after them, and a consumer " +
 			"fetching there stops at the torn bytes for good (a restart scans up to them again and hides what was appended); fix: " +
 			"with every broker stopped, cut the active segment at the last complete batch (truncate -s BYTES SEGMENT)",
@@ -578,34 +604,6 @@ func (l Layout) LiveOffsetsDirOf(g Generation) string {
 		return l.Path(locClusterOffsets)
 	}
 	return l.Path(s.Live())
-}
-
-// GenerationTable renders the model for docs and tests: one row per
-// generation, one column per offsets dir location, plus the plain-map rule.
-func GenerationTable() (header []string, rows [][]string) {
-	locs := offsetsLocations()
-	header = []string{"generation", "live offsets dir"}
-	for _, loc := range locs {
-		header = append(header, loc.String())
-	}
-	header = append(header, "plain-map file", "controller failover")
-	for _, s := range generationSpecs {
-		row := []string{s.Label, s.Live().String()}
-		for _, loc := range locs {
-			row = append(row, s.roleAt(loc))
-		}
-		pm := "offsets"
-		if !s.PlainMapIsOffsets {
-			pm = "read as empty"
-		}
-		fo := "entries dropped"
-		if s.Failover.Reloads {
-			fo = "entries reloaded"
-		}
-		row = append(row, pm, fo)
-		rows = append(rows, row)
-	}
-	return header, rows
 }
 
 // versionGeneration maps a parsed release to its generation ("" when it is

@@ -56,7 +56,6 @@ const (
 	CodeOffsetsOrphanMeta   = "offsets.metadataWithoutOffset"
 	CodeOffsetsNegative     = "offsets.negativeOffset"
 	CodeOffsetsEmpty        = "offsets.noOffsets"
-	CodeOffsetsDuplicateKey = "offsets.duplicateKey"
 	// A plain map on a generation that reads it as offsets (info only).
 	CodePlainMapOffsets = "offsets.plainMap"
 	// A plain map on a volume whose generation is undetermined.
@@ -127,17 +126,10 @@ func ParseOffsetFile(path string, data []byte) (*OffsetFile, []Finding, error) {
 
 // parseOffsetFileGeneral is the full parser, explaining every oddity.
 func parseOffsetFileGeneral(path string, data []byte) (*OffsetFile, []Finding, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?); kaas ignores it and the group's offsets are lost"}
+	top, ferr := decodeOffsetTop(path, data)
+	if ferr != nil {
+		return nil, nil, ferr
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
-	}
-	if top == nil {
-		return nil, nil, &FileError{Path: path, Problem: "the file holds JSON null, not an offsets object"}
-	}
-	of := &OffsetFile{Path: path, Format: FormatEnvelope}
 	var fs []Finding
 	add := func(sev Severity, code, msg, fix string) {
 		fs = append(fs, Finding{Severity: sev, Code: code, Path: path, Message: msg, Fix: fix})
@@ -145,58 +137,23 @@ func parseOffsetFileGeneral(path string, data []byte) (*OffsetFile, []Finding, e
 	rawOffsets, hasOffsets := top["offsets"]
 	rawMeta, hasMeta := top["metadata"]
 	if !hasOffsets && !hasMeta && len(top) > 0 {
-		// Legacy plain map: every key is "topic/partition".
-		of.Format = FormatPlainMap
-		keys := sortedKeys(top)
-		for _, k := range keys {
-			e, ok := offsetEntry(k, top[k], add)
-			if ok {
-				of.Entries = append(of.Entries, e)
-			}
-		}
-		of.BrokerSeesEmpty = len(of.Entries) > 0
-		add(SevError, CodeOffsetsPlainMap,
-			fmt.Sprintf("legacy plain-map file with %d committed offsets: kaas v0.2.18 brokers read it as EMPTY, so the group restarts from auto.offset.reset the next time a broker loads it (OffsetDelete writes this format)", len(of.Entries)),
-			fixPlainMap)
-		sortEntries(of.Entries)
+		of := plainMapFile(path, top, add)
 		return of, fs, nil
 	}
-	var unknown []string
-	for k := range top {
-		if k != "offsets" && k != "metadata" {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		add(SevWarning, CodeOffsetsUnknownField, "fields kaas ignores: "+strings.Join(quoteAll(unknown), ", "), "")
-	}
+	unknownEnvelopeFields(top, add)
 	var offsets map[string]json.RawMessage
 	if hasOffsets {
-		if isNull(rawOffsets) {
-			return nil, nil, &FileError{Path: path, Problem: `"offsets" is null; kaas cannot decode the file and treats the group as having no offsets`}
-		}
-		if err := json.Unmarshal(rawOffsets, &offsets); err != nil {
-			return nil, nil, &FileError{Path: path, Problem: `"offsets": ` + describeJSONError(rawOffsets, err) + "; kaas cannot decode the file"}
+		if offsets, ferr = decodeEnvelopeOffsets(path, rawOffsets); ferr != nil {
+			return nil, nil, ferr
 		}
 	}
 	meta := map[string]string{}
-	if hasMeta && !isNull(rawMeta) {
-		var rm map[string]json.RawMessage
-		if err := json.Unmarshal(rawMeta, &rm); err != nil {
-			return nil, nil, &FileError{Path: path, Problem: `"metadata": ` + describeJSONError(rawMeta, err) + "; kaas cannot decode the file"}
+	if hasMeta {
+		if ferr = decodeEnvelopeMetadata(path, rawMeta, meta, add); ferr != nil {
+			return nil, nil, ferr
 		}
-		for k, v := range rm {
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				add(SevError, CodeOffsetsBadValue, fmt.Sprintf("metadata for %q is %s, not a string: kaas cannot decode the file and treats the group as having no offsets", k, abbreviate(v)), fixCorrupt)
-				continue
-			}
-			meta[k] = s
-		}
-	} else if hasMeta {
-		add(SevError, CodeOffsetsBadValue, `"metadata" is null: kaas cannot decode the file and treats the group as having no offsets`, fixCorrupt)
 	}
+	of := &OffsetFile{Path: path, Format: FormatEnvelope}
 	for _, k := range sortedKeys(offsets) {
 		e, ok := offsetEntry(k, offsets[k], add)
 		if !ok {
@@ -217,8 +174,100 @@ func parseOffsetFileGeneral(path string, data []byte) (*OffsetFile, []Finding, e
 	return of, fs, nil
 }
 
+// addFinding adds a finding about the file being parsed.
+type addFinding = func(sev Severity, code, msg, fix string)
+
+// decodeOffsetTop decodes the file's top-level object, member by member.
+// An empty file, invalid JSON and JSON null are errors: kaas cannot decode
+// them either.
+func decodeOffsetTop(path string, data []byte) (map[string]json.RawMessage, *FileError) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &FileError{Path: path, Problem: "file is empty (an interrupted write?); kaas ignores it and the group's offsets are lost"}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, &FileError{Path: path, Problem: describeJSONError(data, err)}
+	}
+	if top == nil {
+		return nil, &FileError{Path: path, Problem: "the file holds JSON null, not an offsets object"}
+	}
+	return top, nil
+}
+
+// plainMapFile reads a legacy plain map, where every key is
+// "topic/partition", and adds the finding that current brokers read it as
+// empty.
+func plainMapFile(path string, top map[string]json.RawMessage, add addFinding) *OffsetFile {
+	of := &OffsetFile{Path: path, Format: FormatPlainMap}
+	for _, k := range sortedKeys(top) {
+		e, ok := offsetEntry(k, top[k], add)
+		if ok {
+			of.Entries = append(of.Entries, e)
+		}
+	}
+	of.BrokerSeesEmpty = len(of.Entries) > 0
+	add(SevError, CodeOffsetsPlainMap,
+		fmt.Sprintf("legacy plain-map file with %d committed offsets: kaas v0.2.18 brokers read it as EMPTY, so the group restarts from auto.offset.reset the next time a broker loads it (OffsetDelete writes this format)", len(of.Entries)),
+		fixPlainMap)
+	sortEntries(of.Entries)
+	return of
+}
+
+// unknownEnvelopeFields adds the envelope's members other than offsets and
+// metadata, which kaas ignores.
+func unknownEnvelopeFields(top map[string]json.RawMessage, add addFinding) {
+	var unknown []string
+	for k := range top {
+		if k != "offsets" && k != "metadata" {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		add(SevWarning, CodeOffsetsUnknownField, "fields kaas ignores: "+strings.Join(quoteAll(unknown), ", "), "")
+	}
+}
+
+// decodeEnvelopeOffsets decodes the offsets member into its raw values; a
+// null or an object kaas cannot decode is an error (kaas treats the group
+// as having no offsets).
+func decodeEnvelopeOffsets(path string, raw json.RawMessage) (map[string]json.RawMessage, *FileError) {
+	if isNull(raw) {
+		return nil, &FileError{Path: path, Problem: `"offsets" is null; kaas cannot decode the file and treats the group as having no offsets`}
+	}
+	var offsets map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &offsets); err != nil {
+		return nil, &FileError{Path: path, Problem: `"offsets": ` + describeJSONError(raw, err) + "; kaas cannot decode the file"}
+	}
+	return offsets, nil
+}
+
+// decodeEnvelopeMetadata decodes the metadata member into meta, its
+// string values. A value that is not a string, or a null member, is an
+// error finding; a member that is not an object is an error. The caller
+// makes meta, so that it stays on its stack.
+func decodeEnvelopeMetadata(path string, raw json.RawMessage, meta map[string]string, add addFinding) *FileError {
+	if isNull(raw) {
+		add(SevError, CodeOffsetsBadValue, `"metadata" is null: kaas cannot decode the file and treats the group as having no offsets`, fixCorrupt)
+		return nil
+	}
+	var rm map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &rm); err != nil {
+		return &FileError{Path: path, Problem: `"metadata": ` + describeJSONError(raw, err) + "; kaas cannot decode the file"}
+	}
+	for k, v := range rm {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			add(SevError, CodeOffsetsBadValue, fmt.Sprintf("metadata for %q is %s, not a string: kaas cannot decode the file and treats the group as having no offsets", k, abbreviate(v)), fixCorrupt)
+			continue
+		}
+		meta[k] = s
+	}
+	return nil
+}
+
 // offsetEntry decodes one "topic/partition": offset pair, reporting problems.
-func offsetEntry(k string, v json.RawMessage, add func(Severity, string, string, string)) (OffsetEntry, bool) {
+func offsetEntry(k string, v json.RawMessage, add addFinding) (OffsetEntry, bool) {
 	topic, part, err := SplitOffsetKey(k)
 	if err != nil {
 		add(SevWarning, CodeOffsetsBadKey, fmt.Sprintf("key %q: %v; no consumer ever reads this entry", k, err), "")

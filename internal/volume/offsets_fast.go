@@ -84,13 +84,39 @@ func hash64(b []byte) uint64 {
 func (p *fastParser) envelope() bool {
 	sc := p.sum
 	sc.off, sc.meta = sc.offBuf[:0], sc.metaBuf[:0]
+	return p.envelopeMembers(func() bool {
+		return p.rawObject(func(k []byte) bool {
+			n, ok := p.int()
+			if !ok || n < 0 || !validKeyBytes(k) {
+				return false
+			}
+			sc.off = append(sc.off, hash64(k))
+			return true
+		})
+	}, func() bool {
+		return p.rawObject(func(k []byte) bool {
+			if _, ok := p.rawStr(); !ok {
+				return false
+			}
+			sc.meta = append(sc.meta, hash64(k))
+			return true
+		})
+	})
+}
+
+// envelopeMembers reads the envelope's top-level object, the whole input:
+// an "offsets" member, read by offsets, and at most one "metadata" member,
+// read by metadata, in either order. Anything else (another member, one of
+// them twice, an empty object, bytes after it) is false, for the general
+// parser to explain.
+func (p *fastParser) envelopeMembers(offsets, metadata func() bool) bool {
 	p.ws()
 	if !p.eat('{') {
 		return false
 	}
 	p.ws()
 	if p.peek() == '}' {
-		return false
+		return false // {}: let the general parser report "no offsets"
 	}
 	seenOffsets, seenMeta := false, false
 	for {
@@ -107,25 +133,12 @@ func (p *fastParser) envelope() bool {
 		switch {
 		case string(name) == "offsets" && !seenOffsets:
 			seenOffsets = true
-			if !p.rawObject(func(k []byte) bool {
-				n, ok := p.int()
-				if !ok || n < 0 || !validKeyBytes(k) {
-					return false
-				}
-				sc.off = append(sc.off, hash64(k))
-				return true
-			}) {
+			if !offsets() {
 				return false
 			}
 		case string(name) == "metadata" && !seenMeta:
 			seenMeta = true
-			if !p.rawObject(func(k []byte) bool {
-				if _, ok := p.rawStr(); !ok {
-					return false
-				}
-				sc.meta = append(sc.meta, hash64(k))
-				return true
-			}) {
+			if !metadata() {
 				return false
 			}
 		default:
@@ -170,7 +183,7 @@ func validKeyBytes(k []byte) bool {
 func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 	p := fastParser{b: data}
 	p.ws()
-	if !p.eat('{') {
+	if p.peek() != '{' {
 		return nil, false
 	}
 	// Every entry has a colon, as do the two member names: sized once
@@ -179,102 +192,84 @@ func fastEnvelopeCore(path string, data []byte, _ bool) (*OffsetFile, bool) {
 	offs := make([]OffsetEntry, 0, sz)
 	keys := make([]string, 0, sz)
 	var metaK, metaV []string
-	seenOffsets, seenMeta := false, false
-	p.ws()
-	if p.peek() == '}' {
-		return nil, false // {}: let the general parser report "no offsets"
-	}
-	for {
-		p.ws()
-		name, ok := p.str()
-		if !ok {
-			return nil, false
-		}
-		p.ws()
-		if !p.eat(':') {
-			return nil, false
-		}
-		p.ws()
-		switch {
-		case name == "offsets" && !seenOffsets:
-			seenOffsets = true
-			if !p.object(func(k string) bool {
-				n, ok := p.int()
-				if !ok || n < 0 {
-					return false
-				}
-				topic, part, err := SplitOffsetKey(k)
-				if err != nil {
-					return false
-				}
-				keys = append(keys, k)
-				offs = append(offs, OffsetEntry{Topic: topic, Partition: part, Offset: n})
-				return true
-			}) {
-				return nil, false
+	if !p.envelopeMembers(func() bool {
+		return p.object(func(k string) bool {
+			n, ok := p.int()
+			if !ok || n < 0 {
+				return false
 			}
-		case name == "metadata" && !seenMeta:
-			seenMeta = true
-			if !p.object(func(k string) bool {
-				v, ok := p.str()
-				if !ok {
-					return false
-				}
-				metaK = append(metaK, k)
-				metaV = append(metaV, v)
-				return true
-			}) {
-				return nil, false
+			topic, part, err := SplitOffsetKey(k)
+			if err != nil {
+				return false
 			}
-		default:
-			return nil, false
-		}
-		p.ws()
-		if p.eat(',') {
-			continue
-		}
-		if !p.eat('}') {
-			return nil, false
-		}
-		break
-	}
-	p.ws()
-	if p.i != len(p.b) || !seenOffsets || len(offs) == 0 {
+			keys = append(keys, k)
+			offs = append(offs, OffsetEntry{Topic: topic, Partition: part, Offset: n})
+			return true
+		})
+	}, func() bool {
+		return p.object(func(k string) bool {
+			v, ok := p.str()
+			if !ok {
+				return false
+			}
+			metaK = append(metaK, k)
+			metaV = append(metaV, v)
+			return true
+		})
+	}) {
 		return nil, false
 	}
-	// Duplicate keys: encoding/json keeps the last; leave that to the general path.
-	if len(keys) <= smallKeys {
-		for i := 1; i < len(keys); i++ {
-			if slices.Contains(keys[:i], keys[i]) {
-				return nil, false
-			}
-		}
-	} else {
-		sorted := slices.Clone(keys)
-		slices.Sort(sorted)
-		for i := 1; i < len(sorted); i++ {
-			if sorted[i] == sorted[i-1] {
-				return nil, false
-			}
-		}
-	}
-	if len(metaK) > 0 {
-		idx := make(map[string]int, len(keys))
-		for i, k := range keys {
-			idx[k] = i
-		}
-		seen := make(map[string]bool, len(metaK))
-		for i, mk := range metaK {
-			j, ok := idx[mk]
-			if !ok || seen[mk] {
-				return nil, false // metadata without an offset, or a duplicate: the general path reports it
-			}
-			seen[mk] = true
-			offs[j].Metadata = metaV[i]
-		}
+	// Duplicate keys: encoding/json keeps the last; leave that to the
+	// general path, as metadata without an offset or given twice.
+	if len(offs) == 0 || hasDuplicate(keys) || !attachMetadata(offs, keys, metaK, metaV) {
+		return nil, false
 	}
 	sortEntries(offs)
 	return &OffsetFile{Path: path, Format: FormatEnvelope, Entries: offs}, true
+}
+
+// hasDuplicate reports whether a key occurs twice: up to smallKeys by
+// comparing each with those before it, beyond that on a sorted copy.
+func hasDuplicate(keys []string) bool {
+	if len(keys) <= smallKeys {
+		for i := 1; i < len(keys); i++ {
+			if slices.Contains(keys[:i], keys[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// attachMetadata sets each metadata value (metaV, keyed by metaK) on the
+// entry of its key (offs[i] is keys[i]). It is false for metadata without
+// an offset, or a key given twice: the general parser reports those.
+func attachMetadata(offs []OffsetEntry, keys, metaK, metaV []string) bool {
+	if len(metaK) == 0 {
+		return true
+	}
+	idx := make(map[string]int, len(keys))
+	for i, k := range keys {
+		idx[k] = i
+	}
+	seen := make(map[string]bool, len(metaK))
+	for i, mk := range metaK {
+		j, ok := idx[mk]
+		if !ok || seen[mk] {
+			return false
+		}
+		seen[mk] = true
+		offs[j].Metadata = metaV[i]
+	}
+	return true
 }
 
 var colon = []byte{':'}

@@ -208,89 +208,116 @@ const MarkerStaleAge = time.Minute
 
 // ReadPlumbing reads the fence logs, marker queue and producer-id files.
 func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) {
-	p := &Plumbing{}
-	var fs []Finding
-	var errs []*FileError
-	read := func(path string) ([]byte, bool) {
-		data, err := readFileLimited(path)
-		if err != nil {
-			errs = append(errs, &FileError{Path: path, Problem: readProblem(err)})
-			return nil, false
-		}
-		return data, true
+	r := &plumbingRead{p: &Plumbing{}, now: now}
+	r.fences(l.FencesPath())
+	r.markerQueue(l.MarkerQueuePath())
+	r.producerIDs(l.ProducerIDsPath())
+	return r.p, r.fs, r.errs
+}
+
+// plumbingRead is one ReadPlumbing: what it read, its findings, and the
+// files it could not read or parse.
+type plumbingRead struct {
+	p    *Plumbing
+	now  time.Time
+	fs   []Finding
+	errs []*FileError
+}
+
+// read reads one file, recording it among the errors when it cannot.
+func (r *plumbingRead) read(path string) ([]byte, bool) {
+	data, err := readFileLimited(path)
+	if err != nil {
+		r.errs = append(r.errs, &FileError{Path: path, Problem: readProblem(err)})
+		return nil, false
 	}
-	// Fences.
-	fdir := l.FencesPath()
+	return data, true
+}
+
+// fences reads every fence log (from-<broker>.json) in fdir.
+func (r *plumbingRead) fences(fdir string) {
 	for _, e := range listFiles(fdir) {
 		path := filepath.Join(fdir, e)
 		b, ok := strings.CutPrefix(e, "from-")
 		b, ok2 := strings.CutSuffix(b, ".json")
 		if !ok || !ok2 || b == "" {
-			fs = append(fs, Finding{Severity: SevInfo, Code: CodeFenceBadName, Path: path, Message: "not a fence log (from-<broker>.json); kaas ignores it"})
+			r.fs = append(r.fs, Finding{Severity: SevInfo, Code: CodeFenceBadName, Path: path, Message: "not a fence log (from-<broker>.json); kaas ignores it"})
 			continue
 		}
-		data, ok := read(path)
+		data, ok := r.read(path)
 		if !ok {
 			continue
 		}
 		ff, ffs, err := ParseFenceFile(path, b, data)
-		fs = append(fs, ffs...)
+		r.fs = append(r.fs, ffs...)
 		if err != nil {
-			errs = append(errs, asFileError(path, err))
+			r.errs = append(r.errs, asFileError(path, err))
 			continue
 		}
-		p.Fences = append(p.Fences, ff)
+		r.p.Fences = append(r.p.Fences, ff)
 	}
-	// Marker queue: one inbox per target broker.
-	mdir := l.MarkerQueuePath()
-	if ents, err := os.ReadDir(mdir); err == nil {
-		for _, d := range ents {
-			if !d.IsDir() {
-				continue
-			}
-			target, ok := strings.CutPrefix(d.Name(), "to-")
-			if !ok {
-				continue
-			}
-			inbox := filepath.Join(mdir, d.Name())
-			for _, name := range listFiles(inbox) {
-				path := filepath.Join(inbox, name)
-				if !strings.HasSuffix(name, ".json") {
-					continue
-				}
-				data, ok := read(path)
-				if !ok {
-					continue
-				}
-				m, mfs, err := ParseMarker(path, target, name, data)
-				fs = append(fs, mfs...)
-				if err != nil {
-					fe := asFileError(path, err)
-					errs = append(errs, fe)
-					continue
-				}
-				if st, err := os.Stat(path); err == nil {
-					m.ModTime = st.ModTime().UTC()
-				}
-				p.Markers = append(p.Markers, m)
-				age := now.Sub(m.ModTime)
-				kind := "ABORT"
-				if m.Commit {
-					kind = "COMMIT"
-				}
-				f := Finding{Severity: SevInfo, Code: CodeMarkerPending, Path: path,
-					Message: fmt.Sprintf("pending %s marker for %q (producer %d epoch %d) waiting for %s", kind, DisplayName(m.TransactionalID), m.ProducerID, m.ProducerEpoch, target)}
-				if !m.ModTime.IsZero() && age > MarkerStaleAge {
-					f.Severity = SevWarning
-					f.Message += fmt.Sprintf(", %s old: the target polls every 2 s, so it is down or cannot apply it; read_committed consumers stall on these partitions", roundAge(age))
-					f.Fix = fmt.Sprintf("bring %s back (it applies its inbox on start); if it is gone for good, its partitions' new leader must get the marker: check the broker logs for MarkerWatcher warnings", target)
-				}
-				fs = append(fs, f)
+}
+
+// markerQueue reads the marker queue: one inbox (to-<broker>) per target
+// broker, each marker a .json file in it.
+func (r *plumbingRead) markerQueue(mdir string) {
+	ents, err := os.ReadDir(mdir)
+	if err != nil {
+		return
+	}
+	for _, d := range ents {
+		if !d.IsDir() {
+			continue
+		}
+		target, ok := strings.CutPrefix(d.Name(), "to-")
+		if !ok {
+			continue
+		}
+		inbox := filepath.Join(mdir, d.Name())
+		for _, name := range listFiles(inbox) {
+			if strings.HasSuffix(name, ".json") {
+				r.marker(filepath.Join(inbox, name), target, name)
 			}
 		}
 	}
-	// Producer-id blocks.
-	pdir := l.ProducerIDsPath()
+}
+
+// marker reads one pending marker for target and adds the finding that it
+// waits, a warning once it has waited longer than the target takes to
+// poll its inbox.
+func (r *plumbingRead) marker(path, target, name string) {
+	data, ok := r.read(path)
+	if !ok {
+		return
+	}
+	m, mfs, err := ParseMarker(path, target, name, data)
+	r.fs = append(r.fs, mfs...)
+	if err != nil {
+		r.errs = append(r.errs, asFileError(path, err))
+		return
+	}
+	if st, err := os.Stat(path); err == nil {
+		m.ModTime = st.ModTime().UTC()
+	}
+	r.p.Markers = append(r.p.Markers, m)
+	age := r.now.Sub(m.ModTime)
+	kind := "ABORT"
+	if m.Commit {
+		kind = "COMMIT"
+	}
+	f := Finding{Severity: SevInfo, Code: CodeMarkerPending, Path: path,
+		Message: fmt.Sprintf("pending %s marker for %q (producer %d epoch %d) waiting for %s", kind, DisplayName(m.TransactionalID), m.ProducerID, m.ProducerEpoch, target)}
+	if !m.ModTime.IsZero() && age > MarkerStaleAge {
+		f.Severity = SevWarning
+		f.Message += fmt.Sprintf(", %s old: the target polls every 2 s, so it is down or cannot apply it; read_committed consumers stall on these partitions", roundAge(age))
+		f.Fix = fmt.Sprintf("bring %s back (it applies its inbox on start); if it is gone for good, its partitions' new leader must get the marker: check the broker logs for MarkerWatcher warnings", target)
+	}
+	r.fs = append(r.fs, f)
+}
+
+// producerIDs reads every producer-id block file (<broker>-<N>.json) in
+// pdir.
+func (r *plumbingRead) producerIDs(pdir string) {
 	for _, e := range listFiles(pdir) {
 		path := filepath.Join(pdir, e)
 		b, ok := strings.CutSuffix(e, ".json")
@@ -298,22 +325,21 @@ func ReadPlumbing(l Layout, now time.Time) (*Plumbing, []Finding, []*FileError) 
 			continue
 		}
 		if i := strings.LastIndexByte(b, '-'); i < 0 || i == len(b)-1 {
-			fs = append(fs, Finding{Severity: SevInfo, Code: CodePIDBadName, Path: path, Message: "not a producer-id file (<broker>-<N>.json); kaas ignores it"})
+			r.fs = append(r.fs, Finding{Severity: SevInfo, Code: CodePIDBadName, Path: path, Message: "not a producer-id file (<broker>-<N>.json); kaas ignores it"})
 			continue
 		}
-		data, ok := read(path)
+		data, ok := r.read(path)
 		if !ok {
 			continue
 		}
 		pf, pfs, err := ParseProducerIDFile(path, b, data)
-		fs = append(fs, pfs...)
+		r.fs = append(r.fs, pfs...)
 		if err != nil {
-			errs = append(errs, asFileError(path, err))
+			r.errs = append(r.errs, asFileError(path, err))
 			continue
 		}
-		p.ProducerIDs = append(p.ProducerIDs, pf)
+		r.p.ProducerIDs = append(r.p.ProducerIDs, pf)
 	}
-	return p, fs, errs
 }
 
 // listFiles returns the sorted regular, non-tmp file names in dir.

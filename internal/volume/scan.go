@@ -175,9 +175,6 @@ func linkedDirFinding(p, what string) *Finding {
 // kaas's own writes finish in milliseconds.
 const StaleTmpAge = 5 * time.Minute
 
-// MaxStateFileBytes caps any state file kaasctl reads into memory.
-const MaxStateFileBytes = safefs.MaxFileBytes
-
 // OffsetScanItem is one offset file, parsed.
 type OffsetScanItem struct {
 	// Group is the group id the file name stands for (sub-directories
@@ -350,74 +347,101 @@ func generationFindings(gi GenerationInfo, dirs []ScannedDir) []Finding {
 			live = &dirs[i]
 		}
 	}
-	// liveSet is built only for a dir besides the live one: most volumes
-	// have one dir, and 100,000 names in a set cost a scan of them 20 ms.
-	var liveSet map[string]bool
-	noCopy := func(d ScannedDir) []string {
-		if liveSet == nil {
-			liveSet = map[string]bool{}
-			if live != nil {
-				for _, g := range live.Groups {
-					liveSet[g] = true
-				}
-			}
-		}
-		var gs []string
-		for _, g := range d.Groups {
-			if !liveSet[g] {
-				gs = append(gs, g)
-			}
-		}
-		return gs
-	}
-	pinFix := "pin the kaas version the brokers run: --kaas-version go (Go / Rust ≤ 0.2.15: DATA/__consumer_offsets is live), 0.2.16 or 0.2.18 (CD/__consumer_offsets is live); or KAASCTL_KAAS_VERSION, or kaasVersion in the profile ('kaasctl config set-profile NAME --kaas-version V')"
 	if gi.Ambiguous && gi.Gen == GenUnknown && len(dirs) == 2 {
-		d, c := dirs[0], dirs[1]
-		if c.InData {
-			d, c = c, d
-		}
-		both, onlyD, onlyC := splitGroups(d.Groups, c.Groups)
-		out = append(out, Finding{Severity: SevWarning, Code: CodeAmbiguousGeneration, Path: d.Path,
-			Message: fmt.Sprintf("both offsets dirs hold group files, so which kaas generation wrote the volume (and which dir its brokers read) cannot be told: %s has %s (%s) and %s has %s (%s); only in %s: %s; only in %s: %s; in both: %s. Nothing is migrated, repaired or written across the two dirs until the version is pinned",
-				d.Path, plural(len(d.Groups), "group"), nameList(d.Groups), c.Path, plural(len(c.Groups), "group"), nameList(c.Groups),
-				d.Path, nameList(onlyD), c.Path, nameList(onlyC), nameList(both)),
-			Fix: pinFix})
-		return out
+		return append(out, ambiguousFinding(dirs[0], dirs[1]))
 	}
 	if !gi.Ambiguous && gi.Gen == GenUnknown && gi.LiveOffsetsDir == "" {
 		out = append(out, Finding{Severity: SevInfo, Code: CodeGenerationUnknown, Path: gi.firstDir(dirs),
 			Message: "the kaas generation is undetermined (" + gi.Evidence + "): findings that depend on it are held back and offsets writes refuse until it is known",
 			Fix:     pinFix})
 	}
+	nc := noCopy{live: live}
 	for _, d := range dirs {
-		if len(d.Groups) == 0 && d.Role != OffsetsLegacy || !slices.Contains(otherDirRoles, d.Role) {
+		i := slices.IndexFunc(otherDirKinds, func(k otherDirKind) bool { return k.role == d.Role })
+		if i < 0 || len(d.Groups) == 0 && d.Role != OffsetsLegacy {
 			continue
 		}
-		missing := noCopy(d)
-		switch d.Role {
-		case OffsetsLegacy:
-			out = append(out, Finding{Severity: SevWarning, Code: CodeLegacyOffsetsDir, Path: d.Path,
-				Message: fmt.Sprintf("legacy offsets dir (%s) with %s: Rust 0.2.18 brokers never read it and the kaas operator deletes it within 5 minutes; groups at risk: %s; of these, without a copy in the live dir %s: %s",
-					gi.Assumes(), plural(len(d.Groups), "group file"), nameList(d.Groups), liveDirName(live), nameList(missing)),
-				Fix: "run 'kaasctl volume repair --execute' (on 0.2.18 it rescues the groups without a copy into the cluster dir, merging and never overwriting; conflicts are reported) before the operator's sweep; if the brokers are older than 0.2.18, pin --kaas-version instead"})
-		case OffsetsNotRead:
-			out = append(out, Finding{Severity: SevWarning, Code: CodeOffsetsDirNotRead, Path: d.Path,
-				Message: fmt.Sprintf("%s holds %s, but %s brokers read only %s (%s): these files are not used (left by a copy or an earlier migration?); groups: %s; not in the live dir: %s",
-					d.Path, plural(len(d.Groups), "group file"), gi.Label, liveDirName(live), gi.Assumes(), nameList(d.Groups), nameList(missing)),
-				Fix: "if the brokers really run Rust ≥ 0.2.16, pin --kaas-version 0.2.16 or 0.2.18; otherwise compare with 'kaasctl groups describe' and remove them by hand once sure (kaasctl leaves them)"})
-		case OffsetsPreMigration:
-			out = append(out, Finding{Severity: SevWarning, Code: CodePreMigrationDir, Path: d.Path,
-				Message: fmt.Sprintf("%s holds %s (%s): the 0.2.16–0.2.17 broker migrates this dir into the cluster dir at boot and protects it until then; groups: %s; not yet in the live dir: %s",
-					d.Path, plural(len(d.Groups), "group file"), gi.Assumes(), nameList(d.Groups), nameList(missing)),
-				Fix: "restart one 0.2.16–0.2.17 broker so its boot shim migrates the dir, and check it is empty before upgrading to 0.2.18 (whose operator deletes it)"})
-		}
+		out = append(out, otherDirKinds[i].finding(gi, d, liveDirName(live), nc.of(d)))
 	}
 	return out
 }
 
-// otherDirRoles are the offsets dirs besides the live one that
-// generationFindings reports on.
-var otherDirRoles = []string{OffsetsLegacy, OffsetsNotRead, OffsetsPreMigration}
+// pinFix is the fix of the findings that need the kaas version pinned.
+const pinFix = "pin the kaas version the brokers run: --kaas-version go (Go / Rust ≤ 0.2.15: DATA/__consumer_offsets is live), 0.2.16 or 0.2.18 (CD/__consumer_offsets is live); or KAASCTL_KAAS_VERSION, or kaasVersion in the profile ('kaasctl config set-profile NAME --kaas-version V')"
+
+// ambiguousFinding is the warning for two offsets dirs that both hold
+// group files: which groups are in each, in one only, and in both.
+func ambiguousFinding(d, c ScannedDir) Finding {
+	if c.InData {
+		d, c = c, d
+	}
+	both, onlyD, onlyC := splitGroups(d.Groups, c.Groups)
+	return Finding{Severity: SevWarning, Code: CodeAmbiguousGeneration, Path: d.Path,
+		Message: fmt.Sprintf("both offsets dirs hold group files, so which kaas generation wrote the volume (and which dir its brokers read) cannot be told: %s has %s (%s) and %s has %s (%s); only in %s: %s; only in %s: %s; in both: %s. Nothing is migrated, repaired or written across the two dirs until the version is pinned",
+			d.Path, plural(len(d.Groups), "group"), nameList(d.Groups), c.Path, plural(len(c.Groups), "group"), nameList(c.Groups),
+			d.Path, nameList(onlyD), c.Path, nameList(onlyC), nameList(both)),
+		Fix: pinFix}
+}
+
+// noCopy tells the groups of a dir without a file in the live dir. Its
+// set of the live dir's groups is built only for a dir besides the live
+// one: most volumes have one dir, and 100,000 names in a set cost a scan
+// of them 20 ms.
+type noCopy struct {
+	live    *ScannedDir
+	liveSet map[string]bool
+}
+
+// of lists d's groups that have no file in the live dir.
+func (n *noCopy) of(d ScannedDir) []string {
+	if n.liveSet == nil {
+		n.liveSet = map[string]bool{}
+		if n.live != nil {
+			for _, g := range n.live.Groups {
+				n.liveSet[g] = true
+			}
+		}
+	}
+	var gs []string
+	for _, g := range d.Groups {
+		if !n.liveSet[g] {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// otherDirKind is the finding for an offsets dir besides the live one, of
+// one role: what its group files are to the brokers of the generation, and
+// what to do about them. missing are its groups without a copy in the
+// live dir (named liveName).
+type otherDirKind struct {
+	role    string
+	finding func(gi GenerationInfo, d ScannedDir, liveName string, missing []string) Finding
+}
+
+// otherDirKinds are the offsets dirs besides the live one that
+// generationFindings reports on (the legacy dir even without groups).
+var otherDirKinds = []otherDirKind{
+	{OffsetsLegacy, func(gi GenerationInfo, d ScannedDir, liveName string, missing []string) Finding {
+		return Finding{Severity: SevWarning, Code: CodeLegacyOffsetsDir, Path: d.Path,
+			Message: fmt.Sprintf("legacy offsets dir (%s) with %s: Rust 0.2.18 brokers never read it and the kaas operator deletes it within 5 minutes; groups at risk: %s; of these, without a copy in the live dir %s: %s",
+				gi.Assumes(), plural(len(d.Groups), "group file"), nameList(d.Groups), liveName, nameList(missing)),
+			Fix: "run 'kaasctl volume repair --execute' (on 0.2.18 it rescues the groups without a copy into the cluster dir, merging and never overwriting; conflicts are reported) before the operator's sweep; if the brokers are older than 0.2.18, pin --kaas-version instead"}
+	}},
+	{OffsetsNotRead, func(gi GenerationInfo, d ScannedDir, liveName string, missing []string) Finding {
+		return Finding{Severity: SevWarning, Code: CodeOffsetsDirNotRead, Path: d.Path,
+			Message: fmt.Sprintf("%s holds %s, but %s brokers read only %s (%s): these files are not used (left by a copy or an earlier migration?); groups: %s; not in the live dir: %s",
+				d.Path, plural(len(d.Groups), "group file"), gi.Label, liveName, gi.Assumes(), nameList(d.Groups), nameList(missing)),
+			Fix: "if the brokers really run Rust ≥ 0.2.16, pin --kaas-version 0.2.16 or 0.2.18; otherwise compare with 'kaasctl groups describe' and remove them by hand once sure (kaasctl leaves them)"}
+	}},
+	{OffsetsPreMigration, func(gi GenerationInfo, d ScannedDir, _ string, missing []string) Finding {
+		return Finding{Severity: SevWarning, Code: CodePreMigrationDir, Path: d.Path,
+			Message: fmt.Sprintf("%s holds %s (%s): the 0.2.16–0.2.17 broker migrates this dir into the cluster dir at boot and protects it until then; groups: %s; not yet in the live dir: %s",
+				d.Path, plural(len(d.Groups), "group file"), gi.Assumes(), nameList(d.Groups), nameList(missing)),
+			Fix: "restart one 0.2.16–0.2.17 broker so its boot shim migrates the dir, and check it is empty before upgrading to 0.2.18 (whose operator deletes it)"}
+	}},
+}
 
 func (gi GenerationInfo) firstDir(dirs []ScannedDir) string {
 	if len(dirs) > 0 {
@@ -544,99 +568,138 @@ func ScanGroups(l Layout, groups []string, opts ScanOptions, fn func(*OffsetScan
 // listOffsetDir appends the group files of one offsets dir (recursively,
 // for group ids containing "/") and records odd entries as findings.
 func listOffsetDir(dir, layout string, now time.Time, fs *[]Finding, jobs []scanJob) []scanJob {
-	type frame struct {
-		dir, prefix string
-		depth       int
-	}
 	start := len(jobs)
-	stack := []frame{{dir, "", 0}}
+	stack := []listFrame{{dir, "", 0}}
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		// The offsets dir itself is opened at its first file, and its files
-		// opened by name in it: the kernel resolves one name, not the path.
-		// A sub-directory's files (group ids with "/", which kaas never
-		// writes) keep being read by path, so a scan holds one directory
-		// open per offsets dir however many sub-directories there are.
-		var sd *safefs.Dir
-		open := func() *safefs.Dir {
-			if sd == nil && fr.depth == 0 {
-				if d, err := safefs.OpenDir(fr.dir); err == nil {
-					sd = d
-				}
-			}
-			return sd
-		}
 		ents, err := readDirUnsorted(fr.dir)
 		if err != nil {
 			*fs = append(*fs, Finding{Severity: SevError, Code: CodeUnreadableDir, Path: fr.dir, Message: "cannot list directory: " + err.Error(), Fix: "check the volume mount and permissions"})
 			continue
 		}
-		var subdirs []frame
+		d := dirListing{listFrame: fr, layout: layout, now: now, fs: fs, jobs: jobs}
 		found := len(*fs)
-		backups, backupBytes := 0, int64(0)
-		var unknown, futureBackups []string
 		for _, e := range ents {
-			name := e.Name()
-			p := filepath.Join(fr.dir, name)
-			switch {
-			case e.IsDir():
-				if fr.depth >= 16 {
-					*fs = append(*fs, Finding{Severity: SevWarning, Code: CodeUnknownFile, Path: p, Message: "directory nested too deep; not scanned"})
-					continue
-				}
-				subdirs = append(subdirs, frame{p, fr.prefix + name + "/", fr.depth + 1})
-			case strings.HasSuffix(name, ".tmp"):
-				*fs = append(*fs, tmpFinding(p, now))
-			case e.Type()&os.ModeSymlink != 0:
-				*fs = append(*fs, symlinkFinding(p))
-				if strings.HasSuffix(name, ".json") && linksToRegular(p) {
-					// A live group for kaas: listed, never read through.
-					jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
-				}
-			case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
-				jobs = append(jobs, scanJob{group: fr.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: layout, inSubdir: fr.prefix != "", dir: open(), name: name})
-			case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
-				var mode os.FileMode = os.ModeIrregular
-				if info, err := e.Info(); err == nil {
-					mode = info.Mode()
-				}
-				*fs = append(*fs, notRegularFinding(p, mode))
-			case strings.Contains(name, BackupMarker):
-				backups++
-				if info, err := e.Info(); err == nil {
-					backupBytes += info.Size()
-				}
-				if t, ok := BackupTime(name); ok && t.After(now.Add(FutureSlack)) {
-					futureBackups = append(futureBackups, p)
-				}
-			default:
-				unknown = append(unknown, p)
-			}
+			d.entry(e)
 		}
-		// The directory's entries came unsorted: its findings (one an
-		// entry) and sub-directories go in name order.
-		if len(unknown) > 0 {
-			*fs = append(*fs, aggregateNames(fr.dir, unknown, Finding{Severity: SevInfo, Code: CodeUnknownFile, Message: "not an offset file (no .json suffix); kaas ignores it"},
-				"files that are not offset files (no .json suffix); kaas ignores them"))
-		}
-		slices.SortFunc((*fs)[found:], func(a, b Finding) int { return strings.Compare(a.Path, b.Path) })
-		slices.SortFunc(subdirs, func(a, b frame) int { return strings.Compare(a.dir, b.dir) })
-		if backups > 0 {
-			*fs = append(*fs, backupFinding(fr.dir, backups, backupBytes))
-		}
-		if len(futureBackups) > 0 {
-			*fs = append(*fs, aggregateNames(fr.dir, futureBackups, futureBackupFinding,
-				"kaasctl backups named for a time in the future: no point in any group's history (a clock that was ahead, or files kaasctl did not make); a write's pruning removes them first"))
-		}
-		for i := len(subdirs) - 1; i >= 0; i-- {
-			stack = append(stack, subdirs[i])
+		d.finish(found)
+		jobs = d.jobs
+		for i := len(d.subdirs) - 1; i >= 0; i-- {
+			stack = append(stack, d.subdirs[i])
 		}
 	}
 	// Files of the top level and sub-directories: one order by group id (a
 	// group id names one file of a layout).
 	slices.SortFunc(jobs[start:], func(a, b scanJob) int { return strings.Compare(a.group, b.group) })
 	return jobs
+}
+
+// listFrame is one directory of an offsets dir to list: the offsets dir
+// itself (depth 0) or a sub-directory, whose path below the offsets dir
+// prefixes its files' group ids.
+type listFrame struct {
+	dir, prefix string
+	depth       int
+}
+
+// dirListing is the listing of one directory of an offsets dir: the group
+// files it found (appended to jobs), its sub-directories to list next,
+// and the entries it reports together once the directory is done.
+type dirListing struct {
+	listFrame
+	layout string
+	now    time.Time
+	fs     *[]Finding
+	jobs   []scanJob
+	// sd is the offsets dir, open (opened at its first file).
+	sd                     *safefs.Dir
+	subdirs                []listFrame
+	backups                int
+	backupBytes            int64
+	unknown, futureBackups []string
+}
+
+// open is the offsets dir opened at its first file, for its files to be
+// opened by name in it: the kernel resolves one name, not the path. A
+// sub-directory's files (group ids with "/", which kaas never writes)
+// keep being read by path, so a scan holds one directory open per offsets
+// dir however many sub-directories there are.
+func (d *dirListing) open() *safefs.Dir {
+	if d.sd == nil && d.depth == 0 {
+		if sd, err := safefs.OpenDir(d.dir); err == nil {
+			d.sd = sd
+		}
+	}
+	return d.sd
+}
+
+// entry sorts one directory entry: a sub-directory to list, a group file
+// to read (a link to one is listed, never read through), or a finding (a
+// temporary file, a link, a group file that is not a regular file, a
+// kaasctl backup, a foreign file).
+func (d *dirListing) entry(e os.DirEntry) {
+	name := e.Name()
+	p := filepath.Join(d.dir, name)
+	switch {
+	case e.IsDir():
+		if d.depth >= 16 {
+			*d.fs = append(*d.fs, Finding{Severity: SevWarning, Code: CodeUnknownFile, Path: p, Message: "directory nested too deep; not scanned"})
+			return
+		}
+		d.subdirs = append(d.subdirs, listFrame{p, d.prefix + name + "/", d.depth + 1})
+	case strings.HasSuffix(name, ".tmp"):
+		*d.fs = append(*d.fs, tmpFinding(p, d.now))
+	case e.Type()&os.ModeSymlink != 0:
+		*d.fs = append(*d.fs, symlinkFinding(p))
+		if strings.HasSuffix(name, ".json") && linksToRegular(p) {
+			d.groupFile(name, p)
+		}
+	case strings.HasSuffix(name, ".json") && e.Type().IsRegular():
+		d.groupFile(name, p)
+	case strings.HasSuffix(name, ".json") && !e.Type().IsRegular():
+		var mode os.FileMode = os.ModeIrregular
+		if info, err := e.Info(); err == nil {
+			mode = info.Mode()
+		}
+		*d.fs = append(*d.fs, notRegularFinding(p, mode))
+	case strings.Contains(name, BackupMarker):
+		d.backups++
+		if info, err := e.Info(); err == nil {
+			d.backupBytes += info.Size()
+		}
+		if t, ok := BackupTime(name); ok && t.After(d.now.Add(FutureSlack)) {
+			d.futureBackups = append(d.futureBackups, p)
+		}
+	default:
+		d.unknown = append(d.unknown, p)
+	}
+}
+
+// groupFile adds the group file name (at path p) to the files to read.
+func (d *dirListing) groupFile(name, p string) {
+	d.jobs = append(d.jobs, scanJob{group: d.prefix + strings.TrimSuffix(name, ".json"), path: p, layout: d.layout, inSubdir: d.prefix != "", dir: d.open(), name: name})
+}
+
+// finish adds the findings reported once per directory (foreign files,
+// backups, backups from the future) and puts the directory's findings
+// from found on, and its sub-directories, in name order: its entries came
+// unsorted.
+func (d *dirListing) finish(found int) {
+	fs := d.fs
+	if len(d.unknown) > 0 {
+		*fs = append(*fs, aggregateNames(d.dir, d.unknown, Finding{Severity: SevInfo, Code: CodeUnknownFile, Message: "not an offset file (no .json suffix); kaas ignores it"},
+			"files that are not offset files (no .json suffix); kaas ignores them"))
+	}
+	slices.SortFunc((*fs)[found:], func(a, b Finding) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(d.subdirs, func(a, b listFrame) int { return strings.Compare(a.dir, b.dir) })
+	if d.backups > 0 {
+		*fs = append(*fs, backupFinding(d.dir, d.backups, d.backupBytes))
+	}
+	if len(d.futureBackups) > 0 {
+		*fs = append(*fs, aggregateNames(d.dir, d.futureBackups, futureBackupFinding,
+			"kaasctl backups named for a time in the future: no point in any group's history (a clock that was ahead, or files kaasctl did not make); a write's pruning removes them first"))
+	}
 }
 
 // readDirUnsorted is os.ReadDir without its sort by name (the scan orders
@@ -717,30 +780,51 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			for s := range work {
-				for i := range s.jobs {
-					buf = scanOne(s.jobs[i], &s.items[i], buf, opts)
-				}
-				close(s.done)
-			}
+			scanSlots(work, opts)
 		}()
 	}
-	go func() {
-		defer close(work)
-		defer close(order)
-		for len(jobs) > 0 {
-			n := min(batch, len(jobs))
-			s := &scanSlot{jobs: jobs[:n:n], items: make([]OffsetScanItem, n), done: make(chan struct{})}
-			jobs = jobs[n:]
-			select {
-			case order <- s: // blocks when the window is full
-			case <-stop:
-				return
-			}
-			work <- s
+	go feedSlots(jobs, batch, order, work, stop)
+	err := handOver(order, stop, opts, fn)
+	wg.Wait()
+	return err
+}
+
+// scanSlots is one worker: it reads and parses each slot's jobs, reusing
+// one buffer, and closes the slot's done once its items are ready.
+func scanSlots(work <-chan *scanSlot, opts ScanOptions) {
+	var buf []byte
+	for s := range work {
+		for i := range s.jobs {
+			buf = scanOne(s.jobs[i], &s.items[i], buf, opts)
 		}
-	}()
+		close(s.done)
+	}
+}
+
+// feedSlots cuts jobs into slots of batch jobs and queues each in order
+// (where handOver waits for it) before handing it to the workers; the
+// order queue's capacity is the window. It stops early when stop closes.
+func feedSlots(jobs []scanJob, batch int, order, work chan<- *scanSlot, stop <-chan struct{}) {
+	defer close(work)
+	defer close(order)
+	for len(jobs) > 0 {
+		n := min(batch, len(jobs))
+		s := &scanSlot{jobs: jobs[:n:n], items: make([]OffsetScanItem, n), done: make(chan struct{})}
+		jobs = jobs[n:]
+		select {
+		case order <- s: // blocks when the window is full
+		case <-stop:
+			return
+		}
+		work <- s
+	}
+}
+
+// handOver gives fn each slot's items in order as the slot is done (then
+// opts.OnItem), and drops them once given, so the window bounds what is
+// held. After fn's first error it closes stop and only drains the slots
+// already queued.
+func handOver(order <-chan *scanSlot, stop chan<- struct{}, opts ScanOptions, fn func(*OffsetScanItem) error) error {
 	var err error
 	for s := range order {
 		<-s.done
@@ -757,7 +841,6 @@ func runOrdered(jobs []scanJob, opts ScanOptions, fn func(*OffsetScanItem) error
 		}
 		s.items = nil
 	}
-	wg.Wait()
 	return err
 }
 
@@ -809,7 +892,7 @@ func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte
 
 // readInto reads a whole file reusing buf: regular files only (a FIFO,
 // device, socket or link is refused without blocking), at most
-// MaxStateFileBytes. On unix it uses plain open/fstat/read/close system
+// safefs.MaxFileBytes. On unix it uses plain open/fstat/read/close system
 // calls (os.Open also registers every file with the runtime poller, which
 // costs two more system calls per file and dominates a 100,000-file scan).
 func readInto(path string, buf []byte) ([]byte, []byte, error) {

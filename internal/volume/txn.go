@@ -128,46 +128,8 @@ func ParseTxnSlot(path string, slot int, data []byte) (*TxnSlotFile, []Finding, 
 			undecodable = true
 			continue
 		}
-		e := TxnEntry{ID: id, Partitions: r.Partitions, OngoingSinceMs: r.OngoingSinceMs, Groups: r.Groups, Slot: slot, State: TxnEmpty}
-		var probs []string
-		if r.PID == nil {
-			probs = append(probs, `"pid" is missing`)
-		} else {
-			e.PID = *r.PID
-		}
-		if r.Epoch == nil {
-			probs = append(probs, `"epoch" is missing`)
-		} else if *r.Epoch < math.MinInt16 || *r.Epoch > math.MaxInt16 {
-			probs = append(probs, fmt.Sprintf(`"epoch" %d does not fit a 16-bit integer`, *r.Epoch))
-		} else {
-			e.Epoch = int16(*r.Epoch)
-		}
-		if r.TransactionTimeoutMs < math.MinInt32 || r.TransactionTimeoutMs > math.MaxInt32 {
-			probs = append(probs, fmt.Sprintf(`"transactionTimeoutMs" %d does not fit a 32-bit integer`, r.TransactionTimeoutMs))
-		} else {
-			e.TransactionTimeoutMs = int32(r.TransactionTimeoutMs)
-		}
-		if r.State != nil && *r.State != "" {
-			if !slices.Contains(TxnStates[1:], *r.State) {
-				add(SevError, CodeTxnUnknownState,
-					fmt.Sprintf("transactional id %q has state %q, which kaas does not know (Empty is written as \"\"; known: %s): kaas cannot decode this slot file", DisplayName(id), *r.State, strings.Join(TxnStates[1:], ", ")),
-					fixTxnCorrupt)
-				undecodable = true
-			}
-			e.State = *r.State
-		}
-		if len(probs) > 0 {
-			add(SevError, CodeTxnBadEntry, fmt.Sprintf("transactional id %q: %s: kaas cannot decode this slot file", DisplayName(id), strings.Join(probs, "; ")), fixTxnCorrupt)
-			undecodable = true
-		}
-		if slot >= 0 {
-			if want := grouphash.TxnSlot(grouphash.FNV1a32(id)); want != slot {
-				e.WrongSlot = true
-				add(SevWarning, CodeTxnWrongSlot,
-					fmt.Sprintf("transactional id %q is stored in slot-%d.json but hashes to slot-%d.json: kaas never finds it here (its producer starts over, and this entry is never reaped)", DisplayName(id), slot, want),
-					fmt.Sprintf("if the producer still needs this state, move the entry into slot-%d.json while its coordinator is down; otherwise it is inert", want))
-			}
-		}
+		e, ok := txnEntry(id, &r, slot, add)
+		undecodable = undecodable || !ok
 		sf.Entries = append(sf.Entries, e)
 	}
 	if undecodable {
@@ -176,6 +138,63 @@ func ParseTxnSlot(path string, slot int, data []byte) (*TxnSlotFile, []Finding, 
 		}
 	}
 	return sf, fs, nil
+}
+
+// txnEntry makes the entry of transactional id from its decoded JSON,
+// adding a finding for each thing kaas would reject (ok is false then:
+// kaas cannot decode the slot file) and for an id stored in another slot
+// than the one it hashes to.
+func txnEntry(id string, r *rawTxnEntry, slot int, add addFinding) (e TxnEntry, ok bool) {
+	e = TxnEntry{ID: id, Partitions: r.Partitions, OngoingSinceMs: r.OngoingSinceMs, Groups: r.Groups, Slot: slot, State: TxnEmpty}
+	ok = true
+	probs := txnNumbers(&e, r)
+	if r.State != nil && *r.State != "" {
+		if !slices.Contains(TxnStates[1:], *r.State) {
+			add(SevError, CodeTxnUnknownState,
+				fmt.Sprintf("transactional id %q has state %q, which kaas does not know (Empty is written as \"\"; known: %s): kaas cannot decode this slot file", DisplayName(id), *r.State, strings.Join(TxnStates[1:], ", ")),
+				fixTxnCorrupt)
+			ok = false
+		}
+		e.State = *r.State
+	}
+	if len(probs) > 0 {
+		add(SevError, CodeTxnBadEntry, fmt.Sprintf("transactional id %q: %s: kaas cannot decode this slot file", DisplayName(id), strings.Join(probs, "; ")), fixTxnCorrupt)
+		ok = false
+	}
+	if slot >= 0 {
+		if want := grouphash.TxnSlot(grouphash.FNV1a32(id)); want != slot {
+			e.WrongSlot = true
+			add(SevWarning, CodeTxnWrongSlot,
+				fmt.Sprintf("transactional id %q is stored in slot-%d.json but hashes to slot-%d.json: kaas never finds it here (its producer starts over, and this entry is never reaped)", DisplayName(id), slot, want),
+				fmt.Sprintf("if the producer still needs this state, move the entry into slot-%d.json while its coordinator is down; otherwise it is inert", want))
+		}
+	}
+	return e, ok
+}
+
+// txnNumbers sets the entry's producer id, epoch and timeout from r, and
+// says what is wrong with them for kaas: a missing pid or epoch, an epoch
+// beyond 16 bits, a timeout beyond 32.
+func txnNumbers(e *TxnEntry, r *rawTxnEntry) []string {
+	var probs []string
+	if r.PID == nil {
+		probs = append(probs, `"pid" is missing`)
+	} else {
+		e.PID = *r.PID
+	}
+	if r.Epoch == nil {
+		probs = append(probs, `"epoch" is missing`)
+	} else if *r.Epoch < math.MinInt16 || *r.Epoch > math.MaxInt16 {
+		probs = append(probs, fmt.Sprintf(`"epoch" %d does not fit a 16-bit integer`, *r.Epoch))
+	} else {
+		e.Epoch = int16(*r.Epoch)
+	}
+	if r.TransactionTimeoutMs < math.MinInt32 || r.TransactionTimeoutMs > math.MaxInt32 {
+		probs = append(probs, fmt.Sprintf(`"transactionTimeoutMs" %d does not fit a 32-bit integer`, r.TransactionTimeoutMs))
+	} else {
+		e.TransactionTimeoutMs = int32(r.TransactionTimeoutMs)
+	}
+	return probs
 }
 
 // ReadTxnState reads every slot file in CD/txn_state. Files kaasctl cannot
@@ -278,9 +297,20 @@ func ReapedFinding(path string, e TxnEntry, gi GenerationInfo) Finding {
 			"no kaas API writes the missing marker; on Rust 0.2.18 a restart of every broker ends the stall, and read_committed consumers then read its records as if committed: reset their offsets past the transaction first if they must not (kaasctl offsets reset)"}
 }
 
-// ReaperMayOmitMarkers reports whether the volume's generation (any
-// candidate, when undetermined) has a reaper that writes no ABORT markers.
-func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
+// HoldsReadCommitted reports whether the volume's generation's brokers
+// (any candidate's, when undetermined) hold read_committed consumers at
+// the last stable offset: only then can a transaction block a group.
+func (gi GenerationInfo) HoldsReadCommitted() bool {
+	return gi.anyBroker(func(b BrokerFacts) bool { return b.HoldsReadCommitted })
+}
+
+// ListsStableOffset reports whether every candidate generation's brokers
+// answer ListOffsets read_committed with the last stable offset.
+func (gi GenerationInfo) ListsStableOffset() bool {
+	return !gi.anyBroker(func(b BrokerFacts) bool { return !b.ListsStableOffset })
+}
+
+func (gi GenerationInfo) anyBroker(f func(BrokerFacts) bool) bool {
 	gens := gi.cands
 	if gi.Gen != GenUnknown {
 		gens = []Generation{gi.Gen}
@@ -289,9 +319,17 @@ func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
 		gens = AllGenerations
 	}
 	for _, s := range specsOf(gens) {
-		if !s.Broker.ReaperWritesMarkers {
+		if f(s.Broker) {
 			return true
 		}
 	}
 	return false
+}
+
+// ReaperMayOmitMarkers reports whether the volume's generation (any
+// candidate, when undetermined) has a reaper that writes no ABORT markers
+// where its brokers hold read_committed consumers behind transactions
+// (on a generation that does not, a missing marker stalls nothing).
+func (gi GenerationInfo) ReaperMayOmitMarkers() bool {
+	return gi.anyBroker(func(b BrokerFacts) bool { return !b.ReaperWritesMarkers && b.HoldsReadCommitted })
 }

@@ -931,6 +931,17 @@ type LogOffsets struct {
 // earliest and one latest ListOffsets request, all concurrently. A topic
 // with nil partitions means every partition of it.
 func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[string]map[int32]LogOffsets, error) {
+	return c.listLogOffsets(ctx, want, false)
+}
+
+// ListStableOffsets is ListLogOffsets' round for the last stable offset:
+// ListOffsets latest with read_committed isolation, in End (Start stays
+// -1). A read_committed consumer reads no further.
+func (c *Client) ListStableOffsets(ctx context.Context, want TopicPartitions) (map[string]map[int32]LogOffsets, error) {
+	return c.listLogOffsets(ctx, want, true)
+}
+
+func (c *Client) listLogOffsets(ctx context.Context, want TopicPartitions, stable bool) (map[string]map[int32]LogOffsets, error) {
 	out := map[string]map[int32]LogOffsets{}
 	if len(want) == 0 {
 		return out, nil
@@ -986,6 +997,10 @@ func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[
 	}
 	var jobs []job
 	for _, l := range slices.Sorted(maps.Keys(perLeader)) {
+		if stable {
+			jobs = append(jobs, job{l, -1})
+			continue
+		}
 		jobs = append(jobs, job{l, -2}, job{l, -1})
 	}
 	var mu sync.Mutex
@@ -994,6 +1009,9 @@ func (c *Client) ListLogOffsets(ctx context.Context, want TopicPartitions) (map[
 		tps := perLeader[j.leader]
 		req := kmsg.NewPtrListOffsetsRequest()
 		req.ReplicaID = -1
+		if stable {
+			req.IsolationLevel = 1 // read_committed: the last stable offset
+		}
 		for _, t := range tps.Topics() {
 			rt := kmsg.NewListOffsetsRequestTopic()
 			rt.Topic = t

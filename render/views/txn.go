@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,7 @@ func txnDescribeHuman(p *render.Printer, v *TxnListView) error {
 		}
 		kv.Add("partitions", strings.Join(parts, " "))
 		kv.Add("groups", strings.Join(r.Groups, ", "))
+		kv.Add("holds back", holdsLine(r.Holds))
 		kv.Add("coordinator", OrNone(r.Coordinator)+"  (hash tier only, "+r.Tier+")")
 		slot := r.SlotFile
 		if r.WrongSlot {
@@ -77,15 +79,28 @@ type TxnListView struct {
 	NotFound        []string         `json:"notFound,omitempty"`
 }
 
+// TxnShow is how 'txn list' or 'txn describe' shows the transactions.
+type TxnShow struct {
+	// Describe: a block each for people instead of the table.
+	Describe bool
+	// Hanging: --hanging, the table leads with what each holds back.
+	Hanging bool
+	// Assumes names the kaas generation the volume is read as.
+	Assumes string
+}
+
 // TxnOutput is the transactions: a row each, or with describe a block
 // each for people.
-func TxnOutput(v *TxnListView, describe bool) render.Output {
-	t := txnTable(v.Transactions)
+func TxnOutput(v *TxnListView, show TxnShow) render.Output {
+	t := txnTable(v.Transactions, show.Hanging)
 	human := func(p *render.Printer) error { return txnDescribeHuman(p, v) }
-	if !describe {
+	if !show.Describe {
 		empty := "no transactions in " + v.TxnStateDir
 		if v.Total > 0 {
 			empty = "no transactions match"
+		}
+		if show.Hanging && v.Shown == 0 {
+			empty = "no hanging transaction: none is Ongoing past its timeout or aborted without markers (" + show.Assumes + ")"
 		}
 		human = func(p *render.Printer) error {
 			return FilteredTable(p, t, v.Shown, v.Total, "transactions", empty)
@@ -94,15 +109,41 @@ func TxnOutput(v *TxnListView, describe bool) render.Output {
 	return render.Output{Data: *v, Items: v.Transactions, Table: t, Human: human}
 }
 
-// txnTable is the transactions as table rows (-o table, wide, csv).
-func txnTable(rows []inspect.TxnRow) *render.TableData {
+// txnTable is the transactions as table rows (-o table, wide, csv);
+// with holds (--hanging) what each holds back comes first.
+func txnTable(rows []inspect.TxnRow, holds bool) *render.TableData {
 	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
+	if holds {
+		t = render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "HOLDS-BACK", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "PARTITIONS+", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
+	}
 	for _, r := range rows {
-		t.Add(r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
+		cells := []string{r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
 			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
-			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile)
+			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile}
+		if holds {
+			cells = slices.Insert(cells, 11, cells[4])
+			cells[4] = holdsCell(r.Holds)
+		}
+		t.Add(cells...)
 	}
 	return t
+}
+
+// holdsCell names the partitions and groups a transaction holds back.
+func holdsCell(hs []inspect.TxnHold) string {
+	var parts []string
+	for _, h := range hs {
+		parts = append(parts, fmt.Sprintf("%s/%d (%s at %d)", h.Topic, h.Partition, h.Group, h.Committed))
+	}
+	return strings.Join(parts, " ")
+}
+
+// holdsLine is the holds for txn describe ("none found" when empty).
+func holdsLine(hs []inspect.TxnHold) string {
+	if len(hs) == 0 {
+		return "none found (no group's committed offset sits on its first record; 'kaasctl groups describe --all --why' looks at every lagging partition)"
+	}
+	return render.Clean(holdsCell(hs))
 }
 
 func ExpectedSlots(ids []string) string {

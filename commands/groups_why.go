@@ -1,0 +1,176 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
+)
+
+// groups describe --why: for every lagging partition, the blocker the
+// read model names (observe.BlockerSources → inspect.ClassifyBlocker),
+// with its evidence and a fix that runs as printed.
+
+// whyOptions are --why and the flags that go with it.
+type whyOptions struct {
+	on     bool
+	limits volume.RecordLimits
+	// window watches the groups for a consumer sitting on its offset.
+	window time.Duration
+}
+
+// whyFlags are describe's --why flags.
+func whyFlags() []cli.Flag {
+	const cat = "Why it is stuck (--why)"
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "why", Usage: "for every lagging partition, the blocker: the record at the committed offset, the transactions holding the last stable offset, pending markers; with the fix", Category: cat},
+		&cli.IntFlag{Name: "peek", Value: 1, Usage: fmt.Sprintf("with --why: show `N` records from the committed offset (at most %d)", volume.MaxPeek), Category: cat},
+		&cli.IntFlag{Name: "preview-bytes", Value: volume.DefaultPreviewBytes, Usage: fmt.Sprintf("with --why: show at most `N` bytes of each key and value (at most %d)", volume.MaxPreviewBytes), Category: cat},
+		durationFlag("window", 0, "with --why: watch the groups over `D` (an observation every D/5, at least 1s apart) for a consumer that sits on its committed offset while its group is alive (0: one look)", cat),
+		nowFlag(),
+	}
+}
+
+// parseWhy reads --why, --peek, --preview-bytes and --window.
+func parseWhy(c *cli.Context) (whyOptions, error) {
+	o := whyOptions{on: c.Bool("why"), limits: volume.DefaultRecordLimits(), window: flagDuration(c, "window")}
+	for _, name := range []string{"peek", "preview-bytes", "window"} {
+		if c.IsSet(name) && !o.on {
+			return o, exit.UsageErrorf("--%s needs --why", name)
+		}
+	}
+	if !o.on {
+		return o, nil
+	}
+	peek, pb := c.Int("peek"), c.Int("preview-bytes")
+	switch {
+	case peek < 1 || peek > volume.MaxPeek:
+		return o, exit.UsageErrorf("--peek %d: give 1 to %d records", peek, volume.MaxPeek)
+	case pb < 1 || pb > volume.MaxPreviewBytes:
+		return o, exit.UsageErrorf("--preview-bytes %d: give 1 to %d", pb, volume.MaxPreviewBytes)
+	case o.window < 0:
+		return o, exit.UsageErrorf("--window must not be negative")
+	}
+	o.limits.Peek, o.limits.PreviewBytes = peek, pb
+	return o, nil
+}
+
+// whyState is one group's state at an observation.
+type whyState struct {
+	gs      *inspect.GroupState
+	members int // -1: not asked
+	state   string
+	fileMod time.Time
+}
+
+// runGroupsWhy is describe --why: one observation (or a window of them),
+// the last stable offsets when brokers are there, each lagging
+// partition's blocker, the view; exit 3 when a partition is blocked.
+func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions) error {
+	if o.drainWindow > 0 || o.view != "" || o.summaryOnly {
+		return exit.UsageErrorf("--why prints its own view: leave out --drain-window, --view and --summary")
+	}
+	snap := func() ([]whyState, views.GroupsSourcesView, []string, error) { return whySnapshot(ctx, g, cl, o) }
+	states, sources, notFound, err := snap()
+	if err != nil {
+		return err
+	}
+	var tr *observe.StuckTracker
+	if o.why.window > 0 {
+		if tr, states, err = watchStuck(ctx, g, o.why.window, states, snap); err != nil {
+			return err
+		}
+	}
+	src, err := whySources(ctx, g, cl, states, o, tr)
+	if err != nil {
+		return err
+	}
+	v := views.GroupsWhyView{Sources: sources, Now: g.Now().Format(time.RFC3339Nano), WindowMs: o.why.window.Milliseconds(), NotFound: notFound,
+		ReadBoundBytes: 2 * o.why.limits.MaxBytes(), Groups: whyGroups(src, states, o.filter, cl != nil)}
+	v.BytesRead = src.BytesRead
+	if err := g.Printer.Print(views.WhyOutput(&v)); err != nil {
+		return err
+	}
+	return whyExit(&v, notFound)
+}
+
+// whySources reads the slot files and the marker queue and asks the
+// leaders for the last stable offsets.
+func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whyState, o groupsDescribeOptions, tr *observe.StuckTracker) (*observe.BlockerSources, error) {
+	var l volume.Layout
+	var a *volume.Assignment
+	if g.HasVolume() {
+		var err error
+		if l, err = g.Layout(); err != nil {
+			return nil, err
+		}
+		a = offlineAssignmentFor(g, l, o.sel.Scope())
+	}
+	src := observe.ReadBlockerSources(l, a, g.Now(), o.why.limits)
+	g.WarnFindings(src.Findings)
+	for _, fe := range src.Errors {
+		g.Warnf("%s: %s", fe.Path, fe.Problem)
+	}
+	src.Flags = g.GivenFlags()
+	if tr != nil {
+		src.Stuck = tr.Stuck
+	}
+	if cl != nil {
+		gss := make([]*inspect.GroupState, len(states))
+		for i := range states {
+			gss[i] = states[i].gs
+		}
+		if err := src.AskStable(ctx, cl, gss); err != nil {
+			g.Warnf("last stable offsets (ListOffsets read_committed): %v; lag to the last stable offset comes from the segments", err)
+		}
+	}
+	if l.DataDir == "" {
+		g.Warnf("no data dir: the records at the committed offsets cannot be read (pass --data-dir); only the brokers' answers are used")
+	}
+	return src, nil
+}
+
+// whyGroups classifies every lagging partition of states.
+func whyGroups(src *observe.BlockerSources, states []whyState, filter inspect.DescribeFilter, live bool) []views.GroupWhy {
+	out := []views.GroupWhy{}
+	for _, st := range states {
+		gw := views.GroupWhy{Group: st.gs.Group, State: st.state, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.gs.Group)}
+		if st.members >= 0 {
+			m := st.members
+			gw.Members = &m
+		}
+		for _, b := range src.Blockers(st.gs, live, max(st.members, 0)) {
+			if len(filter.Topics) == 0 || slices.Contains(filter.Topics, b.Topic) {
+				gw.Blockers = append(gw.Blockers, b)
+			}
+		}
+		out = append(out, gw)
+	}
+	views.CountWhy(out)
+	return out
+}
+
+// whyExit is exit 3 when a partition is blocked, an error for groups not
+// found.
+func whyExit(v *views.GroupsWhyView, notFound []string) error {
+	if len(notFound) > 0 {
+		return fmt.Errorf("group %s not found", quoteList(notFound))
+	}
+	n := 0
+	for _, gw := range v.Groups {
+		n += gw.Blocked
+	}
+	if n > 0 {
+		return exit.ProblemsFound("%d blocked partitions", n)
+	}
+	return nil
+}
