@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
@@ -102,12 +101,6 @@ func namedProfile(g *Globals, name string) *connState {
 // of its own.
 type configPathOptions struct{}
 
-type configPathView struct {
-	Path   string `json:"path"`
-	Source string `json:"source"`
-	Exists bool   `json:"exists"`
-}
-
 func configPathCmd() *cli.Command {
 	return &cli.Command{
 		Action: action(parseConfigPath, runConfigPath),
@@ -123,35 +116,12 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 	if err != nil {
 		return err
 	}
-	v := configPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}
-	return g.Printer.Print(render.Output{Data: v, Human: func(p *render.Printer) error {
-		fmt.Fprintf(p.Out, "%s\n", path)
-		return nil
-	}})
+	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}))
 }
 
 // configListOptions is 'config list' after flag parsing: it has no flags
 // of its own.
 type configListOptions struct{}
-
-type profileRow struct {
-	Name       string   `json:"name"`
-	Current    bool     `json:"current"`
-	Active     bool     `json:"active"`
-	Brokers    []string `json:"brokers"`
-	DataDir    string   `json:"dataDir"`
-	ClusterDir string   `json:"clusterDir"`
-	TLS        bool     `json:"tls"`
-	SASL       string   `json:"sasl"`
-}
-
-type configListView struct {
-	Path     string       `json:"path"`
-	Exists   bool         `json:"exists"`
-	Current  string       `json:"current"`
-	Active   string       `json:"active"`
-	Profiles []profileRow `json:"profiles"`
-}
 
 func configListCmd() *cli.Command {
 	return &cli.Command{
@@ -176,45 +146,9 @@ func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
 	if g.conn.err == nil {
 		active = g.conn.settings.Profile
 	}
-	v := configListView{Path: path, Exists: exists, Current: cfg.Current, Active: active, Profiles: profileRows(cfg, active)}
-	t := render.NewTable("CURRENT", "NAME", "BROKERS", "DATA-DIR", "CLUSTER-DIR+", "TLS", "SASL")
-	for _, r := range v.Profiles {
-		mark := ""
-		if r.Active {
-			mark = "*"
-		}
-		t.Add(mark, r.Name, strings.Join(r.Brokers, ","), r.DataDir, r.ClusterDir, yesNo(r.TLS), r.SASL)
-	}
+	v := views.NewConfigList(path, exists, cfg, active)
 	if len(v.Profiles) == 0 && !g.Printer.Format.Machine() {
 		g.Notef("no profiles in %s; create one with 'kaasctl config set-profile NAME --brokers HOST:PORT'", path)
 	}
-	return g.Printer.Print(render.Output{Data: v, Items: v.Profiles, Table: t})
-}
-
-// profileRows is one row per profile of cfg, by name; active is the
-// profile in use.
-func profileRows(cfg *wire.Config, active string) []profileRow {
-	rows := []profileRow{}
-	for _, name := range cfg.Names() {
-		p := cfg.Profiles[name]
-		r := profileRow{Name: name, Current: name == cfg.Current, Active: name == active, Brokers: p.Brokers, DataDir: p.DataDir, ClusterDir: p.ClusterDir}
-		if r.Brokers == nil {
-			r.Brokers = []string{}
-		}
-		if p.TLS != nil {
-			r.TLS = p.TLS.Enabled == nil || *p.TLS.Enabled
-		}
-		if p.SASL != nil {
-			r.SASL = p.SASL.Mechanism
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
+	return g.Printer.Print(views.ConfigListOutput(&v))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // configUseOptions is 'config use' after flag parsing.
@@ -105,14 +106,6 @@ type configSetProfileOptions struct {
 	Use  bool             // also make it the current profile
 }
 
-type setProfileView struct {
-	Path    string        `json:"path"`
-	Name    string        `json:"name"`
-	Created bool          `json:"created"`
-	Current bool          `json:"current"`
-	Profile *wire.Profile `json:"profile"`
-}
-
 func configSetProfileCmd() *cli.Command {
 	return &cli.Command{
 		Flags: []cli.Flag{
@@ -191,6 +184,6 @@ func runConfigSetProfile(_ context.Context, g *Globals, o configSetProfileOption
 		verb = "created"
 	}
 	g.Notef("profile %q %s in %s", o.Name, verb, path)
-	v := setProfileView{Path: path, Name: o.Name, Created: created, Current: cfg.Current == o.Name, Profile: p}
+	v := views.SetProfileView{Path: path, Name: o.Name, Created: created, Current: cfg.Current == o.Name, Profile: p}
 	return g.Printer.Print(render.Output{Data: v, Human: func(*render.Printer) error { return nil }})
 }
