@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -95,29 +93,8 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 		o.Control = addr
 	}
 	var err error
-	o.Topics, err = sandboxTopics(c.StringSlice("topic"), o.Demo)
+	o.Topics, err = sandbox.TopicsOf(c.StringSlice("topic"), o.Demo)
 	return o, err
-}
-
-// sandboxTopics is the topics of --topic specs, and the demo's topics not
-// given with --demo.
-func sandboxTopics(specs []string, demo bool) ([]sandbox.Topic, error) {
-	var topics []sandbox.Topic
-	for _, spec := range specs {
-		t, err := parseTopicSpec(spec)
-		if err != nil {
-			return nil, exit.UsageErrorf("--topic %q: %v", spec, err)
-		}
-		topics = append(topics, t)
-	}
-	if demo {
-		for _, t := range sandbox.DemoTopics {
-			if !hasTopic(topics, t.Name) {
-				topics = append(topics, t)
-			}
-		}
-	}
-	return topics, nil
 }
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
@@ -129,7 +106,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 			return err
 		}
 		temp = true
-	} else if err := checkSandboxDir(dataDir, o.Force); err != nil {
+	} else if err := sandbox.CheckDataDir(dataDir, o.Force); err != nil {
 		return err
 	}
 	if temp && !o.Keep {
@@ -144,7 +121,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	}
 	defer sb.Close()
 	sb.EmulateStaleGroups(o.StaleGroups) // internal/sandbox/stale.go
-	// The marker that makes this volume a sandbox's (see checkSandboxDir).
+	// The marker that makes this volume a sandbox's (see sandbox.CheckDataDir).
 	_ = os.MkdirAll(filepath.Join(sb.Layout().DataDir, sandbox.StateDirName), 0o755)
 	quit := sandbox.NewQuitRequest()
 	info, cleanup, err := startSandbox(sb, o, temp, quit)
@@ -160,39 +137,14 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	return serveSandbox(ctx, g, sb, quit, info)
 }
 
-// startSandbox starts what runs beside the brokers: the control endpoint,
-// the demo consumers, and the state file. cleanup undoes what was started,
-// also when err is not nil.
-func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (info views.SandboxInfo, cleanup func(), err error) {
-	var undo []func()
-	cleanup = func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-	}
-	control := ""
-	if o.Control != "" {
-		cs, err := sb.ServeControl(o.Control, quit.Request)
-		if err != nil {
-			return info, cleanup, err
-		}
-		undo = append(undo, func() { cs.Close() })
-		control = cs.URL()
-	}
-	if o.Demo {
-		if err := sb.StartDemo(); err != nil {
-			return info, cleanup, err
-		}
-	}
-	stateFile, err := sb.WriteStateFile(control)
-	if err != nil {
-		return info, cleanup, fmt.Errorf("write state file: %w", err)
-	}
-	undo = append(undo, func() { os.Remove(stateFile) })
+// startSandbox starts what runs beside the brokers and says where it
+// all is.
+func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (views.SandboxInfo, func(), error) {
+	st, cleanup, err := sb.StartBeside(o.Control, o.Demo, quit)
 	l := sb.Layout()
-	info = views.SandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
-		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
-	return info, cleanup, nil
+	info := views.SandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
+		LogDir: sb.LogDir(), Control: st.Control, StateFile: st.StateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
+	return info, cleanup, err
 }
 
 // serveSandbox runs the sandbox in the foreground (commands typed on
@@ -210,54 +162,4 @@ func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sa
 		views.SandboxStopped(g.IO.Out, info)
 	}
 	return nil
-}
-
-func parseTopicSpec(spec string) (sandbox.Topic, error) {
-	name, parts, ok := strings.Cut(spec, ":")
-	t := sandbox.Topic{Name: name, Partitions: 3}
-	if ok {
-		var n int
-		if _, err := fmt.Sscanf(parts, "%d", &n); err != nil || fmt.Sprint(n) != parts {
-			return t, fmt.Errorf("partitions %q is not a number", parts)
-		}
-		t.Partitions = int32(n)
-	}
-	if t.Partitions < 1 || t.Partitions > 10000 {
-		return t, fmt.Errorf("partitions must be between 1 and 10000")
-	}
-	return t, nil
-}
-
-func hasTopic(ts []sandbox.Topic, name string) bool {
-	for _, t := range ts {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// checkSandboxDir refuses a volume that looks like a real kaas cluster's:
-// the sandbox writes assignment.json, which kaasctl otherwise never does.
-func checkSandboxDir(dataDir string, force bool) error {
-	st, err := os.Stat(dataDir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil // created by the sandbox
-	case err != nil:
-		return err
-	case !st.IsDir():
-		return exit.UsageErrorf("--data-dir %s is not a directory", dataDir)
-	}
-	a := volume.DataDirLayout(dataDir, "").AssignmentPath()
-	if _, err := os.Stat(a); err != nil {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(dataDir, sandbox.StateDirName)); err == nil || force {
-		if pid := sandbox.RunningPID(dataDir); pid > 0 {
-			return exit.Refusedf("another kaasctl sandbox (pid %d) is running on %s; stop it first", pid, dataDir)
-		}
-		return nil
-	}
-	return exit.Refusedf("%s exists and was not written by a kaasctl sandbox; the sandbox would overwrite it. Use an empty dir, or --force if this really is a scratch volume", a)
 }
