@@ -64,14 +64,6 @@ func parseWhy(c *cli.Context) (whyOptions, error) {
 	return o, nil
 }
 
-// whyState is one group's state at an observation.
-type whyState struct {
-	gs      *inspect.GroupState
-	members int // -1: not asked
-	state   string
-	fileMod time.Time
-}
-
 // runGroupsWhy is describe --why: one observation (or a window of them),
 // the last stable offsets when brokers are there, each lagging
 // partition's blocker, the view; exit 3 when a partition is blocked.
@@ -79,14 +71,17 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 	if o.drainWindow > 0 || o.view != "" || o.summaryOnly {
 		return exit.UsageErrorf("--why prints its own view: leave out --drain-window, --view and --summary")
 	}
-	snap := func() ([]whyState, views.GroupsSourcesView, []string, error) { return whySnapshot(ctx, g, cl, o) }
-	states, sources, notFound, err := snap()
+	states, sources, notFound, err := whySnapshot(ctx, g, cl, o)
 	if err != nil {
 		return err
 	}
 	var tr *observe.StuckTracker
 	if o.why.window > 0 {
-		if tr, states, err = watchStuck(ctx, g, o.why.window, states, snap); err != nil {
+		snap := func() ([]observe.WhyState, error) {
+			sts, _, _, err := whySnapshot(ctx, g, cl, o)
+			return sts, err
+		}
+		if tr, states, err = observe.WatchStuck(ctx, o.why.window, states, snap, g); err != nil {
 			return err
 		}
 	}
@@ -105,7 +100,7 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 
 // whySources reads the slot files and the marker queue and asks the
 // leaders for the last stable offsets.
-func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whyState, o groupsDescribeOptions, tr *observe.StuckTracker) (*observe.BlockerSources, error) {
+func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []observe.WhyState, o groupsDescribeOptions, tr *observe.StuckTracker) (*observe.BlockerSources, error) {
 	var l volume.Layout
 	var a *volume.Assignment
 	if g.HasVolume() {
@@ -127,7 +122,7 @@ func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whySt
 	if cl != nil {
 		gss := make([]*inspect.GroupState, len(states))
 		for i := range states {
-			gss[i] = states[i].gs
+			gss[i] = states[i].State
 		}
 		if err := src.AskStable(ctx, cl, gss); err != nil {
 			g.Warnf("last stable offsets (ListOffsets read_committed): %v; lag to the last stable offset comes from the segments", err)
@@ -140,15 +135,15 @@ func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whySt
 }
 
 // whyGroups classifies every lagging partition of states.
-func whyGroups(src *observe.BlockerSources, states []whyState, filter inspect.DescribeFilter, live bool) []views.GroupWhy {
+func whyGroups(src *observe.BlockerSources, states []observe.WhyState, filter inspect.DescribeFilter, live bool) []views.GroupWhy {
 	out := []views.GroupWhy{}
 	for _, st := range states {
-		gw := views.GroupWhy{Group: st.gs.Group, State: st.state, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.gs.Group)}
-		if st.members >= 0 {
-			m := st.members
+		gw := views.GroupWhy{Group: st.State.Group, State: st.GroupState, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.State.Group)}
+		if st.Members >= 0 {
+			m := st.Members
 			gw.Members = &m
 		}
-		for _, b := range src.Blockers(st.gs, live, max(st.members, 0)) {
+		for _, b := range src.Blockers(st.State, live, max(st.Members, 0)) {
 			if len(filter.Topics) == 0 || slices.Contains(filter.Topics, b.Topic) {
 				gw.Blockers = append(gw.Blockers, b)
 			}
