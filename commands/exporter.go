@@ -66,7 +66,7 @@ type exporterOptions struct {
 	// followOffsets runs the offsets follower (with a volume); journal
 	// records what it sees (journal.dir "" : in memory only).
 	followOffsets    bool
-	journal          offsetJournalSpec
+	journal          observe.JournalSpec
 	listen           string
 	interval         time.Duration
 	window           time.Duration
@@ -103,10 +103,10 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	if o.journal, err = offsetJournalFrom(c); err != nil {
 		return o, err
 	}
-	if o.journal.dir != "" && o.once {
+	if o.journal.Dir != "" && o.once {
 		return o, exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
 	}
-	if o.journal.dir != "" && !o.followOffsets {
+	if o.journal.Dir != "" && !o.followOffsets {
 		return o, exit.UsageErrorf("--journal records what the offsets follower sees; it needs --follow-offsets")
 	}
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
@@ -182,7 +182,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 // is left off with a warning, unless --journal asks for it.
 func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
 	if src.Layout == nil {
-		if o.journal.dir != "" {
+		if o.journal.Dir != "" {
 			return nil, exit.UsageErrorf("--journal records the volume's offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
 		}
 		return nil, nil
@@ -197,7 +197,7 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 		g.Notef("exporter: no group file yet; the offsets follower watches %s until the first one appears", strings.Join(cands, " and "))
 		return &exporter.OffsetsFollow{Candidates: cands, Open: func(dir string) (*exporter.OffsetsFollow, error) {
 			gen := l.Redetected().Gen.Gen
-			journal, seed, err := o.journal.open(g, l.DataDir, dir, gen)
+			journal, seed, err := observe.OpenJournal(o.journal, l.DataDir, dir, gen, g)
 			if err != nil {
 				return nil, err
 			}
@@ -205,15 +205,15 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 			return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
 		}}, nil
 	}
-	dir, gen, err := offsetsDir(context.Background(), g, l, o.pollInterval)
+	dir, gen, err := observe.LiveOffsetsDir(context.Background(), l, o.pollInterval, g)
 	if err != nil {
-		if o.journal.dir != "" {
+		if o.journal.Dir != "" {
 			return nil, err
 		}
 		g.Warnf("%v; the offsets follower is off: rewinds and vanished partitions are compared between refreshes", err)
 		return nil, nil
 	}
-	journal, seed, err := o.journal.open(g, src.Layout.DataDir, dir, gen)
+	journal, seed, err := observe.OpenJournal(o.journal, src.Layout.DataDir, dir, gen, g)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -60,7 +61,7 @@ type watchOptions struct {
 	// --offsets: follow the offset files instead.
 	offsets       bool
 	anomaliesOnly bool
-	offsetJournal offsetJournalSpec
+	offsetJournal observe.JournalSpec
 }
 
 func parseWatch(c *cli.Context) (watchOptions, error) {

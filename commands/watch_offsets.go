@@ -3,8 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -36,83 +35,17 @@ func offsetJournalFlags(cat string) []cli.Flag {
 	}
 }
 
-// offsetJournalSpec is --journal DIR with the retention flags.
-type offsetJournalSpec struct {
-	dir        string // the --journal DIR ("" : no journal)
-	maxBytes   int64
-	maxAge     time.Duration
-	segmentAge time.Duration
-}
-
 // offsetJournalFrom reads --journal and the retention flags.
-func offsetJournalFrom(c *cli.Context) (offsetJournalSpec, error) {
-	js := offsetJournalSpec{dir: c.String("journal"), maxAge: flagDuration(c, "journal-max-age"), segmentAge: flagDuration(c, "journal-segment-age")}
+func offsetJournalFrom(c *cli.Context) (observe.JournalSpec, error) {
+	js := observe.JournalSpec{Dir: c.String("journal"), MaxAge: flagDuration(c, "journal-max-age"), SegmentAge: flagDuration(c, "journal-segment-age")}
 	var err error
-	if js.maxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
+	if js.MaxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
 		return js, exit.UsageErrorf("--journal-max-bytes: %v", err)
 	}
-	if js.maxAge < 0 || js.segmentAge < 0 {
+	if js.MaxAge < 0 || js.SegmentAge < 0 {
 		return js, exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
 	}
 	return js, nil
-}
-
-// open opens the offsets journal in DIR/offsets for the offsets dir dir of
-// generation gen (nil without --journal). A journal that already holds a
-// run is resumed: seed is where it left off, so the follower reports and
-// flags what changed while nothing was watching.
-func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Generation) (journal *watch.OffsetJournal, seed []inspect.OffsetObservation, err error) {
-	if js.dir == "" {
-		return nil, nil, nil
-	}
-	if w, err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
-		return nil, nil, exit.Refusedf("%v", err)
-	} else if w != "" {
-		g.Warnf("%s", w)
-	}
-	journal = &watch.OffsetJournal{Dir: filepath.Join(js.dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
-		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
-	state, last, err := watch.LastJournalState(journal.Dir)
-	if err != nil {
-		g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
-	} else if len(state) > 0 {
-		seed = state
-		journal.Resume(state)
-		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", render.Plural(len(state), "group", "groups"), render.Timestamp(last))
-	}
-	return journal, seed, nil
-}
-
-// offsetsDir is the offsets dir `watch --offsets` (and the exporter's
-// follower) follows and the generation it assumes: the detected or pinned
-// (--kaas-version) one. A volume whose two offsets dirs both hold group
-// files is refused until the version is pinned. On one with no group file
-// yet every dir a generation it could be writes is watched until the
-// first group file appears in one (watch.SettleOffsetsDir), and the note
-// says which dir it settled on: a follower started before the first
-// commit follows the dir kaas writes, not a guess.
-func offsetsDir(ctx context.Context, g *Globals, l volume.Layout, poll time.Duration) (string, volume.Generation, error) {
-	l = l.WithGeneration()
-	gi := l.Gen
-	if gi.Ambiguous && gi.Gen == volume.GenUnknown {
-		return "", gi.Gen, exit.Refusedf("%v", &volume.GenerationError{Info: gi})
-	}
-	if gi.LiveOffsetsDir != "" {
-		return gi.LiveOffsetsDir, gi.Gen, nil
-	}
-	cands := l.CandidateOffsetsDirs()
-	if len(cands) == 1 {
-		g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, cands[0])
-		return cands[0], gi.Gen, nil
-	}
-	g.Notef("kaas generation %s (%s): no group file yet; watching %s until the first one appears", gi.Label, gi.Evidence, strings.Join(cands, " and "))
-	dir, err := watch.SettleOffsetsDir(ctx, cands, poll)
-	if err != nil {
-		return "", gi.Gen, err
-	}
-	settled := l.Redetected().Gen
-	g.Notef("settled on %s: the first group file appeared there (kaas generation %s, %s)", dir, settled.Label, settled.Source)
-	return dir, settled.Gen, nil
 }
 
 // offsetsWatch is one run of `watch --offsets`: each batch of changes is
@@ -136,13 +69,13 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, gen, err := offsetsDir(ctx, g, l, o.pollInterval)
+	dir, gen, err := observe.LiveOffsetsDir(ctx, l, o.pollInterval, g)
 	if err != nil {
 		return err
 	}
 	// A journal that already holds a run carries its state on, so what
 	// changed while nothing was watching is reported and flagged.
-	journal, seed, err := o.offsetJournal.open(g, l.DataDir, dir, gen)
+	journal, seed, err := observe.OpenJournal(o.offsetJournal, l.DataDir, dir, gen, g)
 	if err != nil {
 		return err
 	}
