@@ -127,12 +127,6 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	return o, nil
 }
 
-// healthOptions: a plain map is a hazard only on a volume known to be
-// 0.2.18 (its brokers read it as empty); minSpan is --stop-after.
-func healthOptions(gen volume.Generation, minSpan time.Duration) inspect.HealthOptions {
-	return inspect.HealthOptions{PlainMapIsEmpty: gen.Known() && !gen.PlainMapIsOffsets(), MinSpan: minSpan}
-}
-
 // exporterSource connects the sources the globals name: the volume, the
 // brokers, or both (at least one).
 //
@@ -227,7 +221,7 @@ func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*expor
 
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
-		Health: healthOptions(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
+		Health: inspect.HealthOptionsFor(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -45,7 +46,7 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{})
+	healths, _ := exporter.ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, g)
 	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}

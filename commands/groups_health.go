@@ -2,12 +2,7 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -15,7 +10,6 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -87,7 +81,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 	var all []inspect.GroupHealth
 	var cover inspect.HealthCoverage
 	if o.exporterURL != "" {
-		doc, err := fetchExporterHealth(ctx, o.exporterURL)
+		doc, err := exporter.FetchHealth(ctx, o.exporterURL)
 		if err != nil {
 			return err
 		}
@@ -106,7 +100,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 			}
 		}
 		v.Source = "observed"
-		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0))
+		all, cover = exporter.ObserveHealth(ctx, src, o.window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), g)
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
@@ -114,98 +108,10 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		return err
 	}
 	if len(sel.Missing) > 0 {
-		return missingHealthError(sel.Missing, cover)
+		return cover.MissingError(sel.Missing)
 	}
 	if sel.NotOK > 0 {
 		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
 	}
 	return nil
-}
-
-// missingHealthError names the groups asked for that the evaluation does
-// not hold, grouped by why (coverage: what it observes).
-func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
-	var whys []string
-	byWhy := map[string][]string{}
-	for _, n := range missing {
-		w := cover.WhyMissing(n)
-		if byWhy[w] == nil {
-			whys = append(whys, w)
-		}
-		byWhy[w] = append(byWhy[w], n)
-	}
-	parts := make([]string, len(whys))
-	for i, w := range whys {
-		parts[i] = quoteList(byWhy[w]) + " (" + w + ")"
-	}
-	return fmt.Errorf("not observed: %s", strings.Join(parts, "; "))
-}
-
-// observeHealth refreshes every interval for window and evaluates every
-// group observed (the caller selects: inspect.SelectHealth), with what the
-// last refresh covered.
-func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions) ([]inspect.GroupHealth, inspect.HealthCoverage) {
-	// The window holds every observation of the run (no time cut: on a
-	// busy machine their timestamps spread beyond --window, and the run
-	// already bounds them).
-	hw := inspect.HealthWindow{Opt: opt}
-	n := int(window/interval) + 1
-	var last *observe.Observation
-	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				i = n
-				continue
-			case <-tick.C:
-			}
-		}
-		last = src.Observe(ctx)
-		for _, grp := range last.Groups {
-			hw.Add(grp.Row.Group, grp.Sample)
-		}
-		if last.WireErr != "" {
-			g.Warnf("brokers: %s", last.WireErr)
-		}
-	}
-	out := make([]inspect.GroupHealth, 0, len(last.Groups))
-	for _, grp := range last.Groups {
-		h := hw.Evaluate(grp.Row.Group)
-		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
-		out = append(out, h)
-	}
-	return out, src.Coverage(last)
-}
-
-func fetchExporterHealth(ctx context.Context, base string) (*exporter.HealthDocument, error) {
-	u := strings.TrimRight(base, "/") + "/api/health"
-	if !strings.Contains(base, "://") {
-		u = "http://" + u
-	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(cctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, exit.UsageErrorf("--exporter %q: %v", base, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("exporter %s: %w", u, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("exporter %s: %w", u, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("exporter %s: HTTP %d: %s", u, resp.StatusCode, strings.TrimSpace(string(body)))
-	}
-	var doc exporter.HealthDocument
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("exporter %s: not a kaasctl exporter health document: %v", u, err)
-	}
-	return &doc, nil
 }

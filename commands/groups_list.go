@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -200,5 +201,5 @@ func listGroupFiles(g *Globals, l volume.Layout, topics []string) ([]inspect.Gro
 		files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
 		return files, nil, sr, err
 	}
-	return collectGroupFilesTopics(g, l, topics)
+	return observe.GroupFilesTopics(l, topics, g.Progress)
 }

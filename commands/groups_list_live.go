@@ -8,6 +8,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -116,7 +117,7 @@ func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsList
 		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, o.states) })
 	}
 	if len(o.topics) > 0 {
-		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
+		liveTopics, err := observe.LiveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Shared plumbing of the offline commands (groups list/describe, txn,
@@ -113,20 +113,7 @@ func compileRegex(flag, s string) (*regexp.Regexp, error) {
 // collectGroupFiles streams every offset file into a small summary each,
 // with a progress line on a terminal when the scan takes a while.
 func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
-	opts.SummaryOnly = true
-	var out []inspect.GroupFile
-	var prog *render.Progress
-	opts.OnListed = func(n int) {
-		out = make([]inspect.GroupFile, 0, n)
-		prog = g.Progress("reading offset files", int64(n))
-	}
-	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
-		out = append(out, inspect.SummarizeOffsetItem(it))
-		prog.Add(1)
-		return nil
-	})
-	prog.Done()
-	return out, sr, err
+	return observe.GroupFiles(l, opts, g.Progress)
 }
 
 // warnUnreadFiles warns about offset files the scan did not read: links,

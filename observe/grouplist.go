@@ -1,4 +1,4 @@
-package commands
+package observe
 
 import (
 	"context"
@@ -9,15 +9,40 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// groups list --topic: the groups with committed offsets on the topics, in
-// the offset files (fully parsed, so the scan keeps each file's topics) and,
-// with brokers, on the coordinators (OffsetFetch by explicit partition,
-// batched per coordinator: kaas answers nothing to OffsetFetch-all).
+// groups list's reading of the volume: every offset file into a small
+// summary, and with --topic the groups with committed offsets on the
+// topics, in the offset files (fully parsed, so the scan keeps each
+// file's topics) and, with brokers, on the coordinators (OffsetFetch by
+// explicit partition, batched per coordinator: kaas answers nothing to
+// OffsetFetch-all).
 
-// collectGroupFilesTopics is collectGroupFiles with each group's committed
-// partitions per asked topic, counted in the file brokers load (the
-// cluster-dir one, else the legacy one).
-func collectGroupFilesTopics(g *Globals, l volume.Layout, topics []string) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
+// ProgressFunc starts a progress line for total items (a no-op one when
+// nobody watches).
+type ProgressFunc func(label string, total int64) *render.Progress
+
+// GroupFiles streams every offset file into a small summary each, with
+// a progress line while the scan takes a while.
+func GroupFiles(l volume.Layout, opts volume.ScanOptions, progress ProgressFunc) ([]inspect.GroupFile, volume.ScanResult, error) {
+	opts.SummaryOnly = true
+	var out []inspect.GroupFile
+	var prog *render.Progress
+	opts.OnListed = func(n int) {
+		out = make([]inspect.GroupFile, 0, n)
+		prog = progress("reading offset files", int64(n))
+	}
+	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
+		out = append(out, inspect.SummarizeOffsetItem(it))
+		prog.Add(1)
+		return nil
+	})
+	prog.Done()
+	return out, sr, err
+}
+
+// GroupFilesTopics is GroupFiles with each group's committed partitions
+// per asked topic, counted in the file brokers load (the cluster-dir one,
+// else the legacy one).
+func GroupFilesTopics(l volume.Layout, topics []string, progress ProgressFunc) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
 	want := map[string]bool{}
 	for _, t := range topics {
 		want[t] = true
@@ -31,7 +56,7 @@ func collectGroupFilesTopics(g *Globals, l volume.Layout, topics []string) ([]in
 	var prog *render.Progress
 	sr, err := volume.ScanOffsets(l, volume.ScanOptions{OnListed: func(n int) {
 		out = make([]inspect.GroupFile, 0, n)
-		prog = g.Progress("reading offset files", int64(n))
+		prog = progress("reading offset files", int64(n))
 	}}, func(it *volume.OffsetScanItem) error {
 		out = append(out, inspect.SummarizeOffsetItem(it))
 		prog.Add(1)
@@ -68,9 +93,9 @@ func collectGroupFilesTopics(g *Globals, l volume.Layout, topics []string) ([]in
 	return out, byGroup, sr, err
 }
 
-// liveTopicCommits asks each group's coordinator for its committed offsets
+// LiveTopicCommits asks each group's coordinator for its committed offsets
 // on every partition of the topics: group → topic → partitions with one.
-func liveTopicCommits(ctx context.Context, cl *wire.Client, groups []string, topics []string, coords map[string]wire.Coordinator) (map[string]map[string]int, error) {
+func LiveTopicCommits(ctx context.Context, cl *wire.Client, groups []string, topics []string, coords map[string]wire.Coordinator) (map[string]map[string]int, error) {
 	md, err := cl.Metadata(ctx, topics)
 	if err != nil {
 		return nil, err
