@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -18,52 +16,18 @@ import (
 // whois --live: FindCoordinator for every key (batched), beside the answer
 // computed from the volume.
 
-// whoisLiveStats counts what a run found.
-type whoisLiveStats struct {
-	keys, disagree, failed int
-}
-
-func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *whoisLiveStats) ([]views.WhoisLiveResult, error) {
+func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *inspect.WhoisLiveStats) ([]views.WhoisLiveResult, error) {
 	coords, err := findCoordinators(ctx, cl, keys, wh.Kind == inspect.KindTxn)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]views.WhoisLiveResult, len(keys))
-	for i, k := range keys {
-		r := views.WhoisLiveResult{WhoisResult: wh.Resolve(k), WireNode: -1}
-		co := coords[k]
-		if co.Err != "" {
-			r.WireError = co.Err
-		} else {
-			r.WireNode = co.NodeID
-			r.WireCoordinator = names.Name(co.NodeID)
-		}
-		r.Compared = co.Err == "" || co.Code == kerr.CoordinatorNotAvailable.Code
-		r.Agrees = r.Compared && !inspect.WireDisagrees(r.Coordinator, co)
-		if !r.Compared {
-			st.failed++
-			r.Warnings = append(r.Warnings, "FindCoordinator failed: "+co.Err)
-		} else if !r.Agrees {
-			st.disagree++
-			wireSays := r.WireCoordinator
-			if wireSays == "" {
-				wireSays = "no coordinator (" + co.Err + ")"
-			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("DISAGREES: FindCoordinator says %s, the volume says %s", wireSays, views.OrNone(r.Coordinator)))
-		}
-		if r.Warnings == nil {
-			r.Warnings = []string{}
-		}
-		st.keys++
-		out[i] = r
-	}
-	return out, nil
+	return inspect.CompareWhois(wh, names, keys, coords, st), nil
 }
 
 // runWhoisLive answers keys (arguments, or stdin in chunks) with the wire
 // beside the volume.
 func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, opts whoisOptions, names *inspect.NodeNamer, exitCode bool) error {
-	var st whoisLiveStats
+	var st inspect.WhoisLiveStats
 	if !opts.Stdin {
 		rs, err := liveWhoisResults(ctx, cl, wh, names, opts.Keys, &st)
 		if err != nil {
@@ -78,25 +42,25 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 	return whoisLiveVerdict(g, &st, exitCode)
 }
 
-func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
-	if st.disagree > 0 {
+func whoisLiveVerdict(g *Globals, st *inspect.WhoisLiveStats, exitCode bool) error {
+	if st.Disagree > 0 {
 		g.Warnf("%s of %d: FindCoordinator disagrees with the coordinator computed from the volume (brokers route by another assignment, or an entry names a broker that is gone)",
-			render.Plural(st.disagree, "key", "keys"), st.keys)
-	} else if st.keys > 0 {
-		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.keys, "key", "keys"))
+			render.Plural(st.Disagree, "key", "keys"), st.Keys)
+	} else if st.Keys > 0 {
+		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.Keys, "key", "keys"))
 	}
-	if st.failed > 0 {
-		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.failed, "key", "keys"))
+	if st.Failed > 0 {
+		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.Failed, "key", "keys"))
 	}
-	if st.disagree > 0 && exitCode {
-		return exit.ProblemsFound("%s disagree", render.Plural(st.disagree, "key", "keys"))
+	if st.Disagree > 0 && exitCode {
+		return exit.ProblemsFound("%s disagree", render.Plural(st.Disagree, "key", "keys"))
 	}
 	return nil
 }
 
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
 // time, so millions of keys never sit in memory at once.
-func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
+func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *inspect.WhoisLiveStats) error {
 	out := render.NewStream(g.IO.Out, g.Printer.Format, views.WhoisLiveHeaders(wh),
 		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ","))))
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.

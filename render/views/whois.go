@@ -69,20 +69,9 @@ func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
 	return t
 }
 
-// WhoisLiveResult is one key's computed answer plus the wire's.
-type WhoisLiveResult struct {
-	inspect.WhoisResult
-	// WireCoordinator is FindCoordinator's answer ("" when it failed).
-	WireCoordinator string `json:"wireCoordinator"`
-	WireNode        int32  `json:"wireNode"`
-	WireError       string `json:"wireError,omitempty"`
-	// Compared is false when FindCoordinator failed for another reason
-	// than COORDINATOR_NOT_AVAILABLE: nothing to compare (Agrees false).
-	Compared bool `json:"compared"`
-	// Agrees: the wire and the volume name the same broker (a
-	// COORDINATOR_NOT_AVAILABLE answer agrees with "none").
-	Agrees bool `json:"agrees"`
-}
+// WhoisLiveResult is one key answered from the volume and by
+// FindCoordinator (inspect.CompareWhois).
+type WhoisLiveResult = inspect.WhoisLiveResult
 
 // WhoisLiveOutput is the answers beside the wire's: the scenario line
 // with the brokers that answered, and a row per key.
