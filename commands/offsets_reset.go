@@ -16,7 +16,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -217,40 +216,7 @@ func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Cli
 		}
 		return out, nil
 	}
-	var onVolume []string
-	_, err := volume.ScanOffsets(l, volume.ScanOptions{NamesOnly: true}, func(it *volume.OffsetScanItem) error {
-		if it.Layout == volume.OffsetsCurrent && len(it.NameProblems) == 0 {
-			onVolume = append(onVolume, it.Group)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var listings []wire.BrokerGroups
-	if cl != nil {
-		gg, err := cl.GatherGroups(ctx, wire.GroupRounds{})
-		if err != nil {
-			return nil, fmt.Errorf("listing groups: %w", err)
-		}
-		listings = gg.Listings
-	}
-	out := []string{}
-	for _, gr := range inspect.UnionGroupNames(onVolume, listings) {
-		if _, err := repair.GroupFilePath(l, gr); err != nil {
-			g.Warnf("--all-groups: skipping %v", err)
-			continue
-		}
-		out = append(out, gr)
-	}
-	if len(out) == 0 {
-		dir, derr := l.LiveOffsetsDir()
-		if derr != nil {
-			dir = l.OffsetsDirsText()
-		}
-		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", dir)
-	}
-	return out, nil
+	return repair.AllGroups(ctx, l, cl, g)
 }
 
 // resetSpecFlag is the one reset specification flag given.
@@ -359,34 +325,6 @@ func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, erro
 		scopes = append(scopes, s)
 	}
 	return all, scopes, nil
-}
-
-// reportGroups prints each group's refusal, error, skip and warnings on
-// stderr: one error line per refused group, as Kafka's tool does.
-func reportGroups(g *Globals, plans []*repair.GroupPlan) {
-	for _, gp := range plans {
-		switch gp.Outcome {
-		case repair.OutcomeError:
-			fmt.Fprintf(g.IO.Err, "Error: group '%s': %s\n", render.Clean(gp.Group), render.Clean(gp.Error))
-		case repair.OutcomeSkipped:
-			if strings.HasPrefix(gp.Skipped, "No reset plan") {
-				fmt.Fprintf(g.IO.Err, "Error: %s\n", render.Clean(gp.Skipped))
-			} else {
-				g.Notef("skipped: %s", gp.Skipped)
-			}
-		case repair.OutcomeRefused:
-			fmt.Fprintf(g.IO.Err, "Error: %s\n", render.Clean(gp.Refused))
-		}
-		if gp.PlainMap && gp.Error == "" {
-			g.Warnf("%s is a plain map, which Rust 0.2.18 brokers read as EMPTY (the volume is taken to be 0.2.18); the write converts it to the v2 envelope", gp.Path)
-		}
-		for _, w := range gp.Warnings {
-			g.Warnf("group '%s': %s", volume.DisplayName(gp.Group), w)
-		}
-		if gp.Executed && gp.Backup != "" {
-			g.Notef("group '%s': backup of the old file: %s", volume.DisplayName(gp.Group), gp.Backup)
-		}
-	}
 }
 
 // resetOptions is 'offsets reset' after flag parsing.
@@ -541,7 +479,7 @@ type applyRun struct {
 // the run's exit error.
 func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Client, r applyRun) error {
 	if m.execute && m.force {
-		forceBanner(g, r.plans)
+		views.ForceBanner(g.IO.Err, r.plans)
 	}
 	opts := repair.ApplyOptions{Command: r.cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)}
 	if m.execute {
@@ -551,68 +489,19 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 		opts.Done = groupRecorder(g, len(r.plans), r.record)
 	}
 	res, applyErr := repair.ApplyOffsets(ctx, r.plans, opts)
-	reportGroups(g, r.plans)
+	views.ReportGroups(g.IO.Err, g, r.plans)
 	if r.cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
 		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")
 	}
 	if r.export {
-		if err := exportPlan(g, r.plans, r.multi); err != nil {
+		if err := repair.ExportPlan(g.IO.Out, r.plans, r.multi); err != nil {
 			return err
 		}
 	} else if err := views.PrintResetView(g.Printer, views.BuildResetView(r.cmd, m.execute, cl != nil, m.force, r.spec, r.plans)); err != nil {
 		return err
 	}
-	noteApplied(g, m, cl, r.cmd, res, applyErr)
+	views.NoteApplied(g, views.ApplyRun{Command: r.cmd, Execute: m.execute, Live: cl != nil}, res, applyErr)
 	return applyErr
-}
-
-// noteApplied is the closing line of a write run on stderr.
-func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repair.ApplyResult, applyErr error) {
-	switch {
-	case !m.execute:
-		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
-	case res.Written == 0 && res.Unchanged > 0 && applyErr == nil:
-		g.Notef("%s: nothing to change: %s already hold(s) the planned offsets; nothing was written", cmd, render.Plural(res.Unchanged, "group", "groups"))
-	case res.Written+res.Unchanged > 0 && applyErr == nil:
-		how := "in the offset file"
-		if cl != nil {
-			how = "in the offset file and with OffsetFetch"
-		}
-		unchanged := ""
-		if res.Unchanged > 0 {
-			unchanged = fmt.Sprintf(" (%s already held the planned offsets: not written)", render.Plural(res.Unchanged, "group", "groups"))
-		}
-		g.Notef("%s done: %s written, %d partition(s) verified %s; %d other committed partition(s) kept unchanged%s", cmd, render.Plural(res.Written, "group", "groups"), res.Verified, how, res.Kept, unchanged)
-	case res.Written+res.Unchanged > 0:
-		g.Notef("%s: %d group(s) written, %d refused, %d skipped, %d not plannable", cmd, res.Written+res.Unchanged, res.Refused, res.Skipped, res.Errors)
-	case applyErr != nil:
-		g.Warnf("nothing was written")
-	}
-}
-
-// forceBanner is printed when --force overrides a refusal.
-func forceBanner(g *Globals, plans []*repair.GroupPlan) {
-	for _, gp := range plans {
-		if gp.Refused != "" && gp.Error == "" && gp.Skipped == "" {
-			fmt.Fprintf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", render.Clean(gp.Group), render.Clean(gp.Refused))
-		}
-	}
-}
-
-// exportPlan writes the rows of the groups that are (or would be) written,
-// in Kafka's layout: group,topic,partition,offset whenever several groups
-// are in play, topic,partition,offset for one.
-func exportPlan(g *Globals, plans []*repair.GroupPlan, multi bool) error {
-	var rows []repair.PlanRow
-	for _, gp := range plans {
-		if !gp.Writable() {
-			continue
-		}
-		for _, r := range gp.Rows {
-			rows = append(rows, r.PlanRow)
-		}
-	}
-	return repair.ExportCSV(g.IO.Out, rows, multi)
 }
 
 // repeatedFlag is a repeatable string flag whose values may hold commas
