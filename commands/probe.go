@@ -102,7 +102,9 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	if err := g.Printer.Print(views.ProbeOutput(v)); err != nil {
 		return err
 	}
-	noteSkippedCanaries(g, v.Probes)
+	for _, s := range exporter.SkippedCanaries(v.Probes) {
+		g.Notef("%s", render.Clean(s))
+	}
 	var failed []string
 	for _, b := range v.Brokers {
 		if !b.OK {
@@ -117,47 +119,18 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	return nil
 }
 
-// probeRounds probes o.count times, o.interval apart, and folds the
-// rounds into one line per broker.
+// probeRounds probes o.count times, o.interval apart (exporter.ProbeRounds),
+// and folds the rounds into one line per broker.
 func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (views.ProbeView, error) {
-	v := views.ProbeView{Rounds: o.count, Probes: []*exporter.ProbeReport{}}
-	tick := time.NewTicker(max(o.interval, time.Millisecond))
-	defer tick.Stop()
-	for i := range o.count {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return v, ctx.Err()
-			case <-tick.C:
-			}
-		}
-		in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned}
-		if i == 0 {
-			in.Unreached = o.unreached
-		}
-		rep, err := exporter.Probe(ctx, in)
-		if err != nil {
-			return v, err
-		}
-		v.Topic = rep.Topic
-		v.Probes = append(v.Probes, rep)
+	in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
+	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
+	v := views.ProbeView{Rounds: o.count, Probes: reps}
+	if len(reps) > 0 {
+		v.Topic = reps[len(reps)-1].Topic
+	}
+	if err != nil {
+		return v, err
 	}
 	v.Brokers = exporter.ProbeStats(v.Probes)
 	return v, nil
-}
-
-// noteSkippedCanaries says which canary ids the probe left alone (groups
-// of that name kaasctl did not create), once each.
-func noteSkippedCanaries(g *Globals, reps []*exporter.ProbeReport) {
-	seen := map[string]bool{}
-	for _, rep := range reps {
-		for _, b := range rep.Brokers {
-			for _, s := range b.Skipped {
-				if !seen[s] {
-					seen[s] = true
-					g.Notef("%s", render.Clean(s))
-				}
-			}
-		}
-	}
 }
