@@ -14,7 +14,6 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
@@ -169,56 +168,6 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	return runExporter(ctx, g, src, o, nil)
 }
 
-// exporterOffsets sets up the offsets follower of a long-running exporter
-// (nil without a volume or with --follow-offsets=false): it follows the
-// live offsets dir of the detected or pinned generation (offsetsDir, as
-// 'watch --offsets'). On a volume whose generation cannot be decided it
-// is left off with a warning, unless --journal asks for it.
-func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
-	if src.Layout == nil {
-		if o.journal.Dir != "" {
-			return nil, exit.UsageErrorf("--journal records the volume's offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
-		}
-		return nil, nil
-	}
-	if !o.followOffsets {
-		return nil, nil
-	}
-	l := src.Layout.WithGeneration()
-	if cands := l.CandidateOffsetsDirs(); len(cands) > 1 && !(l.Gen.Ambiguous && l.Gen.Gen == volume.GenUnknown) {
-		// No group file yet: the follower settles on the dir the first one
-		// appears in, in its own goroutine, while the exporter serves.
-		g.Notef("exporter: no group file yet; the offsets follower watches %s until the first one appears", strings.Join(cands, " and "))
-		return &exporter.OffsetsFollow{Candidates: cands, Open: func(dir string) (*exporter.OffsetsFollow, error) {
-			gen := l.Redetected().Gen.Gen
-			journal, seed, err := observe.OpenJournal(o.journal, l.DataDir, dir, gen, g)
-			if err != nil {
-				return nil, err
-			}
-			g.Notef("exporter: settled on %s (generation %s): following its offset files", dir, gen.Label())
-			return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
-		}}, nil
-	}
-	dir, gen, err := observe.LiveOffsetsDir(context.Background(), l, o.pollInterval, g)
-	if err != nil {
-		if o.journal.Dir != "" {
-			return nil, err
-		}
-		g.Warnf("%v; the offsets follower is off: rewinds and vanished partitions are compared between refreshes", err)
-		return nil, nil
-	}
-	journal, seed, err := observe.OpenJournal(o.journal, src.Layout.DataDir, dir, gen, g)
-	if err != nil {
-		return nil, err
-	}
-	how := "in memory"
-	if journal != nil {
-		how = "journal " + journal.Dir
-	}
-	g.Notef("exporter: following the offset files in %s (generation %s; %s)", dir, gen.Label(), how)
-	return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
-}
-
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
 		Health: inspect.HealthOptionsFor(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
@@ -235,7 +184,7 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 // runExporter serves until ctx is done; ready, when set, is told the
 // address it listens on.
 func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions, ready func(addr string)) error {
-	offsets, err := exporterOffsets(g, src, o)
+	offsets, err := exporter.FollowOffsetsOf(src, exporter.OffsetsSetup{On: o.followOffsets, Journal: o.journal, PollInterval: o.pollInterval}, g)
 	if err != nil {
 		return err
 	}
