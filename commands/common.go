@@ -8,12 +8,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Names of the flags every command accepts.
@@ -276,28 +276,8 @@ func (g *Globals) WarnFindings(fs []volume.Finding) {
 	if g.Quiet {
 		return
 	}
-	more := map[string]int{}
-	var order []int
-	for i, f := range fs {
-		if f.Severity == volume.SevInfo {
-			continue
-		}
-		n, seen := more[f.Code]
-		if !seen {
-			order = append(order, i)
-			more[f.Code] = f.Repeats
-			continue
-		}
-		more[f.Code] = n + 1 + f.Repeats
-	}
-	for _, i := range order {
-		f := fs[i]
-		if n := more[f.Code]; n > 0 {
-			g.Warnf("%s: %s (and %s like it: %s lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"),
-				inspect.FixWithFlags("'kaasctl volume check'", g.GivenFlags()))
-			continue
-		}
-		g.Warnf("%s: %s", f.Path, f.Message)
+	for _, w := range views.FindingWarnings(fs, g.GivenFlags()) {
+		g.Warnf("%s", w)
 	}
 }
 
