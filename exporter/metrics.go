@@ -38,7 +38,7 @@ var (
 	dBrokerReachable     = fam(gaugeType, "kaas_broker_reachable", "1 when the broker answered ListGroups at the last refresh, else 0 (with brokers).", "broker")
 	dBrokerGroups        = fam(gaugeType, "kaas_broker_listed_groups", "Groups the broker listed in its ListGroups answer (kaas lists what it holds in memory).", "broker")
 	dPartitionIncidents  = fam(gaugeType, "kaas_partition_incident_groups", "Groups in which the read model finds an incident on the partition (incident: committedPastServedEnd, committedPastLogEnd, committedBelowLogStart, servedBehindLog, logWrittenTwice, servedNotFiled, fileCoordinatorDisagree, fileReadsEmpty); present while it holds.", "topic", "partition", "incident")
-	dServedBehind        = fam(gaugeType, "kaas_partition_served_behind_log_records", "Records the partition's segment files held, read before the brokers were asked, past the log end its leader then served (with a volume and brokers; partitions an offset file names): a stale high watermark, which consumers cannot fetch past and under which every group's lag on the partition reads low (kaas's Go broker after a takeover at the epoch its manifest already held). Present only while it is so.", "topic", "partition")
+	dServedBehind        = fam(gaugeType, "kaas_partition_served_behind_log_records", "Records the partition's segment files held, read before the brokers were asked, past the log end its leader then served (with a volume and brokers; partitions an offset file names): a stale high watermark, which consumers cannot fetch past and under which every group's lag on the partition reads low (kaas's Go broker after a takeover at the epoch its manifest already held). Present while the cause holds (on Go until a takeover at a new epoch re-scans the segments), also after producers appended past what the segments held: then 0, and the offsets written twice are kaas_partition_incident_groups{incident=\"logWrittenTwice\"}.", "topic", "partition")
 
 	dGroupState       = fam(gaugeType, "kaas_group_state", "The group's state on its coordinator (DescribeGroups), 1 for the current state.", "group", "state")
 	dGroupMembers     = fam(gaugeType, "kaas_group_members", "Members of the group on its coordinator.", "group")
@@ -330,7 +330,7 @@ var refreshMetrics = []metric[*refreshCtx]{
 	{dServedBehind, func(tw *textWriter, f *family, x *refreshCtx) {
 		for _, sb := range x.o.ServedBehind {
 			if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
-				tw.sample(f, float64(sb.LogEnd-sb.Served), t, strconv.Itoa(int(p)))
+				tw.sample(f, float64(max(sb.LogEnd-sb.Served, 0)), t, strconv.Itoa(int(p)))
 			}
 		}
 	}},

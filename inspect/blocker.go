@@ -70,6 +70,9 @@ type Stuck struct {
 	AliveBy string    `json:"aliveBy"`
 	// Samples is how many observations the window held.
 	Samples int `json:"samples"`
+	// Elsewhere: the offset sat, but the consumer's other partitions moved
+	// meanwhile (it drains in turns), so the window restarted at Since.
+	Elsewhere bool `json:"workedElsewhere,omitempty"`
 }
 
 // Window is Until − Since.
@@ -469,6 +472,8 @@ func noBlockerDetail(f *BlockerFacts) string {
 		return "no blocker found at the committed offset (" + recordOrBatch(f.Record) + "); not watched over a window: pass --window to see whether the consumer sits on it"
 	case f.Stuck.Moved || f.Stuck.Offset != f.Part.Resume.Value:
 		return "no blocker: the committed offset moved in the window"
+	case f.Stuck.Elsewhere && f.Stuck.Samples < 2:
+		return "no blocker: the committed offset stayed while the group's consumer moved its other partitions (it drains in turns; a consumer that cannot get past a record stops everywhere it consumes)"
 	case !f.Stuck.Alive:
 		return "no blocker found: the committed offset stayed, but nothing showed the group alive (" + f.Stuck.AliveBy + ")"
 	}

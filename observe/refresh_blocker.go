@@ -21,6 +21,10 @@ type stuckSeen struct {
 	rewrites int
 	mod      time.Time
 	seen     int64 // the refresh that last saw it
+	// others is the sum of the offsets of the consumer's other
+	// partitions since (progress.others): when it changes, the consumer
+	// worked elsewhere and this partition's clock starts again.
+	others int64
 }
 
 // readBlockerSources reads the slot files and the marker queue once per
@@ -52,16 +56,22 @@ func (r *refreshRun) blockers(b *groupBuilder, g *GroupObs, sample *inspect.Heal
 	if live {
 		members = len(g.Live.Members)
 	}
+	var pr *progress
 	for k := range b.states {
 		p := &b.states[k]
 		if !p.LagKnown || p.Lag <= 0 || p.Resume.Source == "" {
 			continue
 		}
+		if pr == nil {
+			pg := progressOf(g.Row.Group, b.states, g.Live)
+			pr = &pg
+		}
 		key := stuckKey{g.Row.Group, p.Topic, p.Partition}
+		others := pr.others(key, p.Resume.Value)
 		seen := s.stuck[key]
-		if seen == nil || seen.offset != p.Resume.Value || seen.seen != s.refreshNo-1 {
-			s.stuck[key] = &stuckSeen{offset: p.Resume.Value, since: r.o.Time, samples: 1, mod: sample.FileModTime, seen: s.refreshNo}
-			continue // moved, or first seen: nothing sits yet
+		if seen == nil || seen.offset != p.Resume.Value || seen.seen != s.refreshNo-1 || seen.others != others {
+			s.stuck[key] = &stuckSeen{offset: p.Resume.Value, since: r.o.Time, samples: 1, mod: sample.FileModTime, seen: s.refreshNo, others: others}
+			continue // moved, first seen, or its consumer worked elsewhere: nothing sits yet
 		}
 		seen.samples++
 		seen.seen = s.refreshNo

@@ -26,6 +26,11 @@ type stuckObs struct {
 	moved       bool
 	since, last time.Time
 	samples     int
+	// others is the sum of the group's other committed offsets since
+	// (progress.others): when it changes, the consumer worked elsewhere
+	// and the partition's window starts again (elsewhere: it did).
+	others    int64
+	elsewhere bool
 }
 
 // groupObs is what the window saw of a group's liveness: the fewest
@@ -58,19 +63,24 @@ func (t *StuckTracker) Add(gs *inspect.GroupState, members int, fileMod, at time
 		g.mod = fileMod
 	}
 	g.samples++
+	pr := progressOf(gs.Group, gs.Partitions, nil)
 	for i := range gs.Partitions {
 		p := &gs.Partitions[i]
 		if p.Resume.Source == "" {
 			continue
 		}
 		k := stuckKey{gs.Group, p.Topic, p.Partition}
+		others := pr.others(k, p.Resume.Value)
 		o := t.parts[k]
-		if o == nil {
-			t.parts[k] = &stuckObs{offset: p.Resume.Value, since: at, last: at, samples: 1}
+		if o == nil || (!o.moved && o.offset == p.Resume.Value && o.others != others) {
+			// First seen, or sitting while the group moved elsewhere
+			// (drained in turns): its window starts now.
+			t.parts[k] = &stuckObs{offset: p.Resume.Value, since: at, last: at, samples: 1, others: others, elsewhere: o != nil}
 			continue
 		}
 		o.moved = o.moved || o.offset != p.Resume.Value
 		o.offset, o.last = p.Resume.Value, at
+		o.others = others
 		o.samples++
 	}
 }
@@ -82,7 +92,7 @@ func (t *StuckTracker) Stuck(group, topic string, part int32) *inspect.Stuck {
 	if o == nil || g == nil {
 		return nil
 	}
-	s := &inspect.Stuck{Offset: o.offset, Moved: o.moved, Since: o.since, Until: o.last, Samples: o.samples}
+	s := &inspect.Stuck{Offset: o.offset, Moved: o.moved, Since: o.since, Until: o.last, Samples: o.samples, Elsewhere: o.elsewhere}
 	switch {
 	case g.minMembers > 0:
 		s.Alive, s.AliveBy = true, fmt.Sprintf("at least %d member(s) at each of %d observations", g.minMembers, g.samples)

@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -386,7 +388,7 @@ func refusedStale(t *testing.T, c *Cluster, group, topic string, behind map[tp]i
 				seen++
 			}
 			switch {
-			case stale && !strings.Contains(row.Error, fmt.Sprintf("serves log end %d but the partition's segments ", served)):
+			case stale && !servedEndNamed(row.Error, served):
 				t.Errorf("live offsets reset --to-latest on %s, served at %d below its segments: want the row refused naming both ends, got %+v", k, served, row)
 			case stale:
 				t.Logf("live reset refused %s: %s", k, row.Error)
@@ -438,7 +440,9 @@ func describeMarksStale(t *testing.T, c *Cluster, group string, behind map[tp]in
 			case !stale:
 			case p.SegmentsLogEnd == nil:
 				t.Logf("groups describe: %s has no entry in %s's offset file, so its segments were not compared", k, group)
-			case !p.ServedBehindLog || p.LogEnd != served || !slices.Contains(g.Issues, "servedBehindLog"):
+			case !p.ServedBehindLog || p.LogEnd < served || !slices.Contains(g.Issues, "servedBehindLog"):
+				// A producer still running appends at the stale end:
+				// the served end may have moved on since it was seen.
 				t.Errorf("groups describe does not mark %s, served at %d below its segments' %d: %+v (issues %v)", k, served, *p.SegmentsLogEnd, p, g.Issues)
 			default:
 				t.Logf("groups describe marks %s: served %d, segments %d", k, p.LogEnd, *p.SegmentsLogEnd)
@@ -777,4 +781,16 @@ func testRealRewind(t *testing.T, f Flavour) {
 	}
 	produce(t, c, "orders", 3, 2)
 	resumeAt(t, c, "restored from the journal", "g-rw", at40, "orders")
+}
+
+// servedEndNamed: msg refuses for a served end at least served (a producer
+// still running appends at the stale end, so it may have moved on since
+// it was seen) below what the segments hold.
+func servedEndNamed(msg string, served int64) bool {
+	m := regexp.MustCompile(`serves log end (\d+) but the partition's segments `).FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	return err == nil && n >= served
 }

@@ -45,7 +45,7 @@ func TestDemoConsumersStopStart(t *testing.T) {
 	if err != nil || !strings.Contains(out, "stopped the consumers of orders-app") {
 		t.Fatalf("stop: %q %v", out, err)
 	}
-	s.WaitFor(t, "orders-app Empty", 10*time.Second, func() bool { return state("orders-app") == "Empty" })
+	s.WaitFor(t, "orders-app Empty", 30*time.Second, func() bool { return state("orders-app") == "Empty" })
 	if out, _ := s.Command("consumers stop orders-app"); !strings.Contains(out, "nothing to stop") {
 		t.Errorf("second stop: %q", out)
 	}

@@ -532,7 +532,7 @@ func TestHandEditedAssignmentTakesEffect(t *testing.T) {
 	a.AssignmentVersion++
 	a.ConsumerGroups = append(a.ConsumerGroups, volume.GroupEntry{GroupID: "edited", Broker: target, Epoch: 9})
 	writeAssignment(t, sb, a)
-	sb.WaitFor(t, "the edited entry to route", 10*time.Second, func() bool { return sb.Coordinator("edited") == target })
+	sb.WaitFor(t, "the edited entry to route", 30*time.Second, func() bool { return sb.Coordinator("edited") == target })
 	assertFindCoordinator(t, sb, []string{"edited"})
 
 	// A stale controller epoch is rejected, as kaas does.
@@ -540,7 +540,7 @@ func TestHandEditedAssignmentTakesEffect(t *testing.T) {
 	a.AssignmentVersion += 5
 	a.ConsumerGroups = nil
 	writeAssignment(t, sb, a)
-	sb.WaitFor(t, "the stale-epoch warning", 10*time.Second, func() bool {
+	sb.WaitFor(t, "the stale-epoch warning", 30*time.Second, func() bool {
 		return strings.Contains(readLog(t, sb, "kaas-1"), "assignment.json rejected — stale controller epoch")
 	})
 	if sb.Coordinator("edited") != target {
@@ -702,7 +702,7 @@ func TestHandWrittenVersionMakesBrokersSkipTheController(t *testing.T) {
 	a.AssignmentVersion += 2 // the controller is at 1; this file says 3
 	a.ConsumerGroups = []volume.GroupEntry{{GroupID: "pinned", Broker: "kaas-2", Epoch: 1}}
 	writeAssignment(t, sb, a)
-	sb.WaitFor(t, "the hand-written v3 to apply", 10*time.Second, func() bool { return sb.Coordinator("pinned") == "kaas-2" })
+	sb.WaitFor(t, "the hand-written v3 to apply", 30*time.Second, func() bool { return sb.Coordinator("pinned") == "kaas-2" })
 
 	// The controller writes v2 and v3: both skipped by the brokers, as on kaas.
 	for i := 0; i < 2; i++ {

@@ -63,7 +63,7 @@ func TestManifestsFollowTheLog(t *testing.T) {
 	produce(t, prod, "orders", 2, 6)
 	p := filepath.Join(sb.Layout().DataDir, "orders", "1", "manifest.json")
 	var m manifest
-	sb.WaitFor(t, "orders/1 manifest at highWatermark 6", 10*time.Second, func() bool {
+	sb.WaitFor(t, "orders/1 manifest at highWatermark 6", 60*time.Second, func() bool {
 		data, err := os.ReadFile(p)
 		return err == nil && json.Unmarshal(data, &m) == nil && m.HighWatermark == 6
 	})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -87,10 +88,27 @@ func (c *Client) request(ctx context.Context, node int32, req kmsg.Request) (kms
 	cctx, cancel := c.WithTimeout(ctx)
 	defer cancel()
 	resp, err := c.KGO.Broker(int(node)).Request(cctx, req)
+	for wait := 200 * time.Millisecond; err != nil && unknownNode(err) && wait <= 800*time.Millisecond; wait *= 2 {
+		// Right after a restart one broker's metadata can name a leader
+		// the broker kgo asked does not list yet: the node is not
+		// unknown, the answers disagree for a moment. Ask again.
+		select {
+		case <-cctx.Done():
+			return nil, c.classify(c.brokerName(node), err)
+		case <-time.After(wait):
+		}
+		resp, err = c.KGO.Broker(int(node)).Request(cctx, req)
+	}
 	if err != nil {
 		return nil, c.classify(c.brokerName(node), err)
 	}
 	return resp, nil
+}
+
+// unknownNode is kgo's answer for a node no metadata answer it loaded
+// lists (its error is not exported; its text is stable).
+func unknownNode(err error) bool {
+	return err.Error() == "unknown broker"
 }
 
 // Brokers lists the brokers from one metadata request.
