@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -10,7 +9,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -83,35 +82,6 @@ func runVolumeRepair(_ context.Context, g *Globals, o volumeRepairOptions) error
 	if err := printVolumeActions(g, rep, rep.Actions, false); err != nil {
 		return err
 	}
-	return reportRepair(g, l, rep)
-}
-
-// reportRepair says what the repair did and returns the run's exit error.
-func reportRepair(g *Globals, l volume.Layout, rep *repair.RepairReport) error {
-	if rep.Skipped > 0 {
-		g.Notef("%s left alone on purpose (action skip, with the reason)", render.Plural(rep.Skipped, "file", "files"))
-	}
-	switch {
-	case rep.Changes == 0 && rep.Conflicts == 0 && rep.Denied == 0:
-		g.Notef("nothing to repair in %s", l.ClusterDir)
-	case rep.DryRun && rep.Changes > 0:
-		g.Warnf("dry-run: nothing was changed; rerun with --execute to make these %d changes (files set aside go to %s)", rep.Changes, rep.Quarantine)
-	case !rep.DryRun && rep.Changes > rep.Failed:
-		g.Notef("%d change(s) made; files set aside are in %s", rep.Changes-rep.Failed, rep.Quarantine)
-	case !rep.DryRun && rep.Changes > 0:
-		g.Notef("no change made: every planned repair failed (see RESULT)")
-	}
-	if rep.Failed > 0 {
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d repair(s) failed; see RESULT", rep.Failed)}
-	}
-	if rep.Denied > 0 {
-		g.Warnf("%s kaasctl may not read: not judged, not moved; fix their permissions (see RESULT)", render.Plural(rep.Denied, "file", "files"))
-	}
-	if rep.Conflicts > 0 {
-		g.Warnf("%d conflict(s) need a person: kaasctl does not choose between two different sets of offsets", rep.Conflicts)
-	}
-	if rep.Conflicts > 0 || rep.Denied > 0 {
-		return exit.ProblemsFound("%d conflicts, %d unreadable files", rep.Conflicts, rep.Denied)
-	}
-	return nil
+	views.NoteRepair(g, l.ClusterDir, rep)
+	return rep.ExitErr()
 }
