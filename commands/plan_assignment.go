@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -88,13 +89,13 @@ func runPlanAssignment(ctx context.Context, g *Globals, o planAssignmentOptions)
 		}
 		defer cl.Close()
 	}
-	live := liveGroupWithMembers(ctx, g, cl, o.Group)
+	live := observe.LiveGroupWithMembers(ctx, cl, o.Group, g)
 	planner, err := inspect.StartAssignPlan(inspect.AssignPlanInput{Group: o.Group, Assignor: o.Assignor, Members: o.Members, Add: o.Add,
 		NewMembers: o.NewMembers, Remove: o.Remove, Topics: o.Topics, Committed: committed, Live: live, Brokers: g.HasBrokers()})
 	if err != nil {
 		return assignInputError(err)
 	}
-	counts, source, err := partitionCounts(ctx, cl, a, planner.Subscribed())
+	counts, source, err := observe.PartitionCounts(ctx, cl, a, planner.Subscribed())
 	if err != nil {
 		return err
 	}
@@ -144,43 +145,4 @@ func readAssignVolume(g *Globals, group string) (committed []string, a *volume.A
 		a = as
 	}
 	return committed, a, nil
-}
-
-// liveGroupWithMembers is the group as its coordinator describes it, nil
-// without brokers, when it cannot be described or has no members.
-func liveGroupWithMembers(ctx context.Context, g *Globals, cl *wire.Client, group string) *wire.DescribedGroup {
-	if cl == nil {
-		return nil
-	}
-	cctx, cancel := cl.WithTimeout(ctx)
-	defer cancel()
-	coords, ds, err := cl.DescribeOnCoordinators(cctx, []string{group})
-	switch {
-	case err != nil:
-		return nil
-	case coords[group].Err != "":
-		g.Warnf("group %s: FindCoordinator: %s", group, coords[group].Err)
-		return nil
-	case len(ds) == 1 && ds[0].Err == "" && len(ds[0].Members) > 0:
-		return &ds[0]
-	}
-	return nil
-}
-
-// partitionCounts is each topic's partition count and where it came from:
-// the brokers' metadata, else assignment.json, else nothing known.
-func partitionCounts(ctx context.Context, cl *wire.Client, a *volume.Assignment, topics []string) (map[string]int32, string, error) {
-	switch {
-	case cl != nil:
-		cctx, cancel := cl.WithTimeout(ctx)
-		md, err := cl.Metadata(cctx, topics)
-		cancel()
-		if err != nil {
-			return nil, "", err
-		}
-		return inspect.PartitionCountsFromMetadata(md, topics), "live: the brokers' metadata", nil
-	case a != nil:
-		return inspect.PartitionCountsFromAssignment(a, topics), "assignment.json partitions[]", nil
-	}
-	return nil, "", nil
 }
