@@ -99,10 +99,10 @@ func prepare(cmd *cli.Command, parents []string) {
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
 	var err error
-	if path, ok := helpRequest(app, args); ok {
+	if path, ok := completion.HelpRequest(app.Commands, args); ok {
 		err = showHelp(app, path)
 	} else {
-		err = app.Run(reorderArgs(app, args))
+		err = app.Run(completion.ReorderArgs(app.Commands, args))
 	}
 	if err == nil {
 		return exit.OK
@@ -159,61 +159,4 @@ func (f *copyOnApply) Names() []string { return completion.NameAndAliases(f.Name
 func (f *copyOnApply) Apply(set *flag.FlagSet) error {
 	c := f.BoolFlag
 	return c.Apply(set)
-}
-
-// reorderArgs moves flags in front of positional arguments for the command
-// being run, so 'kaasctl whois g1 -o json' works like 'kaasctl whois -o json g1'
-// (the flag package stops at the first positional). Everything after "--"
-// stays positional.
-func reorderArgs(app *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	out := []string{args[0]}
-	cmds := app.Commands
-	var leaf *cli.Command
-	i := 1
-	for i < len(args) {
-		c := completion.FindCommand(cmds, args[i])
-		if c == nil {
-			break
-		}
-		out = append(out, args[i])
-		leaf = c
-		cmds = c.Subcommands
-		i++
-		if completion.IsLeaf(c) {
-			break
-		}
-	}
-	if leaf == nil || !completion.IsLeaf(leaf) || leaf.SkipFlagParsing {
-		return args
-	}
-	var flags, pos []string
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if completion.TakesValue(leaf, name) && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	out = append(out, flags...)
-	if len(pos) > 0 {
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out
 }

@@ -79,7 +79,7 @@ func TestIsSetIsUrfaves(t *testing.T) {
 				}
 			}
 		})
-		if err := app.Run(reorderArgs(app, append([]string{"kaasctl"}, args...))); err != nil {
+		if err := app.Run(completion.ReorderArgs(app.Commands, append([]string{"kaasctl"}, args...))); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 		if leaf == nil {

@@ -13,66 +13,6 @@ import (
 // The first minutes of a new user: --help and -h anywhere on the line, and
 // "did you mean" for a mistyped command or flag.
 
-// isHelpFlag reports whether a is a request for help.
-func isHelpFlag(a string) bool {
-	switch a {
-	case "-h", "--help", "-help", "--help=true", "-h=true":
-		return true
-	}
-	return false
-}
-
-// helpRequest finds --help / -h on the command line (before any "--") and
-// returns the command path it asks about: "kaasctl groups describe g1 -h"
-// asks about [groups describe]. ok is false when no help was asked for, or
-// when the words do not name a command (the normal run then reports the
-// unknown command with a suggestion).
-func helpRequest(app *cli.App, args []string) (path []string, ok bool) {
-	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
-		return nil, false
-	}
-	asked := false
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if isHelpFlag(a) {
-			asked = true
-		}
-	}
-	if !asked {
-		return nil, false
-	}
-	cmds := app.Commands
-	var leaf *cli.Command
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			name := strings.TrimLeft(a, "-")
-			if leaf != nil && !strings.Contains(name, "=") && !isHelpFlag(a) && completion.TakesValue(leaf, name) {
-				i++
-			}
-			continue
-		}
-		if leaf != nil && completion.IsLeaf(leaf) {
-			continue // a positional argument of the leaf command
-		}
-		c := completion.FindCommand(cmds, a)
-		if c == nil {
-			return nil, false
-		}
-		if c.SkipFlagParsing {
-			return nil, false // the command reads its words itself (__complete)
-		}
-		path = append(path, c.Name)
-		leaf, cmds = c, c.Subcommands
-	}
-	return path, true
-}
-
 // showHelp prints the help page of the command at path (the app's page and
 // the help topics when path is empty) on stdout.
 func showHelp(app *cli.App, path []string) error {

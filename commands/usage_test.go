@@ -451,7 +451,7 @@ func FuzzHelpRequest(f *testing.F) {
 	app := NewApp(&IOStreams{})
 	f.Fuzz(func(t *testing.T, line string) {
 		args := append([]string{"kaasctl"}, strings.Fields(line)...)
-		path, ok := helpRequest(app, args)
+		path, ok := completion.HelpRequest(app.Commands, args)
 		if !ok {
 			return
 		}
