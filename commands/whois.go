@@ -214,31 +214,16 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 	return g.Printer.Print(views.WhoisOutput(wh, results))
 }
 
-// streamWhois answers keys from r line by line without holding them; the
-// json and jsonl fast path appends each answer's bytes directly.
+// streamWhois answers keys from r line by line (views.StreamWhois).
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, views.WhoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
-	err := readKeys(r, func(key []byte) error {
-		appendJSON := func(dst []byte) []byte {
-			b := wh.AppendJSON(dst, key)
-			return b[:len(b)-1] // without its newline
-		}
-		if f := out.Format(); f == render.JSON || f == render.JSONL {
-			return out.Item(appendJSON, nil, nil)
-		}
-		r := wh.Resolve(string(key))
-		return out.Item(nil, r, func() []string { return views.WhoisRow(r) })
-	})
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	n, err := views.StreamWhois(g.IO.Out, g.Printer.Format, wh, r)
 	if err != nil {
 		return err
 	}
-	if out.Count() == 0 {
+	if n == 0 {
 		g.Warnf("no keys on standard input")
 	} else if g.IO.ErrTTY {
-		g.Notef("resolved %s keys", strconv.Itoa(out.Count()))
+		g.Notef("resolved %s keys", strconv.Itoa(n))
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -59,57 +57,16 @@ func whoisLiveVerdict(g *Globals, st *inspect.WhoisLiveStats, exitCode bool) err
 }
 
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
-// time, so millions of keys never sit in memory at once.
+// time (views.StreamWhoisLive).
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *inspect.WhoisLiveStats) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, views.WhoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, views.OrNone(strings.Join(cl.Answered(), ","))))
-	// Keys go to the brokers in chunks: one batched FindCoordinator each.
-	flush := func(keys []string) error {
-		if len(keys) == 0 {
-			return nil
-		}
-		rs, err := liveWhoisResults(ctx, cl, wh, names, keys, st)
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			var jerr error
-			appendJSON := func(dst []byte) []byte {
-				// render's JSON: the same form as every command (no HTML
-				// escaping, [] for nil, keyBase64 for a key that is not UTF-8).
-				var b bytes.Buffer
-				jerr = render.WriteJSON(&b, r, false)
-				return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
-			}
-			if err := out.Item(appendJSON, r, func() []string { return views.WhoisLiveRow(r) }); err != nil {
-				return err
-			}
-			if jerr != nil {
-				return jerr
-			}
-		}
-		return nil
+	answer := func(keys []string) ([]views.WhoisLiveResult, error) {
+		return liveWhoisResults(ctx, cl, wh, names, keys, st)
 	}
-	chunk := make([]string, 0, findChunk)
-	err := readKeys(g.IO.In, func(key []byte) error {
-		chunk = append(chunk, string(key))
-		if len(chunk) < findChunk {
-			return nil
-		}
-		err := flush(chunk)
-		chunk = chunk[:0]
-		return err
-	})
-	if err == nil {
-		err = flush(chunk)
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer.Format, wh, g.IO.In, cl.Answered(), findChunk, answer)
 	if err != nil {
 		return err
 	}
-	if out.Count() == 0 {
+	if n == 0 {
 		g.Warnf("no keys on standard input")
 	}
 	return nil
