@@ -140,57 +140,12 @@ func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit
 }
 
 // streamGroupsList writes an offline list as json or jsonl one row at a
-// time (GroupRowSet): a million explicit entries are listed without a
-// million rows in memory. The document is the same as GroupsListView's.
+// time (views.StreamGroupsList).
 func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
-	set := inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files})
-	var head struct {
-		Sources views.GroupsSourcesView `json:"sources"`
-		Total   int                     `json:"total"`
-		Shown   int                     `json:"shown"`
-	}
-	views.VolumeSources(&head.Sources, l, a, sr)
-	offlineListNote(g, l, sr, head.Sources.ExplicitCount)
-	head.Total, head.Shown = set.Len(), set.Len()
-	filtered := filter != (inspect.GroupFilter{})
-	var err error
-	if g.Printer.Format == render.JSONL {
-		w := render.NewJSONLWriter(g.Printer.Out)
-		set.Each(func(r *inspect.GroupRow) bool {
-			if !filtered || filter.Match(r) {
-				err = w.Write(r)
-			}
-			return err == nil
-		})
-		if err != nil {
-			return err
-		}
-		return w.Flush()
-	}
-	if filtered {
-		// The document says how many are shown before it lists them.
-		head.Shown = 0
-		set.Each(func(r *inspect.GroupRow) bool {
-			if filter.Match(r) {
-				head.Shown++
-			}
-			return true
-		})
-	}
-	d, err := render.NewJSONDocWriter(g.Printer.Out, &head, "groups")
-	if err != nil {
-		return err
-	}
-	set.Each(func(r *inspect.GroupRow) bool {
-		if !filtered || filter.Match(r) {
-			err = d.Add(r)
-		}
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	return d.Close()
+	var src views.GroupsSourcesView
+	views.VolumeSources(&src, l, a, sr)
+	offlineListNote(g, l, sr, src.ExplicitCount)
+	return views.StreamGroupsList(g.Printer.Out, g.Printer.Format == render.JSONL, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
 }
 
 // listGroupFiles reads the offset files for groups list: summaries only,
