@@ -110,28 +110,11 @@ func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []obser
 		}
 		a = offlineAssignmentFor(g, l, o.sel.Scope())
 	}
-	src := observe.ReadBlockerSources(l, a, g.Now(), o.why.limits)
-	g.WarnFindings(src.Findings)
-	for _, fe := range src.Errors {
-		g.Warnf("%s: %s", fe.Path, fe.Problem)
-	}
-	src.Flags = g.GivenFlags()
+	var stuck func(group, topic string, partition int32) *inspect.Stuck
 	if tr != nil {
-		src.Stuck = tr.Stuck
+		stuck = tr.Stuck
 	}
-	if cl != nil {
-		gss := make([]*inspect.GroupState, len(states))
-		for i := range states {
-			gss[i] = states[i].State
-		}
-		if err := src.AskStable(ctx, cl, gss); err != nil {
-			g.Warnf("last stable offsets (ListOffsets read_committed): %v; lag to the last stable offset comes from the segments", err)
-		}
-	}
-	if l.DataDir == "" {
-		g.Warnf("no data dir: the records at the committed offsets cannot be read (pass --data-dir); only the brokers' answers are used")
-	}
-	return src, nil
+	return observe.WhyBlockerSources(ctx, observe.WhyReading{Layout: l, Assignment: a, Client: cl, Now: g.Now(), Limits: o.why.limits, Flags: g.GivenFlags(), Stuck: stuck}, states, g), nil
 }
 
 // whyGroups classifies every lagging partition of states.

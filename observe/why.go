@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -134,4 +135,53 @@ func WatchStuck(ctx context.Context, window time.Duration, states []WhyState, sn
 		add(states)
 	}
 	return tr, states, nil
+}
+
+// Reporter is told a run's notes, warnings and the findings of what it
+// read.
+type Reporter interface {
+	render.Notes
+	WarnFindings([]volume.Finding)
+}
+
+// WhyReading is what --why reads its blocker sources with: the volume
+// (Layout zero: none) and its assignment, the brokers (nil: offline), the
+// run's clock, the record limits, the flags a printed fix repeats, and the
+// window's tracker (nil: one look).
+type WhyReading struct {
+	Layout     volume.Layout
+	Assignment *volume.Assignment
+	Client     *wire.Client
+	Now        time.Time
+	Limits     volume.RecordLimits
+	Flags      string
+	Stuck      func(group, topic string, partition int32) *inspect.Stuck
+}
+
+// WhyBlockerSources reads the slot files and the marker queue and, with
+// brokers, asks the leaders for the last stable offsets of the states'
+// partitions; what it could not read is told to rep.
+func WhyBlockerSources(ctx context.Context, in WhyReading, states []WhyState, rep Reporter) *BlockerSources {
+	src := ReadBlockerSources(in.Layout, in.Assignment, in.Now, in.Limits)
+	rep.WarnFindings(src.Findings)
+	for _, fe := range src.Errors {
+		rep.Warnf("%s: %s", fe.Path, fe.Problem)
+	}
+	src.Flags = in.Flags
+	if in.Stuck != nil {
+		src.Stuck = in.Stuck
+	}
+	if in.Client != nil {
+		gss := make([]*inspect.GroupState, len(states))
+		for i := range states {
+			gss[i] = states[i].State
+		}
+		if err := src.AskStable(ctx, in.Client, gss); err != nil {
+			rep.Warnf("last stable offsets (ListOffsets read_committed): %v; lag to the last stable offset comes from the segments", err)
+		}
+	}
+	if in.Layout.DataDir == "" {
+		rep.Warnf("no data dir: the records at the committed offsets cannot be read (pass --data-dir); only the brokers' answers are used")
+	}
+	return src
 }
