@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -38,37 +36,6 @@ func init() {
 	})
 }
 
-// partitionFilter reads --partition values.
-func partitionFilter(vals []string) (func(string) bool, error) {
-	if len(vals) == 0 {
-		return func(string) bool { return true }, nil
-	}
-	var scopes []repair.TopicScope
-	for _, v := range vals {
-		if t, p, err := volume.SplitOffsetKey(v); err == nil && !strings.Contains(v, ":") {
-			scopes = append(scopes, repair.TopicScope{Topic: t, Partitions: []int32{p}})
-			continue
-		}
-		s, err := repair.ParseTopicScope(v)
-		if err != nil {
-			return nil, exit.UsageErrorf("--partition %q: use TOPIC/P, TOPIC:0,2 or TOPIC", v)
-		}
-		scopes = append(scopes, s)
-	}
-	return func(k string) bool {
-		t, p, err := volume.SplitOffsetKey(k)
-		if err != nil {
-			return false
-		}
-		for _, s := range scopes {
-			if s.Topic == t && (s.Partitions == nil || slices.Contains(s.Partitions, p)) {
-				return true
-			}
-		}
-		return false
-	}, nil
-}
-
 // offsetsHistoryOptions is 'offsets history' after flag parsing.
 type offsetsHistoryOptions struct {
 	group        string
@@ -90,7 +57,7 @@ func parseOffsetsHistory(c *cli.Context, g *Globals) (offsetsHistoryOptions, err
 	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
 		return o, err
 	}
-	o.keep, err = partitionFilter(repeated(c, "partition"))
+	o.keep, err = repair.PartitionFilter(repeated(c, "partition"))
 	return o, err
 }
 
