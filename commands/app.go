@@ -99,7 +99,9 @@ func prepare(cmd *cli.Command, parents []string) {
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
 	var err error
-	if path, ok := completion.HelpRequest(app.Commands, args); ok {
+	if path, ok := helpJSONRequest(app, args); ok {
+		err = printHelpJSON(app, ios.Out, path)
+	} else if path, ok := completion.HelpRequest(app.Commands, args); ok {
 		err = showHelp(app, path)
 	} else {
 		err = app.Run(completion.ReorderArgs(app.Commands, args))

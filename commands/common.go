@@ -174,7 +174,16 @@ func globals(c *cli.Context) (*Globals, error) {
 	g.brokersFlag = isSet(c, wire.KeyBrokers)
 	g.given = givenFlags(c)
 	g.connFlags = connFlagsText(c, g)
+	g.Printer.Generation = g.generationDoc
 	return g, nil
+}
+
+// generationDoc is the generation every document about a volume or
+// cluster carries (render.Printer.Generation): the volume's, pinned or
+// detected; else the pinned one; else unknown.
+func (g *Globals) generationDoc() any {
+	gi := g.Generation()
+	return &gi
 }
 
 // GivenFlags is the volume, generation and connection flags given on the

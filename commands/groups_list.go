@@ -145,7 +145,7 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 	var src views.GroupsSourcesView
 	views.VolumeSources(&src, l, a, sr)
 	offlineListNote(g, l, sr, src.ExplicitCount)
-	return views.StreamGroupsList(g.Printer.Out, g.Printer.Format == render.JSONL, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
+	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
 }
 
 // listGroupFiles reads the offset files for groups list: summaries only,

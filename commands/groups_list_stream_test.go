@@ -54,6 +54,16 @@ func TestGroupsListStreamedMatchesDocument(t *testing.T) {
 			if err := json.Unmarshal([]byte(l), &row); err != nil {
 				t.Fatalf("jsonl line %d: %v", i, err)
 			}
+			// Each line carries the document's schemaVersion and
+			// generation; the rest is the document's row.
+			if row["schemaVersion"] != fromJSON["schemaVersion"] {
+				t.Errorf("jsonl line %d: schemaVersion %v, the document's %v", i, row["schemaVersion"], fromJSON["schemaVersion"])
+			}
+			if lg, _ := json.Marshal(row["generation"]); string(lg) == "null" || string(lg) != compactJSON(fromJSON["generation"]) {
+				t.Errorf("jsonl line %d: generation %s, the document's %s", i, lg, compactJSON(fromJSON["generation"]))
+			}
+			delete(row, "schemaVersion")
+			delete(row, "generation")
 			rb, _ := json.Marshal(row)
 			gb, _ := json.Marshal(groups[i])
 			if string(rb) != string(gb) {
@@ -61,4 +71,10 @@ func TestGroupsListStreamedMatchesDocument(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compactJSON is v as compact JSON.
+func compactJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -34,7 +34,7 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopic("exit-codes", "what kaasctl's exit codes mean", nil)
+	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", exitCodesHelp)
 	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 

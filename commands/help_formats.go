@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,7 +19,18 @@ func init() {
 
 // formatsIntro is the start of 'help formats', also printed before one
 // command's fields.
-func formatsIntro() string { return helptext.Page("formats-intro", nil) }
+func formatsIntro() string {
+	return helptext.Page("formats-intro", helptext.Vars{"formats": formatLines()})
+}
+
+// formatLines lists each -o format with what it is.
+func formatLines() string {
+	var b strings.Builder
+	for _, f := range render.Formats {
+		fmt.Fprintf(&b, "  %-5s  %s\n", f, formatDescriptions[f])
+	}
+	return b.String()
+}
 
 func helpFormats() string {
 	general := helptext.Page("formats-general", helptext.Vars{"base64Suffix": render.Base64Suffix})
@@ -29,7 +41,7 @@ func helpFormats() string {
 func listedDocs() []views.ListedDoc {
 	var out []views.ListedDoc
 	for _, d := range formatDocs() {
-		out = append(out, views.ListedDoc{Title: d.Title, JSONL: d.JSONL, Doc: d.Doc, Hidden: d.hidden})
+		out = append(out, views.ListedDoc{Title: d.Title, JSONL: d.JSONL, Doc: d.Doc, Hidden: d.hidden, SchemaVersion: docSchemaVersion(d.Title)})
 	}
 	return out
 }

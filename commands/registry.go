@@ -63,7 +63,12 @@ type FormatDoc struct {
 var registry []Descriptor
 
 // register adds a command (or a parent) to the tree.
-func register(d Descriptor) { registry = append(registry, d) }
+func register(d Descriptor) {
+	registry = append(registry, d)
+	for _, f := range d.Docs {
+		registerSchema(f)
+	}
+}
 
 // Registry is every command registered, in registration order: the tree
 // as plain data (help, help formats, --help-json read it).
@@ -99,14 +104,27 @@ type listedDoc struct {
 	hidden bool
 }
 
-// formatDocs is every command's documents, in the order 'help formats'
-// lists them (Rank, then registration).
+// appDocs are the machine documents of kaasctl itself rather than of a
+// command (--help-json's), registered with registerAppDoc.
+var appDocs []FormatDoc
+
+// registerAppDoc adds a document kaasctl prints outside any command.
+func registerAppDoc(d FormatDoc) {
+	appDocs = append(appDocs, d)
+	registerSchema(d)
+}
+
+// formatDocs is every command's documents, then kaasctl's own, in the
+// order 'help formats' lists them (Rank, then registration).
 func formatDocs() []listedDoc {
 	var out []listedDoc
 	for _, d := range registry {
 		for _, f := range d.Docs {
 			out = append(out, listedDoc{f, d.Hidden})
 		}
+	}
+	for _, f := range appDocs {
+		out = append(out, listedDoc{f, false})
 	}
 	rank := func(f listedDoc) int {
 		if f.Rank == 0 {

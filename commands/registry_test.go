@@ -58,7 +58,7 @@ func TestRegisteredCommandIsEverywhere(t *testing.T) {
 		t.Errorf("flag groups %b, want %b", got, fgOffline)
 	}
 	f := runCLI(t, "", nil, "help", "formats", "zz-registry-test")
-	if f.Code != 0 || !strings.Contains(f.Out, "zz-registry-test   (jsonl: each thing (things[]))") || !strings.Contains(f.Out, "things[]") {
+	if f.Code != 0 || !strings.Contains(f.Out, "zz-registry-test   (schemaVersion 1; jsonl: each thing (things[]))") || !strings.Contains(f.Out, "things[]") {
 		t.Errorf("help formats zz-registry-test: exit %d\n%s%s", f.Code, f.Out, f.Err)
 	}
 	// Hidden: not in the app's list nor in the whole 'help formats'.

@@ -216,7 +216,7 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 
 // streamWhois answers keys from r line by line (views.StreamWhois).
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	n, err := views.StreamWhois(g.IO.Out, g.Printer.Format, wh, r)
+	n, err := views.StreamWhois(g.IO.Out, g.Printer, wh, r)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspe
 	answer := func(keys []string) ([]views.WhoisLiveResult, error) {
 		return liveWhoisResults(ctx, cl, wh, names, keys, st)
 	}
-	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer.Format, wh, g.IO.In, cl.Answered(), findChunk, answer)
+	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer, wh, g.IO.In, cl.Answered(), findChunk, answer)
 	if err != nil {
 		return err
 	}

@@ -219,7 +219,7 @@ func TestWhoisStdinStreams(t *testing.T) {
 					t.Errorf("table has %d group rows, want %d", n, len(keys)-1)
 				}
 			case "yaml":
-				if n := strings.Count(r.Out, "- key: "); n != len(keys) {
+				if n := strings.Count(r.Out, "- schemaVersion: 1\n  generation:\n"); n != len(keys) {
 					t.Errorf("yaml has %d items, want %d", n, len(keys))
 				}
 			}

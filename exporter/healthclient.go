@@ -19,13 +19,22 @@ import (
 // every group observed (the caller selects: inspect.SelectHealth), with
 // what the last refresh covered (groups health without an exporter).
 func ObserveHealth(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, g render.Notes) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	out, last := ObserveWindow(ctx, src, window, interval, opt, nil, g)
+	return out, src.Coverage(last)
+}
+
+// ObserveWindow is ObserveHealth's loop, handing each observation to each
+// (nil: none), and returning the last one.
+func ObserveWindow(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, each func(*observe.Observation), g render.Notes) ([]inspect.GroupHealth, *observe.Observation) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
 	hw := inspect.HealthWindow{Opt: opt}
 	n := int(window/interval) + 1
 	var last *observe.Observation
-	g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
+	if n > 1 {
+		g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for i := 0; i < n; i++ {
@@ -44,6 +53,9 @@ func ObserveHealth(ctx context.Context, src *observe.Source, window, interval ti
 		if last.WireErr != "" {
 			g.Warnf("brokers: %s", last.WireErr)
 		}
+		if each != nil {
+			each(last)
+		}
 	}
 	out := make([]inspect.GroupHealth, 0, len(last.Groups))
 	for _, grp := range last.Groups {
@@ -51,7 +63,7 @@ func ObserveHealth(ctx context.Context, src *observe.Source, window, interval ti
 		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
 		out = append(out, h)
 	}
-	return out, src.Coverage(last)
+	return out, last
 }
 
 // FetchHealth reads a running exporter's health document (BASE/api/health;

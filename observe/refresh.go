@@ -65,6 +65,13 @@ type Source struct {
 	// refresh_blocker.go), read under BlockerLimits (zero: the defaults).
 	Blockers      bool
 	BlockerLimits volume.RecordLimits
+	// BlockerFlags are the volume and connection flags a blocker's printed
+	// fix repeats (BlockerSources.Flags).
+	BlockerFlags string
+	// BlockersAtOnce also names the blocker of a partition at the first
+	// refresh that sees it lagging (GroupObs.Blockers only), for a run
+	// that observes once (groups explain --window 0).
+	BlockersAtOnce bool
 
 	stuck     map[stuckKey]*stuckSeen
 	refreshNo int64
@@ -132,6 +139,8 @@ type GroupObs struct {
 	// Incidents are the read model's incidents of the group's partitions
 	// (nil when none).
 	Incidents []GroupIncident `json:"incidents,omitempty"`
+	// GroupIncidents are the group's own (uncommitted partitions).
+	GroupIncidents []inspect.PartitionIncident `json:"groupIncidents,omitempty"`
 	// Blockers are the blockers of its lagging partitions (Source.Blockers).
 	Blockers []inspect.PartitionBlocker `json:"blockers,omitempty"`
 	// LagSeconds is the largest partition lag in seconds.

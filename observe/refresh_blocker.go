@@ -39,6 +39,7 @@ func (r *refreshRun) readBlockerSources() {
 		lim = volume.DefaultRecordLimits()
 	}
 	r.bsrc = ReadBlockerSources(*s.Layout, r.o.Assignment, r.o.Time, lim)
+	r.bsrc.Flags = s.BlockerFlags
 	if s.stuck == nil {
 		s.stuck = map[stuckKey]*stuckSeen{}
 	}
@@ -71,6 +72,9 @@ func (r *refreshRun) blockers(b *groupBuilder, g *GroupObs, sample *inspect.Heal
 		seen := s.stuck[key]
 		if seen == nil || seen.offset != p.Resume.Value || seen.seen != s.refreshNo-1 || seen.others != others {
 			s.stuck[key] = &stuckSeen{offset: p.Resume.Value, since: r.o.Time, samples: 1, mod: sample.FileModTime, seen: s.refreshNo, others: others}
+			if s.BlockersAtOnce {
+				r.blockerAtOnce(g, p, live, members)
+			}
 			continue // moved, first seen, or its consumer worked elsewhere: nothing sits yet
 		}
 		seen.samples++
@@ -94,6 +98,15 @@ func (r *refreshRun) blockers(b *groupBuilder, g *GroupObs, sample *inspect.Heal
 		}
 		g.Blockers = append(g.Blockers, bl)
 		sample.Blockers = append(sample.Blockers, inspect.SampleBlockerOf(&bl, seen.since))
+	}
+}
+
+// blockerAtOnce names the blocker of a partition seen for the first time
+// into g.Blockers alone (Source.BlockersAtOnce), as groups describe --why
+// names it without a window: no sample carries it, so no BLOCKED.
+func (r *refreshRun) blockerAtOnce(g *GroupObs, p *inspect.PartitionState, live bool, members int) {
+	if bl := r.bsrc.Blocker(g.Row.Group, p, live, members); inspect.Blocking(bl.Kind) {
+		g.Blockers = append(g.Blockers, bl)
 	}
 }
 

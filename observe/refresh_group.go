@@ -98,7 +98,7 @@ func (r *refreshRun) buildGroup(b *groupBuilder, i int, g *GroupObs, keep bool) 
 	default:
 		b.reset(0)
 	}
-	b.build(g.Row.Group, gf)
+	g.GroupIncidents = b.build(g.Row.Group, gf).Incidents
 	r.fill(b, g, &sample, keep)
 	r.blockers(b, g, &sample)
 	if fo != nil && fo.Corrupt && sample.Err == "" && len(sample.Partitions) == 0 {

@@ -172,6 +172,10 @@ type Printer struct {
 	Err    io.Writer
 	TTY    bool // Out is a terminal
 	Color  bool // colour allowed (TTY and no NO_COLOR)
+	// Generation is the kaas generation the run assumes, added to every
+	// document about a volume or cluster (schema_generation.go); nil:
+	// none. Called when a document is printed.
+	Generation func() any
 }
 
 // Wide reports whether wide columns are shown.
@@ -181,15 +185,15 @@ func (p *Printer) Wide() bool { return p.Format == Wide }
 func (p *Printer) Print(o Output) error {
 	switch p.Format {
 	case JSON:
-		return WriteJSON(p.Out, o.Data, true)
+		return writeStamped(p.Out, o.Data, true, p.stampOf(o.Data))
 	case YAML:
-		return WriteYAML(p.Out, o.Data)
+		return writeYAMLStamped(p.Out, o.Data, p.stampOf(o.Data))
 	case JSONL:
 		items := o.Items
 		if items == nil {
 			items = o.Data
 		}
-		return WriteJSONL(p.Out, items)
+		return writeJSONL(p.Out, items, p.stampOf(o.Data))
 	case CSV:
 		if o.Table == nil {
 			return fmt.Errorf("this command has no csv form; use -o json")
@@ -443,8 +447,13 @@ func writeJSON(w io.Writer, v any, prefix, step string) error {
 }
 
 // WriteJSONL writes each element of a slice on its own line.
-func WriteJSONL(w io.Writer, v any) error {
+func WriteJSONL(w io.Writer, v any) error { return writeJSONL(w, v, stamp{}) }
+
+// writeJSONL is WriteJSONL with each object carrying the stamp (version
+// 0: nothing).
+func writeJSONL(w io.Writer, v any, st stamp) error {
 	jw := NewJSONLWriter(w)
+	jw.stamp = st
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Slice {
 		for i := 0; i < rv.Len(); i++ {
@@ -468,6 +477,8 @@ func WriteJSONL(w io.Writer, v any) error {
 // for results produced one at a time (a stream never held in memory).
 type JSONLWriter struct {
 	bw *bufio.Writer
+	// stamp is what each object carries first (version 0: nothing).
+	stamp stamp
 }
 
 // NewJSONLWriter starts a JSON-lines stream on w.
@@ -476,7 +487,12 @@ func NewJSONLWriter(w io.Writer) *JSONLWriter {
 }
 
 // Write writes v on its own line.
-func (j *JSONLWriter) Write(v any) error { return WriteJSON(j.bw, v, false) }
+func (j *JSONLWriter) Write(v any) error {
+	if j.stamp.version > 0 {
+		return writeJSON(newStampWriter(j.bw, j.stamp, "", ""), v, "", "")
+	}
+	return WriteJSON(j.bw, v, false)
+}
 
 // Flush writes what is buffered.
 func (j *JSONLWriter) Flush() error { return j.bw.Flush() }
@@ -493,8 +509,18 @@ type JSONDocWriter struct {
 // NewJSONDocWriter writes head (a struct or map: the document's other
 // fields) and opens its array field named field.
 func NewJSONDocWriter(w io.Writer, head any, field string) (*JSONDocWriter, error) {
+	return newJSONDocWriter(w, head, field, stamp{})
+}
+
+// newJSONDocWriter is NewJSONDocWriter with the schema version as the
+// document's first field (0: none).
+func newJSONDocWriter(w io.Writer, head any, field string, st stamp) (*JSONDocWriter, error) {
 	d := &JSONDocWriter{bw: bufio.NewWriterSize(w, 64<<10)}
-	if err := WriteJSON(&d.buf, head, true); err != nil {
+	var hw io.Writer = &d.buf
+	if st.version > 0 {
+		hw = newStampWriter(&d.buf, st, "", "  ")
+	}
+	if err := writeJSON(hw, head, "", "  "); err != nil {
 		return nil, err
 	}
 	h := bytes.TrimRight(d.buf.Bytes(), "\n")
@@ -543,8 +569,13 @@ func WriteYAML(w io.Writer, v any) error {
 	if err := WriteJSON(&buf, v, false); err != nil {
 		return err
 	}
+	return writeYAMLFromJSON(w, buf.Bytes())
+}
+
+// writeYAMLFromJSON writes a JSON document as block YAML.
+func writeYAMLFromJSON(w io.Writer, js []byte) error {
 	var node yaml.Node
-	if err := yaml.Unmarshal(yamlSafeJSON(buf.Bytes()), &node); err != nil {
+	if err := yaml.Unmarshal(yamlSafeJSON(js), &node); err != nil {
 		return err
 	}
 	blockStyle(&node)
@@ -627,9 +658,21 @@ func hasControl(s string) bool {
 // plan) is never encoded whole in memory. The bytes are WriteJSON's; a v
 // without such a field is written by WriteJSON.
 func WriteJSONStreamed(w io.Writer, v any, field string) error {
+	return writeJSONStreamed(w, v, field, stamp{})
+}
+
+// writeJSONStreamed is WriteJSONStreamed with the schema version as the
+// document's first field (0: none).
+func writeJSONStreamed(w io.Writer, v any, field string, st stamp) error {
+	whole := func() error {
+		if st.version > 0 {
+			return writeStamped(w, v, true, st)
+		}
+		return WriteJSON(w, v, true)
+	}
 	rv := reflect.Indirect(reflect.ValueOf(v))
 	if rv.Kind() != reflect.Struct {
-		return WriteJSON(w, v, true)
+		return whole()
 	}
 	fi := -1
 	for i := range rv.NumField() {
@@ -639,20 +682,24 @@ func WriteJSONStreamed(w io.Writer, v any, field string) error {
 		}
 	}
 	if fi < 0 {
-		return WriteJSON(w, v, true)
+		return whole()
 	}
 	ev := rv.Field(fi)
 	skel := reflect.New(rv.Type()).Elem()
 	skel.Set(rv)
 	skel.Field(fi).Set(reflect.MakeSlice(ev.Type(), 0, 0))
 	var head bytes.Buffer
-	if err := writeJSON(&head, skel.Addr().Interface(), "", "  "); err != nil {
+	var hw io.Writer = &head
+	if st.version > 0 {
+		hw = newStampWriter(&head, st, "", "  ")
+	}
+	if err := writeJSON(hw, skel.Addr().Interface(), "", "  "); err != nil {
 		return err
 	}
 	marker := []byte("\n  " + strconv.Quote(field) + ": []")
 	at := bytes.Index(head.Bytes(), marker)
 	if at < 0 || bytes.Contains(head.Bytes()[at+len(marker):], marker) {
-		return WriteJSON(w, v, true)
+		return whole()
 	}
 	cut := at + len(marker) - 1 // at the closing ]
 	bw := bufio.NewWriterSize(w, 64<<10)

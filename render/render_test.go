@@ -92,9 +92,9 @@ func TestFormats(t *testing.T) {
 		{Table, true, []string{"│", "GROUP", "orders"}, []string{"FNV"}},
 		{Wide, false, []string{"GROUP    COORDINATOR  FNV\n", "0x2"}, nil},
 		{CSV, false, []string{"GROUP,COORDINATOR,FNV\n", "billing,,0x2\n"}, nil},
-		{JSON, false, []string{"[\n  {\n    \"group\": \"orders\"\n  },"}, nil},
-		{JSONL, false, []string{"{\"group\":\"orders\"}\n{\"group\":\"billing\"}\n"}, nil},
-		{YAML, false, []string{"- group: orders\n- group: billing\n"}, nil},
+		{JSON, false, []string{"[\n  {\n    \"schemaVersion\": 1,\n    \"group\": \"orders\"\n  },"}, nil},
+		{JSONL, false, []string{"{\"schemaVersion\":1,\"group\":\"orders\"}\n{\"schemaVersion\":1,\"group\":\"billing\"}\n"}, nil},
+		{YAML, false, []string{"- schemaVersion: 1\n  group: orders\n- schemaVersion: 1\n  group: billing\n"}, nil},
 	} {
 		var b bytes.Buffer
 		p := &Printer{Format: tc.f, Out: &b, TTY: tc.tty}

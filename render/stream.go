@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 )
@@ -26,6 +27,27 @@ type Stream struct {
 	pending int
 	n       int
 	err     error
+	// vt and st: the stamp of the last item's type.
+	vt reflect.Type
+	st stamp
+	// p gives the generation items carry (nil: none; WithGeneration).
+	p *Printer
+}
+
+// WithGeneration makes every item carry the generation p assumes, as
+// p's documents do.
+func (s *Stream) WithGeneration(p *Printer) *Stream {
+	s.p = p
+	return s
+}
+
+// stampOf is the stamp of value's type (kept for the next item: a
+// stream's items are of one type).
+func (s *Stream) stampOf(value any) stamp {
+	if t := reflect.TypeOf(value); t != s.vt || s.st.version == 0 {
+		s.vt, s.st = t, s.p.stampOf(value)
+	}
+	return s.st
 }
 
 // NewStream starts a stream on w; headers ending in "+" are wide-only
@@ -79,12 +101,12 @@ func (s *Stream) Item(appendJSON func([]byte) []byte, value any, row func() []st
 		if s.n > 0 {
 			s.write([]byte(",\n"))
 		}
-		s.write(appendJSON(s.bw.AvailableBuffer()))
+		s.write(appendStampedObject(s.bw.AvailableBuffer(), s.stampOf(value), appendJSON))
 	case JSONL:
 		// Append straight into the writer's free space when it fits.
-		s.write(append(appendJSON(s.bw.AvailableBuffer()), '\n'))
+		s.write(append(appendStampedObject(s.bw.AvailableBuffer(), s.stampOf(value), appendJSON), '\n'))
 	case YAML:
-		s.keep(WriteYAML(s.bw, []any{value}))
+		s.keep(writeYAMLStamped(s.bw, []any{value}, s.stampOf(value)))
 	default:
 		cells := make([]string, 0, len(s.hdr))
 		for i, c := range row() {
@@ -124,9 +146,9 @@ func (s *Stream) Event(value any, rows ...[]string) error {
 	}
 	switch s.f {
 	case JSON, JSONL:
-		s.keep(WriteJSON(s.bw, value, false))
+		s.keep(writeStamped(s.bw, value, false, s.stampOf(value)))
 	case YAML:
-		s.keep(WriteYAML(s.bw, []any{value}))
+		s.keep(writeYAMLStamped(s.bw, []any{value}, s.stampOf(value)))
 	case CSV:
 		for _, r := range rows {
 			s.keep(s.csvw.Write(r))

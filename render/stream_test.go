@@ -37,8 +37,8 @@ func TestStreamFormats(t *testing.T) {
 	t.Parallel()
 	items := []streamItem{{"a", 1}, {"b\x1b", 22}}
 	for f, want := range map[Format]string{
-		JSON:  "[\n{\"name\":\"a\",\"n\":1},\n{\"name\":\"b\x1b\",\"n\":22}\n]\n",
-		JSONL: "{\"name\":\"a\",\"n\":1}\n{\"name\":\"b\x1b\",\"n\":22}\n",
+		JSON:  "[\n{\"schemaVersion\":1,\"name\":\"a\",\"n\":1},\n{\"schemaVersion\":1,\"name\":\"b\x1b\",\"n\":22}\n]\n",
+		JSONL: "{\"schemaVersion\":1,\"name\":\"a\",\"n\":1}\n{\"schemaVersion\":1,\"name\":\"b\x1b\",\"n\":22}\n",
 		CSV:   "NAME,N,EXTRA\na,1,\nb\x1b,22,\n",
 		Table: "title\nNAME   N\na      1\nb\\x1b  22\n",
 		Wide:  "title\nNAME   N   EXTRA\na      1   -\nb\\x1b  22  -\n",
@@ -68,7 +68,7 @@ func TestStreamEventsAndLines(t *testing.T) {
 	b.Reset()
 	s = NewStream(&b, JSONL, nil, "")
 	s.Event(streamItem{"x", 1})
-	if err := s.Flush(); err != nil || b.String() != "{\"name\":\"x\",\"n\":1}\n" {
+	if err := s.Flush(); err != nil || b.String() != "{\"schemaVersion\":1,\"name\":\"x\",\"n\":1}\n" {
 		t.Fatalf("jsonl event: %q %v", b.String(), err)
 	}
 	b.Reset()

@@ -66,7 +66,7 @@ func whoisEqualsWire(t *testing.T, c *Cluster, what string) (map[string]string, 
 	t.Helper()
 	var wire map[string]string
 	var off map[string]whoisRow
-	waitFor(t, 30*time.Second, what+": whois (offline) equals FindCoordinator from every broker", func() error {
+	waitFor(t, 60*time.Second, what+": whois (offline) equals FindCoordinator from every broker", func() error {
 		var err error
 		off = whoisOffline(t, c, false, nil, coordGroups...)
 		for k, v := range whoisOffline(t, c, true, nil, coordTxns...) {

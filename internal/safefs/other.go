@@ -321,3 +321,24 @@ func OthersCanChange(path string) string { return "" }
 
 // ReadableByOthers is not checked on this platform (see the unix build).
 func ReadableByOthers(path string) string { return "" }
+
+// OpenAppend opens a log file the user names for appending, creating it
+// (mode 0600) when missing; never through a symbolic link.
+func OpenAppend(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		t, _ := os.Readlink(path)
+		return nil, &KindError{Path: path, Kind: kindSymlink, Target: t, Writing: true}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || Kind(fi.Mode()) != "" {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &KindError{Path: path, Kind: Kind(fi.Mode()), Writing: true}
+	}
+	return f, nil
+}

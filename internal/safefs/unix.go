@@ -648,3 +648,34 @@ func ReadableByOthers(path string) string {
 	}
 	return ""
 }
+
+// OpenAppend opens a log file the user names for appending, creating it
+// (mode 0600) when missing: never through a symbolic link, never a FIFO
+// or device (the open does not block on one).
+func OpenAppend(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		if err == unix.ELOOP {
+			t, _ := os.Readlink(path)
+			return nil, &KindError{Path: path, Kind: kindSymlink, Target: t, Writing: true}
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err == nil {
+		if k := Kind(fi.Mode()); k != "" {
+			f.Close()
+			return nil, &KindError{Path: path, Kind: k, Writing: true}
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

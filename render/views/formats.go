@@ -15,9 +15,10 @@ import (
 // commands it is printed by, with what selects it), what -o jsonl prints,
 // a value of its type, and whether its command is hidden.
 type ListedDoc struct {
-	Title, JSONL string
-	Doc          any
-	Hidden       bool
+	Title, JSONL  string
+	Doc           any
+	Hidden        bool
+	SchemaVersion int
 }
 
 // FormatsPage is the whole 'help formats': head, then every listed
@@ -28,7 +29,7 @@ func FormatsPage(head string, docs []ListedDoc) string {
 	b.WriteString(head)
 	for _, d := range docs {
 		if !d.Hidden {
-			writeFormatDoc(&b, d.Title, d.JSONL, d.Doc)
+			writeFormatDoc(&b, d)
 		}
 	}
 	fmt.Fprintf(&b, "\nexporter   (Prometheus text format; kaasctl help formats exporter)\n")
@@ -47,7 +48,7 @@ func FormatsPageFor(intro, q string, docs []ListedDoc) (page string, n int) {
 				if n == 0 {
 					b.WriteString("\nJSON fields\n")
 				}
-				writeFormatDoc(&b, d.Title, d.JSONL, d.Doc)
+				writeFormatDoc(&b, d)
 				n++
 				break
 			}
@@ -56,9 +57,9 @@ func FormatsPageFor(intro, q string, docs []ListedDoc) (page string, n int) {
 	return b.String(), n
 }
 
-func writeFormatDoc(b *strings.Builder, command, jsonl string, doc any) {
-	fmt.Fprintf(b, "\n%s   (jsonl: %s)\n", command, jsonl)
-	for _, f := range render.Fields(doc) {
+func writeFormatDoc(b *strings.Builder, d ListedDoc) {
+	fmt.Fprintf(b, "\n%s   (schemaVersion %d; jsonl: %s)\n", d.Title, d.SchemaVersion, d.JSONL)
+	for _, f := range render.Fields(d.Doc) {
 		fmt.Fprintf(b, "  %-44s %s\n", f.Path, f.Kind)
 	}
 }

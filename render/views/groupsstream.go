@@ -1,17 +1,15 @@
 package views
 
 import (
-	"io"
-
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-// StreamGroupsList writes an offline list to w as json (jsonl: a row a
+// StreamGroupsList writes an offline list on p as json (jsonl: a row a
 // line) one row at a time (GroupRowSet): a million explicit entries are
 // listed without a million rows in memory. The document is the same as
 // GroupsListView's.
-func StreamGroupsList(w io.Writer, jsonl bool, sources GroupsSourcesView, set *inspect.GroupRowSet, filter inspect.GroupFilter) error {
+func StreamGroupsList(p *render.Printer, sources GroupsSourcesView, set *inspect.GroupRowSet, filter inspect.GroupFilter) error {
 	var head struct {
 		Sources GroupsSourcesView `json:"sources"`
 		Total   int               `json:"total"`
@@ -21,8 +19,8 @@ func StreamGroupsList(w io.Writer, jsonl bool, sources GroupsSourcesView, set *i
 	head.Total, head.Shown = set.Len(), set.Len()
 	filtered := filter != (inspect.GroupFilter{})
 	var err error
-	if jsonl {
-		lw := render.NewJSONLWriter(w)
+	if p.Format == render.JSONL {
+		lw := p.JSONLines(GroupsListView{})
 		set.Each(func(r *inspect.GroupRow) bool {
 			if !filtered || filter.Match(r) {
 				err = lw.Write(r)
@@ -44,7 +42,7 @@ func StreamGroupsList(w io.Writer, jsonl bool, sources GroupsSourcesView, set *i
 			return true
 		})
 	}
-	d, err := render.NewJSONDocWriter(w, &head, "groups")
+	d, err := p.JSONDoc(GroupsListView{}, &head, "groups")
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,9 @@ type FollowedMove = inspect.FollowedMove
 func WriteFollowEvent(p *render.Printer, e FollowEvent, jsonl bool) {
 	w := p.Out
 	if jsonl {
-		_ = render.WriteJSONL(w, []FollowEvent{e})
+		jw := p.JSONLines(e)
+		_ = jw.Write(e)
+		_ = jw.Flush()
 		return
 	}
 	line := render.Clean(e.Message)

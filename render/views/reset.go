@@ -102,7 +102,7 @@ func PrintResetView(p *render.Printer, v *ResetView) error {
 	case render.JSON:
 		// Group by group: a plan of a million rows is never one document
 		// in memory.
-		return render.WriteJSONStreamed(p.Out, v, "groups")
+		return p.PrintStreamed(v, "groups")
 	case render.JSONL, render.YAML:
 		return p.Print(render.Output{Data: v, Items: v.rows})
 	}

@@ -159,7 +159,7 @@ func NewWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc)
 	if p.Format == render.CSV {
 		hdr = csvHeader
 	}
-	w.s = render.NewStream(p.Out, p.Format, hdr, "")
+	w.s = render.NewStream(p.Out, p.Format, hdr, "").WithGeneration(p)
 	w.err = w.s.Flush()
 	return w
 }

@@ -13,11 +13,12 @@ import (
 
 // whois --stdin: keys read a line at a time and answered as a stream.
 
-// StreamWhois answers keys from r line by line without holding them; the
+// StreamWhois answers keys from r on w (in p's format, with its
+// generation) line by line without holding them; the
 // json and jsonl fast path appends each answer's bytes directly. It
 // returns how many keys were answered.
-func StreamWhois(w io.Writer, format render.Format, wh *inspect.Whois, r io.Reader) (int, error) {
-	out := render.NewStream(w, format, WhoisHeaders(wh, wh.WhatIfMode()), wh.Scenario)
+func StreamWhois(w io.Writer, p *render.Printer, wh *inspect.Whois, r io.Reader) (int, error) {
+	out := render.NewStream(w, p.Format, WhoisHeaders(wh, wh.WhatIfMode()), wh.Scenario).WithGeneration(p)
 	err := ReadKeys(r, func(key []byte) error {
 		appendJSON := func(dst []byte) []byte {
 			b := wh.AppendJSON(dst, key)
@@ -38,9 +39,9 @@ func StreamWhois(w io.Writer, format render.Format, wh *inspect.Whois, r io.Read
 // StreamWhoisLive reads keys from r and has answer answer them chunk at a
 // time, so millions of keys never sit in memory at once; answered names
 // the brokers answering. It returns how many keys were answered.
-func StreamWhoisLive(w io.Writer, format render.Format, wh *inspect.Whois, r io.Reader, answered []string, chunkSize int, answer func(keys []string) ([]WhoisLiveResult, error)) (int, error) {
-	out := render.NewStream(w, format, WhoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, OrNone(strings.Join(answered, ","))))
+func StreamWhoisLive(w io.Writer, p *render.Printer, wh *inspect.Whois, r io.Reader, answered []string, chunkSize int, answer func(keys []string) ([]WhoisLiveResult, error)) (int, error) {
+	out := render.NewStream(w, p.Format, WhoisLiveHeaders(wh),
+		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, OrNone(strings.Join(answered, ",")))).WithGeneration(p)
 	// Keys go to the brokers in chunks: one batched FindCoordinator each.
 	flush := func(keys []string) error {
 		if len(keys) == 0 {

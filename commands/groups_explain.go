@@ -1,0 +1,171 @@
+package commands
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/exporter"
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
+)
+
+func init() {
+	register(Descriptor{
+		Path:  "groups explain",
+		Usage: "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Docs: []FormatDoc{
+			{Title: "groups explain", Doc: views.GroupsExplainView{}, JSONL: "each group's verdict (groups[])", Rank: 52},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[GROUP...]",
+				Flags: []cli.Flag{
+					durationFlag("window", 30*time.Second, "observe for `D` (0: once)"),
+					durationFlag("interval", 5*time.Second, "observe every `D`"),
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)"},
+					&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok"},
+					&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once"},
+					&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)"},
+					durationFlag("moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
+				},
+				Action: action(parseGroupsExplain, runGroupsExplain),
+			}
+		},
+	})
+}
+
+// groupsExplainOptions is 'groups explain' after flag parsing.
+type groupsExplainOptions struct {
+	window, interval time.Duration
+	filter           *regexp.Regexp
+	maxGroups        int
+	problemsOnly     bool
+	exporterURL      string
+	journal          string
+	movesSince       time.Duration
+	// names are the groups asked for (none: every group).
+	names []string
+}
+
+func parseGroupsExplain(c *cli.Context) (groupsExplainOptions, error) {
+	o := groupsExplainOptions{window: flagDuration(c, "window"), interval: flagDuration(c, "interval"), maxGroups: c.Int("max-groups"),
+		problemsOnly: c.Bool("problems"), exporterURL: c.String("exporter"), journal: c.String("journal"),
+		movesSince: flagDuration(c, "moves-since"), names: c.Args().Slice()}
+	if err := checkExplainWindow(o); err != nil {
+		return o, err
+	}
+	var err error
+	o.filter, err = compileRegex("regex", c.String("regex"))
+	return o, err
+}
+
+// checkExplainWindow holds --window and --interval to groups health's
+// bounds (a window of 0 is one observation).
+func checkExplainWindow(o groupsExplainOptions) error {
+	switch {
+	case o.window < 0 || o.interval <= 0:
+		return exit.UsageErrorf("--window must not be negative and --interval must be positive")
+	case o.movesSince < 0:
+		return exit.UsageErrorf("--moves-since must not be negative")
+	case o.window == 0:
+		return nil
+	case o.interval > o.window:
+		return exit.UsageErrorf("--interval %s is longer than --window %s (--window 0 observes once)", o.interval, o.window)
+	}
+	if n := o.window/o.interval + 1; n > maxHealthObservations || o.interval < minHealthInterval {
+		return exit.UsageErrorf("--window %s every --interval %s is %d observations: groups explain takes at most %d, at least %s apart",
+			o.window, o.interval, n, maxHealthObservations, minHealthInterval)
+	}
+	return nil
+}
+
+func runGroupsExplain(ctx context.Context, g *Globals, o groupsExplainOptions) error {
+	v, missing, cover, err := explainGroups(ctx, g, o)
+	if err != nil {
+		return err
+	}
+	if err := g.Printer.Print(views.ExplainOutput(v)); err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return cover.MissingError(missing)
+	}
+	notOK := 0
+	for _, vd := range v.Groups {
+		if vd.Severity != inspect.VerdictOK {
+			notOK++
+		}
+	}
+	if notOK > 0 {
+		return exit.ProblemsFound("%s not ok", render.Plural(notOK, "group", "groups"))
+	}
+	return nil
+}
+
+// explainGroups observes the groups and builds their verdicts, with the
+// groups asked for that were not observed and what the observation
+// covered.
+func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (views.GroupsExplainView, []string, inspect.HealthCoverage, error) {
+	v := views.GroupsExplainView{Source: "observed", Window: o.window.String(), Interval: o.interval.String(), Groups: []inspect.Verdict{},
+		Severities: map[string]int{inspect.VerdictPage: 0, inspect.VerdictWarning: 0, inspect.VerdictOK: 0}}
+	if o.window == 0 {
+		v.Interval = ""
+	}
+	src, closeFn, err := explainSource(ctx, g, o)
+	if err != nil {
+		return v, nil, inspect.HealthCoverage{}, err
+	}
+	defer closeFn()
+	window := o.window
+	if o.exporterURL != "" {
+		window = 0
+	}
+	var seen []*volume.Assignment
+	healths, last := exporter.ObserveWindow(ctx, src, window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), func(ob *observe.Observation) {
+		seen = append(seen, ob.Assignment)
+	}, g)
+	cover := src.Coverage(last)
+	if o.exporterURL != "" {
+		doc, err := exporter.FetchHealth(ctx, o.exporterURL)
+		if err != nil {
+			return v, nil, cover, err
+		}
+		v.Source, v.Window, v.Interval, healths = o.exporterURL, doc.Window, "", doc.Groups
+	}
+	if src.Layout != nil {
+		gi := src.Layout.WithGeneration().Gen
+		v.Generation = &gi
+	}
+	moves, msrc := explainMoves(g, o, seen, last)
+	v.Moves = msrc
+	missing := buildVerdicts(g, o, &v, healths, last, moves)
+	return v, missing, cover, nil
+}
+
+// explainSource is the observation source: groups health's, with lag in
+// seconds and the served ends checked against the segments at every
+// observation.
+func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*observe.Source, func(), error) {
+	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, true, connectChecked)
+	if err != nil {
+		return nil, nil, err
+	}
+	src.ServedCheckInterval = time.Nanosecond
+	src.BlockerFlags = g.GivenFlags()
+	src.BlockersAtOnce = o.window == 0 || o.exporterURL != "" // one observation
+	if len(o.names) > 0 {
+		src.Only = map[string]bool{}
+		for _, n := range o.names {
+			src.Only[n] = true
+		}
+	}
+	return src, closeFn, nil
+}

@@ -1,0 +1,390 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/completion"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
+	"github.com/kaasctl/kaasctl/internal/safefs"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+func init() {
+	register(Descriptor{
+		Path:  "mcp",
+		Usage: "serve the read-only commands as Model Context Protocol tools (stdio, or streamable HTTP on loopback); writes only as plans",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio"},
+					&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)"},
+					&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)"},
+					&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy"},
+					durationFlag("call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
+					&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
+					&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)"},
+				},
+				Action: action(parseMCP, runMCP),
+			}
+		},
+	})
+}
+
+// mcpOptions is 'mcp' after flag parsing.
+type mcpOptions struct {
+	http        string
+	allowRemote bool
+	logFile     string
+	maxCalls    int
+	callTimeout time.Duration
+	maxRequest  int64
+	journal     string
+	listener    net.Listener // set by tests instead of http
+}
+
+func parseMCP(c *cli.Context) (mcpOptions, error) {
+	o := mcpOptions{http: c.String("http"), allowRemote: c.Bool("allow-remote"), logFile: c.String("log-file"), maxCalls: c.Int("max-calls"),
+		callTimeout: flagDuration(c, "call-timeout"), journal: c.String("journal")}
+	if c.NArg() > 0 {
+		return o, exit.UsageErrorf("mcp takes no arguments (got %q)", c.Args().First())
+	}
+	if o.http != "" {
+		if err := mcpserver.CheckBind(o.http, o.allowRemote); err != nil {
+			return o, exit.UsageErrorf("%v", err)
+		}
+	}
+	if o.maxCalls < 1 || o.callTimeout <= 0 {
+		return o, exit.UsageErrorf("--max-calls must be at least 1 and --call-timeout positive")
+	}
+	n, err := flagSize(c, "max-request-bytes")
+	if err != nil || n < 1<<10 {
+		return o, exit.UsageErrorf("--max-request-bytes: %v (at least 1KiB)", errOr(err, "too small"))
+	}
+	o.maxRequest = n
+	return o, nil
+}
+
+func errOr(err error, s string) any {
+	if err != nil {
+		return err
+	}
+	return s
+}
+
+func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
+	if !g.HasVolume() && !wantsBrokers(g) {
+		return exit.UsageErrorf("nothing to serve: give the volume (--data-dir/--cluster-dir) and/or the brokers (--brokers)")
+	}
+	logw, closeLog, err := mcpLog(g, o.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	tools, err := mcpServerTools(g, o)
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(mcpserver.Options{Name: "kaasctl", Version: versionString(), Instructions: mcpInstructions,
+		MaxCalls: o.maxCalls, CallTimeout: o.callTimeout, MaxRequestBytes: o.maxRequest, Log: logw, Redact: mcpRedactor(g)}, tools)
+	ctx, stop := untilSignal(ctx)
+	defer stop()
+	if o.http == "" && o.listener == nil {
+		g.Notef("mcp: serving %d tools on stdin/stdout (%s)", len(tools), g.Generation().Short())
+		return srv.ServeIO(ctx, io.NopCloser(g.IO.In), nopWriteCloser{g.IO.Out})
+	}
+	ln := o.listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", o.http); err != nil {
+			return fmt.Errorf("mcp: %v", err)
+		}
+	}
+	g.Notef("mcp: serving %d tools at http://%s%s", len(tools), ln.Addr(), mcpserver.Path)
+	return srv.ServeHTTP(ctx, ln)
+}
+
+// mcpInstructions tell a client what the server is for.
+const mcpInstructions = "kaasctl answers questions about the consumer groups of a kaas cluster (a Kafka-compatible broker " +
+	"whose state is JSON files on a shared volume). Start with groups_explain: one verdict per group with the next " +
+	"command to run. Every tool is read-only; a write is offered as a plan (the *_plan tools) with the command a person runs."
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpLog is where the call log goes: --log-file (appended, never through
+// a link), else stderr.
+func mcpLog(g *Globals, path string) (io.Writer, func(), error) {
+	if path == "" {
+		return g.IO.Err, func() {}, nil
+	}
+	f, err := safefs.OpenAppend(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log-file %s: %v", path, safefs.Problem(err))
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// mcpRedactor masks the secrets the server's settings hold: the SASL
+// password, and a --sasl-password-env that holds a password rather than
+// a variable's name.
+func mcpRedactor(g *Globals) func(string) string {
+	var secrets []string
+	envName := g.IO.getenv(wire.EnvName(wire.KeySASLPasswordEnv))
+	if g.conn != nil {
+		if v := g.conn.flags[wire.KeySASLPasswordEnv]; v != "" {
+			envName = v
+		}
+		if s := g.conn.settings; s != nil && s.SASL.Mechanism != "" {
+			if pw, err := s.Password(); err == nil && len(pw) >= 4 {
+				secrets = append(secrets, pw)
+			}
+		}
+	}
+	if envName != "" && !wire.ConventionalEnvName(envName) {
+		secrets = append(secrets, envName)
+	}
+	return func(s string) string {
+		for _, sec := range secrets {
+			s = strings.ReplaceAll(s, sec, "********")
+			if q, _ := json.Marshal(sec); len(q) > 2 {
+				s = strings.ReplaceAll(s, string(q[1:len(q)-1]), "********")
+			}
+			s = strings.ReplaceAll(s, render.ShellQuote(sec), "********")
+		}
+		return s
+	}
+}
+
+// errMCPWrite refuses a write through the MCP server.
+var errMCPWrite = exit.Refusedf("the MCP server never writes: this tool plans (dry run) and returns the command a person runs")
+
+// mcpServerTools builds each tool's schemas and call.
+func mcpServerTools(g *Globals, o mcpOptions) ([]mcpserver.Tool, error) {
+	var out []mcpserver.Tool
+	for _, t := range mcpTools() {
+		in, err := mcpserver.InputSchema(reflect.TypeOf(t.input))
+		if err != nil {
+			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
+		}
+		doc := t.doc
+		if t.liveDoc != nil && g.HasBrokers() {
+			doc = t.liveDoc
+		}
+		ds, err := mcpserver.DocumentSchema(reflect.TypeOf(doc), render.SchemaVersionOf(doc))
+		if err == nil && render.CarriesGeneration(doc) {
+			err = mcpserver.AddMember(ds, render.GenerationField, reflect.TypeFor[volume.GenerationInfo](), "the kaas generation the run assumed")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
+		}
+		out = append(out, mcpserver.Tool{Name: t.name, Title: t.title, Description: t.description, Plan: t.plan,
+			InputSchema: in, OutputSchema: mcpserver.OutputSchema(ds, t.plan), Call: mcpCall(g, o, t)})
+	}
+	return out, nil
+}
+
+// mcpCall is one tool's call: its typed arguments as the command's flags,
+// parsed and run by the command's own functions with the server's
+// Globals, the output captured.
+func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.RawMessage) (mcpserver.Result, error) {
+	return func(ctx context.Context, raw json.RawMessage) (mcpserver.Result, error) {
+		in := reflect.New(reflect.TypeOf(t.input))
+		if err := json.Unmarshal(raw, in.Interface()); err != nil {
+			return mcpserver.Result{}, exit.UsageErrorf("arguments: %v", err)
+		}
+		args := mcpArgs(in.Elem())
+		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
+			args = append(args, "--journal", o.journal)
+		}
+		if err := mcpFitsCall(args, o.callTimeout); err != nil {
+			return mcpserver.Result{}, err
+		}
+		var stdout, stderr bytes.Buffer
+		gc := g.forCall(&stdout, &stderr)
+		c, err := mcpContext(t.path, args, gc)
+		if err == nil {
+			err = t.run(ctx, gc, c)
+		}
+		return mcpResult(g, t, args, stdout.Bytes(), stderr.String(), err)
+	}
+}
+
+// mcpResult is a call's result: the document and how the command ended,
+// or its error (with the notes it wrote).
+func mcpResult(g *Globals, t mcpTool, args []string, doc []byte, notes string, err error) (mcpserver.Result, error) {
+	code := exit.Code(err)
+	if err != nil && code != exit.Problems {
+		if n := strings.TrimSpace(notes); n != "" {
+			err = &exit.CodedError{Code: code, Err: fmt.Errorf("%w\n%s", err, n)}
+		}
+		return mcpserver.Result{}, err
+	}
+	if !json.Valid(doc) {
+		return mcpserver.Result{}, fmt.Errorf("%s printed no JSON document", t.path)
+	}
+	out := mcpserver.Output{Tool: t.name, Command: mcpCommandLine(g, t.path, args), ExitCode: code, Outcome: mcpserver.Outcome(code),
+		Notes: noteLines(notes), Result: json.RawMessage(bytes.TrimSpace(doc))}
+	if t.plan {
+		out.Execute = out.Command + " --execute"
+	}
+	return mcpserver.Result{Structured: out, ExitCode: code}, nil
+}
+
+// noteLines are the lines a command wrote on stderr.
+func noteLines(s string) []string {
+	out := []string{}
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// mcpCommandLine is the command line a call stands for.
+func mcpCommandLine(g *Globals, path string, args []string) string {
+	var b strings.Builder
+	b.WriteString("kaasctl " + path + g.GivenFlags())
+	for _, a := range args {
+		b.WriteString(" " + render.ShellQuote(a))
+	}
+	return b.String()
+}
+
+// forCall is g for one call: its output captured as JSON, nothing to read.
+func (g *Globals) forCall(out, errw io.Writer) *Globals {
+	c := *g
+	ios := *g.IO
+	ios.In, ios.Out, ios.Err, ios.OutTTY, ios.ErrTTY, ios.Process = strings.NewReader(""), out, errw, false, false, false
+	c.IO, c.Quiet = &ios, false
+	c.Printer = &render.Printer{Format: render.JSON, Out: out, Err: errw}
+	c.Printer.Generation = c.generationDoc
+	return &c
+}
+
+// mcpArgs are the flags and arguments a tool's typed arguments stand for.
+func mcpArgs(v reflect.Value) []string {
+	var flags, pos []string
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		name, isFlag := f.Tag.Lookup("flag")
+		_, isArg := f.Tag.Lookup("arg")
+		var vals []string
+		switch fv.Kind() {
+		case reflect.Bool:
+			if fv.Bool() {
+				flags = append(flags, "--"+name)
+			}
+			continue
+		case reflect.Int:
+			if fv.Int() != 0 {
+				vals = []string{strconv.FormatInt(fv.Int(), 10)}
+			}
+		case reflect.String:
+			if fv.String() != "" {
+				vals = []string{fv.String()}
+			}
+		case reflect.Slice:
+			vals = fv.Interface().([]string)
+		}
+		for _, val := range vals {
+			switch {
+			case isArg:
+				pos = append(pos, val)
+			case isFlag:
+				flags = append(flags, "--"+name+"="+val)
+			}
+		}
+	}
+	if len(pos) > 0 {
+		flags = append(append(flags, "--"), pos...)
+	}
+	return flags
+}
+
+// mcpFitsCall refuses an observation window that cannot end within the
+// call's bound.
+func mcpFitsCall(args []string, bound time.Duration) error {
+	for _, a := range args {
+		for _, name := range mcpWindowFlags {
+			if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+				d, err := when.ParseDuration(v)
+				if err == nil && d+mcpCallMargin > bound {
+					return exit.UsageErrorf("--%s %s does not fit in the call's bound of %s (kaasctl mcp --call-timeout), with %s to spare", name, v, bound, mcpCallMargin)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// mcpCommand is a fresh command at path, prepared as the app prepares it
+// (its common flags attached).
+func mcpCommand(path string) *cli.Command {
+	for _, c := range buildCommands() {
+		prepare(c, nil)
+		for cur, rest := c, strings.Fields(path); len(rest) > 0 && cur != nil && cur.HasName(rest[0]); {
+			if len(rest) == 1 {
+				return cur
+			}
+			rest = rest[1:]
+			cur = completion.FindCommand(cur.Subcommands, rest[0])
+		}
+	}
+	return nil
+}
+
+// mcpTakesFlag reports whether the command at path has the flag.
+func mcpTakesFlag(path, name string) bool {
+	c := mcpCommand(path)
+	return c != nil && slicesContainsFlag(c.Flags, name)
+}
+
+func slicesContainsFlag(fs []cli.Flag, name string) bool {
+	for _, f := range fs {
+		if completion.HasFlagName(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// mcpContext is the command-line context a command's parse reads: the
+// command at path with args parsed by its flags.
+func mcpContext(path string, args []string, g *Globals) (*cli.Context, error) {
+	cmd := mcpCommand(path)
+	if cmd == nil {
+		return nil, fmt.Errorf("mcp: no command %q", path)
+	}
+	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range cmd.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	if err := set.Parse(args); err != nil {
+		return nil, exit.UsageErrorf("%v", err)
+	}
+	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO}}
+	c := cli.NewContext(app, set, nil)
+	c.Command = cmd
+	return c, nil
+}
