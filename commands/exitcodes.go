@@ -6,26 +6,17 @@ import (
 	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render/views"
 )
-
-// exitCodeDoc is one exit code: what 'kaasctl help exit-codes' says of
-// it, and --help-json lists.
-type exitCodeDoc struct {
-	Code int    `json:"code"`
-	Name string `json:"name"`
-	// title opens the help page's paragraph.
-	title   string
-	Meaning string `json:"meaning"`
-}
 
 // exitCodeDocs are kaasctl's exit codes (internal/exit), one source for
 // the help page and the command tree.
-var exitCodeDocs = []exitCodeDoc{
-	{exit.OK, "ok", "ok", "the command did what was asked and found nothing wrong"},
-	{exit.Error, "error", "error", "something failed (a file could not be read or parsed, a broker did not answer, a per-item operation failed); the message on stderr names the file or broker and why"},
-	{exit.Usage, "usage", "usage", "the command line is wrong (unknown command or flag, missing argument, conflicting flags); nothing was read or written"},
-	{exit.Problems, "problems", "problems found", "the command ran to the end and reports problems (the commands listed, when they do)"},
-	{exit.Refused, "refused", "refused for safety", "kaasctl would not act (e.g. an offsets reset on a group that is not Empty or Dead, or whose brokers' offsets for a time contradict the records); nothing was written for that group"},
+var exitCodeDocs = []views.ExitCodeDoc{
+	{Code: exit.OK, Name: "ok", Title: "ok", Meaning: "the command did what was asked and found nothing wrong"},
+	{Code: exit.Error, Name: "error", Title: "error", Meaning: "something failed (a file could not be read or parsed, a broker did not answer, a per-item operation failed); the message on stderr names the file or broker and why"},
+	{Code: exit.Usage, Name: "usage", Title: "usage", Meaning: "the command line is wrong (unknown command or flag, missing argument, conflicting flags); nothing was read or written"},
+	{Code: exit.Problems, Name: "problems", Title: "problems found", Meaning: "the command ran to the end and reports problems (the commands listed, when they do)"},
+	{Code: exit.Refused, Name: "refused", Title: "refused for safety", Meaning: "kaasctl would not act (e.g. an offsets reset on a group that is not Empty or Dead, or whose brokers' offsets for a time contradict the records); nothing was written for that group"},
 }
 
 // exitProblems are the commands that exit 3, and when.
@@ -71,7 +62,7 @@ func exitCodesHelp() string {
 	var b strings.Builder
 	b.WriteString("kaasctl exit codes\n\n")
 	for _, d := range exitCodeDocs {
-		fmt.Fprintf(&b, "  %d  %s\n", d.Code, wrapText(d.title+": "+d.Meaning, 86, "     "))
+		fmt.Fprintf(&b, "  %d  %s\n", d.Code, wrapText(d.Title+": "+d.Meaning, 86, "     "))
 		if d.Code == exit.Problems {
 			for _, p := range exitProblems {
 				fmt.Fprintf(&b, "       %-25s %s\n", p.label, p.when)
