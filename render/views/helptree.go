@@ -1,5 +1,12 @@
 package views
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+)
+
 // The document of kaasctl --help-json: the command tree as data.
 
 // HelpTree is the document --help-json prints.
@@ -94,4 +101,56 @@ type ExitCodeDoc struct {
 	// title opens the help page's paragraph.
 	Title   string `json:"-"`
 	Meaning string `json:"meaning"`
+}
+
+// ExitProblem is when some commands exit 3: the label the help page
+// gives them, the commands, and when.
+type ExitProblem struct {
+	Label    string
+	Commands []string
+	When     string
+}
+
+// ExitCodesPage is 'kaasctl help exit-codes': each code with what it
+// means, the commands that exit 3 and when, and how refusals and partial
+// failures end a run.
+func ExitCodesPage(codes []ExitCodeDoc, problems []ExitProblem) string {
+	var b strings.Builder
+	b.WriteString("kaasctl exit codes\n\n")
+	for _, d := range codes {
+		fmt.Fprintf(&b, "  %d  %s\n", d.Code, wrapText(d.Title+": "+d.Meaning, 86, "     "))
+		if d.Code == exit.Problems {
+			for _, p := range problems {
+				fmt.Fprintf(&b, "       %-25s %s\n", p.Label, p.When)
+			}
+		}
+		if d.Code == exit.Refused {
+			b.WriteString("     offsets reset and delete handle groups one by one, as Kafka's tool does: the other\n" +
+				"     groups of the run are still written, and the run exits 4 if any group was refused.\n" +
+				"     groups prune exits 4 when a selected group or row is refused (live, loaded by its\n" +
+				"     coordinator, evidence that cannot tell), and when a plan selects more groups than\n" +
+				"     --max-groups (then nothing is written)\n")
+		}
+	}
+	b.WriteString("\nAny failure of a single item (one group, one partition, one file) makes the whole run\n" +
+		"non-zero, and machine output (-o json/jsonl/yaml/csv) stays valid on partial failure.\n")
+	return b.String()
+}
+
+// wrapText breaks s into lines of at most width, the later ones indented.
+func wrapText(s string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteString("\n" + indent)
+			n = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
