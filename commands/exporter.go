@@ -42,6 +42,7 @@ func exporterFlags() []cli.Flag {
 		durationFlag("window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
 		durationFlag("stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
+		&cli.StringFlag{Name: "shard", Usage: "export only shard `K/N` of the groups (from 0: 0/3, 1/3, 2/3), split by the coordinator assignment.json names for each group (a shard per broker when N is the brokers listed); shard 0 also exports the cluster's series (assignment, brokers, findings). Run N exporters, each with its own K"},
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
 		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
 		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
@@ -72,6 +73,7 @@ type exporterOptions struct {
 	stopAfter        time.Duration
 	filter           *regexp.Regexp
 	maxGroups        int
+	shard            *inspect.Shard
 	partitionMetrics bool
 	lagSeconds       bool
 	servedCheck      time.Duration
@@ -123,6 +125,9 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	if o.maxGroups < 0 {
 		return o, exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
 	}
+	if o.shard, err = shardFlag(c); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -157,6 +162,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	}
 	defer closeFn()
 	src.ServedCheckInterval = max(o.servedCheck, time.Nanosecond) // 0: every refresh
+	src.Shard = o.shard
 	if o.probe && (src.Layout == nil || src.Client == nil) {
 		return exit.UsageErrorf("--probe needs the volume (the canary ids follow assignment.json's routing) and the brokers")
 	}
@@ -169,7 +175,7 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 }
 
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
-	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets,
+	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets, TuneMemory: !o.once,
 		Health: inspect.HealthOptionsFor(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {

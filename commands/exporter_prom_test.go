@@ -63,7 +63,6 @@ func startPrometheus(t *testing.T, bin, target string) string {
 // 500ms; "" for none).
 func startPrometheusRules(t *testing.T, bin, target, rules string) string {
 	t.Helper()
-	dir := t.TempDir()
 	ruleFiles := ""
 	if rules != "" {
 		ruleFiles = fmt.Sprintf("rule_files: [%q]\n", rules)
@@ -78,6 +77,14 @@ scrape_configs:
     static_configs:
       - targets: [%q]
 `, target)
+	return startPrometheusConfig(t, bin, cfg)
+}
+
+// startPrometheusConfig runs prometheus with the configuration cfg; it
+// returns the API base URL once Prometheus is ready.
+func startPrometheusConfig(t *testing.T, bin, cfg string) string {
+	t.Helper()
+	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -181,7 +188,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 		t.Fatal(err)
 	}
 	l := sb.Layout()
-	src := &observe.Source{Layout: &l, Client: cl, LagSeconds: true, Blockers: true} // as exporterSource builds it
+	src := &observe.Source{Layout: &l, Client: cl, LagSeconds: true, Blockers: true, Shard: o.shard} // as exporterSource and runExporterCmd build it
 	g := &Globals{IO: &IOStreams{Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }},
 		Printer: &render.Printer{Format: render.Table, Out: io.Discard, Err: io.Discard}, Quiet: true}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,9 +9,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
@@ -65,6 +64,9 @@ type Options struct {
 	// Probe, when set, probes every coordinator each Interval (needs the
 	// volume and the brokers).
 	Probe *ProbeOptions
+	// TuneMemory sets the soft memory limit from each refresh's peak
+	// (gctune.ServerMemory): a served exporter.
+	TuneMemory bool
 }
 
 // ProbeOptions configure the exporter's coordinator probe.
@@ -136,7 +138,8 @@ type Exporter struct {
 	pending   map[string][]inspect.OffsetAnomaly
 	following atomic.Bool
 
-	probe *probeMetrics
+	probe  *probeMetrics
+	memory gctune.ServerMemory
 	// lastProbe names the brokers failing at the last probe (logged when
 	// it changes).
 	lastProbe string
@@ -156,11 +159,14 @@ type Exporter struct {
 type snapshot struct {
 	time     time.Time
 	page     zpage
-	health   []inspect.GroupHealth
 	coverage inspect.HealthCoverage
-	// healthDoc is /api/health, encoded on first request (healthJSON).
+	// refs are the observed groups' health windows and lags their lag,
+	// which /api/health is evaluated from (publish.go).
+	refs []inspect.GroupRef
+	lags []groupLag
+	// healthDoc is /api/health, compressed on first request (healthPage).
 	healthOnce sync.Once
-	healthDoc  []byte
+	healthDoc  *zpage
 }
 
 // New builds an exporter; Run starts it.
@@ -179,6 +185,7 @@ func New(opt Options) *Exporter {
 		pending: map[string][]inspect.OffsetAnomaly{}}
 	if opt.Source != nil {
 		opt.Source.Partitions = opt.PartitionMetrics
+		e.c.shard = shardOf(opt.Source.Shard)
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
@@ -226,6 +233,16 @@ func movesSummary(ms []inspect.Move) string {
 // Refresh observes the sources once and replaces the snapshot.
 func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	o := e.opt.Source.Observe(ctx)
+	if e.opt.TuneMemory {
+		e.memory.Peak() // the observation is what a refresh holds most
+	}
+	e.publish(o)
+	return o
+}
+
+// publish records one refresh's observation: health windows, counters,
+// logged changes, and the snapshot scrapes serve.
+func (e *Exporter) publish(o *observe.Observation) {
 	e.durations.Observe(o.Duration.Seconds())
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -273,37 +290,7 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	if o.WireErr != "" {
 		e.keepUnobserved(o)
 	}
-	health := make([]inspect.GroupHealth, len(o.Groups))
-	counts := make([]inspect.HealthCounts, len(o.Groups))
-	keys := make([]string, len(o.Groups))
-	refs := make([]inspect.GroupRef, len(o.Groups))
-	// What the follower saw since the last refresh replaces the comparison
-	// of this refresh's file with the last one (for files it follows).
-	pending, followed := e.pending, e.following.Load()
-	e.pending = map[string][]inspect.OffsetAnomaly{}
-	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
-	e.c.journal = e.opt.Offsets != nil && e.opt.Offsets.Journal != nil
-	for i := range o.Groups {
-		name := o.Groups[i].Row.Group
-		keys[i] = name
-		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
-			s.FileFollowed, s.FileAnomalies = true, pending[name]
-		}
-		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
-	}
-	e.health.EvaluateRefs(refs, health, runtime.GOMAXPROCS(0))
-	for i := range o.Groups {
-		health[i].Lag, health[i].LagKnown, health[i].LagUnknown = o.Groups[i].Lag, o.Groups[i].LagKnown, o.Groups[i].LagUnknown
-		counts[i] = refs[i].Counts()
-	}
-	e.health.Sweep()
-	e.lastKeys = keys
-	if e.lastA == nil && o.Assignment != nil {
-		e.lastA = o.Assignment
-	}
-	page := buildText(o, health, counts, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision).page()
-	e.snap.Store(&snapshot{time: o.Time, page: page, health: health, coverage: e.opt.Source.Coverage(o)})
-	return o
+	e.publishGroups(o)
 }
 
 // logServedBehind logs the partitions served behind their log when the
@@ -621,14 +608,6 @@ func (e *Exporter) runProbes(ctx context.Context) {
 	}
 }
 
-// Health is the health of every observed group at the last refresh.
-func (e *Exporter) Health() []inspect.GroupHealth {
-	if sn := e.snap.Load(); sn != nil {
-		return sn.health
-	}
-	return nil
-}
-
 // HealthDocument is what /api/health serves ('kaasctl groups health
 // --exporter URL' reads it).
 type HealthDocument struct {
@@ -644,12 +623,7 @@ type HealthDocument struct {
 func (e *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", e.limited(e.serveMetrics))
-	mux.HandleFunc("/api/health", e.limited(func(w http.ResponseWriter, r *http.Request) {
-		body := e.healthJSON(e.snap.Load())
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
-	}))
+	mux.HandleFunc("/api/health", e.limited(e.serveHealth))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if e.snap.Load() == nil {
 			http.Error(w, "no refresh yet", http.StatusServiceUnavailable)

@@ -128,6 +128,8 @@ type counters struct {
 	follower, following, journal  bool
 	offsetChanges                 int64
 	journalRecords, journalErrors int64
+	// shard is the exporter's --shard (nil: not sharded; shard.go).
+	shard *inspect.Shard
 }
 
 // forgetAnsweredSeeds drops from the brokers seen those known from a
@@ -194,22 +196,51 @@ type metric[X any] struct {
 // buildText writes the metrics of one refresh, each family's samples
 // together: the refresh rows once, the group rows for every group.
 func buildText(o *observe.Observation, health []inspect.GroupHealth, counts []inspect.HealthCounts, c *counters, partitionMetrics bool, version, revision string) *textWriter {
-	tw := newTextWriter(c.textSizes)
-	defer func() { c.textSizes = tw.sizes() }()
+	b := newPageBuilder(o, c, partitionMetrics, version, revision)
+	b.groups(o.Groups, health, counts)
+	return b.done()
+}
+
+// pageBuilder writes one refresh's page: the refresh rows when it starts,
+// the group rows as each chunk of groups is evaluated (each family keeps
+// its own samples, so the page's order does not depend on the chunks').
+type pageBuilder struct {
+	tw *textWriter
+	gx groupCtx
+}
+
+func newPageBuilder(o *observe.Observation, c *counters, partitionMetrics bool, version, revision string) *pageBuilder {
 	x := &refreshCtx{o: o, c: c, partitionMetrics: partitionMetrics, version: version, revision: revision}
+	b := &pageBuilder{tw: newTextWriter(c.textSizes), gx: groupCtx{refreshCtx: x}}
 	x.noteBrokers()
 	for _, m := range refreshMetrics {
-		m.emit(tw, m.f, x)
-	}
-	gx := groupCtx{refreshCtx: x}
-	for i := range o.Groups {
-		gx.g, gx.h, gx.counts = &o.Groups[i], &health[i], counts[i]
-		for _, m := range groupMetrics {
-			m.emit(tw, m.f, &gx)
+		if !c.leavesOut(m.f) {
+			m.emit(b.tw, m.f, x)
 		}
 	}
-	return tw
+	return b
 }
+
+// groups writes the group rows of groups, whose health and counts are
+// given (same lengths).
+func (b *pageBuilder) groups(groups []observe.GroupObs, health []inspect.GroupHealth, counts []inspect.HealthCounts) {
+	gx := &b.gx
+	for i := range groups {
+		gx.g, gx.h, gx.counts = &groups[i], &health[i], counts[i]
+		for _, m := range groupMetrics {
+			m.emit(b.tw, m.f, gx)
+		}
+	}
+}
+
+// done is the text written; the next refresh's buffers are sized from it.
+func (b *pageBuilder) done() *textWriter {
+	b.gx.c.textSizes = b.tw.sizes()
+	return b.tw
+}
+
+// page is the page compressed.
+func (b *pageBuilder) page() zpage { return b.done().page() }
 
 // noteBrokers records the brokers this refresh saw (every broker seen
 // since the start stays in the series).

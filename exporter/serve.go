@@ -1,21 +1,17 @@
 package exporter
 
 import (
-	"bytes"
 	"compress/flate"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/render"
 )
 
 // What an HTTP client can hold. A scrape is served from the refresh's
@@ -200,24 +196,21 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// healthJSON is /api/health of a snapshot, encoded once on first request
-// and shared by every request until the next refresh.
-func (e *Exporter) healthJSON(sn *snapshot) []byte {
-	if sn == nil {
-		b, _ := json.Marshal(HealthDocument{Window: e.opt.Window.String(), Groups: []inspect.GroupHealth{}})
-		return append(b, '\n')
+// serveHealth serves /api/health (gzipped when the client accepts it) from
+// the snapshot's compressed document.
+func (e *Exporter) serveHealth(w http.ResponseWriter, r *http.Request) {
+	p := e.healthPage(e.snap.Load())
+	w.Header().Set("Content-Type", "application/json")
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		fw := deflatePool.Get().(*flate.Writer)
+		p.writeGzip(w, nil, fw)
+		fw.Reset(io.Discard)
+		deflatePool.Put(fw)
+		return
 	}
-	sn.healthOnce.Do(func() {
-		doc := HealthDocument{Time: sn.time, Window: e.opt.Window.String(), Groups: sn.health, Coverage: sn.coverage}
-		// As every JSON output: a group id that is not UTF-8 keeps its
-		// exact bytes in a groupBase64 sibling (render.WriteJSON).
-		var buf bytes.Buffer
-		if err := render.WriteJSON(&buf, doc, false); err != nil {
-			e.logf("/api/health: %v", err)
-		}
-		sn.healthDoc = buf.Bytes()
-	})
-	return sn.healthDoc
+	w.Header().Set("Content-Length", strconv.Itoa(p.n))
+	writeText(w, p)
 }
 
 // copyBufPool serves the uncompressed page from its compressed form.

@@ -579,29 +579,68 @@ type HealthWindow struct {
 	Window time.Duration
 	Opt    HealthOptions
 	groups map[string]*groupWindow
+	// clock interns the observations' times; view is Add's scratch.
+	clock windowShared
+	view  windowView
 }
 
 type groupWindow struct {
-	samples []HealthSample
-	// anoms[i] are the anomalies between samples[i-1] and samples[i], as
-	// Add found them; anoms[0] those of the first kept sample alone (what a
-	// follower saw up to it).
-	anoms    [][]OffsetAnomaly
+	// store holds the observations in the window and, for each, the
+	// anomalies Add found between it and the one before (for the first
+	// kept, what a follower saw up to it): healthstore.go.
+	store    sampleStore
 	rewinds  int64
 	vanished int64
 	seen     bool
-	// errSince is when the current run of failed observations began
-	// (zero while the group is observed); known the evidence of the last
-	// evaluation of an observed group (what an outage carries).
+	// carry is what the group carries through an outage and after it (nil
+	// while there is nothing: most groups of a window of 100,000).
+	carry *groupCarry
+}
+
+// groupCarry is a group's state around outages. errSince is when the
+// current run of failed observations began (zero while the group is
+// observed); known the evidence of the last evaluation of an observed
+// group (what an outage carries); after, set after an outage, what it
+// carries still.
+type groupCarry struct {
 	errSince time.Time
 	known    []HealthEvidence
-	// After an outage (the first observation after a run of failed ones,
-	// at resumed; the run began at outageFrom), afterOutage are the
-	// conditions last known before it, kept until the observations since
-	// can judge them or contradict them (carryAfterOutage): a STOP carried
-	// through ERR comes back as it was, not after --stop-after again.
-	outageFrom, resumed time.Time
-	afterOutage         []HealthEvidence
+	after    *outageCarry
+}
+
+// errSince is when the group's current run of failed observations began
+// (zero while it is observed).
+func (g *groupWindow) errSince() time.Time {
+	if g.carry == nil {
+		return time.Time{}
+	}
+	return g.carry.errSince
+}
+
+// carried returns the group's carry, made when it has none.
+func (g *groupWindow) carrying() *groupCarry {
+	if g.carry == nil {
+		g.carry = &groupCarry{}
+	}
+	return g.carry
+}
+
+// tidy drops the carry once it holds nothing.
+func (g *groupWindow) tidy() {
+	if c := g.carry; c != nil && c.errSince.IsZero() && len(c.known) == 0 && c.after == nil {
+		g.carry = nil
+	}
+}
+
+// outageCarry is what a group carries after an outage: the first
+// observation after a run of failed ones was at resumed, the run began at
+// from, and evidence are the conditions last known before it, kept until
+// the observations since can judge them or contradict them
+// (carryAfterOutage): a STOP carried through ERR comes back as it was, not
+// after --stop-after again.
+type outageCarry struct {
+	from, resumed time.Time
+	evidence      []HealthEvidence
 }
 
 // HealthCounts are a group's cumulative anomaly counts.
@@ -639,18 +678,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 		w.groups[group] = g
 	}
 	g.seen = true
-	switch {
-	case s.Err == "" && !g.errSince.IsZero():
-		if len(g.known) > 0 {
-			g.outageFrom, g.resumed, g.afterOutage = g.errSince, s.Time, slices.Clone(g.known)
+	switch since := g.errSince(); {
+	case s.Err == "" && !since.IsZero():
+		if len(g.carry.known) > 0 {
+			g.carry.after = &outageCarry{from: since, resumed: s.Time, evidence: slices.Clone(g.carry.known)}
 		}
-		g.errSince = time.Time{}
-	case s.Err != "" && g.errSince.IsZero():
-		g.errSince = s.Time
+		g.carry.errSince = time.Time{}
+		g.tidy()
+	case s.Err != "" && since.IsZero():
+		g.carrying().errSince = s.Time
 	}
 	var prev *HealthSample
-	if n := len(g.samples); n > 0 {
-		prev = &g.samples[n-1]
+	if g.store.n > 0 {
+		prev = g.store.last(&w.view, group, &w.clock)
 		s.rewrite = rewriteKind(prev, &s)
 	}
 	out := sampleAnomalies(prev, s, w.Opt)
@@ -662,39 +702,19 @@ func (w *HealthWindow) AddRef(group string, s HealthSample) (GroupRef, []OffsetA
 			g.vanished++
 		}
 	}
-	g.samples = appendSteady(g.samples, s)
-	g.anoms = appendSteady(g.anoms, out)
-	if prev != nil {
-		// The file as read is compared only with the next reading, which
-		// has just been done (out); an evaluation reads the last one's
-		// alone. Dropping the rest keeps a window of a 100,000-group
-		// exporter from holding every reading of every file.
-		g.samples[len(g.samples)-2].File = nil
-	}
+	// The file as read is compared only with the next reading, which has
+	// just been done (out): the store keeps the last one's alone.
+	g.store.push(s, group, prev, out, &w.clock, &w.view)
 	// Keep the window, and always the latest two observations.
-	cut := 0
-	for cut < len(g.samples)-2 && w.Window > 0 && s.Time.Sub(g.samples[cut].Time) > w.Window {
-		cut++
+	cut := false
+	for g.store.n > 2 && w.Window > 0 && s.Time.Sub(g.store.firstTime(&w.clock)) > w.Window {
+		g.store.dropFirst(&w.clock)
+		cut = true
 	}
-	if cut > 0 {
-		g.samples = slices.Delete(g.samples, 0, cut)
-		g.anoms = slices.Delete(g.anoms, 0, cut)
-		g.anoms[0] = sampleAnomalies(nil, g.samples[0], w.Opt)
+	if cut {
+		g.store.trim(group, &w.clock, &w.view)
 	}
 	return GroupRef{name: group, g: g}, out
-}
-
-// appendSteady appends v to a window's slice, growing a full one by a
-// quarter rather than doubling it: a window holds about as many
-// observations at every refresh (the oldest cut as the newest arrives), so
-// a doubled array would stay up to half empty for every group, for good.
-func appendSteady[T any](xs []T, v T) []T {
-	if len(xs) == cap(xs) {
-		grown := make([]T, len(xs), len(xs)+len(xs)/4+1)
-		copy(grown, xs)
-		xs = grown
-	}
-	return append(xs, v)
 }
 
 // Sweep forgets groups that received no observation since the last Sweep
@@ -702,6 +722,7 @@ func appendSteady[T any](xs []T, v T) []T {
 func (w *HealthWindow) Sweep() {
 	for k, g := range w.groups {
 		if !g.seen {
+			g.store.release(&w.clock)
 			delete(w.groups, k)
 			continue
 		}
@@ -726,31 +747,45 @@ func (w *HealthWindow) evaluateInto(h *GroupHealth, group string) {
 	w.evaluateWindow(h, group, w.groups[group])
 }
 
-// evaluateWindow is Evaluate of group, whose window is g (nil: none).
+// evaluateWindow is Evaluate of group, whose window is g (nil: none),
+// decoded in a scratch view of its own (evaluations run on every core).
 func (w *HealthWindow) evaluateWindow(h *GroupHealth, group string, g *groupWindow) {
 	if g == nil {
 		*h = EvaluateHealth(group, nil, w.Opt)
 		return
 	}
-	evaluateHealth(h, group, g.samples, func(i int) []OffsetAnomaly { return g.anoms[i] }, w.Opt)
-	if g.errSince.IsZero() {
-		if len(g.afterOutage) > 0 {
-			w.carryAfterOutage(h, g)
+	v := viewPool.Get().(*windowView)
+	defer viewPool.Put(v)
+	g.store.decode(v, group, &w.clock)
+	samples := v.samples[:g.store.n]
+	evaluateHealth(h, group, samples, func(i int) []OffsetAnomaly { return v.pairs[i] }, w.Opt)
+	if g.errSince().IsZero() {
+		if g.carry != nil && g.carry.after != nil && len(g.carry.after.evidence) > 0 {
+			w.carryAfterOutage(h, g, samples)
 		}
-		g.known = g.known[:0]
+		var known []HealthEvidence
+		if g.carry != nil {
+			known = g.carry.known[:0]
+		}
 		for _, e := range h.Evidence {
 			if e.State != HealthErr {
-				g.known = append(g.known, e)
+				known = append(known, e)
 			}
+		}
+		if len(known) > 0 {
+			g.carrying().known = known
+		} else if g.carry != nil {
+			g.carry.known = nil
+			g.tidy()
 		}
 		return
 	}
-	h.UnknownSince = g.errSince
-	for _, e := range g.known {
+	h.UnknownSince = g.carry.errSince
+	for _, e := range g.carry.known {
 		if h.Has(e.State) {
 			continue // seen again (a file anomaly observed during the outage)
 		}
-		h.Evidence = append(h.Evidence, carried(e, g.errSince))
+		h.Evidence = append(h.Evidence, carried(e, g.carry.errSince))
 	}
 	h.finish()
 }
@@ -772,19 +807,20 @@ func carried(e HealthEvidence, since time.Time) HealthEvidence {
 // evidence leaves the window, as it would have without the outage. A
 // fresh STOP of a partition still at the committed offset it was stopped
 // at keeps the earlier since.
-func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow) {
-	fresh := g.samples
-	for len(fresh) > 0 && fresh[0].Time.Before(g.resumed) {
+func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow, samples []HealthSample) {
+	fresh := samples
+	after := g.carry.after
+	for len(fresh) > 0 && fresh[0].Time.Before(after.resumed) {
 		fresh = fresh[1:]
 	}
-	keep := g.afterOutage[:0]
-	for _, e := range g.afterOutage {
+	keep := after.evidence[:0]
+	for _, e := range after.evidence {
 		if i := slices.IndexFunc(h.Evidence, func(x HealthEvidence) bool {
 			return x.State == e.State && x.Partition == e.Partition
 		}); i >= 0 {
 			// The fresh evaluation has it again; while the partition stays
 			// at the same offset, its since is the one before the outage.
-			if extendSince(&h.Evidence[i], e, g.outageFrom) {
+			if extendSince(&h.Evidence[i], e, after.from) {
 				keep = append(keep, e)
 			}
 			continue
@@ -793,9 +829,12 @@ func (w *HealthWindow) carryAfterOutage(h *GroupHealth, g *groupWindow) {
 			continue
 		}
 		keep = append(keep, e)
-		h.Evidence = append(h.Evidence, carried(e, g.outageFrom))
+		h.Evidence = append(h.Evidence, carried(e, after.from))
 	}
-	g.afterOutage = keep
+	after.evidence = keep
+	if len(keep) == 0 {
+		g.carry.after = nil
+	}
 	h.finish()
 }
 

@@ -373,8 +373,8 @@ func TestEvaluateHealthStopThroughUnknownLogEnd(t *testing.T) {
 // A window keeps the offset file as read for its last observation only
 // (each reading is compared with the next as it arrives), still finds a
 // rewind between two files, names the last file in its evidence, and
-// grows its arrays by a quarter: 100,000 groups' windows are most of a
-// long-running exporter's memory.
+// keeps its samples in a stream without spare room beyond a bound: 100,000
+// groups' windows are most of a long-running exporter's memory.
 func TestHealthWindowKeepsOnlyTheLastReading(t *testing.T) {
 	t.Parallel()
 	w := HealthWindow{Window: time.Minute}
@@ -392,16 +392,25 @@ func TestHealthWindowKeepsOnlyTheLastReading(t *testing.T) {
 		}
 	}
 	g := w.groups["g"]
-	for i, s := range g.samples[:len(g.samples)-1] {
+	var v windowView
+	g.store.decode(&v, "g", &w.clock)
+	samples := v.samples[:g.store.n]
+	if len(samples) != 13 {
+		t.Errorf("%d samples kept in a minute of observations every 5 s, want 13", len(samples))
+	}
+	for i, s := range samples[:len(samples)-1] {
 		if s.File != nil {
-			t.Errorf("sample %d of %d still holds its file reading", i, len(g.samples))
+			t.Errorf("sample %d of %d still holds its file reading", i, len(samples))
 		}
 	}
-	if g.samples[len(g.samples)-1].File == nil {
+	if samples[len(samples)-1].File == nil {
 		t.Error("the last sample lost its file reading (the next one is compared with it)")
 	}
-	if n := len(g.samples); cap(g.samples) > n+n/4+2 || cap(g.anoms) > n+n/4+2 {
-		t.Errorf("%d samples in arrays of %d and %d: grown by more than a quarter", n, cap(g.samples), cap(g.anoms))
+	if n := len(g.store.enc); cap(g.store.enc) > 2*n+64 {
+		t.Errorf("%d bytes of samples in a stream of %d", n, cap(g.store.enc))
+	}
+	if n := len(w.clock.times); n > len(samples)+4 {
+		t.Errorf("the clock holds %d times for %d samples", n, len(samples))
 	}
 }
 

@@ -56,6 +56,11 @@ type Source struct {
 	// volume, so refreshes between comparisons keep the incident (and
 	// the end the earlier copy reached) instead of dropping it.
 	twice map[volume.TopicPartition]*volume.LogBounds
+	// Shard, when set, keeps only the groups this shard owns by kaas's
+	// routing under the assignment version the refresh read
+	// (inspect.ShardRule).
+	Shard *inspect.Shard
+
 	// Partitions: the exporter writes per-partition series (exporter.New
 	// sets it), so GroupObs.Partitions are filled, as they are for lag in
 	// seconds with brokers (keepPartitions).
@@ -178,8 +183,11 @@ type Observation struct {
 	Groups     []GroupObs             `json:"groups"`
 	// Matched groups passed the filter; Dropped were over the cap, every
 	// group after LastSelected by id.
-	Matched      int         `json:"matched"`
-	Dropped      int         `json:"dropped"`
+	Matched int `json:"matched"`
+	Dropped int `json:"dropped"`
+	// OtherShards are the groups passing the filter that another shard
+	// owns (Source.Shard; shard.go).
+	OtherShards  int         `json:"otherShards,omitempty"`
 	LastSelected string      `json:"lastSelected,omitempty"`
 	Brokers      []BrokerObs `json:"brokers"`
 	// WireErr is set when the brokers could not be asked at all.
@@ -202,6 +210,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	r.readBlockerSources()
 	r.awaitListings(ctx, listed)
 	r.selectGroups()
+	r.files = nil // the rows have what they said
 	r.readFiles()
 	r.readBefore()
 	r.describe(ctx)
@@ -209,6 +218,7 @@ func (s *Source) Observe(ctx context.Context) *Observation {
 	if r.bsrc != nil {
 		s.forgetStuck()
 	}
+	r.sel = nil // the observation has the rows
 	r.finishServed()
 	if s.LagSeconds && s.Client != nil {
 		s.lagSeconds(ctx, r.o)
@@ -251,6 +261,9 @@ type refreshRun struct {
 	logs *Logs
 	// bsrc are the blockers' sources (nil: not named this refresh).
 	bsrc *BlockerSources
+	// shardRule is the refresh's shard rule (made at its first use, once
+	// assignment.json is read).
+	shardRule *inspect.ShardRule
 }
 
 func (s *Source) newRun() *refreshRun {
@@ -261,7 +274,7 @@ func (s *Source) newRun() *refreshRun {
 	r := &refreshRun{s: s, start: time.Now()}
 	r.o = &Observation{Time: now(), HasVolume: s.Layout != nil, HasBrokers: s.Client != nil, Findings: []volume.Finding{}, Brokers: []BrokerObs{}}
 	r.match = func(g string) bool {
-		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g])
+		return (s.Filter == nil || s.Filter.MatchString(g)) && (s.Only == nil || s.Only[g]) && r.owns(g)
 	}
 	return r
 }
@@ -306,7 +319,7 @@ func (r *refreshRun) scanVolume() {
 		r.recs = make(fileRecs, 0, n)
 	}
 	sized(0)
-	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized}, func(it *volume.OffsetScanItem) error {
+	sr, err := volume.ScanOffsets(l, volume.ScanOptions{Now: o.Time, OnListed: sized, ReadGroup: r.shardReads()}, func(it *volume.OffsetScanItem) error {
 		o.Findings = append(o.Findings, it.Findings...)
 		if it.Err != nil {
 			o.Findings = append(o.Findings, volume.Finding{Severity: volume.SevError, Code: volume.CodeOffsetsCorrupt, Path: it.Path, Message: it.Err.Problem})
@@ -368,6 +381,8 @@ func (r *refreshRun) selectGroups() {
 	for _, row := range rows {
 		if r.match(row.Group) {
 			sel = append(sel, row)
+		} else {
+			r.countOtherShard(row.Group)
 		}
 	}
 	r.o.Matched = len(sel)

@@ -72,3 +72,39 @@ func TestSandboxLiftsTheMemoryLimit(t *testing.T) {
 		t.Errorf("GOGC after the first collection = %d, want %d", got, runGCPercent)
 	}
 }
+
+// A served exporter's limit follows the largest of its last peaks: a
+// quarter above it plus 16 MiB, so a larger selection raises it at once
+// and a smaller one lowers it only once the larger has left the last
+// eight. Not parallel: the limit is the process's.
+func TestServerMemoryFollowsThePeaks(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set in the environment: ServerMemory leaves it")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	var m ServerMemory
+	base := m.Peak()
+	if got := debug.SetMemoryLimit(-1); got != m.Limit || got < 64<<20 {
+		t.Fatalf("limit %d after a peak of %d bytes (Limit %d)", got, base, m.Limit)
+	}
+	held := make([]byte, 96<<20)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	peak := m.Peak()
+	if want := int64(peak+peak/4) + 16<<20; peak < 96<<20 || m.Limit != want {
+		t.Fatalf("with 96 MiB held: peak %d, limit %d, want %d", peak, m.Limit, want)
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	for range 7 {
+		m.Peak()
+	}
+	if m.Limit < 96<<20 {
+		t.Errorf("limit %d lowered before the large peak left the last eight", m.Limit)
+	}
+	m.Peak()
+	if m.Limit >= 96<<20 {
+		t.Errorf("limit %d still set from a peak no longer among the last eight", m.Limit)
+	}
+}

@@ -217,6 +217,10 @@ type ScanOptions struct {
 	Now time.Time
 	// NamesOnly skips reading the files (Group, Path, Layout, names only).
 	NamesOnly bool
+	// ReadGroup, when set, reads only the files of the groups it accepts;
+	// the others are items as NamesOnly gives them. Called from the
+	// workers at once: it must be safe for concurrent use.
+	ReadGroup func(group string) bool
 	// SkipGroup, when set, leaves a group's committed offsets out of the
 	// checks of CheckVolume (the probe's canaries, which every surface
 	// leaves out; the findings about their files are the caller's).
@@ -846,7 +850,7 @@ func handOver(order <-chan *scanSlot, stop chan<- struct{}, opts ScanOptions, fn
 
 func scanOne(j scanJob, it *OffsetScanItem, buf []byte, opts ScanOptions) []byte {
 	*it = OffsetScanItem{Group: j.group, Path: j.path, Layout: j.layout, InSubdir: j.inSubdir, NameProblems: NameProblems(j.group)}
-	if opts.NamesOnly {
+	if opts.NamesOnly || (opts.ReadGroup != nil && !opts.ReadGroup(j.group)) {
 		return buf
 	}
 	var data []byte

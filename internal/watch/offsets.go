@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,8 +102,7 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 		if o.Missing || o.Corrupt || filepath.Dir(o.File) != filepath.Clean(opt.Dir) {
 			continue
 		}
-		good := o
-		f.files[filepath.Base(o.File)] = &followed{last: o, good: &good, state: o.Offsets, seeded: true}
+		f.files[filepath.Base(o.File)] = &followed{last: f.keep(o), goodIsLast: true, seeded: true}
 	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -175,12 +173,13 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 type followed struct {
 	stat   statKey
 	digest [32]byte
-	// last is the last observation; good the last one that could be read
-	// (nil after the file was removed); state the offsets a journal reader
-	// holds for the group (a corrupt write leaves it, a removal empties it).
-	last  anomaly.Observation
-	good  *anomaly.Observation
-	state map[string]int64
+	// last is the last observation; the last one that could be read is
+	// last itself (goodIsLast) or good (both unset after the file was
+	// removed); its offsets are what a journal reader holds for the group
+	// (a corrupt write leaves them, a removal empties them): offsetstate.go.
+	last       keptObs
+	good       *keptObs
+	goodIsLast bool
 	// seeded: known from an earlier run, not read yet in this one.
 	seeded bool
 }
@@ -188,6 +187,7 @@ type followed struct {
 type offsetFollower struct {
 	opt             OffsetsOptions
 	files           map[string]*followed // by file name
+	keys            map[string]string    // the files' partition keys, shared
 	plainMapIsEmpty bool
 	dirProblem      string
 
@@ -313,7 +313,7 @@ func (f *offsetFollower) scan(full, initial bool) {
 		}
 	}
 	for name := range f.files {
-		if !seen[name] && !f.files[name].last.Missing {
+		if !seen[name] && !f.files[name].last.missing {
 			names = append(names, name)
 		}
 	}
@@ -372,7 +372,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 		var digest [32]byte
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			if old == nil || old.last.Missing {
+			if old == nil || old.last.missing {
 				continue // created and removed between two looks
 			}
 			cur.Missing = true
@@ -380,7 +380,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 			cur.Corrupt, cur.Problem = true, err.Error()
 		default:
 			digest = sha256.Sum256(data)
-			if old != nil && !old.last.Missing && old.digest == digest {
+			if old != nil && !old.last.missing && old.digest == digest {
 				old.stat = st
 				continue
 			}
@@ -392,7 +392,7 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 					cur.Offsets[offsetKey(e.Topic, e.Partition)] = e.Offset
 				}
 			}
-			if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.Format && maps.Equal(cur.Offsets, old.state) {
+			if old != nil && old.seeded && !cur.Corrupt && cur.Format == old.last.format && old.stateEquals(cur.Offsets) {
 				// As the earlier run left it: nothing happened meanwhile.
 				old.seeded, old.stat, old.digest = false, st, digest
 				continue
@@ -402,9 +402,9 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 			old.seeded = false
 		}
 		if old == nil {
-			old = &followed{state: map[string]int64{}}
+			old = &followed{}
 			f.files[name] = old
-		} else if cur.Corrupt && old.last.Corrupt && cur.Problem == old.last.Problem {
+		} else if cur.Corrupt && old.last.corrupt && cur.Problem == old.last.problem {
 			// Still the same broken file: nothing new to say.
 			old.stat, old.digest = st, digest
 			continue
@@ -413,15 +413,11 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 		var ref *anomaly.Observation
 		switch {
 		case cur.Corrupt:
-			if len(old.last.File) > 0 {
-				last := old.last
-				ref = &last
-			}
-		case old.good != nil:
-			ref = old.good
-		case len(old.last.File) > 0:
-			last := old.last
-			ref = &last
+			ref = f.observation(&old.last, name)
+		case old.goodObs() != nil:
+			ref = f.observation(old.goodObs(), name)
+		default:
+			ref = f.observation(&old.last, name)
 		}
 		if ref != nil {
 			ev.Prev = ref
@@ -429,15 +425,12 @@ func (f *offsetFollower) checkNames(names []string) []OffsetEvent {
 		}
 		switch {
 		case cur.Missing:
-			_, ev.Removed = OffsetDelta(old.state, nil)
-			old.state, old.good = map[string]int64{}, nil
+			_, ev.Removed = OffsetDelta(old.state(), nil)
 		case !cur.Corrupt:
-			ev.Changed, ev.Removed = OffsetDelta(old.state, cur.Offsets)
-			old.state = cur.Offsets
-			good := cur
-			old.good = &good
+			ev.Changed, ev.Removed = OffsetDelta(old.state(), cur.Offsets)
 		}
-		old.last, old.stat, old.digest = cur, st, digest
+		old.observed(f, cur)
+		old.stat, old.digest = st, digest
 		out = append(out, ev)
 	}
 	return out
