@@ -14,6 +14,8 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
@@ -53,12 +55,13 @@ func exporterFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
 		&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)"},
 		&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-	}, offsetJournalFlags(exporterOffsetsCat)...)
+	}, append(offsetJournalFlags(exporterOffsetsCat), churnFlags(exporterMembersCat)...)...)
 }
 
 const (
 	exporterOffsetsCat = "Offsets follower and journal"
 	exporterHTTPCat    = "HTTP server"
+	exporterMembersCat = "Membership (with brokers)"
 )
 
 // exporterOptions is 'kaasctl exporter' after flag parsing.
@@ -84,6 +87,8 @@ type exporterOptions struct {
 	probeTopic string
 	// once refreshes once and prints the metrics instead of serving.
 	once bool
+	// churn: CHURN's threshold and the rewinds' severity.
+	churn churnSpec
 }
 
 func parseExporter(c *cli.Context) (exporterOptions, error) {
@@ -102,6 +107,9 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	}
 	var err error
 	if o.journal, err = offsetJournalFrom(c); err != nil {
+		return o, err
+	}
+	if o.churn, err = churnFrom(c); err != nil {
 		return o, err
 	}
 	if o.journal.Dir != "" && o.once {
@@ -184,6 +192,15 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 	if o.probe {
 		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: repair.CanaryOwner(*src.Layout)}
 	}
+	var gi volume.GenerationInfo
+	if src.Layout != nil {
+		gi = src.Layout.WithGeneration().Gen
+	}
+	var events *watch.EventJournal
+	if src.Client != nil && !o.once {
+		events = openEventJournal(o.journal, "exporter", o.interval)
+	}
+	opt.Members = o.churn.exporterMembers(gi, events)
 	return exporter.New(opt)
 }
 
@@ -202,6 +219,7 @@ func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporte
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
 	e := newExporter(g, src, o, offsets)
+	defer e.Close()
 	what := []string{}
 	if src.Layout != nil {
 		what = append(what, "volume "+src.Layout.ClusterDir)

@@ -46,7 +46,7 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	healths, _ := exporter.ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, g)
+	healths, _ := exporter.ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, nil, g)
 	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}

@@ -126,6 +126,7 @@ func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe
 	fc := observeForecasts(ctx, g, lp, cl, names, window)
 	for i := range groups {
 		groups[i].Forecast = fc[groups[i].Group]
+		groups[i].AddRates(groups[i].Forecast)
 	}
 }
 

@@ -129,7 +129,7 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (vie
 		window = 0
 	}
 	var seen []*volume.Assignment
-	healths, last := exporter.ObserveWindow(ctx, src, window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), func(ob *observe.Observation) {
+	healths, last := exporter.ObserveWindow(ctx, src, window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), nil, func(ob *observe.Observation) {
 		seen = append(seen, ob.Assignment)
 	}, g)
 	cover := src.Coverage(last)

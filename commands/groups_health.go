@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -17,21 +18,21 @@ import (
 func init() {
 	register(Descriptor{
 		Path:  "groups health",
-		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, WARN) with evidence, time to drain, retention forecast",
+		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
 		Docs: []FormatDoc{
 			{Title: "groups health", Doc: views.GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
 		},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				ArgsUsage: "[GROUP...]",
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					durationFlag("window", 30*time.Second, "observe for `D`"),
 					durationFlag("interval", 5*time.Second, "observe every `D`"),
 					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
 					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
 					&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
 					&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
-				},
+				}, churnFlags("Membership (with brokers)")...),
 				Action: action(parseGroupsHealth, runGroupsHealth),
 			}
 		},
@@ -56,6 +57,8 @@ type groupsHealthOptions struct {
 	exporterURL string
 	// names are the groups asked for (none: every group).
 	names []string
+	// churn: CHURN's threshold and the rewinds' severity.
+	churn churnSpec
 }
 
 func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
@@ -72,6 +75,9 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 			o.window, o.interval, n, maxHealthObservations, minHealthInterval, max(minHealthInterval, (o.window/(maxHealthObservations-1)).Round(time.Millisecond)+time.Millisecond))
 	}
 	var err error
+	if o.churn, err = churnFrom(c); err != nil {
+		return o, err
+	}
 	o.filter, err = compileRegex("regex", c.String("regex"))
 	return o, err
 }
@@ -100,7 +106,12 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 			}
 		}
 		v.Source = "observed"
-		all, cover = exporter.ObserveHealth(ctx, src, o.window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), g)
+		var gi volume.GenerationInfo
+		if src.Layout != nil {
+			gi = src.Layout.WithGeneration().Gen
+		}
+		mw := o.churn.window(0, gi)
+		all, cover = exporter.ObserveHealth(ctx, src, o.window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), &mw, g)
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions

@@ -481,7 +481,7 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 	if m.execute && m.force {
 		views.ForceBanner(g.IO.Err, r.plans)
 	}
-	opts := repair.ApplyOptions{Command: r.cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g)}
+	opts := repair.ApplyOptions{Command: r.cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g), What: strings.TrimSpace("offsets " + r.cmd + " " + r.spec)}
 	if m.execute {
 		stop := onInterrupt(g)
 		defer stop.release()

@@ -149,14 +149,15 @@ func TestHelpFlagCategories(t *testing.T) {
 			t.Errorf("%v: no SASL heading", path)
 		}
 	}
-	for _, path := range [][]string{{"version"}, {"completion"}, {"watch"}, {"assignment", "show"}, {"assignment", "diff"},
+	for _, path := range [][]string{{"version"}, {"completion"}, {"assignment", "show"}, {"assignment", "diff"},
 		{"txn", "list"}, {"txn", "describe"}, {"takeover", "trace"}, {"volume", "check"}, {"volume", "repair"}, {"sandbox"}} {
 		r := runCLI(t, "", nil, append(path, "--help")...)
 		if strings.Contains(r.Out, "--sasl") || strings.Contains(r.Out, "--tls") || strings.Contains(r.Out, "KAASCTL_BROKERS") {
 			t.Errorf("%v: offline command lists connection flags:\n%s", path, r.Out)
 		}
 	}
-	for _, path := range [][]string{{"groups", "list"}, {"groups", "describe"}, {"whois"}, {"doctor"}, {"offsets", "reset"}, {"offsets", "delete"}, {"config", "check"}} {
+	// watch --offsets with brokers follows the groups' membership too.
+	for _, path := range [][]string{{"groups", "list"}, {"groups", "describe"}, {"whois"}, {"doctor"}, {"offsets", "reset"}, {"offsets", "delete"}, {"config", "check"}, {"watch"}} {
 		if r := runCLI(t, "", nil, append(path, "--help")...); !strings.Contains(r.Out, "--brokers") || !strings.Contains(r.Out, "--sasl-user") {
 			t.Errorf("%v: live command lacks connection flags", path)
 		}
@@ -199,8 +200,8 @@ func TestHelpFlagCategories(t *testing.T) {
 			t.Errorf("%v: %d %q", args, r.Code, r.Err)
 		}
 	}
-	if r := runCLI(t, "", nil, "__complete", "watch", "--"); strings.Contains(r.Out, "--sasl") || !strings.Contains(r.Out, "--journal") {
-		t.Errorf("completion of watch flags:\n%s", r.Out)
+	if r := runCLI(t, "", nil, "__complete", "txn", "list", "--"); strings.Contains(r.Out, "--sasl") || !strings.Contains(r.Out, "--data-dir") {
+		t.Errorf("completion of txn list flags:\n%s", r.Out)
 	}
 }
 

@@ -6,11 +6,15 @@ import (
 	"runtime/debug"
 
 	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/repair"
 	"github.com/urfave/cli/v2"
 )
 
 // Version is set at build time with -ldflags "-X .../commands.Version=v1.2.3".
 var Version = "dev"
+
+// kaasctl's write log names the version that wrote each record.
+func init() { repair.WriteLogVersion = Version }
 
 // SupportedKaas names the kaas releases whose volume layout kaasctl reads.
 const SupportedKaas = "kaas v0.2.16-preview … v0.2.18-preview (cluster-dir offsets) and older releases / the Go flavour (offsets in DATA/__consumer_offsets, their live dir; the generation is detected or pinned with --kaas-version)"

@@ -23,7 +23,7 @@ func init() {
 	register(Descriptor{
 		Path:   "watch",
 		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
-		Common: fgOffline,
+		Common: fgAll, // --offsets with brokers also follows the groups' membership
 		Docs: []FormatDoc{
 			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
 			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
@@ -62,6 +62,8 @@ type watchOptions struct {
 	offsets       bool
 	anomaliesOnly bool
 	offsetJournal observe.JournalSpec
+	// members is the membership observed with brokers (--offsets).
+	members watchMembersSpec
 }
 
 func parseWatch(c *cli.Context) (watchOptions, error) {
@@ -81,6 +83,9 @@ func parseWatch(c *cli.Context) (watchOptions, error) {
 		return o, exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
 	var err error
+	if o.members, err = watchMembersFrom(c); err != nil {
+		return o, err
+	}
 	o.offsetJournal, err = offsetJournalFrom(c)
 	return o, err
 }

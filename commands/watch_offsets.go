@@ -22,7 +22,7 @@ func watchOffsetsFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "offsets", Usage: "follow every group's offset file instead of assignment.json: print changes and anomalies (REWIND, VANISHED, PLAIN_MAP, CORRUPT, EMPTIED) as they happen; with --journal, record every change", Category: cat},
 		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat},
-	}, offsetJournalFlags(cat)...)
+	}, append(offsetJournalFlags(cat), watchMembersFlags()...)...)
 }
 
 // offsetJournalFlags are the offsets journal's retention flags, shared by
@@ -60,6 +60,8 @@ type offsetsWatch struct {
 	view    views.WatchOffsetsView
 	// journalFailures counts the batches the journal could not record.
 	journalFailures int
+	// members observes the groups' membership (nil without brokers).
+	members *membersWatch
 }
 
 // runWatchOffsets follows every offset file of the volume's live offsets
@@ -87,8 +89,12 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	defer stop()
 	w := newOffsetsWatch(g, o, dir, gen, journal, stop)
 	w.sel.Seen(seed)
+	if w.members, err = watchMembers(ctx, g, w, l, o); err != nil {
+		return err
+	}
+	defer w.members.close()
 	err = watch.FollowOffsets(ctx, watch.OffsetsOptions{
-		Dir: dir, PollInterval: o.pollInterval, PollOnly: o.pollOnly, Generation: gen,
+		Dir: dir, PollInterval: o.pollInterval, PollOnly: o.pollOnly, Generation: gen, OnTick: w.members.onTick(), TickEvery: o.members.interval,
 		OnEvents: w.onEvents, Now: g.Now, Seed: seed, OnNote: func(msg string) { g.Notef("%s", msg) },
 		OnReady: func() {
 			if o.once {
@@ -116,7 +122,7 @@ func watchOffsetsNotes(g *Globals, o watchOptions, dir string, gen volume.Genera
 
 func newOffsetsWatch(g *Globals, o watchOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal, stop context.CancelFunc) *offsetsWatch {
 	w := &offsetsWatch{g: g, dir: dir, once: o.once, journal: journal,
-		view: views.WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []views.OffsetWatchEvent{}, Problems: []string{}}}
+		view: views.WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []views.OffsetWatchEvent{}, Problems: []string{}, Members: []views.MemberWatchEvent{}}}
 	if journal != nil {
 		w.view.Journal = journal.Dir
 	}
@@ -149,6 +155,10 @@ func (w *offsetsWatch) onEvents(evs []watch.OffsetEvent) {
 			g.Warnf("%s", warning)
 		}
 		w.journal.Warnings = nil
+	}
+	if w.members != nil {
+		w.members.noteFiles(evs)
+		w.members.rewindAuthors(evs)
 	}
 	sel := w.sel.Take(evs)
 	if sel.Done {

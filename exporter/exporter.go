@@ -67,6 +67,9 @@ type Options struct {
 	// TuneMemory sets the soft memory limit from each refresh's peak
 	// (gctune.ServerMemory): a served exporter.
 	TuneMemory bool
+	// Members configure CHURN, the rewinds' authors and the events
+	// journal (members.go).
+	Members MembersOptions
 }
 
 // ProbeOptions configure the exporter's coordinator probe.
@@ -140,6 +143,8 @@ type Exporter struct {
 
 	probe  *probeMetrics
 	memory gctune.ServerMemory
+	// members is every group's membership across refreshes (members.go).
+	members membership
 	// lastProbe names the brokers failing at the last probe (logged when
 	// it changes).
 	lastProbe string
@@ -188,6 +193,8 @@ func New(opt Options) *Exporter {
 		e.c.shard = shardOf(opt.Source.Shard)
 	}
 	e.health = inspect.HealthWindow{Window: opt.Window, Opt: opt.Health}
+	e.members = newMembership(opt)
+	e.members.journalSnapshot()
 	e.durations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kaas_exporter_refresh_duration_seconds",
 		Help:    "How long refreshes take (volume scan, broker requests, record timestamp probes).",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
@@ -445,9 +452,14 @@ func (e *Exporter) onVersion(v watch.Version) {
 	}
 	if prev != nil && (prev.ControllerEpoch != v.Assignment.ControllerEpoch || prev.AssignmentVersion != v.Assignment.AssignmentVersion || v.Rewritten) {
 		res := inspect.ComputeMoves(inspect.MovesInput{Old: prev, New: v.Assignment, Groups: keys})
+		at := v.Assignment.GeneratedTime()
+		if at.IsZero() {
+			at = time.Now()
+		}
 		for _, m := range res.Moves {
 			if m.Kind == inspect.KindGroup {
 				e.c.moves[m.Cause]++
+				e.members.win.NoteMove(m.Key, inspect.CoordinatorMove{Time: at, From: m.From, To: m.To, Cause: string(m.Cause)})
 			}
 		}
 		if n := len(res.Moves); n > 0 {

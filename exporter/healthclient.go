@@ -18,14 +18,15 @@ import (
 // ObserveHealth refreshes src every interval for window and evaluates
 // every group observed (the caller selects: inspect.SelectHealth), with
 // what the last refresh covered (groups health without an exporter).
-func ObserveHealth(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, g render.Notes) ([]inspect.GroupHealth, inspect.HealthCoverage) {
-	out, last := ObserveWindow(ctx, src, window, interval, opt, nil, g)
+func ObserveHealth(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow, g render.Notes) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	out, last := ObserveWindow(ctx, src, window, interval, opt, mw, nil, g)
 	return out, src.Coverage(last)
 }
 
 // ObserveWindow is ObserveHealth's loop, handing each observation to each
-// (nil: none), and returning the last one.
-func ObserveWindow(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, each func(*observe.Observation), g render.Notes) ([]inspect.GroupHealth, *observe.Observation) {
+// (nil: none), and returning the last one; with mw (and brokers) each
+// group's membership goes into it and its conditions into the result.
+func ObserveWindow(ctx context.Context, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow, each func(*observe.Observation), g render.Notes) ([]inspect.GroupHealth, *observe.Observation) {
 	// The window holds every observation of the run (no time cut: on a
 	// busy machine their timestamps spread beyond --window, and the run
 	// already bounds them).
@@ -48,7 +49,10 @@ func ObserveWindow(ctx context.Context, src *observe.Source, window, interval ti
 		}
 		last = src.Observe(ctx)
 		for _, grp := range last.Groups {
-			hw.Add(grp.Row.Group, grp.Sample)
+			found := hw.Add(grp.Row.Group, grp.Sample)
+			if mw != nil && src.Client != nil {
+				mw.Observe(grp.Row.Group, grp.Members, found)
+			}
 		}
 		if last.WireErr != "" {
 			g.Warnf("brokers: %s", last.WireErr)
@@ -61,6 +65,9 @@ func ObserveWindow(ctx context.Context, src *observe.Source, window, interval ti
 	for _, grp := range last.Groups {
 		h := hw.Evaluate(grp.Row.Group)
 		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
+		if mw != nil {
+			mw.Apply(&h)
+		}
 		out = append(out, h)
 	}
 	return out, last

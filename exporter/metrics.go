@@ -130,6 +130,8 @@ type counters struct {
 	journalRecords, journalErrors int64
 	// shard is the exporter's --shard (nil: not sharded; shard.go).
 	shard *inspect.Shard
+	// members are the membership's (metrics_members.go).
+	members memberCounters
 }
 
 // forgetAnsweredSeeds drops from the brokers seen those known from a
@@ -404,6 +406,9 @@ var refreshMetrics = []metric[*refreshCtx]{
 			tw.sample(f, float64(x.c.journalErrors))
 		}
 	}},
+	{dRewindPageRecords, emitRewindPage},
+	{dChurnRebalances, emitChurnRebalances},
+	{dEventsJournalErrs, emitEventsJournalErrors},
 }
 
 // assignmentGauge is a row of one number read from assignment.json.
@@ -572,6 +577,18 @@ var groupMetrics = []metric[*groupCtx]{
 			tw.sample(f, float64(x.counts.Vanished), x.g.Row.Group)
 		}
 	}},
+	{dRewindRecords, emitRewindRecords},
+	{dStalledPartitions, emitStalled},
+	{dObservedGeneration, emitObservedGeneration},
+	{dMembershipChanges, emitMembershipChanges},
+	{dRebalances, emitRebalances},
+	{dLagMaxOverMean, emitLagSpread(false)},
+	{dLagCV, emitLagSpread(true)},
+	{dProduceMaxOverMean, emitProduceSpread},
+	{dHotPartitions, emitHotPartitions},
+	{dOwnershipKnown, emitOwnershipKnown},
+	{dUnownedLagging, emitUnowned},
+	{dIdleMembers, emitIdle},
 }
 
 // liveState is the group's state and members on its coordinator (ok:

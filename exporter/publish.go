@@ -34,7 +34,8 @@ type groupLag struct {
 // evaluates them into the page, forgets the groups no longer observed and
 // stores the snapshot scrapes serve.
 func (e *Exporter) publishGroups(o *observe.Observation) {
-	refs := e.addSamples(o)
+	refs, revealed := e.addSamples(o)
+	e.setMemberCounters()
 	b := newPageBuilder(o, &e.c, e.opt.PartitionMetrics, e.opt.Version, e.opt.Revision)
 	health := make([]inspect.GroupHealth, min(len(refs), healthChunk))
 	counts := make([]inspect.HealthCounts, len(health))
@@ -49,8 +50,10 @@ func (e *Exporter) publishGroups(o *observe.Observation) {
 			lags[lo+i].set(&h[i])
 			c[i] = refs[lo+i].Counts()
 		}
+		e.observeMembers(o, lo, h, revealed[lo:hi])
 		b.groups(o.Groups[lo:hi], h, c)
 	}
+	e.membersDone(o)
 	e.health.Sweep()
 	if e.lastA == nil && o.Assignment != nil {
 		e.lastA = o.Assignment
@@ -64,10 +67,12 @@ func (l groupLag) set(h *inspect.GroupHealth) {
 
 // addSamples adds each group's sample to its window (what the follower saw
 // since the last refresh replacing the comparison of this refresh's file
-// with the last one, for files it follows) and returns their refs.
-func (e *Exporter) addSamples(o *observe.Observation) []inspect.GroupRef {
+// with the last one, for files it follows) and returns their refs and the
+// rewinds each window revealed (the membership attributes them).
+func (e *Exporter) addSamples(o *observe.Observation) ([]inspect.GroupRef, [][]inspect.OffsetAnomaly) {
 	keys := make([]string, len(o.Groups))
 	refs := make([]inspect.GroupRef, len(o.Groups))
+	revealed := make([][]inspect.OffsetAnomaly, len(o.Groups))
 	pending, followed := e.pending, e.following.Load()
 	e.pending = map[string][]inspect.OffsetAnomaly{}
 	e.c.follower, e.c.following = e.opt.Offsets != nil, followed
@@ -78,13 +83,13 @@ func (e *Exporter) addSamples(o *observe.Observation) []inspect.GroupRef {
 		if s := &o.Groups[i].Sample; followed && e.followsFile(s.File) {
 			s.FileFollowed, s.FileAnomalies = true, pending[name]
 		}
-		refs[i], _ = e.health.AddRef(name, o.Groups[i].Sample)
+		refs[i], revealed[i] = e.health.AddRef(name, o.Groups[i].Sample)
 		// The window has them: a refresh of 100,000 groups lets go of
 		// their offsets and file readings (40 MB) before the page.
 		o.Groups[i].Sample.Partitions, o.Groups[i].Sample.File = nil, nil
 	}
 	e.lastKeys = keys
-	return refs
+	return refs, revealed
 }
 
 // healthOf evaluates the groups of sn again from the windows: what the
@@ -98,6 +103,7 @@ func (e *Exporter) healthOf(sn *snapshot) []inspect.GroupHealth {
 	e.health.EvaluateRefs(sn.refs, health, runtime.GOMAXPROCS(0))
 	for i := range health {
 		sn.lags[i].set(&health[i])
+		e.members.win.Apply(&health[i])
 	}
 	return health
 }

@@ -252,6 +252,7 @@ func DescribeLive(in LiveDescribeInput) DescribeResult[LiveDescription] {
 			gs = in.State(w.Group)
 		}
 		ld := BuildLiveDescription(w, file, gs, in.Names)
+		ld.addSkew(w.DescribedGroup, gs)
 		if held, known := in.Held[w.Group]; known && !held {
 			ld.MarkNotLoaded()
 		}

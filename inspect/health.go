@@ -32,11 +32,12 @@ const (
 	HealthStop     = "STOP"     // no commits over the window while lag > 0
 	HealthStall    = "STALL"    // commits arrive but do not advance while lag > 0
 	HealthWarn     = "WARN"     // lag grew at every observation while commits advanced
+	HealthChurn    = "CHURN"    // more generation changes in the window than the threshold (membership.go)
 	HealthOK       = "OK"
 )
 
 // HealthStates lists every condition, worst first.
-var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthBlocked, HealthStop, HealthStall, HealthWarn, HealthOK}
+var HealthStates = []string{HealthRewind, HealthVanished, HealthErr, HealthBlocked, HealthStop, HealthStall, HealthChurn, HealthWarn, HealthOK}
 
 // HealthRank orders states (0 = worst); unknown states rank last.
 func HealthRank(state string) int {
@@ -241,6 +242,11 @@ type GroupHealth struct {
 	// commit), else the last observation at which a committed offset moved;
 	// zero when neither tells.
 	LastCommit time.Time `json:"lastCommit,omitzero"`
+	// Churn is the group's membership over the window and Rewinds who its
+	// rewinds there were by (MemberWindow.Apply; nil without membership
+	// observations).
+	Churn   *ChurnStats         `json:"churn,omitempty"`
+	Rewinds []RewindAttribution `json:"rewindAuthors,omitempty"`
 }
 
 // HealthOptions tune EvaluateHealth.

@@ -89,6 +89,10 @@ type LiveDescription struct {
 	File *GroupDescription `json:"file,omitempty"`
 	// Summary is the group in one line (groups describe's summary section).
 	Summary GroupSummary `json:"summary"`
+	// Spread is the lag's spread over the partitions (nil without lag on
+	// two partitions); Ownership who owns them (nil without members).
+	Spread    *LagSpread `json:"lagSpread,omitempty"`
+	Ownership *Ownership `json:"ownership,omitempty"`
 }
 
 // StateMessage is the Kafka tools' line for a group's state ("" when

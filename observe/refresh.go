@@ -152,6 +152,13 @@ type GroupObs struct {
 	LagSeconds      float64              `json:"lagSeconds"`
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
 	Sample          inspect.HealthSample `json:"-"`
+	// Members is the group's membership as its coordinator's
+	// DescribeGroups showed it (zero Time without brokers); Ownership who
+	// of them owns its partitions (nil without members); Spread how its
+	// lag spreads over its partitions.
+	Members   inspect.MemberSample `json:"-"`
+	Ownership *inspect.Ownership   `json:"-"`
+	Spread    inspect.LagSpread    `json:"-"`
 }
 
 // GroupIncident is one incident of one of a group's partitions, with the

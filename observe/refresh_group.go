@@ -100,6 +100,7 @@ func (r *refreshRun) buildGroup(b *groupBuilder, i int, g *GroupObs, keep bool) 
 	}
 	g.GroupIncidents = b.build(g.Row.Group, gf).Incidents
 	r.fill(b, g, &sample, keep)
+	r.members(b, g, d)
 	r.blockers(b, g, &sample)
 	if fo != nil && fo.Corrupt && sample.Err == "" && len(sample.Partitions) == 0 {
 		sample.Err = "offset file unreadable: " + fo.Problem
@@ -242,6 +243,23 @@ func (r *refreshRun) fill(b *groupBuilder, g *GroupObs, sample *inspect.HealthSa
 		}
 	}
 	g.Lag, g.LagKnown, g.LagUnknown = totals.Lag, totals.LagKnown(), totals.Unknown
+}
+
+// members records the group's membership (with brokers), who of its
+// members owns its partitions, and the spread of its lag.
+func (r *refreshRun) members(b *groupBuilder, g *GroupObs, d *wire.GroupDescription) {
+	g.Spread = inspect.LagSpreadOf(b.states)
+	switch {
+	case d != nil:
+		g.Members = inspect.MemberSampleOf(d.DescribedGroup, r.names.Name(d.Coordinator), r.o.Time)
+		g.Ownership = inspect.OwnershipOf(g.Members.Members, b.states)
+	case r.s.Client != nil:
+		why := "the brokers were not asked"
+		if r.o.WireErr != "" {
+			why = "brokers: " + r.o.WireErr
+		}
+		g.Members = inspect.MemberSample{Time: r.o.Time, Err: why}
+	}
 }
 
 // servedBehindOf pairs the bounds read before the brokers were asked with

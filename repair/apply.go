@@ -64,6 +64,9 @@ type ApplyOptions struct {
 	// (written, unchanged, failed, refused, skipped, interrupted), so the
 	// caller can record progress as it happens.
 	Done func(gp *GroupPlan)
+	// What names the write in kaasctl's write log ("offsets reset
+	// --to-earliest"; "": from Command).
+	What string
 }
 
 // ApplyResult counts what ApplyOffsets did; the plans carry the details.
@@ -163,6 +166,7 @@ func ApplyOffsets(ctx context.Context, plans []*GroupPlan, opts ApplyOptions) (A
 				if gp.Outcome == OutcomeRefused {
 					markNotWritten(gp)
 				}
+				recordWrite(gp, opts)
 			}
 			if opts.Done != nil {
 				opts.Done(gp)

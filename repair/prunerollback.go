@@ -298,5 +298,15 @@ func ApplyRestore(ctx context.Context, cl *wire.Client, in Inputs, items []*Rest
 			continue
 		}
 		it.Outcome, it.Detail = RestoreRestored, "restored and verified byte-identical (SHA-256 "+it.rec.BeforeSHA256[:12]+"…)"
+		recordRestore(in, it, cur, now())
+	}
+}
+
+// recordRestore appends a restored file to kaasctl's write log.
+func recordRestore(in Inputs, it *RestoreItem, before FileState, at time.Time) {
+	rec := WriteRecord{Time: at.UTC(), Command: "groups prune restore", Group: it.Group, Method: "file", File: it.Path, By: whoRuns(), Version: WriteLogVersion,
+		Partitions: changedPartitions(it.Path, before.Data, it.rec.Before)}
+	if err := AppendWriteLog(in.Layout.WriteLogPath(), VolumeRoot(in.Layout, in.Layout.WriteLogPath()), in.Policy, rec); err != nil {
+		it.Detail += fmt.Sprintf("; kaasctl's write log: %v", err)
 	}
 }

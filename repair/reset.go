@@ -107,9 +107,10 @@ type GroupPlan struct {
 
 	file *GroupFile
 	// pol is the user's --follow-symlinks / --keep-backups; root the
-	// volume dir the file is in.
+	// volume dir the file is in; log kaasctl's write log (writelog.go).
 	pol  Policy
 	root string
+	log  string
 }
 
 // Inputs are the live sources a plan may use; a nil Client means offline.
@@ -180,7 +181,7 @@ func readPlanFile(in Inputs, g string, specWarns []string) *GroupPlan {
 		gp.Error = err.Error()
 		return gp
 	}
-	gp.Path, gp.pol, gp.root = p, in.Policy, VolumeRoot(in.Layout, p)
+	gp.Path, gp.pol, gp.root, gp.log = p, in.Policy, VolumeRoot(in.Layout, p), in.Layout.WriteLogPath()
 	gf, err := readGroupFile(in.Layout, g, in.Policy)
 	if err == nil && !gf.State.Exists {
 		// A group whose offsets live only in the legacy layout: writing a

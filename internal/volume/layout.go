@@ -45,6 +45,18 @@ type Layout struct {
 // AssignmentPath is CD/assignment.json.
 func (l Layout) AssignmentPath() string { return filepath.Join(l.ClusterDir, AssignmentFile) }
 
+// WriteLogName is kaasctl's write log in the cluster dir: a JSON line per
+// group kaasctl rewrote (a dot name kaas's brokers and operator leave alone).
+const WriteLogName = ".kaasctl-writes.jsonl"
+
+// WriteLogPath is CD/.kaasctl-writes.jsonl ("" without a cluster dir).
+func (l Layout) WriteLogPath() string {
+	if l.ClusterDir == "" {
+		return ""
+	}
+	return filepath.Join(l.ClusterDir, WriteLogName)
+}
+
 // OffsetsPath is CD/__consumer_offsets whatever its role. Code outside
 // this package asks by role or generation instead (LiveOffsetsDir,
 // OffsetsDirs, LiveOffsetsDirOf); tests use it to build volumes.

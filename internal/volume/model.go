@@ -178,6 +178,11 @@ type BrokerFacts struct {
 	// StaleEnd is what ends the broker serving a partition below its
 	// segments (the incident stays reported until then).
 	StaleEnd StaleEndRule
+	// CommitOrder is how a group's commits come to land in its offset
+	// file out of order (the file going a few records back with the same
+	// members): what an attribution of such a rewind to the group's own
+	// members says.
+	CommitOrder string
 }
 
 // MigrateRule is what 'volume migrate' does with a generation.
@@ -224,6 +229,8 @@ var (
 			"version); its groups cannot commit and FindCoordinator still names it",
 		ServedNotFiled: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one <group>.tmp, so two commits of the group at once can land the older snapshot last",
 		StaleEnd:       StaleEndRule{NewEpochRescans: true, Source: "observed on a real Go-flavour cluster: a restart of the leader (a takeover at a new epoch) re-scanned the segments and served their end"},
+		CommitOrder: "kaas's Go coordinator writes each commit's merged offsets outside its lock through one shared <group>.tmp, so two members' " +
+			"commits land out of order: a few records back, about once a minute on a 2-member group of a real Go-flavour cluster",
 	}
 	rustBroker = BrokerFacts{
 		TimeLookup: "offset -1, timestamp -1 for every timestamp (read by clients as \"no record at or after that time\": the log end)",
@@ -258,6 +265,8 @@ var (
 		// graceful close and a removed recovery-checkpoint.json.
 		ServedNotFiled: "kaas's Rust broker swallows a failed write of the offset file and tells the client the commit succeeded (a group id it cannot use as a file name, or an I/O error such as a full or read-only volume)",
 		StaleEnd:       StaleEndRule{Source: "observed on a real Rust 0.2.18 cluster: the stale end survived two takeovers at new epochs and a graceful close"},
+		CommitOrder: "kaas's Rust coordinator merges a commit into its memory under its lock but writes the merged offsets after it, through one " +
+			"fixed <group>.json.tmp, so two members' commits can land out of order (read from kaas-coordinator's offset_store.rs)",
 	}
 )
 

@@ -65,6 +65,11 @@ type OffsetsOptions struct {
 	// OnNote, when set, receives notes about how the follower works (the
 	// directory check turned off, see scan).
 	OnNote func(msg string)
+	// OnTick, when set, is called every TickEvery from FollowOffsets'
+	// goroutine, between batches (what a watch also observes besides the
+	// files, in order with them: the groups' membership).
+	OnTick    func()
+	TickEvery time.Duration
 
 	// noDirCheck turns the directory check off (benchmarks compare).
 	noDirCheck bool
@@ -128,10 +133,19 @@ func FollowOffsets(ctx context.Context, opt OffsetsOptions) error {
 	settle.Stop()
 	pending := map[string]bool{}
 	polls := 0
+	var ticks <-chan time.Time
+	if opt.OnTick != nil && opt.TickEvery > 0 {
+		t := time.NewTicker(opt.TickEvery)
+		defer t.Stop()
+		ticks = t.C
+		opt.OnTick()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-ticks:
+			opt.OnTick()
 		case ev, ok := <-events:
 			if !ok {
 				events = nil

@@ -289,6 +289,7 @@ func liveKV(d *inspect.LiveDescription) *render.TableData {
 			kv.Add("last commit", f.LastCommit.UTC().Format(time.RFC3339))
 		}
 	}
+	addSkewKV(kv, d)
 	for _, n := range d.Notes {
 		kv.Add("note", n)
 	}
@@ -475,4 +476,17 @@ func joinInts(ps []int32) string {
 		s[i] = strconv.Itoa(int(p))
 	}
 	return strings.Join(s, ",")
+}
+
+// addSkewKV adds a live group's lag spread, hot partitions and ownership.
+func addSkewKV(kv *render.TableData, d *inspect.LiveDescription) {
+	if s := d.Spread; s != nil {
+		kv.Add("lag spread", s.SpreadText())
+		if hot := s.HotText(); hot != "" {
+			kv.Add("hot partitions", hot)
+		}
+	}
+	if o := d.Ownership; o != nil {
+		kv.Add("ownership", o.OwnershipText())
+	}
 }

@@ -46,7 +46,11 @@ func GroupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.Ta
 			if e.Carried {
 				cond += " (last known)"
 			}
-			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), e.Detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
+			detail := e.Detail
+			if ra := h.RewindAuthor(e); ra != nil {
+				detail += "; " + ra.Text()
+			}
+			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
 		}
 	}
 	return t

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/watch"
@@ -219,7 +220,37 @@ type WatchOffsetsView struct {
 	Events     []OffsetWatchEvent `json:"events"`
 	Anomalies  int                `json:"anomalies"`
 	Problems   []string           `json:"problems"`
+	// Members are the membership events (with brokers).
+	Members []MemberWatchEvent `json:"members"`
 }
+
+// MemberWatchEvent is a membership event as watch prints it (-o jsonl:
+// one per line, among the offset changes; kind members or condition).
+type MemberWatchEvent struct {
+	Time      time.Time                 `json:"time"`
+	Group     string                    `json:"group"`
+	Kind      string                    `json:"kind"`
+	Change    *inspect.MembershipChange `json:"change,omitempty"`
+	Condition string                    `json:"condition,omitempty"`
+	Entered   bool                      `json:"entered,omitempty"`
+	Detail    string                    `json:"detail"`
+}
+
+// Streaming, Printer, Event, Lines and Flush let another stream of events
+// (watch --offsets' membership) print through the watch's output.
+func (w *WatchOut) Streaming() bool { return w.streaming() }
+
+// Printer is the watch's printer.
+func (w *WatchOut) Printer() *render.Printer { return w.p }
+
+// Event prints one event v, with its csv rows.
+func (w *WatchOut) Event(v any, rows ...[]string) { w.event(v, rows...) }
+
+// Lines prints lines for people.
+func (w *WatchOut) Lines(ls ...string) { w.lines(ls...) }
+
+// Flush writes what is buffered.
+func (w *WatchOut) Flush() { w.flush() }
 
 var WatchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
 
