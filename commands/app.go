@@ -11,7 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -20,7 +22,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	app := &cli.App{
 		Name:                 "kaasctl",
 		Usage:                "operate kaas consumer groups: coordinators, offsets, assignments, takeovers",
-		Description:          "kaasctl reads the kaas shared volume directly (--data-dir / --cluster-dir), talks to brokers\nover the Kafka protocol, or both. Run 'kaasctl help exit-codes' for exit codes, and\n'kaasctl --help-json' for the whole command tree as JSON (for tools and agents).",
+		Description:          helptext.Command("kaasctl", nil),
 		Version:              versionString(),
 		Writer:               ios.Out,
 		ErrWriter:            ios.Err,
@@ -92,17 +94,6 @@ func prepare(cmd *cli.Command, parents []string) {
 	}
 }
 
-// isLeaf reports whether cmd runs work rather than choosing a sub-command
-// (its only sub-command, if any, is help).
-func isLeaf(cmd *cli.Command) bool {
-	for _, s := range cmd.Subcommands {
-		if s.Name != "help" {
-			return false
-		}
-	}
-	return true
-}
-
 // Main runs kaasctl with args (args[0] is the program name) and returns the
 // exit code.
 func Main(args []string, ios *IOStreams) int {
@@ -110,10 +101,10 @@ func Main(args []string, ios *IOStreams) int {
 	var err error
 	if path, ok := helpJSONRequest(app, args); ok {
 		err = printHelpJSON(app, ios.Out, path)
-	} else if path, ok := helpRequest(app, args); ok {
+	} else if path, ok := completion.HelpRequest(app.Commands, args); ok {
 		err = showHelp(app, path)
 	} else {
-		err = app.Run(reorderArgs(app, args))
+		err = app.Run(completion.ReorderArgs(app.Commands, args))
 	}
 	if err == nil {
 		return exit.OK
@@ -163,89 +154,11 @@ func newHelpCommand() *cli.Command {
 // copyOnApply is a BoolFlag whose Apply leaves the flag unchanged.
 type copyOnApply struct{ cli.BoolFlag }
 
+// Names is the flag's name and aliases, read from its fields (urfave's
+// Names runs a regular expression over each).
+func (f *copyOnApply) Names() []string { return completion.NameAndAliases(f.Name, f.Aliases) }
+
 func (f *copyOnApply) Apply(set *flag.FlagSet) error {
 	c := f.BoolFlag
 	return c.Apply(set)
-}
-
-func fmtf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, a...) }
-
-// reorderArgs moves flags in front of positional arguments for the command
-// being run, so 'kaasctl whois g1 -o json' works like 'kaasctl whois -o json g1'
-// (the flag package stops at the first positional). Everything after "--"
-// stays positional.
-func reorderArgs(app *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	out := []string{args[0]}
-	cmds := app.Commands
-	var leaf *cli.Command
-	i := 1
-	for i < len(args) {
-		c := findCommand(cmds, args[i])
-		if c == nil {
-			break
-		}
-		out = append(out, args[i])
-		leaf = c
-		cmds = c.Subcommands
-		i++
-		if isLeaf(c) {
-			break
-		}
-	}
-	if leaf == nil || !isLeaf(leaf) || leaf.SkipFlagParsing {
-		return args
-	}
-	var flags, pos []string
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if takesValue(leaf, name) && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	out = append(out, flags...)
-	if len(pos) > 0 {
-		out = append(out, "--")
-		out = append(out, pos...)
-	}
-	return out
-}
-
-func findCommand(cmds []*cli.Command, name string) *cli.Command {
-	for _, c := range cmds {
-		if c.HasName(name) {
-			return c
-		}
-	}
-	return nil
-}
-
-func takesValue(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
-		for _, n := range flagNames(f) {
-			if n == name {
-				if tv, ok := f.(cli.DocGenerationFlag); ok {
-					return tv.TakesValue()
-				}
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Names of the flags every command accepts.
@@ -59,44 +60,23 @@ const (
 	fgGeneration                       // --kaas-version (commands that read offset files)
 	fgReach                            // --brokers, --timeout (enough to see whether a broker answers)
 	fgBrokers                          // --command-config, --max-versions, TLS and SASL
-	fgVolume     = fgDataDir | fgClusterDir
-	fgAll        = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
-	fgOffline    = fgOutput | fgVolume | fgProfile | fgGeneration
+	fgVolume               = fgDataDir | fgClusterDir
+	fgAll                  = fgOutput | fgVolume | fgProfile | fgGeneration | fgReach | fgBrokers
+	fgOffline              = fgOutput | fgVolume | fgProfile | fgGeneration
 	// fgAssignment: offline commands that read assignment.json, journals
 	// or logs but no offset file, so the generation does not apply.
 	fgAssignment = fgOutput | fgVolume | fgProfile
+	// fgNone: no common flag at all (completion).
+	fgNone flagGroup = 1 << 7
 )
 
-// commandFlagGroups says which common flags a command's help lists, so it
-// shows only what applies: commands that never talk to the brokers do not
-// list the connection, TLS and SASL flags. They still accept them, hidden
-// and without effect, so one KAASCTL_ARGS or alias ("--data-dir D
-// --brokers B") works with every command, as the runbooks use it. The key
-// is the command path; a parent's entry ("txn") covers its sub-commands
-// unless one has its own. A command not listed shows them all.
-var commandFlagGroups = map[string]flagGroup{
-	"version":        fgOutput,
-	"completion":     0,
-	"__complete":     0,
-	"watch":          fgAll, // --offsets with brokers also follows the groups' membership
-	"assignment":     fgAssignment,
-	"txn":            fgAssignment,
-	"takeover trace": fgAssignment,
-	"volume":         fgOffline,
-	"volume migrate": fgOffline | fgReach,                 // refuses while a --brokers address accepts a connection
-	"sandbox":        fgOutput | fgDataDir | fgGeneration, // refuses --cluster-dir: its cluster dir is DATA/__cluster; --kaas-version: the generation it emulates
-	"groups prune":   fgAll,                               // the volume it writes, the brokers that may hold a group
-}
-
-// flagGroupsOf returns the common flags the command at path takes.
-func flagGroupsOf(path []string) flagGroup {
-	for n := len(path); n > 0; n-- {
-		if g, ok := commandFlagGroups[strings.Join(path[:n], " ")]; ok {
-			return g
-		}
-	}
-	return fgAll
-}
+// Which common flags a command's help lists is its descriptor's Common
+// (registry.go), so it shows only what applies: commands that never talk
+// to the brokers do not list the connection, TLS and SASL flags. They
+// still accept them, hidden and without effect, so one KAASCTL_ARGS or
+// alias ("--data-dir D --brokers B") works with every command, as the
+// runbooks use it. A parent's Common covers its sub-commands unless one
+// has its own; a command none names shows them all.
 
 // commonFlagsFor returns the common flags, those outside groups hidden.
 func commonFlagsFor(groups flagGroup) []cli.Flag {
@@ -113,14 +93,14 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 		case *cli.StringSliceFlag:
 			f.Hidden = true
 		default:
-			panic("commonFlagsFor: cannot hide " + flagName(f))
+			panic("commonFlagsFor: cannot hide " + completion.FlagName(f))
 		}
 	}
 	return out
 }
 
 func groupOfFlag(f cli.Flag) flagGroup {
-	switch n := flagName(f); n {
+	switch n := completion.FlagName(f); n {
 	case flagDataDir, flagLogDirs:
 		return fgDataDir
 	case flagClusterDir:
@@ -279,7 +259,7 @@ func (g *Globals) Notef(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(g.IO.Err, "kaasctl: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnAll prints each warning (Warnf).
@@ -295,7 +275,7 @@ func (g *Globals) Warnf(format string, a ...any) {
 	if g.Quiet {
 		return
 	}
-	fmtf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(g.IO.Err, "warning: %s\n", render.CleanText(fmt.Sprintf(format, a...)))
 }
 
 // WarnFindings prints the warning- and error-level findings of a read, one
@@ -305,28 +285,8 @@ func (g *Globals) WarnFindings(fs []volume.Finding) {
 	if g.Quiet {
 		return
 	}
-	more := map[string]int{}
-	var order []int
-	for i, f := range fs {
-		if f.Severity == volume.SevInfo {
-			continue
-		}
-		n, seen := more[f.Code]
-		if !seen {
-			order = append(order, i)
-			more[f.Code] = f.Repeats
-			continue
-		}
-		more[f.Code] = n + 1 + f.Repeats
-	}
-	for _, i := range order {
-		f := fs[i]
-		if n := more[f.Code]; n > 0 {
-			g.Warnf("%s: %s (and %s like it: %s lists every one)", f.Path, f.Message, render.Plural(n, "more", "more"),
-				inspect.FixWithFlags("'kaasctl volume check'", g.GivenFlags()))
-			continue
-		}
-		g.Warnf("%s: %s", f.Path, f.Message)
+	for _, w := range views.FindingWarnings(fs, g.GivenFlags()) {
+		g.Warnf("%s", w)
 	}
 }
 
@@ -355,7 +315,7 @@ func (g *Globals) Progress(label string, total int64) *render.Progress {
 func givenFlags(c *cli.Context) string {
 	var b strings.Builder
 	for _, f := range commonFlags() {
-		name := flagName(f)
+		name := completion.FlagName(f)
 		if groupOfFlag(f) == fgOutput || !isSet(c, name) {
 			continue
 		}
@@ -366,10 +326,10 @@ func givenFlags(c *cli.Context) string {
 			}
 		case *cli.StringSliceFlag:
 			for _, v := range c.StringSlice(name) {
-				b.WriteString(" --" + name + " " + shellQuote(v))
+				b.WriteString(" --" + name + " " + render.ShellQuote(v))
 			}
 		default:
-			b.WriteString(" --" + name + " " + shellQuote(c.String(name)))
+			b.WriteString(" --" + name + " " + render.ShellQuote(c.String(name)))
 		}
 	}
 	return b.String()

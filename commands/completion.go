@@ -3,75 +3,37 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
 )
 
-// Shell completion: the scripts call the hidden '__complete' command with
-// the words typed so far; kaasctl answers with one candidate per line, so
-// the logic (and the dynamic group and broker names read from the volume)
-// lives here, once, for every shell.
-
-// flagValues are the fixed choices of flags, for completion.
-var flagValues = map[string][]string{
-	"output":         formatNames(),
-	"o":              formatNames(),
-	"placement":      {"hash", "rendezvous"},
-	"tier":           {"explicit", "hash", "hash-fallback", "none"},
-	"severity":       {"error", "warning", "info"},
-	"state":          {"Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Dead", "Ongoing", "CompleteCommit", "CompleteAbort"},
-	"max-versions":   {"kaas", "latest"},
-	"assignor":       inspect.Assignors,
-	"failover":       inspect.FailoverModels,
-	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
-}
-
-// flagDynamic names flags whose values come from the volume.
-var flagDynamic = map[string]string{
-	"group":           "group",
-	"coordinator":     "broker",
-	"what-if-down":    "broker",
-	"what-if-brokers": "broker",
-	"broker":          "broker",
-	"brokers-order":   "broker",
-}
-
-func formatNames() []string {
-	var out []string
-	for _, f := range render.Formats {
-		out = append(out, string(f))
-	}
-	return out
-}
+// Shell completion (internal/completion): the scripts call the hidden
+// '__complete' command with the words typed so far; kaasctl answers with
+// one candidate per line.
 
 func init() {
-	register(newCompletionCmd)
-	register(newCompleteCmd)
+	register(Descriptor{
+		Path:   "completion",
+		Usage:  "print a shell completion script (bash, zsh or fish)",
+		Common: fgNone,
+		Build:  newCompletionCmd,
+	})
+	register(Descriptor{
+		Path:   "__complete",
+		Usage:  "print completion candidates for the words typed so far (used by the completion scripts)",
+		Hidden: true,
+		Common: fgNone,
+		Build:  newCompleteCmd,
+	})
 }
 
 func newCompletionCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print a shell completion script (bash, zsh or fish)",
 		ArgsUsage: "bash|zsh|fish",
-		Description: `Completes commands, flags, flag values (-o, --placement, ...), and group and broker names
-read from the volume named on the command line (--data-dir / --cluster-dir) or in KAAS_DATA_DIR.
-
-Examples:
-  source <(kaasctl completion bash)                       # this shell
-  kaasctl completion bash > /etc/bash_completion.d/kaasctl
-  kaasctl completion zsh > "${fpath[1]}/_kaasctl"
-  kaasctl completion fish > ~/.config/fish/completions/kaasctl.fish`,
-		Action: action(parseCompletion, runCompletion),
+		Action:    action(parseCompletion, runCompletion),
 	}
 }
 
@@ -84,7 +46,7 @@ func parseCompletion(c *cli.Context) (completionOptions, error) {
 	if c.NArg() != 1 {
 		return completionOptions{}, exit.UsageErrorf("name one shell: bash, zsh or fish")
 	}
-	script, ok := completionScripts[c.Args().First()]
+	script, ok := completion.Scripts[c.Args().First()]
 	if !ok {
 		return completionOptions{}, exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
 	}
@@ -98,11 +60,8 @@ func runCompletion(_ context.Context, g *Globals, o completionOptions) error {
 
 func newCompleteCmd() *cli.Command {
 	return &cli.Command{
-		Name:            "__complete",
-		Hidden:          true,
 		HideHelp:        true,
 		SkipFlagParsing: true,
-		Usage:           "print completion candidates for the words typed so far (used by the completion scripts)",
 		Action: func(c *cli.Context) error {
 			return runComplete(iosFrom(c), parseCompleteWords(c.App, c.Args().Slice()))
 		},
@@ -121,306 +80,21 @@ type completeOptions struct {
 	Shell string
 }
 
-// parseCompleteWords reads '__complete [--shell=SH] WORD...': bash passes
-// its words as typed (backslashes and quotes included), so they are
-// unquoted before they are matched.
+// parseCompleteWords reads '__complete [--shell=SH] WORD...'
+// (completion.ParseWords).
 func parseCompleteWords(app *cli.App, words []string) completeOptions {
-	o := completeOptions{App: app, Words: words}
-	if len(words) > 0 {
-		if sh, ok := strings.CutPrefix(words[0], "--shell="); ok {
-			o.Shell, o.Words = sh, words[1:]
-		}
-	}
-	if o.Shell == "bash" {
-		o.Words = slices.Clone(o.Words)
-		for i, w := range o.Words {
-			o.Words[i] = unquoteBashWord(w)
-		}
-	}
-	return o
+	shell, ws := completion.ParseWords(words)
+	return completeOptions{App: app, Words: ws, Shell: shell}
 }
 
-// runComplete prints one candidate a line, quoted for the shell asking:
-// bash inserts a reply as it is, so every character its parser treats
-// specially is escaped (a group named '*' is never expanded, 'a b' stays
-// one word); zsh's compadd and fish quote what they insert themselves.
+// runComplete prints one candidate a line, quoted for the shell asking
+// (completion.Replies).
 func runComplete(ios *IOStreams, o completeOptions) error {
-	for _, cand := range complete(o.App, o.Words, ios.getenv) {
-		// A name with control or bidi characters is shown escaped,
-		// never handed to the terminal as it is.
-		cand = render.Clean(cand)
-		if o.Shell == "bash" {
-			cand = quoteBashWord(cand)
-		}
+	env := completion.Env{Getenv: ios.getenv, Topics: topicNames(), DataDirFlag: flagDataDir, ClusterDirFlag: flagClusterDir}
+	for _, cand := range completion.Replies(o.App.Commands, o.Words, o.Shell, env) {
 		if _, err := fmt.Fprintln(ios.Out, cand); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// quoteBashWord escapes s with backslashes so bash reads it back as one
-// word, as it is: no expansion, no splitting.
-func quoteBashWord(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		safe := c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || strings.IndexByte("-_./:@%+,", c) >= 0 || (c == '=' && i > 0)
-		if !safe {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// unquoteBashWord is the word bash will pass for w as typed (the word
-// being completed may still lack its closing quote): backslash escapes
-// and single and double quotes removed.
-func unquoteBashWord(w string) string {
-	var b strings.Builder
-	quote := byte(0)
-	esc := false
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		switch {
-		case esc:
-			b.WriteByte(c)
-			esc = false
-		case c == '\\' && quote != '\'':
-			esc = true
-		case quote == 0 && (c == '\'' || c == '"'):
-			quote = c
-		case quote != 0 && c == quote:
-			quote = 0
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// complete returns the candidates for the last of words (the word being
-// typed, possibly empty); words[0] is the first word after "kaasctl".
-func complete(app *cli.App, words []string, getenv func(string) string) []string {
-	if len(words) == 0 {
-		words = []string{""}
-	}
-	cur := words[len(words)-1]
-	prev := words[:len(words)-1]
-	leaf, cmds, i := walkCommands(app.Commands, prev)
-	if leaf == nil || !isLeaf(leaf) {
-		if i < len(prev) {
-			return nil
-		}
-		return commandCandidates(cmds, leaf != nil, cur)
-	}
-	// A flag's value?
-	if rest := prev[i:]; len(rest) > 0 {
-		if last := rest[len(rest)-1]; strings.HasPrefix(last, "-") && !strings.Contains(last, "=") {
-			if name := strings.TrimLeft(last, "-"); takesValue(leaf, name) {
-				return filterPrefix(flagValueCandidates(leaf, name, words, getenv), cur)
-			}
-		}
-	}
-	if strings.HasPrefix(cur, "-") {
-		return flagCandidates(leaf, cur, words, getenv)
-	}
-	return argCandidates(app, leaf, cur, words, getenv)
-}
-
-// walkCommands follows the command names at the start of words: the last
-// command found (nil for none), its sub-commands, and how many words named
-// commands.
-func walkCommands(cmds []*cli.Command, words []string) (*cli.Command, []*cli.Command, int) {
-	var leaf *cli.Command
-	i := 0
-	for ; i < len(words); i++ {
-		c := findCommand(cmds, words[i])
-		if c == nil {
-			break
-		}
-		leaf, cmds = c, c.Subcommands
-	}
-	return leaf, cmds, i
-}
-
-// commandCandidates is the visible commands of cmds starting with cur; a
-// parent's help sub-command is not offered (kaasctl's own top-level help
-// is).
-func commandCandidates(cmds []*cli.Command, underParent bool, cur string) []string {
-	var out []string
-	for _, c := range cmds {
-		if !c.Hidden && (!underParent || c.Name != "help") && strings.HasPrefix(c.Name, cur) {
-			out = append(out, c.Name)
-		}
-	}
-	return out
-}
-
-// flagCandidates completes cur, a flag being typed: its name, or its value
-// after "=".
-func flagCandidates(leaf *cli.Command, cur string, words []string, getenv func(string) string) []string {
-	var out []string
-	if name, val, ok := strings.Cut(strings.TrimLeft(cur, "-"), "="); ok {
-		prefix := cur[:len(cur)-len(val)]
-		for _, v := range filterPrefix(flagValueCandidates(leaf, name, words, getenv), val) {
-			out = append(out, prefix+v)
-		}
-		return out
-	}
-	for _, f := range leaf.Flags {
-		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
-			continue
-		}
-		for _, n := range flagNames(f) {
-			flag := "--" + n
-			if len(n) == 1 {
-				flag = "-" + n
-			}
-			if strings.HasPrefix(flag, cur) {
-				out = append(out, flag)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// argCandidates completes a positional argument of leaf, by what its
-// usage says it takes.
-func argCandidates(app *cli.App, leaf *cli.Command, cur string, words []string, getenv func(string) string) []string {
-	switch usage := leaf.ArgsUsage; {
-	case strings.Contains(usage, "GROUP") || strings.Contains(usage, "KEY"):
-		return filterPrefix(volumeNames("group", words, getenv), cur)
-	case strings.Contains(usage, "bash|zsh|fish"):
-		return filterPrefix([]string{"bash", "zsh", "fish"}, cur)
-	case strings.Contains(usage, "TOPIC") || strings.Contains(usage, "COMMAND"):
-		if leaf.Name == "help" {
-			var out []string
-			for _, c := range app.Commands {
-				if !c.Hidden {
-					out = append(out, c.Name)
-				}
-			}
-			return filterPrefix(append(out, topicNames()...), cur)
-		}
-	}
-	return nil
-}
-
-func flagValueCandidates(leaf *cli.Command, name string, words []string, getenv func(string) string) []string {
-	if vs, ok := flagValues[name]; ok {
-		return vs
-	}
-	if kind, ok := flagDynamic[name]; ok {
-		return volumeNames(kind, words, getenv)
-	}
-	return nil
-}
-
-func filterPrefix(vs []string, prefix string) []string {
-	var out []string
-	for _, v := range vs {
-		if strings.HasPrefix(v, prefix) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// volumeNames lists group ids or broker ids from the volume named on the
-// command line or in the environment. It reads names only (a directory
-// listing and assignment.json), so it stays fast on big volumes, and it is
-// silent on any error: completion must never print noise.
-func volumeNames(kind string, words []string, getenv func(string) string) []string {
-	in := volume.ResolveInput{EnvClusterDir: getenv("KAAS_CLUSTER_DIR"), EnvDataDir: getenv("KAAS_DATA_DIR")}
-	for i, w := range words {
-		for _, f := range []struct {
-			name string
-			dst  *string
-		}{{flagDataDir, &in.DataDirFlag}, {flagClusterDir, &in.ClusterDirFlag}} {
-			if w == "--"+f.name && i+1 < len(words) {
-				*f.dst = words[i+1]
-			} else if v, ok := strings.CutPrefix(w, "--"+f.name+"="); ok {
-				*f.dst = v
-			}
-		}
-	}
-	l, err := volume.Resolve(in)
-	if err != nil {
-		return nil
-	}
-	set := map[string]bool{}
-	a, _, aerr := volume.ReadAssignment(l.AssignmentPath())
-	switch kind {
-	case "broker":
-		if aerr == nil {
-			for _, b := range a.Brokers {
-				set[b.ID] = true
-			}
-		}
-	case "group":
-		if aerr == nil {
-			for _, e := range a.ConsumerGroups {
-				set[e.GroupID] = true
-			}
-		}
-		for _, od := range l.OffsetsDirs() { // every offsets dir: the live one depends on the generation
-			dir := od.Path
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".json") && filepath.Ext(strings.TrimSuffix(n, ".json")) != ".json" {
-					set[strings.TrimSuffix(n, ".json")] = true
-				}
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
-
-var completionScripts = map[string]string{
-	"bash": `# bash completion for kaasctl
-_kaasctl_complete() {
-    local words
-    words=("${COMP_WORDS[@]:1:COMP_CWORD}")
-    # One reply a line, read as it is: no word splitting, no glob
-    # expansion (kaasctl quotes each reply for bash).
-    COMPREPLY=()
-    local line
-    while IFS= read -r line; do
-        COMPREPLY+=("$line")
-    done < <(kaasctl __complete --shell=bash "${words[@]}" 2>/dev/null)
-    return 0
-}
-complete -o default -F _kaasctl_complete kaasctl
-`,
-	"zsh": `#compdef kaasctl
-# zsh completion for kaasctl
-_kaasctl() {
-    local -a candidates
-    candidates=("${(@f)$(kaasctl __complete --shell=zsh "${(@)words[2,CURRENT]}" 2>/dev/null)}")
-    if (( ${#candidates[@]} )) && [[ -n "${candidates[1]}" ]]; then
-        compadd -- "${candidates[@]}"
-    else
-        _files
-    fi
-}
-if [[ "$(basename -- ${(%):-%x})" != "_kaasctl" ]]; then
-    compdef _kaasctl kaasctl
-fi
-`,
-	"fish": `# fish completion for kaasctl
-function __kaasctl_complete
-    set -l words (commandline -opc)
-    set -e words[1]
-    kaasctl __complete --shell=fish $words (commandline -ct) 2>/dev/null
-end
-complete -c kaasctl -f -a '(__kaasctl_complete)'
-`,
 }

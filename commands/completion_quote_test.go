@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/internal/completion"
 )
 
 // Bash completion of group names is quoted for bash: a group named '*' is
@@ -65,8 +67,8 @@ func FuzzBashWordQuoting(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := quoteBashWord(s)
-		if got := unquoteBashWord(q); got != s {
+		q := completion.QuoteBashWord(s)
+		if got := completion.UnquoteBashWord(q); got != s {
 			t.Fatalf("%q quoted as %q reads back as %q", s, q, got)
 		}
 		for i := 0; i < len(q); i++ {

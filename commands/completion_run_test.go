@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/internal/completion"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func TestRunCompletionAndComplete(t *testing.T) {
@@ -13,10 +16,10 @@ func TestRunCompletionAndComplete(t *testing.T) {
 	var out, errb bytes.Buffer
 	ios := &IOStreams{Out: &out, Err: &errb}
 	g := mustGlobals(t, ios)
-	if err := runCompletion(context.Background(), g, completionOptions{Script: completionScripts["fish"]}); err != nil {
+	if err := runCompletion(context.Background(), g, completionOptions{Script: completion.Scripts["fish"]}); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != completionScripts["fish"] {
+	if out.String() != completion.Scripts["fish"] {
 		t.Fatalf("completion fish printed %q", out.String())
 	}
 	out.Reset()
@@ -46,7 +49,7 @@ func TestRunVersionDirect(t *testing.T) {
 	if err := runVersion(context.Background(), g, versionOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var v versionView
+	var v views.VersionView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Version != Version || v.SupportedKaas != SupportedKaas || v.Platform == "" {
 		t.Fatalf("%s: %v", out.String(), err)
 	}

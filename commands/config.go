@@ -4,25 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
-const configUsage = "manage connection profiles in the kaasctl config file (list, use, show, set-profile, delete, path, check)"
-
 func init() {
-	registerSub("config", configUsage, configPathCmd)
-	registerSub("config", configUsage, configListCmd)
-	registerSub("config", configUsage, configUseCmd)
-	registerSub("config", configUsage, configShowCmd)
-	registerSub("config", configUsage, configSetProfileCmd)
-	registerSub("config", configUsage, configDeleteCmd)
-	registerSub("config", configUsage, configCheckCmd)
+	register(Descriptor{
+		Path:  "config path",
+		Usage: "print the config file kaasctl uses and whether it exists",
+		Build: configPathCmd,
+	})
+	register(Descriptor{
+		Path:    "config list",
+		Usage:   "list the profiles; * marks the one in use",
+		Aliases: []string{"ls"},
+		Build:   configListCmd,
+	})
 }
 
 // configFile returns the config path in use, or a usage error when none can
@@ -100,18 +101,9 @@ func namedProfile(g *Globals, name string) *connState {
 // of its own.
 type configPathOptions struct{}
 
-type configPathView struct {
-	Path   string `json:"path"`
-	Source string `json:"source"`
-	Exists bool   `json:"exists"`
-}
-
 func configPathCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "path",
-		Usage:     "print the config file kaasctl uses and whether it exists",
-		UsageText: "kaasctl config path [--config FILE]\n\nExamples:\n   kaasctl config path\n   KAASCTL_CONFIG=./team.yaml kaasctl config path",
-		Action:    action(parseConfigPath, runConfigPath),
+		Action: action(parseConfigPath, runConfigPath),
 	}
 }
 
@@ -124,43 +116,16 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 	if err != nil {
 		return err
 	}
-	v := configPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}
-	return g.Printer.Print(render.Output{Data: v, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "%s\n", path)
-		return nil
-	}})
+	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}))
 }
 
 // configListOptions is 'config list' after flag parsing: it has no flags
 // of its own.
 type configListOptions struct{}
 
-type profileRow struct {
-	Name       string   `json:"name"`
-	Current    bool     `json:"current"`
-	Active     bool     `json:"active"`
-	Brokers    []string `json:"brokers"`
-	DataDir    string   `json:"dataDir"`
-	ClusterDir string   `json:"clusterDir"`
-	TLS        bool     `json:"tls"`
-	SASL       string   `json:"sasl"`
-}
-
-type configListView struct {
-	Path     string       `json:"path"`
-	Exists   bool         `json:"exists"`
-	Current  string       `json:"current"`
-	Active   string       `json:"active"`
-	Profiles []profileRow `json:"profiles"`
-}
-
 func configListCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "list",
-		Aliases:   []string{"ls"},
-		Usage:     "list the profiles; * marks the one in use",
-		UsageText: "kaasctl config list [-o json]\n\nExamples:\n   kaasctl config list\n   kaasctl config list -o json | jq -r '.profiles[].name'",
-		Action:    action(parseConfigList, runConfigList),
+		Action: action(parseConfigList, runConfigList),
 	}
 }
 
@@ -181,45 +146,9 @@ func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
 	if g.conn.err == nil {
 		active = g.conn.settings.Profile
 	}
-	v := configListView{Path: path, Exists: exists, Current: cfg.Current, Active: active, Profiles: profileRows(cfg, active)}
-	t := render.NewTable("CURRENT", "NAME", "BROKERS", "DATA-DIR", "CLUSTER-DIR+", "TLS", "SASL")
-	for _, r := range v.Profiles {
-		mark := ""
-		if r.Active {
-			mark = "*"
-		}
-		t.Add(mark, r.Name, strings.Join(r.Brokers, ","), r.DataDir, r.ClusterDir, yesNo(r.TLS), r.SASL)
-	}
+	v := views.NewConfigList(path, exists, cfg, active)
 	if len(v.Profiles) == 0 && !g.Printer.Format.Machine() {
 		g.Notef("no profiles in %s; create one with 'kaasctl config set-profile NAME --brokers HOST:PORT'", path)
 	}
-	return g.Printer.Print(render.Output{Data: v, Items: v.Profiles, Table: t})
-}
-
-// profileRows is one row per profile of cfg, by name; active is the
-// profile in use.
-func profileRows(cfg *wire.Config, active string) []profileRow {
-	rows := []profileRow{}
-	for _, name := range cfg.Names() {
-		p := cfg.Profiles[name]
-		r := profileRow{Name: name, Current: name == cfg.Current, Active: name == active, Brokers: p.Brokers, DataDir: p.DataDir, ClusterDir: p.ClusterDir}
-		if r.Brokers == nil {
-			r.Brokers = []string{}
-		}
-		if p.TLS != nil {
-			r.TLS = p.TLS.Enabled == nil || *p.TLS.Enabled
-		}
-		if p.SASL != nil {
-			r.SASL = p.SASL.Mechanism
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
+	return g.Printer.Print(views.ConfigListOutput(&v))
 }

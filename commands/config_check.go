@@ -2,13 +2,12 @@ package commands
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // configCheckOptions is 'config check' after flag parsing.
@@ -16,29 +15,16 @@ type configCheckOptions struct {
 	Profile string // the profile NAME argument; "" for the settings in force
 }
 
-type seedCheck struct {
-	Broker string `json:"broker"`
-	OK     bool   `json:"ok"`
-	Error  string `json:"error,omitempty"`
-	Stage  string `json:"stage,omitempty"` // the connection stage that failed first
-	Fix    string `json:"fix,omitempty"`
-}
-
-type configCheckView struct {
-	Profile     string            `json:"profile"`
-	Seeds       []seedCheck       `json:"seeds"`
-	Brokers     []wire.Broker     `json:"brokers"`
-	MaxVersions string            `json:"maxVersions"`
-	Caps        []wire.VersionCap `json:"caps"`
-	TLS         bool              `json:"tls"`
-	SASL        string            `json:"sasl"`
+func init() {
+	register(Descriptor{
+		Path:  "config check",
+		Usage: "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
+		Build: configCheckCmd,
+	})
 }
 
 func configCheckCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		UsageText: "kaasctl config check [NAME] [--brokers HOST:PORT,...] [--profile NAME]\n\nExamples:\n   kaasctl config check prod     # profile prod, whichever is current\n   kaasctl config check --profile prod\n   kaasctl config check -b kaas-0:9092,kaas-1:9092 --tls-ca ca.pem",
 		ArgsUsage: "[NAME]",
 		Action:    action(parseConfigCheck, runConfigCheck),
 	}
@@ -65,40 +51,12 @@ func runConfigCheck(ctx context.Context, g *Globals, o configCheckOptions) error
 	if err != nil {
 		return err
 	}
-	v := checkView(s, cc)
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Seeds, Table: checkTable(v)}); err != nil {
+	v := views.NewConfigCheck(s, cc)
+	if err := g.Printer.Print(views.ConfigCheckOutput(&v)); err != nil {
 		return err
 	}
 	if len(cc.Failed) > 0 {
 		return exit.ProblemsFound("%d of %d seed brokers did not answer", len(cc.Failed), len(v.Seeds))
 	}
 	return nil
-}
-
-// checkView is 'config check's answer: the settings checked, each seed
-// with its answer, and the cluster's brokers.
-func checkView(s *wire.Settings, cc *wire.ConnCheck) configCheckView {
-	v := configCheckView{Profile: s.Profile, Seeds: []seedCheck{}, Brokers: cc.Brokers, MaxVersions: s.MaxVersions, Caps: cc.Caps, TLS: s.TLS.Enabled, SASL: s.SASL.Mechanism}
-	for _, a := range cc.Answered {
-		v.Seeds = append(v.Seeds, seedCheck{Broker: a, OK: true})
-	}
-	for _, b := range cc.Failed {
-		v.Seeds = append(v.Seeds, seedCheck{Broker: b.Broker, Error: b.Error(), Stage: string(b.Stage), Fix: b.Fix})
-	}
-	return v
-}
-
-func checkTable(v configCheckView) *render.TableData {
-	t := render.NewTable("NODE", "BROKER", "STATUS")
-	for _, b := range v.Brokers {
-		t.Add(strconv.Itoa(int(b.NodeID)), b.Addr(), "in cluster metadata")
-	}
-	for _, sc := range v.Seeds {
-		st := "seed answered"
-		if !sc.OK {
-			st = sc.Error
-		}
-		t.Add("seed", sc.Broker, st)
-	}
-	return t
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // configUseOptions is 'config use' after flag parsing.
@@ -18,12 +19,28 @@ type configUseOptions struct {
 	Name string // the profile to make current
 }
 
+func init() {
+	register(Descriptor{
+		Path:    "config delete",
+		Usage:   "delete profile NAME (clears 'current' when it named it)",
+		Aliases: []string{"rm"},
+		Build:   configDeleteCmd,
+	})
+	register(Descriptor{
+		Path:  "config set-profile",
+		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
+		Build: configSetProfileCmd,
+	})
+	register(Descriptor{
+		Path:  "config use",
+		Usage: "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
+		Build: configUseCmd,
+	})
+}
+
 func configUseCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "use",
-		Usage:     "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
-		UsageText: "kaasctl config use NAME\n\nExamples:\n   kaasctl config use prod\n   kaasctl config use staging && kaasctl groups list",
-		Action:    action(parseConfigUse, runConfigUse),
+		Action: action(parseConfigUse, runConfigUse),
 	}
 }
 
@@ -54,11 +71,7 @@ type configDeleteOptions struct {
 
 func configDeleteCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "delete",
-		Aliases:   []string{"rm"},
-		Usage:     "delete profile NAME (clears 'current' when it named it)",
-		UsageText: "kaasctl config delete NAME\n\nExamples:\n   kaasctl config delete old-lab",
-		Action:    action(parseConfigDelete, runConfigDelete),
+		Action: action(parseConfigDelete, runConfigDelete),
 	}
 }
 
@@ -93,23 +106,8 @@ type configSetProfileOptions struct {
 	Use  bool             // also make it the current profile
 }
 
-type setProfileView struct {
-	Path    string        `json:"path"`
-	Name    string        `json:"name"`
-	Created bool          `json:"created"`
-	Current bool          `json:"current"`
-	Profile *wire.Profile `json:"profile"`
-}
-
 func configSetProfileCmd() *cli.Command {
 	return &cli.Command{
-		Name:  "set-profile",
-		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
-		UsageText: "kaasctl config set-profile NAME [--brokers HOST:PORT,...] [--data-dir DIR] [--sasl-mechanism M --sasl-user U --sasl-password-env VAR] [--use]\n" +
-			"   passwords are never stored: --sasl-password-env names a variable, --sasl-password-file a file\n\n" +
-			"Examples:\n" +
-			"   kaasctl config set-profile prod --brokers kaas-0.kaas:9092,kaas-1.kaas:9092 --data-dir /mnt/kaas --use\n" +
-			"   kaasctl config set-profile prod --sasl-mechanism SCRAM-SHA-512 --sasl-user ops --sasl-password-env KAAS_OPS_PASSWORD",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
 			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
@@ -186,6 +184,6 @@ func runConfigSetProfile(_ context.Context, g *Globals, o configSetProfileOption
 		verb = "created"
 	}
 	g.Notef("profile %q %s in %s", o.Name, verb, path)
-	v := setProfileView{Path: path, Name: o.Name, Created: created, Current: cfg.Current == o.Name, Profile: p}
+	v := views.SetProfileView{Path: path, Name: o.Name, Created: created, Current: cfg.Current == o.Name, Profile: p}
 	return g.Printer.Print(render.Output{Data: v, Human: func(*render.Printer) error { return nil }})
 }

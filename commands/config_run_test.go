@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // configGlobals builds the Globals of a config command run with HOME set
@@ -32,7 +33,7 @@ func TestRunConfigProfileLifecycle(t *testing.T) {
 	if err := runConfigSetProfile(ctx, g, set); err != nil {
 		t.Fatal(err)
 	}
-	var sv setProfileView
+	var sv views.SetProfileView
 	if err := json.Unmarshal(out.Bytes(), &sv); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestRunConfigProfileLifecycle(t *testing.T) {
 	if err := runConfigList(ctx, g, configListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var lv configListView
+	var lv views.ConfigListView
 	if err := json.Unmarshal(out.Bytes(), &lv); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestRunConfigProfileLifecycle(t *testing.T) {
 	if err := runConfigPath(ctx, g, configPathOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var pv configPathView
+	var pv views.ConfigPathView
 	if err := json.Unmarshal(out.Bytes(), &pv); err != nil || !pv.Exists || !strings.HasPrefix(pv.Path, home) || pv.Source != "default" {
 		t.Fatalf("path %+v %v", pv, err)
 	}
@@ -104,16 +105,16 @@ func TestRunConfigShowNamedProfile(t *testing.T) {
 	if exit.Code(err) != exit.Problems { // /flag does not exist
 		t.Fatalf("show b: %v", err)
 	}
-	var v configShowView
+	var v views.ConfigShowView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]settingRow{}
+	got := map[string]views.SettingRow{}
 	for _, r := range v.Settings {
 		got[r.Key] = r
 	}
 	if v.Profile != "b" || got["brokers"].Value != "b:9092" || got["brokers"].Source != "profile b" || got["timeout"].Source != "flag --timeout" ||
-		got["data-dir"].Source != "flag --data-dir" || got["kaas-version"] != (settingRow{"kaas-version", "0.2.18", "profile b"}) {
+		got["data-dir"].Source != "flag --data-dir" || got["kaas-version"] != (views.SettingRow{Key: "kaas-version", Value: "0.2.18", Source: "profile b"}) {
 		t.Fatalf("settings %+v", got)
 	}
 	if len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "/flag") {
@@ -132,7 +133,7 @@ func TestRunConfigCheck(t *testing.T) {
 	if err := runConfigCheck(context.Background(), g, configCheckOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var v configCheckView
+	var v views.ConfigCheckView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}

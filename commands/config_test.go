@@ -13,6 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/urfave/cli/v2"
 )
@@ -104,7 +105,7 @@ func TestConfigListGolden(t *testing.T) {
 	e := newCfgEnv(t)
 	e.seed()
 	checkGolden(t, "config_list.txt", []byte(e.must("config", "list")))
-	var v configListView
+	var v views.ConfigListView
 	if err := json.Unmarshal([]byte(e.must("config", "list", "-o", "json")), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestConfigListGolden(t *testing.T) {
 		t.Errorf("%+v", v)
 	}
 	// --profile changes the marked one, not the file.
-	var v2 configListView
+	var v2 views.ConfigListView
 	json.Unmarshal([]byte(e.must("config", "list", "-o", "json", "--profile", "dev")), &v2)
 	if v2.Active != "dev" || v2.Current != "prod" {
 		t.Errorf("--profile: %+v", v2)
@@ -138,11 +139,11 @@ func TestConfigShowGoldenAndMasked(t *testing.T) {
 			t.Fatalf("-o %s prints the password", f)
 		}
 	}
-	var v configShowView
+	var v views.ConfigShowView
 	if err := json.Unmarshal([]byte(e.must("config", "show", "-o", "json")), &v); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]settingRow{}
+	got := map[string]views.SettingRow{}
 	for _, r := range v.Settings {
 		got[r.Key] = r
 	}
@@ -158,7 +159,7 @@ func TestConfigShowGoldenAndMasked(t *testing.T) {
 	// Flag beats env beats profile, each labelled.
 	e.env["KAASCTL_TIMEOUT"] = "7s"
 	json.Unmarshal([]byte(e.must("config", "show", "-o", "json", "--brokers", "h:1")), &v)
-	got = map[string]settingRow{}
+	got = map[string]views.SettingRow{}
 	for _, r := range v.Settings {
 		got[r.Key] = r
 	}
@@ -183,7 +184,7 @@ func TestConfigProfileFeedsVolume(t *testing.T) {
 	data := t.TempDir()
 	os.MkdirAll(filepath.Join(data, "__cluster"), 0o755)
 	e.must("config", "set-profile", "lab", "--data-dir", data, "--use")
-	var v configShowView
+	var v views.ConfigShowView
 	json.Unmarshal([]byte(e.must("config", "show", "-o", "json")), &v)
 	found := false
 	for _, r := range v.Settings {
@@ -212,7 +213,7 @@ func TestConfigUseDeletePath(t *testing.T) {
 	e := newCfgEnv(t)
 	e.seed()
 	e.must("config", "use", "dev")
-	var v configListView
+	var v views.ConfigListView
 	json.Unmarshal([]byte(e.must("config", "list", "-o", "json")), &v)
 	if v.Current != "dev" {
 		t.Errorf("use: %+v", v)
@@ -244,7 +245,7 @@ func TestConfigUseDeletePath(t *testing.T) {
 		t.Errorf("--config not honoured: %v", err)
 	}
 	e.env["KAASCTL_CONFIG"] = other
-	var pv configPathView
+	var pv views.ConfigPathView
 	json.Unmarshal([]byte(e.must("config", "path", "-o", "json")), &pv)
 	if pv.Source != "env KAASCTL_CONFIG" || !pv.Exists {
 		t.Errorf("KAASCTL_CONFIG: %+v", pv)
@@ -305,7 +306,7 @@ func TestConfigCheckLive(t *testing.T) {
 	e.env["OPS_PW"] = "pw-abc"
 	brokers := strings.Join(cl.ListenAddrs(), ",")
 	out := e.must("config", "check", "-b", brokers, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", "ops", "--sasl-password-env", "OPS_PW", "-o", "json")
-	var v configCheckView
+	var v views.ConfigCheckView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestConfigCheckNamedProfile(t *testing.T) {
 	e.must("config", "set-profile", "live", "--brokers", cl.ListenAddrs()[0])
 	e.must("config", "set-profile", "gone", "--brokers", dead, "--timeout", "2s", "--use")
 	out := e.must("config", "check", "live", "-o", "json")
-	var v configCheckView
+	var v views.ConfigCheckView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/labdata"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -82,7 +83,7 @@ func describedLags(t *testing.T, vol string) map[string]groupLags {
 		t.Fatalf("describe: exit %d\n%s", code, errOut)
 	}
 	res := map[string]groupLags{}
-	for _, d := range mustJSON[GroupsDescribeView](t, out).Groups {
+	for _, d := range mustJSON[views.GroupsDescribeView](t, out).Groups {
 		gl := groupLags{total: d.TotalLag, known: d.LagKnown, unknown: d.LagUnknown, parts: map[string]partLag{}}
 		for _, p := range d.Partitions {
 			pl := partLag{lag: -1, resume: -1, past: p.BeyondLogEnd}
@@ -102,7 +103,7 @@ func describedLags(t *testing.T, vol string) map[string]groupLags {
 func checkHealthAgrees(t *testing.T, vol string, describe map[string]groupLags) {
 	t.Helper()
 	out, errOut, _ := runVol(t, "groups", "health", "--data-dir", vol, "--window", "10ms", "--interval", "10ms", "-o", "json")
-	v := mustJSON[GroupsHealthView](t, out)
+	v := mustJSON[views.GroupsHealthView](t, out)
 	if len(v.Groups) != len(describe) {
 		t.Errorf("health has %d groups, describe %d\n%s", len(v.Groups), len(describe), errOut)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -40,7 +41,7 @@ func TestRunOffsetsResetDirect(t *testing.T) {
 	if err := runOffsetsReset(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	v := decodeOut[resetView](t, out)
+	v := decodeOut[views.ResetView](t, out)
 	if v.Mode != "execute" || v.Path != "offline" || v.Summary.Changed != 1 || len(v.Groups) != 1 || v.Groups[0].Rows[0].New != 40 {
 		t.Fatalf("view %+v", v)
 	}
@@ -67,7 +68,7 @@ func TestRunOffsetsDeleteDirect(t *testing.T) {
 	if err := runOffsetsDelete(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	v := decodeOut[resetView](t, out)
+	v := decodeOut[views.ResetView](t, out)
 	if v.Command != "delete" || v.Mode != "dry-run" || v.Summary.Changed != 1 {
 		t.Fatalf("view %+v", v)
 	}
@@ -177,7 +178,7 @@ func TestRunTxnDirect(t *testing.T) {
 	g, out, _ := directGlobals(t, time.Now(), "--data-dir", vol, "-o", "json", "-q")
 	o := txnOptions{filter: inspect.TxnFilter{States: []string{volume.TxnOngoing}}, now: mustVolNow(t)}
 	err := runTxn(context.Background(), g, o)
-	v := decodeOut[TxnListView](t, out)
+	v := decodeOut[views.TxnListView](t, out)
 	if len(v.UnreadableSlots) > 0 && (err == nil || !strings.Contains(err.Error(), "could not be decoded")) {
 		t.Fatalf("undecodable slots not reported: %v", err)
 	}
@@ -195,7 +196,7 @@ func TestRunTxnDirect(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no-such-tx") {
 		t.Fatalf("describe: %v", err)
 	}
-	v = decodeOut[TxnListView](t, out)
+	v = decodeOut[views.TxnListView](t, out)
 	if len(v.Transactions) != 1 || v.Transactions[0].ID != "tx-ongoing" || len(v.NotFound) != 1 {
 		t.Fatalf("describe %+v", v)
 	}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -11,42 +10,29 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "doctor",
-			Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
-			Description: "Offline (the volume): volume check (every file kaasctl understands), the explicit-entry audit\n" +
-				"(entries naming dead or unknown brokers, duplicates, tiers that disagree) and overdue transactions.\n" +
-				"Live (when brokers are given and answer): unreachable brokers, stale in-memory groups on\n" +
-				"non-coordinators, FindCoordinator vs the coordinator computed from assignment.json, file-only groups,\n" +
-				"offset files lacking partitions their coordinator serves from memory (lost when it restarts).\n" +
-				"Findings are ranked error > warning > info, then by blast radius (groups or files affected); each\n" +
-				"carries the runbook step and concrete commands. When no broker answers, doctor says so and runs the\n" +
-				"offline checks. Exit 3 when any error-level finding exists.\n\n" +
-				"Examples:\n" +
-				"  kaasctl doctor --data-dir /data\n" +
-				"  kaasctl doctor --data-dir /data --brokers kaas-0.kaas:9092\n" +
-				"  kaasctl doctor --data-dir /data -o json | jq '.findings[] | select(.severity==\"error\")'",
-			Flags: []cli.Flag{
-				severityFlag(),
-				&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
-				nowFlag(),
-			},
-			Action: action(parseDoctor, runDoctor),
-		}
+	register(Descriptor{
+		Path:  "doctor",
+		Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Docs: []FormatDoc{
+			{Title: "doctor", Doc: views.DoctorView{}, JSONL: "each finding", Rank: 170},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					severityFlag(),
+					&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
+					nowFlag(),
+				},
+				Action: action(parseDoctor, runDoctor),
+			}
+		},
 	})
-}
-
-// DoctorView is the machine document of 'doctor'.
-type DoctorView struct {
-	inspect.DoctorReport
-	Sources GroupsSourcesView `json:"sources"`
 }
 
 // doctorOptions is 'doctor' after flag parsing.
@@ -87,12 +73,8 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	}
 	defer src.Close()
 	rep := &inspect.DoctorReport{Mode: inspect.DoctorOffline, Summary: inspect.CheckSummary{Checked: map[string]int{}}}
-	v := DoctorView{}
-	vol, err := doctorVolumeChecks(g, src.layout, now, rep, &v.Sources)
-	if err != nil {
-		return err
-	}
-	if err := doctorLiveChecks(ctx, g, o, src, vol, rep, &v.Sources); err != nil {
+	v := views.DoctorView{}
+	if err := doctorChecks(ctx, g, o, src, now, rep, &v.Sources); err != nil {
 		return err
 	}
 	rep.Finish()
@@ -104,7 +86,7 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	if rep.Mode == inspect.DoctorOffline {
 		g.Notef("offline only: no broker was asked (live checks need --brokers)")
 	}
-	if err := g.Printer.Print(doctorOutput(&v)); err != nil {
+	if err := g.Printer.Print(views.DoctorOutput(&v)); err != nil {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
@@ -113,199 +95,30 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	return nil
 }
 
-// doctorVolume is what the offline checks read that the live ones use.
-type doctorVolume struct {
-	// a is nil without a volume or when assignment.json is unreadable.
-	a     *volume.Assignment
-	files []inspect.GroupFile
-	// logs are the partitions' log bounds the volume check read from their
-	// segments, before any broker is asked.
-	logs []volume.LogBounds
-	// flags repeat the volume in a fix's commands (" --data-dir /data").
-	flags string
-}
-
-// doctorVolumeChecks runs the offline checks on l (nil: no volume, they
-// are recorded as not run): volume check, the explicit-entry audit and
-// overdue transactions.
-func doctorVolumeChecks(g *Globals, l *volume.Layout, now time.Time, rep *inspect.DoctorReport, sv *GroupsSourcesView) (doctorVolume, error) {
-	var vol doctorVolume
-	if l == nil {
-		for _, n := range []string{inspect.CheckVolume, inspect.CheckEntries, inspect.CheckTxn} {
-			rep.Skipped(n, "no volume given (--data-dir or --cluster-dir)")
+// doctorChecks runs the offline checks, then the live ones, into rep;
+// the sources view says what was read.
+func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
+	flags := ""
+	if l := src.layout; l != nil {
+		root, flag := l.ClusterDir, "--cluster-dir"
+		if l.DataDir != "" {
+			root, flag = l.DataDir, "--data-dir"
 		}
-		return vol, nil
+		flags = " " + flag + " " + shellQuoteCmd(root)
 	}
-	root, flag := l.ClusterDir, "--cluster-dir"
-	if l.DataDir != "" {
-		root, flag = l.DataDir, "--data-dir"
-	}
-	vol.flags = " " + flag + " " + shellQuoteCmd(root)
-	// One scan of the offset files: the volume check's, which also keeps a
-	// summary of each for the live checks.
-	var prog *render.Progress
-	res, err := observe.CheckVolume(*l, now, volume.ScanOptions{
-		OnListed: func(n int) {
-			vol.files = make([]inspect.GroupFile, 0, n)
-			prog = g.Progress("reading offset files", int64(n))
-		},
-		OnItem: func(it *volume.OffsetScanItem) {
-			vol.files = append(vol.files, inspect.SummarizeOffsetItem(it))
-			prog.Add(1)
-		}})
-	prog.Done()
-	if err != nil {
-		return vol, err
-	}
-	rep.Summary.Checked = res.Checked
-	vol.logs = res.LogBounds
-	rep.Ran(inspect.CheckVolume, "")
-	if res.Assignment == nil { // read once, by the volume check
-		rep.Skipped(inspect.CheckEntries, "assignment.json unreadable (see the volume findings)")
-	} else {
-		vol.a = res.Assignment
-		rep.AddEntryAudit(inspect.AuditEntries(vol.a), vol.flags)
-		rep.Ran(inspect.CheckEntries, "")
-	}
-	rep.AddVolumeFindings(res.Findings, root, vol.a != nil, vol.flags)
-	slots, _, _ := volume.ReadTxnState(*l) // problems are volume findings already
-	rep.AddOverdueTxns(inspect.BuildTxnRows(slots, vol.a, now), vol.flags)
-	rep.Ran(inspect.CheckTxn, "evaluated at "+now.Format("2006-01-02T15:04:05Z"))
-	volumeSources(sv, *l, vol.a, volume.ScanResult{Files: len(vol.files), Generation: res.Generation})
-	return vol, nil
-}
-
-// doctorLiveChecks runs the live checks when brokers are configured and
-// one answers; otherwise it records why they did not run.
-func doctorLiveChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, vol doctorVolume, rep *inspect.DoctorReport, sv *GroupsSourcesView) error {
-	switch {
-	case o.offline:
-		rep.Skipped(inspect.CheckLive, "skipped (--offline)")
-		return nil
-	case !src.wanted:
-		rep.Skipped(inspect.CheckLive, "no brokers given (--brokers, KAASCTL_BROKERS or a profile)")
-		return nil
-	}
-	rep.AddSeeds(src.badSeeds, g.ConnFlags())
-	if src.connErr != nil {
-		rep.AddNoBrokerAnswers(src.connErr, g.Conn().Brokers, len(vol.files), g.ConnFlags())
-		g.Warnf("no broker answered (%v): offline checks only", src.connErr)
-		return nil
-	}
-	rep.Mode = inspect.DoctorMerged
-	if src.layout == nil {
-		rep.Mode = inspect.DoctorLive
-	}
-	in := inspect.GroupsInput{Assignment: vol.a, Files: vol.files}
-	var listed *inspect.ListedRows // the rows, built while the lookups are in flight
-	gg, err := src.client.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(vol.files, vol.a), Describe: true,
-		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, src.layout != nil, ls) }})
+	vol, err := observe.DoctorVolumeChecks(src.layout, now, rep, flags, g.Progress)
 	if err != nil {
 		return err
 	}
-	facts, brokers := inspect.ListedLiveFacts(gg, listed, vol.a)
-	sv.Live, sv.Brokers = true, brokers
-	rep.AddLive(facts, vol.flags, g.ConnFlags())
 	if src.layout != nil {
-		doctorGroupStates(ctx, g, src, gg, vol, rep)
+		views.VolumeSources(sv, *src.layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
 	}
-	rep.Ran(inspect.CheckLive, "")
-	return nil
-}
-
-// doctorGroupStates adds what the read model finds in the live state of
-// every group a broker coordinates (offsets served but not filed,
-// committed past the served end, file and coordinator disagreeing,
-// partitions without an offset), and the partitions served below their
-// segments.
-func doctorGroupStates(ctx context.Context, g *Globals, src *sources, gg *wire.GatheredGroups, vol doctorVolume, rep *inspect.DoctorReport) {
-	gi := src.layout.Gen
-	states, err := observe.LiveStates(ctx, src.client, gg, *src.layout, vol.files, vol.logs, g.Now())
-	if err != nil {
-		g.Warnf("the groups' offset files were not compared with what their coordinators serve: %v", err)
+	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.wanted, Client: src.client, BadSeeds: src.badSeeds,
+		ConnErr: src.connErr, Layout: src.layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
+	if live {
+		sv.Live, sv.Brokers = true, brokers
 	}
-	paths := map[string]string{}
-	for _, f := range vol.files {
-		if f.Layout == volume.OffsetsCurrent {
-			paths[f.Group] = f.Path
-		}
-	}
-	rep.AddServedNotFiled(inspect.NotFiledOf(states, paths), gi.Gen, vol.flags, g.ConnFlags())
-	rep.AddIncidents(inspect.CollectIncidents(states), gi, vol.flags, g.ConnFlags())
-	behind, err := observe.ServedBehindAll(ctx, src.client, vol.logs, vol.a)
-	if err != nil {
-		g.Warnf("the partitions' served log ends were not compared with their segments: %v", err)
-	}
-	rep.AddServedBehindLog(behind, gi, vol.flags, g.ConnFlags())
-}
-
-// doctorOutput is the report: findings as a table, or in human form
-// grouped by severity with their fixes.
-func doctorOutput(v *DoctorView) render.Output {
-	t := render.NewTable("SEVERITY", "CHECK", "CODE", "AFFECTED", "MESSAGE", "FIX", "COMMANDS+", "SUBJECTS+")
-	for _, f := range v.Findings {
-		t.Add(string(f.Severity), f.Check, f.Code, fmt.Sprint(f.BlastRadius), f.Message, f.Fix, strings.Join(f.Commands, " ; "), strings.Join(f.Subjects, " "))
-	}
-	return render.Output{Data: v, Items: v.Findings, Table: t, Human: func(p *render.Printer) error { return doctorHuman(p, v) }}
-}
-
-func doctorHuman(p *render.Printer, v *DoctorView) error {
-	var ran, skipped []string
-	for _, c := range v.Checks {
-		if c.Ran {
-			ran = append(ran, c.Name)
-		} else {
-			skipped = append(skipped, c.Name+" ("+c.Note+")")
-		}
-	}
-	fmtf(p.Out, "kaasctl doctor: %s; checks run: %s\n", v.Mode, orNone(strings.Join(ran, ", ")))
-	if len(skipped) > 0 {
-		fmtf(p.Out, "not run: %s\n", strings.Join(skipped, "; "))
-	}
-	if gi := v.Sources.Generation; gi != nil {
-		fmtf(p.Out, "%s\n", gi.Summary())
-	}
-	if len(v.Sources.Brokers) > 0 {
-		fmtf(p.Out, "%s\n", brokersLine(v.Sources.Brokers))
-	}
-	for _, sev := range []volume.Severity{volume.SevError, volume.SevWarning, volume.SevInfo} {
-		var fs []inspect.DoctorFinding
-		for _, f := range v.Findings {
-			if f.Severity == sev {
-				fs = append(fs, f)
-			}
-		}
-		if len(fs) == 0 {
-			continue
-		}
-		title := map[volume.Severity]string{volume.SevError: "ERRORS", volume.SevWarning: "WARNINGS", volume.SevInfo: "INFO"}[sev]
-		fmtf(p.Out, "\n%s (%d)\n", title, len(fs))
-		for i, f := range fs {
-			fmtf(p.Out, "%2d. [%s] %s  (affects %d)\n", i+1, f.Check, f.Code, f.BlastRadius)
-			fmtf(p.Out, "    %s\n", f.Message)
-			if len(f.Subjects) > 0 && (f.BlastRadius > 1 || !strings.Contains(f.Message, f.Subjects[0])) {
-				more := ""
-				if f.BlastRadius > len(f.Subjects) {
-					more = fmt.Sprintf(" … and %d more", f.BlastRadius-len(f.Subjects))
-				}
-				fmtf(p.Out, "    affected: %s%s\n", strings.Join(f.Subjects, ", "), more)
-			}
-			fmtf(p.Out, "    fix: %s\n", f.Fix)
-			for _, cmd := range f.Commands {
-				fmtf(p.Out, "      $ %s\n", cmd)
-			}
-		}
-	}
-	fmtf(p.Out, "\n")
-	verdict := "HEALTHY"
-	switch {
-	case v.Summary.Errors > 0:
-		verdict = "PROBLEMS FOUND"
-	case v.Summary.Warnings > 0:
-		verdict = "WARNINGS"
-	}
-	fmtf(p.Out, "%s: %s, %s, %d info\n", verdict, render.Plural(v.Summary.Errors, "error", "errors"), render.Plural(v.Summary.Warnings, "warning", "warnings"), v.Summary.Info)
-	return nil
+	return err
 }
 
 // shellQuoteCmd quotes a value for a command line shown to the user.

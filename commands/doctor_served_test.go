@@ -8,6 +8,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // On the sandbox (a kaas 0.2.18 volume, pinned: detection cannot tell it
@@ -27,7 +28,7 @@ func TestDoctorServedNotFiled018(t *testing.T) {
 	commitAdmin(t, sb, "whole", map[int32]int64{0: 1, 1: 1})
 	dd := sb.Layout().DataDir
 	r := live(t, sb, "doctor", "--data-dir", dd, "-o", "json")
-	if d := decodeJSON[DoctorView](t, r); r.Code != 0 || slices.ContainsFunc(d.Findings, func(f inspect.DoctorFinding) bool { return f.Code == inspect.DocServedNotFiled }) {
+	if d := decodeJSON[views.DoctorView](t, r); r.Code != 0 || slices.ContainsFunc(d.Findings, func(f inspect.DoctorFinding) bool { return f.Code == inspect.DocServedNotFiled }) {
 		t.Fatalf("files matching the coordinators: exit %d, findings %+v\n%s", r.Code, d.Findings, r.Err)
 	}
 
@@ -38,7 +39,7 @@ func TestDoctorServedNotFiled018(t *testing.T) {
 		t.Fatalf("exit %d, want 3\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	var found *inspect.DoctorFinding
-	for _, f := range decodeJSON[DoctorView](t, r).Findings {
+	for _, f := range decodeJSON[views.DoctorView](t, r).Findings {
 		if f.Code == inspect.DocServedNotFiled {
 			found = &f
 		}

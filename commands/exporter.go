@@ -18,61 +18,21 @@ import (
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:        "exporter",
-			Usage:       "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
-			UsageText:   exporterUsageText,
-			Description: exporterDescription,
-			Flags:       exporterFlags(),
-			Action:      action(parseExporter, runExporterCmd),
-		}
+	register(Descriptor{
+		Path:  "exporter",
+		Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags:  exporterFlags(),
+				Action: action(parseExporter, runExporterCmd),
+			}
+		},
 	})
 }
-
-const exporterUsageText = "kaasctl exporter --data-dir /data -b kaas-0:9092 [--listen :10092] [--interval 15s]\n" +
-	"kaasctl exporter --data-dir /data -b kaas-0:9092 --journal DIR   (also record every offset file change)\n" +
-	"kaasctl exporter --data-dir /data --once            (one refresh, metrics on stdout)"
-
-const exporterDescription = "A long-running process fed from both sources. The volume: CD/assignment.json is followed with\n" +
-	"fsnotify plus polling (each new version is compared with the last: coordinator moves are counted by\n" +
-	"cause, and a refresh starts at once); each refresh reads assignment.json and the offset files. The\n" +
-	"brokers: each refresh is one batched round, as 'groups describe --all' (ListGroups from every broker,\n" +
-	"FindCoordinator, DescribeGroups and OffsetFetch per coordinator, one ListOffsets round): O(brokers)\n" +
-	"requests however many groups. Lag in seconds is the age of the record at the committed offset: one\n" +
-	"bounded Fetch per partition leader for the lagging partitions (up to 3 rounds when groups sit at\n" +
-	"far-apart offsets of one partition), cached by (partition, offset), so it costs nothing while a\n" +
-	"committed offset stands still; it is as old as the last refresh (at most --interval, or earlier on a\n" +
-	"new assignment version). With both sources, the segment files of the partitions the offset files\n" +
-	"name are read before the brokers are asked: a leader serving less than they held (a stale high\n" +
-	"watermark) is exported as kaas_partition_served_behind_log_records and logged with the generation\n" +
-	"(at most once per --served-check-interval, and at once after a new assignment version or an outage;\n" +
-	"refreshes in between keep the last answer; it stays exported until its cause is gone).\n\n" +
-	"A scrape serves the last refresh and does no I/O. Group health (OK, WARN, STALL, STOP, REWIND,\n" +
-	"VANISHED, ERR; see 'kaasctl groups health') is evaluated over --window of refreshes; STOP, STALL\n" +
-	"and WARN are claimed once the observations span --stop-after (so a restart does not page at once).\n\n" +
-	"Between refreshes the offsets follower ('watch --offsets' machinery: fsnotify plus a poll every\n" +
-	"--poll-interval, one stat of the directory while nothing changed) follows the live offsets dir of the\n" +
-	"detected or pinned generation: each change of a group's file is compared with the previous one as it\n" +
-	"happens, so a rewind overwritten within one interval, or a partial rewrite followed by a commit, still\n" +
-	"counts (kaas_group_offset_rewinds_total, kaas_group_vanished_partitions_total: once per change) and\n" +
-	"sets REWIND / VANISHED; a change with an anomaly starts a refresh early. It runs in memory; --journal\n" +
-	"DIR records every change as 'watch --offsets --journal DIR' does (same format, retention flags,\n" +
-	"resume), for 'offsets history' and 'offsets reset --to-history'. --follow-offsets=false compares the\n" +
-	"files two refreshes read instead. On a volume holding group files in both offsets dirs the follower\n" +
-	"needs --kaas-version.\n\n" +
-	"The default port 10092 is used by no well-known Kafka exporter (kafka_exporter 9308, kminion 8080,\n" +
-	"kafka-lag-exporter and Burrow 8000, the JMX exporter 5556/7071). Endpoints: /metrics, /api/health\n" +
-	"(group health as JSON, read by 'groups health --exporter URL'), /healthz (200 after the first refresh).\n" +
-	"Alert rules, a scrape config, a Grafana dashboard and runbooks are in monitoring/.\n\n" +
-	"Examples:\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --kaas-version 0.2.18\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --group-regex '^payments-' --partition-metrics\n" +
-	"  kaasctl exporter --data-dir /data -b kaas-0:9092 --journal /var/lib/kaasctl/journal --journal-max-bytes 2GiB\n" +
-	"  kaasctl exporter --data-dir /data --once | grep kaas_group_condition  # the conditions a scrape would serve"
 
 func exporterFlags() []cli.Flag {
 	return append([]cli.Flag{
@@ -109,7 +69,7 @@ type exporterOptions struct {
 	// followOffsets runs the offsets follower (with a volume); journal
 	// records what it sees (journal.dir "" : in memory only).
 	followOffsets    bool
-	journal          offsetJournalSpec
+	journal          observe.JournalSpec
 	listen           string
 	interval         time.Duration
 	window           time.Duration
@@ -152,10 +112,10 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 	if o.churn, err = churnFrom(c); err != nil {
 		return o, err
 	}
-	if o.journal.dir != "" && o.once {
+	if o.journal.Dir != "" && o.once {
 		return o, exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
 	}
-	if o.journal.dir != "" && !o.followOffsets {
+	if o.journal.Dir != "" && !o.followOffsets {
 		return o, exit.UsageErrorf("--journal records what the offsets follower sees; it needs --follow-offsets")
 	}
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
@@ -177,12 +137,6 @@ func parseExporter(c *cli.Context) (exporterOptions, error) {
 		return o, err
 	}
 	return o, nil
-}
-
-// healthOptions: a plain map is a hazard only on a volume known to be
-// 0.2.18 (its brokers read it as empty); minSpan is --stop-after.
-func healthOptions(gen volume.Generation, minSpan time.Duration) inspect.HealthOptions {
-	return inspect.HealthOptions{PlainMapIsEmpty: gen.Known() && !gen.PlainMapIsOffsets(), MinSpan: minSpan}
 }
 
 // exporterSource connects the sources the globals name: the volume, the
@@ -228,65 +182,15 @@ func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	return runExporter(ctx, g, src, o, nil)
 }
 
-// exporterOffsets sets up the offsets follower of a long-running exporter
-// (nil without a volume or with --follow-offsets=false): it follows the
-// live offsets dir of the detected or pinned generation (offsetsDir, as
-// 'watch --offsets'). On a volume whose generation cannot be decided it
-// is left off with a warning, unless --journal asks for it.
-func exporterOffsets(g *Globals, src *observe.Source, o exporterOptions) (*exporter.OffsetsFollow, error) {
-	if src.Layout == nil {
-		if o.journal.dir != "" {
-			return nil, exit.UsageErrorf("--journal records the volume's offset files: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR)")
-		}
-		return nil, nil
-	}
-	if !o.followOffsets {
-		return nil, nil
-	}
-	l := src.Layout.WithGeneration()
-	if cands := l.CandidateOffsetsDirs(); len(cands) > 1 && !(l.Gen.Ambiguous && l.Gen.Gen == volume.GenUnknown) {
-		// No group file yet: the follower settles on the dir the first one
-		// appears in, in its own goroutine, while the exporter serves.
-		g.Notef("exporter: no group file yet; the offsets follower watches %s until the first one appears", strings.Join(cands, " and "))
-		return &exporter.OffsetsFollow{Candidates: cands, Open: func(dir string) (*exporter.OffsetsFollow, error) {
-			gen := l.Redetected().Gen.Gen
-			journal, seed, err := o.journal.open(g, l.DataDir, dir, gen)
-			if err != nil {
-				return nil, err
-			}
-			g.Notef("exporter: settled on %s (generation %s): following its offset files", dir, gen.Label())
-			return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
-		}}, nil
-	}
-	dir, gen, err := offsetsDir(context.Background(), g, l, o.pollInterval)
-	if err != nil {
-		if o.journal.dir != "" {
-			return nil, err
-		}
-		g.Warnf("%v; the offsets follower is off: rewinds and vanished partitions are compared between refreshes", err)
-		return nil, nil
-	}
-	journal, seed, err := o.journal.open(g, src.Layout.DataDir, dir, gen)
-	if err != nil {
-		return nil, err
-	}
-	how := "in memory"
-	if journal != nil {
-		how = "journal " + journal.Dir
-	}
-	g.Notef("exporter: following the offset files in %s (generation %s; %s)", dir, gen.Label(), how)
-	return &exporter.OffsetsFollow{Dir: dir, Generation: gen, Journal: journal, Seed: seed}, nil
-}
-
 func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *exporter.OffsetsFollow) *exporter.Exporter {
 	opt := exporter.Options{Source: src, Interval: o.interval, Window: o.window, PartitionMetrics: o.partitionMetrics, Offsets: offsets, TuneMemory: !o.once,
-		Health: healthOptions(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
+		Health: inspect.HealthOptionsFor(src.Gen(), o.stopAfter), PollInterval: o.pollInterval, Version: Version, Revision: buildInfo().Commit,
 		Logf: func(format string, a ...any) { g.Warnf(format, a...) }, Notef: func(format string, a ...any) { g.Notef(format, a...) }}
 	if src.Layout != nil {
 		opt.AssignmentPath = src.Layout.AssignmentPath()
 	}
 	if o.probe {
-		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: canaryOwner(*src.Layout)}
+		opt.Probe = &exporter.ProbeOptions{Topic: o.probeTopic, Owned: repair.CanaryOwner(*src.Layout)}
 	}
 	var gi volume.GenerationInfo
 	if src.Layout != nil {
@@ -303,7 +207,7 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 // runExporter serves until ctx is done; ready, when set, is told the
 // address it listens on.
 func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions, ready func(addr string)) error {
-	offsets, err := exporterOffsets(g, src, o)
+	offsets, err := exporter.FollowOffsetsOf(src, exporter.OffsetsSetup{On: o.followOffsets, Journal: o.journal, PollInterval: o.pollInterval}, g)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // scrape fetches the exporter's /metrics.
@@ -118,7 +119,7 @@ func TestExporterJournal(t *testing.T) {
 	// The exporter's evaluation, as 'groups health --exporter' reads it:
 	// the evidence is the follower's, naming the file change.
 	r := runCLI(t, "", nil, "groups", "health", "--exporter", "http://"+addr, "-o", "json", "idle")
-	v := decodeJSON[GroupsHealthView](t, r)
+	v := decodeJSON[views.GroupsHealthView](t, r)
 	if len(v.Groups) != 1 || v.Groups[0].State != inspect.HealthRewind || len(v.Groups[0].Evidence) != 4 {
 		t.Fatalf("groups health --exporter: %+v", v.Groups)
 	}

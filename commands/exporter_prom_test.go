@@ -22,6 +22,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // A real Prometheus (Debian's prometheus package, installed by .ci/run)
@@ -247,7 +248,7 @@ func TestExporterWithPrometheus(t *testing.T) {
 
 	// 1. The lag of a demo group matches 'groups describe'.
 	dd := sb.Layout().DataDir
-	d := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "lagging", "-o", "json"))
+	d := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "lagging", "-o", "json"))
 	if len(d.Groups) != 1 || !d.Groups[0].LagKnown {
 		t.Fatalf("groups describe: %+v", d)
 	}
@@ -282,7 +283,7 @@ func TestExporterWithPrometheus(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("groups health --exporter: exit %d (want 3: groups not OK): %s", r.Code, r.Err)
 	}
-	v := decodeJSON[GroupsHealthView](t, r)
+	v := decodeJSON[views.GroupsHealthView](t, r)
 	states := map[string]inspect.GroupHealth{}
 	for _, h := range v.Groups {
 		states[h.Group] = h

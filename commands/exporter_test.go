@@ -16,6 +16,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // parseMetrics parses the Prometheus text format.
@@ -77,7 +78,7 @@ func TestExporterOnceMatchesGroupsDescribe(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(r.Out)
 	}
-	d := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "lagging", "idle", "-o", "json"))
+	d := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "lagging", "idle", "-o", "json"))
 	for _, grp := range d.Groups {
 		got, ok := metricValue(mfs, "kaas_group_lag", map[string]string{"group": grp.Group})
 		if !ok || int64(got) != grp.TotalLag {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // aggVolume writes a volume whose assignment has n explicit entries, every
@@ -64,7 +66,7 @@ func TestFindingsAggregatedScopedAndQuiet(t *testing.T) {
 	if r.Code != 0 || warnings != 1 || !strings.Contains(r.Err, "(and 999 more like it: 'kaasctl volume check --data-dir "+dir+"' lists every one)") {
 		t.Errorf("groups list: want one warning line counting the other 999 entries: exit %d\n%s", r.Code, r.Err)
 	}
-	v := decodeJSON[GroupsListView](t, r)
+	v := decodeJSON[views.GroupsListView](t, r)
 	if v.Total != 3000 || v.Sources.ExplicitCount != 3000 {
 		t.Errorf("groups list: %d groups, %d entries", v.Total, v.Sources.ExplicitCount)
 	}

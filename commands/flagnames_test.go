@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,7 +24,7 @@ func TestFlagNamesAreUrfaves(t *testing.T) {
 	n := 0
 	check := func(f cli.Flag) {
 		n++
-		if got, want := flagNames(f), f.Names(); !slices.Equal(got, want) {
+		if got, want := completion.FlagNames(f), f.Names(); !slices.Equal(got, want) {
 			t.Errorf("flag %v: flagNames %q, Names %q", want, got, want)
 		}
 	}
@@ -55,7 +56,7 @@ func TestIsSetIsUrfaves(t *testing.T) {
 		app := NewApp(&IOStreams{Out: io.Discard, Err: io.Discard, Getenv: func(string) string { return "" }})
 		var leaf *cli.Command
 		eachCommand(app.Commands, func(c *cli.Command) {
-			if isLeaf(c) {
+			if completion.IsLeaf(c) {
 				c.Before, c.After = nil, nil
 				c.Action = func(c *cli.Context) error {
 					leaf = c.Command
@@ -78,7 +79,7 @@ func TestIsSetIsUrfaves(t *testing.T) {
 				}
 			}
 		})
-		if err := app.Run(reorderArgs(app, append([]string{"kaasctl"}, args...))); err != nil {
+		if err := app.Run(completion.ReorderArgs(app.Commands, append([]string{"kaasctl"}, args...))); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 		if leaf == nil {

@@ -2,12 +2,11 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -47,60 +46,9 @@ func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wir
 	}
 	interval := window / (inspect.MinForecastSamples)
 	out := map[string]*inspect.GroupForecast{}
-	healths, _ := observeHealth(ctx, g, src, window, interval, inspect.HealthOptions{}, nil)
+	healths, _ := exporter.ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, nil, g)
 	for _, h := range healths {
 		out[h.Group] = h.Forecast()
 	}
 	return out
-}
-
-// drainSummary is the time to drain for humans, with the window it used.
-func drainSummary(f *inspect.GroupForecast) string {
-	if f == nil {
-		return "- (observe with --drain-window D: the estimate needs " + strconv.Itoa(inspect.MinForecastSamples) + " observations)"
-	}
-	d := f.Drain
-	if d == nil || !d.Known {
-		return "- (fewer than " + strconv.Itoa(inspect.MinForecastSamples) + " observations with a known lag)"
-	}
-	return fmt.Sprintf("%s  (consumed %.1f/s, produced %.1f/s over %s, %d observations)", d.Text(), d.ConsumeRate, d.ProduceRate,
-		inspect.FormatSeconds(d.WindowSeconds), d.Samples)
-}
-
-// retentionSummary is the retention forecast for humans.
-func retentionSummary(f *inspect.GroupForecast) string {
-	if f == nil || f.Retention == nil {
-		return "-"
-	}
-	r := f.Retention
-	switch {
-	case !r.Known:
-		return fmt.Sprintf("no log start advancing toward an unread record over %s (kaas moves it only on DeleteRecords)", inspect.FormatSeconds(r.WindowSeconds))
-	case r.Breached:
-		return "records of " + r.Partition + " were deleted before the group read them (committed offset below the log start)"
-	}
-	for _, p := range r.Partitions {
-		if p.Partition == r.Partition {
-			return fmt.Sprintf("the log start passes the committed offset of %s in %s (log start %d, committed %d, log start +%.1f/s over %s)",
-				r.Partition, inspect.FormatSeconds(r.Seconds), p.Start, p.Committed, p.StartRate, inspect.FormatSeconds(r.WindowSeconds))
-		}
-	}
-	return r.Text()
-}
-
-// forecastDrainCell is the DRAIN column: the estimate, "not draining",
-// "caught up", "keeping up", or "-" (not observed, or too few observations).
-func forecastDrainCell(f *inspect.GroupForecast) string {
-	if f == nil {
-		return "-"
-	}
-	return f.Drain.Text()
-}
-
-// forecastRetentionCell is the RETENTION column.
-func forecastRetentionCell(f *inspect.GroupForecast) string {
-	if f == nil {
-		return "-"
-	}
-	return f.Retention.Text()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // forecastExporter is an exporter on the sandbox refreshed by the test.
@@ -208,7 +209,7 @@ func TestDescribeAndListDrainWindow(t *testing.T) {
 	commitAdmin(t, sb, "behind", map[int32]int64{0: 2, 1: 2, 2: 2, 3: 2})
 	commitAdmin(t, sb, "current", map[int32]int64{0: 10, 1: 10, 2: 10, 3: 10})
 	dd := sb.Layout().DataDir
-	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "behind", "current", "--drain-window", "600ms", "-o", "json"))
+	v := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--data-dir", dd, "behind", "current", "--drain-window", "600ms", "-o", "json"))
 	got := map[string]*inspect.GroupForecast{}
 	for _, d := range v.Groups {
 		got[d.Group] = d.Forecast

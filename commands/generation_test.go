@@ -14,6 +14,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -125,7 +126,7 @@ func TestGoVolumeDoneWhen(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("groups list: exit %d %s", code, errOut)
 	}
-	gl := mustJSON[GroupsListView](t, out)
+	gl := mustJSON[views.GroupsListView](t, out)
 	if gl.Sources.Generation == nil || gl.Sources.Generation.Name != "go" || gl.Sources.OffsetsDir != live || gl.Sources.LegacyDir != "" {
 		t.Errorf("sources %+v", gl.Sources)
 	}
@@ -192,7 +193,7 @@ func TestGenerationDetectionPinAndUsage(t *testing.T) {
 		if r.Code != 0 {
 			return nil, r
 		}
-		var v GroupsListView
+		var v views.GroupsListView
 		if err := jsonUnmarshal(r.Out, &v); err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +386,7 @@ func TestAmbiguousGeneration(t *testing.T) {
 	if !strings.Contains(errOut, "cannot be told") {
 		t.Errorf("groups list does not warn: %s", errOut)
 	}
-	for _, r := range mustJSON[GroupsListView](t, out).Groups {
+	for _, r := range mustJSON[views.GroupsListView](t, out).Groups {
 		if !r.HasIssue(inspect.IssueOffsetsDirUnknown) {
 			t.Errorf("row %s: %v", r.Group, r.Issues)
 		}
@@ -467,7 +468,7 @@ func TestOneDirectorySpelledTwoWays(t *testing.T) {
 			t.Errorf("%s: exit %d generation %+v findings %v", s.name, r.Code, rep.Generation, findingCodes(rep))
 		}
 		r = runCLI(t, "", s.env, append([]string{"groups", "list", "-o", "json"}, s.args...)...)
-		gl := mustJSON[GroupsListView](t, r.Out)
+		gl := mustJSON[views.GroupsListView](t, r.Out)
 		if len(gl.Groups) != 3 || gl.Sources.OffsetFiles != 3 {
 			t.Errorf("%s: groups list %d groups from %d files", s.name, len(gl.Groups), gl.Sources.OffsetFiles)
 		}
@@ -589,7 +590,7 @@ func TestVolumeMigrate(t *testing.T) {
 		t.Errorf("third run: exit %d %+v", code, mr)
 	}
 	out, _, _ = runVol(t, "groups", "list", "--data-dir", vol, "-o", "json")
-	gl := mustJSON[GroupsListView](t, out)
+	gl := mustJSON[views.GroupsListView](t, out)
 	if len(gl.Groups) != 4 || gl.Sources.OffsetsDir != cd || slices.Equal(gl.Sources.Generation.Candidates, []string{}) {
 		t.Errorf("after the migration: %+v", gl.Sources)
 	}
@@ -625,7 +626,7 @@ func TestPermissionDeniedIsItsOwnFinding(t *testing.T) {
 		t.Errorf("the unreadable file was touched: %v %v", st, err)
 	}
 	out, _, _ = runVol(t, "groups", "list", "--data-dir", vol, "-o", "json")
-	for _, r := range mustJSON[GroupsListView](t, out).Groups {
+	for _, r := range mustJSON[views.GroupsListView](t, out).Groups {
 		if r.Group == "g-beta" && (!r.HasIssue(inspect.IssuePermissionDenied) || r.HasIssue(inspect.IssueCorruptFile)) {
 			t.Errorf("row %+v", r)
 		}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -10,7 +9,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groupsDescribeOptions is 'groups describe' after flag parsing: every flag
@@ -33,59 +32,31 @@ type groupsDescribeOptions struct {
 	why whyOptions
 }
 
-// GroupsDescribeView is the machine document of 'groups describe'.
-type GroupsDescribeView struct {
-	Sources GroupsSourcesView          `json:"sources"`
-	Groups  []inspect.GroupDescription `json:"groups"`
-	// NotFound lists requested groups with neither an offset file nor an
-	// explicit entry.
-	NotFound []string `json:"notFound"`
-}
-
-const groupsDescribeHelp = "Offline: committed offsets come from the group's offset file (the cluster-dir one brokers load,\n" +
-	"else the one in the other offsets dir); log start and log end from the partition's segment files in\n" +
-	"DATA/<topic>/<partition>/ (the last complete record batch, as kaas recovers it on restart); manifest.json only where\n" +
-	"the segments cannot be read, and the row (logEndSource) and the total then say so. Lag is LOG-END − COMMITTED.\n\n" +
-	"With brokers (--brokers, KAASCTL_BROKERS or a profile): DescribeGroups on the coordinator (members,\n" +
-	"client ids, hosts, assignments), committed offsets by explicit-partition OffsetFetch (partitions from\n" +
-	"the offset file and the topics' metadata), log start/end by one ListOffsets round, live lag per\n" +
-	"partition, topic and group, and the offset file's committed offsets beside the coordinator's.\n" +
-	"--all/--regex batch per coordinator: O(brokers) round trips however many groups. With a volume too,\n" +
-	"a partition served below the log end its segments gave before the brokers were asked is marked\n" +
-	"(servedBehindLog, segmentsLogEnd): a stale high watermark that consumers cannot fetch past.\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups describe --data-dir /data orders-app                  # offline: file offsets, lag to the log end read from the segments\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app   # live and volume side by side\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --lag '>1000' -o json   # every group behind by more than 1000\n" +
-	"  kaasctl groups describe --data-dir /data --regex '^payments-'\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --topic orders --lagging-only   # who is behind on orders\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --all --summary                      # one line per group\n" +
-	"  kaasctl groups describe -b kaas-0:9092 --data-dir /data orders-app --why     # what each lagging partition waits behind, and the fix\n\n" +
-	"The table starts with a summary section, one line per group (state, members, coordinator,\n" +
-	"total lag, partitions, topics), then a block per group with its partitions and the per-topic\n" +
-	"rollup (partitions, total lag, max lag). -o json/yaml carry the same as groups[].summary and\n" +
-	"groups[].topics[]. --topic and --lagging-only narrow the partitions, and every total, rollup\n" +
-	"and --lag comparison counts only what they keep; groups left with no partition are left out."
-
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "describe",
-			Usage:       "coordinator, members, committed offsets (file and live) and lag of groups",
-			ArgsUsage:   "GROUP...",
-			Description: groupsDescribeHelp,
-			Flags: append([]cli.Flag{
-				&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
-				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
-				&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
-				drainWindowFlag(),
-			}, append(describeViewFlags(), whyFlags()...)...),
-			Action: action(parseGroupsDescribe, runGroupsDescribe),
-		}
+	register(Descriptor{
+		Path:  "groups describe",
+		Usage: "coordinator, members, committed offsets (file and live) and lag of groups",
+		Docs: []FormatDoc{
+			{Title: "groups describe", Doc: views.GroupsDescribeView{}, JSONL: "each group (groups[])", Rank: 30},
+			{Title: "groups describe (with brokers)", Doc: views.GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
+			{Title: "groups describe --why", Doc: views.GroupsWhyView{}, JSONL: "each group (groups[]) with its lagging partitions' blockers", Rank: 45},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "GROUP...",
+				Flags: append([]cli.Flag{
+					&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
+					&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+					&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
+					&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
+					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
+					drainWindowFlag(),
+				}, append(describeViewFlags(), whyFlags()...)...),
+				Action: action(parseGroupsDescribe, runGroupsDescribe),
+			}
+		},
 	})
 }
 
@@ -175,8 +146,8 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 		return err
 	}
 	selected := inspect.SelectGroups(vol.KnownNames(), o.sel.Names, o.sel.All, o.sel.Regex)
-	v := GroupsDescribeView{}
-	volumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
+	v := views.GroupsDescribeView{}
+	views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
 	warnGeneration(g, vol.Scan)
 	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.Known, Files: vol.Files,
 		Assignment: vol.Assignment, State: vol.State, Filter: o.filter, Lag: o.lag})
@@ -187,7 +158,7 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
 	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.Layout))
-	if err := printGroupsDescribe(g, o, &v); err != nil {
+	if err := g.Printer.Print(views.DescribeOutput(g.Printer.Format, &v, o.view, o.summaryOnly)); err != nil {
 		return err
 	}
 	if err := inspect.OfflineNotFoundError(v.NotFound, vol.Scan.Findings); err != nil {
@@ -207,65 +178,6 @@ func flushLogs(g *Globals, lg *observe.Logs) {
 	if fallbacks != "" {
 		g.Warnf("%s", fallbacks)
 	}
-}
-
-// printGroupsDescribe prints the offline view: the summary section and a
-// block per group for people, one row per partition in csv.
-func printGroupsDescribe(g *Globals, o groupsDescribeOptions, v *GroupsDescribeView) error {
-	if o.view != "" {
-		return printDescribeView(g, *v, v.Groups, offlineOffsetsTable(g.Printer.Format, v.Groups))
-	}
-	sum := make([]summaryRow, len(v.Groups))
-	for i, d := range v.Groups {
-		sum[i] = summaryRow{d.Group, *d.Summary}
-	}
-	return printDescribe(g, o, *v, v.Groups, sum, func() *render.TableData { return describeTable(v) },
-		func(p *render.Printer) error { return describeHuman(p, v) })
-}
-
-// printDescribe prints a describe view (data; items for jsonl): the
-// summary section, alone with --summary-only, then each group's block for
-// people; csv gets the summary or csvTable's row per partition.
-func printDescribe(g *Globals, o groupsDescribeOptions, data, items any, sum []summaryRow, csvTable func() *render.TableData, blocks func(*render.Printer) error) error {
-	var t *render.TableData // read only by csv (people get Human)
-	switch {
-	case o.summaryOnly:
-		t = summaryTable(g.Printer.Format, sum)
-	case g.Printer.Format == render.CSV:
-		t = csvTable()
-	}
-	return g.Printer.Print(render.Output{Data: data, Items: items, Table: t, Human: func(p *render.Printer) error {
-		if err := writeSummary(p, sum, o.summaryOnly); err != nil || o.summaryOnly {
-			return err
-		}
-		return blocks(p)
-	}})
-}
-
-// describeTable is the offline view one row per partition (csv).
-func describeTable(v *GroupsDescribeView) *render.TableData {
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "LOG-START", "LOG-END", "LAG", "COORDINATOR", "TIER", "METADATA+", "NOTE+")
-	for _, d := range v.Groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(render.CSV, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.Committed, 10), optInt(p.LogStartOffset), optInt(p.HighWatermark), optInt(p.Lag),
-				d.Coordinator.Coordinator, d.Coordinator.Tier, p.Metadata, p.LagNote)
-		}
-	}
-	return t
-}
-
-func optInt(p *int64) string {
-	if p == nil {
-		return "?"
-	}
-	return strconv.FormatInt(*p, 10)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 func quoteList(ss []string) string { return inspect.QuoteList(ss) }

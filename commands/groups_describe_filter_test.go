@@ -16,6 +16,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // checkRollups asserts that a description's totals, per-topic rollup and
@@ -60,7 +61,7 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var v GroupsDescribeView
+	var v views.GroupsDescribeView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 	}
 	// --lag counts only the asked topic: good is 22 in all, 2 on audit.
 	out, _, _ = runVol(t, "groups", "describe", "good", "--topic", "audit", "--lag", "<5", "--data-dir", vol, "-o", "json")
-	v = GroupsDescribeView{}
+	v = views.GroupsDescribeView{}
 	json.Unmarshal([]byte(out), &v)
 	if len(v.Groups) != 1 || v.Groups[0].TotalLag != 2 || len(v.Groups[0].Partitions) != 1 || v.Groups[0].Topics[0].MaxLag != 2 {
 		t.Errorf("--topic audit --lag <5: %s", out)
@@ -115,7 +116,7 @@ func TestDescribeTopicAndLaggingOffline(t *testing.T) {
 	}
 	// Usage: repeated and comma-listed topics are one set.
 	out, _, _ = runVol(t, "groups", "describe", "good", "--topic", "audit,orders", "--topic", "audit", "--data-dir", vol, "-o", "json")
-	v = GroupsDescribeView{}
+	v = views.GroupsDescribeView{}
 	json.Unmarshal([]byte(out), &v)
 	if len(v.Groups) != 1 || len(v.Groups[0].Partitions) != 5 {
 		t.Errorf("--topic audit,orders --topic audit: %s", out)
@@ -131,7 +132,7 @@ func TestListTopicOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var v GroupsListView
+	var v views.GroupsListView
 	json.Unmarshal([]byte(out), &v)
 	if v.Shown != 1 || v.Groups[0].Group != "good" || len(v.Groups[0].TopicOffsets) != 1 || v.Groups[0].TopicOffsets[0].File != 1 || v.Groups[0].TopicOffsets[0].Live != nil {
 		t.Errorf("%s", out)
@@ -195,7 +196,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 				args = append(args, "--data-dir", dd)
 			}
 			r := live(t, sb, args...)
-			v := decodeJSON[GroupsDescribeLiveView](t, r)
+			v := decodeJSON[views.GroupsDescribeLiveView](t, r)
 			if mode == "live" {
 				// Memberless groups: kaas answers OffsetFetch-all with
 				// nothing (so does the sandbox), so without the volume no
@@ -241,7 +242,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 		})
 	}
 	// Without a filter the summary covers both topics.
-	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "multi", "--data-dir", dd, "-o", "json"))
+	v := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "multi", "--data-dir", dd, "-o", "json"))
 	if len(v.Groups) != 1 || v.Groups[0].Summary.TotalLag != 20 || !slices.Equal(v.Groups[0].Summary.Topics, []string{"orders", "payments"}) || v.Groups[0].Summary.Partitions != 6 {
 		t.Errorf("unfiltered summary %+v", v.Groups[0].Summary)
 	}
@@ -252,7 +253,7 @@ func TestLiveDescribeTopicLaggingSummary(t *testing.T) {
 			args = append(args, "--data-dir", dd)
 		}
 		r := live(t, sb, args...)
-		lv := decodeJSON[GroupsListView](t, r)
+		lv := decodeJSON[views.GroupsListView](t, r)
 		got := map[string]inspect.TopicCommits{}
 		for _, row := range lv.Groups {
 			got[row.Group] = row.TopicOffsets[0]
@@ -279,9 +280,9 @@ func TestFileOnlyGroupSameInListAndDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	dd := sb.Layout().DataDir
-	lv := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", dd, "-o", "json"))
+	lv := decodeJSON[views.GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", dd, "-o", "json"))
 	for _, named := range [][]string{{"retired-app", "live-app"}, {"--all"}} {
-		dv := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, append([]string{"groups", "describe", "--data-dir", dd, "-o", "json"}, named...)...))
+		dv := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, append([]string{"groups", "describe", "--data-dir", dd, "-o", "json"}, named...)...))
 		for _, g := range []string{"retired-app", "live-app"} {
 			row := rowOf(t, lv, g)
 			d := describeOf(t, dv, g)

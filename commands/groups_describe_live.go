@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groups describe with brokers: DescribeGroups on each coordinator,
@@ -19,16 +19,6 @@ import (
 // offset file and the topics' metadata), log start/end from one ListOffsets
 // round over the union, side by side with the offset file when a volume is
 // given. Many groups cost O(brokers) round trips (wire.DescribeMany).
-
-// GroupsDescribeLiveView is the machine document of 'groups describe' with
-// brokers.
-type GroupsDescribeLiveView struct {
-	Sources  GroupsSourcesView         `json:"sources"`
-	Groups   []inspect.LiveDescription `json:"groups"`
-	NotFound []string                  `json:"notFound"`
-	// Requests counts the requests sent to each broker.
-	Requests []wire.BrokerCount `json:"requests"`
-}
 
 // runGroupsDescribeLive is describe with brokers: the volume side first
 // (its offset files name the partitions to ask for), then the wire rounds,
@@ -44,7 +34,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 		}
 	}
 	names := inspect.NewNodeNamer(vol.Assignment)
-	v := GroupsDescribeLiveView{Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: []BrokerSourceView{}}}
+	v := views.GroupsDescribeLiveView{Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: []views.BrokerSourceView{}}}
 	var listings []wire.BrokerGroups
 	selected := inspect.SelectGroups(nil, o.sel.Names, false, nil)
 	if o.sel.SelectAll() {
@@ -69,7 +59,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	}
 	if hasVolume {
 		v.Sources.Mode = "merged"
-		volumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
+		views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
 		warnGeneration(g, vol.Scan)
 		g.Notef("volume: %s", g.generationNote(vol.Layout))
 	}
@@ -83,7 +73,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 		g.Warnf("%s", w)
 	}
 	noteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))
-	if err := printGroupsDescribeLive(g, o, &v, hasVolume); err != nil {
+	if err := g.Printer.Print(views.DescribeLiveOutput(g.Printer.Format, &v, o.view, o.summaryOnly, hasVolume)); err != nil {
 		return err
 	}
 	if err := inspect.LiveDescribeError(res); err != nil {
@@ -151,30 +141,4 @@ func noteLiveRequests(g *Globals, names *inspect.NodeNamer, reqs []wire.BrokerCo
 	}
 	g.Notef("live: %s described with %s (requests per broker: %s)", render.Plural(described, "group", "groups"),
 		render.Plural(int(total), "request", "requests"), strings.Join(rounds, ", "))
-}
-
-// printGroupsDescribeLive prints the live view: the summary section and a
-// block per group for people, one row per partition in csv.
-func printGroupsDescribeLive(g *Globals, o groupsDescribeOptions, v *GroupsDescribeLiveView, hasVolume bool) error {
-	if o.view != "" {
-		return printDescribeView(g, *v, v.Groups, liveViewTable(o.view, g.Printer.Format, v.Groups))
-	}
-	sum := make([]summaryRow, len(v.Groups))
-	for i, d := range v.Groups {
-		sum[i] = summaryRow{d.Group, d.Summary}
-	}
-	return printDescribe(g, o, *v, v.Groups, sum, func() *render.TableData { return describeLiveTable(v) },
-		func(p *render.Printer) error { return describeLiveHuman(p, v, hasVolume) })
-}
-
-// describeLiveTable is the live view one row per partition (csv).
-func describeLiveTable(v *GroupsDescribeLiveView) *render.TableData {
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "COMMITTED", "FILE-COMMITTED", "LOG-START", "LOG-END", "LAG", "MEMBER", "CLIENT-ID+", "HOST+", "STATE+", "COORDINATOR+", "NOTE+")
-	for _, d := range v.Groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(render.CSV, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), render.Offset(p.Committed), optInt(p.FileCommitted), render.Offset(p.LogStart), render.Offset(p.LogEnd),
-				optInt(p.Lag), render.Dash(p.Member), render.Dash(p.ClientID), render.Dash(p.AssignedHost()), d.State, d.WireCoordinator, p.Note)
-		}
-	}
-	return t
 }

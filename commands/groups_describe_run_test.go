@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // describeDirect runs runGroupsDescribe with Globals from args (no
@@ -35,7 +36,7 @@ func TestRunGroupsDescribeOffline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	var v GroupsDescribeView
+	var v views.GroupsDescribeView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestRunGroupsDescribeSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	var v GroupsDescribeLiveView
+	var v views.GroupsDescribeLiveView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}

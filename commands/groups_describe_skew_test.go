@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groups describe of a live group whose lag sits on one partition: the
@@ -17,7 +18,7 @@ func TestDescribeLagSpreadAndOwnership(t *testing.T) {
 	produceTo(t, sb, "orders", 4, 10)
 	consumeAndCommit(t, sb, "skewed", 40, map[int32]int64{0: 10, 1: 10, 2: 10, 3: 1})
 	r := live(t, sb, "groups", "describe", "skewed", "-o", "json")
-	v := decodeJSON[GroupsDescribeLiveView](t, r)
+	v := decodeJSON[views.GroupsDescribeLiveView](t, r)
 	if r.Code != 0 || len(v.Groups) != 1 {
 		t.Fatalf("exit %d, %d groups\n%s", r.Code, len(v.Groups), r.Err)
 	}

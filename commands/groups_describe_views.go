@@ -1,15 +1,9 @@
 package commands
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render"
 )
 
 // groups describe's one-table views, as kafka-consumer-groups.sh
@@ -62,76 +56,4 @@ func viewNeedsBrokers(view string) error {
 		}
 	}
 	return nil
-}
-
-// liveViewTable is the view of a live describe.
-func liveViewTable(view string, f render.Format, groups []inspect.LiveDescription) *render.TableData {
-	switch view {
-	case "members":
-		t := render.NewTable("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT+", "INSTANCE-ID+")
-		for _, d := range groups {
-			for _, m := range d.Members {
-				n, parts := 0, make([]string, 0, len(m.Assignment))
-				for _, a := range m.Assignment {
-					n += len(a.Partitions)
-					parts = append(parts, a.Topic+"("+joinInts(a.Partitions)+")")
-				}
-				t.Add(cellName(f, d.Group), m.MemberID, m.Host(), render.Dash(m.ClientID), strconv.Itoa(n), render.Dash(strings.Join(parts, ",")), render.Dash(m.InstanceID))
-			}
-		}
-		return t
-	case "state":
-		t := render.NewTable("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")
-		for _, d := range groups {
-			t.Add(cellName(f, d.Group), fmt.Sprintf("%s (%s)", render.Dash(d.WireCoordinatorAddr), render.Dash(d.WireCoordinator)), render.Dash(d.Protocol), render.Dash(d.State), strconv.Itoa(len(d.Members)))
-		}
-		return t
-	}
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID")
-	for _, d := range groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(f, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offsetCell(p.Committed), offsetCell(p.LogEnd), optDash(p.Lag),
-				render.Dash(p.Member), render.Dash(p.AssignedHost()), render.Dash(p.ClientID))
-		}
-	}
-	return t
-}
-
-// offlineOffsetsTable is --offsets of an offline describe (no member is
-// known without the brokers).
-func offlineOffsetsTable(f render.Format, groups []inspect.GroupDescription) *render.TableData {
-	t := render.NewTable("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID")
-	for _, d := range groups {
-		for _, p := range d.Partitions {
-			t.Add(cellName(f, d.Group), p.Topic, strconv.Itoa(int(p.Partition)), offsetCell(p.Committed), optDash(p.HighWatermark), optDash(p.Lag), "-", "-", "-")
-		}
-	}
-	return t
-}
-
-func offsetCell(n int64) string {
-	if n < 0 {
-		return "-"
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func optDash(p *int64) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.FormatInt(*p, 10)
-}
-
-func joinInts(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
-	}
-	return strings.Join(s, ",")
-}
-
-// printDescribeView prints a view's table (data for json/yaml).
-func printDescribeView(g *Globals, data, items any, t *render.TableData) error {
-	return g.Printer.Print(render.Output{Data: data, Items: items, Table: t})
 }

@@ -7,82 +7,39 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "explain",
-			Usage:     "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
-			ArgsUsage: "[GROUP...]",
-			Description: "Observes the groups as 'groups health' does (every --interval for --window: the volume's offset files\n" +
-				"and/or one batched broker round, the partitions' segments read before the brokers are asked) and\n" +
-				"builds one verdict per group from what the other commands compute: the read model's lag and\n" +
-				"incidents (groups describe), the window's conditions and forecasts (groups health), the routing row\n" +
-				"and its issues (groups list, whois) and the coordinator's moves (takeover trace, over --journal and\n" +
-				"the versions seen while observing).\n\n" +
-				"Severity: page (records are or will be lost or re-read, or nobody can consume: REWIND, VANISHED,\n" +
-				"BLOCKED, STOP, a blocked partition, a stale served end, a commit past the log end or below its start, a plain map read as empty,\n" +
-				"no coordinator, a retention breach within 30 minutes), warning (ERR, STALL, WARN, not draining, file\n" +
-				"and coordinator disagreeing, offsets served but not filed, the brokers naming another coordinator),\n" +
-				"ok. Each finding carries the command that shows or fixes it, with the volume, generation and\n" +
-				"connection flags given; the worst one's is the next command. Writes are offered as their dry run\n" +
-				"(offsets reset, volume repair): run it, read the plan, add --execute.\n\n" +
-				"A partition whose committed offset stayed between observations gets the read model's blocker (what\n" +
-				"'groups describe --why' names: a transaction, a corrupt batch, a record the consumer sits on): the\n" +
-				"most lagging one is the verdict's blocker, and its fix (a reset as its dry run) the next command.\n\n" +
-				"--window 0 observes once: incidents, lag, routing and the blockers 'groups describe --why' names\n" +
-				"without a window (a transaction, a corrupt batch), no conditions or forecasts. --exporter URL\n" +
-				"takes the conditions and forecasts from a running exporter (its longer window) and observes once.\n" +
-				"Exit code 3 when a verdict is not ok.\n\n" +
-				"Examples:\n" +
-				"  kaasctl groups explain --data-dir /data -b kaas-0:9092 orders-app\n" +
-				"  kaasctl groups explain --data-dir /data -b kaas-0:9092 --problems            # every group not ok\n" +
-				"  kaasctl groups explain --data-dir /data --window 0 -o json | jq '.groups[] | {group, severity, next}'\n" +
-				"  kaasctl groups explain --data-dir /data -b kaas-0:9092 --journal /var/lib/kaas-journal --moves-since 6h",
-			Flags: []cli.Flag{
-				durationFlag("window", 30*time.Second, "observe for `D` (0: once)"),
-				durationFlag("interval", 5*time.Second, "observe every `D`"),
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
-				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)"},
-				&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok"},
-				&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once"},
-				&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)"},
-				durationFlag("moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
-			},
-			Action: action(parseGroupsExplain, runGroupsExplain),
-		}
+	register(Descriptor{
+		Path:  "groups explain",
+		Usage: "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Docs: []FormatDoc{
+			{Title: "groups explain", Doc: views.GroupsExplainView{}, JSONL: "each group's verdict (groups[])", Rank: 52},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[GROUP...]",
+				Flags: []cli.Flag{
+					durationFlag("window", 30*time.Second, "observe for `D` (0: once)"),
+					durationFlag("interval", 5*time.Second, "observe every `D`"),
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)"},
+					&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok"},
+					&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once"},
+					&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)"},
+					durationFlag("moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
+				},
+				Action: action(parseGroupsExplain, runGroupsExplain),
+			}
+		},
 	})
-}
-
-// GroupsExplainView is the machine document of 'groups explain'.
-type GroupsExplainView struct {
-	// Source is "observed" or the exporter's URL (conditions and forecasts).
-	Source   string `json:"source"`
-	Window   string `json:"window"`
-	Interval string `json:"interval"`
-	// Generation is the kaas generation assumed (nil without a volume).
-	Generation *volume.GenerationInfo `json:"generation"`
-	Groups     []inspect.Verdict      `json:"groups"`
-	// Severities counts the verdicts by severity (every group observed,
-	// also those --problems leaves out).
-	Severities map[string]int `json:"severities"`
-	// Moves says where the coordinator moves come from.
-	Moves explainMovesSource `json:"moves"`
-}
-
-// explainMovesSource is where a verdict's moves come from.
-type explainMovesSource struct {
-	// Journal is the --journal DIR read ("" none); Versions the assignment
-	// versions followed (the journal's and those seen while observing).
-	Journal  string    `json:"journal"`
-	Versions int       `json:"versions"`
-	Since    time.Time `json:"since"`
 }
 
 // groupsExplainOptions is 'groups explain' after flag parsing.
@@ -135,11 +92,11 @@ func runGroupsExplain(ctx context.Context, g *Globals, o groupsExplainOptions) e
 	if err != nil {
 		return err
 	}
-	if err := g.Printer.Print(explainOutput(v)); err != nil {
+	if err := g.Printer.Print(views.ExplainOutput(v)); err != nil {
 		return err
 	}
 	if len(missing) > 0 {
-		return missingHealthError(missing, cover)
+		return cover.MissingError(missing)
 	}
 	notOK := 0
 	for _, vd := range v.Groups {
@@ -156,8 +113,8 @@ func runGroupsExplain(ctx context.Context, g *Globals, o groupsExplainOptions) e
 // explainGroups observes the groups and builds their verdicts, with the
 // groups asked for that were not observed and what the observation
 // covered.
-func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (GroupsExplainView, []string, inspect.HealthCoverage, error) {
-	v := GroupsExplainView{Source: "observed", Window: o.window.String(), Interval: o.interval.String(), Groups: []inspect.Verdict{},
+func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (views.GroupsExplainView, []string, inspect.HealthCoverage, error) {
+	v := views.GroupsExplainView{Source: "observed", Window: o.window.String(), Interval: o.interval.String(), Groups: []inspect.Verdict{},
 		Severities: map[string]int{inspect.VerdictPage: 0, inspect.VerdictWarning: 0, inspect.VerdictOK: 0}}
 	if o.window == 0 {
 		v.Interval = ""
@@ -172,12 +129,12 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (Gro
 		window = 0
 	}
 	var seen []*volume.Assignment
-	healths, last := observeWindow(ctx, g, src, window, o.interval, healthOptions(src.Gen(), 0), nil, func(ob *observe.Observation) {
+	healths, last := exporter.ObserveWindow(ctx, src, window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), nil, func(ob *observe.Observation) {
 		seen = append(seen, ob.Assignment)
-	})
+	}, g)
 	cover := src.Coverage(last)
 	if o.exporterURL != "" {
-		doc, err := fetchExporterHealth(ctx, o.exporterURL)
+		doc, err := exporter.FetchHealth(ctx, o.exporterURL)
 		if err != nil {
 			return v, nil, cover, err
 		}

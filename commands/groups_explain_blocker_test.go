@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // explainWhy runs groups explain over a window of the why volume and
@@ -17,7 +18,7 @@ func explainWhy(t *testing.T, v *whyVolume) (map[string]inspect.Verdict, cliResu
 	// groups explain observes at the wall clock (no --now): the open
 	// transaction planted Ongoing in July is overdue by now.
 	r := runCLI(t, "", nil, "groups", "explain", "--data-dir", v.dir, "--kaas-version", "0.2.18", "--window", "400ms", "--interval", "200ms", "-o", "json")
-	var doc GroupsExplainView
+	var doc views.GroupsExplainView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", r.Code, err, r.Out, r.Err)
 	}
@@ -79,7 +80,7 @@ func TestGroupsExplainBlockerAtOnce(t *testing.T) {
 	t.Parallel()
 	v := plantWhyVolume(t)
 	r := runCLI(t, "", nil, "groups", "explain", "--data-dir", v.dir, "--kaas-version", "0.2.18", "--window", "0", "-o", "json", "g-corrupt", "g-reaped", "g-fine")
-	var doc GroupsExplainView
+	var doc views.GroupsExplainView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || r.Code != 3 {
 		t.Fatalf("exit %d: %v\n%s", r.Code, err, r.Err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // shellWords splits a printed command line as sh does for kaasctl's
@@ -69,7 +70,7 @@ func runPrinted(t *testing.T, line string) cliResult {
 	return runCLI(t, "", map[string]string{"KAASCTL_TIMEOUT": "3s"}, words[1:]...)
 }
 
-func verdictsByGroup(v GroupsExplainView) map[string]inspect.Verdict {
+func verdictsByGroup(v views.GroupsExplainView) map[string]inspect.Verdict {
 	m := map[string]inspect.Verdict{}
 	for _, vd := range v.Groups {
 		m[vd.Group] = vd
@@ -152,7 +153,7 @@ func TestGroupsExplainVerdictsOnTheSandbox(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("exit %d, want 3 (verdicts not ok): %s", r.Code, r.Err)
 	}
-	v := decodeJSON[GroupsExplainView](t, r)
+	v := decodeJSON[views.GroupsExplainView](t, r)
 	got := verdictsByGroup(v)
 	for group, want := range map[string][2]string{
 		"stopped": {inspect.VerdictPage, inspect.HealthStop}, "stalled": {inspect.VerdictWarning, inspect.HealthStall},
@@ -242,7 +243,7 @@ func TestGroupsExplainFallingBehindAndCorrupt(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	v := decodeJSON[GroupsExplainView](t, r)
+	v := decodeJSON[views.GroupsExplainView](t, r)
 	got := verdictsByGroup(v)
 	f := got["falling"]
 	codes := map[string]bool{}
@@ -307,7 +308,7 @@ func TestGroupsExplainFromExporter(t *testing.T) {
 	srv := httptest.NewServer(e.Handler())
 	defer srv.Close()
 	r := runCLI(t, "", nil, "groups", "explain", "--data-dir", l.DataDir, "-b", strings.Join(sb.Bootstrap(), ","), "--exporter", srv.URL, "-o", "json", "idle")
-	v := decodeJSON[GroupsExplainView](t, r)
+	v := decodeJSON[views.GroupsExplainView](t, r)
 	if r.Code != 0 || v.Source != srv.URL || len(v.Groups) != 1 || v.Groups[0].Severity != inspect.VerdictOK || v.Groups[0].Samples != 1 {
 		t.Errorf("exit %d %s %+v", r.Code, r.Err, v)
 	}

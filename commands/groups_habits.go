@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // Habits from kafka-consumer-groups.sh, rpk and kcl: 'groups delete'
@@ -13,35 +14,33 @@ import (
 // groups describe (groups_describe_views.go).
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "delete",
-			Usage:     "not a kaasctl command: says how to remove a group's committed offsets",
-			ArgsUsage: "GROUP...",
-			Hidden:    true,
-			Action:    action(parseGroupsDelete, func(context.Context, *Globals, struct{}) error { return nil }),
-		}
+	register(Descriptor{
+		Path:   "groups delete",
+		Usage:  "not a kaasctl command: says how to remove a group's committed offsets",
+		Hidden: true,
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "GROUP...",
+				Action:    action(parseGroupsDelete, func(context.Context, *Globals, struct{}) error { return nil }),
+			}
+		},
 	})
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:      "lag",
-			Usage:     "committed offset, log end and lag per partition of groups (groups describe --offsets; every group without a name)",
-			ArgsUsage: "[GROUP...]",
-			Description: "A shortcut for 'kaasctl groups describe --offsets', the table kafka-consumer-groups.sh --describe\n" +
-				"prints: a row per partition with its committed offset, log end, lag and the member owning it (with\n" +
-				"brokers). Without a GROUP, every group (--all).\n\n" +
-				"Examples:\n" +
-				"  kaasctl lag -b kaas-0:9092 orders-app\n" +
-				"  kaasctl lag -b kaas-0:9092 --lagging-only -o csv",
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "`GROUP` (repeatable; the same as naming it)"},
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "every group whose id matches `RE`"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list)"},
-				&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0"},
-				&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag matches `EXPR` (>N, N..M, ...)"},
-			},
-			Action: action(parseLag, runGroupsDescribe),
-		}
+	register(Descriptor{
+		Path:  "lag",
+		Usage: "committed offset, log end and lag per partition of groups (groups describe --offsets; every group without a name)",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[GROUP...]",
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "`GROUP` (repeatable; the same as naming it)"},
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "every group whose id matches `RE`"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list)"},
+					&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0"},
+					&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag matches `EXPR` (>N, N..M, ...)"},
+				},
+				Action: action(parseLag, runGroupsDescribe),
+			}
+		},
 	})
 }
 
@@ -49,7 +48,7 @@ func init() {
 func parseGroupsDelete(c *cli.Context) (struct{}, error) {
 	g := "GROUP"
 	if c.Args().Len() > 0 {
-		g = shellQuote(c.Args().First())
+		g = render.ShellQuote(c.Args().First())
 	}
 	return struct{}{}, exit.UsageErrorf("kaasctl has no 'groups delete': a kaas group is its offset file and its coordinator's memory, "+
 		"and kaasctl never sends DeleteGroups. Remove its committed offsets with 'kaasctl offsets delete --group %s --topic TOPIC' "+

@@ -3,6 +3,8 @@ package commands
 import (
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Habits of kafka-consumer-groups.sh, rpk and kcl, each accepted or
@@ -17,7 +19,7 @@ func TestGroupsHabits(t *testing.T) {
 	// --group G is the positional form.
 	byFlag := live(t, sb, "groups", "describe", "--group", "habits", "--data-dir", dd, "-o", "json")
 	byArg := live(t, sb, "groups", "describe", "habits", "--data-dir", dd, "-o", "json")
-	if byFlag.Code != 0 || decodeJSON[GroupsDescribeLiveView](t, byFlag).Groups[0].Group != "habits" || len(decodeJSON[GroupsDescribeLiveView](t, byArg).Groups) != 1 {
+	if byFlag.Code != 0 || decodeJSON[views.GroupsDescribeLiveView](t, byFlag).Groups[0].Group != "habits" || len(decodeJSON[views.GroupsDescribeLiveView](t, byArg).Groups) != 1 {
 		t.Errorf("--group: exit %d %s", byFlag.Code, byFlag.Err)
 	}
 	// --offsets, --members, --state: one table each, as kafka-consumer-groups.sh prints them.

@@ -2,13 +2,7 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,80 +11,32 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:      "health",
-			Usage:     "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
-			ArgsUsage: "[GROUP...]",
-			Description: "Observes the groups every --interval for --window (the same refresh as 'kaasctl exporter': the\n" +
-				"volume's offset files and/or one batched broker round), then evaluates each group. A group can\n" +
-				"hold several conditions at once (rewound, lost partitions and stopped); each is listed with its\n" +
-				"evidence (-o wide: every fact), worst first:\n\n" +
-				"  REWIND    a committed offset moved backwards between two observations: a reset, or a commit from a\n" +
-				"            stale consumer (kaas never fences OffsetCommit by generation or member)\n" +
-				"  VANISHED  partitions disappeared from the offset file: a commit to an unloaded group rewrote it\n" +
-				"            with only the committed partitions\n" +
-				"  ERR       the group could not be observed, or its file turned corrupt or (on 0.2.18) a plain map\n" +
-				"  STOP      lag > 0 and no commit arrived in the window (offsets still, file not rewritten)\n" +
-				"  STALL     lag > 0 on a partition whose offset did not move although commits arrived\n" +
-				"  CHURN     more than --churn-rebalances generation changes in the window (members joining, leaving or\n" +
-				"            timing out, coordinator moves; with brokers), with the causes seen\n" +
-				"  WARN      the total lag grew at every observation while commits advanced\n" +
-				"  OK        none of the above\n\n" +
-				"A commit is a committed offset moving forward, or a rewrite of the offset file that moves one\n" +
-				"forward, adds a partition or commits the same offsets again; a rewrite that only removes partitions\n" +
-				"or moves offsets back (offsets delete, a reset, kaasctl's own writes) is not one.\n\n" +
-				"While a group cannot be observed (ERR: brokers or coordinator silent), the conditions last known\n" +
-				"stay, marked \"(last known)\", with unknownSince in JSON; once it is observed again they stay\n" +
-				"until the new observations span the time a condition needs or contradict it (a commit, lag 0).\n\n" +
-				"DRAIN is the estimated time until the group's lag is zero: its lag over the excess of its consume\n" +
-				"rate over its produce rate (each partition's fitted over the window, summed: a throttled consumer\n" +
-				"serves its partitions in turns, so one can stand still while the group drains); \"not draining\" when\n" +
-				"the group is not consumed faster than produced; \"keeping up\" for a small steady lag (at most 30 s of\n" +
-				"production, consumed about as fast); \"-\" before 3 observations. A partition still for less than 2\n" +
-				"minutes while the group drains is served in turns, not STALL. RETENTION is when the log start (kaas moves it\n" +
-				"only on DeleteRecords) passes the committed offset of a lagging partition, from its advance over the\n" +
-				"window. JSON: drain and retention per partition, with the window and samples used.\n\n" +
-				"Each state comes with its evidence: partition, before/after, when, and which file change.\n" +
-				"Without a volume, commits are only seen as moving offsets, so a stuck consumer that keeps\n" +
-				"committing the same offsets shows as STOP rather than STALL.\n" +
-				"--exporter URL reads a running exporter's evaluation (its /api/health) instead of observing.\n" +
-				"At most 1,000 observations (--window / --interval + 1), at least 10ms apart: each is a refresh of\n" +
-				"every group. Groups named are observed whatever --max-groups.\n" +
-				"Exit code 3 when a group is not OK.\n\n" +
-				"Examples:\n" +
-				"  kaasctl groups health --data-dir /data -b kaas-0:9092                # every group, 30 s window\n" +
-				"  kaasctl groups health --data-dir /data --window 2m --interval 10s orders-app\n" +
-				"  kaasctl groups health --exporter http://kaasctl-exporter:10092 -o json",
-			Flags: append([]cli.Flag{
-				durationFlag("window", 30*time.Second, "observe for `D`"),
-				durationFlag("interval", 5*time.Second, "observe every `D`"),
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
-				&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
-				&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
-				&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
-			}, churnFlags("Membership (with brokers)")...),
-			Action: action(parseGroupsHealth, runGroupsHealth),
-		}
+	register(Descriptor{
+		Path:  "groups health",
+		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
+		Docs: []FormatDoc{
+			{Title: "groups health", Doc: views.GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "[GROUP...]",
+				Flags: append([]cli.Flag{
+					durationFlag("window", 30*time.Second, "observe for `D`"),
+					durationFlag("interval", 5*time.Second, "observe every `D`"),
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)"},
+					&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated"},
+					&cli.BoolFlag{Name: "all", Usage: "also list groups that are OK (the default lists every group; kept for symmetry with describe)", Hidden: true},
+				}, churnFlags("Membership (with brokers)")...),
+				Action: action(parseGroupsHealth, runGroupsHealth),
+			}
+		},
 	})
-}
-
-// GroupsHealthView is the machine document of 'groups health'.
-type GroupsHealthView struct {
-	// Source is "observed" or the exporter's URL.
-	Source   string                `json:"source"`
-	Window   string                `json:"window"`
-	Interval string                `json:"interval"`
-	Groups   []inspect.GroupHealth `json:"groups"`
-	// States counts the groups per worst condition; Conditions the groups
-	// per active condition (a group counts once for each it has).
-	States     map[string]int `json:"states"`
-	Conditions map[string]int `json:"conditions"`
 }
 
 // groups health's bounds: each observation is a refresh of every group
@@ -137,11 +83,11 @@ func parseGroupsHealth(c *cli.Context) (groupsHealthOptions, error) {
 }
 
 func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) error {
-	v := GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
+	v := views.GroupsHealthView{Window: o.window.String(), Interval: o.interval.String()}
 	var all []inspect.GroupHealth
 	var cover inspect.HealthCoverage
 	if o.exporterURL != "" {
-		doc, err := fetchExporterHealth(ctx, o.exporterURL)
+		doc, err := exporter.FetchHealth(ctx, o.exporterURL)
 		if err != nil {
 			return err
 		}
@@ -165,174 +111,18 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 			gi = src.Layout.WithGeneration().Gen
 		}
 		mw := o.churn.window(0, gi)
-		all, cover = observeHealth(ctx, g, src, o.window, o.interval, healthOptions(src.Gen(), 0), &mw)
+		all, cover = exporter.ObserveHealth(ctx, src, o.window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), &mw, g)
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: groupsHealthTable(g.Printer.Format, v.Groups)}); err != nil {
+	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: views.GroupsHealthTable(g.Printer.Format, v.Groups)}); err != nil {
 		return err
 	}
 	if len(sel.Missing) > 0 {
-		return missingHealthError(sel.Missing, cover)
+		return cover.MissingError(sel.Missing)
 	}
 	if sel.NotOK > 0 {
 		return exit.ProblemsFound("%s not OK", render.Plural(sel.NotOK, "group", "groups"))
 	}
 	return nil
-}
-
-// groupsHealthTable is a line per group and active condition with its
-// evidence: the first fact of each (every fact with -o wide or csv).
-func groupsHealthTable(f render.Format, groups []inspect.GroupHealth) *render.TableData {
-	t := render.NewTable("GROUP", "CONDITION", "LAG", "DRAIN", "RETENTION", "SAMPLES", "EVIDENCE", "PARTITION+", "BEFORE+", "AFTER+", "SINCE+", "FILE+")
-	wide := f == render.Wide || f == render.CSV
-	for _, h := range groups {
-		lag := "-"
-		if h.LagKnown || h.LagUnknown > 0 {
-			lag = totalLagText(h.LagKnown, h.Lag, h.LagUnknown)
-		}
-		drain, ret := h.Drain.Text(), h.Retention.Text()
-		if len(h.Evidence) == 0 {
-			t.Add(cellName(f, h.Group), h.State, lag, drain, ret, strconv.Itoa(h.Samples), "-", "", "", "", "", "")
-			continue
-		}
-		shown := map[string]bool{}
-		for _, e := range h.Evidence {
-			if shown[e.State] && !wide {
-				continue
-			}
-			shown[e.State] = true
-			cond := e.State
-			if e.Carried {
-				cond += " (last known)"
-			}
-			detail := e.Detail
-			if ra := h.RewindAuthor(e); ra != nil {
-				detail += "; " + ra.Text()
-			}
-			t.Add(cellName(f, h.Group), cond, lag, drain, ret, strconv.Itoa(h.Samples), detail, e.Partition, healthOff(e.Before), healthOff(e.After), healthTime(e.Since), e.File)
-		}
-	}
-	return t
-}
-
-func healthOff(n int64) string {
-	if n < 0 {
-		return "-"
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func healthTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-// missingHealthError names the groups asked for that the evaluation does
-// not hold, grouped by why (coverage: what it observes).
-func missingHealthError(missing []string, cover inspect.HealthCoverage) error {
-	var whys []string
-	byWhy := map[string][]string{}
-	for _, n := range missing {
-		w := cover.WhyMissing(n)
-		if byWhy[w] == nil {
-			whys = append(whys, w)
-		}
-		byWhy[w] = append(byWhy[w], n)
-	}
-	parts := make([]string, len(whys))
-	for i, w := range whys {
-		parts[i] = quoteList(byWhy[w]) + " (" + w + ")"
-	}
-	return fmt.Errorf("not observed: %s", strings.Join(parts, "; "))
-}
-
-// observeHealth refreshes every interval for window and evaluates every
-// group observed (the caller selects: inspect.SelectHealth), with what the
-// last refresh covered.
-func observeHealth(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow) ([]inspect.GroupHealth, inspect.HealthCoverage) {
-	out, last := observeWindow(ctx, g, src, window, interval, opt, mw, nil)
-	return out, src.Coverage(last)
-}
-
-// observeWindow is observeHealth's loop, handing each observation to each
-// (nil: none), and returning the last one; with mw (and brokers) each
-// group's membership goes into it and its conditions into the result.
-func observeWindow(ctx context.Context, g *Globals, src *observe.Source, window, interval time.Duration, opt inspect.HealthOptions, mw *inspect.MemberWindow, each func(*observe.Observation)) ([]inspect.GroupHealth, *observe.Observation) {
-	// The window holds every observation of the run (no time cut: on a
-	// busy machine their timestamps spread beyond --window, and the run
-	// already bounds them).
-	hw := inspect.HealthWindow{Opt: opt}
-	n := int(window/interval) + 1
-	var last *observe.Observation
-	if n > 1 {
-		g.Notef("observing for %s (%d observations, every %s)", window, n, interval)
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				i = n
-				continue
-			case <-tick.C:
-			}
-		}
-		last = src.Observe(ctx)
-		for _, grp := range last.Groups {
-			found := hw.Add(grp.Row.Group, grp.Sample)
-			if mw != nil && src.Client != nil {
-				mw.Observe(grp.Row.Group, grp.Members, found)
-			}
-		}
-		if last.WireErr != "" {
-			g.Warnf("brokers: %s", last.WireErr)
-		}
-		if each != nil {
-			each(last)
-		}
-	}
-	out := make([]inspect.GroupHealth, 0, len(last.Groups))
-	for _, grp := range last.Groups {
-		h := hw.Evaluate(grp.Row.Group)
-		h.Lag, h.LagKnown, h.LagUnknown = grp.Lag, grp.LagKnown, grp.LagUnknown
-		if mw != nil {
-			mw.Apply(&h)
-		}
-		out = append(out, h)
-	}
-	return out, last
-}
-
-func fetchExporterHealth(ctx context.Context, base string) (*exporter.HealthDocument, error) {
-	u := strings.TrimRight(base, "/") + "/api/health"
-	if !strings.Contains(base, "://") {
-		u = "http://" + u
-	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(cctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, exit.UsageErrorf("--exporter %q: %v", base, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("exporter %s: %w", u, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("exporter %s: %w", u, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("exporter %s: HTTP %d: %s", u, resp.StatusCode, strings.TrimSpace(string(body)))
-	}
-	var doc exporter.HealthDocument
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("exporter %s: not a kaasctl exporter health document: %v", u, err)
-	}
-	return &doc, nil
 }

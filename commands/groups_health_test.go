@@ -14,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groups health observes for its window: a group nobody commits for shows
@@ -53,7 +54,7 @@ func TestGroupsHealthOneShot(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("exit %d (want 3: groups not OK): %s", r.Code, r.Err)
 	}
-	v := decodeJSON[GroupsHealthView](t, r)
+	v := decodeJSON[views.GroupsHealthView](t, r)
 	byGroup := map[string]inspect.GroupHealth{}
 	for _, h := range v.Groups {
 		byGroup[h.Group] = h
@@ -108,12 +109,12 @@ func TestGroupsHealthExporterSaysWhatItLeftOut(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Err, `"app-d" (left out by --max-groups 2: 2 matching groups`) || !strings.Contains(r.Err, `"other" (left out by --group-regex "^app-")`) {
 		t.Errorf("exit %d: %s", r.Code, r.Err)
 	}
-	if v := decodeJSON[GroupsHealthView](t, r); len(v.Groups) != 1 || v.Groups[0].Group != "app-a" {
+	if v := decodeJSON[views.GroupsHealthView](t, r); len(v.Groups) != 1 || v.Groups[0].Group != "app-a" {
 		t.Errorf("groups %+v", v.Groups)
 	}
 	// Observed by groups health itself, a named group is observed whatever --max-groups.
 	r = runCLI(t, "", nil, "groups", "health", "--data-dir", l.DataDir, "--max-groups", "1", "--window", "200ms", "--interval", "100ms", "app-d", "-o", "json")
-	if v := decodeJSON[GroupsHealthView](t, r); r.Code == 1 || len(v.Groups) != 1 {
+	if v := decodeJSON[views.GroupsHealthView](t, r); r.Code == 1 || len(v.Groups) != 1 {
 		t.Errorf("observed app-d with --max-groups 1: exit %d %s %+v", r.Code, r.Err, v.Groups)
 	}
 }

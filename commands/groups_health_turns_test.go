@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // joinMember starts a member of group that stays in it (its polls run in
@@ -91,7 +92,7 @@ func TestGroupsHealthTurnsAndOneStuckPartition(t *testing.T) {
 	r := live(t, sb, "groups", "health", "turns", "onestuck", "--window", "2s", "--interval", "250ms", "-o", "json")
 	cancel()
 	<-done
-	v := decodeJSON[GroupsHealthView](t, r)
+	v := decodeJSON[views.GroupsHealthView](t, r)
 	by := map[string]inspect.GroupHealth{}
 	for _, h := range v.Groups {
 		by[h.Group] = h

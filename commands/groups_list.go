@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,51 +12,10 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
-
-const groupsUsage = "consumer groups: list, describe, health, habits and prune, from the volume and the brokers"
-
-// groupsListDescription is 'groups list --help'.
-const groupsListDescription = "Offline: reads assignment.json and every offset file under DATA/__consumer_offsets and\n" +
-	"CD/__consumer_offsets; no broker is asked. Which of the two is live depends on the kaas generation, which\n" +
-	"kaasctl detects (or --kaas-version pins) and names on stderr and in the JSON sources ('kaasctl help volume').\n" +
-	"Sources: file (the live dir), legacyFile (DATA/ on 0.2.18), otherDirFile (a dir the generation does not\n" +
-	"read, or cannot be told), entry (consumerGroups[]).\n\n" +
-	"Issue flags:\n" +
-	"  corruptFile           brokers cannot decode the offset file and silently start the group empty\n" +
-	"  symlinkedFile         the offset file is a symbolic link: kaas follows it (the group is live), kaasctl\n" +
-	"                        does not read through it (its offsets are unknown here) nor write through it\n" +
-	"  legacyPlainMap        plain-map file: kaas v0.2.18 reads it as EMPTY (data loss on next load; 0.2.18 only)\n" +
-	"  plainMapUndetermined  plain-map file on a volume whose generation is undetermined (EMPTY only on 0.2.18)\n" +
-	"  entryUnknownBroker    explicit entry names a broker not in brokers[]: every broker says NOT_COORDINATOR\n" +
-	"  entryDeadBroker       explicit entry names a broker that is not alive: same effect\n" +
-	"  noCoordinator         no alive broker: COORDINATOR_NOT_AVAILABLE\n" +
-	"  noAssignment          assignment.json missing or unreadable: coordinator unknown\n" +
-	"  legacyDir             0.2.18: offsets only in DATA/__consumer_offsets, which it ignores and the operator deletes\n" +
-	"  currentAndLegacy      0.2.18: offset files in both dirs; brokers use the cluster-dir one\n" +
-	"  offsetsDirUndetermined both offsets dirs hold files and no --kaas-version is pinned: which is live is unknown\n" +
-	"  notReadDir            only in CD/__consumer_offsets on a Go-generation volume, whose brokers never read it\n" +
-	"  permissionDenied      kaasctl may not read the offset file\n" +
-	"  badEntries            keys or values no consumer can use\n" +
-	"  unroundtrippableName  group id kaas cannot write as a file (\"/\", > 246 bytes, invalid UTF-8)\n" +
-	"  tiersDisagree         explicit entry differs from the hash tier: retiring the entry moves the group\n" +
-	"  duplicateEntry        more than one consumerGroups[] entry (the first wins)\n\n" +
-	"With brokers (--brokers, KAASCTL_BROKERS or a profile), ListGroups goes to EVERY broker and\n" +
-	"FindCoordinator to all groups (batched), unioned with the volume when one is given; live flags:\n" +
-	"  staleOnNonCoordinator a broker lists a group it does not coordinate (the \"deleted group reappears\" symptom)\n" +
-	"  fileOnly              committed offsets on the volume but no live group on its coordinator\n" +
-	"  wireMismatch          FindCoordinator disagrees with the coordinator computed from assignment.json\n" +
-	"Brokers without a volume show the live view only (say so, fewer columns).\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups list --data-dir /data                          # offline: works with every broker down\n" +
-	"  kaasctl groups list --data-dir /data -b kaas-0:9092 --issues-only\n" +
-	"  kaasctl groups list -b kaas-0:9092 --state Empty,Dead -o json # live only\n" +
-	"  kaasctl groups list --data-dir /data --coordinator kaas-1     # what kaas-1 coordinates\n" +
-	"  kaasctl groups list --data-dir /data -b kaas-0:9092 --topic orders   # who has offsets on orders\n\n" +
-	"--topic T keeps the groups with a committed offset on T: in the offset file brokers load (the\n" +
-	"cluster-dir one, else the legacy one) and, with brokers, on the coordinator (OffsetFetch of every\n" +
-	"partition of T, batched per coordinator); -o json adds groups[].topicOffsets (file, live counts)."
 
 // groupsListOptions is 'groups list' after flag parsing.
 type groupsListOptions struct {
@@ -71,53 +29,29 @@ type groupsListOptions struct {
 	states []string
 }
 
-// GroupsSourcesView says which sources a groups command used.
-type GroupsSourcesView struct {
-	Assignment   string `json:"assignment"`
-	AssignmentOK bool   `json:"assignmentOk"`
-	OffsetsDir   string `json:"offsetsDir"`
-	LegacyDir    string `json:"legacyOffsetsDir"`
-	// OffsetFiles counts the offset files read: all of them for list,
-	// --all and --regex; the named groups' own for describe GROUP...
-	OffsetFiles int `json:"offsetFiles"`
-	// Generation is the kaas generation assumed for the volume and why
-	// (absent without a volume).
-	Generation    *volume.GenerationInfo `json:"generation,omitempty"`
-	ExplicitCount int                    `json:"explicitEntries"`
-	Live          bool                   `json:"live"`
-	// Mode and Brokers are set when brokers were asked: mode "live"
-	// (brokers only) or "merged" (volume and brokers).
-	Mode    string             `json:"mode,omitempty"`
-	Brokers []BrokerSourceView `json:"brokers,omitempty"`
-}
-
-// GroupsListView is the machine document of 'groups list'.
-type GroupsListView struct {
-	Sources GroupsSourcesView  `json:"sources"`
-	Total   int                `json:"total"`
-	Shown   int                `json:"shown"`
-	Groups  []inspect.GroupRow `json:"groups"`
-}
-
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "list",
-			Aliases:     []string{"ls"},
-			Usage:       "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
-			Description: groupsListDescription,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
-				&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
-				&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
-				&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
-				&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
-				&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
-				drainWindowFlag(),
-			},
-			Action: action(parseGroupsList, runGroupsList),
-		}
+	register(Descriptor{
+		Path:    "groups list",
+		Usage:   "list every known group: offset files (both layouts) ∪ explicit assignment entries, with coordinator, tier and issue flags",
+		Aliases: []string{"ls"},
+		Docs: []FormatDoc{
+			{Title: "groups list", Doc: views.GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
+					&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
+					&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
+					&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
+					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+					&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+					drainWindowFlag(),
+				},
+				Action: action(parseGroupsList, runGroupsList),
+			}
+		},
 	})
 }
 
@@ -192,21 +126,10 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 	if len(o.topics) > 0 {
 		rows = inspect.MatchTopics(rows, o.topics, fileTopics, nil)
 	}
-	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
-	volumeSources(&v.Sources, l, a, sr)
+	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
+	views.VolumeSources(&v.Sources, l, a, sr)
 	offlineListNote(g, l, sr, v.Sources.ExplicitCount)
-	var t *render.TableData
-	if needsTable(g) {
-		t = render.NewTable("GROUP", "COORDINATOR", "TIER", "PARTITIONS", "SOURCES", "ISSUES", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "FILES+")
-		t.Rows = make([][]string, 0, len(rows))
-		for _, r := range rows {
-			t.Add(cellName(g.Printer.Format, r.Group), r.Coordinator, r.Tier, strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","),
-				strings.Join(r.Issues, ","), r.HashCoordinator, r.ExplicitBroker, filesCell(r.Files))
-		}
-	}
-	return g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
-		return filteredTable(p, t, len(rows), len(all), "groups", "no groups"+filteredSuffix(len(all)))
-	}})
+	return g.Printer.Print(views.GroupsListOutput(g.Printer.Format, v))
 }
 
 // offlineListNote says on stderr what an offline list read.
@@ -217,77 +140,13 @@ func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit
 }
 
 // streamGroupsList writes an offline list as json or jsonl one row at a
-// time (GroupRowSet): a million explicit entries are listed without a
-// million rows in memory. The document is the same as GroupsListView's.
+// time (views.StreamGroupsList).
 func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
-	set := inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files})
-	var head struct {
-		Sources GroupsSourcesView `json:"sources"`
-		Total   int               `json:"total"`
-		Shown   int               `json:"shown"`
-	}
-	volumeSources(&head.Sources, l, a, sr)
-	offlineListNote(g, l, sr, head.Sources.ExplicitCount)
-	head.Total, head.Shown = set.Len(), set.Len()
-	filtered := filter != (inspect.GroupFilter{})
-	var err error
-	if g.Printer.Format == render.JSONL {
-		w := g.Printer.JSONLines(GroupsListView{})
-		set.Each(func(r *inspect.GroupRow) bool {
-			if !filtered || filter.Match(r) {
-				err = w.Write(r)
-			}
-			return err == nil
-		})
-		if err != nil {
-			return err
-		}
-		return w.Flush()
-	}
-	if filtered {
-		// The document says how many are shown before it lists them.
-		head.Shown = 0
-		set.Each(func(r *inspect.GroupRow) bool {
-			if filter.Match(r) {
-				head.Shown++
-			}
-			return true
-		})
-	}
-	d, err := g.Printer.JSONDoc(GroupsListView{}, &head, "groups")
-	if err != nil {
-		return err
-	}
-	set.Each(func(r *inspect.GroupRow) bool {
-		if !filtered || filter.Match(r) {
-			err = d.Add(r)
-		}
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	return d.Close()
+	var src views.GroupsSourcesView
+	views.VolumeSources(&src, l, a, sr)
+	offlineListNote(g, l, sr, src.ExplicitCount)
+	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
 }
-
-// needsTable reports whether the output format prints a table (people's
-// formats and csv): json, jsonl and yaml never build one, which for a
-// million rows is most of the memory.
-func needsTable(g *Globals) bool {
-	f := g.Printer.Format
-	return !f.Machine() || f == render.CSV
-}
-
-func filteredSuffix(total int) string {
-	if total == 0 {
-		return " on this volume"
-	}
-	return " match (" + render.Plural(total, "group", "groups") + " on the volume)"
-}
-
-// filesCell lists a group's offset files whole (the printer escapes what
-// a terminal must not see; csv carries the paths unchanged).
-func filesCell(files []string) string { return strings.Join(files, " ") }
 
 // listGroupFiles reads the offset files for groups list: summaries only,
 // or with topics (--topic) every file parsed and its partitions counted per
@@ -297,5 +156,5 @@ func listGroupFiles(g *Globals, l volume.Layout, topics []string) ([]inspect.Gro
 		files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
 		return files, nil, sr, err
 	}
-	return collectGroupFilesTopics(g, l, topics)
+	return observe.GroupFilesTopics(l, topics, g.Progress)
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groups list with brokers: one group gathering (wire.GatherGroups:
@@ -24,7 +23,7 @@ import (
 // with the volume.
 type liveGroupsResult struct {
 	answers *inspect.LiveAnswers
-	brokers []BrokerSourceView
+	brokers []views.BrokerSourceView
 	rows    []inspect.GroupRow // every group's row (inspect.LiveGroupRows)
 }
 
@@ -87,8 +86,8 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 	if err != nil {
 		return err
 	}
-	v := GroupsListView{Total: len(all), Shown: len(rows), Groups: rows,
-		Sources: GroupsSourcesView{Live: true, Mode: "live", Brokers: lr.brokers}}
+	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows,
+		Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: lr.brokers}}
 	header := liveListHeader(g, vol, &v.Sources)
 	assignment := ""
 	if vol.has {
@@ -101,17 +100,8 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 	for _, n := range notes.Notes {
 		g.Notef("%s", n)
 	}
-	t := liveListTable(g, vol.has, rows)
-	perr := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "sources: %s\n", strings.Join(header, "; "))
-		empty := "no groups"
-		if len(all) > 0 {
-			empty = fmt.Sprintf("no groups match (%s known)", render.Plural(len(all), "group", "groups"))
-		}
-		return filteredTable(p, t, len(rows), len(all), "groups", empty)
-	}})
-	if perr != nil {
-		return perr
+	if err := g.Printer.Print(views.LiveListOutput(g.Printer.Format, v, vol.has, header)); err != nil {
+		return err
 	}
 	if notes.Failed > 0 {
 		return fmt.Errorf("%d of %d brokers did not answer: the list may be incomplete", notes.Failed, len(lr.brokers))
@@ -127,7 +117,7 @@ func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsList
 		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, o.states) })
 	}
 	if len(o.topics) > 0 {
-		liveTopics, err := liveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
+		liveTopics, err := observe.LiveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
 		if err != nil {
 			return nil, err
 		}
@@ -156,68 +146,15 @@ func rowGroups(rows []inspect.GroupRow) []string {
 
 // liveListHeader fills the volume's sources and returns the header's
 // parts (volume or "no volume", then the brokers).
-func liveListHeader(g *Globals, vol listVolume, src *GroupsSourcesView) []string {
+func liveListHeader(g *Globals, vol listVolume, src *views.GroupsSourcesView) []string {
 	var header []string
 	if vol.has {
 		src.Mode = "merged"
-		volumeSources(src, vol.l, vol.a, vol.sr)
-		header = append(header, volumeLine(vol.l, vol.a, vol.sr.Files))
+		views.VolumeSources(src, vol.l, vol.a, vol.sr)
+		header = append(header, views.VolumeLine(vol.l, vol.a, vol.sr.Files))
 		warnGeneration(g, vol.sr)
 	} else {
 		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
 	}
-	return append(header, brokersLine(src.Brokers))
-}
-
-// liveListTable is the live list's table: merged columns with a volume,
-// fewer without (nil for json, jsonl and yaml).
-func liveListTable(g *Globals, hasVolume bool, rows []inspect.GroupRow) *render.TableData {
-	var t *render.TableData
-	switch {
-	case !needsTable(g):
-	case hasVolume:
-		t = render.NewTable("GROUP", "STATE", "MEMBERS", "COORDINATOR", "WIRE", "TIER", "PARTITIONS", "SOURCES", "ISSUES",
-			"PROTOCOL+", "LISTED-BY+", "HASH-COORDINATOR+", "EXPLICIT-BROKER+", "DRAIN+", "RETENTION+", "FILES+")
-		t.AddRows(len(rows), func(i int, c []string) {
-			r := &rows[i]
-			copy(c, []string{cellName(g.Printer.Format, r.Group), listStateCell(r.Live), listMembersCell(r.Live), render.Dash(r.Coordinator), listWireCell(r.Live), r.Tier,
-				strconv.Itoa(r.CommittedPartitions), strings.Join(r.Sources, ","), strings.Join(r.Issues, ","),
-				r.Live.Protocol, strings.Join(r.Live.ListedBy, ","), r.HashCoordinator, r.ExplicitBroker, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast), filesCell(r.Files)})
-		})
-	default:
-		t = render.NewTable("GROUP", "STATE", "PROTOCOL", "MEMBERS", "COORDINATOR", "LISTED-BY", "ISSUES", "PROTOCOL-TYPE+", "DRAIN+", "RETENTION+")
-		t.AddRows(len(rows), func(i int, c []string) {
-			r := &rows[i]
-			copy(c, []string{cellName(g.Printer.Format, r.Group), listStateCell(r.Live), r.Live.Protocol, listMembersCell(r.Live), listWireCell(r.Live),
-				strings.Join(r.Live.ListedBy, ","), strings.Join(r.Issues, ","), r.Live.ProtocolType, forecastDrainCell(r.Forecast), forecastRetentionCell(r.Forecast)})
-		})
-	}
-	return t
-}
-
-func listStateCell(l *inspect.GroupLive) string {
-	if l == nil || l.State == "" {
-		return "-"
-	}
-	return l.State
-}
-
-func listMembersCell(l *inspect.GroupLive) string {
-	if l == nil || l.State == "" {
-		return "-"
-	}
-	return strconv.Itoa(l.Members)
-}
-
-func listWireCell(l *inspect.GroupLive) string {
-	if l == nil {
-		return "-"
-	}
-	if l.WireCoordinator == "" {
-		if l.WireError != "" {
-			return "error"
-		}
-		return "-"
-	}
-	return l.WireCoordinator
+	return append(header, views.BrokersLine(src.Brokers))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // runGroupsList called directly, without a cli.Context: offline with a
@@ -22,7 +23,7 @@ func TestRunGroupsListDirect(t *testing.T) {
 	if err := runGroupsList(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	var v GroupsListView
+	var v views.GroupsListView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}

@@ -9,50 +9,27 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "prune",
-			Usage:       "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
-			Description: pruneDescription,
-			Flags:       pruneFlags(),
-			Action:      actionWith(parseGroupsPrune, runGroupsPrune),
-		}
+	register(Descriptor{
+		Path:   "groups prune",
+		Usage:  "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
+		Common: fgAll,
+		Docs: []FormatDoc{
+			{Title: "groups prune", Doc: views.GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
+			{Title: "groups prune --restore", Doc: views.PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags:  pruneFlags(),
+				Action: actionWith(parseGroupsPrune, runGroupsPrune),
+			}
+		},
 	})
 }
-
-const pruneDescription = "kaas keeps a group's offset file forever (there is no offsets retention), keys offsets by topic\n" +
-	"name (a topic deleted and recreated inherits the old offsets), and random group ids from tests and\n" +
-	"short-lived jobs pile up. groups prune selects, each selector its own flag and each row explained:\n" +
-	"  --empty-for AGE       groups with no member and no commit for AGE; the age comes from the offsets\n" +
-	"                        journal (--journal), the file's modification time, or both (--age-from)\n" +
-	"  --deleted-topics      offsets on topics that exist neither on the volume nor on the brokers\n" +
-	"  --recreated-topics    offsets committed past a topic's log end before its first record was written\n" +
-	"                        (deleted and recreated); never the stale high watermark after a takeover,\n" +
-	"                        which looks the same from the offsets: the segments tell them apart, and a row\n" +
-	"                        whose evidence cannot tell is refused with the reason\n" +
-	"  --unsubscribed        offsets on topics the group's live members no longer subscribe to (the group\n" +
-	"                        is live, so it is listed with the command to run once it is inactive)\n" +
-	"  --canaries            the probe's canary groups no broker's probe uses any more\n\n" +
-	"A group is refused (exit 4) while it is live: members, or loaded by its coordinator (it lists the\n" +
-	"group: kaas keeps an Empty group in memory until the broker restarts, serves its offsets from there\n" +
-	"and writes them back on its next commit); the state and the hold are checked again right before each\n" +
-	"write. Every write goes through the offsets write path: a backup beside the file, then the file\n" +
-	"rewritten without the pruned partitions or removed whole, atomically, aborted if it changed since it\n" +
-	"was read, and verified. After the write each coordinator is asked (OffsetFetch) whether it still\n" +
-	"serves the pruned offsets from memory, and every broker whether it still lists a pruned group: such a\n" +
-	"partition is CACHED, the broker to restart named, and the run exits 3.\n\n" +
-	"--max-groups caps how many groups one run writes: a plan over the cap writes nothing and exits 4 until\n" +
-	"the cap is raised. --export-rollback FILE keeps every planned file byte for byte; --restore FILE puts\n" +
-	"them back (dry-run unless --execute), refusing a file that changed since the prune.\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups prune -b HOST:9092 --data-dir /data --empty-for 30d --deleted-topics\n" +
-	"  kaasctl groups prune ... --empty-for 7d --journal /var/lib/kaasctl/journal --age-from both --group-regex '^test-'\n" +
-	"  kaasctl groups prune ... --recreated-topics --canaries --export plan.csv\n" +
-	"  kaasctl groups prune ... --empty-for 30d --execute --export-rollback prune-rollback.jsonl\n" +
-	"  kaasctl groups prune ... --restore prune-rollback.jsonl --execute"
 
 // defaultPruneMaxGroups is --max-groups's default.
 const defaultPruneMaxGroups = 1000
@@ -209,7 +186,7 @@ func runGroupsPrune(ctx context.Context, g *Globals, o pruneOptions) error {
 	if o.restore != "" {
 		return runPruneRestore(ctx, g, o)
 	}
-	if err := checkRollbackTarget(o.rollback, o.overwrite); err != nil {
+	if err := repair.CheckRollbackTarget(o.rollback, o.overwrite); err != nil {
 		return err
 	}
 	l, cl, err := writeTarget(ctx, g, o.mode)
@@ -223,26 +200,20 @@ func runGroupsPrune(ctx context.Context, g *Globals, o pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := run.plan(ctx); err != nil {
+	if err := run.Plan(ctx); err != nil {
 		return err
 	}
-	capErr := run.checkCap()
+	capErr := run.CheckCap()
 	if o.mode.execute && capErr == nil {
-		if err := run.apply(ctx); err != nil {
+		stop := onInterrupt(g)
+		err := run.Apply(ctx, stop.requested)
+		stop.release()
+		if err != nil {
 			return err
 		}
 	}
-	if err := run.report(); err != nil {
+	if err := reportPrune(g, o, run.Report()); err != nil {
 		return err
 	}
-	return run.exitErr(capErr)
-}
-
-// pruneCapError is the refusal of a plan over --max-groups.
-func pruneCapError(n, capN int, execute bool) error {
-	what := "nothing would be written"
-	if execute {
-		what = "nothing was written"
-	}
-	return exit.Refusedf("the prune selects %d groups to write, more than --max-groups %d: %s; check the plan, then rerun with --max-groups %d to prune them all (or narrow it with --group-regex/--exclude)", n, capN, what, n)
+	return run.ExitErr(capErr)
 }

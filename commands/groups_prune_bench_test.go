@@ -95,10 +95,10 @@ func retainedByPlan(b *testing.B, args []string, n int) float64 {
 	runtime.ReadMemStats(&m0)
 	r, err := newPruneRun(context.Background(), g, o, l, nil)
 	if err == nil {
-		err = r.plan(context.Background())
+		err = r.Plan(context.Background())
 	}
-	if err != nil || len(r.groups) != n {
-		b.Fatalf("plan: %v (%d groups)", err, len(r.groups))
+	if err != nil || len(r.Groups) != n {
+		b.Fatalf("plan: %v (%d groups)", err, len(r.Groups))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&m1)

@@ -6,27 +6,10 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/safefs"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
-
-// PruneRestoreView is 'groups prune --restore FILE -o json'.
-type PruneRestoreView struct {
-	Mode     string                `json:"mode"` // dry-run | execute
-	Rollback string                `json:"rollback"`
-	Planned  string                `json:"planned"` // when the prune was planned
-	Groups   []*repair.RestoreItem `json:"groups"`
-	Summary  restoreSummary        `json:"summary"`
-}
-
-type restoreSummary struct {
-	Planned   int `json:"planned"`
-	Restored  int `json:"restored"`
-	Unchanged int `json:"unchanged"`
-	Refused   int `json:"refused"`
-	Failed    int `json:"failed"`
-}
 
 // runPruneRestore puts back the files a prune's rollback file holds:
 // checked against the volume (the group's file here, as the prune left
@@ -54,37 +37,18 @@ func runPruneRestore(ctx context.Context, g *Globals, o pruneOptions) error {
 	if o.mode.execute {
 		repair.ApplyRestore(ctx, cl, in, items, g.Now)
 	}
-	v := &PruneRestoreView{Mode: "dry-run", Rollback: o.restore, Planned: render.Timestamp(rb.Header.Planned), Groups: items}
+	v := &views.PruneRestoreView{Mode: "dry-run", Rollback: o.restore, Planned: render.Timestamp(rb.Header.Planned), Groups: items}
 	if o.mode.execute {
 		v.Mode = "execute"
 	}
 	return printRestore(g, v)
 }
 
-func printRestore(g *Globals, v *PruneRestoreView) error {
-	s := &v.Summary
-	t := render.NewTable("GROUP", "PRUNED", "OUTCOME", "DETAIL", "PATH+", "BACKUP+")
-	for _, it := range v.Groups {
-		switch it.Outcome {
-		case repair.RestorePlanned:
-			s.Planned++
-		case repair.RestoreRestored:
-			s.Restored++
-		case repair.RestoreUnchanged:
-			s.Unchanged++
-		case repair.RestoreRefused:
-			s.Refused++
-		default:
-			s.Failed++
-		}
-		t.Add(volume.DisplayName(it.Group), it.Action, it.Outcome, it.Detail, it.Path, it.Backup)
-	}
-	if v.Groups == nil {
-		v.Groups = []*repair.RestoreItem{}
-	}
-	if err := g.Printer.Print(render.Output{Data: v, Items: v.Groups, Table: t}); err != nil {
+func printRestore(g *Globals, v *views.PruneRestoreView) error {
+	if err := g.Printer.Print(views.RestoreOutput(v)); err != nil {
 		return err
 	}
+	s := v.Summary
 	if v.Mode == "dry-run" {
 		g.Warnf("No action will be performed as the --execute option is missing: nothing was restored. Rerun with --execute to put %s back.", render.Plural(s.Planned, "file", "files"))
 	}

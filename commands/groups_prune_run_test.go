@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // runGroupsPrune called directly, offline: a dry run plans, an execute
@@ -27,7 +28,7 @@ func TestRunGroupsPruneDirect(t *testing.T) {
 	if err := runGroupsPrune(context.Background(), g, o); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	if v := decodeOut[GroupsPruneView](t, out); v.Mode != "dry-run" || v.Path != "offline" || v.Summary.Remove != 1 || v.Groups[0].Group != "g" {
+	if v := decodeOut[views.GroupsPruneView](t, out); v.Mode != "dry-run" || v.Path != "offline" || v.Summary.Remove != 1 || v.Groups[0].Group != "g" {
 		t.Fatalf("view %+v", v)
 	}
 	o.maxGroups = 1

@@ -15,6 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // pruneLab is a running sandbox whose volume tests write group files on.
@@ -49,9 +50,9 @@ func (lab *pruneLab) prune(t *testing.T, args ...string) cliResult {
 }
 
 // pruneDoc decodes a prune's -o json.
-func pruneDoc(t *testing.T, r cliResult) (GroupsPruneView, map[string]*inspect.PruneGroup) {
+func pruneDoc(t *testing.T, r cliResult) (views.GroupsPruneView, map[string]*inspect.PruneGroup) {
 	t.Helper()
-	v := decodeJSON[GroupsPruneView](t, r)
+	v := decodeJSON[views.GroupsPruneView](t, r)
 	by := map[string]*inspect.PruneGroup{}
 	for _, pg := range v.Groups {
 		by[pg.Group] = pg
@@ -141,7 +142,7 @@ func TestSandboxPruneEmptyAndDeleted(t *testing.T) {
 		t.Fatalf("restore dry run: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	r = lab.prune(t, "--restore", rollback, "--execute", "-o", "json")
-	rv := decodeJSON[PruneRestoreView](t, r)
+	rv := decodeJSON[views.PruneRestoreView](t, r)
 	if r.Code != 0 || rv.Summary.Restored != 3 {
 		t.Fatalf("restore: exit %d %+v\n%s", r.Code, rv.Summary, r.Err)
 	}
@@ -150,7 +151,7 @@ func TestSandboxPruneEmptyAndDeleted(t *testing.T) {
 			t.Errorf("%s after the restore: %q (%v), want %q", p, now, err, b)
 		}
 	}
-	if r = lab.prune(t, "--restore", rollback, "--execute", "-o", "json"); decodeJSON[PruneRestoreView](t, r).Summary.Unchanged != 3 {
+	if r = lab.prune(t, "--restore", rollback, "--execute", "-o", "json"); decodeJSON[views.PruneRestoreView](t, r).Summary.Unchanged != 3 {
 		t.Errorf("second restore: %s", r.Out)
 	}
 }
@@ -259,7 +260,7 @@ func TestPruneOfflineWrittenTwice(t *testing.T) {
 			t.Fatalf("--export %s: exit %d %v\n%s", name, r.Code, err, r.Err)
 		}
 		if name == "plan.json" {
-			var v GroupsPruneView
+			var v views.GroupsPruneView
 			if err := json.Unmarshal(b, &v); err != nil || len(v.Groups) != 2 {
 				t.Errorf("plan.json: %v %s", err, b)
 			}

@@ -14,54 +14,28 @@ import (
 	"github.com/kaasctl/kaasctl/render"
 )
 
-const groupsTimelineHelp = "One ordered story of a group from everything kaasctl observed or recorded:\n\n" +
-	"  commits      every change of its offset file the offsets journal recorded ('watch --offsets\n" +
-	"               --journal DIR' or 'exporter --journal DIR'), each attributed (below)\n" +
-	"  members      its membership as first seen and every generation change (members joining, leaving or\n" +
-	"               timing out, coordinator moves), from the events journal the same commands record\n" +
-	"               beside it when they have brokers\n" +
-	"  coordinator  coordinator moves with their cause, as 'takeover trace' reconstructs them from the\n" +
-	"               assignment versions (the journal's, --assignments, the live file) and --logs\n" +
-	"  kaasctl      kaasctl's own resets, deletes, restores and prunes (its write log on the volume, and\n" +
-	"               its backups)\n" +
-	"  health       conditions entering and leaving (REWIND, CHURN, STOP, ...), from the events journal\n" +
-	"  observer     what nobody saw: gaps in the journals, stretches the brokers did not answer\n\n" +
-	"Each commit is classed by who made it. kaas never fences OffsetCommit by generation or member, and its\n" +
-	"files record neither, so the class comes from the facts around the commit: kaasctl (its write log\n" +
-	"names the command and who ran it), admin (the group had no member: an admin tool committing with\n" +
-	"generation -1, or a consumer using assign()), cacheRewrite (right after a coordinator move, the file\n" +
-	"went back to offsets it held before: the new coordinator wrote its stale memory of the group), zombie\n" +
-	"(a partition put back at or below its offset before the last generation change: a member of an older\n" +
-	"generation, or one that left), own (the group's members; a few records back is two of their commits\n" +
-	"landing out of order), unknown (no membership observed then). A rewind carries its size and how it\n" +
-	"pages: a warning for a few records by the group's own members, a page for the others or past\n" +
-	"--rewind-page-records. Attributions the evidence only points to are marked uncertain, and the notes\n" +
-	"say what the record cannot tell (no events journal, journal gaps, a broker that reports no client\n" +
-	"hosts or member assignments). Generations are kaasctl's count of the changes it saw: kaas's\n" +
-	"DescribeGroups carries no generation id.\n\n" +
-	"Examples:\n" +
-	"  kaasctl groups timeline orders-app --journal /var/lib/kaasctl/journal --data-dir /data\n" +
-	"  kaasctl groups timeline orders-app --journal DIR --since 2h --logs kaas-0.log --logs kaas-1.log\n" +
-	"  kaasctl groups timeline orders-app --journal DIR --source commits,members -o json"
-
 func init() {
-	registerSub("groups", groupsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:        "timeline",
-			Usage:       "a group's story: generations and members joining and leaving, coordinator moves, every recorded commit attributed (members, admin, zombie, cache rewrite, kaasctl), kaasctl's own writes, conditions",
-			ArgsUsage:   "GROUP",
-			Description: groupsTimelineHelp,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the `DIR` given to 'watch --journal', 'watch --offsets --journal' or 'exporter --journal' (its offsets/, events/ and assignment versions)"},
-				&cli.StringSliceFlag{Name: "assignments", Usage: "more assignment.json versions: a `DIR` of snapshots or a file (repeatable)"},
-				&cli.StringSliceFlag{Name: "logs", Usage: "broker log `FILE`s or dirs for the coordinator moves' times and causes (repeatable; - for stdin)"},
-				&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
-				&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
-				&cli.StringSliceFlag{Name: "source", Usage: "only events of these `SOURCES` (commits, members, coordinator, kaasctl, health, observer; repeatable or comma list)"},
-				&cli.Int64Flag{Name: "rewind-page-records", Value: inspect.DefaultRewindPageRecords, Usage: "a rewind by the group's own members of more than `N` records pages"},
-			},
-			Action: actionWith(parseGroupsTimeline, runGroupsTimeline),
-		}
+	register(Descriptor{
+		Path:  "groups timeline",
+		Usage: "a group's story: generations and members joining and leaving, coordinator moves, every recorded commit attributed (members, admin, zombie, cache rewrite, kaasctl), kaasctl's own writes, conditions",
+		Docs: []FormatDoc{
+			{Title: "groups timeline", Doc: inspect.Timeline{}, JSONL: "each event (events[]), in order", Rank: 53},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				ArgsUsage: "GROUP",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the `DIR` given to 'watch --journal', 'watch --offsets --journal' or 'exporter --journal' (its offsets/, events/ and assignment versions)"},
+					&cli.StringSliceFlag{Name: "assignments", Usage: "more assignment.json versions: a `DIR` of snapshots or a file (repeatable)"},
+					&cli.StringSliceFlag{Name: "logs", Usage: "broker log `FILE`s or dirs for the coordinator moves' times and causes (repeatable; - for stdin)"},
+					&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
+					&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
+					&cli.StringSliceFlag{Name: "source", Usage: "only events of these `SOURCES` (commits, members, coordinator, kaasctl, health, observer; repeatable or comma list)"},
+					&cli.Int64Flag{Name: "rewind-page-records", Value: inspect.DefaultRewindPageRecords, Usage: "a rewind by the group's own members of more than `N` records pages"},
+				},
+				Action: actionWith(parseGroupsTimeline, runGroupsTimeline),
+			}
+		},
 	})
 }
 
@@ -130,7 +104,7 @@ func printTimeline(p *render.Printer, tl *inspect.Timeline) error {
 		t.Add(render.Timestamp(e.Time), e.Source, e.Kind, render.Dash(author), e.Summary, render.Dash(e.Severity), e.Evidence, render.Dash(why))
 	}
 	return p.Print(render.Output{Data: tl, Items: tl.Events, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "group %s: %s\n", render.Clean(tl.Group), timelineSpan(tl))
+		fmt.Fprintf(p.Out, "group %s: %s\n", render.Clean(tl.Group), timelineSpan(tl))
 		if len(tl.Events) > 0 {
 			if err := p.Table(t); err != nil {
 				return err

@@ -98,11 +98,11 @@ func timelineMoves(g *Globals, o groupsTimelineOptions, l volume.Layout, in *ins
 		}
 	}
 	var hist volume.HistoryResult
-	var src traceSources
+	var src inspect.TraceSources
 	if len(paths) > 0 {
-		hist, src = readTraceHistory(g, paths, nil)
+		hist, src = inspect.ReadTraceHistory(g, paths, nil)
 	}
-	logs, _ := readTraceLogs(g, "", o.logs, &src)
+	logs, _ := inspect.ReadTraceLogs(g, g.IO.In, g.Progress, "", o.logs, &src)
 	if len(hist.Snapshots) == 0 && len(logs) == 0 {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // groups describe --why: for every lagging partition, the blocker the
@@ -63,42 +64,6 @@ func parseWhy(c *cli.Context) (whyOptions, error) {
 	return o, nil
 }
 
-// GroupsWhyView is the machine document of 'groups describe --why'.
-type GroupsWhyView struct {
-	Sources  GroupsSourcesView `json:"sources"`
-	Now      string            `json:"now"`
-	WindowMs int64             `json:"windowMs"`
-	Groups   []GroupWhy        `json:"groups"`
-	NotFound []string          `json:"notFound"`
-	// ReadBoundBytes is the most read from the segments for one
-	// partition (at its committed offset and, live, at a last stable
-	// offset below it); BytesRead what this run read for all of them.
-	ReadBoundBytes int64 `json:"readBoundBytes"`
-	BytesRead      int64 `json:"bytesRead"`
-}
-
-// GroupWhy is one group's lagging partitions and their blockers.
-type GroupWhy struct {
-	Group string `json:"group"`
-	// State and Members are the brokers' answer (absent offline).
-	State    string                     `json:"state,omitempty"`
-	Members  *int                       `json:"members,omitempty"`
-	Lagging  int                        `json:"lagging"`
-	Blocked  int                        `json:"blocked"`
-	Blockers []inspect.PartitionBlocker `json:"partitions"`
-	// PendingTxnOffsets are offsets open transactions staged for the
-	// group: not visible yet, and lost if its coordinator restarts.
-	PendingTxnOffsets []inspect.PendingTxnOffset `json:"pendingTransactionalOffsets"`
-}
-
-// whyState is one group's state at an observation.
-type whyState struct {
-	gs      *inspect.GroupState
-	members int // -1: not asked
-	state   string
-	fileMod time.Time
-}
-
 // runGroupsWhy is describe --why: one observation (or a window of them),
 // the last stable offsets when brokers are there, each lagging
 // partition's blocker, the view; exit 3 when a partition is blocked.
@@ -106,14 +71,17 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 	if o.drainWindow > 0 || o.view != "" || o.summaryOnly {
 		return exit.UsageErrorf("--why prints its own view: leave out --drain-window, --view and --summary")
 	}
-	snap := func() ([]whyState, GroupsSourcesView, []string, error) { return whySnapshot(ctx, g, cl, o) }
-	states, sources, notFound, err := snap()
+	states, sources, notFound, err := whySnapshot(ctx, g, cl, o)
 	if err != nil {
 		return err
 	}
 	var tr *observe.StuckTracker
 	if o.why.window > 0 {
-		if tr, states, err = watchStuck(ctx, g, o.why.window, states, snap); err != nil {
+		snap := func() ([]observe.WhyState, error) {
+			sts, _, _, err := whySnapshot(ctx, g, cl, o)
+			return sts, err
+		}
+		if tr, states, err = observe.WatchStuck(ctx, o.why.window, states, snap, g); err != nil {
 			return err
 		}
 	}
@@ -121,10 +89,10 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 	if err != nil {
 		return err
 	}
-	v := GroupsWhyView{Sources: sources, Now: g.Now().Format(time.RFC3339Nano), WindowMs: o.why.window.Milliseconds(), NotFound: notFound,
+	v := views.GroupsWhyView{Sources: sources, Now: g.Now().Format(time.RFC3339Nano), WindowMs: o.why.window.Milliseconds(), NotFound: notFound,
 		ReadBoundBytes: 2 * o.why.limits.MaxBytes(), Groups: whyGroups(src, states, o.filter, cl != nil)}
 	v.BytesRead = src.BytesRead
-	if err := printWhy(g, &v); err != nil {
+	if err := g.Printer.Print(views.WhyOutput(&v)); err != nil {
 		return err
 	}
 	return whyExit(&v, notFound)
@@ -132,7 +100,7 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 
 // whySources reads the slot files and the marker queue and asks the
 // leaders for the last stable offsets.
-func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whyState, o groupsDescribeOptions, tr *observe.StuckTracker) (*observe.BlockerSources, error) {
+func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []observe.WhyState, o groupsDescribeOptions, tr *observe.StuckTracker) (*observe.BlockerSources, error) {
 	var l volume.Layout
 	var a *volume.Assignment
 	if g.HasVolume() {
@@ -142,66 +110,36 @@ func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []whySt
 		}
 		a = offlineAssignmentFor(g, l, o.sel.Scope())
 	}
-	src := observe.ReadBlockerSources(l, a, g.Now(), o.why.limits)
-	g.WarnFindings(src.Findings)
-	for _, fe := range src.Errors {
-		g.Warnf("%s: %s", fe.Path, fe.Problem)
-	}
-	src.Flags = g.GivenFlags()
+	var stuck func(group, topic string, partition int32) *inspect.Stuck
 	if tr != nil {
-		src.Stuck = tr.Stuck
+		stuck = tr.Stuck
 	}
-	if cl != nil {
-		gss := make([]*inspect.GroupState, len(states))
-		for i := range states {
-			gss[i] = states[i].gs
-		}
-		if err := src.AskStable(ctx, cl, gss); err != nil {
-			g.Warnf("last stable offsets (ListOffsets read_committed): %v; lag to the last stable offset comes from the segments", err)
-		}
-	}
-	if l.DataDir == "" {
-		g.Warnf("no data dir: the records at the committed offsets cannot be read (pass --data-dir); only the brokers' answers are used")
-	}
-	return src, nil
+	return observe.WhyBlockerSources(ctx, observe.WhyReading{Layout: l, Assignment: a, Client: cl, Now: g.Now(), Limits: o.why.limits, Flags: g.GivenFlags(), Stuck: stuck}, states, g), nil
 }
 
 // whyGroups classifies every lagging partition of states.
-func whyGroups(src *observe.BlockerSources, states []whyState, filter inspect.DescribeFilter, live bool) []GroupWhy {
-	out := []GroupWhy{}
-	var all []inspect.PartitionBlocker
+func whyGroups(src *observe.BlockerSources, states []observe.WhyState, filter inspect.DescribeFilter, live bool) []views.GroupWhy {
+	out := []views.GroupWhy{}
 	for _, st := range states {
-		gw := GroupWhy{Group: st.gs.Group, State: st.state, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.gs.Group)}
-		if st.members >= 0 {
-			m := st.members
+		gw := views.GroupWhy{Group: st.State.Group, State: st.GroupState, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.State.Group)}
+		if st.Members >= 0 {
+			m := st.Members
 			gw.Members = &m
 		}
-		for _, b := range src.Blockers(st.gs, live, max(st.members, 0)) {
-			if len(filter.Topics) > 0 && !slices.Contains(filter.Topics, b.Topic) {
-				continue
+		for _, b := range src.Blockers(st.State, live, max(st.Members, 0)) {
+			if len(filter.Topics) == 0 || slices.Contains(filter.Topics, b.Topic) {
+				gw.Blockers = append(gw.Blockers, b)
 			}
-			gw.Blockers = append(gw.Blockers, b)
 		}
 		out = append(out, gw)
 	}
-	for i := range out {
-		all = append(all, out[i].Blockers...)
-	}
-	inspect.LinkTxnGroups(all) // fills the transactions out's blockers point at
-	for i := range out {
-		out[i].Lagging = len(out[i].Blockers)
-		for _, b := range out[i].Blockers {
-			if inspect.Blocking(b.Kind) {
-				out[i].Blocked++
-			}
-		}
-	}
+	views.CountWhy(out)
 	return out
 }
 
 // whyExit is exit 3 when a partition is blocked, an error for groups not
 // found.
-func whyExit(v *GroupsWhyView, notFound []string) error {
+func whyExit(v *views.GroupsWhyView, notFound []string) error {
 	if len(notFound) > 0 {
 		return fmt.Errorf("group %s not found", quoteList(notFound))
 	}

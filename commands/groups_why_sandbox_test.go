@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // whySandbox is a sandbox with "orders" (2 partitions) and the flags that
@@ -27,10 +28,10 @@ func whySandbox(t *testing.T) (*sandbox.Sandbox, []string) {
 }
 
 // whyLiveDoc runs groups describe --why -o json on the sandbox.
-func whyLiveDoc(t *testing.T, flags []string, extra ...string) (GroupsWhyView, cliResult) {
+func whyLiveDoc(t *testing.T, flags []string, extra ...string) (views.GroupsWhyView, cliResult) {
 	t.Helper()
 	r := runCLI(t, "", nil, append(append([]string{"groups", "describe"}, flags...), append([]string{"--why", "-o", "json"}, extra...)...)...)
-	var doc GroupsWhyView
+	var doc views.GroupsWhyView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", r.Code, err, r.Out, r.Err)
 	}

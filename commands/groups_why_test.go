@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render/views"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -106,7 +107,7 @@ func TestGroupsWhyNamesEachBlocker(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("exit %d (want 3: blocked partitions)\n%s\n%s", r.Code, r.Out, r.Err)
 	}
-	var doc GroupsWhyView
+	var doc views.GroupsWhyView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +134,10 @@ func TestGroupsWhyNamesEachBlocker(t *testing.T) {
 }
 
 // whyDoc runs describe --why -o json for the groups and parses it.
-func whyDoc(t *testing.T, v *whyVolume, extra ...string) GroupsWhyView {
+func whyDoc(t *testing.T, v *whyVolume, extra ...string) views.GroupsWhyView {
 	t.Helper()
 	r := runCLI(t, "", nil, append([]string{"groups", "describe"}, v.args(append([]string{"--why", "-o", "json"}, extra...)...)...)...)
-	var doc GroupsWhyView
+	var doc views.GroupsWhyView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", r.Code, err, r.Out, r.Err)
 	}
@@ -182,7 +183,7 @@ func TestTxnListHanging(t *testing.T) {
 	t.Parallel()
 	v := plantWhyVolume(t)
 	r := runCLI(t, "", nil, append([]string{"txn", "list", "--hanging"}, v.args("-o", "json")...)...)
-	var doc TxnListView
+	var doc views.TxnListView
 	if err := json.Unmarshal([]byte(r.Out), &doc); err != nil || r.Code != 0 {
 		t.Fatalf("exit %d %v\n%s\n%s", r.Code, err, r.Out, r.Err)
 	}

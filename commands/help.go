@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 )
 
 // helpTopics are the pages of 'kaasctl help TOPIC'. Other files add
@@ -16,13 +18,15 @@ var helpTopics = map[string]helpTopic{}
 
 type helpTopic struct {
 	Summary string
-	Text    string
-	// Gen builds the text when asked (for pages generated from types).
+	// Gen builds the text when asked: internal/helptext's page of the
+	// topic, or a page generated from types.
 	Gen func() string
 }
 
-func addHelpTopic(name, summary, text string) {
-	helpTopics[name] = helpTopic{Summary: summary, Text: strings.TrimLeft(text, "\n")}
+// addHelpTopic adds the topic whose page is internal/helptext's
+// topics/NAME.txt (vars fill its placeholders).
+func addHelpTopic(name, summary string, vars helptext.Vars) {
+	helpTopics[name] = helpTopic{Summary: summary, Gen: func() string { return helptext.Topic(name, vars) }}
 }
 
 func addHelpTopicFunc(name, summary string, gen func() string) {
@@ -31,13 +35,11 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 
 func init() {
 	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", exitCodesHelp)
-	register(newHelpCmd)
+	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 
 func newHelpCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "help",
-		Aliases:   []string{"h"},
 		Usage:     "show help for a command, or a topic: " + strings.Join(topicNames(), ", "),
 		ArgsUsage: "[TOPIC | COMMAND [SUBCOMMAND]]",
 		Action: func(c *cli.Context) error {
@@ -54,24 +56,20 @@ func newHelpCmd() *cli.Command {
 				return nil
 			}
 			if t, ok := helpTopics[args[0]]; ok && len(args) == 1 {
-				text := t.Text
-				if t.Gen != nil {
-					text = t.Gen()
-				}
-				fmt.Fprint(c.App.Writer, text)
+				fmt.Fprint(c.App.Writer, t.Gen())
 				return nil
 			}
 			cmds := c.App.Commands
 			var path []string
 			var cmd *cli.Command
 			for _, a := range args {
-				cmd = findCommand(cmds, a)
+				cmd = completion.FindCommand(cmds, a)
 				if cmd == nil {
-					cands := commandNames(cmds)
+					cands := completion.CommandNames(cmds)
 					if len(path) == 0 {
 						cands = append(cands, topicNames()...)
 					}
-					if s := suggest(a, cands); s != "" {
+					if s := completion.Suggest(a, cands); s != "" {
 						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
 					}
 					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))

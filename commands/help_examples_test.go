@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,7 +19,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 			if c.Hidden || c.Name == "help" {
 				continue
 			}
-			if !isLeaf(c) {
+			if !completion.IsLeaf(c) {
 				walk(p, c.Subcommands)
 				continue
 			}

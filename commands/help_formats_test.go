@@ -12,15 +12,15 @@ import (
 func TestMachineFieldsAreCamelCase(t *testing.T) {
 	t.Parallel()
 	camel := regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
-	for _, d := range formatDocs {
-		fs := render.Fields(d.doc)
+	for _, d := range formatDocs() {
+		fs := render.Fields(d.Doc)
 		if len(fs) == 0 {
-			t.Errorf("%s: no fields", d.command)
+			t.Errorf("%s: no fields", d.Title)
 		}
 		for _, f := range fs {
 			for _, seg := range strings.Split(strings.NewReplacer("[]", "", "{}", "").Replace(f.Path), ".") {
 				if !camel.MatchString(seg) {
-					t.Errorf("%s: field %q is not camelCase", d.command, f.Path)
+					t.Errorf("%s: field %q is not camelCase", d.Title, f.Path)
 				}
 			}
 		}

@@ -9,9 +9,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // 'kaasctl --help-json' is the command tree as JSON, for tools and agents:
@@ -22,88 +24,8 @@ import (
 
 const flagHelpJSON = "help-json"
 
-// HelpTree is the document --help-json prints.
-type HelpTree struct {
-	Name        string `json:"name"`
-	Version     string `json:"version"`
-	Usage       string `json:"usage"`
-	Description string `json:"description"`
-	// Path is the subtree asked for ("" for the whole tree).
-	Path          string            `json:"path"`
-	ExitCodes     []exitCodeDoc     `json:"exitCodes"`
-	OutputFormats []outputFormatDoc `json:"outputFormats"`
-	// Environment is every variable kaasctl reads, with the flag it stands for.
-	Environment []HelpEnv     `json:"environment"`
-	Commands    []HelpCommand `json:"commands"`
-}
-
-// HelpEnv is one environment variable.
-type HelpEnv struct {
-	Name string `json:"name"`
-	// Flag is the flag it stands in for ("" when none).
-	Flag  string `json:"flag"`
-	Usage string `json:"usage"`
-}
-
-// HelpCommand is one command of the tree.
-type HelpCommand struct {
-	Name string `json:"name"`
-	// Path is the command line that runs it ("groups describe").
-	Path        string   `json:"path"`
-	Aliases     []string `json:"aliases"`
-	Usage       string   `json:"usage"`
-	ArgsUsage   string   `json:"argsUsage"`
-	Description string   `json:"description"`
-	Hidden      bool     `json:"hidden"`
-	// Runnable: a leaf that does work (a parent only chooses a sub-command).
-	Runnable bool       `json:"runnable"`
-	Flags    []HelpFlag `json:"flags"`
-	// ExitCodes are the codes it can end with (exitCodes says what each means).
-	ExitCodes []int `json:"exitCodes"`
-	// OutputFormats are the -o values it takes; Documents the machine
-	// documents it prints.
-	OutputFormats []string       `json:"outputFormats"`
-	Documents     []HelpDocument `json:"documents"`
-	Subcommands   []HelpCommand  `json:"subcommands"`
-}
-
-// HelpFlag is one flag of a command.
-type HelpFlag struct {
-	Name    string   `json:"name"`
-	Aliases []string `json:"aliases"`
-	// Type is bool, string, int, duration (internal/when's grammar) or
-	// stringList (repeatable, or comma separated).
-	Type        string `json:"type"`
-	TakesValue  bool   `json:"takesValue"`
-	Repeatable  bool   `json:"repeatable"`
-	Default     string `json:"default"`
-	Placeholder string `json:"placeholder"`
-	Usage       string `json:"usage"`
-	Category    string `json:"category"`
-	// Hidden flags are accepted without being listed in the help (the
-	// connection flags of offline commands).
-	Hidden bool `json:"hidden"`
-	// Common: one of the flags every command takes (--data-dir, -o, --brokers, ...).
-	Common bool `json:"common"`
-	// Env are the environment variables that set it, ProfileKey where a
-	// profile of config.yaml holds it; a flag beats its variable, which
-	// beats the profile.
-	Env        []string `json:"env"`
-	ProfileKey string   `json:"profileKey"`
-}
-
-// HelpDocument is a machine document a command prints.
-type HelpDocument struct {
-	Name          string `json:"name"`
-	SchemaVersion int    `json:"schemaVersion"`
-	JSONL         string `json:"jsonl"`
-}
-
-// outputFormatDoc is one -o format.
-type outputFormatDoc struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Machine     bool   `json:"machine"`
+func init() {
+	registerAppDoc(FormatDoc{Title: "--help-json", Doc: views.HelpTree{}, JSONL: "the whole document", Rank: 240})
 }
 
 // helpJSONRequest reports whether args ask for --help-json, and of which
@@ -122,19 +44,19 @@ func helpJSONRequest(app *cli.App, args []string) ([]string, bool) {
 	if !asked {
 		return nil, false
 	}
-	path, ok := helpRequest(app, rewritten)
+	path, ok := completion.HelpRequest(app.Commands, rewritten)
 	return path, ok
 }
 
 // printHelpJSON writes the tree of the command at path (the whole tree
 // when empty).
 func printHelpJSON(app *cli.App, w io.Writer, path []string) error {
-	t := HelpTree{Name: app.Name, Version: app.Version, Usage: app.Usage, Description: app.Description,
+	t := views.HelpTree{Name: app.Name, Version: app.Version, Usage: app.Usage, Description: app.Description,
 		Path: strings.Join(path, " "), ExitCodes: exitCodeDocs, OutputFormats: outputFormatDocs(), Environment: helpEnvironment()}
 	cmds := app.Commands
 	var parents []string
 	for _, name := range path {
-		c := findCommand(cmds, name)
+		c := completion.FindCommand(cmds, name)
 		if c == nil {
 			return fmt.Errorf("--help-json: no command %q", strings.Join(append(parents, name), " "))
 		}
@@ -155,17 +77,17 @@ func printHelpJSON(app *cli.App, w io.Writer, path []string) error {
 
 // helpCommand is c (under parents) and its sub-commands; the help
 // sub-command every parent and leaf gets is left out.
-func helpCommand(c *cli.Command, parents []string) HelpCommand {
+func helpCommand(c *cli.Command, parents []string) views.HelpCommand {
 	path := strings.Join(append(slices.Clone(parents), c.Name), " ")
-	hc := HelpCommand{Name: c.Name, Path: path, Aliases: c.Aliases, Usage: c.Usage, ArgsUsage: c.ArgsUsage,
-		Description: c.Description, Hidden: c.Hidden, Runnable: isLeaf(c), Flags: []HelpFlag{},
-		ExitCodes: []int{}, OutputFormats: []string{}, Documents: helpDocuments(path), Subcommands: []HelpCommand{}}
+	hc := views.HelpCommand{Name: c.Name, Path: path, Aliases: c.Aliases, Usage: c.Usage, ArgsUsage: c.ArgsUsage,
+		Description: c.Description, Hidden: c.Hidden, Runnable: completion.IsLeaf(c), Flags: []views.HelpFlag{},
+		ExitCodes: []int{}, OutputFormats: []string{}, Documents: helpDocuments(path), Subcommands: []views.HelpCommand{}}
 	common := map[string]bool{}
 	for _, f := range commonFlags() {
-		common[flagName(f)] = true
+		common[completion.FlagName(f)] = true
 	}
 	for _, f := range c.Flags {
-		hf := helpFlag(f, common[flagName(f)])
+		hf := helpFlag(f, common[completion.FlagName(f)])
 		hc.Flags = append(hc.Flags, hf)
 		if hf.Name == flagOutput && !hf.Hidden {
 			for _, ft := range render.Formats {
@@ -186,9 +108,9 @@ func helpCommand(c *cli.Command, parents []string) HelpCommand {
 }
 
 // helpFlag describes one flag.
-func helpFlag(f cli.Flag, common bool) HelpFlag {
+func helpFlag(f cli.Flag, common bool) views.HelpFlag {
 	names := f.Names()
-	hf := HelpFlag{Name: names[0], Aliases: slices.Clone(names[1:]), Type: flagTypeName(f), Common: common, Env: []string{}}
+	hf := views.HelpFlag{Name: names[0], Aliases: slices.Clone(names[1:]), Type: flagTypeName(f), Common: common, Env: []string{}}
 	if d, ok := f.(cli.DocGenerationFlag); ok {
 		hf.TakesValue = d.TakesValue()
 		hf.Placeholder, hf.Usage = unquoteUsage(d.GetUsage())
@@ -294,46 +216,46 @@ func commonFlagSettings() map[string]flagSetting {
 
 // helpEnvironment lists every environment variable of the common flags,
 // and the others kaasctl reads.
-func helpEnvironment() []HelpEnv {
-	var out []HelpEnv
+func helpEnvironment() []views.HelpEnv {
+	var out []views.HelpEnv
 	settings := commonFlagSettings()
 	for _, f := range commonFlags() {
-		name := flagName(f)
+		name := completion.FlagName(f)
 		for _, e := range settings[name].env {
 			usage := ""
 			if d, ok := f.(cli.DocGenerationFlag); ok {
 				_, usage = unquoteUsage(d.GetUsage())
 			}
-			out = append(out, HelpEnv{Name: e, Flag: name, Usage: usage})
+			out = append(out, views.HelpEnv{Name: e, Flag: name, Usage: usage})
 		}
 	}
 	for flag, env := range ownFlagEnv {
-		out = append(out, HelpEnv{Name: env, Flag: flag, Usage: "the default of --" + flag + " where a command takes it"})
+		out = append(out, views.HelpEnv{Name: env, Flag: flag, Usage: "the default of --" + flag + " where a command takes it"})
 	}
-	return append(out, HelpEnv{Name: wire.DefaultPasswordEnv, Usage: "the SASL password, when neither --sasl-password-env nor --sasl-password-file names another source"},
-		HelpEnv{Name: "TERM", Usage: "dumb: no colour"},
-		HelpEnv{Name: "XDG_CONFIG_HOME", Usage: "the config file is $XDG_CONFIG_HOME/kaasctl/config.yaml (else ~/.config/kaasctl/config.yaml, from HOME)"})
+	return append(out, views.HelpEnv{Name: wire.DefaultPasswordEnv, Usage: "the SASL password, when neither --sasl-password-env nor --sasl-password-file names another source"},
+		views.HelpEnv{Name: "TERM", Usage: "dumb: no colour"},
+		views.HelpEnv{Name: "XDG_CONFIG_HOME", Usage: "the config file is $XDG_CONFIG_HOME/kaasctl/config.yaml (else ~/.config/kaasctl/config.yaml, from HOME)"})
 }
 
 // ownFlagEnv are the environment variables of commands' own flags.
 var ownFlagEnv = map[string]string{"keep-backups": "KAASCTL_KEEP_BACKUPS"}
 
 // helpDocuments are the formatDocs entries of the command at path.
-func helpDocuments(path string) []HelpDocument {
-	out := []HelpDocument{}
-	for _, d := range formatDocs {
-		if slices.Contains(formatDocCommands(d.command), path) {
-			out = append(out, HelpDocument{Name: d.command, SchemaVersion: docSchemaVersion(d.command), JSONL: d.jsonl})
+func helpDocuments(path string) []views.HelpDocument {
+	out := []views.HelpDocument{}
+	for _, d := range formatDocs() {
+		if slices.Contains(views.DocCommands(d.Title), path) {
+			out = append(out, views.HelpDocument{Name: d.Title, SchemaVersion: docSchemaVersion(d.Title), JSONL: d.JSONL})
 		}
 	}
 	return out
 }
 
 // outputFormatDocs are the -o formats.
-func outputFormatDocs() []outputFormatDoc {
-	out := make([]outputFormatDoc, 0, len(render.Formats))
+func outputFormatDocs() []views.OutputFormatDoc {
+	out := make([]views.OutputFormatDoc, 0, len(render.Formats))
 	for _, f := range render.Formats {
-		out = append(out, outputFormatDoc{Name: string(f), Description: formatDescriptions[f], Machine: f.Machine()})
+		out = append(out, views.OutputFormatDoc{Name: string(f), Description: formatDescriptions[f], Machine: f.Machine()})
 	}
 	return out
 }

@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/urfave/cli/v2"
 )
 
 // helpJSON runs kaasctl ARGS --help-json and decodes the tree.
-func helpJSON(t *testing.T, args ...string) (HelpTree, cliResult) {
+func helpJSON(t *testing.T, args ...string) (views.HelpTree, cliResult) {
 	t.Helper()
 	r := runCLI(t, "", nil, append(args, "--help-json")...)
 	if r.Code != 0 {
 		t.Fatalf("%v --help-json: exit %d: %s", args, r.Code, r.Err)
 	}
-	var tree HelpTree
+	var tree views.HelpTree
 	if err := json.Unmarshal([]byte(r.Out), &tree); err != nil {
 		t.Fatalf("--help-json is not JSON: %v\n%s", err, r.Out)
 	}
@@ -52,9 +53,9 @@ func TestHelpJSONHasEveryCommandAndFlag(t *testing.T) {
 	if json.Unmarshal([]byte(r.Out), &head) != nil || head["schemaVersion"] != 1.0 {
 		t.Errorf("schemaVersion %v", head["schemaVersion"])
 	}
-	byPath := map[string]HelpCommand{}
-	var index func(cs []HelpCommand)
-	index = func(cs []HelpCommand) {
+	byPath := map[string]views.HelpCommand{}
+	var index func(cs []views.HelpCommand)
+	index = func(cs []views.HelpCommand) {
 		for _, c := range cs {
 			byPath[c.Path] = c
 			index(c.Subcommands)
@@ -77,7 +78,7 @@ func TestHelpJSONHasEveryCommandAndFlag(t *testing.T) {
 			}
 			for _, f := range c.Flags {
 				n++
-				i := slices.IndexFunc(hc.Flags, func(h HelpFlag) bool { return h.Name == f.Names()[0] })
+				i := slices.IndexFunc(hc.Flags, func(h views.HelpFlag) bool { return h.Name == f.Names()[0] })
 				if i < 0 {
 					t.Errorf("%s: flag --%s is not in --help-json", path, f.Names()[0])
 					continue
@@ -107,14 +108,14 @@ func TestHelpJSONSettings(t *testing.T) {
 		t.Fatalf("subtree %q: %+v", tree.Path, tree.Commands)
 	}
 	c := tree.Commands[0]
-	flag := func(name string) HelpFlag {
+	flag := func(name string) views.HelpFlag {
 		for _, f := range c.Flags {
 			if f.Name == name {
 				return f
 			}
 		}
 		t.Fatalf("no --%s", name)
-		return HelpFlag{}
+		return views.HelpFlag{}
 	}
 	for name, want := range map[string][2]string{
 		"data-dir": {"KAAS_DATA_DIR", "dataDir"}, "cluster-dir": {"KAAS_CLUSTER_DIR", "clusterDir"},

@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/stopsignal"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -37,7 +38,7 @@ func (w *interruptWatch) requested() bool {
 	}
 	if !w.said {
 		w.said = true
-		fmtf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", s)
+		fmt.Fprintf(w.g.IO.Err, "kaasctl: %v: stopping after the group that was being written; nothing more is written (send it again to quit at once)\n", s)
 	}
 	return true
 }
@@ -74,38 +75,13 @@ func groupRecorder(g *Globals, total int, record *os.File) func(*repair.GroupPla
 	n := 0
 	return func(gp *repair.GroupPlan) {
 		n++
-		line := fmt.Sprintf("[%d/%d] group '%s': %s", n, total, volume.DisplayName(gp.Group), groupOutcomeText(gp))
+		line := fmt.Sprintf("[%d/%d] group '%s': %s", n, total, volume.DisplayName(gp.Group), views.GroupOutcomeText(gp))
 		if total >= 2 && !g.Quiet {
-			fmtf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
+			fmt.Fprintf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
 		}
 		if record != nil {
 			fmt.Fprintf(record, "# %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), render.Clean(line))
 			record.Sync()
 		}
 	}
-}
-
-func groupOutcomeText(gp *repair.GroupPlan) string {
-	switch gp.Outcome {
-	case repair.OutcomeWritten:
-		if gp.Failed > 0 {
-			return fmt.Sprintf("written, but %d partition(s) failed or did not verify", gp.Failed)
-		}
-		how := "verified in the file"
-		if gp.Method == "commit" {
-			how = "committed, verified in the file and with OffsetFetch"
-		}
-		return fmt.Sprintf("written (%d partition(s) %s)", len(gp.Rows), how)
-	case repair.OutcomeUnchanged:
-		return "unchanged (already at the target)"
-	case repair.OutcomeInterrupted:
-		return "not written (interrupted)"
-	case repair.OutcomeRefused:
-		return "not written (refused)"
-	case repair.OutcomeSkipped:
-		return "not written (skipped)"
-	case repair.OutcomeError:
-		return "not written (cannot be planned)"
-	}
-	return gp.Outcome
 }

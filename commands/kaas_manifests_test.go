@@ -14,6 +14,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // TestKaasManifestsQuirk: with the sandbox keeping its files as kaas does
@@ -91,7 +92,7 @@ func TestKaasManifestsQuirk(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("describe: exit %d\n%s", code, errOut)
 	}
-	d := mustJSON[GroupsDescribeView](t, out).Groups[0]
+	d := mustJSON[views.GroupsDescribeView](t, out).Groups[0]
 	if len(d.Partitions) != 1 || d.Partitions[0].Lag == nil || *d.Partitions[0].Lag != 155 || d.Partitions[0].LogEndSource != volume.SourceSegments {
 		t.Errorf("offline lag (manifest %d): %+v", m.HighWatermark, d.Partitions)
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Plumbing shared by the live commands (groups list/describe, whois
@@ -25,45 +23,10 @@ func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn b
 	return cl.FindManyCoordinators(ctx, keys, txn)
 }
 
-// BrokerSourceView is one broker as a source of a live command.
-type BrokerSourceView = inspect.BrokerSource
-
 // brokerSources summarizes the ListGroups answers as sources, with the
 // --brokers addresses that did not answer and no listed broker has.
-func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeNamer) []BrokerSourceView {
+func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeNamer) []views.BrokerSourceView {
 	return inspect.WithUnansweredSeeds(inspect.BrokerSources(ls, names), cl.Settings.Brokers, cl.Answered())
-}
-
-// brokersLine is the header line naming the brokers used.
-func brokersLine(bs []BrokerSourceView) string {
-	var ok, bad []string
-	for _, b := range bs {
-		if b.Answered {
-			ok = append(ok, b.Broker)
-		} else {
-			bad = append(bad, b.Broker)
-		}
-	}
-	s := fmt.Sprintf("brokers %s (%d of %d answered)", strings.Join(ok, ","), len(ok), len(bs))
-	if len(ok) == 0 {
-		s = fmt.Sprintf("brokers: none of %d answered", len(bs))
-	}
-	if len(bad) > 0 {
-		s += "; unreachable: " + strings.Join(bad, ",")
-	}
-	return s
-}
-
-// volumeLine is the header line naming the volume used.
-func volumeLine(l volume.Layout, a *volume.Assignment, files int) string {
-	s := "volume " + volume.DisplayName(l.ClusterDir)
-	if a != nil {
-		s += fmt.Sprintf(" (assignment v%d, %s, %s)", a.AssignmentVersion, render.Plural(files, "offset file", "offset files"),
-			render.Plural(len(a.ConsumerGroups), "explicit entry", "explicit entries"))
-	} else {
-		s += fmt.Sprintf(" (assignment unreadable, %s)", render.Plural(files, "offset file", "offset files"))
-	}
-	return s + "; " + l.Gen.Summary()
 }
 
 // liveClient connects when brokers are configured. It returns nil, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // silentBroker listens on loopback and accepts connections that it never
@@ -64,7 +66,7 @@ func TestLiveCommandsTolerateASilentBroker(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("groups list: exit %d\n%s", r.Code, r.Err)
 	}
-	lv := decodeJSON[GroupsListView](t, r)
+	lv := decodeJSON[views.GroupsListView](t, r)
 	for _, g := range []string{"hung-a", "hung-b", "hung-c"} {
 		if row := rowOf(t, lv, g); row.Live == nil || row.Live.WireCoordinator == "" {
 			t.Errorf("groups list: %s has no live coordinator: %+v", g, row.Live)
@@ -78,7 +80,7 @@ func TestLiveCommandsTolerateASilentBroker(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("groups describe --all: exit %d\n%s", r.Code, r.Err)
 	}
-	dv := decodeJSON[GroupsDescribeLiveView](t, r)
+	dv := decodeJSON[views.GroupsDescribeLiveView](t, r)
 	if d := describeOf(t, dv, "hung-b"); len(d.Partitions) == 0 || d.Partitions[0].Committed != 3 {
 		t.Errorf("describe hung-b: %+v", d.Partitions)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -50,7 +51,7 @@ func TestLiveCommandsSASL(t *testing.T) {
 	env := map[string]string{"KAASCTL_BROKERS": strings.Join(kf.ListenAddrs(), ","), "KAASCTL_SASL_MECHANISM": "scram-sha-256",
 		"KAASCTL_SASL_USER": "ops", "KAASCTL_SASL_PASSWORD": "s3cret-pw", "KAASCTL_TIMEOUT": "3s"}
 	r := runCLI(t, "", env, "groups", "list", "-o", "json")
-	v := decodeJSON[GroupsListView](t, r)
+	v := decodeJSON[views.GroupsListView](t, r)
 	if r.Code != 0 || v.Sources.Mode != "live" || len(v.Sources.Brokers) != 3 {
 		t.Fatalf("groups list: exit %d sources %+v\n%s", r.Code, v.Sources, r.Err)
 	}
@@ -59,7 +60,7 @@ func TestLiveCommandsSASL(t *testing.T) {
 		t.Errorf("row %+v live %+v", row, row.Live)
 	}
 	r = runCLI(t, "", env, "groups", "describe", "sasl-app", "-o", "json")
-	dv := decodeJSON[GroupsDescribeLiveView](t, r)
+	dv := decodeJSON[views.GroupsDescribeLiveView](t, r)
 	d := describeOf(t, dv, "sasl-app")
 	if r.Code != 0 || len(d.Partitions) != 2 || d.Partitions[0].Committed != 0 || !d.LagKnown {
 		t.Errorf("describe: exit %d %+v\n%s", r.Code, d.Partitions, r.Err)

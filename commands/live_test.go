@@ -19,6 +19,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Live commands against the in-process sandbox (internal/sandbox).
@@ -87,7 +88,7 @@ func decodeJSON[T any](t *testing.T, r cliResult) T {
 	return v
 }
 
-func rowOf(t *testing.T, v GroupsListView, group string) inspect.GroupRow {
+func rowOf(t *testing.T, v views.GroupsListView, group string) inspect.GroupRow {
 	t.Helper()
 	for _, r := range v.Groups {
 		if r.Group == group {
@@ -147,7 +148,7 @@ func TestLiveGroupsListMerged(t *testing.T) {
 	if !strings.Contains(r.Err, "connection refused") {
 		t.Errorf("stderr does not name the refused seed:\n%s", r.Err)
 	}
-	v := decodeJSON[GroupsListView](t, r)
+	v := decodeJSON[views.GroupsListView](t, r)
 	// Three brokers were given: the stopped one is a source that is down.
 	if v.Sources.Mode != "merged" || !v.Sources.Live || len(v.Sources.Brokers) != 3 || !v.Sources.Brokers[2].Down || v.Sources.OffsetFiles == 0 {
 		t.Errorf("sources = %+v", v.Sources)
@@ -198,7 +199,7 @@ func TestLiveGroupsListMerged(t *testing.T) {
 	if _, err := kadm.NewClient(sbClient(t, sb, kgo.SeedBrokers(running...))).DeleteGroups(ctx, deleted); err != nil {
 		t.Fatal(err)
 	}
-	v = decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "-o", "json"))
+	v = decodeJSON[views.GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "-o", "json"))
 	row := rowOf(t, v, deleted)
 	if slices.Contains(row.Sources, inspect.SourceFile) || !slices.Contains(row.Sources, inspect.SourceLive) || !row.HasIssue(inspect.IssueStaleOnNonCoord) || row.Live.State != "" ||
 		!slices.Equal(row.Live.ListedBy, []string{stale[deleted]}) {
@@ -220,7 +221,7 @@ func TestLiveGroupsListMerged(t *testing.T) {
 	}
 
 	// --state is case-insensitive; file-only groups have no live state.
-	v = decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "--state", "EMPTY,stable", "-o", "json"))
+	v = decodeJSON[views.GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", l.DataDir, "--state", "EMPTY,stable", "-o", "json"))
 	if v.Shown == 0 || v.Shown == v.Total {
 		t.Errorf("--state EMPTY,stable: shown %d of %d", v.Shown, v.Total)
 	}
@@ -249,7 +250,7 @@ func TestLiveGroupsListBrokersOnly(t *testing.T) {
 	if !strings.Contains(r.Out, "no volume: live state only") || !strings.Contains(r.Out, "LISTED-BY") || strings.Contains(r.Out, "TIER") {
 		t.Errorf("brokers-only table:\n%s", r.Out)
 	}
-	v := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "-o", "json"))
+	v := decodeJSON[views.GroupsListView](t, live(t, sb, "groups", "list", "-o", "json"))
 	row := rowOf(t, v, "solo")
 	// Without a volume brokers are named by node id.
 	want := "node " + strings.TrimPrefix(sb.Coordinator("solo"), "kaas-")
@@ -266,7 +267,7 @@ func TestLiveGroupsListWrongEntry(t *testing.T) {
 	sb := liveSB(t)
 	commitAdmin(t, sb, "billing", map[int32]int64{0: 1})
 	writeStaleEpochAssignment(t, sb, "billing", "kaas-7")
-	v := decodeJSON[GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", sb.Layout().DataDir, "-o", "json"))
+	v := decodeJSON[views.GroupsListView](t, live(t, sb, "groups", "list", "--data-dir", sb.Layout().DataDir, "-o", "json"))
 	row := rowOf(t, v, "billing")
 	if !row.HasIssue(inspect.IssueEntryUnknownBroker) || !row.HasIssue(inspect.IssueWireMismatch) {
 		t.Errorf("billing issues %v (computed %s, wire %s)", row.Issues, row.Coordinator, row.Live.WireCoordinator)
@@ -311,7 +312,7 @@ func consumeAndCommit(t *testing.T, sb *sandbox.Sandbox, group string, total int
 	return cl
 }
 
-func describeOf(t *testing.T, v GroupsDescribeLiveView, group string) inspect.LiveDescription {
+func describeOf(t *testing.T, v views.GroupsDescribeLiveView, group string) inspect.LiveDescription {
 	t.Helper()
 	for _, d := range v.Groups {
 		if d.Group == group {
@@ -341,7 +342,7 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s", r.Code, r.Err)
 	}
-	v := decodeJSON[GroupsDescribeLiveView](t, r)
+	v := decodeJSON[views.GroupsDescribeLiveView](t, r)
 	if v.Sources.Mode != "merged" {
 		t.Errorf("mode %q", v.Sources.Mode)
 	}
@@ -387,7 +388,7 @@ func TestLiveGroupsDescribe(t *testing.T) {
 	}
 
 	// --lag keeps groups by live total lag.
-	v = decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--all", "--lag", ">20", "--data-dir", l.DataDir, "-o", "json"))
+	v = decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--all", "--lag", ">20", "--data-dir", l.DataDir, "-o", "json"))
 	if len(v.Groups) != 1 || v.Groups[0].Group != "lagging" {
 		var gs []string
 		for _, d := range v.Groups {
@@ -462,7 +463,7 @@ func TestLiveWhois(t *testing.T) {
 		if r.Code != 0 {
 			t.Fatalf("asking %s: exit %d\n%s", id, r.Code, r.Err)
 		}
-		rs := decodeJSON[[]WhoisLiveResult](t, r)
+		rs := decodeJSON[[]views.WhoisLiveResult](t, r)
 		for _, x := range rs {
 			if !x.Agrees || !x.Compared || x.WireCoordinator != x.Coordinator || x.Coordinator != sb.Coordinator(x.Key) {
 				t.Errorf("asking %s: %s wire %s computed %s agrees %v", id, x.Key, x.WireCoordinator, x.Coordinator, x.Agrees)
@@ -470,7 +471,7 @@ func TestLiveWhois(t *testing.T) {
 		}
 	}
 	// Transactional ids go through FindCoordinator type 1 (hash tier).
-	if rs := decodeJSON[[]WhoisLiveResult](t, live(t, sb, "whois", "--live", "--txn", "--exit-code", "--data-dir", dd, "-o", "json", "tx-1", "payments-tx-0")); len(rs) != 2 || !rs[0].Agrees || !rs[1].Agrees || rs[0].Kind != "txn" {
+	if rs := decodeJSON[[]views.WhoisLiveResult](t, live(t, sb, "whois", "--live", "--txn", "--exit-code", "--data-dir", dd, "-o", "json", "tx-1", "payments-tx-0")); len(rs) != 2 || !rs[0].Agrees || !rs[1].Agrees || rs[0].Kind != "txn" {
 		t.Errorf("--txn --live: %+v", rs)
 	}
 	// The table has WIRE and AGREES.
@@ -492,7 +493,7 @@ func TestLiveWhois(t *testing.T) {
 		t.Fatalf("--stdin: %d lines", len(lines))
 	}
 	for _, ln := range lines {
-		var x WhoisLiveResult
+		var x views.WhoisLiveResult
 		if err := json.Unmarshal([]byte(ln), &x); err != nil || !x.Agrees {
 			t.Fatalf("--stdin line %s: %v", ln, err)
 		}
@@ -509,7 +510,7 @@ func TestLiveWhois(t *testing.T) {
 		t.Errorf("disagreement without --exit-code: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
 	r = live(t, sb, "whois", "--live", "--exit-code", "--data-dir", dd, "billing", "-o", "json")
-	rs := decodeJSON[[]WhoisLiveResult](t, r)
+	rs := decodeJSON[[]views.WhoisLiveResult](t, r)
 	if r.Code != 3 || rs[0].Agrees || rs[0].Coordinator != other || !strings.Contains(strings.Join(rs[0].Warnings, ";"), "DISAGREES") {
 		t.Errorf("--exit-code: exit %d %+v", r.Code, rs)
 	}
@@ -531,7 +532,7 @@ type doctorJSON struct {
 	Checks   []inspect.CheckRun      `json:"checks"`
 	Summary  inspect.CheckSummary    `json:"summary"`
 	Findings []inspect.DoctorFinding `json:"findings"`
-	Sources  GroupsSourcesView       `json:"sources"`
+	Sources  views.GroupsSourcesView `json:"sources"`
 }
 
 func findingOf(t *testing.T, d doctorJSON, code string) inspect.DoctorFinding {
@@ -677,7 +678,7 @@ func TestLiveDescribeRegexAndDoctorOffline(t *testing.T) {
 		commitAdmin(t, sb, g, map[int32]int64{0: 1})
 	}
 	dd := sb.Layout().DataDir
-	v := decodeJSON[GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--regex", "^team-", "-o", "json"))
+	v := decodeJSON[views.GroupsDescribeLiveView](t, live(t, sb, "groups", "describe", "--regex", "^team-", "-o", "json"))
 	var got []string
 	for _, d := range v.Groups {
 		got = append(got, d.Group)

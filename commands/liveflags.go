@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -95,20 +96,6 @@ func flagInput(c *cli.Context) map[string]string {
 	return m
 }
 
-// configLocation says which config file is in use and why.
-func configLocation(flags map[string]string, getenv func(string) string) (string, wire.Source) {
-	if p := flags[wire.KeyConfig]; p != "" {
-		return p, wire.Source{Kind: "flag", Detail: "--config"}
-	}
-	if p := getenv(wire.EnvName(wire.KeyConfig)); p != "" {
-		return p, wire.Source{Kind: "env", Detail: wire.EnvName(wire.KeyConfig)}
-	}
-	if p := wire.DefaultConfigPath(getenv); p != "" {
-		return p, wire.Source{Kind: "default"}
-	}
-	return "", wire.Source{}
-}
-
 // resolveConn loads the config file and resolves the connection settings.
 func resolveConn(c *cli.Context, ios *IOStreams) *connState {
 	flags := flagInput(c)
@@ -132,30 +119,12 @@ func resolveConnFrom(flags map[string]string, ios *IOStreams, cc ...*wire.Comman
 	return resolveConnArg(flags, ios, c, "")
 }
 
-// resolveConnArg resolves the connection; profileArg is a profile named as the
-// command's argument (config show/check NAME).
+// resolveConnArg resolves the connection (wire.ResolveConnection);
+// profileArg is a profile named as the command's argument (config
+// show/check NAME).
 func resolveConnArg(flags map[string]string, ios *IOStreams, cc *wire.CommandConfig, profileArg string) *connState {
-	st := &connState{cc: cc, flags: flags}
-	path, src := configLocation(flags, ios.getenv)
-	st.explicit = src.Kind == "flag" || src.Kind == "env" || flags[wire.KeyProfile] != "" || profileArg != "" || ios.getenv(wire.EnvName(wire.KeyProfile)) != ""
-	var exists bool
-	if path != "" {
-		cfg, ex, err := wire.LoadConfig(path)
-		if err != nil {
-			st.fileErr = err
-			// Resolve without the file, so flags and env still work.
-			cfg = nil
-		}
-		st.cfg, exists = cfg, ex
-	}
-	s, err := wire.Resolve(wire.Input{Flags: flags, Getenv: ios.getenv, CommandConfig: st.cc, ProfileArg: profileArg}, st.cfg, path, src, exists)
-	if err != nil {
-		st.err = err
-		s, _ = wire.Resolve(wire.Input{Getenv: func(string) string { return "" }}, nil, path, src, exists)
-	}
-	s.SoftwareVersion = Version
-	st.settings = s
-	return st
+	r := wire.ResolveConnection(wire.ConnInput{Flags: flags, Getenv: ios.getenv, CommandConfig: cc, ProfileArg: profileArg, SoftwareVersion: Version})
+	return &connState{cc: cc, flags: flags, settings: r.Settings, cfg: r.Config, fileErr: r.FileErr, err: r.Err, explicit: r.Explicit}
 }
 
 // Conn returns the resolved connection settings (never nil).
@@ -248,14 +217,14 @@ func isConfigCommand(c *cli.Context) bool {
 func appendMissing(own, common []cli.Flag) []cli.Flag {
 	taken := map[string]bool{}
 	for _, f := range own {
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			taken[n] = true
 		}
 	}
 	out := own
 	for _, f := range common {
 		clash := false
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			if taken[n] {
 				clash = true
 			}
@@ -274,7 +243,7 @@ func isConnFlag(c *cli.Context, name string) bool {
 		return true
 	}
 	for _, f := range c.Command.Flags {
-		for _, n := range flagNames(f) {
+		for _, n := range completion.FlagNames(f) {
 			if n != name {
 				continue
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/safefs"
@@ -25,38 +26,23 @@ import (
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "mcp",
-			Usage: "serve the read-only commands as Model Context Protocol tools (stdio, or streamable HTTP on loopback); writes only as plans",
-			Description: "A Model Context Protocol server for assistants and automations: each tool runs a kaasctl command's own\n" +
-				"logic in this process (whois, groups list, describe, explain, health, doctor, volume check, takeover\n" +
-				"trace, plan restart, plan assignment, offsets history) with typed arguments, and returns the command's\n" +
-				"JSON document (with its schemaVersion) and exit code under a declared output schema. Writes are never\n" +
-				"executed: offsets_reset_plan (resets and restores from history), offsets_delete_plan and\n" +
-				"volume_repair_plan return the dry run's plan and the exact command a person runs to apply it.\n\n" +
-				"The tools read the volume, the brokers and the --journal given here: their arguments name no file,\n" +
-				"broker or profile. Errors keep the command's exit meaning (usage, error, refused). Every call is\n" +
-				"logged as one JSON line (tool, arguments, duration, outcome) on stderr or --log-file; secrets (the\n" +
-				"SASL password, a password given where a variable name belongs) never appear in a result or the log.\n" +
-				"Bounds: --max-calls at once (more are refused as busy), --call-timeout each (a window must fit in\n" +
-				"it), --max-request-bytes per request, 64 KiB of arguments.\n\n" +
-				"Without --http it serves one client on stdin/stdout. --http HOST:PORT serves streamable HTTP at\n" +
-				"/mcp, on loopback only unless --allow-remote.\n\n" +
-				"Examples:\n" +
-				"  kaasctl mcp --data-dir /data -b kaas-0:9092                      # stdio, for a local assistant\n" +
-				"  kaasctl mcp --data-dir /data -b kaas-0:9092 --http 127.0.0.1:8750 --log-file /var/log/kaasctl-mcp.log",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio"},
-				&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)"},
-				&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)"},
-				&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy"},
-				durationFlag("call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
-				&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
-				&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)"},
-			},
-			Action: action(parseMCP, runMCP),
-		}
+	register(Descriptor{
+		Path:  "mcp",
+		Usage: "serve the read-only commands as Model Context Protocol tools (stdio, or streamable HTTP on loopback); writes only as plans",
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio"},
+					&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)"},
+					&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)"},
+					&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy"},
+					durationFlag("call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
+					&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
+					&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)"},
+				},
+				Action: action(parseMCP, runMCP),
+			}
+		},
 	})
 }
 
@@ -179,7 +165,7 @@ func mcpRedactor(g *Globals) func(string) string {
 			if q, _ := json.Marshal(sec); len(q) > 2 {
 				s = strings.ReplaceAll(s, string(q[1:len(q)-1]), "********")
 			}
-			s = strings.ReplaceAll(s, shellQuote(sec), "********")
+			s = strings.ReplaceAll(s, render.ShellQuote(sec), "********")
 		}
 		return s
 	}
@@ -276,7 +262,7 @@ func mcpCommandLine(g *Globals, path string, args []string) string {
 	var b strings.Builder
 	b.WriteString("kaasctl " + path + g.GivenFlags())
 	for _, a := range args {
-		b.WriteString(" " + shellQuote(a))
+		b.WriteString(" " + render.ShellQuote(a))
 	}
 	return b.String()
 }
@@ -359,7 +345,7 @@ func mcpCommand(path string) *cli.Command {
 				return cur
 			}
 			rest = rest[1:]
-			cur = findCommand(cur.Subcommands, rest[0])
+			cur = completion.FindCommand(cur.Subcommands, rest[0])
 		}
 	}
 	return nil
@@ -373,7 +359,7 @@ func mcpTakesFlag(path, name string) bool {
 
 func slicesContainsFlag(fs []cli.Flag, name string) bool {
 	for _, f := range fs {
-		if hasFlagName(f, name) {
+		if completion.HasFlagName(f, name) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -183,29 +184,29 @@ func mcpTools() []mcpTool {
 		{"whois", "Group coordinator", "Which broker coordinates each group (or transactional id), by which tier, and what a hypothetical broker set would change.",
 			"whois-coordinator", whoisToolInput{}, []inspect.WhoisResult{}, nil, false, bind(parseWhois, runWhois)},
 		{"groups_list", "Consumer groups", "Every consumer group from the volume and the brokers, with its coordinator, live state and issue flags.",
-			"groups list", groupsListToolInput{}, GroupsListView{}, nil, false, bind(parseGroupsList, runGroupsList)},
+			"groups list", groupsListToolInput{}, views.GroupsListView{}, nil, false, bind(parseGroupsList, runGroupsList)},
 		{"groups_describe", "Describe groups", "Groups' members and committed offsets per partition (file and coordinator), log bounds, lag, and the read model's incidents.",
-			"groups describe", groupsDescribeToolInput{}, GroupsDescribeView{}, GroupsDescribeLiveView{}, false, bind(parseGroupsDescribe, runGroupsDescribe)},
+			"groups describe", groupsDescribeToolInput{}, views.GroupsDescribeView{}, views.GroupsDescribeLiveView{}, false, bind(parseGroupsDescribe, runGroupsDescribe)},
 		{"groups_explain", "Explain groups", "One verdict per group: ok, warning or page; why (conditions and incidents with evidence); lag in messages and seconds; time to drain; retention; coordinator and its moves; the next command to run.",
-			"groups explain", groupsExplainToolInput{}, GroupsExplainView{}, nil, false, bind(parseGroupsExplain, runGroupsExplain)},
+			"groups explain", groupsExplainToolInput{}, views.GroupsExplainView{}, nil, false, bind(parseGroupsExplain, runGroupsExplain)},
 		{"groups_health", "Group health", "Each group's health over a window: REWIND, VANISHED, ERR, STOP, STALL, WARN or OK, with evidence, time to drain and retention forecast.",
-			"groups health", groupsHealthToolInput{}, GroupsHealthView{}, nil, false, bind(parseGroupsHealth, runGroupsHealth)},
+			"groups health", groupsHealthToolInput{}, views.GroupsHealthView{}, nil, false, bind(parseGroupsHealth, runGroupsHealth)},
 		{"doctor", "Doctor", "Every check of the volume and the brokers as one ranked report, with the fix for each finding.",
-			"doctor", doctorToolInput{}, DoctorView{}, nil, false, bind(parseDoctor, runDoctor)},
+			"doctor", doctorToolInput{}, views.DoctorView{}, nil, false, bind(parseDoctor, runDoctor)},
 		{"volume_check", "Volume check", "Every file of the volume kaasctl understands, checked: findings with severity, path and fix.",
 			"volume check", volumeCheckToolInput{}, inspect.CheckReport{}, nil, false, bind(parseVolumeCheck, runVolumeCheck)},
 		{"takeover_trace", "Takeover trace", "The coordinator timeline of the groups: when each moved, from which broker to which, and why.",
-			"takeover trace", takeoverTraceToolInput{}, traceView{}, nil, false, bindG(parseTakeoverTrace, runTakeoverTrace)},
+			"takeover trace", takeoverTraceToolInput{}, views.TraceView{}, nil, false, bindG(parseTakeoverTrace, runTakeoverTrace)},
 		{"plan_restart", "Plan a rolling restart", "A rolling restart of the brokers in an order that moves the fewest groups, with each step's moves and waits.",
-			"plan restart", planRestartToolInput{}, PlanRestartView{}, nil, false, bind(parsePlanRestart, runPlanRestart)},
+			"plan restart", planRestartToolInput{}, views.PlanRestartView{}, nil, false, bind(parsePlanRestart, runPlanRestart)},
 		{"plan_assignment", "Plan a group's assignment", "Which member would own which partition with the group's assignor, for the live members or hypothetical ones.",
-			"plan assignment", planAssignmentToolInput{}, PlanAssignmentView{}, nil, false, bind(parsePlanAssignment, runPlanAssignment)},
+			"plan assignment", planAssignmentToolInput{}, views.PlanAssignmentView{}, nil, false, bind(parsePlanAssignment, runPlanAssignment)},
 		{"offsets_history", "Offsets history", "A group's committed offsets over time per partition (the journal and kaasctl's backups), with REWIND and VANISHED marked.",
 			"offsets history", offsetsHistoryToolInput{}, inspect.OffsetHistoryView{}, nil, false, bindG(parseOffsetsHistory, runOffsetsHistory)},
 		{"offsets_reset_plan", "Plan an offsets reset or restore", "Plans (dry run) an offsets reset or a restore from history, checked as the command checks it; returns the plan and the command a person runs to apply it. Never writes.",
-			"offsets reset", offsetsResetToolInput{}, resetView{}, nil, true, bindPlan(parseOffsetsReset, func(o resetOptions) bool { return !o.mode.execute && o.exportRollback == "" }, runOffsetsReset)},
+			"offsets reset", offsetsResetToolInput{}, views.ResetView{}, nil, true, bindPlan(parseOffsetsReset, func(o resetOptions) bool { return !o.mode.execute && o.exportRollback == "" }, runOffsetsReset)},
 		{"offsets_delete_plan", "Plan an offsets delete", "Plans (dry run) deleting a group's committed offsets of topics; returns the plan and the command a person runs to apply it. Never writes.",
-			"offsets delete", offsetsDeleteToolInput{}, resetView{}, nil, true, bindPlan(parseOffsetsDelete, func(o deleteOptions) bool { return !o.mode.execute }, runOffsetsDelete)},
+			"offsets delete", offsetsDeleteToolInput{}, views.ResetView{}, nil, true, bindPlan(parseOffsetsDelete, func(o deleteOptions) bool { return !o.mode.execute }, runOffsetsDelete)},
 		{"volume_repair_plan", "Plan a volume repair", "Plans (dry run) the volume's repairs (quarantines, stale temp files, plain-map conversions on 0.2.18); returns the plan and the command a person runs to apply it. Never writes.",
 			"volume repair", volumeRepairToolInput{}, repair.RepairReport{}, nil, true, bindPlan(parseVolumeRepair, func(o volumeRepairOptions) bool { return !o.execute }, runVolumeRepair)},
 	}

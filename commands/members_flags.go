@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // The flags of what kaasctl does with the membership it observes (CHURN,
@@ -61,10 +62,10 @@ func commitOrder(gi volume.GenerationInfo) string {
 // openEventJournal opens the events journal of a --journal DIR (nil
 // without one), observed by observer every interval, with the offsets
 // journal's retention.
-func openEventJournal(js offsetJournalSpec, observer string, interval time.Duration) *watch.EventJournal {
-	if js.dir == "" {
+func openEventJournal(js observe.JournalSpec, observer string, interval time.Duration) *watch.EventJournal {
+	if js.Dir == "" {
 		return nil
 	}
-	return &watch.EventJournal{Dir: filepath.Join(js.dir, watch.EventJournalSubdir), Observer: observer, Interval: interval,
-		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
+	return &watch.EventJournal{Dir: filepath.Join(js.Dir, watch.EventJournalSubdir), Observer: observer, Interval: interval,
+		MaxBytes: js.MaxBytes, MaxAge: js.MaxAge, SegmentAge: js.SegmentAge}
 }

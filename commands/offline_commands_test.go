@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func mustJSON[T any](t *testing.T, out string) T {
@@ -27,7 +28,7 @@ func TestGroupsListDamagedFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	v := mustJSON[GroupsListView](t, out)
+	v := mustJSON[views.GroupsListView](t, out)
 	rows := map[string]inspect.GroupRow{}
 	for _, r := range v.Groups {
 		rows[r.Group] = r
@@ -78,7 +79,7 @@ func TestGroupsListDamagedFlags(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
 		var names []string
-		for _, r := range mustJSON[GroupsListView](t, out).Groups {
+		for _, r := range mustJSON[views.GroupsListView](t, out).Groups {
 			names = append(names, r.Group)
 		}
 		return names
@@ -111,7 +112,7 @@ func TestGroupsListLabMatchesFindCoordinator(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", vname, code, errOut)
 		}
-		for _, r := range mustJSON[GroupsListView](t, out).Groups {
+		for _, r := range mustJSON[views.GroupsListView](t, out).Groups {
 			if w, ok := groups[r.Group]; !ok || r.Coordinator != w {
 				t.Errorf("%s: %s coordinated by %q, FindCoordinator said %q", vname, r.Group, r.Coordinator, w)
 			}
@@ -131,7 +132,7 @@ func TestGroupsDescribeLag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	v := mustJSON[GroupsDescribeView](t, out)
+	v := mustJSON[views.GroupsDescribeView](t, out)
 	if len(v.Groups) != 2 {
 		t.Fatalf("%d groups", len(v.Groups))
 	}
@@ -166,7 +167,7 @@ func TestGroupsDescribeLag(t *testing.T) {
 			t.Fatalf("--lag %s: exit %d: %s", expr, code, errOut)
 		}
 		var names []string
-		for _, g := range mustJSON[GroupsDescribeView](t, out).Groups {
+		for _, g := range mustJSON[views.GroupsDescribeView](t, out).Groups {
 			names = append(names, g.Group)
 		}
 		if strings.Join(names, ",") != want {
@@ -254,7 +255,7 @@ func TestTxnFilters(t *testing.T) {
 	ids := func(args ...string) string {
 		out, _, _ := runVol(t, append([]string{"txn", "list", "--data-dir", vol, "--now", volNow, "-o", "json"}, args...)...)
 		var names []string
-		for _, r := range mustJSON[TxnListView](t, out).Transactions {
+		for _, r := range mustJSON[views.TxnListView](t, out).Transactions {
 			names = append(names, r.ID)
 		}
 		return strings.Join(names, ",")
@@ -337,7 +338,7 @@ func TestOfflineClusterDirOnly(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "--data-dir") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	d := mustJSON[GroupsDescribeView](t, out).Groups[0]
+	d := mustJSON[views.GroupsDescribeView](t, out).Groups[0]
 	if d.LagKnown || len(d.Partitions) != 3 || d.Partitions[0].Lag != nil || !strings.Contains(d.Partitions[0].LagNote, "data dir is unknown") {
 		t.Errorf("cluster dir only: %+v", d)
 	}

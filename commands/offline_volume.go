@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,7 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Shared plumbing of the offline commands (groups list/describe, txn,
@@ -115,20 +113,7 @@ func compileRegex(flag, s string) (*regexp.Regexp, error) {
 // collectGroupFiles streams every offset file into a small summary each,
 // with a progress line on a terminal when the scan takes a while.
 func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
-	opts.SummaryOnly = true
-	var out []inspect.GroupFile
-	var prog *render.Progress
-	opts.OnListed = func(n int) {
-		out = make([]inspect.GroupFile, 0, n)
-		prog = g.Progress("reading offset files", int64(n))
-	}
-	sr, err := volume.ScanOffsets(l, opts, func(it *volume.OffsetScanItem) error {
-		out = append(out, inspect.SummarizeOffsetItem(it))
-		prog.Add(1)
-		return nil
-	})
-	prog.Done()
-	return out, sr, err
+	return observe.GroupFiles(l, opts, g.Progress)
 }
 
 // warnUnreadFiles warns about offset files the scan did not read: links,
@@ -138,57 +123,6 @@ func warnUnreadFiles(g *Globals, sr volume.ScanResult) {
 		if f.Code == volume.CodeNotRegular || f.Code == volume.CodeSymlink || f.Code == volume.CodeSymlinkedDir {
 			g.Warnf("%s: %s", f.Path, f.Message)
 		}
-	}
-}
-
-// cellName is a group id in a table cell for format f: shortened past 64
-// bytes in the default table only; -o wide shows it whole (escaped by the
-// printer like every human cell) and csv carries it unchanged, like json.
-func cellName(f render.Format, s string) string {
-	if f != render.Table {
-		return s
-	}
-	d := render.Clean(s)
-	if len(d) <= 64 {
-		return s
-	}
-	cut := 56
-	for cut > 0 && !utf8.RuneStart(d[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", d[:cut], len(s))
-}
-
-// filteredTable prints a list table for people: emptyMsg when nothing is
-// shown, else the table and, when a filter hid some, "N of M <noun> shown".
-func filteredTable(p *render.Printer, t *render.TableData, shown, total int, noun, emptyMsg string) error {
-	if shown == 0 {
-		fmtf(p.Out, "%s\n", emptyMsg)
-		return nil
-	}
-	if err := p.Table(t); err != nil {
-		return err
-	}
-	if shown != total {
-		fmtf(p.Out, "%d of %d %s shown\n", shown, total, noun)
-	}
-	return nil
-}
-
-// volumeSources fills the volume half of a sources view: the assignment,
-// the live offsets dir of the volume's generation (CD/__consumer_offsets
-// when it cannot be told), the 0.2.18 legacy dir, and the generation
-// assumed and why.
-func volumeSources(v *GroupsSourcesView, l volume.Layout, a *volume.Assignment, sr volume.ScanResult) {
-	gi := sr.Generation
-	if !gi.Resolved() {
-		gi = l.WithGeneration().Gen
-	}
-	v.Assignment, v.AssignmentOK, v.LegacyDir, v.OffsetFiles = l.AssignmentPath(), a != nil, sr.LegacyDir, sr.Files
-	v.OffsetsDir = l.FollowedOffsetsDir()
-	v.Generation = &gi
-	if a != nil {
-		v.ExplicitCount = a.EntryCount()
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // writeTestJournal records a group through the journal writer: progress,
@@ -126,7 +127,7 @@ func TestSparkline(t *testing.T) {
 	var b strings.Builder
 	p := &render.Printer{Out: &b, TTY: true}
 	hv := &inspect.OffsetHistoryView{Group: "g", Partitions: []inspect.HistoryPartition{{Topic: "t", Partition: 0, Spark: "▁▄█"}}}
-	writeHistoryHuman(p, hv, false, "")
+	views.WriteHistoryHuman(p, hv, false, "")
 	if !strings.Contains(b.String(), "PROGRESS") || !strings.Contains(b.String(), "▁▄█") {
 		t.Errorf("%s", b.String())
 	}

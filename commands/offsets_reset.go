@@ -16,57 +16,42 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
-
-const offsetsUsage = "reset and delete committed offsets safely (dry-run by default)"
 
 // The reset specifications, in Kafka's order.
 var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group", "to-history", "to-history-before-anomaly"}
 
 func init() {
-	registerSub("offsets", offsetsUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "reset",
-			Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
-			Description: "Plans a reset for every partition in scope, clamped to [log start, log end], and prints it.\n" +
-				"Group by group, as kafka-consumer-groups.sh does: a group that is not Empty or Dead is refused (one\n" +
-				"error line; --force overrides), a group with nothing to plan is skipped, and the others go on; the run\n" +
-				"exits 4 if any group was refused, 1 if one cannot be planned. With --execute it commits each group's\n" +
-				"FULL set of offsets (the offset file merged with the changes) to its coordinator: a partial commit\n" +
-				"to a kaas coordinator that has not loaded the group would rewrite the file with only the submitted\n" +
-				"partitions. Afterwards it re-reads the offset file and fetches the offsets back, and reports every\n" +
-				"partition OK or MISMATCH. --to-datetime and --by-duration answers are checked against the records\n" +
-				"(one bounded fetch per partition) and refused with the evidence when they contradict them.\n\n" +
-				"--offline writes the offset file directly (backup beside it, unique temp file, fsync, rename, fsync of\n" +
-				"the directory; aborted if the file changed meanwhile). Only when no broker answers, or with --force.\n" +
-				"'kaasctl help offsets' lists what is the same as kafka-consumer-groups.sh and what differs.\n\n" +
-				"Examples:\n" +
-				"  kaasctl offsets reset --bootstrap-server HOST:9092 --data-dir /data --group orders-app --topic orders --to-earliest\n" +
-				"  kaasctl offsets reset ... --group orders-app --all-topics --shift-by -100 --execute\n" +
-				"  kaasctl offsets reset ... --group g --all-topics --to-datetime 2026-11-29T03:00:00Z --export > plan.csv\n" +
-				"  kaasctl offsets reset ... --group g --from-file plan.csv --execute\n" +
-				"  kaasctl offsets reset ... --group new-app --to-group orders-app --topic orders --execute",
-			Flags: append(append(writeSafetyFlags(),
-				&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
-				&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
-				&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-				&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
-				&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
-				&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
-				&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-				&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
-			), historyResetFlags()...),
-			Action: actionWith(parseOffsetsReset, runOffsetsReset),
-		}
+	register(Descriptor{
+		Path:  "offsets reset",
+		Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Docs: []FormatDoc{
+			{Title: "offsets reset / offsets delete", Doc: views.ResetView{}, JSONL: "the whole document", Rank: 220},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: append(append(writeSafetyFlags(),
+					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
+					&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
+					&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
+					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+					&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
+					&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
+					&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
+					&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
+				), historyResetFlags()...),
+				Action: actionWith(parseOffsetsReset, runOffsetsReset),
+			}
+		},
 	})
 }
 
@@ -231,40 +216,7 @@ func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Cli
 		}
 		return out, nil
 	}
-	var onVolume []string
-	_, err := volume.ScanOffsets(l, volume.ScanOptions{NamesOnly: true}, func(it *volume.OffsetScanItem) error {
-		if it.Layout == volume.OffsetsCurrent && len(it.NameProblems) == 0 {
-			onVolume = append(onVolume, it.Group)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var listings []wire.BrokerGroups
-	if cl != nil {
-		gg, err := cl.GatherGroups(ctx, wire.GroupRounds{})
-		if err != nil {
-			return nil, fmt.Errorf("listing groups: %w", err)
-		}
-		listings = gg.Listings
-	}
-	out := []string{}
-	for _, gr := range inspect.UnionGroupNames(onVolume, listings) {
-		if _, err := repair.GroupFilePath(l, gr); err != nil {
-			g.Warnf("--all-groups: skipping %v", err)
-			continue
-		}
-		out = append(out, gr)
-	}
-	if len(out) == 0 {
-		dir, derr := l.LiveOffsetsDir()
-		if derr != nil {
-			dir = l.OffsetsDirsText()
-		}
-		return nil, fmt.Errorf("--all-groups: no group found on the volume (%s) or on the brokers", dir)
-	}
-	return out, nil
+	return repair.AllGroups(ctx, l, cl, g)
 }
 
 // resetSpecFlag is the one reset specification flag given.
@@ -375,178 +327,6 @@ func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, erro
 	return all, scopes, nil
 }
 
-// resetView is the machine document of offsets reset and offsets delete.
-type resetView struct {
-	Command string              `json:"command"` // reset | delete
-	Mode    string              `json:"mode"`    // dry-run | execute
-	Path    string              `json:"path"`    // live | offline
-	Spec    string              `json:"spec,omitempty"`
-	Forced  bool                `json:"forced"`
-	Groups  []*repair.GroupPlan `json:"groups"`
-	Summary resetSummary        `json:"summary"`
-	rows    []*repair.ResetRow
-}
-
-type resetSummary struct {
-	Groups     int `json:"groups"`
-	Partitions int `json:"partitions"`
-	Changed    int `json:"changed"`
-	Refused    int `json:"refused"`
-	Skipped    int `json:"skipped"`
-	Errors     int `json:"errors"`
-	Failed     int `json:"failed"`
-	Cached     int `json:"cached"`
-}
-
-func buildResetView(cmd string, m writeMode, cl *wire.Client, spec string, plans []*repair.GroupPlan) *resetView {
-	v := &resetView{Command: cmd, Mode: "dry-run", Path: "live", Spec: spec, Forced: m.force, Groups: plans}
-	if m.execute {
-		v.Mode = "execute"
-	}
-	if cl == nil {
-		v.Path = "offline"
-	}
-	v.Summary.Groups = len(plans)
-	n := 0
-	for _, gp := range plans {
-		n += len(gp.Rows)
-	}
-	v.rows = make([]*repair.ResetRow, 0, n)
-	for _, gp := range plans {
-		switch gp.Outcome {
-		case repair.OutcomeRefused:
-			v.Summary.Refused++
-		case repair.OutcomeError:
-			v.Summary.Errors++
-		case repair.OutcomeSkipped:
-			v.Summary.Skipped++
-		}
-		v.Summary.Failed += gp.Failed
-		for i := range gp.Rows {
-			r := &gp.Rows[i]
-			v.Summary.Partitions++
-			if r.Changed {
-				v.Summary.Changed++
-			}
-			if r.Result == repair.ResultCached {
-				v.Summary.Cached++
-			}
-			v.rows = append(v.rows, r)
-		}
-	}
-	return v
-}
-
-func rowNotes(r repair.ResetRow, gp *repair.GroupPlan) string {
-	var ns []string
-	if gp != nil && r.Result == "" {
-		switch gp.Outcome {
-		case repair.OutcomeRefused:
-			ns = append(ns, fmt.Sprintf("not written: group refused (state %s)", gp.State))
-		case repair.OutcomeError:
-			if r.Error == "" {
-				ns = append(ns, "not written: the group cannot be planned")
-			}
-		}
-	}
-	if r.Error != "" {
-		ns = append(ns, "error: "+r.Error)
-	}
-	ns = append(ns, r.Warnings...)
-	if r.Detail != "" && r.Result != repair.ResultOK && r.Result != repair.ResultUnchanged {
-		ns = append(ns, r.Detail)
-	}
-	return strings.Join(ns, "; ")
-}
-
-func printResetView(g *Globals, v *resetView) error {
-	switch g.Printer.Format {
-	case render.JSON:
-		// Group by group: a plan of a million rows is never one document
-		// in memory.
-		return g.Printer.PrintStreamed(v, "groups")
-	case render.JSONL, render.YAML:
-		return g.Printer.Print(render.Output{Data: v, Items: v.rows})
-	}
-	out := render.Output{Data: v, Items: v.rows, Table: resetTable(v)}
-	if len(v.rows) == 0 {
-		// Nothing planned (every group refused, skipped or unplannable):
-		// the errors on stderr say why; no bare header on stdout.
-		out.Human = func(*render.Printer) error { return nil }
-	}
-	return g.Printer.Print(out)
-}
-
-// resetTable is the plan (or what was written) one row a partition.
-func resetTable(v *resetView) *render.TableData {
-	executed := v.Mode == "execute"
-	plan := map[string]*repair.GroupPlan{}
-	for _, gp := range v.Groups {
-		plan[gp.Group] = gp
-	}
-	hdr := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT", "NEW", "LOG-START", "LOG-END"}
-	if v.Command == "delete" {
-		hdr = []string{"GROUP", "TOPIC", "PARTITION", "OFFSET", "ACTION"}
-	}
-	if executed {
-		hdr = append(hdr, "RESULT")
-	}
-	t := render.NewTable(append(hdr, "NOTES")...)
-	for _, r := range v.rows {
-		var cells []string
-		if v.Command == "delete" {
-			action := "delete"
-			if !r.Changed {
-				action = "none"
-			}
-			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), action}
-		} else {
-			nw := strconv.FormatInt(r.New, 10)
-			if r.Error != "" {
-				nw = "-"
-			}
-			end := render.OptInt(r.LogEnd)
-			if r.LogSource == volume.SourceManifest {
-				end += " (manifest, unverified)"
-			}
-			cells = []string{volume.DisplayName(r.Group), r.Topic, strconv.Itoa(int(r.Partition)), render.OptInt(r.Current), nw, render.OptInt(r.LogStart), end}
-		}
-		if executed {
-			cells = append(cells, render.Dash(r.Result))
-		}
-		t.Add(append(cells, rowNotes(*r, plan[r.Group]))...)
-	}
-	return t
-}
-
-// reportGroups prints each group's refusal, error, skip and warnings on
-// stderr: one error line per refused group, as Kafka's tool does.
-func reportGroups(g *Globals, plans []*repair.GroupPlan) {
-	for _, gp := range plans {
-		switch gp.Outcome {
-		case repair.OutcomeError:
-			fmtf(g.IO.Err, "Error: group '%s': %s\n", render.Clean(gp.Group), render.Clean(gp.Error))
-		case repair.OutcomeSkipped:
-			if strings.HasPrefix(gp.Skipped, "No reset plan") {
-				fmtf(g.IO.Err, "Error: %s\n", render.Clean(gp.Skipped))
-			} else {
-				g.Notef("skipped: %s", gp.Skipped)
-			}
-		case repair.OutcomeRefused:
-			fmtf(g.IO.Err, "Error: %s\n", render.Clean(gp.Refused))
-		}
-		if gp.PlainMap && gp.Error == "" {
-			g.Warnf("%s is a plain map, which Rust 0.2.18 brokers read as EMPTY (the volume is taken to be 0.2.18); the write converts it to the v2 envelope", gp.Path)
-		}
-		for _, w := range gp.Warnings {
-			g.Warnf("group '%s': %s", volume.DisplayName(gp.Group), w)
-		}
-		if gp.Executed && gp.Backup != "" {
-			g.Notef("group '%s': backup of the old file: %s", volume.DisplayName(gp.Group), gp.Backup)
-		}
-	}
-}
-
 // resetOptions is 'offsets reset' after flag parsing.
 type resetOptions struct {
 	mode writeMode
@@ -611,7 +391,7 @@ func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
 // every group's reset (restores from history as a from-file spec), and
 // hands the plans to the one safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
-	if err := checkRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
+	if err := repair.CheckRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
 		return err
 	}
 	if err := loadFromFile(g, &o); err != nil {
@@ -699,7 +479,7 @@ type applyRun struct {
 // the run's exit error.
 func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Client, r applyRun) error {
 	if m.execute && m.force {
-		forceBanner(g, r.plans)
+		views.ForceBanner(g.IO.Err, r.plans)
 	}
 	opts := repair.ApplyOptions{Command: r.cmd, Client: cl, Execute: m.execute, Force: m.force, Names: brokerNamer(g), What: strings.TrimSpace("offsets " + r.cmd + " " + r.spec)}
 	if m.execute {
@@ -709,68 +489,19 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 		opts.Done = groupRecorder(g, len(r.plans), r.record)
 	}
 	res, applyErr := repair.ApplyOffsets(ctx, r.plans, opts)
-	reportGroups(g, r.plans)
+	views.ReportGroups(g.IO.Err, g, r.plans)
 	if r.cmd == "delete" && m.execute && cl == nil && res.Written > 0 {
 		g.Warnf("offline: a broker that has these groups loaded keeps the deleted offsets in memory and writes them back on its next commit to the group; restart the group's coordinator (or delete the whole group with DeleteGroups) if a consumer may commit before it forgets them")
 	}
 	if r.export {
-		if err := exportPlan(g, r.plans, r.multi); err != nil {
+		if err := repair.ExportPlan(g.IO.Out, r.plans, r.multi); err != nil {
 			return err
 		}
-	} else if err := printResetView(g, buildResetView(r.cmd, m, cl, r.spec, r.plans)); err != nil {
+	} else if err := views.PrintResetView(g.Printer, views.BuildResetView(r.cmd, m.execute, cl != nil, m.force, r.spec, r.plans)); err != nil {
 		return err
 	}
-	noteApplied(g, m, cl, r.cmd, res, applyErr)
+	views.NoteApplied(g, views.ApplyRun{Command: r.cmd, Execute: m.execute, Live: cl != nil}, res, applyErr)
 	return applyErr
-}
-
-// noteApplied is the closing line of a write run on stderr.
-func noteApplied(g *Globals, m writeMode, cl *wire.Client, cmd string, res repair.ApplyResult, applyErr error) {
-	switch {
-	case !m.execute:
-		g.Warnf("No action will be performed as the --execute option is missing: nothing was written. Rerun with --execute to apply this plan.")
-	case res.Written == 0 && res.Unchanged > 0 && applyErr == nil:
-		g.Notef("%s: nothing to change: %s already hold(s) the planned offsets; nothing was written", cmd, render.Plural(res.Unchanged, "group", "groups"))
-	case res.Written+res.Unchanged > 0 && applyErr == nil:
-		how := "in the offset file"
-		if cl != nil {
-			how = "in the offset file and with OffsetFetch"
-		}
-		unchanged := ""
-		if res.Unchanged > 0 {
-			unchanged = fmt.Sprintf(" (%s already held the planned offsets: not written)", render.Plural(res.Unchanged, "group", "groups"))
-		}
-		g.Notef("%s done: %s written, %d partition(s) verified %s; %d other committed partition(s) kept unchanged%s", cmd, render.Plural(res.Written, "group", "groups"), res.Verified, how, res.Kept, unchanged)
-	case res.Written+res.Unchanged > 0:
-		g.Notef("%s: %d group(s) written, %d refused, %d skipped, %d not plannable", cmd, res.Written+res.Unchanged, res.Refused, res.Skipped, res.Errors)
-	case applyErr != nil:
-		g.Warnf("nothing was written")
-	}
-}
-
-// forceBanner is printed when --force overrides a refusal.
-func forceBanner(g *Globals, plans []*repair.GroupPlan) {
-	for _, gp := range plans {
-		if gp.Refused != "" && gp.Error == "" && gp.Skipped == "" {
-			fmtf(g.IO.Err, "\n!!! --force: writing group '%s' although: %s\n!!! its consumers race this write; kaas brokers do not fence admin commits.\n\n", render.Clean(gp.Group), render.Clean(gp.Refused))
-		}
-	}
-}
-
-// exportPlan writes the rows of the groups that are (or would be) written,
-// in Kafka's layout: group,topic,partition,offset whenever several groups
-// are in play, topic,partition,offset for one.
-func exportPlan(g *Globals, plans []*repair.GroupPlan, multi bool) error {
-	var rows []repair.PlanRow
-	for _, gp := range plans {
-		if !gp.Writable() {
-			continue
-		}
-		for _, r := range gp.Rows {
-			rows = append(rows, r.PlanRow)
-		}
-	}
-	return repair.ExportCSV(g.IO.Out, rows, multi)
 }
 
 // repeatedFlag is a repeatable string flag whose values may hold commas

@@ -3,10 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,46 +12,26 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
-	registerSub("plan", planUsage, newPlanAssignmentCmd)
+	register(Descriptor{
+		Path:  "plan assignment",
+		Usage: "the partitions each member of a group owns now and after members join or leave, and which move",
+		Docs: []FormatDoc{
+			{Title: "plan assignment", Doc: views.PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
+		},
+		Build: newPlanAssignmentCmd,
+	})
 }
 
 // newPlanAssignmentCmd builds 'plan assignment'.
 func newPlanAssignmentCmd() *cli.Command {
 	return &cli.Command{
-		Name:      "assignment",
-		Usage:     "the partitions each member of a group owns now and after members join or leave, and which move",
 		ArgsUsage: "GROUP",
-		UsageText: "kaasctl plan assignment GROUP [-b BROKERS] [--add N] [--remove MEMBER]... [--assignor NAME] [-o json]\n" +
-			"kaasctl plan assignment GROUP --members N [--add N] [--data-dir DIR]     (a hypothetical group of N members)",
-		Description: "The members, their subscriptions and what they own now come from the live group when there is\n" +
-			"one (-b: DescribeGroups on its coordinator; kaas leaves member metadata empty, and then the\n" +
-			"subscriptions come from the volume); --members N alone scales that group to N members (members\n" +
-			"join, or the last by group.instance.id, else member id, leave); with --add, --remove or --new-member,\n" +
-			"--members N is a hypothetical group of N members subscribed to the topics the group has committed\n" +
-			"offsets for on the volume (or --topic). --members alone without a live group plans no change and is\n" +
-			"refused, as is a --topic the cluster does not have. At most 10,000 members are balanced. Partition counts come from the\n" +
-			"brokers' metadata (-b) or assignment.json. The output says which source each came from.\n\n" +
-			"The range, roundrobin, sticky and cooperative-sticky answers are computed by franz-go's own\n" +
-			"group balancers (the code a franz-go group leader runs), fed the join metadata each member\n" +
-			"sends (its subscription and the partitions it owns). cooperative-sticky takes two rebalances:\n" +
-			"the partitions that change owner are revoked first (listed) and assigned in the second.\n" +
-			"minikafka is the textbook round-robin (members, topics and partitions sorted; one cursor shared\n" +
-			"across topics, advancing over the members subscribed to each topic). Where a Java client's\n" +
-			"assignor differs, the output says so.\n\n" +
-			"Members are balanced in the order the leader sorts them: group.instance.id first, then member id.\n" +
-			"A new member's id is chosen by the broker when it joins, so where it sorts is not known in\n" +
-			"advance: --new-member NAME names the added members (a static member's group.instance.id)\n" +
-			"instead of new-1, new-2, ...\n\n" +
-			"Examples:\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --add 1            one more consumer\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --members 6        scale the live group to 6\n" +
-			"  kaasctl plan assignment orders-app -b kaas-0:9092 --remove consumer-3 --assignor range\n" +
-			"  kaasctl plan assignment orders-app --data-dir /data --members 4 --add 2 --assignor minikafka",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "members", Usage: "alone: the live group scaled to `N` members (who joins or leaves is planned); with --add/--remove/--new-member: a hypothetical group of N members (member-1..member-N) instead of the live one"},
 			&cli.IntFlag{Name: "add", Usage: "members that join"},
@@ -66,12 +43,6 @@ func newPlanAssignmentCmd() *cli.Command {
 		Action: action(parsePlanAssignment, runPlanAssignment),
 	}
 }
-
-// PlanAssignmentView is plan assignment's -o json document.
-type PlanAssignmentView = inspect.AssignPlan
-
-// PlanAssignMember is one member now and after.
-type PlanAssignMember = inspect.AssignPlanMember
 
 // planAssignmentOptions is 'plan assignment' after flag parsing.
 type planAssignmentOptions struct {
@@ -118,13 +89,13 @@ func runPlanAssignment(ctx context.Context, g *Globals, o planAssignmentOptions)
 		}
 		defer cl.Close()
 	}
-	live := liveGroupWithMembers(ctx, g, cl, o.Group)
+	live := observe.LiveGroupWithMembers(ctx, cl, o.Group, g)
 	planner, err := inspect.StartAssignPlan(inspect.AssignPlanInput{Group: o.Group, Assignor: o.Assignor, Members: o.Members, Add: o.Add,
 		NewMembers: o.NewMembers, Remove: o.Remove, Topics: o.Topics, Committed: committed, Live: live, Brokers: g.HasBrokers()})
 	if err != nil {
 		return assignInputError(err)
 	}
-	counts, source, err := partitionCounts(ctx, cl, a, planner.Subscribed())
+	counts, source, err := observe.PartitionCounts(ctx, cl, a, planner.Subscribed())
 	if err != nil {
 		return err
 	}
@@ -132,7 +103,7 @@ func runPlanAssignment(ctx context.Context, g *Globals, o planAssignmentOptions)
 	if err != nil {
 		return assignInputError(err)
 	}
-	return renderPlanAssignment(g.Printer, v)
+	return g.Printer.Print(views.PlanAssignmentOutput(v))
 }
 
 // assignInputError makes a plan that cannot be made from what was given a
@@ -174,110 +145,4 @@ func readAssignVolume(g *Globals, group string) (committed []string, a *volume.A
 		a = as
 	}
 	return committed, a, nil
-}
-
-// liveGroupWithMembers is the group as its coordinator describes it, nil
-// without brokers, when it cannot be described or has no members.
-func liveGroupWithMembers(ctx context.Context, g *Globals, cl *wire.Client, group string) *wire.DescribedGroup {
-	if cl == nil {
-		return nil
-	}
-	cctx, cancel := cl.WithTimeout(ctx)
-	defer cancel()
-	coords, ds, err := cl.DescribeOnCoordinators(cctx, []string{group})
-	switch {
-	case err != nil:
-		return nil
-	case coords[group].Err != "":
-		g.Warnf("group %s: FindCoordinator: %s", group, coords[group].Err)
-		return nil
-	case len(ds) == 1 && ds[0].Err == "" && len(ds[0].Members) > 0:
-		return &ds[0]
-	}
-	return nil
-}
-
-// partitionCounts is each topic's partition count and where it came from:
-// the brokers' metadata, else assignment.json, else nothing known.
-func partitionCounts(ctx context.Context, cl *wire.Client, a *volume.Assignment, topics []string) (map[string]int32, string, error) {
-	switch {
-	case cl != nil:
-		cctx, cancel := cl.WithTimeout(ctx)
-		md, err := cl.Metadata(cctx, topics)
-		cancel()
-		if err != nil {
-			return nil, "", err
-		}
-		return inspect.PartitionCountsFromMetadata(md, topics), "live: the brokers' metadata", nil
-	case a != nil:
-		return inspect.PartitionCountsFromAssignment(a, topics), "assignment.json partitions[]", nil
-	}
-	return nil, "", nil
-}
-
-// renderPlanAssignment prints the plan: the table of members (-o json: the
-// plan), with the sources, the moves and what a cooperative rebalance
-// revokes first.
-func renderPlanAssignment(pr *render.Printer, v inspect.AssignPlan) error {
-	t := render.NewTable("MEMBER", "STATUS", "NOW", "AFTER", "GAINED", "LOST", "INSTANCE+", "CLIENT+", "SUBSCRIPTION+")
-	for _, m := range v.Members {
-		t.Add(m.MemberID, m.Status, partsText(m.Now), partsText(m.After), strconv.Itoa(m.Gained), strconv.Itoa(m.Lost), m.InstanceID, m.ClientID, strings.Join(m.Subscription, ","))
-	}
-	return pr.Print(render.Output{Data: v, Items: v.Members, Table: t, Human: func(p *render.Printer) error {
-		return writePlanAssignment(p, v, t)
-	}})
-}
-
-func writePlanAssignment(p *render.Printer, v inspect.AssignPlan, t *render.TableData) error {
-	w := p.Out
-	fmt.Fprintf(w, "%s  %s · assignor %s · %s\n", p.Paint(render.Bold, "plan assignment"), render.Shorten(v.Group, 80), v.Assignor, render.Plural(v.Rebalances, "rebalance", "rebalances"))
-	fmt.Fprintf(w, "members        %s\n", v.Sources.Members)
-	fmt.Fprintf(w, "subscriptions  %s\n", v.Sources.Subscriptions)
-	fmt.Fprintf(w, "partitions     %s: %s\n", orNone(v.Sources.Partitions), countsText(v.Partitions))
-	fmt.Fprintf(w, "now            %s\n", v.Sources.Now)
-	fmt.Fprintf(w, "assignor       %s\n", v.AssignorNote)
-	for _, n := range v.Notes {
-		fmt.Fprintf(w, "note           %s\n", n)
-	}
-	fmt.Fprintln(w)
-	if err := p.Table(t); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, render.Plural(len(v.Moves), "partition moves (its consumption pauses while it changes owner)", "partitions move (their consumption pauses while they change owner)")))
-	for _, mv := range v.Moves {
-		fmt.Fprintf(w, "  %s/%d  %s → %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From), orNone(mv.To))
-	}
-	if len(v.Revoked) > 0 {
-		fmt.Fprintf(w, "\n%s\n", p.Paint(render.Bold, "revoked by the first (cooperative) rebalance, assigned by the second"))
-		for _, mv := range v.Revoked {
-			fmt.Fprintf(w, "  %s/%d  from %s\n", render.Shorten(mv.Topic, 80), mv.Partition, orNone(mv.From))
-		}
-	}
-	return nil
-}
-
-func partsText(m map[string][]int32) string {
-	if len(m) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for _, t := range slices.Sorted(maps.Keys(m)) {
-		ps := make([]string, len(m[t]))
-		for i, p := range m[t] {
-			ps[i] = strconv.Itoa(int(p))
-		}
-		parts = append(parts, t+": "+strings.Join(ps, ","))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func countsText(m map[string]int32) string {
-	if len(m) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for _, t := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s %d", t, m[t]))
-	}
-	return strings.Join(parts, ", ")
 }

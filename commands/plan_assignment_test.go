@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // liveAssignments reads each member's assignment (by group.instance.id)
@@ -112,7 +113,7 @@ func TestPlanAssignmentMatchesRealConsumers(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("plan assignment: exit %d: %s", r.Code, r.Err)
 			}
-			var v PlanAssignmentView
+			var v views.PlanAssignmentView
 			if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 				t.Fatalf("%v\n%s", err, r.Out)
 			}
@@ -178,7 +179,7 @@ func TestPlanAssignmentOfflineMinikafka(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	var v PlanAssignmentView
+	var v views.PlanAssignmentView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestPlanAssignmentMembersScalesTheLiveGroup(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	var v PlanAssignmentView
+	var v views.PlanAssignmentView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}

@@ -2,274 +2,33 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
-// plan restart --follow: internal/watch follows assignment.json; each
-// version is checked against the plan by inspect.FollowVersion (the
-// one-version prediction from the version before it, and the order); this
-// file prints the events and, with brokers, waits for the moved groups to
-// be Stable before saying it is safe to go on.
-
-// FollowEvent is one line of plan restart --follow (-o jsonl: one object
-// per line).
-type FollowEvent = inspect.FollowEvent
-
-// FollowedMove is a group's coordinator change as written, beside the
-// prediction.
-type FollowedMove = inspect.FollowedMove
-
-// follower prints a followed restart and checks the settling of each
-// step with the brokers (cl nil: offline).
-type follower struct {
-	g     *Globals
-	o     followOptions
-	cl    *wire.Client
-	f     inspect.RestartFollow
-	jsonl bool
-}
-
-// followRestart follows the real restart in the planned (or given) order
-// until it completes, deviates (exit 3 unless --keep-going), or the
-// context or --follow-timeout ends it.
+// followRestart follows the real restart (observe.FollowRestart) until
+// it ends or --follow-timeout does, its events printed as they happen,
+// with the brokers when given.
 func followRestart(ctx context.Context, g *Globals, o followOptions, in inspect.RestartInput, plan *inspect.RestartPlan, a *volume.Assignment, l volume.Layout) error {
-	order, which := plan.Plan, "planned"
-	if plan.Given != nil {
-		order, which = *plan.Given, "given"
-	}
-	fl := &follower{g: g, o: o, f: inspect.NewRestartFollow(in, order.Order, a), jsonl: g.Printer.Format == render.JSON || g.Printer.Format == render.JSONL}
-	if fl.o.SettleTimeout <= 0 {
-		fl.o.SettleTimeout = 60 * time.Second
-	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
+	jsonl := g.Printer.Format == render.JSON || g.Printer.Format == render.JSONL
+	fo := observe.RestartFollowOptions{KeepGoing: o.KeepGoing, PollInterval: o.PollInterval, SettleTimeout: o.SettleTimeout,
+		Emit: func(e inspect.FollowEvent) { views.WriteFollowEvent(g.Printer, e, jsonl) }, Notes: g}
 	if g.HasBrokers() {
 		cl, err := g.Client(ctx)
 		if err != nil {
 			return err
 		}
 		defer cl.Close()
-		fl.cl = cl
+		fo.Client = cl
 	}
-	wctx, wcancel := context.WithCancel(ctx)
-	w := watch.Follow(wctx, watch.Options{Path: l.AssignmentPath(), PollInterval: o.PollInterval}, 256)
-	defer func() { wcancel(); _ = w.Err() }()
-	fl.emit(FollowEvent{Kind: "following", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
-		Message: fmt.Sprintf("following %s (v%d) for the %s order %s (%d group moves of groups with members predicted); restart %s first",
-			l.AssignmentPath(), a.AssignmentVersion, which, strings.Join(order.Order, " → "), order.Score.Moves, order.Order[0]),
-		Next: order.Order[0]})
-	return fl.loop(ctx, w)
-}
-
-// loop takes the follower's events until the restart ends.
-func (fl *follower) loop(ctx context.Context, w *watch.Follower) error {
-	first := true
-	for {
-		select {
-		case <-ctx.Done():
-			return fl.stopped(ctx)
-		case <-w.Done():
-			if err := w.Err(); err != nil {
-				return err
-			}
-			if ctx.Err() != nil {
-				return fl.stopped(ctx)
-			}
-			return fl.finish("the watch ended", false)
-		case e := <-w.Events:
-			if e.Version == nil {
-				fl.g.Warnf("%s", e.Problem)
-				continue
-			}
-			if first && fl.f.IsStart(e.Version.Assignment) {
-				first = false
-				continue // the version the plan was computed from
-			}
-			first = false
-			if stop, err := fl.onVersion(ctx, e.Version); stop {
-				return err
-			}
-		}
-	}
-}
-
-func (fl *follower) stopped(ctx context.Context) error {
-	return fl.finish(fmt.Sprintf("stopped following at step %d of %d (%v)", fl.f.Step+1, len(fl.f.Order), context.Cause(ctx)), false)
-}
-
-// onVersion checks one version against the plan and prints it; stop says
-// the follow is over (err: how it ends).
-func (fl *follower) onVersion(ctx context.Context, v *watch.Version) (stop bool, err error) {
-	if last := fl.f.Last; last != nil && inspect.NewerThan(last, v.Assignment) {
-		return fl.onBackwards(v.Assignment)
-	}
-	var out inspect.FollowOutcome
-	fl.f, out = inspect.FollowVersion(fl.f, v.Assignment, v.Rewritten)
-	fl.emit(out.Event)
-	if !out.Event.AsPlanned && !fl.o.KeepGoing {
-		return true, fl.finish("stopped at the first deviation (--keep-going follows on): re-plan with 'kaasctl plan restart' once the cluster is whole again", true)
-	}
-	if out.Waiting {
-		fl.emit(FollowEvent{Kind: "waiting", Broker: out.Event.Broker, Message: fmt.Sprintf("    %s stopped as planned; %s (the next version should list it)", out.Event.Broker, fl.startWhen(out.Event))})
-	}
-	if out.Settle {
-		fl.settleStep(ctx)
-		if out.Complete {
-			return true, fl.finish("the restart is complete", false)
-		}
-	}
-	return false, nil
-}
-
-// onBackwards reports a version older than the last one followed (a
-// stale controller, a restored file): kaas's brokers skip it, so it is
-// neither followed nor taken as the state the next version is compared
-// with, and it is a deviation (the plan predicted no such version).
-func (fl *follower) onBackwards(a *volume.Assignment) (stop bool, err error) {
-	last := fl.f.Last
-	ev := FollowEvent{Kind: "version", Version: a.AssignmentVersion, Epoch: a.ControllerEpoch, Controller: a.Controller,
-		Step: fl.f.Step + 1, Deviations: inspect.VersionWarnings("assignment.json", last, a, false),
-		Message: fmt.Sprintf("v%d (epoch %d, controller %s): older than v%d (epoch %d), the last version followed — kaas's brokers skip it; still following from v%d",
-			a.AssignmentVersion, a.ControllerEpoch, orNone(a.Controller), last.AssignmentVersion, last.ControllerEpoch, last.AssignmentVersion)}
-	we, wb := fl.f.Expected()
-	ev.Expected = strings.TrimSpace(we + " " + wb)
-	ev.Next = ev.Expected
-	fl.f.Deviations++
-	fl.emit(ev)
-	if !fl.o.KeepGoing {
-		return true, fl.finish("stopped at the first deviation (--keep-going follows on): assignment.json went backwards; find who wrote it (kaasctl watch --journal keeps every version)", true)
-	}
-	return false, nil
-}
-
-// startWhen says when the stopped broker may start again: once the groups
-// its stop moved are Stable on their new coordinator, and not before the
-// generation's least time between stop and start.
-func (fl *follower) startWhen(ev FollowEvent) string {
-	r := fl.f.Rules.Restart
-	var moved []string
-	for _, mv := range ev.Moves {
-		moved = append(moved, mv.Group)
-	}
-	least := ""
-	if r.StopToStart > 0 {
-		least = fmt.Sprintf(" and at least %s after the stop", r.StopToStart)
-	}
-	if len(moved) == 0 {
-		return "start it again" + least
-	}
-	return fmt.Sprintf("start it again once %s %s Stable on the new coordinator for 2 s%s (%s)", strings.Join(moved, ", "),
-		map[bool]string{true: "is", false: "are"}[len(moved) == 1], least, r.Why)
-}
-
-func (fl *follower) emit(e FollowEvent) {
-	if e.Deviations == nil {
-		e.Deviations = []string{}
-	}
-	if e.Moves == nil {
-		e.Moves = []FollowedMove{}
-	}
-	if e.Notes == nil {
-		e.Notes = []string{}
-	}
-	w := fl.g.Printer.Out
-	if fl.jsonl {
-		jw := fl.g.Printer.JSONLines(e)
-		_ = jw.Write(e)
-		_ = jw.Flush()
-		return
-	}
-	p := fl.g.Printer
-	line := render.Clean(e.Message)
-	switch {
-	case len(e.Deviations) > 0:
-		line = p.Paint(render.Red, "DEVIATION ") + line
-	case e.Kind == "version" && e.AsPlanned:
-		line = p.Paint(render.Green, "as planned ") + line
-	case e.Kind == "settled":
-		line = p.Paint(render.Green, "safe to go on ") + line
-	}
-	fmt.Fprintln(w, line)
-	for _, d := range e.Deviations {
-		fmt.Fprintln(w, "    deviation: "+render.Clean(d))
-	}
-	for _, m := range e.Moves {
-		mark := "as predicted"
-		if !m.AsPlanned {
-			mark = "predicted " + orNone(m.Predicted)
-		}
-		fmt.Fprintf(w, "    %s  %s → %s  (%s)\n", render.Shorten(m.Group, 80), render.Clean(orNone(m.From)), render.Clean(orNone(m.To)), render.Clean(mark))
-	}
-	for _, n := range e.Notes {
-		fmt.Fprintln(w, "    note: "+render.Clean(n))
-	}
-}
-
-// settleStep says when it is safe to go on: with brokers, once the groups
-// with members are Stable on the coordinator the version names; offline,
-// what to check.
-func (fl *follower) settleStep(ctx context.Context) {
-	_, nextBroker := fl.f.Expected()
-	next := "the restart is complete"
-	if nextBroker != "" {
-		next = "restart " + nextBroker + " next"
-	}
-	if fl.cl == nil {
-		fl.emit(FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    wait until the groups with members are Stable again (kaasctl groups describe; give -b to have plan restart --follow check), then %s", next), Next: nextBroker})
-		return
-	}
-	groups, want := fl.f.SettleTargets()
-	deadline := time.Now().Add(fl.o.SettleTimeout)
-	var pending []string
-	for {
-		pending = fl.unsettled(ctx, groups, want)
-		if len(pending) == 0 {
-			fl.emit(FollowEvent{Kind: "settled", Message: fmt.Sprintf("%d group(s) with members Stable on their coordinators: %s", len(groups), next), Next: nextBroker})
-			return
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-	fl.emit(FollowEvent{Kind: "unsettled", Message: fmt.Sprintf("    not settled after %v: %s; check them before you %s", fl.o.SettleTimeout, strings.Join(pending, "; "), next), Next: nextBroker})
-}
-
-// unsettled lists the groups not Stable on their coordinator.
-func (fl *follower) unsettled(ctx context.Context, groups []string, want map[string]string) []string {
-	cctx, cancel := fl.cl.WithTimeout(ctx)
-	defer cancel()
-	coords, described, err := fl.cl.DescribeOnCoordinators(cctx, groups)
-	if err != nil {
-		return []string{"FindCoordinator failed: " + err.Error()}
-	}
-	return inspect.UnsettledGroups(coords, described, inspect.NewNodeNamer(fl.f.Last), want)
-}
-
-func (fl *follower) finish(msg string, deviated bool) error {
-	f := fl.f
-	summary := fmt.Sprintf("%s; %d of %d broker(s) restarted, %s", msg, len(f.Done), len(f.Order), render.Plural(f.Deviations, "version deviated", "versions deviated"))
-	fl.emit(FollowEvent{Kind: "done", Message: summary})
-	if f.Deviations > 0 || deviated {
-		return exit.ProblemsFound("the restart deviated from the plan")
-	}
-	if len(f.Done) < len(f.Order) {
-		return fmt.Errorf("stopped following before the restart completed")
-	}
-	return nil
+	return observe.FollowRestart(ctx, fo, in, plan, a, l)
 }

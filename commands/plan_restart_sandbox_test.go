@@ -17,6 +17,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // waitGroupsStable waits until every group has members and is Stable.
@@ -129,7 +130,7 @@ func TestPlanRestartPredictsTheSandbox(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("plan restart: exit %d: %s", r.Code, r.Err)
 			}
-			var view PlanRestartView
+			var view views.PlanRestartView
 			if err := json.Unmarshal([]byte(r.Out), &view); err != nil {
 				t.Fatalf("%v\n%s", err, r.Out)
 			}
@@ -215,7 +216,7 @@ func TestPlanRestartFollowReportsADeviation(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("plan restart: exit %d: %s", r.Code, r.Err)
 	}
-	var view PlanRestartView
+	var view views.PlanRestartView
 	if err := json.Unmarshal([]byte(r.Out), &view); err != nil {
 		t.Fatal(err)
 	}
@@ -249,15 +250,15 @@ func TestPlanRestartFollowReportsADeviation(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3\n%s\n%s", code, out.String(), errb.String())
 	}
-	var events []FollowEvent
+	var events []views.FollowEvent
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e FollowEvent
+		var e views.FollowEvent
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
 		events = append(events, e)
 	}
-	var versions []FollowEvent
+	var versions []views.FollowEvent
 	for _, e := range events {
 		if e.Kind == "version" {
 			versions = append(versions, e)

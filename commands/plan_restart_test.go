@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // A Go-flavour volume (offsets in DATA/__consumer_offsets): the plan uses
@@ -21,7 +23,7 @@ func TestPlanRestartOfflineGolden(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	var v PlanRestartView
+	var v views.PlanRestartView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // testGlobals is Globals over buffers, as a run function gets them.
@@ -35,7 +36,7 @@ func TestRunPlanAssignmentDirect(t *testing.T) {
 	if err := runPlanAssignment(context.Background(), g, o); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v PlanAssignmentView
+	var v views.PlanAssignmentView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestRunPlanRestartDirect(t *testing.T) {
 	if err := runPlanRestart(context.Background(), g, o); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v PlanRestartView
+	var v views.PlanRestartView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestRunPlanRestartFollowDirect(t *testing.T) {
 	o := planRestartOptions{Placement: "rendezvous", Follow: followOptions{On: true, PollInterval: 10 * time.Millisecond, Timeout: 60 * time.Second}}
 	done := make(chan error, 1)
 	go func() { done <- runPlanRestart(context.Background(), g, o) }()
-	var first FollowEvent
+	var first views.FollowEvent
 	if err := sandbox.WaitUntil(20*time.Second, func() bool {
 		line, _, _ := strings.Cut(out.String(), "\n")
 		return json.Unmarshal([]byte(line), &first) == nil && first.Kind == "following"
@@ -125,9 +126,9 @@ func TestRunPlanRestartFollowDirect(t *testing.T) {
 	if exit.Code(err) != 3 {
 		t.Fatalf("exit %d (%v), want 3\n%s", exit.Code(err), err, out.String())
 	}
-	var dev FollowEvent
+	var dev views.FollowEvent
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e FollowEvent
+		var e views.FollowEvent
 		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "version" {
 			dev = e
 		}
@@ -155,7 +156,7 @@ func TestRunPlanRestartFollowBackwardsVersion(t *testing.T) {
 	o := planRestartOptions{Placement: "rendezvous", Follow: followOptions{On: true, PollInterval: 10 * time.Millisecond, Timeout: 60 * time.Second}}
 	done := make(chan error, 1)
 	go func() { done <- runPlanRestart(context.Background(), g, o) }()
-	var first FollowEvent
+	var first views.FollowEvent
 	if err := sandbox.WaitUntil(20*time.Second, func() bool {
 		line, _, _ := strings.Cut(out.String(), "\n")
 		return json.Unmarshal([]byte(line), &first) == nil && first.Kind == "following"
@@ -189,9 +190,9 @@ func TestRunPlanRestartFollowBackwardsVersion(t *testing.T) {
 	if exit.Code(err) != 3 {
 		t.Fatalf("exit %d (%v), want 3\n%s", exit.Code(err), err, out.String())
 	}
-	var dev FollowEvent
+	var dev views.FollowEvent
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e FollowEvent
+		var e views.FollowEvent
 		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "version" {
 			dev = e
 		}

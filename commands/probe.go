@@ -3,8 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,88 +11,33 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "probe",
-			Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
-			Description: "For every broker kaasctl knows of (assignment.json's brokers[], the brokers' metadata, and each\n" +
-				"--brokers address: kaas drops a dead broker from the first two), kaasctl picks a canary group id that\n" +
-				"kaas routes to that broker (both tiers: an explicit consumerGroups[] entry wins),\n" +
-				inspect.CanaryPrefix + "<broker>-<n>, and takes it through the round trips a consumer makes, all to\n" +
-				"that broker:\n\n" +
-				"  FindCoordinator  the broker must name itself as the canary's coordinator\n" +
-				"  OffsetCommit     an admin commit (generation -1, no member) on partition 0 of --topic (default: the\n" +
-				"                   first topic the brokers list) of its log end, an offset kaas can hold, with metadata\n" +
-				"                   \"" + inspect.ProbeMetadata + " <time in ms>\"\n" +
-				"  OffsetFetch      must give that offset and metadata back\n\n" +
-				"It finds a broker that accepts connections and answers metadata and ListGroups but cannot\n" +
-				"coordinate (a wedged offsets store, a read-only volume), which no lag metric shows until its groups\n" +
-				"fall behind. A broker that is not alive in assignment.json, or not in it, gets no canary (kaas routes\n" +
-				"nothing to it) and fails at step 'route'; a --brokers address no broker's metadata advertises and that\n" +
-				"does not answer (a broker that is down) fails at FindCoordinator. Each broker is probed under one\n" +
-				"--timeout, all at once. The canary groups' offset files are the only thing the probe writes, and only\n" +
-				"those it created: an id whose offset file holds any offset the probe did not commit is left alone\n" +
-				"(the next id is used). Every listing, group metric, health evaluation and alert leaves them out.\n" +
-				"'kaasctl exporter --probe' runs the same probe at every refresh (kaas_probe_* metrics).\n\n" +
-				"--count N probes N times, --interval apart: per broker the successes and, per step, the median,\n" +
-				"99th percentile and largest round trip. Exit code 3 when a broker failed a probe.\n\n" +
-				"Examples:\n" +
-				"  kaasctl probe --data-dir /data -b kaas-0:9092\n" +
-				"  kaasctl probe --data-dir /data -b kaas-0:9092 --count 20 --interval 500ms -o json",
-			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
-				durationFlag("interval", time.Second, "between probes (with --count)"),
-				&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-			},
-			Action: action(parseProbe, runProbe),
-		}
+	register(Descriptor{
+		Path:  "probe",
+		Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Docs: []FormatDoc{
+			{Title: "probe", Doc: views.ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
+		},
+		HelpVars: helptext.Vars{"canaryPrefix": inspect.CanaryPrefix, "probeMetadata": inspect.ProbeMetadata},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
+					durationFlag("interval", time.Second, "between probes (with --count)"),
+					&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
+				},
+				Action: action(parseProbe, runProbe),
+			}
+		},
 	})
-}
-
-// ProbeView is the machine document of 'kaasctl probe'.
-type ProbeView struct {
-	Topic   string             `json:"topic"`
-	Rounds  int                `json:"rounds"`
-	Brokers []ProbeBrokerStats `json:"brokers"`
-	// Probes are every round's report.
-	Probes []*exporter.ProbeReport `json:"probes"`
-}
-
-// ProbeBrokerStats is one broker over every round.
-type ProbeBrokerStats struct {
-	Broker string `json:"broker"`
-	Node   int32  `json:"node"`
-	Addr   string `json:"addr,omitempty"`
-	// Sources says where kaasctl knows the broker from: brokers[],
-	// metadata, --brokers.
-	Sources []string `json:"sources"`
-	Canary  string   `json:"canary"`
-	Tier    string   `json:"tier,omitempty"`
-	// OK: every round passed.
-	OK       bool `json:"ok"`
-	Rounds   int  `json:"rounds"`
-	Failures int  `json:"failures"`
-	// FailedStep and Error are the last failure's.
-	FailedStep string          `json:"failedStep,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Steps      []ProbeStepStat `json:"steps"`
-}
-
-// ProbeStepStat is one step's round trips over the rounds (seconds).
-type ProbeStepStat struct {
-	Step     string  `json:"step"`
-	Count    int     `json:"count"`
-	Failures int     `json:"failures"`
-	P50      float64 `json:"p50"`
-	P99      float64 `json:"p99"`
-	Max      float64 `json:"max"`
 }
 
 // probeOptions is 'probe' after flag parsing.
@@ -151,15 +94,17 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	o.owned = canaryOwner(*src.layout)
+	o.owned = repair.CanaryOwner(*src.layout)
 	v, err := probeRounds(ctx, src.client, a, o)
 	if err != nil {
 		return err
 	}
-	if err := g.Printer.Print(probeOutput(v)); err != nil {
+	if err := g.Printer.Print(views.ProbeOutput(v)); err != nil {
 		return err
 	}
-	noteSkippedCanaries(g, v.Probes)
+	for _, s := range exporter.SkippedCanaries(v.Probes) {
+		g.Notef("%s", render.Clean(s))
+	}
 	var failed []string
 	for _, b := range v.Brokers {
 		if !b.OK {
@@ -174,173 +119,18 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 	return nil
 }
 
-// probeRounds probes o.count times, o.interval apart, and folds the
-// rounds into one line per broker.
-func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (ProbeView, error) {
-	v := ProbeView{Rounds: o.count, Probes: []*exporter.ProbeReport{}}
-	tick := time.NewTicker(max(o.interval, time.Millisecond))
-	defer tick.Stop()
-	for i := range o.count {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return v, ctx.Err()
-			case <-tick.C:
-			}
-		}
-		in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned}
-		if i == 0 {
-			in.Unreached = o.unreached
-		}
-		rep, err := exporter.Probe(ctx, in)
-		if err != nil {
-			return v, err
-		}
-		v.Topic = rep.Topic
-		v.Probes = append(v.Probes, rep)
+// probeRounds probes o.count times, o.interval apart (exporter.ProbeRounds),
+// and folds the rounds into one line per broker.
+func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (views.ProbeView, error) {
+	in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
+	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
+	v := views.ProbeView{Rounds: o.count, Probes: reps}
+	if len(reps) > 0 {
+		v.Topic = reps[len(reps)-1].Topic
 	}
-	v.Brokers = probeStats(v.Probes)
+	if err != nil {
+		return v, err
+	}
+	v.Brokers = exporter.ProbeStats(v.Probes)
 	return v, nil
-}
-
-// probeOutput is the probe's output: a line per broker.
-func probeOutput(v ProbeView) render.Output {
-	t := render.NewTable("BROKER", "NODE", "CANARY", "RESULT", "FAILED STEP", "FIND", "COMMIT", "FETCH", "ERROR", "TIER+")
-	for _, b := range v.Brokers {
-		res := "OK"
-		if !b.OK {
-			res = "FAILED"
-		}
-		if v.Rounds > 1 {
-			res += fmt.Sprintf(" %d/%d", b.Rounds-b.Failures, b.Rounds)
-		}
-		cells := map[string]string{}
-		for _, s := range b.Steps {
-			cells[s.Step] = probeLatency(s, v.Rounds)
-		}
-		cell := func(step string) string {
-			if v, ok := cells[step]; ok {
-				return v
-			}
-			return "-"
-		}
-		t.Add(b.Broker, strconv.Itoa(int(b.Node)), render.Dash(b.Canary), res, render.Dash(b.FailedStep),
-			cell(wire.StepFindCoordinator), cell(wire.StepOffsetCommit), cell(wire.StepOffsetFetch), render.Dash(b.Error), render.Dash(b.Tier))
-	}
-	return render.Output{Data: v, Items: v.Brokers, Table: t, Human: func(p *render.Printer) error {
-		fmtf(p.Out, "canary offsets on %s/0; %s\n", v.Topic, render.Plural(v.Rounds, "probe", "probes"))
-		return p.Table(t)
-	}}
-}
-
-// probeLatency is a step's cell: its round trip (one probe), or
-// p50/p99/max over many ("!" marks a step that failed in some round).
-func probeLatency(s ProbeStepStat, count int) string {
-	ms := func(sec float64) string { return strconv.FormatFloat(sec*1000, 'f', 1, 64) + "ms" }
-	out := ms(s.Max)
-	if count > 1 {
-		out = ms(s.P50) + "/" + ms(s.P99) + "/" + ms(s.Max)
-	}
-	if s.Failures > 0 {
-		out += " !" + strconv.Itoa(s.Failures)
-	}
-	return out
-}
-
-// probeStats folds the rounds into one line per broker.
-func probeStats(reps []*exporter.ProbeReport) []ProbeBrokerStats {
-	var out []ProbeBrokerStats
-	idx := map[string]int{}
-	times := map[string]map[string][]float64{}
-	for _, rep := range reps {
-		for _, b := range rep.Brokers {
-			i, ok := idx[b.Broker]
-			if !ok {
-				i = len(out)
-				idx[b.Broker] = i
-				out = append(out, ProbeBrokerStats{Broker: b.Broker, Node: b.Node, Addr: b.Addr, Sources: b.Sources, Canary: b.Canary, Tier: b.Tier, OK: true, Steps: []ProbeStepStat{}})
-				times[b.Broker] = map[string][]float64{}
-			}
-			s := &out[i]
-			s.Rounds++
-			if !b.OK {
-				s.OK = false
-				s.Failures++
-				s.FailedStep, s.Error = b.FailedStep, b.Err
-			}
-			for _, st := range b.Steps {
-				times[b.Broker][st.Step] = append(times[b.Broker][st.Step], st.Seconds)
-				j := slices.IndexFunc(s.Steps, func(x ProbeStepStat) bool { return x.Step == st.Step })
-				if j < 0 {
-					s.Steps = append(s.Steps, ProbeStepStat{Step: st.Step})
-					j = len(s.Steps) - 1
-				}
-				s.Steps[j].Count++
-				if !st.OK {
-					s.Steps[j].Failures++
-				}
-			}
-		}
-	}
-	for i := range out {
-		for j := range out[i].Steps {
-			st := &out[i].Steps[j]
-			ts := times[out[i].Broker][st.Step]
-			slices.Sort(ts)
-			st.P50, st.P99, st.Max = quantile(ts, .5), quantile(ts, .99), ts[len(ts)-1]
-		}
-	}
-	return out
-}
-
-// quantile of sorted values (nearest rank).
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*q+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
-// canaryOwner says, from the group's offset file on the volume of l,
-// whether the probe may write a canary id: only a group it created
-// (inspect.CanaryFileOwned). A file that cannot be read is left alone.
-// On a volume whose live offsets dir cannot be told yet (no group has a
-// file: a new cluster), the file is looked for in both generations' dirs.
-func canaryOwner(l volume.Layout) func(group string) (bool, string) {
-	return func(group string) (bool, string) {
-		gf, err := repair.ReadGroupFile(l, group)
-		if err == nil {
-			return inspect.CanaryFileOwned(gf.File)
-		}
-		if _, lerr := l.WithGeneration().LiveOffsetsDir(); lerr == nil {
-			return false, "its offset file cannot be read (" + err.Error() + "): left alone"
-		}
-		for _, gen := range []volume.Generation{volume.GenGo, volume.Gen018} {
-			gf, err := repair.ReadGroupFile(l.PinnedTo(gen, "the probe's check of its canary"), group)
-			switch {
-			case err != nil:
-				return false, "its offset file cannot be read (" + err.Error() + "): left alone"
-			case gf.File != nil:
-				return inspect.CanaryFileOwned(gf.File)
-			}
-		}
-		return true, ""
-	}
-}
-
-// noteSkippedCanaries says which canary ids the probe left alone (groups
-// of that name kaasctl did not create), once each.
-func noteSkippedCanaries(g *Globals, reps []*exporter.ProbeReport) {
-	seen := map[string]bool{}
-	for _, rep := range reps {
-		for _, b := range rep.Brokers {
-			for _, s := range b.Skipped {
-				if !seen[s] {
-					seen[s] = true
-					g.Notef("%s", render.Clean(s))
-				}
-			}
-		}
-	}
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // The probe never writes a group kaasctl did not create: a group that has
@@ -34,7 +36,7 @@ func TestProbeLeavesForeignGroupsAlone(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("probe: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
-	v := decodeJSON[ProbeView](t, r)
+	v := decodeJSON[views.ProbeView](t, r)
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Errorf("the probe rewrote %s:\n%s\nwas\n%s", path, after, before)
 	}
@@ -66,7 +68,7 @@ func TestProbeLeavesForeignGroupsAlone(t *testing.T) {
 	}
 	// A second probe takes the same canaries again (its own files).
 	r2 := live(t, sb, "probe", "--data-dir", dd, "-o", "json")
-	v2 := decodeJSON[ProbeView](t, r2)
+	v2 := decodeJSON[views.ProbeView](t, r2)
 	for i, b := range v2.Brokers {
 		if r2.Code != 0 || b.Canary != v.Brokers[i].Canary {
 			t.Errorf("second probe: exit %d, %s canary %s (was %s)", r2.Code, b.Broker, b.Canary, v.Brokers[i].Canary)
@@ -97,11 +99,11 @@ func TestProbeNamesADownBroker(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("probe with %s down: exit %d\n%s\n%s", victim, r.Code, r.Out, r.Err)
 	}
-	v := decodeJSON[ProbeView](t, r)
+	v := decodeJSON[views.ProbeView](t, r)
 	if len(v.Brokers) != 3 {
 		t.Fatalf("%d rows, want 3 (the down broker too): %+v", len(v.Brokers), v.Brokers)
 	}
-	var down *ProbeBrokerStats
+	var down *exporter.ProbeBrokerStats
 	for i, b := range v.Brokers {
 		if b.Addr == addr {
 			down = &v.Brokers[i]
@@ -141,7 +143,7 @@ func TestProbeFrozenBrokerOneTimeout(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("probe with %s frozen: exit %d\n%s\n%s", victim, r.Code, r.Out, r.Err)
 	}
-	v := decodeJSON[ProbeView](t, r)
+	v := decodeJSON[views.ProbeView](t, r)
 	for _, b := range v.Brokers {
 		if (b.Broker == victim) == b.OK {
 			t.Errorf("%+v", b)
@@ -204,7 +206,7 @@ func TestProbeOnAVolumeWithoutGroupFiles(t *testing.T) {
 	}
 	first := inspect.CanaryGroups(sb.Assignment(), nil)[0].Group
 	writeFile(t, dd, "__consumer_offsets/"+first+".json", `{"offsets":{"orders/0":1}}`)
-	v := decodeJSON[ProbeView](t, live(t, sb, "probe", "--data-dir", dd, "-o", "json"))
+	v := decodeJSON[views.ProbeView](t, live(t, sb, "probe", "--data-dir", dd, "-o", "json"))
 	for _, b := range v.Brokers {
 		if b.Canary == first {
 			t.Errorf("%s probed through %s, whose file in the other offsets dir is not the probe's", b.Broker, first)

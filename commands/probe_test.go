@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // kaasctl probe on the sandbox: every broker OK, each through its own
@@ -25,7 +26,7 @@ func TestProbeSandbox(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("probe: exit %d\n%s\n%s", r.Code, r.Out, r.Err)
 	}
-	v := decodeJSON[ProbeView](t, r)
+	v := decodeJSON[views.ProbeView](t, r)
 	if len(v.Brokers) != 3 || v.Topic != "orders" {
 		t.Fatalf("probe view %+v", v)
 	}
@@ -67,7 +68,7 @@ func TestProbeSandbox(t *testing.T) {
 	if r.Code != 3 {
 		t.Fatalf("broken %s: exit %d\n%s\n%s", victim, r.Code, r.Err, r.Out)
 	}
-	v = decodeJSON[ProbeView](t, r)
+	v = decodeJSON[views.ProbeView](t, r)
 	for _, b := range v.Brokers {
 		broken := b.Broker == victim
 		if b.OK == broken || broken && (b.FailedStep != wire.StepOffsetCommit || b.Failures != 2 || !strings.Contains(b.Error, "COORDINATOR_NOT_AVAILABLE")) {

@@ -29,7 +29,7 @@ func TestREADMETourLiterally(t *testing.T) {
 		t.Fatalf("only %d tour steps found in README.md", len(steps))
 	}
 	root := t.TempDir()
-	topics, err := sandboxTopics(nil, true) // what kaasctl sandbox --demo seeds
+	topics, err := sandbox.TopicsOf(nil, true) // what kaasctl sandbox --demo seeds
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,64 +1,195 @@
 package commands
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/kaasctl/kaasctl/internal/helptext"
 )
 
-// A command file registers its command from init(); the parent of a
-// sub-command ("groups list" → "groups") is created on first use, so every
-// command lives in its own file and no central list needs editing.
+// A command is one file registering one Descriptor from init(): where it
+// sits in the tree, its one-line usage, which common flags its help lists,
+// the machine documents it prints, and the builder of its flags and
+// action. Its long help (description, usage text) is its file in
+// internal/helptext, found by its path. The tree, the common flags each
+// command gets and 'kaasctl help formats' are all derived from the
+// registry: nothing central is edited to add a command.
 
-type registration struct {
-	parent string
-	build  func() *cli.Command
+// Descriptor is one command (a parent when Build is nil: its
+// sub-commands register under its path).
+type Descriptor struct {
+	// Path is the command's words from the top: "groups describe".
+	Path string
+	// Usage is the one line the command lists say.
+	Usage string
+	// Aliases are other names of the command's last word.
+	Aliases []string
+	// Hidden commands run but are not listed (nor are their documents in
+	// the whole 'help formats'; 'help formats COMMAND' shows them).
+	Hidden bool
+	// Common is the common flags the command's help lists (the others are
+	// accepted, hidden): zero takes the parent's, and all when no parent
+	// says; fgNone lists none.
+	Common flagGroup
+	// Docs are the machine documents the command prints (-o json, yaml),
+	// for 'kaasctl help formats'.
+	Docs []FormatDoc
+	// HelpVars fill the {{name}} placeholders of the command's help text.
+	HelpVars helptext.Vars
+	// Build makes the command's flags and action; the registry sets its
+	// name, usage, aliases, hidden flag and help text from the descriptor.
+	Build func() *cli.Command
 }
 
-var registry []registration
+// FormatDoc is one machine document of a command.
+type FormatDoc struct {
+	// Title names the document in 'help formats': the commands it is
+	// printed by, with what selects it ("groups describe (with brokers)",
+	// "txn list / txn describe"); its command words find it for 'help
+	// formats COMMAND'.
+	Title string
+	// Doc is a value of the document's type; its fields are read from it.
+	Doc any
+	// JSONL says what -o jsonl prints, one per line.
+	JSONL string
+	// Rank orders the documents of 'help formats' (the order an operator
+	// meets the commands); zero lists it after the ranked ones.
+	Rank int
+}
 
-// parentUsage describes the parent commands.
-var parentUsage = map[string]string{}
+var registry []Descriptor
 
-// register adds a top-level command.
-func register(build func() *cli.Command) { registry = append(registry, registration{build: build}) }
-
-// registerSub adds a sub-command under parent, described by usage.
-func registerSub(parent, usage string, build func() *cli.Command) {
-	registry = append(registry, registration{parent: parent, build: build})
-	if usage != "" {
-		parentUsage[parent] = usage
+// register adds a command (or a parent) to the tree.
+func register(d Descriptor) {
+	registry = append(registry, d)
+	for _, f := range d.Docs {
+		registerSchema(f)
 	}
 }
 
-// parentDescription is the help text of a parent command ('kaasctl help
-// offsets'), set by describeParent.
-var parentDescription = map[string]string{}
+// Registry is every command registered, in registration order: the tree
+// as plain data (help, help formats, --help-json read it).
+func Registry() []Descriptor { return slices.Clone(registry) }
 
-// describeParent sets the help text of a parent command.
-func describeParent(parent, text string) { parentDescription[parent] = text }
+// descriptorOf is the descriptor registered at path (ok false: none).
+func descriptorOf(path string) (Descriptor, bool) {
+	for _, d := range registry {
+		if d.Path == path {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
 
+// flagGroupsOf returns the common flags the command at path takes: its
+// own descriptor's, else its nearest parent's that says, else all.
+func flagGroupsOf(path []string) flagGroup {
+	for n := len(path); n > 0; n-- {
+		if d, ok := descriptorOf(strings.Join(path[:n], " ")); ok && d.Common != 0 {
+			if d.Common == fgNone {
+				return 0
+			}
+			return d.Common
+		}
+	}
+	return fgAll
+}
+
+// listedDoc is a document with whether its command is hidden.
+type listedDoc struct {
+	FormatDoc
+	hidden bool
+}
+
+// appDocs are the machine documents of kaasctl itself rather than of a
+// command (--help-json's), registered with registerAppDoc.
+var appDocs []FormatDoc
+
+// registerAppDoc adds a document kaasctl prints outside any command.
+func registerAppDoc(d FormatDoc) {
+	appDocs = append(appDocs, d)
+	registerSchema(d)
+}
+
+// formatDocs is every command's documents, then kaasctl's own, in the
+// order 'help formats' lists them (Rank, then registration).
+func formatDocs() []listedDoc {
+	var out []listedDoc
+	for _, d := range registry {
+		for _, f := range d.Docs {
+			out = append(out, listedDoc{f, d.Hidden})
+		}
+	}
+	for _, f := range appDocs {
+		out = append(out, listedDoc{f, false})
+	}
+	rank := func(f listedDoc) int {
+		if f.Rank == 0 {
+			return int(^uint(0) >> 1)
+		}
+		return f.Rank
+	}
+	slices.SortStableFunc(out, func(a, b listedDoc) int { return cmp.Compare(rank(a), rank(b)) })
+	return out
+}
+
+// buildCommands builds the tree: each command from its descriptor under
+// its parent (created on first use when no descriptor names it), sorted
+// by name.
 func buildCommands() []*cli.Command {
+	byPath := map[string]*cli.Command{}
 	var top []*cli.Command
-	parents := map[string]*cli.Command{}
-	for _, r := range registry {
-		c := r.build()
-		if r.parent == "" {
+	var node func(path string) *cli.Command
+	node = func(path string) *cli.Command {
+		if c, ok := byPath[path]; ok {
+			return c
+		}
+		words := strings.Fields(path)
+		c := &cli.Command{Name: words[len(words)-1]}
+		byPath[path] = c
+		if len(words) == 1 {
 			top = append(top, c)
-			continue
+		} else {
+			p := node(strings.Join(words[:len(words)-1], " "))
+			p.Subcommands = append(p.Subcommands, c)
 		}
-		p, ok := parents[r.parent]
-		if !ok {
-			p = &cli.Command{Name: r.parent, Usage: parentUsage[r.parent], Description: parentDescription[r.parent]}
-			parents[r.parent] = p
-			top = append(top, p)
+		return c
+	}
+	for _, d := range registry {
+		c := node(d.Path)
+		if d.Build != nil {
+			name, subs := c.Name, c.Subcommands
+			*c = *d.Build()
+			c.Name, c.Subcommands = name, append(c.Subcommands, subs...)
 		}
-		p.Subcommands = append(p.Subcommands, c)
+		describe(c, d)
 	}
-	for _, p := range parents {
-		slices.SortFunc(p.Subcommands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	byName := func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) }
+	for _, c := range byPath {
+		slices.SortFunc(c.Subcommands, byName)
 	}
-	slices.SortFunc(top, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(top, byName)
 	return top
+}
+
+// describe sets what the descriptor says of c: its usage, aliases and
+// hidden flag, and its help text from internal/helptext (a builder's own
+// stays where the descriptor or the text files say nothing).
+func describe(c *cli.Command, d Descriptor) {
+	if d.Usage != "" {
+		c.Usage = d.Usage
+	}
+	if len(d.Aliases) > 0 {
+		c.Aliases = d.Aliases
+	}
+	c.Hidden = c.Hidden || d.Hidden
+	if s := helptext.Command(d.Path, d.HelpVars); s != "" {
+		c.Description = s
+	}
+	if s := helptext.Usage(d.Path, d.HelpVars); s != "" {
+		c.UsageText = s
+	}
 }

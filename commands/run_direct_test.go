@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Direct tests: each command's run function called with Globals built by
@@ -62,7 +63,7 @@ func TestRunDoctorDirect(t *testing.T) {
 	if code := exit.Code(err); code != exit.OK && code != exit.Problems {
 		t.Fatalf("doctor: %v\n%s", err, errb)
 	}
-	v := decodeOut[DoctorView](t, out)
+	v := decodeOut[views.DoctorView](t, out)
 	ran := map[string]inspect.CheckRun{}
 	for _, c := range v.Checks {
 		ran[c.Name] = c
@@ -98,7 +99,7 @@ func TestRunGroupsHealthDirect(t *testing.T) {
 	if err := runGroupsHealth(context.Background(), g, o); exit.Code(err) == exit.Error || exit.Code(err) == exit.Usage {
 		t.Fatalf("groups health: %v", err)
 	}
-	v := decodeOut[GroupsHealthView](t, out)
+	v := decodeOut[views.GroupsHealthView](t, out)
 	if v.Source != "observed" || len(v.Groups) != 1 || v.Groups[0].Group != "g" || v.Groups[0].Samples != 3 {
 		t.Fatalf("view %+v", v)
 	}
@@ -140,7 +141,7 @@ func TestRunProbeAndDoctorDirect(t *testing.T) {
 	if err := runProbe(context.Background(), g, probeOptions{count: 2, interval: 10 * time.Millisecond}); err != nil {
 		t.Fatalf("probe: %v\n%s", err, errb)
 	}
-	pv := decodeOut[ProbeView](t, out)
+	pv := decodeOut[views.ProbeView](t, out)
 	if pv.Rounds != 2 || len(pv.Probes) != 2 || len(pv.Brokers) != 3 {
 		t.Fatalf("probe view: %d rounds, %d probes, %d brokers", pv.Rounds, len(pv.Probes), len(pv.Brokers))
 	}
@@ -155,7 +156,7 @@ func TestRunProbeAndDoctorDirect(t *testing.T) {
 	if code := exit.Code(err); code != exit.OK && code != exit.Problems {
 		t.Fatalf("doctor: %v\n%s", err, errb)
 	}
-	dv := decodeOut[DoctorView](t, out)
+	dv := decodeOut[views.DoctorView](t, out)
 	if dv.Mode != inspect.DoctorMerged || !dv.Sources.Live || len(dv.Sources.Brokers) != 3 {
 		t.Errorf("doctor: mode %s, sources %+v", dv.Mode, dv.Sources)
 	}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,90 +11,42 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
-
-const sandboxDescription = `Runs N kaas-compatible brokers in this process on loopback: the real Kafka
-protocol, kaas's coordinator routing (FindCoordinator by the two-tier rule from
-assignment.json, NOT_COORDINATOR from the other brokers, ListGroups filtered by
-ownership), a controller writing DATA/__cluster/assignment.json, offset files in
-CD/__consumer_offsets on every commit, partition manifests, and per-broker JSON
-logs in kaas's tracing shape. Stop and start brokers to watch groups move.
-
-It runs in the foreground until Ctrl-C (SIGINT/SIGTERM) or 'quit'. Control it by
-typing on stdin, or from scripts through the HTTP control endpoint it prints:
-  stop kaas-N | start kaas-N | status | groups | help | quit
-  consumers | consumers stop GROUP|all | consumers start GROUP|all   (the --demo consumers)
-  quirk zero-timestamp-offsets on|off   (ListOffsets by timestamp answers 0, as kaas's Go generation)
-  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
-  curl -s -XPOST 'http://127.0.0.1:PORT/consumers/stop?group=orders-app'
-  curl -s -XPOST 'http://127.0.0.1:PORT/quirk?name=zero-timestamp-offsets&state=on'
-  curl -s http://127.0.0.1:PORT/status
-The addresses are also written to DATA/.kaasctl-sandbox.json.
-
---placement chooses how the controller places explicit consumerGroups[]
-entries: "rendezvous" (the default) is what kaas's controller does today
-(highest XXH64 of groupId+0x00+brokerId), which often disagrees with the hash
-tier, so a group's first entry usually moves it; "hash" places entries where
-the routing hash would, as kaas's design intends.
-
-Topics, records, groups and committed offsets are kept under
-DATA/.kaasctl-sandbox/, so running the sandbox again on the same --data-dir
-carries on where it stopped (the controller takes the next epoch and version).
-
-Only --data-dir names the volume (KAAS_DATA_DIR is ignored, so a sandbox never
-lands on a real cluster's volume by accident); -q skips the banner, -o json
-prints it as one JSON object.
-
-The sandbox refuses a data dir holding an assignment.json it did not write
-(a real kaas volume) unless --force: it writes assignment.json.
-
-Examples:
-  # a 3-broker sandbox with demo groups, in a temporary dir removed on exit
-  kaasctl sandbox --demo
-
-  # a fixed volume and ports, 5 brokers
-  kaasctl sandbox --broker-count 5 --data-dir /tmp/kaas-lab --listen 127.0.0.1:19092
-
-  # in another terminal, against the printed data dir
-  kaasctl whois --data-dir /tmp/kaas-lab orders-app
-  curl -s -XPOST 'http://127.0.0.1:PORT/stop?broker=kaas-1'
-
-  # scripts: run in the background and read the state file
-  kaasctl sandbox --demo --data-dir "$D" </dev/null &
-  jq -r .control "$D/.kaasctl-sandbox.json"`
 
 // flagBrokerCount is the sandbox's number of brokers (never --brokers,
 // which is a host list everywhere else).
 const flagBrokerCount = "broker-count"
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:        "sandbox",
-			Usage:       "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
-			UsageText:   "kaasctl sandbox [--broker-count N] [--data-dir DIR] [--listen HOST:PORT] [--demo] [--placement rendezvous|hash] [--failover reload|drop] [--log-dir DIR]",
-			Description: sandboxDescription + "\n\nKnown differences from kaas:\n" + sandbox.Limits,
-			Flags: []cli.Flag{
-				&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
-				// --brokers is a host list in every other command; here it
-				// is refused with a pointer to --broker-count.
-				&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
-				&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
-				&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
-				&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
-				&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
-				&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
-				&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
-				&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
-				&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
-				&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
-				&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
-			},
-			Action: action(parseSandbox, runSandbox),
-		}
+	register(Descriptor{
+		Path:     "sandbox",
+		Usage:    "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
+		Common:   fgOutput | fgDataDir | fgGeneration,
+		HelpVars: helptext.Vars{"limits": sandbox.Limits},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
+					// --brokers is a host list in every other command; here it
+					// is refused with a pointer to --broker-count.
+					&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
+					&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
+					&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
+					&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
+					&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
+					&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
+					&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
+					&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
+					&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
+					&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
+				},
+				Action: action(parseSandbox, runSandbox),
+			}
+		},
 	})
 }
 
@@ -113,21 +64,6 @@ type sandboxOptions struct {
 	Force       bool
 	Keep        bool
 	StaleGroups bool
-}
-
-// sandboxInfo is what the command prints at start (-o json for scripts).
-type sandboxInfo struct {
-	Bootstrap  string   `json:"bootstrap"`
-	Brokers    []string `json:"brokers"`
-	DataDir    string   `json:"dataDir"`
-	ClusterDir string   `json:"clusterDir"`
-	LogDir     string   `json:"logDir"`
-	Control    string   `json:"control"`
-	StateFile  string   `json:"stateFile"`
-	Placement  string   `json:"placement"`
-	Demo       bool     `json:"demo"`
-	TempDir    bool     `json:"tempDir"`
-	Keep       bool     `json:"keep"`
 }
 
 func parseSandbox(c *cli.Context) (sandboxOptions, error) {
@@ -157,29 +93,8 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 		o.Control = addr
 	}
 	var err error
-	o.Topics, err = sandboxTopics(c.StringSlice("topic"), o.Demo)
+	o.Topics, err = sandbox.TopicsOf(c.StringSlice("topic"), o.Demo)
 	return o, err
-}
-
-// sandboxTopics is the topics of --topic specs, and the demo's topics not
-// given with --demo.
-func sandboxTopics(specs []string, demo bool) ([]sandbox.Topic, error) {
-	var topics []sandbox.Topic
-	for _, spec := range specs {
-		t, err := parseTopicSpec(spec)
-		if err != nil {
-			return nil, exit.UsageErrorf("--topic %q: %v", spec, err)
-		}
-		topics = append(topics, t)
-	}
-	if demo {
-		for _, t := range sandbox.DemoTopics {
-			if !hasTopic(topics, t.Name) {
-				topics = append(topics, t)
-			}
-		}
-	}
-	return topics, nil
 }
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
@@ -191,7 +106,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 			return err
 		}
 		temp = true
-	} else if err := checkSandboxDir(dataDir, o.Force); err != nil {
+	} else if err := sandbox.CheckDataDir(dataDir, o.Force); err != nil {
 		return err
 	}
 	if temp && !o.Keep {
@@ -206,7 +121,7 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	}
 	defer sb.Close()
 	sb.EmulateStaleGroups(o.StaleGroups) // internal/sandbox/stale.go
-	// The marker that makes this volume a sandbox's (see checkSandboxDir).
+	// The marker that makes this volume a sandbox's (see sandbox.CheckDataDir).
 	_ = os.MkdirAll(filepath.Join(sb.Layout().DataDir, sandbox.StateDirName), 0o755)
 	quit := sandbox.NewQuitRequest()
 	info, cleanup, err := startSandbox(sb, o, temp, quit)
@@ -215,160 +130,36 @@ func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 		return err
 	}
 	if !g.Quiet || g.Printer.Format.Machine() {
-		if err := printSandboxInfo(g, info); err != nil {
+		if err := views.PrintSandboxInfo(g.Printer, info); err != nil {
 			return err
 		}
 	}
 	return serveSandbox(ctx, g, sb, quit, info)
 }
 
-// startSandbox starts what runs beside the brokers: the control endpoint,
-// the demo consumers, and the state file. cleanup undoes what was started,
-// also when err is not nil.
-func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (info sandboxInfo, cleanup func(), err error) {
-	var undo []func()
-	cleanup = func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-	}
-	control := ""
-	if o.Control != "" {
-		cs, err := sb.ServeControl(o.Control, quit.Request)
-		if err != nil {
-			return info, cleanup, err
-		}
-		undo = append(undo, func() { cs.Close() })
-		control = cs.URL()
-	}
-	if o.Demo {
-		if err := sb.StartDemo(); err != nil {
-			return info, cleanup, err
-		}
-	}
-	stateFile, err := sb.WriteStateFile(control)
-	if err != nil {
-		return info, cleanup, fmt.Errorf("write state file: %w", err)
-	}
-	undo = append(undo, func() { os.Remove(stateFile) })
+// startSandbox starts what runs beside the brokers and says where it
+// all is.
+func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbox.QuitRequest) (views.SandboxInfo, func(), error) {
+	st, cleanup, err := sb.StartBeside(o.Control, o.Demo, quit)
 	l := sb.Layout()
-	info = sandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
-		LogDir: sb.LogDir(), Control: control, StateFile: stateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
-	return info, cleanup, nil
+	info := views.SandboxInfo{Bootstrap: strings.Join(sb.Bootstrap(), ","), Brokers: sb.BrokerIDs(), DataDir: l.DataDir, ClusterDir: l.ClusterDir,
+		LogDir: sb.LogDir(), Control: st.Control, StateFile: st.StateFile, Placement: string(o.Placement), Demo: o.Demo, TempDir: temp, Keep: o.Keep}
+	return info, cleanup, err
 }
 
 // serveSandbox runs the sandbox in the foreground (commands typed on
 // stdin) until a signal, the control endpoint's quit, or 'quit'.
-func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info sandboxInfo) error {
+func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info views.SandboxInfo) error {
 	ctx, stop := untilSignal(ctx)
 	defer stop()
 	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
 	case sandbox.StopCanceled:
-		fmtf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
+		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
 	case sandbox.StopControl:
-		fmtf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
+		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
 	}
-	return finishSandbox(g, info)
-}
-
-func finishSandbox(g *Globals, info sandboxInfo) error {
 	if !g.Printer.Format.Machine() && !g.Quiet {
-		switch {
-		case !info.TempDir:
-			fmtf(g.IO.Out, "sandbox stopped; the volume is left in %s\n", info.DataDir)
-		case info.Keep:
-			fmtf(g.IO.Out, "sandbox stopped; the volume is kept in %s (remove it with: rm -rf %s)\n", info.DataDir, shellQuote(info.DataDir))
-		default:
-			fmtf(g.IO.Out, "sandbox stopped; temporary volume %s removed (--keep keeps it)\n", info.DataDir)
-		}
+		views.SandboxStopped(g.IO.Out, info)
 	}
 	return nil
-}
-
-func printSandboxInfo(g *Globals, info sandboxInfo) error {
-	if g.Printer.Format.Machine() {
-		return g.Printer.Print(render.Output{Data: info})
-	}
-	w := g.IO.Out
-	fmtf(w, "kaasctl sandbox: %d brokers running (placement %s)\n", len(info.Brokers), info.Placement)
-	fmtf(w, "  bootstrap:   %s\n", info.Bootstrap)
-	if info.TempDir && !info.Keep {
-		fmtf(w, "  data dir:    %s (temporary: removed on exit unless --keep)\n", info.DataDir)
-	} else if info.TempDir {
-		fmtf(w, "  data dir:    %s (temporary, kept on exit)\n", info.DataDir)
-	} else {
-		fmtf(w, "  data dir:    %s\n", info.DataDir)
-	}
-	fmtf(w, "  cluster dir: %s\n", info.ClusterDir)
-	fmtf(w, "  logs:        %s/kaas-N.log\n", info.LogDir)
-	if info.Control != "" {
-		fmtf(w, "  control:     %s  (GET /status, POST /stop?broker=kaas-1, POST /start?broker=kaas-1, POST /quit)\n", info.Control)
-	}
-	fmtf(w, "  state file:  %s\n", info.StateFile)
-	if info.Demo {
-		fmtf(w, "  demo:        topics orders, payments; groups %s\n", strings.Join(sandbox.DemoGroupNames(), ", "))
-		fmtf(w, "  consumers:   type 'consumers stop orders-app' (or POST /consumers/stop?group=orders-app) to empty a group before 'kaasctl offsets reset'\n")
-	}
-	fmtf(w, "try:  kaasctl whois --data-dir %s orders-app\n", shellQuote(info.DataDir))
-	fmtf(w, "type: stop kaas-1 | start kaas-1 | status | groups | help | quit\n")
-	return nil
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:=,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func parseTopicSpec(spec string) (sandbox.Topic, error) {
-	name, parts, ok := strings.Cut(spec, ":")
-	t := sandbox.Topic{Name: name, Partitions: 3}
-	if ok {
-		var n int
-		if _, err := fmt.Sscanf(parts, "%d", &n); err != nil || fmt.Sprint(n) != parts {
-			return t, fmt.Errorf("partitions %q is not a number", parts)
-		}
-		t.Partitions = int32(n)
-	}
-	if t.Partitions < 1 || t.Partitions > 10000 {
-		return t, fmt.Errorf("partitions must be between 1 and 10000")
-	}
-	return t, nil
-}
-
-func hasTopic(ts []sandbox.Topic, name string) bool {
-	for _, t := range ts {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// checkSandboxDir refuses a volume that looks like a real kaas cluster's:
-// the sandbox writes assignment.json, which kaasctl otherwise never does.
-func checkSandboxDir(dataDir string, force bool) error {
-	st, err := os.Stat(dataDir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil // created by the sandbox
-	case err != nil:
-		return err
-	case !st.IsDir():
-		return exit.UsageErrorf("--data-dir %s is not a directory", dataDir)
-	}
-	a := volume.DataDirLayout(dataDir, "").AssignmentPath()
-	if _, err := os.Stat(a); err != nil {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(dataDir, sandbox.StateDirName)); err == nil || force {
-		if pid := runningSandboxPID(dataDir); pid > 0 {
-			return exit.Refusedf("another kaasctl sandbox (pid %d) is running on %s; stop it first", pid, dataDir)
-		}
-		return nil
-	}
-	return exit.Refusedf("%s exists and was not written by a kaasctl sandbox; the sandbox would overwrite it. Use an empty dir, or --force if this really is a scratch volume", a)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func TestRunSandboxDirect(t *testing.T) {
@@ -23,7 +24,7 @@ func TestRunSandboxDirect(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	full := out.String()
-	var info sandboxInfo
+	var info views.SandboxInfo
 	if err := json.NewDecoder(strings.NewReader(full)).Decode(&info); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // The sandbox keeps its partitions as kaas does, without any quirk: real
@@ -76,7 +77,7 @@ func TestSandboxWritesKaasSegments(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(sb.Layout().OffsetsPath(), "offline.json"), []byte(`{"offsets":{"orders/0":100}}`), 0o644)
 	r := runCLI(t, "", nil, "groups", "describe", "offline", "--data-dir", sb.Layout().DataDir, "-o", "json")
-	d := mustJSON[GroupsDescribeView](t, r.Out).Groups[0]
+	d := mustJSON[views.GroupsDescribeView](t, r.Out).Groups[0]
 	if len(d.Partitions) != 1 || d.Partitions[0].LogEndSource != volume.SourceSegments || d.Partitions[0].Lag == nil || *d.Partitions[0].Lag != 105 {
 		t.Errorf("offline describe: %+v\n%s", d.Partitions, r.Err)
 	}

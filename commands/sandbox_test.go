@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 func runSandboxCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -62,7 +63,7 @@ func TestSandboxCommandDrivenThroughStdin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("restart: exit %d: %s %s", code, out, errs)
 	}
-	var info sandboxInfo
+	var info views.SandboxInfo
 	if err := json.Unmarshal([]byte(out), &info); err != nil {
 		t.Fatalf("-o json output is not one JSON object: %v\n%s", err, out)
 	}
@@ -179,7 +180,7 @@ func TestSandboxTempDirRemovedUnlessKeep(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		var info sandboxInfo
+		var info views.SandboxInfo
 		if err := json.Unmarshal([]byte(out), &info); err != nil || !info.TempDir {
 			t.Fatalf("info %s: %v", out, err)
 		}

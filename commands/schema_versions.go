@@ -33,12 +33,13 @@ var generationFreeDocs = map[string]string{
 	"--help-json": "kaasctl's command tree: no volume or cluster is read",
 }
 
-func init() {
-	for _, d := range formatDocs {
-		render.RegisterSchema(d.doc, docSchemaVersion(d.command))
-		if _, free := generationFreeDocs[d.command]; free {
-			render.RegisterGenerationFree(d.doc)
-		}
+// registerSchema tells render a document's schema version and whether
+// it names no generation; register and registerAppDoc call it for each
+// document as it is registered.
+func registerSchema(d FormatDoc) {
+	render.RegisterSchema(d.Doc, docSchemaVersion(d.Title))
+	if _, free := generationFreeDocs[d.Title]; free {
+		render.RegisterGenerationFree(d.Doc)
 	}
 }
 
@@ -50,12 +51,15 @@ func documentFields() string {
 		"# 'kaasctl help formats' reads. A document whose fields change needs a new version\n" +
 		"# (docSchemaVersions in commands/schema_versions.go); then record it with\n" +
 		"#   go test ./commands -run TestDocumentFieldsVersioned -update\n")
-	for _, d := range formatDocs {
-		fmt.Fprintf(&b, "\n%s  schemaVersion %d\n", d.command, docSchemaVersion(d.command))
-		if render.CarriesGeneration(d.doc) {
+	for _, d := range formatDocs() {
+		if d.hidden {
+			continue // a hidden command's documents are no public contract
+		}
+		fmt.Fprintf(&b, "\n%s  schemaVersion %d\n", d.Title, docSchemaVersion(d.Title))
+		if render.CarriesGeneration(d.Doc) {
 			fmt.Fprintf(&b, "  %s  object (the run's kaas generation, added by render)\n", render.GenerationField)
 		}
-		for _, f := range render.Fields(d.doc) {
+		for _, f := range render.Fields(d.Doc) {
 			fmt.Fprintf(&b, "  %s  %s\n", f.Path, f.Kind)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/labdata"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // staleTruth is one line of the real volume's log-ends.jsonl.
@@ -92,7 +93,7 @@ func TestStaleManifestsDescribe(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	v := mustJSON[GroupsDescribeView](t, out)
+	v := mustJSON[views.GroupsDescribeView](t, out)
 	rows := 0
 	for _, d := range v.Groups {
 		var total int64

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // An offset file that is a symbolic link to a regular file is a live group
@@ -25,7 +26,7 @@ func TestSymlinkedGroupFileStaysListed(t *testing.T) {
 	os.Rename(gp, real)
 	os.Symlink(real, gp)
 	r := runCLI(t, "", nil, "groups", "list", "--data-dir", data, "-o", "json")
-	v := mustJSON[GroupsListView](t, r.Out)
+	v := mustJSON[views.GroupsListView](t, r.Out)
 	var row *inspect.GroupRow
 	for i := range v.Groups {
 		if v.Groups[i].Group == "g" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,44 +16,28 @@ import (
 	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
-const txnUsage = "transactions: state from the txn_state slot files"
-
-// TxnListView is the machine document of 'txn list' and 'txn describe'.
-type TxnListView struct {
-	TxnStateDir  string           `json:"txnStateDir"`
-	Now          string           `json:"now"`
-	Total        int              `json:"total"`
-	Shown        int              `json:"shown"`
-	Transactions []inspect.TxnRow `json:"transactions"`
-	// UnreadableSlots are slot files kaasctl could not decode (kaas cannot either).
-	UnreadableSlots []volume.Finding `json:"unreadableSlots"`
-	NotFound        []string         `json:"notFound,omitempty"`
-}
-
 func init() {
-	registerSub("txn", txnUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:    "list",
-			Aliases: []string{"ls"},
-			Usage:   "list every transactional id in CD/txn_state/slot-*.json with state, producer id/epoch, overdue flag and coordinator",
-			Description: "Overdue: an Ongoing transaction past ongoingSinceMs + transactionTimeoutMs (kaas's reaper aborts it\n" +
-				"without writing abort markers, so read_committed consumers can stall). The coordinator is the hash\n" +
-				"tier's (transactional ids have no explicit entries).\n\n" +
-				"Examples:\n" +
-				"  kaasctl txn list --data-dir /data\n" +
-				"  kaasctl txn list --data-dir /data --overdue -o json\n" +
-				"  kaasctl txn list --data-dir /data --hanging        # and the groups each one holds back\n" +
-				"  kaasctl txn list --data-dir /data --state Ongoing,PrepareCommit",
-			Flags: []cli.Flag{
-				&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
-				&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
-				&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back"},
-				nowFlag(),
-			},
-			Action: action(parseTxnList, runTxn),
-		}
+	register(Descriptor{
+		Path:    "txn list",
+		Usage:   "list every transactional id in CD/txn_state/slot-*.json with state, producer id/epoch, overdue flag and coordinator",
+		Aliases: []string{"ls"},
+		Docs: []FormatDoc{
+			{Title: "txn list / txn describe", Doc: views.TxnListView{}, JSONL: "each transaction (transactions[])", Rank: 210},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
+					&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
+					&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back"},
+					nowFlag(),
+				},
+				Action: action(parseTxnList, runTxn),
+			}
+		},
 	})
 }
 
@@ -113,21 +96,9 @@ func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 	if o.describe || o.filter.Hanging {
 		addTxnHolds(g, l, rows, o.now)
 	}
-	v := TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
+	v := views.TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
 	v.NotFound = txnNotFound(o.filter.IDs, rows)
-	t := txnTable(rows, o.filter.Hanging)
-	human := func(p *render.Printer) error { return txnDescribeHuman(p, &v) }
-	if !o.describe {
-		empty := "no transactions in " + l.TxnStatePath()
-		if len(all) > 0 {
-			empty = "no transactions match"
-		}
-		if o.filter.Hanging && len(rows) == 0 {
-			empty = "no hanging transaction: none is Ongoing past its timeout or aborted without markers (" + l.WithGeneration().Gen.Assumes() + ")"
-		}
-		human = func(p *render.Printer) error { return filteredTable(p, t, len(rows), len(all), "transactions", empty) }
-	}
-	if err := g.Printer.Print(render.Output{Data: v, Items: rows, Table: t, Human: human}); err != nil {
+	if err := g.Printer.Print(views.TxnOutput(&v, views.TxnShow{Describe: o.describe, Hanging: o.filter.Hanging, Assumes: l.WithGeneration().Gen.Assumes()})); err != nil {
 		return err
 	}
 	if len(v.NotFound) > 0 {
@@ -154,7 +125,7 @@ func txnNotFound(ids []string, rows []inspect.TxnRow) []string {
 // txnNotFoundError names the ids not found, the slot kaas would read for
 // each, and an undecodable slot file that may hold one.
 func txnNotFoundError(notFound []string, bad []volume.Finding) error {
-	msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(notFound), expectedSlots(notFound))
+	msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(notFound), views.ExpectedSlots(notFound))
 	for _, id := range notFound {
 		for _, b := range bad {
 			if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
@@ -163,60 +134,4 @@ func txnNotFoundError(notFound []string, bad []volume.Finding) error {
 		}
 	}
 	return errors.New(msg)
-}
-
-// txnTable is the transactions as table rows (-o table, wide, csv).
-func txnTable(rows []inspect.TxnRow, holds bool) *render.TableData {
-	t := render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "PARTITIONS", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
-	if holds {
-		t = render.NewTable("ID", "STATE", "PRODUCER-ID", "EPOCH", "HOLDS-BACK", "GROUPS", "ONGOING-SINCE", "TIMEOUT", "OVERDUE", "COORDINATOR", "SLOT", "PARTITIONS+", "TIER+", "DEADLINE+", "EXPECTED-SLOT+")
-	}
-	for _, r := range rows {
-		cells := []string{r.ID, txnStateCell(r), strconv.FormatInt(r.ProducerID, 10), strconv.Itoa(int(r.Epoch)), strconv.Itoa(r.PartitionCount),
-			strings.Join(r.Groups, ","), r.OngoingSince, timeoutCell(r), overdueCell(r), r.Coordinator,
-			inspect.SlotBase(r.SlotFile), r.Tier, r.Deadline, r.ExpectedSlotFile}
-		if holds {
-			cells = slices.Insert(cells, 11, cells[4])
-			cells[4] = holdsCell(r.Holds)
-		}
-		t.Add(cells...)
-	}
-	return t
-}
-
-func expectedSlots(ids []string) string {
-	var out []string
-	for _, id := range ids {
-		out = append(out, grouphash.TxnSlotFile(id))
-	}
-	return strings.Join(out, ", ")
-}
-
-func txnStateCell(r inspect.TxnRow) string {
-	s := r.State
-	if r.Reaped && !r.Finished {
-		s += " (reaped, no ABORT markers: not finished)"
-	} else if r.Reaped {
-		s += " (reaped)"
-	}
-	if r.Undecodable {
-		s += " (slot undecodable)"
-	} else if r.WrongSlot {
-		s += " (wrong slot)"
-	}
-	return s
-}
-
-func overdueCell(r inspect.TxnRow) string {
-	if !r.Overdue {
-		return ""
-	}
-	return "OVERDUE by " + inspect.FormatDurationMs(r.OverdueByMs)
-}
-
-func timeoutCell(r inspect.TxnRow) string {
-	if r.TransactionTimeoutMs == 0 {
-		return ""
-	}
-	return inspect.FormatDurationMs(int64(r.TransactionTimeoutMs))
 }

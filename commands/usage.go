@@ -6,144 +6,17 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
 
 // The first minutes of a new user: --help and -h anywhere on the line, and
 // "did you mean" for a mistyped command or flag.
 
-// isHelpFlag reports whether a is a request for help.
-func isHelpFlag(a string) bool {
-	switch a {
-	case "-h", "--help", "-help", "--help=true", "-h=true":
-		return true
-	}
-	return false
-}
-
-// helpRequest finds --help / -h on the command line (before any "--") and
-// returns the command path it asks about: "kaasctl groups describe g1 -h"
-// asks about [groups describe]. ok is false when no help was asked for, or
-// when the words do not name a command (the normal run then reports the
-// unknown command with a suggestion).
-func helpRequest(app *cli.App, args []string) (path []string, ok bool) {
-	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
-		return nil, false
-	}
-	asked := false
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if isHelpFlag(a) {
-			asked = true
-		}
-	}
-	if !asked {
-		return nil, false
-	}
-	cmds := app.Commands
-	var leaf *cli.Command
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			name := strings.TrimLeft(a, "-")
-			if leaf != nil && !strings.Contains(name, "=") && !isHelpFlag(a) && takesValue(leaf, name) {
-				i++
-			}
-			continue
-		}
-		if leaf != nil && isLeaf(leaf) {
-			continue // a positional argument of the leaf command
-		}
-		c := findCommand(cmds, a)
-		if c == nil {
-			return nil, false
-		}
-		if c.SkipFlagParsing {
-			return nil, false // the command reads its words itself (__complete)
-		}
-		path = append(path, c.Name)
-		leaf, cmds = c, c.Subcommands
-	}
-	return path, true
-}
-
 // showHelp prints the help page of the command at path (the app's page and
 // the help topics when path is empty) on stdout.
 func showHelp(app *cli.App, path []string) error {
 	return app.Run(append([]string{app.Name, "help"}, path...))
-}
-
-// suggest returns the candidate closest to typed, or "" when none is close
-// enough to be a likely typo: at most one edit (insert, delete, substitute
-// or swap two neighbours) per three characters, and at least one.
-func suggest(typed string, candidates []string) string {
-	best, bestD := "", -1
-	limit := max(1, len(typed)/3)
-	for _, c := range candidates {
-		if c == "" || c == typed {
-			continue
-		}
-		d := editDistance(typed, c)
-		if d <= limit && d < len(typed) && (bestD < 0 || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	if best == "" && len(typed) >= 3 {
-		// A prefix of exactly one candidate: "kaasctl assign" → assignment.
-		for _, c := range candidates {
-			if strings.HasPrefix(c, typed) {
-				if best != "" {
-					return ""
-				}
-				best = c
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and transpositions of neighbours each cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
-// commandNames lists the visible names (and aliases) of cmds.
-func commandNames(cmds []*cli.Command) []string {
-	var out []string
-	for _, c := range cmds {
-		if c.Hidden {
-			continue
-		}
-		out = append(out, c.Names()...)
-	}
-	return out
 }
 
 // unknownCommand is the usage error for a word that names no command under
@@ -155,98 +28,26 @@ func unknownCommand(word, parent string, cmds []*cli.Command) error {
 		helpCmd = "kaasctl " + parent + " --help"
 	}
 	msg := fmt.Sprintf("unknown command %q%s", word, where)
-	if s := suggest(word, commandNames(cmds)); s != "" {
+	if s := completion.Suggest(word, completion.CommandNames(cmds)); s != "" {
 		return exit.UsageErrorf("%s; did you mean %q? Run '%s' for the list", msg, strings.Join(strings.Fields("kaasctl "+parent+" "+s), " "), helpCmd)
 	}
 	return exit.UsageErrorf("%s; run '%s' for the list", msg, helpCmd)
 }
 
-// flagErrorPrefixes are the messages of Go's flag package that name a flag
-// with its single-dash spelling.
-var flagErrorPrefixes = []string{
-	"flag provided but not defined: ",
-	"flag needs an argument: ",
-	"bad flag syntax: ",
-}
-
-// usageError turns a flag parsing error into a usage error (exit 2) that
-// spells flags the way the user typed them (--data-dri, not -data-dri)
-// and suggests the closest flag of the command.
+// usageError turns a flag parsing error into a usage error (exit 2)
+// (completion.FlagError): flags spelled as typed, the closest flag, and
+// kaasctl's common flags placed after the command.
 func usageError(c *cli.Context, err error, _ bool) error {
-	msg := err.Error()
-	for _, p := range flagErrorPrefixes {
-		rest, ok := strings.CutPrefix(msg, p)
-		if !ok || !strings.HasPrefix(rest, "-") {
-			continue
-		}
-		name := strings.TrimLeft(rest, "-")
-		msg = p + dashed(name)
-		if p == flagErrorPrefixes[0] {
-			msg = "unknown flag " + dashed(name)
-			if c != nil && c.Command != nil {
-				if s := suggest(name, visibleFlagNames(c.Command.Flags)); s != "" {
-					msg += fmt.Sprintf("; did you mean %s?", dashed(s))
-				}
-				run := "; run"
-				if strings.HasSuffix(msg, "?") {
-					run = " Run"
-				}
-				if c.Command.HelpName == "kaasctl" && isCommonFlag(name) {
-					// kaasctl -q groups list: the common flags belong to
-					// each command, after its name.
-					if name == "v" {
-						msg += " (-v is --verbose, as on every command; the version: kaasctl --version)"
-					}
-					return exit.UsageErrorf("%s before the command: kaasctl's flags go after the command name (kaasctl COMMAND ... %s)", msg, dashed(name))
-				}
-				if c.Command.HelpName != "" {
-					msg += fmt.Sprintf("%s '%s --help' for its flags", run, c.Command.HelpName)
-				}
-			}
-		}
-		return exit.UsageErrorf("%s", msg)
-	}
-	// "invalid value "x" for flag -count: ..." and similar.
-	if i := strings.Index(msg, " for flag -"); i >= 0 {
-		rest := msg[i+len(" for flag -"):]
-		name, tail, _ := strings.Cut(rest, ":")
-		msg = msg[:i] + " for flag " + dashed(name)
-		if tail != "" {
-			msg += ":" + tail
-		}
-	}
-	return exit.UsageErrorf("%s", msg)
+	return completion.FlagError(c, err, isCommonFlag)
 }
 
-// dashed spells a flag name the way kaasctl's help does: -o, --data-dir.
-func dashed(name string) string {
-	if len([]rune(name)) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
-// visibleFlagNames lists the names of the visible flags and --help.
-func visibleFlagNames(flags []cli.Flag) []string {
-	out := []string{"help"}
-	for _, f := range flags {
-		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
-			continue
-		}
-		for _, n := range flagNames(f) {
-			if len(n) > 1 {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
+func dashed(name string) string { return completion.Dashed(name) }
 
 // isCommonFlag reports whether name (without dashes) is one of the flags
 // commonFlags attaches to every command.
 func isCommonFlag(name string) bool {
 	for _, f := range commonFlags() {
-		if hasFlagName(f, name) {
+		if completion.HasFlagName(f, name) {
 			return true
 		}
 	}

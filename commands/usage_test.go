@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -100,7 +101,7 @@ func TestSuggest(t *testing.T) {
 		"grups": "groups", "gruops": "groups", "lsit": "list", "descirbe": "describe", "data-dri": "data-dir",
 		"exectue": "execute", "dryrun": "dry-run", "descr": "describe", "zzz": "", "l": "", "x": "",
 	} {
-		if got := suggest(typed, cands); got != want {
+		if got := completion.Suggest(typed, cands); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", typed, got, want)
 		}
 	}
@@ -114,7 +115,7 @@ func leafCommands(cmds []*cli.Command, parent []string) [][]string {
 			continue
 		}
 		p := append(append([]string(nil), parent...), c.Name)
-		if !isLeaf(c) {
+		if !completion.IsLeaf(c) {
 			out = append(out, leafCommands(c.Subcommands, p)...)
 			continue
 		}
@@ -451,20 +452,20 @@ func FuzzHelpRequest(f *testing.F) {
 	app := NewApp(&IOStreams{})
 	f.Fuzz(func(t *testing.T, line string) {
 		args := append([]string{"kaasctl"}, strings.Fields(line)...)
-		path, ok := helpRequest(app, args)
+		path, ok := completion.HelpRequest(app.Commands, args)
 		if !ok {
 			return
 		}
 		cmds := app.Commands
 		for _, p := range path {
-			c := findCommand(cmds, p)
+			c := completion.FindCommand(cmds, p)
 			if c == nil {
 				t.Fatalf("%q: help path %v names no command", line, path)
 			}
 			cmds = c.Subcommands
 		}
 		for _, w := range strings.Fields(line) {
-			suggest(w, commandNames(app.Commands))
+			completion.Suggest(w, completion.CommandNames(app.Commands))
 		}
 	})
 }

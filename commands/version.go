@@ -5,10 +5,9 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/urfave/cli/v2"
 )
 
 // Version is set at build time with -ldflags "-X .../commands.Version=v1.2.3".
@@ -20,16 +19,8 @@ func init() { repair.WriteLogVersion = Version }
 // SupportedKaas names the kaas releases whose volume layout kaasctl reads.
 const SupportedKaas = "kaas v0.2.16-preview … v0.2.18-preview (cluster-dir offsets) and older releases / the Go flavour (offsets in DATA/__consumer_offsets, their live dir; the generation is detected or pinned with --kaas-version)"
 
-type versionView struct {
-	Version       string `json:"version"`
-	Commit        string `json:"commit"`
-	GoVersion     string `json:"goVersion"`
-	Platform      string `json:"platform"`
-	SupportedKaas string `json:"supportedKaas"`
-}
-
-func buildInfo() versionView {
-	v := versionView{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, SupportedKaas: SupportedKaas}
+func buildInfo() views.VersionView {
+	v := views.VersionView{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, SupportedKaas: SupportedKaas}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" {
@@ -49,15 +40,18 @@ func versionString() string {
 }
 
 func init() {
-	register(func() *cli.Command {
-		return &cli.Command{
-			Name:  "version",
-			Usage: "print kaasctl's version, build and the kaas releases it supports",
-			Description: "Examples:\n" +
-				"  kaasctl version\n" +
-				"  kaasctl version -o json",
-			Action: action(parseVersion, runVersion),
-		}
+	register(Descriptor{
+		Path:   "version",
+		Usage:  "print kaasctl's version, build and the kaas releases it supports",
+		Common: fgOutput,
+		Docs: []FormatDoc{
+			{Title: "version", Doc: views.VersionView{}, JSONL: "the whole document", Rank: 230},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Action: action(parseVersion, runVersion),
+			}
+		},
 	})
 }
 
@@ -69,12 +63,5 @@ type versionOptions struct{}
 func parseVersion(*cli.Context) (versionOptions, error) { return versionOptions{}, nil }
 
 func runVersion(_ context.Context, g *Globals, _ versionOptions) error {
-	v := buildInfo()
-	t := render.NewTable("FIELD", "VALUE")
-	t.Add("version", v.Version)
-	t.Add("commit", v.Commit)
-	t.Add("go", v.GoVersion)
-	t.Add("platform", v.Platform)
-	t.Add("supported kaas", v.SupportedKaas)
-	return g.Printer.Print(render.Output{Data: v, Table: t})
+	return g.Printer.Print(views.VersionOutput(buildInfo()))
 }

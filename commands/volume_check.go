@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,31 +10,25 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
-const volumeUsage = "check and repair the kaas shared volume"
-
 func init() {
-	registerSub("volume", volumeUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "check",
-			Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
-			Description: "Starts with the kaas generation it assumes and why (see 'kaasctl help volume'; pin it with --kaas-version).\n" +
-				"Reads assignment.json, every offset file (both offsets dirs), txn_state slots, producer fences, the marker\n" +
-				"queue, producer-id blocks and partition manifests; reports stale *.tmp files, legacy dirs and group ids\n" +
-				"kaas cannot round-trip. A bad file never stops the check. Exit 3 when any error-level finding exists\n" +
-				"(whatever --severity shows).\n\n" +
-				"Examples:\n" +
-				"  kaasctl volume check --data-dir /data\n" +
-				"  kaasctl volume check --cluster-dir /cluster --severity error -o json | jq '.findings[] | .code'\n" +
-				"  kaasctl volume check --data-dir ./snapshot || echo \"problems: see above\"   # exit 3 on errors",
-			Flags: []cli.Flag{
-				severityFlag(),
-				nowFlag(),
-			},
-			Action: action(parseVolumeCheck, runVolumeCheck),
-		}
+	register(Descriptor{
+		Path:  "volume check",
+		Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Docs: []FormatDoc{
+			{Title: "volume check", Doc: inspect.CheckReport{}, JSONL: "each finding (findings[])", Rank: 180},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: []cli.Flag{
+					severityFlag(),
+					nowFlag(),
+				},
+				Action: action(parseVolumeCheck, runVolumeCheck),
+			}
+		},
 	})
 }
 
@@ -71,55 +63,11 @@ func runVolumeCheck(_ context.Context, g *Globals, o volumeCheckOptions) error {
 	for i := range rep.Findings { // the fixes' commands run as printed
 		rep.Findings[i].Fix = inspect.FixWithFlags(rep.Findings[i].Fix, g.GivenFlags())
 	}
-	t := render.NewTable("SEVERITY", "CODE", "PATH", "MESSAGE", "FIX")
-	for _, f := range rep.Findings {
-		t.Add(string(f.Severity), f.Code, f.Path, f.Message, f.Fix)
-	}
-	err = g.Printer.Print(render.Output{Data: rep, Items: rep.Findings, Table: t, Human: func(p *render.Printer) error {
-		return writeCheckHuman(p, &rep)
-	}})
-	if err != nil {
+	if err := g.Printer.Print(views.CheckOutput(&rep)); err != nil {
 		return err
 	}
 	if rep.Summary.Errors > 0 {
 		return exit.ProblemsFound("%d error-level findings", rep.Summary.Errors)
 	}
 	return nil
-}
-
-// writeCheckHuman is volume check for people: the generation, each
-// finding with its fix, and the verdict.
-func writeCheckHuman(p *render.Printer, rep *inspect.CheckReport) error {
-	fmtf(p.Out, "%s\n\n", rep.Generation.Summary())
-	for _, f := range rep.Findings {
-		fmtf(p.Out, "%-7s %s  %s\n", strings.ToUpper(string(f.Severity)), f.Code, volume.DisplayName(f.Path))
-		fmtf(p.Out, "        %s\n", f.Message)
-		if f.Fix != "" {
-			fmtf(p.Out, "        fix: %s\n", f.Fix)
-		}
-	}
-	if len(rep.Findings) > 0 {
-		fmtf(p.Out, "\n")
-	}
-	fmtf(p.Out, "%s\n", checkSummaryLine(rep))
-	return nil
-}
-
-func checkSummaryLine(rep *inspect.CheckReport) string {
-	var parts []string
-	for _, k := range []string{"assignment", "offsets", "txnSlots", "fences", "markers", "producerIds", "manifests", "partitionLogs"} {
-		if n := rep.Summary.Checked[k]; n > 0 {
-			parts = append(parts, k+" "+strconv.Itoa(n))
-		}
-	}
-	checked := "nothing"
-	if len(parts) > 0 {
-		checked = strings.Join(parts, ", ")
-	}
-	verdict := "OK"
-	if rep.Summary.Errors > 0 {
-		verdict = "PROBLEMS FOUND"
-	}
-	return verdict + ": " + render.Plural(rep.Summary.Errors, "error", "errors") + ", " + render.Plural(rep.Summary.Warnings, "warning", "warnings") + ", " +
-		strconv.Itoa(rep.Summary.Info) + " info  (checked " + checked + ")"
 }

@@ -16,38 +16,24 @@ import (
 )
 
 func init() {
-	registerSub("volume", volumeUsage, func() *cli.Command {
-		return &cli.Command{
-			Name:  "migrate",
-			Usage: "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
-			Description: "Before starting Rust 0.2.18 brokers on a volume written by the Go flavour or Rust <= 0.2.15, their\n" +
-				"live offsets dir DATA/__consumer_offsets must move into the cluster dir: 0.2.18 never reads it and its\n" +
-				"operator deletes it. This is an explicit upgrade step, never part of 'volume repair'.\n\n" +
-				"  1. stop EVERY broker of the old generation (a running Go broker keeps writing the old dir and\n" +
-				"     serves offsets from memory); with --brokers (or a profile) kaasctl refuses (exit 4) while any\n" +
-				"     of them accepts a connection, and it always refuses while a file in the old dir was written\n" +
-				"     within --quiet-period (live groups)\n" +
-				"  2. kaasctl volume migrate --to 0.2.18 --data-dir /data            # the plan\n" +
-				"  3. kaasctl volume migrate --to 0.2.18 --data-dir /data --execute  # then start the 0.2.18 brokers\n\n" +
-				"Each group file is written into CD/__consumer_offsets (byte for byte; a plain map, which 0.2.18 reads as\n" +
-				"EMPTY, as the v2 envelope) and verified, then the source is moved into\n" +
-				"CD/.kaasctl-quarantine/<time>-<random>/data-dir/__consumer_offsets/ (nothing is deleted). A group already in the\n" +
-				"target with the same offsets is not rewritten; one with different offsets is a conflict (exit 3), never\n" +
-				"overwritten. The old dir is removed once empty. A second run finds nothing to do.\n" +
-				"The volume's generation must be Go (detected, or --kaas-version go); when both dirs hold files kaasctl\n" +
-				"refuses until the version is pinned.\n\n" +
-				"Examples:\n" +
-				"  kaasctl volume migrate --to 0.2.18 --data-dir /data\n" +
-				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --brokers kaas-0:9092 --execute   # refuses while kaas-0 answers\n" +
-				"  kaasctl volume migrate --to 0.2.18 --data-dir /data --kaas-version go -x -o json | jq '.actions[] | select(.action == \"conflict\")'",
-			Flags: volumeWriteFlags(
-				&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
-				&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
-				followSymlinksFlag(""),
-				nowFlag(),
-			),
-			Action: action(parseVolumeMigrate, runVolumeMigrate),
-		}
+	register(Descriptor{
+		Path:   "volume migrate",
+		Usage:  "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
+		Common: fgOffline | fgReach,
+		Docs: []FormatDoc{
+			{Title: "volume migrate", Doc: repair.MigrateReport{}, JSONL: "each action (actions[])", Rank: 200},
+		},
+		Build: func() *cli.Command {
+			return &cli.Command{
+				Flags: volumeWriteFlags(
+					&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
+					&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
+					followSymlinksFlag(""),
+					nowFlag(),
+				),
+				Action: action(parseVolumeMigrate, runVolumeMigrate),
+			}
+		},
 	})
 }
 

@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -33,27 +33,8 @@ func parseVolumeWrite(c *cli.Context, name string) (bool, error) {
 // its RESULT; refused says the whole run was refused (nothing written). A
 // run with no actions prints no table for people (the notes say why).
 func printVolumeActions(g *Globals, data any, acts []repair.RepairAction, refused bool) error {
-	t := render.NewTable("ACTION", "PATH", "DETAIL", "RESULT", "DEST+", "BACKUP+")
-	for _, a := range acts {
-		res := "planned"
-		switch {
-		case a.Action == repair.ActSkip:
-			res = "skipped"
-		case a.Action == repair.ActDenied:
-			res = "not readable"
-		case !a.Change:
-			res = "not changed"
-		case a.Error != "":
-			res = "FAILED: " + a.Error
-		case a.Done:
-			res = "done"
-		case refused:
-			res = "refused"
-		}
-		t.Add(a.Action, a.Path, a.Detail, res, a.Dest, a.Backup)
-	}
 	if len(acts) == 0 && !g.Printer.Format.Machine() {
 		return nil
 	}
-	return g.Printer.Print(render.Output{Data: data, Items: acts, Table: t})
+	return g.Printer.Print(views.VolumeActionsOutput(data, acts, refused))
 }

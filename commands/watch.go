@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,42 +15,25 @@ import (
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
-const watchUsageText = "kaasctl watch --data-dir /data [--journal DIR] [--group G]... [-o jsonl]\n" +
-	"kaasctl watch --offsets --data-dir /data --journal /var/lib/kaasctl/journal [--anomalies-only]\n" +
-	"kaasctl watch --data-dir /data --once [--journal DIR]      (print the current version; snapshot it)\n" +
-	"kaasctl watch --cluster-dir /cluster --timeout 10m -o json"
-
-const watchDescription = "Follows CD/assignment.json with fsnotify on its directory (the controller replaces the file by\n" +
-	"rename) plus a poll every --poll-interval: on NFS, writes from other hosts raise no local event.\n" +
-	"A missing, half-written or invalid file is reported and retried, never fatal; so is a volume whose\n" +
-	"cluster dir does not exist yet (the watch waits for it; --once does not wait).\n\n" +
-	"Each new version is compared with the previous one: every known group (explicit entries, offset\n" +
-	"files, --group) whose coordinator changes is printed with its cause, in the same shape as\n" +
-	"'kaasctl takeover trace' events. -o jsonl streams one event per line; -o json/yaml print the\n" +
-	"versions and events seen when the watch ends (Ctrl-C, --timeout).\n\n" +
-	"--journal DIR keeps every version seen as DIR/assignment-e<epoch>-v<version>.json (atomic writes);\n" +
-	"'kaasctl takeover trace --journal DIR' reads it. Keep DIR off the data-dir root: kaas's operator\n" +
-	"deletes unknown directories there (kaasctl refuses such a DIR unless its name starts with '.').\n\n" +
-	"--offsets follows every group's offset file instead (the live offsets dir of the volume's kaas\n" +
-	"generation): each change is printed as it happens with the anomalies kaas causes silently: REWIND\n" +
-	"(a committed offset moved back: a stale commit), VANISHED (partitions gone: a partial rewrite),\n" +
-	"PLAIN_MAP (on 0.2.18, a file brokers read as empty), CORRUPT, EMPTIED. With --journal DIR every\n" +
-	"change is recorded in DIR/offsets/ as per-partition deltas (JSON lines, fsync per batch, hourly\n" +
-	"segments gzipped on rotation, --journal-max-bytes/--journal-max-age retention);\n" +
-	"'kaasctl offsets history GROUP --journal DIR' reads it and 'kaasctl offsets reset --to-history TIME\n" +
-	"--journal DIR' restores from it (see docs/offsets-journal.md)."
-
-func init() { register(buildWatchCmd) }
+func init() {
+	register(Descriptor{
+		Path:   "watch",
+		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
+		Common: fgAll, // --offsets with brokers also follows the groups' membership
+		Docs: []FormatDoc{
+			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
+			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
+		},
+		Build: buildWatchCmd,
+	})
+}
 
 func buildWatchCmd() *cli.Command {
 	return &cli.Command{
-		Name:        "watch",
-		Usage:       "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
-		UsageText:   watchUsageText,
-		Description: watchDescription,
 		Flags: append([]cli.Flag{
 			durationFlag("poll-interval", time.Second, "how often to check the file besides fsnotify events"),
 			&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},
@@ -79,7 +61,7 @@ type watchOptions struct {
 	// --offsets: follow the offset files instead.
 	offsets       bool
 	anomaliesOnly bool
-	offsetJournal offsetJournalSpec
+	offsetJournal observe.JournalSpec
 	// members is the membership observed with brokers (--offsets).
 	members watchMembersSpec
 }
@@ -226,14 +208,6 @@ func waitForVolume(ctx context.Context, g *Globals, interval time.Duration) (vol
 	}
 }
 
-type watchOnceView struct {
-	Path         string                     `json:"path"`
-	Version      inspect.TraceVersion       `json:"version"`
-	KnownGroups  int                        `json:"knownGroups"`
-	Coordinators []inspect.BrokerGroupCount `json:"coordinators"`
-	Journal      string                     `json:"journal"`
-}
-
 // watchOnce prints the current version's summary (and journals it).
 func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
 	data, _, err := safefs.Read(path, true, 0)
@@ -245,7 +219,7 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 		return err
 	}
 	g.WarnFindings(fs)
-	view := watchOnceView{Path: path}
+	view := views.WatchOnceView{Path: path}
 	if journal != nil {
 		if view.Journal, err = journal.Write(a.ControllerEpoch, a.AssignmentVersion, data, sha256.Sum256(data)); err != nil {
 			return fmt.Errorf("journal: %w", err)
@@ -256,88 +230,5 @@ func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*
 	placements := inspect.PlacementsAt(step.State, groups)
 	view.Version, view.KnownGroups = step.Version, len(groups)
 	view.Coordinators = inspect.CoordinatorCounts(placements, step.Version.Brokers)
-	t := render.NewTable("BROKER", "GROUPS")
-	for _, bc := range view.Coordinators {
-		name := bc.Broker
-		if name == "" {
-			name = "(none)"
-		}
-		t.Add(name, strconv.Itoa(bc.Groups))
-	}
-	return g.Printer.Print(render.Output{Data: view, Items: view.Coordinators, Table: t, Human: func(p *render.Printer) error {
-		lines := []string{versionLine(p, step.Version, "current version: "+placementSummary(placements))}
-		if view.Journal != "" {
-			lines = append(lines, "journal: "+view.Journal)
-		}
-		return render.Lines(p.Out, lines...)
-	}})
-}
-
-// watchOut is where a watch prints: json and yaml print the whole view
-// when the watch ends; the other formats stream each item through
-// render.Stream as it comes, and the first failed write (a closed pipe)
-// stops the watch (stop) and is what the watch returns.
-type watchOut struct {
-	p    *render.Printer
-	s    *render.Stream // nil for json and yaml
-	err  error
-	stop context.CancelFunc
-}
-
-// newWatchOut starts the stream; csvHeader is the csv header row.
-func newWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc) *watchOut {
-	w := &watchOut{p: p, stop: stop}
-	if p.Format == render.JSON || p.Format == render.YAML {
-		return w
-	}
-	var hdr []string
-	if p.Format == render.CSV {
-		hdr = csvHeader
-	}
-	w.s = render.NewStream(p.Out, p.Format, hdr, "").WithGeneration(p)
-	w.err = w.s.Flush()
-	return w
-}
-
-// streaming reports whether items are written as they come (and no
-// write has failed).
-func (w *watchOut) streaming() bool { return w.s != nil && w.err == nil }
-
-// atEnd reports whether the format prints the whole view at the end.
-func (w *watchOut) atEnd() bool { return w.s == nil }
-
-// event writes one event (jsonl: a line; csv: its rows).
-func (w *watchOut) event(v any, rows ...[]string) {
-	if w.streaming() {
-		w.err = w.s.Event(v, rows...)
-	}
-}
-
-// lines writes human lines (names cleaned, colour kept).
-func (w *watchOut) lines(ls ...string) {
-	if w.streaming() {
-		w.err = w.s.Lines(ls...)
-	}
-}
-
-// flush pushes out what was written; a failed write stops the watch.
-func (w *watchOut) flush() {
-	if w.streaming() {
-		w.err = w.s.Flush()
-	}
-	if w.err != nil {
-		w.stop()
-	}
-}
-
-// end prints the whole view for json and yaml; for the other formats it
-// returns the first write error.
-func (w *watchOut) end(view any) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.atEnd() {
-		return w.p.Print(render.Output{Data: view})
-	}
-	return nil
+	return g.Printer.Print(views.WatchOnceOutput(view, placements))
 }

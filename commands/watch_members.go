@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // watch --offsets with brokers also observes every group's membership
@@ -48,18 +49,6 @@ func watchMembersFrom(c *cli.Context) (watchMembersSpec, error) {
 	var err error
 	s.churn, err = churnFrom(c)
 	return s, err
-}
-
-// memberWatchEvent is a membership event as watch prints it (-o jsonl:
-// one per line, among the offset changes; kind members or condition).
-type memberWatchEvent struct {
-	Time      time.Time                 `json:"time"`
-	Group     string                    `json:"group"`
-	Kind      string                    `json:"kind"`
-	Change    *inspect.MembershipChange `json:"change,omitempty"`
-	Condition string                    `json:"condition,omitempty"`
-	Entered   bool                      `json:"entered,omitempty"`
-	Detail    string                    `json:"detail"`
 }
 
 // membersWatch observes the membership of a watch's groups.
@@ -171,7 +160,7 @@ func (m *membersWatch) tick() {
 			m.w.g.Warnf("events journal: %v", err)
 		}
 	}
-	m.w.out.flush()
+	m.w.out.Flush()
 }
 
 // observe takes one group's sample, prints what changed and returns the
@@ -183,7 +172,7 @@ func (m *membersWatch) observe(group string, s inspect.MemberSample) []watch.Eve
 	}
 	if c, ok := m.win.Observe(group, s, nil); ok {
 		recs = append(recs, inspect.MembersRecord(group, s, &c))
-		m.emit(memberWatchEvent{Time: c.Time, Group: group, Kind: watch.EvMembers, Change: &c,
+		m.emit(views.MemberWatchEvent{Time: c.Time, Group: group, Kind: watch.EvMembers, Change: &c,
 			Detail: fmt.Sprintf("generation change %d (as observed): %s", c.ObservedGeneration, c.Summary())})
 	}
 	h := inspect.GroupHealth{Group: group, State: inspect.HealthOK, Conditions: []string{inspect.HealthOK}, Evidence: []inspect.HealthEvidence{}}
@@ -194,7 +183,7 @@ func (m *membersWatch) observe(group string, s inspect.MemberSample) []watch.Eve
 	}
 	for _, r := range inspect.ConditionChanges(before, h, s.Time) {
 		recs = append(recs, r)
-		ev := memberWatchEvent{Time: r.Time, Group: group, Kind: watch.EvCondition, Condition: r.Condition, Entered: r.Entered, Detail: r.Detail}
+		ev := views.MemberWatchEvent{Time: r.Time, Group: group, Kind: watch.EvCondition, Condition: r.Condition, Entered: r.Entered, Detail: r.Detail}
 		if !r.Entered {
 			ev.Detail = "no more than " + strconv.Itoa(m.win.Rebalances) + " generation changes in the window any more"
 		}
@@ -217,14 +206,14 @@ func (m *membersWatch) rewindAuthors(evs []watch.OffsetEvent) {
 }
 
 // emit prints a membership event in the watch's format.
-func (m *membersWatch) emit(ev memberWatchEvent) {
+func (m *membersWatch) emit(ev views.MemberWatchEvent) {
 	out := m.w.out
 	m.w.view.Members = append(m.w.view.Members, ev)
-	if !out.streaming() {
+	if !out.Streaming() {
 		return
 	}
-	if f := out.p.Format; f == render.JSONL || f == render.CSV {
-		out.event(ev, []string{render.Timestamp(ev.Time), ev.Group, ev.Kind, "", "", ev.Condition, ev.Detail})
+	if f := out.Printer().Format; f == render.JSONL || f == render.CSV {
+		out.Event(ev, []string{render.Timestamp(ev.Time), ev.Group, ev.Kind, "", "", ev.Condition, ev.Detail})
 		return
 	}
 	body := ev.Detail
@@ -233,9 +222,9 @@ func (m *membersWatch) emit(ev memberWatchEvent) {
 		if !ev.Entered {
 			word = "CHURN over"
 		}
-		body = out.p.Paint(render.Red, word) + "  " + ev.Detail
+		body = out.Printer().Paint(render.Red, word) + "  " + ev.Detail
 	}
-	out.lines(render.Clock(ev.Time, false) + "  " + render.Shorten(ev.Group, 60) + "  " + body)
+	out.Lines(render.Clock(ev.Time, false) + "  " + render.Shorten(ev.Group, 60) + "  " + body)
 }
 
 // snapshot is every group's membership at the start of a journal segment.

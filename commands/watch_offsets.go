@@ -3,9 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,7 +11,9 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
@@ -36,102 +35,18 @@ func offsetJournalFlags(cat string) []cli.Flag {
 	}
 }
 
-// offsetJournalSpec is --journal DIR with the retention flags.
-type offsetJournalSpec struct {
-	dir        string // the --journal DIR ("" : no journal)
-	maxBytes   int64
-	maxAge     time.Duration
-	segmentAge time.Duration
-}
-
 // offsetJournalFrom reads --journal and the retention flags.
-func offsetJournalFrom(c *cli.Context) (offsetJournalSpec, error) {
-	js := offsetJournalSpec{dir: c.String("journal"), maxAge: flagDuration(c, "journal-max-age"), segmentAge: flagDuration(c, "journal-segment-age")}
+func offsetJournalFrom(c *cli.Context) (observe.JournalSpec, error) {
+	js := observe.JournalSpec{Dir: c.String("journal"), MaxAge: flagDuration(c, "journal-max-age"), SegmentAge: flagDuration(c, "journal-segment-age")}
 	var err error
-	if js.maxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
+	if js.MaxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
 		return js, exit.UsageErrorf("--journal-max-bytes: %v", err)
 	}
-	if js.maxAge < 0 || js.segmentAge < 0 {
+	if js.MaxAge < 0 || js.SegmentAge < 0 {
 		return js, exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
 	}
 	return js, nil
 }
-
-// open opens the offsets journal in DIR/offsets for the offsets dir dir of
-// generation gen (nil without --journal). A journal that already holds a
-// run is resumed: seed is where it left off, so the follower reports and
-// flags what changed while nothing was watching.
-func (js offsetJournalSpec) open(g *Globals, dataDir, dir string, gen volume.Generation) (journal *watch.OffsetJournal, seed []inspect.OffsetObservation, err error) {
-	if js.dir == "" {
-		return nil, nil, nil
-	}
-	if w, err := watch.CheckJournalDir(js.dir, dataDir); err != nil {
-		return nil, nil, exit.Refusedf("%v", err)
-	} else if w != "" {
-		g.Warnf("%s", w)
-	}
-	journal = &watch.OffsetJournal{Dir: filepath.Join(js.dir, watch.OffsetJournalSubdir), OffsetsDir: dir, Generation: gen,
-		MaxBytes: js.maxBytes, MaxAge: js.maxAge, SegmentAge: js.segmentAge}
-	state, last, err := watch.LastJournalState(journal.Dir)
-	if err != nil {
-		g.Warnf("journal %s: %v (starting without the earlier state)", journal.Dir, err)
-	} else if len(state) > 0 {
-		seed = state
-		journal.Resume(state)
-		g.Notef("resuming the journal: %s as of %s; changes since are compared with it", render.Plural(len(state), "group", "groups"), render.Timestamp(last))
-	}
-	return journal, seed, nil
-}
-
-// offsetsDir is the offsets dir `watch --offsets` (and the exporter's
-// follower) follows and the generation it assumes: the detected or pinned
-// (--kaas-version) one. A volume whose two offsets dirs both hold group
-// files is refused until the version is pinned. On one with no group file
-// yet every dir a generation it could be writes is watched until the
-// first group file appears in one (watch.SettleOffsetsDir), and the note
-// says which dir it settled on: a follower started before the first
-// commit follows the dir kaas writes, not a guess.
-func offsetsDir(ctx context.Context, g *Globals, l volume.Layout, poll time.Duration) (string, volume.Generation, error) {
-	l = l.WithGeneration()
-	gi := l.Gen
-	if gi.Ambiguous && gi.Gen == volume.GenUnknown {
-		return "", gi.Gen, exit.Refusedf("%v", &volume.GenerationError{Info: gi})
-	}
-	if gi.LiveOffsetsDir != "" {
-		return gi.LiveOffsetsDir, gi.Gen, nil
-	}
-	cands := l.CandidateOffsetsDirs()
-	if len(cands) == 1 {
-		g.Notef("kaas generation %s (%s): following %s", gi.Label, gi.Evidence, cands[0])
-		return cands[0], gi.Gen, nil
-	}
-	g.Notef("kaas generation %s (%s): no group file yet; watching %s until the first one appears", gi.Label, gi.Evidence, strings.Join(cands, " and "))
-	dir, err := watch.SettleOffsetsDir(ctx, cands, poll)
-	if err != nil {
-		return "", gi.Gen, err
-	}
-	settled := l.Redetected().Gen
-	g.Notef("settled on %s: the first group file appeared there (kaas generation %s, %s)", dir, settled.Label, settled.Source)
-	return dir, settled.Gen, nil
-}
-
-// offsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
-// streams them; -o json lists them).
-type offsetWatchEvent = watch.OffsetChange
-
-type watchOffsetsView struct {
-	Dir        string             `json:"dir"`
-	Generation string             `json:"generation"`
-	Journal    string             `json:"journal"`
-	Files      int                `json:"files"`
-	Events     []offsetWatchEvent `json:"events"`
-	Anomalies  int                `json:"anomalies"`
-	Problems   []string           `json:"problems"`
-	// Members are the membership events (with brokers).
-	Members []memberWatchEvent `json:"members"`
-}
-
-var watchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
 
 // offsetsWatch is one run of `watch --offsets`: each batch of changes is
 // journaled, selected (watch.OffsetSelection) and printed.
@@ -141,8 +56,8 @@ type offsetsWatch struct {
 	once    bool
 	journal *watch.OffsetJournal
 	sel     watch.OffsetSelection
-	out     *watchOut
-	view    watchOffsetsView
+	out     *views.WatchOut
+	view    views.WatchOffsetsView
 	// journalFailures counts the batches the journal could not record.
 	journalFailures int
 	// members observes the groups' membership (nil without brokers).
@@ -156,13 +71,13 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, gen, err := offsetsDir(ctx, g, l, o.pollInterval)
+	dir, gen, err := observe.LiveOffsetsDir(ctx, l, o.pollInterval, g)
 	if err != nil {
 		return err
 	}
 	// A journal that already holds a run carries its state on, so what
 	// changed while nothing was watching is reported and flagged.
-	journal, seed, err := o.offsetJournal.open(g, l.DataDir, dir, gen)
+	journal, seed, err := observe.OpenJournal(o.offsetJournal, l.DataDir, dir, gen, g)
 	if err != nil {
 		return err
 	}
@@ -207,15 +122,15 @@ func watchOffsetsNotes(g *Globals, o watchOptions, dir string, gen volume.Genera
 
 func newOffsetsWatch(g *Globals, o watchOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal, stop context.CancelFunc) *offsetsWatch {
 	w := &offsetsWatch{g: g, dir: dir, once: o.once, journal: journal,
-		view: watchOffsetsView{Dir: dir, Generation: string(gen), Events: []offsetWatchEvent{}, Problems: []string{}, Members: []memberWatchEvent{}}}
+		view: views.WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []views.OffsetWatchEvent{}, Problems: []string{}, Members: []views.MemberWatchEvent{}}}
 	if journal != nil {
 		w.view.Journal = journal.Dir
 	}
-	w.out = newWatchOut(g.Printer, watchOffsetsCSVHeader, stop)
+	w.out = views.NewWatchOut(g.Printer, views.WatchOffsetsCSVHeader, stop)
 	// --count N stops after N changes shown (after the baseline; with
 	// --anomalies-only, N anomalous changes); --once after the baseline,
 	// which it shows, as json and yaml do.
-	w.sel = watch.OffsetSelection{Match: inspect.GroupMatcher(o.groups), ShowBaseline: o.once || w.out.atEnd(),
+	w.sel = watch.OffsetSelection{Match: inspect.GroupMatcher(o.groups), ShowBaseline: o.once || w.out.AtEnd(),
 		AnomaliesOnly: o.anomaliesOnly, Max: o.count}
 	return w
 }
@@ -247,29 +162,19 @@ func (w *offsetsWatch) onEvents(evs []watch.OffsetEvent) {
 	}
 	sel := w.sel.Take(evs)
 	if sel.Done {
-		defer w.out.stop()
+		defer w.out.Stop()
 	}
 	w.view.Events = append(w.view.Events, sel.Changes...)
 	if sel.Baseline > 0 && !w.once {
 		g.Notef("baseline: %s", render.Plural(sel.Baseline, "offset file", "offset files"))
 	}
-	if !w.out.streaming() {
-		return // json and yaml: printed at the end
-	}
-	for _, e := range sel.Changes {
-		if f := w.out.p.Format; f == render.JSONL || f == render.CSV {
-			w.out.event(e, watchEventRows(e)...)
-		} else {
-			w.out.lines(watchEventLines(w.out.p, e)...)
-		}
-	}
-	w.out.flush()
+	w.out.Changes(sel.Changes)
 }
 
 // end prints the view (json, yaml) and says how the watch went.
 func (w *offsetsWatch) end() error {
 	w.view.Files, w.view.Anomalies = w.sel.Files(), w.sel.Anomalies
-	if err := w.out.end(w.view); err != nil {
+	if err := w.out.End(w.view); err != nil {
 		return err
 	}
 	if w.journal != nil && w.journal.Segment() != "" {
@@ -282,53 +187,4 @@ func (w *offsetsWatch) end() error {
 		return fmt.Errorf("no offset file seen in %s", w.dir)
 	}
 	return nil
-}
-
-func watchEventRows(e offsetWatchEvent) [][]string {
-	t := render.Timestamp(e.Time)
-	var rows [][]string
-	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
-		rows = append(rows, []string{t, e.Group, e.Kind, k, strconv.FormatInt(e.Changed[k], 10), "", ""})
-	}
-	for _, k := range e.Removed {
-		rows = append(rows, []string{t, e.Group, e.Kind, k, "", "", "removed"})
-	}
-	for _, a := range e.Anomalies {
-		rows = append(rows, []string{t, e.Group, e.Kind, a.Partition, "", a.Kind, a.Detail})
-	}
-	if len(rows) == 0 {
-		rows = append(rows, []string{t, e.Group, e.Kind, "", "", "", e.Problem})
-	}
-	return rows
-}
-
-// watchEventLines is one line per change, then one per anomaly.
-func watchEventLines(p *render.Printer, e offsetWatchEvent) []string {
-	head := render.Clock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
-	var parts []string
-	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
-		parts = append(parts, k+"="+strconv.FormatInt(e.Changed[k], 10))
-	}
-	for _, k := range e.Removed {
-		parts = append(parts, k+" removed")
-	}
-	body := e.Kind
-	switch e.Kind {
-	case watch.RecCorrupt:
-		body = p.Paint(render.Red, "unreadable: "+e.Problem)
-	case watch.RecMissing:
-		body = "file removed"
-	}
-	if len(parts) > 0 {
-		const maxParts = 12
-		if len(parts) > maxParts {
-			parts = append(parts[:maxParts], fmt.Sprintf("… %d more", len(parts)-maxParts))
-		}
-		body += "  " + strings.Join(parts, " ")
-	}
-	lines := []string{head + body}
-	for _, a := range e.Anomalies {
-		lines = append(lines, "    "+p.Paint(render.Red, a.Kind)+"  "+a.Detail)
-	}
-	return lines
 }

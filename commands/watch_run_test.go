@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // Direct tests of the run functions of watch, takeover trace and
@@ -81,7 +82,7 @@ func TestRunWatchOnce(t *testing.T) {
 	if err := runWatch(context.Background(), g, watchOptions{once: true, pollInterval: time.Second}); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v watchOnceView
+	var v views.WatchOnceView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestRunWatchOffsetsOnce(t *testing.T) {
 	if err := runWatch(context.Background(), g, o); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v watchOffsetsView
+	var v views.WatchOffsetsView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestRunAssignmentShowAndDiff(t *testing.T) {
 	if err := runAssignmentDiff(context.Background(), g, assignmentDiffOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var a assignmentAuditView
+	var a views.AssignmentAuditView
 	if err := json.Unmarshal(out.Bytes(), &a); err != nil || a.Assignment.AssignmentVersion != 3 {
 		t.Errorf("audit: %v %+v", err, a)
 	}

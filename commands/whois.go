@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // whoisOptions is 'whois' after flag parsing. WhatIf.Failover is set by
@@ -28,47 +28,22 @@ type whoisOptions struct {
 }
 
 func init() {
-	register(newWhoisCmd)
+	register(Descriptor{
+		Path:    "whois-coordinator",
+		Usage:   "which broker coordinates a group (or transactional id), and why",
+		Aliases: []string{"whois"},
+		Docs: []FormatDoc{
+			{Title: "whois-coordinator", Doc: []inspect.WhoisResult{}, JSONL: "each key's answer", Rank: 10},
+		},
+		Build: newWhoisCmd,
+	})
 }
-
-// whoisDescription is whois's help text.
-const whoisDescription = `Resolves each key through kaas's two routing tiers, reading assignment.json from the volume:
-  explicit       a consumerGroups[] entry names the broker (wins even if that broker is dead)
-  hash           brokers sorted lexicographically, fnv1a32(key) % count, and that broker is alive
-  hash-fallback  the slot's broker is not alive; the pick moves among the alive brokers
-  none           no alive broker: clients get COORDINATOR_NOT_AVAILABLE
-The table shows what the hash tier alone would say beside the final answer, and warns when an
-entry names a dead or absent broker (every broker then answers NOT_COORDINATOR).
-
-A what-if that stops the controller (--what-if-down CONTROLLER, or --what-if-brokers without it)
-is a controller failover, and what the next controller writes depends on the kaas generation:
-  Go flavour     its first version has no consumerGroups: every entry is dropped and every group
-                 routes by the hash tier over the alive brokers (seen on a real Go cluster)
-  Rust           it reloads the previous assignment.json and keeps the entries on alive brokers
-                 of groups still active (kaas's controller code: assignment_writer.rs)
-The generation comes from the volume (--kaas-version pins it); --failover drop|reload overrides
-(Rust 0.2.0–0.2.15 share the Go volume layout but reload). The scenario line (stderr for -o json)
-names the new controller, the next version and the model assumed.
-
-Examples:
-  kaasctl whois --data-dir /data orders-app billing
-  kaasctl whois-coordinator --cluster-dir /cluster -o json orders-app
-  kaasctl whois --txn --data-dir /data payments-tx-0
-  kubectl exec kaas-0 -- ls /data/__cluster/__consumer_offsets | sed 's/\.json$//' | kaasctl whois --stdin -o jsonl --data-dir ./snapshot
-  kaasctl whois --data-dir /data --what-if-down kaas-1 -o wide $(cat groups.txt)   # what moves if kaas-1 dies
-  kaasctl whois --data-dir /data --what-if-brokers kaas-0,kaas-1,kaas-2,kaas-3 orders-app
-  kaasctl whois --data-dir /data --what-if-down "$(jq -r .controller /data/__cluster/assignment.json)" $(cat groups.txt)
-  kaasctl whois --live --exit-code --data-dir /data --brokers kaas-0:9092 orders-app   # exit 3 if the brokers disagree`
 
 func newWhoisCmd() *cli.Command {
 	return &cli.Command{
-		Name:        "whois-coordinator",
-		Aliases:     []string{"whois"},
-		Usage:       "which broker coordinates a group (or transactional id), and why",
-		ArgsUsage:   "KEY...",
-		Description: whoisDescription,
-		Flags:       whoisFlags(),
-		Action:      action(parseWhois, runWhois),
+		ArgsUsage: "KEY...",
+		Flags:     whoisFlags(),
+		Action:    action(parseWhois, runWhois),
 	}
 }
 
@@ -236,90 +211,19 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 	for i, k := range opts.Keys {
 		results[i] = wh.Resolve(k)
 	}
-	t := whoisTable(wh, results)
-	return g.Printer.Print(render.Output{
-		Data:  results,
-		Table: t,
-		Human: func(p *render.Printer) error {
-			fmt.Fprintln(p.Out, wh.Scenario)
-			return p.Table(t)
-		},
-	})
+	return g.Printer.Print(views.WhoisOutput(wh, results))
 }
 
-func whoisHeaders(wh *inspect.Whois, whatIf bool) []string {
-	h := []string{"KEY"}
-	if whatIf {
-		h = append(h, "NOW", "THEN", "MOVES")
-	} else {
-		h = append(h, "COORDINATOR")
-	}
-	h = append(h, "TIER", "HASH SAYS", "SLOT")
-	if wh.Kind == inspect.KindTxn {
-		h = append(h, "TXN SLOT FILE")
-	}
-	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
-}
-
-func whoisRow(r inspect.WhoisResult) []string {
-	row := []string{r.Key}
-	if r.CurrentCoordinator != nil {
-		moves := "no"
-		if *r.Moves {
-			moves = "yes"
-		}
-		row = append(row, render.Dash(*r.CurrentCoordinator), render.Dash(r.Coordinator), moves)
-	} else {
-		row = append(row, render.Dash(r.Coordinator))
-	}
-	row = append(row, r.Tier, render.Dash(r.HashCoordinator), slotCell(r))
-	if r.Kind == inspect.KindTxn {
-		row = append(row, r.TxnSlotFile)
-	}
-	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
-}
-
-func slotCell(r inspect.WhoisResult) string {
-	if r.Slot < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d", r.Slot, r.NumBrokers)
-}
-
-func whoisTable(wh *inspect.Whois, rs []inspect.WhoisResult) *render.TableData {
-	whatIf := len(rs) > 0 && rs[0].CurrentCoordinator != nil
-	t := render.NewTable(whoisHeaders(wh, whatIf)...)
-	for _, r := range rs {
-		t.Add(whoisRow(r)...)
-	}
-	return t
-}
-
-// streamWhois answers keys from r line by line without holding them; the
-// json and jsonl fast path appends each answer's bytes directly.
+// streamWhois answers keys from r line by line (views.StreamWhois).
 func streamWhois(g *Globals, wh *inspect.Whois, r io.Reader) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisHeaders(wh, wh.WhatIfMode()), wh.Scenario).WithGeneration(g.Printer)
-	err := readKeys(r, func(key []byte) error {
-		appendJSON := func(dst []byte) []byte {
-			b := wh.AppendJSON(dst, key)
-			return b[:len(b)-1] // without its newline
-		}
-		if f := out.Format(); f == render.JSON || f == render.JSONL {
-			return out.Item(appendJSON, nil, nil)
-		}
-		r := wh.Resolve(string(key))
-		return out.Item(nil, r, func() []string { return whoisRow(r) })
-	})
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	n, err := views.StreamWhois(g.IO.Out, g.Printer, wh, r)
 	if err != nil {
 		return err
 	}
-	if out.Count() == 0 {
+	if n == 0 {
 		g.Warnf("no keys on standard input")
 	} else if g.IO.ErrTTY {
-		g.Notef("resolved %s keys", strconv.Itoa(out.Count()))
+		g.Notef("resolved %s keys", strconv.Itoa(n))
 	}
 	return nil
 }

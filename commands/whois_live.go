@@ -1,126 +1,37 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // whois --live: FindCoordinator for every key (batched), beside the answer
 // computed from the volume.
 
-// WhoisLiveResult is one key's computed answer plus the wire's.
-type WhoisLiveResult struct {
-	inspect.WhoisResult
-	// WireCoordinator is FindCoordinator's answer ("" when it failed).
-	WireCoordinator string `json:"wireCoordinator"`
-	WireNode        int32  `json:"wireNode"`
-	WireError       string `json:"wireError,omitempty"`
-	// Compared is false when FindCoordinator failed for another reason
-	// than COORDINATOR_NOT_AVAILABLE: nothing to compare (Agrees false).
-	Compared bool `json:"compared"`
-	// Agrees: the wire and the volume name the same broker (a
-	// COORDINATOR_NOT_AVAILABLE answer agrees with "none").
-	Agrees bool `json:"agrees"`
-}
-
-// whoisLiveStats counts what a run found.
-type whoisLiveStats struct {
-	keys, disagree, failed int
-}
-
-func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *whoisLiveStats) ([]WhoisLiveResult, error) {
+func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *inspect.WhoisLiveStats) ([]views.WhoisLiveResult, error) {
 	coords, err := findCoordinators(ctx, cl, keys, wh.Kind == inspect.KindTxn)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WhoisLiveResult, len(keys))
-	for i, k := range keys {
-		r := WhoisLiveResult{WhoisResult: wh.Resolve(k), WireNode: -1}
-		co := coords[k]
-		if co.Err != "" {
-			r.WireError = co.Err
-		} else {
-			r.WireNode = co.NodeID
-			r.WireCoordinator = names.Name(co.NodeID)
-		}
-		r.Compared = co.Err == "" || co.Code == kerr.CoordinatorNotAvailable.Code
-		r.Agrees = r.Compared && !inspect.WireDisagrees(r.Coordinator, co)
-		if !r.Compared {
-			st.failed++
-			r.Warnings = append(r.Warnings, "FindCoordinator failed: "+co.Err)
-		} else if !r.Agrees {
-			st.disagree++
-			wireSays := r.WireCoordinator
-			if wireSays == "" {
-				wireSays = "no coordinator (" + co.Err + ")"
-			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("DISAGREES: FindCoordinator says %s, the volume says %s", wireSays, orNone(r.Coordinator)))
-		}
-		if r.Warnings == nil {
-			r.Warnings = []string{}
-		}
-		st.keys++
-		out[i] = r
-	}
-	return out, nil
-}
-
-func whoisLiveHeaders(wh *inspect.Whois) []string {
-	h := []string{"KEY", "COORDINATOR", "WIRE", "AGREES", "TIER", "HASH SAYS", "SLOT"}
-	if wh.Kind == inspect.KindTxn {
-		h = append(h, "TXN SLOT FILE")
-	}
-	return append(h, "PREFERRED+", "BROKERS+", "FNV1A32+", "EXPLICIT+", "NOTES")
-}
-
-func whoisLiveRow(r WhoisLiveResult) []string {
-	agrees := "yes"
-	switch {
-	case !r.Compared:
-		agrees = "unknown"
-	case !r.Agrees:
-		agrees = "NO"
-	}
-	wireCell := r.WireCoordinator
-	if wireCell == "" {
-		wireCell = "error"
-		if r.Compared {
-			wireCell = "none"
-		}
-	}
-	row := []string{r.Key, render.Dash(r.Coordinator), wireCell, agrees, r.Tier, render.Dash(r.HashCoordinator), slotCell(r.WhoisResult)}
-	if r.Kind == inspect.KindTxn {
-		row = append(row, r.TxnSlotFile)
-	}
-	return append(row, r.Preferred, fmt.Sprintf("%d/%d alive", r.AliveBrokers, r.NumBrokers), r.FNV1a32, r.ExplicitBroker, strings.Join(r.Warnings, "; "))
+	return inspect.CompareWhois(wh, names, keys, coords, st), nil
 }
 
 // runWhoisLive answers keys (arguments, or stdin in chunks) with the wire
 // beside the volume.
 func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, opts whoisOptions, names *inspect.NodeNamer, exitCode bool) error {
-	var st whoisLiveStats
+	var st inspect.WhoisLiveStats
 	if !opts.Stdin {
 		rs, err := liveWhoisResults(ctx, cl, wh, names, opts.Keys, &st)
 		if err != nil {
 			return err
 		}
-		t := render.NewTable(whoisLiveHeaders(wh)...)
-		for _, r := range rs {
-			t.Add(whoisLiveRow(r)...)
-		}
-		if err := g.Printer.Print(render.Output{Data: rs, Items: rs, Table: t, Human: func(p *render.Printer) error {
-			fmtf(p.Out, "%s; live: FindCoordinator answered by %s\n", wh.Scenario, orNone(strings.Join(cl.Answered(), ",")))
-			return p.Table(t)
-		}}); err != nil {
+		if err := g.Printer.Print(views.WhoisLiveOutput(wh, rs, cl.Answered())); err != nil {
 			return err
 		}
 	} else if err := streamWhoisLive(ctx, g, cl, wh, names, &st); err != nil {
@@ -129,74 +40,33 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 	return whoisLiveVerdict(g, &st, exitCode)
 }
 
-func whoisLiveVerdict(g *Globals, st *whoisLiveStats, exitCode bool) error {
-	if st.disagree > 0 {
+func whoisLiveVerdict(g *Globals, st *inspect.WhoisLiveStats, exitCode bool) error {
+	if st.Disagree > 0 {
 		g.Warnf("%s of %d: FindCoordinator disagrees with the coordinator computed from the volume (brokers route by another assignment, or an entry names a broker that is gone)",
-			render.Plural(st.disagree, "key", "keys"), st.keys)
-	} else if st.keys > 0 {
-		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.keys, "key", "keys"))
+			render.Plural(st.Disagree, "key", "keys"), st.Keys)
+	} else if st.Keys > 0 {
+		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.Keys, "key", "keys"))
 	}
-	if st.failed > 0 {
-		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.failed, "key", "keys"))
+	if st.Failed > 0 {
+		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.Failed, "key", "keys"))
 	}
-	if st.disagree > 0 && exitCode {
-		return exit.ProblemsFound("%s disagree", render.Plural(st.disagree, "key", "keys"))
+	if st.Disagree > 0 && exitCode {
+		return exit.ProblemsFound("%s disagree", render.Plural(st.Disagree, "key", "keys"))
 	}
 	return nil
 }
 
 // streamWhoisLive reads keys from stdin and answers them findChunk at a
-// time, so millions of keys never sit in memory at once.
-func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *whoisLiveStats) error {
-	out := render.NewStream(g.IO.Out, g.Printer.Format, whoisLiveHeaders(wh),
-		fmt.Sprintf("%s; live: brokers answering %s", wh.Scenario, orNone(strings.Join(cl.Answered(), ",")))).WithGeneration(g.Printer)
-	// Keys go to the brokers in chunks: one batched FindCoordinator each.
-	flush := func(keys []string) error {
-		if len(keys) == 0 {
-			return nil
-		}
-		rs, err := liveWhoisResults(ctx, cl, wh, names, keys, st)
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			var jerr error
-			appendJSON := func(dst []byte) []byte {
-				// render's JSON: the same form as every command (no HTML
-				// escaping, [] for nil, keyBase64 for a key that is not UTF-8).
-				var b bytes.Buffer
-				jerr = render.WriteJSON(&b, r, false)
-				return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
-			}
-			if err := out.Item(appendJSON, r, func() []string { return whoisLiveRow(r) }); err != nil {
-				return err
-			}
-			if jerr != nil {
-				return jerr
-			}
-		}
-		return nil
+// time (views.StreamWhoisLive).
+func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *inspect.WhoisLiveStats) error {
+	answer := func(keys []string) ([]views.WhoisLiveResult, error) {
+		return liveWhoisResults(ctx, cl, wh, names, keys, st)
 	}
-	chunk := make([]string, 0, findChunk)
-	err := readKeys(g.IO.In, func(key []byte) error {
-		chunk = append(chunk, string(key))
-		if len(chunk) < findChunk {
-			return nil
-		}
-		err := flush(chunk)
-		chunk = chunk[:0]
-		return err
-	})
-	if err == nil {
-		err = flush(chunk)
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer, wh, g.IO.In, cl.Answered(), findChunk, answer)
 	if err != nil {
 		return err
 	}
-	if out.Count() == 0 {
+	if n == 0 {
 		g.Warnf("no keys on standard input")
 	}
 	return nil

@@ -190,3 +190,16 @@ func (s *BlockerSources) PendingTxnOffsets(group string) []inspect.PendingTxnOff
 	}
 	return inspect.PendingTxnOffsets(group, coord, s.Txns)
 }
+
+// TxnHolds is, per producer id, the partitions of the volume's groups
+// whose committed offset sits on that producer's open transaction: the
+// blockers of every group, offline (flags: what a printed fix repeats).
+func TxnHolds(l volume.Layout, a *volume.Assignment, now time.Time, flags string) (map[int64][]inspect.TxnHold, error) {
+	src := ReadBlockerSources(l, a, now, volume.DefaultRecordLimits())
+	src.Flags = flags
+	bs, err := src.VolumeBlockers(a)
+	if err != nil {
+		return nil, err
+	}
+	return inspect.HoldsByProducer(bs), nil
+}

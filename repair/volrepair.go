@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -768,4 +769,16 @@ func groupOfPath(p string) string {
 		return ""
 	}
 	return strings.TrimSuffix(name, ".json")
+}
+
+// ExitErr is the repair run's exit: an error when a repair failed, exit 3
+// for conflicts or files kaasctl may not read.
+func (rep *RepairReport) ExitErr() error {
+	if rep.Failed > 0 {
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d repair(s) failed; see RESULT", rep.Failed)}
+	}
+	if rep.Conflicts > 0 || rep.Denied > 0 {
+		return exit.ProblemsFound("%d conflicts, %d unreadable files", rep.Conflicts, rep.Denied)
+	}
+	return nil
 }

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package commands
-
-func runningSandboxPID(string) int { return 0 }

@@ -1,0 +1,141 @@
+package completion
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func FindCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// IsLeaf reports whether cmd runs work rather than choosing a sub-command
+// (its only sub-command, if any, is help).
+func IsLeaf(cmd *cli.Command) bool {
+	for _, s := range cmd.Subcommands {
+		if s.Name != "help" {
+			return false
+		}
+	}
+	return true
+}
+
+func TakesValue(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range FlagNames(f) {
+			if n == name {
+				if tv, ok := f.(cli.DocGenerationFlag); ok {
+					return tv.TakesValue()
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FlagNames is f.Names() for the flag types kaasctl declares, read from
+// their fields; any other type asks urfave.
+func FlagNames(f cli.Flag) []string {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	case *cli.BoolFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	case *cli.StringSliceFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	case *cli.IntFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	case *cli.DurationFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	case *cli.GenericFlag:
+		return NameAndAliases(f.Name, f.Aliases)
+	}
+	return f.Names()
+}
+
+func NameAndAliases(name string, aliases []string) []string {
+	out := make([]string, 0, 1+len(aliases))
+	return append(append(out, name), aliases...)
+}
+
+// FlagName is a flag's first name.
+func FlagName(f cli.Flag) string { return FlagNames(f)[0] }
+
+// HasFlagName reports whether name is one of f's names.
+func HasFlagName(f cli.Flag, name string) bool { return slices.Contains(FlagNames(f), name) }
+
+// Suggest returns the candidate closest to typed, or "" when none is close
+// enough to be a likely typo: at most one edit (insert, delete, substitute
+// or swap two neighbours) per three characters, and at least one.
+func Suggest(typed string, candidates []string) string {
+	best, bestD := "", -1
+	limit := max(1, len(typed)/3)
+	for _, c := range candidates {
+		if c == "" || c == typed {
+			continue
+		}
+		d := editDistance(typed, c)
+		if d <= limit && d < len(typed) && (bestD < 0 || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" && len(typed) >= 3 {
+		// A prefix of exactly one candidate: "kaasctl assign" → assignment.
+		for _, c := range candidates {
+			if strings.HasPrefix(c, typed) {
+				if best != "" {
+					return ""
+				}
+				best = c
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and transpositions of neighbours each cost one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// CommandNames lists the visible names (and aliases) of cmds.
+func CommandNames(cmds []*cli.Command) []string {
+	var out []string
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		out = append(out, c.Names()...)
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kaasctl/kaasctl/exporter"
+	"github.com/kaasctl/kaasctl/render"
+)
+
+// The pages of 'kaasctl help formats': every machine document's fields,
+// read from its type (render.Fields).
+
+// ListedDoc is one machine document of a command: its title (the
+// commands it is printed by, with what selects it), what -o jsonl prints,
+// a value of its type, and whether its command is hidden.
+type ListedDoc struct {
+	Title, JSONL  string
+	Doc           any
+	Hidden        bool
+	SchemaVersion int
+}
+
+// FormatsPage is the whole 'help formats': head, then every listed
+// command's document (hidden commands' left out), then the exporter's
+// pointer.
+func FormatsPage(head string, docs []ListedDoc) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, d := range docs {
+		if !d.Hidden {
+			writeFormatDoc(&b, d)
+		}
+	}
+	fmt.Fprintf(&b, "\nexporter   (Prometheus text format; kaasctl help formats exporter)\n")
+	return b.String()
+}
+
+// FormatsPageFor is 'help formats COMMAND': intro, then the documents of
+// the command q (and of its sub-commands; a hidden command's only when it
+// is named); n is how many.
+func FormatsPageFor(intro, q string, docs []ListedDoc) (page string, n int) {
+	var b strings.Builder
+	b.WriteString(intro)
+	for _, d := range docs {
+		for _, dc := range DocCommands(d.Title) {
+			if dc == q || (!d.Hidden && strings.HasPrefix(dc, q+" ")) {
+				if n == 0 {
+					b.WriteString("\nJSON fields\n")
+				}
+				writeFormatDoc(&b, d)
+				n++
+				break
+			}
+		}
+	}
+	return b.String(), n
+}
+
+func writeFormatDoc(b *strings.Builder, d ListedDoc) {
+	fmt.Fprintf(b, "\n%s   (schemaVersion %d; jsonl: %s)\n", d.Title, d.SchemaVersion, d.JSONL)
+	for _, f := range render.Fields(d.Doc) {
+		fmt.Fprintf(b, "  %-44s %s\n", f.Path, f.Kind)
+	}
+}
+
+// DocCommands is the command part of a document's title:
+// "txn list / txn describe" is two, "assignment diff OLD NEW" is
+// "assignment diff", "groups describe (with brokers)" is "groups describe".
+func DocCommands(name string) []string {
+	var out []string
+	for _, part := range strings.Split(name, " / ") {
+		var words []string
+		for _, w := range strings.Fields(part) {
+			if strings.ToLower(w) != w || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "(") || strings.HasPrefix(w, "-") {
+				break
+			}
+			words = append(words, w)
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
+// ExporterFormatsPage documents the exporter's page after head: the
+// families a refresh writes (from the exporter's own declarations), the
+// label conventions, and /api/health's JSON fields.
+func ExporterFormatsPage(head string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, f := range exporter.Families() {
+		labels := ""
+		if len(f.Labels) > 0 {
+			labels = "{" + strings.Join(f.Labels, ",") + "}"
+		}
+		fmt.Fprintf(&b, "  %s%s  %s\n      %s\n", f.Name, labels, f.Type, f.Help)
+	}
+	b.WriteString("\n/api/health (JSON; read by 'kaasctl groups health --exporter URL')\n")
+	for _, f := range render.Fields(exporter.HealthDocument{}) {
+		fmt.Fprintf(&b, "  %-44s %s\n", f.Path, f.Kind)
+	}
+	return b.String()
+}
