@@ -29,14 +29,24 @@ func logStart(t *testing.T, c *Cluster, k tp) int64 {
 	t.Helper()
 	adm := kadm.NewClient(newClient(t, c))
 	defer adm.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	s, err := adm.ListStartOffsets(ctx, k.Topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, _ := s.Lookup(k.Topic, k.Partition)
-	return o.Offset
+	var start int64
+	// Right after a restart one broker's metadata can name a leader kgo
+	// does not know yet ("unknown broker"): ask again.
+	waitFor(t, 30*time.Second, "ListOffsets earliest of "+k.String(), func() error {
+		s, err := adm.ListStartOffsets(ctx, k.Topic)
+		if err != nil {
+			return err
+		}
+		o, ok := s.Lookup(k.Topic, k.Partition)
+		if !ok || o.Err != nil {
+			return fmt.Errorf("%s: %v", k, o.Err)
+		}
+		start = o.Offset
+		return nil
+	})
+	return start
 }
 
 type retentionView struct {
