@@ -100,23 +100,16 @@ type EventRecord struct {
 // ParseEventRecord decodes and checks one line.
 func ParseEventRecord(line []byte) (EventRecord, error) {
 	var r EventRecord
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeLine(line, &r); err != nil {
 		return EventRecord{}, err
-	}
-	if dec.More() {
-		return EventRecord{}, errors.New("more than one JSON value on the line")
 	}
 	if r.Time.IsZero() {
 		return EventRecord{}, errors.New(`no "time"`)
 	}
 	switch r.Kind {
 	case EvSegment:
-		if r.Version < 1 {
-			return EventRecord{}, errors.New("segment header without a version")
-		}
-		if r.Version > EventJournalVersion {
-			return EventRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, EventJournalVersion)
+		if err := checkVersion(r.Version, EventJournalVersion); err != nil {
+			return EventRecord{}, err
 		}
 		if r.Interval != "" {
 			if _, err := time.ParseDuration(r.Interval); err != nil {

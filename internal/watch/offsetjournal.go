@@ -96,12 +96,8 @@ type JournalAnomaly struct {
 // ParseJournalRecord decodes and checks one line.
 func ParseJournalRecord(line []byte) (JournalRecord, error) {
 	var r JournalRecord
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeLine(line, &r); err != nil {
 		return JournalRecord{}, err
-	}
-	if dec.More() {
-		return JournalRecord{}, errors.New("more than one JSON value on the line")
 	}
 	if r.Time.IsZero() {
 		return JournalRecord{}, errors.New(`no "time"`)
@@ -111,11 +107,8 @@ func ParseJournalRecord(line []byte) (JournalRecord, error) {
 	}
 	switch r.Kind {
 	case RecSegment:
-		if r.Version < 1 {
-			return JournalRecord{}, errors.New("segment header without a version")
-		}
-		if r.Version > JournalFormatVersion {
-			return JournalRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, JournalFormatVersion)
+		if err := checkVersion(r.Version, JournalFormatVersion); err != nil {
+			return JournalRecord{}, err
 		}
 		if r.Seq < 0 {
 			return JournalRecord{}, fmt.Errorf("segment header with a negative seq %d", r.Seq)

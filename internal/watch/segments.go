@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -257,6 +258,30 @@ func segmentHeader(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return bytes.TrimSpace(line), true
+}
+
+// decodeLine decodes a record's line into v: one JSON value, alone.
+func decodeLine(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+// checkVersion checks a segment header's format version against the
+// newest this kaasctl reads.
+func checkVersion(v, newest int) error {
+	if v < 1 {
+		return errors.New("segment header without a version")
+	}
+	if v > newest {
+		return fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", v, newest)
+	}
+	return nil
 }
 
 // eachLine hands fn every line of a segment with its number; a last line
