@@ -374,35 +374,31 @@ var refreshMetrics = []metric[*refreshCtx]{
 	{dGroupsObserved, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(len(x.o.Groups))) }},
 	{dGroupsDropped, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(x.o.Dropped)) }},
 	{dGroupsInvalid, func(tw *textWriter, f *family, x *refreshCtx) { tw.sample(f, float64(len(invalidIDs(x.o)))) }},
-	{dProbes, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.o.HasBrokers {
-			tw.sample(f, float64(x.c.probes))
-		}
-	}},
-	{dFollowing, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.c.follower {
-			tw.sample(f, b2f(x.c.following))
-		}
-	}},
-	{dOffsetChanges, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.c.follower {
-			tw.sample(f, float64(x.c.offsetChanges))
-		}
-	}},
-	{dJournalRecords, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.c.journal {
-			tw.sample(f, float64(x.c.journalRecords))
-		}
-	}},
-	{dJournalErrors, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.c.journal {
-			tw.sample(f, float64(x.c.journalErrors))
-		}
-	}},
+	{dProbes, gaugeWhen(askedBrokers, func(c *counters) float64 { return float64(c.probes) })},
+	{dFollowing, gaugeWhen(follows, func(c *counters) float64 { return b2f(c.following) })},
+	{dOffsetChanges, gaugeWhen(follows, func(c *counters) float64 { return float64(c.offsetChanges) })},
+	{dJournalRecords, gaugeWhen(journals, func(c *counters) float64 { return float64(c.journalRecords) })},
+	{dJournalErrors, gaugeWhen(journals, func(c *counters) float64 { return float64(c.journalErrors) })},
 	{dRewindPageRecords, emitRewindPage},
 	{dChurnRebalances, emitChurnRebalances},
 	{dEventsJournalErrs, emitEventsJournalErrors},
 }
+
+// gaugeWhen is a row of one of the exporter's own numbers, sampled only
+// when the refresh has it (on).
+func gaugeWhen(on func(x *refreshCtx) bool, v func(c *counters) float64) func(*textWriter, *family, *refreshCtx) {
+	return func(tw *textWriter, f *family, x *refreshCtx) {
+		if on(x) {
+			tw.sample(f, v(x.c))
+		}
+	}
+}
+
+// gaugeWhen's conditions: the refresh asked the brokers; the exporter
+// follows the offset files; it writes the offsets journal.
+func askedBrokers(x *refreshCtx) bool { return x.o.HasBrokers }
+func follows(x *refreshCtx) bool      { return x.c.follower }
+func journals(x *refreshCtx) bool     { return x.c.journal }
 
 // assignmentGauge is a row of one number read from assignment.json.
 func assignmentGauge(v func(a *volume.Assignment) float64) func(*textWriter, *family, *refreshCtx) {

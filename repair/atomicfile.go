@@ -200,6 +200,22 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 	if opts.Perm == 0 {
 		opts.Perm = 0o644
 	}
+	return runAtomic(path, opts, (*atomicWrite).check, func(w *atomicWrite, own fileOwner) (WriteResult, error) {
+		if err := w.writeTemp(data, own); err != nil {
+			return w.res, err
+		}
+		if err := w.recheck(); err != nil {
+			return w.res, err
+		}
+		return w.switchOver()
+	})
+}
+
+// runAtomic runs the steps a write and a removal share: it opens path's
+// directory (openDir), reads and checks the file (check: the current
+// state and the owner and mode the result and the backup get), backs it
+// up, hands over to finish, and closes the directory.
+func runAtomic(path string, opts WriteOptions, check func(*atomicWrite) (FileState, fileOwner, error), finish func(*atomicWrite, fileOwner) (WriteResult, error)) (WriteResult, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -213,20 +229,14 @@ func WriteFileAtomic(path string, data []byte, opts WriteOptions) (WriteResult, 
 	if err != nil {
 		return w.res, err
 	}
-	cur, own, err := w.check()
+	cur, own, err := check(w)
 	if err != nil {
 		return w.res, err
 	}
 	if err := w.backup(cur, own); err != nil {
 		return w.res, err
 	}
-	if err := w.writeTemp(data, own); err != nil {
-		return w.res, err
-	}
-	if err := w.recheck(); err != nil {
-		return w.res, err
-	}
-	return w.switchOver()
+	return finish(w, own)
 }
 
 // atomicWrite is one WriteFileAtomic or RemoveFileAtomic: the directory
@@ -282,21 +292,32 @@ func (w *atomicWrite) check() (FileState, fileOwner, error) {
 	default:
 		return cur, fileOwner{}, fmt.Errorf("reading before the write: %w", err)
 	}
-	if w.opts.Expect != nil && !w.opts.Expect.Same(cur) {
-		return cur, fileOwner{}, fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
-	}
-	if err := w.step(StepCheck); err != nil {
+	if err := w.checked(cur); err != nil {
 		return cur, fileOwner{}, err
 	}
 	own := fileOwner{mode: w.opts.Perm}
 	if cur.Exists {
-		own = fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}
+		own = ownerOf(info)
 	} else if os.Geteuid() == 0 {
 		if di, err := w.d.Stat(); err == nil {
 			own.set, own.uid, own.gid = true, di.UID, di.GID
 		}
 	}
 	return cur, own, nil
+}
+
+// checked refuses a write or removal of a file that is not what the
+// caller read (ErrConcurrentWrite), then runs the check step's hook.
+func (w *atomicWrite) checked(cur FileState) error {
+	if w.opts.Expect != nil && !w.opts.Expect.Same(cur) {
+		return fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
+	}
+	return w.step(StepCheck)
+}
+
+// ownerOf is the owner and mode of an existing file.
+func ownerOf(info safefs.Info) fileOwner {
+	return fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}
 }
 
 // backup copies the current content beside the file, when asked for and
@@ -396,11 +417,19 @@ func (w *atomicWrite) switchOver() (WriteResult, error) {
 	if err := w.d.Rename(w.tmpName, w.base); err != nil {
 		return w.res, w.abort(fmt.Errorf("%s: renaming %s over it: %w", w.path, filepath.Join(w.where, w.tmpName), err))
 	}
-	if err := w.step(StepRename); err != nil {
+	return w.settle(StepRename, "the new content is in place", "it")
+}
+
+// settle follows the switch (step: the rename or the removal): its step's
+// hook, the fsync of the directory that makes it durable (done and what
+// name what a failure of it leaves), and the pruning of backups beyond
+// the retention.
+func (w *atomicWrite) settle(step, done, what string) (WriteResult, error) {
+	if err := w.step(step); err != nil {
 		return w.res, err
 	}
 	if err := w.d.Sync(); err != nil {
-		return w.res, fmt.Errorf("%s: the new content is in place, but fsync of %s failed (it may not survive a power loss): %w", w.path, w.where, err)
+		return w.res, fmt.Errorf("%s: %s, but fsync of %s failed (%s may not survive a power loss): %w", w.path, done, w.where, what, err)
 	}
 	if err := w.step(StepDirSync); err != nil {
 		return w.res, err

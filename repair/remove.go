@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"time"
 
 	"github.com/kaasctl/kaasctl/internal/safefs"
 )
@@ -23,30 +22,12 @@ const StepRemove = "remove"
 // directory. A failure before the removal removes the backup again; a
 // file already gone is an error (nothing to remove: someone else did).
 func RemoveFileAtomic(path string, opts WriteOptions) (WriteResult, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	w := &atomicWrite{path: path, opts: opts, res: WriteResult{Path: path}}
-	err := w.openDir()
-	defer func() {
-		if w.d != nil {
-			w.d.Close()
+	return runAtomic(path, opts, (*atomicWrite).checkRemoval, func(w *atomicWrite, _ fileOwner) (WriteResult, error) {
+		if err := w.recheckRemoval(); err != nil {
+			return w.res, err
 		}
-	}()
-	if err != nil {
-		return w.res, err
-	}
-	cur, own, err := w.checkRemoval()
-	if err != nil {
-		return w.res, err
-	}
-	if err := w.backup(cur, own); err != nil {
-		return w.res, err
-	}
-	if err := w.recheckRemoval(); err != nil {
-		return w.res, err
-	}
-	return w.remove()
+		return w.remove()
+	})
 }
 
 // checkRemoval reads the file as it is now and refuses the removal when
@@ -61,13 +42,10 @@ func (w *atomicWrite) checkRemoval() (FileState, fileOwner, error) {
 		return FileState{}, fileOwner{}, fmt.Errorf("reading before the removal: %w", err)
 	}
 	cur := FileState{Path: w.path, Exists: true, Data: old, ModTime: info.ModTime, Size: info.Size}
-	if w.opts.Expect != nil && !w.opts.Expect.Same(cur) {
-		return cur, fileOwner{}, fmt.Errorf("%s: %w", w.path, ErrConcurrentWrite)
-	}
-	if err := w.step(StepCheck); err != nil {
+	if err := w.checked(cur); err != nil {
 		return cur, fileOwner{}, err
 	}
-	return cur, fileOwner{set: true, uid: info.UID, gid: info.GID, mode: info.Mode.Perm()}, nil
+	return cur, ownerOf(info), nil
 }
 
 // recheckRemoval reads the file once more right before the removal: one
@@ -98,19 +76,7 @@ func (w *atomicWrite) remove() (WriteResult, error) {
 		w.removeBackup()
 		return w.res, fmt.Errorf("%s: removing: %w", w.path, err)
 	}
-	if err := w.step(StepRemove); err != nil {
-		return w.res, err
-	}
-	if err := w.d.Sync(); err != nil {
-		return w.res, fmt.Errorf("%s: removed, but fsync of %s failed (the removal may not survive a power loss): %w", w.path, w.where, err)
-	}
-	if err := w.step(StepDirSync); err != nil {
-		return w.res, err
-	}
-	if w.opts.Backup {
-		w.res.Pruned = pruneBackups(w.d, w.base, w.opts.Policy.Keep(), w.opts.Now())
-	}
-	return w.res, nil
+	return w.settle(StepRemove, "removed", "the removal")
 }
 
 // openForWrite opens the directory a write or removal of path works in

@@ -312,6 +312,20 @@ func (c coordReq) gate(owned bool, notCoord func() kmsg.Response) *item {
 // of its kind.
 type coordinatedHandler func(c coordReq, req kmsg.Request) *item
 
+// groupGate is the row of a request for one group (group names it) that a
+// broker not coordinating the group answers with the request's response
+// holding NOT_COORDINATOR in its error code (code) and nothing else.
+func groupGate[Q kmsg.Request, P kmsg.Response](group func(Q) string, code func(P) *int16) coordinatedHandler {
+	return func(c coordReq, req kmsg.Request) *item {
+		r := req.(Q)
+		return c.gate(c.owns(group(r)), func() kmsg.Response {
+			resp := r.ResponseKind().(P)
+			*code(resp) = errNotCoordinator
+			return resp
+		})
+	}
+}
+
 // coordinatedRequests are the requests gated on their coordinator, one row
 // per API: a request kaas routes by group or transactional id is one row
 // here (handle sends every key listed to handleCoordinated).
@@ -328,38 +342,10 @@ var coordinatedRequests = map[kmsg.Key]coordinatedHandler{
 			return resp
 		})
 	},
-	kmsg.SyncGroup: func(c coordReq, req kmsg.Request) *item {
-		r := req.(*kmsg.SyncGroupRequest)
-		return c.gate(c.owns(r.Group), func() kmsg.Response {
-			resp := r.ResponseKind().(*kmsg.SyncGroupResponse)
-			resp.ErrorCode = errNotCoordinator
-			return resp
-		})
-	},
-	kmsg.Heartbeat: func(c coordReq, req kmsg.Request) *item {
-		r := req.(*kmsg.HeartbeatRequest)
-		return c.gate(c.owns(r.Group), func() kmsg.Response {
-			resp := r.ResponseKind().(*kmsg.HeartbeatResponse)
-			resp.ErrorCode = errNotCoordinator
-			return resp
-		})
-	},
-	kmsg.LeaveGroup: func(c coordReq, req kmsg.Request) *item {
-		r := req.(*kmsg.LeaveGroupRequest)
-		return c.gate(c.owns(r.Group), func() kmsg.Response {
-			resp := r.ResponseKind().(*kmsg.LeaveGroupResponse)
-			resp.ErrorCode = errNotCoordinator
-			return resp
-		})
-	},
-	kmsg.ConsumerGroupHeartbeat: func(c coordReq, req kmsg.Request) *item {
-		r := req.(*kmsg.ConsumerGroupHeartbeatRequest)
-		return c.gate(c.owns(r.Group), func() kmsg.Response {
-			resp := r.ResponseKind().(*kmsg.ConsumerGroupHeartbeatResponse)
-			resp.ErrorCode = errNotCoordinator
-			return resp
-		})
-	},
+	kmsg.SyncGroup:              groupGate(func(r *kmsg.SyncGroupRequest) string { return r.Group }, func(p *kmsg.SyncGroupResponse) *int16 { return &p.ErrorCode }),
+	kmsg.Heartbeat:              groupGate(func(r *kmsg.HeartbeatRequest) string { return r.Group }, func(p *kmsg.HeartbeatResponse) *int16 { return &p.ErrorCode }),
+	kmsg.LeaveGroup:             groupGate(func(r *kmsg.LeaveGroupRequest) string { return r.Group }, func(p *kmsg.LeaveGroupResponse) *int16 { return &p.ErrorCode }),
+	kmsg.ConsumerGroupHeartbeat: groupGate(func(r *kmsg.ConsumerGroupHeartbeatRequest) string { return r.Group }, func(p *kmsg.ConsumerGroupHeartbeatResponse) *int16 { return &p.ErrorCode }),
 	kmsg.DescribeGroups: func(c coordReq, req kmsg.Request) *item {
 		r := req.(*kmsg.DescribeGroupsRequest)
 		return c.s.splitGroups(c.b, c.f, r.Groups, c.owns,

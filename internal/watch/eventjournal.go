@@ -1,18 +1,12 @@
 package watch
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -106,23 +100,16 @@ type EventRecord struct {
 // ParseEventRecord decodes and checks one line.
 func ParseEventRecord(line []byte) (EventRecord, error) {
 	var r EventRecord
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeLine(line, &r); err != nil {
 		return EventRecord{}, err
-	}
-	if dec.More() {
-		return EventRecord{}, errors.New("more than one JSON value on the line")
 	}
 	if r.Time.IsZero() {
 		return EventRecord{}, errors.New(`no "time"`)
 	}
 	switch r.Kind {
 	case EvSegment:
-		if r.Version < 1 {
-			return EventRecord{}, errors.New("segment header without a version")
-		}
-		if r.Version > EventJournalVersion {
-			return EventRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, EventJournalVersion)
+		if err := checkVersion(r.Version, EventJournalVersion); err != nil {
+			return EventRecord{}, err
 		}
 		if r.Interval != "" {
 			if _, err := time.ParseDuration(r.Interval); err != nil {
@@ -166,11 +153,9 @@ type EventJournal struct {
 	Snapshot func(at time.Time) []EventRecord
 	Warnings []string
 
-	f         *os.File
-	name      string
-	size      int64
-	start     time.Time
-	seq       int64
+	// segmentLog holds the active segment (bound to Dir, MaxBytes and
+	// MaxAge before each use).
+	segmentLog
 	lastWrite time.Time
 	// lostSince is set after a failed write: the first record not written.
 	lostSince time.Time
@@ -181,21 +166,14 @@ const eventSegmentBytes = 64 << 20
 
 // EventSegmentName is the segment name for a first record at t.
 func EventSegmentName(t time.Time) string {
-	return "events-" + t.UTC().Format("20060102T150405.000000000Z") + ".jsonl"
+	return segmentName("events-", t)
 }
 
-// eventSegmentStart reads a segment name's time.
-func eventSegmentStart(name string) (time.Time, bool) {
-	s, ok := strings.CutPrefix(name, "events-")
-	if !ok {
-		return time.Time{}, false
-	}
-	s, ok = strings.CutSuffix(strings.TrimSuffix(s, ".gz"), ".jsonl")
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("20060102T150405.000000000Z", s)
-	return t, err == nil
+// bind points the segment log at the journal's fields.
+func (j *EventJournal) bind() {
+	s := &j.segmentLog
+	s.dir, s.prefix, s.what, s.maxBytes, s.maxAge = j.Dir, "events-", "events journal", j.MaxBytes, j.MaxAge
+	s.list, s.warnings = listEventSegments, &j.Warnings
 }
 
 // Append writes recs (and an alive record when AliveEvery passed since
@@ -208,7 +186,8 @@ func (j *EventJournal) Append(now time.Time, recs []EventRecord) error {
 	if j.SegmentAge <= 0 {
 		j.SegmentAge = time.Hour
 	}
-	if j.f != nil && (j.size >= eventSegmentBytes || now.Sub(j.start) >= j.SegmentAge || now.Before(j.start)) {
+	j.bind()
+	if j.due(now, eventSegmentBytes, j.SegmentAge, now.Before(j.start)) {
 		j.rotate()
 	}
 	var buf bytes.Buffer
@@ -266,31 +245,13 @@ func writeEvent(buf *bytes.Buffer, r EventRecord) {
 
 // open starts a segment at t: its header, then the snapshot.
 func (j *EventJournal) open(t time.Time, buf *bytes.Buffer) error {
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
-		return fmt.Errorf("events journal %s: %w", j.Dir, err)
+	if err := j.mkdir(); err != nil {
+		return err
 	}
 	t = t.UTC().Truncate(time.Millisecond)
-	if j.seq == 0 {
-		if segs, err := listEventSegments(j.Dir); err == nil {
-			for _, s := range segs {
-				j.seq = max(j.seq, s.seq)
-			}
-		}
-	}
-	for i := 0; ; i++ {
-		name := EventSegmentName(t.Add(time.Duration(i)))
-		f, err := os.OpenFile(filepath.Join(j.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-		if errors.Is(err, fs.ErrExist) && i < 1000 {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("events journal %s: %w", j.Dir, err)
-		}
-		j.f, j.name, j.size, j.start = f, name, 0, t
-		break
-	}
-	if err := syncDir(j.Dir); err != nil {
-		return fmt.Errorf("events journal %s: fsync of the directory: %w", j.Dir, err)
+	j.loadSeq()
+	if err := j.create(t); err != nil {
+		return err
 	}
 	j.seq++
 	hdr := EventRecord{Kind: EvSegment, Time: t, Version: EventJournalVersion, Seq: j.seq, Observer: j.Observer}
@@ -308,77 +269,27 @@ func (j *EventJournal) open(t time.Time, buf *bytes.Buffer) error {
 
 // rotate closes and compresses the active segment and applies retention.
 func (j *EventJournal) rotate() {
-	closed := filepath.Join(j.Dir, j.name)
+	closed := j.path()
 	j.Close()
-	if err := compressSegment(closed); err != nil {
-		j.Warnings = append(j.Warnings, fmt.Sprintf("events journal: %v (the segment is kept uncompressed)", err))
-	}
-	j.retain(time.Now())
+	j.compress(closed)
+	j.retain(time.Now(), "", nextStart)
 }
 
-// retain removes whole segments, oldest first, while the journal is over
-// MaxBytes or a segment ended (the next began) before MaxAge.
-func (j *EventJournal) retain(now time.Time) {
-	segs, err := listEventSegments(j.Dir)
-	if err != nil {
-		j.Warnings = append(j.Warnings, err.Error())
-		return
-	}
-	var total int64
-	for _, s := range segs {
-		total += s.size
-	}
-	for i := 0; i+1 < len(segs); i++ {
-		s := segs[i]
-		tooBig := j.MaxBytes > 0 && total > j.MaxBytes
-		tooOld := j.MaxAge > 0 && now.Sub(segs[i+1].start) > j.MaxAge
-		if !tooBig && !tooOld {
-			break
-		}
-		if err := os.Remove(filepath.Join(j.Dir, s.name)); err != nil {
-			j.Warnings = append(j.Warnings, fmt.Sprintf("events journal retention: %v", err))
-			break
-		}
-		total -= s.size
-	}
-}
+// nextStart is when segs[i] ended: when the next one started.
+func nextStart(segs []segmentInfo, i int) time.Time { return segs[i+1].start }
 
 // Close closes the active segment (the next Append starts another).
 func (j *EventJournal) Close() error {
-	if j.f == nil {
-		return nil
-	}
-	err := j.f.Close()
-	j.f = nil
-	return err
+	return j.closeSegment()
 }
 
 // listEventSegments lists the segments: by their headers' Seq when every
 // header has one, else by the times in their names.
 func listEventSegments(dir string) ([]segmentInfo, error) {
-	ents, err := os.ReadDir(dir)
+	out, err := readSegmentDir(dir, "events-")
 	if err != nil {
 		return nil, err
 	}
-	var out []segmentInfo
-	for _, e := range ents {
-		t, ok := eventSegmentStart(e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		si := segmentInfo{name: e.Name(), start: t}
-		if st, err := e.Info(); err == nil {
-			si.size = st.Size()
-		}
-		out = append(out, si)
-	}
-	slices.SortFunc(out, func(a, b segmentInfo) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(b.name, a.name) // .jsonl.gz before .jsonl
-	})
-	out = slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) })
 	all := true
 	for i := range out {
 		hdr, ok := eventHeader(filepath.Join(dir, out[i].name))
@@ -393,24 +304,11 @@ func listEventSegments(dir string) ([]segmentInfo, error) {
 
 // eventHeader reads a segment's header (its first line).
 func eventHeader(path string) (EventRecord, bool) {
-	f, err := os.Open(path)
-	if err != nil {
+	line, ok := segmentHeader(path)
+	if !ok {
 		return EventRecord{}, false
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return EventRecord{}, false
-		}
-		r = zr
-	}
-	line, err := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 4<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return EventRecord{}, false
-	}
-	rec, err := ParseEventRecord(bytes.TrimSpace(line))
+	rec, err := ParseEventRecord(line)
 	return rec, err == nil && rec.Kind == EvSegment
 }
 
@@ -476,52 +374,35 @@ func ReadEventJournal(dir string, opt EventReadOptions) (EventRead, error) {
 // readEventSegment appends one segment's records; a line it cannot read
 // becomes a gap at the last record before it.
 func readEventSegment(path string, start time.Time, opt EventReadOptions, res *EventRead) error {
-	f, err := os.Open(path)
+	f, r, err := openSegment(path)
+	if f != nil {
+		defer f.Close()
+		res.Segments = append(res.Segments, path)
+	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	res.Segments = append(res.Segments, path)
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return err
-		}
-		r = zr
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
 	last := start
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if len(line) == 0 && err == io.EOF {
-			return nil
+	return eachLine(r, func(line []byte, n int, torn bool) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
 		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		torn := err == io.EOF
-		if len(bytes.TrimSpace(line)) > 0 {
-			rec, perr := ParseEventRecord(line)
-			if perr != nil {
-				what := "unreadable record skipped"
-				if torn {
-					what = "torn last line ignored (a write cut short by a crash)"
-				}
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s: %v", path, n, what, perr))
-				t := last
-				res.Records = append(res.Records, EventRecord{Kind: EvGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s:%d: %v", path, n, perr)})
-			} else {
-				if rec.Time.After(last) {
-					last = rec.Time
-				}
-				if opt.Group == "" || rec.Group == "" || rec.Group == opt.Group {
-					res.Records = append(res.Records, rec)
-				}
+		rec, perr := ParseEventRecord(line)
+		if perr != nil {
+			what := "unreadable record skipped"
+			if torn {
+				what = "torn last line ignored (a write cut short by a crash)"
 			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: %s: %v", path, n, what, perr))
+			t := last
+			res.Records = append(res.Records, EventRecord{Kind: EvGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s:%d: %v", path, n, perr)})
+			return
 		}
-		if torn {
-			return nil
+		if rec.Time.After(last) {
+			last = rec.Time
 		}
-	}
+		if opt.Group == "" || rec.Group == "" || rec.Group == opt.Group {
+			res.Records = append(res.Records, rec)
+		}
+	})
 }

@@ -1,10 +1,8 @@
 package watch
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/anomaly"
@@ -99,12 +96,8 @@ type JournalAnomaly struct {
 // ParseJournalRecord decodes and checks one line.
 func ParseJournalRecord(line []byte) (JournalRecord, error) {
 	var r JournalRecord
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeLine(line, &r); err != nil {
 		return JournalRecord{}, err
-	}
-	if dec.More() {
-		return JournalRecord{}, errors.New("more than one JSON value on the line")
 	}
 	if r.Time.IsZero() {
 		return JournalRecord{}, errors.New(`no "time"`)
@@ -114,11 +107,8 @@ func ParseJournalRecord(line []byte) (JournalRecord, error) {
 	}
 	switch r.Kind {
 	case RecSegment:
-		if r.Version < 1 {
-			return JournalRecord{}, errors.New("segment header without a version")
-		}
-		if r.Version > JournalFormatVersion {
-			return JournalRecord{}, fmt.Errorf("segment format version %d is newer than this kaasctl reads (%d)", r.Version, JournalFormatVersion)
+		if err := checkVersion(r.Version, JournalFormatVersion); err != nil {
+			return JournalRecord{}, err
 		}
 		if r.Seq < 0 {
 			return JournalRecord{}, fmt.Errorf("segment header with a negative seq %d", r.Seq)
@@ -167,11 +157,9 @@ type OffsetJournal struct {
 	SegmentBytes int64
 	SegmentAge   time.Duration
 
-	f     segmentFile
-	name  string
-	size  int64
-	start time.Time
-	seq   int64 // the active (or last) segment's Seq
+	// segmentLog holds the active segment (bound to Dir, MaxBytes and
+	// MaxAge before each use).
+	segmentLog
 	// last is the latest record time written: a batch before it means the
 	// clock stepped back, and starts a new segment, so that no segment's
 	// records go back in time (readers then seek by time only while the
@@ -185,20 +173,13 @@ type OffsetJournal struct {
 	gapSince time.Time
 	gapLost  int
 	gapWhy   string
-	// openFile opens a segment (os.OpenFile; tests inject failures).
-	openFile func(path string) (segmentFile, error)
 }
 
-// segmentFile is the active segment as the writer uses it.
-type segmentFile interface {
-	Write([]byte) (int, error)
-	Sync() error
-	Truncate(size int64) error
-	Close() error
-}
-
-func openSegmentFile(path string) (segmentFile, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+// bind points the segment log at the journal's fields.
+func (j *OffsetJournal) bind() {
+	s := &j.segmentLog
+	s.dir, s.prefix, s.what, s.maxBytes, s.maxAge = j.Dir, "offsets-", "journal", j.MaxBytes, j.MaxAge
+	s.list, s.warnings = listSegments, &j.Warnings
 }
 
 type journalGroup struct {
@@ -269,23 +250,13 @@ func LastJournalState(dir string) ([]anomaly.Observation, time.Time, error) {
 
 // JournalSegmentName is the segment file name for a first record at t.
 func JournalSegmentName(t time.Time) string {
-	return "offsets-" + t.UTC().Format("20060102T150405.000000000Z") + ".jsonl"
+	return segmentName("offsets-", t)
 }
 
 // SegmentStart reads the time of the first record from a segment name
 // (offsets-<time>.jsonl, or .jsonl.gz once rotated).
 func SegmentStart(name string) (time.Time, bool) {
-	s, ok := strings.CutPrefix(name, "offsets-")
-	if !ok {
-		return time.Time{}, false
-	}
-	s = strings.TrimSuffix(s, ".gz")
-	s, ok = strings.CutSuffix(s, ".jsonl")
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("20060102T150405.000000000Z", s)
-	return t, err == nil
+	return segmentStart("offsets-", name)
 }
 
 func (j *OffsetJournal) defaults() {
@@ -315,9 +286,10 @@ func (j *OffsetJournal) Append(evs []OffsetEvent) error {
 		return nil
 	}
 	j.defaults()
+	j.bind()
 	now := evs[0].Cur.Time
 	stepped := now.UTC().Truncate(time.Millisecond).Before(j.last)
-	if j.f != nil && (j.size >= j.SegmentBytes || now.Sub(j.start) >= j.SegmentAge || stepped) {
+	if j.due(now, j.SegmentBytes, j.SegmentAge, stepped) {
 		if err := j.rotate(); err != nil {
 			j.lost(now, len(evs), err)
 			return err
@@ -481,40 +453,16 @@ func writeRecord(buf *bytes.Buffer, r JournalRecord) {
 
 // open starts a new segment at t: header, then a snapshot of every group.
 func (j *OffsetJournal) open(t time.Time, buf *bytes.Buffer) error {
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
-		return fmt.Errorf("journal %s: %w", j.Dir, err)
+	if err := j.mkdir(); err != nil {
+		return err
 	}
 	// Records carry millisecond times: the name (what readers seek by) is
 	// the header's time, never later than the first record.
 	t = t.UTC().Truncate(time.Millisecond)
-	for i := 0; ; i++ {
-		name := JournalSegmentName(t.Add(time.Duration(i)))
-		openf := j.openFile
-		if openf == nil {
-			openf = openSegmentFile
-		}
-		f, err := openf(filepath.Join(j.Dir, name))
-		if errors.Is(err, fs.ErrExist) && i < 1000 {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", j.Dir, err)
-		}
-		j.f, j.name, j.size, j.start = f, name, 0, t
-		break
+	if err := j.create(t); err != nil {
+		return err
 	}
-	if err := syncDir(j.Dir); err != nil {
-		return fmt.Errorf("journal %s: fsync of the directory: %w", j.Dir, err)
-	}
-	if j.seq == 0 {
-		// The first segment of this writer continues the journal's sequence
-		// (an earlier run's segments, whatever their names say).
-		if segs, err := listSegments(j.Dir); err == nil {
-			for _, sg := range segs {
-				j.seq = max(j.seq, sg.seq)
-			}
-		}
-	}
+	j.loadSeq()
 	j.seq++
 	writeRecord(buf, JournalRecord{Kind: RecSegment, Time: t, Dir: j.OffsetsDir, Generation: string(j.Generation), Version: JournalFormatVersion, Seq: j.seq})
 	if j.gapSince.IsZero() {
@@ -531,9 +479,7 @@ func (j *OffsetJournal) rotate() error {
 	if err := j.Close(); err != nil {
 		return err
 	}
-	if err := compressSegment(closed); err != nil {
-		j.Warnings = append(j.Warnings, fmt.Sprintf("journal: %v (the segment is kept uncompressed)", err))
-	}
+	j.compress(closed)
 	return nil
 }
 
@@ -541,63 +487,29 @@ func (j *OffsetJournal) rotate() error {
 // MaxBytes or a segment's last record (the next segment's start) is older
 // than MaxAge. The active segment is kept. Failures become Warnings.
 func (j *OffsetJournal) Retain(now time.Time) {
-	segs, err := listSegments(j.Dir)
-	if err != nil {
-		j.Warnings = append(j.Warnings, err.Error())
-		return
+	j.bind()
+	j.retain(now, j.name, latestLaterStart)
+}
+
+// latestLaterStart is when segs[i] ended: when a later one started, the
+// latest of their starts, should the clock have stepped back between them.
+func latestLaterStart(segs []segmentInfo, i int) time.Time {
+	end := segs[i+1].start
+	for _, later := range segs[i+1:] {
+		end = maxTime(end, later.start)
 	}
-	var total int64
-	for _, s := range segs {
-		total += s.size
-	}
-	for i, s := range segs {
-		if s.name == j.name || i == len(segs)-1 {
-			break
-		}
-		// A segment ends when a later one starts: the latest of their
-		// starts, should the clock have stepped back between them.
-		end := segs[i+1].start
-		for _, later := range segs[i+1:] {
-			end = maxTime(end, later.start)
-		}
-		tooBig := j.MaxBytes > 0 && total > j.MaxBytes
-		tooOld := j.MaxAge > 0 && now.Sub(end) > j.MaxAge
-		if !tooBig && !tooOld {
-			break
-		}
-		if err := os.Remove(filepath.Join(j.Dir, s.name)); err != nil {
-			j.Warnings = append(j.Warnings, fmt.Sprintf("journal retention: %v", err))
-			break
-		}
-		total -= s.size
-	}
+	return end
 }
 
 // Close closes the active segment (a later Append starts a new one).
 func (j *OffsetJournal) Close() error {
-	if j.f == nil {
-		return nil
-	}
-	err := j.f.Close()
-	j.f = nil
-	return err
+	return j.closeSegment()
 }
 
 // Segment is the active segment's path ("" before the first Append).
 func (j *OffsetJournal) Segment() string {
-	if j.name == "" {
-		return ""
-	}
-	return filepath.Join(j.Dir, j.name)
-}
-
-type segmentInfo struct {
-	name  string
-	start time.Time
-	size  int64
-	// seq is the header's Seq (0: none recorded, or the header could not
-	// be read).
-	seq int64
+	j.bind()
+	return j.path()
 }
 
 // listSegments lists a journal's segments in the journal's own order: by
@@ -608,33 +520,10 @@ type segmentInfo struct {
 // placed by its name's time among the others (its reading reports the
 // damage).
 func listSegments(dir string) ([]segmentInfo, error) {
-	ents, err := os.ReadDir(dir)
+	out, err := readSegmentDir(dir, "offsets-")
 	if err != nil {
 		return nil, err
 	}
-	var out []segmentInfo
-	for _, e := range ents {
-		t, ok := SegmentStart(e.Name())
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		var size int64
-		if st, err := e.Info(); err == nil {
-			size = st.Size()
-		}
-		out = append(out, segmentInfo{name: e.Name(), start: t, size: size})
-	}
-	byName := func(a, b segmentInfo) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(b.name, a.name) // .jsonl.gz before .jsonl
-	}
-	slices.SortFunc(out, byName)
-	// A crash between compressing a segment and removing the original
-	// leaves both: the compressed one is complete (it was renamed into
-	// place after an fsync), so it is the one read.
-	out = slices.CompactFunc(out, func(a, b segmentInfo) bool { return a.start.Equal(b.start) })
 	headers, unread := 0, 0
 	for i := range out {
 		switch seq, ok := segmentSeq(filepath.Join(dir, out[i].name)); {
@@ -681,24 +570,11 @@ func orderBySeq(segs []segmentInfo, damaged bool) []segmentInfo {
 // segmentSeq reads the Seq of a segment's header (its first line): 0 when
 // it records none; false when the header cannot be read.
 func segmentSeq(path string) (int64, bool) {
-	f, err := os.Open(path)
-	if err != nil {
+	line, ok := segmentHeader(path)
+	if !ok {
 		return 0, false
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return 0, false
-		}
-		r = zr
-	}
-	line, err := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 4<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return 0, false
-	}
-	rec, err := ParseJournalRecord(bytes.TrimSpace(line))
+	rec, err := ParseJournalRecord(line)
 	if err != nil || rec.Kind != RecSegment {
 		return 0, false
 	}
@@ -714,52 +590,6 @@ func monotonic(segs []segmentInfo) bool {
 		}
 	}
 	return true
-}
-
-// compressSegment replaces a closed segment by its gzip (temp file, fsync,
-// rename, fsync of the directory, then removal of the original).
-func compressSegment(path string) error {
-	if path == "" {
-		return nil
-	}
-	src, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gz-*.tmp")
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	zw := gzip.NewWriter(tmp)
-	if _, err := io.Copy(zw, src); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path+".gz"); err != nil {
-		return err
-	}
-	ok = true
-	if err := syncDir(dir); err != nil {
-		return err
-	}
-	return os.Remove(path)
 }
 
 // ResolveOffsetJournal finds the offsets journal for a --journal DIR: DIR
@@ -862,21 +692,14 @@ func readSegmentFile(p string, start time.Time, opt JournalReadOptions, res *Jou
 		t := start
 		res.add(opt, JournalRecord{Kind: RecGap, Time: t, Since: &t, Problem: fmt.Sprintf("%s: %v (segment skipped)", p, err)})
 	}
-	f, err := os.Open(p)
+	f, r, err := openSegment(p)
+	if f != nil {
+		defer f.Close()
+		res.Segments = append(res.Segments, p)
+	}
 	if err != nil {
 		lost(err)
 		return
-	}
-	defer f.Close()
-	res.Segments = append(res.Segments, p)
-	var r io.Reader = f
-	if strings.HasSuffix(p, ".gz") {
-		zr, zerr := gzip.NewReader(f)
-		if zerr != nil {
-			lost(zerr)
-			return
-		}
-		r = zr
 	}
 	if err := readSegment(r, p, start, opt, res); err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v (rest of the segment skipped)", p, err))
@@ -922,10 +745,6 @@ func render1(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// maxJournalLine bounds one record (a snapshot of a group with very many
-// partitions).
-const maxJournalLine = 64 << 20
-
 // readSegment appends the records of one segment. A line that cannot be
 // read becomes a gap record (at the time of the last record read before
 // it), whoever's record it was: the damage may have hit the group name.
@@ -936,26 +755,11 @@ func readSegment(r io.Reader, path string, start time.Time, opt JournalReadOptio
 			sr.gap(fmt.Sprintf("%s: %v (rest of the segment skipped)", path, err))
 		}
 	}()
-	br := bufio.NewReaderSize(r, 64<<10)
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if len(line) == 0 && err == io.EOF {
-			return nil
-		}
-		torn := err == io.EOF // no final newline: the write was cut
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if sr.otherGroups(line, torn) {
-			continue
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
+	return eachLine(r, func(line []byte, n int, torn bool) {
+		if !sr.otherGroups(line, torn) && len(bytes.TrimSpace(line)) > 0 {
 			sr.add(line, n, torn)
 		}
-		if torn {
-			return nil
-		}
-	}
+	})
 }
 
 // segmentReader is readSegment's state: the time of the last record read
@@ -1024,34 +828,4 @@ func (sr *segmentReader) add(line []byte, n int, torn bool) {
 			sr.res.add(sr.opt, rec)
 		}
 	}
-}
-
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var out []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
-		if len(out) > maxJournalLine {
-			return nil, fmt.Errorf("a line is over %d bytes", maxJournalLine)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == nil {
-			return bytes.TrimSuffix(out, []byte("\n")), nil
-		}
-		return out, err
-	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
