@@ -486,7 +486,7 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 		stop := onInterrupt(g)
 		defer stop.release()
 		opts.Stop = stop.requested
-		opts.Done = groupRecorder(g, len(r.plans), r.record)
+		opts.Done = views.GroupRecorder(g.IO.Err, g.Quiet, len(r.plans), r.record)
 	}
 	res, applyErr := repair.ApplyOffsets(ctx, r.plans, opts)
 	views.ReportGroups(g.IO.Err, g, r.plans)
