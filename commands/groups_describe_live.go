@@ -57,7 +57,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	if hasVolume {
 		v.Sources.Mode = "merged"
 		views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
-		warnGeneration(g, vol.Scan)
+		views.WarnGeneration(g, vol.Scan)
 		g.Notef("volume: %s", g.generationNote(vol.Layout))
 	}
 	v.Groups, v.NotFound = res.Groups, res.NotFound

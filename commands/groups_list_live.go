@@ -68,7 +68,7 @@ func readListVolume(g *Globals, topics []string) (listVolume, error) {
 	if v.files, v.fileTopics, v.sr, err = listGroupFiles(g, v.l, topics); err != nil {
 		return v, err
 	}
-	warnUnreadFiles(g, v.sr)
+	views.WarnUnreadFiles(g, v.sr)
 	return v, nil
 }
 
@@ -152,7 +152,7 @@ func liveListHeader(g *Globals, vol listVolume, src *views.GroupsSourcesView) []
 		src.Mode = "merged"
 		views.VolumeSources(src, vol.l, vol.a, vol.sr)
 		header = append(header, views.VolumeLine(vol.l, vol.a, vol.sr.Files))
-		warnGeneration(g, vol.sr)
+		views.WarnGeneration(g, vol.sr)
 	} else {
 		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
-	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Shared plumbing of the offline commands (groups list/describe, txn,
@@ -108,32 +107,4 @@ func compileRegex(flag, s string) (*regexp.Regexp, error) {
 		return nil, exit.UsageErrorf("--%s %q: %v", flag, s, err)
 	}
 	return re, nil
-}
-
-// collectGroupFiles streams every offset file into a small summary each,
-// with a progress line on a terminal when the scan takes a while.
-func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
-	return observe.GroupFiles(l, opts, g.Progress)
-}
-
-// warnUnreadFiles warns about offset files the scan did not read: links,
-// FIFOs, devices (volume check reports them with their fix).
-func warnUnreadFiles(g *Globals, sr volume.ScanResult) {
-	for _, f := range sr.Findings {
-		if f.Code == volume.CodeNotRegular || f.Code == volume.CodeSymlink || f.Code == volume.CodeSymlinkedDir {
-			g.Warnf("%s: %s", f.Path, f.Message)
-		}
-	}
-}
-
-// warnGeneration repeats on stderr the scan's findings that change what
-// the offsets on the volume mean: both offsets dirs in use (generation
-// ambiguous), the 0.2.18 legacy dir, files the assumed generation never reads.
-func warnGeneration(g *Globals, sr volume.ScanResult) {
-	for _, f := range sr.Findings {
-		switch f.Code {
-		case volume.CodeAmbiguousGeneration, volume.CodeLegacyOffsetsDir, volume.CodeOffsetsDirNotRead, volume.CodePreMigrationDir:
-			g.Warnf("%s (see 'kaasctl volume check')", f.Message)
-		}
-	}
 }
