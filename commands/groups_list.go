@@ -113,7 +113,7 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 		return err
 	}
 	a := offlineAssignment(g, l)
-	files, fileTopics, sr, err := listGroupFiles(g, l, o.topics)
+	files, fileTopics, sr, err := observe.ListGroupFiles(l, o.topics, g.Progress)
 	if err != nil {
 		return err
 	}
@@ -146,15 +146,4 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 	views.VolumeSources(&src, l, a, sr)
 	offlineListNote(g, l, sr, src.ExplicitCount)
 	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
-}
-
-// listGroupFiles reads the offset files for groups list: summaries only,
-// or with topics (--topic) every file parsed and its partitions counted per
-// topic.
-func listGroupFiles(g *Globals, l volume.Layout, topics []string) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
-	if len(topics) == 0 {
-		files, sr, err := observe.GroupFiles(l, volume.ScanOptions{}, g.Progress)
-		return files, nil, sr, err
-	}
-	return observe.GroupFilesTopics(l, topics, g.Progress)
 }
