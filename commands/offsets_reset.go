@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -405,8 +406,8 @@ func planReset(ctx context.Context, g *Globals, in repair.Inputs, ro repair.Rese
 	return plans, err
 }
 
-// brokerNamer names brokers as kaas does (kaas-1, not node 1) from the
-// volume's assignment.json; nil without a readable one.
+// brokerNamer names brokers as kaas does (observe.BrokerNamer) from the
+// volume's assignment.json; nil without a volume.
 func brokerNamer(g *Globals) *inspect.NodeNamer {
 	if !g.HasVolume() {
 		return nil
@@ -415,11 +416,7 @@ func brokerNamer(g *Globals) *inspect.NodeNamer {
 	if err != nil {
 		return nil
 	}
-	a, _, err := volume.ReadAssignment(l.AssignmentPath())
-	if err != nil {
-		return nil
-	}
-	return inspect.NewNodeNamer(a)
+	return observe.BrokerNamer(l)
 }
 
 // applyRun is what applyAndReport writes and reports.

@@ -150,3 +150,13 @@ func (v *VolumeRead) KnownNames() []string {
 		}
 	})
 }
+
+// BrokerNamer names brokers as kaas does (kaas-1, not node 1) from the
+// volume's assignment.json; nil without a readable one.
+func BrokerNamer(l volume.Layout) *inspect.NodeNamer {
+	a, _, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		return nil
+	}
+	return inspect.NewNodeNamer(a)
+}
