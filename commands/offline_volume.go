@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"os"
 	"regexp"
 	"time"
 
@@ -9,9 +8,9 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/observe"
 )
 
 // Shared plumbing of the offline commands (groups list/describe, txn,
@@ -82,14 +81,7 @@ func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
 // offlineAssignmentFor is offlineAssignment keeping the explicit entries of
 // groups only (all when nil), and warning about those entries only.
 func offlineAssignmentFor(g *Globals, l volume.Layout, groups []string) *volume.Assignment {
-	large := false
-	if st, err := os.Stat(l.AssignmentPath()); err == nil && groups == nil {
-		large = gctune.LargeInput(st.Size())
-	}
-	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
-	if large {
-		gctune.InputRead()
-	}
+	a, fs, err := observe.ReadAssignmentFor(l, groups)
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)
 		return nil
