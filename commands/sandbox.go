@@ -99,14 +99,8 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	gctune.Sandbox()
-	dataDir, temp := o.DataDir, false
-	if dataDir == "" {
-		var err error
-		if dataDir, err = os.MkdirTemp("", "kaasctl-sandbox-"); err != nil {
-			return err
-		}
-		temp = true
-	} else if err := sandbox.CheckDataDir(dataDir, o.Force); err != nil {
+	dataDir, temp, err := sandbox.DataDirFor(o.DataDir, o.Force)
+	if err != nil {
 		return err
 	}
 	if temp && !o.Keep {
