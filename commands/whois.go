@@ -176,11 +176,7 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 		}
 		return streamWhois(g, wh, g.IO.In)
 	}
-	results := make([]inspect.WhoisResult, len(opts.Keys))
-	for i, k := range opts.Keys {
-		results[i] = wh.Resolve(k)
-	}
-	return g.Printer.Print(views.WhoisOutput(wh, results))
+	return g.Printer.Print(views.WhoisOutput(wh, wh.ResolveAll(opts.Keys)))
 }
 
 // streamWhois answers keys from r line by line (views.StreamWhois).
