@@ -203,25 +203,8 @@ func kaasVersionFlag(c *cli.Context) string {
 }
 
 // Generation is the kaas generation a command assumes, decided once for
-// every input: the pin (--kaas-version > KAASCTL_KAAS_VERSION > profile)
-// when one is given, else what the volume says when there is one, else
-// undetermined (zero Gen, source undetermined).
-func (g *Globals) Generation() volume.GenerationInfo {
-	if gi, ok, _ := volume.PinnedGeneration(g.vin); ok {
-		if g.HasVolume() {
-			if l, err := g.Layout(); err == nil {
-				return l.Gen
-			}
-		}
-		return gi
-	}
-	if g.HasVolume() {
-		if l, err := g.Layout(); err == nil {
-			return l.Gen
-		}
-	}
-	return volume.GenerationInfo{Source: volume.GenSourceUndetermined, Name: "unknown", Label: "unknown"}
-}
+// every input (volume.RunGeneration).
+func (g *Globals) Generation() volume.GenerationInfo { return volume.RunGeneration(g.vin) }
 
 // Layout resolves the volume from flags and environment, with the kaas
 // generation it assumes (pinned, or detected from the volume).
@@ -248,11 +231,7 @@ func (g *Globals) generationNote(l volume.Layout) string {
 }
 
 // HasVolume reports whether any source names a volume.
-func (g *Globals) HasVolume() bool {
-	v := g.vin
-	return v.ClusterDirFlag != "" || v.DataDirFlag != "" || v.EnvClusterDir != "" || v.EnvDataDir != "" ||
-		v.ProfileClusterDir != "" || v.ProfileDataDir != ""
-}
+func (g *Globals) HasVolume() bool { return g.vin.NamesVolume() }
 
 // Notef prints a note on stderr unless --quiet.
 func (g *Globals) Notef(format string, a ...any) {

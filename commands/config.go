@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,9 +42,9 @@ func loadForEdit(g *Globals) (string, *wire.Config, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cfg, _, err := wire.LoadConfig(path)
+	cfg, err := wire.LoadConfigForEdit(path)
 	if err != nil {
-		return "", nil, fmt.Errorf("%v; fix or move the file first (kaasctl does not overwrite a file it cannot read)", err)
+		return "", nil, err
 	}
 	return path, cfg, nil
 }

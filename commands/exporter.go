@@ -17,7 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -220,14 +220,7 @@ func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporte
 	}
 	e := newExporter(g, src, o, offsets)
 	defer e.Close()
-	what := []string{}
-	if src.Layout != nil {
-		what = append(what, "volume "+src.Layout.ClusterDir)
-	}
-	if src.Client != nil {
-		what = append(what, "brokers "+strings.Join(src.Client.Settings.Brokers, ","))
-	}
-	g.Notef("exporter: serving http://%s/metrics (%s; refresh every %s, health window %s)", ln.Addr(), strings.Join(what, " + "), o.interval, o.window)
+	views.NoteServing(g, ln.Addr(), src.Layout, src.Client, o.interval, o.window)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -247,11 +240,7 @@ func exporterOnce(ctx context.Context, g *Globals, src *observe.Source, o export
 	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
 		return err
 	}
-	dropped := ""
-	if obs.Dropped > 0 {
-		dropped = fmt.Sprintf(" (%d more matching groups left out by --max-groups %d)", obs.Dropped, o.maxGroups)
-	}
-	g.Notef("exporter: one refresh of %s in %s%s", render.Plural(len(obs.Groups), "group", "groups"), obs.Duration.Round(time.Millisecond), dropped)
+	views.NoteRefreshed(g, len(obs.Groups), obs.Duration, obs.Dropped, o.maxGroups)
 	if obs.WireErr != "" {
 		return fmt.Errorf("brokers: %s", obs.WireErr)
 	}

@@ -148,7 +148,7 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 	selected := inspect.SelectGroups(vol.KnownNames(), o.sel.Names, o.sel.All, o.sel.Regex)
 	v := views.GroupsDescribeView{}
 	views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
-	warnGeneration(g, vol.Scan)
+	views.WarnGeneration(g, vol.Scan)
 	res := inspect.DescribeOffline(inspect.OfflineDescribeInput{Selected: selected, Known: vol.Known, Files: vol.Files,
 		Assignment: vol.Assignment, State: vol.State, Filter: o.filter, Lag: o.lag})
 	v.Groups, v.NotFound = res.Groups, res.NotFound

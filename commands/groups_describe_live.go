@@ -2,15 +2,12 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -60,7 +57,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	if hasVolume {
 		v.Sources.Mode = "merged"
 		views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
-		warnGeneration(g, vol.Scan)
+		views.WarnGeneration(g, vol.Scan)
 		g.Notef("volume: %s", g.generationNote(vol.Layout))
 	}
 	v.Groups, v.NotFound = res.Groups, res.NotFound
@@ -72,7 +69,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 	for _, w := range inspect.AnnotateLive(v.Groups, vol.Layout.Gen) {
 		g.Warnf("%s", w)
 	}
-	noteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))
+	views.NoteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))
 	if err := g.Printer.Print(views.DescribeLiveOutput(g.Printer.Format, &v, o.view, o.summaryOnly, hasVolume)); err != nil {
 		return err
 	}
@@ -128,17 +125,4 @@ func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe
 		groups[i].Forecast = fc[groups[i].Group]
 		groups[i].AddRates(groups[i].Forecast)
 	}
-}
-
-// noteLiveRequests says how many groups were described with how many
-// requests, per broker.
-func noteLiveRequests(g *Globals, names *inspect.NodeNamer, reqs []wire.BrokerCount, total int64, described int) {
-	var rounds []string
-	for _, bc := range reqs {
-		if !bc.Seed {
-			rounds = append(rounds, fmt.Sprintf("%s %d", names.Name(bc.Node), bc.Requests))
-		}
-	}
-	g.Notef("live: %s described with %s (requests per broker: %s)", render.Plural(described, "group", "groups"),
-		render.Plural(int(total), "request", "requests"), strings.Join(rounds, ", "))
 }

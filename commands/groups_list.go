@@ -113,11 +113,11 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 		return err
 	}
 	a := offlineAssignment(g, l)
-	files, fileTopics, sr, err := listGroupFiles(g, l, o.topics)
+	files, fileTopics, sr, err := observe.ListGroupFiles(l, o.topics, g.Progress)
 	if err != nil {
 		return err
 	}
-	warnUnreadFiles(g, sr)
+	views.WarnUnreadFiles(g, sr)
 	if f := g.Printer.Format; len(o.topics) == 0 && (f == render.JSON || f == render.JSONL) {
 		return streamGroupsList(g, l, a, files, sr, o.filter)
 	}
@@ -136,7 +136,7 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
 		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
-	warnGeneration(g, sr)
+	views.WarnGeneration(g, sr)
 }
 
 // streamGroupsList writes an offline list as json or jsonl one row at a
@@ -146,15 +146,4 @@ func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files [
 	views.VolumeSources(&src, l, a, sr)
 	offlineListNote(g, l, sr, src.ExplicitCount)
 	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
-}
-
-// listGroupFiles reads the offset files for groups list: summaries only,
-// or with topics (--topic) every file parsed and its partitions counted per
-// topic.
-func listGroupFiles(g *Globals, l volume.Layout, topics []string) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
-	if len(topics) == 0 {
-		files, sr, err := collectGroupFiles(g, l, volume.ScanOptions{})
-		return files, nil, sr, err
-	}
-	return observe.GroupFilesTopics(l, topics, g.Progress)
 }

@@ -19,29 +19,6 @@ import (
 // listings while the lookups are in flight (inspect.PrepareListedRows),
 // and given their live view once the answers are in (MergeListedRows).
 
-// liveGroupsResult is what the live half of groups list gathered, merged
-// with the volume.
-type liveGroupsResult struct {
-	answers *inspect.LiveAnswers
-	brokers []views.BrokerSourceView
-	rows    []inspect.GroupRow // every group's row (inspect.LiveGroupRows)
-}
-
-// gatherLiveGroups asks the brokers and merges their answers with the
-// volume's groups in (hasVolume false: brokers only); the volume's groups
-// are looked up too. The rows are built from the listings while the
-// lookups are still in flight.
-func gatherLiveGroups(ctx context.Context, cl *wire.Client, in inspect.GroupsInput, hasVolume bool) (*liveGroupsResult, error) {
-	var listed *inspect.ListedRows
-	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(in.Files, in.Assignment), Describe: true,
-		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, hasVolume, ls) }})
-	if err != nil {
-		return nil, err
-	}
-	la := inspect.NewLiveAnswers(gg, in.Assignment)
-	return &liveGroupsResult{answers: la, brokers: brokerSources(cl, gg.Listings, la.Names), rows: inspect.MergeListedRows(listed, la)}, nil
-}
-
 // listVolume is what a live list read from the volume (zero without one).
 type listVolume struct {
 	has   bool
@@ -65,10 +42,10 @@ func readListVolume(g *Globals, topics []string) (listVolume, error) {
 	}
 	v.has = true
 	v.a = offlineAssignment(g, v.l)
-	if v.files, v.fileTopics, v.sr, err = listGroupFiles(g, v.l, topics); err != nil {
+	if v.files, v.fileTopics, v.sr, err = observe.ListGroupFiles(v.l, topics, g.Progress); err != nil {
 		return v, err
 	}
-	warnUnreadFiles(g, v.sr)
+	views.WarnUnreadFiles(g, v.sr)
 	return v, nil
 }
 
@@ -77,23 +54,24 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 	if err != nil {
 		return err
 	}
-	lr, err := gatherLiveGroups(ctx, cl, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, vol.has)
+	lr, err := observe.ListLive(ctx, cl, inspect.GroupsInput{Assignment: vol.a, Files: vol.files}, vol.has)
 	if err != nil {
 		return err
 	}
-	all := lr.rows
+	all := lr.Rows
+	brokers := brokerSources(cl, lr.Listings, lr.Answers.Names)
 	rows, err := liveListRows(ctx, g, cl, o, vol, lr, all)
 	if err != nil {
 		return err
 	}
 	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows,
-		Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: lr.brokers}}
+		Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: brokers}}
 	header := liveListHeader(g, vol, &v.Sources)
 	assignment := ""
 	if vol.has {
 		assignment = volume.DisplayName(vol.l.AssignmentPath())
 	}
-	notes := inspect.ListNotes(lr.brokers, inspect.CountLiveIssues(all), assignment)
+	notes := inspect.ListNotes(brokers, inspect.CountLiveIssues(all), assignment)
 	for _, w := range notes.Warnings {
 		g.Warnf("%s", w)
 	}
@@ -104,20 +82,20 @@ func runGroupsListLive(ctx context.Context, g *Globals, cl *wire.Client, o group
 		return err
 	}
 	if notes.Failed > 0 {
-		return fmt.Errorf("%d of %d brokers did not answer: the list may be incomplete", notes.Failed, len(lr.brokers))
+		return fmt.Errorf("%d of %d brokers did not answer: the list may be incomplete", notes.Failed, len(brokers))
 	}
 	return nil
 }
 
 // liveListRows filters the merged rows (filter, --state), then keeps those
 // with offsets on --topic and observes --drain-window.
-func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsListOptions, vol listVolume, lr *liveGroupsResult, all []inspect.GroupRow) ([]inspect.GroupRow, error) {
+func liveListRows(ctx context.Context, g *Globals, cl *wire.Client, o groupsListOptions, vol listVolume, lr *observe.LiveListing, all []inspect.GroupRow) ([]inspect.GroupRow, error) {
 	rows := inspect.FilterGroups(all, o.filter)
 	if len(o.states) > 0 {
 		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, o.states) })
 	}
 	if len(o.topics) > 0 {
-		liveTopics, err := observe.LiveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.answers.Coords())
+		liveTopics, err := observe.LiveTopicCommits(ctx, cl, rowGroups(rows), o.topics, lr.Answers.Coords())
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +130,7 @@ func liveListHeader(g *Globals, vol listVolume, src *views.GroupsSourcesView) []
 		src.Mode = "merged"
 		views.VolumeSources(src, vol.l, vol.a, vol.sr)
 		header = append(header, views.VolumeLine(vol.l, vol.a, vol.sr.Files))
-		warnGeneration(g, vol.sr)
+		views.WarnGeneration(g, vol.sr)
 	} else {
 		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
 	}

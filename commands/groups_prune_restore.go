@@ -2,10 +2,7 @@ package commands
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -16,12 +13,7 @@ import (
 // it), refused for a live group, written atomically and verified byte for
 // byte.
 func runPruneRestore(ctx context.Context, g *Globals, o pruneOptions) error {
-	f, _, err := safefs.OpenFollow(o.restore)
-	if err != nil {
-		return exit.UsageErrorf("--restore: %v", err)
-	}
-	rb, err := repair.ParseRollback(f, o.restore)
-	f.Close()
+	rb, err := repair.ReadRollbackFile(o.restore)
 	if err != nil {
 		return err
 	}
@@ -41,25 +33,5 @@ func runPruneRestore(ctx context.Context, g *Globals, o pruneOptions) error {
 	if o.mode.execute {
 		v.Mode = "execute"
 	}
-	return printRestore(g, v)
-}
-
-func printRestore(g *Globals, v *views.PruneRestoreView) error {
-	if err := g.Printer.Print(views.RestoreOutput(v)); err != nil {
-		return err
-	}
-	s := v.Summary
-	if v.Mode == "dry-run" {
-		g.Warnf("No action will be performed as the --execute option is missing: nothing was restored. Rerun with --execute to put %s back.", render.Plural(s.Planned, "file", "files"))
-	}
-	switch {
-	case s.Failed > 0:
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d file(s) could not be restored; see DETAIL", s.Failed)}
-	case s.Refused > 0:
-		return exit.Refusedf("%d file(s) not restored: each says why (DETAIL)", s.Refused)
-	}
-	if v.Mode == "execute" {
-		g.Notef("restore done: %d file(s) restored byte-identical, %d already as before", s.Restored, s.Unchanged)
-	}
-	return nil
+	return views.ReportRestore(g.Printer, g, v)
 }

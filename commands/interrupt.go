@@ -6,13 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/kaasctl/kaasctl/internal/stopsignal"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/render/views"
-	"github.com/kaasctl/kaasctl/repair"
 )
 
 // A write run (offsets reset/delete --execute) and SIGINT/SIGTERM: the
@@ -61,27 +56,4 @@ func onInterrupt(g *Globals) *interruptWatch {
 // run uses onInterrupt instead, which lets the group in flight finish.
 func untilSignal(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-}
-
-// groupRecorder returns ApplyOptions.Done for a write run: with several
-// groups, one line per group on stderr as soon as it is finished ("[3/500]
-// group 'g': written ..."), and the same line as a comment in the
-// --export-rollback file (synced), so an interrupted run leaves a record
-// of which groups were written.
-func groupRecorder(g *Globals, total int, record *os.File) func(*repair.GroupPlan) {
-	if total < 2 && record == nil {
-		return nil
-	}
-	n := 0
-	return func(gp *repair.GroupPlan) {
-		n++
-		line := fmt.Sprintf("[%d/%d] group '%s': %s", n, total, volume.DisplayName(gp.Group), views.GroupOutcomeText(gp))
-		if total >= 2 && !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kaasctl: %s\n", render.Clean(line))
-		}
-		if record != nil {
-			fmt.Fprintf(record, "# %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), render.Clean(line))
-			record.Sync()
-		}
-	}
 }

@@ -211,30 +211,9 @@ func isConfigCommand(c *cli.Context) bool {
 	return false
 }
 
-// appendMissing adds the common flags a command does not define itself: a
-// command's own flag wins when a name collides (sandbox's hidden --brokers
-// only refuses the old spelling of --broker-count), instead of the flag set panicking.
-func appendMissing(own, common []cli.Flag) []cli.Flag {
-	taken := map[string]bool{}
-	for _, f := range own {
-		for _, n := range completion.FlagNames(f) {
-			taken[n] = true
-		}
-	}
-	out := own
-	for _, f := range common {
-		clash := false
-		for _, n := range completion.FlagNames(f) {
-			if taken[n] {
-				clash = true
-			}
-		}
-		if !clash {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// appendMissing adds the common flags a command does not define itself
+// (completion.AppendMissing: a command's own flag wins a name).
+func appendMissing(own, common []cli.Flag) []cli.Flag { return completion.AppendMissing(own, common) }
 
 // isConnFlag reports whether the command's flag called name is one of the
 // connection flags (and not a command's own flag of the same name).

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"os"
 	"regexp"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/observe"
@@ -83,14 +81,7 @@ func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {
 // offlineAssignmentFor is offlineAssignment keeping the explicit entries of
 // groups only (all when nil), and warning about those entries only.
 func offlineAssignmentFor(g *Globals, l volume.Layout, groups []string) *volume.Assignment {
-	large := false
-	if st, err := os.Stat(l.AssignmentPath()); err == nil && groups == nil {
-		large = gctune.LargeInput(st.Size())
-	}
-	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
-	if large {
-		gctune.InputRead()
-	}
+	a, fs, err := observe.ReadAssignmentFor(l, groups)
 	if err != nil {
 		g.Warnf("%v; coordinators are unknown (tier none)", err)
 		return nil
@@ -108,32 +99,4 @@ func compileRegex(flag, s string) (*regexp.Regexp, error) {
 		return nil, exit.UsageErrorf("--%s %q: %v", flag, s, err)
 	}
 	return re, nil
-}
-
-// collectGroupFiles streams every offset file into a small summary each,
-// with a progress line on a terminal when the scan takes a while.
-func collectGroupFiles(g *Globals, l volume.Layout, opts volume.ScanOptions) ([]inspect.GroupFile, volume.ScanResult, error) {
-	return observe.GroupFiles(l, opts, g.Progress)
-}
-
-// warnUnreadFiles warns about offset files the scan did not read: links,
-// FIFOs, devices (volume check reports them with their fix).
-func warnUnreadFiles(g *Globals, sr volume.ScanResult) {
-	for _, f := range sr.Findings {
-		if f.Code == volume.CodeNotRegular || f.Code == volume.CodeSymlink || f.Code == volume.CodeSymlinkedDir {
-			g.Warnf("%s: %s", f.Path, f.Message)
-		}
-	}
-}
-
-// warnGeneration repeats on stderr the scan's findings that change what
-// the offsets on the volume mean: both offsets dirs in use (generation
-// ambiguous), the 0.2.18 legacy dir, files the assumed generation never reads.
-func warnGeneration(g *Globals, sr volume.ScanResult) {
-	for _, f := range sr.Findings {
-		switch f.Code {
-		case volume.CodeAmbiguousGeneration, volume.CodeLegacyOffsetsDir, volume.CodeOffsetsDirNotRead, volume.CodePreMigrationDir:
-			g.Warnf("%s (see 'kaasctl volume check')", f.Message)
-		}
-	}
 }

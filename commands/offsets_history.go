@@ -84,13 +84,8 @@ func runOffsetsHistory(_ context.Context, g *Globals, o offsetsHistoryOptions) e
 	for _, w := range h.Warnings {
 		g.Warnf("%s", w)
 	}
-	v := inspect.BuildOffsetHistory(inspect.OffsetHistoryInput{Group: h.Group, Journal: h.Journal, Backups: h.Backups, Warnings: h.Warnings, Points: h.Points}, o.keep)
-	if !o.since.IsZero() {
-		v.Since = &o.since
-	}
-	if !o.until.IsZero() {
-		v.Until = &o.until
-	}
+	v := inspect.BuildOffsetHistory(inspect.OffsetHistoryInput{Group: h.Group, Journal: h.Journal, Backups: h.Backups, Warnings: h.Warnings, Points: h.Points,
+		Since: o.since, Until: o.until}, o.keep)
 	if len(h.Points) == 0 {
 		g.Warnf("group '%s': no history in range (journal %s, %d backups)", volume.DisplayName(o.group), views.OrNone(v.Journal), len(v.Backups))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -131,7 +132,7 @@ func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error
 }
 
 // writeTarget resolves the volume a write goes to and connects as
-// connectForWrite does; the caller closes the client (nil offline).
+// repair.ConnectForWrite does; the caller closes the client (nil offline).
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
 	if m.execute {
 		if err := g.checkWriteSettings(); err != nil {
@@ -151,52 +152,11 @@ func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *
 	} else {
 		g.Notef("%s", g.generationNote(l))
 	}
-	cl, err := connectForWrite(ctx, g, m)
+	cl, err := repair.ConnectForWrite(ctx, g, m.offline, m.force)
 	if err != nil {
 		return volume.Layout{}, nil, err
 	}
 	return l, cl, nil
-}
-
-// connectForWrite returns a live client, or nil offline, enforcing the
-// rules: the live path needs brokers; --offline needs every broker down or
-// --force.
-func connectForWrite(ctx context.Context, g *Globals, m writeMode) (*wire.Client, error) {
-	if !m.offline {
-		if !g.HasBrokers() {
-			return nil, exit.UsageErrorf("no brokers given (--brokers, %s or a profile): kaasctl checks the group's state and commits through its coordinator; if every broker is down, use --offline", wire.EnvName(wire.KeyBrokers))
-		}
-		cl, err := g.Client(ctx)
-		if err != nil {
-			if exit.Code(err) == exit.Usage {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%v\nif every broker is down, rerun with --offline to write the offset files directly", err)
-		}
-		return cl, nil
-	}
-	if g.HasBrokers() {
-		cl, err := g.Client(ctx)
-		if err == nil {
-			cl.Close()
-			if !m.force {
-				return nil, exit.Refusedf("--offline: the brokers answer, so a coordinator may hold the group in memory and overwrite the file on its next commit; drop --offline to go through the coordinator, or add --force if you are sure no broker has the group loaded")
-			}
-			g.Warnf("--offline --force: the brokers answer, but kaasctl writes the offset files directly; a broker that has the group loaded will overwrite them on its next commit")
-		} else {
-			g.Notef("no broker answered (%v): writing offline", oneLineErr(err))
-		}
-	}
-	g.Warnf("offline: the group state is unknown; make sure every consumer of the group is stopped and no broker has it loaded (restart its coordinator after the write, or its cache brings the old offsets back)")
-	return nil, nil
-}
-
-func oneLineErr(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // selectGroups resolves --group / --all-groups.
@@ -446,8 +406,8 @@ func planReset(ctx context.Context, g *Globals, in repair.Inputs, ro repair.Rese
 	return plans, err
 }
 
-// brokerNamer names brokers as kaas does (kaas-1, not node 1) from the
-// volume's assignment.json; nil without a readable one.
+// brokerNamer names brokers as kaas does (observe.BrokerNamer) from the
+// volume's assignment.json; nil without a volume.
 func brokerNamer(g *Globals) *inspect.NodeNamer {
 	if !g.HasVolume() {
 		return nil
@@ -456,11 +416,7 @@ func brokerNamer(g *Globals) *inspect.NodeNamer {
 	if err != nil {
 		return nil
 	}
-	a, _, err := volume.ReadAssignment(l.AssignmentPath())
-	if err != nil {
-		return nil
-	}
-	return inspect.NewNodeNamer(a)
+	return observe.BrokerNamer(l)
 }
 
 // applyRun is what applyAndReport writes and reports.
@@ -486,7 +442,7 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 		stop := onInterrupt(g)
 		defer stop.release()
 		opts.Stop = stop.requested
-		opts.Done = groupRecorder(g, len(r.plans), r.record)
+		opts.Done = views.GroupRecorder(g.IO.Err, g.Quiet, len(r.plans), r.record)
 	}
 	res, applyErr := repair.ApplyOffsets(ctx, r.plans, opts)
 	views.ReportGroups(g.IO.Err, g, r.plans)

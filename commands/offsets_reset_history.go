@@ -8,7 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -70,13 +70,6 @@ func exportRollback(g *Globals, name string, overwrite bool, plans []*repair.Gro
 	if err != nil {
 		return nil, err
 	}
-	scope := " --all-groups"
-	if len(plans) <= 10 {
-		scope = ""
-		for _, gp := range plans {
-			scope += " --group " + render.ShellQuote(gp.Group)
-		}
-	}
-	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, render.ShellQuote(name), g.GivenFlags())
+	views.NoteRollbackPlan(g, name, plans, g.GivenFlags())
 	return f, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -159,17 +159,9 @@ func readRestart(ctx context.Context, g *Globals, o planRestartOptions) (inspect
 		return r, l, err
 	}
 	defer cl.Close()
-	cctx, cancel := cl.WithTimeout(ctx)
-	defer cancel()
-	gathered, err := cl.GatherGroups(cctx, wire.GroupRounds{})
-	if err != nil {
+	if r.Live, err = observe.RestartListings(ctx, cl, g); err != nil {
 		return r, l, err
 	}
-	r.Live, r.LiveAsked = gathered.Listings, true
-	for _, ans := range r.Live {
-		if ans.Err != "" {
-			g.Warnf("%s", ans.Err)
-		}
-	}
+	r.LiveAsked = true
 	return r, l, nil
 }

@@ -99,14 +99,8 @@ func parseSandbox(c *cli.Context) (sandboxOptions, error) {
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {
 	gctune.Sandbox()
-	dataDir, temp := o.DataDir, false
-	if dataDir == "" {
-		var err error
-		if dataDir, err = os.MkdirTemp("", "kaasctl-sandbox-"); err != nil {
-			return err
-		}
-		temp = true
-	} else if err := sandbox.CheckDataDir(dataDir, o.Force); err != nil {
+	dataDir, temp, err := sandbox.DataDirFor(o.DataDir, o.Force)
+	if err != nil {
 		return err
 	}
 	if temp && !o.Keep {
@@ -152,12 +146,7 @@ func startSandbox(sb *sandbox.Sandbox, o sandboxOptions, temp bool, quit *sandbo
 func serveSandbox(ctx context.Context, g *Globals, sb *sandbox.Sandbox, quit *sandbox.QuitRequest, info views.SandboxInfo) error {
 	ctx, stop := untilSignal(ctx)
 	defer stop()
-	switch sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err) {
-	case sandbox.StopCanceled:
-		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: signal received, stopping\n")
-	case sandbox.StopControl:
-		fmt.Fprintf(g.IO.Err, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
-	}
+	views.SandboxStopping(g.IO.Err, sb.Console(ctx, g.IO.In, quit.Done(), g.IO.Out, g.IO.Err))
 	if !g.Printer.Format.Machine() && !g.Quiet {
 		views.SandboxStopped(g.IO.Out, info)
 	}

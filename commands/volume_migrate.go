@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
@@ -82,7 +82,7 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 	mo := repair.MigrateOptions{To: o.to, Execute: false, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}
 	rep, err := repair.MigrateVolume(l, mo)
 	if err != nil {
-		return migrateError(err)
+		return repair.MigrateExitErr(err)
 	}
 	refusal := rep.Refused
 	if refusal == "" && !rep.NothingToDo && g.HasBrokers() {
@@ -93,7 +93,7 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 	if o.execute && refusal == "" && !rep.NothingToDo {
 		mo.Execute = true
 		if rep, err = repair.MigrateVolume(l, mo); err != nil {
-			return migrateError(err)
+			return repair.MigrateExitErr(err)
 		}
 		refusal = rep.Refused
 	}
@@ -104,38 +104,10 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 // reportMigration prints the actions and the outcome; it returns the
 // run's exit error.
 func reportMigration(g *Globals, rep *repair.MigrateReport) error {
-	refusal := rep.Refused
-	g.Notef("%s", rep.Generation.Summary())
-	if rep.NothingToDo {
-		g.Notef("nothing to migrate: %s holds no group files (already migrated, or never used)", rep.Source)
-	}
-	if err := printVolumeActions(g, rep, rep.Actions, refusal != ""); err != nil {
+	views.NoteMigration(g, rep)
+	if err := printVolumeActions(g, rep, rep.Actions, rep.Refused != ""); err != nil {
 		return err
 	}
-	switch {
-	case refusal != "":
-		return exit.Refusedf("volume migrate refused: %s", refusal)
-	case rep.Failed > 0:
-		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d migration step(s) failed; see RESULT (every source file not marked done is still in %s)", rep.Failed, rep.Source)}
-	case rep.DryRun && rep.Changes > 0:
-		g.Warnf("dry-run: nothing was changed; stop every old broker, then rerun with --execute (source files go to %s)", rep.Backup)
-	case !rep.DryRun && rep.Changes > 0:
-		g.Notef("migrated: offsets now in %s (sources kept in %s); start the 0.2.18 brokers, then check with 'kaasctl volume check'", rep.Target, rep.Backup)
-	}
-	if rep.Conflicts > 0 || rep.Denied > 0 {
-		return exit.ProblemsFound("%d conflicts, %d unreadable files: resolve them and rerun (nothing was overwritten)", rep.Conflicts, rep.Denied)
-	}
-	return nil
-}
-
-func migrateError(err error) error {
-	var ue *repair.MigrateUsageError
-	var re *repair.MigrateRefusedError
-	switch {
-	case errors.As(err, &ue):
-		return exit.UsageErrorf("volume migrate: %v", err)
-	case errors.As(err, &re):
-		return exit.Refusedf("volume migrate refused: %v", err)
-	}
-	return err
+	views.NoteMigrated(g, rep)
+	return rep.ExitErr()
 }

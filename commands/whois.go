@@ -87,43 +87,12 @@ func parseWhois(c *cli.Context) (whoisOptions, error) {
 			return o, exit.UsageErrorf("%v", err)
 		}
 		o.WhatIf.Failover, o.WhatIf.FailoverWhy = m, "model "+fm+" from --failover"
-		o.WhatIf.Rule = failoverRuleOf(m)
+		o.WhatIf.Rule = inspect.FailoverRuleOf(m)
 	}
 	if o.ExitCode && !o.Live {
 		return o, exit.UsageErrorf("--exit-code goes with --live")
 	}
 	return o, nil
-}
-
-// whoisFailover is the controller failover model a what-if assumes when it
-// stops the controller and --failover does not say: the volume's
-// generation's (the newest kaas when it cannot be told), with why.
-func whoisFailover(g *Globals) (inspect.FailoverModel, string, volume.FailoverRule) {
-	gi := g.Generation()
-	gen, assumes := gi.Gen, gi.Assumes()
-	fm, _ := inspect.FailoverFor(gen)
-	s, ok := gen.Spec()
-	if !ok {
-		s, _ = volume.AllGenerations[len(volume.AllGenerations)-1].Spec()
-		assumes = "kaas generation undetermined, assuming " + s.Label + " (pin --kaas-version or --failover)"
-	}
-	why := assumes + "; model from " + s.Failover.Source
-	if s.Failover.Caveat != "" {
-		why += "; " + s.Failover.Caveat
-	}
-	return fm, why, s.Failover
-}
-
-// failoverRuleOf is the failover rule of the newest generation whose
-// controller does what --failover says (its timings and races).
-func failoverRuleOf(m inspect.FailoverModel) volume.FailoverRule {
-	var rule volume.FailoverRule
-	for _, g := range volume.AllGenerations {
-		if s, ok := g.Spec(); ok && s.Failover.Reloads == (m == inspect.FailoverReload) {
-			rule = s.Failover
-		}
-	}
-	return rule
 }
 
 // splitList flattens repeated and comma-separated values.
@@ -177,7 +146,7 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 		return runWhoisLiveCmd(ctx, g, opts) // whois_live.go
 	}
 	if opts.WhatIf.Active() && opts.WhatIf.Failover == "" {
-		opts.WhatIf.Failover, opts.WhatIf.FailoverWhy, opts.WhatIf.Rule = whoisFailover(g)
+		opts.WhatIf.Failover, opts.WhatIf.FailoverWhy, opts.WhatIf.Rule = inspect.AssumedFailover(g.Generation())
 	}
 	if len(opts.Keys) == 0 && !opts.Stdin {
 		return exit.UsageErrorf("give at least one KEY, or --stdin to read keys from standard input")
@@ -207,11 +176,7 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 		}
 		return streamWhois(g, wh, g.IO.In)
 	}
-	results := make([]inspect.WhoisResult, len(opts.Keys))
-	for i, k := range opts.Keys {
-		results[i] = wh.Resolve(k)
-	}
-	return g.Printer.Print(views.WhoisOutput(wh, results))
+	return g.Printer.Print(views.WhoisOutput(wh, wh.ResolveAll(opts.Keys)))
 }
 
 // streamWhois answers keys from r line by line (views.StreamWhois).

@@ -2,12 +2,10 @@ package commands
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -37,23 +35,7 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 	} else if err := streamWhoisLive(ctx, g, cl, wh, names, &st); err != nil {
 		return err
 	}
-	return whoisLiveVerdict(g, &st, exitCode)
-}
-
-func whoisLiveVerdict(g *Globals, st *inspect.WhoisLiveStats, exitCode bool) error {
-	if st.Disagree > 0 {
-		g.Warnf("%s of %d: FindCoordinator disagrees with the coordinator computed from the volume (brokers route by another assignment, or an entry names a broker that is gone)",
-			render.Plural(st.Disagree, "key", "keys"), st.Keys)
-	} else if st.Keys > 0 {
-		g.Notef("live: FindCoordinator agrees with the volume for all %s", render.Plural(st.Keys, "key", "keys"))
-	}
-	if st.Failed > 0 {
-		return fmt.Errorf("FindCoordinator failed for %s", render.Plural(st.Failed, "key", "keys"))
-	}
-	if st.Disagree > 0 && exitCode {
-		return exit.ProblemsFound("%s disagree", render.Plural(st.Disagree, "key", "keys"))
-	}
-	return nil
+	return views.WhoisLiveVerdict(g, &st, exitCode)
 }
 
 // streamWhoisLive reads keys from stdin and answers them findChunk at a

@@ -18,6 +18,8 @@ type OffsetHistoryInput struct {
 	Backups  []string
 	Warnings []string
 	Points   []watch.HistoryPoint
+	// Since and Until are the range asked (zero: open).
+	Since, Until time.Time
 }
 
 // OffsetHistoryView is the machine document of 'offsets history'.
@@ -117,6 +119,14 @@ type historySeries struct {
 	marked []bool
 }
 
+// timeOrNil is t, or nil when zero.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
 // BuildOffsetHistory is the view of a group's timeline for the partitions
 // keep accepts: every point, a row per partition whose offset changed,
 // appeared, vanished or was flagged at a point (a backup's full copy shows
@@ -129,6 +139,7 @@ func BuildOffsetHistory(h OffsetHistoryInput, keep func(string) bool) *OffsetHis
 		f, l := h.Points[0].Time, h.Points[len(h.Points)-1].Time
 		v.First, v.Last = &f, &l
 	}
+	v.Since, v.Until = timeOrNil(h.Since), timeOrNil(h.Until)
 	parts := map[string]*historySeries{}
 	var prev map[string]int64
 	for i, pt := range h.Points {

@@ -65,6 +65,36 @@ func FailoverFor(gen volume.Generation) (FailoverModel, string) {
 	return fm, why
 }
 
+// AssumedFailover is the controller failover model whois's what-if assumes
+// when it stops the controller and --failover does not say: the
+// generation's (the newest kaas when it cannot be told), with why.
+func AssumedFailover(gi volume.GenerationInfo) (FailoverModel, string, volume.FailoverRule) {
+	gen, assumes := gi.Gen, gi.Assumes()
+	fm, _ := FailoverFor(gen)
+	s, ok := gen.Spec()
+	if !ok {
+		s, _ = volume.AllGenerations[len(volume.AllGenerations)-1].Spec()
+		assumes = "kaas generation undetermined, assuming " + s.Label + " (pin --kaas-version or --failover)"
+	}
+	why := assumes + "; model from " + s.Failover.Source
+	if s.Failover.Caveat != "" {
+		why += "; " + s.Failover.Caveat
+	}
+	return fm, why, s.Failover
+}
+
+// FailoverRuleOf is the failover rule of the newest generation whose
+// controller does what --failover says (its timings and races).
+func FailoverRuleOf(m FailoverModel) volume.FailoverRule {
+	var rule volume.FailoverRule
+	for _, g := range volume.AllGenerations {
+		if s, ok := g.Spec(); ok && s.Failover.Reloads == (m == FailoverReload) {
+			rule = s.Failover
+		}
+	}
+	return rule
+}
+
 // ParseFailover checks a --failover value.
 func ParseFailover(s string) (FailoverModel, error) {
 	switch FailoverModel(s) {

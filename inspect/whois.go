@@ -440,6 +440,15 @@ func scanKey(key []byte) (uint32, int) {
 	return h, fl
 }
 
+// ResolveAll answers each key in order (Resolve).
+func (wh *Whois) ResolveAll(keys []string) []WhoisResult {
+	results := make([]WhoisResult, len(keys))
+	for i, k := range keys {
+		results[i] = wh.Resolve(k)
+	}
+	return results
+}
+
 // Resolve answers for one key.
 func (wh *Whois) Resolve(key string) WhoisResult {
 	kb := []byte(key)

@@ -39,6 +39,17 @@ func GroupFiles(l volume.Layout, opts volume.ScanOptions, progress ProgressFunc)
 	return out, sr, err
 }
 
+// ListGroupFiles reads the offset files for groups list: summaries only
+// (GroupFiles), or with topics (--topic) every file parsed and its
+// partitions counted per topic (GroupFilesTopics).
+func ListGroupFiles(l volume.Layout, topics []string, progress ProgressFunc) ([]inspect.GroupFile, map[string]map[string]int, volume.ScanResult, error) {
+	if len(topics) == 0 {
+		files, sr, err := GroupFiles(l, volume.ScanOptions{}, progress)
+		return files, nil, sr, err
+	}
+	return GroupFilesTopics(l, topics, progress)
+}
+
 // GroupFilesTopics is GroupFiles with each group's committed partitions
 // per asked topic, counted in the file brokers load (the cluster-dir one,
 // else the legacy one).
@@ -131,4 +142,28 @@ func LiveTopicCommits(ctx context.Context, cl *wire.Client, groups []string, top
 		}
 	}
 	return out, nil
+}
+
+// LiveListing is what the live half of groups list gathered, merged with
+// the volume: the brokers' answers, their listings, and every group's row
+// (inspect.LiveGroupRows).
+type LiveListing struct {
+	Answers  *inspect.LiveAnswers
+	Listings []wire.BrokerGroups
+	Rows     []inspect.GroupRow
+}
+
+// ListLive asks the brokers and merges their answers with the volume's
+// groups in (hasVolume false: brokers only); the volume's groups are
+// looked up too. The rows are built from the listings while the lookups
+// are still in flight.
+func ListLive(ctx context.Context, cl *wire.Client, in inspect.GroupsInput, hasVolume bool) (*LiveListing, error) {
+	var listed *inspect.ListedRows
+	gg, err := cl.GatherGroups(ctx, wire.GroupRounds{Extra: inspect.VolumeGroupNames(in.Files, in.Assignment), Describe: true,
+		OnListed: func(ls []wire.BrokerGroups) { listed = inspect.PrepareListedRows(in, hasVolume, ls) }})
+	if err != nil {
+		return nil, err
+	}
+	la := inspect.NewLiveAnswers(gg, in.Assignment)
+	return &LiveListing{Answers: la, Listings: gg.Listings, Rows: inspect.MergeListedRows(listed, la)}, nil
 }

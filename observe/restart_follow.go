@@ -239,3 +239,22 @@ func (fl *follower) finish(msg string, deviated bool) error {
 	}
 	return nil
 }
+
+// RestartListings is what plan restart starts from on the brokers: every
+// broker's ListGroups answer through wire's one group gathering, within the
+// client's timeout; a broker that failed is warned about (and counted by
+// the plan).
+func RestartListings(ctx context.Context, cl *wire.Client, notes render.Notes) ([]wire.BrokerGroups, error) {
+	cctx, cancel := cl.WithTimeout(ctx)
+	defer cancel()
+	gathered, err := cl.GatherGroups(cctx, wire.GroupRounds{})
+	if err != nil {
+		return nil, err
+	}
+	for _, ans := range gathered.Listings {
+		if ans.Err != "" {
+			notes.Warnf("%s", ans.Err)
+		}
+	}
+	return gathered.Listings, nil
+}

@@ -1,11 +1,13 @@
 package observe
 
 import (
+	"os"
 	"regexp"
 	"slices"
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -149,4 +151,30 @@ func (v *VolumeRead) KnownNames() []string {
 			}
 		}
 	})
+}
+
+// BrokerNamer names brokers as kaas does (kaas-1, not node 1) from the
+// volume's assignment.json; nil without a readable one.
+func BrokerNamer(l volume.Layout) *inspect.NodeNamer {
+	a, _, err := volume.ReadAssignment(l.AssignmentPath())
+	if err != nil {
+		return nil
+	}
+	return inspect.NewNodeNamer(a)
+}
+
+// ReadAssignmentFor reads the volume's assignment.json keeping the
+// explicit entries of groups only (all when nil) and the findings about
+// those entries only, folded one line per kind; a whole file read is a
+// large input to the garbage collector's tuning when it is one.
+func ReadAssignmentFor(l volume.Layout, groups []string) (*volume.Assignment, []volume.Finding, error) {
+	large := false
+	if st, err := os.Stat(l.AssignmentPath()); err == nil && groups == nil {
+		large = gctune.LargeInput(st.Size())
+	}
+	a, fs, err := volume.ReadAssignmentWith(l.AssignmentPath(), volume.AssignmentOptions{Groups: groups, Fold: true})
+	if large {
+		gctune.InputRead()
+	}
+	return a, fs, err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
@@ -365,4 +366,32 @@ func applyMigration(a *RepairAction, wc *repairCtx) error {
 		return wc.removeEmptyDir(a.Path)
 	}
 	return fmt.Errorf("unknown action %q", a.Action)
+}
+
+// ExitErr is volume migrate's exit: refused (nothing written), an error
+// when a step failed, exit 3 for conflicts or files kaasctl may not read.
+func (rep *MigrateReport) ExitErr() error {
+	switch {
+	case rep.Refused != "":
+		return exit.Refusedf("volume migrate refused: %s", rep.Refused)
+	case rep.Failed > 0:
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d migration step(s) failed; see RESULT (every source file not marked done is still in %s)", rep.Failed, rep.Source)}
+	case rep.Conflicts > 0 || rep.Denied > 0:
+		return exit.ProblemsFound("%d conflicts, %d unreadable files: resolve them and rerun (nothing was overwritten)", rep.Conflicts, rep.Denied)
+	}
+	return nil
+}
+
+// MigrateExitErr is an error of MigrateVolume as its exit: a usage error
+// or a refusal by its type, else as it is.
+func MigrateExitErr(err error) error {
+	var ue *MigrateUsageError
+	var re *MigrateRefusedError
+	switch {
+	case errors.As(err, &ue):
+		return exit.UsageErrorf("volume migrate: %v", err)
+	case errors.As(err, &re):
+		return exit.Refusedf("volume migrate refused: %v", err)
+	}
+	return err
 }

@@ -14,6 +14,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
@@ -133,6 +135,18 @@ type Rollback struct {
 
 // maxRollbackLine bounds one record (a group's whole file, base64).
 const maxRollbackLine = 512 << 20
+
+// ReadRollbackFile opens and parses the rollback file groups prune
+// --restore names (a file the user names: links followed, never a FIFO);
+// a file that cannot be opened is a usage error.
+func ReadRollbackFile(name string) (*Rollback, error) {
+	f, _, err := safefs.OpenFollow(name)
+	if err != nil {
+		return nil, exit.UsageErrorf("--restore: %v", err)
+	}
+	defer f.Close()
+	return ParseRollback(f, name)
+}
 
 // ParseRollback reads a rollback file's lines from r (name names it in
 // errors): a header first, then group and outcome records. A line that is

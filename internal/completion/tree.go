@@ -139,3 +139,28 @@ func CommandNames(cmds []*cli.Command) []string {
 	}
 	return out
 }
+
+// AppendMissing adds the common flags a command does not define itself: a
+// command's own flag wins when a name collides (sandbox's hidden --brokers
+// only refuses the old spelling of --broker-count), instead of the flag set panicking.
+func AppendMissing(own, common []cli.Flag) []cli.Flag {
+	taken := map[string]bool{}
+	for _, f := range own {
+		for _, n := range FlagNames(f) {
+			taken[n] = true
+		}
+	}
+	out := own
+	for _, f := range common {
+		clash := false
+		for _, n := range FlagNames(f) {
+			if taken[n] {
+				clash = true
+			}
+		}
+		if !clash {
+			out = append(out, f)
+		}
+	}
+	return out
+}

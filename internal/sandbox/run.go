@@ -54,6 +54,19 @@ func TopicsOf(specs []string, demo bool) ([]Topic, error) {
 	return topics, nil
 }
 
+// DataDirFor is the volume kaasctl sandbox runs on: dataDir (--data-dir)
+// checked by CheckDataDir, or a new temporary dir when none is given
+// (temp: the caller removes it unless --keep).
+func DataDirFor(dataDir string, force bool) (dir string, temp bool, err error) {
+	if dataDir == "" {
+		if dir, err = os.MkdirTemp("", "kaasctl-sandbox-"); err != nil {
+			return "", false, err
+		}
+		return dir, true, nil
+	}
+	return dataDir, false, CheckDataDir(dataDir, force)
+}
+
 // CheckDataDir refuses a volume that looks like a real kaas cluster's:
 // the sandbox writes assignment.json, which kaasctl otherwise never does.
 // A sandbox's own volume (or any with force) is refused only while

@@ -588,6 +588,27 @@ func PinnedGeneration(in ResolveInput) (GenerationInfo, bool, error) {
 	return gi.finish(), true, nil
 }
 
+// RunGeneration is the kaas generation a run assumes, decided once for
+// every input: the pin (--kaas-version > KAASCTL_KAAS_VERSION > profile)
+// when one is given, else what the volume says when there is one, else
+// undetermined (zero Gen, source undetermined).
+func RunGeneration(in ResolveInput) GenerationInfo {
+	if gi, ok, _ := PinnedGeneration(in); ok {
+		if in.NamesVolume() {
+			if l, err := Resolve(in); err == nil {
+				return l.Gen
+			}
+		}
+		return gi
+	}
+	if in.NamesVolume() {
+		if l, err := Resolve(in); err == nil {
+			return l.Gen
+		}
+	}
+	return GenerationInfo{Source: GenSourceUndetermined, Name: "unknown", Label: "unknown"}
+}
+
 // PinError is a --kaas-version (or its variable or profile key) that does
 // not parse: a usage error.
 type PinError struct {

@@ -171,6 +171,12 @@ type ResolveInput struct {
 	EnvLogDirs  string
 }
 
+// NamesVolume reports whether any source names a volume.
+func (in ResolveInput) NamesVolume() bool {
+	return in.ClusterDirFlag != "" || in.DataDirFlag != "" || in.EnvClusterDir != "" || in.EnvDataDir != "" ||
+		in.ProfileClusterDir != "" || in.ProfileDataDir != ""
+}
+
 // ErrNoVolume means no flag, environment variable or profile named a volume.
 var ErrNoVolume = errors.New("no volume given: pass --data-dir DIR or --cluster-dir DIR (or set KAAS_DATA_DIR / KAAS_CLUSTER_DIR)")
 

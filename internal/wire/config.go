@@ -331,6 +331,17 @@ func (c *Config) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// LoadConfigForEdit reads the config at path for a change (LoadConfig); a
+// file it cannot read is an error saying so, as a broken file is never
+// overwritten.
+func LoadConfigForEdit(path string) (*Config, error) {
+	cfg, _, err := LoadConfig(path)
+	if err != nil {
+		return nil, fmt.Errorf("%v; fix or move the file first (kaasctl does not overwrite a file it cannot read)", err)
+	}
+	return cfg, nil
+}
+
 // SaveConfig writes cfg to path atomically: the directory is created with
 // mode 0700 when missing, the file is written to a unique temp file with
 // mode 0600, synced, renamed over path, and the directory is synced.

@@ -79,3 +79,18 @@ func ForceBanner(w io.Writer, plans []*repair.GroupPlan) {
 		}
 	}
 }
+
+// NoteRollbackPlan says where offsets reset --export-rollback wrote the
+// plan that undoes the run and the command that applies it (its groups by
+// name up to ten, else --all-groups; flags: the volume and connection
+// flags given).
+func NoteRollbackPlan(g render.Notes, name string, plans []*repair.GroupPlan, flags string) {
+	scope := " --all-groups"
+	if len(plans) <= 10 {
+		scope = ""
+		for _, gp := range plans {
+			scope += " --group " + render.ShellQuote(gp.Group)
+		}
+	}
+	g.Notef("rollback plan: %s (apply with: kaasctl offsets reset%s --from-file %s%s --execute)", name, scope, render.ShellQuote(name), flags)
+}

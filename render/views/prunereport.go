@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -78,4 +79,27 @@ func pruneClosingNote(g render.Notes, o PruneReport, v *GroupsPruneView) {
 	default:
 		g.Notef("prune: nothing was written")
 	}
+}
+
+// ReportRestore prints groups prune --restore's document (or table) on p
+// and tells the outcome through g; it returns the run's exit: an error
+// when a file could not be restored, a refusal when one was refused.
+func ReportRestore(p *render.Printer, g render.Notes, v *PruneRestoreView) error {
+	if err := p.Print(RestoreOutput(v)); err != nil {
+		return err
+	}
+	s := v.Summary
+	if v.Mode == "dry-run" {
+		g.Warnf("No action will be performed as the --execute option is missing: nothing was restored. Rerun with --execute to put %s back.", render.Plural(s.Planned, "file", "files"))
+	}
+	switch {
+	case s.Failed > 0:
+		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%d file(s) could not be restored; see DETAIL", s.Failed)}
+	case s.Refused > 0:
+		return exit.Refusedf("%d file(s) not restored: each says why (DETAIL)", s.Refused)
+	}
+	if v.Mode == "execute" {
+		g.Notef("restore done: %d file(s) restored byte-identical, %d already as before", s.Restored, s.Unchanged)
+	}
+	return nil
 }

@@ -24,6 +24,17 @@ type SandboxInfo struct {
 	Keep       bool     `json:"keep"`
 }
 
+// SandboxStopping says on w (stderr) why the foreground sandbox stops: a
+// signal, or quit on the control endpoint ('quit' typed says nothing).
+func SandboxStopping(w io.Writer, why sandbox.StopReason) {
+	switch why {
+	case sandbox.StopCanceled:
+		fmt.Fprintf(w, "kaasctl sandbox: signal received, stopping\n")
+	case sandbox.StopControl:
+		fmt.Fprintf(w, "kaasctl sandbox: quit requested on the control endpoint, stopping\n")
+	}
+}
+
 // SandboxStopped says where the sandbox's volume is left.
 func SandboxStopped(w io.Writer, info SandboxInfo) {
 	switch {
