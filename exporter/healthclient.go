@@ -11,6 +11,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -103,4 +105,25 @@ func FetchHealth(ctx context.Context, base string) (*HealthDocument, error) {
 		return nil, fmt.Errorf("exporter %s: not a kaasctl exporter health document: %v", u, err)
 	}
 	return &doc, nil
+}
+
+// ObserveForecasts observes groups (the volume when l is set, and the
+// brokers) four times over window and returns each group's forecast.
+func ObserveForecasts(ctx context.Context, l *volume.Layout, cl *wire.Client, groups []string, window time.Duration, g render.Notes) map[string]*inspect.GroupForecast {
+	only := make(map[string]bool, len(groups))
+	for _, n := range groups {
+		only[n] = true
+	}
+	src := &observe.Source{Client: cl, Only: only}
+	if l != nil {
+		wl := l.WithGeneration()
+		src.Layout = &wl
+	}
+	interval := window / (inspect.MinForecastSamples)
+	out := map[string]*inspect.GroupForecast{}
+	healths, _ := ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, nil, g)
+	for _, h := range healths {
+		out[h.Group] = h.Forecast()
+	}
+	return out
 }
