@@ -161,11 +161,6 @@ func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*ob
 	src.ServedCheckInterval = time.Nanosecond
 	src.BlockerFlags = g.GivenFlags()
 	src.BlockersAtOnce = o.window == 0 || o.exporterURL != "" // one observation
-	if len(o.names) > 0 {
-		src.Only = map[string]bool{}
-		for _, n := range o.names {
-			src.Only[n] = true
-		}
-	}
+	exporter.OnlyNamed(src, o.names)
 	return src, closeFn, nil
 }

@@ -127,3 +127,27 @@ func ObserveForecasts(ctx context.Context, l *volume.Layout, cl *wire.Client, gr
 	}
 	return out
 }
+
+// ObserveNamedHealth is groups health's observation: src's groups over
+// window (the groups named observed whatever src's cap), with the
+// membership window memberWindow gives for the volume's generation.
+func ObserveNamedHealth(ctx context.Context, src *observe.Source, names []string, window, interval time.Duration, memberWindow func(volume.GenerationInfo) inspect.MemberWindow, g render.Notes) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	OnlyNamed(src, names) // observe the groups named, whatever --max-groups
+	var gi volume.GenerationInfo
+	if src.Layout != nil {
+		gi = src.Layout.WithGeneration().Gen
+	}
+	mw := memberWindow(gi)
+	return ObserveHealth(ctx, src, window, interval, inspect.HealthOptionsFor(src.Gen(), 0), &mw, g)
+}
+
+// OnlyNamed has src observe the groups named, whatever its cap (none
+// named: every group).
+func OnlyNamed(src *observe.Source, names []string) {
+	if len(names) > 0 {
+		src.Only = map[string]bool{}
+		for _, n := range names {
+			src.Only[n] = true
+		}
+	}
+}
