@@ -9,7 +9,6 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/internal/watchrun"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -98,14 +97,9 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	var journal *watch.Journal
-	if o.journal != "" {
-		if w, err := watch.CheckJournalDir(o.journal, layout.DataDir); err != nil {
-			return exit.Refusedf("%v", err)
-		} else if w != "" {
-			g.Warnf("%s", w)
-		}
-		journal = &watch.Journal{Dir: o.journal}
+	journal, err := watchrun.AssignmentJournal(o.journal, layout.DataDir, g)
+	if err != nil {
+		return err
 	}
 	extra := inspect.ExactNames(o.groups)
 	groupsFor := func(a *volume.Assignment) []string {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
 
@@ -34,4 +36,18 @@ func Once(env Env, path string, journal *watch.Journal, groupsFor func(*volume.A
 	view.Version, view.KnownGroups = step.Version, len(groups)
 	view.Coordinators = inspect.CoordinatorCounts(placements, step.Version.Brokers)
 	return env.Printer.Print(views.WatchOnceOutput(view, placements))
+}
+
+// AssignmentJournal is the journal of every version seen in dir (nil
+// without one), refused inside the volume dataDir.
+func AssignmentJournal(dir, dataDir string, g render.Notes) (*watch.Journal, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if w, err := watch.CheckJournalDir(dir, dataDir); err != nil {
+		return nil, exit.Refusedf("%v", err)
+	} else if w != "" {
+		g.Warnf("%s", w)
+	}
+	return &watch.Journal{Dir: dir}, nil
 }
