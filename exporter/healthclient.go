@@ -151,3 +151,37 @@ func OnlyNamed(src *observe.Source, names []string) {
 		}
 	}
 }
+
+// ExplainObservation is what groups explain observed: each group's health
+// (a running exporter's when one was asked), the last refresh and what it
+// covered, the assignment of every refresh (for the coordinator moves),
+// and the exporter's document (nil: observed here).
+type ExplainObservation struct {
+	Healths  []inspect.GroupHealth
+	Last     *observe.Observation
+	Seen     []*volume.Assignment
+	Cover    inspect.HealthCoverage
+	Exporter *HealthDocument
+}
+
+// ObserveExplain observes src over window every interval, or once when
+// the conditions and forecasts come from the exporter at exporterURL
+// ("": none).
+func ObserveExplain(ctx context.Context, src *observe.Source, window, interval time.Duration, exporterURL string, g render.Notes) (ExplainObservation, error) {
+	if exporterURL != "" {
+		window = 0
+	}
+	var ob ExplainObservation
+	ob.Healths, ob.Last = ObserveWindow(ctx, src, window, interval, inspect.HealthOptionsFor(src.Gen(), 0), nil, func(o *observe.Observation) {
+		ob.Seen = append(ob.Seen, o.Assignment)
+	}, g)
+	ob.Cover = src.Coverage(ob.Last)
+	if exporterURL != "" {
+		doc, err := FetchHealth(ctx, exporterURL)
+		if err != nil {
+			return ob, err
+		}
+		ob.Healths, ob.Exporter = doc.Groups, doc
+	}
+	return ob, nil
+}
