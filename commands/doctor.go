@@ -77,12 +77,7 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	if err := doctorChecks(ctx, g, o, src, now, rep, &v.Sources); err != nil {
 		return err
 	}
-	rep.Finish()
-	v.DoctorReport = *rep
-	v.Findings = rep.AtLeast(o.minSeverity)
-	for i := range v.Findings { // the fixes' commands run as printed
-		v.Findings[i].Fix = inspect.FixWithFlags(v.Findings[i].Fix, g.GivenFlags())
-	}
+	v.Report(rep, o.minSeverity, g.GivenFlags())
 	if rep.Mode == inspect.DoctorOffline {
 		g.Notef("offline only: no broker was asked (live checks need --brokers)")
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/observe"
 )
 
 // drainWindowFlag is --drain-window of the live listings: time to drain and
@@ -33,22 +32,8 @@ func drainWindow(c *cli.Context) (time.Duration, error) {
 }
 
 // observeForecasts observes groups (the volume when l is set, and the
-// brokers) four times over window and returns each group's forecast.
+// brokers) four times over window and returns each group's forecast
+// (exporter.ObserveForecasts).
 func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wire.Client, groups []string, window time.Duration) map[string]*inspect.GroupForecast {
-	only := make(map[string]bool, len(groups))
-	for _, n := range groups {
-		only[n] = true
-	}
-	src := &observe.Source{Client: cl, Only: only}
-	if l != nil {
-		wl := l.WithGeneration()
-		src.Layout = &wl
-	}
-	interval := window / (inspect.MinForecastSamples)
-	out := map[string]*inspect.GroupForecast{}
-	healths, _ := exporter.ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, nil, g)
-	for _, h := range healths {
-		out[h.Group] = h.Forecast()
-	}
-	return out
+	return exporter.ObserveForecasts(ctx, l, cl, groups, window, g)
 }

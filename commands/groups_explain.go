@@ -10,7 +10,6 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -124,21 +123,13 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (vie
 		return v, nil, inspect.HealthCoverage{}, err
 	}
 	defer closeFn()
-	window := o.window
-	if o.exporterURL != "" {
-		window = 0
+	ob, err := exporter.ObserveExplain(ctx, src, o.window, o.interval, o.exporterURL, g)
+	healths, last, seen, cover := ob.Healths, ob.Last, ob.Seen, ob.Cover
+	if err != nil {
+		return v, nil, cover, err
 	}
-	var seen []*volume.Assignment
-	healths, last := exporter.ObserveWindow(ctx, src, window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), nil, func(ob *observe.Observation) {
-		seen = append(seen, ob.Assignment)
-	}, g)
-	cover := src.Coverage(last)
-	if o.exporterURL != "" {
-		doc, err := exporter.FetchHealth(ctx, o.exporterURL)
-		if err != nil {
-			return v, nil, cover, err
-		}
-		v.Source, v.Window, v.Interval, healths = o.exporterURL, doc.Window, "", doc.Groups
+	if ob.Exporter != nil {
+		v.Source, v.Window, v.Interval = o.exporterURL, ob.Exporter.Window, ""
 	}
 	if src.Layout != nil {
 		gi := src.Layout.WithGeneration().Gen
@@ -161,11 +152,6 @@ func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*ob
 	src.ServedCheckInterval = time.Nanosecond
 	src.BlockerFlags = g.GivenFlags()
 	src.BlockersAtOnce = o.window == 0 || o.exporterURL != "" // one observation
-	if len(o.names) > 0 {
-		src.Only = map[string]bool{}
-		for _, n := range o.names {
-			src.Only[n] = true
-		}
-	}
+	exporter.OnlyNamed(src, o.names)
 	return src, closeFn, nil
 }

@@ -99,19 +99,9 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 			return err
 		}
 		defer closeFn()
-		if len(o.names) > 0 {
-			src.Only = map[string]bool{} // observe the groups named, whatever --max-groups
-			for _, n := range o.names {
-				src.Only[n] = true
-			}
-		}
 		v.Source = "observed"
-		var gi volume.GenerationInfo
-		if src.Layout != nil {
-			gi = src.Layout.WithGeneration().Gen
-		}
-		mw := o.churn.window(0, gi)
-		all, cover = exporter.ObserveHealth(ctx, src, o.window, o.interval, inspect.HealthOptionsFor(src.Gen(), 0), &mw, g)
+		memberWindow := func(gi volume.GenerationInfo) inspect.MemberWindow { return o.churn.window(0, gi) }
+		all, cover = exporter.ObserveNamedHealth(ctx, src, o.names, o.window, o.interval, memberWindow, g)
 	}
 	sel := inspect.SelectHealth(all, o.names, o.filter)
 	v.Groups, v.States, v.Conditions = sel.Groups, sel.States, sel.Conditions

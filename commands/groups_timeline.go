@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +10,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
@@ -86,59 +86,20 @@ func runGroupsTimeline(_ context.Context, g *Globals, o groupsTimelineOptions) e
 	if len(o.sources) > 0 {
 		tl.Events = slices.DeleteFunc(tl.Events, func(e inspect.TimelineEvent) bool { return !slices.Contains(o.sources, e.Source) })
 	}
-	return printTimeline(g.Printer, tl)
+	return g.Printer.Print(views.TimelineOutput(tl))
 }
 
-// printTimeline prints the story: a table of events (every column in csv
-// and wide), then the counts and the notes.
-func printTimeline(p *render.Printer, tl *inspect.Timeline) error {
-	t := render.NewTable("TIME", "SOURCE", "EVENT", "AUTHOR", "DETAIL", "SEVERITY+", "EVIDENCE+", "WHY+")
-	for _, e := range tl.Events {
-		author, why := "", ""
-		if a := e.Attribution; a != nil {
-			author, why = a.Author, a.Who+": "+a.Why
-			if !a.Certain {
-				author += "?"
-			}
+// readTimelineInput reads every source of the group's story
+// (repair.ReadTimeline): the volume's when one is given.
+func readTimelineInput(g *Globals, o groupsTimelineOptions) (inspect.TimelineInput, error) {
+	r := repair.TimelineReading{Group: o.group, Since: o.since, Until: o.until, PageRecords: o.pageRecords, Journal: o.journal,
+		Assignments: o.assignments, Logs: o.logs, HasVolume: g.HasVolume(), Now: g.Now(), Stdin: g.IO.In, Progress: g.Progress, Notes: g}
+	if r.HasVolume {
+		var err error
+		if r.Layout, err = g.Layout(); err != nil {
+			return inspect.TimelineInput{Group: o.group, Since: o.since, Until: o.until, PageRecords: o.pageRecords}, err
 		}
-		t.Add(render.Timestamp(e.Time), e.Source, e.Kind, render.Dash(author), e.Summary, render.Dash(e.Severity), e.Evidence, render.Dash(why))
+		r.OutOfOrder = commitOrder(r.Layout.WithGeneration().Gen)
 	}
-	return p.Print(render.Output{Data: tl, Items: tl.Events, Table: t, Human: func(p *render.Printer) error {
-		fmt.Fprintf(p.Out, "group %s: %s\n", render.Clean(tl.Group), timelineSpan(tl))
-		if len(tl.Events) > 0 {
-			if err := p.Table(t); err != nil {
-				return err
-			}
-		}
-		return writeTimelineFooter(p, tl)
-	}})
-}
-
-// timelineSpan is "12 events from … to …".
-func timelineSpan(tl *inspect.Timeline) string {
-	if len(tl.Events) == 0 {
-		return "no event in range"
-	}
-	return fmt.Sprintf("%s from %s to %s", render.Plural(len(tl.Events), "event", "events"), render.Timestamp(tl.Events[0].Time), render.Timestamp(tl.Events[len(tl.Events)-1].Time))
-}
-
-// writeTimelineFooter is the commits by author, the sources read, and
-// the notes.
-func writeTimelineFooter(p *render.Printer, tl *inspect.Timeline) error {
-	var lines []string
-	if tl.Commits > 0 {
-		parts := make([]string, 0, len(tl.ByAuthor))
-		for _, a := range tl.ByAuthor {
-			parts = append(parts, fmt.Sprintf("%s %d", a.Author, a.Commits))
-		}
-		lines = append(lines, "", fmt.Sprintf("%s (%s), %s", render.Plural(tl.Commits, "commit", "commits"), strings.Join(parts, ", "), render.Plural(tl.Rewinds, "rewind", "rewinds")))
-	}
-	lines = append(lines, "")
-	for _, s := range tl.Sources {
-		lines = append(lines, fmt.Sprintf("%-12s %s (%s)", s.Name, s.Read, render.Plural(s.Events, "event", "events")))
-	}
-	for _, n := range tl.Notes {
-		lines = append(lines, p.Paint(render.Bold, "note: ")+n)
-	}
-	return render.Lines(p.Out, lines...)
+	return repair.ReadTimeline(r)
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -90,12 +89,12 @@ func runGroupsWhy(ctx context.Context, g *Globals, cl *wire.Client, o groupsDesc
 		return err
 	}
 	v := views.GroupsWhyView{Sources: sources, Now: g.Now().Format(time.RFC3339Nano), WindowMs: o.why.window.Milliseconds(), NotFound: notFound,
-		ReadBoundBytes: 2 * o.why.limits.MaxBytes(), Groups: whyGroups(src, states, o.filter, cl != nil)}
+		ReadBoundBytes: 2 * o.why.limits.MaxBytes(), Groups: views.WhyGroups(src, states, o.filter, cl != nil)}
 	v.BytesRead = src.BytesRead
 	if err := g.Printer.Print(views.WhyOutput(&v)); err != nil {
 		return err
 	}
-	return whyExit(&v, notFound)
+	return views.WhyExit(&v, notFound)
 }
 
 // whySources reads the slot files and the marker queue and asks the
@@ -115,40 +114,4 @@ func whySources(ctx context.Context, g *Globals, cl *wire.Client, states []obser
 		stuck = tr.Stuck
 	}
 	return observe.WhyBlockerSources(ctx, observe.WhyReading{Layout: l, Assignment: a, Client: cl, Now: g.Now(), Limits: o.why.limits, Flags: g.GivenFlags(), Stuck: stuck}, states, g), nil
-}
-
-// whyGroups classifies every lagging partition of states.
-func whyGroups(src *observe.BlockerSources, states []observe.WhyState, filter inspect.DescribeFilter, live bool) []views.GroupWhy {
-	out := []views.GroupWhy{}
-	for _, st := range states {
-		gw := views.GroupWhy{Group: st.State.Group, State: st.GroupState, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.State.Group)}
-		if st.Members >= 0 {
-			m := st.Members
-			gw.Members = &m
-		}
-		for _, b := range src.Blockers(st.State, live, max(st.Members, 0)) {
-			if len(filter.Topics) == 0 || slices.Contains(filter.Topics, b.Topic) {
-				gw.Blockers = append(gw.Blockers, b)
-			}
-		}
-		out = append(out, gw)
-	}
-	views.CountWhy(out)
-	return out
-}
-
-// whyExit is exit 3 when a partition is blocked, an error for groups not
-// found.
-func whyExit(v *views.GroupsWhyView, notFound []string) error {
-	if len(notFound) > 0 {
-		return fmt.Errorf("group %s not found", quoteList(notFound))
-	}
-	n := 0
-	for _, gw := range v.Groups {
-		n += gw.Blocked
-	}
-	if n > 0 {
-		return exit.ProblemsFound("%d blocked partitions", n)
-	}
-	return nil
 }

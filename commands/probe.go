@@ -13,7 +13,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -95,42 +94,22 @@ func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
 		return fmt.Errorf("probe: %w", err)
 	}
 	o.owned = repair.CanaryOwner(*src.layout)
-	v, err := probeRounds(ctx, src.client, a, o)
+	in := exporter.ProbeInput{Assignment: a, Client: src.client, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
+	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
 	if err != nil {
 		return err
 	}
+	v := views.ProbeViewOf(reps, o.count)
 	if err := g.Printer.Print(views.ProbeOutput(v)); err != nil {
 		return err
 	}
 	for _, s := range exporter.SkippedCanaries(v.Probes) {
 		g.Notef("%s", render.Clean(s))
 	}
-	var failed []string
-	for _, b := range v.Brokers {
-		if !b.OK {
-			failed = append(failed, render.Clean(b.Broker)+" ("+b.FailedStep+")")
-		}
-	}
-	if len(failed) > 0 {
+	if failed := views.ProbeFailed(v); len(failed) > 0 {
 		what := render.Plural(len(failed), "broker", "brokers")
 		g.Warnf("%s failed the probe: %s", what, strings.Join(failed, ", "))
 		return exit.ProblemsFound("%s failed the probe", what)
 	}
 	return nil
-}
-
-// probeRounds probes o.count times, o.interval apart (exporter.ProbeRounds),
-// and folds the rounds into one line per broker.
-func probeRounds(ctx context.Context, cl *wire.Client, a *volume.Assignment, o probeOptions) (views.ProbeView, error) {
-	in := exporter.ProbeInput{Assignment: a, Client: cl, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
-	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
-	v := views.ProbeView{Rounds: o.count, Probes: reps}
-	if len(reps) > 0 {
-		v.Topic = reps[len(reps)-1].Topic
-	}
-	if err != nil {
-		return v, err
-	}
-	v.Brokers = exporter.ProbeStats(v.Probes)
-	return v, nil
 }

@@ -103,7 +103,7 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 		Snapshots: hist.Snapshots, Logs: logs, Groups: append(offsetGroups, inspect.ExactNames(o.groups)...),
 		Filter: o.groups, Since: o.since, Until: o.until, Placements: o.placements,
 	})
-	if err := g.Printer.Print(views.TraceOutput(views.TraceView{Sources: src, Trace: tr, Filters: traceFilters(o)})); err != nil {
+	if err := g.Printer.Print(views.TraceOutput(views.TraceView{Sources: src, Trace: tr, Filters: views.TraceFilters(o.groups, o.since, o.until)})); err != nil {
 		return err
 	}
 	if !g.HasVolume() && len(inspect.ExactNames(o.groups)) == 0 && len(hist.Snapshots) > 1 {
@@ -113,19 +113,4 @@ func runTakeoverTrace(_ context.Context, g *Globals, o takeoverTraceOptions) err
 		return &exit.CodedError{Code: exit.Error, Err: fmt.Errorf("%s could not be read (see the warnings above); the trace covers the rest", render.Plural(n, "input", "inputs"))}
 	}
 	return nil
-}
-
-// traceFilters names the filters applied, for the view.
-func traceFilters(o takeoverTraceOptions) []string {
-	var out []string
-	for _, gname := range o.groups {
-		out = append(out, "group "+gname)
-	}
-	if !o.since.IsZero() {
-		out = append(out, "since "+o.since.UTC().Format(time.RFC3339))
-	}
-	if !o.until.IsZero() {
-		out = append(out, "until "+o.until.UTC().Format(time.RFC3339))
-	}
-	return out
 }

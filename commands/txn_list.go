@@ -2,10 +2,7 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,8 +10,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -39,22 +36,6 @@ func init() {
 			}
 		},
 	})
-}
-
-// loadTxnRows reads the slots and builds every row.
-func loadTxnRows(g *Globals, l volume.Layout, now time.Time) ([]inspect.TxnRow, []volume.Finding) {
-	slots, fs, errs := volume.ReadTxnState(l)
-	g.WarnFindings(fs)
-	var bad []volume.Finding
-	for _, fe := range errs {
-		bad = append(bad, volume.Finding{Severity: volume.SevError, Code: volume.CodeTxnCorrupt, Path: fe.Path, Message: fe.Problem})
-		g.Warnf("%s: %s", fe.Path, fe.Problem)
-	}
-	a := offlineAssignment(g, l)
-	rows := inspect.BuildTxnRows(slots, a, now)
-	pl, _, _ := volume.ReadPlumbing(l, now) // volume check reports its problems
-	inspect.MarkFinished(rows, pl, l.WithGeneration().Gen)
-	return rows, bad
 }
 
 // txnOptions is 'txn list' or 'txn describe' after flag parsing.
@@ -91,47 +72,23 @@ func runTxn(_ context.Context, g *Globals, o txnOptions) error {
 	if err != nil {
 		return err
 	}
-	all, bad := loadTxnRows(g, l, o.now)
+	assignment := func() *volume.Assignment { return offlineAssignment(g, l) }
+	all, bad := observe.TxnRows(l, assignment, o.now, g)
 	rows := inspect.FilterTxns(all, o.filter)
 	if o.describe || o.filter.Hanging {
-		addTxnHolds(g, l, rows, o.now)
+		observe.AddTxnHolds(l, assignment, rows, o.now, g.GivenFlags(), g)
 	}
 	v := views.TxnListView{TxnStateDir: l.TxnStatePath(), Now: o.now.Format(time.RFC3339Nano), Total: len(all), Shown: len(rows), Transactions: rows, UnreadableSlots: bad}
-	v.NotFound = txnNotFound(o.filter.IDs, rows)
+	v.NotFound = views.TxnNotFound(o.filter.IDs, rows)
 	if err := g.Printer.Print(views.TxnOutput(&v, views.TxnShow{Describe: o.describe, Hanging: o.filter.Hanging, Assumes: l.WithGeneration().Gen.Assumes()})); err != nil {
 		return err
 	}
 	if len(v.NotFound) > 0 {
-		return txnNotFoundError(v.NotFound, bad)
+		return views.TxnNotFoundError(v.NotFound, bad)
 	}
 	// describe only cares about the slots of the ids asked for.
 	if len(bad) > 0 && !o.describe {
 		return fmt.Errorf("%s could not be decoded; their transactions are missing above (run 'kaasctl volume check')", render.Plural(len(bad), "slot file", "slot files"))
 	}
 	return nil
-}
-
-// txnNotFound is the ids asked for that no row has.
-func txnNotFound(ids []string, rows []inspect.TxnRow) []string {
-	var out []string
-	for _, id := range ids {
-		if !slices.ContainsFunc(rows, func(r inspect.TxnRow) bool { return r.ID == id }) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// txnNotFoundError names the ids not found, the slot kaas would read for
-// each, and an undecodable slot file that may hold one.
-func txnNotFoundError(notFound []string, bad []volume.Finding) error {
-	msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", quoteList(notFound), views.ExpectedSlots(notFound))
-	for _, id := range notFound {
-		for _, b := range bad {
-			if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
-				msg += fmt.Sprintf("; %s could not be decoded, so %q may be in it", b.Path, id)
-			}
-		}
-	}
-	return errors.New(msg)
 }

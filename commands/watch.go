@@ -2,19 +2,14 @@ package commands
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/internal/watchrun"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -102,23 +97,19 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	var journal *watch.Journal
-	if o.journal != "" {
-		if w, err := watch.CheckJournalDir(o.journal, layout.DataDir); err != nil {
-			return exit.Refusedf("%v", err)
-		} else if w != "" {
-			g.Warnf("%s", w)
-		}
-		journal = &watch.Journal{Dir: o.journal}
+	journal, err := watchrun.AssignmentJournal(o.journal, layout.DataDir, g)
+	if err != nil {
+		return err
 	}
 	extra := inspect.ExactNames(o.groups)
 	groupsFor := func(a *volume.Assignment) []string {
 		return inspect.UnionGroups(a, nil, append(offsetFileGroups(g), extra...))
 	}
 	if o.once {
-		return watchOnce(g, path, journal, groupsFor, o.groups)
+		return watchrun.Once(watchEnv(g), path, journal, groupsFor, o.groups)
 	}
-	return followAssignment(ctx, g, o, path, journal, groupsFor)
+	return watchrun.FollowAssignment(ctx, watchEnv(g), watchrun.FollowOptions{Path: path, PollInterval: o.pollInterval, PollOnly: o.pollOnly,
+		Mode: watchMode(o), Count: o.count, Groups: o.groups}, journal, groupsFor)
 }
 
 // watchedAssignment is the file to follow: --assignment, or the volume's
@@ -149,16 +140,6 @@ func watchMode(o watchOptions) string {
 	return "fsnotify + poll every " + o.pollInterval.String()
 }
 
-// volumeNotThereYet reports whether resolving the volume failed only
-// because its directories do not exist yet.
-func volumeNotThereYet(err error) bool {
-	var fe *volume.FileError
-	if !errors.As(err, &fe) {
-		return false
-	}
-	return strings.Contains(fe.Problem, "does not exist") || strings.Contains(fe.Problem, "holds neither")
-}
-
 // watchContext ends on Ctrl-C, SIGTERM or after timeout (0: none).
 func watchContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if ctx == nil {
@@ -173,62 +154,7 @@ func watchContext(ctx context.Context, timeout time.Duration) (context.Context, 
 }
 
 // layoutOrWait resolves the volume; a cluster not created yet is waited
-// for (without --once), as the watch waits for a missing assignment.json
-// (its help promises to retry).
+// for (without --once; watchrun.LayoutOrWait).
 func layoutOrWait(ctx context.Context, g *Globals, o watchOptions) (volume.Layout, error) {
-	l, err := g.Layout()
-	if err != nil && !o.once && volumeNotThereYet(err) {
-		g.Notef("%v; waiting for it to appear (Ctrl-C to stop)", err)
-		if l, err = waitForVolume(ctx, g, o.pollInterval); err == nil {
-			g.Notef("the volume appeared: cluster dir %s", l.ClusterDir)
-		}
-	}
-	return l, err
-}
-
-// waitForVolume resolves the volume every interval until it exists (or
-// ctx ends: then the last error).
-func waitForVolume(ctx context.Context, g *Globals, interval time.Duration) (volume.Layout, error) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			l, err := g.Layout()
-			if err == nil {
-				return l, nil
-			}
-			return l, fmt.Errorf("%w (the watch ended before the volume appeared)", err)
-		case <-tick.C:
-			l, err := g.Layout()
-			if err == nil || !volumeNotThereYet(err) {
-				return l, err
-			}
-		}
-	}
-}
-
-// watchOnce prints the current version's summary (and journals it).
-func watchOnce(g *Globals, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
-	data, _, err := safefs.Read(path, true, 0)
-	if err != nil {
-		return &volume.FileError{Path: path, Problem: safefs.Problem(err)}
-	}
-	a, fs, err := volume.ParseAssignment(path, data)
-	if err != nil {
-		return err
-	}
-	g.WarnFindings(fs)
-	view := views.WatchOnceView{Path: path}
-	if journal != nil {
-		if view.Journal, err = journal.Write(a.ControllerEpoch, a.AssignmentVersion, data, sha256.Sum256(data)); err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
-	}
-	groups := inspect.MatchingGroups(groupsFor(a), filter)
-	step := inspect.NextStep(nil, nil, a, groups, filter, g.Now())
-	placements := inspect.PlacementsAt(step.State, groups)
-	view.Version, view.KnownGroups = step.Version, len(groups)
-	view.Coordinators = inspect.CoordinatorCounts(placements, step.Version.Brokers)
-	return g.Printer.Print(views.WatchOnceOutput(view, placements))
+	return watchrun.LayoutOrWait(ctx, g.Layout, g, o.once, o.pollInterval)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -103,4 +105,83 @@ func FetchHealth(ctx context.Context, base string) (*HealthDocument, error) {
 		return nil, fmt.Errorf("exporter %s: not a kaasctl exporter health document: %v", u, err)
 	}
 	return &doc, nil
+}
+
+// ObserveForecasts observes groups (the volume when l is set, and the
+// brokers) four times over window and returns each group's forecast.
+func ObserveForecasts(ctx context.Context, l *volume.Layout, cl *wire.Client, groups []string, window time.Duration, g render.Notes) map[string]*inspect.GroupForecast {
+	only := make(map[string]bool, len(groups))
+	for _, n := range groups {
+		only[n] = true
+	}
+	src := &observe.Source{Client: cl, Only: only}
+	if l != nil {
+		wl := l.WithGeneration()
+		src.Layout = &wl
+	}
+	interval := window / (inspect.MinForecastSamples)
+	out := map[string]*inspect.GroupForecast{}
+	healths, _ := ObserveHealth(ctx, src, window, interval, inspect.HealthOptions{}, nil, g)
+	for _, h := range healths {
+		out[h.Group] = h.Forecast()
+	}
+	return out
+}
+
+// ObserveNamedHealth is groups health's observation: src's groups over
+// window (the groups named observed whatever src's cap), with the
+// membership window memberWindow gives for the volume's generation.
+func ObserveNamedHealth(ctx context.Context, src *observe.Source, names []string, window, interval time.Duration, memberWindow func(volume.GenerationInfo) inspect.MemberWindow, g render.Notes) ([]inspect.GroupHealth, inspect.HealthCoverage) {
+	OnlyNamed(src, names) // observe the groups named, whatever --max-groups
+	var gi volume.GenerationInfo
+	if src.Layout != nil {
+		gi = src.Layout.WithGeneration().Gen
+	}
+	mw := memberWindow(gi)
+	return ObserveHealth(ctx, src, window, interval, inspect.HealthOptionsFor(src.Gen(), 0), &mw, g)
+}
+
+// OnlyNamed has src observe the groups named, whatever its cap (none
+// named: every group).
+func OnlyNamed(src *observe.Source, names []string) {
+	if len(names) > 0 {
+		src.Only = map[string]bool{}
+		for _, n := range names {
+			src.Only[n] = true
+		}
+	}
+}
+
+// ExplainObservation is what groups explain observed: each group's health
+// (a running exporter's when one was asked), the last refresh and what it
+// covered, the assignment of every refresh (for the coordinator moves),
+// and the exporter's document (nil: observed here).
+type ExplainObservation struct {
+	Healths  []inspect.GroupHealth
+	Last     *observe.Observation
+	Seen     []*volume.Assignment
+	Cover    inspect.HealthCoverage
+	Exporter *HealthDocument
+}
+
+// ObserveExplain observes src over window every interval, or once when
+// the conditions and forecasts come from the exporter at exporterURL
+// ("": none).
+func ObserveExplain(ctx context.Context, src *observe.Source, window, interval time.Duration, exporterURL string, g render.Notes) (ExplainObservation, error) {
+	if exporterURL != "" {
+		window = 0
+	}
+	var ob ExplainObservation
+	ob.Healths, ob.Last = ObserveWindow(ctx, src, window, interval, inspect.HealthOptionsFor(src.Gen(), 0), nil, func(o *observe.Observation) {
+		ob.Seen = append(ob.Seen, o.Assignment)
+	}, g)
+	ob.Cover = src.Coverage(ob.Last)
+	if exporterURL != "" {
+		doc, err := FetchHealth(ctx, exporterURL)
+		if err != nil {
+			return ob, err
+		}
+		ob.Healths, ob.Exporter = doc.Groups, doc
+	}
+	return ob, nil
 }

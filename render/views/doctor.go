@@ -15,6 +15,17 @@ type DoctorView struct {
 	Sources GroupsSourcesView `json:"sources"`
 }
 
+// Report finishes rep and shows its findings at minSeverity or above,
+// their fixes' commands with the run's flags (so they run as printed).
+func (v *DoctorView) Report(rep *inspect.DoctorReport, minSeverity volume.Severity, flags string) {
+	rep.Finish()
+	v.DoctorReport = *rep
+	v.Findings = rep.AtLeast(minSeverity)
+	for i := range v.Findings { // the fixes' commands run as printed
+		v.Findings[i].Fix = inspect.FixWithFlags(v.Findings[i].Fix, flags)
+	}
+}
+
 // DoctorOutput is the report: findings as a table, or in human form
 // grouped by severity with their fixes.
 func DoctorOutput(v *DoctorView) render.Output {

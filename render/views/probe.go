@@ -61,3 +61,26 @@ func probeLatency(s exporter.ProbeStepStat, count int) string {
 	}
 	return out
 }
+
+// ProbeViewOf folds the probe's rounds (exporter.ProbeRounds, count of
+// them) into one line per broker.
+func ProbeViewOf(reps []*exporter.ProbeReport, count int) ProbeView {
+	v := ProbeView{Rounds: count, Probes: reps}
+	if len(reps) > 0 {
+		v.Topic = reps[len(reps)-1].Topic
+	}
+	v.Brokers = exporter.ProbeStats(v.Probes)
+	return v
+}
+
+// ProbeFailed names each broker that failed the probe and the step it
+// failed at.
+func ProbeFailed(v ProbeView) []string {
+	var failed []string
+	for _, b := range v.Brokers {
+		if !b.OK {
+			failed = append(failed, render.Clean(b.Broker)+" ("+b.FailedStep+")")
+		}
+	}
+	return failed
+}

@@ -186,3 +186,19 @@ func placementSummary(ps []inspect.Placement) string {
 	}
 	return render.Plural(len(ps), "group", "groups") + " (" + strings.Join(parts, ", ") + ")"
 }
+
+// TraceFilters names the filters applied (takeover trace's --group,
+// --since, --until), for the view.
+func TraceFilters(groups []string, since, until time.Time) []string {
+	var out []string
+	for _, gname := range groups {
+		out = append(out, "group "+gname)
+	}
+	if !since.IsZero() {
+		out = append(out, "since "+since.UTC().Format(time.RFC3339))
+	}
+	if !until.IsZero() {
+		out = append(out, "until "+until.UTC().Format(time.RFC3339))
+	}
+	return out
+}

@@ -1,7 +1,9 @@
 package views
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,4 +183,29 @@ func timeoutCell(r inspect.TxnRow) string {
 		return ""
 	}
 	return inspect.FormatDurationMs(int64(r.TransactionTimeoutMs))
+}
+
+// TxnNotFound is the ids asked for that no row has.
+func TxnNotFound(ids []string, rows []inspect.TxnRow) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.ContainsFunc(rows, func(r inspect.TxnRow) bool { return r.ID == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TxnNotFoundError names the ids not found, the slot kaas would read for
+// each, and an undecodable slot file that may hold one.
+func TxnNotFoundError(notFound []string, bad []volume.Finding) error {
+	msg := fmt.Sprintf("transactional id %s not found in any slot file (kaas would look in %s)", inspect.QuoteList(notFound), ExpectedSlots(notFound))
+	for _, id := range notFound {
+		for _, b := range bad {
+			if filepath.Base(b.Path) == grouphash.TxnSlotFile(id) {
+				msg += fmt.Sprintf("; %s could not be decoded, so %q may be in it", b.Path, id)
+			}
+		}
+	}
+	return errors.New(msg)
 }

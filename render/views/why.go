@@ -2,10 +2,13 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -154,4 +157,40 @@ func crcWord(checked, valid bool) string {
 		return "CRC ok"
 	}
 	return "CRC MISMATCH"
+}
+
+// WhyGroups classifies every lagging partition of states.
+func WhyGroups(src *observe.BlockerSources, states []observe.WhyState, filter inspect.DescribeFilter, live bool) []GroupWhy {
+	out := []GroupWhy{}
+	for _, st := range states {
+		gw := GroupWhy{Group: st.State.Group, State: st.GroupState, Blockers: []inspect.PartitionBlocker{}, PendingTxnOffsets: src.PendingTxnOffsets(st.State.Group)}
+		if st.Members >= 0 {
+			m := st.Members
+			gw.Members = &m
+		}
+		for _, b := range src.Blockers(st.State, live, max(st.Members, 0)) {
+			if len(filter.Topics) == 0 || slices.Contains(filter.Topics, b.Topic) {
+				gw.Blockers = append(gw.Blockers, b)
+			}
+		}
+		out = append(out, gw)
+	}
+	CountWhy(out)
+	return out
+}
+
+// WhyExit is exit 3 when a partition is blocked, an error for groups not
+// found.
+func WhyExit(v *GroupsWhyView, notFound []string) error {
+	if len(notFound) > 0 {
+		return fmt.Errorf("group %s not found", inspect.QuoteList(notFound))
+	}
+	n := 0
+	for _, gw := range v.Groups {
+		n += gw.Blocked
+	}
+	if n > 0 {
+		return exit.ProblemsFound("%d blocked partitions", n)
+	}
+	return nil
 }

@@ -1,8 +1,9 @@
-package commands
+package watchrun
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -15,7 +16,7 @@ import (
 // is journaled, compared with the previous one (inspect.AssignmentFollower)
 // and printed.
 type assignmentWatch struct {
-	g         *Globals
+	env       Env
 	path      string
 	max       int // --count
 	journal   *watch.Journal
@@ -27,16 +28,30 @@ type assignmentWatch struct {
 	journalFailures int
 }
 
-// followAssignment follows path until ctx ends or --count versions.
-func followAssignment(ctx context.Context, g *Globals, o watchOptions, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string) error {
-	g.Notef("watching %s (%s); Ctrl-C to stop", path, watchMode(o))
+// FollowOptions are how watch follows assignment.json: the file, how
+// often it polls (and whether fsnotify is off; Mode words it), at most
+// Count versions (0: no limit), only these groups (names or globs).
+type FollowOptions struct {
+	Path         string
+	PollInterval time.Duration
+	PollOnly     bool
+	Mode         string
+	Count        int
+	Groups       []string
+}
+
+// FollowAssignment follows o.Path until ctx ends or o.Count versions
+// (journal nil: none; groupsFor: the groups of a version).
+func FollowAssignment(ctx context.Context, env Env, o FollowOptions, journal *watch.Journal, groupsFor func(*volume.Assignment) []string) error {
+	path := o.Path
+	env.Notes.Notef("watching %s (%s); Ctrl-C to stop", path, o.Mode)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	w := &assignmentWatch{g: g, path: path, max: o.count, journal: journal, groupsFor: groupsFor,
-		follow: inspect.AssignmentFollower{Path: path, Filter: o.groups}}
-	w.out = views.NewWatchOut(g.Printer, views.WatchCSVHeader, stop)
+	w := &assignmentWatch{env: env, path: path, max: o.Count, journal: journal, groupsFor: groupsFor,
+		follow: inspect.AssignmentFollower{Path: path, Filter: o.Groups}}
+	w.out = views.NewWatchOut(env.Printer, views.WatchCSVHeader, stop)
 	err := watch.Run(ctx, watch.Options{
-		Path: path, PollInterval: o.pollInterval, PollOnly: o.pollOnly, Now: g.Now,
+		Path: path, PollInterval: o.PollInterval, PollOnly: o.PollOnly, Now: env.Now,
 		OnVersion: func(v watch.Version) {
 			w.onVersion(v)
 			if w.max > 0 && len(w.follow.Versions) >= w.max {
@@ -63,20 +78,20 @@ func followAssignment(ctx context.Context, g *Globals, o watchOptions, path stri
 
 func (w *assignmentWatch) onProblem(msg string, ok bool) {
 	if ok {
-		w.g.Notef("%s is readable again", w.path)
+		w.env.Notes.Notef("%s is readable again", w.path)
 		return
 	}
 	w.problems = append(w.problems, msg)
-	w.g.Warnf("%s", msg)
+	w.env.Notes.Warnf("%s", msg)
 }
 
 func (w *assignmentWatch) onVersion(v watch.Version) {
-	a, g := v.Assignment, w.g
+	a, g := v.Assignment, w.env.Notes
 	if w.journal != nil {
 		if jp, err := w.journal.Write(a.ControllerEpoch, a.AssignmentVersion, v.Raw, v.Digest); err != nil {
 			w.journalFailures++
 			g.Warnf("journal: %v (version epoch %d v%d not saved)", err, a.ControllerEpoch, a.AssignmentVersion)
-		} else if !g.Quiet {
+		} else if !w.env.Quiet {
 			g.Notef("journal: %s", jp)
 		}
 	}
@@ -84,7 +99,7 @@ func (w *assignmentWatch) onVersion(v watch.Version) {
 	for _, warning := range fv.Warnings {
 		g.Warnf("%s", warning)
 	}
-	if fv.Version.MissingBefore > 0 && g.Printer.Format != render.Table && g.Printer.Format != render.Wide {
+	if f := w.env.Printer.Format; fv.Version.MissingBefore > 0 && f != render.Table && f != render.Wide {
 		g.Warnf("%s", fv.Version.Gap) // the table names it on the version's line
 	}
 	w.out.Version(fv)
