@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // helpTopics are the pages of 'kaasctl help TOPIC'. Other files add
@@ -34,7 +35,7 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", exitCodesHelp)
+	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", views.ExitCodesHelp)
 	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 

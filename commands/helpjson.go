@@ -52,7 +52,7 @@ func helpJSONRequest(app *cli.App, args []string) ([]string, bool) {
 // when empty).
 func printHelpJSON(app *cli.App, w io.Writer, path []string) error {
 	t := views.HelpTree{Name: app.Name, Version: app.Version, Usage: app.Usage, Description: app.Description,
-		Path: strings.Join(path, " "), ExitCodes: exitCodeDocs, OutputFormats: outputFormatDocs(), Environment: helpEnvironment()}
+		Path: strings.Join(path, " "), ExitCodes: views.ExitCodeDocs, OutputFormats: outputFormatDocs(), Environment: helpEnvironment()}
 	cmds := app.Commands
 	var parents []string
 	for _, name := range path {
@@ -96,7 +96,7 @@ func helpCommand(c *cli.Command, parents []string) views.HelpCommand {
 		}
 	}
 	if hc.Runnable {
-		hc.ExitCodes = exitCodesOf(path)
+		hc.ExitCodes = views.ExitCodesOf(path)
 	}
 	for _, s := range c.Subcommands {
 		if s.Name == "help" {
