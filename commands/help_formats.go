@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,16 +19,7 @@ func init() {
 // formatsIntro is the start of 'help formats', also printed before one
 // command's fields.
 func formatsIntro() string {
-	return helptext.Page("formats-intro", helptext.Vars{"formats": formatLines()})
-}
-
-// formatLines lists each -o format with what it is.
-func formatLines() string {
-	var b strings.Builder
-	for _, f := range render.Formats {
-		fmt.Fprintf(&b, "  %-5s  %s\n", f, formatDescriptions[f])
-	}
-	return b.String()
+	return helptext.Page("formats-intro", helptext.Vars{"formats": views.FormatLines()})
 }
 
 func helpFormats() string {

@@ -52,7 +52,7 @@ func helpJSONRequest(app *cli.App, args []string) ([]string, bool) {
 // when empty).
 func printHelpJSON(app *cli.App, w io.Writer, path []string) error {
 	t := views.HelpTree{Name: app.Name, Version: app.Version, Usage: app.Usage, Description: app.Description,
-		Path: strings.Join(path, " "), ExitCodes: views.ExitCodeDocs, OutputFormats: outputFormatDocs(), Environment: helpEnvironment()}
+		Path: strings.Join(path, " "), ExitCodes: views.ExitCodeDocs, OutputFormats: views.OutputFormatDocs(), Environment: helpEnvironment()}
 	cmds := app.Commands
 	var parents []string
 	for _, name := range path {
@@ -113,7 +113,7 @@ func helpFlag(f cli.Flag, common bool) views.HelpFlag {
 	hf := views.HelpFlag{Name: names[0], Aliases: slices.Clone(names[1:]), Type: flagTypeName(f), Common: common, Env: []string{}}
 	if d, ok := f.(cli.DocGenerationFlag); ok {
 		hf.TakesValue = d.TakesValue()
-		hf.Placeholder, hf.Usage = unquoteUsage(d.GetUsage())
+		hf.Placeholder, hf.Usage = views.UnquoteUsage(d.GetUsage())
 		hf.Default = flagDefault(f, d)
 		hf.Env = append(hf.Env, d.GetEnvVars()...)
 	}
@@ -224,7 +224,7 @@ func helpEnvironment() []views.HelpEnv {
 		for _, e := range settings[name].env {
 			usage := ""
 			if d, ok := f.(cli.DocGenerationFlag); ok {
-				_, usage = unquoteUsage(d.GetUsage())
+				_, usage = views.UnquoteUsage(d.GetUsage())
 			}
 			out = append(out, views.HelpEnv{Name: e, Flag: name, Usage: usage})
 		}
@@ -249,39 +249,4 @@ func helpDocuments(path string) []views.HelpDocument {
 		}
 	}
 	return out
-}
-
-// outputFormatDocs are the -o formats.
-func outputFormatDocs() []views.OutputFormatDoc {
-	out := make([]views.OutputFormatDoc, 0, len(render.Formats))
-	for _, f := range render.Formats {
-		out = append(out, views.OutputFormatDoc{Name: string(f), Description: formatDescriptions[f], Machine: f.Machine()})
-	}
-	return out
-}
-
-// formatDescriptions say what each -o format is ('help formats' prints
-// them too).
-var formatDescriptions = map[render.Format]string{
-	render.Table: "for people: boxed on a terminal, aligned plain text when piped (easy to grep/cut)",
-	render.Wide:  "the table with more columns",
-	render.JSON:  "one JSON document; camelCase field names, [] rather than null for lists",
-	render.JSONL: "one JSON object per line (streams: whois --stdin, watch)",
-	render.YAML:  "the JSON document as YAML (same field names and order)",
-	render.CSV:   "every column of the wide table, with a header row",
-}
-
-// unquoteUsage splits a flag's usage as urfave/cli's help does: the first
-// `quoted` word is the value's placeholder, shown without its quotes.
-func unquoteUsage(usage string) (placeholder, text string) {
-	i := strings.IndexByte(usage, '`')
-	if i < 0 {
-		return "", usage
-	}
-	j := strings.IndexByte(usage[i+1:], '`')
-	if j < 0 {
-		return "", usage
-	}
-	name := usage[i+1 : i+1+j]
-	return name, usage[:i] + name + usage[i+2+j:]
 }

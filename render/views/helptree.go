@@ -154,3 +154,18 @@ func wrapText(s string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// UnquoteUsage splits a flag's usage as urfave/cli's help does: the first
+// `quoted` word is the value's placeholder, shown without its quotes.
+func UnquoteUsage(usage string) (placeholder, text string) {
+	i := strings.IndexByte(usage, '`')
+	if i < 0 {
+		return "", usage
+	}
+	j := strings.IndexByte(usage[i+1:], '`')
+	if j < 0 {
+		return "", usage
+	}
+	name := usage[i+1 : i+1+j]
+	return name, usage[:i] + name + usage[i+2+j:]
+}
