@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +105,7 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	defer stop()
 	if o.http == "" && o.listener == nil {
 		g.Notef("mcp: serving %d tools on stdin/stdout (%s)", len(tools), g.Generation().Short())
-		return srv.ServeIO(ctx, io.NopCloser(g.IO.In), nopWriteCloser{g.IO.Out})
+		return srv.ServeIO(ctx, io.NopCloser(g.IO.In), mcpserver.NopWriteCloser{Writer: g.IO.Out})
 	}
 	ln := o.listener
 	if ln == nil {
@@ -122,10 +121,6 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 const mcpInstructions = "kaasctl answers questions about the consumer groups of a kaas cluster (a Kafka-compatible broker " +
 	"whose state is JSON files on a shared volume). Start with groups_explain: one verdict per group with the next " +
 	"command to run. Every tool is read-only; a write is offered as a plan (the *_plan tools) with the command a person runs."
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpLog is where the call log goes: --log-file (appended, never through
 // a link), else stderr.
@@ -159,16 +154,7 @@ func mcpRedactor(g *Globals) func(string) string {
 	if envName != "" && !wire.ConventionalEnvName(envName) {
 		secrets = append(secrets, envName)
 	}
-	return func(s string) string {
-		for _, sec := range secrets {
-			s = strings.ReplaceAll(s, sec, "********")
-			if q, _ := json.Marshal(sec); len(q) > 2 {
-				s = strings.ReplaceAll(s, string(q[1:len(q)-1]), "********")
-			}
-			s = strings.ReplaceAll(s, render.ShellQuote(sec), "********")
-		}
-		return s
-	}
+	return mcpserver.Redactor(secrets, render.ShellQuote)
 }
 
 // errMCPWrite refuses a write through the MCP server.
@@ -208,7 +194,7 @@ func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.Raw
 		if err := json.Unmarshal(raw, in.Interface()); err != nil {
 			return mcpserver.Result{}, exit.UsageErrorf("arguments: %v", err)
 		}
-		args := mcpArgs(in.Elem())
+		args := mcpserver.Args(in.Elem())
 		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
 			args = append(args, "--journal", o.journal)
 		}
@@ -221,40 +207,9 @@ func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.Raw
 		if err == nil {
 			err = t.run(ctx, gc, c)
 		}
-		return mcpResult(g, t, args, stdout.Bytes(), stderr.String(), err)
+		return mcpserver.ResultOf(mcpserver.Call{Tool: t.name, Path: t.path, Command: mcpCommandLine(g, t.path, args), Plan: t.plan},
+			stdout.Bytes(), stderr.String(), err)
 	}
-}
-
-// mcpResult is a call's result: the document and how the command ended,
-// or its error (with the notes it wrote).
-func mcpResult(g *Globals, t mcpTool, args []string, doc []byte, notes string, err error) (mcpserver.Result, error) {
-	code := exit.Code(err)
-	if err != nil && code != exit.Problems {
-		if n := strings.TrimSpace(notes); n != "" {
-			err = &exit.CodedError{Code: code, Err: fmt.Errorf("%w\n%s", err, n)}
-		}
-		return mcpserver.Result{}, err
-	}
-	if !json.Valid(doc) {
-		return mcpserver.Result{}, fmt.Errorf("%s printed no JSON document", t.path)
-	}
-	out := mcpserver.Output{Tool: t.name, Command: mcpCommandLine(g, t.path, args), ExitCode: code, Outcome: mcpserver.Outcome(code),
-		Notes: noteLines(notes), Result: json.RawMessage(bytes.TrimSpace(doc))}
-	if t.plan {
-		out.Execute = out.Command + " --execute"
-	}
-	return mcpserver.Result{Structured: out, ExitCode: code}, nil
-}
-
-// noteLines are the lines a command wrote on stderr.
-func noteLines(s string) []string {
-	out := []string{}
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // mcpCommandLine is the command line a call stands for.
@@ -276,47 +231,6 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 	c.Printer = &render.Printer{Format: render.JSON, Out: out, Err: errw}
 	c.Printer.Generation = c.generationDoc
 	return &c
-}
-
-// mcpArgs are the flags and arguments a tool's typed arguments stand for.
-func mcpArgs(v reflect.Value) []string {
-	var flags, pos []string
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		name, isFlag := f.Tag.Lookup("flag")
-		_, isArg := f.Tag.Lookup("arg")
-		var vals []string
-		switch fv.Kind() {
-		case reflect.Bool:
-			if fv.Bool() {
-				flags = append(flags, "--"+name)
-			}
-			continue
-		case reflect.Int:
-			if fv.Int() != 0 {
-				vals = []string{strconv.FormatInt(fv.Int(), 10)}
-			}
-		case reflect.String:
-			if fv.String() != "" {
-				vals = []string{fv.String()}
-			}
-		case reflect.Slice:
-			vals = fv.Interface().([]string)
-		}
-		for _, val := range vals {
-			switch {
-			case isArg:
-				pos = append(pos, val)
-			case isFlag:
-				flags = append(flags, "--"+name+"="+val)
-			}
-		}
-	}
-	if len(pos) > 0 {
-		flags = append(append(flags, "--"), pos...)
-	}
-	return flags
 }
 
 // mcpFitsCall refuses an observation window that cannot end within the

@@ -21,6 +21,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 )
 
@@ -380,7 +381,7 @@ func FuzzMCPToolArguments(f *testing.F) {
 			if json.Unmarshal([]byte(raw), in.Interface()) != nil {
 				continue
 			}
-			args := mcpArgs(in.Elem())
+			args := mcpserver.Args(in.Elem())
 			declared := map[string]bool{}
 			for i := range in.Elem().NumField() {
 				if n, ok := in.Elem().Type().Field(i).Tag.Lookup("flag"); ok {
