@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helpjson"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -99,8 +100,8 @@ func prepare(cmd *cli.Command, parents []string) {
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
 	var err error
-	if path, ok := helpJSONRequest(app, args); ok {
-		err = printHelpJSON(app, ios.Out, path)
+	if path, ok := helpjson.Request(app, args); ok {
+		err = helpTreeSource().Write(app, ios.Out, path)
 	} else if path, ok := completion.HelpRequest(app.Commands, args); ok {
 		err = showHelp(app, path)
 	} else {
