@@ -38,7 +38,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	app.CustomAppHelpTemplate = cli.AppHelpTemplate + helpTopicsSection()
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return unknownCommand(c.Args().First(), "", c.App.Commands)
+			return completion.UnknownCommand(c.Args().First(), "", c.App.Commands)
 		}
 		return cli.ShowAppHelp(c)
 	}
@@ -64,7 +64,7 @@ func prepare(cmd *cli.Command, parents []string) {
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
-				return unknownCommand(c.Args().First(), name, c.Command.Subcommands)
+				return completion.UnknownCommand(c.Args().First(), name, c.Command.Subcommands)
 			}
 			return cli.ShowSubcommandHelp(c)
 		}

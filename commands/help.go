@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/completion"
-	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -60,23 +59,9 @@ func newHelpCmd() *cli.Command {
 				fmt.Fprint(c.App.Writer, t.Gen())
 				return nil
 			}
-			cmds := c.App.Commands
-			var path []string
-			var cmd *cli.Command
-			for _, a := range args {
-				cmd = completion.FindCommand(cmds, a)
-				if cmd == nil {
-					cands := completion.CommandNames(cmds)
-					if len(path) == 0 {
-						cands = append(cands, topicNames()...)
-					}
-					if s := completion.Suggest(a, cands); s != "" {
-						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
-					}
-					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))
-				}
-				path = append(path, cmd.Name)
-				cmds = cmd.Subcommands
+			path, err := completion.HelpPath(c.App.Commands, args, topicNames())
+			if err != nil {
+				return err
 			}
 			// Re-run the command with --help so urfave prints its page with
 			// the right lineage.
