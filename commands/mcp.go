@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -198,7 +197,7 @@ func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.Raw
 		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
 			args = append(args, "--journal", o.journal)
 		}
-		if err := mcpFitsCall(args, o.callTimeout); err != nil {
+		if err := mcpserver.FitsCall(args, o.callTimeout, when.ParseDuration); err != nil {
 			return mcpserver.Result{}, err
 		}
 		var stdout, stderr bytes.Buffer
@@ -233,22 +232,6 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 	return &c
 }
 
-// mcpFitsCall refuses an observation window that cannot end within the
-// call's bound.
-func mcpFitsCall(args []string, bound time.Duration) error {
-	for _, a := range args {
-		for _, name := range mcpWindowFlags {
-			if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-				d, err := when.ParseDuration(v)
-				if err == nil && d+mcpCallMargin > bound {
-					return exit.UsageErrorf("--%s %s does not fit in the call's bound of %s (kaasctl mcp --call-timeout), with %s to spare", name, v, bound, mcpCallMargin)
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // mcpCommand is a fresh command at path, prepared as the app prepares it
 // (its common flags attached).
 func mcpCommand(path string) *cli.Command {
@@ -281,24 +264,12 @@ func slicesContainsFlag(fs []cli.Flag, name string) bool {
 }
 
 // mcpContext is the command-line context a command's parse reads: the
-// command at path with args parsed by its flags.
+// command at path with args parsed by its flags (mcpserver.Context).
 func mcpContext(path string, args []string, g *Globals) (*cli.Context, error) {
 	cmd := mcpCommand(path)
 	if cmd == nil {
 		return nil, fmt.Errorf("mcp: no command %q", path)
 	}
-	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range cmd.Flags {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
-	if err := set.Parse(args); err != nil {
-		return nil, exit.UsageErrorf("%v", err)
-	}
 	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO}}
-	c := cli.NewContext(app, set, nil)
-	c.Command = cmd
-	return c, nil
+	return mcpserver.Context(app, cmd, args)
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/when"
 )
 
 // mcpToolCalls are one call of every tool against the sandbox's groups.
@@ -397,7 +398,7 @@ func FuzzMCPToolArguments(f *testing.F) {
 					t.Fatalf("%s: argument %d %q of %q is not a declared flag", tool.name, i, a, args)
 				}
 			}
-			_ = mcpFitsCall(args, time.Minute)
+			_ = mcpserver.FitsCall(args, time.Minute, when.ParseDuration)
 			if c, err := mcpContext(tool.path, args, &Globals{IO: &IOStreams{}}); err == nil && c.Bool("execute") {
 				t.Fatalf("%s: %q parses as --execute", tool.name, args)
 			}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -97,9 +96,3 @@ func mcpTools() []mcpTool {
 			"volume repair", mcpserver.VolumeRepairInput{}, repair.RepairReport{}, nil, true, bindPlan(parseVolumeRepair, func(o volumeRepairOptions) bool { return !o.execute }, runVolumeRepair)},
 	}
 }
-
-// mcpWindowFlags are the flags whose duration a call must fit in.
-var mcpWindowFlags = []string{"window", "drain-window"}
-
-// mcpCallMargin is the time a call needs besides its observation window.
-const mcpCallMargin = 15 * time.Second

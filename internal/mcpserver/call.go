@@ -3,11 +3,15 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
@@ -116,3 +120,43 @@ func Redactor(secrets []string, quote func(string) string) func(string) string {
 type NopWriteCloser struct{ io.Writer }
 
 func (NopWriteCloser) Close() error { return nil }
+
+// FitsCall refuses an observation window that cannot end within the
+// call's bound (parse reads a window flag's duration).
+func FitsCall(args []string, bound time.Duration, parse func(string) (time.Duration, error)) error {
+	for _, a := range args {
+		for _, name := range WindowFlags {
+			if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+				d, err := parse(v)
+				if err == nil && d+CallMargin > bound {
+					return exit.UsageErrorf("--%s %s does not fit in the call's bound of %s (kaasctl mcp --call-timeout), with %s to spare", name, v, bound, CallMargin)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// WindowFlags are the flags whose duration a call must fit in.
+var WindowFlags = []string{"window", "drain-window"}
+
+// CallMargin is the time a call needs besides its observation window.
+const CallMargin = 15 * time.Second
+
+// Context is the command-line context a command's parse reads: cmd,
+// under app, with args parsed by its flags.
+func Context(app *cli.App, cmd *cli.Command, args []string) (*cli.Context, error) {
+	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range cmd.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	if err := set.Parse(args); err != nil {
+		return nil, exit.UsageErrorf("%v", err)
+	}
+	c := cli.NewContext(app, set, nil)
+	c.Command = cmd
+	return c, nil
+}
