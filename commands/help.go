@@ -71,14 +71,9 @@ func newHelpCmd() *cli.Command {
 }
 
 // helpTopicsSection ends the app's help page: every topic of 'kaasctl
-// help TOPIC' with its summary.
+// help TOPIC' with its summary (views.HelpTopicsSection).
 func helpTopicsSection() string {
-	var b strings.Builder
-	b.WriteString("\nHELP TOPICS (kaasctl help TOPIC; kaasctl help COMMAND for a command):\n")
-	for _, n := range topicNames() {
-		fmt.Fprintf(&b, "   %-12s %s\n", n, strings.NewReplacer("{{", "{ {", "}}", "} }").Replace(helpTopics[n].Summary))
-	}
-	return b.String()
+	return views.HelpTopicsSection(topicNames(), func(n string) string { return helpTopics[n].Summary })
 }
 
 func topicNames() []string {

@@ -169,3 +169,15 @@ func UnquoteUsage(usage string) (placeholder, text string) {
 	name := usage[i+1 : i+1+j]
 	return name, usage[:i] + name + usage[i+2+j:]
 }
+
+// HelpTopicsSection ends the app's help page: every topic of 'kaasctl
+// help TOPIC' (names, in order) with its summary; the page is a
+// template, so a summary's {{ and }} are spaced apart.
+func HelpTopicsSection(names []string, summary func(string) string) string {
+	var b strings.Builder
+	b.WriteString("\nHELP TOPICS (kaasctl help TOPIC; kaasctl help COMMAND for a command):\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "   %-12s %s\n", n, strings.NewReplacer("{{", "{ {", "}}", "} }").Replace(summary(n)))
+	}
+	return b.String()
+}
