@@ -30,22 +30,32 @@ func UnknownCommand(word, parent string, cmds []*cli.Command) error {
 // or the usage error for the first word that names no command (with the
 // closest command, or help topic for the first word, when one is near).
 func HelpPath(cmds []*cli.Command, args, topics []string) ([]string, error) {
-	var path []string
-	var cmd *cli.Command
+	path, bad, near, ok := WalkPath(cmds, args, topics)
+	if ok {
+		return path, nil
+	}
+	if near != "" {
+		return nil, exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, bad), " "), strings.Join(append(path, near), " "), strings.Join(topics, ", "))
+	}
+	return nil, exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, bad), " "), strings.Join(topics, ", "))
+}
+
+// WalkPath follows the words down the command tree: ok, the command path
+// they name; else the path up to the first word that names no command,
+// that word, and the closest name there (the commands, and top's names
+// for the first word; "" when none is near).
+func WalkPath(cmds []*cli.Command, args, top []string) (path []string, bad, near string, ok bool) {
 	for _, a := range args {
-		cmd = FindCommand(cmds, a)
+		cmd := FindCommand(cmds, a)
 		if cmd == nil {
 			cands := CommandNames(cmds)
 			if len(path) == 0 {
-				cands = append(cands, topics...)
+				cands = append(cands, top...)
 			}
-			if s := Suggest(a, cands); s != "" {
-				return nil, exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topics, ", "))
-			}
-			return nil, exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topics, ", "))
+			return path, a, Suggest(a, cands), false
 		}
 		path = append(path, cmd.Name)
 		cmds = cmd.Subcommands
 	}
-	return path, nil
+	return path, "", "", true
 }
