@@ -251,16 +251,7 @@ func mcpCommand(path string) *cli.Command {
 // mcpTakesFlag reports whether the command at path has the flag.
 func mcpTakesFlag(path, name string) bool {
 	c := mcpCommand(path)
-	return c != nil && slicesContainsFlag(c.Flags, name)
-}
-
-func slicesContainsFlag(fs []cli.Flag, name string) bool {
-	for _, f := range fs {
-		if completion.HasFlagName(f, name) {
-			return true
-		}
-	}
-	return false
+	return c != nil && completion.HasFlag(c.Flags, name)
 }
 
 // mcpContext is the command-line context a command's parse reads: the

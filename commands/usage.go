@@ -26,11 +26,4 @@ func dashed(name string) string { return completion.Dashed(name) }
 
 // isCommonFlag reports whether name (without dashes) is one of the flags
 // commonFlags attaches to every command.
-func isCommonFlag(name string) bool {
-	for _, f := range commonFlags() {
-		if completion.HasFlagName(f, name) {
-			return true
-		}
-	}
-	return false
-}
+func isCommonFlag(name string) bool { return completion.HasFlag(commonFlags(), name) }

@@ -72,6 +72,16 @@ func FlagName(f cli.Flag) string { return FlagNames(f)[0] }
 // HasFlagName reports whether name is one of f's names.
 func HasFlagName(f cli.Flag, name string) bool { return slices.Contains(FlagNames(f), name) }
 
+// HasFlag reports whether name is one of the names of one of fs.
+func HasFlag(fs []cli.Flag, name string) bool {
+	for _, f := range fs {
+		if HasFlagName(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // Suggest returns the candidate closest to typed, or "" when none is close
 // enough to be a likely typo: at most one edit (insert, delete, substitute
 // or swap two neighbours) per three characters, and at least one.
