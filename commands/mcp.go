@@ -235,17 +235,11 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 // mcpCommand is a fresh command at path, prepared as the app prepares it
 // (its common flags attached).
 func mcpCommand(path string) *cli.Command {
-	for _, c := range buildCommands() {
+	cmds := buildCommands()
+	for _, c := range cmds {
 		prepare(c, nil)
-		for cur, rest := c, strings.Fields(path); len(rest) > 0 && cur != nil && cur.HasName(rest[0]); {
-			if len(rest) == 1 {
-				return cur
-			}
-			rest = rest[1:]
-			cur = completion.FindCommand(cur.Subcommands, rest[0])
-		}
 	}
-	return nil
+	return completion.FindPath(cmds, strings.Fields(path))
 }
 
 // mcpTakesFlag reports whether the command at path has the flag.

@@ -16,6 +16,19 @@ func FindCommand(cmds []*cli.Command, name string) *cli.Command {
 	return nil
 }
 
+// FindPath is the command the words name from the top, each a name or
+// alias of a sub-command of the one before (nil: none, or no words).
+func FindPath(cmds []*cli.Command, words []string) *cli.Command {
+	var cur *cli.Command
+	for _, w := range words {
+		if cur = FindCommand(cmds, w); cur == nil {
+			return nil
+		}
+		cmds = cur.Subcommands
+	}
+	return cur
+}
+
 // IsLeaf reports whether cmd runs work rather than choosing a sub-command
 // (its only sub-command, if any, is help).
 func IsLeaf(cmd *cli.Command) bool {
