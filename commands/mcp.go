@@ -15,6 +15,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -98,7 +99,7 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := mcpserver.New(mcpserver.Options{Name: "kaasctl", Version: versionString(), Instructions: mcpInstructions,
+	srv := mcpserver.New(mcpserver.Options{Name: "kaasctl", Version: versionString(), Instructions: mcpInstructions(),
 		MaxCalls: o.maxCalls, CallTimeout: o.callTimeout, MaxRequestBytes: o.maxRequest, Log: logw, Redact: mcpRedactor(g)}, tools)
 	ctx, stop := untilSignal(ctx)
 	defer stop()
@@ -116,10 +117,11 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	return srv.ServeHTTP(ctx, ln)
 }
 
-// mcpInstructions tell a client what the server is for.
-const mcpInstructions = "kaasctl answers questions about the consumer groups of a kaas cluster (a Kafka-compatible broker " +
-	"whose state is JSON files on a shared volume). Start with groups_explain: one verdict per group with the next " +
-	"command to run. Every tool is read-only; a write is offered as a plan (the *_plan tools) with the command a person runs."
+// mcpInstructions tell a client what the server is for
+// (internal/helptext's mcp-instructions.txt).
+func mcpInstructions() string {
+	return strings.TrimSuffix(helptext.Page("mcp-instructions", nil), "\n")
+}
 
 // mcpLog is where the call log goes: --log-file (appended, never through
 // a link), else stderr.
