@@ -4,15 +4,14 @@
 package commands
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helpjson"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -39,7 +38,7 @@ func NewApp(ios *IOStreams) *cli.App {
 	app.CustomAppHelpTemplate = cli.AppHelpTemplate + helpTopicsSection()
 	app.Action = func(c *cli.Context) error {
 		if c.Args().Present() {
-			return unknownCommand(c.Args().First(), "", c.App.Commands)
+			return completion.UnknownCommand(c.Args().First(), "", c.App.Commands)
 		}
 		return cli.ShowAppHelp(c)
 	}
@@ -60,12 +59,12 @@ func prepare(cmd *cli.Command, parents []string) {
 		// A help sub-command of its own: urfave's shared one would be
 		// appended to (and written by) every parent of every app.
 		if !cmd.HideHelp && !cmd.HideHelpCommand {
-			cmd.Subcommands = append(cmd.Subcommands, newHelpCommand())
+			cmd.Subcommands = append(cmd.Subcommands, completion.HelpCommand())
 		}
 		name := cmd.Name
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
-				return unknownCommand(c.Args().First(), name, c.Command.Subcommands)
+				return completion.UnknownCommand(c.Args().First(), name, c.Command.Subcommands)
 			}
 			return cli.ShowSubcommandHelp(c)
 		}
@@ -79,7 +78,7 @@ func prepare(cmd *cli.Command, parents []string) {
 		// urfave's package-level one appended, and writes it: two apps
 		// answering 'help' at once would race on that shared command. This
 		// one is the same command, the app's own (and has none below it).
-		h := newHelpCommand()
+		h := completion.HelpCommand()
 		h.HideHelpCommand = true
 		cmd.Subcommands = append(cmd.Subcommands, h)
 	}
@@ -87,7 +86,7 @@ func prepare(cmd *cli.Command, parents []string) {
 		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
 		// Leaves too ('kaasctl whois help'); hidden, as urfave's is.
 		if !cmd.HideHelp && !cmd.HideHelpCommand {
-			h := newHelpCommand()
+			h := completion.HelpCommand()
 			h.Hidden = true
 			cmd.Subcommands = append(cmd.Subcommands, h)
 		}
@@ -99,8 +98,8 @@ func prepare(cmd *cli.Command, parents []string) {
 func Main(args []string, ios *IOStreams) int {
 	app := NewApp(ios)
 	var err error
-	if path, ok := helpJSONRequest(app, args); ok {
-		err = printHelpJSON(app, ios.Out, path)
+	if path, ok := helpjson.Request(app, args); ok {
+		err = helpTreeSource().Write(app, ios.Out, path)
 	} else if path, ok := completion.HelpRequest(app.Commands, args); ok {
 		err = showHelp(app, path)
 	} else {
@@ -120,45 +119,6 @@ func Main(args []string, ios *IOStreams) int {
 	return code
 }
 
-// urfave/cli appends its package-level help and version flags to every
-// app and command, and BoolFlag.Apply records its default in the flag
-// itself: two apps running at once (tests, or any embedding) would write
-// the same shared flag. These flags apply a copy instead.
-func init() {
-	cli.HelpFlag = &copyOnApply{*cli.HelpFlag.(*cli.BoolFlag)}
-	// --version only: -v is --verbose, as on every command (urfave's -v
-	// alias made a leading -v print the version and drop the command).
-	version := *cli.VersionFlag.(*cli.BoolFlag)
-	version.Aliases = nil
-	cli.VersionFlag = &copyOnApply{version}
-}
-
-// urfaveHelpAction is what urfave/cli's own help sub-command does, taken
-// once from an app it sets up.
-var urfaveHelpAction = func() cli.ActionFunc {
-	app := &cli.App{Writer: io.Discard}
-	app.Setup()
-	for _, c := range app.Commands {
-		if c.Name == "help" {
-			return c.Action
-		}
-	}
-	panic("urfave/cli set up no help command")
-}()
-
-// newHelpCommand is urfave/cli's help sub-command, one per parent command.
-func newHelpCommand() *cli.Command {
-	return &cli.Command{Name: "help", Aliases: []string{"h"}, Usage: "Shows a list of commands or help for one command", ArgsUsage: "[command]", Action: urfaveHelpAction}
-}
-
-// copyOnApply is a BoolFlag whose Apply leaves the flag unchanged.
-type copyOnApply struct{ cli.BoolFlag }
-
-// Names is the flag's name and aliases, read from its fields (urfave's
-// Names runs a regular expression over each).
-func (f *copyOnApply) Names() []string { return completion.NameAndAliases(f.Name, f.Aliases) }
-
-func (f *copyOnApply) Apply(set *flag.FlagSet) error {
-	c := f.BoolFlag
-	return c.Apply(set)
-}
+// urfave/cli's package-level help and version flags, made copies on
+// apply (completion.OwnHelpFlags).
+func init() { completion.OwnHelpFlags() }

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/completion"
-	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // helpTopics are the pages of 'kaasctl help TOPIC'. Other files add
@@ -34,7 +34,7 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", exitCodesHelp)
+	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", views.ExitCodesHelp)
 	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 
@@ -59,23 +59,9 @@ func newHelpCmd() *cli.Command {
 				fmt.Fprint(c.App.Writer, t.Gen())
 				return nil
 			}
-			cmds := c.App.Commands
-			var path []string
-			var cmd *cli.Command
-			for _, a := range args {
-				cmd = completion.FindCommand(cmds, a)
-				if cmd == nil {
-					cands := completion.CommandNames(cmds)
-					if len(path) == 0 {
-						cands = append(cands, topicNames()...)
-					}
-					if s := completion.Suggest(a, cands); s != "" {
-						return exit.UsageErrorf("no help topic or command %q; did you mean %q? Topics: %s", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "), strings.Join(topicNames(), ", "))
-					}
-					return exit.UsageErrorf("no help topic or command %q; topics: %s", strings.Join(append(path, a), " "), strings.Join(topicNames(), ", "))
-				}
-				path = append(path, cmd.Name)
-				cmds = cmd.Subcommands
+			path, err := completion.HelpPath(c.App.Commands, args, topicNames())
+			if err != nil {
+				return err
 			}
 			// Re-run the command with --help so urfave prints its page with
 			// the right lineage.
@@ -85,14 +71,9 @@ func newHelpCmd() *cli.Command {
 }
 
 // helpTopicsSection ends the app's help page: every topic of 'kaasctl
-// help TOPIC' with its summary.
+// help TOPIC' with its summary (views.HelpTopicsSection).
 func helpTopicsSection() string {
-	var b strings.Builder
-	b.WriteString("\nHELP TOPICS (kaasctl help TOPIC; kaasctl help COMMAND for a command):\n")
-	for _, n := range topicNames() {
-		fmt.Fprintf(&b, "   %-12s %s\n", n, strings.NewReplacer("{{", "{ {", "}}", "} }").Replace(helpTopics[n].Summary))
-	}
-	return b.String()
+	return views.HelpTopicsSection(topicNames(), func(n string) string { return helpTopics[n].Summary })
 }
 
 func topicNames() []string {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,16 +19,7 @@ func init() {
 // formatsIntro is the start of 'help formats', also printed before one
 // command's fields.
 func formatsIntro() string {
-	return helptext.Page("formats-intro", helptext.Vars{"formats": formatLines()})
-}
-
-// formatLines lists each -o format with what it is.
-func formatLines() string {
-	var b strings.Builder
-	for _, f := range render.Formats {
-		fmt.Fprintf(&b, "  %-5s  %s\n", f, formatDescriptions[f])
-	}
-	return b.String()
+	return helptext.Page("formats-intro", helptext.Vars{"formats": views.FormatLines()})
 }
 
 func helpFormats() string {
@@ -50,18 +40,12 @@ func listedDocs() []views.ListedDoc {
 // formats and the fields of that command's documents only (of every
 // subcommand's, for a parent such as 'groups').
 func helpFormatsFor(cmds []*cli.Command, args []string) (string, error) {
-	var path []string
-	for _, a := range args {
-		cmd := completion.FindCommand(cmds, a)
-		if cmd == nil {
-			cands := completion.CommandNames(cmds)
-			if s := completion.Suggest(a, cands); s != "" {
-				return "", exit.UsageErrorf("help formats: no command %q; did you mean %q?", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "))
-			}
-			return "", exit.UsageErrorf("help formats: no command %q (kaasctl help formats lists every command's fields)", strings.Join(append(path, a), " "))
-		}
-		path = append(path, cmd.Name)
-		cmds = cmd.Subcommands
+	path, a, s, ok := completion.WalkPath(cmds, args, nil)
+	switch {
+	case !ok && s != "":
+		return "", exit.UsageErrorf("help formats: no command %q; did you mean %q?", strings.Join(append(path, a), " "), strings.Join(append(path, s), " "))
+	case !ok:
+		return "", exit.UsageErrorf("help formats: no command %q (kaasctl help formats lists every command's fields)", strings.Join(append(path, a), " "))
 	}
 	q := strings.Join(path, " ")
 	if q == "exporter" {

@@ -71,7 +71,7 @@ func TestEveryHelpTextIsUsed(t *testing.T) {
 	for _, p := range commandPaths(NewApp(&IOStreams{}).Commands, nil) {
 		paths[strings.Join(p, "_")] = true
 	}
-	pages := map[string]bool{"formats-intro.txt": true, "formats-general.txt": true, "formats-exporter.txt": true}
+	pages := map[string]bool{"formats-intro.txt": true, "formats-general.txt": true, "formats-exporter.txt": true, "mcp-instructions.txt": true}
 	names := helptext.Names()
 	if len(names) < 40 {
 		t.Fatalf("only %d help texts", len(names))

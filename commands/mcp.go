@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -100,13 +99,13 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	srv := mcpserver.New(mcpserver.Options{Name: "kaasctl", Version: versionString(), Instructions: mcpInstructions,
+	srv := mcpserver.New(mcpserver.Options{Name: "kaasctl", Version: versionString(), Instructions: mcpInstructions(),
 		MaxCalls: o.maxCalls, CallTimeout: o.callTimeout, MaxRequestBytes: o.maxRequest, Log: logw, Redact: mcpRedactor(g)}, tools)
 	ctx, stop := untilSignal(ctx)
 	defer stop()
 	if o.http == "" && o.listener == nil {
 		g.Notef("mcp: serving %d tools on stdin/stdout (%s)", len(tools), g.Generation().Short())
-		return srv.ServeIO(ctx, io.NopCloser(g.IO.In), nopWriteCloser{g.IO.Out})
+		return srv.ServeIO(ctx, io.NopCloser(g.IO.In), mcpserver.NopWriteCloser{Writer: g.IO.Out})
 	}
 	ln := o.listener
 	if ln == nil {
@@ -118,14 +117,11 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	return srv.ServeHTTP(ctx, ln)
 }
 
-// mcpInstructions tell a client what the server is for.
-const mcpInstructions = "kaasctl answers questions about the consumer groups of a kaas cluster (a Kafka-compatible broker " +
-	"whose state is JSON files on a shared volume). Start with groups_explain: one verdict per group with the next " +
-	"command to run. Every tool is read-only; a write is offered as a plan (the *_plan tools) with the command a person runs."
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
+// mcpInstructions tell a client what the server is for
+// (internal/helptext's mcp-instructions.txt).
+func mcpInstructions() string {
+	return strings.TrimSuffix(helptext.Page("mcp-instructions", nil), "\n")
+}
 
 // mcpLog is where the call log goes: --log-file (appended, never through
 // a link), else stderr.
@@ -159,16 +155,7 @@ func mcpRedactor(g *Globals) func(string) string {
 	if envName != "" && !wire.ConventionalEnvName(envName) {
 		secrets = append(secrets, envName)
 	}
-	return func(s string) string {
-		for _, sec := range secrets {
-			s = strings.ReplaceAll(s, sec, "********")
-			if q, _ := json.Marshal(sec); len(q) > 2 {
-				s = strings.ReplaceAll(s, string(q[1:len(q)-1]), "********")
-			}
-			s = strings.ReplaceAll(s, render.ShellQuote(sec), "********")
-		}
-		return s
-	}
+	return mcpserver.Redactor(secrets, render.ShellQuote)
 }
 
 // errMCPWrite refuses a write through the MCP server.
@@ -208,11 +195,11 @@ func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.Raw
 		if err := json.Unmarshal(raw, in.Interface()); err != nil {
 			return mcpserver.Result{}, exit.UsageErrorf("arguments: %v", err)
 		}
-		args := mcpArgs(in.Elem())
+		args := mcpserver.Args(in.Elem())
 		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
 			args = append(args, "--journal", o.journal)
 		}
-		if err := mcpFitsCall(args, o.callTimeout); err != nil {
+		if err := mcpserver.FitsCall(args, o.callTimeout, when.ParseDuration); err != nil {
 			return mcpserver.Result{}, err
 		}
 		var stdout, stderr bytes.Buffer
@@ -221,40 +208,9 @@ func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.Raw
 		if err == nil {
 			err = t.run(ctx, gc, c)
 		}
-		return mcpResult(g, t, args, stdout.Bytes(), stderr.String(), err)
+		return mcpserver.ResultOf(mcpserver.Call{Tool: t.name, Path: t.path, Command: mcpCommandLine(g, t.path, args), Plan: t.plan},
+			stdout.Bytes(), stderr.String(), err)
 	}
-}
-
-// mcpResult is a call's result: the document and how the command ended,
-// or its error (with the notes it wrote).
-func mcpResult(g *Globals, t mcpTool, args []string, doc []byte, notes string, err error) (mcpserver.Result, error) {
-	code := exit.Code(err)
-	if err != nil && code != exit.Problems {
-		if n := strings.TrimSpace(notes); n != "" {
-			err = &exit.CodedError{Code: code, Err: fmt.Errorf("%w\n%s", err, n)}
-		}
-		return mcpserver.Result{}, err
-	}
-	if !json.Valid(doc) {
-		return mcpserver.Result{}, fmt.Errorf("%s printed no JSON document", t.path)
-	}
-	out := mcpserver.Output{Tool: t.name, Command: mcpCommandLine(g, t.path, args), ExitCode: code, Outcome: mcpserver.Outcome(code),
-		Notes: noteLines(notes), Result: json.RawMessage(bytes.TrimSpace(doc))}
-	if t.plan {
-		out.Execute = out.Command + " --execute"
-	}
-	return mcpserver.Result{Structured: out, ExitCode: code}, nil
-}
-
-// noteLines are the lines a command wrote on stderr.
-func noteLines(s string) []string {
-	out := []string{}
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // mcpCommandLine is the command line a call stands for.
@@ -278,113 +234,29 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 	return &c
 }
 
-// mcpArgs are the flags and arguments a tool's typed arguments stand for.
-func mcpArgs(v reflect.Value) []string {
-	var flags, pos []string
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		name, isFlag := f.Tag.Lookup("flag")
-		_, isArg := f.Tag.Lookup("arg")
-		var vals []string
-		switch fv.Kind() {
-		case reflect.Bool:
-			if fv.Bool() {
-				flags = append(flags, "--"+name)
-			}
-			continue
-		case reflect.Int:
-			if fv.Int() != 0 {
-				vals = []string{strconv.FormatInt(fv.Int(), 10)}
-			}
-		case reflect.String:
-			if fv.String() != "" {
-				vals = []string{fv.String()}
-			}
-		case reflect.Slice:
-			vals = fv.Interface().([]string)
-		}
-		for _, val := range vals {
-			switch {
-			case isArg:
-				pos = append(pos, val)
-			case isFlag:
-				flags = append(flags, "--"+name+"="+val)
-			}
-		}
-	}
-	if len(pos) > 0 {
-		flags = append(append(flags, "--"), pos...)
-	}
-	return flags
-}
-
-// mcpFitsCall refuses an observation window that cannot end within the
-// call's bound.
-func mcpFitsCall(args []string, bound time.Duration) error {
-	for _, a := range args {
-		for _, name := range mcpWindowFlags {
-			if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-				d, err := when.ParseDuration(v)
-				if err == nil && d+mcpCallMargin > bound {
-					return exit.UsageErrorf("--%s %s does not fit in the call's bound of %s (kaasctl mcp --call-timeout), with %s to spare", name, v, bound, mcpCallMargin)
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // mcpCommand is a fresh command at path, prepared as the app prepares it
 // (its common flags attached).
 func mcpCommand(path string) *cli.Command {
-	for _, c := range buildCommands() {
+	cmds := buildCommands()
+	for _, c := range cmds {
 		prepare(c, nil)
-		for cur, rest := c, strings.Fields(path); len(rest) > 0 && cur != nil && cur.HasName(rest[0]); {
-			if len(rest) == 1 {
-				return cur
-			}
-			rest = rest[1:]
-			cur = completion.FindCommand(cur.Subcommands, rest[0])
-		}
 	}
-	return nil
+	return completion.FindPath(cmds, strings.Fields(path))
 }
 
 // mcpTakesFlag reports whether the command at path has the flag.
 func mcpTakesFlag(path, name string) bool {
 	c := mcpCommand(path)
-	return c != nil && slicesContainsFlag(c.Flags, name)
-}
-
-func slicesContainsFlag(fs []cli.Flag, name string) bool {
-	for _, f := range fs {
-		if completion.HasFlagName(f, name) {
-			return true
-		}
-	}
-	return false
+	return c != nil && completion.HasFlag(c.Flags, name)
 }
 
 // mcpContext is the command-line context a command's parse reads: the
-// command at path with args parsed by its flags.
+// command at path with args parsed by its flags (mcpserver.Context).
 func mcpContext(path string, args []string, g *Globals) (*cli.Context, error) {
 	cmd := mcpCommand(path)
 	if cmd == nil {
 		return nil, fmt.Errorf("mcp: no command %q", path)
 	}
-	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range cmd.Flags {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
-	if err := set.Parse(args); err != nil {
-		return nil, exit.UsageErrorf("%v", err)
-	}
 	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO}}
-	c := cli.NewContext(app, set, nil)
-	c.Command = cmd
-	return c, nil
+	return mcpserver.Context(app, cmd, args)
 }

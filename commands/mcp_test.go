@@ -21,7 +21,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/when"
 )
 
 // mcpToolCalls are one call of every tool against the sandbox's groups.
@@ -303,25 +305,41 @@ func TestMCPBounds(t *testing.T) {
 	}
 	cs := httpSession(t, endpoint)
 	// The slow call holds the one slot for 8 s: long enough for a whois on
-	// a loaded machine to find it taken.
-	slow := make(chan error, 1)
-	go func() {
-		// A whois below may hold the slot when this call arrives: refused
-		// as busy, it asks again.
-		for {
+	// a loaded machine to find it taken. A whois may take the slot first
+	// and the slow call come back busy itself: then it is called again.
+	type ended struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	slow := make(chan ended, 1)
+	callSlow := func() {
+		go func() {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "groups_health", Arguments: map[string]any{"window": "8s", "interval": "1s"}})
-			if err != nil || !res.IsError || !strings.Contains(contentText(res), "busy") {
-				slow <- err
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	busy := false
+			slow <- ended{res, err}
+		}()
+	}
+	isBusy := func(res *mcp.CallToolResult, err error) bool {
+		return err == nil && res.IsError && strings.Contains(contentText(res), "busy")
+	}
+	callSlow()
+	deadline := time.Now().Add(30 * time.Second)
+	busy, slowEnded := false, false
+	var last ended
 	for !busy && time.Now().Before(deadline) {
+		select {
+		case last = <-slow:
+			if isBusy(last.res, last.err) {
+				callSlow()
+				continue
+			}
+			slowEnded = true
+		default:
+		}
+		if slowEnded {
+			break
+		}
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whois", Arguments: map[string]any{"keys": []string{"idle"}}})
-		busy = err == nil && res.IsError && strings.Contains(contentText(res), "busy")
+		busy = isBusy(res, err)
 		if !busy {
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -329,8 +347,11 @@ func TestMCPBounds(t *testing.T) {
 	if !busy {
 		t.Error("a second call while groups_health ran with --max-calls 1 was not refused as busy")
 	}
-	if err := <-slow; err != nil {
-		t.Error(err)
+	if !slowEnded {
+		last = <-slow
+	}
+	if last.err != nil || last.res.IsError {
+		t.Errorf("groups_health: %v %s", last.err, contentText(last.res))
 	}
 	for addr, ok := range map[string]bool{"127.0.0.1:0": true, "localhost:8750": true, "[::1]:8750": true, "0.0.0.0:8750": false, ":8750": false, "kaas.example:8750": false} {
 		r := runCLI(t, "", nil, "mcp", "--data-dir", data, "--http", addr, "--max-calls", "0")
@@ -388,7 +409,7 @@ func FuzzMCPToolArguments(f *testing.F) {
 			if json.Unmarshal([]byte(raw), in.Interface()) != nil {
 				continue
 			}
-			args := mcpArgs(in.Elem())
+			args := mcpserver.Args(in.Elem())
 			declared := map[string]bool{}
 			for i := range in.Elem().NumField() {
 				if n, ok := in.Elem().Type().Field(i).Tag.Lookup("flag"); ok {
@@ -404,7 +425,7 @@ func FuzzMCPToolArguments(f *testing.F) {
 					t.Fatalf("%s: argument %d %q of %q is not a declared flag", tool.name, i, a, args)
 				}
 			}
-			_ = mcpFitsCall(args, time.Minute)
+			_ = mcpserver.FitsCall(args, time.Minute, when.ParseDuration)
 			if c, err := mcpContext(tool.path, args, &Globals{IO: &IOStreams{}}); err == nil && c.Bool("execute") {
 				t.Fatalf("%s: %q parses as --execute", tool.name, args)
 			}

@@ -1,9 +1,6 @@
 package commands
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -41,27 +38,4 @@ func registerSchema(d FormatDoc) {
 	if _, free := generationFreeDocs[d.Title]; free {
 		render.RegisterGenerationFree(d.Doc)
 	}
-}
-
-// documentFields is each formatDocs document with its version and fields,
-// as testdata/schema/documents.txt records them.
-func documentFields() string {
-	var b strings.Builder
-	b.WriteString("# kaasctl's machine documents: each one's schemaVersion and fields, from the types\n" +
-		"# 'kaasctl help formats' reads. A document whose fields change needs a new version\n" +
-		"# (docSchemaVersions in commands/schema_versions.go); then record it with\n" +
-		"#   go test ./commands -run TestDocumentFieldsVersioned -update\n")
-	for _, d := range formatDocs() {
-		if d.hidden {
-			continue // a hidden command's documents are no public contract
-		}
-		fmt.Fprintf(&b, "\n%s  schemaVersion %d\n", d.Title, docSchemaVersion(d.Title))
-		if render.CarriesGeneration(d.Doc) {
-			fmt.Fprintf(&b, "  %s  object (the run's kaas generation, added by render)\n", render.GenerationField)
-		}
-		for _, f := range render.Fields(d.Doc) {
-			fmt.Fprintf(&b, "  %s  %s\n", f.Path, f.Kind)
-		}
-	}
-	return b.String()
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kaasctl/kaasctl/render/views"
 )
 
 // recordedDoc is one document of testdata/schema/documents.txt.
@@ -95,7 +97,7 @@ func checkDocumentVersions(now, was map[string]recordedDoc) (bumps, record []err
 func TestDocumentFieldsVersioned(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(repoRoot(t), "testdata", "schema", "documents.txt")
-	text := documentFields()
+	text := views.DocumentFields(listedDocs())
 	now, _, err := parseDocumentFields(text)
 	if err != nil {
 		t.Fatalf("documentFields does not parse back: %v", err)

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -19,25 +17,11 @@ func init() { repair.WriteLogVersion = Version }
 // SupportedKaas names the kaas releases whose volume layout kaasctl reads.
 const SupportedKaas = "kaas v0.2.16-preview … v0.2.18-preview (cluster-dir offsets) and older releases / the Go flavour (offsets in DATA/__consumer_offsets, their live dir; the generation is detected or pinned with --kaas-version)"
 
-func buildInfo() views.VersionView {
-	v := views.VersionView{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, SupportedKaas: SupportedKaas}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v.Commit = s.Value
-			}
-		}
-	}
-	return v
-}
+// buildInfo is kaasctl's version and build (views.BuildInfo).
+func buildInfo() views.VersionView { return views.BuildInfo(Version, SupportedKaas) }
 
-func versionString() string {
-	v := buildInfo()
-	if v.Commit != "" {
-		return v.Version + " (" + v.Commit[:min(12, len(v.Commit))] + ")"
-	}
-	return v.Version
-}
+// versionString is the version with its commit (views.VersionString).
+func versionString() string { return views.VersionString(buildInfo()) }
 
 func init() {
 	register(Descriptor{

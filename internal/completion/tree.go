@@ -16,6 +16,19 @@ func FindCommand(cmds []*cli.Command, name string) *cli.Command {
 	return nil
 }
 
+// FindPath is the command the words name from the top, each a name or
+// alias of a sub-command of the one before (nil: none, or no words).
+func FindPath(cmds []*cli.Command, words []string) *cli.Command {
+	var cur *cli.Command
+	for _, w := range words {
+		if cur = FindCommand(cmds, w); cur == nil {
+			return nil
+		}
+		cmds = cur.Subcommands
+	}
+	return cur
+}
+
 // IsLeaf reports whether cmd runs work rather than choosing a sub-command
 // (its only sub-command, if any, is help).
 func IsLeaf(cmd *cli.Command) bool {
@@ -71,6 +84,16 @@ func FlagName(f cli.Flag) string { return FlagNames(f)[0] }
 
 // HasFlagName reports whether name is one of f's names.
 func HasFlagName(f cli.Flag, name string) bool { return slices.Contains(FlagNames(f), name) }
+
+// HasFlag reports whether name is one of the names of one of fs.
+func HasFlag(fs []cli.Flag, name string) bool {
+	for _, f := range fs {
+		if HasFlagName(f, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Suggest returns the candidate closest to typed, or "" when none is close
 // enough to be a likely typo: at most one edit (insert, delete, substitute

@@ -2,8 +2,9 @@
 // in the binary: the pages of 'kaasctl help TOPIC' (text/topics/NAME.txt),
 // each command's description and usage text (text/commands/PATH.txt and
 // PATH.usage.txt, PATH being the command's words joined by "_": groups
-// describe is groups_describe), and the pages of 'kaasctl help formats'
-// (text/formats-*.txt). A text may name a value the code owns as
+// describe is groups_describe), the pages of 'kaasctl help formats'
+// (text/formats-*.txt) and what 'kaasctl mcp' tells its clients it is for
+// (text/mcp-instructions.txt). A text may name a value the code owns as
 // {{name}}; the caller gives it (Vars), so a constant is written once.
 package helptext
 

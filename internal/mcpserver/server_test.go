@@ -104,24 +104,22 @@ func connect(t *testing.T, s *Server) *mcp.ClientSession {
 func TestServerBoundsAndLog(t *testing.T) {
 	t.Parallel()
 	log := &lockedBuffer{}
-	cs, srv, release := testServerOf(t, Options{Name: "t", MaxCalls: 1, CallTimeout: 40 * time.Second, Log: log,
+	cs, srv, release := testServerOf(t, Options{Name: "t", MaxCalls: 1, CallTimeout: 5 * time.Second, Log: log,
 		Redact: func(s string) string { return strings.ReplaceAll(s, "hunter2", "********") }})
 	other := connect(t, srv) // a second client: the bound is the server's
 	ctx := context.Background()
 	first := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		// The other client's calls may hold the one slot at the moment
-		// this one arrives: refused as busy, it asks again.
 		for {
 			r, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{"wait": "yes"}})
-			if r == nil || !r.IsError || !strings.Contains(text(r), "busy") {
-				first <- r
-				return
+			if r != nil && r.IsError && strings.Contains(text(r), "busy") {
+				continue // a probe of the other client took the slot first
 			}
-			time.Sleep(10 * time.Millisecond)
+			first <- r
+			return
 		}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r, err := other.CallTool(ctx, &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{"password": "pw-in-args"}})
 		if err == nil && r.IsError && strings.Contains(text(r), "busy") {

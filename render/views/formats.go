@@ -101,3 +101,55 @@ func ExporterFormatsPage(head string) string {
 	}
 	return b.String()
 }
+
+// FormatLines lists each -o format with what it is.
+func FormatLines() string {
+	var b strings.Builder
+	for _, f := range render.Formats {
+		fmt.Fprintf(&b, "  %-5s  %s\n", f, FormatDescriptions[f])
+	}
+	return b.String()
+}
+
+// OutputFormatDocs are the -o formats.
+func OutputFormatDocs() []OutputFormatDoc {
+	out := make([]OutputFormatDoc, 0, len(render.Formats))
+	for _, f := range render.Formats {
+		out = append(out, OutputFormatDoc{Name: string(f), Description: FormatDescriptions[f], Machine: f.Machine()})
+	}
+	return out
+}
+
+// FormatDescriptions say what each -o format is ('help formats' prints
+// them too).
+var FormatDescriptions = map[render.Format]string{
+	render.Table: "for people: boxed on a terminal, aligned plain text when piped (easy to grep/cut)",
+	render.Wide:  "the table with more columns",
+	render.JSON:  "one JSON document; camelCase field names, [] rather than null for lists",
+	render.JSONL: "one JSON object per line (streams: whois --stdin, watch)",
+	render.YAML:  "the JSON document as YAML (same field names and order)",
+	render.CSV:   "every column of the wide table, with a header row",
+}
+
+// DocumentFields is each listed document with its version and fields,
+// as testdata/schema/documents.txt records them.
+func DocumentFields(docs []ListedDoc) string {
+	var b strings.Builder
+	b.WriteString("# kaasctl's machine documents: each one's schemaVersion and fields, from the types\n" +
+		"# 'kaasctl help formats' reads. A document whose fields change needs a new version\n" +
+		"# (docSchemaVersions in commands/schema_versions.go); then record it with\n" +
+		"#   go test ./commands -run TestDocumentFieldsVersioned -update\n")
+	for _, d := range docs {
+		if d.Hidden {
+			continue // a hidden command's documents are no public contract
+		}
+		fmt.Fprintf(&b, "\n%s  schemaVersion %d\n", d.Title, d.SchemaVersion)
+		if render.CarriesGeneration(d.Doc) {
+			fmt.Fprintf(&b, "  %s  object (the run's kaas generation, added by render)\n", render.GenerationField)
+		}
+		for _, f := range render.Fields(d.Doc) {
+			fmt.Fprintf(&b, "  %s  %s\n", f.Path, f.Kind)
+		}
+	}
+	return b.String()
+}

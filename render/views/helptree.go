@@ -154,3 +154,30 @@ func wrapText(s string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// UnquoteUsage splits a flag's usage as urfave/cli's help does: the first
+// `quoted` word is the value's placeholder, shown without its quotes.
+func UnquoteUsage(usage string) (placeholder, text string) {
+	i := strings.IndexByte(usage, '`')
+	if i < 0 {
+		return "", usage
+	}
+	j := strings.IndexByte(usage[i+1:], '`')
+	if j < 0 {
+		return "", usage
+	}
+	name := usage[i+1 : i+1+j]
+	return name, usage[:i] + name + usage[i+2+j:]
+}
+
+// HelpTopicsSection ends the app's help page: every topic of 'kaasctl
+// help TOPIC' (names, in order) with its summary; the page is a
+// template, so a summary's {{ and }} are spaced apart.
+func HelpTopicsSection(names []string, summary func(string) string) string {
+	var b strings.Builder
+	b.WriteString("\nHELP TOPICS (kaasctl help TOPIC; kaasctl help COMMAND for a command):\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "   %-12s %s\n", n, strings.NewReplacer("{{", "{ {", "}}", "} }").Replace(summary(n)))
+	}
+	return b.String()
+}

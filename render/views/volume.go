@@ -2,6 +2,8 @@ package views
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -90,6 +92,29 @@ type VersionView struct {
 	GoVersion     string `json:"goVersion"`
 	Platform      string `json:"platform"`
 	SupportedKaas string `json:"supportedKaas"`
+}
+
+// BuildInfo is the version document of a kaasctl of version that reads
+// the kaas releases supported: the Go release and platform it runs on,
+// and the commit it was built from when the build recorded one.
+func BuildInfo(version, supported string) VersionView {
+	v := VersionView{Version: version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, SupportedKaas: supported}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v.Commit = s.Value
+			}
+		}
+	}
+	return v
+}
+
+// VersionString is v's version with its commit's first 12 characters.
+func VersionString(v VersionView) string {
+	if v.Commit != "" {
+		return v.Version + " (" + v.Commit[:min(12, len(v.Commit))] + ")"
+	}
+	return v.Version
 }
 
 // VersionOutput is the version and build, a line each.

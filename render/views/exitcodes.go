@@ -1,15 +1,14 @@
-package commands
+package views
 
 import (
 	"slices"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render/views"
 )
 
-// exitCodeDocs are kaasctl's exit codes (internal/exit), one source for
+// ExitCodeDocs are kaasctl's exit codes (internal/exit), one source for
 // the help page and the command tree.
-var exitCodeDocs = []views.ExitCodeDoc{
+var ExitCodeDocs = []ExitCodeDoc{
 	{Code: exit.OK, Name: "ok", Title: "ok", Meaning: "the command did what was asked and found nothing wrong"},
 	{Code: exit.Error, Name: "error", Title: "error", Meaning: "something failed (a file could not be read or parsed, a broker did not answer, a per-item operation failed); the message on stderr names the file or broker and why"},
 	{Code: exit.Usage, Name: "usage", Title: "usage", Meaning: "the command line is wrong (unknown command or flag, missing argument, conflicting flags); nothing was read or written"},
@@ -17,8 +16,8 @@ var exitCodeDocs = []views.ExitCodeDoc{
 	{Code: exit.Refused, Name: "refused", Title: "refused for safety", Meaning: "kaasctl would not act (e.g. an offsets reset on a group that is not Empty or Dead, or whose brokers' offsets for a time contradict the records); nothing was written for that group"},
 }
 
-// exitProblems are the commands that exit 3, and when.
-var exitProblems = []views.ExitProblem{
+// ExitProblems are the commands that exit 3, and when.
+var ExitProblems = []ExitProblem{
 	{Label: "volume check, doctor", Commands: []string{"volume check", "doctor"}, When: "findings of error severity"},
 	{Label: "volume repair", Commands: []string{"volume repair"}, When: "conflicts it leaves to a person (a group with different\n                                 offsets in both layouts), in a dry run as with --execute;\n                                 a dry run with only changes to make exits 0"},
 	{Label: "config show / check", Commands: []string{"config show", "config check"}, When: "configuration problems / seed brokers that did not answer"},
@@ -33,23 +32,23 @@ var exitProblems = []views.ExitProblem{
 	{Label: "groups prune --execute", Commands: []string{"groups prune"}, When: "a pruned offset a coordinator still serves from memory, or a\n                                 pruned group a broker still lists (the broker is named)"},
 }
 
-// exitRefusers are the commands that exit 4.
-var exitRefusers = []string{"offsets reset", "offsets delete", "volume repair", "volume migrate", "groups prune", "sandbox", "watch", "exporter"}
+// ExitRefusers are the commands that exit 4.
+var ExitRefusers = []string{"offsets reset", "offsets delete", "volume repair", "volume migrate", "groups prune", "sandbox", "watch", "exporter"}
 
-// exitCodesOf are the exit codes the command at path can end with.
-func exitCodesOf(path string) []int {
+// ExitCodesOf are the exit codes the command at path can end with.
+func ExitCodesOf(path string) []int {
 	codes := []int{exit.OK, exit.Error, exit.Usage}
-	for _, p := range exitProblems {
+	for _, p := range ExitProblems {
 		if slices.Contains(p.Commands, path) {
 			codes = append(codes, exit.Problems)
 			break
 		}
 	}
-	if slices.Contains(exitRefusers, path) {
+	if slices.Contains(ExitRefusers, path) {
 		codes = append(codes, exit.Refused)
 	}
 	return codes
 }
 
-// exitCodesHelp is 'kaasctl help exit-codes'.
-func exitCodesHelp() string { return views.ExitCodesPage(exitCodeDocs, exitProblems) }
+// ExitCodesHelp is 'kaasctl help exit-codes'.
+func ExitCodesHelp() string { return ExitCodesPage(ExitCodeDocs, ExitProblems) }

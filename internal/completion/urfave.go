@@ -1,0 +1,55 @@
+package completion
+
+import (
+	"flag"
+	"io"
+
+	"github.com/urfave/cli/v2"
+)
+
+// urfave/cli's shared state, kept per app: its help and version flags and
+// its help sub-command.
+
+// OwnHelpFlags replaces urfave/cli's package-level help and version
+// flags: urfave/cli appends them to every app and command, and
+// BoolFlag.Apply records its default in the flag itself: two apps running
+// at once (tests, or any embedding) would write the same shared flag.
+// These flags apply a copy instead.
+func OwnHelpFlags() {
+	cli.HelpFlag = &copyOnApply{*cli.HelpFlag.(*cli.BoolFlag)}
+	// --version only: -v is --verbose, as on every command (urfave's -v
+	// alias made a leading -v print the version and drop the command).
+	version := *cli.VersionFlag.(*cli.BoolFlag)
+	version.Aliases = nil
+	cli.VersionFlag = &copyOnApply{version}
+}
+
+// urfaveHelpAction is what urfave/cli's own help sub-command does, taken
+// once from an app it sets up.
+var urfaveHelpAction = func() cli.ActionFunc {
+	app := &cli.App{Writer: io.Discard}
+	app.Setup()
+	for _, c := range app.Commands {
+		if c.Name == "help" {
+			return c.Action
+		}
+	}
+	panic("urfave/cli set up no help command")
+}()
+
+// HelpCommand is urfave/cli's help sub-command, one per parent command.
+func HelpCommand() *cli.Command {
+	return &cli.Command{Name: "help", Aliases: []string{"h"}, Usage: "Shows a list of commands or help for one command", ArgsUsage: "[command]", Action: urfaveHelpAction}
+}
+
+// copyOnApply is a BoolFlag whose Apply leaves the flag unchanged.
+type copyOnApply struct{ cli.BoolFlag }
+
+// Names is the flag's name and aliases, read from its fields (urfave's
+// Names runs a regular expression over each).
+func (f *copyOnApply) Names() []string { return NameAndAliases(f.Name, f.Aliases) }
+
+func (f *copyOnApply) Apply(set *flag.FlagSet) error {
+	c := f.BoolFlag
+	return c.Apply(set)
+}
