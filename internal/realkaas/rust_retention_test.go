@@ -124,7 +124,16 @@ func TestRustRetention(t *testing.T) {
 		}
 	}()
 	brokers := strings.Join(c.Addrs(), ",")
-	r := kaasctl(t, "groups", "describe", "g-ret", "--data-dir", c.Data, "--kaas-version", "0.2.18", "--brokers", brokers, "--drain-window", "2s", "-o", "json")
+	// Right after the restart the group's coordinator may not be
+	// available yet: described as failed, asked again as an operator would.
+	var r result
+	waitFor(t, 30*time.Second, "g-ret described", func() error {
+		r = kaasctl(t, "groups", "describe", "g-ret", "--data-dir", c.Data, "--kaas-version", "0.2.18", "--brokers", brokers, "--drain-window", "2s", "-o", "json")
+		if r.code == 1 && strings.Contains(r.stderr, "COORDINATOR_NOT_AVAILABLE") {
+			return fmt.Errorf("%s", r.stderr)
+		}
+		return nil
+	})
 	if r.code != 0 && r.code != 3 {
 		t.Fatalf("%v", r)
 	}
