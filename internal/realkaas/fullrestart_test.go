@@ -43,7 +43,7 @@ func testRealFullRestart(t *testing.T, f Flavour) {
 	var held map[tp]int64
 	var entries map[tp]volume.PartitionEntry
 	behind := map[tp]int64{}
-	for attempt := 1; attempt <= 3 && len(behind) == 0; attempt++ {
+	for attempt := 1; attempt <= 6 && len(behind) == 0; attempt++ {
 		held, behind, entries = killWhileProducing(t, c, f, group)
 		if len(behind) == 0 && !staleEndRule(t, f).NewEpochRescans {
 			// Rust 0.2.18 resumes its scan from the checkpoint's byte
@@ -54,7 +54,7 @@ func testRealFullRestart(t *testing.T, f Flavour) {
 		}
 	}
 	if len(behind) == 0 {
-		t.Fatalf("three full restarts and no partition served behind its segments (every takeover at a new epoch?): %v", partitionEntries(t, c))
+		t.Fatalf("six full restarts and no partition served behind its segments (every takeover at a new epoch?): %v", partitionEntries(t, c))
 	}
 	t.Logf("served behind their segments: %s (segments %s)", fmtOffsets(behind), fmtOffsets(held))
 
