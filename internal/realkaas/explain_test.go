@@ -55,7 +55,7 @@ func testRealExplainAfterBrokerKill(t *testing.T, f Flavour) {
 	settled(t, c)
 	stopProducing := producing(t, c, 6)
 	defer stopProducing()
-	produce(t, c, "orders", 3, 150)
+	produceAtLeast(t, c, "orders", 3, 150)
 	cs := startConsumer(t, c, group, "orders")
 	waitFor(t, 120*time.Second, group+" committed past 200 on every partition", func() error {
 		got := committed(t, c, group)

@@ -270,6 +270,27 @@ func produce(t *testing.T, c *Cluster, topic string, partitions int32, n int) {
 	cl.Close()
 }
 
+// produceAtLeast is produce for a scenario that needs at least n more
+// records on each partition (more do no harm): a batch a broker just
+// restarted refuses (UNKNOWN_SERVER_ERROR on kaas's Go flavour, once) is
+// produced again, for up to 30 s.
+func produceAtLeast(t *testing.T, c *Cluster, topic string, partitions int32, n int) {
+	t.Helper()
+	cl := newClient(t, c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
+	defer cl.Close()
+	waitFor(t, 30*time.Second, fmt.Sprintf("%d records on each partition of %s", n, topic), func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var rs []*kgo.Record
+		for p := int32(0); p < partitions; p++ {
+			for i := 0; i < n; i++ {
+				rs = append(rs, &kgo.Record{Topic: topic, Partition: p, Value: []byte(fmt.Sprintf("%s-%d-%d", topic, p, i))})
+			}
+		}
+		return cl.ProduceSync(ctx, rs...).FirstErr()
+	})
+}
+
 type tp struct {
 	Topic     string
 	Partition int32
