@@ -67,8 +67,8 @@ func noneOver(t *testing.T, base, q, window, what string) {
 // comes back as it was after the freeze and stays STOP through the
 // delete: the firing KaasGroupStopped never resolves (its activeAt stays)
 // and STALL never appears.
-func promStopThroughFreezeThawAndDeleteWithPrometheus(t *testing.T) {
-	// Run by TestWithPrometheus (prometheus evaluates on the wall clock).
+func TestStopThroughFreezeThawAndDeleteWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus evaluates on the wall clock.
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
@@ -122,8 +122,8 @@ func promStopThroughFreezeThawAndDeleteWithPrometheus(t *testing.T) {
 // level, and a consumer that keeps up (a few records behind, consumed as
 // fast as produced). Neither is "not draining" at any evaluation, neither
 // is STALL or STOP, and KaasGroupNotDraining never even pends.
-func promDrainInTurnsAndKeepingUpWithPrometheus(t *testing.T) {
-	// Run by TestWithPrometheus (prometheus evaluates on the wall clock).
+func TestDrainInTurnsAndKeepingUpWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus evaluates on the wall clock.
 	bin := promBinary(t)
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
 	produceOrders(t, sb, 400)

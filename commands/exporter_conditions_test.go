@@ -30,9 +30,9 @@ func promRules(t *testing.T) string {
 // Prometheus: an Empty group rewound and then missing a partition shows
 // VANISHED at once while REWIND stays, both alerts fire; a stopped group's
 // pending alert survives an outage of every broker and fires during it.
-func promExporterConditionsWithPrometheus(t *testing.T) {
-	// Run by TestWithPrometheus, beside the other prometheus scenarios and
-	// before the parallel tests load the machine (wall-clock evaluation).
+func TestExporterConditionsWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
+	// before the parallel tests load the machine.
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

@@ -212,9 +212,9 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 	return addr
 }
 
-func promExporterWithPrometheus(t *testing.T) {
-	// Run by TestWithPrometheus, beside the other prometheus scenarios and
-	// before the parallel tests load the machine (wall-clock evaluation).
+func TestExporterWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
+	// before the parallel tests load the machine.
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

@@ -16,8 +16,8 @@ import (
 // stopped and started, moving groups between shards. Once the shards have
 // read the new assignment version, every group is in exactly one shard
 // and the sums across the shards are the unsharded exporter's.
-func promExporterShardsWithPrometheus(t *testing.T) {
-	// Run by TestWithPrometheus (prometheus runs on the wall clock).
+func TestExporterShardsWithPrometheus(t *testing.T) {
+	// No t.Parallel(): Prometheus runs on the wall clock.
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
