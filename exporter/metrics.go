@@ -262,37 +262,22 @@ func (x *refreshCtx) noteBrokers() {
 func (x *refreshCtx) hasAssignment() bool { return x.o.HasVolume && x.o.Assignment != nil }
 
 // refreshMetrics are the series of the cluster, the brokers and the
-// exporter itself, written once per refresh.
-var refreshMetrics = []metric[*refreshCtx]{
+// exporter itself, written once per refresh, in this order.
+var refreshMetrics = slices.Concat(assignmentMetrics, brokerMetrics, exporterMetrics)
+
+// assignmentMetrics are the series of assignment.json and the volume.
+var assignmentMetrics = []metric[*refreshCtx]{
 	{dAssignmentReadable, func(tw *textWriter, f *family, x *refreshCtx) {
 		if x.o.HasVolume {
 			tw.sample(f, b2f(x.o.Assignment != nil))
 		}
 	}},
-	{dAssignmentVersions, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.o.HasVolume {
-			tw.sample(f, float64(x.c.versionsSeen))
-		}
-	}},
-	{dVersionsMissed, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.o.HasVolume {
-			tw.sample(f, float64(x.c.versionsMissed))
-		}
-	}},
-	{dVersionsBackwards, func(tw *textWriter, f *family, x *refreshCtx) {
-		if x.o.HasVolume {
-			tw.sample(f, float64(x.c.versionsBackwards))
-		}
-	}},
+	{dAssignmentVersions, gaugeWhen(hasVolume, func(c *counters) float64 { return float64(c.versionsSeen) })},
+	{dVersionsMissed, gaugeWhen(hasVolume, func(c *counters) float64 { return float64(c.versionsMissed) })},
+	{dVersionsBackwards, gaugeWhen(hasVolume, func(c *counters) float64 { return float64(c.versionsBackwards) })},
 	{dAssignmentVersion, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.AssignmentVersion) })},
 	{dControllerEpoch, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.ControllerEpoch) })},
-	{dAssignmentGenerated, func(tw *textWriter, f *family, x *refreshCtx) {
-		if a := x.o.Assignment; a != nil {
-			if t := a.GeneratedTime(); !t.IsZero() {
-				tw.sample(f, float64(t.UnixNano())/1e9)
-			}
-		}
-	}},
+	{dAssignmentGenerated, writeAssignmentGenerated},
 	{dBrokersListed, assignmentGauge(func(a *volume.Assignment) float64 { return float64(len(a.Brokers)) })},
 	{dBrokersAlive, assignmentGauge(func(a *volume.Assignment) float64 { return float64(a.AliveCount()) })},
 	{dExplicitEntries, assignmentGauge(func(a *volume.Assignment) float64 { return float64(len(a.ConsumerGroups)) })},
@@ -302,25 +287,32 @@ var refreshMetrics = []metric[*refreshCtx]{
 		}
 	}},
 	{dFindings, writeFindings},
-	{dGeneration, func(tw *textWriter, f *family, x *refreshCtx) {
-		if gi := x.o.Generation; gi != nil {
-			name := gi.Name
-			if name == "" {
-				name = "unknown"
-			}
-			tw.sample(f, 1, name, gi.Source)
+	{dGeneration, writeGeneration},
+}
+
+// writeAssignmentGenerated is assignment.json's generatedAt, when it has one.
+func writeAssignmentGenerated(tw *textWriter, f *family, x *refreshCtx) {
+	if a := x.o.Assignment; a != nil {
+		if t := a.GeneratedTime(); !t.IsZero() {
+			tw.sample(f, float64(t.UnixNano())/1e9)
 		}
-	}},
-	{dBrokerReachable, func(tw *textWriter, f *family, x *refreshCtx) {
-		for _, b := range x.o.Brokers {
-			tw.sample(f, b2f(b.Answered), b.Name)
+	}
+}
+
+// writeGeneration is the kaas generation the refresh assumed.
+func writeGeneration(tw *textWriter, f *family, x *refreshCtx) {
+	if gi := x.o.Generation; gi != nil {
+		name := gi.Name
+		if name == "" {
+			name = "unknown"
 		}
-		for _, name := range x.seen {
-			if _, ok := x.reach[name]; !ok && x.o.HasBrokers {
-				tw.sample(f, 0, name)
-			}
-		}
-	}},
+		tw.sample(f, 1, name, gi.Source)
+	}
+}
+
+// brokerMetrics are the brokers' and the partitions' series.
+var brokerMetrics = []metric[*refreshCtx]{
+	{dBrokerReachable, writeBrokerReachable},
 	{dBrokerGroups, func(tw *textWriter, f *family, x *refreshCtx) {
 		for _, b := range x.o.Brokers {
 			if b.Answered {
@@ -353,14 +345,36 @@ var refreshMetrics = []metric[*refreshCtx]{
 			tw.sample(f, float64(x.c.brokerRequests[name]), name)
 		}
 	}},
-	{dServedBehind, func(tw *textWriter, f *family, x *refreshCtx) {
-		for _, sb := range x.o.ServedBehind {
-			if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
-				tw.sample(f, float64(max(sb.LogEnd-sb.Served, 0)), t, strconv.Itoa(int(p)))
-			}
-		}
-	}},
+	{dServedBehind, writeServedBehind},
 	{dPartitionIncidents, writePartitionIncidents},
+}
+
+// writeBrokerReachable is whether each broker answered, and 0 for a broker
+// seen before that this refresh did not reach.
+func writeBrokerReachable(tw *textWriter, f *family, x *refreshCtx) {
+	for _, b := range x.o.Brokers {
+		tw.sample(f, b2f(b.Answered), b.Name)
+	}
+	for _, name := range x.seen {
+		if _, ok := x.reach[name]; !ok && x.o.HasBrokers {
+			tw.sample(f, 0, name)
+		}
+	}
+}
+
+// writeServedBehind is the records each partition is served short of what
+// its segments held (0 once producers appended past them, while the
+// cause stays).
+func writeServedBehind(tw *textWriter, f *family, x *refreshCtx) {
+	for _, sb := range x.o.ServedBehind {
+		if t, p, err := volume.SplitOffsetKey(sb.Partition); err == nil {
+			tw.sample(f, float64(max(sb.LogEnd-sb.Served, 0)), t, strconv.Itoa(int(p)))
+		}
+	}
+}
+
+// exporterMetrics are the exporter's own series.
+var exporterMetrics = []metric[*refreshCtx]{
 	{dBuildInfo, func(tw *textWriter, f *family, x *refreshCtx) {
 		tw.sample(f, 1, x.version, x.revision, runtime.Version())
 	}},
@@ -394,9 +408,11 @@ func gaugeWhen(on func(x *refreshCtx) bool, v func(c *counters) float64) func(*t
 	}
 }
 
-// gaugeWhen's conditions: the refresh asked the brokers; the exporter
-// follows the offset files; it writes the offsets journal.
+// gaugeWhen's conditions: the refresh asked the brokers; it read a
+// volume; the exporter follows the offset files; it writes the offsets
+// journal.
 func askedBrokers(x *refreshCtx) bool { return x.o.HasBrokers }
+func hasVolume(x *refreshCtx) bool    { return x.o.HasVolume }
 func follows(x *refreshCtx) bool      { return x.c.follower }
 func journals(x *refreshCtx) bool     { return x.c.journal }
 
