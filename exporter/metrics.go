@@ -465,62 +465,82 @@ func writePartitionIncidents(tw *textWriter, f *family, x *refreshCtx) {
 	}
 }
 
-// groupMetrics are the series of one group, written for every group.
-var groupMetrics = []metric[*groupCtx]{
+// groupMetrics are the series of one group, written for every group, in
+// this order. Issue series are sparse: present only while the issue is (a
+// 100,000-group page carries what is wrong, not 0s).
+var groupMetrics = slices.Concat(groupStateMetrics, groupHealthMetrics, groupMembershipMetrics)
+
+// groupGauge is a row of one number per group, sampled when ok.
+func groupGauge(v func(x *groupCtx) (float64, bool)) func(*textWriter, *family, *groupCtx) {
+	return func(tw *textWriter, f *family, x *groupCtx) {
+		if n, ok := v(x); ok {
+			tw.sample(f, n, x.g.Row.Group)
+		}
+	}
+}
+
+// groupStateMetrics are a group's state, routing and lag.
+var groupStateMetrics = []metric[*groupCtx]{
 	{dGroupState, func(tw *textWriter, f *family, x *groupCtx) {
 		if state, _, ok := x.liveState(); ok && state != "" {
 			tw.sample(f, 1, x.g.Row.Group, state)
 		}
 	}},
-	{dGroupMembers, func(tw *textWriter, f *family, x *groupCtx) {
-		if _, members, ok := x.liveState(); ok {
-			tw.sample(f, float64(members), x.g.Row.Group)
+	{dGroupMembers, groupGauge(func(x *groupCtx) (float64, bool) {
+		_, members, ok := x.liveState()
+		return float64(members), ok
+	})},
+	{dStaleListings, groupGauge(func(x *groupCtx) (float64, bool) {
+		if lv := x.g.Row.Live; lv != nil {
+			return float64(len(lv.StaleOn)), len(lv.StaleOn) > 0
 		}
-	}},
-	// Issue series are sparse: present only while the issue is (a
-	// 100,000-group page carries what is wrong, not 0s).
-	{dStaleListings, func(tw *textWriter, f *family, x *groupCtx) {
-		if lv := x.g.Row.Live; lv != nil && len(lv.StaleOn) > 0 {
-			tw.sample(f, float64(len(lv.StaleOn)), x.g.Row.Group)
-		}
-	}},
+		return 0, false
+	})},
 	{dFileOnly, liveIssue(inspect.IssueFileOnly)},
 	{dWireMismatch, liveIssue(inspect.IssueWireMismatch)},
-	{dGroupCoordinator, func(tw *textWriter, f *family, x *groupCtx) {
-		r := &x.g.Row
-		wireBroker := ""
-		if r.Live != nil {
-			wireBroker = r.Live.WireCoordinator
-		}
-		broker, tier := r.Coordinator, r.Tier
-		if broker == "" && wireBroker != "" && x.o.Assignment == nil {
-			broker, tier = wireBroker, "wire"
-		}
-		tw.sample(f, 1, r.Group, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker)
-	}},
-	{dTiersDisagree, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.o.HasVolume && x.g.Row.HasIssue(inspect.IssueTiersDisagree) {
-			tw.sample(f, 1, x.g.Row.Group)
-		}
-	}},
-	{dGroupLag, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.g.LagKnown {
-			tw.sample(f, float64(x.g.Lag), x.g.Row.Group)
-		}
-	}},
-	{dGroupLagUnknown, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.g.LagUnknown > 0 {
-			tw.sample(f, float64(x.g.LagUnknown), x.g.Row.Group)
-		}
-	}},
-	{dGroupLagSeconds, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.g.LagSecondsKnown {
-			tw.sample(f, x.g.LagSeconds, x.g.Row.Group)
-		}
-	}},
+	{dGroupCoordinator, writeGroupCoordinator},
+	{dTiersDisagree, groupGauge(func(x *groupCtx) (float64, bool) {
+		return 1, x.o.HasVolume && x.g.Row.HasIssue(inspect.IssueTiersDisagree)
+	})},
+	{dGroupLag, groupGauge(func(x *groupCtx) (float64, bool) { return float64(x.g.Lag), x.g.LagKnown })},
+	{dGroupLagUnknown, groupGauge(func(x *groupCtx) (float64, bool) { return float64(x.g.LagUnknown), x.g.LagUnknown > 0 })},
+	{dGroupLagSeconds, groupGauge(func(x *groupCtx) (float64, bool) { return x.g.LagSeconds, x.g.LagSecondsKnown })},
 	{dPartCommitted, partitionRow(func(p *observe.PartObs) (float64, bool) { return float64(p.Committed), p.Committed >= 0 })},
 	{dPartLag, partitionRow(func(p *observe.PartObs) (float64, bool) { return float64(p.Lag), p.LagKnown })},
 	{dPartLagSeconds, partitionRow(func(p *observe.PartObs) (float64, bool) { return p.LagSeconds, p.LagSecondsKnown })},
+}
+
+// writeGroupCoordinator is the group's coordinator by each tier (the
+// brokers' answer stands in when there is no assignment.json).
+func writeGroupCoordinator(tw *textWriter, f *family, x *groupCtx) {
+	r := &x.g.Row
+	wireBroker := ""
+	if r.Live != nil {
+		wireBroker = r.Live.WireCoordinator
+	}
+	broker, tier := r.Coordinator, r.Tier
+	if broker == "" && wireBroker != "" && x.o.Assignment == nil {
+		broker, tier = wireBroker, "wire"
+	}
+	tw.sample(f, 1, r.Group, broker, tier, r.HashCoordinator, r.ExplicitBroker, wireBroker)
+}
+
+// writeBlocked is the group's blocked partitions by blocker kind.
+func writeBlocked(tw *textWriter, f *family, x *groupCtx) {
+	n := map[string]int{}
+	for _, b := range x.g.Blockers {
+		n[b.Kind]++
+	}
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		tw.sample(f, float64(n[k]), x.g.Row.Group, k)
+	}
+}
+
+// groupHealthMetrics are a group's health, drain, retention and commits.
+// Per-group counters appear at their first change, as a client library's
+// labelled counters do; kaas_group_condition is what alerts use
+// (increase() misses a series' first sample).
+var groupHealthMetrics = []metric[*groupCtx]{
 	{dHealth, func(tw *textWriter, f *family, x *groupCtx) {
 		if x.h.State != inspect.HealthOK {
 			tw.sample(f, 1, x.g.Row.Group, x.h.State)
@@ -533,55 +553,38 @@ var groupMetrics = []metric[*groupCtx]{
 			}
 		}
 	}},
-	{dBlocked, func(tw *textWriter, f *family, x *groupCtx) {
-		n := map[string]int{}
-		for _, b := range x.g.Blockers {
-			n[b.Kind]++
-		}
-		for _, k := range slices.Sorted(maps.Keys(n)) {
-			tw.sample(f, float64(n[k]), x.g.Row.Group, k)
-		}
-	}},
-	{dUnknownSince, func(tw *textWriter, f *family, x *groupCtx) {
-		if !x.h.UnknownSince.IsZero() {
-			tw.sample(f, float64(x.h.UnknownSince.UnixNano())/1e9, x.g.Row.Group)
-		}
-	}},
-	{dDrainSeconds, func(tw *textWriter, f *family, x *groupCtx) {
+	{dBlocked, writeBlocked},
+	{dUnknownSince, groupGauge(func(x *groupCtx) (float64, bool) {
+		return float64(x.h.UnknownSince.UnixNano()) / 1e9, !x.h.UnknownSince.IsZero()
+	})},
+	{dDrainSeconds, groupGauge(func(x *groupCtx) (float64, bool) {
 		if d := x.h.Drain; d != nil && d.Known && !d.NotDraining {
-			tw.sample(f, d.Seconds, x.g.Row.Group)
+			return d.Seconds, true
 		}
-	}},
-	{dNotDraining, func(tw *textWriter, f *family, x *groupCtx) {
-		if d := x.h.Drain; d != nil && d.Known && d.NotDraining {
-			tw.sample(f, 1, x.g.Row.Group)
-		}
-	}},
+		return 0, false
+	})},
+	{dNotDraining, groupGauge(func(x *groupCtx) (float64, bool) {
+		d := x.h.Drain
+		return 1, d != nil && d.Known && d.NotDraining
+	})},
 	{dPartDrainSeconds, partitionDrainRow(false)},
 	{dPartNotDraining, partitionDrainRow(true)},
-	{dRetentionBreach, func(tw *textWriter, f *family, x *groupCtx) {
+	{dRetentionBreach, groupGauge(func(x *groupCtx) (float64, bool) {
 		if r := x.h.Retention; r != nil && r.Known {
-			tw.sample(f, r.Seconds, x.g.Row.Group)
+			return r.Seconds, true
 		}
-	}},
-	{dLastCommitAge, func(tw *textWriter, f *family, x *groupCtx) {
-		if !x.h.LastCommit.IsZero() {
-			tw.sample(f, max(0, x.o.Time.Sub(x.h.LastCommit).Seconds()), x.g.Row.Group)
-		}
-	}},
-	// Per-group counters appear at their first change, as a client
-	// library's labelled counters do; kaas_group_condition is what alerts
-	// use (increase() misses a series' first sample).
-	{dRewinds, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.counts.Rewinds > 0 {
-			tw.sample(f, float64(x.counts.Rewinds), x.g.Row.Group)
-		}
-	}},
-	{dVanished, func(tw *textWriter, f *family, x *groupCtx) {
-		if x.counts.Vanished > 0 {
-			tw.sample(f, float64(x.counts.Vanished), x.g.Row.Group)
-		}
-	}},
+		return 0, false
+	})},
+	{dLastCommitAge, groupGauge(func(x *groupCtx) (float64, bool) {
+		return max(0, x.o.Time.Sub(x.h.LastCommit).Seconds()), !x.h.LastCommit.IsZero()
+	})},
+	{dRewinds, groupGauge(func(x *groupCtx) (float64, bool) { return float64(x.counts.Rewinds), x.counts.Rewinds > 0 })},
+	{dVanished, groupGauge(func(x *groupCtx) (float64, bool) { return float64(x.counts.Vanished), x.counts.Vanished > 0 })},
+}
+
+// groupMembershipMetrics are a group's membership, rewinds' authors and
+// lag spread (metrics_members.go).
+var groupMembershipMetrics = []metric[*groupCtx]{
 	{dRewindRecords, emitRewindRecords},
 	{dStalledPartitions, emitStalled},
 	{dObservedGeneration, emitObservedGeneration},
