@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
@@ -15,6 +16,8 @@ import (
 // one candidate per line.
 
 func init() {
+	completion.SetFlagValues("assignor", inspect.Assignors)
+	completion.SetFlagValues("failover", inspect.FailoverModels)
 	register(Descriptor{
 		Path:   "completion",
 		Usage:  "print a shell completion script (bash, zsh or fish)",

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/urfave/cli/v2"
@@ -28,10 +27,12 @@ var flagValues = map[string][]string{
 	"severity":       {"error", "warning", "info"},
 	"state":          {"Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Dead", "Ongoing", "CompleteCommit", "CompleteAbort"},
 	"max-versions":   {"kaas", "latest"},
-	"assignor":       inspect.Assignors,
-	"failover":       inspect.FailoverModels,
 	"sasl-mechanism": {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"},
 }
+
+// SetFlagValues gives flag's fixed choices that a package above this one
+// knows (the assignors, the failover models); called at init only.
+func SetFlagValues(flag string, values []string) { flagValues[flag] = values }
 
 // flagDynamic names flags whose values come from the volume.
 var flagDynamic = map[string]string{
