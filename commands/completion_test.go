@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/kaasctl/kaasctl/inspect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,9 @@ func TestCompleteCandidates(t *testing.T) {
 		{[]string{"whois", "--data-dir=" + dir, "--what-if-down", ""}, []string{"skafka-0", "skafka-2"}, nil},
 		{[]string{"whois", "--what-"}, []string{"--what-if-down", "--what-if-brokers"}, []string{"--txn"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish"}, nil},
+		// Choices commands gives the completion at init.
+		{[]string{"whois", "--failover", ""}, inspect.FailoverModels, nil},
+		{[]string{"plan", "assignment", "--assignor", ""}, inspect.Assignors, nil},
 		{[]string{"help", "exit"}, []string{"exit-codes"}, nil},
 		{[]string{"whois", "--data-dir", "/nonexistent", ""}, nil, nil},
 		{[]string{"nosuch", ""}, nil, []string{"whois-coordinator"}},
