@@ -8,7 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/watchrun"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 )
 
 // watch --offsets with brokers also observes every group's membership

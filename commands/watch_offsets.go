@@ -8,8 +8,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/internal/watchrun"
 	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 )
 
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
