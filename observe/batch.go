@@ -58,17 +58,7 @@ func ReadBatches(l volume.Layout, a *volume.Assignment, names []string, n int, l
 // descriptions, which are keyed by group.
 func LiveBatch(ctx context.Context, cl *wire.Client, v *VolumeRead, groups []string, listings []wire.BrokerGroups, at time.Time) ([]*inspect.GroupState, map[string]*wire.GroupDescription, []string, error) {
 	v.Prefetch(groups)
-	known := map[string]wire.TopicPartitions{}
-	for _, g := range groups {
-		if f, _ := ShownFile(v.Files[g]); f != nil && f.File != nil {
-			tp := wire.TopicPartitions{}
-			for _, e := range f.File.Entries {
-				tp.Add(e.Topic, e.Partition)
-			}
-			known[g] = tp
-		}
-	}
-	described, warnings, err := DescribeOnWire(ctx, cl, groups, known, true)
+	described, warnings, err := DescribeOnWire(ctx, cl, groups, shownFilePartitions(v.Files, groups), true)
 	if err != nil {
 		return nil, nil, warnings, err
 	}

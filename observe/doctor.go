@@ -36,17 +36,7 @@ func LiveStates(ctx context.Context, cl *wire.Client, gg *wire.GatheredGroups, l
 		return nil, err
 	}
 	vol.Logs = boundsLogs(vol.Logs, bounds)
-	known := map[string]wire.TopicPartitions{}
-	for _, g := range groups {
-		if f, _ := ShownFile(vol.Files[g]); f != nil && f.File != nil {
-			tp := wire.TopicPartitions{}
-			for _, e := range f.File.Entries {
-				tp.Add(e.Topic, e.Partition)
-			}
-			known[g] = tp
-		}
-	}
-	described, err := cl.DescribeMany(ctx, groups, wire.DescribeOptions{Known: known, Gathered: gg})
+	described, err := cl.DescribeMany(ctx, groups, wire.DescribeOptions{Known: shownFilePartitions(vol.Files, groups), Gathered: gg})
 	if described == nil && err != nil {
 		return nil, err
 	}

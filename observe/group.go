@@ -168,3 +168,24 @@ func compactSorted(ss []string) []string {
 	slices.Sort(ss)
 	return slices.Compact(ss)
 }
+
+// entryPartitions are the partitions offset entries name.
+func entryPartitions(entries []volume.OffsetEntry) wire.TopicPartitions {
+	tp := wire.TopicPartitions{}
+	for _, e := range entries {
+		tp.Add(e.Topic, e.Partition)
+	}
+	return tp
+}
+
+// shownFilePartitions are, per group, the partitions its shown offset file
+// names (the brokers are asked about them besides their own answers).
+func shownFilePartitions(files map[string][]inspect.GroupFileData, groups []string) map[string]wire.TopicPartitions {
+	known := map[string]wire.TopicPartitions{}
+	for _, g := range groups {
+		if f, _ := ShownFile(files[g]); f != nil && f.File != nil {
+			known[g] = entryPartitions(f.File.Entries)
+		}
+	}
+	return known
+}

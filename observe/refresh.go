@@ -439,11 +439,7 @@ func (r *refreshRun) readFiles() {
 		ob.Format = rec.format
 		ob.Offsets = r.keys.offsets(rec.entries)
 		if r.known != nil && len(rec.entries) > 0 {
-			tp := wire.TopicPartitions{}
-			for _, e := range rec.entries {
-				tp.Add(e.Topic, e.Partition)
-			}
-			r.known[g] = tp
+			r.known[g] = entryPartitions(rec.entries)
 		}
 	}
 	r.recs = nil

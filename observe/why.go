@@ -47,17 +47,7 @@ func WhyLive(ctx context.Context, cl *wire.Client, vol *VolumeRead, sel Selectio
 		warnAll(notes, warns)
 		selected = all
 	}
-	known := map[string]wire.TopicPartitions{}
-	for _, n := range selected {
-		if f, _ := ShownFile(vol.Files[n]); f != nil && f.File != nil {
-			tp := wire.TopicPartitions{}
-			for _, e := range f.File.Entries {
-				tp.Add(e.Topic, e.Partition)
-			}
-			known[n] = tp
-		}
-	}
-	described, warns, err := DescribeOnWire(ctx, cl, selected, known, hasVolume)
+	described, warns, err := DescribeOnWire(ctx, cl, selected, shownFilePartitions(vol.Files, selected), hasVolume)
 	if err != nil {
 		return nil, nil, err
 	}
