@@ -1,0 +1,303 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kaasctl/kaasctl/exporter"
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/sandbox"
+	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/observe"
+)
+
+// The story elements of a group's timeline that need the coordinator to
+// act on its own: a member timed out, the coordinator moving, a zombie's
+// commit (issue 34).
+
+// envTestConsumer, when set to "GROUP\x1fCLIENT-ID", makes this test
+// binary a consumer of "orders" in GROUP on KAASCTL_BROKERS (the
+// sandbox's quick timeouts) that commits what it reads and prints
+// "member ID GENERATION" at each assignment, until it is killed.
+const envTestConsumer = "KAASCTL_TEST_CONSUMER"
+
+func runTestConsumer(spec string) int {
+	group, client, _ := strings.Cut(spec, "\x1f")
+	opts := append(sandbox.ConsumerOpts(group, "orders"), kgo.ClientID(client), kgo.SeedBrokers(strings.Split(os.Getenv("KAASCTL_BROKERS"), ",")...),
+		kgo.MetadataMinAge(50*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }),
+		kgo.OnPartitionsAssigned(func(_ context.Context, cl *kgo.Client, _ map[string][]int32) {
+			id, gen := cl.GroupMetadata()
+			fmt.Printf("member %s %d\n", id, gen)
+		}))
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	for {
+		if cl.PollFetches(ctx).NumRecords() > 0 {
+			cl.CommitUncommittedOffsets(ctx)
+		}
+	}
+}
+
+// consumerProc is a consumer in a process of its own: one a test can
+// SIGKILL, so it neither leaves the group nor heartbeats again.
+type consumerProc struct {
+	cmd    *exec.Cmd
+	member chan string
+}
+
+// startConsumerProc starts a consumer of group with client id client and
+// returns once it has its first assignment (its member id in memberID).
+func startConsumerProc(t *testing.T, sb *sandbox.Sandbox, group, client string) (p *consumerProc, memberID string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envTestConsumer+"="+group+"\x1f"+client, "KAASCTL_BROKERS="+strings.Join(sb.Bootstrap(), ","))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p = &consumerProc{cmd: cmd, member: make(chan string, 16)}
+	done := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "member" {
+				p.member <- f[1]
+			}
+		}
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	select {
+	case memberID = <-p.member:
+	case <-done:
+		t.Fatalf("the consumer process ended: %s", errb.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the consumer process was never assigned partitions: %s", errb.String())
+	}
+	return p, memberID
+}
+
+// kill SIGKILLs the consumer and returns when it was killed.
+func (p *consumerProc) kill(t *testing.T) time.Time {
+	t.Helper()
+	at := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// pollIn keeps cl polling until the test ends (a member that stays).
+func pollIn(t *testing.T, cl *kgo.Client) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			cl.PollFetches(ctx)
+		}
+	}()
+	t.Cleanup(cancel)
+}
+
+// waitStory runs 'groups timeline GROUP -o json' over the journal (and
+// extra arguments) until ok accepts the story, and returns it.
+func waitStory(t *testing.T, sb *sandbox.Sandbox, journal, group, what string, ok func(*inspect.Timeline) bool, extra ...string) *inspect.Timeline {
+	t.Helper()
+	args := append([]string{"groups", "timeline", group, "--journal", journal, "--data-dir", sb.Layout().DataDir, "-o", "json"}, extra...)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := runCLI(t, "", nil, args...)
+		tl := &inspect.Timeline{}
+		if r.Code != 0 || json.Unmarshal([]byte(r.Out), tl) != nil {
+			t.Fatalf("groups timeline: exit %d: %s", r.Code, r.Err)
+		}
+		if ok(tl) {
+			return tl
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the story never showed %s:\n%s", what, r.Out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// generationWhere is the story's first generation change that ok accepts
+// (nil: none).
+func generationWhere(tl *inspect.Timeline, ok func(*inspect.MembershipChange) bool) *inspect.TimelineEvent {
+	for i, e := range tl.Events {
+		if e.Kind == inspect.TLGeneration && e.Change != nil && ok(e.Change) {
+			return &tl.Events[i]
+		}
+	}
+	return nil
+}
+
+func leftMember(id string) func(*inspect.MembershipChange) bool {
+	return func(c *inspect.MembershipChange) bool {
+		return slices.ContainsFunc(c.Left, func(m inspect.MemberInfo) bool { return m.ID == id })
+	}
+}
+
+// churnExporter is an exporter over the sandbox, refreshed by the test,
+// that raises CHURN past one generation change in its minute.
+func churnExporter(t *testing.T, sb *sandbox.Sandbox) *exporter.Exporter {
+	t.Helper()
+	l := sb.Layout()
+	cl, err := wire.NewClient(&wire.Settings{Brokers: sb.Bootstrap(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return exporter.New(exporter.Options{Source: &observe.Source{Layout: &l, Client: cl}, Window: time.Minute, Members: exporter.MembersOptions{Rebalances: 1}})
+}
+
+// refreshUntil refreshes e until group's health satisfies ok, and returns
+// it.
+func refreshUntil(t *testing.T, e *exporter.Exporter, group, what string, ok func(inspect.GroupHealth) bool) inspect.GroupHealth {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var last inspect.GroupHealth
+	for {
+		e.Refresh(context.Background())
+		for _, h := range e.Health() {
+			if h.Group == group {
+				if last = h; ok(h) {
+					return h
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the exporter never saw %s: %+v", what, last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitStable waits until the group is Stable with n members, each
+// assigned partitions (a cooperative rebalance's second round done).
+func waitStable(t *testing.T, sb *sandbox.Sandbox, group string, n int) {
+	t.Helper()
+	adm := kadm.NewClient(sbClient(t, sb))
+	sb.WaitFor(t, fmt.Sprintf("%s Stable with %d members", group, n), 60*time.Second, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		ds, err := adm.DescribeGroups(ctx, group)
+		d := ds[group]
+		if err != nil || d.Err != nil || d.State != "Stable" || len(d.Members) != n {
+			return false
+		}
+		for _, m := range d.Members {
+			if c, ok := m.Assigned.AsConsumer(); !ok || len(c.Topics) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func churnMembers(n int) func(inspect.GroupHealth) bool {
+	return func(h inspect.GroupHealth) bool { return h.Churn != nil && h.Churn.Members == n }
+}
+
+// A session timeout: of a group's two members, one (its own process) is
+// SIGKILLed, so it neither leaves nor heartbeats again, and the
+// coordinator times it out after its session (3 s). The story has its
+// departure as a generation change caused by a member leaving ("left or
+// timed out": DescribeGroups cannot tell them apart), seen no sooner than
+// the session after the kill, with the next observed generation; the
+// exporter's CHURN (past one change in its window) counts it among its
+// causes.
+func TestGroupsTimelineSandboxSessionTimeout(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	produceOrders(t, sb, 10)
+	commitAdmin(t, sb, "timeout", map[int32]int64{0: 0, 1: 0, 2: 0, 3: 0})
+	journal := filepath.Join(t.TempDir(), "journal")
+	stop := startWatch(t, sb, journal)
+	waitEvents(t, journal, "timeout", "the empty group", memberCount(0))
+	e := churnExporter(t, sb)
+	refreshUntil(t, e, "timeout", "the empty group", churnMembers(0))
+
+	a := sbClient(t, sb, append(sandbox.ConsumerOpts("timeout", "orders"), kgo.ClientID("timeout-a"))...)
+	pollIn(t, a)
+	waitEvents(t, journal, "timeout", "member a", memberCount(1))
+	k, killed := startConsumerProc(t, sb, "timeout", "timeout-killed")
+	waitEvents(t, journal, "timeout", "members a and killed", memberCount(2))
+	// Killed once the rebalance is over: the coordinator then waits out
+	// its session alone (not a rebalance's join timeout).
+	waitStable(t, sb, "timeout", 2)
+	refreshUntil(t, e, "timeout", "two members", churnMembers(2))
+	at := k.kill(t)
+	waitEvents(t, journal, "timeout", "the killed member timed out", func(r watch.EventRecord) bool {
+		return r.Kind == watch.EvMembers && r.Change != nil && slices.Contains(r.Change.Left, killed)
+	})
+	h := refreshUntil(t, e, "timeout", "the timeout", churnMembers(1))
+	tl := waitStory(t, sb, journal, "timeout", "the killed member's departure", func(tl *inspect.Timeline) bool {
+		return generationWhere(tl, leftMember(killed)) != nil
+	})
+	stop()
+
+	dep := generationWhere(tl, leftMember(killed))
+	c := dep.Change
+	if !slices.Equal(c.Causes, []string{inspect.CauseMemberLeft}) || len(c.Left) != 1 || c.Left[0].ClientID != "timeout-killed" || c.Members != 1 {
+		t.Errorf("the departure: %+v", c)
+	}
+	if !strings.Contains(dep.Summary, killed+" (client timeout-killed, host ") || !strings.HasSuffix(dep.Summary, ") left or timed out; 1 member after it") {
+		t.Errorf("the departure in words: %s", dep.Summary)
+	}
+	// A member that left would be gone at once; one that timed out stays
+	// for its session (3 s) after its last heartbeat.
+	if d := c.Time.Sub(at); d < 2500*time.Millisecond {
+		t.Errorf("the member was seen gone %s after the kill: sooner than its session timeout", d)
+	}
+	join := generationWhere(tl, func(c *inspect.MembershipChange) bool {
+		return slices.ContainsFunc(c.Joined, func(m inspect.MemberInfo) bool { return m.ID == killed })
+	})
+	if join == nil || c.ObservedGeneration <= join.Change.ObservedGeneration {
+		t.Errorf("the generation after the timeout (%d) does not follow the join's: %+v", c.ObservedGeneration, join)
+	}
+	assertChurnLeft(t, h)
+	if t.Failed() || testing.Verbose() {
+		t.Log(runCLI(t, "", nil, "groups", "timeline", "timeout", "--journal", journal, "--data-dir", sb.Layout().DataDir).Out)
+	}
+}
+
+// assertChurnLeft checks that a group's CHURN counts a member leaving
+// among its causes, in its figures and in its evidence.
+func assertChurnLeft(t *testing.T, h inspect.GroupHealth) {
+	t.Helper()
+	if !h.Has(inspect.HealthChurn) {
+		t.Fatalf("no CHURN past one change: %+v %+v", h.Conditions, *h.Churn)
+	}
+	if !slices.Contains(h.Churn.ByCause, inspect.ChurnCauseCount{Cause: inspect.CauseMemberLeft, Count: 1}) || h.Churn.Changes < 2 {
+		t.Errorf("CHURN's changes: %d, by cause %+v", h.Churn.Changes, h.Churn.ByCause)
+	}
+	for _, ev := range h.Evidence {
+		if ev.State == inspect.HealthChurn && !strings.Contains(ev.Detail, "member left or timed out 1") {
+			t.Errorf("CHURN's evidence: %s", ev.Detail)
+		}
+	}
+}
