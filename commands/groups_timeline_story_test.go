@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
@@ -299,5 +301,114 @@ func assertChurnLeft(t *testing.T, h inspect.GroupHealth) {
 		if ev.State == inspect.HealthChurn && !strings.Contains(ev.Detail, "member left or timed out 1") {
 			t.Errorf("CHURN's evidence: %s", ev.Detail)
 		}
+	}
+}
+
+// zombieCommit sends what a member fenced off by a rebalance would: an
+// OffsetCommit with its member id and its old generation, and fails
+// unless the coordinator takes it (kaas fences no commit; the sandbox
+// accepts it as kaas does with AcceptStaleCommits).
+func zombieCommit(t *testing.T, sb *sandbox.Sandbox, group, member string, gen int32, partition int32, offset int64) {
+	t.Helper()
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.Generation, req.MemberID = group, gen, member
+	rt := kmsg.NewOffsetCommitRequestTopic()
+	rt.Topic = "orders"
+	rp := kmsg.NewOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset, rp.LeaderEpoch = partition, offset, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, sbClient(t, sb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := resp.Topics[0].Partitions[0].ErrorCode; code != 0 {
+		t.Fatalf("the stale commit was refused: %v", kerr.ErrorForCode(code))
+	}
+}
+
+// A commit from an old generation: member a reads and commits every
+// partition at 10; b joins (a new generation) and a leaves. a's zombie
+// then commits orders/1 at 5 with its member id and first generation,
+// which kaas accepts (it never fences OffsetCommit). The story has the
+// rewind of 5 records by a zombie of the generation before a left,
+// certain (5 is not above the 10 committed before the change), paging;
+// the exporter's REWIND carries the same author and severity.
+func TestGroupsTimelineSandboxZombieCommit(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	sb.AcceptStaleCommits(true)
+	produceOrders(t, sb, 10)
+	commitAdmin(t, sb, "zombie", map[int32]int64{0: 0, 1: 0, 2: 0, 3: 0})
+	journal := filepath.Join(t.TempDir(), "journal")
+	stop := startWatch(t, sb, journal)
+	waitEvents(t, journal, "zombie", "the empty group", memberCount(0))
+	e := churnExporter(t, sb)
+	refreshUntil(t, e, "zombie", "the empty group", churnMembers(0))
+
+	a := sbClient(t, sb, append(sandbox.ConsumerOpts("zombie", "orders"), kgo.ClientID("zombie-a"))...)
+	pollUntil(t, a, 40)
+	if err := a.CommitUncommittedOffsets(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	member, gen := a.GroupMetadata()
+	waitEvents(t, journal, "zombie", "member a", memberCount(1))
+	refreshUntil(t, e, "zombie", "member a", churnMembers(1))
+	b := sbClient(t, sb, append(sandbox.ConsumerOpts("zombie", "orders"), kgo.ClientID("zombie-b"))...)
+	pollIn(t, b)
+	waitEvents(t, journal, "zombie", "members a and b", memberCount(2))
+	refreshUntil(t, e, "zombie", "members a and b", churnMembers(2))
+	a.Close()
+	waitStable(t, sb, "zombie", 1)
+	waitEvents(t, journal, "zombie", "a gone", func(r watch.EventRecord) bool {
+		return r.Kind == watch.EvMembers && r.Change != nil && slices.Contains(r.Change.Left, member)
+	})
+	refreshUntil(t, e, "zombie", "a gone", churnMembers(1))
+
+	zombieCommit(t, sb, "zombie", member, gen, 1, 5)
+	tl := waitStory(t, sb, journal, "zombie", "the zombie's rewind", func(tl *inspect.Timeline) bool { return tl.Rewinds > 0 })
+	h := refreshUntil(t, e, "zombie", "the zombie's rewind", func(h inspect.GroupHealth) bool { return len(h.Rewinds) > 0 })
+	stop()
+	assertZombieRewind(t, tl, h, member)
+	if t.Failed() || testing.Verbose() {
+		t.Log(runCLI(t, "", nil, "groups", "timeline", "zombie", "--journal", journal, "--data-dir", sb.Layout().DataDir).Out)
+	}
+}
+
+// assertZombieRewind checks the story's one rewind (and the exporter's):
+// orders/1 10→5 by a zombie of the generation a left, certain, paging.
+func assertZombieRewind(t *testing.T, tl *inspect.Timeline, h inspect.GroupHealth, member string) {
+	t.Helper()
+	i := slices.IndexFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLRewind })
+	rw := tl.Events[i]
+	if tl.Rewinds != 1 || !slices.Equal(rw.Rewound, []inspect.Rewound{{Partition: "orders/1", Before: 10, After: 5}}) {
+		t.Fatalf("the rewinds: %d, %+v", tl.Rewinds, rw.Rewound)
+	}
+	// Certain when a's commit at 10 came before the last look ahead of
+	// the change; one the watch saw between the looks that saw the change
+	// may be either generation's.
+	commit := slices.IndexFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLCommit && e.Changed["orders/1"] == 10 })
+	change := generationWhere(tl, leftMember(member))
+	if commit < 0 || change == nil {
+		t.Fatalf("a's commit (%d) or its departure (%v) is not in the story", commit, change)
+	}
+	certain, why := true, "orders/1 at 5, not above its 10 before the change"
+	if tl.Events[commit].Time.After(change.Change.Since) {
+		certain, why = false, "orders/1 at 5, not above the 10 committed while the group changed"
+	}
+	at := rw.Attribution
+	if at.Author != inspect.AuthorZombie || at.Certain != certain || at.Records != 5 || rw.Severity != "page" {
+		t.Errorf("the zombie's rewind: %+v, severity %q; want certain=%v", at, rw.Severity, certain)
+	}
+	if !strings.Contains(at.Who, "(left since: "+member+" (client zombie-a") || !strings.Contains(at.Why, why) {
+		t.Errorf("who and why: %s; %s", at.Who, at.Why)
+	}
+	if len(h.Rewinds) != 1 || h.Rewinds[0].Author != inspect.AuthorZombie || h.Rewinds[0].Severity != "page" || h.Rewinds[0].Partition != "orders/1" {
+		t.Errorf("the exporter's rewind: %+v", h.Rewinds)
+	}
+	if !h.Has(inspect.HealthRewind) {
+		t.Errorf("no REWIND: %v", h.Conditions)
 	}
 }
