@@ -412,3 +412,96 @@ func assertZombieRewind(t *testing.T, tl *inspect.Timeline, h inspect.GroupHealt
 		t.Errorf("no REWIND: %v", h.Conditions)
 	}
 }
+
+// A coordinator move: with 'watch --journal' recording assignment.json's
+// versions beside 'watch --offsets --journal', the group's coordinator
+// is stopped. The group moves (the sandbox evicts its member, as kaas
+// does); the member rejoins on the new coordinator and commits there. The
+// story has the move with takeover trace's cause (the broker left),
+// confirmed by the broker logs, the generation change it caused, and the
+// member's commit on the new coordinator as the group's own: the
+// sandbox's coordinators share one memory of the group (sandbox.Limits),
+// so the new coordinator writes no stale cache over the file, and nothing
+// goes back.
+func TestGroupsTimelineSandboxCoordinatorMove(t *testing.T) {
+	t.Parallel()
+	sb := liveSB(t)
+	produceOrders(t, sb, 10)
+	commitAdmin(t, sb, "move", map[int32]int64{0: 0, 1: 0, 2: 0, 3: 0})
+	journal := filepath.Join(t.TempDir(), "journal")
+	stopVersions := startKaasctl(t, sb, "watch", "--data-dir", sb.Layout().DataDir, "--journal", journal, "--poll-interval", "50ms", "-o", "jsonl")
+	stop := startWatch(t, sb, journal)
+	waitEvents(t, journal, "move", "the empty group", memberCount(0))
+	trWaitFile(t, filepath.Join(journal, fmt.Sprintf("assignment-e1-v%d.json", sb.Assignment().AssignmentVersion)))
+
+	a := sbClient(t, sb, append(sandbox.ConsumerOpts("move", "orders"), kgo.ClientID("move-a"))...)
+	pollUntil(t, a, 40)
+	if err := a.CommitUncommittedOffsets(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, journal, "move", "member a", memberCount(1))
+	waitStable(t, sb, "move", 1)
+	from := sb.Coordinator("move")
+	res, err := sb.Change("stop", from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := sb.Coordinator("move")
+	if to == from || !slices.Contains(res.Moved, sandbox.Move{Group: "move", From: from, To: to}) {
+		t.Fatalf("the group did not move off %s: %+v", from, res)
+	}
+	trWaitFile(t, filepath.Join(journal, fmt.Sprintf("assignment-e1-v%d.json", res.AssignmentVersion)))
+	waitEvents(t, journal, "move", "a on the new coordinator", func(r watch.EventRecord) bool {
+		return r.Kind == watch.EvMembers && r.Coordinator == to && len(r.Members) == 1 && r.Change != nil
+	})
+	waitStable(t, sb, "move", 1)
+	produceOrders(t, sb, 5)
+	pollUntil(t, a, 20)
+	if err := a.CommitUncommittedOffsets(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tl := waitStory(t, sb, journal, "move", "the move and the commit after it", func(tl *inspect.Timeline) bool {
+		return slices.ContainsFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLMove }) &&
+			slices.ContainsFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLCommit && e.Changed["orders/0"] == 15 })
+	}, "--logs", sb.LogDir())
+	stop()
+	stopVersions()
+	assertMoveStory(t, tl, from, to)
+	if t.Failed() || testing.Verbose() {
+		t.Log(runCLI(t, "", nil, "groups", "timeline", "move", "--journal", journal, "--data-dir", sb.Layout().DataDir, "--logs", sb.LogDir()).Out)
+	}
+}
+
+// assertMoveStory checks the story of a group moved from one coordinator
+// to another by the first one stopping.
+func assertMoveStory(t *testing.T, tl *inspect.Timeline, from, to string) {
+	t.Helper()
+	i := slices.IndexFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLMove })
+	mv := tl.Events[i]
+	if *mv.Move != (inspect.CoordinatorMove{Time: mv.Time, From: from, To: to, Cause: string(inspect.CauseBrokerLeft)}) || !strings.HasPrefix(mv.Evidence, string(inspect.EvidenceBoth)) {
+		t.Errorf("the move: %+v, evidence %s", mv.Move, mv.Evidence)
+	}
+	moved := generationWhere(tl, func(c *inspect.MembershipChange) bool { return c.Has(inspect.CauseCoordinatorMoved) })
+	if moved == nil || moved.Change.From != from || moved.Change.To != to || moved.Time.Before(mv.Time) {
+		t.Fatalf("no generation change moved from %s to %s after the move at %s: %+v", from, to, mv.Time, moved)
+	}
+	// The member was evicted by the move and rejoined under a new id (in
+	// the same look, or the next).
+	if !moved.Change.Has(inspect.CauseMemberLeft) || len(moved.Change.Left) != 1 {
+		t.Fatalf("the move's generation change: %+v", moved.Change)
+	}
+	old := moved.Change.Left[0]
+	back := generationWhere(tl, func(c *inspect.MembershipChange) bool {
+		return !c.Time.Before(moved.Time) && slices.ContainsFunc(c.Joined, func(m inspect.MemberInfo) bool { return m.ClientID == old.ClientID && m.ID != old.ID })
+	})
+	if back == nil || back.Change.Members != 1 {
+		t.Errorf("%s never rejoined under a new id after the move: %+v", old.ClientID, back)
+	}
+	j := slices.IndexFunc(tl.Events, func(e inspect.TimelineEvent) bool { return e.Kind == inspect.TLCommit && e.Changed["orders/0"] == 15 })
+	if at := tl.Events[j].Attribution; j < i || at.Author != inspect.AuthorOwn || !at.Certain {
+		t.Errorf("the commit on the new coordinator: %+v", at)
+	}
+	if tl.Rewinds != 0 {
+		t.Errorf("%d rewinds: the new coordinator wrote no stale cache", tl.Rewinds)
+	}
+}
