@@ -22,9 +22,16 @@ import (
 // startWatch runs 'kaasctl watch --offsets --journal DIR' against the
 // sandbox as a real process (it ends at SIGINT, as an operator ends it);
 // stop interrupts it and waits for it.
-func startWatch(t *testing.T, sb *sandbox.Sandbox, journal string) (stop func()) {
+func startWatch(t *testing.T, sb *sandbox.Sandbox, journal string, extra ...string) (stop func()) {
 	t.Helper()
-	args := []string{"watch", "--offsets", "--data-dir", sb.Layout().DataDir, "--journal", journal, "--members-interval", "100ms", "--anomalies-only", "-o", "jsonl"}
+	args := append([]string{"watch", "--offsets", "--data-dir", sb.Layout().DataDir, "--journal", journal, "--members-interval", "100ms", "--anomalies-only", "-o", "jsonl"}, extra...)
+	return startKaasctl(t, sb, args...)
+}
+
+// startKaasctl runs kaasctl with args against the sandbox as a real
+// process that ends at SIGINT; stop interrupts it and waits for it.
+func startKaasctl(t *testing.T, sb *sandbox.Sandbox, args ...string) (stop func()) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "KAASCTL_TEST_MAIN="+strings.Join(args, "\x1f"), "KAASCTL_BROKERS="+strings.Join(sb.Bootstrap(), ","), "KAASCTL_TIMEOUT=3s")
 	var errb strings.Builder
@@ -40,7 +47,7 @@ func startWatch(t *testing.T, sb *sandbox.Sandbox, journal string) (stop func())
 		select {
 		case <-done:
 		case <-time.After(60 * time.Second):
-			t.Fatalf("watch did not end at SIGINT:\n%s", errb.String())
+			t.Fatalf("kaasctl %s did not end at SIGINT:\n%s", args[0], errb.String())
 		}
 	}
 }

@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv("KAASCTL_TEST_MAIN"); args != "" {
 		os.Exit(Main(append([]string{"kaasctl"}, strings.Split(args, "\x1f")...), System()))
 	}
+	if spec := os.Getenv(envTestConsumer); spec != "" {
+		os.Exit(runTestConsumer(spec))
+	}
 	if os.Getenv(envRunAsCLI) == "1" {
 		TuneRuntime()
 		os.Exit(Main(os.Args, System()))

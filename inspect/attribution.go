@@ -96,6 +96,12 @@ type CommitContext struct {
 	// LastChange (nil: unknown): a commit at or below it carries a
 	// position from before the change.
 	AtChange map[string]int64
+	// DuringChange holds, per partition, the committed offset as of the
+	// look that saw LastChange (nil: unknown): commits between its two
+	// looks may be the older generation's last (a member commits as its
+	// partitions are revoked), so a commit at or below it may carry a
+	// position from before the change, not certainly.
+	DuringChange map[string]int64
 	// Earlier tells when the partition last held v before this commit
 	// (nil: the history is not known).
 	Earlier func(partition string, v int64) (time.Time, bool)
@@ -135,7 +141,8 @@ type Attribution struct {
 // no member before or after it (admin); a coordinator move just before it
 // that put partitions back to what they held earlier (cacheRewrite); a
 // partition put back at or below its offset before the last generation
-// change, or soon after a change in which members left (zombie); else the
+// change or one committed while it happened, or soon after a change in
+// which members left (zombie); else the
 // group's members (own), including a few records back when two of their
 // commits landed out of order.
 func AttributeCommit(c CommitContext) Attribution {
@@ -225,20 +232,13 @@ func cacheRewrite(c CommitContext) (bool, string) {
 
 // olderGeneration reports whether the partitions put back carry a
 // position from before the last generation change: at or below the
-// offsets just before it (certain), or, those unknown, within the grace
-// after a change in which members left or joined.
+// offsets just before it (certain) or committed while it happened (not
+// certain), or, those unknown, within the grace after a change in which
+// members left or joined.
 func olderGeneration(c CommitContext) (ok, certain bool, why string) {
 	ch := c.LastChange
 	if c.AtChange != nil {
-		var olds []string
-		for _, r := range c.Rewound {
-			at, known := c.AtChange[r.Partition]
-			if !known || r.After > at {
-				return false, false, ""
-			}
-			olds = append(olds, fmt.Sprintf("%s at %d, not above its %d before the change", r.Partition, r.After, at))
-		}
-		return true, true, fmt.Sprintf("after the generation change at %s (%s), the commit put back positions from before it (%s)", clock(ch.Time), ch.Summary(), strings.Join(olds, "; "))
+		return olderThanOffsets(c)
 	}
 	grace := c.ZombieGrace
 	if grace <= 0 {
@@ -249,6 +249,30 @@ func olderGeneration(c CommitContext) (ok, certain bool, why string) {
 	}
 	return true, false, fmt.Sprintf("%d records back within %s of the generation change at %s (%s); the offsets before the change are not known here, so a member of the new generation cannot be ruled out",
 		rewoundRecords(c.Rewound), roundSpan(c.Time.Sub(ch.Time)), clock(ch.Time), ch.Summary())
+}
+
+// olderThanOffsets is olderGeneration when the offsets before the change
+// are known: every partition put back at or below its offset before the
+// change (certain), or at or below one committed while the change
+// happened (between the looks that saw it: not certain).
+func olderThanOffsets(c CommitContext) (ok, certain bool, why string) {
+	var olds []string
+	certain = true
+	for _, r := range c.Rewound {
+		at, known := c.AtChange[r.Partition]
+		during, seen := c.DuringChange[r.Partition]
+		switch {
+		case known && r.After <= at:
+			olds = append(olds, fmt.Sprintf("%s at %d, not above its %d before the change", r.Partition, r.After, at))
+		case seen && r.After <= during:
+			certain = false
+			olds = append(olds, fmt.Sprintf("%s at %d, not above the %d committed while the group changed (the older generation's last commit, or the new one's first)", r.Partition, r.After, during))
+		default:
+			return false, false, ""
+		}
+	}
+	ch := c.LastChange
+	return true, certain, fmt.Sprintf("after the generation change at %s (%s), the commit put back positions from before it (%s)", clock(ch.Time), ch.Summary(), strings.Join(olds, "; "))
 }
 
 // covered reports whether the membership observations around the commit

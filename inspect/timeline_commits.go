@@ -107,6 +107,7 @@ func (f *timelineFacts) commitAt(ev *TimelineEvent, in *TimelineInput, i int, pr
 	}
 	if c.LastChange != nil {
 		c.AtChange = offsetsAt(in.History[:i], c.LastChange.Since)
+		c.DuringChange = offsetsAt(in.History[:i], c.LastChange.Time)
 	}
 	if w := f.matchWrite(p.Time, p.Changed, p.Removed); w != nil {
 		c.Write = &WriteRef{Time: w.Time, Command: w.Command, By: w.By}

@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 }
 
 func mainWithCleanup(m *testing.M) int {
+	if spec := os.Getenv(envConsumerProc); spec != "" {
+		return runConsumerProc(spec)
+	}
 	if killed, err := Reap(); err != nil {
 		fmt.Fprintf(os.Stderr, "realkaas: reaping leftover brokers: %v\n", err)
 	} else if len(killed) > 0 {
@@ -311,21 +314,22 @@ type consumer struct {
 	pos    map[tp]int64
 	errs   []error
 	// commitMu is the group's commit lock (commitLock).
-	commitMu *sync.Mutex
+	commitMu sync.Locker
 }
 
-// groupCommits serialises the commits of one group's consumers in this
-// process. kaas's Go coordinator writes every commit of a group through
-// the same "<group>.tmp" file without a lock: two commits at once can
-// interleave into a corrupt offset file (seen in CI: the tail of the
-// longer write left after the shorter one), which volume check then
+// groupCommits serialises the commits of one group's consumers, in this
+// process and in the consumer processes a scenario starts
+// (consumerproc_test.go). kaas's Go coordinator writes every commit of a
+// group through the same "<group>.tmp" file without a lock: two commits at
+// once can interleave into a corrupt offset file (seen in CI: the tail of
+// the longer write left after the shorter one), which volume check then
 // rightly reports. That is kaas's bug, not kaasctl's; the scenarios keep
 // their groups' members from committing at the same instant.
-var groupCommits sync.Map // cluster data dir + group → *sync.Mutex
+var groupCommits sync.Map // cluster data dir + group → *fileLock
 
-func commitLock(c *Cluster, group string) *sync.Mutex {
-	m, _ := groupCommits.LoadOrStore(c.Data+"\x00"+group, &sync.Mutex{})
-	return m.(*sync.Mutex)
+func commitLock(c *Cluster, group string) sync.Locker {
+	m, _ := groupCommits.LoadOrStore(c.Data+"\x00"+group, &fileLock{path: commitLockPath(c, group)})
+	return m.(*fileLock)
 }
 
 func startConsumer(t *testing.T, c *Cluster, group string, topics ...string) *consumer {

@@ -88,8 +88,11 @@ import (
 const Limits = `- one kfake cluster holds every group behind all brokers: a group that moves has
   its members evicted (they rejoin, one rebalance, as on kaas) but keeps its
   committed offsets in memory (kaas's new coordinator reloads the file instead);
-- OffsetCommit is fenced by generation as in Apache Kafka (kaas accepts any;
-  AcceptStaleCommits accepts a stale commit to a group without live members);
+- OffsetCommit is fenced by generation and member as in Apache Kafka (kaas
+  accepts any); AcceptStaleCommits accepts them as kaas does, handing kfake a
+  stale commit to a group with live members as one of a current member (it
+  counts as that member's heartbeat, and a group completing a rebalance still
+  answers REBALANCE_IN_PROGRESS);
 - produce and fetch are served by any broker (Metadata advertises the leaders of
   assignment.json, but they are not enforced);
 - transactional offsets reach the offset files at EndTxn(commit) even when the
