@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/completion"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 func TestRunCompletionAndComplete(t *testing.T) {

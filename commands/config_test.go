@@ -13,7 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/urfave/cli/v2"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // Each command's run function called directly, with Globals from

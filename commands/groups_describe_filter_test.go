@@ -16,7 +16,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // checkRollups asserts that a description's totals, per-topic rollup and

@@ -12,7 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // describeDirect runs runGroupsDescribe with Globals from args (no

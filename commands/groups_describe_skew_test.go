@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // groups describe of a live group whose lag sits on one partition: the

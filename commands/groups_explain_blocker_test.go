@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // explainWhy runs groups explain over a window of the why volume and

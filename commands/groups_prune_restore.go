@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // runPruneRestore puts back the files a prune's rollback file holds:

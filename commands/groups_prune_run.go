@@ -5,8 +5,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // A prune's plan and writes are repair.PruneRun's; this file hands it the

@@ -15,7 +15,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // pruneLab is a running sandbox whose volume tests write group files on.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/helptext"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // helpTopics are the pages of 'kaasctl help TOPIC'. Other files add

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // silentBroker listens on loopback and accepts connections that it never

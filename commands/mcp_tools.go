@@ -7,8 +7,8 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // The MCP tools: the read-only commands, and the writes as their dry runs

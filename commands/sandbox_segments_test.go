@@ -13,7 +13,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // The sandbox keeps its partitions as kaas does, without any quirk: real

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 func runSandboxCmd(t *testing.T, stdin string, args ...string) (int, string, string) {

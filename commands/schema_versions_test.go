@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // recordedDoc is one document of testdata/schema/documents.txt.

@@ -3,8 +3,8 @@ package commands
 import (
 	"context"
 
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 	"github.com/urfave/cli/v2"
 )
 

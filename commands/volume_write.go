@@ -4,8 +4,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // volumeWriteFlags are the flags every volume-wide write (repair, migrate)

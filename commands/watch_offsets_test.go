@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 func offsetsVolume(t *testing.T) (data, od string) {

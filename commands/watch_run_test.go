@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render/views"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // Direct tests of the run functions of watch, takeover trace and

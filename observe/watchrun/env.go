@@ -1,7 +1,7 @@
 // Package watchrun is kaasctl watch's runs: following assignment.json
 // version by version, every offset file of the live offsets dir and,
 // with brokers, the groups' membership, each change told as it happens
-// through render/views' WatchOut.
+// through views' WatchOut.
 package watchrun
 
 import (
