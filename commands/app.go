@@ -11,9 +11,9 @@ import (
 
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/helpjson"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/render"
+	"github.com/kaasctl/kaasctl/views/helpjson"
 )
 
 // NewApp builds the command tree writing to ios.

@@ -5,11 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/internal/helpjson"
 	"github.com/kaasctl/kaasctl/views"
+	"github.com/kaasctl/kaasctl/views/helpjson"
 )
 
-// 'kaasctl --help-json' is the command tree as JSON (internal/helpjson),
+// 'kaasctl --help-json' is the command tree as JSON (views/helpjson),
 // walked from the tree the app builds (buildCommands, prepare).
 
 func init() {
