@@ -17,7 +17,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/sandbox"
 	"github.com/kaasctl/kaasctl/internal/watch"
-	"github.com/kaasctl/kaasctl/views"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 )
 
 // waitJournal waits until the group's timeline in the offsets journal
@@ -144,7 +144,7 @@ func TestSandboxOffsetsHistoryRestore(t *testing.T) {
 	}
 	var kinds []string
 	for _, line := range strings.Split(strings.TrimSpace(wout.String()), "\n") {
-		var ev views.OffsetWatchEvent
+		var ev watchrun.OffsetWatchEvent
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("watch -o jsonl line %q: %v", line, err)
 		}

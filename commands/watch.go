@@ -20,8 +20,8 @@ func init() {
 		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
 		Common: fgAll, // --offsets with brokers also follows the groups' membership
 		Docs: []FormatDoc{
-			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
-			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
+			{Title: "watch", Doc: watchrun.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
+			{Title: "watch --offsets", Doc: watchrun.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
 		},
 		Build: buildWatchCmd,
 	})
@@ -106,7 +106,11 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 		return inspect.UnionGroups(a, nil, append(offsetFileGroups(g), extra...))
 	}
 	if o.once {
-		return watchrun.Once(watchEnv(g), path, journal, groupsFor, o.groups)
+		view, placements, err := watchrun.Once(watchEnv(g), path, journal, groupsFor, o.groups)
+		if err != nil {
+			return err
+		}
+		return g.Printer.Print(views.WatchOnceOutput(view, placements))
 	}
 	return watchrun.FollowAssignment(ctx, watchEnv(g), watchrun.FollowOptions{Path: path, PollInterval: o.pollInterval, PollOnly: o.pollOnly,
 		Mode: watchMode(o), Count: o.count, Groups: o.groups}, journal, groupsFor)

@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/observe/watchrun"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
@@ -89,8 +90,8 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	return w.End()
 }
 
-// watchEnv is what a watch tells and prints with: the run's notes, clock
-// and printer.
+// watchEnv is what a watch tells and prints with: the run's notes and
+// clock, and its output on the printer (views.WatchOutput).
 func watchEnv(g *Globals) watchrun.Env {
-	return watchrun.Env{Notes: g, Now: g.Now, Printer: g.Printer, Quiet: g.Quiet}
+	return watchrun.Env{Notes: g, Now: g.Now, Quiet: g.Quiet, Output: views.WatchOutput(g.Printer)}
 }

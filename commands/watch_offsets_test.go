@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
-	"github.com/kaasctl/kaasctl/views"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 )
 
 func offsetsVolume(t *testing.T) (data, od string) {
@@ -29,7 +29,7 @@ func TestWatchOffsetsOnce(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	var v views.WatchOffsetsView
+	var v watchrun.WatchOffsetsView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestWatchOffsetsResume(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Err, "resuming the journal: 2 groups") {
 		t.Fatalf("exit %d: %s", r.Code, r.Err)
 	}
-	var v views.WatchOffsetsView
+	var v watchrun.WatchOffsetsView
 	if err := json.Unmarshal([]byte(r.Out), &v); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 	"github.com/kaasctl/kaasctl/views"
 )
 
@@ -82,7 +83,7 @@ func TestRunWatchOnce(t *testing.T) {
 	if err := runWatch(context.Background(), g, watchOptions{once: true, pollInterval: time.Second}); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v views.WatchOnceView
+	var v watchrun.WatchOnceView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestRunWatchOffsetsOnce(t *testing.T) {
 	if err := runWatch(context.Background(), g, o); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
-	var v views.WatchOffsetsView
+	var v watchrun.WatchOffsetsView
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}

@@ -5,24 +5,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/watch"
+	"github.com/kaasctl/kaasctl/observe/watchrun"
 	"github.com/kaasctl/kaasctl/render"
 )
 
-type WatchOnceView struct {
-	Path         string                     `json:"path"`
-	Version      inspect.TraceVersion       `json:"version"`
-	KnownGroups  int                        `json:"knownGroups"`
-	Coordinators []inspect.BrokerGroupCount `json:"coordinators"`
-	Journal      string                     `json:"journal"`
-}
-
 // WatchOnceOutput is the current version's line (and the journal), or a
 // row per broker with the groups it coordinates.
-func WatchOnceOutput(view WatchOnceView, placements []inspect.Placement) render.Output {
+func WatchOnceOutput(view watchrun.WatchOnceView, placements []inspect.Placement) render.Output {
 	t := render.NewTable("BROKER", "GROUPS")
 	for _, bc := range view.Coordinators {
 		name := bc.Broker
@@ -78,8 +70,8 @@ func (w *WatchOut) lines(ls ...string) {
 	}
 }
 
-// flush pushes out what was written; a failed write stops the watch.
-func (w *WatchOut) flush() {
+// Flush pushes out what was written; a failed write stops the watch.
+func (w *WatchOut) Flush() {
 	if w.streaming() {
 		w.err = w.s.Flush()
 	}
@@ -131,12 +123,12 @@ func (w *WatchOut) Version(fv inspect.FollowedVersion) {
 		}
 		w.lines(lines...)
 	}
-	w.flush()
+	w.Flush()
 }
 
 // Changes streams offset-file changes: rows (jsonl, csv), or a line per
 // change and one per anomaly (table, wide).
-func (w *WatchOut) Changes(cs []OffsetWatchEvent) {
+func (w *WatchOut) Changes(cs []watchrun.OffsetWatchEvent) {
 	if !w.streaming() {
 		return // json and yaml: printed at the end
 	}
@@ -147,8 +139,47 @@ func (w *WatchOut) Changes(cs []OffsetWatchEvent) {
 			w.lines(watchEventLines(w.p, e)...)
 		}
 	}
-	w.flush()
+	w.Flush()
 }
+
+// Member writes one membership event of watch --offsets with brokers: its
+// row (jsonl, csv) or its line (table, wide); Flush pushes it out.
+func (w *WatchOut) Member(ev watchrun.MemberWatchEvent) {
+	if !w.streaming() {
+		return // json and yaml: printed at the end
+	}
+	if f := w.p.Format; f == render.JSONL || f == render.CSV {
+		w.event(ev, []string{render.Timestamp(ev.Time), ev.Group, ev.Kind, "", "", ev.Condition, ev.Detail})
+		return
+	}
+	body := ev.Detail
+	if ev.Kind == watch.EvCondition {
+		word := "CHURN"
+		if !ev.Entered {
+			word = "CHURN over"
+		}
+		body = w.p.Paint(render.Red, word) + "  " + ev.Detail
+	}
+	w.lines(render.Clock(ev.Time, false) + "  " + render.Shorten(ev.Group, 60) + "  " + body)
+}
+
+// NamesGaps reports whether a version's line names the gap before it
+// (table, wide).
+func (w *WatchOut) NamesGaps() bool { return w.p.Format == render.Table || w.p.Format == render.Wide }
+
+// WatchOutput is what watchrun.Env.Output is on p: a WatchOut with the
+// csv header of the run's kind.
+func WatchOutput(p *render.Printer) func(watchrun.OutKind, context.CancelFunc) watchrun.Out {
+	return func(kind watchrun.OutKind, stop context.CancelFunc) watchrun.Out {
+		hdr := WatchCSVHeader
+		if kind == watchrun.OffsetsOut {
+			hdr = WatchOffsetsCSVHeader
+		}
+		return NewWatchOut(p, hdr, stop)
+	}
+}
+
+var _ watchrun.Out = (*WatchOut)(nil)
 
 // NewWatchOut starts the stream; csvHeader is the csv header row.
 func NewWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc) *WatchOut {
@@ -163,16 +194,6 @@ func NewWatchOut(p *render.Printer, csvHeader []string, stop context.CancelFunc)
 	w.s = render.NewStream(p.Out, p.Format, hdr, "").WithGeneration(p)
 	w.err = w.s.Flush()
 	return w
-}
-
-type WatchView struct {
-	Path     string                 `json:"path"`
-	Versions []inspect.TraceVersion `json:"versions"`
-	Events   []inspect.TraceEvent   `json:"events"`
-	Problems []string               `json:"problems"`
-	// MissedVersions counts the versions written and replaced between two
-	// reads (versions are consecutive): each is named in its version's gap.
-	MissedVersions int64 `json:"missedVersions"`
 }
 
 var WatchCSVHeader = []string{"TIME", "EPOCH", "VERSION", "GROUP", "FROM", "TO", "CAUSE", "EVIDENCE", "DETAIL"}
@@ -208,53 +229,9 @@ func versionLine(p *render.Printer, v inspect.TraceVersion, summary string) stri
 	return p.Paint(render.Bold, render.Clock(v.Time, true)+"  "+fmt.Sprintf("epoch %d v%d", v.ControllerEpoch, v.AssignmentVersion)) + "  " + strings.Join(info, " · ")
 }
 
-// OffsetWatchEvent is one change as printed by `watch --offsets` (-o jsonl
-// streams them; -o json lists them).
-type OffsetWatchEvent = watch.OffsetChange
-
-type WatchOffsetsView struct {
-	Dir        string             `json:"dir"`
-	Generation string             `json:"generation"`
-	Journal    string             `json:"journal"`
-	Files      int                `json:"files"`
-	Events     []OffsetWatchEvent `json:"events"`
-	Anomalies  int                `json:"anomalies"`
-	Problems   []string           `json:"problems"`
-	// Members are the membership events (with brokers).
-	Members []MemberWatchEvent `json:"members"`
-}
-
-// MemberWatchEvent is a membership event as watch prints it (-o jsonl:
-// one per line, among the offset changes; kind members or condition).
-type MemberWatchEvent struct {
-	Time      time.Time                 `json:"time"`
-	Group     string                    `json:"group"`
-	Kind      string                    `json:"kind"`
-	Change    *inspect.MembershipChange `json:"change,omitempty"`
-	Condition string                    `json:"condition,omitempty"`
-	Entered   bool                      `json:"entered,omitempty"`
-	Detail    string                    `json:"detail"`
-}
-
-// Streaming, Printer, Event, Lines and Flush let another stream of events
-// (watch --offsets' membership) print through the watch's output.
-func (w *WatchOut) Streaming() bool { return w.streaming() }
-
-// Printer is the watch's printer.
-func (w *WatchOut) Printer() *render.Printer { return w.p }
-
-// Event prints one event v, with its csv rows.
-func (w *WatchOut) Event(v any, rows ...[]string) { w.event(v, rows...) }
-
-// Lines prints lines for people.
-func (w *WatchOut) Lines(ls ...string) { w.lines(ls...) }
-
-// Flush writes what is buffered.
-func (w *WatchOut) Flush() { w.flush() }
-
 var WatchOffsetsCSVHeader = []string{"TIME", "GROUP", "KIND", "PARTITION", "OFFSET", "ANOMALY", "DETAIL"}
 
-func watchEventRows(e OffsetWatchEvent) [][]string {
+func watchEventRows(e watchrun.OffsetWatchEvent) [][]string {
 	t := render.Timestamp(e.Time)
 	var rows [][]string
 	for _, k := range inspect.SortedOffsetKeys(e.Changed) {
@@ -273,7 +250,7 @@ func watchEventRows(e OffsetWatchEvent) [][]string {
 }
 
 // watchEventLines is one line per change, then one per anomaly.
-func watchEventLines(p *render.Printer, e OffsetWatchEvent) []string {
+func watchEventLines(p *render.Printer, e watchrun.OffsetWatchEvent) []string {
 	head := render.Clock(e.Time, false) + "  " + render.Shorten(e.Group, 60) + "  "
 	var parts []string
 	for _, k := range inspect.SortedOffsetKeys(e.Changed) {

@@ -9,7 +9,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/views"
 )
 
 // assignmentWatch is one run of `watch` on assignment.json: each version
@@ -22,7 +21,7 @@ type assignmentWatch struct {
 	journal   *watch.Journal
 	groupsFor func(*volume.Assignment) []string
 	follow    inspect.AssignmentFollower
-	out       *views.WatchOut
+	out       Out
 	problems  []string
 	// journalFailures counts the versions the journal could not keep.
 	journalFailures int
@@ -49,7 +48,7 @@ func FollowAssignment(ctx context.Context, env Env, o FollowOptions, journal *wa
 	defer stop()
 	w := &assignmentWatch{env: env, path: path, max: o.Count, journal: journal, groupsFor: groupsFor,
 		follow: inspect.AssignmentFollower{Path: path, Filter: o.Groups}}
-	w.out = views.NewWatchOut(env.Printer, views.WatchCSVHeader, stop)
+	w.out = env.Output(AssignmentOut, stop)
 	err := watch.Run(ctx, watch.Options{
 		Path: path, PollInterval: o.PollInterval, PollOnly: o.PollOnly, Now: env.Now,
 		OnVersion: func(v watch.Version) {
@@ -63,7 +62,7 @@ func FollowAssignment(ctx context.Context, env Env, o FollowOptions, journal *wa
 	if err != nil {
 		return err
 	}
-	view := views.WatchView{Path: path, Versions: w.follow.Versions, Events: w.follow.Events, Problems: w.problems, MissedVersions: w.follow.Missed}
+	view := WatchView{Path: path, Versions: w.follow.Versions, Events: w.follow.Events, Problems: w.problems, MissedVersions: w.follow.Missed}
 	if err := w.out.End(view); err != nil {
 		return err
 	}
@@ -99,7 +98,7 @@ func (w *assignmentWatch) onVersion(v watch.Version) {
 	for _, warning := range fv.Warnings {
 		g.Warnf("%s", warning)
 	}
-	if f := w.env.Printer.Format; fv.Version.MissingBefore > 0 && f != render.Table && f != render.Wide {
+	if fv.Version.MissingBefore > 0 && !w.out.NamesGaps() {
 		g.Warnf("%s", fv.Version.Gap) // the table names it on the version's line
 	}
 	w.out.Version(fv)

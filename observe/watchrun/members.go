@@ -12,8 +12,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
-	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/views"
 )
 
 // MembersWatch observes the membership of a watch's groups (watch
@@ -122,7 +120,7 @@ func (m *MembersWatch) observe(group string, s inspect.MemberSample) []watch.Eve
 	}
 	if c, ok := m.win.Observe(group, s, nil); ok {
 		recs = append(recs, inspect.MembersRecord(group, s, &c))
-		m.emit(views.MemberWatchEvent{Time: c.Time, Group: group, Kind: watch.EvMembers, Change: &c,
+		m.emit(MemberWatchEvent{Time: c.Time, Group: group, Kind: watch.EvMembers, Change: &c,
 			Detail: fmt.Sprintf("generation change %d (as observed): %s", c.ObservedGeneration, c.Summary())})
 	}
 	h := inspect.GroupHealth{Group: group, State: inspect.HealthOK, Conditions: []string{inspect.HealthOK}, Evidence: []inspect.HealthEvidence{}}
@@ -133,7 +131,7 @@ func (m *MembersWatch) observe(group string, s inspect.MemberSample) []watch.Eve
 	}
 	for _, r := range inspect.ConditionChanges(before, h, s.Time) {
 		recs = append(recs, r)
-		ev := views.MemberWatchEvent{Time: r.Time, Group: group, Kind: watch.EvCondition, Condition: r.Condition, Entered: r.Entered, Detail: r.Detail}
+		ev := MemberWatchEvent{Time: r.Time, Group: group, Kind: watch.EvCondition, Condition: r.Condition, Entered: r.Entered, Detail: r.Detail}
 		if !r.Entered {
 			ev.Detail = "no more than " + strconv.Itoa(m.win.Rebalances) + " generation changes in the window any more"
 		}
@@ -155,26 +153,11 @@ func (m *MembersWatch) rewindAuthors(evs []watch.OffsetEvent) {
 	}
 }
 
-// emit prints a membership event in the watch's format.
-func (m *MembersWatch) emit(ev views.MemberWatchEvent) {
-	out := m.w.out
+// emit keeps a membership event in the view and prints it in the
+// watch's format.
+func (m *MembersWatch) emit(ev MemberWatchEvent) {
 	m.w.view.Members = append(m.w.view.Members, ev)
-	if !out.Streaming() {
-		return
-	}
-	if f := out.Printer().Format; f == render.JSONL || f == render.CSV {
-		out.Event(ev, []string{render.Timestamp(ev.Time), ev.Group, ev.Kind, "", "", ev.Condition, ev.Detail})
-		return
-	}
-	body := ev.Detail
-	if ev.Kind == watch.EvCondition {
-		word := "CHURN"
-		if !ev.Entered {
-			word = "CHURN over"
-		}
-		body = out.Printer().Paint(render.Red, word) + "  " + ev.Detail
-	}
-	out.Lines(render.Clock(ev.Time, false) + "  " + render.Shorten(ev.Group, 60) + "  " + body)
+	m.w.out.Member(ev)
 }
 
 // snapshot is every group's membership at the start of a journal segment.

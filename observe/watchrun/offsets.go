@@ -9,7 +9,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/views"
 )
 
 // OffsetsOptions are what watch --offsets shows: only these groups (names
@@ -30,8 +29,9 @@ type OffsetsWatch struct {
 	once    bool
 	journal *watch.OffsetJournal
 	sel     watch.OffsetSelection
-	out     *views.WatchOut
-	view    views.WatchOffsetsView
+	stop    context.CancelFunc
+	out     Out
+	view    WatchOffsetsView
 	// journalFailures counts the batches the journal could not record.
 	journalFailures int
 	// Members observes the groups' membership (nil without brokers).
@@ -41,12 +41,12 @@ type OffsetsWatch struct {
 // NewOffsetsWatch is a watch of the offset files in dir (journal nil:
 // none); stop ends it.
 func NewOffsetsWatch(env Env, o OffsetsOptions, dir string, gen volume.Generation, journal *watch.OffsetJournal, stop context.CancelFunc) *OffsetsWatch {
-	w := &OffsetsWatch{env: env, dir: dir, once: o.Once, journal: journal,
-		view: views.WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []views.OffsetWatchEvent{}, Problems: []string{}, Members: []views.MemberWatchEvent{}}}
+	w := &OffsetsWatch{env: env, dir: dir, once: o.Once, journal: journal, stop: stop,
+		view: WatchOffsetsView{Dir: dir, Generation: string(gen), Events: []OffsetWatchEvent{}, Problems: []string{}, Members: []MemberWatchEvent{}}}
 	if journal != nil {
 		w.view.Journal = journal.Dir
 	}
-	w.out = views.NewWatchOut(env.Printer, views.WatchOffsetsCSVHeader, stop)
+	w.out = env.Output(OffsetsOut, stop)
 	// --count N stops after N changes shown (after the baseline; with
 	// --anomalies-only, N anomalous changes); --once after the baseline,
 	// which it shows, as json and yaml do.
@@ -85,7 +85,7 @@ func (w *OffsetsWatch) OnEvents(evs []watch.OffsetEvent) {
 	}
 	sel := w.sel.Take(evs)
 	if sel.Done {
-		defer w.out.Stop()
+		defer w.stop()
 	}
 	w.view.Events = append(w.view.Events, sel.Changes...)
 	if sel.Baseline > 0 && !w.once {

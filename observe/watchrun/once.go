@@ -10,24 +10,24 @@ import (
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/render"
-	"github.com/kaasctl/kaasctl/views"
 )
 
-// Once prints the current version's summary (and journals it).
-func Once(env Env, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) error {
+// Once is the current version's summary and the placements of its
+// groups, for its command to print (and journals the version).
+func Once(env Env, path string, journal *watch.Journal, groupsFor func(*volume.Assignment) []string, filter []string) (WatchOnceView, []inspect.Placement, error) {
 	data, _, err := safefs.Read(path, true, 0)
 	if err != nil {
-		return &volume.FileError{Path: path, Problem: safefs.Problem(err)}
+		return WatchOnceView{}, nil, &volume.FileError{Path: path, Problem: safefs.Problem(err)}
 	}
 	a, fs, err := volume.ParseAssignment(path, data)
 	if err != nil {
-		return err
+		return WatchOnceView{}, nil, err
 	}
 	env.Notes.WarnFindings(fs)
-	view := views.WatchOnceView{Path: path}
+	view := WatchOnceView{Path: path}
 	if journal != nil {
 		if view.Journal, err = journal.Write(a.ControllerEpoch, a.AssignmentVersion, data, sha256.Sum256(data)); err != nil {
-			return fmt.Errorf("journal: %w", err)
+			return WatchOnceView{}, nil, fmt.Errorf("journal: %w", err)
 		}
 	}
 	groups := inspect.MatchingGroups(groupsFor(a), filter)
@@ -35,7 +35,7 @@ func Once(env Env, path string, journal *watch.Journal, groupsFor func(*volume.A
 	placements := inspect.PlacementsAt(step.State, groups)
 	view.Version, view.KnownGroups = step.Version, len(groups)
 	view.Coordinators = inspect.CoordinatorCounts(placements, step.Version.Brokers)
-	return env.Printer.Print(views.WatchOnceOutput(view, placements))
+	return view, placements, nil
 }
 
 // AssignmentJournal is the journal of every version seen in dir (nil
