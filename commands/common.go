@@ -313,26 +313,3 @@ func givenFlags(c *cli.Context) string {
 	}
 	return b.String()
 }
-
-// GlobalsFor resolves the common flags in args (such as "--data-dir", dir,
-// "-o", "json") over ios without running a command: a test builds the
-// Globals a run function takes this way, then calls the run function
-// directly with its options.
-func GlobalsFor(ios *IOStreams, args ...string) (*Globals, error) {
-	var g *Globals
-	app := &cli.App{
-		Name:     "kaasctl",
-		Metadata: map[string]any{"io": ios},
-		Writer:   ios.Out, ErrWriter: ios.Err,
-		Flags: commonFlags(),
-		Action: func(c *cli.Context) error {
-			var err error
-			g, err = globals(c)
-			return err
-		},
-	}
-	if err := app.Run(append([]string{"kaasctl"}, args...)); err != nil {
-		return nil, err
-	}
-	return g, nil
-}

@@ -179,5 +179,3 @@ func flushLogs(g *Globals, lg *observe.Logs) {
 		g.Warnf("%s", fallbacks)
 	}
 }
-
-func quoteList(ss []string) string { return inspect.QuoteList(ss) }

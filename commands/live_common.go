@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -55,13 +54,4 @@ func wantsBrokers(g *Globals) bool {
 		return false
 	}
 	return g.HasBrokers()
-}
-
-func sortedKeys[M ~map[string]V, V any](m M) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -58,20 +58,6 @@ func parseSeverity(c *cli.Context) (volume.Severity, error) {
 	return min, nil
 }
 
-// severityArgs starts doctor: the globals and the
-// --severity threshold.
-func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
-	g, err := globals(c)
-	if err != nil {
-		return nil, "", err
-	}
-	min, err := parseSeverity(c)
-	if err != nil {
-		return nil, "", err
-	}
-	return g, min, nil
-}
-
 // offlineAssignment reads assignment.json for commands that can still work
 // without it: problems become warnings on stderr and a nil assignment.
 func offlineAssignment(g *Globals, l volume.Layout) *volume.Assignment {

@@ -70,10 +70,6 @@ func register(d Descriptor) {
 	}
 }
 
-// Registry is every command registered, in registration order: the tree
-// as plain data (help, help formats, --help-json read it).
-func Registry() []Descriptor { return slices.Clone(registry) }
-
 // descriptorOf is the descriptor registered at path (ok false: none).
 func descriptorOf(path string) (Descriptor, bool) {
 	for _, d := range registry {
