@@ -18,7 +18,7 @@ func action[O any](parse func(*cli.Context) (O, error), run func(context.Context
 // clock for time flags, its warnings).
 func actionWith[O any](parse func(*cli.Context, *Globals) (O, error), run func(context.Context, *Globals, O) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		g, err := globals(c)
+		g, err := globalsOf(c)
 		if err != nil {
 			return err
 		}
@@ -28,4 +28,13 @@ func actionWith[O any](parse func(*cli.Context, *Globals) (O, error), run func(c
 		}
 		return run(c.Context, g, o)
 	}
+}
+
+// globalsOf is the run's Globals: the common flags read (globals), or
+// the server's for a call of 'kaasctl mcp' (runForMCP).
+func globalsOf(c *cli.Context) (*Globals, error) {
+	if g, ok := c.App.Metadata[mcpGlobals].(*Globals); ok {
+		return g, nil
+	}
+	return globals(c)
 }

@@ -13,8 +13,9 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "assignment diff",
-		Usage: "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+		Path:     "assignment diff",
+		Usage:    "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+		Problems: &views.ExitProblem{Label: "assignment diff", When: "--exit-code: differences, or entries against the hash tier", Rank: 40},
 		Docs: []FormatDoc{
 			{Title: "assignment diff OLD NEW", Doc: inspect.AssignmentDiff{}, JSONL: "each move (moves[])", Rank: 80},
 			{Title: "assignment diff [FILE]", Doc: views.AssignmentAuditView{}, JSONL: "each entry (entries[])", Rank: 90},

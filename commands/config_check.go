@@ -17,9 +17,10 @@ type configCheckOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:  "config check",
-		Usage: "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		Build: configCheckCmd,
+		Path:     "config check",
+		Usage:    "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
+		Problems: &views.ExitProblem{Label: "config show / check", When: "seed brokers that did not answer", Rank: 31},
+		Build:    configCheckCmd,
 	})
 }
 

@@ -16,9 +16,10 @@ type configShowOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:  "config show",
-		Usage: "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
-		Build: configShowCmd,
+		Path:     "config show",
+		Usage:    "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
+		Problems: &views.ExitProblem{Label: "config show / check", When: "configuration problems", Rank: 30},
+		Build:    configShowCmd,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
@@ -17,11 +18,14 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "doctor",
-		Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Path:     "doctor",
+		Usage:    "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Problems: &views.ExitProblem{Label: "volume check, doctor", When: "findings of error severity", Rank: 10},
 		Docs: []FormatDoc{
 			{Title: "doctor", Doc: views.DoctorView{}, JSONL: "each finding", Rank: 170},
 		},
+		Tool: &MCPTool{Name: "doctor", Title: "Doctor", Input: mcpserver.DoctorInput{},
+			Description: "Every check of the volume and the brokers as one ranked report, with the fix for each finding."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: []cli.Flag{

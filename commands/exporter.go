@@ -23,8 +23,9 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "exporter",
-		Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+		Path:    "exporter",
+		Usage:   "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+		Refuses: true,
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags:  exporterFlags(),

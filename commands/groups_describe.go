@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -41,6 +42,8 @@ func init() {
 			{Title: "groups describe (with brokers)", Doc: views.GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
 			{Title: "groups describe --why", Doc: views.GroupsWhyView{}, JSONL: "each group (groups[]) with its lagging partitions' blockers", Rank: 45},
 		},
+		Tool: &MCPTool{Name: "groups_describe", Title: "Describe groups", Input: mcpserver.GroupsDescribeInput{}, LiveDoc: views.GroupsDescribeLiveView{},
+			Description: "Groups' members and committed offsets per partition (file and coordinator), log bounds, lag, and the read model's incidents."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				ArgsUsage: "GROUP...",

@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -17,11 +18,14 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "groups explain",
-		Usage: "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Path:     "groups explain",
+		Usage:    "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Problems: &views.ExitProblem{Label: "groups explain", When: "a verdict other than ok (warning or page)", Rank: 80},
 		Docs: []FormatDoc{
 			{Title: "groups explain", Doc: views.GroupsExplainView{}, JSONL: "each group's verdict (groups[])", Rank: 52},
 		},
+		Tool: &MCPTool{Name: "groups_explain", Title: "Explain groups", Input: mcpserver.GroupsExplainInput{},
+			Description: "One verdict per group: ok, warning or page; why (conditions and incidents with evidence); lag in messages and seconds; time to drain; retention; coordinator and its moves; the next command to run."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				ArgsUsage: "[GROUP...]",

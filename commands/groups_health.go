@@ -10,6 +10,7 @@ import (
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -17,11 +18,14 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "groups health",
-		Usage: "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
+		Path:     "groups health",
+		Usage:    "group health over a window: every active condition (REWIND, VANISHED, ERR, STOP, STALL, CHURN, WARN) with evidence and who a rewind was by, time to drain, retention forecast",
+		Problems: &views.ExitProblem{Label: "groups health", When: "a group that is not OK (any condition but OK)", Rank: 70},
 		Docs: []FormatDoc{
 			{Title: "groups health", Doc: views.GroupsHealthView{}, JSONL: "each group (groups[])", Rank: 50},
 		},
+		Tool: &MCPTool{Name: "groups_health", Title: "Group health", Input: mcpserver.GroupsHealthInput{},
+			Description: "Each group's health over a window: REWIND, VANISHED, ERR, STOP, STALL, WARN or OK, with evidence, time to drain and retention forecast."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				ArgsUsage: "[GROUP...]",

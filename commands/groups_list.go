@@ -11,6 +11,7 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
@@ -37,6 +38,8 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "groups list", Doc: views.GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
 		},
+		Tool: &MCPTool{Name: "groups_list", Title: "Consumer groups", Input: mcpserver.GroupsListInput{},
+			Description: "Every consumer group from the volume and the brokers, with its coordinator, live state and issue flags."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: []cli.Flag{

@@ -15,9 +15,11 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "groups prune",
-		Usage:  "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
-		Common: fgAll,
+		Path:     "groups prune",
+		Usage:    "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "groups prune --execute", When: "a pruned offset a coordinator still serves from memory, or a\n                                 pruned group a broker still lists (the broker is named)", Rank: 120},
+		Refuses:  true,
+		Common:   fgAll,
 		Docs: []FormatDoc{
 			{Title: "groups prune", Doc: views.GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
 			{Title: "groups prune --restore", Doc: views.PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},

@@ -17,10 +17,11 @@ func init() {
 }
 
 // helpTreeSource is what --help-json reads besides the tree: the common flags,
-// the documents of each command, and the flag values of commands' own.
+// the documents and exit codes of each command, and the flag values of
+// commands' own.
 func helpTreeSource() helpjson.Tree {
 	return helpjson.Tree{Common: commonFlags(), OutputFlag: flagOutput, NoColorFlag: flagNoColor, LogDirsFlag: flagLogDirs,
-		OwnEnv: ownFlagEnv, GenericKind: flagGenericKind, Documents: helpDocuments}
+		OwnEnv: ownFlagEnv, GenericKind: flagGenericKind, Documents: helpDocuments, ExitCodes: exitCodesOf}
 }
 
 // flagGenericKind names the type of the generic flag values kaasctl's

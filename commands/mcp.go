@@ -1,13 +1,10 @@
 package commands
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
-	"reflect"
 	"strings"
 	"time"
 
@@ -17,9 +14,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/internal/safefs"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -90,12 +84,13 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	if !g.HasVolume() && !wantsBrokers(g) {
 		return exit.UsageErrorf("nothing to serve: give the volume (--data-dir/--cluster-dir) and/or the brokers (--brokers)")
 	}
-	logw, closeLog, err := mcpLog(g, o.logFile)
+	logw, closeLog, err := mcpserver.OpenLog(o.logFile, g.IO.Err)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	tools, err := mcpServerTools(g, o)
+	cmds := mcpserver.Commands{Run: g.runForMCP, TakesFlag: mcpTakesFlag, Given: g.GivenFlags(), Journal: o.journal, CallTimeout: o.callTimeout}
+	tools, err := cmds.Tools(mcpTools(g.HasBrokers()))
 	if err != nil {
 		return err
 	}
@@ -117,23 +112,46 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	return srv.ServeHTTP(ctx, ln)
 }
 
+// MCPTool is a command served as a tool of 'kaasctl mcp': a read-only
+// command, or a write as its dry run (Plan). Its arguments name no file,
+// broker or profile: a tool reads the volume, the brokers and the journal
+// 'kaasctl mcp' was started with.
+type MCPTool struct {
+	Name, Title, Description string
+	// Input is its arguments' type (internal/mcpserver/inputs.go).
+	Input any
+	// Doc is the document it prints (nil: its descriptor's first);
+	// LiveDoc the one it prints with brokers, when another.
+	Doc, LiveDoc any
+	// Plan: a write planned, never executed.
+	Plan bool
+}
+
+// mcpTools are the registered commands' tools (live: the brokers are
+// given, so a command prints its live document).
+func mcpTools(live bool) []mcpserver.Command {
+	var out []mcpserver.Command
+	for _, d := range registry {
+		t := d.Tool
+		if t == nil {
+			continue
+		}
+		c := mcpserver.Command{Name: t.Name, Title: t.Title, Description: t.Description, Path: d.Path, Input: t.Input, Doc: t.Doc, Plan: t.Plan}
+		if c.Doc == nil {
+			c.Doc = d.Docs[0].Doc
+		}
+		if live && t.LiveDoc != nil {
+			c.Doc = t.LiveDoc
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // mcpInstructions tell a client what the server is for
 // (internal/helptext's mcp-instructions.txt).
 func mcpInstructions() string {
 	return strings.TrimSuffix(helptext.Page("mcp-instructions", nil), "\n")
-}
-
-// mcpLog is where the call log goes: --log-file (appended, never through
-// a link), else stderr.
-func mcpLog(g *Globals, path string) (io.Writer, func(), error) {
-	if path == "" {
-		return g.IO.Err, func() {}, nil
-	}
-	f, err := safefs.OpenAppend(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--log-file %s: %v", path, safefs.Problem(err))
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // mcpRedactor masks the secrets the server's settings hold: the SASL
@@ -161,66 +179,25 @@ func mcpRedactor(g *Globals) func(string) string {
 // errMCPWrite refuses a write through the MCP server.
 var errMCPWrite = exit.Refusedf("the MCP server never writes: this tool plans (dry run) and returns the command a person runs")
 
-// mcpServerTools builds each tool's schemas and call.
-func mcpServerTools(g *Globals, o mcpOptions) ([]mcpserver.Tool, error) {
-	var out []mcpserver.Tool
-	for _, t := range mcpTools() {
-		in, err := mcpserver.InputSchema(reflect.TypeOf(t.input))
-		if err != nil {
-			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
-		}
-		doc := t.doc
-		if t.liveDoc != nil && g.HasBrokers() {
-			doc = t.liveDoc
-		}
-		ds, err := mcpserver.DocumentSchema(reflect.TypeOf(doc), render.SchemaVersionOf(doc))
-		if err == nil && render.CarriesGeneration(doc) {
-			err = mcpserver.AddMember(ds, render.GenerationField, reflect.TypeFor[volume.GenerationInfo](), "the kaas generation the run assumed")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
-		}
-		out = append(out, mcpserver.Tool{Name: t.name, Title: t.title, Description: t.description, Plan: t.plan,
-			InputSchema: in, OutputSchema: mcpserver.OutputSchema(ds, t.plan), Call: mcpCall(g, o, t)})
-	}
-	return out, nil
-}
+// mcpGlobals is the app metadata key of the Globals a tool's call runs
+// its command with (globalsOf).
+const mcpGlobals = "mcp-globals"
 
-// mcpCall is one tool's call: its typed arguments as the command's flags,
-// parsed and run by the command's own functions with the server's
-// Globals, the output captured.
-func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.RawMessage) (mcpserver.Result, error) {
-	return func(ctx context.Context, raw json.RawMessage) (mcpserver.Result, error) {
-		in := reflect.New(reflect.TypeOf(t.input))
-		if err := json.Unmarshal(raw, in.Interface()); err != nil {
-			return mcpserver.Result{}, exit.UsageErrorf("arguments: %v", err)
-		}
-		args := mcpserver.Args(in.Elem())
-		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
-			args = append(args, "--journal", o.journal)
-		}
-		if err := mcpserver.FitsCall(args, o.callTimeout, when.ParseDuration); err != nil {
-			return mcpserver.Result{}, err
-		}
-		var stdout, stderr bytes.Buffer
-		gc := g.forCall(&stdout, &stderr)
-		c, err := mcpContext(t.path, args, gc)
-		if err == nil {
-			err = t.run(ctx, gc, c)
-		}
-		return mcpserver.ResultOf(mcpserver.Call{Tool: t.name, Path: t.path, Command: mcpCommandLine(g, t.path, args), Plan: t.plan},
-			stdout.Bytes(), stderr.String(), err)
+// runForMCP runs the command at path with args as a tool's call: the
+// command's own action over its flags, with the server's Globals, the
+// output captured as JSON, nothing to read. A plan's command refuses
+// what would write (--execute, --export-rollback) before anything runs.
+func (g *Globals) runForMCP(ctx context.Context, path string, args []string, out, errw io.Writer) error {
+	gc := g.forCall(out, errw)
+	c, err := mcpContext(path, args, gc)
+	if err != nil {
+		return err
 	}
-}
-
-// mcpCommandLine is the command line a call stands for.
-func mcpCommandLine(g *Globals, path string, args []string) string {
-	var b strings.Builder
-	b.WriteString("kaasctl " + path + g.GivenFlags())
-	for _, a := range args {
-		b.WriteString(" " + render.ShellQuote(a))
+	if d, _ := descriptorOf(path); d.Tool != nil && d.Tool.Plan && (c.Bool("execute") || c.String("export-rollback") != "") {
+		return errMCPWrite
 	}
-	return b.String()
+	c.Context = ctx
+	return c.Command.Action(c)
 }
 
 // forCall is g for one call: its output captured as JSON, nothing to read.
@@ -250,13 +227,13 @@ func mcpTakesFlag(path, name string) bool {
 	return c != nil && completion.HasFlag(c.Flags, name)
 }
 
-// mcpContext is the command-line context a command's parse reads: the
-// command at path with args parsed by its flags (mcpserver.Context).
+// mcpContext is the command-line context the command at path runs with:
+// args parsed by its flags (mcpserver.Context), g its Globals.
 func mcpContext(path string, args []string, g *Globals) (*cli.Context, error) {
 	cmd := mcpCommand(path)
 	if cmd == nil {
 		return nil, fmt.Errorf("mcp: no command %q", path)
 	}
-	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO}}
+	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO, mcpGlobals: g}}
 	return mcpserver.Context(app, cmd, args)
 }

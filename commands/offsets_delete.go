@@ -8,14 +8,20 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
 
 func init() {
 	register(Descriptor{
-		Path:  "offsets delete",
-		Usage: "delete committed offsets of topics/partitions from inactive groups (dry-run unless --execute)",
+		Path:     "offsets delete",
+		Usage:    "delete committed offsets of topics/partitions from inactive groups (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "offsets delete", When: "a deleted offset a broker still serves from its cache", Rank: 60},
+		Refuses:  true,
+		Tool: &MCPTool{Name: "offsets_delete_plan", Title: "Plan an offsets delete", Input: mcpserver.OffsetsDeleteInput{}, Doc: views.ResetView{}, Plan: true,
+			Description: "Plans (dry run) deleting a group's committed offsets of topics; returns the plan and the command a person runs to apply it. Never writes."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: append(writeSafetyFlags(),

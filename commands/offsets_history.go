@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -20,6 +21,8 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "offsets history", Doc: inspect.OffsetHistoryView{}, JSONL: "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)", Rank: 130},
 		},
+		Tool: &MCPTool{Name: "offsets_history", Title: "Offsets history", Input: mcpserver.OffsetsHistoryInput{},
+			Description: "A group's committed offsets over time per partition (the journal and kaasctl's backups), with REWIND and VANISHED marked."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				ArgsUsage: "GROUP",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -26,11 +27,14 @@ var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-l
 
 func init() {
 	register(Descriptor{
-		Path:  "offsets reset",
-		Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Path:    "offsets reset",
+		Usage:   "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Refuses: true,
 		Docs: []FormatDoc{
 			{Title: "offsets reset / offsets delete", Doc: views.ResetView{}, JSONL: "the whole document", Rank: 220},
 		},
+		Tool: &MCPTool{Name: "offsets_reset_plan", Title: "Plan an offsets reset or restore", Input: mcpserver.OffsetsResetInput{}, Plan: true,
+			Description: "Plans (dry run) an offsets reset or a restore from history, checked as the command checks it; returns the plan and the command a person runs to apply it. Never writes."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: append(append(writeSafetyFlags(),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
@@ -24,6 +25,8 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "plan assignment", Doc: views.PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
 		},
+		Tool: &MCPTool{Name: "plan_assignment", Title: "Plan a group's assignment", Input: mcpserver.PlanAssignmentInput{},
+			Description: "Which member would own which partition with the group's assignor, for the live members or hypothetical ones."},
 		Build: newPlanAssignmentCmd,
 	})
 }

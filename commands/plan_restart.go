@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
@@ -17,12 +18,15 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "plan restart",
-		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		Path:     "plan restart",
+		Usage:    "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		Problems: &views.ExitProblem{Label: "plan restart --follow", When: "a version that deviated from the plan", Rank: 100},
 		Docs: []FormatDoc{
 			{Title: "plan restart", Doc: views.PlanRestartView{}, JSONL: "the whole document", Rank: 140},
 			{Title: "plan restart --follow", Doc: views.FollowEvent{}, JSONL: "each event (kind following, version, waiting, settled, unsettled, done), as it happens", Rank: 150},
 		},
+		Tool: &MCPTool{Name: "plan_restart", Title: "Plan a rolling restart", Input: mcpserver.PlanRestartInput{},
+			Description: "A rolling restart of the brokers in an order that moves the fewest groups, with each step's moves and waits."},
 		Build: newPlanRestartCmd,
 	})
 }

@@ -20,8 +20,9 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "probe",
-		Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Path:     "probe",
+		Usage:    "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Problems: &views.ExitProblem{Label: "probe", When: "a broker that failed the probe (the step is named)", Rank: 90},
 		Docs: []FormatDoc{
 			{Title: "probe", Doc: views.ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
 		},

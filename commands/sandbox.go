@@ -24,6 +24,7 @@ func init() {
 	register(Descriptor{
 		Path:     "sandbox",
 		Usage:    "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
+		Refuses:  true,
 		Common:   fgOutput | fgDataDir | fgGeneration,
 		HelpVars: helptext.Vars{"limits": sandbox.Limits},
 		Build: func() *cli.Command {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -23,6 +24,8 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "takeover trace", Doc: views.TraceView{}, JSONL: "each event (trace.events[])", Rank: 100},
 		},
+		Tool: &MCPTool{Name: "takeover_trace", Title: "Takeover trace", Input: mcpserver.TakeoverTraceInput{},
+			Description: "The coordinator timeline of the groups: when each moved, from which broker to which, and why."},
 		Build: buildTakeoverTraceCmd,
 	})
 }

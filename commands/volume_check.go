@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -15,11 +16,14 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "volume check",
-		Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Path:     "volume check",
+		Usage:    "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Problems: &views.ExitProblem{Label: "volume check, doctor", When: "findings of error severity", Rank: 10},
 		Docs: []FormatDoc{
 			{Title: "volume check", Doc: inspect.CheckReport{}, JSONL: "each finding (findings[])", Rank: 180},
 		},
+		Tool: &MCPTool{Name: "volume_check", Title: "Volume check", Input: mcpserver.VolumeCheckInput{},
+			Description: "Every file of the volume kaasctl understands, checked: findings with severity, path and fix."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: []cli.Flag{

@@ -17,9 +17,11 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "volume migrate",
-		Usage:  "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
-		Common: fgOffline | fgReach,
+		Path:     "volume migrate",
+		Usage:    "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "volume migrate", When: "conflicts or unreadable files it leaves to a person", Rank: 110},
+		Refuses:  true,
+		Common:   fgOffline | fgReach,
 		Docs: []FormatDoc{
 			{Title: "volume migrate", Doc: repair.MigrateReport{}, JSONL: "each action (actions[])", Rank: 200},
 		},

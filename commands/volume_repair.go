@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -15,11 +16,15 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "volume repair",
-		Usage: "repair what is broken for the volume's own kaas generation: quarantine corrupt offset files, move stale *.tmp aside; on 0.2.18 also convert plain maps and rescue the legacy offsets dir (dry-run unless --execute)",
+		Path:     "volume repair",
+		Usage:    "repair what is broken for the volume's own kaas generation: quarantine corrupt offset files, move stale *.tmp aside; on 0.2.18 also convert plain maps and rescue the legacy offsets dir (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "volume repair", When: "conflicts it leaves to a person (a group with different\n                                 offsets in both layouts), in a dry run as with --execute;\n                                 a dry run with only changes to make exits 0", Rank: 20},
+		Refuses:  true,
 		Docs: []FormatDoc{
 			{Title: "volume repair", Doc: repair.RepairReport{}, JSONL: "each action (actions[])", Rank: 190},
 		},
+		Tool: &MCPTool{Name: "volume_repair_plan", Title: "Plan a volume repair", Input: mcpserver.VolumeRepairInput{}, Plan: true,
+			Description: "Plans (dry run) the volume's repairs (quarantines, stale temp files, plain-map conversions on 0.2.18); returns the plan and the command a person runs to apply it. Never writes."},
 		Build: func() *cli.Command {
 			return &cli.Command{
 				Flags: volumeWriteFlags(

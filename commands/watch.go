@@ -16,9 +16,10 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "watch",
-		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
-		Common: fgAll, // --offsets with brokers also follows the groups' membership
+		Path:    "watch",
+		Usage:   "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
+		Refuses: true,
+		Common:  fgAll, // --offsets with brokers also follows the groups' membership
 		Docs: []FormatDoc{
 			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
 			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},

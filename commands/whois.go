@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -29,12 +30,15 @@ type whoisOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:    "whois-coordinator",
-		Usage:   "which broker coordinates a group (or transactional id), and why",
-		Aliases: []string{"whois"},
+		Path:     "whois-coordinator",
+		Usage:    "which broker coordinates a group (or transactional id), and why",
+		Problems: &views.ExitProblem{Label: "whois --live --exit-code", When: "keys whose volume and broker answers disagree", Rank: 50},
+		Aliases:  []string{"whois"},
 		Docs: []FormatDoc{
 			{Title: "whois-coordinator", Doc: []inspect.WhoisResult{}, JSONL: "each key's answer", Rank: 10},
 		},
+		Tool: &MCPTool{Name: "whois", Title: "Group coordinator", Input: mcpserver.WhoisInput{},
+			Description: "Which broker coordinates each group (or transactional id), by which tier, and what a hypothetical broker set would change."},
 		Build: newWhoisCmd,
 	})
 }

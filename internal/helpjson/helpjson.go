@@ -38,6 +38,8 @@ type Tree struct {
 	GenericKind func(cli.Generic) string
 	// Documents are the machine documents of the command at path.
 	Documents func(path string) []views.HelpDocument
+	// ExitCodes are the exit codes the command at path can end with.
+	ExitCodes func(path string) []int
 }
 
 // Request reports whether args ask for --help-json, and of which command
@@ -108,7 +110,7 @@ func (tr Tree) command(c *cli.Command, parents []string) views.HelpCommand {
 		}
 	}
 	if hc.Runnable {
-		hc.ExitCodes = views.ExitCodesOf(path)
+		hc.ExitCodes = tr.ExitCodes(path)
 	}
 	for _, s := range c.Subcommands {
 		if s.Name == "help" {
