@@ -220,10 +220,10 @@ func (g *Globals) Layout() (volume.Layout, error) {
 	return l, err
 }
 
-// generationNote is the sources line's clause on the kaas generation:
+// GenerationNote is the sources line's clause on the kaas generation:
 // short (the generation and its source), in full with -v. 'volume check'
 // and doctor always give it in full.
-func (g *Globals) generationNote(l volume.Layout) string {
+func (g *Globals) GenerationNote(l volume.Layout) string {
 	if g.Verbose {
 		return l.Gen.Summary()
 	}

@@ -160,7 +160,7 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 	if vol.Logs == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.Layout))
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.GenerationNote(vol.Layout))
 	if err := g.Printer.Print(views.DescribeOutput(g.Printer.Format, &v, o.view, o.summaryOnly)); err != nil {
 		return err
 	}

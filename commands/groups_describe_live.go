@@ -58,7 +58,7 @@ func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o g
 		v.Sources.Mode = "merged"
 		views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
 		views.WarnGeneration(g, vol.Scan)
-		g.Notef("volume: %s", g.generationNote(vol.Layout))
+		g.Notef("volume: %s", g.GenerationNote(vol.Layout))
 	}
 	v.Groups, v.NotFound = res.Groups, res.NotFound
 	noteLeftOut(g, o.filter, res.LeftOut)

@@ -138,7 +138,7 @@ func runGroupsListOffline(g *Globals, o groupsListOptions) error {
 // offlineListNote says on stderr what an offline list read.
 func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
 	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
+		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.GenerationNote(l))
 	views.WarnGeneration(g, sr)
 }
 

@@ -2,14 +2,12 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -57,11 +55,7 @@ func parseOffsetsDelete(c *cli.Context, g *Globals) (deleteOptions, error) {
 	if _, o.scopes, err = parseScopes(c, true); err != nil {
 		return o, err
 	}
-	for _, gr := range groups {
-		if !slices.Contains(o.groups, gr) {
-			o.groups = append(o.groups, gr)
-		}
-	}
+	o.groups = inspect.SelectGroups(nil, groups, false, nil)
 	return o, nil
 }
 
@@ -76,18 +70,9 @@ func runOffsetsDelete(ctx context.Context, g *Globals, o deleteOptions) error {
 	if cl != nil {
 		defer cl.Close()
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
-		repair.ResetOptions{Groups: o.groups, Scopes: o.scopes, Delete: true})
+	plans, err := repair.PlanDelete(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy}, o.groups, o.scopes)
 	if err != nil {
 		return err
-	}
-	for _, gp := range plans {
-		if gp.StateSource == "live" && gp.State != repair.StateEmpty && gp.State != repair.StateDead && gp.State != repair.StateUnknown {
-			gp.Refused = fmt.Sprintf("Deleting offsets of a consumer group '%s' is forbidden if the group is not empty (the current state is %s). Stop every consumer of the group first.", volume.DisplayName(gp.Group), gp.State)
-		}
-		if gp.Error == "" && gp.FilePartitions == 0 {
-			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
-		}
 	}
 	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "delete", plans: plans, multi: len(o.groups) > 1})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,15 +14,11 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
-
-// The reset specifications, in Kafka's order.
-var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group", "to-history", "to-history-before-anomaly"}
 
 func init() {
 	register(Descriptor{
@@ -85,32 +80,9 @@ func keepBackupsFlag(cat string) cli.Flag {
 }
 
 // parseWritePolicy reads --follow-symlinks and --keep-backups (then
-// KAASCTL_KEEP_BACKUPS).
+// KAASCTL_KEEP_BACKUPS: repair.PolicyOf).
 func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
-	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
-	n, src := 0, ""
-	switch {
-	case isSet(c, "keep-backups"):
-		n, src = c.Int("keep-backups"), "--keep-backups"
-	case g.IO.getenv("KAASCTL_KEEP_BACKUPS") != "":
-		v := g.IO.getenv("KAASCTL_KEEP_BACKUPS")
-		var err error
-		if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return pol, exit.UsageErrorf("KAASCTL_KEEP_BACKUPS=%q: a number of backups (0 keeps all)", v)
-		}
-		src = "KAASCTL_KEEP_BACKUPS"
-	default:
-		return pol, nil
-	}
-	switch {
-	case n < 0:
-		return pol, exit.UsageErrorf("%s %d: a number of backups, 0 or more (0 keeps all)", src, n)
-	case n == 0:
-		pol.KeepBackups = -1
-	default:
-		pol.KeepBackups = n
-	}
-	return pol, nil
+	return repair.PolicyOf(c.Bool("follow-symlinks"), c.Int("keep-backups"), isSet(c, "keep-backups"), g.IO.getenv(repair.KeepBackupsEnv))
 }
 
 // writeMode is what the safety flags resolved to.
@@ -135,64 +107,22 @@ func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error
 	return m, err
 }
 
-// writeTarget resolves the volume a write goes to and connects as
-// repair.ConnectForWrite does; the caller closes the client (nil offline).
+// writeTarget resolves the volume a write goes to and connects
+// (repair.WriteTarget); the caller closes the client (nil offline).
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
-	if m.execute {
-		if err := g.checkWriteSettings(); err != nil {
-			return volume.Layout{}, nil, err
-		}
-	}
-	l, err := g.Layout()
-	if err != nil {
-		if g.HasBrokers() && !g.HasVolume() {
-			return volume.Layout{}, nil, exit.UsageErrorf("%v\nkaasctl needs the kaas volume even with --bootstrap-server: a kaas coordinator that has not loaded a group rewrites its offset file with exactly the partitions a commit names, so a safe reset commits the group's full set of offsets, which only the offset file on the volume holds", err)
-		}
-		return volume.Layout{}, nil, err
-	}
-	// Every write names the generation it assumes and the dir it uses.
-	if dir, derr := l.LiveOffsetsDir(); derr == nil {
-		g.Notef("offset files in %s; %s", dir, g.generationNote(l))
-	} else {
-		g.Notef("%s", g.generationNote(l))
-	}
-	cl, err := repair.ConnectForWrite(ctx, g, m.offline, m.force)
-	if err != nil {
-		return volume.Layout{}, nil, err
-	}
-	return l, cl, nil
-}
-
-// selectGroups resolves --group / --all-groups.
-func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Client, given []string, all bool) ([]string, error) {
-	if len(given) > 0 && all {
-		return nil, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
-	}
-	if len(given) == 0 && !all {
-		return nil, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
-	}
-	if !all {
-		out := []string{}
-		for _, gr := range given {
-			if !slices.Contains(out, gr) {
-				out = append(out, gr)
-			}
-		}
-		return out, nil
-	}
-	return repair.AllGroups(ctx, l, cl, g)
+	return repair.WriteTarget(ctx, g, m.execute, m.offline, m.force)
 }
 
 // resetSpecFlag is the one reset specification flag given.
 func resetSpecFlag(c *cli.Context) (string, error) {
-	var set []string
-	for _, f := range resetSpecFlags {
-		if isSet(c, f) {
-			set = append(set, f)
+	var set, all []string
+	for _, k := range repair.SpecKinds {
+		if all = append(all, string(k)); isSet(c, string(k)) {
+			set = append(set, string(k))
 		}
 	}
 	if len(set) == 0 {
-		return "", exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(resetSpecFlags, ", --"))
+		return "", exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(all, ", --"))
 	}
 	if len(set) > 1 {
 		return "", exit.UsageErrorf("Option \"[%s]\" can't be used with option \"[%s]\"", set[0], set[1])
@@ -200,74 +130,15 @@ func resetSpecFlag(c *cli.Context) (string, error) {
 	return set[0], nil
 }
 
-// parseResetSpec reads exactly one reset specification. A --from-file is
-// only named here (the run reads it); time specs are read against g.Now.
+// parseResetSpec reads exactly one reset specification
+// (repair.ParseSpec), against the run's clock. A --from-file is only
+// named here (the run reads it).
 func parseResetSpec(c *cli.Context, g *Globals) (repair.Spec, error) {
 	f, err := resetSpecFlag(c)
 	if err != nil {
 		return repair.Spec{}, err
 	}
-	var sp repair.Spec
-	switch f {
-	case "to-earliest":
-		sp.Kind = repair.ToEarliest
-	case "to-latest":
-		sp.Kind = repair.ToLatest
-	case "to-current":
-		sp.Kind = repair.ToCurrent
-	case "to-offset":
-		n, err := strconv.ParseInt(strings.TrimSpace(c.String(f)), 10, 64)
-		if err != nil || n < 0 {
-			return sp, exit.UsageErrorf("--to-offset %q: an offset is a whole number >= 0", c.String(f))
-		}
-		sp.Kind, sp.Offset = repair.ToOffset, n
-	case "shift-by":
-		n, err := strconv.ParseInt(strings.TrimSpace(c.String(f)), 10, 64)
-		if err != nil {
-			return sp, exit.UsageErrorf("--shift-by %q: a whole number, e.g. -100 or +20", c.String(f))
-		}
-		sp.Kind, sp.Shift = repair.ShiftBy, n
-	case "to-datetime", "by-duration":
-		return parseTimeSpec(c, f, g)
-	case "from-file":
-		sp.Kind = repair.FromFile
-	case "to-group":
-		src := strings.TrimSpace(c.String(f))
-		if src == "" {
-			return sp, exit.UsageErrorf("--to-group: name the group whose committed offsets to copy")
-		}
-		sp.Kind, sp.Source = repair.ToGroup, src
-	case "to-history", "to-history-before-anomaly":
-		return parseHistorySpec(c, f, g)
-	}
-	return sp, nil
-}
-
-// parseTimeSpec reads --to-datetime or --by-duration (now minus it, now
-// being the run's clock).
-func parseTimeSpec(c *cli.Context, f string, g *Globals) (repair.Spec, error) {
-	var sp repair.Spec
-	if f == "to-datetime" {
-		t, note, err := when.ParseTime(c.String(f), g.Now())
-		if err != nil {
-			return sp, exit.UsageErrorf("--to-datetime %q: %v", c.String(f), err)
-		}
-		sp.Kind, sp.Time = repair.ToDatetime, t
-		if note != "" {
-			g.Warnf("--to-datetime %s", note)
-			sp.Zone = "UTC (no zone given)"
-		}
-		return sp, nil
-	}
-	d, err := when.ParseDuration(c.String(f))
-	if err != nil {
-		return sp, exit.UsageErrorf("--by-duration %q: %v", c.String(f), err)
-	}
-	if d < 0 {
-		g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)
-	}
-	sp.Kind, sp.Time = repair.ByDuration, g.Now().Add(-d)
-	return sp, nil
+	return repair.ParseSpec(repair.SpecKind(f), c.String(f), g.Now(), g)
 }
 
 // parseScopes reads --all-topics / --topic.
@@ -371,7 +242,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if cl != nil {
 		defer cl.Close()
 	}
-	groups, err := selectGroups(ctx, g, l, cl, o.groups, o.allGroups)
+	groups, err := repair.WriteGroups(ctx, l, cl, g, o.groups, o.allGroups)
 	if err != nil {
 		return err
 	}

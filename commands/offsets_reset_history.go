@@ -2,7 +2,6 @@ package commands
 
 import (
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,18 +22,6 @@ func historyResetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file; an existing FILE is kept (refused) unless --overwrite-rollback", Category: "Safety"},
 		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE (an earlier rollback is lost)", Category: "Safety"},
 	}
-}
-
-// parseHistorySpec reads --to-history / --to-history-before-anomaly.
-func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, error) {
-	if flag == "to-history-before-anomaly" {
-		return repair.Spec{Kind: repair.ToHistoryBeforeAnomaly, Origin: "--to-history-before-anomaly"}, nil
-	}
-	t, err := parseWhen("to-history", c.String(flag), g.Now(), g)
-	if err != nil {
-		return repair.Spec{}, err
-	}
-	return repair.Spec{Kind: repair.ToHistory, Time: t, Origin: "--to-history " + t.UTC().Format(time.RFC3339Nano)}, nil
 }
 
 // parseHistoryFlags reads --journal and --history-since into o (after the

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -70,10 +68,10 @@ func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
 }
 
 // runVolumeMigrate plans the migration, refuses while an old broker
-// answers, executes with --execute, and reports.
+// answers, executes with --execute (repair.Migrate), and reports.
 func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) error {
 	if o.execute {
-		if err := g.checkWriteSettings(); err != nil {
+		if err := g.CheckWriteSettings(); err != nil {
 			return err
 		}
 	}
@@ -81,25 +79,14 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 	if err != nil {
 		return err
 	}
-	mo := repair.MigrateOptions{To: o.to, Execute: false, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}
-	rep, err := repair.MigrateVolume(l, mo)
+	var brokers []string
+	if g.HasBrokers() {
+		brokers = g.Conn().Brokers
+	}
+	rep, err := repair.Migrate(l, repair.MigrateOptions{To: o.to, Execute: o.execute, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}, brokers, g.Conn().Timeout)
 	if err != nil {
-		return repair.MigrateExitErr(err)
+		return err
 	}
-	refusal := rep.Refused
-	if refusal == "" && !rep.NothingToDo && g.HasBrokers() {
-		if up := repair.ReachableBrokers(g.Conn().Brokers, min(g.Conn().Timeout, 3*time.Second)); len(up) > 0 {
-			refusal = fmt.Sprintf("broker(s) %s accept connections: stop every broker of the old generation before migrating (a running Go broker keeps writing %s and serves offsets from memory)", strings.Join(up, ", "), rep.Source)
-		}
-	}
-	if o.execute && refusal == "" && !rep.NothingToDo {
-		mo.Execute = true
-		if rep, err = repair.MigrateVolume(l, mo); err != nil {
-			return repair.MigrateExitErr(err)
-		}
-		refusal = rep.Refused
-	}
-	rep.Refused = refusal
 	return reportMigration(g, rep)
 }
 

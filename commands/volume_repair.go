@@ -71,7 +71,7 @@ func parseVolumeRepair(c *cli.Context, g *Globals) (volumeRepairOptions, error) 
 // the volume's own generation and reports it.
 func runVolumeRepair(_ context.Context, g *Globals, o volumeRepairOptions) error {
 	if o.execute {
-		if err := g.checkWriteSettings(); err != nil {
+		if err := g.CheckWriteSettings(); err != nil {
 			return err
 		}
 	}

@@ -1,12 +1,8 @@
 package commands
 
 import (
-	"slices"
-	"strings"
-
-	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
+	"github.com/kaasctl/kaasctl/repair"
 )
 
 // insecureFiles are the settings files of this run that others could
@@ -30,36 +26,12 @@ func (g *Globals) warnInsecureSettings() {
 	}
 }
 
-// checkWriteSettings refuses (exit 4) a write that would take a setting
-// from a settings file others could change: the volume the write goes to,
-// the brokers it commits through, the TLS and SASL files it trusts.
-func (g *Globals) checkWriteSettings() error {
-	files := g.conn.insecureFiles()
-	if len(files) == 0 {
-		return nil
-	}
-	var used []string
-	for _, gs := range [][]volume.Given{g.vin.DataDirs(), g.vin.ClusterDirs(), g.vin.KaasVersions()} {
-		if f := volume.First(gs); f.Origin == volume.OriginProfile {
-			used = append(used, f.From)
-		}
-	}
-	s := g.Conn()
-	for key, src := range s.Sources {
-		if key == wire.KeyTimeout || key == wire.KeyMaxVersions {
-			continue // they bound calls; they send nothing anywhere
-		}
-		if (src.Kind == "profile" && g.conn.cfg != nil && g.conn.cfg.Insecure != "") ||
-			(src.Kind == "command-config" && g.conn.cc != nil && g.conn.cc.Insecure != "") {
-			used = append(used, key+" (from "+src.String()+")")
-		}
-	}
-	if len(used) == 0 {
-		return nil
-	}
-	slices.Sort(used)
-	return exit.Refusedf("refusing to write: %s, and this write would take %s from it; kaasctl does not write with settings someone else could have chosen (a planted data dir, broker or password file). chmod go-w the file and its directories, or give these settings as flags (--data-dir, --brokers, ...); nothing was written",
-		strings.Join(files, "; "), strings.Join(used, ", "))
+// CheckWriteSettings refuses (exit 4) a write that would take a setting
+// from a settings file others could change (repair.CheckSettingsOrigin).
+func (g *Globals) CheckWriteSettings() error {
+	st := g.conn
+	return repair.CheckSettingsOrigin(repair.SettingsOrigin{Insecure: st.insecureFiles(), Volume: g.vin, Settings: st.settings,
+		ProfileInsecure: st.cfg != nil && st.cfg.Insecure != "", CommandConfigInsecure: st.cc != nil && st.cc.Insecure != ""})
 }
 
 // warnPasswordFile warns when the SASL password file can be read by others.
