@@ -125,7 +125,7 @@ type Globals struct {
 	// Verbose (-v) prints notes in full (the generation's evidence).
 	Verbose bool
 	vin     volume.ResolveInput
-	conn    *connState // connection settings and profile (liveflags.go)
+	conn    *wire.Connection // connection settings and profile (liveflags.go)
 	// brokersFlag: --brokers was given on the command line.
 	brokersFlag bool
 	// given and connFlags are the command-line flags to repeat in a

@@ -28,7 +28,7 @@ func init() {
 // configFile returns the config path in use, or a usage error when none can
 // be located.
 func configFile(g *Globals) (string, wire.Source, error) {
-	s := g.conn.settings
+	s := g.conn.Settings
 	if s.ConfigPath == "" {
 		return "", wire.Source{}, exit.UsageErrorf("cannot locate the config file: HOME and XDG_CONFIG_HOME are unset; pass --config FILE or set KAASCTL_CONFIG")
 	}
@@ -89,11 +89,11 @@ func optionalProfileArg(c *cli.Context, cmd string) (string, error) {
 // namedProfile resolves the connection settings of config show/check: of
 // the profile name when one is given (the flags given still win over its
 // values), else those in force.
-func namedProfile(g *Globals, name string) *connState {
+func namedProfile(g *Globals, name string) *wire.Connection {
 	if name == "" {
 		return g.conn
 	}
-	return resolveConnArg(g.conn.flags, g.IO, nil, name)
+	return resolveConnWith(wire.ConnInput{Flags: g.conn.Flags, ProfileArg: name}, g.IO)
 }
 
 // configPathOptions is 'config path' after flag parsing: it has no flags
@@ -115,7 +115,7 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 	if err != nil {
 		return err
 	}
-	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}))
+	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.Settings.ConfigExists}))
 }
 
 // configListOptions is 'config list' after flag parsing: it has no flags
@@ -142,8 +142,8 @@ func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
 		return err
 	}
 	active := ""
-	if g.conn.err == nil {
-		active = g.conn.settings.Profile
+	if g.conn.Err == nil {
+		active = g.conn.Settings.Profile
 	}
 	v := views.NewConfigList(path, exists, cfg, active)
 	if len(v.Profiles) == 0 && !g.Printer.Format.Machine() {

@@ -38,13 +38,13 @@ func parseConfigCheck(c *cli.Context) (configCheckOptions, error) {
 
 func runConfigCheck(ctx context.Context, g *Globals, o configCheckOptions) error {
 	st := namedProfile(g, o.Profile)
-	if st.fileErr != nil && st.explicit {
-		return exit.UsageErrorf("%v", st.fileErr)
+	if st.FileErr != nil && st.Explicit {
+		return exit.UsageErrorf("%v", st.FileErr)
 	}
-	if st.err != nil {
-		return exit.UsageErrorf("%v", st.err)
+	if st.Err != nil {
+		return exit.UsageErrorf("%v", st.Err)
 	}
-	s := st.settings
+	s := st.Settings
 	if len(s.Brokers) == 0 {
 		return exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}

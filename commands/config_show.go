@@ -37,12 +37,12 @@ func parseConfigShow(c *cli.Context) (configShowOptions, error) {
 func runConfigShow(_ context.Context, g *Globals, o configShowOptions) error {
 	st := namedProfile(g, o.Profile)
 	var problems []string
-	for _, err := range []error{st.fileErr, st.err} {
+	for _, err := range []error{st.FileErr, st.Err} {
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
-	v := views.NewConfigShow(st.settings, g.vin, views.VolumeKeys{DataDir: flagDataDir, ClusterDir: flagClusterDir, KaasVersion: flagKaasVersion}, problems)
+	v := views.NewConfigShow(st.Settings, g.vin, views.VolumeKeys{DataDir: flagDataDir, ClusterDir: flagClusterDir, KaasVersion: flagKaasVersion}, problems)
 	if err := g.Printer.Print(views.ConfigShowOutput(&v)); err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func TestConfigProfileFeedsVolume(t *testing.T) {
 	// And through Globals.Layout, the way every offline command resolves it.
 	g := &Globals{IO: &IOStreams{Getenv: func(k string) string { return e.env[k] }}}
 	g.conn = resolveConnFrom(map[string]string{}, g.IO)
-	g.vin.ProfileDataDir, g.vin.ProfileClusterDir = g.conn.settings.DataDir, g.conn.settings.ClusterDir
+	g.vin.ProfileDataDir, g.vin.ProfileClusterDir = g.conn.Settings.DataDir, g.conn.Settings.ClusterDir
 	l, err := g.Layout()
 	if err != nil || l.DataDir != data {
 		t.Errorf("Layout from profile: %+v %v", l, err)

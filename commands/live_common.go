@@ -46,11 +46,11 @@ func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
 // one when brokers were named (Client then reports it); with no brokers
 // named anywhere it only earns a warning.
 func wantsBrokers(g *Globals) bool {
-	if g.conn != nil && g.conn.err != nil {
-		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.explicit {
+	if g.conn != nil && g.conn.Err != nil {
+		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.Explicit {
 			return true
 		}
-		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.err)
+		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.Err)
 		return false
 	}
 	return g.HasBrokers()

@@ -161,10 +161,10 @@ func mcpRedactor(g *Globals) func(string) string {
 	var secrets []string
 	envName := g.IO.getenv(wire.EnvName(wire.KeySASLPasswordEnv))
 	if g.conn != nil {
-		if v := g.conn.flags[wire.KeySASLPasswordEnv]; v != "" {
+		if v := g.conn.Flags[wire.KeySASLPasswordEnv]; v != "" {
 			envName = v
 		}
-		if s := g.conn.settings; s != nil && s.SASL.Mechanism != "" {
+		if s := g.conn.Settings; s != nil && s.SASL.Mechanism != "" {
 			if pw, err := s.Password(); err == nil && len(pw) >= 4 {
 				secrets = append(secrets, pw)
 			}

@@ -89,7 +89,7 @@ func openSources(ctx context.Context, g *Globals, need sourceNeeds) (*sources, e
 	case connectUnchecked:
 		src.client, err = g.UncheckedClient()
 	case connectReport:
-		src.client, src.badSeeds, err = reportingClient(ctx, g)
+		src.client, src.badSeeds, err = g.checkedClient(ctx)
 		if err != nil && exit.Code(err) != exit.Usage {
 			src.connErr, err = err, nil
 		}
@@ -105,19 +105,4 @@ func openSources(ctx context.Context, g *Globals, need sourceNeeds) (*sources, e
 		return nil, err
 	}
 	return src, nil
-}
-
-// reportingClient connects like Globals.Client but hands back the seeds
-// that did not answer instead of warning about them.
-func reportingClient(ctx context.Context, g *Globals) (*wire.Client, []*wire.BrokerError, error) {
-	cl, err := g.UncheckedClient()
-	if err != nil {
-		return nil, nil, err
-	}
-	_, bad, err := cl.Check(ctx)
-	if err != nil {
-		cl.Close()
-		return nil, bad, err
-	}
-	return cl, bad, nil
 }

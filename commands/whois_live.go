@@ -65,7 +65,7 @@ func runWhoisLiveCmd(ctx context.Context, g *Globals, opts whoisOptions) error {
 	if len(opts.Keys) > 0 && opts.Stdin {
 		return exit.UsageErrorf("give keys as arguments or with --stdin, not both")
 	}
-	if !g.HasBrokers() && (g.conn == nil || g.conn.err == nil) {
+	if !g.HasBrokers() && (g.conn == nil || g.conn.Err == nil) {
 		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
 	cl, err := g.Client(ctx)
