@@ -15,13 +15,13 @@ func init() {
 	register(Descriptor{
 		Path:  "config path",
 		Usage: "print the config file kaasctl uses and whether it exists",
-		Build: configPathCmd,
+		Build: leaf(nil, nil, runConfigPath),
 	})
 	register(Descriptor{
 		Path:    "config list",
 		Usage:   "list the profiles; * marks the one in use",
 		Aliases: []string{"ls"},
-		Build:   configListCmd,
+		Build:   leaf(nil, nil, runConfigList),
 	})
 }
 
@@ -97,18 +97,8 @@ func namedProfile(g *Globals, name string) *wire.Connection {
 }
 
 // configPathOptions is 'config path' after flag parsing: it has no flags
-// of its own.
+// of its own (and, as always, ignores arguments).
 type configPathOptions struct{}
-
-func configPathCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigPath, runConfigPath),
-	}
-}
-
-// parseConfigPath has nothing to read: 'config path' takes no flags of
-// its own (and, as always, ignores arguments).
-func parseConfigPath(*cli.Context) (configPathOptions, error) { return configPathOptions{}, nil }
 
 func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 	path, src, err := configFile(g)
@@ -119,18 +109,8 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 }
 
 // configListOptions is 'config list' after flag parsing: it has no flags
-// of its own.
+// of its own (and, as always, ignores arguments).
 type configListOptions struct{}
-
-func configListCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigList, runConfigList),
-	}
-}
-
-// parseConfigList has nothing to read: 'config list' takes no flags of
-// its own (and, as always, ignores arguments).
-func parseConfigList(*cli.Context) (configListOptions, error) { return configListOptions{}, nil }
 
 func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
 	path, _, err := configFile(g)

@@ -24,29 +24,25 @@ func init() {
 		Path:    "config delete",
 		Usage:   "delete profile NAME (clears 'current' when it named it)",
 		Aliases: []string{"rm"},
-		Build:   configDeleteCmd,
+		Build:   leaf(nil, checkConfigDelete, runConfigDelete),
 	})
 	register(Descriptor{
 		Path:  "config set-profile",
 		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
-		Build: configSetProfileCmd,
+		Build: leaf(setProfileFlags, checkConfigSetProfile, runConfigSetProfile),
 	})
 	register(Descriptor{
 		Path:  "config use",
 		Usage: "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
-		Build: configUseCmd,
+		Build: leaf(nil, checkConfigUse, runConfigUse),
 	})
 }
 
-func configUseCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigUse, runConfigUse),
-	}
-}
-
-func parseConfigUse(c *cli.Context) (configUseOptions, error) {
-	name, err := profileNameArg(c, "config use")
-	return configUseOptions{Name: name}, err
+// checkConfigUse reads the profile NAME.
+func checkConfigUse(c *cli.Context, _ *Globals, o *configUseOptions) error {
+	var err error
+	o.Name, err = profileNameArg(c, "config use")
+	return err
 }
 
 func runConfigUse(_ context.Context, g *Globals, o configUseOptions) error {
@@ -69,15 +65,11 @@ type configDeleteOptions struct {
 	Name string // the profile to delete
 }
 
-func configDeleteCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigDelete, runConfigDelete),
-	}
-}
-
-func parseConfigDelete(c *cli.Context) (configDeleteOptions, error) {
-	name, err := profileNameArg(c, "config delete")
-	return configDeleteOptions{Name: name}, err
+// checkConfigDelete reads the profile NAME.
+func checkConfigDelete(c *cli.Context, _ *Globals, o *configDeleteOptions) error {
+	var err error
+	o.Name, err = profileNameArg(c, "config delete")
+	return err
 }
 
 func runConfigDelete(_ context.Context, g *Globals, o configDeleteOptions) error {
@@ -106,32 +98,29 @@ type configSetProfileOptions struct {
 	Use  bool             // also make it the current profile
 }
 
-func configSetProfileCmd() *cli.Command {
-	return &cli.Command{
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
-			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
-		},
-		Action: action(parseConfigSetProfile, runConfigSetProfile),
+// setProfileFlags are config set-profile's own flags (the settings are
+// the common flags), bound to o.
+func setProfileFlags(o *configSetProfileOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "use", Usage: "also make it the current profile", Destination: &o.Use},
+		&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
 	}
 }
 
-func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
-	name, err := profileNameArg(c, "config set-profile")
-	if err != nil {
-		return configSetProfileOptions{}, err
+// checkConfigSetProfile reads the profile NAME and the settings given.
+func checkConfigSetProfile(c *cli.Context, _ *Globals, o *configSetProfileOptions) error {
+	var err error
+	if o.Name, err = profileNameArg(c, "config set-profile"); err != nil {
+		return err
 	}
-	if err := wire.ValidateProfileName(name); err != nil {
-		return configSetProfileOptions{}, exit.UsageErrorf("%v", err)
+	if err := wire.ValidateProfileName(o.Name); err != nil {
+		return exit.UsageErrorf("%v", err)
 	}
 	if isSet(c, wire.KeyProfile) {
-		return configSetProfileOptions{}, exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
+		return exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
 	}
-	e, err := profileEditFlags(c)
-	if err != nil {
-		return configSetProfileOptions{}, err
-	}
-	return configSetProfileOptions{Name: name, Edit: e, Use: c.Bool("use")}, nil
+	o.Edit, err = profileEditFlags(c)
+	return err
 }
 
 // profileEditFlags reads the profile settings given as flags (and

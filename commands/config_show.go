@@ -19,19 +19,15 @@ func init() {
 		Path:     "config show",
 		Usage:    "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
 		Problems: &views.ExitProblem{Label: "config show / check", When: "configuration problems", Rank: 30},
-		Build:    configShowCmd,
+		Build:    leaf(nil, checkConfigShow, runConfigShow),
 	})
 }
 
-func configShowCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigShow, runConfigShow),
-	}
-}
-
-func parseConfigShow(c *cli.Context) (configShowOptions, error) {
-	name, err := optionalProfileArg(c, "config show")
-	return configShowOptions{Profile: name}, err
+// checkConfigShow reads the profile NAME, if any.
+func checkConfigShow(c *cli.Context, _ *Globals, o *configShowOptions) error {
+	var err error
+	o.Profile, err = optionalProfileArg(c, "config show")
+	return err
 }
 
 func runConfigShow(_ context.Context, g *Globals, o configShowOptions) error {

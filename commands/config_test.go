@@ -13,6 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/urfave/cli/v2"
@@ -500,4 +501,9 @@ func TestConfigCheckUnknownProfileArgument(t *testing.T) {
 	if !strings.Contains(out, `(from argument)`) {
 		t.Errorf("config show nope: exit %d %s", code, out)
 	}
+}
+
+// resolveConnFrom resolves the connection of flags alone.
+func resolveConnFrom(flags map[string]string, ios *IOStreams) *wire.Connection {
+	return resolveConnWith(wire.ConnInput{Flags: flags}, ios)
 }

@@ -26,17 +26,17 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "doctor", Title: "Doctor", Input: mcpserver.DoctorInput{},
 			Description: "Every check of the volume and the brokers as one ranked report, with the fix for each finding."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					severityFlag(),
-					&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
-					nowFlag(),
-				},
-				Action: action(parseDoctor, runDoctor),
-			}
-		},
+		Build: leaf(doctorFlags, checkDoctor, runDoctor),
 	})
+}
+
+// doctorFlags are doctor's flags, bound to o.
+func doctorFlags(o *doctorOptions) []cli.Flag {
+	return []cli.Flag{
+		severityFlag(),
+		&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured", Destination: &o.offline},
+		nowFlag(),
+	}
 }
 
 // doctorOptions is 'doctor' after flag parsing.
@@ -49,14 +49,12 @@ type doctorOptions struct {
 	now time.Time
 }
 
-func parseDoctor(c *cli.Context) (doctorOptions, error) {
-	min, err := inspect.ParseSeverity(c.String("severity"))
-	if err != nil {
-		return doctorOptions{}, exit.UsageErrorf("--severity: %v", err)
-	}
-	o := doctorOptions{minSeverity: min, offline: c.Bool("offline")}
-	o.now, err = nowFrom(c)
-	return o, err
+// checkDoctor reads --severity and the run's clock.
+func checkDoctor(c *cli.Context, g *Globals, o *doctorOptions) error {
+	var err error
+	o.minSeverity, err = parseSeverity(c)
+	o.now = g.Now().UTC()
+	return err
 }
 
 // doctorNeeds: the volume, the brokers or both (the brokers not asked

@@ -44,54 +44,53 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "groups_describe", Title: "Describe groups", Input: mcpserver.GroupsDescribeInput{}, LiveDoc: views.GroupsDescribeLiveView{},
 			Description: "Groups' members and committed offsets per partition (file and coordinator), log bounds, lag, and the read model's incidents."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "GROUP...",
-				Flags: append([]cli.Flag{
-					&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-					&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
-					&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
-					&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
-					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
-					drainWindowFlag(),
-				}, append(describeViewFlags(), whyFlags()...)...),
-				Action: action(parseGroupsDescribe, runGroupsDescribe),
-			}
-		},
+		Args:  "GROUP...",
+		Build: leaf(describeFlags, checkGroupsDescribe, runGroupsDescribe),
 	})
 }
 
-// parseGroupsDescribe reads and checks the flags and arguments (usage
-// errors); it does no work.
-func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
-	o, err := describeFlags(c)
-	if err != nil {
-		return o, err
-	}
-	return o, o.checkSelection()
+// describeFlags are groups describe's flags, bound to o.
+func describeFlags(o *groupsDescribeOptions) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume", Destination: &o.sel.All},
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
+		&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+		&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any", Destination: &o.filter.LaggingOnly},
+		&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)", Destination: &o.summaryOnly},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
+		drainWindowFlag(&o.drainWindow),
+	}, append(describeViewFlags(), whyFlags(&o.why)...)...)
 }
 
-// describeFlags reads describe's flags and arguments.
-func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
-	o := groupsDescribeOptions{sel: observe.Selection{Names: append(c.Args().Slice(), splitList(c.StringSlice("group"))...), All: c.Bool("all")}, summaryOnly: c.Bool("summary"),
-		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
+// checkGroupsDescribe reads the selection and checks the flags
+// (describeArgs), then refuses a describe that selects nothing.
+func checkGroupsDescribe(c *cli.Context, _ *Globals, o *groupsDescribeOptions) error {
+	if err := describeArgs(c, o); err != nil {
+		return err
+	}
+	return o.checkSelection()
+}
+
+// describeArgs reads the GROUPs, --group, --topic, the view, --regex and
+// --lag, and checks --drain-window and the --why flags.
+func describeArgs(c *cli.Context, o *groupsDescribeOptions) error {
+	o.sel.Names = append(c.Args().Slice(), splitList(c.StringSlice("group"))...)
+	o.filter.Topics = topicFlag(c)
 	var err error
 	if o.view, err = parseDescribeView(c); err != nil {
-		return o, err
+		return err
 	}
 	if o.sel.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
-		return o, err
+		return err
 	}
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
-	if o.drainWindow, err = drainWindow(c); err != nil {
-		return o, err
+	if err := checkDrainWindow(o.drainWindow); err != nil {
+		return err
 	}
-	o.why, err = parseWhy(c)
-	return o, err
+	return checkWhy(c, &o.why)
 }
 
 // checkSelection refuses a describe that selects nothing, or names and

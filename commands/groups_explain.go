@@ -26,23 +26,23 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "groups_explain", Title: "Explain groups", Input: mcpserver.GroupsExplainInput{},
 			Description: "One verdict per group: ok, warning or page; why (conditions and incidents with evidence); lag in messages and seconds; time to drain; retention; coordinator and its moves; the next command to run."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "[GROUP...]",
-				Flags: []cli.Flag{
-					durationFlag("window", 30*time.Second, "observe for `D` (0: once)"),
-					durationFlag("interval", 5*time.Second, "observe every `D`"),
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
-					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)"},
-					&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok"},
-					&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once"},
-					&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)"},
-					durationFlag("moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
-				},
-				Action: action(parseGroupsExplain, runGroupsExplain),
-			}
-		},
+		Args:  "[GROUP...]",
+		Build: leaf(explainFlags, checkGroupsExplain, runGroupsExplain),
 	})
+}
+
+// explainFlags are groups explain's flags, bound to o.
+func explainFlags(o *groupsExplainOptions) []cli.Flag {
+	return []cli.Flag{
+		durationFlag(&o.window, "window", 30*time.Second, "observe for `D` (0: once)"),
+		durationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)", Destination: &o.maxGroups},
+		&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok", Destination: &o.problemsOnly},
+		&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once", Destination: &o.exporterURL},
+		&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)", Destination: &o.journal},
+		durationFlag(&o.movesSince, "moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
+	}
 }
 
 // groupsExplainOptions is 'groups explain' after flag parsing.
@@ -58,16 +58,16 @@ type groupsExplainOptions struct {
 	names []string
 }
 
-func parseGroupsExplain(c *cli.Context) (groupsExplainOptions, error) {
-	o := groupsExplainOptions{window: flagDuration(c, "window"), interval: flagDuration(c, "interval"), maxGroups: c.Int("max-groups"),
-		problemsOnly: c.Bool("problems"), exporterURL: c.String("exporter"), journal: c.String("journal"),
-		movesSince: flagDuration(c, "moves-since"), names: c.Args().Slice()}
-	if err := checkExplainWindow(o); err != nil {
-		return o, err
+// checkGroupsExplain reads the GROUPs and --regex and holds the window to
+// its bounds.
+func checkGroupsExplain(c *cli.Context, _ *Globals, o *groupsExplainOptions) error {
+	o.names = c.Args().Slice()
+	if err := checkExplainWindow(*o); err != nil {
+		return err
 	}
 	var err error
 	o.filter, err = compileRegex("regex", c.String("regex"))
-	return o, err
+	return err
 }
 
 // checkExplainWindow holds --window and --interval to groups health's

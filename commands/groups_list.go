@@ -2,15 +2,12 @@ package commands
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/grouphash"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
@@ -40,53 +37,42 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "groups_list", Title: "Consumer groups", Input: mcpserver.GroupsListInput{},
 			Description: "Every consumer group from the volume and the brokers, with its coordinator, live state and issue flags."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
-					&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
-					&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
-					&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
-					&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
-					drainWindowFlag(),
-				},
-				Action: action(parseGroupsList, runGroupsList),
-			}
-		},
+		Build: leaf(groupsListFlags, checkGroupsList, runGroupsList),
 	})
 }
 
-// parseGroupsList reads and validates the flags of 'groups list'.
-func parseGroupsList(c *cli.Context) (groupsListOptions, error) {
-	var o groupsListOptions
+// groupsListFlags are groups list's flags, bound to o.
+func groupsListFlags(o *groupsListOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`", Destination: &o.filter.Coordinator},
+		&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)", Destination: &o.filter.Tier},
+		&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag", Destination: &o.filter.IssuesOnly},
+		&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)", Destination: &o.filter.Issue},
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+		&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+		drainWindowFlag(&o.drainWindow),
+	}
+}
+
+// checkGroupsList checks --tier, --issue and --drain-window and reads
+// --regex, --topic and --state.
+func checkGroupsList(c *cli.Context, _ *Globals, o *groupsListOptions) error {
+	if err := inspect.CheckGroupFilter(o.filter); err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
 	var err error
-	o.filter.Coordinator = c.String("coordinator")
-	o.filter.IssuesOnly = c.Bool("issues-only")
-	if t := c.String("tier"); t != "" {
-		if !slices.Contains([]string{string(grouphash.TierExplicit), string(grouphash.TierHash), string(grouphash.TierHashFallback), string(grouphash.TierNone)}, t) {
-			return o, exit.UsageErrorf("--tier %q: choose explicit, hash, hash-fallback or none", t)
-		}
-		o.filter.Tier = t
-	}
-	if is := c.String("issue"); is != "" {
-		if !slices.Contains(inspect.KnownIssues(), is) {
-			return o, exit.UsageErrorf("--issue %q: known flags are %s", is, strings.Join(inspect.KnownIssues(), ", "))
-		}
-		o.filter.Issue = is
-	}
 	if o.filter.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
-		return o, err
+		return err
 	}
 	o.topics = topicFlag(c)
-	if o.drainWindow, err = drainWindow(c); err != nil {
-		return o, err
+	if err := checkDrainWindow(o.drainWindow); err != nil {
+		return err
 	}
 	if o.states, err = inspect.ParseStates(c.String("state")); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
-	return o, nil
+	return nil
 }
 
 // runGroupsList lists live (with brokers: groups_list_live.go) or from the

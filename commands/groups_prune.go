@@ -24,40 +24,36 @@ func init() {
 			{Title: "groups prune", Doc: views.GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
 			{Title: "groups prune --restore", Doc: views.PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags:  pruneFlags(),
-				Action: actionWith(parseGroupsPrune, runGroupsPrune),
-			}
-		},
+		Build: leaf(pruneFlags, checkGroupsPrune, runGroupsPrune),
 	})
 }
 
 // defaultPruneMaxGroups is --max-groups's default.
 const defaultPruneMaxGroups = 1000
 
-func pruneFlags() []cli.Flag {
+// pruneFlags are groups prune's flags, bound to o.
+func pruneFlags(o *pruneOptions) []cli.Flag {
 	const sel, filt, safe = "Selectors (at least one)", "Which groups", "Safety"
 	return []cli.Flag{
 		&cli.StringFlag{Name: "empty-for", Usage: "select groups with no member and no commit for `AGE` (30d, 12h, P7D): the whole offset file goes", Category: sel},
 		&cli.StringFlag{Name: "age-from", Usage: "where the age of the last commit comes from: journal, mtime (the file's modification time) or both (the later of the two; default with --journal, else mtime)", Category: sel},
-		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR'): commit times for --empty-for and --recreated-topics", Category: sel},
+		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR'): commit times for --empty-for and --recreated-topics", Category: sel, Destination: &o.journal},
 		&cli.BoolFlag{Name: "deleted-topics", Usage: "select offsets on topics that exist neither on the volume nor on the brokers", Category: sel},
 		&cli.BoolFlag{Name: "recreated-topics", Usage: "select offsets committed past a topic's log end before its first record was written (deleted and recreated; never a stale takeover)", Category: sel},
 		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel},
 		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel},
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`", Category: filt},
-		&cli.GenericFlag{Name: "exclude", Value: &repeatedFlag{}, Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
-		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt},
+		&cli.GenericFlag{Name: "exclude", Value: repeatedOf(nil), Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
+		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt, Destination: &o.maxGroups},
 		&cli.BoolFlag{Name: "dry-run", Usage: "only print the plan (the default)", Category: safe},
-		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: safe},
-		&cli.BoolFlag{Name: "offline", Usage: "prune with every broker down (the files only; nothing can hold a group in memory then)", Category: safe},
+		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: safe, Destination: &o.mode.execute},
+		&cli.BoolFlag{Name: "offline", Usage: "prune with every broker down (the files only; nothing can hold a group in memory then)", Category: safe, Destination: &o.mode.offline},
 		followSymlinksFlag(safe),
 		keepBackupsFlag(safe),
-		&cli.StringFlag{Name: "export", Usage: "write the plan to `FILE` (.json: the JSON document; otherwise CSV; - for CSV on stdout)", Category: safe},
-		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback", Category: safe},
-		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE", Category: safe},
-		&cli.StringFlag{Name: "restore", Usage: "put back the files of a prune's rollback `FILE` (dry-run unless --execute); refuses a file that changed since the prune", Category: safe},
+		&cli.StringFlag{Name: "export", Usage: "write the plan to `FILE` (.json: the JSON document; otherwise CSV; - for CSV on stdout)", Category: safe, Destination: &o.export},
+		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback", Category: safe, Destination: &o.rollback},
+		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE", Category: safe, Destination: &o.overwrite},
+		&cli.StringFlag{Name: "restore", Usage: "put back the files of a prune's rollback `FILE` (dry-run unless --execute); refuses a file that changed since the prune", Category: safe, Destination: &o.restore},
 	}
 }
 
@@ -76,33 +72,32 @@ type pruneOptions struct {
 	restore   string
 }
 
-func parseGroupsPrune(c *cli.Context, g *Globals) (pruneOptions, error) {
-	o := pruneOptions{journal: c.String("journal"), maxGroups: c.Int("max-groups"), export: c.String("export"),
-		rollback: c.String("export-rollback"), overwrite: c.Bool("overwrite-rollback"), restore: c.String("restore")}
+// checkGroupsPrune reads the policy, the filters and the selectors and
+// checks how the flags combine.
+func checkGroupsPrune(c *cli.Context, g *Globals, o *pruneOptions) error {
 	if c.NArg() > 0 {
-		return o, exit.UsageErrorf("groups prune takes no arguments (got %q): choose groups with --group-regex", c.Args().First())
+		return exit.UsageErrorf("groups prune takes no arguments (got %q): choose groups with --group-regex", c.Args().First())
 	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return o, exit.UsageErrorf("Option \"[prune]\" only accepts one of [execute] and [dry-run]")
+	if c.Bool("dry-run") && o.mode.execute {
+		return exit.UsageErrorf("Option \"[prune]\" only accepts one of [execute] and [dry-run]")
 	}
 	var err error
-	o.mode = writeMode{execute: c.Bool("execute"), offline: c.Bool("offline")}
 	if o.mode.policy, err = parseWritePolicy(c, g); err != nil {
-		return o, err
+		return err
 	}
 	if o.overwrite && o.rollback == "" {
-		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+		return exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
 	}
 	if o.maxGroups < 1 {
-		return o, exit.UsageErrorf("--max-groups %d: at least 1 (the cap is a safety: raise it to prune more)", o.maxGroups)
+		return exit.UsageErrorf("--max-groups %d: at least 1 (the cap is a safety: raise it to prune more)", o.maxGroups)
 	}
-	if err := parsePruneFilters(c, &o); err != nil {
-		return o, err
+	if err := parsePruneFilters(c, o); err != nil {
+		return err
 	}
 	if o.restore != "" {
-		return o, checkRestoreAlone(c)
+		return checkRestoreAlone(c)
 	}
-	return o, parsePruneSelectors(c, g, &o)
+	return parsePruneSelectors(c, g, o)
 }
 
 // parsePruneFilters reads --group-regex and every --exclude.

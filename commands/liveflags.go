@@ -72,11 +72,6 @@ func resolveConn(c *cli.Context, ios *IOStreams) *wire.Connection {
 	return st
 }
 
-// resolveConnFrom resolves the connection of flags alone.
-func resolveConnFrom(flags map[string]string, ios *IOStreams) *wire.Connection {
-	return resolveConnWith(wire.ConnInput{Flags: flags}, ios)
-}
-
 // resolveConnWith resolves in (wire.ResolveConnection) over the run's
 // environment.
 func resolveConnWith(in wire.ConnInput, ios *IOStreams) *wire.Connection {

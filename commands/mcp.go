@@ -22,21 +22,21 @@ func init() {
 	register(Descriptor{
 		Path:  "mcp",
 		Usage: "serve the read-only commands as Model Context Protocol tools (stdio, or streamable HTTP on loopback); writes only as plans",
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio"},
-					&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)"},
-					&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)"},
-					&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy"},
-					durationFlag("call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
-					&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
-					&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)"},
-				},
-				Action: action(parseMCP, runMCP),
-			}
-		},
+		Build: leaf(mcpFlags, checkMCP, runMCP),
 	})
+}
+
+// mcpFlags are mcp's flags, bound to o.
+func mcpFlags(o *mcpOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio", Destination: &o.http},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)", Destination: &o.allowRemote},
+		&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)", Destination: &o.logFile},
+		&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy", Destination: &o.maxCalls},
+		durationFlag(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
+		&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
+		&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)", Destination: &o.journal},
+	}
 }
 
 // mcpOptions is 'mcp' after flag parsing.
@@ -51,26 +51,26 @@ type mcpOptions struct {
 	listener    net.Listener // set by tests instead of http
 }
 
-func parseMCP(c *cli.Context) (mcpOptions, error) {
-	o := mcpOptions{http: c.String("http"), allowRemote: c.Bool("allow-remote"), logFile: c.String("log-file"), maxCalls: c.Int("max-calls"),
-		callTimeout: flagDuration(c, "call-timeout"), journal: c.String("journal")}
+// checkMCP refuses arguments, a bind beyond loopback without
+// --allow-remote, and bounds out of range; it reads --max-request-bytes.
+func checkMCP(c *cli.Context, _ *Globals, o *mcpOptions) error {
 	if c.NArg() > 0 {
-		return o, exit.UsageErrorf("mcp takes no arguments (got %q)", c.Args().First())
+		return exit.UsageErrorf("mcp takes no arguments (got %q)", c.Args().First())
 	}
 	if o.http != "" {
 		if err := mcpserver.CheckBind(o.http, o.allowRemote); err != nil {
-			return o, exit.UsageErrorf("%v", err)
+			return exit.UsageErrorf("%v", err)
 		}
 	}
 	if o.maxCalls < 1 || o.callTimeout <= 0 {
-		return o, exit.UsageErrorf("--max-calls must be at least 1 and --call-timeout positive")
+		return exit.UsageErrorf("--max-calls must be at least 1 and --call-timeout positive")
 	}
 	n, err := flagSize(c, "max-request-bytes")
 	if err != nil || n < 1<<10 {
-		return o, exit.UsageErrorf("--max-request-bytes: %v (at least 1KiB)", errOr(err, "too small"))
+		return exit.UsageErrorf("--max-request-bytes: %v (at least 1KiB)", errOr(err, "too small"))
 	}
 	o.maxRequest = n
-	return o, nil
+	return nil
 }
 
 func errOr(err error, s string) any {

@@ -20,16 +20,16 @@ func init() {
 		Refuses:  true,
 		Tool: &MCPTool{Name: "offsets_delete_plan", Title: "Plan an offsets delete", Input: mcpserver.OffsetsDeleteInput{}, Doc: views.ResetView{}, Plan: true,
 			Description: "Plans (dry run) deleting a group's committed offsets of topics; returns the plan and the command a person runs to apply it. Never writes."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: append(writeSafetyFlags(),
-					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group (repeatable)"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
-				),
-				Action: actionWith(parseOffsetsDelete, runOffsetsDelete),
-			}
-		},
+		Build: leaf(deleteFlags, checkOffsetsDelete, runOffsetsDelete),
 	})
+}
+
+// deleteFlags are offsets delete's flags, bound to o.
+func deleteFlags(o *deleteOptions) []cli.Flag {
+	return append(writeSafetyFlags(&o.mode),
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: repeatedOf(nil), Usage: "group (repeatable)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
+	)
 }
 
 // deleteOptions is 'offsets delete' after flag parsing.
@@ -39,24 +39,25 @@ type deleteOptions struct {
 	scopes []repair.TopicScope
 }
 
-func parseOffsetsDelete(c *cli.Context, g *Globals) (deleteOptions, error) {
-	var o deleteOptions
-	var err error
-	if o.mode, err = parseWriteCommand(c, g, "offsets delete"); err != nil {
-		return o, err
+// checkOffsetsDelete reads the groups (each once) and the scopes: both
+// are required.
+func checkOffsetsDelete(c *cli.Context, g *Globals, o *deleteOptions) error {
+	if err := parseWriteCommand(c, g, "offsets delete", &o.mode); err != nil {
+		return err
 	}
 	groups := repeated(c, "group")
 	if len(groups) == 0 {
-		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
+		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}
 	if len(repeated(c, "topic")) == 0 {
-		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
+		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
 	}
+	var err error
 	if _, o.scopes, err = parseScopes(c, true); err != nil {
-		return o, err
+		return err
 	}
 	o.groups = inspect.SelectGroups(nil, groups, false, nil)
-	return o, nil
+	return nil
 }
 
 // runOffsetsDelete plans the deletion of the scoped partitions from each

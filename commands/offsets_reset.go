@@ -30,39 +30,41 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "offsets_reset_plan", Title: "Plan an offsets reset or restore", Input: mcpserver.OffsetsResetInput{}, Plan: true,
 			Description: "Plans (dry run) an offsets reset or a restore from history, checked as the command checks it; returns the plan and the command a person runs to apply it. Never writes."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: append(append(writeSafetyFlags(),
-					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
-					&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
-					&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
-					&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-					&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
-				), historyResetFlags()...),
-				Action: actionWith(parseOffsetsReset, runOffsetsReset),
-			}
-		},
+		Build: leaf(resetFlags, checkOffsetsReset, runOffsetsReset),
 	})
 }
 
-// writeSafetyFlags are shared by offsets reset and offsets delete.
-func writeSafetyFlags() []cli.Flag {
+// resetFlags are offsets reset's flags, bound to o.
+func resetFlags(o *resetOptions) []cli.Flag {
+	const spec = "Reset specification (exactly one)"
+	return append(append(writeSafetyFlags(&o.mode),
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: repeatedOf(&o.groups), Usage: "group to reset (repeatable)"},
+		&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list", Destination: &o.allGroups},
+		&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+		&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: spec},
+		&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: spec},
+		&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: spec},
+		&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: spec},
+		&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: spec},
+		&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: spec},
+		&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: spec},
+		&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: spec, Destination: &o.fromFile},
+		&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: spec},
+		&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)", Destination: &o.export},
+		&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
+	), historyResetFlags(o)...)
+}
+
+// writeSafetyFlags are shared by offsets reset and offsets delete, bound
+// to m (parseWriteCommand reads the rest).
+func writeSafetyFlags(m *writeMode) []cli.Flag {
 	const cat = "Safety"
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "dry-run", Usage: "only print the plan (the default)", Category: cat},
-		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: cat},
-		&cli.BoolFlag{Name: "force", Usage: "write even if a group is not Empty/Dead or brokers answer with --offline (loud; consumers race the write)", Category: cat},
-		&cli.BoolFlag{Name: "offline", Usage: "write the offset files directly instead of committing through the brokers (only when no broker answers, or with --force)", Category: cat},
+		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: cat, Destination: &m.execute},
+		&cli.BoolFlag{Name: "force", Usage: "write even if a group is not Empty/Dead or brokers answer with --offline (loud; consumers race the write)", Category: cat, Destination: &m.force},
+		&cli.BoolFlag{Name: "offline", Usage: "write the offset files directly instead of committing through the brokers (only when no broker answers, or with --force)", Category: cat, Destination: &m.offline},
 		followSymlinksFlag(cat),
 		keepBackupsFlag(cat),
 	}
@@ -91,20 +93,19 @@ type writeMode struct {
 	policy                  repair.Policy
 }
 
-// parseWriteCommand reads the command line common to offsets reset and
-// delete: flags only (cmd names the command in the usage error), and the
-// safety flags' write mode.
-func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error) {
+// parseWriteCommand checks the command line common to offsets reset and
+// delete: flags only (cmd names the command in the usage error), not
+// both --dry-run and --execute; it reads the write policy into m.
+func parseWriteCommand(c *cli.Context, g *Globals, cmd string, m *writeMode) error {
 	if c.NArg() > 0 {
-		return writeMode{}, exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
+		return exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
 	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return writeMode{}, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", c.Command.Name)
+	if c.Bool("dry-run") && m.execute {
+		return exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", c.Command.Name)
 	}
-	m := writeMode{execute: c.Bool("execute"), force: c.Bool("force"), offline: c.Bool("offline")}
 	var err error
 	m.policy, err = parseWritePolicy(c, g)
-	return m, err
+	return err
 }
 
 // writeTarget resolves the volume a write goes to and connects
@@ -185,41 +186,38 @@ type resetOptions struct {
 	historySince time.Time
 }
 
-// parseOffsetsReset reads every flag of offsets reset and checks how they
-// combine (usage errors, exit 2), as kafka-consumer-groups.sh does.
-func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
-	var o resetOptions
-	var err error
-	if o.mode, err = parseWriteCommand(c, g, "offsets reset"); err != nil {
-		return o, err
+// checkOffsetsReset reads the spec, the scope and the policy and checks
+// how the flags combine (usage errors, exit 2), as kafka-consumer-groups.sh
+// does.
+func checkOffsetsReset(c *cli.Context, g *Globals, o *resetOptions) error {
+	if err := parseWriteCommand(c, g, "offsets reset", &o.mode); err != nil {
+		return err
 	}
+	var err error
 	if o.spec, err = parseResetSpec(c, g); err != nil {
-		return o, err
+		return err
 	}
 	o.spec.AllowUnverifiedLogEnd = c.Bool("allow-unverified-log-end")
-	o.fromFile, o.export, o.exportRollback = c.String("from-file"), c.Bool("export"), c.String("export-rollback")
-	if o.overwriteRollback = c.Bool("overwrite-rollback"); o.overwriteRollback && o.exportRollback == "" {
-		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+	if o.overwriteRollback && o.exportRollback == "" {
+		return exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
 	}
-	o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory())
-	if err != nil {
-		return o, err
+	if o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory()); err != nil {
+		return err
 	}
-	o.groups, o.allGroups = repeated(c, "group"), c.Bool("all-groups")
 	if len(o.groups) == 0 && !o.allGroups {
-		return o, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
+		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
 	if len(o.groups) > 0 && o.allGroups {
-		return o, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
+		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
 	}
 	o.multi = o.allGroups || len(o.groups) > 1
 	if o.spec.Kind == repair.ToGroup && slices.Contains(o.groups, o.spec.Source) {
-		return o, exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", o.spec.Source)
+		return exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", o.spec.Source)
 	}
 	if o.spec.FromHistory() {
-		err = parseHistoryFlags(c, g, &o)
+		return parseHistoryFlags(c, g, o)
 	}
-	return o, err
+	return nil
 }
 
 // runOffsetsReset reads a --from-file plan, resolves the groups, plans
@@ -333,26 +331,4 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 	}
 	views.NoteApplied(g, views.ApplyRun{Command: r.cmd, Execute: m.execute, Live: cl != nil}, res, applyErr)
 	return applyErr
-}
-
-// repeatedFlag is a repeatable string flag whose values may hold commas
-// (--topic orders:0,2), unlike StringSliceFlag, which splits them.
-type repeatedFlag struct{ vals []string }
-
-func (r *repeatedFlag) Set(s string) error {
-	// urfave/cli copies a flag given by its alias to its name by setting
-	// the joined String(); that copy is not a new value.
-	if len(r.vals) > 0 && s == r.String() {
-		return nil
-	}
-	r.vals = append(r.vals, s)
-	return nil
-}
-func (r *repeatedFlag) String() string { return strings.Join(r.vals, "\x00") }
-
-func repeated(c *cli.Context, name string) []string {
-	if r, ok := c.Generic(name).(*repeatedFlag); ok && r != nil {
-		return r.vals
-	}
-	return nil
 }

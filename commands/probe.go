@@ -27,17 +27,17 @@ func init() {
 			{Title: "probe", Doc: views.ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
 		},
 		HelpVars: helptext.Vars{"canaryPrefix": inspect.CanaryPrefix, "probeMetadata": inspect.ProbeMetadata},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
-					durationFlag("interval", time.Second, "between probes (with --count)"),
-					&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-				},
-				Action: action(parseProbe, runProbe),
-			}
-		},
+		Build:    leaf(probeFlags, checkProbe, runProbe),
 	})
+}
+
+// probeFlags are probe's flags, bound to o.
+func probeFlags(o *probeOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times", Destination: &o.count},
+		durationFlag(&o.interval, "interval", time.Second, "between probes (with --count)"),
+		&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)", Destination: &o.topic},
+	}
 }
 
 // probeOptions is 'probe' after flag parsing.
@@ -56,12 +56,12 @@ type probeOptions struct {
 	unreached map[string]string
 }
 
-func parseProbe(c *cli.Context) (probeOptions, error) {
-	o := probeOptions{count: c.Int("count"), interval: flagDuration(c, "interval"), topic: c.String("topic")}
+// checkProbe refuses a count below 1 and a negative interval.
+func checkProbe(_ *cli.Context, _ *Globals, o *probeOptions) error {
 	if o.count < 1 || o.interval < 0 {
-		return o, exit.UsageErrorf("--count must be at least 1 and --interval not negative")
+		return exit.UsageErrorf("--count must be at least 1 and --interval not negative")
 	}
-	return o, nil
+	return nil
 }
 
 // probeNeeds: the canary ids come from the volume's routing, the probe

@@ -40,6 +40,8 @@ type Descriptor struct {
 	// Docs are the machine documents the command prints (-o json, yaml),
 	// for 'kaasctl help formats'.
 	Docs []FormatDoc
+	// Args is what the command takes besides its flags ("GROUP...").
+	Args string
 	// HelpVars fill the {{name}} placeholders of the command's help text.
 	HelpVars helptext.Vars
 	// Problems is when the command exits 3 (problems found): its row of
@@ -49,8 +51,9 @@ type Descriptor struct {
 	Refuses bool
 	// Tool serves the command as a tool of 'kaasctl mcp' (nil: not one).
 	Tool *MCPTool
-	// Build makes the command's flags and action; the registry sets its
-	// name, usage, aliases, hidden flag and help text from the descriptor.
+	// Build makes the command's flags and action (leaf); the registry sets
+	// its name, usage, arguments, aliases, hidden flag and help text from
+	// the descriptor.
 	Build func() *cli.Command
 }
 
@@ -206,7 +209,7 @@ func buildCommands() []*cli.Command {
 	return top
 }
 
-// describe sets what the descriptor says of c: its usage, aliases and
+// describe sets what the descriptor says of c: its usage, arguments, aliases and
 // hidden flag, and its help text from internal/helptext (a builder's own
 // stays where the descriptor or the text files say nothing).
 func describe(c *cli.Command, d Descriptor) {
@@ -215,6 +218,9 @@ func describe(c *cli.Command, d Descriptor) {
 	}
 	if len(d.Aliases) > 0 {
 		c.Aliases = d.Aliases
+	}
+	if d.Args != "" {
+		c.ArgsUsage = d.Args
 	}
 	c.Hidden = c.Hidden || d.Hidden
 	if s := helptext.Command(d.Path, d.HelpVars); s != "" {

@@ -24,15 +24,7 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "volume_check", Title: "Volume check", Input: mcpserver.VolumeCheckInput{},
 			Description: "Every file of the volume kaasctl understands, checked: findings with severity, path and fix."},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					severityFlag(),
-					nowFlag(),
-				},
-				Action: action(parseVolumeCheck, runVolumeCheck),
-			}
-		},
+		Build: leaf(func(*volumeCheckOptions) []cli.Flag { return []cli.Flag{severityFlag(), nowFlag()} }, checkVolumeCheck, runVolumeCheck),
 	})
 }
 
@@ -42,14 +34,12 @@ type volumeCheckOptions struct {
 	now time.Time
 }
 
-func parseVolumeCheck(c *cli.Context) (volumeCheckOptions, error) {
-	var o volumeCheckOptions
+// checkVolumeCheck reads --severity and the run's clock.
+func checkVolumeCheck(c *cli.Context, g *Globals, o *volumeCheckOptions) error {
 	var err error
-	if o.min, err = parseSeverity(c); err != nil {
-		return o, err
-	}
-	o.now, err = nowFrom(c)
-	return o, err
+	o.min, err = parseSeverity(c)
+	o.now = g.Now().UTC()
+	return err
 }
 
 // runVolumeCheck checks every file of the volume and prints the findings;

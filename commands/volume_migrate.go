@@ -23,18 +23,18 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "volume migrate", Doc: repair.MigrateReport{}, JSONL: "each action (actions[])", Rank: 200},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: volumeWriteFlags(
-					&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
-					&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
-					followSymlinksFlag(""),
-					nowFlag(),
-				),
-				Action: action(parseVolumeMigrate, runVolumeMigrate),
-			}
-		},
+		Build: leaf(volumeMigrateFlags, checkVolumeMigrate, runVolumeMigrate),
 	})
+}
+
+// volumeMigrateFlags are volume migrate's flags, bound to o.
+func volumeMigrateFlags(o *volumeMigrateOptions) []cli.Flag {
+	return volumeWriteFlags(&o.execute,
+		&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
+		&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
+		followSymlinksFlag(""),
+		nowFlag(),
+	)
 }
 
 // volumeMigrateOptions is 'volume migrate' after flag parsing.
@@ -46,25 +46,26 @@ type volumeMigrateOptions struct {
 	now     time.Time
 }
 
-func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
-	var o volumeMigrateOptions
-	var err error
-	if o.execute, err = parseVolumeWrite(c, "migrate"); err != nil {
-		return o, err
+// checkVolumeMigrate reads the target (--to), --quiet-period, the links
+// policy and the run's clock.
+func checkVolumeMigrate(c *cli.Context, g *Globals, o *volumeMigrateOptions) error {
+	if err := checkVolumeWrite(c, "migrate", o.execute); err != nil {
+		return err
 	}
+	var err error
 	if o.to, err = volume.ParseKaasVersion(c.String("to")); err != nil {
-		return o, exit.UsageErrorf("--to: %v", err)
+		return exit.UsageErrorf("--to: %v", err)
 	}
 	if err := repair.CheckMigrationTarget(o.to); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
 	o.quiet, err = when.ParseDuration(c.String("quiet-period"))
 	if err != nil || o.quiet < 0 {
-		return o, exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
+		return exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
 	}
 	o.policy = repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
-	o.now, err = nowFrom(c)
-	return o, err
+	o.now = g.Now().UTC()
+	return nil
 }
 
 // runVolumeMigrate plans the migration, refuses while an old broker

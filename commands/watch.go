@@ -24,24 +24,22 @@ func init() {
 			{Title: "watch", Doc: views.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
 			{Title: "watch --offsets", Doc: views.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
 		},
-		Build: buildWatchCmd,
+		Build: leaf(watchFlags, checkWatch, runWatch),
 	})
 }
 
-func buildWatchCmd() *cli.Command {
-	return &cli.Command{
-		Flags: append([]cli.Flag{
-			durationFlag("poll-interval", time.Second, "how often to check the file besides fsnotify events"),
-			&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},
-			&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory"},
-			&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit"},
-			durationFlag("timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
-			&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)"},
-			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
-			&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
-		}, watchOffsetsFlags()...),
-		Action: action(parseWatch, runWatch),
-	}
+// watchFlags are watch's flags, bound to o.
+func watchFlags(o *watchOptions) []cli.Flag {
+	return append([]cli.Flag{
+		durationFlag(&o.pollInterval, "poll-interval", time.Second, "how often to check the file besides fsnotify events"),
+		&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)", Destination: &o.pollOnly},
+		&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory", Destination: &o.journal},
+		&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit", Destination: &o.once},
+		durationFlag(&o.timeout, "timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
+		&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)", Destination: &o.count},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
+		&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json", Destination: &o.assignment},
+	}, watchOffsetsFlags(o)...)
 }
 
 // watchOptions is 'watch' after flag parsing.
@@ -62,28 +60,26 @@ type watchOptions struct {
 	members watchMembersSpec
 }
 
-func parseWatch(c *cli.Context) (watchOptions, error) {
-	o := watchOptions{assignment: c.String("assignment"), journal: c.String("journal"), groups: c.StringSlice("group"),
-		pollInterval: flagDuration(c, "poll-interval"), pollOnly: c.Bool("poll-only"), once: c.Bool("once"),
-		timeout: flagDuration(c, "timeout"), count: c.Int("count"), offsets: c.Bool("offsets"), anomaliesOnly: c.Bool("anomalies-only")}
+// checkWatch refuses arguments and a poll interval that is not positive;
+// with --offsets, it reads and checks the offsets flags.
+func checkWatch(c *cli.Context, _ *Globals, o *watchOptions) error {
+	o.groups = c.StringSlice("group")
 	if c.Args().Present() {
-		return o, exit.UsageErrorf("watch takes no arguments (use --assignment FILE); got %q", c.Args().First())
+		return exit.UsageErrorf("watch takes no arguments (use --assignment FILE); got %q", c.Args().First())
 	}
 	if o.pollInterval <= 0 {
-		return o, exit.UsageErrorf("--poll-interval must be positive")
+		return exit.UsageErrorf("--poll-interval must be positive")
 	}
 	if !o.offsets {
-		return o, nil
+		return nil
 	}
 	if isSet(c, "assignment") {
-		return o, exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
+		return exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
-	var err error
-	if o.members, err = watchMembersFrom(c); err != nil {
-		return o, err
+	if err := o.members.check(); err != nil {
+		return err
 	}
-	o.offsetJournal, err = offsetJournalFrom(c)
-	return o, err
+	return checkOffsetJournal(c, &o.offsetJournal)
 }
 
 // runWatch follows assignment.json, or with --offsets every offset file,

@@ -39,64 +39,47 @@ func init() {
 		},
 		Tool: &MCPTool{Name: "whois", Title: "Group coordinator", Input: mcpserver.WhoisInput{},
 			Description: "Which broker coordinates each group (or transactional id), by which tier, and what a hypothetical broker set would change."},
-		Build: newWhoisCmd,
+		Args:  "KEY...",
+		Build: leaf(whoisFlags, checkWhois, runWhois),
 	})
 }
 
-func newWhoisCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "KEY...",
-		Flags:     whoisFlags(),
-		Action:    action(parseWhois, runWhois),
-	}
-}
-
-// whoisFlags are whois's own flags.
-func whoisFlags() []cli.Flag {
+// whoisFlags are whois's own flags, bound to o.
+func whoisFlags(o *whoisOptions) []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
-		&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
-		&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)"},
+		&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)", Destination: &o.Txn},
+		&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)", Destination: &o.Stdin},
+		&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)", Destination: &o.AssignmentFile},
 		&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
 		&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
-		&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+		&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them", Destination: &o.WhatIf.KeepListed},
 		&cli.StringFlag{Name: "failover", Usage: "with --what-if-* stopping the controller: what the next controller does with the explicit entries, drop (Go flavour: its first version has none) or reload (Rust: kept for active groups on alive brokers); default from the volume's kaas generation"},
-		&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
-		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
-		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
+		&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries", Destination: &o.WhatIf.Placement},
+		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers", Destination: &o.Live},
+		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume", Destination: &o.ExitCode},
 	}
 }
 
-func parseWhois(c *cli.Context) (whoisOptions, error) {
-	o := whoisOptions{
-		Keys:           c.Args().Slice(),
-		Txn:            c.Bool("txn"),
-		Stdin:          c.Bool("stdin"),
-		AssignmentFile: c.String("assignment"),
-		WhatIf: inspect.WhatIf{
-			Down:       splitList(c.StringSlice("what-if-down")),
-			Brokers:    splitList(c.StringSlice("what-if-brokers")),
-			KeepListed: c.Bool("keep-listed"),
-			Placement:  c.String("placement"),
-		},
-		Live:     c.Bool("live"),
-		ExitCode: c.Bool("exit-code"),
-	}
+// checkWhois reads the KEYs and the what-if brokers; --failover goes with
+// a what-if, --exit-code with --live.
+func checkWhois(c *cli.Context, _ *Globals, o *whoisOptions) error {
+	o.Keys = c.Args().Slice()
+	o.WhatIf.Down, o.WhatIf.Brokers = splitList(c.StringSlice("what-if-down")), splitList(c.StringSlice("what-if-brokers"))
 	if fm := c.String("failover"); fm != "" {
 		if !o.WhatIf.Active() {
-			return o, exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
+			return exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
 		}
 		m, err := inspect.ParseFailover(fm)
 		if err != nil {
-			return o, exit.UsageErrorf("%v", err)
+			return exit.UsageErrorf("%v", err)
 		}
 		o.WhatIf.Failover, o.WhatIf.FailoverWhy = m, "model "+fm+" from --failover"
 		o.WhatIf.Rule = inspect.FailoverRuleOf(m)
 	}
 	if o.ExitCode && !o.Live {
-		return o, exit.UsageErrorf("--exit-code goes with --live")
+		return exit.UsageErrorf("--exit-code goes with --live")
 	}
-	return o, nil
+	return nil
 }
 
 // splitList flattens repeated and comma-separated values.
