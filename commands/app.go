@@ -120,5 +120,9 @@ func Main(args []string, ios *IOStreams) int {
 }
 
 // urfave/cli's package-level help and version flags, made copies on
-// apply (completion.OwnHelpFlags).
-func init() { completion.OwnHelpFlags() }
+// apply (completion.OwnHelpFlags); every flag's default said once
+// (completion.DefaultOnce).
+func init() {
+	completion.OwnHelpFlags()
+	completion.DefaultOnce()
+}

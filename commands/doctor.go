@@ -59,9 +59,9 @@ func checkDoctor(c *cli.Context, g *Globals, o *doctorOptions) error {
 
 // doctorNeeds: the volume, the brokers or both (the brokers not asked
 // when offline); brokers that do not answer are findings, not errors.
-func doctorNeeds(offline bool) sourceNeeds {
-	return sourceNeeds{mode: connectReport, offline: offline,
-		either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+func doctorNeeds(offline bool) observe.Needs {
+	return observe.Needs{Connect: observe.ConnectReport, Offline: offline,
+		Either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
 }
 
 func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
@@ -69,7 +69,7 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	if now.IsZero() {
 		now = g.Now().UTC()
 	}
-	src, err := openSources(ctx, g, doctorNeeds(o.offline))
+	src, err := observe.OpenInputs(ctx, g, doctorNeeds(o.offline))
 	if err != nil {
 		return err
 	}
@@ -94,24 +94,24 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 
 // doctorChecks runs the offline checks, then the live ones, into rep;
 // the sources view says what was read.
-func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
+func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *observe.Inputs, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
 	flags := ""
-	if l := src.layout; l != nil {
+	if l := src.Layout; l != nil {
 		root, flag := l.ClusterDir, "--cluster-dir"
 		if l.DataDir != "" {
 			root, flag = l.DataDir, "--data-dir"
 		}
 		flags = " " + flag + " " + shellQuoteCmd(root)
 	}
-	vol, err := observe.DoctorVolumeChecks(src.layout, now, rep, flags, g.Progress)
+	vol, err := observe.DoctorVolumeChecks(src.Layout, now, rep, flags, g.Progress)
 	if err != nil {
 		return err
 	}
-	if src.layout != nil {
-		views.VolumeSources(sv, *src.layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
+	if src.Layout != nil {
+		views.VolumeSources(sv, *src.Layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
 	}
-	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.wanted, Client: src.client, BadSeeds: src.badSeeds,
-		ConnErr: src.connErr, Layout: src.layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
+	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.Wanted, Client: src.Client, BadSeeds: src.BadSeeds,
+		ConnErr: src.ConnErr, Layout: src.Layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
 	if live {
 		sv.Live, sv.Brokers = true, brokers
 	}

@@ -137,17 +137,17 @@ func checkExporter(c *cli.Context, _ *Globals, o *exporterOptions) error {
 // exporterSource connects the sources the globals name: the volume, the
 // brokers, or both (at least one).
 //
-// With connectUnchecked (long-running), brokers that do not answer yet do
+// With observe.ConnectUnchecked (long-running), brokers that do not answer yet do
 // not stop the start: the exporter serves what it sees
 // (kaas_broker_reachable 0, groups ERR) and recovers when they answer;
-// one-shot commands (connectChecked) fail at once instead.
-func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode connectMode) (*observe.Source, func(), error) {
-	s, err := openSources(ctx, g, sourceNeeds{mode: mode,
-		either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
+// one-shot commands (observe.ConnectChecked) fail at once instead.
+func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode observe.Connect) (*observe.Source, func(), error) {
+	s, err := observe.OpenInputs(ctx, g, observe.Needs{Connect: mode,
+		Either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client, Blockers: s.layout != nil}
+	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.Layout, Client: s.Client, Blockers: s.Layout != nil}
 	return src, s.Close, nil
 }
 
@@ -155,9 +155,9 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 // served until SIGINT/SIGTERM or ctx is done.
 func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	gctune.Server()
-	mode := connectUnchecked
+	mode := observe.ConnectUnchecked
 	if o.once {
-		mode = connectChecked
+		mode = observe.ConnectChecked
 	}
 	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, o.lagSeconds, mode)
 	if err != nil {

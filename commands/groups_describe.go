@@ -108,7 +108,7 @@ func (o groupsDescribeOptions) checkSelection() error {
 // runGroupsDescribe describes the groups o selects: live when brokers are
 // configured (groups_describe_live.go), else from the volume alone.
 func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions) error {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil {
 		return err
 	}

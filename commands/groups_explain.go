@@ -149,7 +149,7 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (vie
 // seconds and the served ends checked against the segments at every
 // observation.
 func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*observe.Source, func(), error) {
-	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, true, connectChecked)
+	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, true, observe.ConnectChecked)
 	if err != nil {
 		return nil, nil, err
 	}

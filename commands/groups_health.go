@@ -12,6 +12,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -99,7 +100,7 @@ func runGroupsHealth(ctx context.Context, g *Globals, o groupsHealthOptions) err
 		v.Source, v.Window, v.Interval = o.exporterURL, doc.Window, ""
 		all, cover = doc.Groups, doc.Coverage
 	} else {
-		src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, false, connectChecked)
+		src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, false, observe.ConnectChecked)
 		if err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func checkGroupsList(c *cli.Context, _ *Globals, o *groupsListOptions) error {
 // runGroupsList lists live (with brokers: groups_list_live.go) or from the
 // volume alone.
 func runGroupsList(ctx context.Context, g *Globals, o groupsListOptions) error {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,10 @@ func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeN
 	return inspect.WithUnansweredSeeds(inspect.BrokerSources(ls, names), cl.Settings.Brokers, cl.Answered())
 }
 
-// liveClient connects when brokers are configured. It returns nil, nil
+// LiveClient connects when brokers are configured. It returns nil, nil
 // when none are; a connection failure is returned as the error.
-func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
-	if !wantsBrokers(g) {
+func (g *Globals) LiveClient(ctx context.Context) (*wire.Client, error) {
+	if !g.WantsBrokers() {
 		return nil, nil
 	}
 	cl, err := g.Client(ctx)
@@ -41,11 +41,11 @@ func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
 	return cl, err
 }
 
-// wantsBrokers reports whether brokers were asked for. A connection setting
+// WantsBrokers reports whether brokers were asked for. A connection setting
 // that does not resolve must not silently turn a live run into an offline
 // one when brokers were named (Client then reports it); with no brokers
 // named anywhere it only earns a warning.
-func wantsBrokers(g *Globals) bool {
+func (g *Globals) WantsBrokers() bool {
 	if g.conn != nil && g.conn.Err != nil {
 		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.Explicit {
 			return true

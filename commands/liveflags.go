@@ -95,9 +95,9 @@ func (g *Globals) UncheckedClient() (*wire.Client, error) {
 	return g.conn.Unchecked(g.Warnf)
 }
 
-// checkedClient is a client that passed the connection check, with the
+// CheckedClient is a client that passed the connection check, with the
 // seeds that did not answer.
-func (g *Globals) checkedClient(ctx context.Context) (*wire.Client, []*wire.BrokerError, error) {
+func (g *Globals) CheckedClient(ctx context.Context) (*wire.Client, []*wire.BrokerError, error) {
 	if g.conn == nil {
 		return nil, nil, errors.New("connection settings were not resolved")
 	}
@@ -108,7 +108,7 @@ func (g *Globals) checkedClient(ctx context.Context) (*wire.Client, []*wire.Brok
 // answered; unreachable seeds are warned about), or a clear error.
 // The caller closes it.
 func (g *Globals) Client(ctx context.Context) (*wire.Client, error) {
-	cl, bad, err := g.checkedClient(ctx)
+	cl, bad, err := g.CheckedClient(ctx)
 	if err != nil {
 		return nil, err
 	}

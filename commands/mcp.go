@@ -81,7 +81,7 @@ func errOr(err error, s string) any {
 }
 
 func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
-	if !g.HasVolume() && !wantsBrokers(g) {
+	if !g.HasVolume() && !g.WantsBrokers() {
 		return exit.UsageErrorf("nothing to serve: give the volume (--data-dir/--cluster-dir) and/or the brokers (--brokers)")
 	}
 	logw, closeLog, err := mcpserver.OpenLog(o.logFile, g.IO.Err)

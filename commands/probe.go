@@ -13,6 +13,7 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -66,36 +67,36 @@ func checkProbe(_ *cli.Context, _ *Globals, o *probeOptions) error {
 
 // probeNeeds: the canary ids come from the volume's routing, the probe
 // itself from the brokers.
-func probeNeeds() sourceNeeds {
-	return sourceNeeds{
-		volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
-		brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+func probeNeeds() observe.Needs {
+	return observe.Needs{
+		Volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
+		Brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
 		// The seeds that do not answer the connection check are the
 		// probe's findings, not asked twice.
-		mode: connectReport,
+		Connect: observe.ConnectReport,
 	}
 }
 
 func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
-	src, err := openSources(ctx, g, probeNeeds())
+	src, err := observe.OpenInputs(ctx, g, probeNeeds())
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if src.connErr != nil {
-		return src.connErr
+	if src.ConnErr != nil {
+		return src.ConnErr
 	}
 	o.unreached = map[string]string{}
-	for _, b := range src.badSeeds {
+	for _, b := range src.BadSeeds {
 		o.unreached[b.Broker] = b.Error()
 	}
-	a, fs, err := volume.ReadAssignment(src.layout.AssignmentPath())
+	a, fs, err := volume.ReadAssignment(src.Layout.AssignmentPath())
 	g.WarnFindings(fs)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	o.owned = repair.CanaryOwner(*src.layout)
-	in := exporter.ProbeInput{Assignment: a, Client: src.client, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
+	o.owned = repair.CanaryOwner(*src.Layout)
+	in := exporter.ProbeInput{Assignment: a, Client: src.Client, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
 	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
 	if err != nil {
 		return err

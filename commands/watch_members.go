@@ -45,7 +45,7 @@ func (s watchMembersSpec) check() error {
 // watchMembers starts observing the membership when brokers are given
 // (nil when not, or with --members-interval 0).
 func watchMembers(ctx context.Context, g *Globals, w *watchrun.OffsetsWatch, l volume.Layout, o watchOptions) (*watchrun.MembersWatch, error) {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil || cl == nil {
 		return nil, err
 	}
