@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -128,8 +127,12 @@ func checkExporter(c *cli.Context, _ *Globals, o *exporterOptions) error {
 	if o.maxGroups < 0 {
 		return exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
 	}
-	if o.shard, err = shardFlag(c); err != nil {
-		return err
+	if c.IsSet("shard") {
+		sh, err := inspect.ParseShard(c.String("shard"))
+		if err != nil {
+			return exit.UsageErrorf("--shard: %v", err)
+		}
+		o.shard = &sh
 	}
 	return nil
 }
@@ -224,15 +227,8 @@ func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporte
 
 // exporterOnce refreshes once and prints what a scrape would serve.
 func exporterOnce(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions) error {
-	e := newExporter(g, src, o, nil)
-	obs := e.Refresh(ctx)
-	if o.probe {
-		if _, err := e.ProbeOnce(ctx); err != nil {
-			return fmt.Errorf("probe: %w", err)
-		}
-	}
-	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
-	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
+	obs, err := newExporter(g, src, o, nil).Once(ctx, g.IO.Out, o.probe)
+	if err != nil {
 		return err
 	}
 	views.NoteRefreshed(g, len(obs.Groups), obs.Duration, obs.Dropped, o.maxGroups)

@@ -220,18 +220,17 @@ func checkOffsetsReset(c *cli.Context, g *Globals, o *resetOptions) error {
 	return nil
 }
 
-// runOffsetsReset reads a --from-file plan, resolves the groups, plans
-// every group's reset (restores from history as a from-file spec), and
-// hands the plans to the one safe write path.
+// runOffsetsReset reads a --from-file plan, plans every group's reset
+// (repair.PrepareReset, repair.PlanReset), and hands the plans to the one
+// safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if err := repair.CheckRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
 		return err
 	}
-	if err := loadFromFile(g, &o); err != nil {
+	ask := repair.ResetAsk{Spec: o.spec, FromFile: o.fromFile, Stdin: g.IO.In, AllTopics: o.allTopics, Scopes: o.scopes,
+		Groups: o.groups, AllGroups: o.allGroups, Multi: o.multi, Journal: o.journal, HistorySince: o.historySince}
+	if err := repair.PrepareReset(&ask, g, g.Progress); err != nil {
 		return err
-	}
-	if o.spec.AllowUnverifiedLogEnd {
-		g.Warnf("%s: rows whose log end kaasctl could not verify are planned anyway and not clamped; manifest.json trails the log (kaas rewrites it only on takeover, roll and close)", repair.UnverifiedFlag)
 	}
 	l, cl, err := writeTarget(ctx, g, o.mode)
 	if err != nil {
@@ -240,23 +239,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if cl != nil {
 		defer cl.Close()
 	}
-	groups, err := repair.WriteGroups(ctx, l, cl, g, o.groups, o.allGroups)
-	if err != nil {
-		return err
-	}
-	if o.spec.Kind == repair.ToGroup {
-		// --all-groups never resets the source onto itself.
-		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == o.spec.Source })
-	}
-	if o.spec.FromHistory() {
-		// The restore is planned as a from-file spec of the offsets then.
-		if o.spec, err = historyResetSpec(g, l, groups, o); err != nil {
-			return err
-		}
-		o.allTopics, o.scopes = false, nil
-	}
-	plans, err := planReset(ctx, g, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
-		repair.ResetOptions{Groups: groups, AllTopics: o.allTopics, Scopes: o.scopes, Spec: o.spec})
+	plans, spec, err := repair.PlanReset(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy}, ask, g, g.Progress)
 	if err != nil {
 		return err
 	}
@@ -267,16 +250,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if record != nil {
 		defer record.Close()
 	}
-	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "reset", spec: o.spec.String(), plans: plans, multi: o.multi, export: o.export, record: record})
-}
-
-// planReset plans every group with a progress line over the partitions.
-func planReset(ctx context.Context, g *Globals, in repair.Inputs, ro repair.ResetOptions) ([]*repair.GroupPlan, error) {
-	prog := g.Progress("planning (partitions)", int64(len(ro.Spec.File.Rows)))
-	in.Progress = func(n int) { prog.Add(int64(n)) }
-	plans, err := repair.PlanGroups(ctx, in, ro)
-	prog.Done()
-	return plans, err
+	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "reset", spec: spec.String(), plans: plans, multi: o.multi, export: o.export, record: record})
 }
 
 // brokerNamer names brokers as kaas does (observe.BrokerNamer) from the

@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
 )
@@ -37,14 +36,6 @@ func parseHistoryFlags(c *cli.Context, g *Globals, o *resetOptions) error {
 	}
 	o.historySince = since
 	return nil
-}
-
-// historyResetSpec finds each group's offsets at the moment asked for
-// (repair.HistoryResetSpec) and returns the from-file spec the one reset
-// path plans and executes.
-func historyResetSpec(g *Globals, l volume.Layout, groups []string, o resetOptions) (repair.Spec, error) {
-	req := repair.HistoryRestore{JournalDir: o.journal, Layout: l, Spec: o.spec, Since: o.historySince, Now: g.Now()}
-	return repair.HistoryResetSpec(req, groups, o.scopes, g)
 }
 
 // exportRollback writes --export-rollback FILE before anything is written

@@ -85,12 +85,12 @@ func checkWatch(c *cli.Context, _ *Globals, o *watchOptions) error {
 // runWatch follows assignment.json, or with --offsets every offset file,
 // until Ctrl-C, SIGTERM, --timeout or --count.
 func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
-	ctx, stop := watchContext(ctx, o.timeout)
+	ctx, stop := watchrun.Context(ctx, o.timeout)
 	defer stop()
 	if o.offsets {
 		return runWatchOffsets(ctx, g, o)
 	}
-	path, layout, err := watchedAssignment(ctx, g, o)
+	path, layout, err := watchrun.AssignmentPath(ctx, o.assignment, g.HasVolume(), g.Layout, g, o.once, o.pollInterval)
 	if err != nil {
 		return err
 	}
@@ -106,48 +106,7 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 		return watchrun.Once(watchEnv(g), path, journal, groupsFor, o.groups)
 	}
 	return watchrun.FollowAssignment(ctx, watchEnv(g), watchrun.FollowOptions{Path: path, PollInterval: o.pollInterval, PollOnly: o.pollOnly,
-		Mode: watchMode(o), Count: o.count, Groups: o.groups}, journal, groupsFor)
-}
-
-// watchedAssignment is the file to follow: --assignment, or the volume's
-// (a volume not created yet is waited for).
-func watchedAssignment(ctx context.Context, g *Globals, o watchOptions) (string, volume.Layout, error) {
-	path := o.assignment
-	var layout volume.Layout
-	if g.HasVolume() {
-		var err error
-		if layout, err = layoutOrWait(ctx, g, o); err != nil {
-			return "", layout, err
-		}
-		if path == "" {
-			path = layout.AssignmentPath()
-		}
-	}
-	if path == "" {
-		return "", layout, exit.UsageErrorf("nothing to watch: give --data-dir/--cluster-dir (or KAAS_DATA_DIR) or --assignment FILE")
-	}
-	return path, layout, nil
-}
-
-// watchMode says how the watch learns of changes.
-func watchMode(o watchOptions) string {
-	if o.pollOnly {
-		return "poll every " + o.pollInterval.String()
-	}
-	return "fsnotify + poll every " + o.pollInterval.String()
-}
-
-// watchContext ends on Ctrl-C, SIGTERM or after timeout (0: none).
-func watchContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := untilSignal(ctx)
-	if timeout > 0 {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		return tctx, func() { cancel(); stop() }
-	}
-	return ctx, stop
+		Mode: watchrun.Mode(o.pollOnly, o.pollInterval), Count: o.count, Groups: o.groups}, journal, groupsFor)
 }
 
 // layoutOrWait resolves the volume; a cluster not created yet is waited

@@ -67,7 +67,7 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	if journal != nil {
 		defer journal.Close()
 	}
-	watchrun.OffsetsNotes(g, watchMode(o), dir, gen, journal)
+	watchrun.OffsetsNotes(g, watchrun.Mode(o.pollOnly, o.pollInterval), dir, gen, journal)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	w := watchrun.NewOffsetsWatch(watchEnv(g), watchrun.OffsetsOptions{Groups: o.groups, Once: o.once, AnomaliesOnly: o.anomaliesOnly, Count: o.count}, dir, gen, journal, stop)
