@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,40 +22,6 @@ func init() {
 		Aliases: []string{"ls"},
 		Build:   leaf(nil, nil, runConfigList),
 	})
-}
-
-// configFile returns the config path in use, or a usage error when none can
-// be located.
-func configFile(g *Globals) (string, wire.Source, error) {
-	s := g.conn.Settings
-	if s.ConfigPath == "" {
-		return "", wire.Source{}, exit.UsageErrorf("cannot locate the config file: HOME and XDG_CONFIG_HOME are unset; pass --config FILE or set KAASCTL_CONFIG")
-	}
-	return s.ConfigPath, s.ConfigSource, nil
-}
-
-// loadForEdit reads the config for a change; a broken file is never
-// overwritten.
-func loadForEdit(g *Globals) (string, *wire.Config, error) {
-	path, _, err := configFile(g)
-	if err != nil {
-		return "", nil, err
-	}
-	cfg, err := wire.LoadConfigForEdit(path)
-	if err != nil {
-		return "", nil, err
-	}
-	return path, cfg, nil
-}
-
-// profileError is a change to a profile the config at path does not hold,
-// as a usage error naming the file; other errors pass unchanged.
-func profileError(err error, path string) error {
-	var up *wire.UnknownProfileError
-	if errors.As(err, &up) {
-		return exit.UsageErrorf("no profile %q in %s; known profiles: %s", up.Name, path, up.Known)
-	}
-	return err
 }
 
 // profileNameArg is the one profile NAME a config subcommand takes, or a
@@ -101,7 +66,7 @@ func namedProfile(g *Globals, name string) *wire.Connection {
 type configPathOptions struct{}
 
 func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
-	path, src, err := configFile(g)
+	path, src, err := g.conn.ConfigFile()
 	if err != nil {
 		return err
 	}
@@ -113,7 +78,7 @@ func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
 type configListOptions struct{}
 
 func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
-	path, _, err := configFile(g)
+	path, _, err := g.conn.ConfigFile()
 	if err != nil {
 		return err
 	}

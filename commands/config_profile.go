@@ -46,12 +46,12 @@ func checkConfigUse(c *cli.Context, _ *Globals, o *configUseOptions) error {
 }
 
 func runConfigUse(_ context.Context, g *Globals, o configUseOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}
 	if err := cfg.UseProfile(o.Name); err != nil {
-		return profileError(err, path)
+		return wire.ProfileUsageError(err, path)
 	}
 	if err := wire.SaveConfig(path, cfg); err != nil {
 		return err
@@ -73,13 +73,13 @@ func checkConfigDelete(c *cli.Context, _ *Globals, o *configDeleteOptions) error
 }
 
 func runConfigDelete(_ context.Context, g *Globals, o configDeleteOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}
 	wasCurrent, err := cfg.DeleteProfile(o.Name)
 	if err != nil {
-		return profileError(err, path)
+		return wire.ProfileUsageError(err, path)
 	}
 	if wasCurrent {
 		g.Notef("%q was the current profile; none is current now ('kaasctl config use NAME')", o.Name)
@@ -157,7 +157,7 @@ func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
 }
 
 func runConfigSetProfile(_ context.Context, g *Globals, o configSetProfileOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -154,26 +153,10 @@ func mcpInstructions() string {
 	return strings.TrimSuffix(helptext.Page("mcp-instructions", nil), "\n")
 }
 
-// mcpRedactor masks the secrets the server's settings hold: the SASL
-// password, and a --sasl-password-env that holds a password rather than
-// a variable's name.
+// mcpRedactor masks the secrets the server's settings hold
+// (wire.Connection.Secrets) in every result and log line.
 func mcpRedactor(g *Globals) func(string) string {
-	var secrets []string
-	envName := g.IO.getenv(wire.EnvName(wire.KeySASLPasswordEnv))
-	if g.conn != nil {
-		if v := g.conn.Flags[wire.KeySASLPasswordEnv]; v != "" {
-			envName = v
-		}
-		if s := g.conn.Settings; s != nil && s.SASL.Mechanism != "" {
-			if pw, err := s.Password(); err == nil && len(pw) >= 4 {
-				secrets = append(secrets, pw)
-			}
-		}
-	}
-	if envName != "" && !wire.ConventionalEnvName(envName) {
-		secrets = append(secrets, envName)
-	}
-	return mcpserver.Redactor(secrets, render.ShellQuote)
+	return mcpserver.Redactor(g.conn.Secrets(g.IO.getenv), render.ShellQuote)
 }
 
 // errMCPWrite refuses a write through the MCP server.

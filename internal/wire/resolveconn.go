@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
@@ -130,4 +131,62 @@ func ResolveConnection(in ConnInput) Connection {
 	s.SoftwareVersion = in.SoftwareVersion
 	c.Settings = s
 	return c
+}
+
+// ConfigFile is the config file in use and why it is that one, or a
+// usage error when none can be located.
+func (c *Connection) ConfigFile() (string, Source, error) {
+	s := c.Settings
+	if s.ConfigPath == "" {
+		return "", Source{}, exit.UsageErrorf("cannot locate the config file: HOME and XDG_CONFIG_HOME are unset; pass --config FILE or set KAASCTL_CONFIG")
+	}
+	return s.ConfigPath, s.ConfigSource, nil
+}
+
+// EditConfig reads the config file in use for a change; a broken file is
+// never overwritten (LoadConfigForEdit).
+func (c *Connection) EditConfig() (string, *Config, error) {
+	path, _, err := c.ConfigFile()
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := LoadConfigForEdit(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, cfg, nil
+}
+
+// ProfileUsageError is a change to a profile the config file at path
+// does not hold, as a usage error naming the file; other errors pass
+// unchanged.
+func ProfileUsageError(err error, path string) error {
+	var up *UnknownProfileError
+	if errors.As(err, &up) {
+		return exit.UsageErrorf("no profile %q in %s; known profiles: %s", up.Name, path, up.Known)
+	}
+	return err
+}
+
+// Secrets are what the settings hold that no log or answer may show: the
+// SASL password (4 characters or more), and a --sasl-password-env that
+// holds a password rather than a variable's name (getenv reads
+// KAASCTL_SASL_PASSWORD_ENV when no flag gives one).
+func (c *Connection) Secrets(getenv func(string) string) []string {
+	var secrets []string
+	envName := getenv(EnvName(KeySASLPasswordEnv))
+	if c != nil {
+		if v := c.Flags[KeySASLPasswordEnv]; v != "" {
+			envName = v
+		}
+		if s := c.Settings; s != nil && s.SASL.Mechanism != "" {
+			if pw, err := s.Password(); err == nil && len(pw) >= 4 {
+				secrets = append(secrets, pw)
+			}
+		}
+	}
+	if envName != "" && !ConventionalEnvName(envName) {
+		secrets = append(secrets, envName)
+	}
+	return secrets
 }
