@@ -9,8 +9,6 @@ import (
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -97,42 +95,26 @@ func runGroupsList(ctx context.Context, g *Globals, o groupsListOptions) error {
 
 // runGroupsListOffline lists the groups of the volume; no broker is asked.
 func runGroupsListOffline(g *Globals, o groupsListOptions) error {
-	l, err := g.Layout()
+	vol, err := readListVolume(g, o.topics)
+	if err == nil && !vol.Has {
+		_, err = g.Layout() // no volume named: the usage error
+	}
 	if err != nil {
 		return err
 	}
-	a := offlineAssignment(g, l)
-	files, fileTopics, sr, err := observe.ListGroupFiles(l, o.topics, g.Progress)
-	if err != nil {
-		return err
-	}
-	views.WarnUnreadFiles(g, sr)
+	var src views.GroupsSourcesView
+	views.VolumeSources(&src, vol.Layout, vol.Assignment, vol.Scan)
+	views.NoteOfflineList(g, vol, src.ExplicitCount, g.GenerationNote(vol.Layout))
+	in := inspect.GroupsInput{Assignment: vol.Assignment, Files: vol.Files}
 	if f := g.Printer.Format; len(o.topics) == 0 && (f == render.JSON || f == render.JSONL) {
-		return streamGroupsList(g, l, a, files, sr, o.filter)
+		// One row at a time (views.StreamGroupsList).
+		return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(in), o.filter)
 	}
-	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
+	all := inspect.BuildGroupRows(in)
 	rows := inspect.FilterGroups(all, o.filter)
 	if len(o.topics) > 0 {
-		rows = inspect.MatchTopics(rows, o.topics, fileTopics, nil)
+		rows = inspect.MatchTopics(rows, o.topics, vol.FileTopics, nil)
 	}
-	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
-	views.VolumeSources(&v.Sources, l, a, sr)
-	offlineListNote(g, l, sr, v.Sources.ExplicitCount)
+	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows, Sources: src}
 	return g.Printer.Print(views.GroupsListOutput(g.Printer.Format, v))
-}
-
-// offlineListNote says on stderr what an offline list read.
-func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
-	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.GenerationNote(l))
-	views.WarnGeneration(g, sr)
-}
-
-// streamGroupsList writes an offline list as json or jsonl one row at a
-// time (views.StreamGroupsList).
-func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
-	var src views.GroupsSourcesView
-	views.VolumeSources(&src, l, a, sr)
-	offlineListNote(g, l, sr, src.ExplicitCount)
-	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
 }
