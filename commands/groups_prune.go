@@ -36,12 +36,12 @@ func pruneFlags(o *pruneOptions) []cli.Flag {
 	const sel, filt, safe = "Selectors (at least one)", "Which groups", "Safety"
 	return []cli.Flag{
 		&cli.StringFlag{Name: "empty-for", Usage: "select groups with no member and no commit for `AGE` (30d, 12h, P7D): the whole offset file goes", Category: sel},
-		&cli.StringFlag{Name: "age-from", Usage: "where the age of the last commit comes from: journal, mtime (the file's modification time) or both (the later of the two; default with --journal, else mtime)", Category: sel},
+		&cli.StringFlag{Name: "age-from", Usage: "where the age of the last commit comes from: journal, mtime (the file's modification time) or both (the later of the two; default with --journal, else mtime)", Category: sel, Destination: &o.ask.AgeFrom},
 		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR'): commit times for --empty-for and --recreated-topics", Category: sel, Destination: &o.journal},
-		&cli.BoolFlag{Name: "deleted-topics", Usage: "select offsets on topics that exist neither on the volume nor on the brokers", Category: sel},
-		&cli.BoolFlag{Name: "recreated-topics", Usage: "select offsets committed past a topic's log end before its first record was written (deleted and recreated; never a stale takeover)", Category: sel},
-		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel},
-		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel},
+		&cli.BoolFlag{Name: "deleted-topics", Usage: "select offsets on topics that exist neither on the volume nor on the brokers", Category: sel, Destination: &o.ask.Deleted},
+		&cli.BoolFlag{Name: "recreated-topics", Usage: "select offsets committed past a topic's log end before its first record was written (deleted and recreated; never a stale takeover)", Category: sel, Destination: &o.ask.Recreated},
+		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel, Destination: &o.ask.Unsubscribed},
+		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel, Destination: &o.ask.Canary},
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`", Category: filt},
 		&cli.GenericFlag{Name: "exclude", Value: repeatedOf(nil), Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
 		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt, Destination: &o.maxGroups},
@@ -128,38 +128,20 @@ func checkRestoreAlone(c *cli.Context) error {
 	return nil
 }
 
-// parsePruneSelectors reads the selectors: at least one, --age-from and
-// --journal only where they apply.
+// parsePruneSelectors reads --empty-for and holds the selectors together
+// (inspect.PruneAsk.Check).
 func parsePruneSelectors(c *cli.Context, g *Globals, o *pruneOptions) error {
-	a := inspect.PruneAsk{Deleted: c.Bool("deleted-topics"), Recreated: c.Bool("recreated-topics"), Unsubscribed: c.Bool("unsubscribed"), Canary: c.Bool("canaries"), Now: g.Now()}
+	o.ask.Now = g.Now()
 	if s := c.String("empty-for"); s != "" {
 		d, err := when.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return exit.UsageErrorf("--empty-for %q: an age such as 30d, 12h, 90m or P7D (more than 0)", s)
 		}
-		a.Empty, a.MinAge = true, d
+		o.ask.Empty, o.ask.MinAge = true, d
 	}
-	if !a.Empty && !a.Deleted && !a.Recreated && !a.Unsubscribed && !a.Canary {
-		return exit.UsageErrorf("groups prune selects nothing without a selector: --empty-for AGE, --deleted-topics, --recreated-topics, --unsubscribed or --canaries (or --restore FILE)")
+	if err := o.ask.Check(o.journal != ""); err != nil {
+		return exit.UsageErrorf("%v", err)
 	}
-	a.AgeFrom = c.String("age-from")
-	switch {
-	case a.AgeFrom != "" && !a.Empty:
-		return exit.UsageErrorf("--age-from goes with --empty-for")
-	case a.AgeFrom == "" && o.journal != "":
-		a.AgeFrom = inspect.AgeBoth
-	case a.AgeFrom == "":
-		a.AgeFrom = inspect.AgeMtime
-	case a.AgeFrom != inspect.AgeJournal && a.AgeFrom != inspect.AgeMtime && a.AgeFrom != inspect.AgeBoth:
-		return exit.UsageErrorf("--age-from %q: journal, mtime or both", a.AgeFrom)
-	}
-	if a.AgeFrom != inspect.AgeMtime && o.journal == "" {
-		return exit.UsageErrorf("--age-from %s reads the offsets journal: give it with --journal DIR", a.AgeFrom)
-	}
-	if o.journal != "" && !a.Empty && !a.Recreated {
-		return exit.UsageErrorf("--journal gives commit times to --empty-for and --recreated-topics; neither is asked")
-	}
-	o.ask = a
 	return nil
 }
 

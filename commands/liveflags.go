@@ -20,20 +20,15 @@ import (
 // volume). Each has a KAASCTL_* environment variable and a profile field;
 // flags beat the environment, which beats the profile.
 
-// liveFlags are the connection flags.
-func liveFlags() []cli.Flag {
-	var out []cli.Flag
-	for _, f := range wire.Flags() {
-		switch f.Kind {
-		case wire.FlagSwitch:
-			out = append(out, &cli.BoolFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category})
-		case wire.FlagList:
-			out = append(out, &cli.StringSliceFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category})
-		default:
-			out = append(out, &cli.StringFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category})
-		}
+// liveFlag is one connection flag.
+func liveFlag(f wire.Flag) cli.Flag {
+	switch f.Kind {
+	case wire.FlagSwitch:
+		return &cli.BoolFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category}
+	case wire.FlagList:
+		return &cli.StringSliceFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category}
 	}
-	return out
+	return &cli.StringFlag{Name: f.Key, Aliases: f.Aliases, Usage: f.Usage, Category: f.Category}
 }
 
 // flagInput collects the connection settings given as flags (a list
