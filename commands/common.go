@@ -181,7 +181,7 @@ func globals(c *cli.Context) (*Globals, error) {
 	if _, _, err := volume.PinnedGeneration(g.vin); err != nil {
 		return nil, exit.UsageErrorf("%v", err)
 	}
-	g.brokersFlag = isSet(c, wire.KeyBrokers)
+	g.brokersFlag = completion.IsSet(c, wire.KeyBrokers)
 	g.given = givenFlags(c)
 	g.connFlags = connFlagsText(c, g)
 	g.Printer.Generation = g.generationDoc
@@ -206,7 +206,7 @@ func (g *Globals) ConnFlags() string { return g.connFlags }
 
 // kaasVersionFlag is the --kaas-version pin given on the command line.
 func kaasVersionFlag(c *cli.Context) string {
-	if !isSet(c, flagKaasVersion) {
+	if !completion.IsSet(c, flagKaasVersion) {
 		return ""
 	}
 	return c.String(flagKaasVersion)
@@ -305,7 +305,7 @@ func givenFlags(c *cli.Context) string {
 	var b strings.Builder
 	for _, cf := range commonTable() {
 		name := completion.FlagName(cf.flag)
-		if cf.group == fgOutput || !isSet(c, name) {
+		if cf.group == fgOutput || !completion.IsSet(c, name) {
 			continue
 		}
 		switch cf.flag.(type) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -45,7 +46,7 @@ func optionalProfileArg(c *cli.Context, cmd string) (string, error) {
 		return "", exit.UsageErrorf("%s takes at most one profile name", cmd)
 	}
 	name := c.Args().First()
-	if p := c.String(wire.KeyProfile); isSet(c, wire.KeyProfile) && p != name {
+	if p := c.String(wire.KeyProfile); completion.IsSet(c, wire.KeyProfile) && p != name {
 		return "", exit.UsageErrorf("%s %s --profile %s: two different profiles; name one", cmd, name, p)
 	}
 	return name, nil

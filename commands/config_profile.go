@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -116,7 +117,7 @@ func checkConfigSetProfile(c *cli.Context, _ *Globals, o *configSetProfileOption
 	if err := wire.ValidateProfileName(o.Name); err != nil {
 		return exit.UsageErrorf("%v", err)
 	}
-	if isSet(c, wire.KeyProfile) {
+	if completion.IsSet(c, wire.KeyProfile) {
 		return exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
 	}
 	o.Edit, err = profileEditFlags(c)
@@ -128,7 +129,7 @@ func checkConfigSetProfile(c *cli.Context, _ *Globals, o *configSetProfileOption
 func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
 	e := wire.ProfileEdit{Unset: c.StringSlice("unset"), Set: map[string]string{}}
 	for _, k := range wire.ProfileKeys {
-		if !isSet(c, k) {
+		if !completion.IsSet(c, k) {
 			continue
 		}
 		switch k {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -404,7 +405,7 @@ func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
 func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
 	t.Parallel()
 	own := []cli.Flag{&cli.IntFlag{Name: "brokers", Value: 3}}
-	got := appendMissing(own, commonFlags())
+	got := completion.AppendMissing(own, commonFlags())
 	n := 0
 	for _, f := range got {
 		for _, name := range f.Names() {

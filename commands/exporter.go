@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -35,17 +36,17 @@ func exporterFlags(o *exporterOptions) []cli.Flag {
 		&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat, Destination: &o.listen},
 		&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat, Destination: &o.serve.MaxRequests},
 		&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat, Destination: &o.serve.MaxConns},
-		durationFlag(&o.serve.WriteTimeout, "write-timeout", exporter.DefaultWriteTimeout, "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", exporterHTTPCat),
-		durationFlag(&o.interval, "interval", 15*time.Second, "refresh every `D` (also refreshed at once on a new assignment version)"),
-		durationFlag(&o.window, "window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
-		durationFlag(&o.stopAfter, "stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
+		completion.DurationFlag(&o.serve.WriteTimeout, "write-timeout", exporter.DefaultWriteTimeout, "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", exporterHTTPCat),
+		completion.DurationFlag(&o.interval, "interval", 15*time.Second, "refresh every `D` (also refreshed at once on a new assignment version)"),
+		completion.DurationFlag(&o.window, "window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
+		completion.DurationFlag(&o.stopAfter, "stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
 		&cli.StringFlag{Name: "shard", Usage: "export only shard `K/N` of the groups (from 0: 0/3, 1/3, 2/3), split by the coordinator assignment.json names for each group (a shard per broker when N is the brokers listed); shard 0 also exports the cluster's series (assignment, brokers, findings). Run N exporters, each with its own K"},
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest", Destination: &o.maxGroups},
 		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)", Destination: &o.partitionMetrics},
 		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)", Destination: &o.lagSeconds},
-		durationFlag(&o.servedCheck, "served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`, and at the first refresh after a new assignment.json version or an outage (when a leader comes to serve a stale end); refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
-		durationFlag(&o.pollInterval, "poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
+		completion.DurationFlag(&o.servedCheck, "served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`, and at the first refresh after a new assignment.json version or an outage (when a leader comes to serve a stale end); refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
+		completion.DurationFlag(&o.pollInterval, "poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
 		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat, Destination: &o.followOffsets},
 		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
 		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit", Destination: &o.once},

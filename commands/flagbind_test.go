@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
@@ -27,7 +28,7 @@ func optionsOf[O any](t *testing.T, flags func(*O) []cli.Flag, check func(*cli.C
 	t.Helper()
 	var got O
 	cmd := leaf(flags, check, func(_ context.Context, _ *Globals, o O) error { got = o; return nil })()
-	cmd.Name, cmd.Flags = "cmd", appendMissing(cmd.Flags, commonFlags())
+	cmd.Name, cmd.Flags = "cmd", completion.AppendMissing(cmd.Flags, commonFlags())
 	var out, errb bytes.Buffer
 	ios := &IOStreams{Out: &out, Err: &errb, Getenv: func(string) string { return "" }, Now: func() time.Time { return flagTestNow }}
 	app := &cli.App{Name: "kaasctl", Writer: &out, ErrWriter: &errb, Metadata: map[string]any{"io": ios},

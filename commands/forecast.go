@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -17,7 +18,7 @@ import (
 // time to drain and the retention forecast need the group observed over
 // a window.
 func drainWindowFlag(dest *time.Duration) cli.Flag {
-	return durationFlag(dest, "drain-window", 0, "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)")
+	return completion.DurationFlag(dest, "drain-window", 0, "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)")
 }
 
 // checkDrainWindow holds --drain-window to what four observations need.

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
@@ -55,7 +56,7 @@ func describeFlags(o *groupsDescribeOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume", Destination: &o.sel.All},
 		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
 		&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
-		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
 		&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any", Destination: &o.filter.LaggingOnly},
 		&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)", Destination: &o.summaryOnly},
 		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},

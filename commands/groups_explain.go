@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
@@ -34,14 +35,14 @@ func init() {
 // explainFlags are groups explain's flags, bound to o.
 func explainFlags(o *groupsExplainOptions) []cli.Flag {
 	return []cli.Flag{
-		durationFlag(&o.window, "window", 30*time.Second, "observe for `D` (0: once)"),
-		durationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
+		completion.DurationFlag(&o.window, "window", 30*time.Second, "observe for `D` (0: once)"),
+		completion.DurationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
 		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)", Destination: &o.maxGroups},
 		&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok", Destination: &o.problemsOnly},
 		&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once", Destination: &o.exporterURL},
 		&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)", Destination: &o.journal},
-		durationFlag(&o.movesSince, "moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
+		completion.DurationFlag(&o.movesSince, "moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -34,7 +35,7 @@ func lagFlags(o *groupsDescribeOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "`GROUP` (repeatable; the same as naming it)"},
 		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "every group whose id matches `RE`"},
-		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list)"},
 		&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0", Destination: &o.filter.LaggingOnly},
 		&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag matches `EXPR` (>N, N..M, ...)"},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -35,8 +36,8 @@ func init() {
 // healthFlags are groups health's flags, bound to o.
 func healthFlags(o *groupsHealthOptions) []cli.Flag {
 	return append([]cli.Flag{
-		durationFlag(&o.window, "window", 30*time.Second, "observe for `D`"),
-		durationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
+		completion.DurationFlag(&o.window, "window", 30*time.Second, "observe for `D`"),
+		completion.DurationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
 		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
 		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap)", Destination: &o.maxGroups},
 		&cli.StringFlag{Name: "exporter", Usage: "read the health a running 'kaasctl exporter' at `URL` evaluated", Destination: &o.exporterURL},

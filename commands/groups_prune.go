@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -43,7 +44,7 @@ func pruneFlags(o *pruneOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel, Destination: &o.ask.Unsubscribed},
 		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel, Destination: &o.ask.Canary},
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`", Category: filt},
-		&cli.GenericFlag{Name: "exclude", Value: repeatedOf(nil), Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
+		&cli.GenericFlag{Name: "exclude", Value: completion.Repeated(nil), Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
 		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt, Destination: &o.maxGroups},
 		&cli.BoolFlag{Name: "dry-run", Usage: "only print the plan (the default)", Category: safe},
 		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: safe, Destination: &o.mode.execute},
@@ -106,7 +107,7 @@ func parsePruneFilters(c *cli.Context, o *pruneOptions) error {
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
 		return err
 	}
-	for _, s := range repeated(c, "exclude") {
+	for _, s := range completion.RepeatedValues(c, "exclude") {
 		re, err := compileRegex("exclude", s)
 		if err != nil {
 			return err
@@ -121,7 +122,7 @@ var pruneSelectorFlags = []string{"empty-for", "age-from", "journal", "deleted-t
 
 func checkRestoreAlone(c *cli.Context) error {
 	for _, f := range pruneSelectorFlags {
-		if isSet(c, f) {
+		if completion.IsSet(c, f) {
 			return exit.UsageErrorf("--restore puts back what a rollback file holds: --%s does not go with it", f)
 		}
 	}

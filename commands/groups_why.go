@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -35,7 +36,7 @@ func whyFlags(w *whyOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "why", Usage: "for every lagging partition, the blocker: the record at the committed offset, the transactions holding the last stable offset, pending markers; with the fix", Category: cat, Destination: &w.on},
 		&cli.IntFlag{Name: "peek", Value: 1, Usage: fmt.Sprintf("with --why: show `N` records from the committed offset (at most %d)", volume.MaxPeek), Category: cat, Destination: &w.limits.Peek},
 		&cli.IntFlag{Name: "preview-bytes", Value: volume.DefaultPreviewBytes, Usage: fmt.Sprintf("with --why: show at most `N` bytes of each key and value (at most %d)", volume.MaxPreviewBytes), Category: cat, Destination: &w.limits.PreviewBytes},
-		durationFlag(&w.window, "window", 0, "with --why: watch the groups over `D` (an observation every D/5, at least 1s apart) for a consumer that sits on its committed offset while its group is alive (0: one look)", cat),
+		completion.DurationFlag(&w.window, "window", 0, "with --why: watch the groups over `D` (an observation every D/5, at least 1s apart) for a consumer that sits on its committed offset while its group is alive (0: one look)", cat),
 		nowFlag(),
 	}
 }

@@ -3,8 +3,6 @@ package commands
 import (
 	"slices"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/kaasctl/kaasctl/internal/helpjson"
 	"github.com/kaasctl/kaasctl/render/views"
 )
@@ -21,19 +19,7 @@ func init() {
 // commands' own.
 func helpTreeSource() helpjson.Tree {
 	return helpjson.Tree{Common: commonFlags(), OutputFlag: flagOutput, NoColorFlag: flagNoColor, LogDirsFlag: flagLogDirs,
-		OwnEnv: ownFlagEnv, GenericKind: flagGenericKind, Documents: helpDocuments, ExitCodes: exitCodesOf}
-}
-
-// flagGenericKind names the type of the generic flag values kaasctl's
-// own flags use.
-func flagGenericKind(v cli.Generic) string {
-	switch v.(type) {
-	case *durationValue:
-		return "duration"
-	case *repeatedFlag:
-		return "stringList"
-	}
-	return ""
+		OwnEnv: ownFlagEnv, Documents: helpDocuments, ExitCodes: exitCodesOf}
 }
 
 // ownFlagEnv are the environment variables of commands' own flags.

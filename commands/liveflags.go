@@ -36,7 +36,7 @@ func liveFlag(f wire.Flag) cli.Flag {
 func flagInput(c *cli.Context) map[string]string {
 	m := map[string]string{}
 	for _, f := range wire.Flags() {
-		if f.Key == wire.KeyCommandConfig || !isSet(c, f.Key) || !isConnFlag(c, f.Key) {
+		if f.Key == wire.KeyCommandConfig || !completion.IsSet(c, f.Key) || !isConnFlag(c, f.Key) {
 			continue
 		}
 		switch f.Kind {
@@ -57,7 +57,7 @@ func flagInput(c *cli.Context) map[string]string {
 func resolveConn(c *cli.Context, ios *IOStreams) *wire.Connection {
 	in := wire.ConnInput{Flags: flagInput(c)}
 	var ccErr error
-	if isSet(c, wire.KeyCommandConfig) && isConnFlag(c, wire.KeyCommandConfig) {
+	if completion.IsSet(c, wire.KeyCommandConfig) && isConnFlag(c, wire.KeyCommandConfig) {
 		in.CommandConfig, ccErr = wire.ReadCommandConfig(c.String(wire.KeyCommandConfig))
 	}
 	st := resolveConnWith(in, ios)
@@ -151,10 +151,6 @@ func isConfigCommand(c *cli.Context) bool {
 	return false
 }
 
-// appendMissing adds the common flags a command does not define itself
-// (completion.AppendMissing: a command's own flag wins a name).
-func appendMissing(own, common []cli.Flag) []cli.Flag { return completion.AppendMissing(own, common) }
-
 // isConnFlag reports whether the command's flag called name is one of the
 // connection flags (and not a command's own flag of the same name).
 func isConnFlag(c *cli.Context, name string) bool {
@@ -187,7 +183,7 @@ func connFlagsText(c *cli.Context, g *Globals) string {
 	}
 	for _, f := range wire.Flags() {
 		switch {
-		case f.Key == wire.KeyBrokers || !isSet(c, f.Key):
+		case f.Key == wire.KeyBrokers || !completion.IsSet(c, f.Key):
 		case f.Kind != wire.FlagSwitch:
 			b.WriteString(" --" + f.Key + " " + shellQuoteCmd(c.String(f.Key)))
 		case c.Bool(f.Key):

@@ -32,7 +32,7 @@ func mcpFlags(o *mcpOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)", Destination: &o.allowRemote},
 		&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)", Destination: &o.logFile},
 		&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy", Destination: &o.maxCalls},
-		durationFlag(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
+		completion.DurationFlag(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
 		&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
 		&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)", Destination: &o.journal},
 	}
@@ -198,9 +198,7 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 // (its common flags attached).
 func mcpCommand(path string) *cli.Command {
 	cmds := buildCommands()
-	for _, c := range cmds {
-		prepare(c, nil)
-	}
+	prepareTree(cmds)
 	return completion.FindPath(cmds, strings.Fields(path))
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/render/views"
@@ -27,8 +28,8 @@ func init() {
 // deleteFlags are offsets delete's flags, bound to o.
 func deleteFlags(o *deleteOptions) []cli.Flag {
 	return append(writeSafetyFlags(&o.mode),
-		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: repeatedOf(nil), Usage: "group (repeatable)"},
-		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: completion.Repeated(nil), Usage: "group (repeatable)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
 	)
 }
 
@@ -45,11 +46,11 @@ func checkOffsetsDelete(c *cli.Context, g *Globals, o *deleteOptions) error {
 	if err := parseWriteCommand(c, g, "offsets delete", &o.mode); err != nil {
 		return err
 	}
-	groups := repeated(c, "group")
+	groups := completion.RepeatedValues(c, "group")
 	if len(groups) == 0 {
 		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}
-	if len(repeated(c, "topic")) == 0 {
+	if len(completion.RepeatedValues(c, "topic")) == 0 {
 		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
 	}
 	var err error

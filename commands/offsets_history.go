@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -34,7 +35,7 @@ func offsetsHistoryFlags(o *offsetsHistoryOptions) []cli.Flag {
 		&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)", Destination: &o.journal},
 		&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
 		&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
-		&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: repeatedOf(nil), Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
+		&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: completion.Repeated(nil), Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
 		&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)", Destination: &o.timeline},
 	}
 }
@@ -59,7 +60,7 @@ func checkOffsetsHistory(c *cli.Context, g *Globals, o *offsetsHistoryOptions) e
 	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
 		return err
 	}
-	o.keep, err = repair.PartitionFilter(repeated(c, "partition"))
+	o.keep, err = repair.PartitionFilter(completion.RepeatedValues(c, "partition"))
 	return err
 }
 

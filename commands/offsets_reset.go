@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -38,10 +39,10 @@ func init() {
 func resetFlags(o *resetOptions) []cli.Flag {
 	const spec = "Reset specification (exactly one)"
 	return append(append(writeSafetyFlags(&o.mode),
-		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: repeatedOf(&o.groups), Usage: "group to reset (repeatable)"},
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: completion.Repeated(&o.groups), Usage: "group to reset (repeatable)"},
 		&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list", Destination: &o.allGroups},
 		&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: repeatedOf(nil), Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
 		&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: spec},
 		&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: spec},
 		&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: spec},
@@ -84,7 +85,7 @@ func keepBackupsFlag(cat string) cli.Flag {
 // parseWritePolicy reads --follow-symlinks and --keep-backups (then
 // KAASCTL_KEEP_BACKUPS: repair.PolicyOf).
 func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
-	return repair.PolicyOf(c.Bool("follow-symlinks"), c.Int("keep-backups"), isSet(c, "keep-backups"), g.IO.getenv(repair.KeepBackupsEnv))
+	return repair.PolicyOf(c.Bool("follow-symlinks"), c.Int("keep-backups"), completion.IsSet(c, "keep-backups"), g.IO.getenv(repair.KeepBackupsEnv))
 }
 
 // writeMode is what the safety flags resolved to.
@@ -118,7 +119,7 @@ func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *
 func resetSpecFlag(c *cli.Context) (string, error) {
 	var set, all []string
 	for _, k := range repair.SpecKinds {
-		if all = append(all, string(k)); isSet(c, string(k)) {
+		if all = append(all, string(k)); completion.IsSet(c, string(k)) {
 			set = append(set, string(k))
 		}
 	}
@@ -145,7 +146,7 @@ func parseResetSpec(c *cli.Context, g *Globals) (repair.Spec, error) {
 // parseScopes reads --all-topics / --topic.
 func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, error) {
 	all := c.Bool("all-topics")
-	topics := repeated(c, "topic")
+	topics := completion.RepeatedValues(c, "topic")
 	if all && len(topics) > 0 {
 		return false, nil, exit.UsageErrorf("Option \"[all-topics]\" can't be used with option \"[topic]\"")
 	}

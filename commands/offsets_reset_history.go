@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/render/views"
 	"github.com/kaasctl/kaasctl/repair"
@@ -31,7 +32,7 @@ func parseHistoryFlags(c *cli.Context, g *Globals, o *resetOptions) error {
 	if err != nil {
 		return err
 	}
-	if isSet(c, "history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
+	if completion.IsSet(c, "history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
 		return exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
 	}
 	o.historySince = since

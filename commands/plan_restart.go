@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -41,9 +42,9 @@ func planRestartFlags(o *planRestartOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)", Destination: &o.StepsOfAll},
 		&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)", Destination: &o.Follow.On},
 		&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following", Destination: &o.Follow.KeepGoing},
-		durationFlag(&o.Follow.Timeout, "follow-timeout", 0, "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"),
-		durationFlag(&o.Follow.PollInterval, "poll-interval", 0, "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"),
-		durationFlag(&o.Follow.SettleTimeout, "settle-timeout", 0, "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"),
+		completion.DurationFlag(&o.Follow.Timeout, "follow-timeout", 0, "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"),
+		completion.DurationFlag(&o.Follow.PollInterval, "poll-interval", 0, "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"),
+		completion.DurationFlag(&o.Follow.SettleTimeout, "settle-timeout", 0, "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -36,7 +37,7 @@ func init() {
 func probeFlags(o *probeOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times", Destination: &o.count},
-		durationFlag(&o.interval, "interval", time.Second, "between probes (with --count)"),
+		completion.DurationFlag(&o.interval, "interval", time.Second, "between probes (with --count)"),
 		&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)", Destination: &o.topic},
 	}
 }

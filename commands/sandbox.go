@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/helptext"
@@ -85,7 +86,7 @@ func checkSandbox(c *cli.Context, _ *Globals, o *sandboxOptions) error {
 	if o.Placement != sandbox.PlacementRendezvous && o.Placement != sandbox.PlacementHash {
 		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
-	if isSet(c, "brokers") {
+	if completion.IsSet(c, "brokers") {
 		return exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
 	}
 	if o.Brokers < 1 || o.Brokers > sandbox.MaxBrokers {

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
@@ -31,11 +32,11 @@ func init() {
 // watchFlags are watch's flags, bound to o.
 func watchFlags(o *watchOptions) []cli.Flag {
 	return append([]cli.Flag{
-		durationFlag(&o.pollInterval, "poll-interval", time.Second, "how often to check the file besides fsnotify events"),
+		completion.DurationFlag(&o.pollInterval, "poll-interval", time.Second, "how often to check the file besides fsnotify events"),
 		&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)", Destination: &o.pollOnly},
 		&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory", Destination: &o.journal},
 		&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit", Destination: &o.once},
-		durationFlag(&o.timeout, "timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
+		completion.DurationFlag(&o.timeout, "timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
 		&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)", Destination: &o.count},
 		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
 		&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json", Destination: &o.assignment},
@@ -73,7 +74,7 @@ func checkWatch(c *cli.Context, _ *Globals, o *watchOptions) error {
 	if !o.offsets {
 		return nil
 	}
-	if isSet(c, "assignment") {
+	if completion.IsSet(c, "assignment") {
 		return exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
 	if err := o.members.check(); err != nil {

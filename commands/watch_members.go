@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe/watchrun"
@@ -29,8 +30,8 @@ type watchMembersSpec struct {
 // to s.
 func watchMembersFlags(s *watchMembersSpec) []cli.Flag {
 	return append([]cli.Flag{
-		durationFlag(&s.interval, "members-interval", 5*time.Second, "with brokers, describe every group every `D` (members, coordinator, state) and print each generation change; 0: off", watchMembersCat),
-		durationFlag(&s.window, "churn-window", 5*time.Minute, "count a group's generation changes over the last `D` for CHURN", watchMembersCat),
+		completion.DurationFlag(&s.interval, "members-interval", 5*time.Second, "with brokers, describe every group every `D` (members, coordinator, state) and print each generation change; 0: off", watchMembersCat),
+		completion.DurationFlag(&s.window, "churn-window", 5*time.Minute, "count a group's generation changes over the last `D` for CHURN", watchMembersCat),
 	}, churnFlags(&s.churn, watchMembersCat)...)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
@@ -28,8 +29,8 @@ func watchOffsetsFlags(o *watchOptions) []cli.Flag {
 func offsetJournalFlags(js *observe.JournalSpec, cat string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
-		durationFlag(&js.MaxAge, "journal-max-age", 30*24*time.Hour, "remove offsets journal segments whose last record is older than this (0: no limit)", cat),
-		durationFlag(&js.SegmentAge, "journal-segment-age", time.Hour, "start a new journal segment after this long (the closed one is gzipped)", cat),
+		completion.DurationFlag(&js.MaxAge, "journal-max-age", 30*24*time.Hour, "remove offsets journal segments whose last record is older than this (0: no limit)", cat),
+		completion.DurationFlag(&js.SegmentAge, "journal-segment-age", time.Hour, "start a new journal segment after this long (the closed one is gzipped)", cat),
 	}
 }
 

@@ -88,3 +88,54 @@ func (f *copyOnApply) Apply(set *flag.FlagSet) error {
 	c := f.BoolFlag
 	return c.Apply(set)
 }
+
+// Prepare readies a command tree for kaasctl's app: every command's flag
+// errors go through onUsage (usage errors, exit 2); each parent answers
+// an unknown sub-command with UnknownCommand and has a help sub-command
+// of its own; each leaf gets flagsFor(its path) (AppendMissing: its own
+// flag wins a name) and a hidden help sub-command ('kaasctl whois help').
+func Prepare(cmds []*cli.Command, flagsFor func(path []string) []cli.Flag, onUsage cli.OnUsageErrorFunc) {
+	for _, c := range cmds {
+		prepare(c, nil, flagsFor, onUsage)
+	}
+}
+
+func prepare(cmd *cli.Command, parents []string, flagsFor func(path []string) []cli.Flag, onUsage cli.OnUsageErrorFunc) {
+	path := append(append([]string(nil), parents...), cmd.Name)
+	cmd.OnUsageError = onUsage
+	if len(cmd.Subcommands) > 0 {
+		// A help sub-command of its own: urfave's shared one would be
+		// appended to (and written by) every parent of every app.
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			cmd.Subcommands = append(cmd.Subcommands, HelpCommand())
+		}
+		name := cmd.Name
+		cmd.Action = func(c *cli.Context) error {
+			if c.Args().Present() {
+				return UnknownCommand(c.Args().First(), name, c.Command.Subcommands)
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
+		for _, s := range cmd.Subcommands {
+			prepare(s, path, flagsFor, onUsage)
+		}
+		return
+	}
+	if cmd.Name == "help" && cmd.Command("help") == nil {
+		// Run, a help command without a help sub-command of its own gets
+		// urfave's package-level one appended, and writes it: two apps
+		// answering 'help' at once would race on that shared command. This
+		// one is the same command, the app's own (and has none below it).
+		h := HelpCommand()
+		h.HideHelpCommand = true
+		cmd.Subcommands = append(cmd.Subcommands, h)
+	}
+	if cmd.Name != "help" {
+		cmd.Flags = AppendMissing(cmd.Flags, flagsFor(path))
+		if !cmd.HideHelp && !cmd.HideHelpCommand {
+			h := HelpCommand()
+			h.Hidden = true
+			cmd.Subcommands = append(cmd.Subcommands, h)
+		}
+	}
+}

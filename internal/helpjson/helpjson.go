@@ -33,9 +33,6 @@ type Tree struct {
 	OutputFlag, NoColorFlag, LogDirsFlag string
 	// OwnEnv are the environment variables of commands' own flags.
 	OwnEnv map[string]string
-	// GenericKind names the type of a generic flag's value: "duration",
-	// "stringList" (a repeatable flag), or "" (a string).
-	GenericKind func(cli.Generic) string
 	// Documents are the machine documents of the command at path.
 	Documents func(path string) []views.HelpDocument
 	// ExitCodes are the exit codes the command at path can end with.
@@ -135,7 +132,7 @@ func (tr Tree) flag(f cli.Flag, common bool) views.HelpFlag {
 		hf.Repeatable = s.IsSliceFlag()
 	}
 	if g, ok := f.(*cli.GenericFlag); ok {
-		hf.Repeatable = tr.GenericKind(g.Value) == "stringList"
+		hf.Repeatable = completion.GenericKind(g.Value) == "stringList"
 	}
 	if c, ok := f.(cli.CategorizableFlag); ok {
 		hf.Category, hf.Hidden = c.GetCategory(), !c.IsVisible()
@@ -162,7 +159,7 @@ func (tr Tree) typeName(f cli.Flag) string {
 	case *cli.StringSliceFlag:
 		return "stringList"
 	case *cli.GenericFlag:
-		if k := tr.GenericKind(f.Value); k != "" {
+		if k := completion.GenericKind(f.Value); k != "" {
 			return k
 		}
 	}
