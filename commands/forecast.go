@@ -1,17 +1,12 @@
 package commands
 
 import (
-	"context"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/exporter"
-	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
 // drainWindowFlag is --drain-window of the live listings, bound to dest:
@@ -30,11 +25,4 @@ func checkDrainWindow(w time.Duration) error {
 		return exit.UsageErrorf("--drain-window %s is too short for four observations (at least 300ms)", w)
 	}
 	return nil
-}
-
-// observeForecasts observes groups (the volume when l is set, and the
-// brokers) four times over window and returns each group's forecast
-// (exporter.ObserveForecasts).
-func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wire.Client, groups []string, window time.Duration) map[string]*inspect.GroupForecast {
-	return exporter.ObserveForecasts(ctx, l, cl, groups, window, g)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -87,7 +88,7 @@ func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe
 	if vol != nil {
 		lp = &vol.Layout
 	}
-	fc := observeForecasts(ctx, g, lp, cl, names, window)
+	fc := exporter.ObserveForecasts(ctx, lp, cl, names, window, g)
 	for i := range groups {
 		groups[i].Forecast = fc[groups[i].Group]
 		groups[i].AddRates(groups[i].Forecast)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -89,7 +90,7 @@ func addRowForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol views
 	if vol.Has {
 		lp = &vol.Layout
 	}
-	fc := observeForecasts(ctx, g, lp, cl, names, window)
+	fc := exporter.ObserveForecasts(ctx, lp, cl, names, window, g)
 	for i := range rows {
 		rows[i].Forecast = fc[rows[i].Group]
 	}

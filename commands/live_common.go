@@ -13,15 +13,6 @@ import (
 // Plumbing shared by the live commands (groups list/describe, whois
 // --live, doctor).
 
-// findChunk is the most keys sent in one FindCoordinator request.
-const findChunk = wire.FindChunk
-
-// findCoordinators resolves keys with batched FindCoordinator requests
-// (wire.FindManyCoordinators).
-func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn bool) (map[string]wire.Coordinator, error) {
-	return cl.FindManyCoordinators(ctx, keys, txn)
-}
-
 // brokerSources summarizes the ListGroups answers as sources, with the
 // --brokers addresses that did not answer and no listed broker has.
 func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeNamer) []views.BrokerSourceView {

@@ -95,7 +95,7 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 // run's exit error.
 func reportMigration(g *Globals, rep *repair.MigrateReport) error {
 	views.NoteMigration(g, rep)
-	if err := printVolumeActions(g, rep, rep.Actions, rep.Refused != ""); err != nil {
+	if err := views.PrintVolumeActions(g.Printer, rep, rep.Actions, rep.Refused != ""); err != nil {
 		return err
 	}
 	views.NoteMigrated(g, rep)

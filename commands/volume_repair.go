@@ -83,7 +83,7 @@ func runVolumeRepair(_ context.Context, g *Globals, o volumeRepairOptions) error
 		return err
 	}
 	g.Notef("%s", rep.Generation.Summary())
-	if err := printVolumeActions(g, rep, rep.Actions, false); err != nil {
+	if err := views.PrintVolumeActions(g.Printer, rep, rep.Actions, false); err != nil {
 		return err
 	}
 	views.NoteRepair(g, l.ClusterDir, rep)

@@ -4,8 +4,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/render/views"
-	"github.com/kaasctl/kaasctl/repair"
 )
 
 // volumeWriteFlags are the flags every volume-wide write (repair, migrate)
@@ -27,14 +25,4 @@ func checkVolumeWrite(c *cli.Context, name string, execute bool) error {
 		return exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", name)
 	}
 	return nil
-}
-
-// printVolumeActions prints the actions of a repair or migration, each with
-// its RESULT; refused says the whole run was refused (nothing written). A
-// run with no actions prints no table for people (the notes say why).
-func printVolumeActions(g *Globals, data any, acts []repair.RepairAction, refused bool) error {
-	if len(acts) == 0 && !g.Printer.Format.Machine() {
-		return nil
-	}
-	return g.Printer.Print(views.VolumeActionsOutput(data, acts, refused))
 }

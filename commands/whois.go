@@ -141,17 +141,9 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 	if opts.WhatIf.KeepListed && len(opts.WhatIf.Down) == 0 {
 		return exit.UsageErrorf("--keep-listed goes with --what-if-down")
 	}
-	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
+	wh, _, err := newWhois(g, opts, opts.WhatIf)
 	if err != nil {
 		return err
-	}
-	kind := inspect.KindGroup
-	if opts.Txn {
-		kind = inspect.KindTxn
-	}
-	wh, err := inspect.NewWhois(a, kind, opts.WhatIf)
-	if err != nil {
-		return exit.UsageErrorf("%v", err)
 	}
 	if wh.Failover != nil && g.Printer.Format != render.Table && g.Printer.Format != render.Wide {
 		// Machine output carries no scenario line: say it on stderr.
@@ -164,6 +156,24 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 		return streamWhois(g, wh, g.IO.In)
 	}
 	return g.Printer.Print(views.WhoisOutput(wh, wh.ResolveAll(opts.Keys)))
+}
+
+// newWhois reads the assignment the keys are resolved against (--assignment
+// or the volume's, loadAssignment) and answers for it under whatIf.
+func newWhois(g *Globals, opts whoisOptions, whatIf inspect.WhatIf) (*inspect.Whois, *volume.Assignment, error) {
+	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := inspect.KindGroup
+	if opts.Txn {
+		kind = inspect.KindTxn
+	}
+	wh, err := inspect.NewWhois(a, kind, whatIf)
+	if err != nil {
+		return nil, nil, exit.UsageErrorf("%v", err)
+	}
+	return wh, a, nil
 }
 
 // streamWhois answers keys from r line by line (views.StreamWhois).
