@@ -429,8 +429,8 @@ func CheckGroupFilter(f GroupFilter) error {
 	if f.Tier != "" && !slices.Contains(tiers, f.Tier) {
 		return fmt.Errorf("--tier %q: choose explicit, hash, hash-fallback or none", f.Tier)
 	}
-	if f.Issue != "" && !slices.Contains(issueOrder, f.Issue) {
-		return fmt.Errorf("--issue %q: known flags are %s", f.Issue, strings.Join(issueOrder, ", "))
+	if known := KnownIssues(); f.Issue != "" && !slices.Contains(known, f.Issue) {
+		return fmt.Errorf("--issue %q: known flags are %s", f.Issue, strings.Join(known, ", "))
 	}
 	return nil
 }
