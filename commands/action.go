@@ -6,26 +6,40 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// action is a command's cli Action: the common flags into Globals, the
-// command's own flags into its options (parse: the only code that reads the
-// cli.Context), then the work (run), which a test can call directly with
-// GlobalsFor and an options value.
-func action[O any](parse func(*cli.Context) (O, error), run func(context.Context, *Globals, O) error) cli.ActionFunc {
-	return actionWith(func(c *cli.Context, _ *Globals) (O, error) { return parse(c) }, run)
+// leaf builds a command from three parts: flags, the command's own flags
+// bound to a fresh options value (each flag's Destination a field of it);
+// check, which finishes the options from what one flag cannot say alone
+// (arguments, values read against the run's clock, flags that go
+// together; usage errors), and may be nil; and run, the work, which a test
+// can call directly with GlobalsFor's Globals and an options value. The
+// common flags are read into Globals first.
+func leaf[O any](flags func(*O) []cli.Flag, check func(*cli.Context, *Globals, *O) error, run func(context.Context, *Globals, O) error) func() *cli.Command {
+	return func() *cli.Command {
+		o := new(O)
+		c := &cli.Command{Action: func(c *cli.Context) error {
+			g, err := globalsOf(c)
+			if err != nil {
+				return err
+			}
+			if check != nil {
+				if err := check(c, g, o); err != nil {
+					return err
+				}
+			}
+			return run(c.Context, g, *o)
+		}}
+		if flags != nil {
+			c.Flags = flags(o)
+		}
+		return c
+	}
 }
 
-// actionWith is action for a parse that needs the run's Globals too (its
-// clock for time flags, its warnings).
-func actionWith[O any](parse func(*cli.Context, *Globals) (O, error), run func(context.Context, *Globals, O) error) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		g, err := globals(c)
-		if err != nil {
-			return err
-		}
-		o, err := parse(c, g)
-		if err != nil {
-			return err
-		}
-		return run(c.Context, g, o)
+// globalsOf is the run's Globals: the common flags read (globals), or
+// the server's for a call of 'kaasctl mcp' (runForMCP).
+func globalsOf(c *cli.Context) (*Globals, error) {
+	if g, ok := c.App.Metadata[mcpGlobals].(*Globals); ok {
+		return g, nil
 	}
+	return globals(c)
 }

@@ -43,54 +43,15 @@ func NewApp(ios *IOStreams) *cli.App {
 		return cli.ShowAppHelp(c)
 	}
 	app.OnUsageError = usageError
-	for _, cmd := range app.Commands {
-		prepare(cmd, nil)
-	}
+	prepareTree(app.Commands)
 	return app
 }
 
-// prepare attaches the common flags that apply (flagGroupsOf) to every
-// leaf command, maps flag parsing errors to exit 2, and makes parents
-// reject unknown sub-commands.
-func prepare(cmd *cli.Command, parents []string) {
-	path := append(append([]string(nil), parents...), cmd.Name)
-	cmd.OnUsageError = usageError
-	if len(cmd.Subcommands) > 0 {
-		// A help sub-command of its own: urfave's shared one would be
-		// appended to (and written by) every parent of every app.
-		if !cmd.HideHelp && !cmd.HideHelpCommand {
-			cmd.Subcommands = append(cmd.Subcommands, completion.HelpCommand())
-		}
-		name := cmd.Name
-		cmd.Action = func(c *cli.Context) error {
-			if c.Args().Present() {
-				return completion.UnknownCommand(c.Args().First(), name, c.Command.Subcommands)
-			}
-			return cli.ShowSubcommandHelp(c)
-		}
-		for _, s := range cmd.Subcommands {
-			prepare(s, path)
-		}
-		return
-	}
-	if cmd.Name == "help" && cmd.Command("help") == nil {
-		// Run, a help command without a help sub-command of its own gets
-		// urfave's package-level one appended, and writes it: two apps
-		// answering 'help' at once would race on that shared command. This
-		// one is the same command, the app's own (and has none below it).
-		h := completion.HelpCommand()
-		h.HideHelpCommand = true
-		cmd.Subcommands = append(cmd.Subcommands, h)
-	}
-	if cmd.Name != "help" {
-		cmd.Flags = appendMissing(cmd.Flags, commonFlagsFor(flagGroupsOf(path)))
-		// Leaves too ('kaasctl whois help'); hidden, as urfave's is.
-		if !cmd.HideHelp && !cmd.HideHelpCommand {
-			h := completion.HelpCommand()
-			h.Hidden = true
-			cmd.Subcommands = append(cmd.Subcommands, h)
-		}
-	}
+// prepareTree readies the tree (completion.Prepare): each leaf gets the
+// common flags that apply to it (flagGroupsOf), flag errors are usage
+// errors (exit 2).
+func prepareTree(cmds []*cli.Command) {
+	completion.Prepare(cmds, func(path []string) []cli.Flag { return commonFlagsFor(flagGroupsOf(path)) }, usageError)
 }
 
 // Main runs kaasctl with args (args[0] is the program name) and returns the
@@ -120,5 +81,9 @@ func Main(args []string, ios *IOStreams) int {
 }
 
 // urfave/cli's package-level help and version flags, made copies on
-// apply (completion.OwnHelpFlags).
-func init() { completion.OwnHelpFlags() }
+// apply (completion.OwnHelpFlags); every flag's default said once
+// (completion.DefaultOnce).
+func init() {
+	completion.OwnHelpFlags()
+	completion.DefaultOnce()
+}

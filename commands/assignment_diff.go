@@ -13,24 +13,25 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "assignment diff",
-		Usage: "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+		Path:     "assignment diff",
+		Usage:    "audit explicit entries against the hash tier (one file), or compare two versions (two files)",
+		Problems: &views.ExitProblem{Label: "assignment diff", When: "--exit-code: differences, or entries against the hash tier", Rank: 40},
 		Docs: []FormatDoc{
 			{Title: "assignment diff OLD NEW", Doc: inspect.AssignmentDiff{}, JSONL: "each move (moves[])", Rank: 80},
 			{Title: "assignment diff [FILE]", Doc: views.AssignmentAuditView{}, JSONL: "each entry (entries[])", Rank: 90},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "[OLD] [NEW]",
-				Flags: []cli.Flag{
-					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
-					&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
-					&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found"},
-				},
-				Action: action(parseAssignmentDiff, runAssignmentDiff),
-			}
-		},
+		Args:  "[OLD] [NEW]",
+		Build: leaf(assignmentDiffFlags, checkAssignmentDiff, runAssignmentDiff),
 	})
+}
+
+// assignmentDiffFlags are assignment diff's flags, bound to o.
+func assignmentDiffFlags(o *assignmentDiffOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "also check this group (repeatable)"},
+		&cli.StringSliceFlag{Name: "txn", Usage: "also check this transactional id (hash tier only; repeatable)"},
+		&cli.BoolFlag{Name: "exit-code", Usage: "exit 3 when differences are found", Destination: &o.exitCode},
+	}
 }
 
 // assignmentDiffOptions is 'assignment diff' after flag parsing.
@@ -41,12 +42,13 @@ type assignmentDiffOptions struct {
 	exitCode bool     // --exit-code: exit 3 when differences are found
 }
 
-func parseAssignmentDiff(c *cli.Context) (assignmentDiffOptions, error) {
-	o := assignmentDiffOptions{files: c.Args().Slice(), groups: c.StringSlice("group"), txns: c.StringSlice("txn"), exitCode: c.Bool("exit-code")}
+// checkAssignmentDiff reads the files (at most two) and the keys.
+func checkAssignmentDiff(c *cli.Context, _ *Globals, o *assignmentDiffOptions) error {
+	o.files, o.groups, o.txns = c.Args().Slice(), c.StringSlice("group"), c.StringSlice("txn")
 	if len(o.files) > 2 {
-		return o, exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d. kaas keeps only the current assignment.json: 'kaasctl watch --journal DIR' keeps every version (see 'kaasctl assignment diff --help')", len(o.files))
+		return exit.UsageErrorf("assignment diff takes at most two files (OLD NEW); got %d. kaas keeps only the current assignment.json: 'kaasctl watch --journal DIR' keeps every version (see 'kaasctl assignment diff --help')", len(o.files))
 	}
-	return o, nil
+	return nil
 }
 
 // runAssignmentDiff audits one file (none: the volume's) or compares two.

@@ -17,16 +17,16 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "assignment show", Doc: inspect.AssignmentSummary{}, JSONL: "each broker (brokers[])", Rank: 70},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json"},
-					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
-				},
-				Action: action(parseAssignmentShow, runAssignmentShow),
-			}
-		},
+		Build: leaf(assignmentShowFlags, checkAssignmentShow, runAssignmentShow),
 	})
+}
+
+// assignmentShowFlags are assignment show's flags, bound to o.
+func assignmentShowFlags(o *assignmentShowOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "show this assignment file instead of the volume's CD/assignment.json", Destination: &o.assignment},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "count this group too (repeatable), e.g. when no volume is given"},
+	}
 }
 
 // assignmentShowOptions is 'assignment show' after flag parsing.
@@ -35,11 +35,13 @@ type assignmentShowOptions struct {
 	groups     []string // --group: count these groups too
 }
 
-func parseAssignmentShow(c *cli.Context) (assignmentShowOptions, error) {
+// checkAssignmentShow refuses arguments and reads --group.
+func checkAssignmentShow(c *cli.Context, _ *Globals, o *assignmentShowOptions) error {
 	if c.Args().Present() {
-		return assignmentShowOptions{}, fmt.Errorf("assignment show takes no arguments (use --assignment FILE); got %q", c.Args().First())
+		return fmt.Errorf("assignment show takes no arguments (use --assignment FILE); got %q", c.Args().First())
 	}
-	return assignmentShowOptions{assignment: c.String("assignment"), groups: c.StringSlice("group")}, nil
+	o.groups = c.StringSlice("group")
+	return nil
 }
 
 func runAssignmentShow(_ context.Context, g *Globals, o assignmentShowOptions) error {

@@ -33,20 +33,47 @@ const (
 	envKaasVersion  = "KAASCTL_KAAS_VERSION"
 )
 
+// commonFlag is one of the flags every command accepts, and its group.
+type commonFlag struct {
+	flag  cli.Flag
+	group flagGroup
+}
+
+// commonTable is the common flags, in the order help lists them: the
+// volume's, the output's, then the connection's (liveFlag).
+func commonTable() []commonFlag {
+	t := []commonFlag{
+		{&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"}, fgDataDir},
+		{&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"}, fgClusterDir},
+		{&cli.StringSliceFlag{Name: flagLogDirs, Usage: "the volume pool's other log `DIRS` beside the data dir (comma list, or KAAS_LOG_DIRS' JSON [{\"name\",\"path\"}]): partitions placed there are read from them", Category: "Volume"}, fgDataDir},
+		{&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: " + volume.KaasVersionList() + ", or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"}, fgGeneration},
+		{&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"}, fgOutput},
+		{&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"}, fgOutput},
+		{&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"}, fgOutput},
+		{&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "notes in full (why the kaas generation was detected or could not be)", Category: "Output"}, fgOutput},
+	}
+	for _, f := range wire.Flags() {
+		g := fgBrokers
+		switch {
+		case f.Category == wire.CategoryProfile:
+			g = fgProfile
+		case f.Key == wire.KeyBrokers || f.Key == wire.KeyTimeout:
+			g = fgReach
+		}
+		t = append(t, commonFlag{liveFlag(f), g})
+	}
+	return t
+}
+
 // commonFlags are the flags every command that reads the volume and talks
 // to the brokers accepts; they are attached to each leaf command so they
 // work after the command name as every example writes them.
 func commonFlags() []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: flagDataDir, Usage: "kaas data dir (KAAS_DATA_DIR); the cluster dir is DIR/__cluster, or DIR itself when it holds assignment.json", Category: "Volume"},
-		&cli.StringFlag{Name: flagClusterDir, Usage: "kaas cluster dir holding assignment.json (KAAS_CLUSTER_DIR)", Category: "Volume"},
-		&cli.StringSliceFlag{Name: flagLogDirs, Usage: "the volume pool's other log `DIRS` beside the data dir (comma list, or KAAS_LOG_DIRS' JSON [{\"name\",\"path\"}]): partitions placed there are read from them", Category: "Volume"},
-		&cli.StringFlag{Name: flagKaasVersion, Usage: "the kaas `VERSION` that wrote the volume, instead of detecting it: " + volume.KaasVersionList() + ", or auto (" + envKaasVersion + ", profile kaasVersion)", Category: "Volume"},
-		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: "table", Usage: "output format: table, wide, json, jsonl, yaml, csv", Category: "Output"},
-		&cli.BoolFlag{Name: flagQuiet, Aliases: []string{"q"}, Usage: "no progress, notes or warnings on stderr (the exit code still tells)", Category: "Output"},
-		&cli.BoolFlag{Name: flagNoColor, Usage: "no colour (also NO_COLOR=1)", Category: "Output"},
-		&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "notes in full (why the kaas generation was detected or could not be)", Category: "Output"},
-	}, liveFlags()...)
+	var out []cli.Flag
+	for _, cf := range commonTable() {
+		out = append(out, cf.flag)
+	}
+	return out
 }
 
 // flagGroup is a set of the common flags.
@@ -80,12 +107,13 @@ const (
 
 // commonFlagsFor returns the common flags, those outside groups hidden.
 func commonFlagsFor(groups flagGroup) []cli.Flag {
-	out := commonFlags()
-	for _, f := range out {
-		if groups&groupOfFlag(f) != 0 {
+	var out []cli.Flag
+	for _, cf := range commonTable() {
+		out = append(out, cf.flag)
+		if groups&cf.group != 0 {
 			continue
 		}
-		switch f := f.(type) {
+		switch f := cf.flag.(type) {
 		case *cli.StringFlag:
 			f.Hidden = true
 		case *cli.BoolFlag:
@@ -99,24 +127,6 @@ func commonFlagsFor(groups flagGroup) []cli.Flag {
 	return out
 }
 
-func groupOfFlag(f cli.Flag) flagGroup {
-	switch n := completion.FlagName(f); n {
-	case flagDataDir, flagLogDirs:
-		return fgDataDir
-	case flagClusterDir:
-		return fgClusterDir
-	case flagOutput, flagQuiet, flagNoColor, flagVerbose:
-		return fgOutput
-	case wire.KeyProfile, wire.KeyConfig:
-		return fgProfile
-	case flagKaasVersion:
-		return fgGeneration
-	case wire.KeyBrokers, wire.KeyTimeout:
-		return fgReach
-	}
-	return fgBrokers
-}
-
 // Globals is what the common flags resolve to for one command run.
 type Globals struct {
 	IO      *IOStreams
@@ -125,7 +135,7 @@ type Globals struct {
 	// Verbose (-v) prints notes in full (the generation's evidence).
 	Verbose bool
 	vin     volume.ResolveInput
-	conn    *connState // connection settings and profile (liveflags.go)
+	conn    *wire.Connection // connection settings and profile (liveflags.go)
 	// brokersFlag: --brokers was given on the command line.
 	brokersFlag bool
 	// given and connFlags are the command-line flags to repeat in a
@@ -171,7 +181,7 @@ func globals(c *cli.Context) (*Globals, error) {
 	if _, _, err := volume.PinnedGeneration(g.vin); err != nil {
 		return nil, exit.UsageErrorf("%v", err)
 	}
-	g.brokersFlag = isSet(c, wire.KeyBrokers)
+	g.brokersFlag = completion.IsSet(c, wire.KeyBrokers)
 	g.given = givenFlags(c)
 	g.connFlags = connFlagsText(c, g)
 	g.Printer.Generation = g.generationDoc
@@ -196,7 +206,7 @@ func (g *Globals) ConnFlags() string { return g.connFlags }
 
 // kaasVersionFlag is the --kaas-version pin given on the command line.
 func kaasVersionFlag(c *cli.Context) string {
-	if !isSet(c, flagKaasVersion) {
+	if !completion.IsSet(c, flagKaasVersion) {
 		return ""
 	}
 	return c.String(flagKaasVersion)
@@ -220,10 +230,10 @@ func (g *Globals) Layout() (volume.Layout, error) {
 	return l, err
 }
 
-// generationNote is the sources line's clause on the kaas generation:
+// GenerationNote is the sources line's clause on the kaas generation:
 // short (the generation and its source), in full with -v. 'volume check'
 // and doctor always give it in full.
-func (g *Globals) generationNote(l volume.Layout) string {
+func (g *Globals) GenerationNote(l volume.Layout) string {
 	if g.Verbose {
 		return l.Gen.Summary()
 	}
@@ -293,12 +303,12 @@ func (g *Globals) Progress(label string, total int64) *render.Progress {
 // variable named by a flag).
 func givenFlags(c *cli.Context) string {
 	var b strings.Builder
-	for _, f := range commonFlags() {
-		name := completion.FlagName(f)
-		if groupOfFlag(f) == fgOutput || !isSet(c, name) {
+	for _, cf := range commonTable() {
+		name := completion.FlagName(cf.flag)
+		if cf.group == fgOutput || !completion.IsSet(c, name) {
 			continue
 		}
-		switch f.(type) {
+		switch cf.flag.(type) {
 		case *cli.BoolFlag:
 			if c.Bool(name) {
 				b.WriteString(" --" + name)
@@ -312,27 +322,4 @@ func givenFlags(c *cli.Context) string {
 		}
 	}
 	return b.String()
-}
-
-// GlobalsFor resolves the common flags in args (such as "--data-dir", dir,
-// "-o", "json") over ios without running a command: a test builds the
-// Globals a run function takes this way, then calls the run function
-// directly with its options.
-func GlobalsFor(ios *IOStreams, args ...string) (*Globals, error) {
-	var g *Globals
-	app := &cli.App{
-		Name:     "kaasctl",
-		Metadata: map[string]any{"io": ios},
-		Writer:   ios.Out, ErrWriter: ios.Err,
-		Flags: commonFlags(),
-		Action: func(c *cli.Context) error {
-			var err error
-			g, err = globals(c)
-			return err
-		},
-	}
-	if err := app.Run(append([]string{"kaasctl"}, args...)); err != nil {
-		return nil, err
-	}
-	return g, nil
 }

@@ -22,7 +22,8 @@ func init() {
 		Path:   "completion",
 		Usage:  "print a shell completion script (bash, zsh or fish)",
 		Common: fgNone,
-		Build:  newCompletionCmd,
+		Args:   "bash|zsh|fish",
+		Build:  leaf(nil, checkCompletion, runCompletion),
 	})
 	register(Descriptor{
 		Path:   "__complete",
@@ -33,27 +34,22 @@ func init() {
 	})
 }
 
-func newCompletionCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "bash|zsh|fish",
-		Action:    action(parseCompletion, runCompletion),
-	}
-}
-
 // completionOptions is 'completion' after flag parsing.
 type completionOptions struct {
 	Script string // the completion script of the shell named
 }
 
-func parseCompletion(c *cli.Context) (completionOptions, error) {
+// checkCompletion reads the shell named.
+func checkCompletion(c *cli.Context, _ *Globals, o *completionOptions) error {
 	if c.NArg() != 1 {
-		return completionOptions{}, exit.UsageErrorf("name one shell: bash, zsh or fish")
+		return exit.UsageErrorf("name one shell: bash, zsh or fish")
 	}
 	script, ok := completion.Scripts[c.Args().First()]
 	if !ok {
-		return completionOptions{}, exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
+		return exit.UsageErrorf("no completion for %q: choose bash, zsh or fish", c.Args().First())
 	}
-	return completionOptions{Script: script}, nil
+	o.Script = script
+	return nil
 }
 
 func runCompletion(_ context.Context, g *Globals, o completionOptions) error {

@@ -2,10 +2,10 @@ package commands
 
 import (
 	"context"
-	"errors"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/views"
@@ -15,48 +15,14 @@ func init() {
 	register(Descriptor{
 		Path:  "config path",
 		Usage: "print the config file kaasctl uses and whether it exists",
-		Build: configPathCmd,
+		Build: leaf(nil, nil, runConfigPath),
 	})
 	register(Descriptor{
 		Path:    "config list",
 		Usage:   "list the profiles; * marks the one in use",
 		Aliases: []string{"ls"},
-		Build:   configListCmd,
+		Build:   leaf(nil, nil, runConfigList),
 	})
-}
-
-// configFile returns the config path in use, or a usage error when none can
-// be located.
-func configFile(g *Globals) (string, wire.Source, error) {
-	s := g.conn.settings
-	if s.ConfigPath == "" {
-		return "", wire.Source{}, exit.UsageErrorf("cannot locate the config file: HOME and XDG_CONFIG_HOME are unset; pass --config FILE or set KAASCTL_CONFIG")
-	}
-	return s.ConfigPath, s.ConfigSource, nil
-}
-
-// loadForEdit reads the config for a change; a broken file is never
-// overwritten.
-func loadForEdit(g *Globals) (string, *wire.Config, error) {
-	path, _, err := configFile(g)
-	if err != nil {
-		return "", nil, err
-	}
-	cfg, err := wire.LoadConfigForEdit(path)
-	if err != nil {
-		return "", nil, err
-	}
-	return path, cfg, nil
-}
-
-// profileError is a change to a profile the config at path does not hold,
-// as a usage error naming the file; other errors pass unchanged.
-func profileError(err error, path string) error {
-	var up *wire.UnknownProfileError
-	if errors.As(err, &up) {
-		return exit.UsageErrorf("no profile %q in %s; known profiles: %s", up.Name, path, up.Known)
-	}
-	return err
 }
 
 // profileNameArg is the one profile NAME a config subcommand takes, or a
@@ -80,7 +46,7 @@ func optionalProfileArg(c *cli.Context, cmd string) (string, error) {
 		return "", exit.UsageErrorf("%s takes at most one profile name", cmd)
 	}
 	name := c.Args().First()
-	if p := c.String(wire.KeyProfile); isSet(c, wire.KeyProfile) && p != name {
+	if p := c.String(wire.KeyProfile); completion.IsSet(c, wire.KeyProfile) && p != name {
 		return "", exit.UsageErrorf("%s %s --profile %s: two different profiles; name one", cmd, name, p)
 	}
 	return name, nil
@@ -89,51 +55,31 @@ func optionalProfileArg(c *cli.Context, cmd string) (string, error) {
 // namedProfile resolves the connection settings of config show/check: of
 // the profile name when one is given (the flags given still win over its
 // values), else those in force.
-func namedProfile(g *Globals, name string) *connState {
+func namedProfile(g *Globals, name string) *wire.Connection {
 	if name == "" {
 		return g.conn
 	}
-	return resolveConnArg(g.conn.flags, g.IO, nil, name)
+	return resolveConnWith(wire.ConnInput{Flags: g.conn.Flags, ProfileArg: name}, g.IO)
 }
 
 // configPathOptions is 'config path' after flag parsing: it has no flags
-// of its own.
+// of its own (and, as always, ignores arguments).
 type configPathOptions struct{}
 
-func configPathCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigPath, runConfigPath),
-	}
-}
-
-// parseConfigPath has nothing to read: 'config path' takes no flags of
-// its own (and, as always, ignores arguments).
-func parseConfigPath(*cli.Context) (configPathOptions, error) { return configPathOptions{}, nil }
-
 func runConfigPath(_ context.Context, g *Globals, _ configPathOptions) error {
-	path, src, err := configFile(g)
+	path, src, err := g.conn.ConfigFile()
 	if err != nil {
 		return err
 	}
-	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.settings.ConfigExists}))
+	return g.Printer.Print(views.ConfigPathOutput(views.ConfigPathView{Path: path, Source: src.String(), Exists: g.conn.Settings.ConfigExists}))
 }
 
 // configListOptions is 'config list' after flag parsing: it has no flags
-// of its own.
+// of its own (and, as always, ignores arguments).
 type configListOptions struct{}
 
-func configListCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigList, runConfigList),
-	}
-}
-
-// parseConfigList has nothing to read: 'config list' takes no flags of
-// its own (and, as always, ignores arguments).
-func parseConfigList(*cli.Context) (configListOptions, error) { return configListOptions{}, nil }
-
 func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
-	path, _, err := configFile(g)
+	path, _, err := g.conn.ConfigFile()
 	if err != nil {
 		return err
 	}
@@ -142,8 +88,8 @@ func runConfigList(_ context.Context, g *Globals, _ configListOptions) error {
 		return err
 	}
 	active := ""
-	if g.conn.err == nil {
-		active = g.conn.settings.Profile
+	if g.conn.Err == nil {
+		active = g.conn.Settings.Profile
 	}
 	v := views.NewConfigList(path, exists, cfg, active)
 	if len(v.Profiles) == 0 && !g.Printer.Format.Machine() {

@@ -17,33 +17,30 @@ type configCheckOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:  "config check",
-		Usage: "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
-		Build: configCheckCmd,
+		Path:     "config check",
+		Usage:    "connect with the resolved settings: reach every seed broker, list the cluster's brokers, show the request-version cap",
+		Problems: &views.ExitProblem{Label: "config show / check", When: "seed brokers that did not answer", Rank: 31},
+		Args:     "[NAME]",
+		Build:    leaf(nil, checkConfigCheck, runConfigCheck),
 	})
 }
 
-func configCheckCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "[NAME]",
-		Action:    action(parseConfigCheck, runConfigCheck),
-	}
-}
-
-func parseConfigCheck(c *cli.Context) (configCheckOptions, error) {
-	name, err := optionalProfileArg(c, "config check")
-	return configCheckOptions{Profile: name}, err
+// checkConfigCheck reads the profile NAME, if any.
+func checkConfigCheck(c *cli.Context, _ *Globals, o *configCheckOptions) error {
+	var err error
+	o.Profile, err = optionalProfileArg(c, "config check")
+	return err
 }
 
 func runConfigCheck(ctx context.Context, g *Globals, o configCheckOptions) error {
 	st := namedProfile(g, o.Profile)
-	if st.fileErr != nil && st.explicit {
-		return exit.UsageErrorf("%v", st.fileErr)
+	if st.FileErr != nil && st.Explicit {
+		return exit.UsageErrorf("%v", st.FileErr)
 	}
-	if st.err != nil {
-		return exit.UsageErrorf("%v", st.err)
+	if st.Err != nil {
+		return exit.UsageErrorf("%v", st.Err)
 	}
-	s := st.settings
+	s := st.Settings
 	if len(s.Brokers) == 0 {
 		return exit.UsageErrorf("%v", wire.ErrNoBrokers)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -24,38 +25,34 @@ func init() {
 		Path:    "config delete",
 		Usage:   "delete profile NAME (clears 'current' when it named it)",
 		Aliases: []string{"rm"},
-		Build:   configDeleteCmd,
+		Build:   leaf(nil, checkConfigDelete, runConfigDelete),
 	})
 	register(Descriptor{
 		Path:  "config set-profile",
 		Usage: "create or update profile NAME from the flags given (--brokers, --data-dir, --cluster-dir, --kaas-version, --tls-*, --sasl-*, --timeout, --max-versions)",
-		Build: configSetProfileCmd,
+		Build: leaf(setProfileFlags, checkConfigSetProfile, runConfigSetProfile),
 	})
 	register(Descriptor{
 		Path:  "config use",
 		Usage: "make NAME the current profile (used when neither --profile nor KAASCTL_PROFILE is given)",
-		Build: configUseCmd,
+		Build: leaf(nil, checkConfigUse, runConfigUse),
 	})
 }
 
-func configUseCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigUse, runConfigUse),
-	}
-}
-
-func parseConfigUse(c *cli.Context) (configUseOptions, error) {
-	name, err := profileNameArg(c, "config use")
-	return configUseOptions{Name: name}, err
+// checkConfigUse reads the profile NAME.
+func checkConfigUse(c *cli.Context, _ *Globals, o *configUseOptions) error {
+	var err error
+	o.Name, err = profileNameArg(c, "config use")
+	return err
 }
 
 func runConfigUse(_ context.Context, g *Globals, o configUseOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}
 	if err := cfg.UseProfile(o.Name); err != nil {
-		return profileError(err, path)
+		return wire.ProfileUsageError(err, path)
 	}
 	if err := wire.SaveConfig(path, cfg); err != nil {
 		return err
@@ -69,25 +66,21 @@ type configDeleteOptions struct {
 	Name string // the profile to delete
 }
 
-func configDeleteCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigDelete, runConfigDelete),
-	}
-}
-
-func parseConfigDelete(c *cli.Context) (configDeleteOptions, error) {
-	name, err := profileNameArg(c, "config delete")
-	return configDeleteOptions{Name: name}, err
+// checkConfigDelete reads the profile NAME.
+func checkConfigDelete(c *cli.Context, _ *Globals, o *configDeleteOptions) error {
+	var err error
+	o.Name, err = profileNameArg(c, "config delete")
+	return err
 }
 
 func runConfigDelete(_ context.Context, g *Globals, o configDeleteOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}
 	wasCurrent, err := cfg.DeleteProfile(o.Name)
 	if err != nil {
-		return profileError(err, path)
+		return wire.ProfileUsageError(err, path)
 	}
 	if wasCurrent {
 		g.Notef("%q was the current profile; none is current now ('kaasctl config use NAME')", o.Name)
@@ -106,32 +99,29 @@ type configSetProfileOptions struct {
 	Use  bool             // also make it the current profile
 }
 
-func configSetProfileCmd() *cli.Command {
-	return &cli.Command{
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "use", Usage: "also make it the current profile"},
-			&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
-		},
-		Action: action(parseConfigSetProfile, runConfigSetProfile),
+// setProfileFlags are config set-profile's own flags (the settings are
+// the common flags), bound to o.
+func setProfileFlags(o *configSetProfileOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "use", Usage: "also make it the current profile", Destination: &o.Use},
+		&cli.StringSliceFlag{Name: "unset", Usage: "remove settings from the profile: " + strings.Join(wire.ProfileKeys, ", ")},
 	}
 }
 
-func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
-	name, err := profileNameArg(c, "config set-profile")
-	if err != nil {
-		return configSetProfileOptions{}, err
+// checkConfigSetProfile reads the profile NAME and the settings given.
+func checkConfigSetProfile(c *cli.Context, _ *Globals, o *configSetProfileOptions) error {
+	var err error
+	if o.Name, err = profileNameArg(c, "config set-profile"); err != nil {
+		return err
 	}
-	if err := wire.ValidateProfileName(name); err != nil {
-		return configSetProfileOptions{}, exit.UsageErrorf("%v", err)
+	if err := wire.ValidateProfileName(o.Name); err != nil {
+		return exit.UsageErrorf("%v", err)
 	}
-	if isSet(c, wire.KeyProfile) {
-		return configSetProfileOptions{}, exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
+	if completion.IsSet(c, wire.KeyProfile) {
+		return exit.UsageErrorf("--profile has no meaning here; the profile is NAME")
 	}
-	e, err := profileEditFlags(c)
-	if err != nil {
-		return configSetProfileOptions{}, err
-	}
-	return configSetProfileOptions{Name: name, Edit: e, Use: c.Bool("use")}, nil
+	o.Edit, err = profileEditFlags(c)
+	return err
 }
 
 // profileEditFlags reads the profile settings given as flags (and
@@ -139,7 +129,7 @@ func parseConfigSetProfile(c *cli.Context) (configSetProfileOptions, error) {
 func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
 	e := wire.ProfileEdit{Unset: c.StringSlice("unset"), Set: map[string]string{}}
 	for _, k := range wire.ProfileKeys {
-		if !isSet(c, k) {
+		if !completion.IsSet(c, k) {
 			continue
 		}
 		switch k {
@@ -168,7 +158,7 @@ func profileEditFlags(c *cli.Context) (wire.ProfileEdit, error) {
 }
 
 func runConfigSetProfile(_ context.Context, g *Globals, o configSetProfileOptions) error {
-	path, cfg, err := loadForEdit(g)
+	path, cfg, err := g.conn.EditConfig()
 	if err != nil {
 		return err
 	}

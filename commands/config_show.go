@@ -16,32 +16,29 @@ type configShowOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:  "config show",
-		Usage: "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
-		Build: configShowCmd,
+		Path:     "config show",
+		Usage:    "show the resolved connection and volume settings and where each comes from (flag, env, profile, default); secrets masked",
+		Problems: &views.ExitProblem{Label: "config show / check", When: "configuration problems", Rank: 30},
+		Build:    leaf(nil, checkConfigShow, runConfigShow),
 	})
 }
 
-func configShowCmd() *cli.Command {
-	return &cli.Command{
-		Action: action(parseConfigShow, runConfigShow),
-	}
-}
-
-func parseConfigShow(c *cli.Context) (configShowOptions, error) {
-	name, err := optionalProfileArg(c, "config show")
-	return configShowOptions{Profile: name}, err
+// checkConfigShow reads the profile NAME, if any.
+func checkConfigShow(c *cli.Context, _ *Globals, o *configShowOptions) error {
+	var err error
+	o.Profile, err = optionalProfileArg(c, "config show")
+	return err
 }
 
 func runConfigShow(_ context.Context, g *Globals, o configShowOptions) error {
 	st := namedProfile(g, o.Profile)
 	var problems []string
-	for _, err := range []error{st.fileErr, st.err} {
+	for _, err := range []error{st.FileErr, st.Err} {
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
-	v := views.NewConfigShow(st.settings, g.vin, views.VolumeKeys{DataDir: flagDataDir, ClusterDir: flagClusterDir, KaasVersion: flagKaasVersion}, problems)
+	v := views.NewConfigShow(st.Settings, g.vin, views.VolumeKeys{DataDir: flagDataDir, ClusterDir: flagClusterDir, KaasVersion: flagKaasVersion}, problems)
 	if err := g.Printer.Print(views.ConfigShowOutput(&v)); err != nil {
 		return err
 	}

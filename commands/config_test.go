@@ -13,6 +13,8 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
+	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/views"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/urfave/cli/v2"
@@ -201,7 +203,7 @@ func TestConfigProfileFeedsVolume(t *testing.T) {
 	// And through Globals.Layout, the way every offline command resolves it.
 	g := &Globals{IO: &IOStreams{Getenv: func(k string) string { return e.env[k] }}}
 	g.conn = resolveConnFrom(map[string]string{}, g.IO)
-	g.vin.ProfileDataDir, g.vin.ProfileClusterDir = g.conn.settings.DataDir, g.conn.settings.ClusterDir
+	g.vin.ProfileDataDir, g.vin.ProfileClusterDir = g.conn.Settings.DataDir, g.conn.Settings.ClusterDir
 	l, err := g.Layout()
 	if err != nil || l.DataDir != data {
 		t.Errorf("Layout from profile: %+v %v", l, err)
@@ -403,7 +405,7 @@ func TestConfigPasswordTypedIntoEnvFlag(t *testing.T) {
 func TestCommandOwnFlagBeatsConnectionFlag(t *testing.T) {
 	t.Parallel()
 	own := []cli.Flag{&cli.IntFlag{Name: "brokers", Value: 3}}
-	got := appendMissing(own, commonFlags())
+	got := completion.AppendMissing(own, commonFlags())
 	n := 0
 	for _, f := range got {
 		for _, name := range f.Names() {
@@ -500,4 +502,9 @@ func TestConfigCheckUnknownProfileArgument(t *testing.T) {
 	if !strings.Contains(out, `(from argument)`) {
 		t.Errorf("config show nope: exit %d %s", code, out)
 	}
+}
+
+// resolveConnFrom resolves the connection of flags alone.
+func resolveConnFrom(flags map[string]string, ios *IOStreams) *wire.Connection {
+	return resolveConnWith(wire.ConnInput{Flags: flags}, ios)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
@@ -17,22 +18,25 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "doctor",
-		Usage: "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Path:     "doctor",
+		Usage:    "every check, offline and live, as one ranked report with the fix for each finding (exit 3 on errors)",
+		Problems: &views.ExitProblem{Label: "volume check, doctor", When: "findings of error severity", Rank: 10},
 		Docs: []FormatDoc{
 			{Title: "doctor", Doc: views.DoctorView{}, JSONL: "each finding", Rank: 170},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					severityFlag(),
-					&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured"},
-					nowFlag(),
-				},
-				Action: action(parseDoctor, runDoctor),
-			}
-		},
+		Tool: &MCPTool{Name: "doctor", Title: "Doctor", Input: mcpserver.DoctorInput{},
+			Description: "Every check of the volume and the brokers as one ranked report, with the fix for each finding."},
+		Build: leaf(doctorFlags, checkDoctor, runDoctor),
 	})
+}
+
+// doctorFlags are doctor's flags, bound to o.
+func doctorFlags(o *doctorOptions) []cli.Flag {
+	return []cli.Flag{
+		severityFlag(),
+		&cli.BoolFlag{Name: "offline", Usage: "skip the live checks even when brokers are configured", Destination: &o.offline},
+		nowFlag(),
+	}
 }
 
 // doctorOptions is 'doctor' after flag parsing.
@@ -45,21 +49,19 @@ type doctorOptions struct {
 	now time.Time
 }
 
-func parseDoctor(c *cli.Context) (doctorOptions, error) {
-	min, err := inspect.ParseSeverity(c.String("severity"))
-	if err != nil {
-		return doctorOptions{}, exit.UsageErrorf("--severity: %v", err)
-	}
-	o := doctorOptions{minSeverity: min, offline: c.Bool("offline")}
-	o.now, err = nowFrom(c)
-	return o, err
+// checkDoctor reads --severity and the run's clock.
+func checkDoctor(c *cli.Context, g *Globals, o *doctorOptions) error {
+	var err error
+	o.minSeverity, err = parseSeverity(c)
+	o.now = g.Now().UTC()
+	return err
 }
 
 // doctorNeeds: the volume, the brokers or both (the brokers not asked
 // when offline); brokers that do not answer are findings, not errors.
-func doctorNeeds(offline bool) sourceNeeds {
-	return sourceNeeds{mode: connectReport, offline: offline,
-		either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
+func doctorNeeds(offline bool) observe.Needs {
+	return observe.Needs{Connect: observe.ConnectReport, Offline: offline,
+		Either: "nothing to check: give a volume (--data-dir/--cluster-dir) and/or brokers (--brokers)"}
 }
 
 func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
@@ -67,7 +69,7 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 	if now.IsZero() {
 		now = g.Now().UTC()
 	}
-	src, err := openSources(ctx, g, doctorNeeds(o.offline))
+	src, err := observe.OpenInputs(ctx, g, doctorNeeds(o.offline))
 	if err != nil {
 		return err
 	}
@@ -92,24 +94,24 @@ func runDoctor(ctx context.Context, g *Globals, o doctorOptions) error {
 
 // doctorChecks runs the offline checks, then the live ones, into rep;
 // the sources view says what was read.
-func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *sources, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
+func doctorChecks(ctx context.Context, g *Globals, o doctorOptions, src *observe.Inputs, now time.Time, rep *inspect.DoctorReport, sv *views.GroupsSourcesView) error {
 	flags := ""
-	if l := src.layout; l != nil {
+	if l := src.Layout; l != nil {
 		root, flag := l.ClusterDir, "--cluster-dir"
 		if l.DataDir != "" {
 			root, flag = l.DataDir, "--data-dir"
 		}
 		flags = " " + flag + " " + shellQuoteCmd(root)
 	}
-	vol, err := observe.DoctorVolumeChecks(src.layout, now, rep, flags, g.Progress)
+	vol, err := observe.DoctorVolumeChecks(src.Layout, now, rep, flags, g.Progress)
 	if err != nil {
 		return err
 	}
-	if src.layout != nil {
-		views.VolumeSources(sv, *src.layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
+	if src.Layout != nil {
+		views.VolumeSources(sv, *src.Layout, vol.Assignment, volume.ScanResult{Files: len(vol.Files), Generation: vol.Generation})
 	}
-	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.wanted, Client: src.client, BadSeeds: src.badSeeds,
-		ConnErr: src.connErr, Layout: src.layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
+	brokers, live, err := observe.DoctorLiveChecks(ctx, observe.DoctorLive{Offline: o.offline, Wanted: src.Wanted, Client: src.Client, BadSeeds: src.BadSeeds,
+		ConnErr: src.ConnErr, Layout: src.Layout, ConnFlags: g.ConnFlags(), Brokers: g.Conn().Brokers, Now: g.Now(), Notes: g}, vol, rep)
 	if live {
 		sv.Live, sv.Brokers = true, brokers
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -23,39 +23,36 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "exporter",
-		Usage: "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags:  exporterFlags(),
-				Action: action(parseExporter, runExporterCmd),
-			}
-		},
+		Path:    "exporter",
+		Usage:   "serve Prometheus metrics for kaas: lag (messages and seconds), coordinators, moves, group health, volume findings",
+		Refuses: true,
+		Build:   leaf(exporterFlags, checkExporter, runExporterCmd),
 	})
 }
 
-func exporterFlags() []cli.Flag {
+// exporterFlags are the exporter's flags, bound to o.
+func exporterFlags(o *exporterOptions) []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat},
-		&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat},
-		&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat},
-		durationFlag("write-timeout", exporter.DefaultWriteTimeout, "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", exporterHTTPCat),
-		durationFlag("interval", 15*time.Second, "refresh every `D` (also refreshed at once on a new assignment version)"),
-		durationFlag("window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
-		durationFlag("stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
+		&cli.StringFlag{Name: "listen", Value: exporter.DefaultListen, Usage: "serve metrics on `ADDR`, loopback only unless you expose it: --listen :10092 (every interface) or --listen POD_IP:10092 for a Prometheus on another host", Category: exporterHTTPCat, Destination: &o.listen},
+		&cli.IntFlag{Name: "max-requests", Value: exporter.DefaultMaxRequests, Usage: "serve at most `N` requests for /metrics and /api/health at once; more wait up to 5s for a slot, then get 503 (a slow reader holds a refresh's page)", Category: exporterHTTPCat, Destination: &o.serve.MaxRequests},
+		&cli.IntFlag{Name: "max-connections", Value: exporter.DefaultMaxConns, Usage: "keep at most `N` HTTP connections open; one more is answered 503 and closed", Category: exporterHTTPCat, Destination: &o.serve.MaxConns},
+		completion.DurationFlag(&o.serve.WriteTimeout, "write-timeout", exporter.DefaultWriteTimeout, "cut off a client that has not read its whole answer within `D` (idle connections close after 1m, unfinished request headers after 10s)", exporterHTTPCat),
+		completion.DurationFlag(&o.interval, "interval", 15*time.Second, "refresh every `D` (also refreshed at once on a new assignment version)"),
+		completion.DurationFlag(&o.window, "window", 5*time.Minute, "evaluate group health over the refreshes of the last `D`"),
+		completion.DurationFlag(&o.stopAfter, "stop-after", time.Minute, "claim STOP, STALL or WARN only after `D` of observations (at most --window)"),
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`"},
 		&cli.StringFlag{Name: "shard", Usage: "export only shard `K/N` of the groups (from 0: 0/3, 1/3, 2/3), split by the coordinator assignment.json names for each group (a shard per broker when N is the brokers listed); shard 0 also exports the cluster's series (assignment, brokers, findings). Run N exporters, each with its own K"},
-		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest"},
-		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)"},
-		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)"},
-		durationFlag("served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`, and at the first refresh after a new assignment.json version or an outage (when a leader comes to serve a stale end); refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
-		durationFlag("poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
-		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat},
+		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (the first by id; 0: no cap); kaas_exporter_groups_dropped counts the rest", Destination: &o.maxGroups},
+		&cli.BoolFlag{Name: "partition-metrics", Usage: "also emit per-partition series (committed offset, lag, lag seconds, drain): one to six series per partition of every group, off by default (budget them before turning it on at scale)", Destination: &o.partitionMetrics},
+		&cli.BoolFlag{Name: "lag-seconds", Value: true, Usage: "fetch record timestamps for lag in seconds (brokers only)", Destination: &o.lagSeconds},
+		completion.DurationFlag(&o.servedCheck, "served-check-interval", time.Minute, "with the volume and the brokers, compare each partition's served log end with its segment files (read first) at most once per `D`, and at the first refresh after a new assignment.json version or an outage (when a leader comes to serve a stale end); refreshes in between keep the last answer (kaas_partition_served_behind_log_records). 0: every refresh (each reads every partition's segments: file-system round trips, many on NFS)"),
+		completion.DurationFlag(&o.pollInterval, "poll-interval", time.Second, "how often the assignment watch and the offsets follower poll besides fsnotify events"),
+		&cli.BoolFlag{Name: "follow-offsets", Value: true, Usage: "follow the live offsets dir between refreshes: rewinds and vanished partitions are seen as each file changes (--follow-offsets=false: compared between refreshes only)", Category: exporterOffsetsCat, Destination: &o.followOffsets},
 		&cli.StringFlag{Name: "journal", Usage: "record every offset file change in `DIR`/offsets (as 'watch --offsets --journal'; read by 'offsets history' and 'offsets reset --to-history')", Category: exporterOffsetsCat},
-		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit"},
-		&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)"},
-		&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-	}, append(offsetJournalFlags(exporterOffsetsCat), churnFlags(exporterMembersCat)...)...)
+		&cli.BoolFlag{Name: "once", Usage: "refresh once, print the metrics (Prometheus text format) to stdout and exit", Destination: &o.once},
+		&cli.BoolFlag{Name: "probe", Usage: "probe every coordinator each --interval with a canary group, as 'kaasctl probe' (kaas_probe_* metrics; needs the volume and brokers)", Destination: &o.probe},
+		&cli.StringFlag{Name: "probe-topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)", Destination: &o.probeTopic},
+	}, append(offsetJournalFlags(&o.journal, exporterOffsetsCat), churnFlags(&o.churn, exporterMembersCat)...)...)
 }
 
 const (
@@ -91,68 +88,70 @@ type exporterOptions struct {
 	churn churnSpec
 }
 
-func parseExporter(c *cli.Context) (exporterOptions, error) {
+// checkExporter reads --journal, --group-regex and --shard and checks
+// how the flags combine.
+func checkExporter(c *cli.Context, _ *Globals, o *exporterOptions) error {
 	if c.Args().Present() {
-		return exporterOptions{}, exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
+		return exit.UsageErrorf("exporter takes no arguments; got %q", c.Args().First())
 	}
-	o := exporterOptions{once: c.Bool("once"), listen: c.String("listen"), interval: flagDuration(c, "interval"), window: flagDuration(c, "window"), stopAfter: flagDuration(c, "stop-after"),
-		maxGroups: c.Int("max-groups"), partitionMetrics: c.Bool("partition-metrics"), lagSeconds: c.Bool("lag-seconds"), servedCheck: flagDuration(c, "served-check-interval"),
-		pollInterval: flagDuration(c, "poll-interval"), followOffsets: c.Bool("follow-offsets"), probe: c.Bool("probe"), probeTopic: c.String("probe-topic"),
-		serve: exporter.ServeOptions{MaxRequests: c.Int("max-requests"), MaxConns: c.Int("max-connections"), WriteTimeout: flagDuration(c, "write-timeout")}}
 	if o.servedCheck < 0 {
-		return o, exit.UsageErrorf("--served-check-interval must be 0 (every refresh) or more; got %s", o.servedCheck)
+		return exit.UsageErrorf("--served-check-interval must be 0 (every refresh) or more; got %s", o.servedCheck)
 	}
 	if o.probeTopic != "" && !o.probe {
-		return o, exit.UsageErrorf("--probe-topic goes with --probe")
+		return exit.UsageErrorf("--probe-topic goes with --probe")
+	}
+	if err := checkOffsetJournal(c, &o.journal); err != nil {
+		return err
+	}
+	if err := o.churn.check(); err != nil {
+		return err
 	}
 	var err error
-	if o.journal, err = offsetJournalFrom(c); err != nil {
-		return o, err
-	}
-	if o.churn, err = churnFrom(c); err != nil {
-		return o, err
-	}
 	if o.journal.Dir != "" && o.once {
-		return o, exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
+		return exit.UsageErrorf("--journal records offset file changes while the exporter runs; --once refreshes once and exits")
 	}
 	if o.journal.Dir != "" && !o.followOffsets {
-		return o, exit.UsageErrorf("--journal records what the offsets follower sees; it needs --follow-offsets")
+		return exit.UsageErrorf("--journal records what the offsets follower sees; it needs --follow-offsets")
 	}
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
-		return o, err
+		return err
 	}
 	if o.interval <= 0 || o.window <= 0 || o.pollInterval <= 0 {
-		return o, exit.UsageErrorf("--interval, --window and --poll-interval must be positive")
+		return exit.UsageErrorf("--interval, --window and --poll-interval must be positive")
 	}
 	if o.stopAfter < 0 || o.stopAfter > o.window {
-		return o, exit.UsageErrorf("--stop-after %s must be between 0 and --window %s", o.stopAfter, o.window)
+		return exit.UsageErrorf("--stop-after %s must be between 0 and --window %s", o.stopAfter, o.window)
 	}
 	if o.serve.MaxRequests < 1 || o.serve.MaxConns < 1 || o.serve.WriteTimeout <= 0 {
-		return o, exit.UsageErrorf("--max-requests and --max-connections must be 1 or more, --write-timeout positive")
+		return exit.UsageErrorf("--max-requests and --max-connections must be 1 or more, --write-timeout positive")
 	}
 	if o.maxGroups < 0 {
-		return o, exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
+		return exit.UsageErrorf("--max-groups must be 0 (no cap) or more")
 	}
-	if o.shard, err = shardFlag(c); err != nil {
-		return o, err
+	if c.IsSet("shard") {
+		sh, err := inspect.ParseShard(c.String("shard"))
+		if err != nil {
+			return exit.UsageErrorf("--shard: %v", err)
+		}
+		o.shard = &sh
 	}
-	return o, nil
+	return nil
 }
 
 // exporterSource connects the sources the globals name: the volume, the
 // brokers, or both (at least one).
 //
-// With connectUnchecked (long-running), brokers that do not answer yet do
+// With observe.ConnectUnchecked (long-running), brokers that do not answer yet do
 // not stop the start: the exporter serves what it sees
 // (kaas_broker_reachable 0, groups ERR) and recovers when they answer;
-// one-shot commands (connectChecked) fail at once instead.
-func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode connectMode) (*observe.Source, func(), error) {
-	s, err := openSources(ctx, g, sourceNeeds{mode: mode,
-		either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
+// one-shot commands (observe.ConnectChecked) fail at once instead.
+func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxGroups int, lagSeconds bool, mode observe.Connect) (*observe.Source, func(), error) {
+	s, err := observe.OpenInputs(ctx, g, observe.Needs{Connect: mode,
+		Either: "nothing to observe: give the volume (--data-dir/--cluster-dir or KAAS_DATA_DIR) and/or the brokers (--brokers or KAASCTL_BROKERS)"})
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.layout, Client: s.client, Blockers: s.layout != nil}
+	src := &observe.Source{Filter: filter, MaxGroups: maxGroups, LagSeconds: lagSeconds, Layout: s.Layout, Client: s.Client, Blockers: s.Layout != nil}
 	return src, s.Close, nil
 }
 
@@ -160,9 +159,9 @@ func exporterSource(ctx context.Context, g *Globals, filter *regexp.Regexp, maxG
 // served until SIGINT/SIGTERM or ctx is done.
 func runExporterCmd(ctx context.Context, g *Globals, o exporterOptions) error {
 	gctune.Server()
-	mode := connectUnchecked
+	mode := observe.ConnectUnchecked
 	if o.once {
-		mode = connectChecked
+		mode = observe.ConnectChecked
 	}
 	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, o.lagSeconds, mode)
 	if err != nil {
@@ -198,7 +197,7 @@ func newExporter(g *Globals, src *observe.Source, o exporterOptions, offsets *ex
 	}
 	var events *watch.EventJournal
 	if src.Client != nil && !o.once {
-		events = openEventJournal(o.journal, "exporter", o.interval)
+		events = o.journal.EventJournal("exporter", o.interval)
 	}
 	opt.Members = o.churn.exporterMembers(gi, events)
 	return exporter.New(opt)
@@ -229,15 +228,8 @@ func runExporter(ctx context.Context, g *Globals, src *observe.Source, o exporte
 
 // exporterOnce refreshes once and prints what a scrape would serve.
 func exporterOnce(ctx context.Context, g *Globals, src *observe.Source, o exporterOptions) error {
-	e := newExporter(g, src, o, nil)
-	obs := e.Refresh(ctx)
-	if o.probe {
-		if _, err := e.ProbeOnce(ctx); err != nil {
-			return fmt.Errorf("probe: %w", err)
-		}
-	}
-	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
-	if err := e.WriteMetrics(g.IO.Out, keep); err != nil {
+	obs, err := newExporter(g, src, o, nil).Once(ctx, g.IO.Out, o.probe)
+	if err != nil {
 		return err
 	}
 	views.NoteRefreshed(g, len(obs.Groups), obs.Duration, obs.Dropped, o.maxGroups)

@@ -63,9 +63,9 @@ func TestIsSetIsUrfaves(t *testing.T) {
 					set := 0
 					for _, f := range c.Command.Flags {
 						for _, name := range f.Names() {
-							got, want := isSet(c, name), c.IsSet(name)
+							got, want := completion.IsSet(c, name), c.IsSet(name)
 							if got != want {
-								t.Errorf("%v: isSet(%q) = %v, IsSet %v", args, name, got, want)
+								t.Errorf("%v: completion.IsSet(%q) = %v, IsSet %v", args, name, got, want)
 							}
 							if want {
 								set++

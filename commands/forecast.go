@@ -1,39 +1,28 @@
 package commands
 
 import (
-	"context"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kaasctl/kaasctl/exporter"
-	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
-// drainWindowFlag is --drain-window of the live listings: time to drain and
-// the retention forecast need the group observed over a window.
-func drainWindowFlag() cli.Flag {
-	return durationFlag("drain-window", 0, "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)")
+// drainWindowFlag is --drain-window of the live listings, bound to dest:
+// time to drain and the retention forecast need the group observed over
+// a window.
+func drainWindowFlag(dest *time.Duration) cli.Flag {
+	return completion.DurationFlag(dest, "drain-window", 0, "observe the groups over `D` (4 observations, D/3 apart) for the time to drain and the retention forecast (0: not estimated)")
 }
 
-// drainWindow reads --drain-window.
-func drainWindow(c *cli.Context) (time.Duration, error) {
-	w := flagDuration(c, "drain-window")
+// checkDrainWindow holds --drain-window to what four observations need.
+func checkDrainWindow(w time.Duration) error {
 	if w < 0 {
-		return 0, exit.UsageErrorf("--drain-window must not be negative")
+		return exit.UsageErrorf("--drain-window must not be negative")
 	}
 	if w > 0 && w < 300*time.Millisecond {
-		return 0, exit.UsageErrorf("--drain-window %s is too short for four observations (at least 300ms)", w)
+		return exit.UsageErrorf("--drain-window %s is too short for four observations (at least 300ms)", w)
 	}
-	return w, nil
-}
-
-// observeForecasts observes groups (the volume when l is set, and the
-// brokers) four times over window and returns each group's forecast
-// (exporter.ObserveForecasts).
-func observeForecasts(ctx context.Context, g *Globals, l *volume.Layout, cl *wire.Client, groups []string, window time.Duration) map[string]*inspect.GroupForecast {
-	return exporter.ObserveForecasts(ctx, l, cl, groups, window, g)
+	return nil
 }

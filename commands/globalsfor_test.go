@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -27,4 +29,27 @@ func TestGlobalsForResolvesCommonFlags(t *testing.T) {
 	if _, err := GlobalsFor(ios, "-o", "xml"); err == nil {
 		t.Fatal("-o xml accepted")
 	}
+}
+
+// GlobalsFor resolves the common flags in args (such as "--data-dir", dir,
+// "-o", "json") over ios without running a command: a test builds the
+// Globals a run function takes this way, then calls the run function
+// directly with its options.
+func GlobalsFor(ios *IOStreams, args ...string) (*Globals, error) {
+	var g *Globals
+	app := &cli.App{
+		Name:     "kaasctl",
+		Metadata: map[string]any{"io": ios},
+		Writer:   ios.Out, ErrWriter: ios.Err,
+		Flags: commonFlags(),
+		Action: func(c *cli.Context) error {
+			var err error
+			g, err = globals(c)
+			return err
+		},
+	}
+	if err := app.Run(append([]string{"kaasctl"}, args...)); err != nil {
+		return nil, err
+	}
+	return g, nil
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/views"
 )
@@ -41,54 +43,55 @@ func init() {
 			{Title: "groups describe (with brokers)", Doc: views.GroupsDescribeLiveView{}, JSONL: "each group (groups[])", Rank: 40},
 			{Title: "groups describe --why", Doc: views.GroupsWhyView{}, JSONL: "each group (groups[]) with its lagging partitions' blockers", Rank: 45},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "GROUP...",
-				Flags: append([]cli.Flag{
-					&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume"},
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
-					&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
-					&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any"},
-					&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)"},
-					&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
-					drainWindowFlag(),
-				}, append(describeViewFlags(), whyFlags()...)...),
-				Action: action(parseGroupsDescribe, runGroupsDescribe),
-			}
-		},
+		Tool: &MCPTool{Name: "groups_describe", Title: "Describe groups", Input: mcpserver.GroupsDescribeInput{}, LiveDoc: views.GroupsDescribeLiveView{},
+			Description: "Groups' members and committed offsets per partition (file and coordinator), log bounds, lag, and the read model's incidents."},
+		Args:  "GROUP...",
+		Build: leaf(describeFlags, checkGroupsDescribe, runGroupsDescribe),
 	})
 }
 
-// parseGroupsDescribe reads and checks the flags and arguments (usage
-// errors); it does no work.
-func parseGroupsDescribe(c *cli.Context) (groupsDescribeOptions, error) {
-	o, err := describeFlags(c)
-	if err != nil {
-		return o, err
-	}
-	return o, o.checkSelection()
+// describeFlags are groups describe's flags, bound to o.
+func describeFlags(o *groupsDescribeOptions) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "all", Aliases: []string{"all-groups"}, Usage: "describe every group on the volume", Destination: &o.sel.All},
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "describe every group whose id matches `RE`"},
+		&cli.StringFlag{Name: "lag", Usage: "only groups whose total lag (live with brokers, else offline) matches `EXPR`: >N, >=N, <N, <=N, =N, !=N, N..M, or N (at least N)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "only partitions of `TOPIC` (repeatable or comma list); totals and lag count only these"},
+		&cli.BoolFlag{Name: "lagging-only", Usage: "only partitions with lag above 0, and groups with any", Destination: &o.filter.LaggingOnly},
+		&cli.BoolFlag{Name: "summary", Usage: "print only the summary section, one line per group (table, wide, csv)", Destination: &o.summaryOnly},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "describe `GROUP` (repeatable; the same as naming it, as kafka-consumer-groups.sh --group)"},
+		drainWindowFlag(&o.drainWindow),
+	}, append(describeViewFlags(), whyFlags(&o.why)...)...)
 }
 
-// describeFlags reads describe's flags and arguments.
-func describeFlags(c *cli.Context) (groupsDescribeOptions, error) {
-	o := groupsDescribeOptions{sel: observe.Selection{Names: append(c.Args().Slice(), splitList(c.StringSlice("group"))...), All: c.Bool("all")}, summaryOnly: c.Bool("summary"),
-		filter: inspect.DescribeFilter{Topics: topicFlag(c), LaggingOnly: c.Bool("lagging-only")}}
+// checkGroupsDescribe reads the selection and checks the flags
+// (describeArgs), then refuses a describe that selects nothing.
+func checkGroupsDescribe(c *cli.Context, _ *Globals, o *groupsDescribeOptions) error {
+	if err := describeArgs(c, o); err != nil {
+		return err
+	}
+	return o.checkSelection()
+}
+
+// describeArgs reads the GROUPs, --group, --topic, the view, --regex and
+// --lag, and checks --drain-window and the --why flags.
+func describeArgs(c *cli.Context, o *groupsDescribeOptions) error {
+	o.sel.Names = append(c.Args().Slice(), splitList(c.StringSlice("group"))...)
+	o.filter.Topics = topicFlag(c)
 	var err error
 	if o.view, err = parseDescribeView(c); err != nil {
-		return o, err
+		return err
 	}
 	if o.sel.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
-		return o, err
+		return err
 	}
 	if o.lag, err = inspect.ParseLagFilter(c.String("lag")); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
-	if o.drainWindow, err = drainWindow(c); err != nil {
-		return o, err
+	if err := checkDrainWindow(o.drainWindow); err != nil {
+		return err
 	}
-	o.why, err = parseWhy(c)
-	return o, err
+	return checkWhy(c, &o.why)
 }
 
 // checkSelection refuses a describe that selects nothing, or names and
@@ -106,7 +109,7 @@ func (o groupsDescribeOptions) checkSelection() error {
 // runGroupsDescribe describes the groups o selects: live when brokers are
 // configured (groups_describe_live.go), else from the volume alone.
 func runGroupsDescribe(ctx context.Context, g *Globals, o groupsDescribeOptions) error {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -157,7 +160,7 @@ func runGroupsDescribeOffline(g *Globals, o groupsDescribeOptions) error {
 	if vol.Logs == nil {
 		g.Warnf("the data dir is unknown (only --cluster-dir given): no segment files, so lag is unknown; pass --data-dir")
 	}
-	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.generationNote(vol.Layout))
+	g.Notef("offline: offsets from the volume, log ends from the segment files; no broker was asked; %s", g.GenerationNote(vol.Layout))
 	if err := g.Printer.Print(views.DescribeOutput(g.Printer.Format, &v, o.view, o.summaryOnly)); err != nil {
 		return err
 	}
@@ -179,5 +182,3 @@ func flushLogs(g *Globals, lg *observe.Logs) {
 		g.Warnf("%s", fallbacks)
 	}
 }
-
-func quoteList(ss []string) string { return inspect.QuoteList(ss) }

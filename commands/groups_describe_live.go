@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -23,92 +24,59 @@ import (
 // view; stderr gets one line per kind of problem.
 func runGroupsDescribeLive(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions) error {
 	hasVolume := g.HasVolume()
-	vol := &observe.VolumeRead{Files: map[string][]inspect.GroupFileData{}, Known: map[string]bool{}}
+	var vol *observe.VolumeRead
 	if hasVolume {
 		var err error
 		if vol, err = readDescribeVolume(g, o); err != nil {
 			return err
 		}
 	}
-	names := inspect.NewNodeNamer(vol.Assignment)
-	v := views.GroupsDescribeLiveView{Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: []views.BrokerSourceView{}}}
-	var listings []wire.BrokerGroups
-	selected := inspect.SelectGroups(nil, o.sel.Names, false, nil)
-	if o.sel.SelectAll() {
-		var warns []string
-		var err error
-		if listings, selected, warns, err = observe.SelectListed(ctx, cl, vol.Known, o.sel); err != nil {
-			return err
+	d, err := observe.DescribeLive(ctx, cl, vol, o.sel, o.filter, o.lag, g.Now)
+	if d != nil {
+		g.WarnAll(d.Warnings)
+		if hasVolume {
+			defer flushLogs(g, vol.Logs) // the segments' findings, once read
 		}
-		g.WarnAll(warns)
-		v.Sources.Brokers = brokerSources(cl, listings, names)
 	}
-	var files map[string]*inspect.GroupDescription
-	if hasVolume {
-		// The offline side first: its segments are read before the
-		// brokers are asked (the evidence a served end is checked against).
-		files = inspect.DescribeKnown(selected, vol.Known, vol.Files, vol.Assignment, vol.State)
-		defer flushLogs(g, vol.Logs)
-	}
-	res, err := describeLiveGroups(ctx, g, cl, o, vol, hasVolume, selected, files, listings, names)
 	if err != nil {
 		return err
 	}
+	v := views.GroupsDescribeLiveView{Sources: views.GroupsSourcesView{Live: true, Mode: "live", Brokers: []views.BrokerSourceView{}}}
+	if o.sel.SelectAll() {
+		v.Sources.Brokers = brokerSources(cl, d.Listings, d.Names)
+	}
+	var gen volume.GenerationInfo
 	if hasVolume {
-		v.Sources.Mode = "merged"
+		v.Sources.Mode, gen = "merged", vol.Layout.Gen
 		views.VolumeSources(&v.Sources, vol.Layout, vol.Assignment, vol.Scan)
 		views.WarnGeneration(g, vol.Scan)
-		g.Notef("volume: %s", g.generationNote(vol.Layout))
+		g.Notef("volume: %s", g.GenerationNote(vol.Layout))
 	}
-	v.Groups, v.NotFound = res.Groups, res.NotFound
-	noteLeftOut(g, o.filter, res.LeftOut)
+	v.Groups, v.NotFound = d.Result.Groups, d.Result.NotFound
+	noteLeftOut(g, o.filter, d.Result.LeftOut)
 	if o.drainWindow > 0 {
-		addForecasts(ctx, g, cl, vol, hasVolume, o.drainWindow, v.Groups)
+		addForecasts(ctx, g, cl, vol, o.drainWindow, v.Groups)
 	}
 	v.Requests = cl.Counter.Snapshot()
-	for _, w := range inspect.AnnotateLive(v.Groups, vol.Layout.Gen) {
+	for _, w := range inspect.AnnotateLive(v.Groups, gen) {
 		g.Warnf("%s", w)
 	}
-	views.NoteLiveRequests(g, names, v.Requests, cl.Counter.Total(), len(v.Groups))
+	views.NoteLiveRequests(g, d.Names, v.Requests, cl.Counter.Total(), len(v.Groups))
 	if err := g.Printer.Print(views.DescribeLiveOutput(g.Printer.Format, &v, o.view, o.summaryOnly, hasVolume)); err != nil {
 		return err
 	}
-	if err := inspect.LiveDescribeError(res); err != nil {
+	if err := inspect.LiveDescribeError(d.Result); err != nil {
 		return err
 	}
-	if len(selected) == 0 {
+	if len(d.Selected) == 0 {
 		g.Notef("no group matches")
 	}
 	return nil
 }
 
-// describeLiveGroups asks the brokers about the selected groups and joins
-// each answer with its offline description in the read model.
-func describeLiveGroups(ctx context.Context, g *Globals, cl *wire.Client, o groupsDescribeOptions, vol *observe.VolumeRead, hasVolume bool,
-	selected []string, files map[string]*inspect.GroupDescription, listings []wire.BrokerGroups, names *inspect.NodeNamer) (inspect.DescribeResult[inspect.LiveDescription], error) {
-	asked := g.Now()
-	described, warns, err := observe.DescribeOnWire(ctx, cl, selected, inspect.KnownPartitions(files), hasVolume)
-	if err != nil {
-		return inspect.DescribeResult[inspect.LiveDescription]{}, err
-	}
-	g.WarnAll(warns)
-	held := cl.CoordinatorHolds(ctx, inspect.HoldCandidates(described, files), listings)
-	byName := make(map[string]*wire.GroupDescription, len(described))
-	for i := range described {
-		byName[described[i].Group] = &described[i]
-	}
-	if !hasVolume {
-		vol = nil
-	}
-	return inspect.DescribeLive(inspect.LiveDescribeInput{Described: described, Files: files, Names: names, Filter: o.filter, Lag: o.lag, Held: held,
-		State: func(grp string) *inspect.GroupState {
-			return vol.LiveState(byName[grp], observe.HeldOf(held, grp), asked)
-		}}), nil
-}
-
 // addForecasts observes the described groups over window (the volume too
-// when there is one) and gives each its forecast.
-func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe.VolumeRead, hasVolume bool, window time.Duration, groups []inspect.LiveDescription) {
+// when there is one: vol not nil) and gives each its forecast.
+func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe.VolumeRead, window time.Duration, groups []inspect.LiveDescription) {
 	if len(groups) == 0 {
 		return
 	}
@@ -117,10 +85,10 @@ func addForecasts(ctx context.Context, g *Globals, cl *wire.Client, vol *observe
 		names[i] = groups[i].Group
 	}
 	var lp *volume.Layout
-	if hasVolume {
+	if vol != nil {
 		lp = &vol.Layout
 	}
-	fc := observeForecasts(ctx, g, lp, cl, names, window)
+	fc := exporter.ObserveForecasts(ctx, lp, cl, names, window, g)
 	for i := range groups {
 		groups[i].Forecast = fc[groups[i].Group]
 		groups[i].AddRates(groups[i].Forecast)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
+
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/render"
 )
@@ -18,7 +20,7 @@ import (
 func topicFlag(c *cli.Context) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, v := range repeated(c, "topic") {
+	for _, v := range completion.RepeatedValues(c, "topic") {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" && !seen[t] {
 				seen[t] = true

@@ -9,7 +9,9 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/views"
@@ -17,28 +19,31 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "groups explain",
-		Usage: "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Path:     "groups explain",
+		Usage:    "one verdict per group: ok, warning or page, why (conditions and incidents with evidence), lag, drain, retention, coordinator and its moves, and the next command to run",
+		Problems: &views.ExitProblem{Label: "groups explain", When: "a verdict other than ok (warning or page)", Rank: 80},
 		Docs: []FormatDoc{
 			{Title: "groups explain", Doc: views.GroupsExplainView{}, JSONL: "each group's verdict (groups[])", Rank: 52},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "[GROUP...]",
-				Flags: []cli.Flag{
-					durationFlag("window", 30*time.Second, "observe for `D` (0: once)"),
-					durationFlag("interval", 5*time.Second, "observe every `D`"),
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
-					&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)"},
-					&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok"},
-					&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once"},
-					&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)"},
-					durationFlag("moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
-				},
-				Action: action(parseGroupsExplain, runGroupsExplain),
-			}
-		},
+		Tool: &MCPTool{Name: "groups_explain", Title: "Explain groups", Input: mcpserver.GroupsExplainInput{},
+			Description: "One verdict per group: ok, warning or page; why (conditions and incidents with evidence); lag in messages and seconds; time to drain; retention; coordinator and its moves; the next command to run."},
+		Args:  "[GROUP...]",
+		Build: leaf(explainFlags, checkGroupsExplain, runGroupsExplain),
 	})
+}
+
+// explainFlags are groups explain's flags, bound to o.
+func explainFlags(o *groupsExplainOptions) []cli.Flag {
+	return []cli.Flag{
+		completion.DurationFlag(&o.window, "window", 30*time.Second, "observe for `D` (0: once)"),
+		completion.DurationFlag(&o.interval, "interval", 5*time.Second, "observe every `D`"),
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches `RE`"},
+		&cli.IntFlag{Name: "max-groups", Value: 10000, Usage: "observe at most `N` groups (0: no cap; groups named are always observed)", Destination: &o.maxGroups},
+		&cli.BoolFlag{Name: "problems", Usage: "list only the verdicts that are not ok", Destination: &o.problemsOnly},
+		&cli.StringFlag{Name: "exporter", Usage: "take the conditions and forecasts a running 'kaasctl exporter' at `URL` evaluated, and observe once", Destination: &o.exporterURL},
+		&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' or 'exporter --journal' `DIR`: the coordinator moves of its assignment versions (and the offsets history a next command reads)", Destination: &o.journal},
+		completion.DurationFlag(&o.movesSince, "moves-since", 24*time.Hour, "list the coordinator moves of the last `D`"),
+	}
 }
 
 // groupsExplainOptions is 'groups explain' after flag parsing.
@@ -54,16 +59,16 @@ type groupsExplainOptions struct {
 	names []string
 }
 
-func parseGroupsExplain(c *cli.Context) (groupsExplainOptions, error) {
-	o := groupsExplainOptions{window: flagDuration(c, "window"), interval: flagDuration(c, "interval"), maxGroups: c.Int("max-groups"),
-		problemsOnly: c.Bool("problems"), exporterURL: c.String("exporter"), journal: c.String("journal"),
-		movesSince: flagDuration(c, "moves-since"), names: c.Args().Slice()}
-	if err := checkExplainWindow(o); err != nil {
-		return o, err
+// checkGroupsExplain reads the GROUPs and --regex and holds the window to
+// its bounds.
+func checkGroupsExplain(c *cli.Context, _ *Globals, o *groupsExplainOptions) error {
+	o.names = c.Args().Slice()
+	if err := checkExplainWindow(*o); err != nil {
+		return err
 	}
 	var err error
 	o.filter, err = compileRegex("regex", c.String("regex"))
-	return o, err
+	return err
 }
 
 // checkExplainWindow holds --window and --interval to groups health's
@@ -145,7 +150,7 @@ func explainGroups(ctx context.Context, g *Globals, o groupsExplainOptions) (vie
 // seconds and the served ends checked against the segments at every
 // observation.
 func explainSource(ctx context.Context, g *Globals, o groupsExplainOptions) (*observe.Source, func(), error) {
-	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, true, connectChecked)
+	src, closeFn, err := exporterSource(ctx, g, o.filter, o.maxGroups, true, observe.ConnectChecked)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,7 +48,7 @@ func (g *Globals) volumeFlags() string {
 	}
 	if g.conn != nil {
 		for _, k := range []string{"profile", "config"} {
-			if v := g.conn.flags[k]; v != "" {
+			if v := g.conn.Flags[k]; v != "" {
 				b.WriteString(" --" + k + " " + render.ShellQuote(v))
 			}
 		}

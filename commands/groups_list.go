@@ -2,17 +2,14 @@ package commands
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/grouphash"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/observe"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/views"
 )
@@ -37,59 +34,50 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "groups list", Doc: views.GroupsListView{}, JSONL: "each group (groups[])", Rank: 20},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`"},
-					&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)"},
-					&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag"},
-					&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)"},
-					&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
-					&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
-					drainWindowFlag(),
-				},
-				Action: action(parseGroupsList, runGroupsList),
-			}
-		},
+		Tool: &MCPTool{Name: "groups_list", Title: "Consumer groups", Input: mcpserver.GroupsListInput{},
+			Description: "Every consumer group from the volume and the brokers, with its coordinator, live state and issue flags."},
+		Build: leaf(groupsListFlags, checkGroupsList, runGroupsList),
 	})
 }
 
-// parseGroupsList reads and validates the flags of 'groups list'.
-func parseGroupsList(c *cli.Context) (groupsListOptions, error) {
-	var o groupsListOptions
+// groupsListFlags are groups list's flags, bound to o.
+func groupsListFlags(o *groupsListOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "coordinator", Usage: "only groups coordinated by broker `ID`", Destination: &o.filter.Coordinator},
+		&cli.StringFlag{Name: "tier", Usage: "only groups routed by `TIER` (explicit, hash, hash-fallback, none)", Destination: &o.filter.Tier},
+		&cli.BoolFlag{Name: "issues-only", Usage: "only groups with at least one issue flag", Destination: &o.filter.IssuesOnly},
+		&cli.StringFlag{Name: "issue", Usage: "only groups carrying issue `FLAG` (e.g. legacyPlainMap)", Destination: &o.filter.Issue},
+		&cli.StringFlag{Name: "regex", Aliases: []string{"r"}, Usage: "only groups whose id matches the Go regular expression `RE`"},
+		&cli.StringFlag{Name: "state", Aliases: []string{"s"}, Usage: "only groups in live `STATES` (comma list, any case: stable,empty,dead,preparingrebalance,completingrebalance); needs brokers"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "only groups with committed offsets on `TOPIC` (repeatable or comma list), from the files and live"},
+		drainWindowFlag(&o.drainWindow),
+	}
+}
+
+// checkGroupsList checks --tier, --issue and --drain-window and reads
+// --regex, --topic and --state.
+func checkGroupsList(c *cli.Context, _ *Globals, o *groupsListOptions) error {
+	if err := inspect.CheckGroupFilter(o.filter); err != nil {
+		return exit.UsageErrorf("%v", err)
+	}
 	var err error
-	o.filter.Coordinator = c.String("coordinator")
-	o.filter.IssuesOnly = c.Bool("issues-only")
-	if t := c.String("tier"); t != "" {
-		if !slices.Contains([]string{string(grouphash.TierExplicit), string(grouphash.TierHash), string(grouphash.TierHashFallback), string(grouphash.TierNone)}, t) {
-			return o, exit.UsageErrorf("--tier %q: choose explicit, hash, hash-fallback or none", t)
-		}
-		o.filter.Tier = t
-	}
-	if is := c.String("issue"); is != "" {
-		if !slices.Contains(inspect.KnownIssues(), is) {
-			return o, exit.UsageErrorf("--issue %q: known flags are %s", is, strings.Join(inspect.KnownIssues(), ", "))
-		}
-		o.filter.Issue = is
-	}
 	if o.filter.Regex, err = compileRegex("regex", c.String("regex")); err != nil {
-		return o, err
+		return err
 	}
 	o.topics = topicFlag(c)
-	if o.drainWindow, err = drainWindow(c); err != nil {
-		return o, err
+	if err := checkDrainWindow(o.drainWindow); err != nil {
+		return err
 	}
 	if o.states, err = inspect.ParseStates(c.String("state")); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
-	return o, nil
+	return nil
 }
 
 // runGroupsList lists live (with brokers: groups_list_live.go) or from the
 // volume alone.
 func runGroupsList(ctx context.Context, g *Globals, o groupsListOptions) error {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -108,42 +96,26 @@ func runGroupsList(ctx context.Context, g *Globals, o groupsListOptions) error {
 
 // runGroupsListOffline lists the groups of the volume; no broker is asked.
 func runGroupsListOffline(g *Globals, o groupsListOptions) error {
-	l, err := g.Layout()
+	vol, err := readListVolume(g, o.topics)
+	if err == nil && !vol.Has {
+		_, err = g.Layout() // no volume named: the usage error
+	}
 	if err != nil {
 		return err
 	}
-	a := offlineAssignment(g, l)
-	files, fileTopics, sr, err := observe.ListGroupFiles(l, o.topics, g.Progress)
-	if err != nil {
-		return err
-	}
-	views.WarnUnreadFiles(g, sr)
+	var src views.GroupsSourcesView
+	views.VolumeSources(&src, vol.Layout, vol.Assignment, vol.Scan)
+	views.NoteOfflineList(g, vol, src.ExplicitCount, g.GenerationNote(vol.Layout))
+	in := inspect.GroupsInput{Assignment: vol.Assignment, Files: vol.Files}
 	if f := g.Printer.Format; len(o.topics) == 0 && (f == render.JSON || f == render.JSONL) {
-		return streamGroupsList(g, l, a, files, sr, o.filter)
+		// One row at a time (views.StreamGroupsList).
+		return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(in), o.filter)
 	}
-	all := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: a, Files: files})
+	all := inspect.BuildGroupRows(in)
 	rows := inspect.FilterGroups(all, o.filter)
 	if len(o.topics) > 0 {
-		rows = inspect.MatchTopics(rows, o.topics, fileTopics, nil)
+		rows = inspect.MatchTopics(rows, o.topics, vol.FileTopics, nil)
 	}
-	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows}
-	views.VolumeSources(&v.Sources, l, a, sr)
-	offlineListNote(g, l, sr, v.Sources.ExplicitCount)
+	v := views.GroupsListView{Total: len(all), Shown: len(rows), Groups: rows, Sources: src}
 	return g.Printer.Print(views.GroupsListOutput(g.Printer.Format, v))
-}
-
-// offlineListNote says on stderr what an offline list read.
-func offlineListNote(g *Globals, l volume.Layout, sr volume.ScanResult, explicit int) {
-	g.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
-		render.Plural(sr.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), g.generationNote(l))
-	views.WarnGeneration(g, sr)
-}
-
-// streamGroupsList writes an offline list as json or jsonl one row at a
-// time (views.StreamGroupsList).
-func streamGroupsList(g *Globals, l volume.Layout, a *volume.Assignment, files []inspect.GroupFile, sr volume.ScanResult, filter inspect.GroupFilter) error {
-	var src views.GroupsSourcesView
-	views.VolumeSources(&src, l, a, sr)
-	offlineListNote(g, l, sr, src.ExplicitCount)
-	return views.StreamGroupsList(g.Printer, src, inspect.NewGroupRowSet(inspect.GroupsInput{Assignment: a, Files: files}), filter)
 }

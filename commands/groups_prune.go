@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/repair"
@@ -15,47 +16,45 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "groups prune",
-		Usage:  "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
-		Common: fgAll,
+		Path:     "groups prune",
+		Usage:    "remove what kaas never expires: empty groups past an age, offsets on deleted or recreated topics, unsubscribed topics, probe leftovers (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "groups prune --execute", When: "a pruned offset a coordinator still serves from memory, or a\n                                 pruned group a broker still lists (the broker is named)", Rank: 120},
+		Refuses:  true,
+		Common:   fgAll,
 		Docs: []FormatDoc{
 			{Title: "groups prune", Doc: views.GroupsPruneView{}, JSONL: "each group (groups[])", Rank: 55},
 			{Title: "groups prune --restore", Doc: views.PruneRestoreView{}, JSONL: "each group (groups[])", Rank: 56},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags:  pruneFlags(),
-				Action: actionWith(parseGroupsPrune, runGroupsPrune),
-			}
-		},
+		Build: leaf(pruneFlags, checkGroupsPrune, runGroupsPrune),
 	})
 }
 
 // defaultPruneMaxGroups is --max-groups's default.
 const defaultPruneMaxGroups = 1000
 
-func pruneFlags() []cli.Flag {
+// pruneFlags are groups prune's flags, bound to o.
+func pruneFlags(o *pruneOptions) []cli.Flag {
 	const sel, filt, safe = "Selectors (at least one)", "Which groups", "Safety"
 	return []cli.Flag{
 		&cli.StringFlag{Name: "empty-for", Usage: "select groups with no member and no commit for `AGE` (30d, 12h, P7D): the whole offset file goes", Category: sel},
-		&cli.StringFlag{Name: "age-from", Usage: "where the age of the last commit comes from: journal, mtime (the file's modification time) or both (the later of the two; default with --journal, else mtime)", Category: sel},
-		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR'): commit times for --empty-for and --recreated-topics", Category: sel},
-		&cli.BoolFlag{Name: "deleted-topics", Usage: "select offsets on topics that exist neither on the volume nor on the brokers", Category: sel},
-		&cli.BoolFlag{Name: "recreated-topics", Usage: "select offsets committed past a topic's log end before its first record was written (deleted and recreated; never a stale takeover)", Category: sel},
-		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel},
-		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel},
+		&cli.StringFlag{Name: "age-from", Usage: "where the age of the last commit comes from: journal, mtime (the file's modification time) or both (the later of the two; default with --journal, else mtime)", Category: sel, Destination: &o.ask.AgeFrom},
+		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR'): commit times for --empty-for and --recreated-topics", Category: sel, Destination: &o.journal},
+		&cli.BoolFlag{Name: "deleted-topics", Usage: "select offsets on topics that exist neither on the volume nor on the brokers", Category: sel, Destination: &o.ask.Deleted},
+		&cli.BoolFlag{Name: "recreated-topics", Usage: "select offsets committed past a topic's log end before its first record was written (deleted and recreated; never a stale takeover)", Category: sel, Destination: &o.ask.Recreated},
+		&cli.BoolFlag{Name: "unsubscribed", Usage: "select offsets on topics no live member subscribes to or is assigned (listed: the group is live)", Category: sel, Destination: &o.ask.Unsubscribed},
+		&cli.BoolFlag{Name: "canaries", Usage: "select the probe's canary groups that no broker's probe uses now", Category: sel, Destination: &o.ask.Canary},
 		&cli.StringFlag{Name: "group-regex", Usage: "only groups whose id matches `RE`", Category: filt},
-		&cli.GenericFlag{Name: "exclude", Value: &repeatedFlag{}, Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
-		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt},
+		&cli.GenericFlag{Name: "exclude", Value: completion.Repeated(nil), Usage: "leave out groups whose id matches `RE` (repeatable)", Category: filt},
+		&cli.IntFlag{Name: "max-groups", Value: defaultPruneMaxGroups, Usage: "write at most `N` groups in one run: a plan over it writes nothing (exit 4) until the cap is raised", Category: filt, Destination: &o.maxGroups},
 		&cli.BoolFlag{Name: "dry-run", Usage: "only print the plan (the default)", Category: safe},
-		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: safe},
-		&cli.BoolFlag{Name: "offline", Usage: "prune with every broker down (the files only; nothing can hold a group in memory then)", Category: safe},
+		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: safe, Destination: &o.mode.execute},
+		&cli.BoolFlag{Name: "offline", Usage: "prune with every broker down (the files only; nothing can hold a group in memory then)", Category: safe, Destination: &o.mode.offline},
 		followSymlinksFlag(safe),
 		keepBackupsFlag(safe),
-		&cli.StringFlag{Name: "export", Usage: "write the plan to `FILE` (.json: the JSON document; otherwise CSV; - for CSV on stdout)", Category: safe},
-		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback", Category: safe},
-		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE", Category: safe},
-		&cli.StringFlag{Name: "restore", Usage: "put back the files of a prune's rollback `FILE` (dry-run unless --execute); refuses a file that changed since the prune", Category: safe},
+		&cli.StringFlag{Name: "export", Usage: "write the plan to `FILE` (.json: the JSON document; otherwise CSV; - for CSV on stdout)", Category: safe, Destination: &o.export},
+		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback", Category: safe, Destination: &o.rollback},
+		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE", Category: safe, Destination: &o.overwrite},
+		&cli.StringFlag{Name: "restore", Usage: "put back the files of a prune's rollback `FILE` (dry-run unless --execute); refuses a file that changed since the prune", Category: safe, Destination: &o.restore},
 	}
 }
 
@@ -74,33 +73,32 @@ type pruneOptions struct {
 	restore   string
 }
 
-func parseGroupsPrune(c *cli.Context, g *Globals) (pruneOptions, error) {
-	o := pruneOptions{journal: c.String("journal"), maxGroups: c.Int("max-groups"), export: c.String("export"),
-		rollback: c.String("export-rollback"), overwrite: c.Bool("overwrite-rollback"), restore: c.String("restore")}
+// checkGroupsPrune reads the policy, the filters and the selectors and
+// checks how the flags combine.
+func checkGroupsPrune(c *cli.Context, g *Globals, o *pruneOptions) error {
 	if c.NArg() > 0 {
-		return o, exit.UsageErrorf("groups prune takes no arguments (got %q): choose groups with --group-regex", c.Args().First())
+		return exit.UsageErrorf("groups prune takes no arguments (got %q): choose groups with --group-regex", c.Args().First())
 	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return o, exit.UsageErrorf("Option \"[prune]\" only accepts one of [execute] and [dry-run]")
+	if c.Bool("dry-run") && o.mode.execute {
+		return exit.UsageErrorf("Option \"[prune]\" only accepts one of [execute] and [dry-run]")
 	}
 	var err error
-	o.mode = writeMode{execute: c.Bool("execute"), offline: c.Bool("offline")}
 	if o.mode.policy, err = parseWritePolicy(c, g); err != nil {
-		return o, err
+		return err
 	}
 	if o.overwrite && o.rollback == "" {
-		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+		return exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
 	}
 	if o.maxGroups < 1 {
-		return o, exit.UsageErrorf("--max-groups %d: at least 1 (the cap is a safety: raise it to prune more)", o.maxGroups)
+		return exit.UsageErrorf("--max-groups %d: at least 1 (the cap is a safety: raise it to prune more)", o.maxGroups)
 	}
-	if err := parsePruneFilters(c, &o); err != nil {
-		return o, err
+	if err := parsePruneFilters(c, o); err != nil {
+		return err
 	}
 	if o.restore != "" {
-		return o, checkRestoreAlone(c)
+		return checkRestoreAlone(c)
 	}
-	return o, parsePruneSelectors(c, g, &o)
+	return parsePruneSelectors(c, g, o)
 }
 
 // parsePruneFilters reads --group-regex and every --exclude.
@@ -109,7 +107,7 @@ func parsePruneFilters(c *cli.Context, o *pruneOptions) error {
 	if o.filter, err = compileRegex("group-regex", c.String("group-regex")); err != nil {
 		return err
 	}
-	for _, s := range repeated(c, "exclude") {
+	for _, s := range completion.RepeatedValues(c, "exclude") {
 		re, err := compileRegex("exclude", s)
 		if err != nil {
 			return err
@@ -124,45 +122,27 @@ var pruneSelectorFlags = []string{"empty-for", "age-from", "journal", "deleted-t
 
 func checkRestoreAlone(c *cli.Context) error {
 	for _, f := range pruneSelectorFlags {
-		if isSet(c, f) {
+		if completion.IsSet(c, f) {
 			return exit.UsageErrorf("--restore puts back what a rollback file holds: --%s does not go with it", f)
 		}
 	}
 	return nil
 }
 
-// parsePruneSelectors reads the selectors: at least one, --age-from and
-// --journal only where they apply.
+// parsePruneSelectors reads --empty-for and holds the selectors together
+// (inspect.PruneAsk.Check).
 func parsePruneSelectors(c *cli.Context, g *Globals, o *pruneOptions) error {
-	a := inspect.PruneAsk{Deleted: c.Bool("deleted-topics"), Recreated: c.Bool("recreated-topics"), Unsubscribed: c.Bool("unsubscribed"), Canary: c.Bool("canaries"), Now: g.Now()}
+	o.ask.Now = g.Now()
 	if s := c.String("empty-for"); s != "" {
 		d, err := when.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return exit.UsageErrorf("--empty-for %q: an age such as 30d, 12h, 90m or P7D (more than 0)", s)
 		}
-		a.Empty, a.MinAge = true, d
+		o.ask.Empty, o.ask.MinAge = true, d
 	}
-	if !a.Empty && !a.Deleted && !a.Recreated && !a.Unsubscribed && !a.Canary {
-		return exit.UsageErrorf("groups prune selects nothing without a selector: --empty-for AGE, --deleted-topics, --recreated-topics, --unsubscribed or --canaries (or --restore FILE)")
+	if err := o.ask.Check(o.journal != ""); err != nil {
+		return exit.UsageErrorf("%v", err)
 	}
-	a.AgeFrom = c.String("age-from")
-	switch {
-	case a.AgeFrom != "" && !a.Empty:
-		return exit.UsageErrorf("--age-from goes with --empty-for")
-	case a.AgeFrom == "" && o.journal != "":
-		a.AgeFrom = inspect.AgeBoth
-	case a.AgeFrom == "":
-		a.AgeFrom = inspect.AgeMtime
-	case a.AgeFrom != inspect.AgeJournal && a.AgeFrom != inspect.AgeMtime && a.AgeFrom != inspect.AgeBoth:
-		return exit.UsageErrorf("--age-from %q: journal, mtime or both", a.AgeFrom)
-	}
-	if a.AgeFrom != inspect.AgeMtime && o.journal == "" {
-		return exit.UsageErrorf("--age-from %s reads the offsets journal: give it with --journal DIR", a.AgeFrom)
-	}
-	if o.journal != "" && !a.Empty && !a.Recreated {
-		return exit.UsageErrorf("--journal gives commit times to --empty-for and --recreated-topics; neither is asked")
-	}
-	o.ask = a
 	return nil
 }
 

@@ -21,22 +21,22 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "groups timeline", Doc: inspect.Timeline{}, JSONL: "each event (events[]), in order", Rank: 53},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "GROUP",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the `DIR` given to 'watch --journal', 'watch --offsets --journal' or 'exporter --journal' (its offsets/, events/ and assignment versions)"},
-					&cli.StringSliceFlag{Name: "assignments", Usage: "more assignment.json versions: a `DIR` of snapshots or a file (repeatable)"},
-					&cli.StringSliceFlag{Name: "logs", Usage: "broker log `FILE`s or dirs for the coordinator moves' times and causes (repeatable; - for stdin)"},
-					&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
-					&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
-					&cli.StringSliceFlag{Name: "source", Usage: "only events of these `SOURCES` (commits, members, coordinator, kaasctl, health, observer; repeatable or comma list)"},
-					&cli.Int64Flag{Name: "rewind-page-records", Value: inspect.DefaultRewindPageRecords, Usage: "a rewind by the group's own members of more than `N` records pages"},
-				},
-				Action: actionWith(parseGroupsTimeline, runGroupsTimeline),
-			}
-		},
+		Args:  "GROUP",
+		Build: leaf(timelineFlags, checkGroupsTimeline, runGroupsTimeline),
 	})
+}
+
+// timelineFlags are groups timeline's flags, bound to o.
+func timelineFlags(o *groupsTimelineOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the `DIR` given to 'watch --journal', 'watch --offsets --journal' or 'exporter --journal' (its offsets/, events/ and assignment versions)", Destination: &o.journal},
+		&cli.StringSliceFlag{Name: "assignments", Usage: "more assignment.json versions: a `DIR` of snapshots or a file (repeatable)"},
+		&cli.StringSliceFlag{Name: "logs", Usage: "broker log `FILE`s or dirs for the coordinator moves' times and causes (repeatable; - for stdin)"},
+		&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
+		&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
+		&cli.StringSliceFlag{Name: "source", Usage: "only events of these `SOURCES` (commits, members, coordinator, kaasctl, health, observer; repeatable or comma list)"},
+		&cli.Int64Flag{Name: "rewind-page-records", Value: inspect.DefaultRewindPageRecords, Usage: "a rewind by the group's own members of more than `N` records pages", Destination: &o.pageRecords},
+	}
 }
 
 // groupsTimelineOptions is 'groups timeline' after flag parsing.
@@ -53,24 +53,26 @@ type groupsTimelineOptions struct {
 // timelineSourceNames are the sources --source accepts.
 var timelineSourceNames = []string{inspect.TLCommits, inspect.TLMembers, inspect.TLCoordinator, inspect.TLKaasctl, inspect.TLHealth, inspect.TLObserver}
 
-func parseGroupsTimeline(c *cli.Context, g *Globals) (groupsTimelineOptions, error) {
-	o := groupsTimelineOptions{journal: c.String("journal"), assignments: c.StringSlice("assignments"), logs: c.StringSlice("logs"), pageRecords: c.Int64("rewind-page-records")}
+// checkGroupsTimeline reads the GROUP, the inputs, --source and the time
+// window (against the run's clock).
+func checkGroupsTimeline(c *cli.Context, g *Globals, o *groupsTimelineOptions) error {
+	o.assignments, o.logs = c.StringSlice("assignments"), c.StringSlice("logs")
 	if c.NArg() != 1 {
-		return o, exit.UsageErrorf("groups timeline takes one GROUP (got %d arguments)", c.NArg())
+		return exit.UsageErrorf("groups timeline takes one GROUP (got %d arguments)", c.NArg())
 	}
 	o.group = c.Args().First()
 	if o.pageRecords < 1 {
-		return o, exit.UsageErrorf("--rewind-page-records must be 1 or more")
+		return exit.UsageErrorf("--rewind-page-records must be 1 or more")
 	}
 	for _, s := range splitList(c.StringSlice("source")) {
 		if !slices.Contains(timelineSourceNames, s) {
-			return o, exit.UsageErrorf("--source %q: one of %s", s, strings.Join(timelineSourceNames, ", "))
+			return exit.UsageErrorf("--source %q: one of %s", s, strings.Join(timelineSourceNames, ", "))
 		}
 		o.sources = append(o.sources, s)
 	}
 	var err error
 	o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g)
-	return o, err
+	return err
 }
 
 // runGroupsTimeline reads every source of the group's story and prints it.
@@ -99,7 +101,7 @@ func readTimelineInput(g *Globals, o groupsTimelineOptions) (inspect.TimelineInp
 		if r.Layout, err = g.Layout(); err != nil {
 			return inspect.TimelineInput{Group: o.group, Since: o.since, Until: o.until, PageRecords: o.pageRecords}, err
 		}
-		r.OutOfOrder = commitOrder(r.Layout.WithGeneration().Gen)
+		r.OutOfOrder = r.Layout.WithGeneration().Gen.CommitOrder()
 	}
 	return repair.ReadTimeline(r)
 }

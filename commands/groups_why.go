@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
@@ -27,40 +28,39 @@ type whyOptions struct {
 	window time.Duration
 }
 
-// whyFlags are describe's --why flags.
-func whyFlags() []cli.Flag {
+// whyFlags are describe's --why flags, bound to w.
+func whyFlags(w *whyOptions) []cli.Flag {
 	const cat = "Why it is stuck (--why)"
+	w.limits = volume.DefaultRecordLimits()
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "why", Usage: "for every lagging partition, the blocker: the record at the committed offset, the transactions holding the last stable offset, pending markers; with the fix", Category: cat},
-		&cli.IntFlag{Name: "peek", Value: 1, Usage: fmt.Sprintf("with --why: show `N` records from the committed offset (at most %d)", volume.MaxPeek), Category: cat},
-		&cli.IntFlag{Name: "preview-bytes", Value: volume.DefaultPreviewBytes, Usage: fmt.Sprintf("with --why: show at most `N` bytes of each key and value (at most %d)", volume.MaxPreviewBytes), Category: cat},
-		durationFlag("window", 0, "with --why: watch the groups over `D` (an observation every D/5, at least 1s apart) for a consumer that sits on its committed offset while its group is alive (0: one look)", cat),
+		&cli.BoolFlag{Name: "why", Usage: "for every lagging partition, the blocker: the record at the committed offset, the transactions holding the last stable offset, pending markers; with the fix", Category: cat, Destination: &w.on},
+		&cli.IntFlag{Name: "peek", Value: 1, Usage: fmt.Sprintf("with --why: show `N` records from the committed offset (at most %d)", volume.MaxPeek), Category: cat, Destination: &w.limits.Peek},
+		&cli.IntFlag{Name: "preview-bytes", Value: volume.DefaultPreviewBytes, Usage: fmt.Sprintf("with --why: show at most `N` bytes of each key and value (at most %d)", volume.MaxPreviewBytes), Category: cat, Destination: &w.limits.PreviewBytes},
+		completion.DurationFlag(&w.window, "window", 0, "with --why: watch the groups over `D` (an observation every D/5, at least 1s apart) for a consumer that sits on its committed offset while its group is alive (0: one look)", cat),
 		nowFlag(),
 	}
 }
 
-// parseWhy reads --why, --peek, --preview-bytes and --window.
-func parseWhy(c *cli.Context) (whyOptions, error) {
-	o := whyOptions{on: c.Bool("why"), limits: volume.DefaultRecordLimits(), window: flagDuration(c, "window")}
+// checkWhy refuses --peek, --preview-bytes and --window without --why,
+// and values out of range.
+func checkWhy(c *cli.Context, w *whyOptions) error {
 	for _, name := range []string{"peek", "preview-bytes", "window"} {
-		if c.IsSet(name) && !o.on {
-			return o, exit.UsageErrorf("--%s needs --why", name)
+		if c.IsSet(name) && !w.on {
+			return exit.UsageErrorf("--%s needs --why", name)
 		}
 	}
-	if !o.on {
-		return o, nil
+	if !w.on {
+		return nil
 	}
-	peek, pb := c.Int("peek"), c.Int("preview-bytes")
-	switch {
+	switch peek, pb := w.limits.Peek, w.limits.PreviewBytes; {
 	case peek < 1 || peek > volume.MaxPeek:
-		return o, exit.UsageErrorf("--peek %d: give 1 to %d records", peek, volume.MaxPeek)
+		return exit.UsageErrorf("--peek %d: give 1 to %d records", peek, volume.MaxPeek)
 	case pb < 1 || pb > volume.MaxPreviewBytes:
-		return o, exit.UsageErrorf("--preview-bytes %d: give 1 to %d", pb, volume.MaxPreviewBytes)
-	case o.window < 0:
-		return o, exit.UsageErrorf("--window must not be negative")
+		return exit.UsageErrorf("--preview-bytes %d: give 1 to %d", pb, volume.MaxPreviewBytes)
+	case w.window < 0:
+		return exit.UsageErrorf("--window must not be negative")
 	}
-	o.limits.Peek, o.limits.PreviewBytes = peek, pb
-	return o, nil
+	return nil
 }
 
 // runGroupsWhy is describe --why: one observation (or a window of them),

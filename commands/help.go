@@ -34,7 +34,7 @@ func addHelpTopicFunc(name, summary string, gen func() string) {
 }
 
 func init() {
-	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", views.ExitCodesHelp)
+	addHelpTopicFunc("exit-codes", "what kaasctl's exit codes mean", func() string { return views.ExitCodesHelp(exitProblems()) })
 	register(Descriptor{Path: "help", Aliases: []string{"h"}, Build: newHelpCmd})
 }
 

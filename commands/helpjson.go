@@ -3,8 +3,6 @@ package commands
 import (
 	"slices"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/kaasctl/kaasctl/views"
 	"github.com/kaasctl/kaasctl/views/helpjson"
 )
@@ -17,22 +15,11 @@ func init() {
 }
 
 // helpTreeSource is what --help-json reads besides the tree: the common flags,
-// the documents of each command, and the flag values of commands' own.
+// the documents and exit codes of each command, and the flag values of
+// commands' own.
 func helpTreeSource() helpjson.Tree {
 	return helpjson.Tree{Common: commonFlags(), OutputFlag: flagOutput, NoColorFlag: flagNoColor, LogDirsFlag: flagLogDirs,
-		OwnEnv: ownFlagEnv, GenericKind: flagGenericKind, Documents: helpDocuments}
-}
-
-// flagGenericKind names the type of the generic flag values kaasctl's
-// own flags use.
-func flagGenericKind(v cli.Generic) string {
-	switch v.(type) {
-	case *durationValue:
-		return "duration"
-	case *repeatedFlag:
-		return "stringList"
-	}
-	return ""
+		OwnEnv: ownFlagEnv, Documents: helpDocuments, ExitCodes: exitCodesOf}
 }
 
 // ownFlagEnv are the environment variables of commands' own flags.

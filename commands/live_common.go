@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
@@ -14,25 +13,16 @@ import (
 // Plumbing shared by the live commands (groups list/describe, whois
 // --live, doctor).
 
-// findChunk is the most keys sent in one FindCoordinator request.
-const findChunk = wire.FindChunk
-
-// findCoordinators resolves keys with batched FindCoordinator requests
-// (wire.FindManyCoordinators).
-func findCoordinators(ctx context.Context, cl *wire.Client, keys []string, txn bool) (map[string]wire.Coordinator, error) {
-	return cl.FindManyCoordinators(ctx, keys, txn)
-}
-
 // brokerSources summarizes the ListGroups answers as sources, with the
 // --brokers addresses that did not answer and no listed broker has.
 func brokerSources(cl *wire.Client, ls []wire.BrokerGroups, names *inspect.NodeNamer) []views.BrokerSourceView {
 	return inspect.WithUnansweredSeeds(inspect.BrokerSources(ls, names), cl.Settings.Brokers, cl.Answered())
 }
 
-// liveClient connects when brokers are configured. It returns nil, nil
+// LiveClient connects when brokers are configured. It returns nil, nil
 // when none are; a connection failure is returned as the error.
-func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
-	if !wantsBrokers(g) {
+func (g *Globals) LiveClient(ctx context.Context) (*wire.Client, error) {
+	if !g.WantsBrokers() {
 		return nil, nil
 	}
 	cl, err := g.Client(ctx)
@@ -42,26 +32,17 @@ func liveClient(ctx context.Context, g *Globals) (*wire.Client, error) {
 	return cl, err
 }
 
-// wantsBrokers reports whether brokers were asked for. A connection setting
+// WantsBrokers reports whether brokers were asked for. A connection setting
 // that does not resolve must not silently turn a live run into an offline
 // one when brokers were named (Client then reports it); with no brokers
 // named anywhere it only earns a warning.
-func wantsBrokers(g *Globals) bool {
-	if g.conn != nil && g.conn.err != nil {
-		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.explicit {
+func (g *Globals) WantsBrokers() bool {
+	if g.conn != nil && g.conn.Err != nil {
+		if g.brokersFlag || g.IO.getenv(wire.EnvName(wire.KeyBrokers)) != "" || g.conn.Explicit {
 			return true
 		}
-		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.err)
+		g.Warnf("connection settings ignored (no brokers named): %v", g.conn.Err)
 		return false
 	}
 	return g.HasBrokers()
-}
-
-func sortedKeys[M ~map[string]V, V any](m M) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

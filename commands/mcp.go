@@ -1,13 +1,10 @@
 package commands
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
-	"reflect"
 	"strings"
 	"time"
 
@@ -17,10 +14,6 @@ import (
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/mcpserver"
-	"github.com/kaasctl/kaasctl/internal/safefs"
-	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/when"
-	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/render"
 )
 
@@ -28,21 +21,21 @@ func init() {
 	register(Descriptor{
 		Path:  "mcp",
 		Usage: "serve the read-only commands as Model Context Protocol tools (stdio, or streamable HTTP on loopback); writes only as plans",
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio"},
-					&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)"},
-					&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)"},
-					&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy"},
-					durationFlag("call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
-					&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
-					&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)"},
-				},
-				Action: action(parseMCP, runMCP),
-			}
-		},
+		Build: leaf(mcpFlags, checkMCP, runMCP),
 	})
+}
+
+// mcpFlags are mcp's flags, bound to o.
+func mcpFlags(o *mcpOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `HOST:PORT` (loopback unless --allow-remote) instead of stdio", Destination: &o.http},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "let --http listen beyond loopback (anyone who reaches it reads with this process's credentials)", Destination: &o.allowRemote},
+		&cli.StringFlag{Name: "log-file", Usage: "append the call log to `FILE` (default stderr)", Destination: &o.logFile},
+		&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "tool calls at once (`N`); more are refused as busy", Destination: &o.maxCalls},
+		completion.DurationFlag(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "bound each call to `D`"),
+		&cli.StringFlag{Name: "max-request-bytes", Value: "1MiB", Usage: "bound each request (a stdio line, an HTTP body) to `SIZE`"},
+		&cli.StringFlag{Name: "journal", Usage: "the 'kaasctl watch --journal' or 'exporter --journal' `DIR` the tools read (explain's moves, takeover trace, offsets history, restores)", Destination: &o.journal},
+	}
 }
 
 // mcpOptions is 'mcp' after flag parsing.
@@ -57,26 +50,26 @@ type mcpOptions struct {
 	listener    net.Listener // set by tests instead of http
 }
 
-func parseMCP(c *cli.Context) (mcpOptions, error) {
-	o := mcpOptions{http: c.String("http"), allowRemote: c.Bool("allow-remote"), logFile: c.String("log-file"), maxCalls: c.Int("max-calls"),
-		callTimeout: flagDuration(c, "call-timeout"), journal: c.String("journal")}
+// checkMCP refuses arguments, a bind beyond loopback without
+// --allow-remote, and bounds out of range; it reads --max-request-bytes.
+func checkMCP(c *cli.Context, _ *Globals, o *mcpOptions) error {
 	if c.NArg() > 0 {
-		return o, exit.UsageErrorf("mcp takes no arguments (got %q)", c.Args().First())
+		return exit.UsageErrorf("mcp takes no arguments (got %q)", c.Args().First())
 	}
 	if o.http != "" {
 		if err := mcpserver.CheckBind(o.http, o.allowRemote); err != nil {
-			return o, exit.UsageErrorf("%v", err)
+			return exit.UsageErrorf("%v", err)
 		}
 	}
 	if o.maxCalls < 1 || o.callTimeout <= 0 {
-		return o, exit.UsageErrorf("--max-calls must be at least 1 and --call-timeout positive")
+		return exit.UsageErrorf("--max-calls must be at least 1 and --call-timeout positive")
 	}
 	n, err := flagSize(c, "max-request-bytes")
 	if err != nil || n < 1<<10 {
-		return o, exit.UsageErrorf("--max-request-bytes: %v (at least 1KiB)", errOr(err, "too small"))
+		return exit.UsageErrorf("--max-request-bytes: %v (at least 1KiB)", errOr(err, "too small"))
 	}
 	o.maxRequest = n
-	return o, nil
+	return nil
 }
 
 func errOr(err error, s string) any {
@@ -87,15 +80,16 @@ func errOr(err error, s string) any {
 }
 
 func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
-	if !g.HasVolume() && !wantsBrokers(g) {
+	if !g.HasVolume() && !g.WantsBrokers() {
 		return exit.UsageErrorf("nothing to serve: give the volume (--data-dir/--cluster-dir) and/or the brokers (--brokers)")
 	}
-	logw, closeLog, err := mcpLog(g, o.logFile)
+	logw, closeLog, err := mcpserver.OpenLog(o.logFile, g.IO.Err)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-	tools, err := mcpServerTools(g, o)
+	cmds := mcpserver.Commands{Run: g.runForMCP, TakesFlag: mcpTakesFlag, Given: g.GivenFlags(), Journal: o.journal, CallTimeout: o.callTimeout}
+	tools, err := cmds.Tools(mcpTools(g.HasBrokers()))
 	if err != nil {
 		return err
 	}
@@ -117,110 +111,76 @@ func runMCP(ctx context.Context, g *Globals, o mcpOptions) error {
 	return srv.ServeHTTP(ctx, ln)
 }
 
+// MCPTool is a command served as a tool of 'kaasctl mcp': a read-only
+// command, or a write as its dry run (Plan). Its arguments name no file,
+// broker or profile: a tool reads the volume, the brokers and the journal
+// 'kaasctl mcp' was started with.
+type MCPTool struct {
+	Name, Title, Description string
+	// Input is its arguments' type (internal/mcpserver/inputs.go).
+	Input any
+	// Doc is the document it prints (nil: its descriptor's first);
+	// LiveDoc the one it prints with brokers, when another.
+	Doc, LiveDoc any
+	// Plan: a write planned, never executed.
+	Plan bool
+}
+
+// mcpTools are the registered commands' tools (live: the brokers are
+// given, so a command prints its live document).
+func mcpTools(live bool) []mcpserver.Command {
+	var out []mcpserver.Command
+	for _, d := range registry {
+		t := d.Tool
+		if t == nil {
+			continue
+		}
+		c := mcpserver.Command{Name: t.Name, Title: t.Title, Description: t.Description, Path: d.Path, Input: t.Input, Doc: t.Doc, Plan: t.Plan}
+		if c.Doc == nil {
+			c.Doc = d.Docs[0].Doc
+		}
+		if live && t.LiveDoc != nil {
+			c.Doc = t.LiveDoc
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // mcpInstructions tell a client what the server is for
 // (internal/helptext's mcp-instructions.txt).
 func mcpInstructions() string {
 	return strings.TrimSuffix(helptext.Page("mcp-instructions", nil), "\n")
 }
 
-// mcpLog is where the call log goes: --log-file (appended, never through
-// a link), else stderr.
-func mcpLog(g *Globals, path string) (io.Writer, func(), error) {
-	if path == "" {
-		return g.IO.Err, func() {}, nil
-	}
-	f, err := safefs.OpenAppend(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--log-file %s: %v", path, safefs.Problem(err))
-	}
-	return f, func() { f.Close() }, nil
-}
-
-// mcpRedactor masks the secrets the server's settings hold: the SASL
-// password, and a --sasl-password-env that holds a password rather than
-// a variable's name.
+// mcpRedactor masks the secrets the server's settings hold
+// (wire.Connection.Secrets) in every result and log line.
 func mcpRedactor(g *Globals) func(string) string {
-	var secrets []string
-	envName := g.IO.getenv(wire.EnvName(wire.KeySASLPasswordEnv))
-	if g.conn != nil {
-		if v := g.conn.flags[wire.KeySASLPasswordEnv]; v != "" {
-			envName = v
-		}
-		if s := g.conn.settings; s != nil && s.SASL.Mechanism != "" {
-			if pw, err := s.Password(); err == nil && len(pw) >= 4 {
-				secrets = append(secrets, pw)
-			}
-		}
-	}
-	if envName != "" && !wire.ConventionalEnvName(envName) {
-		secrets = append(secrets, envName)
-	}
-	return mcpserver.Redactor(secrets, render.ShellQuote)
+	return mcpserver.Redactor(g.conn.Secrets(g.IO.getenv), render.ShellQuote)
 }
 
 // errMCPWrite refuses a write through the MCP server.
 var errMCPWrite = exit.Refusedf("the MCP server never writes: this tool plans (dry run) and returns the command a person runs")
 
-// mcpServerTools builds each tool's schemas and call.
-func mcpServerTools(g *Globals, o mcpOptions) ([]mcpserver.Tool, error) {
-	var out []mcpserver.Tool
-	for _, t := range mcpTools() {
-		in, err := mcpserver.InputSchema(reflect.TypeOf(t.input))
-		if err != nil {
-			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
-		}
-		doc := t.doc
-		if t.liveDoc != nil && g.HasBrokers() {
-			doc = t.liveDoc
-		}
-		ds, err := mcpserver.DocumentSchema(reflect.TypeOf(doc), render.SchemaVersionOf(doc))
-		if err == nil && render.CarriesGeneration(doc) {
-			err = mcpserver.AddMember(ds, render.GenerationField, reflect.TypeFor[volume.GenerationInfo](), "the kaas generation the run assumed")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("mcp tool %s: %v", t.name, err)
-		}
-		out = append(out, mcpserver.Tool{Name: t.name, Title: t.title, Description: t.description, Plan: t.plan,
-			InputSchema: in, OutputSchema: mcpserver.OutputSchema(ds, t.plan), Call: mcpCall(g, o, t)})
-	}
-	return out, nil
-}
+// mcpGlobals is the app metadata key of the Globals a tool's call runs
+// its command with (globalsOf).
+const mcpGlobals = "mcp-globals"
 
-// mcpCall is one tool's call: its typed arguments as the command's flags,
-// parsed and run by the command's own functions with the server's
-// Globals, the output captured.
-func mcpCall(g *Globals, o mcpOptions, t mcpTool) func(context.Context, json.RawMessage) (mcpserver.Result, error) {
-	return func(ctx context.Context, raw json.RawMessage) (mcpserver.Result, error) {
-		in := reflect.New(reflect.TypeOf(t.input))
-		if err := json.Unmarshal(raw, in.Interface()); err != nil {
-			return mcpserver.Result{}, exit.UsageErrorf("arguments: %v", err)
-		}
-		args := mcpserver.Args(in.Elem())
-		if o.journal != "" && mcpTakesFlag(t.path, "journal") {
-			args = append(args, "--journal", o.journal)
-		}
-		if err := mcpserver.FitsCall(args, o.callTimeout, when.ParseDuration); err != nil {
-			return mcpserver.Result{}, err
-		}
-		var stdout, stderr bytes.Buffer
-		gc := g.forCall(&stdout, &stderr)
-		c, err := mcpContext(t.path, args, gc)
-		if err == nil {
-			err = t.run(ctx, gc, c)
-		}
-		return mcpserver.ResultOf(mcpserver.Call{Tool: t.name, Path: t.path, Command: mcpCommandLine(g, t.path, args), Plan: t.plan},
-			stdout.Bytes(), stderr.String(), err)
+// runForMCP runs the command at path with args as a tool's call: the
+// command's own action over its flags, with the server's Globals, the
+// output captured as JSON, nothing to read. A plan's command refuses
+// what would write (--execute, --export-rollback) before anything runs.
+func (g *Globals) runForMCP(ctx context.Context, path string, args []string, out, errw io.Writer) error {
+	gc := g.forCall(out, errw)
+	c, err := mcpContext(path, args, gc)
+	if err != nil {
+		return err
 	}
-}
-
-// mcpCommandLine is the command line a call stands for.
-func mcpCommandLine(g *Globals, path string, args []string) string {
-	var b strings.Builder
-	b.WriteString("kaasctl " + path + g.GivenFlags())
-	for _, a := range args {
-		b.WriteString(" " + render.ShellQuote(a))
+	if d, _ := descriptorOf(path); d.Tool != nil && d.Tool.Plan && (c.Bool("execute") || c.String("export-rollback") != "") {
+		return errMCPWrite
 	}
-	return b.String()
+	c.Context = ctx
+	return c.Command.Action(c)
 }
 
 // forCall is g for one call: its output captured as JSON, nothing to read.
@@ -238,9 +198,7 @@ func (g *Globals) forCall(out, errw io.Writer) *Globals {
 // (its common flags attached).
 func mcpCommand(path string) *cli.Command {
 	cmds := buildCommands()
-	for _, c := range cmds {
-		prepare(c, nil)
-	}
+	prepareTree(cmds)
 	return completion.FindPath(cmds, strings.Fields(path))
 }
 
@@ -250,13 +208,13 @@ func mcpTakesFlag(path, name string) bool {
 	return c != nil && completion.HasFlag(c.Flags, name)
 }
 
-// mcpContext is the command-line context a command's parse reads: the
-// command at path with args parsed by its flags (mcpserver.Context).
+// mcpContext is the command-line context the command at path runs with:
+// args parsed by its flags (mcpserver.Context), g its Globals.
 func mcpContext(path string, args []string, g *Globals) (*cli.Context, error) {
 	cmd := mcpCommand(path)
 	if cmd == nil {
 		return nil, fmt.Errorf("mcp: no command %q", path)
 	}
-	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO}}
+	app := &cli.App{Name: "kaasctl", Writer: g.IO.Out, ErrWriter: g.IO.Err, Metadata: map[string]any{"io": g.IO, mcpGlobals: g}}
 	return mcpserver.Context(app, cmd, args)
 }

@@ -402,10 +402,10 @@ func FuzzMCPToolArguments(f *testing.F) {
 		`{"toOffset":"--execute","groups":["g"],"topics":["t"]}`, `{"group":"--all-groups"}`, `{"members":-1,"add":3}`} {
 		f.Add(s)
 	}
-	tools := mcpTools()
+	tools := mcpTools(false)
 	f.Fuzz(func(t *testing.T, raw string) {
 		for _, tool := range tools {
-			in := reflect.New(reflect.TypeOf(tool.input))
+			in := reflect.New(reflect.TypeOf(tool.Input))
 			if json.Unmarshal([]byte(raw), in.Interface()) != nil {
 				continue
 			}
@@ -422,12 +422,12 @@ func FuzzMCPToolArguments(f *testing.F) {
 				}
 				name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 				if !strings.HasPrefix(a, "--") || !declared[name] {
-					t.Fatalf("%s: argument %d %q of %q is not a declared flag", tool.name, i, a, args)
+					t.Fatalf("%s: argument %d %q of %q is not a declared flag", tool.Name, i, a, args)
 				}
 			}
 			_ = mcpserver.FitsCall(args, time.Minute, when.ParseDuration)
-			if c, err := mcpContext(tool.path, args, &Globals{IO: &IOStreams{}}); err == nil && c.Bool("execute") {
-				t.Fatalf("%s: %q parses as --execute", tool.name, args)
+			if c, err := mcpContext(tool.Path, args, &Globals{IO: &IOStreams{}}); err == nil && c.Bool("execute") {
+				t.Fatalf("%s: %q parses as --execute", tool.Name, args)
 			}
 		}
 	})

@@ -26,9 +26,6 @@ func nowFlag() cli.Flag {
 	return &cli.StringFlag{Name: flagNow, Hidden: true, Usage: "evaluate ages and overdue transactions at this time instead of the clock (" + when.TimeForms + ")"}
 }
 
-// nowFrom is the run's clock (pinned by --now when given).
-func nowFrom(c *cli.Context) (time.Time, error) { return iosFrom(c).now().UTC(), nil }
-
 // pinClock pins ios's clock to --now when it is given.
 func pinClock(c *cli.Context, ios *IOStreams) error {
 	s := c.String(flagNow)
@@ -56,20 +53,6 @@ func parseSeverity(c *cli.Context) (volume.Severity, error) {
 		return "", exit.UsageErrorf("--severity: %v", err)
 	}
 	return min, nil
-}
-
-// severityArgs starts doctor: the globals and the
-// --severity threshold.
-func severityArgs(c *cli.Context) (*Globals, volume.Severity, error) {
-	g, err := globals(c)
-	if err != nil {
-		return nil, "", err
-	}
-	min, err := parseSeverity(c)
-	if err != nil {
-		return nil, "", err
-	}
-	return g, min, nil
 }
 
 // offlineAssignment reads assignment.json for commands that can still work

@@ -2,30 +2,35 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/repair"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 func init() {
 	register(Descriptor{
-		Path:  "offsets delete",
-		Usage: "delete committed offsets of topics/partitions from inactive groups (dry-run unless --execute)",
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: append(writeSafetyFlags(),
-					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group (repeatable)"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
-				),
-				Action: actionWith(parseOffsetsDelete, runOffsetsDelete),
-			}
-		},
+		Path:     "offsets delete",
+		Usage:    "delete committed offsets of topics/partitions from inactive groups (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "offsets delete", When: "a deleted offset a broker still serves from its cache", Rank: 60},
+		Refuses:  true,
+		Tool: &MCPTool{Name: "offsets_delete_plan", Title: "Plan an offsets delete", Input: mcpserver.OffsetsDeleteInput{}, Doc: views.ResetView{}, Plan: true,
+			Description: "Plans (dry run) deleting a group's committed offsets of topics; returns the plan and the command a person runs to apply it. Never writes."},
+		Build: leaf(deleteFlags, checkOffsetsDelete, runOffsetsDelete),
 	})
+}
+
+// deleteFlags are offsets delete's flags, bound to o.
+func deleteFlags(o *deleteOptions) []cli.Flag {
+	return append(writeSafetyFlags(&o.mode),
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: completion.Repeated(nil), Usage: "group (repeatable)"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "`TOPIC` (every committed partition) or TOPIC:0,2 (repeatable)"},
+	)
 }
 
 // deleteOptions is 'offsets delete' after flag parsing.
@@ -35,28 +40,25 @@ type deleteOptions struct {
 	scopes []repair.TopicScope
 }
 
-func parseOffsetsDelete(c *cli.Context, g *Globals) (deleteOptions, error) {
-	var o deleteOptions
-	var err error
-	if o.mode, err = parseWriteCommand(c, g, "offsets delete"); err != nil {
-		return o, err
+// checkOffsetsDelete reads the groups (each once) and the scopes: both
+// are required.
+func checkOffsetsDelete(c *cli.Context, g *Globals, o *deleteOptions) error {
+	if err := parseWriteCommand(c, g, "offsets delete", &o.mode); err != nil {
+		return err
 	}
-	groups := repeated(c, "group")
+	groups := completion.RepeatedValues(c, "group")
 	if len(groups) == 0 {
-		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
+		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --group")
 	}
-	if len(repeated(c, "topic")) == 0 {
-		return o, exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
+	if len(completion.RepeatedValues(c, "topic")) == 0 {
+		return exit.UsageErrorf("Option '[delete-offsets]' takes the option: --topic (TOPIC or TOPIC:0,2)")
 	}
+	var err error
 	if _, o.scopes, err = parseScopes(c, true); err != nil {
-		return o, err
+		return err
 	}
-	for _, gr := range groups {
-		if !slices.Contains(o.groups, gr) {
-			o.groups = append(o.groups, gr)
-		}
-	}
-	return o, nil
+	o.groups = inspect.SelectGroups(nil, groups, false, nil)
+	return nil
 }
 
 // runOffsetsDelete plans the deletion of the scoped partitions from each
@@ -70,18 +72,9 @@ func runOffsetsDelete(ctx context.Context, g *Globals, o deleteOptions) error {
 	if cl != nil {
 		defer cl.Close()
 	}
-	plans, err := repair.PlanGroups(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
-		repair.ResetOptions{Groups: o.groups, Scopes: o.scopes, Delete: true})
+	plans, err := repair.PlanDelete(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy}, o.groups, o.scopes)
 	if err != nil {
 		return err
-	}
-	for _, gp := range plans {
-		if gp.StateSource == "live" && gp.State != repair.StateEmpty && gp.State != repair.StateDead && gp.State != repair.StateUnknown {
-			gp.Refused = fmt.Sprintf("Deleting offsets of a consumer group '%s' is forbidden if the group is not empty (the current state is %s). Stop every consumer of the group first.", volume.DisplayName(gp.Group), gp.State)
-		}
-		if gp.Error == "" && gp.FilePartitions == 0 {
-			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
-		}
 	}
 	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "delete", plans: plans, multi: len(o.groups) > 1})
 }

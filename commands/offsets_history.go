@@ -7,7 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/repair"
 	"github.com/kaasctl/kaasctl/views"
@@ -20,20 +22,22 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "offsets history", Doc: inspect.OffsetHistoryView{}, JSONL: "each partition at each point (TIME, PARTITION, OFFSET, PREVIOUS, SOURCE, KIND, ANOMALY as in csv)", Rank: 130},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "GROUP",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)"},
-					&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
-					&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
-					&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: &repeatedFlag{}, Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
-					&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)"},
-				},
-				Action: actionWith(parseOffsetsHistory, runOffsetsHistory),
-			}
-		},
+		Tool: &MCPTool{Name: "offsets_history", Title: "Offsets history", Input: mcpserver.OffsetsHistoryInput{},
+			Description: "A group's committed offsets over time per partition (the journal and kaasctl's backups), with REWIND and VANISHED marked."},
+		Args:  "GROUP",
+		Build: leaf(offsetsHistoryFlags, checkOffsetsHistory, runOffsetsHistory),
 	})
+}
+
+// offsetsHistoryFlags are offsets history's flags, bound to o.
+func offsetsHistoryFlags(o *offsetsHistoryOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "journal", Aliases: []string{"j"}, Usage: "the offsets journal `DIR` recorded by 'watch --offsets --journal DIR' or 'exporter --journal DIR' (without it: kaasctl's backups only)", Destination: &o.journal},
+		&cli.StringFlag{Name: "since", Usage: "from `TIME` (" + timeUsage + ")"},
+		&cli.StringFlag{Name: "until", Usage: "up to `TIME` (same forms as --since)"},
+		&cli.GenericFlag{Name: "partition", Aliases: []string{"p"}, Value: completion.Repeated(nil), Usage: "only `TOPIC/P` (or TOPIC:0,2, or TOPIC; repeatable)"},
+		&cli.BoolFlag{Name: "timeline", Usage: "also list every recorded point (table output)", Destination: &o.timeline},
+	}
 }
 
 // offsetsHistoryOptions is 'offsets history' after flag parsing.
@@ -45,20 +49,19 @@ type offsetsHistoryOptions struct {
 	timeline     bool
 }
 
-// parseOffsetsHistory reads the flags; the time flags are read against
-// the run's clock (g.Now) and may warn about a zone-less time.
-func parseOffsetsHistory(c *cli.Context, g *Globals) (offsetsHistoryOptions, error) {
-	o := offsetsHistoryOptions{journal: c.String("journal"), timeline: c.Bool("timeline")}
+// checkOffsetsHistory reads the GROUP, the time flags (against the run's
+// clock; a zone-less time is warned about) and --partition.
+func checkOffsetsHistory(c *cli.Context, g *Globals, o *offsetsHistoryOptions) error {
 	if c.NArg() != 1 {
-		return o, exit.UsageErrorf("offsets history takes one GROUP (got %d arguments)", c.NArg())
+		return exit.UsageErrorf("offsets history takes one GROUP (got %d arguments)", c.NArg())
 	}
 	o.group = c.Args().First()
 	var err error
 	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
-		return o, err
+		return err
 	}
-	o.keep, err = repair.PartitionFilter(repeated(c, "partition"))
-	return o, err
+	o.keep, err = repair.PartitionFilter(completion.RepeatedValues(c, "partition"))
+	return err
 }
 
 // runOffsetsHistory reads the group's history (journal and backups) and

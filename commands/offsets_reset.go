@@ -5,65 +5,67 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
-	"github.com/kaasctl/kaasctl/internal/when"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/repair"
 	"github.com/kaasctl/kaasctl/views"
 )
 
-// The reset specifications, in Kafka's order.
-var resetSpecFlags = []string{"to-datetime", "by-duration", "to-earliest", "to-latest", "shift-by", "from-file", "to-current", "to-offset", "to-group", "to-history", "to-history-before-anomaly"}
-
 func init() {
 	register(Descriptor{
-		Path:  "offsets reset",
-		Usage: "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Path:    "offsets reset",
+		Usage:   "reset committed offsets of inactive groups (Kafka's full reset matrix; dry-run unless --execute)",
+		Refuses: true,
 		Docs: []FormatDoc{
 			{Title: "offsets reset / offsets delete", Doc: views.ResetView{}, JSONL: "the whole document", Rank: 220},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: append(append(writeSafetyFlags(),
-					&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: &repeatedFlag{}, Usage: "group to reset (repeatable)"},
-					&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list"},
-					&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
-					&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: &repeatedFlag{}, Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
-					&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: "Reset specification (exactly one)"},
-					&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: "Reset specification (exactly one)"},
-					&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)"},
-					&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
-				), historyResetFlags()...),
-				Action: actionWith(parseOffsetsReset, runOffsetsReset),
-			}
-		},
+		Tool: &MCPTool{Name: "offsets_reset_plan", Title: "Plan an offsets reset or restore", Input: mcpserver.OffsetsResetInput{}, Plan: true,
+			Description: "Plans (dry run) an offsets reset or a restore from history, checked as the command checks it; returns the plan and the command a person runs to apply it. Never writes."},
+		Build: leaf(resetFlags, checkOffsetsReset, runOffsetsReset),
 	})
 }
 
-// writeSafetyFlags are shared by offsets reset and offsets delete.
-func writeSafetyFlags() []cli.Flag {
+// resetFlags are offsets reset's flags, bound to o.
+func resetFlags(o *resetOptions) []cli.Flag {
+	const spec = "Reset specification (exactly one)"
+	return append(append(writeSafetyFlags(&o.mode),
+		&cli.GenericFlag{Name: "group", Aliases: []string{"g"}, Value: completion.Repeated(&o.groups), Usage: "group to reset (repeatable)"},
+		&cli.BoolFlag{Name: "all-groups", Usage: "every group: offset files on the volume and groups the brokers list", Destination: &o.allGroups},
+		&cli.BoolFlag{Name: "all-topics", Usage: "scope: every partition the group has committed offsets for"},
+		&cli.GenericFlag{Name: "topic", Aliases: []string{"t"}, Value: completion.Repeated(nil), Usage: "scope: `TOPIC` (every partition) or TOPIC:0,2 (repeatable)"},
+		&cli.BoolFlag{Name: "to-earliest", Usage: "spec: the log start offset", Category: spec},
+		&cli.BoolFlag{Name: "to-latest", Usage: "spec: the log end offset", Category: spec},
+		&cli.BoolFlag{Name: "to-current", Usage: "spec: the committed offset (the log end where none)", Category: spec},
+		&cli.StringFlag{Name: "to-offset", Usage: "spec: offset `N` on every partition in scope", Category: spec},
+		&cli.StringFlag{Name: "shift-by", Usage: "spec: move the committed offset by `±N`", Category: spec},
+		&cli.StringFlag{Name: "to-datetime", Usage: "spec: first offset at or after `TIME` (YYYY-MM-DDTHH:mm:SS[.sss][Z|±hh:mm], or epoch ms; no zone = UTC, as in Kafka)", Category: spec},
+		&cli.StringFlag{Name: "by-duration", Usage: "spec: first offset at or after now minus `DURATION` (PT1H, P1DT2H, 1h, 90m; -PT30M is the future, as in Java)", Category: spec},
+		&cli.StringFlag{Name: "from-file", Usage: "spec: offsets from a CSV `FILE` (topic,partition,offset or group,topic,partition,offset); --topic/--all-topics are ignored with it, as in Kafka", Category: spec, Destination: &o.fromFile},
+		&cli.StringFlag{Name: "to-group", Usage: "spec: the committed offsets of group `SRC` (its offset file and, live, its coordinator), within the scope", Category: spec},
+		&cli.BoolFlag{Name: "export", Usage: "print the plan as CSV on stdout (for --from-file)", Destination: &o.export},
+		&cli.BoolFlag{Name: "allow-unverified-log-end", Usage: "offline: plan rows whose log end is not verified (no readable segment file; at most manifest.json, which trails the log) instead of refusing them; offsets are then not clamped (loud)", Category: "Safety"},
+	), historyResetFlags(o)...)
+}
+
+// writeSafetyFlags are shared by offsets reset and offsets delete, bound
+// to m (parseWriteCommand reads the rest).
+func writeSafetyFlags(m *writeMode) []cli.Flag {
 	const cat = "Safety"
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "dry-run", Usage: "only print the plan (the default)", Category: cat},
-		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: cat},
-		&cli.BoolFlag{Name: "force", Usage: "write even if a group is not Empty/Dead or brokers answer with --offline (loud; consumers race the write)", Category: cat},
-		&cli.BoolFlag{Name: "offline", Usage: "write the offset files directly instead of committing through the brokers (only when no broker answers, or with --force)", Category: cat},
+		&cli.BoolFlag{Name: "execute", Aliases: []string{"x"}, Usage: "apply the plan", Category: cat, Destination: &m.execute},
+		&cli.BoolFlag{Name: "force", Usage: "write even if a group is not Empty/Dead or brokers answer with --offline (loud; consumers race the write)", Category: cat, Destination: &m.force},
+		&cli.BoolFlag{Name: "offline", Usage: "write the offset files directly instead of committing through the brokers (only when no broker answers, or with --force)", Category: cat, Destination: &m.offline},
 		followSymlinksFlag(cat),
 		keepBackupsFlag(cat),
 	}
@@ -81,32 +83,9 @@ func keepBackupsFlag(cat string) cli.Flag {
 }
 
 // parseWritePolicy reads --follow-symlinks and --keep-backups (then
-// KAASCTL_KEEP_BACKUPS).
+// KAASCTL_KEEP_BACKUPS: repair.PolicyOf).
 func parseWritePolicy(c *cli.Context, g *Globals) (repair.Policy, error) {
-	pol := repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
-	n, src := 0, ""
-	switch {
-	case isSet(c, "keep-backups"):
-		n, src = c.Int("keep-backups"), "--keep-backups"
-	case g.IO.getenv("KAASCTL_KEEP_BACKUPS") != "":
-		v := g.IO.getenv("KAASCTL_KEEP_BACKUPS")
-		var err error
-		if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return pol, exit.UsageErrorf("KAASCTL_KEEP_BACKUPS=%q: a number of backups (0 keeps all)", v)
-		}
-		src = "KAASCTL_KEEP_BACKUPS"
-	default:
-		return pol, nil
-	}
-	switch {
-	case n < 0:
-		return pol, exit.UsageErrorf("%s %d: a number of backups, 0 or more (0 keeps all)", src, n)
-	case n == 0:
-		pol.KeepBackups = -1
-	default:
-		pol.KeepBackups = n
-	}
-	return pol, nil
+	return repair.PolicyOf(c.Bool("follow-symlinks"), c.Int("keep-backups"), completion.IsSet(c, "keep-backups"), g.IO.getenv(repair.KeepBackupsEnv))
 }
 
 // writeMode is what the safety flags resolved to.
@@ -115,80 +94,37 @@ type writeMode struct {
 	policy                  repair.Policy
 }
 
-// parseWriteCommand reads the command line common to offsets reset and
-// delete: flags only (cmd names the command in the usage error), and the
-// safety flags' write mode.
-func parseWriteCommand(c *cli.Context, g *Globals, cmd string) (writeMode, error) {
+// parseWriteCommand checks the command line common to offsets reset and
+// delete: flags only (cmd names the command in the usage error), not
+// both --dry-run and --execute; it reads the write policy into m.
+func parseWriteCommand(c *cli.Context, g *Globals, cmd string, m *writeMode) error {
 	if c.NArg() > 0 {
-		return writeMode{}, exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
+		return exit.UsageErrorf("%s takes no arguments (got %q): name groups with --group", cmd, c.Args().First())
 	}
-	if c.Bool("dry-run") && c.Bool("execute") {
-		return writeMode{}, exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", c.Command.Name)
+	if c.Bool("dry-run") && m.execute {
+		return exit.UsageErrorf("Option \"[%s]\" only accepts one of [execute] and [dry-run]", c.Command.Name)
 	}
-	m := writeMode{execute: c.Bool("execute"), force: c.Bool("force"), offline: c.Bool("offline")}
 	var err error
 	m.policy, err = parseWritePolicy(c, g)
-	return m, err
+	return err
 }
 
-// writeTarget resolves the volume a write goes to and connects as
-// repair.ConnectForWrite does; the caller closes the client (nil offline).
+// writeTarget resolves the volume a write goes to and connects
+// (repair.WriteTarget); the caller closes the client (nil offline).
 func writeTarget(ctx context.Context, g *Globals, m writeMode) (volume.Layout, *wire.Client, error) {
-	if m.execute {
-		if err := g.checkWriteSettings(); err != nil {
-			return volume.Layout{}, nil, err
-		}
-	}
-	l, err := g.Layout()
-	if err != nil {
-		if g.HasBrokers() && !g.HasVolume() {
-			return volume.Layout{}, nil, exit.UsageErrorf("%v\nkaasctl needs the kaas volume even with --bootstrap-server: a kaas coordinator that has not loaded a group rewrites its offset file with exactly the partitions a commit names, so a safe reset commits the group's full set of offsets, which only the offset file on the volume holds", err)
-		}
-		return volume.Layout{}, nil, err
-	}
-	// Every write names the generation it assumes and the dir it uses.
-	if dir, derr := l.LiveOffsetsDir(); derr == nil {
-		g.Notef("offset files in %s; %s", dir, g.generationNote(l))
-	} else {
-		g.Notef("%s", g.generationNote(l))
-	}
-	cl, err := repair.ConnectForWrite(ctx, g, m.offline, m.force)
-	if err != nil {
-		return volume.Layout{}, nil, err
-	}
-	return l, cl, nil
-}
-
-// selectGroups resolves --group / --all-groups.
-func selectGroups(ctx context.Context, g *Globals, l volume.Layout, cl *wire.Client, given []string, all bool) ([]string, error) {
-	if len(given) > 0 && all {
-		return nil, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
-	}
-	if len(given) == 0 && !all {
-		return nil, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
-	}
-	if !all {
-		out := []string{}
-		for _, gr := range given {
-			if !slices.Contains(out, gr) {
-				out = append(out, gr)
-			}
-		}
-		return out, nil
-	}
-	return repair.AllGroups(ctx, l, cl, g)
+	return repair.WriteTarget(ctx, g, m.execute, m.offline, m.force)
 }
 
 // resetSpecFlag is the one reset specification flag given.
 func resetSpecFlag(c *cli.Context) (string, error) {
-	var set []string
-	for _, f := range resetSpecFlags {
-		if isSet(c, f) {
-			set = append(set, f)
+	var set, all []string
+	for _, k := range repair.SpecKinds {
+		if all = append(all, string(k)); completion.IsSet(c, string(k)) {
+			set = append(set, string(k))
 		}
 	}
 	if len(set) == 0 {
-		return "", exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(resetSpecFlags, ", --"))
+		return "", exit.UsageErrorf("Option '[reset-offsets]' requires one of the following scenarios: --%s", strings.Join(all, ", --"))
 	}
 	if len(set) > 1 {
 		return "", exit.UsageErrorf("Option \"[%s]\" can't be used with option \"[%s]\"", set[0], set[1])
@@ -196,80 +132,21 @@ func resetSpecFlag(c *cli.Context) (string, error) {
 	return set[0], nil
 }
 
-// parseResetSpec reads exactly one reset specification. A --from-file is
-// only named here (the run reads it); time specs are read against g.Now.
+// parseResetSpec reads exactly one reset specification
+// (repair.ParseSpec), against the run's clock. A --from-file is only
+// named here (the run reads it).
 func parseResetSpec(c *cli.Context, g *Globals) (repair.Spec, error) {
 	f, err := resetSpecFlag(c)
 	if err != nil {
 		return repair.Spec{}, err
 	}
-	var sp repair.Spec
-	switch f {
-	case "to-earliest":
-		sp.Kind = repair.ToEarliest
-	case "to-latest":
-		sp.Kind = repair.ToLatest
-	case "to-current":
-		sp.Kind = repair.ToCurrent
-	case "to-offset":
-		n, err := strconv.ParseInt(strings.TrimSpace(c.String(f)), 10, 64)
-		if err != nil || n < 0 {
-			return sp, exit.UsageErrorf("--to-offset %q: an offset is a whole number >= 0", c.String(f))
-		}
-		sp.Kind, sp.Offset = repair.ToOffset, n
-	case "shift-by":
-		n, err := strconv.ParseInt(strings.TrimSpace(c.String(f)), 10, 64)
-		if err != nil {
-			return sp, exit.UsageErrorf("--shift-by %q: a whole number, e.g. -100 or +20", c.String(f))
-		}
-		sp.Kind, sp.Shift = repair.ShiftBy, n
-	case "to-datetime", "by-duration":
-		return parseTimeSpec(c, f, g)
-	case "from-file":
-		sp.Kind = repair.FromFile
-	case "to-group":
-		src := strings.TrimSpace(c.String(f))
-		if src == "" {
-			return sp, exit.UsageErrorf("--to-group: name the group whose committed offsets to copy")
-		}
-		sp.Kind, sp.Source = repair.ToGroup, src
-	case "to-history", "to-history-before-anomaly":
-		return parseHistorySpec(c, f, g)
-	}
-	return sp, nil
-}
-
-// parseTimeSpec reads --to-datetime or --by-duration (now minus it, now
-// being the run's clock).
-func parseTimeSpec(c *cli.Context, f string, g *Globals) (repair.Spec, error) {
-	var sp repair.Spec
-	if f == "to-datetime" {
-		t, note, err := when.ParseTime(c.String(f), g.Now())
-		if err != nil {
-			return sp, exit.UsageErrorf("--to-datetime %q: %v", c.String(f), err)
-		}
-		sp.Kind, sp.Time = repair.ToDatetime, t
-		if note != "" {
-			g.Warnf("--to-datetime %s", note)
-			sp.Zone = "UTC (no zone given)"
-		}
-		return sp, nil
-	}
-	d, err := when.ParseDuration(c.String(f))
-	if err != nil {
-		return sp, exit.UsageErrorf("--by-duration %q: %v", c.String(f), err)
-	}
-	if d < 0 {
-		g.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", c.String(f), -d)
-	}
-	sp.Kind, sp.Time = repair.ByDuration, g.Now().Add(-d)
-	return sp, nil
+	return repair.ParseSpec(repair.SpecKind(f), c.String(f), g.Now(), g)
 }
 
 // parseScopes reads --all-topics / --topic.
 func parseScopes(c *cli.Context, required bool) (bool, []repair.TopicScope, error) {
 	all := c.Bool("all-topics")
-	topics := repeated(c, "topic")
+	topics := completion.RepeatedValues(c, "topic")
 	if all && len(topics) > 0 {
 		return false, nil, exit.UsageErrorf("Option \"[all-topics]\" can't be used with option \"[topic]\"")
 	}
@@ -310,55 +187,51 @@ type resetOptions struct {
 	historySince time.Time
 }
 
-// parseOffsetsReset reads every flag of offsets reset and checks how they
-// combine (usage errors, exit 2), as kafka-consumer-groups.sh does.
-func parseOffsetsReset(c *cli.Context, g *Globals) (resetOptions, error) {
-	var o resetOptions
-	var err error
-	if o.mode, err = parseWriteCommand(c, g, "offsets reset"); err != nil {
-		return o, err
+// checkOffsetsReset reads the spec, the scope and the policy and checks
+// how the flags combine (usage errors, exit 2), as kafka-consumer-groups.sh
+// does.
+func checkOffsetsReset(c *cli.Context, g *Globals, o *resetOptions) error {
+	if err := parseWriteCommand(c, g, "offsets reset", &o.mode); err != nil {
+		return err
 	}
+	var err error
 	if o.spec, err = parseResetSpec(c, g); err != nil {
-		return o, err
+		return err
 	}
 	o.spec.AllowUnverifiedLogEnd = c.Bool("allow-unverified-log-end")
-	o.fromFile, o.export, o.exportRollback = c.String("from-file"), c.Bool("export"), c.String("export-rollback")
-	if o.overwriteRollback = c.Bool("overwrite-rollback"); o.overwriteRollback && o.exportRollback == "" {
-		return o, exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
+	if o.overwriteRollback && o.exportRollback == "" {
+		return exit.UsageErrorf("--overwrite-rollback goes with --export-rollback FILE")
 	}
-	o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory())
-	if err != nil {
-		return o, err
+	if o.allTopics, o.scopes, err = parseScopes(c, o.spec.Kind != repair.FromFile && !o.spec.FromHistory()); err != nil {
+		return err
 	}
-	o.groups, o.allGroups = repeated(c, "group"), c.Bool("all-groups")
 	if len(o.groups) == 0 && !o.allGroups {
-		return o, exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
+		return exit.UsageErrorf("Option '[%s]' takes one of these options: --group, --all-groups", "reset-offsets")
 	}
 	if len(o.groups) > 0 && o.allGroups {
-		return o, exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
+		return exit.UsageErrorf("Option \"[group]\" can't be used with option \"[all-groups]\"")
 	}
 	o.multi = o.allGroups || len(o.groups) > 1
 	if o.spec.Kind == repair.ToGroup && slices.Contains(o.groups, o.spec.Source) {
-		return o, exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", o.spec.Source)
+		return exit.UsageErrorf("--to-group %s: the source is also a group to reset; name a different group", o.spec.Source)
 	}
 	if o.spec.FromHistory() {
-		err = parseHistoryFlags(c, g, &o)
+		return parseHistoryFlags(c, g, o)
 	}
-	return o, err
+	return nil
 }
 
-// runOffsetsReset reads a --from-file plan, resolves the groups, plans
-// every group's reset (restores from history as a from-file spec), and
-// hands the plans to the one safe write path.
+// runOffsetsReset reads a --from-file plan, plans every group's reset
+// (repair.PrepareReset, repair.PlanReset), and hands the plans to the one
+// safe write path.
 func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if err := repair.CheckRollbackTarget(o.exportRollback, o.overwriteRollback); err != nil {
 		return err
 	}
-	if err := loadFromFile(g, &o); err != nil {
+	ask := repair.ResetAsk{Spec: o.spec, FromFile: o.fromFile, Stdin: g.IO.In, AllTopics: o.allTopics, Scopes: o.scopes,
+		Groups: o.groups, AllGroups: o.allGroups, Multi: o.multi, Journal: o.journal, HistorySince: o.historySince}
+	if err := repair.PrepareReset(&ask, g, g.Progress); err != nil {
 		return err
-	}
-	if o.spec.AllowUnverifiedLogEnd {
-		g.Warnf("%s: rows whose log end kaasctl could not verify are planned anyway and not clamped; manifest.json trails the log (kaas rewrites it only on takeover, roll and close)", repair.UnverifiedFlag)
 	}
 	l, cl, err := writeTarget(ctx, g, o.mode)
 	if err != nil {
@@ -367,23 +240,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if cl != nil {
 		defer cl.Close()
 	}
-	groups, err := selectGroups(ctx, g, l, cl, o.groups, o.allGroups)
-	if err != nil {
-		return err
-	}
-	if o.spec.Kind == repair.ToGroup {
-		// --all-groups never resets the source onto itself.
-		groups = slices.DeleteFunc(groups, func(gr string) bool { return gr == o.spec.Source })
-	}
-	if o.spec.FromHistory() {
-		// The restore is planned as a from-file spec of the offsets then.
-		if o.spec, err = historyResetSpec(g, l, groups, o); err != nil {
-			return err
-		}
-		o.allTopics, o.scopes = false, nil
-	}
-	plans, err := planReset(ctx, g, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy},
-		repair.ResetOptions{Groups: groups, AllTopics: o.allTopics, Scopes: o.scopes, Spec: o.spec})
+	plans, spec, err := repair.PlanReset(ctx, repair.Inputs{Layout: l, Client: cl, Now: g.Now(), Policy: o.mode.policy}, ask, g, g.Progress)
 	if err != nil {
 		return err
 	}
@@ -394,16 +251,7 @@ func runOffsetsReset(ctx context.Context, g *Globals, o resetOptions) error {
 	if record != nil {
 		defer record.Close()
 	}
-	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "reset", spec: o.spec.String(), plans: plans, multi: o.multi, export: o.export, record: record})
-}
-
-// planReset plans every group with a progress line over the partitions.
-func planReset(ctx context.Context, g *Globals, in repair.Inputs, ro repair.ResetOptions) ([]*repair.GroupPlan, error) {
-	prog := g.Progress("planning (partitions)", int64(len(ro.Spec.File.Rows)))
-	in.Progress = func(n int) { prog.Add(int64(n)) }
-	plans, err := repair.PlanGroups(ctx, in, ro)
-	prog.Done()
-	return plans, err
+	return applyAndReport(ctx, g, o.mode, cl, applyRun{cmd: "reset", spec: spec.String(), plans: plans, multi: o.multi, export: o.export, record: record})
 }
 
 // brokerNamer names brokers as kaas does (observe.BrokerNamer) from the
@@ -458,26 +306,4 @@ func applyAndReport(ctx context.Context, g *Globals, m writeMode, cl *wire.Clien
 	}
 	views.NoteApplied(g, views.ApplyRun{Command: r.cmd, Execute: m.execute, Live: cl != nil}, res, applyErr)
 	return applyErr
-}
-
-// repeatedFlag is a repeatable string flag whose values may hold commas
-// (--topic orders:0,2), unlike StringSliceFlag, which splits them.
-type repeatedFlag struct{ vals []string }
-
-func (r *repeatedFlag) Set(s string) error {
-	// urfave/cli copies a flag given by its alias to its name by setting
-	// the joined String(); that copy is not a new value.
-	if len(r.vals) > 0 && s == r.String() {
-		return nil
-	}
-	r.vals = append(r.vals, s)
-	return nil
-}
-func (r *repeatedFlag) String() string { return strings.Join(r.vals, "\x00") }
-
-func repeated(c *cli.Context, name string) []string {
-	if r, ok := c.Generic(name).(*repeatedFlag); ok && r != nil {
-		return r.vals
-	}
-	return nil
 }

@@ -2,62 +2,41 @@ package commands
 
 import (
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
-	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/repair"
 	"github.com/kaasctl/kaasctl/views"
 )
 
-// historyResetFlags are offsets reset's restore specs and the rollback export.
-func historyResetFlags() []cli.Flag {
+// historyResetFlags are offsets reset's restore specs and the rollback
+// export, bound to o.
+func historyResetFlags(o *resetOptions) []cli.Flag {
 	const spec = "Reset specification (exactly one)"
 	return []cli.Flag{
 		&cli.StringFlag{Name: "to-history", Usage: "spec: the offsets the group had at `TIME` (from the --journal and kaasctl's backups; a date-time, epoch ms, or a duration back from now)", Category: spec},
 		&cli.BoolFlag{Name: "to-history-before-anomaly", Usage: "spec: the offsets the group had right before its most recent incident (the latest run of anomalies, REWIND, VANISHED, ..., with no good commit between them) recorded since --history-since; earlier incidents are left alone", Category: spec},
-		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR')", Category: "Restore from history"},
+		&cli.StringFlag{Name: "journal", Usage: "the offsets journal `DIR` for --to-history (recorded by 'kaasctl watch --offsets --journal DIR' or 'kaasctl exporter --journal DIR')", Category: "Restore from history", Destination: &o.journal},
 		&cli.StringFlag{Name: "history-since", Usage: "--to-history-before-anomaly: only anomalies from `TIME` on count (default: the whole history)", Category: "Restore from history"},
-		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file; an existing FILE is kept (refused) unless --overwrite-rollback", Category: "Safety"},
-		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE (an earlier rollback is lost)", Category: "Safety"},
+		&cli.StringFlag{Name: "export-rollback", Usage: "write the rollback plan (every planned partition's offset before the reset) to `FILE`, for --from-file; an existing FILE is kept (refused) unless --overwrite-rollback", Category: "Safety", Destination: &o.exportRollback},
+		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE (an earlier rollback is lost)", Category: "Safety", Destination: &o.overwriteRollback},
 	}
 }
 
-// parseHistorySpec reads --to-history / --to-history-before-anomaly.
-func parseHistorySpec(c *cli.Context, flag string, g *Globals) (repair.Spec, error) {
-	if flag == "to-history-before-anomaly" {
-		return repair.Spec{Kind: repair.ToHistoryBeforeAnomaly, Origin: "--to-history-before-anomaly"}, nil
-	}
-	t, err := parseWhen("to-history", c.String(flag), g.Now(), g)
-	if err != nil {
-		return repair.Spec{}, err
-	}
-	return repair.Spec{Kind: repair.ToHistory, Time: t, Origin: "--to-history " + t.UTC().Format(time.RFC3339Nano)}, nil
-}
-
-// parseHistoryFlags reads --journal and --history-since into o (after the
-// spec is known: --history-since goes with --to-history-before-anomaly).
+// parseHistoryFlags reads --history-since into o (after the spec is
+// known: --history-since goes with --to-history-before-anomaly).
 func parseHistoryFlags(c *cli.Context, g *Globals, o *resetOptions) error {
-	o.journal = c.String("journal")
 	since, err := parseWhen("history-since", c.String("history-since"), g.Now(), g)
 	if err != nil {
 		return err
 	}
-	if isSet(c, "history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
+	if completion.IsSet(c, "history-since") && o.spec.Kind != repair.ToHistoryBeforeAnomaly {
 		return exit.UsageErrorf("--history-since goes with --to-history-before-anomaly")
 	}
 	o.historySince = since
 	return nil
-}
-
-// historyResetSpec finds each group's offsets at the moment asked for
-// (repair.HistoryResetSpec) and returns the from-file spec the one reset
-// path plans and executes.
-func historyResetSpec(g *Globals, l volume.Layout, groups []string, o resetOptions) (repair.Spec, error) {
-	req := repair.HistoryRestore{JournalDir: o.journal, Layout: l, Spec: o.spec, Since: o.historySince, Now: g.Now()}
-	return repair.HistoryResetSpec(req, groups, o.scopes, g)
 }
 
 // exportRollback writes --export-rollback FILE before anything is written

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 	"github.com/kaasctl/kaasctl/observe"
@@ -24,23 +25,22 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "plan assignment", Doc: views.PlanAssignmentView{}, JSONL: "each member (members[])", Rank: 160},
 		},
-		Build: newPlanAssignmentCmd,
+		Tool: &MCPTool{Name: "plan_assignment", Title: "Plan a group's assignment", Input: mcpserver.PlanAssignmentInput{},
+			Description: "Which member would own which partition with the group's assignor, for the live members or hypothetical ones."},
+		Args:  "GROUP",
+		Build: leaf(planAssignmentFlags, checkPlanAssignment, runPlanAssignment),
 	})
 }
 
-// newPlanAssignmentCmd builds 'plan assignment'.
-func newPlanAssignmentCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "GROUP",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "members", Usage: "alone: the live group scaled to `N` members (who joins or leaves is planned); with --add/--remove/--new-member: a hypothetical group of N members (member-1..member-N) instead of the live one"},
-			&cli.IntFlag{Name: "add", Usage: "members that join"},
-			&cli.StringSliceFlag{Name: "new-member", Usage: "name of a member that joins (repeatable; a static member's group.instance.id); implies --add"},
-			&cli.StringSliceFlag{Name: "remove", Usage: "a member that leaves: its member id, group.instance.id, client id or (hypothetical) member-N (repeatable)"},
-			&cli.StringFlag{Name: "assignor", Usage: "range, roundrobin, sticky, cooperative-sticky or minikafka (default: the live group's protocol, else cooperative-sticky, franz-go's default)"},
-			&cli.StringSliceFlag{Name: "topic", Usage: "subscription topics of hypothetical members (default: the topics the group committed on the volume)"},
-		},
-		Action: action(parsePlanAssignment, runPlanAssignment),
+// planAssignmentFlags are plan assignment's flags, bound to o.
+func planAssignmentFlags(o *planAssignmentOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "members", Usage: "alone: the live group scaled to `N` members (who joins or leaves is planned); with --add/--remove/--new-member: a hypothetical group of N members (member-1..member-N) instead of the live one", Destination: &o.Members},
+		&cli.IntFlag{Name: "add", Usage: "members that join", Destination: &o.Add},
+		&cli.StringSliceFlag{Name: "new-member", Usage: "name of a member that joins (repeatable; a static member's group.instance.id); implies --add"},
+		&cli.StringSliceFlag{Name: "remove", Usage: "a member that leaves: its member id, group.instance.id, client id or (hypothetical) member-N (repeatable)"},
+		&cli.StringFlag{Name: "assignor", Usage: "range, roundrobin, sticky, cooperative-sticky or minikafka (default: the live group's protocol, else cooperative-sticky, franz-go's default)", Destination: &o.Assignor},
+		&cli.StringSliceFlag{Name: "topic", Usage: "subscription topics of hypothetical members (default: the topics the group committed on the volume)"},
 	}
 }
 
@@ -55,24 +55,24 @@ type planAssignmentOptions struct {
 	Topics     []string // --topic
 }
 
-// parsePlanAssignment reads the GROUP argument and the flags.
-func parsePlanAssignment(c *cli.Context) (planAssignmentOptions, error) {
+// checkPlanAssignment reads the GROUP argument and the member lists and
+// checks the counts and the assignor.
+func checkPlanAssignment(c *cli.Context, _ *Globals, o *planAssignmentOptions) error {
 	if c.Args().Len() != 1 {
-		return planAssignmentOptions{}, exit.UsageErrorf("plan assignment takes one GROUP (got %d arguments)", c.Args().Len())
+		return exit.UsageErrorf("plan assignment takes one GROUP (got %d arguments)", c.Args().Len())
 	}
-	o := planAssignmentOptions{Group: c.Args().First(), Members: c.Int("members"), Add: c.Int("add"),
-		NewMembers: splitList(c.StringSlice("new-member")), Remove: splitList(c.StringSlice("remove")),
-		Assignor: strings.ToLower(c.String("assignor")), Topics: splitList(c.StringSlice("topic"))}
+	o.Group, o.Assignor = c.Args().First(), strings.ToLower(o.Assignor)
+	o.NewMembers, o.Remove, o.Topics = splitList(c.StringSlice("new-member")), splitList(c.StringSlice("remove")), splitList(c.StringSlice("topic"))
 	if o.Members < 0 || o.Add < 0 {
-		return o, exit.UsageErrorf("--members and --add take a count ≥ 0")
+		return exit.UsageErrorf("--members and --add take a count ≥ 0")
 	}
 	if err := inspect.CheckMemberCounts(inspect.AssignPlanInput{Members: o.Members, Add: o.Add, NewMembers: o.NewMembers}, 0); err != nil {
-		return o, assignInputError(err)
+		return assignInputError(err)
 	}
 	if o.Assignor != "" && !slices.Contains(inspect.Assignors, o.Assignor) {
-		return o, exit.UsageErrorf("--assignor %q: choose %s", c.String("assignor"), strings.Join(inspect.Assignors, ", "))
+		return exit.UsageErrorf("--assignor %q: choose %s", c.String("assignor"), strings.Join(inspect.Assignors, ", "))
 	}
-	return o, nil
+	return nil
 }
 
 // runPlanAssignment reads the group (the volume, the live group), plans

@@ -8,7 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
@@ -17,32 +19,32 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "plan restart",
-		Usage: "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		Path:     "plan restart",
+		Usage:    "the order to restart the brokers so that the fewest consumer groups move; --follow checks the real restart",
+		Problems: &views.ExitProblem{Label: "plan restart --follow", When: "a version that deviated from the plan", Rank: 100},
 		Docs: []FormatDoc{
 			{Title: "plan restart", Doc: views.PlanRestartView{}, JSONL: "the whole document", Rank: 140},
 			{Title: "plan restart --follow", Doc: views.FollowEvent{}, JSONL: "each event (kind following, version, waiting, settled, unsettled, done), as it happens", Rank: 150},
 		},
-		Build: newPlanRestartCmd,
+		Tool: &MCPTool{Name: "plan_restart", Title: "Plan a rolling restart", Input: mcpserver.PlanRestartInput{},
+			Description: "A rolling restart of the brokers in an order that moves the fewest groups, with each step's moves and waits."},
+		Build: leaf(planRestartFlags, checkPlanRestart, runPlanRestart),
 	})
 }
 
-// newPlanRestartCmd builds 'plan restart'.
-func newPlanRestartCmd() *cli.Command {
-	return &cli.Command{
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
-			&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation"},
-			&cli.StringFlag{Name: "placement", Value: "rendezvous", Usage: "how the controller places entries: rendezvous (kaas today) or hash (kaas's design)"},
-			&cli.BoolFlag{Name: "all-active", Usage: "offline: treat every known group as active with members (default: only groups with an explicit entry)"},
-			&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)"},
-			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)"},
-			&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following"},
-			durationFlag("follow-timeout", 0, "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"),
-			durationFlag("poll-interval", 0, "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"),
-			durationFlag("settle-timeout", 0, "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"),
-		},
-		Action: action(parsePlanRestart, runPlanRestart),
+// planRestartFlags are plan restart's flags, bound to o.
+func planRestartFlags(o *planRestartOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "brokers-order", Usage: "score this order (comma separated or repeated; every broker once); with --follow, follow it instead of the plan"},
+		&cli.StringFlag{Name: "failover", Usage: "controller failover model: drop (Go flavour) or reload (Rust); default from the volume's generation", Destination: &o.FailoverFlag},
+		&cli.StringFlag{Name: "placement", Value: "rendezvous", Usage: "how the controller places entries: rendezvous (kaas today) or hash (kaas's design)", Destination: &o.Placement},
+		&cli.BoolFlag{Name: "all-active", Usage: "offline: treat every known group as active with members (default: only groups with an explicit entry)", Destination: &o.AllActive},
+		&cli.BoolFlag{Name: "steps-of-all", Usage: "print the steps of the naive and worst orders too (json always has them)", Destination: &o.StepsOfAll},
+		&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "follow the real restart and check it against the plan (exit 3 on a deviation)", Destination: &o.Follow.On},
+		&cli.BoolFlag{Name: "keep-going", Usage: "with --follow: on a deviation, re-plan from the real version and keep following", Destination: &o.Follow.KeepGoing},
+		completion.DurationFlag(&o.Follow.Timeout, "follow-timeout", 0, "with --follow: give up after this long (0: until the restart completes or Ctrl-C)"),
+		completion.DurationFlag(&o.Follow.PollInterval, "poll-interval", 0, "with --follow: how often assignment.json is polled besides fsnotify (default 1s)"),
+		completion.DurationFlag(&o.Follow.SettleTimeout, "settle-timeout", 0, "with --follow -b: how long to wait for moved groups to be Stable before saying so (default 60s)"),
 	}
 }
 
@@ -66,25 +68,23 @@ type followOptions struct {
 	SettleTimeout time.Duration // --settle-timeout (0: 60s)
 }
 
-// parsePlanRestart reads and checks plan restart's flags.
-func parsePlanRestart(c *cli.Context) (planRestartOptions, error) {
+// checkPlanRestart reads --brokers-order and checks --failover and
+// --placement.
+func checkPlanRestart(c *cli.Context, _ *Globals, o *planRestartOptions) error {
 	if c.Args().Len() > 0 {
-		return planRestartOptions{}, exit.UsageErrorf("plan restart takes no arguments (got %q); brokers come from assignment.json, an order from --brokers-order", c.Args().First())
+		return exit.UsageErrorf("plan restart takes no arguments (got %q); brokers come from assignment.json, an order from --brokers-order", c.Args().First())
 	}
-	o := planRestartOptions{Order: splitList(c.StringSlice("brokers-order")), FailoverFlag: c.String("failover"),
-		Placement: strings.ToLower(c.String("placement")), AllActive: c.Bool("all-active"), StepsOfAll: c.Bool("steps-of-all"),
-		Follow: followOptions{On: c.Bool("follow"), KeepGoing: c.Bool("keep-going"), Timeout: flagDuration(c, "follow-timeout"),
-			PollInterval: flagDuration(c, "poll-interval"), SettleTimeout: flagDuration(c, "settle-timeout")}}
+	o.Order, o.Placement = splitList(c.StringSlice("brokers-order")), strings.ToLower(o.Placement)
 	if o.FailoverFlag != "" {
 		var err error
 		if o.Failover, err = inspect.ParseFailover(o.FailoverFlag); err != nil {
-			return o, exit.UsageErrorf("%v", err)
+			return exit.UsageErrorf("%v", err)
 		}
 	}
 	if o.Placement != "rendezvous" && o.Placement != "hash" {
-		return o, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
-	return o, nil
+	return nil
 }
 
 // runPlanRestart reads the cluster, plans the restart and prints the plan,

@@ -10,9 +10,11 @@ import (
 
 	"github.com/kaasctl/kaasctl/exporter"
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
 	"github.com/kaasctl/kaasctl/internal/volume"
+	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/repair"
 	"github.com/kaasctl/kaasctl/views"
@@ -20,23 +22,24 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "probe",
-		Usage: "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Path:     "probe",
+		Usage:    "canary on every coordinator: FindCoordinator, OffsetCommit and OffsetFetch per broker, timed, naming the step that fails",
+		Problems: &views.ExitProblem{Label: "probe", When: "a broker that failed the probe (the step is named)", Rank: 90},
 		Docs: []FormatDoc{
 			{Title: "probe", Doc: views.ProbeView{}, JSONL: "each broker (brokers[])", Rank: 60},
 		},
 		HelpVars: helptext.Vars{"canaryPrefix": inspect.CanaryPrefix, "probeMetadata": inspect.ProbeMetadata},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times"},
-					durationFlag("interval", time.Second, "between probes (with --count)"),
-					&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)"},
-				},
-				Action: action(parseProbe, runProbe),
-			}
-		},
+		Build:    leaf(probeFlags, checkProbe, runProbe),
 	})
+}
+
+// probeFlags are probe's flags, bound to o.
+func probeFlags(o *probeOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "count", Value: 1, Usage: "probe `N` times", Destination: &o.count},
+		completion.DurationFlag(&o.interval, "interval", time.Second, "between probes (with --count)"),
+		&cli.StringFlag{Name: "topic", Usage: "commit the canary offsets on partition 0 of `TOPIC` (default: the first topic listed)", Destination: &o.topic},
+	}
 }
 
 // probeOptions is 'probe' after flag parsing.
@@ -55,46 +58,46 @@ type probeOptions struct {
 	unreached map[string]string
 }
 
-func parseProbe(c *cli.Context) (probeOptions, error) {
-	o := probeOptions{count: c.Int("count"), interval: flagDuration(c, "interval"), topic: c.String("topic")}
+// checkProbe refuses a count below 1 and a negative interval.
+func checkProbe(_ *cli.Context, _ *Globals, o *probeOptions) error {
 	if o.count < 1 || o.interval < 0 {
-		return o, exit.UsageErrorf("--count must be at least 1 and --interval not negative")
+		return exit.UsageErrorf("--count must be at least 1 and --interval not negative")
 	}
-	return o, nil
+	return nil
 }
 
 // probeNeeds: the canary ids come from the volume's routing, the probe
 // itself from the brokers.
-func probeNeeds() sourceNeeds {
-	return sourceNeeds{
-		volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
-		brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
+func probeNeeds() observe.Needs {
+	return observe.Needs{
+		Volume:  "probe needs the volume (--data-dir or --cluster-dir): the canary ids are picked from assignment.json's routing",
+		Brokers: "probe needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)",
 		// The seeds that do not answer the connection check are the
 		// probe's findings, not asked twice.
-		mode: connectReport,
+		Connect: observe.ConnectReport,
 	}
 }
 
 func runProbe(ctx context.Context, g *Globals, o probeOptions) error {
-	src, err := openSources(ctx, g, probeNeeds())
+	src, err := observe.OpenInputs(ctx, g, probeNeeds())
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if src.connErr != nil {
-		return src.connErr
+	if src.ConnErr != nil {
+		return src.ConnErr
 	}
 	o.unreached = map[string]string{}
-	for _, b := range src.badSeeds {
+	for _, b := range src.BadSeeds {
 		o.unreached[b.Broker] = b.Error()
 	}
-	a, fs, err := volume.ReadAssignment(src.layout.AssignmentPath())
+	a, fs, err := volume.ReadAssignment(src.Layout.AssignmentPath())
 	g.WarnFindings(fs)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	o.owned = repair.CanaryOwner(*src.layout)
-	in := exporter.ProbeInput{Assignment: a, Client: src.client, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
+	o.owned = repair.CanaryOwner(*src.Layout)
+	in := exporter.ProbeInput{Assignment: a, Client: src.Client, Topic: o.topic, Owned: o.owned, Unreached: o.unreached}
 	reps, err := exporter.ProbeRounds(ctx, in, o.count, o.interval)
 	if err != nil {
 		return err

@@ -7,7 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/helptext"
+	"github.com/kaasctl/kaasctl/views"
 )
 
 // A command is one file registering one Descriptor from init(): where it
@@ -16,7 +18,8 @@ import (
 // action. Its long help (description, usage text) is its file in
 // internal/helptext, found by its path. The tree, the common flags each
 // command gets and 'kaasctl help formats' are all derived from the
-// registry: nothing central is edited to add a command.
+// registry, and so are its exit codes ('help exit-codes', --help-json)
+// and its MCP tool: nothing central is edited to add a command.
 
 // Descriptor is one command (a parent when Build is nil: its
 // sub-commands register under its path).
@@ -37,10 +40,20 @@ type Descriptor struct {
 	// Docs are the machine documents the command prints (-o json, yaml),
 	// for 'kaasctl help formats'.
 	Docs []FormatDoc
+	// Args is what the command takes besides its flags ("GROUP...").
+	Args string
 	// HelpVars fill the {{name}} placeholders of the command's help text.
 	HelpVars helptext.Vars
-	// Build makes the command's flags and action; the registry sets its
-	// name, usage, aliases, hidden flag and help text from the descriptor.
+	// Problems is when the command exits 3 (problems found): its row of
+	// 'help exit-codes' (nil: it never does).
+	Problems *views.ExitProblem
+	// Refuses: the command can exit 4 (refused for safety).
+	Refuses bool
+	// Tool serves the command as a tool of 'kaasctl mcp' (nil: not one).
+	Tool *MCPTool
+	// Build makes the command's flags and action (leaf); the registry sets
+	// its name, usage, arguments, aliases, hidden flag and help text from
+	// the descriptor.
 	Build func() *cli.Command
 }
 
@@ -70,9 +83,30 @@ func register(d Descriptor) {
 	}
 }
 
-// Registry is every command registered, in registration order: the tree
-// as plain data (help, help formats, --help-json read it).
-func Registry() []Descriptor { return slices.Clone(registry) }
+// exitProblems are the rows of 'help exit-codes' the commands register.
+func exitProblems() []views.ExitProblem {
+	var out []views.ExitProblem
+	for _, d := range registry {
+		if d.Problems != nil {
+			out = append(out, *d.Problems)
+		}
+	}
+	return out
+}
+
+// exitCodesOf are the exit codes the command at path can end with
+// (--help-json).
+func exitCodesOf(path string) []int {
+	codes := []int{exit.OK, exit.Error, exit.Usage}
+	d, _ := descriptorOf(path)
+	if d.Problems != nil {
+		codes = append(codes, exit.Problems)
+	}
+	if d.Refuses {
+		codes = append(codes, exit.Refused)
+	}
+	return codes
+}
 
 // descriptorOf is the descriptor registered at path (ok false: none).
 func descriptorOf(path string) (Descriptor, bool) {
@@ -175,7 +209,7 @@ func buildCommands() []*cli.Command {
 	return top
 }
 
-// describe sets what the descriptor says of c: its usage, aliases and
+// describe sets what the descriptor says of c: its usage, arguments, aliases and
 // hidden flag, and its help text from internal/helptext (a builder's own
 // stays where the descriptor or the text files say nothing).
 func describe(c *cli.Command, d Descriptor) {
@@ -184,6 +218,9 @@ func describe(c *cli.Command, d Descriptor) {
 	}
 	if len(d.Aliases) > 0 {
 		c.Aliases = d.Aliases
+	}
+	if d.Args != "" {
+		c.ArgsUsage = d.Args
 	}
 	c.Hidden = c.Hidden || d.Hidden
 	if s := helptext.Command(d.Path, d.HelpVars); s != "" {

@@ -22,14 +22,15 @@ func init() {
 		Common: fgOffline,
 		Docs:   []FormatDoc{{Title: "zz-registry-test", Doc: registryTestView{}, JSONL: "each thing (things[])"}},
 		Build: func() *cli.Command {
-			return &cli.Command{
-				Description: "Registered from a test file.\n\nExamples:\n  kaasctl zz-registry-test --data-dir /data",
-				Flags:       []cli.Flag{&cli.StringFlag{Name: "thing", Usage: "the `THING` to print"}},
-				Action: action(func(c *cli.Context) (string, error) { return c.String("thing"), nil }, func(_ context.Context, g *Globals, thing string) error {
-					v := registryTestView{Things: []string{thing}}
-					return g.Printer.Print(render.Output{Data: v, Items: v.Things})
-				}),
+			flags := func(thing *string) []cli.Flag {
+				return []cli.Flag{&cli.StringFlag{Name: "thing", Usage: "the `THING` to print", Destination: thing}}
 			}
+			c := leaf(flags, nil, func(_ context.Context, g *Globals, thing string) error {
+				v := registryTestView{Things: []string{thing}}
+				return g.Printer.Print(render.Output{Data: v, Items: v.Things})
+			})()
+			c.Description = "Registered from a test file.\n\nExamples:\n  kaasctl zz-registry-test --data-dir /data"
+			return c
 		},
 	})
 }

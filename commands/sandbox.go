@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/gctune"
 	"github.com/kaasctl/kaasctl/internal/helptext"
@@ -24,30 +25,31 @@ func init() {
 	register(Descriptor{
 		Path:     "sandbox",
 		Usage:    "run an in-process kaas-compatible cluster on loopback (for trying kaasctl and for tests)",
+		Refuses:  true,
 		Common:   fgOutput | fgDataDir | fgGeneration,
 		HelpVars: helptext.Vars{"limits": sandbox.Limits},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)"},
-					// --brokers is a host list in every other command; here it
-					// is refused with a pointer to --broker-count.
-					&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
-					&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)"},
-					&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background"},
-					&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
-					&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
-					&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)"},
-					&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
-					&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
-					&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox"},
-					&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)"},
-					&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)"},
-				},
-				Action: action(parseSandbox, runSandbox),
-			}
-		},
+		Build:    leaf(sandboxFlags, checkSandbox, runSandbox),
 	})
+}
+
+// sandboxFlags are sandbox's flags, bound to o.
+func sandboxFlags(o *sandboxOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: flagBrokerCount, Aliases: []string{"n"}, Value: 3, Usage: "number of brokers, kaas-0 … kaas-<N-1> (1-64)", Destination: &o.Brokers},
+		// --brokers is a host list in every other command; here it
+		// is refused with a pointer to --broker-count.
+		&cli.StringFlag{Name: "brokers", Aliases: []string{"b"}, Hidden: true},
+		&cli.StringFlag{Name: "listen", Usage: "HOST:PORT of kaas-0; kaas-i listens on PORT+i (default: random loopback ports)", Destination: &o.Listen},
+		&cli.BoolFlag{Name: "demo", Usage: "seed topics orders and payments and run consumer groups that produce, consume and commit in the background", Destination: &o.Demo},
+		&cli.StringFlag{Name: "placement", Value: string(sandbox.PlacementRendezvous), Usage: "how the controller places explicit group entries: rendezvous (kaas today) or hash (kaas's design)"},
+		&cli.StringFlag{Name: "failover", Usage: "what a new controller does with the explicit entries: reload (Rust kaas) or drop (the Go flavour: its first version has none); default: the emulated generation's (--kaas-version)"},
+		&cli.StringFlag{Name: "log-dir", Usage: "directory for kaas-N.log (default DATA/" + sandbox.StateDirName + "/logs)", Destination: &o.LogDir},
+		&cli.StringFlag{Name: "control", Value: "127.0.0.1:0", Usage: "HOST:PORT of the HTTP control endpoint (\"\" or off to disable)"},
+		&cli.StringSliceFlag{Name: "topic", Usage: "create topic NAME:PARTITIONS at start (repeatable), e.g. --topic orders:6"},
+		&cli.BoolFlag{Name: "force", Usage: "use a data dir whose assignment.json was not written by a kaasctl sandbox", Destination: &o.Force},
+		&cli.BoolFlag{Name: "keep", Usage: "keep the temporary data dir on exit (without --data-dir it is removed)", Destination: &o.Keep},
+		&cli.BoolFlag{Name: "stale-groups", Usage: "behave like older kaas: a broker keeps listing the groups that move away from it until it restarts (the \"deleted group reappears\" symptom)", Destination: &o.StaleGroups},
+	}
 }
 
 // sandboxOptions is 'sandbox' after flag parsing.
@@ -66,35 +68,36 @@ type sandboxOptions struct {
 	StaleGroups bool
 }
 
-func parseSandbox(c *cli.Context) (sandboxOptions, error) {
-	o := sandboxOptions{DataDir: c.String(flagDataDir), Listen: c.String("listen"), LogDir: c.String("log-dir"), Demo: c.Bool("demo"),
-		Force: c.Bool("force"), Keep: c.Bool("keep"), StaleGroups: c.Bool("stale-groups"), Brokers: c.Int(flagBrokerCount)}
+// checkSandbox reads the data dir, --failover, --placement, --control and
+// the topics, and refuses what a sandbox does not take.
+func checkSandbox(c *cli.Context, _ *Globals, o *sandboxOptions) error {
+	o.DataDir = c.String(flagDataDir)
 	if c.Args().Present() {
-		return o, exit.UsageErrorf("sandbox takes no arguments (got %q)", c.Args().First())
+		return exit.UsageErrorf("sandbox takes no arguments (got %q)", c.Args().First())
 	}
 	if c.String(flagClusterDir) != "" {
-		return o, exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
+		return exit.UsageErrorf("--cluster-dir is not used by sandbox: its cluster dir is always DATA/__cluster (pass --data-dir)")
 	}
 	o.Failover = sandbox.Failover(strings.ToLower(c.String("failover")))
 	if o.Failover != "" && o.Failover != sandbox.FailoverReload && o.Failover != sandbox.FailoverDrop {
-		return o, exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
+		return exit.UsageErrorf("--failover must be reload or drop, got %q", c.String("failover"))
 	}
 	o.Placement = sandbox.Placement(strings.ToLower(c.String("placement")))
 	if o.Placement != sandbox.PlacementRendezvous && o.Placement != sandbox.PlacementHash {
-		return o, exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
+		return exit.UsageErrorf("--placement must be rendezvous or hash, got %q", c.String("placement"))
 	}
-	if isSet(c, "brokers") {
-		return o, exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
+	if completion.IsSet(c, "brokers") {
+		return exit.UsageErrorf("sandbox has no --brokers: that flag is a list of host:port in every other command; give the number of brokers with --broker-count N (-n N), e.g. --broker-count %s", c.String("brokers"))
 	}
 	if o.Brokers < 1 || o.Brokers > sandbox.MaxBrokers {
-		return o, exit.UsageErrorf("--broker-count must be between 1 and %d, got %d", sandbox.MaxBrokers, o.Brokers)
+		return exit.UsageErrorf("--broker-count must be between 1 and %d, got %d", sandbox.MaxBrokers, o.Brokers)
 	}
 	if addr := c.String("control"); addr != "off" {
 		o.Control = addr
 	}
 	var err error
 	o.Topics, err = sandbox.TopicsOf(c.StringSlice("topic"), o.Demo)
-	return o, err
+	return err
 }
 
 func runSandbox(ctx context.Context, g *Globals, o sandboxOptions) error {

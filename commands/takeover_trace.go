@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/views"
 )
@@ -23,25 +24,25 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "takeover trace", Doc: views.TraceView{}, JSONL: "each event (trace.events[])", Rank: 100},
 		},
-		Build: buildTakeoverTraceCmd,
+		Tool: &MCPTool{Name: "takeover_trace", Title: "Takeover trace", Input: mcpserver.TakeoverTraceInput{},
+			Description: "The coordinator timeline of the groups: when each moved, from which broker to which, and why."},
+		Args:  "[PATH...]",
+		Build: leaf(traceFlags, checkTakeoverTrace, runTakeoverTrace),
 	})
 }
 
-func buildTakeoverTraceCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "[PATH...]",
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "assignments", Aliases: []string{"a"}, Usage: "assignment versions: files or directories (repeatable)"},
-			&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' directory"},
-			&cli.BoolFlag{Name: "no-live", Usage: "do not include the volume's current assignment.json"},
-			&cli.StringSliceFlag{Name: "logs", Aliases: []string{"l"}, Usage: "broker logs: files, directories, or - for stdin (repeatable)"},
-			&cli.StringFlag{Name: "broker", Usage: "broker of log lines whose prefix, fields and file name name none (e.g. stdin)"},
-			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
-			&cli.StringFlag{Name: "since", Usage: "only events at or after `TIME` (" + timeUsage + ")"},
-			&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
-			&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)"},
-		},
-		Action: actionWith(parseTakeoverTrace, runTakeoverTrace),
+// traceFlags are takeover trace's flags, bound to o.
+func traceFlags(o *takeoverTraceOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "assignments", Aliases: []string{"a"}, Usage: "assignment versions: files or directories (repeatable)"},
+		&cli.StringFlag{Name: "journal", Usage: "a 'kaasctl watch --journal' directory", Destination: &o.journal},
+		&cli.BoolFlag{Name: "no-live", Usage: "do not include the volume's current assignment.json", Destination: &o.noLive},
+		&cli.StringSliceFlag{Name: "logs", Aliases: []string{"l"}, Usage: "broker logs: files, directories, or - for stdin (repeatable)"},
+		&cli.StringFlag{Name: "broker", Usage: "broker of log lines whose prefix, fields and file name name none (e.g. stdin)", Destination: &o.broker},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without other evidence"},
+		&cli.StringFlag{Name: "since", Usage: "only events at or after `TIME` (" + timeUsage + ")"},
+		&cli.StringFlag{Name: "until", Usage: "only events at or before `TIME` (same forms as --since)"},
+		&cli.BoolFlag{Name: "placements", Usage: "json/yaml: also list every group's coordinator at every version (versions[].placements)", Destination: &o.placements},
 	}
 }
 
@@ -59,17 +60,14 @@ type takeoverTraceOptions struct {
 	placements  bool
 }
 
-// parseTakeoverTrace reads the flags; --since and --until are resolved
-// against the run's clock (g.Now) and their notes go to g.
-func parseTakeoverTrace(c *cli.Context, g *Globals) (takeoverTraceOptions, error) {
-	o := takeoverTraceOptions{assignments: slices.Clone(c.StringSlice("assignments")), logs: slices.Clone(c.StringSlice("logs")),
-		paths: c.Args().Slice(), journal: c.String("journal"), noLive: c.Bool("no-live"), broker: c.String("broker"),
-		groups: c.StringSlice("group"), placements: c.Bool("placements")}
+// checkTakeoverTrace reads the inputs and the time window (against the
+// run's clock; its notes go to g).
+func checkTakeoverTrace(c *cli.Context, g *Globals, o *takeoverTraceOptions) error {
+	o.assignments, o.logs = slices.Clone(c.StringSlice("assignments")), slices.Clone(c.StringSlice("logs"))
+	o.paths, o.groups = c.Args().Slice(), c.StringSlice("group")
 	var err error
-	if o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g); err != nil {
-		return o, err
-	}
-	return o, nil
+	o.since, o.until, err = parseWindow(c.String("since"), c.String("until"), g)
+	return err
 }
 
 // runTakeoverTrace reads the assignment versions and logs, builds the

@@ -1,11 +1,19 @@
 package commands
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/when"
 )
+
+// Every time, duration and size flag reads internal/when's one grammar
+// (30d, 90s, 1h30m, P1D, RFC 3339, 1GiB): a duration flag is
+// completion.DurationFlag, bound to its options field; a time is
+// parseWhen's, a size flagSize's.
 
 // timeUsage names the forms every time flag (--since, --until,
 // --to-history, --history-since) takes; parseWhen reads them.
@@ -42,4 +50,17 @@ func parseWindow(since, until string, g *Globals) (from, to time.Time, err error
 		return from, to, exit.UsageErrorf("--until (%s) is before --since (%s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
 	}
 	return from, to, nil
+}
+
+// flagSize reads a size flag given as a string (internal/when's grammar).
+func flagSize(c *cli.Context, name string) (int64, error) {
+	s := c.String(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := when.ParseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: %v", name, s, err)
+	}
+	return n, nil
 }

@@ -10,23 +10,17 @@ func init() {
 	register(Descriptor{
 		Path:  "txn describe",
 		Usage: "one transactional id in full: state, producer id/epoch, partitions, groups, timing, coordinator, slot file",
-		Build: func() *cli.Command {
-			return &cli.Command{
-				ArgsUsage: "ID...",
-				Flags:     []cli.Flag{nowFlag()},
-				Action:    action(parseTxnDescribe, runTxn),
-			}
-		},
+		Args:  "ID...",
+		Build: leaf(func(*txnOptions) []cli.Flag { return []cli.Flag{nowFlag()} }, checkTxnDescribe, runTxn),
 	})
 }
 
-func parseTxnDescribe(c *cli.Context) (txnOptions, error) {
-	o := txnOptions{describe: true}
-	o.filter.IDs = c.Args().Slice()
+// checkTxnDescribe reads the IDs (at least one) and the run's clock.
+func checkTxnDescribe(c *cli.Context, g *Globals, o *txnOptions) error {
+	o.describe, o.filter.IDs = true, c.Args().Slice()
 	if len(o.filter.IDs) == 0 {
-		return o, exit.UsageErrorf("name at least one transactional ID")
+		return exit.UsageErrorf("name at least one transactional ID")
 	}
-	var err error
-	o.now, err = nowFrom(c)
-	return o, err
+	o.now = g.Now().UTC()
+	return nil
 }

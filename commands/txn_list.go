@@ -24,18 +24,18 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "txn list / txn describe", Doc: views.TxnListView{}, JSONL: "each transaction (transactions[])", Rank: 210},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
-					&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs"},
-					&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back"},
-					nowFlag(),
-				},
-				Action: action(parseTxnList, runTxn),
-			}
-		},
+		Build: leaf(txnListFlags, checkTxnList, runTxn),
 	})
+}
+
+// txnListFlags are txn list's flags, bound to o.
+func txnListFlags(o *txnOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "state", Usage: "only transactions in `STATE` (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort); repeat or comma-separate"},
+		&cli.BoolFlag{Name: "overdue", Usage: "only Ongoing transactions past ongoingSince + transactionTimeoutMs", Destination: &o.filter.Overdue},
+		&cli.BoolFlag{Name: "hanging", Usage: "only transactions that will not end on the log by themselves (overdue, or aborted by a reaper that writes no markers), with the partitions and groups they hold back", Destination: &o.filter.Hanging},
+		nowFlag(),
+	}
 }
 
 // txnOptions is 'txn list' or 'txn describe' after flag parsing.
@@ -45,24 +45,22 @@ type txnOptions struct {
 	now      time.Time
 }
 
-func parseTxnList(c *cli.Context) (txnOptions, error) {
-	var o txnOptions
+// checkTxnList refuses arguments, reads --state and the run's clock.
+func checkTxnList(c *cli.Context, g *Globals, o *txnOptions) error {
 	if c.Args().Present() {
-		return o, exit.UsageErrorf("txn list takes no arguments (did you mean 'txn describe %s'?)", c.Args().First())
+		return exit.UsageErrorf("txn list takes no arguments (did you mean 'txn describe %s'?)", c.Args().First())
 	}
 	for _, s := range c.StringSlice("state") {
 		for _, p := range strings.Split(s, ",") {
 			st, err := inspect.NormalizeTxnState(strings.TrimSpace(p))
 			if err != nil {
-				return o, exit.UsageErrorf("--state: %v", err)
+				return exit.UsageErrorf("--state: %v", err)
 			}
 			o.filter.States = append(o.filter.States, st)
 		}
 	}
-	o.filter.Overdue, o.filter.Hanging = c.Bool("overdue"), c.Bool("hanging")
-	var err error
-	o.now, err = nowFrom(c)
-	return o, err
+	o.now = g.Now().UTC()
+	return nil
 }
 
 // runTxn reads the txn_state slots and prints the transactions the

@@ -22,8 +22,6 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return completion.FlagError(c, err, isCommonFlag)
 }
 
-func dashed(name string) string { return completion.Dashed(name) }
-
 // isCommonFlag reports whether name (without dashes) is one of the flags
 // commonFlags attaches to every command.
 func isCommonFlag(name string) bool { return completion.HasFlag(commonFlags(), name) }

@@ -211,7 +211,7 @@ func TestCommonFlagBeforeCommand(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"-q", "groups", "list"}, {"-o", "json", "whois", "g"}, {"--data-dir", "/x", "volume", "check"}} {
 		r := runCLI(t, "", nil, args...)
-		if r.Code != 2 || !strings.Contains(r.Err, "go after the command name") || !strings.Contains(r.Err, dashed(strings.TrimLeft(args[0], "-"))) {
+		if r.Code != 2 || !strings.Contains(r.Err, "go after the command name") || !strings.Contains(r.Err, completion.Dashed(strings.TrimLeft(args[0], "-"))) {
 			t.Errorf("%v: exit %d %q", args, r.Code, r.Err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kaasctl/kaasctl/repair"
 	"github.com/kaasctl/kaasctl/views"
-	"github.com/urfave/cli/v2"
 )
 
 // Version is set at build time with -ldflags "-X .../commands.Version=v1.2.3".
@@ -31,20 +30,13 @@ func init() {
 		Docs: []FormatDoc{
 			{Title: "version", Doc: views.VersionView{}, JSONL: "the whole document", Rank: 230},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Action: action(parseVersion, runVersion),
-			}
-		},
+		Build: leaf(nil, nil, runVersion),
 	})
 }
 
 // versionOptions is 'version' after flag parsing: it has no flags of its
 // own.
 type versionOptions struct{}
-
-// parseVersion has nothing to read: 'version' takes no flags of its own.
-func parseVersion(*cli.Context) (versionOptions, error) { return versionOptions{}, nil }
 
 func runVersion(_ context.Context, g *Globals, _ versionOptions) error {
 	return g.Printer.Print(views.VersionOutput(buildInfo()))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
 	"github.com/kaasctl/kaasctl/views"
@@ -15,20 +16,15 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:  "volume check",
-		Usage: "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Path:     "volume check",
+		Usage:    "validate every file kaasctl understands; findings with severity, path and the fix (exit 3 on errors)",
+		Problems: &views.ExitProblem{Label: "volume check, doctor", When: "findings of error severity", Rank: 10},
 		Docs: []FormatDoc{
 			{Title: "volume check", Doc: inspect.CheckReport{}, JSONL: "each finding (findings[])", Rank: 180},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: []cli.Flag{
-					severityFlag(),
-					nowFlag(),
-				},
-				Action: action(parseVolumeCheck, runVolumeCheck),
-			}
-		},
+		Tool: &MCPTool{Name: "volume_check", Title: "Volume check", Input: mcpserver.VolumeCheckInput{},
+			Description: "Every file of the volume kaasctl understands, checked: findings with severity, path and fix."},
+		Build: leaf(func(*volumeCheckOptions) []cli.Flag { return []cli.Flag{severityFlag(), nowFlag()} }, checkVolumeCheck, runVolumeCheck),
 	})
 }
 
@@ -38,14 +34,12 @@ type volumeCheckOptions struct {
 	now time.Time
 }
 
-func parseVolumeCheck(c *cli.Context) (volumeCheckOptions, error) {
-	var o volumeCheckOptions
+// checkVolumeCheck reads --severity and the run's clock.
+func checkVolumeCheck(c *cli.Context, g *Globals, o *volumeCheckOptions) error {
 	var err error
-	if o.min, err = parseSeverity(c); err != nil {
-		return o, err
-	}
-	o.now, err = nowFrom(c)
-	return o, err
+	o.min, err = parseSeverity(c)
+	o.now = g.Now().UTC()
+	return err
 }
 
 // runVolumeCheck checks every file of the volume and prints the findings;

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,24 +15,26 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "volume migrate",
-		Usage:  "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
-		Common: fgOffline | fgReach,
+		Path:     "volume migrate",
+		Usage:    "upgrade step: move a Go / Rust <= 0.2.15 volume's live DATA/__consumer_offsets into CD/__consumer_offsets for 0.2.18 (dry-run unless --execute)",
+		Problems: &views.ExitProblem{Label: "volume migrate", When: "conflicts or unreadable files it leaves to a person", Rank: 110},
+		Refuses:  true,
+		Common:   fgOffline | fgReach,
 		Docs: []FormatDoc{
 			{Title: "volume migrate", Doc: repair.MigrateReport{}, JSONL: "each action (actions[])", Rank: 200},
 		},
-		Build: func() *cli.Command {
-			return &cli.Command{
-				Flags: volumeWriteFlags(
-					&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
-					&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
-					followSymlinksFlag(""),
-					nowFlag(),
-				),
-				Action: action(parseVolumeMigrate, runVolumeMigrate),
-			}
-		},
+		Build: leaf(volumeMigrateFlags, checkVolumeMigrate, runVolumeMigrate),
 	})
+}
+
+// volumeMigrateFlags are volume migrate's flags, bound to o.
+func volumeMigrateFlags(o *volumeMigrateOptions) []cli.Flag {
+	return volumeWriteFlags(&o.execute,
+		&cli.StringFlag{Name: "to", Usage: "the kaas `VERSION` to migrate to: 0.2.18"},
+		&cli.StringFlag{Name: "quiet-period", Value: "5m", Usage: "refuse while a file in the old offsets dir is younger than `DURATION` (a broker still writing); 0s skips the check"},
+		followSymlinksFlag(""),
+		nowFlag(),
+	)
 }
 
 // volumeMigrateOptions is 'volume migrate' after flag parsing.
@@ -46,32 +46,33 @@ type volumeMigrateOptions struct {
 	now     time.Time
 }
 
-func parseVolumeMigrate(c *cli.Context) (volumeMigrateOptions, error) {
-	var o volumeMigrateOptions
-	var err error
-	if o.execute, err = parseVolumeWrite(c, "migrate"); err != nil {
-		return o, err
+// checkVolumeMigrate reads the target (--to), --quiet-period, the links
+// policy and the run's clock.
+func checkVolumeMigrate(c *cli.Context, g *Globals, o *volumeMigrateOptions) error {
+	if err := checkVolumeWrite(c, "migrate", o.execute); err != nil {
+		return err
 	}
+	var err error
 	if o.to, err = volume.ParseKaasVersion(c.String("to")); err != nil {
-		return o, exit.UsageErrorf("--to: %v", err)
+		return exit.UsageErrorf("--to: %v", err)
 	}
 	if err := repair.CheckMigrationTarget(o.to); err != nil {
-		return o, exit.UsageErrorf("%v", err)
+		return exit.UsageErrorf("%v", err)
 	}
 	o.quiet, err = when.ParseDuration(c.String("quiet-period"))
 	if err != nil || o.quiet < 0 {
-		return o, exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
+		return exit.UsageErrorf("--quiet-period %q: a duration such as 5m or 1h (0s: no check, when every old broker is known to be stopped)", c.String("quiet-period"))
 	}
 	o.policy = repair.Policy{FollowSymlinks: c.Bool("follow-symlinks")}
-	o.now, err = nowFrom(c)
-	return o, err
+	o.now = g.Now().UTC()
+	return nil
 }
 
 // runVolumeMigrate plans the migration, refuses while an old broker
-// answers, executes with --execute, and reports.
+// answers, executes with --execute (repair.Migrate), and reports.
 func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) error {
 	if o.execute {
-		if err := g.checkWriteSettings(); err != nil {
+		if err := g.CheckWriteSettings(); err != nil {
 			return err
 		}
 	}
@@ -79,25 +80,14 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 	if err != nil {
 		return err
 	}
-	mo := repair.MigrateOptions{To: o.to, Execute: false, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}
-	rep, err := repair.MigrateVolume(l, mo)
+	var brokers []string
+	if g.HasBrokers() {
+		brokers = g.Conn().Brokers
+	}
+	rep, err := repair.Migrate(l, repair.MigrateOptions{To: o.to, Execute: o.execute, Now: o.now, QuietPeriod: o.quiet, Policy: o.policy}, brokers, g.Conn().Timeout)
 	if err != nil {
-		return repair.MigrateExitErr(err)
+		return err
 	}
-	refusal := rep.Refused
-	if refusal == "" && !rep.NothingToDo && g.HasBrokers() {
-		if up := repair.ReachableBrokers(g.Conn().Brokers, min(g.Conn().Timeout, 3*time.Second)); len(up) > 0 {
-			refusal = fmt.Sprintf("broker(s) %s accept connections: stop every broker of the old generation before migrating (a running Go broker keeps writing %s and serves offsets from memory)", strings.Join(up, ", "), rep.Source)
-		}
-	}
-	if o.execute && refusal == "" && !rep.NothingToDo {
-		mo.Execute = true
-		if rep, err = repair.MigrateVolume(l, mo); err != nil {
-			return repair.MigrateExitErr(err)
-		}
-		refusal = rep.Refused
-	}
-	rep.Refused = refusal
 	return reportMigration(g, rep)
 }
 
@@ -105,7 +95,7 @@ func runVolumeMigrate(_ context.Context, g *Globals, o volumeMigrateOptions) err
 // run's exit error.
 func reportMigration(g *Globals, rep *repair.MigrateReport) error {
 	views.NoteMigration(g, rep)
-	if err := printVolumeActions(g, rep, rep.Actions, rep.Refused != ""); err != nil {
+	if err := views.PrintVolumeActions(g.Printer, rep, rep.Actions, rep.Refused != ""); err != nil {
 		return err
 	}
 	views.NoteMigrated(g, rep)

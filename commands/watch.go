@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe"
@@ -16,31 +17,30 @@ import (
 
 func init() {
 	register(Descriptor{
-		Path:   "watch",
-		Usage:  "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
-		Common: fgAll, // --offsets with brokers also follows the groups' membership
+		Path:    "watch",
+		Usage:   "follow assignment.json (coordinator moves as they happen) or, with --offsets, every offset file (rewinds, vanished partitions, an offsets journal)",
+		Refuses: true,
+		Common:  fgAll, // --offsets with brokers also follows the groups' membership
 		Docs: []FormatDoc{
 			{Title: "watch", Doc: watchrun.WatchView{}, JSONL: "each move, as it happens", Rank: 110},
 			{Title: "watch --offsets", Doc: watchrun.WatchOffsetsView{}, JSONL: "each offset-file change (events[]), as it happens", Rank: 120},
 		},
-		Build: buildWatchCmd,
+		Build: leaf(watchFlags, checkWatch, runWatch),
 	})
 }
 
-func buildWatchCmd() *cli.Command {
-	return &cli.Command{
-		Flags: append([]cli.Flag{
-			durationFlag("poll-interval", time.Second, "how often to check the file besides fsnotify events"),
-			&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)"},
-			&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory"},
-			&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit"},
-			durationFlag("timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
-			&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)"},
-			&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
-			&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json"},
-		}, watchOffsetsFlags()...),
-		Action: action(parseWatch, runWatch),
-	}
+// watchFlags are watch's flags, bound to o.
+func watchFlags(o *watchOptions) []cli.Flag {
+	return append([]cli.Flag{
+		completion.DurationFlag(&o.pollInterval, "poll-interval", time.Second, "how often to check the file besides fsnotify events"),
+		&cli.BoolFlag{Name: "poll-only", Usage: "do not use fsnotify (polling only)", Destination: &o.pollOnly},
+		&cli.StringFlag{Name: "journal", Usage: "append every version seen to this directory", Destination: &o.journal},
+		&cli.BoolFlag{Name: "once", Usage: "print the current version's summary and exit", Destination: &o.once},
+		completion.DurationFlag(&o.timeout, "timeout", 0, "stop after this long (exit 0; exit 1 if no readable version was seen)"),
+		&cli.IntFlag{Name: "count", Usage: "stop after this many versions (the current one counts; --count 2 waits for the next); with --offsets, after this many changes (anomalies with --anomalies-only)", Destination: &o.count},
+		&cli.StringSliceFlag{Name: "group", Aliases: []string{"g"}, Usage: "only these groups (names or globs; repeatable); names are followed even without an entry or offset file"},
+		&cli.StringFlag{Name: "assignment", Aliases: []string{"f"}, Usage: "follow this file instead of the volume's assignment.json", Destination: &o.assignment},
+	}, watchOffsetsFlags(o)...)
 }
 
 // watchOptions is 'watch' after flag parsing.
@@ -61,39 +61,37 @@ type watchOptions struct {
 	members watchMembersSpec
 }
 
-func parseWatch(c *cli.Context) (watchOptions, error) {
-	o := watchOptions{assignment: c.String("assignment"), journal: c.String("journal"), groups: c.StringSlice("group"),
-		pollInterval: flagDuration(c, "poll-interval"), pollOnly: c.Bool("poll-only"), once: c.Bool("once"),
-		timeout: flagDuration(c, "timeout"), count: c.Int("count"), offsets: c.Bool("offsets"), anomaliesOnly: c.Bool("anomalies-only")}
+// checkWatch refuses arguments and a poll interval that is not positive;
+// with --offsets, it reads and checks the offsets flags.
+func checkWatch(c *cli.Context, _ *Globals, o *watchOptions) error {
+	o.groups = c.StringSlice("group")
 	if c.Args().Present() {
-		return o, exit.UsageErrorf("watch takes no arguments (use --assignment FILE); got %q", c.Args().First())
+		return exit.UsageErrorf("watch takes no arguments (use --assignment FILE); got %q", c.Args().First())
 	}
 	if o.pollInterval <= 0 {
-		return o, exit.UsageErrorf("--poll-interval must be positive")
+		return exit.UsageErrorf("--poll-interval must be positive")
 	}
 	if !o.offsets {
-		return o, nil
+		return nil
 	}
-	if isSet(c, "assignment") {
-		return o, exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
+	if completion.IsSet(c, "assignment") {
+		return exit.UsageErrorf("--offsets follows the offset files of the volume; --assignment does not apply")
 	}
-	var err error
-	if o.members, err = watchMembersFrom(c); err != nil {
-		return o, err
+	if err := o.members.check(); err != nil {
+		return err
 	}
-	o.offsetJournal, err = offsetJournalFrom(c)
-	return o, err
+	return checkOffsetJournal(c, &o.offsetJournal)
 }
 
 // runWatch follows assignment.json, or with --offsets every offset file,
 // until Ctrl-C, SIGTERM, --timeout or --count.
 func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
-	ctx, stop := watchContext(ctx, o.timeout)
+	ctx, stop := watchrun.Context(ctx, o.timeout)
 	defer stop()
 	if o.offsets {
 		return runWatchOffsets(ctx, g, o)
 	}
-	path, layout, err := watchedAssignment(ctx, g, o)
+	path, layout, err := watchrun.AssignmentPath(ctx, o.assignment, g.HasVolume(), g.Layout, g, o.once, o.pollInterval)
 	if err != nil {
 		return err
 	}
@@ -113,48 +111,7 @@ func runWatch(ctx context.Context, g *Globals, o watchOptions) error {
 		return g.Printer.Print(views.WatchOnceOutput(view, placements))
 	}
 	return watchrun.FollowAssignment(ctx, watchEnv(g), watchrun.FollowOptions{Path: path, PollInterval: o.pollInterval, PollOnly: o.pollOnly,
-		Mode: watchMode(o), Count: o.count, Groups: o.groups}, journal, groupsFor)
-}
-
-// watchedAssignment is the file to follow: --assignment, or the volume's
-// (a volume not created yet is waited for).
-func watchedAssignment(ctx context.Context, g *Globals, o watchOptions) (string, volume.Layout, error) {
-	path := o.assignment
-	var layout volume.Layout
-	if g.HasVolume() {
-		var err error
-		if layout, err = layoutOrWait(ctx, g, o); err != nil {
-			return "", layout, err
-		}
-		if path == "" {
-			path = layout.AssignmentPath()
-		}
-	}
-	if path == "" {
-		return "", layout, exit.UsageErrorf("nothing to watch: give --data-dir/--cluster-dir (or KAAS_DATA_DIR) or --assignment FILE")
-	}
-	return path, layout, nil
-}
-
-// watchMode says how the watch learns of changes.
-func watchMode(o watchOptions) string {
-	if o.pollOnly {
-		return "poll every " + o.pollInterval.String()
-	}
-	return "fsnotify + poll every " + o.pollInterval.String()
-}
-
-// watchContext ends on Ctrl-C, SIGTERM or after timeout (0: none).
-func watchContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := untilSignal(ctx)
-	if timeout > 0 {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		return tctx, func() { cancel(); stop() }
-	}
-	return ctx, stop
+		Mode: watchrun.Mode(o.pollOnly, o.pollInterval), Count: o.count, Groups: o.groups}, journal, groupsFor)
 }
 
 // layoutOrWait resolves the volume; a cluster not created yet is waited

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/observe/watchrun"
@@ -19,34 +20,33 @@ import (
 
 const watchMembersCat = "Membership (--offsets with brokers)"
 
-// watchMembersFlags are the membership flags of watch --offsets.
-func watchMembersFlags() []cli.Flag {
-	return append([]cli.Flag{
-		durationFlag("members-interval", 5*time.Second, "with brokers, describe every group every `D` (members, coordinator, state) and print each generation change; 0: off", watchMembersCat),
-		durationFlag("churn-window", 5*time.Minute, "count a group's generation changes over the last `D` for CHURN", watchMembersCat),
-	}, churnFlags(watchMembersCat)...)
-}
-
-// watchMembersSpec is the membership flags after parsing.
+// watchMembersSpec is the membership flags.
 type watchMembersSpec struct {
 	interval, window time.Duration
 	churn            churnSpec
 }
 
-func watchMembersFrom(c *cli.Context) (watchMembersSpec, error) {
-	s := watchMembersSpec{interval: flagDuration(c, "members-interval"), window: flagDuration(c, "churn-window")}
+// watchMembersFlags are the membership flags of watch --offsets, bound
+// to s.
+func watchMembersFlags(s *watchMembersSpec) []cli.Flag {
+	return append([]cli.Flag{
+		completion.DurationFlag(&s.interval, "members-interval", 5*time.Second, "with brokers, describe every group every `D` (members, coordinator, state) and print each generation change; 0: off", watchMembersCat),
+		completion.DurationFlag(&s.window, "churn-window", 5*time.Minute, "count a group's generation changes over the last `D` for CHURN", watchMembersCat),
+	}, churnFlags(&s.churn, watchMembersCat)...)
+}
+
+// check refuses a negative interval and a window that is not positive.
+func (s watchMembersSpec) check() error {
 	if s.interval < 0 || s.window <= 0 {
-		return s, exit.UsageErrorf("--members-interval must not be negative and --churn-window must be positive")
+		return exit.UsageErrorf("--members-interval must not be negative and --churn-window must be positive")
 	}
-	var err error
-	s.churn, err = churnFrom(c)
-	return s, err
+	return s.churn.check()
 }
 
 // watchMembers starts observing the membership when brokers are given
 // (nil when not, or with --members-interval 0).
 func watchMembers(ctx context.Context, g *Globals, w *watchrun.OffsetsWatch, l volume.Layout, o watchOptions) (*watchrun.MembersWatch, error) {
-	cl, err := liveClient(ctx, g)
+	cl, err := g.LiveClient(ctx)
 	if err != nil || cl == nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func watchMembers(ctx context.Context, g *Globals, w *watchrun.OffsetsWatch, l v
 		return nil, nil
 	}
 	win := o.members.churn.window(o.members.window, l.WithGeneration().Gen)
-	m := watchrun.NewMembersWatch(ctx, w, cl, l, win, openEventJournal(o.offsetJournal, "watch", o.members.interval))
+	m := watchrun.NewMembersWatch(ctx, w, cl, l, win, o.offsetJournal.EventJournal("watch", o.members.interval))
 	g.Notef("membership: describing every group every %s (CHURN over %d generation changes in %s)", o.members.interval, o.members.churn.rebalances, o.members.window)
 	return m, nil
 }

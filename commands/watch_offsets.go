@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kaasctl/kaasctl/internal/completion"
 	"github.com/kaasctl/kaasctl/internal/exit"
 	"github.com/kaasctl/kaasctl/internal/watch"
 	"github.com/kaasctl/kaasctl/observe"
@@ -13,36 +14,39 @@ import (
 	"github.com/kaasctl/kaasctl/views"
 )
 
-// watchOffsetsFlags are the flags of `watch --offsets` (added to watch).
-func watchOffsetsFlags() []cli.Flag {
+// watchOffsetsFlags are the flags of `watch --offsets` (added to
+// watch), bound to o.
+func watchOffsetsFlags(o *watchOptions) []cli.Flag {
 	const cat = "Offsets (--offsets)"
 	return append([]cli.Flag{
-		&cli.BoolFlag{Name: "offsets", Usage: "follow every group's offset file instead of assignment.json: print changes and anomalies (REWIND, VANISHED, PLAIN_MAP, CORRUPT, EMPTIED) as they happen; with --journal, record every change", Category: cat},
-		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat},
-	}, append(offsetJournalFlags(cat), watchMembersFlags()...)...)
+		&cli.BoolFlag{Name: "offsets", Usage: "follow every group's offset file instead of assignment.json: print changes and anomalies (REWIND, VANISHED, PLAIN_MAP, CORRUPT, EMPTIED) as they happen; with --journal, record every change", Category: cat, Destination: &o.offsets},
+		&cli.BoolFlag{Name: "anomalies-only", Usage: "print only anomalies (the journal still records every change)", Category: cat, Destination: &o.anomaliesOnly},
+	}, append(offsetJournalFlags(&o.offsetJournal, cat), watchMembersFlags(&o.members)...)...)
 }
 
 // offsetJournalFlags are the offsets journal's retention flags, shared by
-// `watch --offsets` and `exporter` (read with offsetJournalFrom).
-func offsetJournalFlags(cat string) []cli.Flag {
+// `watch --offsets` and `exporter`, bound to js (checkOffsetJournal
+// reads the rest).
+func offsetJournalFlags(js *observe.JournalSpec, cat string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "journal-max-bytes", Value: "1GiB", Usage: "keep at most this much offsets journal (e.g. 500MiB, 2GB; 0: no limit); whole segments are removed, oldest first", Category: cat},
-		durationFlag("journal-max-age", 30*24*time.Hour, "remove offsets journal segments whose last record is older than this (0: no limit)", cat),
-		durationFlag("journal-segment-age", time.Hour, "start a new journal segment after this long (the closed one is gzipped)", cat),
+		completion.DurationFlag(&js.MaxAge, "journal-max-age", 30*24*time.Hour, "remove offsets journal segments whose last record is older than this (0: no limit)", cat),
+		completion.DurationFlag(&js.SegmentAge, "journal-segment-age", time.Hour, "start a new journal segment after this long (the closed one is gzipped)", cat),
 	}
 }
 
-// offsetJournalFrom reads --journal and the retention flags.
-func offsetJournalFrom(c *cli.Context) (observe.JournalSpec, error) {
-	js := observe.JournalSpec{Dir: c.String("journal"), MaxAge: flagDuration(c, "journal-max-age"), SegmentAge: flagDuration(c, "journal-segment-age")}
+// checkOffsetJournal reads --journal and --journal-max-bytes into js and
+// checks the retention.
+func checkOffsetJournal(c *cli.Context, js *observe.JournalSpec) error {
+	js.Dir = c.String("journal")
 	var err error
 	if js.MaxBytes, err = flagSize(c, "journal-max-bytes"); err != nil {
-		return js, exit.UsageErrorf("--journal-max-bytes: %v", err)
+		return exit.UsageErrorf("--journal-max-bytes: %v", err)
 	}
 	if js.MaxAge < 0 || js.SegmentAge < 0 {
-		return js, exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
+		return exit.UsageErrorf("--journal-max-age and --journal-segment-age must not be negative")
 	}
-	return js, nil
+	return nil
 }
 
 // runWatchOffsets follows every offset file of the volume's live offsets
@@ -65,7 +69,7 @@ func runWatchOffsets(ctx context.Context, g *Globals, o watchOptions) error {
 	if journal != nil {
 		defer journal.Close()
 	}
-	watchrun.OffsetsNotes(g, watchMode(o), dir, gen, journal)
+	watchrun.OffsetsNotes(g, watchrun.Mode(o.pollOnly, o.pollInterval), dir, gen, journal)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	w := watchrun.NewOffsetsWatch(watchEnv(g), watchrun.OffsetsOptions{Groups: o.groups, Once: o.once, AnomaliesOnly: o.anomaliesOnly, Count: o.count}, dir, gen, journal, stop)

@@ -167,6 +167,9 @@ func TestWatchOffsetsSettlesBeforeTheFirstCommit(t *testing.T) {
 	waitFor("settling on the data dir's offsets", func() bool {
 		return strings.Contains(errb.String(), "settled on "+od) && strings.Contains(errb.String(), "Go / Rust ≤ 0.2.15")
 	})
+	// The rewind lands once the follower holds its baseline (40): written
+	// before, it would be the baseline itself, and no change would come.
+	waitFor("the follower's baseline", func() bool { return strings.Contains(errb.String(), "baseline: 1 offset file") })
 	commit("12") // a rewind
 	var code int
 	select {

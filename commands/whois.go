@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/mcpserver"
 	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/render"
 	"github.com/kaasctl/kaasctl/views"
@@ -29,70 +30,56 @@ type whoisOptions struct {
 
 func init() {
 	register(Descriptor{
-		Path:    "whois-coordinator",
-		Usage:   "which broker coordinates a group (or transactional id), and why",
-		Aliases: []string{"whois"},
+		Path:     "whois-coordinator",
+		Usage:    "which broker coordinates a group (or transactional id), and why",
+		Problems: &views.ExitProblem{Label: "whois --live --exit-code", When: "keys whose volume and broker answers disagree", Rank: 50},
+		Aliases:  []string{"whois"},
 		Docs: []FormatDoc{
 			{Title: "whois-coordinator", Doc: []inspect.WhoisResult{}, JSONL: "each key's answer", Rank: 10},
 		},
-		Build: newWhoisCmd,
+		Tool: &MCPTool{Name: "whois", Title: "Group coordinator", Input: mcpserver.WhoisInput{},
+			Description: "Which broker coordinates each group (or transactional id), by which tier, and what a hypothetical broker set would change."},
+		Args:  "KEY...",
+		Build: leaf(whoisFlags, checkWhois, runWhois),
 	})
 }
 
-func newWhoisCmd() *cli.Command {
-	return &cli.Command{
-		ArgsUsage: "KEY...",
-		Flags:     whoisFlags(),
-		Action:    action(parseWhois, runWhois),
-	}
-}
-
-// whoisFlags are whois's own flags.
-func whoisFlags() []cli.Flag {
+// whoisFlags are whois's own flags, bound to o.
+func whoisFlags(o *whoisOptions) []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)"},
-		&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)"},
-		&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)"},
+		&cli.BoolFlag{Name: "txn", Usage: "keys are transactional ids (hash tier only; shows the txn_state slot file)", Destination: &o.Txn},
+		&cli.BoolFlag{Name: "stdin", Usage: "read keys from standard input, one per line (streamed: millions are fine)", Destination: &o.Stdin},
+		&cli.StringFlag{Name: "assignment", Usage: "resolve against this assignment file instead of the volume's (e.g. a saved version)", Destination: &o.AssignmentFile},
 		&cli.StringSliceFlag{Name: "what-if-down", Usage: "answer as if these brokers were down (comma list); the next assignment drops them and retires their entries"},
 		&cli.StringSliceFlag{Name: "what-if-brokers", Usage: "answer for this broker set instead (comma list, all alive)"},
-		&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them"},
+		&cli.BoolFlag{Name: "keep-listed", Usage: "with --what-if-down: keep down brokers listed as dead (the design's stable divisor) instead of dropping them", Destination: &o.WhatIf.KeepListed},
 		&cli.StringFlag{Name: "failover", Usage: "with --what-if-* stopping the controller: what the next controller does with the explicit entries, drop (Go flavour: its first version has none) or reload (Rust: kept for active groups on alive brokers); default from the volume's kaas generation"},
-		&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries"},
-		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers"},
-		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume"},
+		&cli.StringFlag{Name: "placement", Usage: "with --what-if-*: treat each key as a group active at the recompute, so the controller gives it an entry: rendezvous (today's kaas controller) or hash (the design); default: no new entries", Destination: &o.WhatIf.Placement},
+		&cli.BoolFlag{Name: "live", Usage: "also ask the brokers (FindCoordinator, batched) and compare: columns WIRE and AGREES; needs --brokers", Destination: &o.Live},
+		&cli.BoolFlag{Name: "exit-code", Usage: "with --live: exit 3 when any key's FindCoordinator answer disagrees with the volume", Destination: &o.ExitCode},
 	}
 }
 
-func parseWhois(c *cli.Context) (whoisOptions, error) {
-	o := whoisOptions{
-		Keys:           c.Args().Slice(),
-		Txn:            c.Bool("txn"),
-		Stdin:          c.Bool("stdin"),
-		AssignmentFile: c.String("assignment"),
-		WhatIf: inspect.WhatIf{
-			Down:       splitList(c.StringSlice("what-if-down")),
-			Brokers:    splitList(c.StringSlice("what-if-brokers")),
-			KeepListed: c.Bool("keep-listed"),
-			Placement:  c.String("placement"),
-		},
-		Live:     c.Bool("live"),
-		ExitCode: c.Bool("exit-code"),
-	}
+// checkWhois reads the KEYs and the what-if brokers; --failover goes with
+// a what-if, --exit-code with --live.
+func checkWhois(c *cli.Context, _ *Globals, o *whoisOptions) error {
+	o.Keys = c.Args().Slice()
+	o.WhatIf.Down, o.WhatIf.Brokers = splitList(c.StringSlice("what-if-down")), splitList(c.StringSlice("what-if-brokers"))
 	if fm := c.String("failover"); fm != "" {
 		if !o.WhatIf.Active() {
-			return o, exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
+			return exit.UsageErrorf("--failover models a controller that stops: it goes with --what-if-down or --what-if-brokers")
 		}
 		m, err := inspect.ParseFailover(fm)
 		if err != nil {
-			return o, exit.UsageErrorf("%v", err)
+			return exit.UsageErrorf("%v", err)
 		}
 		o.WhatIf.Failover, o.WhatIf.FailoverWhy = m, "model "+fm+" from --failover"
 		o.WhatIf.Rule = inspect.FailoverRuleOf(m)
 	}
 	if o.ExitCode && !o.Live {
-		return o, exit.UsageErrorf("--exit-code goes with --live")
+		return exit.UsageErrorf("--exit-code goes with --live")
 	}
-	return o, nil
+	return nil
 }
 
 // splitList flattens repeated and comma-separated values.
@@ -154,17 +141,9 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 	if opts.WhatIf.KeepListed && len(opts.WhatIf.Down) == 0 {
 		return exit.UsageErrorf("--keep-listed goes with --what-if-down")
 	}
-	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
+	wh, _, err := newWhois(g, opts, opts.WhatIf)
 	if err != nil {
 		return err
-	}
-	kind := inspect.KindGroup
-	if opts.Txn {
-		kind = inspect.KindTxn
-	}
-	wh, err := inspect.NewWhois(a, kind, opts.WhatIf)
-	if err != nil {
-		return exit.UsageErrorf("%v", err)
 	}
 	if wh.Failover != nil && g.Printer.Format != render.Table && g.Printer.Format != render.Wide {
 		// Machine output carries no scenario line: say it on stderr.
@@ -177,6 +156,24 @@ func runWhois(ctx context.Context, g *Globals, opts whoisOptions) error {
 		return streamWhois(g, wh, g.IO.In)
 	}
 	return g.Printer.Print(views.WhoisOutput(wh, wh.ResolveAll(opts.Keys)))
+}
+
+// newWhois reads the assignment the keys are resolved against (--assignment
+// or the volume's, loadAssignment) and answers for it under whatIf.
+func newWhois(g *Globals, opts whoisOptions, whatIf inspect.WhatIf) (*inspect.Whois, *volume.Assignment, error) {
+	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := inspect.KindGroup
+	if opts.Txn {
+		kind = inspect.KindTxn
+	}
+	wh, err := inspect.NewWhois(a, kind, whatIf)
+	if err != nil {
+		return nil, nil, exit.UsageErrorf("%v", err)
+	}
+	return wh, a, nil
 }
 
 // streamWhois answers keys from r line by line (views.StreamWhois).

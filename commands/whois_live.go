@@ -13,7 +13,7 @@ import (
 // computed from the volume.
 
 func liveWhoisResults(ctx context.Context, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, keys []string, st *inspect.WhoisLiveStats) ([]views.WhoisLiveResult, error) {
-	coords, err := findCoordinators(ctx, cl, keys, wh.Kind == inspect.KindTxn)
+	coords, err := cl.FindManyCoordinators(ctx, keys, wh.Kind == inspect.KindTxn)
 	if err != nil {
 		return nil, err
 	}
@@ -38,13 +38,13 @@ func runWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.
 	return views.WhoisLiveVerdict(g, &st, exitCode)
 }
 
-// streamWhoisLive reads keys from stdin and answers them findChunk at a
+// streamWhoisLive reads keys from stdin and answers them wire.FindChunk at a
 // time (views.StreamWhoisLive).
 func streamWhoisLive(ctx context.Context, g *Globals, cl *wire.Client, wh *inspect.Whois, names *inspect.NodeNamer, st *inspect.WhoisLiveStats) error {
 	answer := func(keys []string) ([]views.WhoisLiveResult, error) {
 		return liveWhoisResults(ctx, cl, wh, names, keys, st)
 	}
-	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer, wh, g.IO.In, cl.Answered(), findChunk, answer)
+	n, err := views.StreamWhoisLive(g.IO.Out, g.Printer, wh, g.IO.In, cl.Answered(), wire.FindChunk, answer)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func runWhoisLiveCmd(ctx context.Context, g *Globals, opts whoisOptions) error {
 	if len(opts.Keys) > 0 && opts.Stdin {
 		return exit.UsageErrorf("give keys as arguments or with --stdin, not both")
 	}
-	if !g.HasBrokers() && (g.conn == nil || g.conn.err == nil) {
+	if !g.HasBrokers() && (g.conn == nil || g.conn.Err == nil) {
 		return exit.UsageErrorf("--live needs brokers: pass --brokers (or set KAASCTL_BROKERS or a profile)")
 	}
 	cl, err := g.Client(ctx)
@@ -73,17 +73,9 @@ func runWhoisLiveCmd(ctx context.Context, g *Globals, opts whoisOptions) error {
 		return err
 	}
 	defer cl.Close()
-	a, err := loadAssignment(g, opts.AssignmentFile, whoisScope(opts))
+	wh, a, err := newWhois(g, opts, inspect.WhatIf{})
 	if err != nil {
 		return err
-	}
-	kind := inspect.KindGroup
-	if opts.Txn {
-		kind = inspect.KindTxn
-	}
-	wh, err := inspect.NewWhois(a, kind, inspect.WhatIf{})
-	if err != nil {
-		return exit.UsageErrorf("%v", err)
 	}
 	return runWhoisLive(ctx, g, cl, wh, opts, inspect.NewNodeNamer(a), opts.ExitCode)
 }

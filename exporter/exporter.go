@@ -718,6 +718,20 @@ func (e *Exporter) WriteMetrics(w io.Writer, keep func(name string) bool) error 
 	return err
 }
 
+// Once is 'exporter --once': one refresh (and one probe round, with
+// probe) and what a scrape would serve written to w, kaasctl's own
+// families only (no go_ or process_ series).
+func (e *Exporter) Once(ctx context.Context, w io.Writer, probe bool) (*observe.Observation, error) {
+	obs := e.Refresh(ctx)
+	if probe {
+		if _, err := e.ProbeOnce(ctx); err != nil {
+			return obs, fmt.Errorf("probe: %w", err)
+		}
+	}
+	keep := func(name string) bool { return !strings.HasPrefix(name, "go_") && !strings.HasPrefix(name, "process_") }
+	return obs, e.WriteMetrics(w, keep)
+}
+
 // writeText writes the text of a page, decompressing as w takes it (32 KiB
 // at a time).
 func writeText(w io.Writer, p *zpage) error {

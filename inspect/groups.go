@@ -4,6 +4,7 @@
 package inspect
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -420,6 +421,18 @@ type GroupFilter struct {
 	IssuesOnly  bool
 	Issue       string // only rows with this issue flag
 	Regex       *regexp.Regexp
+}
+
+// CheckGroupFilter refuses a tier or an issue flag the rows never carry.
+func CheckGroupFilter(f GroupFilter) error {
+	tiers := []string{string(grouphash.TierExplicit), string(grouphash.TierHash), string(grouphash.TierHashFallback), string(grouphash.TierNone)}
+	if f.Tier != "" && !slices.Contains(tiers, f.Tier) {
+		return fmt.Errorf("--tier %q: choose explicit, hash, hash-fallback or none", f.Tier)
+	}
+	if known := KnownIssues(); f.Issue != "" && !slices.Contains(known, f.Issue) {
+		return fmt.Errorf("--issue %q: known flags are %s", f.Issue, strings.Join(known, ", "))
+	}
+	return nil
 }
 
 // Match reports whether r passes the filter.

@@ -413,15 +413,6 @@ func (w *MemberWindow) Stats(group string) *ChurnStats {
 	return st
 }
 
-// RebalanceCounts are group's generation changes since it was first observed,
-// by cause (ChurnCauses order).
-func (w *MemberWindow) RebalanceCounts(group string) [4]int64 {
-	if g := w.groups[group]; g != nil {
-		return g.rebalances
-	}
-	return [4]int64{}
-}
-
 // Rewinds are group's attributed rewinds in the window.
 func (w *MemberWindow) Rewinds(group string) []RewindAttribution {
 	if g := w.groups[group]; g != nil {

@@ -51,6 +51,33 @@ type PruneAsk struct {
 	Now                                      time.Time
 }
 
+// Check holds the selectors together, journal saying whether an offsets
+// journal is given: at least one selector; --age-from only with
+// --empty-for, and one of its three sources (default both with a
+// journal, else mtime); a journal only for the ages that read it.
+func (a *PruneAsk) Check(journal bool) error {
+	if !a.Empty && !a.Deleted && !a.Recreated && !a.Unsubscribed && !a.Canary {
+		return fmt.Errorf("groups prune selects nothing without a selector: --empty-for AGE, --deleted-topics, --recreated-topics, --unsubscribed or --canaries (or --restore FILE)")
+	}
+	switch {
+	case a.AgeFrom != "" && !a.Empty:
+		return fmt.Errorf("--age-from goes with --empty-for")
+	case a.AgeFrom == "" && journal:
+		a.AgeFrom = AgeBoth
+	case a.AgeFrom == "":
+		a.AgeFrom = AgeMtime
+	case a.AgeFrom != AgeJournal && a.AgeFrom != AgeMtime && a.AgeFrom != AgeBoth:
+		return fmt.Errorf("--age-from %q: journal, mtime or both", a.AgeFrom)
+	}
+	if a.AgeFrom != AgeMtime && !journal {
+		return fmt.Errorf("--age-from %s reads the offsets journal: give it with --journal DIR", a.AgeFrom)
+	}
+	if journal && !a.Empty && !a.Recreated {
+		return fmt.Errorf("--journal gives commit times to --empty-for and --recreated-topics; neither is asked")
+	}
+	return nil
+}
+
 // Selectors names the selectors asked, in flag order.
 func (a PruneAsk) Selectors() []string {
 	out := []string{}

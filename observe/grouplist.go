@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kaasctl/kaasctl/inspect"
 	"github.com/kaasctl/kaasctl/internal/volume"
@@ -166,4 +167,26 @@ func ListLive(ctx context.Context, cl *wire.Client, in inspect.GroupsInput, hasV
 	}
 	la := inspect.NewLiveAnswers(gg, in.Assignment)
 	return &LiveListing{Answers: la, Listings: gg.Listings, Rows: inspect.MergeListedRows(listed, la)}, nil
+}
+
+// Filtered are the listing's rows that pass filter and are in one of
+// states (none: any), with committed offsets on one of topics when some
+// are given: on the volume (fileTopics) or live (LiveTopicCommits).
+func (lr *LiveListing) Filtered(ctx context.Context, cl *wire.Client, filter inspect.GroupFilter, states, topics []string, fileTopics map[string]map[string]int) ([]inspect.GroupRow, error) {
+	rows := inspect.FilterGroups(lr.Rows, filter)
+	if len(states) > 0 {
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r inspect.GroupRow) bool { return !inspect.StateMatch(&r, states) })
+	}
+	if len(topics) == 0 {
+		return rows, nil
+	}
+	names := make([]string, len(rows))
+	for i := range rows {
+		names[i] = rows[i].Group
+	}
+	liveTopics, err := LiveTopicCommits(ctx, cl, names, topics, lr.Answers.Coords())
+	if err != nil {
+		return nil, err
+	}
+	return inspect.MatchTopics(rows, topics, fileTopics, liveTopics), nil
 }

@@ -21,6 +21,17 @@ type JournalSpec struct {
 	SegmentAge time.Duration
 }
 
+// EventJournal is the events journal of the --journal DIR (nil without
+// one), observed by observer every interval, with the offsets journal's
+// retention.
+func (js JournalSpec) EventJournal(observer string, interval time.Duration) *watch.EventJournal {
+	if js.Dir == "" {
+		return nil
+	}
+	return &watch.EventJournal{Dir: filepath.Join(js.Dir, watch.EventJournalSubdir), Observer: observer, Interval: interval,
+		MaxBytes: js.MaxBytes, MaxAge: js.MaxAge, SegmentAge: js.SegmentAge}
+}
+
 // OpenJournal opens the offsets journal in DIR/offsets for the offsets
 // dir dir of generation gen (nil without a DIR); a DIR inside the volume
 // dataDir is refused. A journal that already holds a run is resumed: seed

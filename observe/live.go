@@ -3,8 +3,10 @@ package observe
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kaasctl/kaasctl/inspect"
+	"github.com/kaasctl/kaasctl/internal/volume"
 	"github.com/kaasctl/kaasctl/internal/wire"
 )
 
@@ -66,4 +68,57 @@ func HeldOf(held map[string]bool, group string) inspect.Held {
 		return inspect.HeldYes
 	}
 	return inspect.HeldNo
+}
+
+// LiveDescribed is a describe with brokers: the groups selected, the
+// brokers' listings (with All or Regex) and names, the result, and
+// warnings of what could not be listed or asked.
+type LiveDescribed struct {
+	Selected []string
+	Listings []wire.BrokerGroups
+	Names    *inspect.NodeNamer
+	Result   inspect.DescribeResult[inspect.LiveDescription]
+	Warnings []string
+}
+
+// DescribeLive describes the groups sel selects with the brokers. All or
+// Regex select among the volume's groups and those a broker lists
+// (SelectListed). The volume's side comes first (vol nil: no volume): its
+// segments are read before the brokers are asked, the evidence a served
+// end is checked against; then the wire rounds (DescribeOnWire, and
+// whether each coordinator holds its group, asked at now()), each answer
+// joined with its offline description in the read model. On an error of
+// the wire rounds, d holds the listing's warnings.
+func DescribeLive(ctx context.Context, cl *wire.Client, vol *VolumeRead, sel Selection, filter inspect.DescribeFilter, lag *inspect.LagFilter, now func() time.Time) (*LiveDescribed, error) {
+	known, a := map[string]bool{}, (*volume.Assignment)(nil)
+	if vol != nil {
+		known, a = vol.Known, vol.Assignment
+	}
+	d := &LiveDescribed{Names: inspect.NewNodeNamer(a), Selected: inspect.SelectGroups(nil, sel.Names, false, nil)}
+	if sel.SelectAll() {
+		var err error
+		if d.Listings, d.Selected, d.Warnings, err = SelectListed(ctx, cl, known, sel); err != nil {
+			return nil, err
+		}
+	}
+	var files map[string]*inspect.GroupDescription
+	if vol != nil {
+		files = inspect.DescribeKnown(d.Selected, vol.Known, vol.Files, vol.Assignment, vol.State)
+	}
+	asked := now()
+	described, warns, err := DescribeOnWire(ctx, cl, d.Selected, inspect.KnownPartitions(files), vol != nil)
+	if err != nil {
+		return d, err // the listing's warnings stand
+	}
+	d.Warnings = append(d.Warnings, warns...)
+	held := cl.CoordinatorHolds(ctx, inspect.HoldCandidates(described, files), d.Listings)
+	byName := make(map[string]*wire.GroupDescription, len(described))
+	for i := range described {
+		byName[described[i].Group] = &described[i]
+	}
+	d.Result = inspect.DescribeLive(inspect.LiveDescribeInput{Described: described, Files: files, Names: d.Names, Filter: filter, Lag: lag, Held: held,
+		State: func(grp string) *inspect.GroupState {
+			return vol.LiveState(byName[grp], HeldOf(held, grp), asked)
+		}})
+	return d, nil
 }

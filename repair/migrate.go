@@ -382,6 +382,35 @@ func (rep *MigrateReport) ExitErr() error {
 	return nil
 }
 
+// Migrate is 'volume migrate': the migration planned, refused while a
+// broker of brokers accepts connections (within timeout, at most 3s; a
+// running Go broker keeps writing the old dir and serves offsets from
+// memory), then, with opts.Execute, executed. Errors are the command's
+// (MigrateExitErr).
+func Migrate(l volume.Layout, opts MigrateOptions, brokers []string, timeout time.Duration) (*MigrateReport, error) {
+	execute := opts.Execute
+	opts.Execute = false
+	rep, err := MigrateVolume(l, opts)
+	if err != nil {
+		return nil, MigrateExitErr(err)
+	}
+	refusal := rep.Refused
+	if refusal == "" && !rep.NothingToDo && len(brokers) > 0 {
+		if up := ReachableBrokers(brokers, min(timeout, 3*time.Second)); len(up) > 0 {
+			refusal = fmt.Sprintf("broker(s) %s accept connections: stop every broker of the old generation before migrating (a running Go broker keeps writing %s and serves offsets from memory)", strings.Join(up, ", "), rep.Source)
+		}
+	}
+	if execute && refusal == "" && !rep.NothingToDo {
+		opts.Execute = true
+		if rep, err = MigrateVolume(l, opts); err != nil {
+			return nil, MigrateExitErr(err)
+		}
+		refusal = rep.Refused
+	}
+	rep.Refused = refusal
+	return rep, nil
+}
+
 // MigrateExitErr is an error of MigrateVolume as its exit: a usage error
 // or a refusal by its type, else as it is.
 func MigrateExitErr(err error) error {

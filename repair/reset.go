@@ -167,6 +167,25 @@ func PlanGroups(ctx context.Context, in Inputs, opts ResetOptions) ([]*GroupPlan
 	return plans, nil
 }
 
+// PlanDelete plans offsets delete: the scoped partitions removed from
+// each group's offset file (never kaas's OffsetDelete), refused for a live
+// group that is not Empty or Dead, as Kafka's tool refuses it.
+func PlanDelete(ctx context.Context, in Inputs, groups []string, scopes []TopicScope) ([]*GroupPlan, error) {
+	plans, err := PlanGroups(ctx, in, ResetOptions{Groups: groups, Scopes: scopes, Delete: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, gp := range plans {
+		if gp.StateSource == "live" && gp.State != StateEmpty && gp.State != StateDead && gp.State != StateUnknown {
+			gp.Refused = fmt.Sprintf("Deleting offsets of a consumer group '%s' is forbidden if the group is not empty (the current state is %s). Stop every consumer of the group first.", volume.DisplayName(gp.Group), gp.State)
+		}
+		if gp.Error == "" && gp.FilePartitions == 0 {
+			gp.Warnings = append(gp.Warnings, "the group has no offset file (or no offsets in it): nothing to delete")
+		}
+	}
+	return plans, nil
+}
+
 // readPlanFile reads one group's offset file for a plan.
 func readPlanFile(in Inputs, g string, specWarns []string) *GroupPlan {
 	gp := &GroupPlan{Group: g, State: StateUnknown, StateSource: "offline", Coordinator: -1, Rows: []ResetRow{}, Warnings: append([]string{}, specWarns...)}

@@ -10,6 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kaasctl/kaasctl/internal/exit"
+	"github.com/kaasctl/kaasctl/internal/when"
+	"github.com/kaasctl/kaasctl/render"
 )
 
 // SpecKind is how new offsets are chosen (Kafka's reset matrix).
@@ -275,4 +279,74 @@ func csvField(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// SpecKinds are the reset specifications in Kafka's order, each named as
+// the flag that asks for it.
+var SpecKinds = []SpecKind{ToDatetime, ByDuration, ToEarliest, ToLatest, ShiftBy, FromFile, ToCurrent, ToOffset, ToGroup, ToHistory, ToHistoryBeforeAnomaly}
+
+// ParseSpec reads the reset specification kind asked for with value (its
+// flag's text; a switch's is not read), a time read against now; what the
+// user should know of how a time was read goes to notes. A from-file spec
+// only names its kind here (ReadFromFile reads the file). Bad values are
+// usage errors.
+func ParseSpec(kind SpecKind, value string, now time.Time, notes render.Notes) (Spec, error) {
+	sp := Spec{Kind: kind}
+	switch kind {
+	case ToOffset:
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil || n < 0 {
+			return sp, exit.UsageErrorf("--to-offset %q: an offset is a whole number >= 0", value)
+		}
+		sp.Offset = n
+	case ShiftBy:
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return sp, exit.UsageErrorf("--shift-by %q: a whole number, e.g. -100 or +20", value)
+		}
+		sp.Shift = n
+	case ToGroup:
+		if sp.Source = strings.TrimSpace(value); sp.Source == "" {
+			return sp, exit.UsageErrorf("--to-group: name the group whose committed offsets to copy")
+		}
+	case ToDatetime, ByDuration, ToHistory:
+		return parseTimeSpec(kind, value, now, notes)
+	case ToHistoryBeforeAnomaly:
+		sp.Origin = "--to-history-before-anomaly"
+	}
+	return sp, nil
+}
+
+// parseTimeSpec reads --to-datetime, --by-duration (now minus it) or
+// --to-history (internal/when's grammar).
+func parseTimeSpec(kind SpecKind, value string, now time.Time, notes render.Notes) (Spec, error) {
+	sp := Spec{Kind: kind}
+	if kind == ByDuration {
+		d, err := when.ParseDuration(value)
+		if err != nil {
+			return sp, exit.UsageErrorf("--by-duration %q: %v", value, err)
+		}
+		if d < 0 {
+			notes.Warnf("--by-duration %s is negative: as in Java's Duration (what kafka-consumer-groups.sh reads), now minus it is %s in the future, which no record has reached, so every partition resets to its log end", value, -d)
+		}
+		sp.Time = now.Add(-d)
+		return sp, nil
+	}
+	var note string
+	if value != "" || kind == ToDatetime {
+		var err error
+		if sp.Time, note, err = when.ParseTime(value, now); err != nil {
+			return sp, exit.UsageErrorf("--%s %q: %v", kind, value, err)
+		}
+	}
+	if kind == ToHistory {
+		if note != "" {
+			notes.Warnf("--to-history: %s", note)
+		}
+		sp.Origin = "--to-history " + sp.Time.UTC().Format(time.RFC3339Nano)
+	} else if note != "" {
+		notes.Warnf("--to-datetime %s", note)
+		sp.Zone = "UTC (no zone given)"
+	}
+	return sp, nil
 }

@@ -1,7 +1,9 @@
 package views
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/kaasctl/kaasctl/internal/exit"
 )
@@ -16,39 +18,27 @@ var ExitCodeDocs = []ExitCodeDoc{
 	{Code: exit.Refused, Name: "refused", Title: "refused for safety", Meaning: "kaasctl would not act (e.g. an offsets reset on a group that is not Empty or Dead, or whose brokers' offsets for a time contradict the records); nothing was written for that group"},
 }
 
-// ExitProblems are the commands that exit 3, and when.
-var ExitProblems = []ExitProblem{
-	{Label: "volume check, doctor", Commands: []string{"volume check", "doctor"}, When: "findings of error severity"},
-	{Label: "volume repair", Commands: []string{"volume repair"}, When: "conflicts it leaves to a person (a group with different\n                                 offsets in both layouts), in a dry run as with --execute;\n                                 a dry run with only changes to make exits 0"},
-	{Label: "config show / check", Commands: []string{"config show", "config check"}, When: "configuration problems / seed brokers that did not answer"},
-	{Label: "assignment diff", Commands: []string{"assignment diff"}, When: "--exit-code: differences, or entries against the hash tier"},
-	{Label: "whois --live --exit-code", Commands: []string{"whois-coordinator"}, When: "keys whose volume and broker answers disagree"},
-	{Label: "offsets delete", Commands: []string{"offsets delete"}, When: "a deleted offset a broker still serves from its cache"},
-	{Label: "groups health", Commands: []string{"groups health"}, When: "a group that is not OK (any condition but OK)"},
-	{Label: "groups explain", Commands: []string{"groups explain"}, When: "a verdict other than ok (warning or page)"},
-	{Label: "probe", Commands: []string{"probe"}, When: "a broker that failed the probe (the step is named)"},
-	{Label: "plan restart --follow", Commands: []string{"plan restart"}, When: "a version that deviated from the plan"},
-	{Label: "volume migrate", Commands: []string{"volume migrate"}, When: "conflicts or unreadable files it leaves to a person"},
-	{Label: "groups prune --execute", Commands: []string{"groups prune"}, When: "a pruned offset a coordinator still serves from memory, or a\n                                 pruned group a broker still lists (the broker is named)"},
+// ExitCodesHelp is 'kaasctl help exit-codes': the codes, and when the
+// commands exit 3 (each a row of its descriptor, merged by ExitProblemRows).
+func ExitCodesHelp(problems []ExitProblem) string {
+	return ExitCodesPage(ExitCodeDocs, ExitProblemRows(problems))
 }
 
-// ExitRefusers are the commands that exit 4.
-var ExitRefusers = []string{"offsets reset", "offsets delete", "volume repair", "volume migrate", "groups prune", "sandbox", "watch", "exporter"}
-
-// ExitCodesOf are the exit codes the command at path can end with.
-func ExitCodesOf(path string) []int {
-	codes := []int{exit.OK, exit.Error, exit.Usage}
-	for _, p := range ExitProblems {
-		if slices.Contains(p.Commands, path) {
-			codes = append(codes, exit.Problems)
-			break
+// ExitProblemRows are the page's rows of the commands' ExitProblems: in
+// Rank order, the rows of one Label as one, their When joined by " / "
+// (each said once).
+func ExitProblemRows(ps []ExitProblem) []ExitProblem {
+	ps = slices.Clone(ps)
+	slices.SortStableFunc(ps, func(a, b ExitProblem) int { return cmp.Compare(a.Rank, b.Rank) })
+	var out []ExitProblem
+	for _, p := range ps {
+		n := len(out)
+		switch {
+		case n == 0 || out[n-1].Label != p.Label:
+			out = append(out, p)
+		case !slices.Contains(strings.Split(out[n-1].When, " / "), p.When):
+			out[n-1].When += " / " + p.When
 		}
 	}
-	if slices.Contains(ExitRefusers, path) {
-		codes = append(codes, exit.Refused)
-	}
-	return codes
+	return out
 }
-
-// ExitCodesHelp is 'kaasctl help exit-codes'.
-func ExitCodesHelp() string { return ExitCodesPage(ExitCodeDocs, ExitProblems) }

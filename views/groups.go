@@ -191,3 +191,38 @@ func VolumeSources(v *GroupsSourcesView, l volume.Layout, a *volume.Assignment, 
 		v.ExplicitCount = a.EntryCount()
 	}
 }
+
+// ListVolume is what groups list read from the volume (Has false: none).
+type ListVolume struct {
+	Has        bool
+	Layout     volume.Layout
+	Assignment *volume.Assignment
+	Files      []inspect.GroupFile
+	// FileTopics: group → topic → committed partitions (--topic).
+	FileTopics map[string]map[string]int
+	Scan       volume.ScanResult
+}
+
+// LiveListHeader fills the volume's half of a live list's sources and
+// returns its header's lines: the volume (or "no volume"), then the
+// brokers.
+func LiveListHeader(notes render.Notes, vol ListVolume, src *GroupsSourcesView) []string {
+	var header []string
+	if vol.Has {
+		src.Mode = "merged"
+		VolumeSources(src, vol.Layout, vol.Assignment, vol.Scan)
+		header = append(header, VolumeLine(vol.Layout, vol.Assignment, vol.Scan.Files))
+		WarnGeneration(notes, vol.Scan)
+	} else {
+		header = append(header, "no volume: live state only (no offset files, explicit entries or computed coordinators; pass --data-dir for the merged view)")
+	}
+	return append(header, BrokersLine(src.Brokers))
+}
+
+// NoteOfflineList says what an offline list read; genNote names the kaas
+// generation assumed.
+func NoteOfflineList(notes render.Notes, vol ListVolume, explicit int, genNote string) {
+	notes.Notef("offline: %s from the volume and %s; no broker was asked (live state is not shown); %s",
+		render.Plural(vol.Scan.Files, "offset file", "offset files"), render.Plural(explicit, "explicit entry", "explicit entries"), genNote)
+	WarnGeneration(notes, vol.Scan)
+}

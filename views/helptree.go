@@ -103,12 +103,13 @@ type ExitCodeDoc struct {
 	Meaning string `json:"meaning"`
 }
 
-// ExitProblem is when some commands exit 3: the label the help page
-// gives them, the commands, and when.
+// ExitProblem is when a command exits 3 (problems found): the label the
+// help page gives it (commands sharing a label are one row), when, and the
+// row's place on the page.
 type ExitProblem struct {
-	Label    string
-	Commands []string
-	When     string
+	Label string
+	When  string
+	Rank  int
 }
 
 // ExitCodesPage is 'kaasctl help exit-codes': each code with what it

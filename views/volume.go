@@ -61,6 +61,17 @@ func checkSummaryLine(rep *inspect.CheckReport) string {
 		strconv.Itoa(rep.Summary.Info) + " info  (checked " + checked + ")"
 }
 
+// PrintVolumeActions prints the actions of a repair or migration (data:
+// its report), each with its RESULT; refused says the whole run was
+// refused (nothing written). A run with no actions prints no table for
+// people (its notes say why).
+func PrintVolumeActions(p *render.Printer, data any, acts []repair.RepairAction, refused bool) error {
+	if len(acts) == 0 && !p.Format.Machine() {
+		return nil
+	}
+	return p.Print(VolumeActionsOutput(data, acts, refused))
+}
+
 // VolumeActionsOutput is the actions of a repair or migration (data: its
 // report), each with its RESULT.
 func VolumeActionsOutput(data any, acts []repair.RepairAction, refused bool) render.Output {

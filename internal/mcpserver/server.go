@@ -1,7 +1,8 @@
 // Package mcpserver serves kaasctl's read-only commands as Model Context
 // Protocol tools, over stdio or streamable HTTP, on the official Go SDK.
-// It knows nothing of the commands: each Tool brings its schemas and a
-// Call that runs the command's own logic; this package bounds the calls
+// A kaasctl command becomes a Tool (command.go) from its path, its typed
+// arguments and its document; the caller runs the command (its own flags
+// and logic) for each call. This package bounds the calls
 // (argument size, calls at once, time), logs each one (tool, arguments
 // with secrets redacted, duration, outcome) and maps typed errors to the
 // exit meanings of internal/exit.

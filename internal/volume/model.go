@@ -723,6 +723,12 @@ func ReservedTopicName(name string) bool {
 	return false
 }
 
+// CommitOrder is the generation's note on commits landing out of order
+// (BrokerFacts.CommitOrder), which words a rewind's authors.
+func (gi GenerationInfo) CommitOrder() string {
+	return gi.BrokerFact(func(f BrokerFacts) string { return f.CommitOrder })
+}
+
 // BrokerFact is one of the brokers' facts for the volume's generation: the
 // assumed generation's, or when it is undetermined, the candidates' when
 // they agree, else each generation's in turn ("Go / Rust ≤ 0.2.15: …;

@@ -164,11 +164,6 @@ type EventJournal struct {
 
 const eventSegmentBytes = 64 << 20
 
-// EventSegmentName is the segment name for a first record at t.
-func EventSegmentName(t time.Time) string {
-	return segmentName("events-", t)
-}
-
 // bind points the segment log at the journal's fields.
 func (j *EventJournal) bind() {
 	s := &j.segmentLog

@@ -253,12 +253,6 @@ func JournalSegmentName(t time.Time) string {
 	return segmentName("offsets-", t)
 }
 
-// SegmentStart reads the time of the first record from a segment name
-// (offsets-<time>.jsonl, or .jsonl.gz once rotated).
-func SegmentStart(name string) (time.Time, bool) {
-	return segmentStart("offsets-", name)
-}
-
 func (j *OffsetJournal) defaults() {
 	if j.SegmentAge <= 0 {
 		j.SegmentAge = time.Hour

@@ -33,11 +33,10 @@ type Tree struct {
 	OutputFlag, NoColorFlag, LogDirsFlag string
 	// OwnEnv are the environment variables of commands' own flags.
 	OwnEnv map[string]string
-	// GenericKind names the type of a generic flag's value: "duration",
-	// "stringList" (a repeatable flag), or "" (a string).
-	GenericKind func(cli.Generic) string
 	// Documents are the machine documents of the command at path.
 	Documents func(path string) []views.HelpDocument
+	// ExitCodes are the exit codes the command at path can end with.
+	ExitCodes func(path string) []int
 }
 
 // Request reports whether args ask for --help-json, and of which command
@@ -108,7 +107,7 @@ func (tr Tree) command(c *cli.Command, parents []string) views.HelpCommand {
 		}
 	}
 	if hc.Runnable {
-		hc.ExitCodes = views.ExitCodesOf(path)
+		hc.ExitCodes = tr.ExitCodes(path)
 	}
 	for _, s := range c.Subcommands {
 		if s.Name == "help" {
@@ -133,7 +132,7 @@ func (tr Tree) flag(f cli.Flag, common bool) views.HelpFlag {
 		hf.Repeatable = s.IsSliceFlag()
 	}
 	if g, ok := f.(*cli.GenericFlag); ok {
-		hf.Repeatable = tr.GenericKind(g.Value) == "stringList"
+		hf.Repeatable = completion.GenericKind(g.Value) == "stringList"
 	}
 	if c, ok := f.(cli.CategorizableFlag); ok {
 		hf.Category, hf.Hidden = c.GetCategory(), !c.IsVisible()
@@ -160,7 +159,7 @@ func (tr Tree) typeName(f cli.Flag) string {
 	case *cli.StringSliceFlag:
 		return "stringList"
 	case *cli.GenericFlag:
-		if k := tr.GenericKind(f.Value); k != "" {
+		if k := completion.GenericKind(f.Value); k != "" {
 			return k
 		}
 	}
