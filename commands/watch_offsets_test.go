@@ -167,6 +167,10 @@ func TestWatchOffsetsSettlesBeforeTheFirstCommit(t *testing.T) {
 	waitFor("settling on the data dir's offsets", func() bool {
 		return strings.Contains(errb.String(), "settled on "+od) && strings.Contains(errb.String(), "Go / Rust ≤ 0.2.15")
 	})
+	// The note comes before the follower's first scan: a rewind written
+	// before that scan would be its baseline, and no change would ever
+	// come (on a loaded machine the watch then ran into the 90 s limit).
+	waitFor("the first scan's baseline", func() bool { return strings.Contains(errb.String(), "baseline: 1 offset file") })
 	commit("12") // a rewind
 	var code int
 	select {
