@@ -60,7 +60,9 @@ func startPrometheus(t *testing.T, bin, target string) string {
 }
 
 // startPrometheusRules is startPrometheus with a rule file (evaluated every
-// 500ms; "" for none).
+// 500ms; "" for none). A scrape may take the whole interval: one that timed
+// out marks every series stale, which resolves a firing alert (a loaded
+// machine took a scrape of the in-process exporter past 400ms).
 func startPrometheusRules(t *testing.T, bin, target, rules string) string {
 	t.Helper()
 	ruleFiles := ""
@@ -73,7 +75,7 @@ func startPrometheusRules(t *testing.T, bin, target, rules string) string {
 scrape_configs:
   - job_name: kaasctl
     scrape_interval: 500ms
-    scrape_timeout: 400ms
+    scrape_timeout: 500ms
     static_configs:
       - targets: [%q]
 `, target)
@@ -135,7 +137,16 @@ func (s promSample) float() float64 {
 }
 
 func promQuery(base, q string) ([]promSample, error) {
-	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	return promQueryAt(base, q, time.Time{})
+}
+
+// promQueryAt is promQuery evaluated at the instant at (zero: now).
+func promQueryAt(base, q string, at time.Time) ([]promSample, error) {
+	u := base + "/api/v1/query?query=" + url.QueryEscape(q)
+	if !at.IsZero() {
+		u += "&time=" + strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)
+	}
+	resp, err := http.Get(u)
 	if err != nil {
 		return nil, err
 	}
