@@ -111,7 +111,7 @@ func waitPromPast(t *testing.T, base string, at time.Time) {
 // delete: the firing KaasGroupStopped never resolves (its activeAt stays)
 // and STALL never appears.
 func TestStopThroughFreezeThawAndDeleteWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus evaluates on the wall clock.
+	t.Parallel() // beside the other alert scenarios (exporter_prom_test.go says why)
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
@@ -173,7 +173,7 @@ func TestStopThroughFreezeThawAndDeleteWithPrometheus(t *testing.T) {
 // fast as produced). Neither is "not draining" at any evaluation, neither
 // is STALL or STOP, and KaasGroupNotDraining never even pends.
 func TestDrainInTurnsAndKeepingUpWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus evaluates on the wall clock.
+	t.Parallel() // beside the other alert scenarios (exporter_prom_test.go says why)
 	bin := promBinary(t)
 	sb := sandbox.Start(t, sandbox.Options{Brokers: 1, Topics: []sandbox.Topic{{Name: "orders", Partitions: 4}}})
 	produceOrders(t, sb, 400)

@@ -28,6 +28,14 @@ import (
 // A real Prometheus (Debian's prometheus package, installed by .ci/run)
 // scrapes 'kaasctl exporter' on the sandbox; the test asks Prometheus's
 // HTTP API what it stored.
+//
+// The tests named ...WithPrometheus wait on the wall clock (scrapes, rule
+// evaluations, health windows of a few seconds), not the CPU: they run
+// beside each other, and 'make test' runs them in a go test process of
+// their own (scripts/test.sh), so the package's CPU-bound parallel tests
+// do not delay an in-process exporter's refresh or a scrape past its
+// timeout. The shards scenario (four exporters of 1,006 groups) runs
+// before them, alone, for the same reason.
 
 // promBinary finds the prometheus server: absent means skip, except in CI.
 func promBinary(t *testing.T) string {
@@ -224,8 +232,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 }
 
 func TestExporterWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
-	// before the parallel tests load the machine.
+	t.Parallel() // beside the other alert scenarios (the note at the top of this file says why)
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)
