@@ -12,8 +12,8 @@ count() { set -- $1; echo $#; }
 start=$(date +%s)
 echo "go test: $(count "$race") packages under -race (their own code is concurrent), $(count "$plain") without it, and"
 echo "  the real-Prometheus scenarios and two single-goroutine tests in a process of their own, all at once."
-echo "  About a minute on 2 cores with Go's caches warm (a fresh clone compiles first). The -race packages"
-echo "  print as each ends, the others when all did."
+echo "  About 1½ minutes on a shared 2-core machine with Go's caches warm (a fresh clone compiles first)."
+echo "  The -race packages print as each ends, the others when all did."
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kaasctl-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # Apart, in a process of their own:
