@@ -31,8 +31,7 @@ func promRules(t *testing.T) string {
 // VANISHED at once while REWIND stays, both alerts fire; a stopped group's
 // pending alert survives an outage of every broker and fires during it.
 func TestExporterConditionsWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
-	// before the parallel tests load the machine.
+	t.Parallel() // beside the other alert scenarios (exporter_prom_test.go says why)
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

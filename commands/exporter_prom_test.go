@@ -28,6 +28,14 @@ import (
 // A real Prometheus (Debian's prometheus package, installed by .ci/run)
 // scrapes 'kaasctl exporter' on the sandbox; the test asks Prometheus's
 // HTTP API what it stored.
+//
+// The tests named ...WithPrometheus wait on the wall clock (scrapes, rule
+// evaluations, health windows of a few seconds), not the CPU: they run
+// beside each other, and 'make test' runs them in a go test process of
+// their own (scripts/test.sh), so the package's CPU-bound parallel tests
+// do not delay an in-process exporter's refresh or a scrape past its
+// timeout. The shards scenario (four exporters of 1,006 groups) runs
+// before them, alone, for the same reason.
 
 // promBinary finds the prometheus server: absent means skip, except in CI.
 func promBinary(t *testing.T) string {
@@ -60,7 +68,9 @@ func startPrometheus(t *testing.T, bin, target string) string {
 }
 
 // startPrometheusRules is startPrometheus with a rule file (evaluated every
-// 500ms; "" for none).
+// 500ms; "" for none). A scrape may take the whole interval: one that timed
+// out marks every series stale, which resolves a firing alert (a loaded
+// machine took a scrape of the in-process exporter past 400ms).
 func startPrometheusRules(t *testing.T, bin, target, rules string) string {
 	t.Helper()
 	ruleFiles := ""
@@ -73,7 +83,7 @@ func startPrometheusRules(t *testing.T, bin, target, rules string) string {
 scrape_configs:
   - job_name: kaasctl
     scrape_interval: 500ms
-    scrape_timeout: 400ms
+    scrape_timeout: 500ms
     static_configs:
       - targets: [%q]
 `, target)
@@ -135,7 +145,16 @@ func (s promSample) float() float64 {
 }
 
 func promQuery(base, q string) ([]promSample, error) {
-	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	return promQueryAt(base, q, time.Time{})
+}
+
+// promQueryAt is promQuery evaluated at the instant at (zero: now).
+func promQueryAt(base, q string, at time.Time) ([]promSample, error) {
+	u := base + "/api/v1/query?query=" + url.QueryEscape(q)
+	if !at.IsZero() {
+		u += "&time=" + strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)
+	}
+	resp, err := http.Get(u)
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +232,7 @@ func startExporterInProcess(t *testing.T, sb *sandbox.Sandbox, o exporterOptions
 }
 
 func TestExporterWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus evaluates on the wall clock; this runs
-	// before the parallel tests load the machine.
+	t.Parallel() // beside the other alert scenarios (the note at the top of this file says why)
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

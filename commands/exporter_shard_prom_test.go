@@ -17,7 +17,10 @@ import (
 // read the new assignment version, every group is in exactly one shard
 // and the sums across the shards are the unsharded exporter's.
 func TestExporterShardsWithPrometheus(t *testing.T) {
-	// No t.Parallel(): Prometheus runs on the wall clock.
+	// No t.Parallel(): its four exporters refreshing 1,006 groups each
+	// second took the alert scenarios' exporters (same process) past their
+	// refresh deadline and Prometheus's scrapes past their timeout; it runs
+	// before them (exporter_prom_test.go says why).
 	bin := promBinary(t)
 	sb := liveSB(t)
 	produceOrders(t, sb, 20)

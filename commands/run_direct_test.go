@@ -139,7 +139,7 @@ func TestRunProbeAndDoctorDirect(t *testing.T) {
 	brokers := strings.Join(sb.Bootstrap(), ",")
 	g, out, errb := directGlobals(t, time.Now(), "--data-dir", dd, "--brokers", brokers, "--timeout", "3s", "-o", "json")
 	if err := runProbe(context.Background(), g, probeOptions{count: 2, interval: 10 * time.Millisecond}); err != nil {
-		t.Fatalf("probe: %v\n%s", err, errb)
+		t.Fatalf("probe: %v\n%s\n%s", err, errb, out) // out: each broker's steps, the failed one's error
 	}
 	pv := decodeOut[views.ProbeView](t, out)
 	if pv.Rounds != 2 || len(pv.Probes) != 2 || len(pv.Brokers) != 3 {

@@ -180,7 +180,11 @@ func BenchmarkExporterScrape10k(b *testing.B) {
 // time. KAASCTL_SOAK=1h runs it for an hour ('make bench'); by default it
 // runs a few hundred refreshes.
 func TestExporterMemorySoak(t *testing.T) {
-	// No t.Parallel(): the heap it measures must be its own.
+	// The heap it measures must be its own: it runs in a process of its
+	// own, beside the other tests (soak_child_test.go).
+	if soakInChild(t) {
+		return
+	}
 	groups, refreshes := 100, soakRefreshes
 	var until time.Time
 	if d, err := time.ParseDuration(os.Getenv("KAASCTL_SOAK")); err == nil && d > 0 {

@@ -331,7 +331,8 @@ func TestWindowGoldenScripted(t *testing.T) {
 
 // TestWindowGoldenRandom serves 150 groups over 120 refreshes in three
 // seeded runs (one with plain maps read as empty and no --stop-after) and
-// compares a digest of every refresh's bytes with the golden file.
+// compares a digest of every refresh's bytes with the golden file. 'make
+// test' runs it without -race (scripts/test.sh says why).
 func TestWindowGoldenRandom(t *testing.T) {
 	t.Parallel()
 	var all bytes.Buffer

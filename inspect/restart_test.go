@@ -188,7 +188,7 @@ func BenchmarkPlanRestart8Brokers1000Groups(b *testing.B) {
 // the heuristic stops at its bound instead of running for minutes (its
 // swaps cost the 4th power of the broker count), says what it searched,
 // and reports its progress; its plan is still no worse than the listed
-// order.
+// order. 'make test' runs it without -race (scripts/test.sh says why).
 func TestRestartSearchBoundedAtItsLimit(t *testing.T) {
 	t.Parallel()
 	in := restartFixture(127, 1270, 5, true)
