@@ -58,8 +58,6 @@
 package sandbox
 
 import (
-	"github.com/kaasctl/kaasctl/internal/safefs"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -73,6 +71,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -81,6 +80,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kaasctl/kaasctl/internal/grouphash"
+	"github.com/kaasctl/kaasctl/internal/safefs"
 	"github.com/kaasctl/kaasctl/internal/volume"
 )
 
@@ -670,7 +670,7 @@ func (s *Sandbox) StartBroker(id string) (changed bool, err error) {
 	if b.isRunning() {
 		return false, nil
 	}
-	if err := b.listen(b.bind); err != nil {
+	if err := listenAgain(b); err != nil {
 		return false, fmt.Errorf("%s: listen again on %s: %w", id, b.bind, err)
 	}
 	b.log.log("INFO", targetSandbox, "sandbox: broker started", kv{"broker", b.id}, kv{"addr", b.addr})
@@ -680,6 +680,25 @@ func (s *Sandbox) StartBroker(id string) (changed bool, err error) {
 	b.serve()
 	return true, nil
 }
+
+// listenAgain binds a restarted broker's old address. While it was down
+// another socket of the machine may have taken the port (an outgoing
+// connection's ephemeral port, from the same range): kaas's broker keeps
+// its address, so the sandbox asks again until that socket lets go (at
+// most rebindWait).
+func listenAgain(b *broker) error {
+	deadline := time.Now().Add(rebindWait)
+	for {
+		err := b.listen(b.bind)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rebindWait bounds listenAgain.
+const rebindWait = 15 * time.Second
 
 // TB is the part of testing.TB that Start and WaitFor use.
 type TB interface {
