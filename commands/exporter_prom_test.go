@@ -94,6 +94,14 @@ scrape_configs:
 // returns the API base URL once Prometheus is ready.
 func startPrometheusConfig(t *testing.T, bin, cfg string) string {
 	t.Helper()
+	base, _ := startPrometheusCmd(t, bin, cfg)
+	return base
+}
+
+// startPrometheusCmd is startPrometheusConfig that also returns the
+// running process (its resident memory is read from /proc).
+func startPrometheusCmd(t *testing.T, bin, cfg string) (string, *exec.Cmd) {
+	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
@@ -124,7 +132,7 @@ func startPrometheusConfig(t *testing.T, bin, cfg string) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return base
+				return base, cmd
 			}
 		}
 		if time.Now().After(deadline) {

@@ -64,8 +64,9 @@ type Options struct {
 	// Probe, when set, probes every coordinator each Interval (needs the
 	// volume and the brokers).
 	Probe *ProbeOptions
-	// TuneMemory sets the soft memory limit from each refresh's peak
-	// (gctune.ServerMemory): a served exporter.
+	// TuneMemory sets the collector of a served exporter
+	// (gctune.ServerMemory): the soft memory limit from each refresh's
+	// peak, and the memory of a refresh given back when it ends.
 	TuneMemory bool
 	// Members configure CHURN, the rewinds' authors and the events
 	// journal (members.go).
@@ -245,6 +246,16 @@ func (e *Exporter) Refresh(ctx context.Context) *observe.Observation {
 	}
 	e.publish(o)
 	return o
+}
+
+// refreshServed is the refresh loop's Refresh: with TuneMemory, once the
+// snapshot is published and the observation dropped, what the refresh
+// allocated goes back to the system (gctune.ServerMemory.Settle).
+func (e *Exporter) refreshServed(ctx context.Context) {
+	e.Refresh(ctx)
+	if e.opt.TuneMemory {
+		e.memory.Settle()
+	}
 }
 
 // publish records one refresh's observation: health windows, counters,
@@ -478,6 +489,9 @@ const minRefreshGap = time.Second
 // an offset anomaly) until ctx is done. With Offsets, the follower's first
 // scan is done before the first refresh, so every refresh is covered.
 func (e *Exporter) Run(ctx context.Context) error {
+	if e.opt.TuneMemory {
+		e.memory.Start()
+	}
 	if e.opt.Offsets != nil {
 		ready, stopped := e.startFollower(ctx)
 		defer func() { <-stopped }()
@@ -555,7 +569,7 @@ func (e *Exporter) refreshLoop(ctx context.Context) {
 	for {
 		started := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, e.opt.Interval*4)
-		e.Refresh(rctx)
+		e.refreshServed(rctx)
 		cancel()
 		select {
 		case <-ctx.Done():

@@ -52,8 +52,8 @@ func ObserveWindow(ctx context.Context, src *observe.Source, window, interval ti
 		last = src.Observe(ctx)
 		for _, grp := range last.Groups {
 			found := hw.Add(grp.Row.Group, grp.Sample)
-			if mw != nil && src.Client != nil {
-				mw.Observe(grp.Row.Group, grp.Members, found)
+			if mw != nil && grp.Members != nil { // with brokers
+				mw.Observe(grp.Row.Group, *grp.Members, found)
 			}
 		}
 		if last.WireErr != "" {

@@ -73,7 +73,10 @@ func (e *Exporter) observeMembers(o *observe.Observation, lo int, health []inspe
 	for i := range health {
 		g := &o.Groups[lo+i]
 		name := g.Row.Group
-		s := g.Members
+		var s inspect.MemberSample
+		if g.Members != nil {
+			s = *g.Members
+		}
 		if !o.HasBrokers {
 			s = inspect.MemberSample{Time: o.Time, Err: "the exporter does not ask the brokers (no --brokers): membership unknown"}
 		}
@@ -82,7 +85,12 @@ func (e *Exporter) observeMembers(o *observe.Observation, lo int, health []inspe
 			m.recs = append(m.recs, inspect.MembersRecord(name, s, &c))
 		}
 		m.win.Apply(&health[i])
-		g.Spread.AddRates(health[i].Drain)
+		if d := health[i].Drain; d != nil && d.Known {
+			if g.Spread == nil {
+				g.Spread = &inspect.LagSpread{Hot: []inspect.HotPartition{}}
+			}
+			g.Spread.AddRates(d)
+		}
 		if m.journal != nil {
 			m.recs = append(m.recs, inspect.ConditionChanges(m.conds[name], health[i], o.Time)...)
 			m.conds[name] = m.intern(health[i].Conditions)
@@ -152,8 +160,8 @@ func (m *membership) snapshot(last *observe.Observation) []watch.EventRecord {
 	}
 	var out []watch.EventRecord
 	for i := range last.Groups {
-		if s := last.Groups[i].Members; s.Observed() {
-			out = append(out, inspect.MembersRecord(last.Groups[i].Row.Group, s, nil))
+		if s := last.Groups[i].Members; s != nil && s.Observed() {
+			out = append(out, inspect.MembersRecord(last.Groups[i].Row.Group, *s, nil))
 		}
 	}
 	return out

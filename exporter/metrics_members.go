@@ -97,8 +97,8 @@ func emitRewindRecords(tw *textWriter, f *family, x *groupCtx) {
 
 func emitLagSpread(cv bool) func(*textWriter, *family, *groupCtx) {
 	return func(tw *textWriter, f *family, x *groupCtx) {
-		s := &x.g.Spread
-		if s.Partitions < 2 || s.Total <= 0 {
+		s := x.g.Spread
+		if s == nil || s.Partitions < 2 || s.Total <= 0 {
 			return
 		}
 		v := s.MaxOverMean
@@ -110,14 +110,14 @@ func emitLagSpread(cv bool) func(*textWriter, *family, *groupCtx) {
 }
 
 func emitProduceSpread(tw *textWriter, f *family, x *groupCtx) {
-	if s := &x.g.Spread; s.ProduceMaxOverMean > 0 {
+	if s := x.g.Spread; s != nil && s.ProduceMaxOverMean > 0 {
 		tw.sample(f, s.ProduceMaxOverMean, x.g.Row.Group)
 	}
 }
 
 func emitHotPartitions(tw *textWriter, f *family, x *groupCtx) {
-	if n := len(x.g.Spread.Hot); n > 0 {
-		tw.sample(f, float64(n), x.g.Row.Group)
+	if s := x.g.Spread; s != nil && len(s.Hot) > 0 {
+		tw.sample(f, float64(len(s.Hot)), x.g.Row.Group)
 	}
 }
 

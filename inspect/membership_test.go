@@ -125,3 +125,44 @@ func TestMemberWindowSteadyNoChurn(t *testing.T) {
 		t.Fatalf("%v %+v", h.Conditions, h.Churn)
 	}
 }
+
+// A window never told a group's membership (an exporter without brokers)
+// keeps no entry for it unless it has a rewind or a coordinator move to
+// keep: its health gets what it got with one (no CHURN, its rewinds'
+// authors), and the entry goes once they leave the window.
+func TestMemberWindowKeepsNothingUnobserved(t *testing.T) {
+	t.Parallel()
+	w := MemberWindow{Window: time.Minute}
+	none := func(sec int) MemberSample {
+		return MemberSample{Time: m0.Add(time.Duration(sec) * time.Second), Err: "no brokers"}
+	}
+	health := func(g string) GroupHealth {
+		h := GroupHealth{Group: g, State: HealthOK, Conditions: []string{HealthOK}, Evidence: []HealthEvidence{}}
+		w.Apply(&h)
+		return h
+	}
+	for i := range 3 {
+		w.Observe("quiet", none(i), nil)
+	}
+	if h := health("quiet"); len(w.groups) != 0 || h.Churn != nil || h.Rewinds != nil {
+		t.Fatalf("never observed: %d entries, churn %+v, rewinds %+v", len(w.groups), h.Churn, h.Rewinds)
+	}
+	rw := OffsetAnomaly{Kind: AnomalyRewind, Partition: "orders/0", Before: 10, After: 4, Time: m0.Add(3 * time.Second), Since: m0}
+	w.Observe("rewound", none(3), []OffsetAnomaly{rw})
+	if h := health("rewound"); len(h.Rewinds) != 1 || h.Rewinds[0].Author != AuthorUnknown || h.Churn != nil {
+		t.Fatalf("a rewind without membership: rewinds %+v churn %+v", h.Rewinds, h.Churn)
+	}
+	w.Observe("rewound", none(120), nil)
+	if _, held := w.groups["rewound"]; held {
+		t.Error("the rewind left the window, the entry stayed")
+	}
+	// A move noted before the group was ever observed attributes the
+	// rewind its members' coordinator then made.
+	w.NoteMove("moving", CoordinatorMove{Time: m0, From: "kaas-0", To: "kaas-1", Cause: "broker_left"})
+	w.Observe("moving", sampleAt(1, "kaas-1", "Stable", "a"), nil)
+	rw.Time, rw.Since = m0.Add(2*time.Second), m0.Add(time.Second)
+	w.Observe("moving", sampleAt(2, "kaas-1", "Stable", "a"), []OffsetAnomaly{rw})
+	if h := health("moving"); len(h.Rewinds) != 1 || h.Rewinds[0].Author != AuthorCacheRewrite {
+		t.Fatalf("a rewind after a noted move: %+v", h.Rewinds)
+	}
+}

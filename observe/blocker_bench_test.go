@@ -78,11 +78,12 @@ func BenchmarkBlockers10k(b *testing.B) {
 		gs.Partitions = append(gs.Partitions, inspect.PartitionState{Topic: "big", Partition: int32(p), Lag: (1<<30)/4096 - at, LagKnown: true,
 			Resume: volume.Fact{Value: at, Source: volume.SourceFile}, LogEnd: volume.Fact{Value: (1 << 30) / 4096, Source: volume.SourceSegments}})
 	}
-	s := &BlockerSources{Layout: l, Gen: l.Gen, Limits: volume.DefaultRecordLimits(), Now: time.Unix(1e9, 0)}
+	var s *BlockerSources
 	b.ResetTimer()
 	var bs []inspect.PartitionBlocker
 	for i := 0; i < b.N; i++ {
-		s.BytesRead = 0
+		// A run's sources each time: a run reads each offset once.
+		s = &BlockerSources{Layout: l, Gen: l.Gen, Limits: volume.DefaultRecordLimits(), Now: time.Unix(1e9, 0)}
 		bs = s.Blockers(gs, false, 0)
 	}
 	b.StopTimer()

@@ -153,12 +153,15 @@ type GroupObs struct {
 	LagSecondsKnown bool                 `json:"lagSecondsKnown"`
 	Sample          inspect.HealthSample `json:"-"`
 	// Members is the group's membership as its coordinator's
-	// DescribeGroups showed it (zero Time without brokers); Ownership who
-	// of them owns its partitions (nil without members); Spread how its
-	// lag spreads over its partitions.
-	Members   inspect.MemberSample `json:"-"`
-	Ownership *inspect.Ownership   `json:"-"`
-	Spread    inspect.LagSpread    `json:"-"`
+	// DescribeGroups showed it (nil without brokers); Ownership who of
+	// them owns its partitions (nil without members); Spread how its lag
+	// spreads over its partitions (nil when no partition's lag is known).
+	// Pointers: without brokers a group has neither, and their zero
+	// values were 22 MB of a 100,000-group refresh's peak (GroupObs is 552
+	// bytes, was 760).
+	Members   *inspect.MemberSample `json:"-"`
+	Ownership *inspect.Ownership    `json:"-"`
+	Spread    *inspect.LagSpread    `json:"-"`
 }
 
 // GroupIncident is one incident of one of a group's partitions, with the

@@ -248,17 +248,20 @@ func (r *refreshRun) fill(b *groupBuilder, g *GroupObs, sample *inspect.HealthSa
 // members records the group's membership (with brokers), who of its
 // members owns its partitions, and the spread of its lag.
 func (r *refreshRun) members(b *groupBuilder, g *GroupObs, d *wire.GroupDescription) {
-	g.Spread = inspect.LagSpreadOf(b.states)
+	if s := inspect.LagSpreadOf(b.states); s.Partitions > 0 {
+		g.Spread = &s
+	}
 	switch {
 	case d != nil:
-		g.Members = inspect.MemberSampleOf(d.DescribedGroup, r.names.Name(d.Coordinator), r.o.Time)
-		g.Ownership = inspect.OwnershipOf(g.Members.Members, b.states)
+		m := inspect.MemberSampleOf(d.DescribedGroup, r.names.Name(d.Coordinator), r.o.Time)
+		g.Members = &m
+		g.Ownership = inspect.OwnershipOf(m.Members, b.states)
 	case r.s.Client != nil:
 		why := "the brokers were not asked"
 		if r.o.WireErr != "" {
 			why = "brokers: " + r.o.WireErr
 		}
-		g.Members = inspect.MemberSample{Time: r.o.Time, Err: why}
+		g.Members = &inspect.MemberSample{Time: r.o.Time, Err: why}
 	}
 }
 

@@ -108,3 +108,39 @@ func TestServerMemoryFollowsThePeaks(t *testing.T) {
 		t.Errorf("limit %d still set from a peak no longer among the last eight", m.Limit)
 	}
 }
+
+// A served exporter collects at servedGCPercent; once a refresh ends,
+// Settle gives back what it freed: the heap keeps no free pages worth
+// speaking of (they were 64 MiB of garbage). Not parallel: GOGC and the
+// heap are the process's.
+func TestServerMemoryStartAndSettle(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set in the environment: Start leaves it")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	var m ServerMemory
+	m.Start()
+	if got := gogc(); got != servedGCPercent {
+		t.Fatalf("GOGC after Start = %d, want %d", got, servedGCPercent)
+	}
+	free := func() uint64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	garbage := make([][]byte, 64)
+	for i := range garbage {
+		garbage[i] = make([]byte, 1<<20)
+		for j := range garbage[i] {
+			garbage[i][j] = byte(j)
+		}
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	runtime.GC()
+	before := free()
+	m.Settle()
+	if after := free(); after > 8<<20 {
+		t.Errorf("free heap kept after Settle: %d bytes (%d before)", after, before)
+	}
+}
