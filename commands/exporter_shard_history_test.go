@@ -37,7 +37,7 @@ func promTime(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f
 // version: the one the shards split by and the unsharded exporter read,
 // or why there is not one.
 func (s *scaleRun) versions() (float64, string) {
-	res, err := promQueryAt(s.prom, `kaas_exporter_shard_assignment_version or kaas_assignment_version{job="whole"}`, "")
+	res, err := promVectorAt(s.prom, `kaas_exporter_shard_assignment_version or kaas_assignment_version{job="whole"}`, "")
 	if err != nil {
 		return 0, err.Error()
 	}
@@ -79,7 +79,7 @@ func (s *scaleRun) scrapedSince(at int64) int64 {
 	s.t.Helper()
 	deadline := time.Now().Add(2*s.interval + time.Minute)
 	for time.Now().Before(deadline) {
-		res, err := promQueryAt(s.prom, `min(timestamp(up))`, "")
+		res, err := promVectorAt(s.prom, `min(timestamp(up))`, "")
 		if err == nil && len(res) == 1 && int64(math.Round(res[0].float()*1000)) > at {
 			return int64(math.Round(res[0].float() * 1000))
 		}
@@ -403,7 +403,7 @@ func (h *scaleHistory) owners(at int64) map[string]string {
 // against the interval Prometheus scrapes at, and returns the longest.
 func (s *scaleRun) refreshes(to int64) time.Duration {
 	s.t.Helper()
-	res, err := promQueryAt(s.prom, `max_over_time(kaas_exporter_last_refresh_duration_seconds[1h])`, promTime(to))
+	res, err := promVectorAt(s.prom, `max_over_time(kaas_exporter_last_refresh_duration_seconds[1h])`, promTime(to))
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -287,19 +287,14 @@ func scaleScrapeConfig(procs []*exporterProc, interval time.Duration) string {
 // over minutes takes a minute on a loaded machine).
 var scaleHTTP = &http.Client{Timeout: 5 * time.Minute}
 
-// promQueryAt is promQuery evaluated at instant at ("": now).
-func promQueryAt(base, q, at string) ([]promSample, error) {
+// promVectorAt is an instant query q evaluated at instant at ("": now),
+// through scaleHTTP.
+func promVectorAt(base, q, at string) ([]promSample, error) {
 	var r struct {
 		Result []promSample `json:"result"`
 	}
 	err := promAPI(base, q, at, &r)
 	return r.Result, err
-}
-
-// promSeries is one series of a range vector.
-type promSeries struct {
-	Metric map[string]string `json:"metric"`
-	Values [][2]any          `json:"values"`
 }
 
 // promQueryMatrix evaluates a range-vector selector q at instant at.

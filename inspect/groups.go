@@ -224,6 +224,7 @@ func NewGroupRowSet(in GroupsInput) *GroupRowSet {
 			s.keys = append(s.keys, groupKey{entries[i].GroupID, i})
 		}
 	}
+	nEntryKeys := len(s.keys)
 	for i, g := range in.Extra {
 		if !skip(g) {
 			s.keys = append(s.keys, groupKey{g, len(entries) + i})
@@ -234,18 +235,47 @@ func NewGroupRowSet(in GroupsInput) *GroupRowSet {
 			s.keys = append(s.keys, groupKey{g, len(entries) + len(in.Extra) + i})
 		}
 	}
-	slices.SortFunc(s.keys, func(a, b groupKey) int {
-		if c := strings.Compare(a.group, b.group); c != 0 {
-			return c
-		}
-		return a.src - b.src
-	})
+	sortKeys(s.keys, nEntryKeys)
 	for i := range s.keys {
 		if i == 0 || s.keys[i].group != s.keys[i-1].group {
 			s.groups++
 		}
 	}
 	return s
+}
+
+// compareKeys orders keys by group, then by source order.
+func compareKeys(a, b groupKey) int {
+	if c := strings.Compare(a.group, b.group); c != 0 {
+		return c
+	}
+	return a.src - b.src
+}
+
+// sortKeys sorts keys, whose first n (the explicit entries, usually most
+// of them and already in order, as kaas's controllers write them) and the
+// rest are each sorted on their own and then merged: a million entries
+// and 20,000 files sort in the time of the files.
+func sortKeys(keys []groupKey, n int) {
+	head, tail := keys[:n], keys[n:]
+	slices.SortFunc(head, compareKeys)
+	slices.SortFunc(tail, compareKeys)
+	if len(tail) == 0 || len(head) == 0 || compareKeys(head[len(head)-1], tail[0]) <= 0 {
+		return
+	}
+	// Merge from the back, the tail set aside: every source index of the
+	// tail is above the head's, so equal groups keep source order.
+	rest := slices.Clone(tail)
+	i, j := len(head)-1, len(rest)-1
+	for k := len(keys) - 1; j >= 0; k-- {
+		if i >= 0 && compareKeys(head[i], rest[j]) > 0 {
+			keys[k] = head[i]
+			i--
+		} else {
+			keys[k] = rest[j]
+			j--
+		}
+	}
 }
 
 // Len is the number of groups.

@@ -83,7 +83,14 @@ type versionWriter struct {
 	closeIndent []byte
 	state       int // 0 before the first byte, 1 after '{', 2 passing through
 	pending     []byte
+	// out is the buffer the member is written from, kept for the next
+	// document (reset).
+	out []byte
 }
+
+// reset makes v ready for the next document, on the same writer with the
+// same member: a stream of a million lines makes one versionWriter.
+func (v *versionWriter) reset() { v.state, v.pending = 0, v.pending[:0] }
 
 // newVersionWriter inserts version into the object written to w with
 // encoding/json's prefix and indent step ("" for compact output).
@@ -146,16 +153,17 @@ func (v *versionWriter) Write(p []byte) (int, error) {
 			if i == len(p) {
 				return n, nil
 			}
-			out := append([]byte(nil), v.field...)
+			out := append(v.out[:0], v.field...)
 			if p[i] == '}' {
 				out = append(out, v.closeIndent...)
 			} else {
 				out = append(append(out, ','), v.pending...)
 			}
+			v.out = out
 			if _, err := v.w.Write(out); err != nil {
 				return 0, err
 			}
-			p, v.state, v.pending = p[i:], 2, nil
+			p, v.state, v.pending = p[i:], 2, v.pending[:0]
 		}
 	}
 	if len(p) > 0 {

@@ -57,4 +57,4 @@ echo "jq -e . assignment.json: ${jq_s} s, ${jq_mb} MB (the yardstick)"
 awk -v w="$whois_s" -v j="$jq_s" -v m="$whois_mb" -v l="$whois_lines" 'BEGIN {
   printf "whois of one key: %.2f s = %.2f x jq (target <= 0.5 x), %d MB (target < 256 MB), %d stderr lines (target <= 20)\n", w, w / j, m, l }'
 awk -v w="$list_s" -v j="$jq_s" -v m="$list_mb" -v l="$list_lines" 'BEGIN {
-  printf "groups list -o jsonl (GOMEMLIMIT=off): %.2f s = %.2f x jq (target <= 1 x), %d MB (target < 256 MB), %d stderr lines\n", w, w / j, m, l }'
+  printf "groups list -o jsonl (GOMEMLIMIT=off): %.2f s = %.2f x jq (target <= 0.8 x, issue 37), %d MB (target < 200 MB), %d stderr lines\n", w, w / j, m, l }'
