@@ -386,15 +386,13 @@ func (r *refreshRun) selectGroups() {
 			extra = append(extra, g.Group)
 		}
 	}
-	rows := inspect.BuildGroupRows(inspect.GroupsInput{Assignment: r.o.Assignment, Files: r.files, Extra: extra})
-	sel := rows[:0]
-	for _, row := range rows {
+	sel := inspect.BuildGroupRowsWhere(inspect.GroupsInput{Assignment: r.o.Assignment, Files: r.files, Extra: extra}, func(row *inspect.GroupRow) bool {
 		if r.match(row.Group) {
-			sel = append(sel, row)
-		} else {
-			r.countOtherShard(row.Group)
+			return true
 		}
-	}
+		r.countOtherShard(row.Group)
+		return false
+	})
 	r.o.Matched = len(sel)
 	if m := r.s.MaxGroups; m > 0 && len(sel) > m {
 		r.o.Dropped = len(sel) - m
