@@ -227,6 +227,14 @@ func checkStore(t *testing.T, w *HealthWindow, name string, ref *refWindow, wind
 		if len(g.FileAnomalies) == 0 && len(want.FileAnomalies) == 0 {
 			g.FileAnomalies, want.FileAnomalies = nil, nil
 		}
+		if i < len(got)-1 {
+			// Only the newest sample's blockers are kept (the health
+			// rules read no other).
+			if g.Blockers != nil {
+				t.Fatalf("window %s step %d %s: sample %d of %d kept its blockers %v", window, step, name, i, len(got), g.Blockers)
+			}
+			want.Blockers = nil
+		}
 		if !reflect.DeepEqual(g, want) {
 			t.Fatalf("window %s step %d %s sample %d of %d:\n got %#v\nwant %#v", window, step, name, i, len(got), g, want)
 		}
@@ -286,5 +294,38 @@ func TestSampleStoreIsCompact(t *testing.T) {
 	}
 	if per > 700 {
 		t.Errorf("%d bytes a group for 21 observations of 4 partitions, want at most 700", per)
+	}
+}
+
+// A group stuck for the whole window has a blocker in every observation;
+// the window keeps the newest one's alone (the rules read no other), in
+// one rare record, and BLOCKED still names it with the time it began.
+func TestStuckWindowKeepsOneBlocker(t *testing.T) {
+	t.Parallel()
+	w := HealthWindow{Window: 5 * time.Minute}
+	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	since := base.Add(-time.Hour)
+	for step := range 30 {
+		at := base.Add(time.Duration(step) * 15 * time.Second)
+		s := HealthSample{Time: at, FileModTime: since, Partitions: []PartitionSample{{Key: "orders/0", Committed: 5, End: 9 + int64(step)}}}
+		s.Blockers = []SampleBlocker{{Key: "orders/0", Committed: 5, Kind: BlockReapedNoMarkers, Detail: "lag " + strconv.Itoa(step), Since: since}}
+		w.Add("stuck", s)
+	}
+	st := &w.groups["stuck"].store
+	if st.n < 20 {
+		t.Fatalf("%d samples kept, want the window's 21", st.n)
+	}
+	if len(st.rare) != 1 || len(st.rare[0].blockers) != 1 || st.rare[0].blockers[0].Detail != "lag 29" {
+		t.Fatalf("rare records %+v, want one: the newest sample's blocker", st.rare)
+	}
+	h := w.Evaluate("stuck")
+	found := false
+	for _, e := range h.Evidence {
+		if e.State == HealthBlocked && e.Partition == "orders/0" && e.Since.Equal(since) && strings.Contains(e.Detail, "lag 29") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no BLOCKED evidence naming the newest blocker since %s: %+v", since, h.Evidence)
 	}
 }

@@ -318,8 +318,8 @@ func (gi GenerationInfo) anyBroker(f func(BrokerFacts) bool) bool {
 	if len(gens) == 0 {
 		gens = AllGenerations
 	}
-	for _, s := range specsOf(gens) {
-		if f(s.Broker) {
+	for _, g := range gens { // not specsOf: a blocker asks this per partition
+		if s, ok := g.Spec(); ok && f(s.Broker) {
 			return true
 		}
 	}
