@@ -25,13 +25,11 @@ type jsonlCustom struct{ s string }
 
 func (c jsonlCustom) MarshalJSON() ([]byte, error) { return json.Marshal("c:" + c.s) }
 
-// TestJSONLFastLineIsTheGeneralLine: every line the JSONL writer writes is
-// byte for byte what NoNulls and lossless would have made of it, with and
-// without a stamp, for values the fast path takes and values it must not.
-func TestJSONLFastLineIsTheGeneralLine(t *testing.T) {
-	t.Parallel()
+// jsonlValues are values the fast paths must write as the general one:
+// some it takes, some it must leave to NoNulls and lossless.
+func jsonlValues() []any {
 	lag := int64(7)
-	values := []any{
+	return []any{
 		&jsonlRow{Group: "g", Issues: []string{"a"}, Meta: map[string]string{"k": "v"}},
 		&jsonlRow{Group: "g"}, // nil slice and map: null without NoNulls
 		&jsonlRow{Group: "bad\xffid", Issues: []string{}, Meta: map[string]string{}},
@@ -45,6 +43,14 @@ func TestJSONLFastLineIsTheGeneralLine(t *testing.T) {
 		"a string",
 		nil,
 	}
+}
+
+// TestJSONLFastLineIsTheGeneralLine: every line the JSONL writer writes is
+// byte for byte what NoNulls and lossless would have made of it, with and
+// without a stamp, for values the fast path takes and values it must not.
+func TestJSONLFastLineIsTheGeneralLine(t *testing.T) {
+	t.Parallel()
+	values := jsonlValues()
 	stamps := []stamp{{}, {version: 3}, {version: 2, gen: []byte(`{"generation":"go","label":"Go"}`)}}
 	for si, st := range stamps {
 		for vi, v := range values {
@@ -64,6 +70,42 @@ func TestJSONLFastLineIsTheGeneralLine(t *testing.T) {
 			if fast.String() != general.String() {
 				t.Errorf("stamp %d, value %d (%s):\nwrote   %s\ngeneral %s", si, vi, fmt.Sprintf("%T", v), fast.String(), general.String())
 			}
+		}
+	}
+}
+
+// TestJSONDocAddIsWriteJSON: each element a streamed document adds is what
+// writeJSON makes of it, nested in the document's array.
+func TestJSONDocAddIsWriteJSON(t *testing.T) {
+	t.Parallel()
+	for vi, v := range jsonlValues() {
+		var got bytes.Buffer
+		d, err := NewJSONDocWriter(&got, struct{}{}, "items")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		want.WriteString("{\n  \"items\": [")
+		for i := range 2 {
+			if err := d.Add(v); err != nil {
+				t.Fatal(err)
+			}
+			var el bytes.Buffer
+			if err := writeJSON(&el, v, "    ", "  "); err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 {
+				want.WriteByte(',')
+			}
+			want.WriteString("\n    ")
+			want.Write(bytes.TrimRight(el.Bytes(), "\n"))
+		}
+		want.WriteString("\n  ]\n}\n")
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("value %d (%T):\nwrote %s\nwant  %s", vi, v, got.String(), want.String())
 		}
 	}
 }

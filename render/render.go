@@ -512,10 +512,8 @@ func (j *JSONLWriter) generalLine(v any) error {
 }
 
 // fastLine writes v as the general path would when encoding/json's own
-// output shows that path would change nothing: no "null" in it (so no nil
-// slice or map that NoNulls replaces was written) and no \ufffd (so no
-// string that is not UTF-8, which lossless rewrites). It is false, having
-// written nothing, otherwise; err is the writer's. A million-row list
+// output shows that path would change nothing (encodeAsIs). It is false,
+// having written nothing, otherwise; err is the writer's. A million-row list
 // walks each row once instead of three times and makes no garbage per row.
 func (j *JSONLWriter) fastLine(v any) (ok bool, err error) {
 	if j.enc == nil {
@@ -525,14 +523,10 @@ func (j *JSONLWriter) fastLine(v any) (ok bool, err error) {
 			j.field = []byte(j.stamp.compact())
 		}
 	}
-	j.buf.Reset()
-	if j.enc.Encode(v) != nil {
+	if !encodeAsIs(j.enc, &j.buf, v) {
 		return false, nil
 	}
 	b := j.buf.Bytes()
-	if bytes.Contains(b, nullToken) || bytes.Contains(b, replacementEscape) {
-		return false, nil
-	}
 	if j.field == nil || len(b) < 2 || b[0] != '{' {
 		_, err = j.bw.Write(b)
 		return true, err
@@ -544,6 +538,19 @@ func (j *JSONLWriter) fastLine(v any) (ok bool, err error) {
 	}
 	_, err = j.bw.Write(b[1:])
 	return true, err
+}
+
+// encodeAsIs encodes v with enc into buf (reset first) and reports
+// whether that is what writeJSON writes: no "null" in it (no nil slice or
+// map NoNulls would replace) and no \ufffd (no string that is not UTF-8,
+// which lossless rewrites). False means writeJSON must write v.
+func encodeAsIs(enc *json.Encoder, buf *bytes.Buffer, v any) bool {
+	buf.Reset()
+	if enc.Encode(v) != nil {
+		return false
+	}
+	b := buf.Bytes()
+	return !bytes.Contains(b, nullToken) && !bytes.Contains(b, replacementEscape)
 }
 
 var (
@@ -561,6 +568,8 @@ type JSONDocWriter struct {
 	bw  *bufio.Writer
 	buf bytes.Buffer
 	n   int
+	// enc encodes each element into buf (encodeAsIs), made at the first.
+	enc *json.Encoder
 }
 
 // NewJSONDocWriter writes head (a struct or map: the document's other
@@ -598,9 +607,16 @@ func newJSONDocWriter(w io.Writer, head any, field string, st stamp) (*JSONDocWr
 
 // Add writes one element of the array.
 func (d *JSONDocWriter) Add(v any) error {
-	d.buf.Reset()
-	if err := writeJSON(&d.buf, v, "    ", "  "); err != nil {
-		return err
+	if d.enc == nil {
+		d.enc = json.NewEncoder(&d.buf)
+		d.enc.SetEscapeHTML(false)
+		d.enc.SetIndent("    ", "  ")
+	}
+	if !encodeAsIs(d.enc, &d.buf, v) {
+		d.buf.Reset()
+		if err := writeJSON(&d.buf, v, "    ", "  "); err != nil {
+			return err
+		}
 	}
 	if d.n > 0 {
 		d.bw.WriteByte(',')
