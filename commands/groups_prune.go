@@ -52,7 +52,7 @@ func pruneFlags(o *pruneOptions) []cli.Flag {
 		followSymlinksFlag(safe),
 		keepBackupsFlag(safe),
 		&cli.StringFlag{Name: "export", Usage: "write the plan to `FILE` (.json: the JSON document; otherwise CSV; - for CSV on stdout)", Category: safe, Destination: &o.export},
-		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback", Category: safe, Destination: &o.rollback},
+		&cli.StringFlag{Name: "export-rollback", Usage: "keep every planned group's file, byte for byte, in `FILE` (JSON lines, synced before each write) for --restore; an existing FILE is refused unless --overwrite-rollback; removed again when the prune wrote nothing", Category: safe, Destination: &o.rollback},
 		&cli.BoolFlag{Name: "overwrite-rollback", Usage: "let --export-rollback replace an existing FILE", Category: safe, Destination: &o.overwrite},
 		&cli.StringFlag{Name: "restore", Usage: "put back the files of a prune's rollback `FILE` (dry-run unless --execute); refuses a file that changed since the prune", Category: safe, Destination: &o.restore},
 	}

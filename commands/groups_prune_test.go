@@ -324,11 +324,17 @@ func TestSandboxPruneLiveRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := lab.prune(t, "--deleted-topics", "--unsubscribed", "--execute", "-o", "json")
+	rollback := filepath.Join(t.TempDir(), "rollback.jsonl")
+	r := lab.prune(t, "--deleted-topics", "--unsubscribed", "--execute", "--export-rollback", rollback, "-o", "json")
 	_, by := pruneDoc(t, r)
 	app := by["app"]
 	if r.Code != 4 || app == nil || app.Outcome != "refused" || app.Members != 1 || !strings.Contains(app.Refused, "the group is live: 1 member") {
 		t.Fatalf("live group: exit %d %+v\n%s", r.Code, app, r.Err)
+	}
+	// Nothing was written: the rollback file, which would restore nothing,
+	// is gone, and the same command runs again as it was (below).
+	if _, err := os.Stat(rollback); !os.IsNotExist(err) || !strings.Contains(r.Err, "nothing was written, so "+rollback) {
+		t.Errorf("after a prune that wrote nothing, the rollback file: %v\n%s", err, r.Err)
 	}
 	if row := rowOfPrune(app, "gone", 0); row == nil || row.Selector != inspect.PruneDeleted {
 		t.Errorf("gone/0: %+v", row)
@@ -348,7 +354,7 @@ func TestSandboxPruneLiveRefused(t *testing.T) {
 		return strings.Contains(r.Out, `"state": "Empty"`)
 	})
 	coord := lab.sb.Coordinator("app")
-	r = lab.prune(t, "--deleted-topics", "--execute", "-o", "json")
+	r = lab.prune(t, "--deleted-topics", "--execute", "--export-rollback", rollback, "-o", "json")
 	_, by = pruneDoc(t, r)
 	if app = by["app"]; r.Code != 4 || app == nil || !strings.Contains(app.Refused, "loaded by "+coord) || !strings.Contains(app.Refused, "Restart "+coord) {
 		t.Fatalf("held group: exit %d %+v\n%s", r.Code, app, r.Err)

@@ -417,6 +417,14 @@ func (r *PruneRun) Apply(ctx context.Context, stop func() bool) error {
 		copyPruneResults(batch, plans)
 	}
 	r.checkStillListed(ctx, todo)
+	if rb != nil && r.applied.written == 0 && r.applied.failed == 0 {
+		// Nothing was written, so the file would restore nothing: it is
+		// removed, and the same command can be run again as it was.
+		closeRB()
+		if err := os.Remove(r.cfg.Rollback); err == nil {
+			r.cfg.Notes.Notef("rollback: nothing was written, so %s (which would restore nothing) was removed", r.cfg.Rollback)
+		}
+	}
 	return nil
 }
 
@@ -442,7 +450,14 @@ func (r *PruneRun) openRollback() (*RollbackWriter, func(), error) {
 		return nil, nil, fmt.Errorf("--export-rollback %s: %w", r.cfg.Rollback, err)
 	}
 	r.cfg.Notes.Notef("rollback: %s (every planned group's file, byte for byte; put them back with: kaasctl groups prune --restore %s%s --execute)", r.cfg.Rollback, render.ShellQuote(r.cfg.Rollback), r.cfg.Flags)
-	return rb, func() { rb.Sync(); f.Close() }, nil
+	closed := false
+	return rb, func() {
+		if !closed {
+			closed = true
+			rb.Sync()
+			f.Close()
+		}
+	}, nil
 }
 
 // pruneItems are the write path's items for the groups.
